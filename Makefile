@@ -1,0 +1,62 @@
+# kafkacore — two commands on a fresh machine: `make run` and `make test`.
+SHELL := /bin/bash
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PYTHON := $(BIN)/python
+export KAFKACORE_CACHE ?= $(HOME)/.cache/kafkacore
+RUST_SOURCES := $(shell find rust -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
+DEV_DEPS := pytest pytest-benchmark pytest-timeout hypothesis ruff mypy 'maturin>=1.7,<2' \
+	google-crc32c lz4 zstandard cramjam
+
+.PHONY: run test build wheel bench lint rust-test py-test kafka-jars clean demo
+
+$(BIN)/activate:
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+$(VENV)/.deps: $(BIN)/activate pyproject.toml
+	$(BIN)/pip install -q $(DEV_DEPS)
+	touch $@
+
+# The extension, built in release mode into the virtualenv (editable install).
+$(VENV)/.built: $(VENV)/.deps $(RUST_SOURCES)
+	. $(BIN)/activate && maturin develop --release -q
+	touch $@
+
+build: $(VENV)/.built
+
+# The main job. Today: a demo that writes a partition directory with several segments
+# and prints it with the dump tool. (The broker issue turns this into the broker.)
+run: build
+	$(PYTHON) -m kafkacore.demo ./data
+
+lint: $(VENV)/.deps
+	cargo fmt --all -- --check
+	cargo clippy --workspace --all-targets --release -q -- -D warnings
+	$(BIN)/ruff check python tests benches
+	$(BIN)/ruff format --check python tests benches
+	$(BIN)/mypy
+
+rust-test:
+	cargo test --workspace --release -q
+
+py-test: build
+	$(PYTHON) -m mypy.stubtest kafkacore._native --allowlist stubtest-allowlist.txt
+	$(BIN)/pytest -q tests
+
+test: lint rust-test py-test
+
+kafka-jars:
+	bash scripts/kafka-jars.sh
+
+wheel: $(VENV)/.deps
+	. $(BIN)/activate && maturin build --release -o dist -q
+
+bench: build
+	$(BIN)/pytest -q benches --benchmark-only --benchmark-json=benches/results/raw.json -p no:cacheprovider
+	$(PYTHON) benches/report.py benches/results/raw.json benches/results/hotpath.json
+
+clean:
+	cargo clean
+	rm -rf $(VENV) dist data

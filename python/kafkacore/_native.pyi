@@ -1,0 +1,303 @@
+"""Typed stub of ``kafkacore._native`` (Rust, PyO3) — and the contract of its twin.
+
+``kafkacore.pure`` implements every name below with the same signature and the same
+results, byte for byte. Both raise the exceptions of ``kafkacore.errors``.
+
+Conventions shared by both backends
+-----------------------------------
+* A *record* is the tuple ``(offset, timestamp, key, value, headers)`` with ``offset``
+  absolute, ``timestamp`` absolute ms (-1 = none), ``key``/``value`` ``bytes`` or ``None``
+  and ``headers`` a list of ``(str, bytes | None)``.
+* A *batch header* is the 13-tuple of the stored v2 header fields::
+
+      (base_offset, batch_length, partition_leader_epoch, magic, crc, attributes,
+       last_offset_delta, base_timestamp, max_timestamp, producer_id, producer_epoch,
+       base_sequence, records_count)
+
+  ``crc`` is unsigned (0..2**32-1).
+* Codec ids are Kafka's: 0 none, 1 gzip, 2 snappy, 3 lz4, 4 zstd.
+* Error messages name the context (file path, or ``buffer``) and ``position N``, the
+  byte position of the offending batch.
+"""
+
+from collections.abc import Sequence
+
+Headers = list[tuple[str, bytes | None]]
+RecordTuple = tuple[int, int, bytes | None, bytes | None, Headers]
+BatchHeaderTuple = tuple[int, int, int, int, int, int, int, int, int, int, int, int, int]
+LegacyHeaderTuple = tuple[int, int, int, int, int, int]
+AppendResult = tuple[int, int, int, int, int]
+
+def crc32c(data: bytes, /) -> int:
+    """CRC-32C (Castagnoli) of ``data``, as stored in RecordBatch v2."""
+
+def crc32(data: bytes, /) -> int:
+    """CRC-32 (IEEE) of ``data``, as stored in legacy v0/v1 messages."""
+
+def compress(codec: int, data: bytes, /) -> bytes:
+    """Compress as Kafka's Java producer does.
+
+    gzip: a gzip member, deflate level 6. snappy: xerial framing (magic
+    ``\\x82SNAPPY\\x00``, i32 version 1, i32 compatible 1, then ``[i32 length][raw snappy
+    block]`` per 32 KiB of input). lz4: the LZ4 frame format, 64 KiB independent blocks,
+    no block or content checksum. zstd: one frame, level 3. Codec 0 returns the input.
+    Output bytes may differ between backends; both backends decode each other's output.
+    Unknown codec -> ``UnsupportedCompressionError``.
+    """
+
+def decompress(codec: int, data: bytes, /) -> bytes:
+    """Inverse of :func:`compress`; snappy accepts raw blocks and xerial framing.
+
+    Undecodable input -> ``CorruptRecordError``; unknown codec -> ``UnsupportedCompressionError``.
+    """
+
+def build_batch(
+    records: Sequence[RecordTuple],
+    *,
+    base_offset: int | None = None,
+    last_offset_delta: int | None = None,
+    compression: int = 0,
+    timestamp_type: int = 0,
+    partition_leader_epoch: int = -1,
+    producer_id: int = -1,
+    producer_epoch: int = -1,
+    base_sequence: int = -1,
+    transactional: bool = False,
+    control: bool = False,
+    delete_horizon_ms: int = -1,
+) -> bytes:
+    """Build one RecordBatch v2 exactly as Kafka's ``MemoryRecordsBuilder`` lays it out.
+
+    * ``base_offset`` defaults to the first record's offset; each record's offset delta
+      is ``offset - base_offset``; ``last_offset_delta`` defaults to the last record's delta.
+    * baseTimestamp = the first record's timestamp, or ``delete_horizon_ms`` when >= 0
+      (then attribute bit 6 is set); maxTimestamp = the largest record timestamp;
+      timestampDelta = timestamp - baseTimestamp.
+    * attributes = codec | timestamp_type << 3 | transactional << 4 | control << 5 |
+      (delete_horizon_ms >= 0) << 6.
+    * With a codec, the records section (everything after byte 61) is the compressed
+      encoding of the records (:func:`compress`).
+    * The CRC-32C covers bytes 21..end.
+
+    ``ValueError`` for: no records, offsets not strictly increasing or below
+    ``base_offset``, deltas beyond i32, ``last_offset_delta`` below the last record's
+    delta, ``timestamp_type`` not 0/1. ``UnsupportedCompressionError`` for a bad codec.
+    """
+
+def batch_header(buf: bytes, pos: int = 0, /) -> BatchHeaderTuple:
+    """The stored header of the v2 batch at ``pos``. No CRC check.
+
+    ``CorruptRecordError`` when fewer than 61 bytes remain or magic is not 2.
+    """
+
+def validate_batch(buf: bytes, pos: int = 0, /) -> BatchHeaderTuple:
+    """Validate the v2 batch at ``pos`` completely and return its header.
+
+    Checks, in order: 61 header bytes present; batchLength >= 49 and the batch fits in
+    ``buf``; magic == 2; CRC-32C; then, after decompressing, exactly ``records_count``
+    records, each with its length prefix matching its body, varints no longer than
+    5 (varint) / 10 (varlong) bytes, key/value/header lengths >= -1 and inside the body,
+    header count >= 0, header keys non-null UTF-8, offset deltas strictly increasing and
+    <= lastOffsetDelta; no bytes left after the last record. An empty batch
+    (records_count 0) is valid here. Any failure -> ``CorruptRecordError``.
+    """
+
+def batch_records(buf: bytes, pos: int = 0, /) -> list[RecordTuple]:
+    """Validate (as :func:`validate_batch`) and decode every record of the v2 batch at
+    ``pos``. offset = baseOffset + offsetDelta; timestamp = maxTimestamp when the batch
+    uses LogAppendTime, else baseTimestamp + timestampDelta."""
+
+def legacy_header(buf: bytes, pos: int = 0, /) -> LegacyHeaderTuple:
+    """Shallow header ``(offset, size, crc, magic, attributes, timestamp)`` of the legacy
+    (magic 0/1) message at ``pos``; timestamp is -1 for magic 0. No CRC check.
+    ``CorruptRecordError`` if the message does not fit, magic is not 0/1 or the size is
+    below the magic's minimum overhead (v0: 14, v1: 22)."""
+
+def legacy_records(buf: bytes, pos: int = 0, /) -> list[RecordTuple]:
+    """Deep records of the legacy message at ``pos`` (CRC-32 checked, wrapper and inner).
+
+    Uncompressed: the message itself. Compressed wrapper: its inner messages, with
+    absolute offsets (v1 inner offsets are relative to the wrapper, whose offset is the
+    last inner one: absolute = wrapper_offset - last_inner_relative + inner_relative;
+    v0 inner offsets are absolute) and, when the wrapper's timestamp type is
+    LogAppendTime, the wrapper's timestamp. Headers are always ``[]``."""
+
+def build_legacy(
+    records: Sequence[RecordTuple], magic: int, compression: int = 0, timestamp_type: int = 0
+) -> bytes:
+    """Build a legacy message set (tests). Codec 0: one message per record. Otherwise one
+    wrapper whose value is the compressed inner set (v1: inner offsets relative 0..n-1,
+    wrapper offset = last record's offset, wrapper timestamp = max inner timestamp)."""
+
+class Segment:
+    """One log segment: ``<dir>/<20-digit base offset>.log`` with its ``.index`` (8-byte
+    entries: relative offset u32, position u32) and ``.timeindex`` (12-byte entries:
+    timestamp i64, relative offset u32), all big-endian, as Apache Kafka writes them.
+
+    Not thread-safe: one writer, and no reader concurrent with a writer.
+
+    Opening creates missing files. A new index file is created with length
+    ``max_index_size`` rounded down to its entry size (preallocated, memory-mapped); an
+    existing index keeps its entries (``file length // entry size``) and is grown to
+    that length again while open. ``seal()`` and ``close()`` trim both indexes to their
+    entries. On open, ``next_offset`` is found by scanning the log from the position
+    of the last offset-index entry (stopping silently at a partial or corrupt tail),
+    ``rolling_based_timestamp`` is the first batch's max timestamp, and
+    ``max_timestamp``/``offset_of_max_timestamp`` come from the last time-index entry.
+
+    Index rules (Kafka's ``LogSegment.recover``, applied per batch both on append and on
+    recovery, so both build identical files): keep ``bytes_since_last_entry``
+    (0 at open); for each batch, *before* counting it, if ``bytes_since_last_entry >
+    index_interval_bytes`` then append ``(batch.last_offset, batch.position)`` to the
+    offset index and ``(max_timestamp, offset_of_max_timestamp)`` to the time index
+    (only if that timestamp is greater than the last entry's), and reset the counter to 0;
+    then add the batch size to it. ``max_timestamp``/``offset_of_max_timestamp`` are
+    updated from the batch (its max timestamp and last offset) before the index check,
+    whenever the batch's max timestamp is strictly greater.
+
+    The offset index is full when entries >= max entries; the time index when
+    entries >= max entries - 1 (its last slot is kept for ``seal``/``close``).
+    Lookups search the warm tail (the last 8192 bytes of entries) first, as Kafka does.
+    Legacy (magic 0/1) batches are read, recovered and searched too (shallowly, as Kafka).
+    """
+
+    def __init__(
+        self,
+        directory: str,
+        base_offset: int,
+        *,
+        index_interval_bytes: int = 4096,
+        max_index_size: int = 10485760,
+    ) -> None: ...
+    @property
+    def base_offset(self) -> int: ...
+    @property
+    def log_path(self) -> str: ...
+    @property
+    def index_path(self) -> str: ...
+    @property
+    def time_index_path(self) -> str: ...
+    @property
+    def size(self) -> int:
+        """Bytes in the ``.log`` file."""
+    @property
+    def next_offset(self) -> int:
+        """The offset after the last batch (``base_offset`` when empty)."""
+    @property
+    def max_timestamp(self) -> int:
+        """Largest batch max timestamp so far (-1 if none)."""
+    @property
+    def offset_of_max_timestamp(self) -> int:
+        """Last offset of the batch holding ``max_timestamp`` (-1 if none)."""
+    @property
+    def rolling_based_timestamp(self) -> int:
+        """Max timestamp of the first batch (-1 when empty): what ``segment.ms`` uses."""
+    @property
+    def index_is_full(self) -> bool:
+        """True when the offset or the time index is full (the log must roll)."""
+    @property
+    def closed(self) -> bool: ...
+    def append(
+        self,
+        data: bytes,
+        *,
+        partition_leader_epoch: int = -1,
+        log_append_time_ms: int = -1,
+        assign_offsets: bool = True,
+    ) -> AppendResult:
+        """Validate, stamp and append one or more concatenated v2 batches.
+
+        Every batch is validated completely (:func:`validate_batch`) before anything is
+        written: one bad batch -> ``CorruptRecordError`` and nothing appended.
+
+        ``assign_offsets=True`` (leader/producer path): each batch must have at least one
+        record (else ``InvalidRecordError``); its baseOffset is set to the next offset,
+        its partitionLeaderEpoch to ``partition_leader_epoch``, and, when
+        ``log_append_time_ms >= 0``, the timestamp-type bit is set and maxTimestamp
+        becomes ``log_append_time_ms``; the CRC is recomputed. Records are not touched.
+        ``assign_offsets=False`` (replica path): batches are written unchanged; their base
+        offsets must be >= ``next_offset`` and strictly increasing (else
+        ``InvalidOffsetError``).
+
+        Every last offset must satisfy ``0 <= last_offset - base_offset <= 2**31 - 1``
+        (else ``InvalidOffsetError``). If the index entries the batches need do not fit,
+        ``IndexFullError`` and nothing is written. ``ValueError`` if the segment is closed.
+
+        Returns ``(first_offset, last_offset, max_timestamp, offset_of_max_timestamp,
+        bytes_written)`` where the max is over the appended batches (strictly greater
+        wins; ``(-1, -1)`` when no batch has a timestamp > -1).
+        """
+    def read(
+        self,
+        start_offset: int,
+        max_bytes: int,
+        max_position: int = -1,
+        min_one_batch: bool = True,
+    ) -> tuple[int, int] | None:
+        """Locate whole batches to serve a fetch from ``start_offset``.
+
+        ``None`` if no batch has ``last_offset >= start_offset``. Otherwise
+        ``(position, length)``: from the first such batch, as many consecutive whole
+        batches as fit in ``max_bytes`` and end at or before ``max_position`` (-1: the end
+        of the file). If the first batch alone exceeds ``max_bytes``, it is returned whole
+        when ``min_one_batch`` (still subject to ``max_position``), else ``length`` is 0.
+        """
+    def read_bytes(self, position: int, length: int) -> bytes:
+        """``length`` bytes of the ``.log`` from ``position`` (short at the end of file)."""
+    def translate_offset(self, offset: int, starting_position: int = 0) -> tuple[int, int, int] | None:
+        """``(batch_last_offset, position, size)`` of the first batch, at or after
+        max(index lookup, ``starting_position``), whose last offset >= ``offset``."""
+    def lookup_index(self, offset: int) -> tuple[int, int]:
+        """Largest offset-index entry with offset <= ``offset``, as ``(offset, position)``;
+        ``(base_offset, 0)`` if none."""
+    def lookup_time_index(self, timestamp: int) -> tuple[int, int]:
+        """Largest time-index entry with timestamp <= ``timestamp``, as
+        ``(timestamp, offset)``; ``(-1, base_offset)`` if none."""
+    def find_offset_by_timestamp(
+        self, timestamp: int, starting_offset: int = -1
+    ) -> tuple[int, int, int] | None:
+        """Kafka's ``findOffsetByTimestamp``: ``(timestamp, offset, leader_epoch)`` of the
+        first record with timestamp >= ``timestamp`` and offset >= ``starting_offset``,
+        searching from the position of ``lookup_index(max(lookup_time_index(ts).offset,
+        starting_offset))``, batch by batch, records only of batches whose max timestamp
+        >= ``timestamp``. leader_epoch is the batch's partition leader epoch (-1 if none
+        or legacy). ``None`` if there is none."""
+    def offset_index(self) -> list[tuple[int, int]]:
+        """All offset-index entries as ``(absolute offset, position)``."""
+    def time_index(self) -> list[tuple[int, int]]:
+        """All time-index entries as ``(timestamp, absolute offset)``."""
+    def recover(self) -> int:
+        """Rebuild both indexes from the log and truncate at the first invalid byte.
+
+        Walks batches from position 0 (see ``next_batch`` semantics: a partial tail batch
+        ends the walk; a size below 14 or an unknown magic is invalid); each must pass the
+        shallow check (size >= the magic's overhead, CRC) and have
+        ``base_offset >= previous last_offset + 1``, ``base_offset >= base_offset of the
+        segment``, ``0 <= last_offset - base_offset <= 2**31 - 1``. Indexes are rebuilt by
+        the index rules above; at the end, the final ``(max_timestamp,
+        offset_of_max_timestamp)`` is added to the time index if greater than its last
+        entry. The file is truncated at the end of the last valid batch. Returns the number
+        of bytes truncated. ``rolling_based_timestamp``, ``next_offset`` and the max
+        timestamp are reset from what was kept."""
+    def sanity_check(self) -> None:
+        """``CorruptIndexError`` (naming the file) if an index file length is not a
+        multiple of its entry size, offset-index offsets are not strictly increasing
+        and >= ``base_offset`` or positions not increasing or beyond the log size, or
+        time-index timestamps are not strictly increasing or offsets not non-decreasing
+        and >= ``base_offset``."""
+    def truncate_to(self, offset: int) -> int:
+        """Remove every batch from the one containing ``offset`` (``translate_offset``)
+        onward and the index entries with offset >= ``offset``; returns bytes removed.
+        Resets ``bytes_since_last_entry``; max timestamp comes back from the time index's
+        last entry; ``rolling_based_timestamp`` is reset to -1 if the log is empty."""
+    def seal(self) -> None:
+        """The segment stops being active (log roll): add the final time-index entry
+        (``max_timestamp``, ``offset_of_max_timestamp``) if greater than the last, and trim
+        both index files to their entries. Reads keep working; appends may fail with
+        ``IndexFullError``."""
+    def flush(self) -> None:
+        """fsync the ``.log`` and both indexes."""
+    def close(self) -> None:
+        """``seal()``, flush and close every file. Idempotent."""
+    def delete(self) -> None:
+        """Close and remove the three files."""

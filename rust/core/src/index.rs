@@ -1,0 +1,1 @@
+//! `.index` and `.timeindex` (owned by the segment/index work).

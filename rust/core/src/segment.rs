@@ -1,0 +1,1 @@
+//! One log segment (owned by the segment/index work).
