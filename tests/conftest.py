@@ -1,0 +1,45 @@
+"""Shared fixtures: both backends, and hypothesis profiles (CI runs the `ci` profile)."""
+
+from __future__ import annotations
+
+import os
+from types import ModuleType
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+from kafkacore.native import load_backend
+
+settings.register_profile(
+    "ci",
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile(
+    "thorough",
+    max_examples=1000,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture(scope="session")
+def native() -> ModuleType:
+    return load_backend("native")
+
+
+@pytest.fixture(scope="session")
+def pure() -> ModuleType:
+    return load_backend("pure")
+
+
+@pytest.fixture(scope="session", params=["native", "pure"])
+def backend_name(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture(scope="session")
+def backend(backend_name: str) -> ModuleType:
+    return load_backend(backend_name)
