@@ -1,0 +1,143 @@
+"""Fixtures that run Apache Kafka's own code: its jars (fetched once by
+``scripts/kafka-jars.sh`` into ``$KAFKACORE_CACHE``), the Java helpers of
+``tests/interop/java`` compiled against them, and a runner for Kafka's tools.
+
+Needs Java 17+ and Maven; the first run downloads about 55 MB of jars, later runs reuse
+them. Nothing here is skipped: a machine without Java fails these tests, loudly.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+JAVA_SOURCES = Path(__file__).resolve().parent / "java"
+DUMP_LOG_SEGMENTS = "org.apache.kafka.tools.DumpLogSegments"
+
+# Short-lived JVMs: skip the optimising JIT and use the serial collector (start-up ~0.2 s).
+# stdout/stderr in UTF-8 so record payloads and header keys come back exactly.
+JVM_FLAGS = (
+    "-XX:TieredStopAtLevel=1",
+    "-XX:+UseSerialGC",
+    "-Dfile.encoding=UTF-8",
+    "-Dsun.stdout.encoding=UTF-8",
+    "-Dsun.stderr.encoding=UTF-8",
+    "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+)
+
+
+@dataclass(frozen=True)
+class JavaResult:
+    args: tuple[str, ...]
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+
+    def check(self) -> JavaResult:
+        if self.returncode != 0:
+            raise AssertionError(
+                f"java {' '.join(self.args)} exited {self.returncode}\n"
+                f"stderr:\n{self.stderr.decode(errors='replace')[-4000:]}"
+            )
+        return self
+
+
+@dataclass(frozen=True)
+class Java:
+    """Runs main classes from Kafka's jars and the compiled helpers."""
+
+    libs: Path
+    classes: Path
+    version: str
+
+    @property
+    def classpath(self) -> str:
+        return f"{self.classes}{os.pathsep}{self.libs}/*"
+
+    def run(self, main: str, *args: str, timeout: float = 120) -> JavaResult:
+        cmd = ["java", *JVM_FLAGS, "-cp", self.classpath, main, *args]
+        proc = subprocess.run(cmd, capture_output=True, timeout=timeout, check=False)
+        return JavaResult((main, *args), proc.returncode, proc.stdout, proc.stderr)
+
+    def run_all(self, jobs: Sequence[tuple[str, ...]]) -> list[JavaResult]:
+        """Run several JVMs at once (each ``(main, *args)``); results in order."""
+        with ThreadPoolExecutor(max_workers=max(1, len(jobs))) as pool:
+            return list(pool.map(lambda job: self.run(*job), jobs))
+
+    def dump_log_segments(self, files: Sequence[Path], *options: str) -> JavaResult:
+        """Kafka's DumpLogSegments over ``files`` in one JVM."""
+        return self.run(DUMP_LOG_SEGMENTS, *options, "--files", ",".join(map(str, files)))
+
+
+def _require(tool: str) -> str:
+    path = shutil.which(tool)
+    if path is None:
+        raise AssertionError(f"interop tests need `{tool}` on PATH (Java 17+ and Maven)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def kafka_libs() -> Path:
+    """The directory of Kafka's jars, fetched by scripts/kafka-jars.sh (cached)."""
+    _require("java")
+    proc = subprocess.run(
+        ["bash", str(REPO / "scripts" / "kafka-jars.sh")],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise AssertionError(f"scripts/kafka-jars.sh failed:\n{proc.stderr[-4000:]}")
+    libs = Path(proc.stdout.strip().splitlines()[-1])
+    assert (libs / ".complete").is_file(), libs
+    return libs
+
+
+@pytest.fixture(scope="session")
+def java(kafka_libs: Path, tmp_path_factory: pytest.TempPathFactory) -> Java:
+    """The Java helpers compiled against Kafka's jars, in a temporary directory."""
+    _require("javac")
+    classes = tmp_path_factory.mktemp("interop-classes")
+    sources = sorted(str(p) for p in JAVA_SOURCES.glob("*.java"))
+    proc = subprocess.run(
+        ["javac", "-Xlint:all", "-cp", f"{kafka_libs}/*", "-d", str(classes), *sources],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise AssertionError(f"javac failed:\n{proc.stdout}\n{proc.stderr}")
+    version = kafka_libs.parent.name.removeprefix("kafka-")
+    return Java(libs=kafka_libs, classes=classes, version=version)
+
+
+@dataclass(frozen=True)
+class JavaBatches:
+    """The files written by BuildBatches.java and its manifest."""
+
+    directory: Path
+    kafka_version: str
+    cases: list[dict[str, Any]]
+
+    def data(self, case: dict[str, Any]) -> bytes:
+        return (self.directory / case["file"]).read_bytes()
+
+
+@pytest.fixture(scope="session")
+def java_batches(java: Java, tmp_path_factory: pytest.TempPathFactory) -> JavaBatches:
+    out = tmp_path_factory.mktemp("java-batches")
+    java.run("BuildBatches", str(out)).check()
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    return JavaBatches(out, manifest["kafka_version"], manifest["cases"])
