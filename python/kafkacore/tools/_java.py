@@ -1,0 +1,235 @@
+"""The JDK's behaviour where Kafka's tool output depends on it, in Python.
+
+Kafka's ``DumpLogSegments`` prints paths as ``java.io.File`` normalises them, decodes
+payloads with ``new String(bytes, UTF_8)``, parses names with ``Long.parseLong``, does
+sequence arithmetic in Java ``int`` and reports through ``java.util.HashMap``: the dump
+tool (:mod:`kafkacore.tools.dump_log`) reproduces each of these here. Pure functions.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import re
+from collections.abc import Sequence
+
+from kafkacore.errors import KafkaCoreError
+
+__all__ = [
+    "INT_MAX",
+    "JavaException",
+    "absolute_path",
+    "base_offset_of",
+    "decode_utf8",
+    "decrement_sequence",
+    "file_name",
+    "i32",
+    "increment_sequence",
+    "java_bool",
+    "java_hash_map_order",
+    "java_path",
+    "java_split",
+    "json_string",
+    "parent",
+    "parse_java_integer",
+]
+
+INT_MAX = 2**31 - 1
+
+
+class JavaException(KafkaCoreError):
+    """An exception Kafka's Java code throws at this point. ``kind`` is the simple name of
+    the Java exception; the message is Kafka's where Kafka builds one."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(f"{kind}: {message}")
+        self.kind = kind
+        self.message = message
+
+
+def java_path(arg: str) -> str:
+    """``new File(arg).toString()``: repeated slashes collapsed, a trailing one dropped."""
+    path = re.sub("/+", "/", arg)
+    return path[:-1] if len(path) > 1 and path.endswith("/") else path
+
+
+def file_name(path: str) -> str:
+    """``File.getName()``."""
+    return path[path.rfind("/") + 1 :]
+
+
+def absolute_path(path: str) -> str:
+    """``File.getAbsolutePath()``: resolved against the working directory, not normalised."""
+    if path.startswith("/"):
+        return path
+    cwd = os.getcwd()
+    return f"{cwd}/{path}" if path else cwd
+
+
+def parent(path: str) -> str:
+    """``File.getParent()`` of an absolute path."""
+    cut = path.rfind("/")
+    return path[:cut] if cut > 0 else "/"
+
+
+def java_split(text: str, separator: str) -> list[str]:
+    """``String.split`` on a literal separator: trailing empty strings are removed."""
+    if separator not in text:
+        return [text]
+    parts = text.split(separator)
+    while parts and parts[-1] == "":
+        parts.pop()
+    return parts
+
+
+_JAVA_INTEGER = re.compile(r"[+-]?[0-9]+\Z")
+
+
+def parse_java_integer(text: str, bits: int) -> int:
+    """``Long.parseLong`` / ``Integer.parseInt`` (radix 10)."""
+    if _JAVA_INTEGER.match(text):
+        value = int(text)
+        if -(2 ** (bits - 1)) <= value < 2 ** (bits - 1):
+            return value
+    raise JavaException("NumberFormatException", f'For input string: "{text}"')
+
+
+def base_offset_of(name: str) -> int:
+    """``Long.parseLong(name.split("\\\\.")[0])``, Kafka's reading of a segment file name."""
+    parts = java_split(name, ".")
+    if not parts:
+        raise JavaException("ArrayIndexOutOfBoundsException", "Index 0 out of bounds for length 0")
+    return parse_java_integer(parts[0], 64)
+
+
+def java_string_hash(text: str) -> int:
+    """``String.hashCode()`` as an unsigned 32-bit value (over UTF-16 code units)."""
+    units = text.encode("utf-16-be", "surrogatepass")
+    h = 0
+    for i in range(0, len(units), 2):
+        h = (31 * h + (units[i] << 8 | units[i + 1])) & 0xFFFFFFFF
+    return h
+
+
+def java_hash_map_order(keys: Sequence[str]) -> list[str]:
+    """The iteration order of a ``java.util.HashMap<String, …>`` filled through
+    ``computeIfAbsent`` with the distinct ``keys`` in this order (as Kafka's tool fills
+    its report maps): by bucket, ``(h ^ h >>> 16) & (capacity - 1)``, the table doubling
+    from 16 before an insertion that finds the size above 3/4 of it; within a bucket,
+    newest first (``computeIfAbsent`` links a new key at the head of its bucket, and
+    resizes split buckets in order)."""
+    capacity = 16
+    for size in range(len(keys)):
+        if size > capacity * 3 // 4:
+            capacity *= 2
+
+    def bucket(item: tuple[int, str]) -> tuple[int, int]:
+        h = java_string_hash(item[1])
+        return (h ^ (h >> 16)) & (capacity - 1), -item[0]
+
+    return [key for _, key in sorted(enumerate(keys), key=bucket)]
+
+
+def i32(value: int) -> int:
+    """Java ``int`` overflow."""
+    return (value + 2**31) % 2**32 - 2**31
+
+
+def increment_sequence(sequence: int, increment: int) -> int:
+    """``DefaultRecordBatch.incrementSequence`` (wraps past ``Integer.MAX_VALUE`` to 0)."""
+    if sequence > i32(INT_MAX - increment):
+        return i32(increment - i32(INT_MAX - sequence) - 1)
+    return i32(sequence + increment)
+
+
+def decrement_sequence(sequence: int, decrement: int) -> int:
+    """``DefaultRecordBatch.decrementSequence``."""
+    if sequence < decrement:
+        return i32(INT_MAX - i32(decrement - sequence) + 1)
+    return i32(sequence - decrement)
+
+
+def java_bool(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def decode_utf8(data: bytes) -> str:
+    """``new String(bytes, UTF_8)`` (Kafka's ``StringDecoder``).
+
+    Valid UTF-8 decodes as usual. Malformed input becomes U+FFFD as the JDK replaces it,
+    which is not always Python's way: an encoded surrogate (``ED A0 80``) is one U+FFFD
+    for its three bytes, and a truncated sequence at the very end is one U+FFFD for all
+    the bytes left. Python's decoder finds the malformed input (both agree on what is
+    valid); :func:`_java_malformed_length` says how much of it the JDK replaces.
+    """
+    return data.decode("utf-8", _JAVA_REPLACE)
+
+
+def _is_continuation(b: int) -> bool:
+    return b & 0xC0 == 0x80
+
+
+def _java_malformed_length(data: bytes, start: int) -> int:
+    """The bytes from ``start``, where malformed UTF-8 begins, that the JDK's decoder
+    (``String(byte[], UTF_8)``) replaces with one U+FFFD."""
+    n = len(data)
+    b1 = data[start]
+    sp = start + 1
+    if b1 >> 4 == 0b1110:  # a 3-byte lead
+        if sp + 1 < n:
+            b2, b3 = data[sp], data[sp + 1]
+            if (b1 == 0xE0 and b2 & 0xE0 == 0x80) or not _is_continuation(b2):
+                return 1
+            return 2 if not _is_continuation(b3) else 3  # 3: an encoded surrogate
+        if sp < n and ((b1 == 0xE0 and data[sp] & 0xE0 == 0x80) or not _is_continuation(data[sp])):
+            return 1
+        return n - start  # truncated at the end: everything left
+    if b1 >> 3 == 0b11110:  # a 4-byte lead (F0..F7)
+        if sp + 2 < n:
+            if not _first_of_four_ok(b1, data[sp]):
+                return 1
+            return 2 if not _is_continuation(data[sp + 1]) else 3
+        if b1 > 0xF4 or (sp < n and not _first_of_four_ok(b1, data[sp])):
+            return 1
+        if sp + 1 < n and not _is_continuation(data[sp + 1]):
+            return 2
+        return n - start
+    return 1  # a continuation byte, C0/C1, F8..FF, or a 2-byte lead without continuation
+
+
+def _java_replace(error: UnicodeError) -> tuple[str, int]:
+    assert isinstance(error, UnicodeDecodeError)
+    return "\ufffd", error.start + _java_malformed_length(error.object, error.start)
+
+
+_JAVA_REPLACE = "kafkacore.tools.java_replace"
+codecs.register_error(_JAVA_REPLACE, _java_replace)
+
+
+def _first_of_four_ok(b1: int, b2: int) -> bool:
+    """The first two bytes could start a valid 4-byte sequence."""
+    if b1 > 0xF4 or not _is_continuation(b2):
+        return False
+    if b1 == 0xF0:
+        return 0x90 <= b2 <= 0xBF
+    if b1 == 0xF4:
+        return b2 & 0xF0 == 0x80
+    return True
+
+
+_JSON_SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n"}
+_JSON_SHORT_ESCAPES.update({"\f": "\\f", "\r": "\\r"})
+
+
+def json_string(text: str) -> str:
+    """A JSON string as Jackson writes it (control characters as ``\\u00XX``)."""
+    out = ['"']
+    for ch in text:
+        if ch in _JSON_SHORT_ESCAPES:
+            out.append(_JSON_SHORT_ESCAPES[ch])
+        elif ord(ch) < 0x20:
+            out.append(f"\\u{ord(ch):04X}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
