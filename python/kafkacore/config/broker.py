@@ -1,0 +1,1591 @@
+"""Broker configuration: Kafka's broker config names, types, defaults and validators, the
+cross-config checks ``KafkaConfig`` makes at start-up, and dynamic (AlterConfigs) updates with
+Kafka's precedence DYNAMIC_BROKER_CONFIG > DYNAMIC_DEFAULT_BROKER_CONFIG > STATIC_BROKER_CONFIG
+> DEFAULT_CONFIG.
+
+Facts follow Apache Kafka 4.3 (``AbstractKafkaConfig.CONFIG_DEF``, ``KafkaConfig``,
+``DynamicBrokerConfig``, ``ConfigHelper``); ``tests/test_config_interop.py`` checks the
+definitions, messages and describe output against Kafka's own classes. Where kafkacore's
+broker is not a KRaft node it keeps Kafka 3.x semantics, and says so:
+
+* ``node.id`` defaults to -1 (unset) and ``process.roles`` / ``controller.listener.names`` may be
+  left unset: kafkacore's controller is embedded (or ZooKeeper-backed), not a KRaft quorum.
+  Kafka 4 requires all three; an explicit ``node.id`` below 0 is refused with Kafka 4's message.
+* ``zookeeper.connect`` and its four companions are Kafka 3.9's definitions, kept for the
+  ZooKeeper-backed multi-broker mode.
+* Checks that only make sense for a KRaft quorum are not made: the entries of
+  ``controller.quorum.voters`` / ``controller.quorum.bootstrap.servers`` are not parsed, and
+  controller listeners are not cross-checked against the voters.
+
+:class:`BrokerConfig` objects are immutable; ``with_dynamic`` returns a new one. They are safe
+to share between threads.
+"""
+
+from __future__ import annotations
+
+import enum
+import ipaddress
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final, NamedTuple
+
+from kafkacore.config.defs import (
+    INT32_MAX,
+    INT64_MAX,
+    NO_DEFAULT,
+    CaseInsensitiveValidString,
+    ConfigDef,
+    ConfigError,
+    ConfigKey,
+    Importance,
+    LambdaValidator,
+    NonNullValidator,
+    Range,
+    Type,
+    Validator,
+    ValidList,
+    ValidString,
+    convert_to_string,
+    convert_to_string_with_password,
+    java_hash_set_order,
+    java_str,
+    java_trim,
+)
+from kafkacore.config.synonyms import broker_config_synonyms
+
+__all__ = [
+    "BROKER_COMPRESSION_TYPES",
+    "BROKER_CONFIG_DEF",
+    "DYNAMIC_CONFIGS",
+    "DYNAMIC_ONLY_BROKER_CONFIG_DEF",
+    "DYNAMIC_UPDATE_MODES",
+    "PER_BROKER_CONFIGS",
+    "BrokerConfig",
+    "ConfigEntry",
+    "ConfigSource",
+    "ConfigSynonym",
+    "Endpoint",
+    "attribute_name",
+    "broker_config_type",
+    "parse_listeners",
+]
+
+HIGH, MEDIUM, LOW = Importance.HIGH, Importance.MEDIUM, Importance.LOW
+BOOLEAN, STRING, INT, SHORT, LONG, DOUBLE, LIST, CLASS = (
+    Type.BOOLEAN,
+    Type.STRING,
+    Type.INT,
+    Type.SHORT,
+    Type.LONG,
+    Type.DOUBLE,
+    Type.LIST,
+    Type.CLASS,
+)
+at_least, between = Range.at_least, Range.between
+
+BROKER_COMPRESSION_TYPES: Final = ("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer")
+"""Kafka's ``BrokerCompressionType`` names, in Kafka's order (as its messages list them)."""
+
+SECURITY_PROTOCOLS: Final = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
+
+# Kafka's compression level bounds (CompressionType.GZIP/LZ4/ZSTD).
+GZIP_MIN_LEVEL, GZIP_MAX_LEVEL, GZIP_DEFAULT_LEVEL = 1, 9, -1
+LZ4_MIN_LEVEL, LZ4_MAX_LEVEL, LZ4_DEFAULT_LEVEL = 1, 17, 9
+ZSTD_MIN_LEVEL, ZSTD_MAX_LEVEL, ZSTD_DEFAULT_LEVEL = -131072, 22, 3
+
+
+def _check_gzip_level(name: str, value: Any) -> None:
+    if value is None:
+        raise ConfigError(name, None, "Value must be non-null")
+    level = int(value)
+    if level > GZIP_MAX_LEVEL or (level < GZIP_MIN_LEVEL and level != GZIP_DEFAULT_LEVEL):
+        raise ConfigError(
+            name,
+            value,
+            f"Value must be between {GZIP_MIN_LEVEL} and {GZIP_MAX_LEVEL} "
+            f"or equal to {GZIP_DEFAULT_LEVEL}",
+        )
+
+
+GZIP_LEVEL_VALIDATOR: Final = LambdaValidator(
+    _check_gzip_level, f"[{GZIP_MIN_LEVEL},...,{GZIP_MAX_LEVEL}] or {GZIP_DEFAULT_LEVEL}"
+)
+LZ4_LEVEL_VALIDATOR: Final = between(LZ4_MIN_LEVEL, LZ4_MAX_LEVEL)
+ZSTD_LEVEL_VALIDATOR: Final = between(ZSTD_MIN_LEVEL, ZSTD_MAX_LEVEL)
+
+DEFAULT_MAX_MESSAGE_BYTES: Final = 1024 * 1024 + 12  # 1 MiB + Records.LOG_OVERHEAD
+DEFAULT_SEGMENT_BYTES: Final = 1024 * 1024 * 1024
+MIN_SEGMENT_BYTES: Final = 1024 * 1024
+DEFAULT_LISTENER_SECURITY_PROTOCOL_MAP: Final = (
+    # Kafka builds it from a HashMap: this is that map's iteration order.
+    "SASL_SSL:SASL_SSL,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT"
+)
+
+
+def _k(
+    name: str,
+    type_: Type,
+    default: Any = NO_DEFAULT,
+    validator: Validator | None = None,
+    importance: Importance = MEDIUM,
+    doc: str = "",
+    *,
+    internal: bool = False,
+) -> ConfigKey:
+    return ConfigKey(name, type_, default, validator, importance, doc, internal=internal)
+
+
+_any_list = ValidList.any_non_duplicate_values
+
+BROKER_CONFIG_DEF: Final = ConfigDef(
+    [
+        # --- server (ServerConfigs) -----------------------------------------------------------
+        _k("broker.id", INT, -1, None, HIGH, "The broker id; synonym of node.id."),
+        _k("message.max.bytes", INT, DEFAULT_MAX_MESSAGE_BYTES, at_least(0), HIGH,
+           "Largest record batch size the broker accepts (topic default for max.message.bytes)."),
+        _k("num.io.threads", INT, 8, at_least(1), HIGH, "Threads processing requests."),
+        _k("num.replica.alter.log.dirs.threads", INT, None, None, HIGH),
+        _k("background.threads", INT, 10, at_least(1), HIGH),
+        _k("request.timeout.ms", INT, 30000, None, HIGH),
+        _k("socket.connection.setup.timeout.ms", LONG, 10000, None, MEDIUM),
+        _k("socket.connection.setup.timeout.max.ms", LONG, 30000, None, MEDIUM),
+        _k("authorizer.class.name", STRING, "", NonNullValidator(), LOW),
+        _k("early.start.listeners", LIST, None, _any_list(True, True), HIGH),
+        _k("broker.rack", STRING, None, None, MEDIUM),
+        _k("controlled.shutdown.enable", BOOLEAN, True, None, MEDIUM),
+        _k("delete.topic.enable", BOOLEAN, True, None, HIGH,
+           "Whether DeleteTopics is allowed."),
+        _k("compression.type", STRING, "producer", ValidString(BROKER_COMPRESSION_TYPES), HIGH,
+           "Default final compression of topics; 'producer' keeps the producer's codec."),
+        _k("compression.gzip.level", INT, GZIP_DEFAULT_LEVEL, GZIP_LEVEL_VALIDATOR, MEDIUM),
+        _k("compression.lz4.level", INT, LZ4_DEFAULT_LEVEL, LZ4_LEVEL_VALIDATOR, MEDIUM),
+        _k("compression.zstd.level", INT, ZSTD_DEFAULT_LEVEL, ZSTD_LEVEL_VALIDATOR, MEDIUM),
+        _k("max.incremental.fetch.session.cache.slots", INT, 1000, at_least(0), MEDIUM),
+        _k("fetch.max.bytes", INT, 55 * 1024 * 1024, at_least(1024), MEDIUM),
+        _k("max.request.partition.size.limit", INT, 2000, at_least(1), MEDIUM),
+        _k("unstable.api.versions.enable", BOOLEAN, False, None, HIGH, internal=True),
+        _k("unstable.feature.versions.enable", BOOLEAN, False, None, HIGH, internal=True),
+        # --- node identity and roles (KRaftConfigs; see the module docstring) ------------------
+        _k("node.id", INT, -1, None, HIGH, "The node id; synonym of broker.id."),
+        _k("process.roles", LIST, None,
+           ValidList(("broker", "controller"), is_empty_allowed=False, is_null_allowed=True),
+           HIGH),
+        _k("controller.listener.names", LIST, None, _any_list(False, True), HIGH),
+        _k("initial.broker.registration.timeout.ms", INT, 60000, None, MEDIUM),
+        _k("broker.heartbeat.interval.ms", INT, 2000, None, MEDIUM),
+        _k("broker.session.timeout.ms", INT, 9000, None, MEDIUM),
+        _k("sasl.mechanism.controller.protocol", STRING, "GSSAPI", None, HIGH),
+        _k("metadata.log.dir", STRING, None, None, HIGH),
+        _k("metadata.log.segment.bytes", INT, DEFAULT_SEGMENT_BYTES, at_least(8 * 1024 * 1024),
+           HIGH),
+        _k("metadata.log.segment.ms", LONG, 7 * 24 * 3600 * 1000, None, HIGH),
+        _k("metadata.max.retention.bytes", LONG, 100 * 1024 * 1024, None, HIGH),
+        _k("metadata.max.retention.ms", LONG, 7 * 24 * 3600 * 1000, None, HIGH),
+        _k("metadata.max.idle.interval.ms", INT, 500, at_least(0), LOW),
+        _k("metadata.log.max.record.bytes.between.snapshots", LONG, 20 * 1024 * 1024,
+           at_least(1), HIGH),
+        _k("metadata.log.max.snapshot.interval.ms", LONG, 3600 * 1000, at_least(0), HIGH),
+        _k("server.max.startup.time.ms", LONG, INT64_MAX, at_least(0), MEDIUM, internal=True),
+        # --- controller quorum (QuorumConfig; parsed, not used by kafkacore) -------------------
+        _k("controller.quorum.voters", LIST, "", None, HIGH),
+        _k("controller.quorum.bootstrap.servers", LIST, "", None, HIGH),
+        _k("controller.quorum.election.timeout.ms", INT, 1000, at_least(0), HIGH),
+        _k("controller.quorum.fetch.timeout.ms", INT, 2000, at_least(0), HIGH),
+        _k("controller.quorum.election.backoff.max.ms", INT, 1000, at_least(0), HIGH),
+        _k("controller.quorum.append.linger.ms", INT, 25, at_least(0), MEDIUM),
+        _k("controller.quorum.request.timeout.ms", INT, 2000, at_least(0), MEDIUM),
+        _k("controller.quorum.retry.backoff.ms", INT, 20, at_least(0), LOW),
+        # --- ZooKeeper (Kafka 3.9 ZkConfigs; kafkacore's multi-broker metadata store) ----------
+        _k("zookeeper.connect", STRING, None, None, HIGH,
+           "host:port[,host:port...][/chroot] of the ZooKeeper ensemble (multi-broker mode)."),
+        _k("zookeeper.session.timeout.ms", INT, 18000, None, HIGH),
+        _k("zookeeper.connection.timeout.ms", INT, None, None, HIGH),
+        _k("zookeeper.set.acl", BOOLEAN, False, None, HIGH),
+        _k("zookeeper.max.in.flight.requests", INT, 10, at_least(1), HIGH),
+        # --- socket server (SocketServerConfigs) -----------------------------------------------
+        _k("listeners", LIST, "PLAINTEXT://:9092", _any_list(False, False), HIGH,
+           "Comma-separated NAME://host:port URIs to listen on; empty host = all interfaces."),
+        _k("advertised.listeners", LIST, None, _any_list(False, True), HIGH,
+           "Addresses given to clients (defaults to listeners); 0.0.0.0 is refused."),
+        _k("listener.security.protocol.map", STRING, DEFAULT_LISTENER_SECURITY_PROTOCOL_MAP,
+           None, LOW),
+        _k("socket.send.buffer.bytes", INT, 100 * 1024, None, HIGH),
+        _k("socket.receive.buffer.bytes", INT, 100 * 1024, None, HIGH),
+        _k("socket.request.max.bytes", INT, 100 * 1024 * 1024, at_least(1), HIGH),
+        _k("socket.listen.backlog.size", INT, 50, at_least(1), MEDIUM),
+        _k("max.connections.per.ip", INT, INT32_MAX, at_least(0), MEDIUM),
+        _k("max.connections.per.ip.overrides", STRING, "", None, MEDIUM),
+        _k("max.connections", INT, INT32_MAX, at_least(0), MEDIUM),
+        _k("max.connection.creation.rate", INT, INT32_MAX, at_least(0), MEDIUM),
+        _k("connections.max.idle.ms", LONG, 10 * 60 * 1000, None, MEDIUM),
+        _k("connection.failed.authentication.delay.ms", INT, 100, at_least(0), LOW),
+        _k("queued.max.requests", INT, 500, at_least(1), HIGH),
+        _k("queued.max.request.bytes", LONG, -1, None, MEDIUM),
+        _k("num.network.threads", INT, 3, at_least(1), HIGH),
+        # --- replication (ReplicationConfigs) --------------------------------------------------
+        _k("controller.socket.timeout.ms", INT, 30000, None, MEDIUM),
+        _k("default.replication.factor", INT, 1, None, MEDIUM,
+           "Replication factor of automatically created topics."),
+        _k("replica.lag.time.max.ms", LONG, 30000, None, HIGH),
+        _k("replica.socket.timeout.ms", INT, 30 * 1000, None, HIGH),
+        _k("replica.socket.receive.buffer.bytes", INT, 64 * 1024, None, HIGH),
+        _k("replica.fetch.max.bytes", INT, 1024 * 1024, at_least(0), MEDIUM),
+        _k("replica.fetch.wait.max.ms", INT, 500, None, HIGH),
+        _k("replica.fetch.backoff.ms", INT, 1000, at_least(0), MEDIUM),
+        _k("replica.fetch.min.bytes", INT, 1, None, HIGH),
+        _k("replica.fetch.response.max.bytes", INT, 10 * 1024 * 1024, at_least(0), MEDIUM),
+        _k("num.replica.fetchers", INT, 1, at_least(1), HIGH),
+        _k("replica.high.watermark.checkpoint.interval.ms", LONG, 5000, None, HIGH),
+        _k("fetch.purgatory.purge.interval.requests", INT, 1000, None, MEDIUM),
+        _k("producer.purgatory.purge.interval.requests", INT, 1000, None, MEDIUM),
+        _k("delete.records.purgatory.purge.interval.requests", INT, 1, None, MEDIUM),
+        _k("auto.leader.rebalance.enable", BOOLEAN, True, None, HIGH),
+        _k("leader.imbalance.check.interval.seconds", LONG, 300, at_least(1), HIGH),
+        _k("unclean.leader.election.interval.ms", LONG, 5 * 60 * 1000, at_least(1), MEDIUM,
+           internal=True),
+        _k("unclean.leader.election.enable", BOOLEAN, False, None, HIGH),
+        _k("security.inter.broker.protocol", STRING, "PLAINTEXT", ValidString(SECURITY_PROTOCOLS),
+           MEDIUM),
+        _k("inter.broker.listener.name", STRING, None, None, MEDIUM),
+        _k("replica.selector.class", STRING, None, None, MEDIUM),
+        _k("follower.fetch.last.tiered.offset.enable", BOOLEAN, False, None, MEDIUM),
+        # --- group coordinator (GroupCoordinatorConfig) ----------------------------------------
+        _k("group.min.session.timeout.ms", INT, 6000, None, MEDIUM),
+        _k("group.max.session.timeout.ms", INT, 1800000, None, MEDIUM),
+        _k("group.initial.rebalance.delay.ms", INT, 3000, None, MEDIUM),
+        _k("group.max.size", INT, INT32_MAX, at_least(1), MEDIUM),
+        _k("group.coordinator.rebalance.protocols", LIST, "classic,consumer,streams",
+           ValidList(("consumer", "classic", "share", "streams"), is_empty_allowed=False),
+           MEDIUM),
+        _k("group.coordinator.threads", INT, 4, at_least(1), HIGH),
+        _k("group.coordinator.background.threads", INT, 2, at_least(1), HIGH),
+        _k("group.coordinator.append.linger.ms", INT, -1, at_least(-1), MEDIUM),
+        _k("group.consumer.session.timeout.ms", INT, 45000, at_least(1), MEDIUM),
+        _k("group.consumer.min.session.timeout.ms", INT, 45000, at_least(1), MEDIUM),
+        _k("group.consumer.max.session.timeout.ms", INT, 60000, at_least(1), MEDIUM),
+        _k("group.consumer.heartbeat.interval.ms", INT, 5000, at_least(1), MEDIUM),
+        _k("group.consumer.min.heartbeat.interval.ms", INT, 5000, at_least(1), MEDIUM),
+        _k("group.consumer.max.heartbeat.interval.ms", INT, 15000, at_least(1), MEDIUM),
+        _k("group.consumer.max.size", INT, INT32_MAX, at_least(1), MEDIUM),
+        _k("group.consumer.assignors", LIST, "uniform,range", _any_list(False, False), MEDIUM),
+        _k("group.consumer.migration.policy", STRING, "bidirectional",
+           CaseInsensitiveValidString(("bidirectional", "upgrade", "downgrade", "disabled")),
+           MEDIUM),
+        _k("offset.metadata.max.bytes", INT, 4096, None, HIGH),
+        _k("offsets.load.buffer.size", INT, 5 * 1024 * 1024, at_least(1), HIGH),
+        _k("offsets.topic.replication.factor", SHORT, 3, at_least(1), HIGH),
+        _k("offsets.topic.num.partitions", INT, 50, at_least(1), HIGH),
+        _k("offsets.topic.segment.bytes", INT, 100 * 1024 * 1024, at_least(1), HIGH),
+        _k("offsets.topic.compression.codec", INT, 0, None, HIGH),
+        _k("offsets.retention.minutes", INT, 7 * 24 * 60, at_least(1), HIGH),
+        _k("offsets.retention.check.interval.ms", LONG, 600000, at_least(1), HIGH),
+        _k("offsets.commit.timeout.ms", INT, 5000, at_least(1), HIGH),
+        # --- log cleaner (CleanerConfig) -------------------------------------------------------
+        _k("log.cleaner.threads", INT, 1, at_least(0), MEDIUM),
+        _k("log.cleaner.io.max.bytes.per.second", DOUBLE, 1.7976931348623157e308, None, MEDIUM),
+        _k("log.cleaner.dedupe.buffer.size", LONG, 128 * 1024 * 1024, None, MEDIUM),
+        _k("log.cleaner.io.buffer.size", INT, 512 * 1024, at_least(0), MEDIUM),
+        _k("log.cleaner.io.buffer.load.factor", DOUBLE, 0.9, None, MEDIUM),
+        _k("log.cleaner.backoff.ms", LONG, 15 * 1000, at_least(0), MEDIUM),
+        _k("log.cleaner.min.cleanable.ratio", DOUBLE, 0.5, between(0, 1), MEDIUM),
+        _k("log.cleaner.enable", BOOLEAN, True, None, MEDIUM),
+        _k("log.cleaner.delete.retention.ms", LONG, 24 * 60 * 60 * 1000, at_least(0), MEDIUM),
+        _k("log.cleaner.min.compaction.lag.ms", LONG, 0, at_least(0), MEDIUM),
+        _k("log.cleaner.max.compaction.lag.ms", LONG, INT64_MAX, at_least(1), MEDIUM),
+        # --- logs (LogConfig.SERVER_CONFIG_DEF) ------------------------------------------------
+        _k("num.partitions", INT, 1, at_least(1), MEDIUM,
+           "Partition count of automatically created topics."),
+        _k("log.dir", LIST, "/tmp/kafka-logs", _any_list(False, False), HIGH,
+           "Data directory, used when log.dirs is not set."),
+        _k("log.dirs", LIST, None, _any_list(False, True), HIGH,
+           "Data directories (comma-separated); wins over log.dir."),
+        _k("cordoned.log.dirs", LIST, "", _any_list(True, True), MEDIUM),
+        _k("log.segment.bytes", INT, DEFAULT_SEGMENT_BYTES, at_least(MIN_SEGMENT_BYTES), HIGH),
+        _k("log.roll.ms", LONG, None, None, HIGH),
+        _k("log.roll.hours", INT, 7 * 24, at_least(1), HIGH),
+        _k("log.roll.jitter.ms", LONG, None, None, HIGH),
+        _k("log.roll.jitter.hours", INT, 0, at_least(0), HIGH),
+        _k("log.retention.ms", LONG, None, None, HIGH),
+        _k("log.retention.minutes", INT, None, None, HIGH),
+        _k("log.retention.hours", INT, 7 * 24, None, HIGH),
+        _k("log.retention.bytes", LONG, -1, None, HIGH),
+        _k("log.retention.check.interval.ms", LONG, 5 * 60 * 1000, at_least(1), MEDIUM),
+        _k("log.cleanup.policy", LIST, "delete", ValidList(("compact", "delete")), MEDIUM),
+        _k("log.index.size.max.bytes", INT, 10 * 1024 * 1024, at_least(4), MEDIUM),
+        _k("log.index.interval.bytes", INT, 4096, at_least(0), MEDIUM),
+        _k("log.flush.interval.messages", LONG, INT64_MAX, at_least(1), HIGH),
+        _k("log.segment.delete.delay.ms", LONG, 60000, at_least(0), HIGH),
+        _k("log.flush.scheduler.interval.ms", LONG, INT64_MAX, None, HIGH),
+        _k("log.flush.interval.ms", LONG, None, None, HIGH),
+        _k("log.flush.offset.checkpoint.interval.ms", INT, 60000, at_least(0), HIGH),
+        _k("log.flush.start.offset.checkpoint.interval.ms", INT, 60000, at_least(0), HIGH),
+        _k("log.preallocate", BOOLEAN, False, None, MEDIUM),
+        _k("num.recovery.threads.per.data.dir", INT, 2, at_least(1), HIGH),
+        _k("auto.create.topics.enable", BOOLEAN, True, None, HIGH),
+        _k("min.insync.replicas", INT, 1, at_least(1), HIGH),
+        _k("log.message.timestamp.type", STRING, "CreateTime",
+           ValidString(("CreateTime", "LogAppendTime")), MEDIUM),
+        _k("log.message.timestamp.before.max.ms", LONG, INT64_MAX, at_least(0), MEDIUM),
+        _k("log.message.timestamp.after.max.ms", LONG, 3600000, at_least(0), MEDIUM),
+        _k("create.topic.policy.class.name", CLASS, None, None, LOW),
+        _k("alter.config.policy.class.name", CLASS, None, None, LOW),
+        _k("log.dir.failure.timeout.ms", LONG, 30000, at_least(1), LOW),
+        _k("log.initial.task.delay.ms", LONG, 30 * 1000, at_least(0), LOW, internal=True),
+        # --- transactions (TransactionLogConfig, TransactionStateManagerConfig) ----------------
+        _k("transaction.state.log.min.isr", INT, 2, at_least(1), HIGH),
+        _k("transaction.state.log.load.buffer.size", INT, 5 * 1024 * 1024, at_least(1), HIGH),
+        _k("transaction.state.log.replication.factor", SHORT, 3, at_least(1), HIGH),
+        _k("transaction.state.log.num.partitions", INT, 50, at_least(1), HIGH),
+        _k("transaction.state.log.segment.bytes", INT, 100 * 1024 * 1024, at_least(1), HIGH),
+        _k("transaction.partition.verification.enable", BOOLEAN, True, None, LOW),
+        _k("producer.id.expiration.ms", INT, 86400000, at_least(1), LOW),
+        _k("producer.id.expiration.check.interval.ms", INT, 600000, at_least(1), LOW,
+           internal=True),
+        _k("add.partitions.to.txn.retry.backoff.max.ms", INT, 100, at_least(0), HIGH),
+        _k("add.partitions.to.txn.retry.backoff.ms", INT, 20, at_least(1), HIGH),
+        _k("transaction.two.phase.commit.enable", BOOLEAN, False, None, LOW),
+        _k("transactional.id.expiration.ms", INT, 7 * 24 * 3600 * 1000, at_least(1), HIGH),
+        _k("transaction.max.timeout.ms", INT, 15 * 60 * 1000, at_least(1), HIGH),
+        _k("transaction.abort.timed.out.transaction.cleanup.interval.ms", INT, 10 * 1000,
+           at_least(1), LOW),
+        _k("transaction.remove.expired.transaction.cleanup.interval.ms", INT, 3600 * 1000,
+           at_least(1), LOW),
+        # --- quotas (QuotaConfig) --------------------------------------------------------------
+        _k("quota.window.num", INT, 11, at_least(1), LOW),
+        _k("replication.quota.window.num", INT, 11, at_least(1), LOW),
+        _k("alter.log.dirs.replication.quota.window.num", INT, 11, at_least(1), LOW),
+        _k("controller.quota.window.num", INT, 11, at_least(1), LOW),
+        _k("quota.window.size.seconds", INT, 1, at_least(1), LOW),
+        _k("replication.quota.window.size.seconds", INT, 1, at_least(1), LOW),
+        _k("alter.log.dirs.replication.quota.window.size.seconds", INT, 1, at_least(1), LOW),
+        _k("controller.quota.window.size.seconds", INT, 1, at_least(1), LOW),
+        _k("client.quota.callback.class", CLASS, None, None, LOW),
+        # --- tiered storage switches (RemoteLogManagerConfig) ----------------------------------
+        _k("remote.log.storage.system.enable", BOOLEAN, False, None, MEDIUM),
+        _k("log.local.retention.ms", LONG, -2, at_least(-2), MEDIUM),
+        _k("log.local.retention.bytes", LONG, -2, at_least(-2), MEDIUM),
+        # --- metrics (MetricConfigs) -----------------------------------------------------------
+        _k("metric.reporters", LIST, "org.apache.kafka.common.metrics.JmxReporter",
+           _any_list(True, False), LOW),
+        _k("metrics.num.samples", INT, 2, at_least(1), LOW),
+        _k("metrics.sample.window.ms", LONG, 30000, at_least(1), LOW),
+        _k("metrics.recording.level", STRING, "INFO", None, LOW),
+    ]
+)  # fmt: skip
+"""Every broker config kafkacore understands, with Kafka's definition."""
+
+DYNAMIC_ONLY_BROKER_CONFIG_DEF: Final = ConfigDef(
+    [
+        _k("leader.replication.throttled.rate", LONG, INT64_MAX, at_least(0), MEDIUM),
+        _k("follower.replication.throttled.rate", LONG, INT64_MAX, at_least(0), MEDIUM),
+        _k("replica.alter.log.dirs.io.max.bytes.per.second", LONG, INT64_MAX, at_least(0), MEDIUM),
+    ]
+)
+"""Broker configs that exist only as dynamic configs (Kafka's ``QuotaConfig.brokerQuotaConfigs``):
+replication throttle rates, set with ``kafka-configs --alter --entity-type brokers``."""
+
+_CLUSTER_WIDE: Final = (
+    "background.threads",
+    "compression.gzip.level",
+    "compression.lz4.level",
+    "compression.type",
+    "compression.zstd.level",
+    "config.providers",
+    "follower.fetch.last.tiered.offset.enable",
+    "follower.replication.throttled.rate",
+    "group.consumer.assignment.interval.ms",
+    "group.coordinator.cached.buffer.max.bytes",
+    "group.share.assignment.interval.ms",
+    "group.streams.assignment.interval.ms",
+    "leader.replication.throttled.rate",
+    "log.cleaner.backoff.ms",
+    "log.cleaner.dedupe.buffer.size",
+    "log.cleaner.delete.retention.ms",
+    "log.cleaner.io.buffer.load.factor",
+    "log.cleaner.io.buffer.size",
+    "log.cleaner.io.max.bytes.per.second",
+    "log.cleaner.max.compaction.lag.ms",
+    "log.cleaner.min.cleanable.ratio",
+    "log.cleaner.min.compaction.lag.ms",
+    "log.cleaner.threads",
+    "log.cleanup.policy",
+    "log.flush.interval.messages",
+    "log.flush.interval.ms",
+    "log.index.interval.bytes",
+    "log.index.size.max.bytes",
+    "log.local.retention.bytes",
+    "log.local.retention.ms",
+    "log.message.timestamp.after.max.ms",
+    "log.message.timestamp.before.max.ms",
+    "log.message.timestamp.type",
+    "log.preallocate",
+    "log.retention.bytes",
+    "log.retention.ms",
+    "log.roll.jitter.ms",
+    "log.roll.ms",
+    "log.segment.bytes",
+    "log.segment.delete.delay.ms",
+    "max.connection.creation.rate",
+    "max.connections",
+    "max.connections.per.ip",
+    "max.connections.per.ip.overrides",
+    "message.max.bytes",
+    "metric.reporters",
+    "min.insync.replicas",
+    "num.io.threads",
+    "num.network.threads",
+    "num.recovery.threads.per.data.dir",
+    "num.replica.fetchers",
+    "producer.id.expiration.ms",
+    "remote.fetch.max.wait.ms",
+    "remote.list.offsets.request.timeout.ms",
+    "remote.log.index.file.cache.total.size.bytes",
+    "remote.log.manager.copier.thread.pool.size",
+    "remote.log.manager.copy.max.bytes.per.second",
+    "remote.log.manager.expiration.thread.pool.size",
+    "remote.log.manager.fetch.max.bytes.per.second",
+    "remote.log.manager.follower.thread.pool.size",
+    "remote.log.reader.threads",
+    "replica.alter.log.dirs.io.max.bytes.per.second",
+    "share.coordinator.cached.buffer.max.bytes",
+    "transaction.partition.verification.enable",
+    "unclean.leader.election.enable",
+)
+_PER_BROKER: Final = (
+    "cordoned.log.dirs",
+    "listener.security.protocol.map",
+    "listeners",
+    "principal.builder.class",
+    "sasl.enabled.mechanisms",
+    "sasl.jaas.config",
+    "sasl.kerberos.kinit.cmd",
+    "sasl.kerberos.min.time.before.relogin",
+    "sasl.kerberos.principal.to.local.rules",
+    "sasl.kerberos.service.name",
+    "sasl.kerberos.ticket.renew.jitter",
+    "sasl.kerberos.ticket.renew.window.factor",
+    "sasl.login.refresh.buffer.seconds",
+    "sasl.login.refresh.min.period.seconds",
+    "sasl.login.refresh.window.factor",
+    "sasl.login.refresh.window.jitter",
+    "sasl.mechanism.inter.broker.protocol",
+    "ssl.cipher.suites",
+    "ssl.client.auth",
+    "ssl.enabled.protocols",
+    "ssl.endpoint.identification.algorithm",
+    "ssl.engine.factory.class",
+    "ssl.key.password",
+    "ssl.keymanager.algorithm",
+    "ssl.keystore.certificate.chain",
+    "ssl.keystore.key",
+    "ssl.keystore.location",
+    "ssl.keystore.password",
+    "ssl.keystore.type",
+    "ssl.protocol",
+    "ssl.provider",
+    "ssl.secure.random.implementation",
+    "ssl.trustmanager.algorithm",
+    "ssl.truststore.certificates",
+    "ssl.truststore.location",
+    "ssl.truststore.password",
+    "ssl.truststore.type",
+)
+
+DYNAMIC_UPDATE_MODES: Final[dict[str, str]] = {
+    **{name: "cluster-wide" for name in _CLUSTER_WIDE},
+    **{name: "per-broker" for name in _PER_BROKER},
+}
+"""Every broker config Kafka lets AlterConfigs change without a restart, and how: "per-broker"
+(only for one broker id) or "cluster-wide" (per broker or as the cluster default). Kafka's
+``DynamicBrokerConfig.dynamicConfigUpdateModes()``; everything else is read-only."""
+
+DYNAMIC_CONFIGS: Final = frozenset(DYNAMIC_UPDATE_MODES)
+PER_BROKER_CONFIGS: Final = frozenset(_PER_BROKER)
+
+# SSL file/password configs: dynamically settable only with a listener.name.<l>. prefix.
+_DYNAMIC_SECURITY_CONFIGS: Final = frozenset(
+    [
+        "ssl.key.password",
+        "ssl.keystore.certificate.chain",
+        "ssl.keystore.key",
+        "ssl.keystore.location",
+        "ssl.keystore.password",
+        "ssl.keystore.type",
+        "ssl.truststore.certificates",
+        "ssl.truststore.location",
+        "ssl.truststore.password",
+        "ssl.truststore.type",
+    ]
+)
+_CLUSTER_LEVEL_LISTENER_CONFIGS: Final = frozenset(
+    ("max.connections", "max.connection.creation.rate", "num.network.threads")
+)
+_LISTENER_CONFIG_RE: Final = re.compile(r"listener\.name\.[^.]*\.(.*)")
+# Kafka's DynamicLogConfig.RECONFIGURABLE_CONFIGS: a change to one of these is checked
+# (local retention against total retention).
+_LOG_RECONFIGURABLE_CONFIGS: Final = frozenset(
+    (
+        "compression.gzip.level",
+        "compression.lz4.level",
+        "compression.type",
+        "compression.zstd.level",
+        "cordoned.log.dirs",
+        "log.cleaner.delete.retention.ms",
+        "log.cleaner.max.compaction.lag.ms",
+        "log.cleaner.min.cleanable.ratio",
+        "log.cleaner.min.compaction.lag.ms",
+        "log.cleanup.policy",
+        "log.flush.interval.messages",
+        "log.flush.interval.ms",
+        "log.index.interval.bytes",
+        "log.index.size.max.bytes",
+        "log.local.retention.bytes",
+        "log.local.retention.ms",
+        "log.message.timestamp.after.max.ms",
+        "log.message.timestamp.before.max.ms",
+        "log.message.timestamp.type",
+        "log.preallocate",
+        "log.retention.bytes",
+        "log.retention.ms",
+        "log.roll.jitter.ms",
+        "log.roll.ms",
+        "log.segment.bytes",
+        "log.segment.delete.delay.ms",
+        "message.max.bytes",
+        "min.insync.replicas",
+        "unclean.leader.election.enable",
+    )
+)
+_THREAD_POOL_CONFIGS: Final = (
+    "num.io.threads",
+    "num.replica.fetchers",
+    "num.recovery.threads.per.data.dir",
+    "background.threads",
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# DescribeConfigs shapes
+
+
+class ConfigSource(enum.IntEnum):
+    """Where a config value comes from: Kafka's admin ``ConfigEntry.ConfigSource`` names with
+    the DescribeConfigs wire ids (``TOPIC_CONFIG`` on the wire is ``DYNAMIC_TOPIC_CONFIG``)."""
+
+    UNKNOWN = 0
+    DYNAMIC_TOPIC_CONFIG = 1
+    DYNAMIC_BROKER_CONFIG = 2
+    DYNAMIC_DEFAULT_BROKER_CONFIG = 3
+    STATIC_BROKER_CONFIG = 4
+    DEFAULT_CONFIG = 5
+    DYNAMIC_BROKER_LOGGER_CONFIG = 6
+    DYNAMIC_CLIENT_METRICS_CONFIG = 7
+    DYNAMIC_GROUP_CONFIG = 8
+
+
+class ConfigSynonym(NamedTuple):
+    """One place a config's value is or could be set, highest precedence first in a list."""
+
+    name: str
+    value: str | None
+    source: ConfigSource
+
+
+@dataclass(frozen=True)
+class ConfigEntry:
+    """One DescribeConfigs result entry. ``value`` is printed as Kafka prints it and is
+    ``None`` for sensitive configs (and for unset ones with no default)."""
+
+    name: str
+    value: str | None
+    source: ConfigSource
+    is_sensitive: bool
+    read_only: bool
+    synonyms: list[ConfigSynonym] = field(default_factory=list)
+    type: Type | None = None
+    documentation: str | None = None
+
+    @property
+    def is_default(self) -> bool:
+        return self.source is ConfigSource.DEFAULT_CONFIG
+
+
+# ---------------------------------------------------------------------------------------------
+# Listeners
+
+
+class Endpoint(NamedTuple):
+    """A parsed listener: ``host`` is ``None`` for the wildcard (empty host in the URI)."""
+
+    listener_name: str
+    security_protocol: str
+    host: str | None
+    port: int
+
+    @property
+    def connection_string(self) -> str:
+        if self.host is None:
+            return f"{self.listener_name}://:{self.port}"
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{self.listener_name}://{host}:{self.port}"
+
+
+_LISTENER_URI_RE: Final = re.compile(r"^(.*)://\[?([0-9a-zA-Z\-%._:]*)\]?:(-?[0-9]+)")
+
+
+def _is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def _requirement(message: str, name: str | None = None, value: object = None) -> ConfigError:
+    """Scala's ``require`` failing in KafkaConfig: IllegalArgumentException's message."""
+    return ConfigError(name, value, message, message=f"requirement failed: {message}")
+
+
+def parse_listeners(
+    listeners: list[str],
+    protocol_map: Mapping[str, str],
+    *,
+    require_distinct_ports: bool = True,
+) -> list[Endpoint]:
+    """Kafka's ``listenerListToEndPoints``: ``NAME://host:port`` entries to endpoints, with
+    Kafka's checks (known security protocol, distinct names, distinct ports unless one is
+    IPv4 and the other IPv6) and messages."""
+    shown = java_str(listeners)
+
+    def fail(reason: str) -> ConfigError:
+        return ConfigError(
+            "listeners",
+            listeners,
+            reason,
+            message=f"Error creating broker listeners from '{shown}': {reason}",
+        )
+
+    endpoints: list[Endpoint] = []
+    for entry in listeners:
+        m = _LISTENER_URI_RE.fullmatch(entry)
+        if m is None:
+            raise fail(f"Unable to parse {entry} to a broker endpoint")
+        name = m.group(1).upper()
+        host: str | None = m.group(2) or None
+        port_text = m.group(3)
+        port = int(port_text)
+        if not -(2**31) <= port < 2**31:
+            raise fail(f'For input string: "{port_text}"')
+        protocol = protocol_map.get(name)
+        if protocol is None:
+            raise fail(f"No security protocol defined for listener {name}")
+        endpoints.append(Endpoint(name, protocol, host, port))
+
+    if len({e.listener_name for e in endpoints}) != len(endpoints):
+        raise fail(f"Each listener must have a different name, listeners: {shown}")
+    if require_distinct_ports:
+        by_port: dict[int, list[Endpoint]] = {}
+        for e in endpoints:
+            if e.port != 0:
+                by_port.setdefault(e.port, []).append(e)
+        for port, group in by_port.items():
+            if len(group) < 2:
+                continue
+            with_ip = [e for e in group if e.host is not None and _is_ip(e.host)]
+            without_ip = [e for e in group if e not in with_ip]
+            if len(without_ip) > 1:
+                raise fail(f"Each listener must have a different port, listeners: {shown}")
+            if len(with_ip) == 2:
+                a, b = (ipaddress.ip_address(e.host or "") for e in with_ip)
+                if a.version == b.version or without_ip:
+                    raise fail(
+                        "If you have two listeners on the same port then one needs to be IPv4 "
+                        f"and the other IPv6, listeners: {shown}, port: {port}"
+                    )
+            elif len(with_ip) > 2:
+                raise fail(
+                    "Each listener must have a different port unless exactly one listener has "
+                    f"an IPv4 address and the other IPv6 address, listeners: {shown}, port: {port}"
+                )
+    return endpoints
+
+
+def _parse_csv_map(text: str) -> dict[str, str]:
+    """Kafka's ``Csv.parseCsvMap``: ``k:v,k:v`` split at each entry's last colon."""
+    result: dict[str, str] = {}
+    if not text:
+        return result
+    for entry in re.split(r"\s*,\s*", text):
+        key, _, value = entry.rpartition(":")
+        result[java_trim(key)] = java_trim(value)
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# BrokerConfig
+
+
+def attribute_name(config_name: str) -> str:
+    """``log.retention.ms`` -> ``log_retention_ms``."""
+    return config_name.replace(".", "_").replace("-", "_")
+
+
+def _to_strings(props: Mapping[str, object]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for k, v in props.items():
+        s = convert_to_string_with_password(v)
+        if s is not None:
+            out[k] = s
+    return out
+
+
+def _override(props: dict[str, object], overrides: Mapping[str, object]) -> None:
+    """Kafka's ``overrideProps``: a dynamic value replaces its synonyms too, so a dynamic
+    ``log.retention.hours`` beats a static ``log.retention.ms``."""
+    for name, value in overrides.items():
+        for synonym in broker_config_synonyms(name, match_listener_override=False):
+            props.pop(synonym, None)
+        props[name] = value
+
+
+class BrokerConfig:
+    """A broker's configuration, parsed and checked as Kafka's ``KafkaConfig`` does.
+
+    ``BrokerConfig(props)`` takes the static configuration (``server.properties`` strings, or
+    typed values); unknown names are collected in :attr:`unknown` (for the caller to warn
+    about), or refused with ``strict=True``. Every known config is an attribute named after it
+    (``log.segment.bytes`` -> ``log_segment_bytes``) holding Kafka's typed value; a few
+    attributes hold the value Kafka derives rather than the raw setting:
+
+    * ``log_retention_ms``: ``log.retention.ms``, else ``log.retention.minutes``, else
+      ``log.retention.hours``, in milliseconds; any negative value becomes -1 (unlimited).
+    * ``log_roll_ms`` / ``log_roll_jitter_ms``: the ``.ms`` setting, else the ``.hours`` one.
+    * ``log_flush_interval_ms``: falls back to ``log.flush.scheduler.interval.ms``.
+    * ``log_dirs``: ``log.dirs`` if set, else ``log.dir`` (always a list).
+    * ``node_id`` / ``broker_id``: each falls back to the other.
+
+    :meth:`get` returns the raw parsed value of any config by its Kafka name.
+    Raises :class:`ConfigError` with Kafka's message for any invalid value or combination.
+    """
+
+    # Annotations of the config attributes (set in __init__ from BROKER_CONFIG_DEF).
+    broker_id: int
+    message_max_bytes: int
+    num_io_threads: int
+    num_replica_alter_log_dirs_threads: int | None
+    background_threads: int
+    request_timeout_ms: int
+    socket_connection_setup_timeout_ms: int
+    socket_connection_setup_timeout_max_ms: int
+    authorizer_class_name: str
+    early_start_listeners: list[str] | None
+    broker_rack: str | None
+    controlled_shutdown_enable: bool
+    delete_topic_enable: bool
+    compression_type: str
+    compression_gzip_level: int
+    compression_lz4_level: int
+    compression_zstd_level: int
+    max_incremental_fetch_session_cache_slots: int
+    fetch_max_bytes: int
+    max_request_partition_size_limit: int
+    unstable_api_versions_enable: bool
+    unstable_feature_versions_enable: bool
+    node_id: int
+    process_roles: list[str] | None
+    controller_listener_names: list[str] | None
+    initial_broker_registration_timeout_ms: int
+    broker_heartbeat_interval_ms: int
+    broker_session_timeout_ms: int
+    sasl_mechanism_controller_protocol: str
+    metadata_log_dir: str | None
+    metadata_log_segment_bytes: int
+    metadata_log_segment_ms: int
+    metadata_max_retention_bytes: int
+    metadata_max_retention_ms: int
+    metadata_max_idle_interval_ms: int
+    metadata_log_max_record_bytes_between_snapshots: int
+    metadata_log_max_snapshot_interval_ms: int
+    server_max_startup_time_ms: int
+    controller_quorum_voters: list[str]
+    controller_quorum_bootstrap_servers: list[str]
+    controller_quorum_election_timeout_ms: int
+    controller_quorum_fetch_timeout_ms: int
+    controller_quorum_election_backoff_max_ms: int
+    controller_quorum_append_linger_ms: int
+    controller_quorum_request_timeout_ms: int
+    controller_quorum_retry_backoff_ms: int
+    zookeeper_connect: str | None
+    zookeeper_session_timeout_ms: int
+    zookeeper_connection_timeout_ms: int | None
+    zookeeper_set_acl: bool
+    zookeeper_max_in_flight_requests: int
+    listeners: list[str]
+    advertised_listeners: list[str] | None
+    listener_security_protocol_map: str
+    socket_send_buffer_bytes: int
+    socket_receive_buffer_bytes: int
+    socket_request_max_bytes: int
+    socket_listen_backlog_size: int
+    max_connections_per_ip: int
+    max_connections_per_ip_overrides: str
+    max_connections: int
+    max_connection_creation_rate: int
+    connections_max_idle_ms: int
+    connection_failed_authentication_delay_ms: int
+    queued_max_requests: int
+    queued_max_request_bytes: int
+    num_network_threads: int
+    controller_socket_timeout_ms: int
+    default_replication_factor: int
+    replica_lag_time_max_ms: int
+    replica_socket_timeout_ms: int
+    replica_socket_receive_buffer_bytes: int
+    replica_fetch_max_bytes: int
+    replica_fetch_wait_max_ms: int
+    replica_fetch_backoff_ms: int
+    replica_fetch_min_bytes: int
+    replica_fetch_response_max_bytes: int
+    num_replica_fetchers: int
+    replica_high_watermark_checkpoint_interval_ms: int
+    fetch_purgatory_purge_interval_requests: int
+    producer_purgatory_purge_interval_requests: int
+    delete_records_purgatory_purge_interval_requests: int
+    auto_leader_rebalance_enable: bool
+    leader_imbalance_check_interval_seconds: int
+    unclean_leader_election_interval_ms: int
+    unclean_leader_election_enable: bool
+    security_inter_broker_protocol: str
+    inter_broker_listener_name: str | None
+    replica_selector_class: str | None
+    follower_fetch_last_tiered_offset_enable: bool
+    group_min_session_timeout_ms: int
+    group_max_session_timeout_ms: int
+    group_initial_rebalance_delay_ms: int
+    group_max_size: int
+    group_coordinator_rebalance_protocols: list[str]
+    group_coordinator_threads: int
+    group_coordinator_background_threads: int
+    group_coordinator_append_linger_ms: int
+    group_consumer_session_timeout_ms: int
+    group_consumer_min_session_timeout_ms: int
+    group_consumer_max_session_timeout_ms: int
+    group_consumer_heartbeat_interval_ms: int
+    group_consumer_min_heartbeat_interval_ms: int
+    group_consumer_max_heartbeat_interval_ms: int
+    group_consumer_max_size: int
+    group_consumer_assignors: list[str]
+    group_consumer_migration_policy: str
+    offset_metadata_max_bytes: int
+    offsets_load_buffer_size: int
+    offsets_topic_replication_factor: int
+    offsets_topic_num_partitions: int
+    offsets_topic_segment_bytes: int
+    offsets_topic_compression_codec: int
+    offsets_retention_minutes: int
+    offsets_retention_check_interval_ms: int
+    offsets_commit_timeout_ms: int
+    log_cleaner_threads: int
+    log_cleaner_io_max_bytes_per_second: float
+    log_cleaner_dedupe_buffer_size: int
+    log_cleaner_io_buffer_size: int
+    log_cleaner_io_buffer_load_factor: float
+    log_cleaner_backoff_ms: int
+    log_cleaner_min_cleanable_ratio: float
+    log_cleaner_enable: bool
+    log_cleaner_delete_retention_ms: int
+    log_cleaner_min_compaction_lag_ms: int
+    log_cleaner_max_compaction_lag_ms: int
+    num_partitions: int
+    log_dir: list[str]
+    log_dirs: list[str]
+    cordoned_log_dirs: list[str] | None
+    log_segment_bytes: int
+    log_roll_ms: int
+    log_roll_hours: int
+    log_roll_jitter_ms: int
+    log_roll_jitter_hours: int
+    log_retention_ms: int
+    log_retention_minutes: int | None
+    log_retention_hours: int
+    log_retention_bytes: int
+    log_retention_check_interval_ms: int
+    log_cleanup_policy: list[str]
+    log_index_size_max_bytes: int
+    log_index_interval_bytes: int
+    log_flush_interval_messages: int
+    log_segment_delete_delay_ms: int
+    log_flush_scheduler_interval_ms: int
+    log_flush_interval_ms: int
+    log_flush_offset_checkpoint_interval_ms: int
+    log_flush_start_offset_checkpoint_interval_ms: int
+    log_preallocate: bool
+    num_recovery_threads_per_data_dir: int
+    auto_create_topics_enable: bool
+    min_insync_replicas: int
+    log_message_timestamp_type: str
+    log_message_timestamp_before_max_ms: int
+    log_message_timestamp_after_max_ms: int
+    create_topic_policy_class_name: str | None
+    alter_config_policy_class_name: str | None
+    log_dir_failure_timeout_ms: int
+    log_initial_task_delay_ms: int
+    transaction_state_log_min_isr: int
+    transaction_state_log_load_buffer_size: int
+    transaction_state_log_replication_factor: int
+    transaction_state_log_num_partitions: int
+    transaction_state_log_segment_bytes: int
+    transaction_partition_verification_enable: bool
+    producer_id_expiration_ms: int
+    producer_id_expiration_check_interval_ms: int
+    add_partitions_to_txn_retry_backoff_max_ms: int
+    add_partitions_to_txn_retry_backoff_ms: int
+    transaction_two_phase_commit_enable: bool
+    transactional_id_expiration_ms: int
+    transaction_max_timeout_ms: int
+    transaction_abort_timed_out_transaction_cleanup_interval_ms: int
+    transaction_remove_expired_transaction_cleanup_interval_ms: int
+    quota_window_num: int
+    replication_quota_window_num: int
+    alter_log_dirs_replication_quota_window_num: int
+    controller_quota_window_num: int
+    quota_window_size_seconds: int
+    replication_quota_window_size_seconds: int
+    alter_log_dirs_replication_quota_window_size_seconds: int
+    controller_quota_window_size_seconds: int
+    client_quota_callback_class: str | None
+    remote_log_storage_system_enable: bool
+    log_local_retention_ms: int
+    log_local_retention_bytes: int
+    metric_reporters: list[str]
+    metrics_num_samples: int
+    metrics_sample_window_ms: int
+    metrics_recording_level: str
+    # Dynamic-only (DYNAMIC_ONLY_BROKER_CONFIG_DEF).
+    leader_replication_throttled_rate: int
+    follower_replication_throttled_rate: int
+    replica_alter_log_dirs_io_max_bytes_per_second: int
+
+    CONFIG_DEF: Final = BROKER_CONFIG_DEF
+
+    def __init__(self, props: Mapping[str, Any] | None = None, *, strict: bool = False) -> None:
+        static = dict(props or {})
+        # KafkaConfig.populateSynonyms: node.id and broker.id stand in for each other.
+        if "broker.id" not in static and "node.id" in static:
+            static["broker.id"] = static["node.id"]
+        elif "broker.id" in static and "node.id" not in static:
+            static["node.id"] = static["broker.id"]
+        self._init(static, {}, {}, strict=strict)
+
+    def _init(
+        self,
+        static: dict[str, Any],
+        dynamic_default: dict[str, str],
+        dynamic_broker: dict[str, str],
+        *,
+        strict: bool,
+    ) -> None:
+        self.static_props: dict[str, Any] = static
+        self.dynamic_default_props: dict[str, str] = dynamic_default
+        self.dynamic_broker_props: dict[str, str] = dynamic_broker
+        effective: dict[str, Any] = dict(static)
+        _override(effective, dynamic_default)
+        _override(effective, dynamic_broker)
+        self.originals: dict[str, Any] = effective
+        self._static_strings = _to_strings(static)
+        self.ignored_dynamic: dict[str, str] = {}
+        self.unknown: list[str] = [
+            name
+            for name in BROKER_CONFIG_DEF.unknown(static)
+            if name not in DYNAMIC_ONLY_BROKER_CONFIG_DEF
+        ]
+        if strict and self.unknown:
+            name = self.unknown[0]
+            raise ConfigError(
+                name,
+                static[name],
+                "unknown broker config",
+                message=f"Unknown broker config name: {name}",
+            )
+        self._values: dict[str, Any] = BROKER_CONFIG_DEF.parse(effective)
+        self._values.update(DYNAMIC_ONLY_BROKER_CONFIG_DEF.parse(effective))
+        for name, value in self._values.items():
+            setattr(self, attribute_name(name), list(value) if isinstance(value, list) else value)
+        self._derive()
+        self._validate()
+
+    # -- derived values (KafkaConfig's accessors) ---------------------------------------------
+
+    def _derive(self) -> None:
+        v = self._values
+        # An explicit node.id (or broker.id, its synonym) below 0 is refused with Kafka 4's
+        # validator message; unset, both are -1 and the broker picks its id.
+        if "node.id" in self.originals and v["node.id"] < 0:
+            raise ConfigError("node.id", v["node.id"], "Value must be at least 0")
+        self.node_id = v["node.id"]
+        self.broker_id = v["broker.id"]
+        self.log_dirs = list(v["log.dirs"] if v["log.dirs"] is not None else v["log.dir"])
+        hour = 60 * 60 * 1000
+        roll = v["log.roll.ms"]
+        self.log_roll_ms = roll if roll is not None else hour * v["log.roll.hours"]
+        jitter = v["log.roll.jitter.ms"]
+        self.log_roll_jitter_ms = (
+            jitter if jitter is not None else hour * v["log.roll.jitter.hours"]
+        )
+        flush = v["log.flush.interval.ms"]
+        self.log_flush_interval_ms = (
+            flush if flush is not None else v["log.flush.scheduler.interval.ms"]
+        )
+        if v["log.retention.ms"] is not None:
+            millis = v["log.retention.ms"]
+        elif v["log.retention.minutes"] is not None:
+            millis = 60 * 1000 * v["log.retention.minutes"]
+        else:
+            millis = hour * v["log.retention.hours"]
+        self.log_retention_ms = -1 if millis < 0 else millis
+
+    # -- KafkaConfig.validateValues (the parts that apply to kafkacore) ------------------------
+
+    def _validate(self) -> None:
+        if self.node_id != self.broker_id:
+            raise ConfigError(
+                "node.id",
+                self.node_id,
+                "must equal broker.id",
+                message="You must set `node.id` to the same value as `broker.id`.",
+            )
+        if self.log_roll_ms < 1:
+            raise _requirement("log.roll.ms must be greater than or equal to 1", "log.roll.ms")
+        if self.log_roll_jitter_ms < 0:
+            raise _requirement(
+                "log.roll.jitter.ms must be greater than or equal to 0", "log.roll.jitter.ms"
+            )
+        if self.log_retention_ms < 1 and self.log_retention_ms != -1:
+            raise _requirement(
+                "log.retention.ms must be unlimited (-1) or, greater than or equal to 1",
+                "log.retention.ms",
+            )
+        if not self.log_dirs:
+            raise _requirement(
+                "At least one log directory must be defined via log.dirs or log.dir."
+            )
+        if self.log_cleaner_threads == 0:
+            # Kafka divides by the thread count here and fails with ArithmeticException.
+            raise ConfigError("log.cleaner.threads", 0, "/ by zero", message="/ by zero")
+        if self.log_cleaner_dedupe_buffer_size // self.log_cleaner_threads <= 1024 * 1024:
+            raise _requirement(
+                "log.cleaner.dedupe.buffer.size must be at least 1MB per cleaner thread.",
+                "log.cleaner.dedupe.buffer.size",
+            )
+        if self.replica_fetch_wait_max_ms > self.replica_socket_timeout_ms:
+            raise _requirement(
+                "replica.socket.timeout.ms should always be at least replica.fetch.wait.max.ms"
+                " to prevent unnecessary socket timeouts",
+                "replica.socket.timeout.ms",
+            )
+        if self.replica_fetch_wait_max_ms > self.replica_lag_time_max_ms:
+            raise _requirement(
+                "replica.fetch.wait.max.ms should always be less than or equal to "
+                "replica.lag.time.max.ms to prevent frequent changes in ISR",
+                "replica.fetch.wait.max.ms",
+            )
+        self._validate_listeners()
+        if 0 < self.queued_max_request_bytes < self.socket_request_max_bytes:
+            raise _requirement(
+                "queued.max.request.bytes must be larger or equal to socket.request.max.bytes",
+                "queued.max.request.bytes",
+            )
+        if self.max_connections_per_ip == 0 and not _parse_csv_map(
+            self.max_connections_per_ip_overrides
+        ):
+            raise _requirement(
+                "max.connections.per.ip can be set to zero only if "
+                "max.connections.per.ip.overrides property is set.",
+                "max.connections.per.ip",
+            )
+        delay, idle = self.connection_failed_authentication_delay_ms, self.connections_max_idle_ms
+        if idle >= 0 and delay >= idle:
+            raise _requirement(
+                f"connection.failed.authentication.delay.ms={delay} should always be less than"
+                f" connections.max.idle.ms={idle} to prevent failed"
+                " authentication responses from timing out",
+                "connection.failed.authentication.delay.ms",
+            )
+        if "classic" not in self.group_coordinator_rebalance_protocols:
+            raise ConfigError(
+                "group.coordinator.rebalance.protocols",
+                self.group_coordinator_rebalance_protocols,
+                "must contain classic",
+                message="Disabling the 'classic' protocol is not supported.",
+            )
+
+    def effective_listener_security_protocol_map(self) -> dict[str, str]:
+        """Listener name -> security protocol (``listener.security.protocol.map``; with
+        ``process.roles`` set and no explicit map, controller listeners default to PLAINTEXT
+        unless SSL or SASL is in use, as Kafka does)."""
+        result: dict[str, str] = {}
+        for name, protocol in _parse_csv_map(self.listener_security_protocol_map).items():
+            if protocol.upper() not in SECURITY_PROTOCOLS:
+                raise ConfigError(
+                    "listener.security.protocol.map",
+                    self.listener_security_protocol_map,
+                    f"Invalid security protocol `{protocol}`",
+                    message=f"Invalid security protocol `{protocol}` defined in "
+                    "listener.security.protocol.map",
+                )
+            result[name.upper()] = protocol.upper()
+        controller_names = self.controller_listener_names or []
+        if self.process_roles and "listener.security.protocol.map" not in self.originals:
+            secure = {"SSL", "SASL_SSL", "SASL_PLAINTEXT"}
+            listener_names = []
+            for entry in self.listeners:
+                colon = entry.find(":")
+                if colon < 0:
+                    raise ConfigError(
+                        "listeners",
+                        self.listeners,
+                        "Unable to parse a listener name",
+                        message=f"Unable to parse a listener name from {entry}",
+                    )
+                listener_names.append(entry[:colon].upper())
+            if not any(n in secure for n in [*controller_names, *listener_names]):
+                for name in controller_names:
+                    if name != "PLAINTEXT":
+                        result.setdefault(name, "PLAINTEXT")
+        return result
+
+    def listener_endpoints(self) -> list[Endpoint]:
+        """The parsed ``listeners`` (what the broker binds)."""
+        return parse_listeners(self.listeners, self.effective_listener_security_protocol_map())
+
+    def advertised_endpoints(self) -> list[Endpoint]:
+        """What the broker tells clients: ``advertised.listeners`` (else ``listeners``) minus
+        controller listeners."""
+        if self.advertised_listeners is not None:
+            endpoints = parse_listeners(
+                self.advertised_listeners,
+                self.effective_listener_security_protocol_map(),
+                require_distinct_ports=False,
+            )
+        else:
+            endpoints = self.listener_endpoints()
+        controller_names = set(self.controller_listener_names or [])
+        return [e for e in endpoints if e.listener_name not in controller_names]
+
+    def inter_broker_listener(self) -> tuple[str, str]:
+        """(listener name, security protocol) brokers use between themselves."""
+        name = self.inter_broker_listener_name
+        if name is not None:
+            if "security.inter.broker.protocol" in self.originals:
+                raise ConfigError(
+                    "inter.broker.listener.name",
+                    name,
+                    "conflicts with security.inter.broker.protocol",
+                    message="Only one of inter.broker.listener.name and "
+                    "security.inter.broker.protocol should be set.",
+                )
+            normalised = name.upper()
+            protocol = self.effective_listener_security_protocol_map().get(normalised)
+            if protocol is None:
+                raise ConfigError(
+                    "inter.broker.listener.name",
+                    name,
+                    "not found in listener.security.protocol.map",
+                    message=f"Listener with name {normalised} defined in "
+                    "inter.broker.listener.name not found in listener.security.protocol.map.",
+                )
+            return normalised, protocol
+        protocol = self.security_inter_broker_protocol
+        return protocol, protocol
+
+    def _validate_listeners(self) -> None:
+        # Kafka's order: the advertised listeners are parsed first, then the inter-broker
+        # listener, then the bound listeners.
+        advertised = self.advertised_endpoints()
+        advertised_names = list(dict.fromkeys(e.listener_name for e in advertised))
+        if not advertised_names:
+            hint = (
+                " Perhaps all listeners appear in controller.listener.names?"
+                if self.process_roles and "broker" in self.process_roles
+                else ""
+            )
+            raise _requirement(
+                "There must be at least one broker advertised listener." + hint,
+                "advertised.listeners",
+            )
+        inter_broker_name, _ = self.inter_broker_listener()
+        if inter_broker_name not in advertised_names:
+            raise _requirement(
+                "inter.broker.listener.name must be a listener name defined in "
+                "advertised.listeners. The valid options based on currently configured "
+                f"listeners are {','.join(advertised_names)}",
+                "inter.broker.listener.name",
+            )
+        listener_names = list(dict.fromkeys(e.listener_name for e in self.listener_endpoints()))
+        if not set(advertised_names) <= set(listener_names):
+            raise _requirement(
+                "advertised.listeners listener names must be equal to or a subset of the ones "
+                f"defined in listeners. Found {','.join(advertised_names)}. The valid options "
+                f"based on the current configuration are {','.join(listener_names)}",
+                "advertised.listeners",
+            )
+        if any(e.host == "0.0.0.0" for e in advertised):
+            raise _requirement(
+                "advertised.listeners cannot use the nonroutable meta-address 0.0.0.0. "
+                "Use a routable IP address.",
+                "advertised.listeners",
+                self.advertised_listeners
+                if self.advertised_listeners is not None
+                else self.listeners,
+            )
+
+    # -- access ---------------------------------------------------------------------------
+
+    def get(self, name: str) -> Any:
+        """The parsed value of a config by its Kafka name, as set (``None`` if unset and
+        without default). Unknown names raise Kafka's ``Unknown configuration '<name>'``."""
+        if name in self._values:
+            value = self._values[name]
+            return list(value) if isinstance(value, list) else value
+        raise ConfigError(name, message=f"Unknown configuration '{name}'")
+
+    def values(self) -> dict[str, Any]:
+        """Every config by Kafka name with its parsed value."""
+        return {k: (list(v) if isinstance(v, list) else v) for k, v in self._values.items()}
+
+    def extract_log_config_map(self) -> dict[str, Any]:
+        """The broker-level defaults of topic configs (Kafka's ``extractLogConfigMap``),
+        keyed by topic config name, typed, after synonym resolution."""
+        v = self._values
+        return {
+            "segment.bytes": v["log.segment.bytes"],
+            "segment.ms": self.log_roll_ms,
+            "segment.jitter.ms": self.log_roll_jitter_ms,
+            "segment.index.bytes": v["log.index.size.max.bytes"],
+            "flush.messages": v["log.flush.interval.messages"],
+            "flush.ms": self.log_flush_interval_ms,
+            "retention.bytes": v["log.retention.bytes"],
+            "retention.ms": self.log_retention_ms,
+            "max.message.bytes": v["message.max.bytes"],
+            "index.interval.bytes": v["log.index.interval.bytes"],
+            "delete.retention.ms": v["log.cleaner.delete.retention.ms"],
+            "min.compaction.lag.ms": v["log.cleaner.min.compaction.lag.ms"],
+            "max.compaction.lag.ms": v["log.cleaner.max.compaction.lag.ms"],
+            "file.delete.delay.ms": v["log.segment.delete.delay.ms"],
+            "min.cleanable.dirty.ratio": v["log.cleaner.min.cleanable.ratio"],
+            "cleanup.policy": list(v["log.cleanup.policy"]),
+            "min.insync.replicas": v["min.insync.replicas"],
+            "compression.type": v["compression.type"],
+            "compression.gzip.level": v["compression.gzip.level"],
+            "compression.lz4.level": v["compression.lz4.level"],
+            "compression.zstd.level": v["compression.zstd.level"],
+            "unclean.leader.election.enable": v["unclean.leader.election.enable"],
+            "preallocate": v["log.preallocate"],
+            "message.timestamp.type": v["log.message.timestamp.type"],
+            "message.timestamp.before.max.ms": v["log.message.timestamp.before.max.ms"],
+            "message.timestamp.after.max.ms": v["log.message.timestamp.after.max.ms"],
+            "local.retention.ms": v["log.local.retention.ms"],
+            "local.retention.bytes": v["log.local.retention.bytes"],
+        }
+
+    # -- dynamic configuration ------------------------------------------------------------
+
+    def with_dynamic(
+        self,
+        per_broker: Mapping[str, Any] | None = None,
+        cluster_default: Mapping[str, Any] | None = None,
+        *,
+        validate: bool = True,
+    ) -> BrokerConfig:
+        """A new config with dynamic overrides applied: ``per_broker`` (DYNAMIC_BROKER_CONFIG,
+        this broker's id) over ``cluster_default`` (DYNAMIC_DEFAULT_BROKER_CONFIG) over the
+        static config over defaults. Each call replaces all previous dynamic values.
+
+        With ``validate`` (an AlterConfigs request), names and values are checked as Kafka
+        does: read-only configs, per-broker configs at cluster level, SSL configs without a
+        listener prefix, bad values and thread counts changed by more than a factor of two all
+        raise :class:`ConfigError`. Without it (values loaded from the metadata store), invalid
+        entries are dropped as Kafka drops them and listed in :attr:`ignored_dynamic`."""
+        per_broker_s = _to_strings(per_broker or {})
+        default_s = _to_strings(cluster_default or {})
+        ignored: dict[str, str] = {}
+        if validate:
+            _validate_dynamic(per_broker_s, per_broker_config=True)
+            _validate_dynamic(default_s, per_broker_config=False)
+        else:
+            per_broker_s = _drop_invalid_dynamic(per_broker_s, True, ignored)
+            default_s = _drop_invalid_dynamic(default_s, False, ignored)
+        new = object.__new__(BrokerConfig)
+        new._init(dict(self.static_props), default_s, per_broker_s, strict=False)
+        new.ignored_dynamic = ignored
+        if validate:
+            _validate_reconfiguration(self, new)
+        return new
+
+    # -- DescribeConfigs ------------------------------------------------------------------
+
+    def config_synonyms(
+        self, name: str, synonym_names: Iterable[str], is_sensitive: bool
+    ) -> list[ConfigSynonym]:
+        """Kafka's ``ConfigHelper.configSynonyms``: every place one of ``synonym_names`` is
+        set, by precedence (dynamic per-broker, dynamic default, static, default), dropping
+        entries before the first one named ``name``."""
+        names = list(synonym_names)
+        found: list[ConfigSynonym] = []
+        for mapping, source in (
+            (self.dynamic_broker_props, ConfigSource.DYNAMIC_BROKER_CONFIG),
+            (self.dynamic_default_props, ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG),
+            (self._static_strings, ConfigSource.STATIC_BROKER_CONFIG),
+            (_STATIC_DEFAULT_STRINGS, ConfigSource.DEFAULT_CONFIG),
+        ):
+            for synonym in names:
+                if synonym in mapping:
+                    value = None if is_sensitive else mapping[synonym]
+                    found.append(ConfigSynonym(synonym, value, source))
+        while found and found[0].name != name:
+            found.pop(0)
+        return found
+
+    def describe(
+        self,
+        names: Iterable[str] | None = None,
+        *,
+        include_synonyms: bool = True,
+        include_documentation: bool = False,
+    ) -> list[ConfigEntry]:
+        """DescribeConfigs for this broker (resource name = its id): every set or defined
+        config, sorted by name, with Kafka's value printing, source, sensitivity, read-only
+        flag (everything not in :data:`DYNAMIC_CONFIGS`) and synonyms."""
+        configs: dict[str, Any] = {k: v for k, v in self.originals.items() if v is not None}
+        for key in BROKER_CONFIG_DEF.config_keys():
+            if not key.internal:
+                configs[key.name] = self._values[key.name]
+        for name in DYNAMIC_ONLY_BROKER_CONFIG_DEF:
+            if name in self.originals:
+                configs[name] = self._values[name]
+        wanted = None if names is None else set(names)
+        entries = []
+        for name in sorted(configs):
+            if wanted is not None and name not in wanted:
+                continue
+            entries.append(
+                self._entry(name, configs[name], True, include_synonyms, include_documentation)
+            )
+        return entries
+
+    def describe_cluster_default(
+        self, *, include_synonyms: bool = True, include_documentation: bool = False
+    ) -> list[ConfigEntry]:
+        """DescribeConfigs for the cluster-default broker resource (empty resource name):
+        only the dynamic cluster-wide values."""
+        return [
+            self._entry(name, value, False, include_synonyms, include_documentation)
+            for name, value in sorted(self.dynamic_default_props.items())
+        ]
+
+    def _entry(
+        self,
+        name: str,
+        value: Any,
+        per_broker_config: bool,
+        include_synonyms: bool,
+        include_documentation: bool,
+    ) -> ConfigEntry:
+        type_ = broker_config_type(name)
+        sensitive = type_ is None or type_.is_sensitive
+        if sensitive:
+            text = None
+        elif isinstance(value, str):
+            text = value
+        else:
+            text = convert_to_string(value, type_)
+        synonyms = self.config_synonyms(
+            name, broker_config_synonyms(name, match_listener_override=True), sensitive
+        )
+        if not per_broker_config:
+            synonyms = [
+                s for s in synonyms if s.source is ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG
+            ]
+        source = synonyms[0].source if synonyms else ConfigSource.DEFAULT_CONFIG
+        doc = None
+        if include_documentation:
+            key = BROKER_CONFIG_DEF.get(name) or DYNAMIC_ONLY_BROKER_CONFIG_DEF.get(name)
+            doc = key.doc if key is not None else None
+        return ConfigEntry(
+            name=name,
+            value=text,
+            source=source,
+            is_sensitive=sensitive,
+            read_only=name not in DYNAMIC_CONFIGS,
+            synonyms=synonyms if include_synonyms else [],
+            type=type_,
+            documentation=doc,
+        )
+
+    def __repr__(self) -> str:
+        return f"BrokerConfig(node_id={self.node_id}, overrides={sorted(self.static_props)})"
+
+
+_STATIC_DEFAULT_STRINGS: Final = {
+    name: value
+    for name, value in _to_strings(
+        {**BROKER_CONFIG_DEF.default_values(), **DYNAMIC_ONLY_BROKER_CONFIG_DEF.default_values()}
+    ).items()
+    # node.id has no default in Kafka 4 (kafkacore's -1 only means "unset"): describe it so.
+    if name != "node.id"
+}
+
+
+def broker_config_type(name: str) -> Type | None:
+    """The type of a broker config, also for listener-prefixed names
+    (``listener.name.x.<config>``); ``None`` when unknown (Kafka then treats it as sensitive)."""
+    for candidate in [name, *broker_config_synonyms(name, match_listener_override=True)]:
+        key = BROKER_CONFIG_DEF.get(candidate) or DYNAMIC_ONLY_BROKER_CONFIG_DEF.get(candidate)
+        if key is not None:
+            return key.type
+    return None
+
+
+def _java_set(names: Iterable[str]) -> str:
+    return "[" + ", ".join(java_hash_set_order(list(names))) + "]"
+
+
+def _dynamic_problems(
+    props: Mapping[str, str], per_broker_config: bool
+) -> list[tuple[str, set[str]]]:
+    names = list(props)
+    non_dynamic = {n for n in names if n in BROKER_CONFIG_DEF and n not in DYNAMIC_CONFIGS}
+    security = {n for n in names if n in _DYNAMIC_SECURITY_CONFIGS}
+    problems = [
+        ("Cannot update these configs dynamically", non_dynamic),
+        (
+            "These security configs can be dynamically updated only per-listener using the "
+            "listener prefix",
+            security,
+        ),
+    ]
+    if not per_broker_config:
+        per_broker = {n for n in names if n in PER_BROKER_CONFIGS}
+        for n in names:
+            m = _LISTENER_CONFIG_RE.fullmatch(n)
+            if m and m.group(1) not in _CLUSTER_LEVEL_LISTENER_CONFIGS:
+                per_broker.add(n)
+        problems.append(
+            (
+                "Cannot update these configs at default cluster level, broker id must be specified",
+                per_broker,
+            )
+        )
+    return problems
+
+
+def _base_name(name: str) -> str:
+    m = _LISTENER_CONFIG_RE.fullmatch(name)
+    return m.group(1) if m else name
+
+
+def _parse_dynamic_value(name: str, value: str) -> None:
+    key = BROKER_CONFIG_DEF.get(_base_name(name)) or DYNAMIC_ONLY_BROKER_CONFIG_DEF.get(
+        _base_name(name)
+    )
+    if key is not None and (
+        key.name in DYNAMIC_CONFIGS or key.name in DYNAMIC_ONLY_BROKER_CONFIG_DEF
+    ):
+        key.parse(value)
+
+
+def _validate_dynamic(props: Mapping[str, str], *, per_broker_config: bool) -> None:
+    """Kafka's ``DynamicBrokerConfig.validateConfigs``."""
+    problems = _dynamic_problems(props, per_broker_config)
+    for message, names in problems[:2]:
+        if names:
+            raise ConfigError(
+                sorted(names)[0], None, message, message=f"{message}: {_java_set(names)}"
+            )
+    for name, value in props.items():
+        _parse_dynamic_value(name, value)
+    if not per_broker_config:
+        message, names = problems[2]
+        if names:
+            raise ConfigError(
+                sorted(names)[0], None, message, message=f"{message}: {_java_set(names)}"
+            )
+
+
+def _drop_invalid_dynamic(
+    props: dict[str, str], per_broker_config: bool, ignored: dict[str, str]
+) -> dict[str, str]:
+    """Kafka's ``fromPersistentProps``: invalid dynamic entries are dropped, not fatal."""
+    kept = dict(props)
+    for name, value in props.items():
+        try:
+            _parse_dynamic_value(name, value)
+        except ConfigError as e:
+            ignored[name] = str(e)
+            kept.pop(name)
+    for message, names in _dynamic_problems(kept, per_broker_config):
+        for name in names:
+            ignored[name] = message
+            kept.pop(name, None)
+    return kept
+
+
+def _validate_reconfiguration(old: BrokerConfig, new: BrokerConfig) -> None:
+    """Kafka's checks on a dynamic update: thread pools may at most halve or double, and the
+    local (tiered) retention may not exceed the total retention."""
+    for name in _THREAD_POOL_CONFIGS:
+        before, after = old.get(name), new.get(name)
+        if before == after:
+            continue
+        prefix = f"Dynamic thread count update validation failed for {name}={after}"
+        if after <= 0:
+            raise ConfigError(name, after, message=f"{prefix}, value should be at least 1")
+        if after < before // 2:
+            raise ConfigError(
+                name,
+                after,
+                message=f"{prefix}, value should be at least half the current value {before}",
+            )
+        if after > before * 2:
+            raise ConfigError(
+                name,
+                after,
+                message=f"{prefix}, value should not be greater than double the current value "
+                f"{before}",
+            )
+    changed = {
+        name
+        for name in {*old.originals, *new.originals}
+        if old.originals.get(name) != new.originals.get(name)
+    }
+    if not changed & _LOG_RECONFIGURABLE_CONFIGS:
+        return
+    retention, local = new.log_retention_ms, new.log_local_retention_ms
+    if retention != -1 and local != -2:
+        if local == -1:
+            raise ConfigError(
+                "log.local.retention.ms",
+                local,
+                f"Value must not be -1 as log.retention.ms value is set as {retention}.",
+            )
+        if local > retention:
+            raise ConfigError(
+                "log.local.retention.ms",
+                local,
+                f"Value must not be more than log.retention.ms property value: {retention}",
+            )
+    size, local_size = new.log_retention_bytes, new.log_local_retention_bytes
+    if size > -1 and local_size != -2:
+        if local_size == -1:
+            raise ConfigError(
+                "log.local.retention.bytes",
+                local_size,
+                f"Value must not be -1 as log.retention.bytes value is set as {size}.",
+            )
+        if local_size > size:
+            raise ConfigError(
+                "log.local.retention.bytes",
+                local_size,
+                f"Value must not be more than log.retention.bytes property value: {size}",
+            )
