@@ -4,13 +4,20 @@ very classes through PyO3's ``import_exception!``)."""
 from __future__ import annotations
 
 __all__ = [
+    "CorruptCheckpointError",
     "CorruptIndexError",
     "CorruptRecordError",
+    "InconsistentTopicIdError",
     "IndexFullError",
     "InvalidOffsetError",
     "InvalidRecordError",
     "KafkaCoreError",
+    "OffsetOutOfRangeError",
+    "RecordBatchTooLargeError",
+    "RecordTooLargeError",
+    "RecordValidationError",
     "StorageIOError",
+    "UnexpectedAppendOffsetError",
     "UnsupportedCompressionError",
 ]
 
@@ -47,3 +54,51 @@ class UnsupportedCompressionError(KafkaCoreError):
 
 class StorageIOError(KafkaCoreError, OSError):
     """An I/O error on a named log, index or checkpoint file."""
+
+
+class OffsetOutOfRangeError(KafkaCoreError):
+    """A fetch, truncation or log-start-offset request outside the log's offsets (Kafka's
+    OFFSET_OUT_OF_RANGE)."""
+
+
+class RecordTooLargeError(KafkaCoreError):
+    """A record batch larger than ``max.message.bytes`` (Kafka's MESSAGE_TOO_LARGE)."""
+
+
+class RecordBatchTooLargeError(KafkaCoreError):
+    """An append larger than ``segment.bytes``: no segment can hold it (Kafka's
+    RECORD_LIST_TOO_LARGE)."""
+
+
+class RecordValidationError(InvalidRecordError):
+    """Records refused one by one (Kafka's ``RecordValidationException``, INVALID_RECORD
+    with ``record_errors`` in the Produce response).
+
+    ``record_errors`` holds ``(batch_index, message)`` pairs: the index of the record in
+    its batch and Kafka's message for it."""
+
+    def __init__(self, message: str, record_errors: list[tuple[int, str]]) -> None:
+        super().__init__(message)
+        self.record_errors = record_errors
+
+
+class UnexpectedAppendOffsetError(InvalidOffsetError):
+    """A replica append whose first offset is below the log end offset (Kafka's
+    ``UnexpectedAppendOffsetException``). ``first_offset``/``last_offset`` are the
+    append's."""
+
+    def __init__(self, message: str, first_offset: int, last_offset: int) -> None:
+        super().__init__(message)
+        self.first_offset = first_offset
+        self.last_offset = last_offset
+
+
+class CorruptCheckpointError(StorageIOError):
+    """A checkpoint or properties file (``recovery-point-offset-checkpoint``,
+    ``leader-epoch-checkpoint``, ``partition.metadata``, ``meta.properties``, ...) that is
+    not in Kafka's format; the message names the file and the offending line."""
+
+
+class InconsistentTopicIdError(KafkaCoreError):
+    """A partition directory whose ``partition.metadata`` names another topic id than the
+    one given (Kafka's INCONSISTENT_TOPIC_ID)."""

@@ -1,0 +1,1066 @@
+"""One partition's log (Kafka's ``UnifiedLog`` + ``LocalLog``, without the high watermark,
+producer state and tiered storage, which belong to the layers above).
+
+A :class:`Log` owns a partition directory ``<log.dir>/<topic>-<partition>``: its segments
+(:class:`~kafkacore.log.segments.LogSegments`), its leader epoch cache
+(``leader-epoch-checkpoint``) and its ``partition.metadata``. It appends record batches to
+the active segment, rolling a new one when Kafka would; serves reads as file regions;
+finds offsets by timestamp; truncates for replication; and applies retention.
+
+Offsets kept here:
+
+* ``log_start_offset`` - the first offset a reader may fetch; advanced by retention and
+  :meth:`Log.delete_records_before`.
+* ``log_end_offset`` (LEO) - the offset the next appended record gets.
+* ``recovery_point`` - every offset below it has been fsynced; loading after a crash
+  recovers from there.
+
+The high watermark is the replication layer's: it passes ``upper_bound`` (HW, or LEO
+for replicas) to :meth:`Log.read` and ``high_watermark`` to :meth:`Log.delete_old_segments`.
+
+Thread-safety: every public method takes the log's lock (one ``RLock``), so a log may be
+used from many threads: appends, rolls, truncations, retention and reads are serialized.
+A read holds the lock only to locate its file region (index lookups); the bytes are
+copied afterwards, by :meth:`FetchDataInfo.read_bytes` or ``sendfile``, without it. A
+region stays readable: appends never rewrite earlier bytes, and a deleted segment's
+files are renamed to ``.deleted`` and removed only ``file.delete.delay.ms`` later
+(``read_bytes`` follows the rename). Truncation, as in Kafka, may shorten a region that
+was handed out. The offset properties read single attributes without the lock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import logging
+import os
+import random
+import shutil
+import threading
+import uuid
+from dataclasses import dataclass
+from types import ModuleType
+from typing import NamedTuple
+
+from kafkacore.config import LogConfig
+from kafkacore.errors import (
+    CorruptRecordError,
+    InconsistentTopicIdError,
+    IndexFullError,
+    InvalidOffsetError,
+    InvalidRecordError,
+    OffsetOutOfRangeError,
+    RecordBatchTooLargeError,
+    RecordTooLargeError,
+    RecordValidationError,
+    StorageIOError,
+    UnexpectedAppendOffsetError,
+)
+from kafkacore.log.checkpoints import (
+    LeaderEpochCheckpointFile,
+    PartitionMetadataFile,
+    fsync_dir,
+)
+from kafkacore.log.clock import SYSTEM_TIME, Time
+from kafkacore.log.epoch import UNDEFINED_EPOCH_OFFSET, LeaderEpochFileCache
+from kafkacore.log.files import (
+    DELETED_FILE_SUFFIX,
+    TopicPartition,
+    parse_topic_partition_name,
+)
+from kafkacore.log.loader import LogLoader
+from kafkacore.log.retention import (
+    SegmentPredicate,
+    deletable_segments,
+    log_start_offset_breached,
+    retention_ms_breached,
+    retention_size_breached,
+)
+from kafkacore.log.scheduler import Scheduler, default_scheduler
+from kafkacore.log.segments import (
+    LogSegment,
+    LogSegments,
+    delete_segment_files,
+    segment_file_paths,
+)
+
+__all__ = [
+    "EARLIEST_LOCAL_TIMESTAMP",
+    "EARLIEST_TIMESTAMP",
+    "LATEST_TIERED_TIMESTAMP",
+    "LATEST_TIMESTAMP",
+    "MAX_TIMESTAMP",
+    "AppendOrigin",
+    "FetchDataInfo",
+    "Log",
+    "LogAppendInfo",
+    "TimestampAndOffset",
+]
+
+logger = logging.getLogger("kafkacore.log")
+
+#: ListOffsets special timestamps (Kafka's ``ListOffsetsRequest``).
+LATEST_TIMESTAMP = -1
+EARLIEST_TIMESTAMP = -2
+MAX_TIMESTAMP = -3
+EARLIEST_LOCAL_TIMESTAMP = -4
+LATEST_TIERED_TIMESTAMP = -5
+
+_NO_TIMESTAMP = -1
+_NO_KEY_COMPACTED = "Compacted topic cannot accept message without key in topic partition"
+_LOG_OVERHEAD = 12  # baseOffset i64 + batchLength i32, outside batchLength
+_MIN_BATCH_LENGTH = 49  # RECORD_BATCH_OVERHEAD (61) - LOG_OVERHEAD
+_MAX_OFFSET = 2**63 - 1
+
+# Fields of a backend batch header tuple (see kafkacore/_native.pyi).
+_H_BASE_OFFSET = 0
+_H_BATCH_LENGTH = 1
+_H_LEADER_EPOCH = 2
+_H_ATTRIBUTES = 5
+_H_LAST_OFFSET_DELTA = 6
+_H_MAX_TIMESTAMP = 8
+_H_PRODUCER_ID = 9
+_H_BASE_SEQUENCE = 11
+_H_RECORDS_COUNT = 12
+_CODEC_MASK = 0x07
+_CONTROL_FLAG = 0x20
+
+
+class AppendOrigin(enum.Enum):
+    """Who appends (Kafka's ``AppendOrigin``): decides which checks apply."""
+
+    CLIENT = "client"  # a producer: Kafka's client-batch checks apply
+    COORDINATOR = "coordinator"  # group/transaction coordinator writing its own records
+    REPLICATION = "replication"  # a follower copying the leader: offsets kept
+
+
+@dataclass(frozen=True, slots=True)
+class LogAppendInfo:
+    """What an append did (Kafka's ``LogAppendInfo``).
+
+    ``max_timestamp``/``offset_of_max_timestamp``: the largest batch max timestamp and the
+    last offset of the first batch that has it (-1, -1 when none); ``log_append_time``: the
+    broker time stamped on LogAppendTime topics, else -1; ``log_start_offset``: the log's
+    at the time of the append; ``last_leader_epoch``: the last batch's partition leader
+    epoch as written (``None`` if -1); ``source_compression``: the codec id of the last
+    compressed batch (0 if none); ``num_batches``/``num_records``: what was appended. An
+    empty append has offsets -1 and ``valid_bytes`` 0."""
+
+    first_offset: int
+    last_offset: int
+    max_timestamp: int
+    offset_of_max_timestamp: int
+    log_append_time: int
+    log_start_offset: int
+    valid_bytes: int
+    last_leader_epoch: int | None
+    source_compression: int
+    num_batches: int
+    num_records: int
+
+
+@dataclass(frozen=True, slots=True)
+class FetchDataInfo:
+    """A read result as a file region: ``length`` bytes of the segment file ``file`` from
+    ``position``, holding whole batches; a server may send it without copying.
+
+    ``offset`` is the offset asked for (Kafka's fetch offset); the first batch of the
+    region contains it or starts after it (a batch is never split, so it may also start
+    before it). ``segment_base_offset`` names the segment. ``length == 0``: nothing to
+    return; ``file``/``position`` then say where the data would start."""
+
+    file: str
+    position: int
+    length: int
+    offset: int
+    segment_base_offset: int
+
+    @property
+    def is_empty(self) -> bool:
+        return self.length == 0
+
+    def read_bytes(self) -> bytes:
+        """The region's bytes (fewer if the log was truncated since the read). If the
+        segment was deleted since, its renamed ``.deleted`` file is read."""
+        if self.length == 0:
+            return b""
+        for path in (self.file, self.file + DELETED_FILE_SUFFIX):
+            try:
+                fd = os.open(path, os.O_RDONLY)
+            except FileNotFoundError:
+                continue
+            try:
+                parts: list[bytes] = []
+                position, remaining = self.position, self.length
+                while remaining > 0:
+                    chunk = os.pread(fd, remaining, position)
+                    if not chunk:
+                        break
+                    parts.append(chunk)
+                    position += len(chunk)
+                    remaining -= len(chunk)
+                return b"".join(parts)
+            finally:
+                os.close(fd)
+        raise StorageIOError(2, "segment file is gone", self.file)
+
+
+class TimestampAndOffset(NamedTuple):
+    """A ListOffsets answer: ``timestamp`` (-1 for the special queries), ``offset`` and the
+    leader epoch of that offset (``None`` when unknown)."""
+
+    timestamp: int
+    offset: int
+    leader_epoch: int | None
+
+
+class _Batch(NamedTuple):
+    position: int
+    size: int
+    header: tuple[int, ...]
+
+
+class Log:
+    """The log of one partition (see the module docstring).
+
+    ``directory`` is ``<log.dir>/<topic>-<partition>`` (created if missing);
+    ``topic_partition`` defaults to the one its name spells. Opening loads what is on disk
+    (:class:`~kafkacore.log.loader.LogLoader`): ``log_start_offset`` is the value from
+    ``log-start-offset-checkpoint``; ``recover_from`` is ``None`` after a clean shutdown,
+    else the recovery point from ``recovery-point-offset-checkpoint`` (segments above it
+    are validated and cut at the first bad byte).
+
+    ``backend``: the storage backend module (default ``kafkacore.native.backend``);
+    ``time``/``scheduler``: the clock and the executor of delayed file deletion and
+    post-roll flushes (default: the system clock and
+    :func:`~kafkacore.log.scheduler.default_scheduler`); ``rng`` draws the
+    ``segment.jitter.ms`` of each segment; ``topic_id`` is checked against, or written to,
+    ``partition.metadata``.
+    """
+
+    def __init__(
+        self,
+        directory: str | os.PathLike[str],
+        config: LogConfig | None = None,
+        *,
+        log_start_offset: int = 0,
+        recover_from: int | None = None,
+        topic_partition: TopicPartition | None = None,
+        topic_id: uuid.UUID | None = None,
+        backend: ModuleType | None = None,
+        time: Time | None = None,
+        scheduler: Scheduler | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        if backend is None:
+            from kafkacore.native import backend as selected
+
+            backend = selected
+        self._dir = os.path.abspath(os.fspath(directory))
+        self._tp = topic_partition or parse_topic_partition_name(os.path.basename(self._dir))
+        self._config: LogConfig = config if config is not None else LogConfig()
+        self._backend = backend
+        self._time = time or SYSTEM_TIME
+        self._scheduler: Scheduler = scheduler if scheduler is not None else default_scheduler()
+        self._rng = rng or random.Random()
+        self._lock = threading.RLock()
+        self._closed = False
+
+        loaded = LogLoader(
+            self._dir,
+            open_segment=self._open_segment,
+            log_start_offset=log_start_offset,
+            recover_from=recover_from,
+            scheduler=self._scheduler,
+            delete_delay_ms=self._config.file_delete_delay_ms,
+        ).load()
+        self._segments: LogSegments = loaded.segments
+        self._log_start_offset = loaded.log_start_offset
+        self._log_end_offset = loaded.next_offset
+        self._recovery_point = loaded.recovery_point
+        self._last_flush_ms = self._time.milliseconds()
+
+        self._epoch_cache = LeaderEpochFileCache(
+            LeaderEpochCheckpointFile.in_dir(self._dir), topic_partition=str(self._tp)
+        )
+        self._epoch_cache.truncate_from_end(self._log_end_offset)
+        self._epoch_cache.truncate_from_start(log_start_offset)
+
+        self._partition_metadata = PartitionMetadataFile.in_dir(self._dir)
+        self._topic_id: uuid.UUID | None = None
+        if self._partition_metadata.exists():
+            self._topic_id = self._partition_metadata.read().topic_id
+        if topic_id is not None:
+            self.assign_topic_id(topic_id)
+
+    @classmethod
+    def load(
+        cls,
+        directory: str | os.PathLike[str],
+        config: LogConfig | None = None,
+        *,
+        log_start_offset: int = 0,
+        recover_from: int | None = None,
+        topic_partition: TopicPartition | None = None,
+        topic_id: uuid.UUID | None = None,
+        backend: ModuleType | None = None,
+        time: Time | None = None,
+        scheduler: Scheduler | None = None,
+        rng: random.Random | None = None,
+    ) -> Log:
+        """Open the log in ``directory`` (the same as the constructor; the name says it)."""
+        return cls(
+            directory,
+            config,
+            log_start_offset=log_start_offset,
+            recover_from=recover_from,
+            topic_partition=topic_partition,
+            topic_id=topic_id,
+            backend=backend,
+            time=time,
+            scheduler=scheduler,
+            rng=rng,
+        )
+
+    # -- properties ----------------------------------------------------------------------
+
+    @property
+    def dir(self) -> str:
+        return self._dir
+
+    @property
+    def topic_partition(self) -> TopicPartition:
+        return self._tp
+
+    @property
+    def config(self) -> LogConfig:
+        return self._config
+
+    @property
+    def backend(self) -> ModuleType:
+        return self._backend
+
+    @property
+    def topic_id(self) -> uuid.UUID | None:
+        return self._topic_id
+
+    @property
+    def log_start_offset(self) -> int:
+        return self._log_start_offset
+
+    @property
+    def log_end_offset(self) -> int:
+        return self._log_end_offset
+
+    @property
+    def recovery_point(self) -> int:
+        return self._recovery_point
+
+    @property
+    def last_flush_time(self) -> int:
+        """When the log was last flushed (ms)."""
+        return self._last_flush_ms
+
+    @property
+    def unflushed_messages(self) -> int:
+        return self._log_end_offset - self._recovery_point
+
+    @property
+    def leader_epoch_cache(self) -> LeaderEpochFileCache:
+        return self._epoch_cache
+
+    @property
+    def latest_epoch(self) -> int | None:
+        return self._epoch_cache.latest_epoch()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
+    def size(self) -> int:
+        """Bytes in all segments."""
+        with self._lock:
+            return self._segments.size_in_bytes()
+
+    @property
+    def number_of_segments(self) -> int:
+        with self._lock:
+            return len(self._segments)
+
+    @property
+    def segments(self) -> list[LogSegment]:
+        """The segments, oldest first (a copy of the list)."""
+        with self._lock:
+            return self._segments.values()
+
+    @property
+    def active_segment(self) -> LogSegment:
+        with self._lock:
+            return self._segments.active_segment
+
+    def update_config(self, config: LogConfig) -> None:
+        """Use ``config`` from now on (sizes of segments already open do not change)."""
+        with self._lock:
+            self._config = config
+
+    def __repr__(self) -> str:
+        return (
+            f"Log({self._dir!r}, log_start_offset={self._log_start_offset}, "
+            f"log_end_offset={self._log_end_offset}, segments={len(self._segments)})"
+        )
+
+    # -- segments ------------------------------------------------------------------------
+
+    def _open_segment(self, base_offset: int) -> LogSegment:
+        return LogSegment.open(
+            self._backend,
+            self._dir,
+            base_offset,
+            index_interval_bytes=self._config.index_interval_bytes,
+            max_index_size=self._config.segment_index_bytes,
+            created_ms=self._time.milliseconds(),
+            roll_jitter_ms=self._config.random_segment_jitter(self._rng),
+        )
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ValueError(f"log {self._dir} is closed")
+
+    def _remove_and_delete_segments(
+        self, segments: list[LogSegment], *, async_delete: bool
+    ) -> None:
+        for segment in segments:
+            self._segments.remove(segment.base_offset)
+        delete_segment_files(
+            segments,
+            async_delete=async_delete,
+            scheduler=self._scheduler,
+            delay_ms=self._config.file_delete_delay_ms,
+        )
+
+    def _create_and_delete_segment(self, new_offset: int, old: LogSegment) -> LogSegment:
+        """Replace ``old`` (the active segment) by a new empty one at ``new_offset``."""
+        self._remove_and_delete_segments([old], async_delete=True)
+        segment = self._open_segment(new_offset)
+        self._segments.add(segment)
+        return segment
+
+    def roll(self, expected_next_offset: int | None = None) -> LogSegment:
+        """Start a new active segment at max(``expected_next_offset``, log end offset)
+        (Kafka's ``roll``): the old one is sealed (indexes trimmed) and flushed soon after
+        on the scheduler. An empty active segment already at that offset is recreated
+        (KAFKA-6388)."""
+        with self._lock:
+            self._check_open()
+            new_offset = max(expected_next_offset or 0, self._log_end_offset)
+            active = self._segments.active_segment
+            if new_offset in self._segments:
+                if active.base_offset == new_offset and active.size == 0:
+                    logger.warning(
+                        "Trying to roll a new log segment with start offset %d while it "
+                        "already exists and is active with size 0; recreating it",
+                        new_offset,
+                    )
+                    segment = self._create_and_delete_segment(new_offset, active)
+                else:
+                    raise InvalidOffsetError(
+                        f"Trying to roll a new log segment for topic partition {self._tp} with "
+                        f"start offset {new_offset} while it already exists"
+                    )
+            elif new_offset < active.base_offset:
+                raise InvalidOffsetError(
+                    f"Trying to roll a new log segment for topic partition {self._tp} with start "
+                    f"offset {new_offset} lower than start offset of the active segment "
+                    f"{active.base_offset}"
+                )
+            else:
+                for path in segment_file_paths(self._dir, new_offset):
+                    if os.path.exists(path):
+                        logger.warning(
+                            "Newly rolled segment file %s already exists; deleting it", path
+                        )
+                        os.remove(path)
+                active.segment.seal()
+                segment = self._open_segment(new_offset)
+                self._segments.add(segment)
+            base = segment.base_offset
+            self._scheduler.schedule_once("flush-log", lambda: self._flush_if_open(base))
+            return segment
+
+    def _flush_if_open(self, offset: int) -> None:
+        with self._lock:
+            if not self._closed:
+                self.flush(offset)
+
+    def _maybe_roll(
+        self, messages_size: int, max_timestamp: int, first_offset: int, last_offset: int, now: int
+    ) -> LogSegment:
+        segment = self._segments.active_segment
+        if segment.should_roll(
+            max_segment_ms=self._config.max_segment_ms(),
+            max_segment_bytes=self._config.segment_bytes,
+            max_timestamp_in_messages=max_timestamp,
+            max_offset_in_messages=last_offset,
+            messages_size=messages_size,
+            now_ms=now,
+        ):
+            logger.debug(
+                "Rolling new log segment (log_size = %d/%d, index full = %s, "
+                "inactive_time_ms = %d/%d).",
+                segment.size,
+                self._config.segment_bytes,
+                segment.segment.index_is_full,
+                segment.time_waited_for_roll(now, max_timestamp),
+                self._config.max_segment_ms() - segment.roll_jitter_ms,
+            )
+            return self.roll(first_offset)
+        return segment
+
+    # -- append --------------------------------------------------------------------------
+
+    def _scan(self, data: bytes) -> list[_Batch]:
+        """The batches of ``data`` from their headers (no CRC check: the segment does it)."""
+        batches: list[_Batch] = []
+        position = 0
+        total = len(data)
+        while position < total:
+            header = tuple(self._backend.batch_header(data, position))
+            length = header[_H_BATCH_LENGTH]
+            size = _LOG_OVERHEAD + length
+            if length < _MIN_BATCH_LENGTH or position + size > total:
+                raise CorruptRecordError(
+                    f"buffer, position {position}: batch length {length} does not fit in "
+                    f"{total - position} remaining bytes"
+                )
+            batches.append(_Batch(position, size, header))
+            position += size
+        return batches
+
+    def _validate_as_leader(self, data: bytes, batches: list[_Batch], origin: AppendOrigin) -> None:
+        """Kafka's leader-side checks (``analyzeAndValidateRecords`` and ``LogValidator``)."""
+        tp = self._tp
+        max_message_bytes = self._config.max_message_bytes
+        if origin is AppendOrigin.CLIENT and len(batches) > 1:
+            raise InvalidRecordError("Compressed outer record has more than one batch")
+        for batch in batches:
+            h = batch.header
+            if origin is AppendOrigin.CLIENT and h[_H_BASE_OFFSET] != 0:
+                raise InvalidRecordError(
+                    f"The baseOffset of the record batch in the append to {tp} should be 0, "
+                    f"but it is {h[_H_BASE_OFFSET]}"
+                )
+            if batch.size > max_message_bytes:
+                raise RecordTooLargeError(
+                    f"The record batch size in the append to {tp} is {batch.size} bytes which "
+                    f"exceeds the maximum configured value of {max_message_bytes}."
+                )
+            if origin is AppendOrigin.CLIENT:
+                base, last = h[_H_BASE_OFFSET], h[_H_BASE_OFFSET] + h[_H_LAST_OFFSET_DELTA]
+                count = h[_H_RECORDS_COUNT]
+                if last - base + 1 <= 0:
+                    raise InvalidRecordError(
+                        f"Batch has an invalid offset range: [{base}, {last}] "
+                        f"in topic partition {tp}"
+                    )
+                if count <= 0:
+                    raise InvalidRecordError(
+                        f"Invalid reported count for record batch: {count} in topic partition {tp}"
+                    )
+                if last - base + 1 != count:
+                    raise InvalidRecordError(
+                        f"Inconsistent batch offset range [{base}, {last}] and count of records "
+                        f"{count} in topic partition {tp}"
+                    )
+                if h[_H_ATTRIBUTES] & _CONTROL_FLAG:
+                    raise InvalidRecordError(
+                        f"Clients are not allowed to write control records in topic partition {tp}"
+                    )
+                if h[_H_PRODUCER_ID] >= 0 and h[_H_BASE_SEQUENCE] < 0:
+                    raise InvalidRecordError(
+                        f"Invalid sequence number {h[_H_BASE_SEQUENCE]} in record batch with "
+                        f"producerId {h[_H_PRODUCER_ID]} in topic partition {tp}"
+                    )
+            if self._config.compact and not h[_H_ATTRIBUTES] & _CONTROL_FLAG:
+                records = self._backend.batch_records(data, batch.position)
+                errors = [
+                    (index, f"{_NO_KEY_COMPACTED} {tp}")
+                    for index, record in enumerate(records)
+                    if record[2] is None
+                ]
+                if errors:
+                    shown = ", ".join(
+                        f"RecordError(batchIndex={index}, message='{message}')"
+                        for index, message in errors[:3]
+                    )
+                    raise RecordValidationError(
+                        f"One or more records have been rejected due to {len(errors)} record "
+                        f"errors in total, and only showing the first three errors at most: "
+                        f"[{shown}]",
+                        errors,
+                    )
+
+    def append_as_leader(
+        self, records: bytes, leader_epoch: int, *, origin: AppendOrigin = AppendOrigin.CLIENT
+    ) -> LogAppendInfo:
+        """Append as the partition leader: offsets from the log end offset, the batches
+        stamped with ``leader_epoch`` (and the broker time on LogAppendTime topics)."""
+        return self.append(records, leader_epoch, assign_offsets=True, origin=origin)
+
+    def append_as_follower(self, records: bytes) -> LogAppendInfo:
+        """Append a leader's batches unchanged (offsets, epochs and timestamps kept)."""
+        return self.append(records, assign_offsets=False, origin=AppendOrigin.REPLICATION)
+
+    def append(
+        self,
+        records: bytes,
+        leader_epoch: int = -1,
+        *,
+        assign_offsets: bool = True,
+        origin: AppendOrigin = AppendOrigin.CLIENT,
+    ) -> LogAppendInfo:
+        """Append one or more concatenated v2 record batches (Kafka's ``UnifiedLog.append``).
+
+        ``assign_offsets=True`` (leader): checks as Kafka's leader does - with ``origin``
+        CLIENT exactly one batch with base offset 0, a record count matching its offset
+        range, no control batch, a sequence when it has a producer id; every batch within
+        ``max.message.bytes`` (``RecordTooLargeError``); on compacted topics a key on
+        every record (``RecordValidationError``). Offsets are assigned from the log end
+        offset and ``leader_epoch`` (>= 0) is stamped and recorded in the epoch cache.
+        ``assign_offsets=False`` (replica): the batches keep their offsets, which must
+        start at or after the log end offset (``UnexpectedAppendOffsetError``) and
+        increase (``InvalidOffsetError``); their epochs go to the epoch cache.
+
+        Always: every batch is validated completely by the segment before anything is
+        written (``CorruptRecordError``); an append larger than ``segment.bytes`` raises
+        ``RecordBatchTooLargeError``; the active segment is rolled first when Kafka's
+        ``shouldRoll`` says so; after the write the log is flushed if
+        ``flush.messages`` offsets are unflushed.
+        """
+        data = records if type(records) is bytes else bytes(records)
+        batches = self._scan(data)
+        if assign_offsets and batches:
+            # stateless checks (and record decoding on compacted topics) outside the lock
+            self._validate_as_leader(data, batches, origin)
+        with self._lock:
+            self._check_open()
+            if not batches:
+                return LogAppendInfo(-1, -1, -1, -1, -1, self._log_start_offset, 0, None, 0, 0, 0)
+            config = self._config
+            now = self._time.milliseconds()
+            log_append_time = now if config.message_timestamp_type == "LogAppendTime" else -1
+            if assign_offsets:
+                # the active segment assigns from its next offset: the log end offset, or
+                # above it after roll(expected_next_offset)
+                first_offset = self._segments.active_segment.next_offset
+                last_offset = first_offset - 1
+                for batch in batches:
+                    last_offset += batch.header[_H_LAST_OFFSET_DELTA] + 1
+            else:
+                first_offset = batches[0].header[_H_BASE_OFFSET]
+                previous_last = -1
+                for batch in batches:
+                    base = batch.header[_H_BASE_OFFSET]
+                    if base <= previous_last:
+                        raise InvalidOffsetError(
+                            f"Out of order offsets found in append to {self._tp}: batch at "
+                            f"offset {base} after offset {previous_last}"
+                        )
+                    previous_last = base + batch.header[_H_LAST_OFFSET_DELTA]
+                last_offset = previous_last
+                if first_offset < self._log_end_offset:
+                    raise UnexpectedAppendOffsetError(
+                        f"Unexpected offset in append to {self._tp}. First offset {first_offset} "
+                        f"is less than the next offset {self._log_end_offset}. Last offset in "
+                        f"append: {last_offset}. Log start offset = {self._log_start_offset}",
+                        first_offset,
+                        last_offset,
+                    )
+            if log_append_time >= 0 and assign_offsets:
+                max_timestamp = log_append_time
+            else:
+                max_timestamp = max(b.header[_H_MAX_TIMESTAMP] for b in batches)
+
+            if len(data) > config.segment_bytes:
+                raise RecordBatchTooLargeError(
+                    f"Message batch size is {len(data)} bytes in append to partition {self._tp}, "
+                    f"which exceeds the maximum configured segment size of {config.segment_bytes}."
+                )
+
+            segment = self._maybe_roll(len(data), max_timestamp, first_offset, last_offset, now)
+            stamp = log_append_time if assign_offsets else -1
+            try:
+                result = segment.segment.append(
+                    data,
+                    partition_leader_epoch=leader_epoch,
+                    log_append_time_ms=stamp,
+                    assign_offsets=assign_offsets,
+                )
+            except IndexFullError:
+                # A multi-batch append can need more index entries than the active segment
+                # has left although shouldRoll said no; Kafka adds at most one entry per
+                # append. Roll and retry once.
+                if segment.size == 0:
+                    raise
+                segment = self.roll(first_offset)
+                result = segment.segment.append(
+                    data,
+                    partition_leader_epoch=leader_epoch,
+                    log_append_time_ms=stamp,
+                    assign_offsets=assign_offsets,
+                )
+            first, last, append_max_ts, append_max_offset, written = result
+            self._log_end_offset = last + 1
+
+            if assign_offsets:
+                if leader_epoch >= 0:
+                    self._epoch_cache.assign(leader_epoch, first)
+                last_epoch = leader_epoch
+            else:
+                for batch in batches:
+                    epoch = batch.header[_H_LEADER_EPOCH]
+                    if epoch >= 0:
+                        self._epoch_cache.assign(epoch, batch.header[_H_BASE_OFFSET])
+                last_epoch = batches[-1].header[_H_LEADER_EPOCH]
+            codec = 0
+            for batch in batches:
+                if batch.header[_H_ATTRIBUTES] & _CODEC_MASK:
+                    codec = batch.header[_H_ATTRIBUTES] & _CODEC_MASK
+
+            if self.unflushed_messages >= config.flush_messages:
+                self.flush()
+            return LogAppendInfo(
+                first_offset=first,
+                last_offset=last,
+                max_timestamp=append_max_ts,
+                offset_of_max_timestamp=append_max_offset,
+                log_append_time=log_append_time if assign_offsets else -1,
+                log_start_offset=self._log_start_offset,
+                valid_bytes=written,
+                last_leader_epoch=last_epoch if last_epoch >= 0 else None,
+                source_compression=codec,
+                num_batches=len(batches),
+                num_records=sum(b.header[_H_RECORDS_COUNT] for b in batches),
+            )
+
+    # -- read ----------------------------------------------------------------------------
+
+    def read(
+        self,
+        start_offset: int,
+        max_bytes: int,
+        upper_bound: int | None = None,
+        *,
+        min_one_batch: bool = True,
+    ) -> FetchDataInfo:
+        """Whole batches from the one holding ``start_offset``: at most ``max_bytes`` (but
+        the first batch whole when ``min_one_batch``), and none holding offsets at or
+        above ``upper_bound`` (the high watermark; default and cap: the log end offset).
+
+        Crosses segment boundaries when a segment has nothing at or after
+        ``start_offset``. ``OffsetOutOfRangeError`` if ``start_offset`` is below the log
+        start offset or above the log end offset; an offset at or past ``upper_bound``
+        reads nothing."""
+        if max_bytes < 0:
+            raise ValueError(f"Invalid max size {max_bytes} for log read")
+        with self._lock:
+            self._check_open()
+            end_offset = self._log_end_offset
+            if start_offset < self._log_start_offset:
+                raise OffsetOutOfRangeError(
+                    f"Received request for offset {start_offset} for partition {self._tp}, but we "
+                    f"only have log segments starting from offset: {self._log_start_offset}."
+                )
+            segment = self._segments.floor_segment(start_offset)
+            if start_offset > end_offset or segment is None:
+                raise OffsetOutOfRangeError(
+                    f"Received request for offset {start_offset} for partition {self._tp}, but we "
+                    f"only have log segments upto {end_offset}."
+                )
+            bound = end_offset if upper_bound is None else min(upper_bound, end_offset)
+            if start_offset >= bound:
+                return self._empty_read(start_offset, segment)
+            bound_segment = self._segments.floor_segment(bound)
+            bound_base = bound_segment.base_offset if bound_segment is not None else -1
+            current: LogSegment | None = segment
+            while current is not None:
+                if current.base_offset < bound_base:
+                    max_position = -1
+                elif current.base_offset == bound_base:
+                    located = current.segment.translate_offset(bound)
+                    max_position = current.size if located is None else located[1]
+                else:
+                    return self._empty_read(start_offset, current)
+                found = current.segment.read(start_offset, max_bytes, max_position, min_one_batch)
+                if found is not None:
+                    position, length = found
+                    return FetchDataInfo(
+                        current.log_path, position, length, start_offset, current.base_offset
+                    )
+                current = self._segments.higher_segment(current.base_offset)
+            return self._empty_read(start_offset, self._segments.active_segment)
+
+    @staticmethod
+    def _empty_read(offset: int, segment: LogSegment) -> FetchDataInfo:
+        return FetchDataInfo(segment.log_path, segment.size, 0, offset, segment.base_offset)
+
+    # -- offsets by time and epoch -------------------------------------------------------
+
+    def offset_for_timestamp(self, timestamp: int) -> TimestampAndOffset | None:
+        """ListOffsets (Kafka's ``fetchOffsetByTimestamp``, no tiered storage):
+
+        * ``-2`` earliest (and ``-4`` earliest local): ``(-1, log start offset, epoch of the
+          first cached epoch if it starts at or before it)``;
+        * ``-1`` latest: ``(-1, log end offset, latest epoch)``;
+        * ``-5`` latest tiered: ``(-1, -1, -1)`` (nothing is tiered);
+        * ``-3`` max timestamp: the first record with the largest timestamp of the log,
+          with its batch's epoch;
+        * otherwise the first record at or after the log start offset with timestamp >=
+          ``timestamp``, searched in the first segment whose largest timestamp (else its
+          file time) is >= ``timestamp``; ``None`` if there is none."""
+        with self._lock:
+            self._check_open()
+            if timestamp in (EARLIEST_TIMESTAMP, EARLIEST_LOCAL_TIMESTAMP):
+                earliest = self._epoch_cache.earliest_entry()
+                epoch = (
+                    earliest.epoch
+                    if earliest is not None and earliest.start_offset <= self._log_start_offset
+                    else None
+                )
+                return TimestampAndOffset(_NO_TIMESTAMP, self._log_start_offset, epoch)
+            if timestamp == LATEST_TIMESTAMP:
+                return TimestampAndOffset(
+                    _NO_TIMESTAMP, self._log_end_offset, self._epoch_cache.latest_epoch()
+                )
+            if timestamp == LATEST_TIERED_TIMESTAMP:
+                return TimestampAndOffset(_NO_TIMESTAMP, -1, -1)
+            segments = self._segments.values()
+            if timestamp == MAX_TIMESTAMP:
+                best = segments[0]
+                for segment in segments[1:]:
+                    if segment.max_timestamp > best.max_timestamp:
+                        best = segment
+                return self._found(best.segment.find_offset_by_timestamp(best.max_timestamp))
+            for segment in segments:
+                if segment.largest_timestamp() >= timestamp:
+                    return self._found(
+                        segment.segment.find_offset_by_timestamp(timestamp, self._log_start_offset)
+                    )
+            return None
+
+    @staticmethod
+    def _found(found: tuple[int, int, int] | None) -> TimestampAndOffset | None:
+        if found is None:
+            return None
+        ts, offset, epoch = found
+        return TimestampAndOffset(ts, offset, epoch if epoch >= 0 else None)
+
+    def end_offset_for_epoch(self, leader_epoch: int) -> tuple[int, int] | None:
+        """``(epoch, end offset)`` for OffsetForLeaderEpoch (Kafka's ``endOffsetForEpoch``:
+        :meth:`LeaderEpochFileCache.end_offset_for` with the log end offset), ``None``
+        when the offset is undefined."""
+        with self._lock:
+            epoch, offset = self._epoch_cache.end_offset_for(leader_epoch, self._log_end_offset)
+            return None if offset == UNDEFINED_EPOCH_OFFSET else (epoch, offset)
+
+    def maybe_assign_epoch_start_offset(self, leader_epoch: int, start_offset: int) -> None:
+        """Record a new leader epoch starting at ``start_offset`` (a new leader does so
+        with its log end offset before it appends, KAFKA-7415)."""
+        with self._lock:
+            self._epoch_cache.assign(leader_epoch, start_offset)
+
+    # -- log start offset, truncation ----------------------------------------------------
+
+    def delete_records_before(self, offset: int) -> bool:
+        """Advance the log start offset to ``offset`` (DeleteRecords; Kafka's
+        ``maybeIncrementLogStartOffset``); returns whether it moved. The epoch cache is
+        truncated from the start and the recovery point raised to it; segments wholly
+        below it go at the next :meth:`delete_old_segments`. ``OffsetOutOfRangeError`` if
+        ``offset`` is past the log end offset (the caller checks the high watermark)."""
+        with self._lock:
+            self._check_open()
+            if offset > self._log_end_offset:
+                raise OffsetOutOfRangeError(
+                    f"Cannot increment the log start offset to {offset} of partition {self._tp} "
+                    f"since it is larger than the log end offset {self._log_end_offset}"
+                )
+            if offset <= self._log_start_offset:
+                return False
+            self._update_log_start_offset(offset)
+            logger.info("Incremented log start offset of %s to %d", self._tp, offset)
+            return True
+
+    def _update_log_start_offset(self, offset: int) -> None:
+        self._log_start_offset = offset
+        if self._recovery_point < offset:
+            self._recovery_point = offset
+        self._epoch_cache.truncate_from_start(offset)
+
+    def truncate_to(self, target_offset: int) -> bool:
+        """Remove every offset >= ``target_offset`` (Kafka's ``truncateTo``); returns
+        ``True`` if anything was removed. Later segments are deleted, the one holding
+        ``target_offset`` is cut before the batch containing it, the epoch cache is
+        truncated from the end. A target in the middle of a batch removes that whole
+        batch, and the log end offset becomes the batch's base offset (Kafka leaves it at
+        the target). A target below the first segment empties the log
+        (:meth:`truncate_fully_and_start_at`). At or past the end: only the epoch cache is
+        truncated (a stale entry from an epoch with no data)."""
+        if target_offset < 0:
+            raise ValueError(
+                f"Cannot truncate partition {self._tp} to a negative offset ({target_offset})."
+            )
+        with self._lock:
+            self._check_open()
+            if target_offset >= self._log_end_offset:
+                self._epoch_cache.truncate_from_end(self._log_end_offset)
+                return False
+            first = self._segments.first_segment()
+            assert first is not None
+            if first.base_offset > target_offset:
+                self.truncate_fully_and_start_at(target_offset)
+                return True
+            later = self._segments.higher_segments(target_offset)
+            self._remove_and_delete_segments(later, async_delete=True)
+            active = self._segments.active_segment
+            active.truncate_to(target_offset, self._time.milliseconds())
+            self._log_end_offset = active.next_offset
+            self._recovery_point = min(self._recovery_point, self._log_end_offset)
+            self._epoch_cache.truncate_from_end(self._log_end_offset)
+            self._log_start_offset = min(self._log_end_offset, self._log_start_offset)
+            return True
+
+    def truncate_fully_and_start_at(
+        self, new_offset: int, log_start_offset: int | None = None
+    ) -> None:
+        """Delete everything and start empty at ``new_offset`` (Kafka's
+        ``truncateFullyAndStartAt``): a replica too far behind the leader's log start. The
+        epoch cache is cleared; the log start offset becomes ``log_start_offset`` (default
+        ``new_offset``)."""
+        if new_offset < 0:
+            raise ValueError(
+                f"Cannot start partition {self._tp} at a negative offset ({new_offset})."
+            )
+        with self._lock:
+            self._check_open()
+            segments = self._segments.values()
+            self._remove_and_delete_segments(segments[:-1], async_delete=True)
+            self._create_and_delete_segment(new_offset, segments[-1])
+            self._log_end_offset = new_offset
+            self._recovery_point = min(self._recovery_point, new_offset)
+            self._epoch_cache.clear_and_flush()
+            self._log_start_offset = new_offset if log_start_offset is None else log_start_offset
+
+    # -- flush ---------------------------------------------------------------------------
+
+    def flush(self, offset: int | None = None) -> None:
+        """fsync every segment that may hold offsets below ``offset`` (default: the log end
+        offset) and not yet flushed, then move the recovery point to ``offset`` (Kafka's
+        ``flushUptoOffsetExclusive``). The directory is fsynced too when a new segment
+        was flushed."""
+        with self._lock:
+            self._check_open()
+            target = self._log_end_offset if offset is None else min(offset, self._log_end_offset)
+            recovery_point = self._recovery_point
+            if target <= recovery_point:
+                return
+            to_flush = self._segments.values(recovery_point, target)
+            for segment in to_flush:
+                segment.segment.flush()
+            if any(s.base_offset >= recovery_point for s in to_flush):
+                with contextlib.suppress(FileNotFoundError):
+                    fsync_dir(self._dir)
+            self._recovery_point = target
+            self._last_flush_ms = self._time.milliseconds()
+
+    # -- retention -----------------------------------------------------------------------
+
+    def delete_old_segments(self, high_watermark: int | None = None) -> int:
+        """Apply retention (Kafka's ``deleteOldSegments``): segments wholly below the log
+        start offset always; with the ``delete`` cleanup policy also by ``retention.bytes``
+        then ``retention.ms``. Only segments wholly below ``high_watermark`` (default: the
+        log end offset) go. Returns the number of segments deleted. See
+        :mod:`kafkacore.log.retention`."""
+        with self._lock:
+            self._check_open()
+            hw = self._log_end_offset if high_watermark is None else high_watermark
+            deleted = self._delete_old_segments(
+                log_start_offset_breached(self._log_start_offset), hw
+            )
+            if self._config.delete:
+                by_size = retention_size_breached(
+                    self._config.retention_bytes, self._segments.size_in_bytes()
+                )
+                if by_size is not None:
+                    deleted += self._delete_old_segments(by_size, hw)
+                by_time = retention_ms_breached(
+                    self._config.retention_ms, self._time.milliseconds()
+                )
+                if by_time is not None:
+                    deleted += self._delete_old_segments(by_time, hw)
+            return deleted
+
+    def _delete_old_segments(self, predicate: SegmentPredicate, high_watermark: int) -> int:
+        deletable = deletable_segments(
+            self._segments,
+            predicate,
+            high_watermark=high_watermark,
+            log_end_offset=self._log_end_offset,
+        )
+        if not deletable:
+            return 0
+        to_delete = deletable
+        if len(self._segments) == len(deletable):
+            # a log always keeps an active segment: roll an empty one first
+            new_segment = self.roll()
+            if deletable[-1].base_offset == new_segment.base_offset:
+                to_delete = deletable[:-1]
+        if to_delete:
+            following = self._segments.higher_segment(to_delete[-1].base_offset)
+            assert following is not None
+            if following.base_offset > self._log_start_offset:
+                self._update_log_start_offset(following.base_offset)
+            self._remove_and_delete_segments(to_delete, async_delete=True)
+        return len(deletable)
+
+    # -- topic id, lifecycle -------------------------------------------------------------
+
+    def assign_topic_id(self, topic_id: uuid.UUID) -> None:
+        """Record the topic id in ``partition.metadata`` (``InconsistentTopicIdError`` if
+        the directory already belongs to another id)."""
+        with self._lock:
+            if self._topic_id is not None:
+                if self._topic_id != topic_id:
+                    raise InconsistentTopicIdError(
+                        f"Tried to assign topic ID {topic_id} to log for topic partition "
+                        f"{self._tp}, but log already contained topic ID {self._topic_id}"
+                    )
+                return
+            self._partition_metadata.write(topic_id)
+            self._topic_id = topic_id
+
+    def close(self) -> None:
+        """Seal, fsync and close every segment; the recovery point becomes the log end
+        offset. Idempotent."""
+        with self._lock:
+            if self._closed:
+                return
+            self._segments.close()
+            self._recovery_point = self._log_end_offset
+            self._closed = True
+
+    def delete(self) -> None:
+        """Delete the whole partition directory now (the log is closed)."""
+        with self._lock:
+            self._epoch_cache.clear()
+            segments = self._segments.values()
+            self._segments.clear()
+            if not self._closed:
+                delete_segment_files(segments, async_delete=False, scheduler=None, delay_ms=0)
+            self._closed = True
+            shutil.rmtree(self._dir, ignore_errors=True)
+
+    def __enter__(self) -> Log:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
