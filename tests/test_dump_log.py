@@ -450,7 +450,7 @@ def _always_update(update):  # type: ignore[no-untyped-def]
 def test_unknown_and_dotless_files_are_ignored(
     backend: ModuleType, segment_files: tuple[Path, Path, Path]
 ) -> None:
-    other = segment_files[0].parent / "leader-epoch-checkpoint"
+    other = segment_files[0].parent / "replication-offset-checkpoint.tmp"
     other.write_text("0\n0\n")
     result = dump(backend, [other])
     assert result.lines == [f"Dumping {other}"]
@@ -525,8 +525,8 @@ def test_cli_dumps(
             "--max-message-size must not be negative: -1",
         ),
         (
-            ["dump-log", "--files", "{log}", "--offsets-decoder"],
-            "unrecognized arguments: --offsets-decoder",
+            ["dump-log", "--files", "{log}", "--transaction-log-decoder"],
+            "unrecognized arguments: --transaction-log-decoder",
         ),
     ],
 )

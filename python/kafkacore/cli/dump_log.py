@@ -1,8 +1,10 @@
 """``kafkacore dump-log``: Kafka's ``kafka-dump-log.sh`` (``DumpLogSegments``).
 
-Same options, same output (see :mod:`kafkacore.tools.dump_log`). Exit status 0, or 1
-with a one-line reason on stderr: bad arguments, a file that does not exist, or a file
-Kafka's tool would stop on (its output up to that point is printed, as Kafka's is).
+Same options, same output (see :mod:`kafkacore.tools.dump_log`), ``--offsets-decoder``
+included; checkpoint files, which Kafka's tool ignores, are printed in kafkacore's format
+(:mod:`kafkacore.tools._checkpoint_files`). Exit status 0, or 1 with a one-line reason on
+stderr: bad arguments, a file that does not exist, or a file Kafka's tool would stop on
+(its output up to that point is printed, as Kafka's is).
 """
 
 from __future__ import annotations
@@ -27,9 +29,13 @@ __all__ = ["register", "run"]
 COMMAND = "dump-log"
 
 _EPILOG = (
-    "Not supported yet: --offsets-decoder, --transaction-log-decoder, "
-    "--cluster-metadata-decoder, --remote-log-metadata-decoder, --share-group-state-decoder, "
-    "--key-decoder-class, --value-decoder-class."
+    "Besides Kafka's files, prints kafkacore's parse of the checkpoint files "
+    "(recovery-point-offset-checkpoint, log-start-offset-checkpoint, "
+    "replication-offset-checkpoint, cleaner-offset-checkpoint, leader-epoch-checkpoint, "
+    "partition.metadata, meta.properties), which Kafka's tool ignores. "
+    "Not supported yet: --transaction-log-decoder, --cluster-metadata-decoder, "
+    "--remote-log-metadata-decoder, --share-group-state-decoder, --key-decoder-class, "
+    "--value-decoder-class."
 )
 
 
@@ -63,7 +69,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--print-data-log",
         action="store_true",
-        help="If set, printing the messages content when dumping data logs.",
+        help="If set, printing the messages content when dumping data logs. Automatically set "
+        "if any decoder option is specified.",
     )
     parser.add_argument(
         "--deep-iteration",
@@ -87,6 +94,11 @@ def register(subparsers: Any) -> None:
         "--skip-record-metadata",
         action="store_true",
         help="Skip metadata when printing records. This flag also skips control records.",
+    )
+    parser.add_argument(
+        "--offsets-decoder",
+        action="store_true",
+        help="If set, log data will be parsed as offset data from the __consumer_offsets topic.",
     )
     parser.add_argument(
         "--max-message-size",
@@ -115,6 +127,7 @@ def run(args: argparse.Namespace) -> int:
         skip_record_metadata=args.skip_record_metadata,
         max_message_size=args.max_message_size,
         max_bytes=args.max_bytes,
+        offsets_decoder=args.offsets_decoder,
     )
     out = sys.stdout
     if isinstance(out, io.TextIOWrapper):

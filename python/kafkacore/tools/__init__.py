@@ -2,4 +2,7 @@
 
 :mod:`kafkacore.tools.dump_log` is ``kafka-dump-log``; the ``kafkacore`` command
 (:mod:`kafkacore.cli`) exposes each tool as a subcommand.
+:mod:`kafkacore.tools.offsets_records` encodes and decodes the records of
+``__consumer_offsets`` (the group coordinator's key/value formats) and prints them as
+``kafka-dump-log --offsets-decoder`` does.
 """

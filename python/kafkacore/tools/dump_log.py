@@ -15,12 +15,20 @@ line for line against Kafka 4.3.1 by ``tests/interop/test_dump_log_vs_kafka.py``
   and values decoded as UTF-8 with replacement, like Kafka's ``StringDecoder``), control
   records rendered as Kafka renders them (``endTxnMarker: COMMIT coordinatorEpoch: N``,
   and the KRaft control records as JSON), legacy records with ``isValid``/``crc``;
+* with ``offsets_decoder`` (``--offsets-decoder``): keys and values as ``__consumer_offsets``
+  records, in the JSON of Kafka's ``OffsetsMessageParser``
+  (:func:`~kafkacore.tools.offsets_records.offsets_message_text`);
 * index entries (``offset: N position: P``), time-index entries (``timestamp: T offset:
   O``), the verification and sanity-check messages, and at the end, on stderr, the
   collected ``Mismatches in :…``, ``Found timestamp mismatch in :…``, ``Found out of
   order timestamp in :…``, ``The following indexed offsets are not found in :…`` and
   ``Non-consecutive offsets in …`` reports, in the order Kafka's ``java.util.HashMap``
   and ``TreeMap`` iterate them.
+
+kafkacore's one addition: the checkpoint files of a log directory
+(``recovery-point-offset-checkpoint``, ``leader-epoch-checkpoint``, ``partition.metadata``,
+``meta.properties``, …), which Kafka's tool ignores, are printed parsed, in the format of
+:mod:`kafkacore.tools._checkpoint_files`.
 
 Where Kafka's tool throws (a corrupt batch size, an index entry pointing past the log,
 a malformed record, …) and the JVM exits with a stack trace, :func:`dump_files` raises
@@ -52,8 +60,14 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple, Protocol, TextIO
 
-from kafkacore.errors import CorruptRecordError, UnsupportedCompressionError
+from kafkacore.errors import (
+    CorruptCheckpointError,
+    CorruptRecordError,
+    StorageIOError,
+    UnsupportedCompressionError,
+)
 from kafkacore.native import backend as _default_backend
+from kafkacore.tools._checkpoint_files import CHECKPOINT_FILE_NAMES, dump_checkpoint_file
 from kafkacore.tools._control_records import control_record_text
 from kafkacore.tools._java import (
     INT_MAX,
@@ -72,6 +86,7 @@ from kafkacore.tools._java import (
     parent,
     parse_java_integer,
 )
+from kafkacore.tools.offsets_records import offsets_message_text
 
 if TYPE_CHECKING:
     from kafkacore._native import BatchHeaderTuple, LegacyHeaderTuple, RecordTuple
@@ -153,13 +168,21 @@ class DumpOptions:
     skip_record_metadata: bool = False
     max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE
     max_bytes: int = INT_MAX
+    offsets_decoder: bool = False
+    """``--offsets-decoder``: print records as ``__consumer_offsets`` records
+    (:func:`~kafkacore.tools.offsets_records.offsets_message_text`)."""
     progress: bool | None = None
     """Progress of large files on ``err``: ``None`` shows it when ``err`` is a terminal."""
 
     @property
+    def prints_data(self) -> bool:
+        """Kafka: a decoder option implies ``--print-data-log``."""
+        return self.print_data_log or self.offsets_decoder
+
+    @property
     def is_deep_iteration(self) -> bool:
-        """Kafka: ``--print-data-log`` implies ``--deep-iteration``."""
-        return self.deep_iteration or self.print_data_log
+        """Kafka: ``--print-data-log`` (or a decoder) implies ``--deep-iteration``."""
+        return self.deep_iteration or self.prints_data
 
 
 # --- files ---------------------------------------------------------------------------
@@ -397,7 +420,9 @@ class _Dumper:
             name = file_name(path)
             dot = name.rfind(".")
             suffix = name[dot:] if dot >= 0 else ""
-            if suffix in (".log", ".checkpoint"):
+            if name in CHECKPOINT_FILE_NAMES:
+                self.dump_checkpoint(path, name)
+            elif suffix in (".log", ".checkpoint"):
                 self.dump_log(path)
             elif suffix == ".index":
                 self.dump_index(path)
@@ -440,6 +465,14 @@ class _Dumper:
                 lines.append(f"  {previous} is followed by {offset}")
         if lines:
             self.err.write("\n".join(lines) + "\n")
+
+    # -- checkpoint files (kafkacore's addition; Kafka's tool ignores them) --
+
+    def dump_checkpoint(self, path: str, name: str) -> None:
+        try:
+            dump_checkpoint_file(path, name, self.out)
+        except (CorruptCheckpointError, StorageIOError) as exc:
+            self.warn(str(exc))
 
     # -- .log and .checkpoint --
 
@@ -567,13 +600,22 @@ class _Dumper:
                 if is_control:  # Kafka prints the metadata before parsing the control record
                     out.write("".join(parts))
                     parts = [control_record_text(rec.key, rec.value)]
-            if opts.print_data_log and not is_control:
+            if opts.prints_data and not is_control:
                 prefix = "| " if opts.skip_record_metadata else " "
-                if rec.key is not None:
-                    parts.append(f"{prefix}key: {decode_utf8(rec.key)}")
+                key_text: str | None
+                value_text: str | None
+                if opts.offsets_decoder:
+                    out.write("".join(parts))  # Kafka has printed the metadata if decoding fails
+                    parts = []
+                    key_text, value_text = offsets_message_text(rec.key, rec.value, rec.offset)
+                else:
+                    key_text = None if rec.key is None else decode_utf8(rec.key)
+                    value_text = None if rec.value is None else decode_utf8(rec.value)
+                if key_text is not None:
+                    parts.append(f"{prefix}key: {key_text}")
                     prefix = " "
-                if rec.value is not None:
-                    parts.append(f"{prefix}payload: {decode_utf8(rec.value)}")
+                if value_text is not None:
+                    parts.append(f"{prefix}payload: {value_text}")
             parts.append("\n")
             out.write("".join(parts))
         return last_offset
@@ -1181,7 +1223,8 @@ def dump_files(
     err = err if err is not None else sys.stderr
     for arg in files:
         path = java_path(arg)
-        if path.endswith(_KNOWN_SUFFIXES) and not os.path.exists(path):
+        known = path.endswith(_KNOWN_SUFFIXES) or file_name(path) in CHECKPOINT_FILE_NAMES
+        if known and not os.path.exists(path):
             raise DumpUsageError(f"{path}: no such file")
         if os.path.isdir(path):
             raise DumpUsageError(f"{path}: is a directory")
