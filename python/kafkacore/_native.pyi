@@ -21,6 +21,7 @@ Conventions shared by both backends
 """
 
 from collections.abc import Sequence
+from typing import final
 
 Headers = list[tuple[str, bytes | None]]
 RecordTuple = tuple[int, int, bytes | None, bytes | None, Headers]
@@ -129,6 +130,7 @@ def build_legacy(
     wrapper whose value is the compressed inner set (v1: inner offsets relative 0..n-1,
     wrapper offset = last record's offset, wrapper timestamp = max inner timestamp)."""
 
+@final
 class Segment:
     """One log segment: ``<dir>/<20-digit base offset>.log`` with its ``.index`` (8-byte
     entries: relative offset u32, position u32) and ``.timeindex`` (12-byte entries:
@@ -244,7 +246,9 @@ class Segment:
         """
     def read_bytes(self, position: int, length: int) -> bytes:
         """``length`` bytes of the ``.log`` from ``position`` (short at the end of file)."""
-    def translate_offset(self, offset: int, starting_position: int = 0) -> tuple[int, int, int] | None:
+    def translate_offset(
+        self, offset: int, starting_position: int = 0
+    ) -> tuple[int, int, int] | None:
         """``(batch_last_offset, position, size)`` of the first batch, at or after
         max(index lookup, ``starting_position``), whose last offset >= ``offset``."""
     def lookup_index(self, offset: int) -> tuple[int, int]:
