@@ -54,6 +54,7 @@ wheel: $(VENV)/.deps
 	. $(BIN)/activate && maturin build --release -o dist -q
 
 bench: build
+	mkdir -p benches/results
 	$(BIN)/pytest -q benches --benchmark-only --benchmark-json=benches/results/raw.json -p no:cacheprovider
 	$(PYTHON) benches/report.py benches/results/raw.json benches/results/hotpath.json
 
