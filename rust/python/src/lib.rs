@@ -12,7 +12,6 @@
 //! mutating method (which runs with the GIL released) raises `RuntimeError` ("already
 //! borrowed") instead of racing. Reading methods take a shared borrow and may overlap.
 
-
 use std::path::PathBuf;
 
 use kafkacore_core::batch::{self, BatchHeader, BuildOptions, Record};
