@@ -13,6 +13,9 @@ Layers (Kafka's, bottom up; each module says who may call it concurrently):
   ``partition.metadata``, ``meta.properties``; :mod:`~kafkacore.log.files` - every file
   name and suffix; :mod:`~kafkacore.log.loader` - loading a directory (with recovery);
   :mod:`~kafkacore.log.retention` - the ``delete`` policy's predicates;
+  :mod:`~kafkacore.log.manager` - :class:`LogManager`, every log of a broker over its
+  ``log.dirs``: start-up loading and recovery, partition directories, per-dir
+  checkpoints, the clean shutdown marker and background retention/flush/checkpoints;
   :mod:`~kafkacore.log.clock` / :mod:`~kafkacore.log.scheduler` - time and delayed work.
 
 Example::
@@ -60,7 +63,7 @@ from kafkacore.log.checkpoints import (
 from kafkacore.log.clock import SYSTEM_TIME, MockTime, Time
 from kafkacore.log.epoch import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET, LeaderEpochFileCache
 from kafkacore.log.files import TopicPartition, parse_topic_partition_name
-from kafkacore.log.loader import LoadedLog, LogLoader
+from kafkacore.log.loader import LoadedLog, LogLoader, ProgressCallback, recovery_progress
 from kafkacore.log.log import (
     EARLIEST_LOCAL_TIMESTAMP,
     EARLIEST_TIMESTAMP,
@@ -72,6 +75,13 @@ from kafkacore.log.log import (
     Log,
     LogAppendInfo,
     TimestampAndOffset,
+)
+from kafkacore.log.manager import (
+    CleanerHooks,
+    CleanShutdownFile,
+    LogDirError,
+    LogManager,
+    RecoveryProgress,
 )
 from kafkacore.log.scheduler import MockScheduler, Scheduler, ThreadScheduler, default_scheduler
 from kafkacore.log.segments import LogSegment, LogSegments
@@ -87,6 +97,8 @@ __all__ = [
     "UNDEFINED_EPOCH_OFFSET",
     "AppendOrigin",
     "CheckpointFile",
+    "CleanShutdownFile",
+    "CleanerHooks",
     "EpochEntry",
     "FetchDataInfo",
     "LeaderEpochCheckpointFile",
@@ -94,7 +106,9 @@ __all__ = [
     "LoadedLog",
     "Log",
     "LogAppendInfo",
+    "LogDirError",
     "LogLoader",
+    "LogManager",
     "LogSegment",
     "LogSegments",
     "MetaProperties",
@@ -103,6 +117,8 @@ __all__ = [
     "OffsetCheckpointFile",
     "PartitionMetadata",
     "PartitionMetadataFile",
+    "ProgressCallback",
+    "RecoveryProgress",
     "Scheduler",
     "ThreadScheduler",
     "Time",
@@ -111,6 +127,7 @@ __all__ = [
     "default_scheduler",
     "parse_topic_partition_name",
     "random_uuid",
+    "recovery_progress",
     "uuid_from_base64",
     "uuid_to_base64",
     "write_atomically",

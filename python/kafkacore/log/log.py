@@ -689,32 +689,12 @@ class Log:
 
             segment = self._maybe_roll(len(data), max_timestamp, first_offset, last_offset, now)
             stamp = log_append_time if assign_offsets else -1
-            try:
-                result = segment.segment.append(
-                    data,
-                    partition_leader_epoch=leader_epoch,
-                    log_append_time_ms=stamp,
-                    assign_offsets=assign_offsets,
-                )
-            except IndexFullError:
-                # A multi-batch append can need more index entries than the active segment
-                # has left although shouldRoll said no; Kafka adds at most one entry per
-                # append. Roll and retry once.
-                if segment.size == 0:
-                    raise
-                segment = self.roll(first_offset)
-                result = segment.segment.append(
-                    data,
-                    partition_leader_epoch=leader_epoch,
-                    log_append_time_ms=stamp,
-                    assign_offsets=assign_offsets,
-                )
-            first, last, append_max_ts, append_max_offset, written = result
-            self._log_end_offset = last + 1
-
+            # As Kafka's UnifiedLog.append: the epoch cache learns the epochs before the
+            # batches are written, so a crash never leaves a batch whose epoch it lacks (an
+            # entry past the log end is dropped on load, or here if the write fails).
             if assign_offsets:
                 if leader_epoch >= 0:
-                    self._epoch_cache.assign(leader_epoch, first)
+                    self._epoch_cache.assign(leader_epoch, first_offset)
                 last_epoch = leader_epoch
             else:
                 for batch in batches:
@@ -722,6 +702,33 @@ class Log:
                     if epoch >= 0:
                         self._epoch_cache.assign(epoch, batch.header[_H_BASE_OFFSET])
                 last_epoch = batches[-1].header[_H_LEADER_EPOCH]
+            try:
+                try:
+                    result = segment.segment.append(
+                        data,
+                        partition_leader_epoch=leader_epoch,
+                        log_append_time_ms=stamp,
+                        assign_offsets=assign_offsets,
+                    )
+                except IndexFullError:
+                    # A multi-batch append can need more index entries than the active
+                    # segment has left although shouldRoll said no; Kafka adds at most one
+                    # entry per append. Roll and retry once.
+                    if segment.size == 0:
+                        raise
+                    segment = self.roll(first_offset)
+                    result = segment.segment.append(
+                        data,
+                        partition_leader_epoch=leader_epoch,
+                        log_append_time_ms=stamp,
+                        assign_offsets=assign_offsets,
+                    )
+            except BaseException:
+                self._epoch_cache.truncate_from_end(self._log_end_offset)
+                raise
+            first, last, append_max_ts, append_max_offset, written = result
+            self._log_end_offset = last + 1
+
             codec = 0
             for batch in batches:
                 if batch.header[_H_ATTRIBUTES] & _CODEC_MASK:
@@ -1064,3 +1071,75 @@ class Log:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+    # -- compaction (kafkacore.log.cleaner) ----------------------------------------------
+
+    def replace_segments(
+        self, cleaned_base_offset: int, old_segments: list[LogSegment]
+    ) -> LogSegment | None:
+        """Swap a compacted segment in for ``old_segments`` (Kafka's ``replaceSegments``),
+        crash-safe with the loader's rules (:mod:`kafkacore.log.loader`, steps 1 and 2).
+
+        The cleaner has written and fsynced ``<base>.log.cleaned``, ``<base>.index.cleaned``
+        and ``<base>.timeindex.cleaned`` (``base`` = ``cleaned_base_offset``, the base
+        offset of the first old segment). Under the log's lock:
+
+        1. each ``.cleaned`` file is renamed to ``.swap`` (the ``.log`` first) and the
+           directory fsynced; a crash before this is complete leaves ``.cleaned`` files,
+           which the next load deletes with every ``.swap`` at or above their offset: the
+           old segments stay;
+        2. the old segments leave the log and their files are renamed to ``.deleted``
+           (removed ``file.delete.delay.ms`` later); a crash from here on is completed by
+           the next load (the valid ``.swap`` replaces what is left of the old segments);
+        3. each ``.swap`` file is renamed to its final name, the directory fsynced, and the
+           new segment opened (sealed) in the old ones' place.
+
+        Returns the new segment, or ``None`` - the ``.cleaned`` files deleted, nothing
+        changed - when the log is closed or an old segment is no longer the log's (a
+        truncation or retention removed it meanwhile) or is the active one. An error in
+        step 1 renames back what it renamed; an error after that leaves the files
+        consistent for the next load, and this log object must be reloaded.
+        """
+        from kafkacore.log.files import CLEANED_FILE_SUFFIX, SWAP_FILE_SUFFIX
+
+        cleaned = segment_file_paths(self._dir, cleaned_base_offset, CLEANED_FILE_SUFFIX)
+        with self._lock:
+            stale = (
+                self._closed
+                or not old_segments
+                or old_segments[0].base_offset != cleaned_base_offset
+                or any(self._segments.get(s.base_offset) is not s for s in old_segments)
+                or old_segments[-1] is self._segments.active_segment
+            )
+            if stale:
+                for path in cleaned:
+                    with contextlib.suppress(FileNotFoundError):
+                        os.remove(path)
+                return None
+            swaps: list[tuple[str, str]] = []
+            try:
+                for path in cleaned:
+                    if os.path.exists(path):
+                        swap = path[: -len(CLEANED_FILE_SUFFIX)] + SWAP_FILE_SUFFIX
+                        os.replace(path, swap)
+                        swaps.append((path, swap))
+                fsync_dir(self._dir)
+            except Exception:
+                for path, swap in reversed(swaps):
+                    with contextlib.suppress(OSError):
+                        os.replace(swap, path)
+                raise
+            self._remove_and_delete_segments(old_segments, async_delete=True)
+            for _, swap in swaps:
+                os.replace(swap, swap[: -len(SWAP_FILE_SUFFIX)])
+            fsync_dir(self._dir)
+            segment = self._open_segment(cleaned_base_offset)
+            segment.segment.seal()
+            self._segments.add(segment)
+            logger.info(
+                "Replaced segments %s of %s with the cleaned segment %d",
+                [s.base_offset for s in old_segments],
+                self._tp,
+                cleaned_base_offset,
+            )
+            return segment
