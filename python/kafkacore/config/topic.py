@@ -247,18 +247,23 @@ class LogConfig:
             setattr(self, attribute_name(name), list(value) if isinstance(value, list) else value)
         if self._values["internal.segment.bytes"] is not None:
             self.segment_bytes = self._values["internal.segment.bytes"]
+        # Read on every append: computed once (a LogConfig is not changed after creation;
+        # a config update makes a new one).
+        policies = {p.lower() for p in self.cleanup_policy}
+        self._compact = "compact" in policies
+        self._delete = "delete" in policies
 
     # -- Kafka's LogConfig accessors ------------------------------------------------------
 
     @property
     def compact(self) -> bool:
         """``cleanup.policy`` contains ``compact`` (any case)."""
-        return "compact" in (p.lower() for p in self.cleanup_policy)
+        return self._compact
 
     @property
     def delete(self) -> bool:
         """``cleanup.policy`` contains ``delete`` (any case)."""
-        return "delete" in (p.lower() for p in self.cleanup_policy)
+        return self._delete
 
     def max_segment_ms(self) -> int:
         """Age at which to roll: ``segment.ms``, or ``max.compaction.lag.ms`` if compacted

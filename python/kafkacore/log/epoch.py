@@ -63,6 +63,9 @@ class LeaderEpochFileCache:
     def assign(self, epoch: int, start_offset: int) -> None:
         """Record that ``epoch`` starts at ``start_offset`` (see the module rules); the
         checkpoint is rewritten if anything changed."""
+        entries = self._entries
+        if entries and entries[-1].epoch == epoch and entries[-1].start_offset <= start_offset:
+            return  # the common case on every append: nothing changes (no lock needed)
         with self._lock:
             if self._assign(EpochEntry(epoch, start_offset)):
                 self._write()

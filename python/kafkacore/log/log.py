@@ -134,9 +134,10 @@ class AppendOrigin(enum.Enum):
     REPLICATION = "replication"  # a follower copying the leader: offsets kept
 
 
-@dataclass(frozen=True, slots=True)
-class LogAppendInfo:
-    """What an append did (Kafka's ``LogAppendInfo``).
+class LogAppendInfo(NamedTuple):
+    """What an append did (Kafka's ``LogAppendInfo``). Immutable; a NamedTuple rather
+    than a frozen dataclass because one is built per append (a frozen dataclass's
+    ``__init__`` costs a microsecond more on the produce path).
 
     ``max_timestamp``/``offset_of_max_timestamp``: the largest batch max timestamp and the
     last offset of the first batch that has it (-1, -1 when none); ``log_append_time``: the
@@ -525,7 +526,7 @@ class Log:
         position = 0
         total = len(data)
         while position < total:
-            header = tuple(self._backend.batch_header(data, position))
+            header = self._backend.batch_header(data, position)
             length = header[_H_BATCH_LENGTH]
             size = _LOG_OVERHEAD + length
             if length < _MIN_BATCH_LENGTH or position + size > total:
@@ -676,10 +677,21 @@ class Log:
                         first_offset,
                         last_offset,
                     )
+            # One pass over the headers for what the roll check and LogAppendInfo need.
+            batch_max_timestamp = -1
+            num_records = 0
+            codec = 0
+            for batch in batches:
+                header = batch.header
+                if header[_H_MAX_TIMESTAMP] > batch_max_timestamp:
+                    batch_max_timestamp = header[_H_MAX_TIMESTAMP]
+                num_records += header[_H_RECORDS_COUNT]
+                if header[_H_ATTRIBUTES] & _CODEC_MASK:
+                    codec = header[_H_ATTRIBUTES] & _CODEC_MASK
             if log_append_time >= 0 and assign_offsets:
                 max_timestamp = log_append_time
             else:
-                max_timestamp = max(b.header[_H_MAX_TIMESTAMP] for b in batches)
+                max_timestamp = batch_max_timestamp
 
             if len(data) > config.segment_bytes:
                 raise RecordBatchTooLargeError(
@@ -729,25 +741,20 @@ class Log:
             first, last, append_max_ts, append_max_offset, written = result
             self._log_end_offset = last + 1
 
-            codec = 0
-            for batch in batches:
-                if batch.header[_H_ATTRIBUTES] & _CODEC_MASK:
-                    codec = batch.header[_H_ATTRIBUTES] & _CODEC_MASK
-
-            if self.unflushed_messages >= config.flush_messages:
+            if self._log_end_offset - self._recovery_point >= config.flush_messages:
                 self.flush()
             return LogAppendInfo(
-                first_offset=first,
-                last_offset=last,
-                max_timestamp=append_max_ts,
-                offset_of_max_timestamp=append_max_offset,
-                log_append_time=log_append_time if assign_offsets else -1,
-                log_start_offset=self._log_start_offset,
-                valid_bytes=written,
-                last_leader_epoch=last_epoch if last_epoch >= 0 else None,
-                source_compression=codec,
-                num_batches=len(batches),
-                num_records=sum(b.header[_H_RECORDS_COUNT] for b in batches),
+                first,
+                last,
+                append_max_ts,
+                append_max_offset,
+                log_append_time if assign_offsets else -1,
+                self._log_start_offset,
+                written,
+                last_epoch if last_epoch >= 0 else None,
+                codec,
+                len(batches),
+                num_records,
             )
 
     # -- read ----------------------------------------------------------------------------
