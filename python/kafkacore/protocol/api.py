@@ -1,0 +1,265 @@
+"""The API table and the request/response codec entry points (sans-IO).
+
+:data:`APIS` lists every API kafkacore serves with the range it **advertises** in
+ApiVersions and the range it **implements** (decodes); they differ for Produce, which is
+advertised from v0 for old librdkafka's feature checks but whose v0-2 requests are
+answered UNSUPPORTED_VERSION, as Kafka 4 does (KAFKA-18659).
+
+Frames: ``decode_request``/``decode_response`` take one frame *without* its 4-byte size
+prefix (the transport strips it); ``encode_request``/``encode_response`` return the
+bytes to send, size prefix included.
+
+Immutable table, pure functions: thread-safe.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from typing import Any
+
+from kafkacore.protocol import headers as h
+from kafkacore.protocol import messages as m
+from kafkacore.protocol import types as t
+from kafkacore.protocol.errors import (
+    ErrorCode,
+    ProtocolError,
+    UnknownApiKey,
+    UnsupportedVersion,
+)
+from kafkacore.protocol.schema import KafkaStruct, MessageSchema
+
+__all__ = [
+    "APIS",
+    "APIS_BY_NAME",
+    "Api",
+    "api_versions_response",
+    "decode_request",
+    "decode_response",
+    "encode_request",
+    "encode_response",
+    "unsupported_api_versions_response",
+]
+
+_SIZE = struct.Struct(">i")
+
+
+@dataclass(frozen=True, eq=False)
+class Api:
+    """One API: its key and name, the range advertised in ApiVersions, the range decoded
+    (``implemented``), and its request/response schemas."""
+
+    key: int
+    name: str
+    min_version: int
+    max_version: int
+    implemented_min: int
+    implemented_max: int
+    request: MessageSchema
+    response: MessageSchema
+
+    @property
+    def flexible_from(self) -> int | None:
+        flex = self.request.flexible
+        return flex.lo if flex.lo <= flex.hi else None
+
+    def is_flexible(self, version: int) -> bool:
+        return version in self.request.flexible
+
+    def implements(self, version: int) -> bool:
+        return self.implemented_min <= version <= self.implemented_max
+
+    def request_header_version(self, version: int) -> int:
+        return h.request_header_version(self.is_flexible(version))
+
+    def response_header_version(self, version: int) -> int:
+        return h.response_header_version(self.key, self.is_flexible(version))
+
+
+def _api(name: str, module: Any, advertise: tuple[int, int], implement: tuple[int, int]) -> Api:
+    req: MessageSchema = module.REQUEST
+    resp: MessageSchema = module.RESPONSE
+    return Api(req.api_key, name, *advertise, *implement, req, resp)
+
+
+# The "Minimum protocol surface for kafkacore v1": name, module, advertised, implemented.
+_TABLE = [
+    _api("Produce", m.produce, (0, 11), (3, 11)),
+    _api("Fetch", m.fetch, (4, 12), (4, 12)),
+    _api("ListOffsets", m.list_offsets, (1, 7), (1, 7)),
+    _api("Metadata", m.metadata, (0, 12), (0, 12)),
+    _api("OffsetCommit", m.offset_commit, (2, 9), (2, 9)),
+    _api("OffsetFetch", m.offset_fetch, (1, 9), (1, 9)),
+    _api("FindCoordinator", m.find_coordinator, (0, 4), (0, 4)),
+    _api("JoinGroup", m.join_group, (0, 9), (0, 9)),
+    _api("Heartbeat", m.heartbeat, (0, 4), (0, 4)),
+    _api("LeaveGroup", m.leave_group, (0, 5), (0, 5)),
+    _api("SyncGroup", m.sync_group, (0, 5), (0, 5)),
+    _api("DescribeGroups", m.describe_groups, (0, 5), (0, 5)),
+    _api("ListGroups", m.list_groups, (0, 5), (0, 5)),
+    _api("SaslHandshake", m.sasl_handshake, (0, 1), (0, 1)),
+    _api("ApiVersions", m.api_versions, (0, 4), (0, 4)),
+    _api("CreateTopics", m.create_topics, (2, 7), (2, 7)),
+    _api("DeleteTopics", m.delete_topics, (1, 6), (1, 6)),
+    _api("DeleteRecords", m.delete_records, (0, 2), (0, 2)),
+    _api("InitProducerId", m.init_producer_id, (0, 5), (0, 5)),
+    _api("OffsetForLeaderEpoch", m.offset_for_leader_epoch, (2, 4), (2, 4)),
+    _api("DescribeAcls", m.describe_acls, (1, 3), (1, 3)),
+    _api("CreateAcls", m.create_acls, (1, 3), (1, 3)),
+    _api("DeleteAcls", m.delete_acls, (1, 3), (1, 3)),
+    _api("DescribeConfigs", m.describe_configs, (1, 4), (1, 4)),
+    _api("AlterConfigs", m.alter_configs, (0, 2), (0, 2)),
+    _api("DescribeLogDirs", m.describe_log_dirs, (0, 4), (0, 4)),
+    _api("SaslAuthenticate", m.sasl_authenticate, (0, 2), (0, 2)),
+    _api("CreatePartitions", m.create_partitions, (0, 3), (0, 3)),
+    _api("DeleteGroups", m.delete_groups, (0, 2), (0, 2)),
+    _api("ElectLeaders", m.elect_leaders, (0, 2), (0, 2)),
+    _api("IncrementalAlterConfigs", m.incremental_alter_configs, (0, 1), (0, 1)),
+    _api("AlterPartitionReassignments", m.alter_partition_reassignments, (0, 0), (0, 0)),
+    _api("ListPartitionReassignments", m.list_partition_reassignments, (0, 0), (0, 0)),
+    _api("OffsetDelete", m.offset_delete, (0, 0), (0, 0)),
+    _api("DescribeCluster", m.describe_cluster, (0, 1), (0, 1)),
+]
+
+APIS: dict[int, Api] = {api.key: api for api in sorted(_TABLE, key=lambda a: a.key)}
+"""Every served API by key, in key order."""
+APIS_BY_NAME: dict[str, Api] = {api.name: api for api in APIS.values()}
+
+for _api_entry in APIS.values():  # let a request/response object find its API
+    _api_entry.request.cls._message = _api_entry.request  # type: ignore[attr-defined]
+    _api_entry.response.cls._message = _api_entry.response  # type: ignore[attr-defined]
+
+API_VERSIONS = APIS[h.API_VERSIONS_KEY]
+
+
+def _message_of(value: KafkaStruct) -> MessageSchema:
+    msg = getattr(type(value), "_message", None)
+    if not isinstance(msg, MessageSchema):
+        raise TypeError(f"{type(value).__name__} is not a request or response")
+    return msg
+
+
+def _frame(parts: list[Any]) -> bytes:
+    size = sum(len(p) for p in parts)
+    parts[0] = _SIZE.pack(size)
+    return b"".join(parts)
+
+
+# --- requests -----------------------------------------------------------------------------
+
+
+def decode_request(frame: t.Buffer) -> tuple[h.RequestHeader, Any]:
+    """``(header, request)`` from one request frame (no size prefix).
+
+    Raises :class:`UnknownApiKey`, :class:`UnsupportedVersion` (the broker answers
+    UNSUPPORTED_VERSION; for ApiVersions see :func:`unsupported_api_versions_response`)
+    or :class:`ProtocolError` for malformed bytes; each carries the correlation id, API
+    key and version when they could be read. Bytes after the body are ignored, as Kafka
+    ignores them."""
+    buf = frame if isinstance(frame, memoryview) else memoryview(frame)
+    if len(buf) < 8:
+        raise ProtocolError(f"request frame of {len(buf)} bytes is shorter than a header")
+    api_key, version, correlation_id = struct.unpack_from(">hhi", buf, 0)
+    ids = {"correlation_id": correlation_id, "api_key": api_key, "api_version": version}
+    api = APIS.get(api_key)
+    if api is None:
+        raise UnknownApiKey(f"unknown API key {api_key}", **ids)
+    if not api.implements(version):
+        client_id = None
+        try:  # best effort: an unknown (newer) version is assumed flexible, as Kafka does
+            hv = api.request_header_version(version) if version <= api.max_version else 2
+            client_id = h.read_request_header(buf, hv)[0].client_id
+        except (struct.error, IndexError, ValueError):
+            pass
+        raise UnsupportedVersion(
+            f"{api.name} v{version} is not supported "
+            f"(implemented {api.implemented_min}-{api.implemented_max})",
+            client_id=client_id,
+            **ids,
+        )
+    client_id = None
+    try:
+        header, pos = h.read_request_header(buf, api.request_header_version(version))
+        client_id = header.client_id
+        request, _ = api.request.reader(version)(buf, pos, len(buf))
+    except (struct.error, IndexError) as exc:
+        raise ProtocolError(
+            f"{api.name} v{version} request is truncated ({exc})", client_id=client_id, **ids
+        ) from None
+    except t.MalformedMessage as exc:
+        raise ProtocolError(
+            f"{api.name} v{version} request is malformed: {exc}", client_id=client_id, **ids
+        ) from None
+    return header, request
+
+
+def encode_request(header: h.RequestHeader, request: KafkaStruct) -> bytes:
+    """The framed request; the API key and version are the header's."""
+    api = APIS[header.api_key]
+    parts: list[Any] = [b""]
+    h.write_request_header(header, api.request_header_version(header.api_version), parts)
+    api.request.writer(header.api_version)(request, parts)
+    return _frame(parts)
+
+
+# --- responses ----------------------------------------------------------------------------
+
+
+def encode_response(
+    header: h.RequestHeader | int, response: KafkaStruct, api_version: int | None = None
+) -> bytes:
+    """The framed response to ``header`` (or to a bare correlation id; then
+    ``api_version`` is required), at the request's version unless ``api_version``."""
+    msg = _message_of(response)
+    api = APIS[msg.api_key]
+    if isinstance(header, h.RequestHeader):
+        correlation_id = header.correlation_id
+        version = header.api_version if api_version is None else api_version
+    else:
+        if api_version is None:
+            raise TypeError("api_version is required with a bare correlation id")
+        correlation_id, version = header, api_version
+    parts: list[Any] = [b""]
+    h.write_response_header(
+        h.ResponseHeader(correlation_id), api.response_header_version(version), parts
+    )
+    api.response.writer(version)(response, parts)
+    return _frame(parts)
+
+
+def decode_response(frame: t.Buffer, api_key: int, api_version: int) -> tuple[int, Any]:
+    """``(correlation_id, response)`` from one response frame (no size prefix)."""
+    api = APIS[api_key]
+    buf = frame if isinstance(frame, memoryview) else memoryview(frame)
+    try:
+        header, pos = h.read_response_header(buf, api.response_header_version(api_version))
+        response, end = api.response.reader(api_version)(buf, pos, len(buf))
+    except (struct.error, IndexError) as exc:
+        raise ProtocolError(f"{api.name} v{api_version} response is truncated ({exc})") from None
+    except t.MalformedMessage as exc:
+        raise ProtocolError(f"{api.name} v{api_version} response is malformed: {exc}") from None
+    if end != len(buf):
+        raise ProtocolError(f"{api.name} v{api_version} response has {len(buf) - end} extra bytes")
+    return header.correlation_id, response
+
+
+# --- ApiVersions ---------------------------------------------------------------------------
+
+
+def api_versions_response(error_code: int = ErrorCode.NONE, throttle_time_ms: int = 0) -> Any:
+    """An ApiVersions response listing every advertised API (version-independent)."""
+    cls: Any = API_VERSIONS.response.cls
+    keys = [
+        cls.ApiVersion(api_key=api.key, min_version=api.min_version, max_version=api.max_version)
+        for api in APIS.values()
+    ]
+    return cls(error_code=error_code, api_keys=keys, throttle_time_ms=throttle_time_ms)
+
+
+def unsupported_api_versions_response(correlation_id: int) -> bytes:
+    """Kafka's answer to an ApiVersions request of a version it does not know: a v0
+    body (header v0) with UNSUPPORTED_VERSION and the full key list, so the client can
+    retry with a version the broker serves."""
+    return encode_response(
+        correlation_id, api_versions_response(ErrorCode.UNSUPPORTED_VERSION), api_version=0
+    )

@@ -1,0 +1,69 @@
+"""AlterPartitionReassignments (API key 45), version 0.
+
+Declared from the facts of Kafka's message definitions
+``AlterPartitionReassignmentsRequest.json`` and ``AlterPartitionReassignmentsResponse.json``
+(apache/kafka trunk 1eb7644), limited to the versions kafkacore implements.
+"""
+
+from kafkacore.protocol.schema import NULL, field, message
+
+__all__ = ["REQUEST", "RESPONSE"]
+
+REQUEST = message(
+    "AlterPartitionReassignmentsRequest",
+    45,
+    "request",
+    valid="0",
+    flexible="0+",
+    fields=[
+        field("TimeoutMs", "int32", "0+", default=60000),
+        field(
+            "Topics",
+            "[]ReassignableTopic",
+            "0+",
+            fields=[
+                field("Name", "string", "0+"),
+                field(
+                    "Partitions",
+                    "[]ReassignablePartition",
+                    "0+",
+                    fields=[
+                        field("PartitionIndex", "int32", "0+"),
+                        field("Replicas", "[]int32", "0+", nullable="0+", default=NULL),
+                    ],
+                ),
+            ],
+        ),
+    ],
+)
+
+RESPONSE = message(
+    "AlterPartitionReassignmentsResponse",
+    45,
+    "response",
+    valid="0",
+    flexible="0+",
+    fields=[
+        field("ThrottleTimeMs", "int32", "0+"),
+        field("ErrorCode", "int16", "0+"),
+        field("ErrorMessage", "string", "0+", nullable="0+"),
+        field(
+            "Responses",
+            "[]ReassignableTopicResponse",
+            "0+",
+            fields=[
+                field("Name", "string", "0+"),
+                field(
+                    "Partitions",
+                    "[]ReassignablePartitionResponse",
+                    "0+",
+                    fields=[
+                        field("PartitionIndex", "int32", "0+"),
+                        field("ErrorCode", "int16", "0+"),
+                        field("ErrorMessage", "string", "0+", nullable="0+"),
+                    ],
+                ),
+            ],
+        ),
+    ],
+)

@@ -1,0 +1,50 @@
+"""DescribeCluster (API key 60), versions 0-1.
+
+Declared from the facts of Kafka's message definitions
+``DescribeClusterRequest.json`` and ``DescribeClusterResponse.json``
+(apache/kafka trunk 1eb7644), limited to the versions kafkacore implements.
+"""
+
+from kafkacore.protocol.schema import NULL, field, message
+
+__all__ = ["REQUEST", "RESPONSE"]
+
+REQUEST = message(
+    "DescribeClusterRequest",
+    60,
+    "request",
+    valid="0-1",
+    flexible="0+",
+    fields=[
+        field("IncludeClusterAuthorizedOperations", "bool", "0+"),
+        field("EndpointType", "int8", "1+", default=1),
+    ],
+)
+
+RESPONSE = message(
+    "DescribeClusterResponse",
+    60,
+    "response",
+    valid="0-1",
+    flexible="0+",
+    fields=[
+        field("ThrottleTimeMs", "int32", "0+"),
+        field("ErrorCode", "int16", "0+"),
+        field("ErrorMessage", "string", "0+", nullable="0+", default=NULL),
+        field("EndpointType", "int8", "1+", default=1),
+        field("ClusterId", "string", "0+"),
+        field("ControllerId", "int32", "0+", default=-1),
+        field(
+            "Brokers",
+            "[]DescribeClusterBroker",
+            "0+",
+            fields=[
+                field("BrokerId", "int32", "0+"),
+                field("Host", "string", "0+"),
+                field("Port", "int32", "0+"),
+                field("Rack", "string", "0+", nullable="0+", default=NULL),
+            ],
+        ),
+        field("ClusterAuthorizedOperations", "int32", "0+", default=-2147483648),
+    ],
+)

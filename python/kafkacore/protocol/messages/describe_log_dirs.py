@@ -1,0 +1,72 @@
+"""DescribeLogDirs (API key 35), versions 0-4.
+
+Declared from the facts of Kafka's message definitions
+``DescribeLogDirsRequest.json`` and ``DescribeLogDirsResponse.json``
+(apache/kafka trunk 1eb7644), limited to the versions kafkacore implements.
+"""
+
+from kafkacore.protocol.schema import field, message
+
+__all__ = ["REQUEST", "RESPONSE"]
+
+REQUEST = message(
+    "DescribeLogDirsRequest",
+    35,
+    "request",
+    valid="0-4",
+    flexible="2+",
+    fields=[
+        field(
+            "Topics",
+            "[]DescribableLogDirTopic",
+            "0+",
+            nullable="0+",
+            fields=[
+                field("Topic", "string", "0+"),
+                field("Partitions", "[]int32", "0+"),
+            ],
+        ),
+    ],
+)
+
+RESPONSE = message(
+    "DescribeLogDirsResponse",
+    35,
+    "response",
+    valid="0-4",
+    flexible="2+",
+    fields=[
+        field("ThrottleTimeMs", "int32", "0+"),
+        field("ErrorCode", "int16", "3+"),
+        field(
+            "Results",
+            "[]DescribeLogDirsResult",
+            "0+",
+            fields=[
+                field("ErrorCode", "int16", "0+"),
+                field("LogDir", "string", "0+"),
+                field(
+                    "Topics",
+                    "[]DescribeLogDirsTopic",
+                    "0+",
+                    fields=[
+                        field("Name", "string", "0+"),
+                        field(
+                            "Partitions",
+                            "[]DescribeLogDirsPartition",
+                            "0+",
+                            fields=[
+                                field("PartitionIndex", "int32", "0+"),
+                                field("PartitionSize", "int64", "0+"),
+                                field("OffsetLag", "int64", "0+"),
+                                field("IsFutureKey", "bool", "0+"),
+                            ],
+                        ),
+                    ],
+                ),
+                field("TotalBytes", "int64", "4+", default=-1),
+                field("UsableBytes", "int64", "4+", default=-1),
+            ],
+        ),
+    ],
+)

@@ -1,0 +1,71 @@
+"""ListOffsets (API key 2), versions 1-7.
+
+Declared from the facts of Kafka's message definitions
+``ListOffsetsRequest.json`` and ``ListOffsetsResponse.json``
+(apache/kafka trunk 1eb7644), limited to the versions kafkacore implements.
+"""
+
+from kafkacore.protocol.schema import field, message
+
+__all__ = ["REQUEST", "RESPONSE"]
+
+REQUEST = message(
+    "ListOffsetsRequest",
+    2,
+    "request",
+    valid="1-7",
+    flexible="6+",
+    fields=[
+        field("ReplicaId", "int32", "1+"),
+        field("IsolationLevel", "int8", "2+"),
+        field(
+            "Topics",
+            "[]ListOffsetsTopic",
+            "1+",
+            fields=[
+                field("Name", "string", "1+"),
+                field(
+                    "Partitions",
+                    "[]ListOffsetsPartition",
+                    "1+",
+                    fields=[
+                        field("PartitionIndex", "int32", "1+"),
+                        field("CurrentLeaderEpoch", "int32", "4+", default=-1),
+                        field("Timestamp", "int64", "1+"),
+                    ],
+                ),
+            ],
+        ),
+    ],
+)
+
+RESPONSE = message(
+    "ListOffsetsResponse",
+    2,
+    "response",
+    valid="1-7",
+    flexible="6+",
+    fields=[
+        field("ThrottleTimeMs", "int32", "2+"),
+        field(
+            "Topics",
+            "[]ListOffsetsTopicResponse",
+            "1+",
+            fields=[
+                field("Name", "string", "1+"),
+                field(
+                    "Partitions",
+                    "[]ListOffsetsPartitionResponse",
+                    "1+",
+                    fields=[
+                        field("PartitionIndex", "int32", "1+"),
+                        field("ErrorCode", "int16", "1+"),
+                        field("Timestamp", "int64", "1+", default=-1),
+                        field("Offset", "int64", "1+", default=-1),
+                        field("LeaderEpoch", "int32", "4+", default=-1),
+                    ],
+                ),
+            ],
+        ),
+    ],
+)
