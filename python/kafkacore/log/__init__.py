@@ -83,6 +83,12 @@ from kafkacore.log.manager import (
     LogManager,
     RecoveryProgress,
 )
+from kafkacore.log.producer_state import (
+    DuplicateSequenceError,
+    InvalidProducerEpochError,
+    OutOfOrderSequenceError,
+    ProducerStateManager,
+)
 from kafkacore.log.scheduler import MockScheduler, Scheduler, ThreadScheduler, default_scheduler
 from kafkacore.log.segments import LogSegment, LogSegments
 
@@ -99,8 +105,10 @@ __all__ = [
     "CheckpointFile",
     "CleanShutdownFile",
     "CleanerHooks",
+    "DuplicateSequenceError",
     "EpochEntry",
     "FetchDataInfo",
+    "InvalidProducerEpochError",
     "LeaderEpochCheckpointFile",
     "LeaderEpochFileCache",
     "LoadedLog",
@@ -115,8 +123,10 @@ __all__ = [
     "MockScheduler",
     "MockTime",
     "OffsetCheckpointFile",
+    "OutOfOrderSequenceError",
     "PartitionMetadata",
     "PartitionMetadataFile",
+    "ProducerStateManager",
     "ProgressCallback",
     "RecoveryProgress",
     "Scheduler",

@@ -69,6 +69,7 @@ from kafkacore.log.files import (
     parse_topic_partition_name,
 )
 from kafkacore.log.loader import LogLoader
+from kafkacore.log.producer_state import ProducerStateManager, rebuild_producer_state
 from kafkacore.log.retention import (
     SegmentPredicate,
     deletable_segments,
@@ -236,7 +237,11 @@ class Log:
     post-roll flushes (default: the system clock and
     :func:`~kafkacore.log.scheduler.default_scheduler`); ``rng`` draws the
     ``segment.jitter.ms`` of each segment; ``topic_id`` is checked against, or written to,
-    ``partition.metadata``.
+    ``partition.metadata``. ``producer_state``: a
+    :class:`~kafkacore.log.producer_state.ProducerStateManager` for this directory, rebuilt
+    on open (latest snapshot + replay); appends then check idempotent batches (raising
+    ``DuplicateSequenceError`` with the original offsets for a retry, which writes nothing)
+    and snapshots are taken at each roll and on close.
     """
 
     def __init__(
@@ -252,6 +257,7 @@ class Log:
         time: Time | None = None,
         scheduler: Scheduler | None = None,
         rng: random.Random | None = None,
+        producer_state: ProducerStateManager | None = None,
     ) -> None:
         if backend is None:
             from kafkacore.native import backend as selected
@@ -294,6 +300,11 @@ class Log:
         if topic_id is not None:
             self.assign_topic_id(topic_id)
 
+        # idempotent-producer state: latest snapshot + replay of the batches after it
+        self._producer_state = producer_state
+        if producer_state is not None:
+            self._rebuild_producer_state()
+
     @classmethod
     def load(
         cls,
@@ -308,6 +319,7 @@ class Log:
         time: Time | None = None,
         scheduler: Scheduler | None = None,
         rng: random.Random | None = None,
+        producer_state: ProducerStateManager | None = None,
     ) -> Log:
         """Open the log in ``directory`` (the same as the constructor; the name says it)."""
         return cls(
@@ -321,6 +333,7 @@ class Log:
             time=time,
             scheduler=scheduler,
             rng=rng,
+            producer_state=producer_state,
         )
 
     # -- properties ----------------------------------------------------------------------
@@ -424,6 +437,21 @@ class Log:
             roll_jitter_ms=self._config.random_segment_jitter(self._rng),
         )
 
+    @property
+    def producer_state(self) -> ProducerStateManager | None:
+        return self._producer_state
+
+    def _rebuild_producer_state(self) -> None:
+        if self._producer_state is not None:
+            rebuild_producer_state(
+                self._producer_state,
+                self._segments.values(),
+                self._log_start_offset,
+                self._log_end_offset,
+                self._backend.batch_header,
+                now_ms=self._time.milliseconds(),
+            )
+
     def _check_open(self) -> None:
         if self._closed:
             raise ValueError(f"log {self._dir} is closed")
@@ -486,6 +514,9 @@ class Log:
                 segment = self._open_segment(new_offset)
                 self._segments.add(segment)
             base = segment.base_offset
+            if self._producer_state is not None:
+                # Kafka's roll: a snapshot at the new segment's base offset
+                self._producer_state.take_snapshot(base)
             self._scheduler.schedule_once("flush-log", lambda: self._flush_if_open(base))
             return segment
 
@@ -699,6 +730,15 @@ class Log:
                     f"which exceeds the maximum configured segment size of {config.segment_bytes}."
                 )
 
+            # producer state (raises DuplicateSequenceError etc. before anything is written)
+            pending = None
+            if self._producer_state is not None:
+                pending = self._producer_state.prepare_append(
+                    [batch.header for batch in batches],
+                    first_offset if assign_offsets else None,
+                    client=assign_offsets and origin is AppendOrigin.CLIENT,
+                )
+
             segment = self._maybe_roll(len(data), max_timestamp, first_offset, last_offset, now)
             stamp = log_append_time if assign_offsets else -1
             # As Kafka's UnifiedLog.append: the epoch cache learns the epochs before the
@@ -740,6 +780,8 @@ class Log:
                 raise
             first, last, append_max_ts, append_max_offset, written = result
             self._log_end_offset = last + 1
+            if pending is not None and self._producer_state is not None:
+                self._producer_state.complete_append(pending, self._log_end_offset)
 
             if self._log_end_offset - self._recovery_point >= config.flush_messages:
                 self.flush()
@@ -909,6 +951,8 @@ class Log:
         if self._recovery_point < offset:
             self._recovery_point = offset
         self._epoch_cache.truncate_from_start(offset)
+        if self._producer_state is not None:
+            self._producer_state.on_log_start_offset_incremented(offset)
 
     def truncate_to(self, target_offset: int) -> bool:
         """Remove every offset >= ``target_offset`` (Kafka's ``truncateTo``); returns
@@ -941,6 +985,7 @@ class Log:
             self._recovery_point = min(self._recovery_point, self._log_end_offset)
             self._epoch_cache.truncate_from_end(self._log_end_offset)
             self._log_start_offset = min(self._log_end_offset, self._log_start_offset)
+            self._rebuild_producer_state()
             return True
 
     def truncate_fully_and_start_at(
@@ -963,6 +1008,8 @@ class Log:
             self._recovery_point = min(self._recovery_point, new_offset)
             self._epoch_cache.clear_and_flush()
             self._log_start_offset = new_offset if log_start_offset is None else log_start_offset
+            if self._producer_state is not None:
+                self._producer_state.truncate_fully_and_start_at(new_offset)
 
     # -- flush ---------------------------------------------------------------------------
 
@@ -1058,6 +1105,9 @@ class Log:
         with self._lock:
             if self._closed:
                 return
+            if self._producer_state is not None:
+                # Kafka snapshots at shutdown so that loading replays nothing
+                self._producer_state.take_snapshot()
             self._segments.close()
             self._recovery_point = self._log_end_offset
             self._closed = True
