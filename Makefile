@@ -7,7 +7,7 @@ PYTHON := $(BIN)/python
 export KAFKACORE_CACHE ?= $(HOME)/.cache/kafkacore
 RUST_SOURCES := $(shell find rust -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 DEV_DEPS := pytest pytest-benchmark pytest-timeout hypothesis ruff mypy 'maturin>=1.7,<2' \
-	google-crc32c lz4 zstandard cramjam
+	google-crc32c lz4 zstandard cramjam confluent-kafka
 
 .PHONY: run test build wheel bench lint rust-test py-test kafka-jars clean demo
 
@@ -15,7 +15,7 @@ $(BIN)/activate:
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
-$(VENV)/.deps: $(BIN)/activate pyproject.toml
+$(VENV)/.deps: $(BIN)/activate pyproject.toml Makefile
 	$(BIN)/pip install -q $(DEV_DEPS)
 	touch $@
 
@@ -26,10 +26,13 @@ $(VENV)/.built: $(VENV)/.deps $(RUST_SOURCES)
 
 build: $(VENV)/.built
 
-# The main job. Today: a demo that writes a partition directory with several segments
-# and prints it with the dump tool. (The broker issue turns this into the broker.)
+# The main job: the single-node broker on localhost:9092, data in ./data.
 run: build
-	$(PYTHON) -m kafkacore.demo ./data
+	$(PYTHON) -m kafkacore.cli server-start config/server.properties --override log.dirs=./data
+
+# The storage demo: a partition directory with several segments, printed by the dump tool.
+demo: build
+	$(PYTHON) -m kafkacore.demo ./demo-data
 
 lint: $(VENV)/.deps
 	cargo fmt --all -- --check

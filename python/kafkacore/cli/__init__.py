@@ -36,7 +36,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    from kafkacore.cli import dump_log
+    from kafkacore.cli import dump_log, server
 
     parser = _Parser(
         prog=PROG,
@@ -44,6 +44,7 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     dump_log.register(subparsers)
+    server.register(subparsers)
     return parser
 
 

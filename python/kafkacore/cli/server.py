@@ -1,0 +1,94 @@
+"""``kafkacore server-start [server.properties] [--override key=value ...]``: run the
+single-node broker until SIGTERM/SIGINT (Kafka's ``kafka-server-start.sh``).
+
+A bad config value exits with status 1 and Kafka's message (key, value, constraint);
+unknown keys are warned about. Logs go to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import sys
+from typing import Any
+
+__all__ = ["register", "run"]
+
+PROG = "kafkacore server-start"
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "server-start", prog=PROG, help="Start the broker (single node)."
+    )
+    parser.add_argument("config", nargs="?", help="server.properties")
+    parser.add_argument(
+        "--override",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="A property overriding server.properties (repeatable).",
+    )
+    parser.set_defaults(run=run, prog=PROG)
+
+
+def _load(args: argparse.Namespace) -> dict[str, str]:
+    from kafkacore.cli import UsageError
+    from kafkacore.config import load_properties
+
+    props: dict[str, str] = {}
+    if args.config:
+        try:
+            props.update(load_properties(args.config))
+        except OSError as exc:
+            raise UsageError(PROG, f"cannot read {args.config}: {exc.strerror}") from None
+    for item in args.override:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(PROG, f"--override expects key=value, not {item!r}")
+        props[key.strip()] = value
+    return props
+
+
+def run(args: argparse.Namespace) -> int:
+    from kafkacore.config import BrokerConfig, ConfigError
+
+    logging.basicConfig(
+        level=logging.INFO,
+        stream=sys.stderr,
+        format="[%(asctime)s] %(levelname)s %(message)s (%(name)s)",
+    )
+    props = _load(args)
+    try:
+        config = BrokerConfig(props)
+        config.advertised_endpoints()
+        config.listener_endpoints()
+    except ConfigError as exc:
+        sys.stderr.write(f"{PROG}: error: {exc}\n")
+        return 1
+    for name in config.unknown:
+        logging.getLogger("kafkacore.config").warning(
+            "The configuration '%s' was supplied but isn't a known config.", name
+        )
+    return asyncio.run(_serve(config))
+
+
+async def _serve(config: Any) -> int:
+    from kafkacore.server import KafkaServer
+
+    server = KafkaServer(config)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        await server.startup()
+    except Exception as exc:
+        logging.getLogger("kafkacore.server").error("Fatal error during startup: %s", exc)
+        await server.shutdown()
+        return 1
+    await stop.wait()
+    await server.shutdown()
+    return 0

@@ -1,0 +1,120 @@
+"""The single-node broker (Kafka's ``KafkaServer``/``BrokerServer`` with the controller
+in the same process): log manager, embedded metadata store, replica manager, request
+channel and socket server, started and stopped in order.
+
+Start-up: the metadata store is loaded from ``metadata.log.dir`` (else the first log
+dir); the :class:`~kafkacore.log.LogManager` loads the logs (recovering after an unclean
+shutdown) and agrees on the cluster id with ``meta.properties``; stored topics get their
+logs; then the listeners open and ``[KafkaServer id=N] started`` is logged.
+
+Shutdown (:meth:`KafkaServer.shutdown`): stop accepting, let connections finish their
+request (1 s), wake delayed fetches, checkpoint high watermarks, then
+``LogManager.shutdown()`` (flush, checkpoints, clean-shutdown marker).
+
+Thread-safety: event loop thread only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+from typing import Any
+
+from kafkacore.config import BrokerConfig
+from kafkacore.config.broker import _parse_csv_map
+from kafkacore.log import LogManager
+from kafkacore.metadata import MetadataStore
+from kafkacore.server.channel import RequestChannel
+from kafkacore.server.handlers import BrokerContext
+from kafkacore.server.network import Limits, SocketServer
+from kafkacore.server.replica_manager import ReplicaManager
+
+__all__ = ["KafkaServer"]
+
+logger = logging.getLogger("kafkacore.server")
+
+
+def _limits(config: BrokerConfig) -> Limits:
+    overrides = {
+        ip: int(n) for ip, n in _parse_csv_map(config.max_connections_per_ip_overrides).items()
+    }
+    return Limits(
+        max_request_bytes=config.socket_request_max_bytes,
+        idle_ms=config.connections_max_idle_ms,
+        max_connections=config.max_connections,
+        max_connections_per_ip=config.max_connections_per_ip,
+        per_ip_overrides=overrides,
+    )
+
+
+class KafkaServer:
+    def __init__(self, config: BrokerConfig, **log_manager_options: Any) -> None:
+        self.config = config
+        self.node_id = config.node_id if config.node_id >= 0 else 1
+        self._log_manager_options = log_manager_options
+        self.logs: LogManager | None = None
+        self.store: MetadataStore | None = None
+        self.replicas: ReplicaManager | None = None
+        self.socket_server: SocketServer | None = None
+        self.context: BrokerContext | None = None
+        self._prefix = f"[KafkaServer id={self.node_id}]"
+
+    @property
+    def bound_port(self) -> int:
+        """The port of the first listener (useful with ``listeners=PLAINTEXT://:0``)."""
+        assert self.socket_server is not None
+        return next(iter(self.socket_server.bound_ports.values()))
+
+    async def startup(self) -> None:
+        config = self.config
+        logger.info("%s starting", self._prefix)
+        metadata_dir = config.metadata_log_dir or config.log_dirs[0]
+        os.makedirs(metadata_dir, exist_ok=True)
+        store = MetadataStore(metadata_dir)
+        logs = LogManager(
+            broker_config=config,
+            cluster_id=store.cluster_id,
+            node_id=self.node_id,
+            **self._log_manager_options,
+        )
+        logs.startup()
+        self.logs, self.store = logs, store
+        if logs.cluster_id is not None:
+            store.set_cluster_id(logs.cluster_id)
+        replicas = ReplicaManager(config, logs, store)
+        replicas.node_id = self.node_id
+        replicas.load()
+        self.replicas = replicas
+        advertised = config.advertised_endpoints()[0]
+        context = BrokerContext(config, replicas, self.node_id, "", 0, config.broker_rack)
+        self.context = context
+        listeners = [(e.listener_name, e.host, e.port) for e in config.listener_endpoints()]
+        server = SocketServer(RequestChannel(context), listeners, _limits(config))
+        await server.start()
+        self.socket_server = server
+        context.host = advertised.host or socket.getfqdn()
+        context.port = advertised.port or server.bound_ports.get(
+            advertised.listener_name, self.bound_port
+        )
+        logger.info("%s started (cluster id %s)", self._prefix, store.cluster_id)
+
+    async def shutdown(self) -> None:
+        logger.info("%s shutting down", self._prefix)
+        if self.socket_server is not None:
+            await self.socket_server.stop_accepting()
+        if self.replicas is not None:
+            self.replicas.purgatory.wake_all()
+        if self.socket_server is not None:
+            await self.socket_server.close_connections()
+        if self.logs is not None:
+            logs = self.logs
+            try:
+                logs.checkpoint_high_watermarks(
+                    {log.topic_partition: log.log_end_offset for log in logs.all_logs()}
+                )
+            except Exception as exc:
+                logger.warning("Could not checkpoint high watermarks: %s", exc)
+            await asyncio.to_thread(logs.shutdown)
+        logger.info("%s shut down completed", self._prefix)

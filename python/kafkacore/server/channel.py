@@ -1,0 +1,120 @@
+"""The request channel: frame in, outcome out (decode -> handler -> encode), between the
+transport (:mod:`~kafkacore.server.network`) and the handlers.
+
+Errors are data (CONVENTIONS 14):
+
+* an ApiVersions request of an unknown version: a v0 body with UNSUPPORTED_VERSION and the
+  full API list, header v0 (KIP-511);
+* a version inside the advertised range but not implemented (Produce v0-2, as Kafka 4):
+  the API's response at that version with UNSUPPORTED_VERSION;
+* a malformed body whose header could be read: the API's response with INVALID_REQUEST in
+  its top-level error fields;
+* an unknown API key, a version beyond the advertised range or an unreadable header:
+  the connection is closed (nothing the client could read), as Kafka does.
+* a handler failure: UNKNOWN_SERVER_ERROR (logged); the broker keeps serving.
+
+``acks=0`` Produce requests get no response, unless one of their partitions failed: then
+the connection is closed, Kafka's way of telling such a producer.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import struct
+from typing import Any
+
+from kafkacore.protocol import (
+    APIS,
+    ErrorCode,
+    ProtocolError,
+    RequestHeader,
+    UnknownApiKey,
+    UnsupportedVersion,
+    decode_request,
+    unsupported_api_versions_response,
+)
+from kafkacore.protocol import headers as h
+from kafkacore.server.handlers import (
+    HANDLERS,
+    BrokerContext,
+    error_response,
+    unimplemented_response,
+)
+from kafkacore.server.network import CLOSE, NO_RESPONSE, ConnectionInfo, Outcome, Part
+
+__all__ = ["RequestChannel", "encode_response_parts"]
+
+logger = logging.getLogger("kafkacore.server")
+
+_SIZE = struct.Struct(">i")
+_PRODUCE = 0
+_API_VERSIONS = 18
+
+
+def encode_response_parts(
+    header: RequestHeader, response: Any, version: int | None = None
+) -> list[Part]:
+    """The framed response as parts (``records`` fields may be file regions)."""
+    api = APIS[header.api_key]
+    v = header.api_version if version is None else version
+    parts: list[Any] = [b""]
+    h.write_response_header(
+        h.ResponseHeader(header.correlation_id), api.response_header_version(v), parts
+    )
+    api.response.writer(v)(response, parts)
+    parts[0] = _SIZE.pack(sum(len(p) for p in parts))
+    return parts
+
+
+def _produce_failed(response: Any) -> bool:
+    return any(p.error_code for t in response.responses for p in t.partition_responses)
+
+
+class RequestChannel:
+    """Implements the transport's ``RequestProcessor`` over :data:`HANDLERS`."""
+
+    def __init__(self, context: BrokerContext) -> None:
+        self.context = context
+
+    async def process(self, frame: bytes, connection: ConnectionInfo) -> Outcome:
+        try:
+            header, request = decode_request(frame)
+        except ProtocolError as exc:
+            return self._refuse(exc, connection)
+        try:
+            response = HANDLERS.get(header.api_key, _unimplemented)(self.context, header, request)
+            if inspect.isawaitable(response):
+                response = await response
+        except Exception:
+            logger.exception(
+                "Error handling %s v%d from %s",
+                APIS[header.api_key].name,
+                header.api_version,
+                connection.connection_id,
+            )
+            response = error_response(header.api_key, ErrorCode.UNKNOWN_SERVER_ERROR)
+        if header.api_key == _PRODUCE and request.acks == 0:
+            return CLOSE if _produce_failed(response) else NO_RESPONSE
+        return Outcome(encode_response_parts(header, response))
+
+    def _refuse(self, exc: ProtocolError, connection: ConnectionInfo) -> Outcome:
+        cid, key, version = exc.correlation_id, exc.api_key, exc.api_version
+        logger.info("Refusing request from %s: %s", connection.connection_id, exc)
+        if cid is None or key is None or version is None or isinstance(exc, UnknownApiKey):
+            return CLOSE
+        if key == _API_VERSIONS and isinstance(exc, UnsupportedVersion):
+            return Outcome([unsupported_api_versions_response(cid)])
+        api = APIS[key]
+        if not api.min_version <= version <= api.max_version:
+            return CLOSE
+        header = RequestHeader(key, version, cid, exc.client_id)
+        try:
+            parts = encode_response_parts(header, error_response(key, exc.error_code, str(exc)))
+        except Exception:  # a version the codec cannot write
+            return CLOSE
+        return Outcome(parts)
+
+
+def _unimplemented(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
+    return unimplemented_response(header, request)

@@ -1,0 +1,192 @@
+"""ApiVersions, Metadata, FindCoordinator, InitProducerId and DescribeCluster."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from kafkacore.config import ConfigError
+from kafkacore.protocol import APIS_BY_NAME, ErrorCode, RequestHeader, api_versions_response
+from kafkacore.server.handlers.context import BrokerContext
+from kafkacore.server.replica_manager import INTERNAL_TOPICS, topic_name_error
+
+__all__ = [
+    "handle_api_versions",
+    "handle_describe_cluster",
+    "handle_find_coordinator",
+    "handle_init_producer_id",
+    "handle_metadata",
+]
+
+ZERO_UUID = uuid.UUID(int=0)
+_METADATA: Any = APIS_BY_NAME["Metadata"].response.cls
+_FIND: Any = APIS_BY_NAME["FindCoordinator"].response.cls
+_INIT_PID: Any = APIS_BY_NAME["InitProducerId"].response.cls
+_CLUSTER: Any = APIS_BY_NAME["DescribeCluster"].response.cls
+_MAX_EPOCH = 32767
+
+
+def handle_api_versions(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
+    return api_versions_response()
+
+
+def _topic_response(ctx: BrokerContext, name: str, version: int) -> Any:
+    topic = ctx.replicas.store.topic(name)
+    if topic is None:
+        return _METADATA.MetadataResponseTopic(
+            error_code=ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+            name=name,
+            topic_id=ZERO_UUID,
+            partitions=[],
+        )
+    node = [ctx.node_id]
+    partitions = [
+        _METADATA.MetadataResponsePartition(
+            error_code=0,
+            partition_index=p,
+            leader_id=ctx.node_id,
+            leader_epoch=topic.leader_epoch,
+            replica_nodes=node,
+            isr_nodes=node,
+            offline_replicas=[],
+        )
+        for p in range(topic.partitions)
+    ]
+    return _METADATA.MetadataResponseTopic(
+        error_code=0,
+        name=name,
+        topic_id=topic.topic_id,
+        is_internal=name in INTERNAL_TOPICS,
+        partitions=partitions,
+    )
+
+
+def _auto_create(ctx: BrokerContext, name: str) -> ErrorCode | None:
+    """Create ``name`` with the broker defaults; the error to answer, if any."""
+    if topic_name_error(name) is not None:
+        return ErrorCode.INVALID_TOPIC_EXCEPTION
+    if ctx.config.default_replication_factor != 1:
+        return ErrorCode.INVALID_REPLICATION_FACTOR
+    try:
+        ctx.replicas.create_topic(name, ctx.config.num_partitions)
+    except ConfigError:
+        return ErrorCode.INVALID_CONFIG
+    return None
+
+
+def handle_metadata(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
+    version = header.api_version
+    store = ctx.replicas.store
+    allow_auto = bool(request.allow_auto_topic_creation) if version >= 4 else True
+    auto = allow_auto and ctx.config.auto_create_topics_enable
+    requested = request.topics
+    if requested is None or (version == 0 and not requested):
+        topics = [_topic_response(ctx, t.name, version) for t in store.topics()]
+    else:
+        topics = []
+        for wanted in requested:
+            name = wanted.name
+            if name is None:
+                found = store.topic_by_id(wanted.topic_id) if wanted.topic_id else None
+                if found is None:
+                    topics.append(
+                        _METADATA.MetadataResponseTopic(
+                            error_code=ErrorCode.UNKNOWN_TOPIC_ID,
+                            name=None,
+                            topic_id=wanted.topic_id,
+                            partitions=[],
+                        )
+                    )
+                    continue
+                name = found.name
+            if store.topic(name) is None and auto:
+                error = _auto_create(ctx, name)
+                if error is not None:
+                    topics.append(
+                        _METADATA.MetadataResponseTopic(
+                            error_code=error, name=name, topic_id=ZERO_UUID, partitions=[]
+                        )
+                    )
+                    continue
+            topics.append(_topic_response(ctx, name, version))
+    broker = _METADATA.MetadataResponseBroker(
+        node_id=ctx.node_id, host=ctx.host, port=ctx.port, rack=ctx.rack
+    )
+    return _METADATA(
+        throttle_time_ms=0,
+        brokers=[broker],
+        cluster_id=ctx.cluster_id,
+        controller_id=ctx.node_id,
+        topics=topics,
+    )
+
+
+def handle_find_coordinator(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
+    """Group keys (type 0): this node, so group clients can connect (the group coordinator
+    comes later). Transaction keys (type 1): COORDINATOR_NOT_AVAILABLE (no transactions)."""
+
+    def answer(key_type: int) -> tuple[int, str | None, int, str, int]:
+        if key_type == 0:
+            return ErrorCode.NONE, None, ctx.node_id, ctx.host, ctx.port
+        code = ErrorCode.COORDINATOR_NOT_AVAILABLE if key_type == 1 else ErrorCode.INVALID_REQUEST
+        return code, None, -1, "", -1
+
+    if header.api_version >= 4:
+        coordinators = []
+        for key in request.coordinator_keys:
+            code, message, node, host, port = answer(request.key_type)
+            coordinators.append(
+                _FIND.Coordinator(
+                    key=key,
+                    node_id=node,
+                    host=host,
+                    port=port,
+                    error_code=code,
+                    error_message=message,
+                )
+            )
+        return _FIND(throttle_time_ms=0, coordinators=coordinators)
+    code, message, node, host, port = answer(request.key_type)
+    return _FIND(
+        throttle_time_ms=0,
+        error_code=code,
+        error_message=message,
+        node_id=node,
+        host=host,
+        port=port,
+    )
+
+
+def handle_init_producer_id(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
+    """Idempotent producers get a fresh producer id with epoch 0 (or, KIP-360, their id
+    with the next epoch). Transactional ids: COORDINATOR_NOT_AVAILABLE until the
+    transaction coordinator exists."""
+    if request.transactional_id is not None:
+        return _INIT_PID(
+            throttle_time_ms=0,
+            error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE,
+            producer_id=-1,
+            producer_epoch=-1,
+        )
+    pid, epoch = request.producer_id, request.producer_epoch
+    if pid >= 0 and 0 <= epoch < _MAX_EPOCH - 1:
+        return _INIT_PID(
+            throttle_time_ms=0, error_code=0, producer_id=pid, producer_epoch=epoch + 1
+        )
+    new_pid = ctx.replicas.store.allocate_producer_id()
+    return _INIT_PID(throttle_time_ms=0, error_code=0, producer_id=new_pid, producer_epoch=0)
+
+
+def handle_describe_cluster(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
+    broker = _CLUSTER.DescribeClusterBroker(
+        broker_id=ctx.node_id, host=ctx.host, port=ctx.port, rack=ctx.rack
+    )
+    return _CLUSTER(
+        throttle_time_ms=0,
+        error_code=0,
+        error_message=None,
+        endpoint_type=1,
+        cluster_id=ctx.cluster_id,
+        controller_id=ctx.node_id,
+        brokers=[broker],
+    )

@@ -1,0 +1,38 @@
+"""kafkacore exceptions as Kafka error codes (errors as data)."""
+
+from __future__ import annotations
+
+from kafkacore.config import ConfigError
+from kafkacore.errors import (
+    CorruptRecordError,
+    InconsistentTopicIdError,
+    InvalidRecordError,
+    OffsetOutOfRangeError,
+    RecordBatchTooLargeError,
+    RecordTooLargeError,
+    StorageIOError,
+    UnsupportedCompressionError,
+)
+from kafkacore.protocol import ErrorCode
+
+__all__ = ["error_code_for"]
+
+_CODES: list[tuple[type[BaseException], ErrorCode]] = [
+    (CorruptRecordError, ErrorCode.CORRUPT_MESSAGE),
+    (InvalidRecordError, ErrorCode.INVALID_RECORD),
+    (RecordTooLargeError, ErrorCode.MESSAGE_TOO_LARGE),
+    (RecordBatchTooLargeError, ErrorCode.RECORD_LIST_TOO_LARGE),
+    (OffsetOutOfRangeError, ErrorCode.OFFSET_OUT_OF_RANGE),
+    (UnsupportedCompressionError, ErrorCode.UNSUPPORTED_COMPRESSION_TYPE),
+    (InconsistentTopicIdError, ErrorCode.INCONSISTENT_TOPIC_ID),
+    (ConfigError, ErrorCode.INVALID_CONFIG),
+    (StorageIOError, ErrorCode.KAFKA_STORAGE_ERROR),
+]
+
+
+def error_code_for(exc: BaseException) -> ErrorCode:
+    """The code Kafka answers for ``exc`` (UNKNOWN_SERVER_ERROR when it has none)."""
+    for cls, code in _CODES:
+        if isinstance(exc, cls):
+            return code
+    return ErrorCode.UNKNOWN_SERVER_ERROR

@@ -1,0 +1,177 @@
+"""Fetch v4-12 and ListOffsets v1-7.
+
+Fetch: whole batches from each partition, at most ``partition_max_bytes`` each and
+``max_bytes`` in all, except that the first batch of the first partition with data is
+always returned whole (KIP-74). The records are a :class:`~kafkacore.server.network.FileRegion`
+the transport sends from the segment file, read for Fetch < 10 only (a zstd batch there is
+UNSUPPORTED_COMPRESSION_TYPE). With less than ``min_bytes`` the fetch waits in the
+purgatory up to ``max_wait_ms``, woken by appends. High watermark = log end offset = last
+stable offset (single replica, no transactions), so read_committed reads the same data.
+
+Fetch sessions (KIP-227): kafkacore keeps none. Full requests (session id 0) are answered
+sessionless (session id 0), which makes clients send full requests every time; an
+incremental request (session id > 0) gets FETCH_SESSION_ID_NOT_FOUND.
+"""
+
+from __future__ import annotations
+
+import struct
+import time
+from typing import Any
+
+from kafkacore.errors import OffsetOutOfRangeError
+from kafkacore.log import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP, TopicPartition
+from kafkacore.protocol import APIS_BY_NAME, ErrorCode, RequestHeader
+from kafkacore.server.handlers.context import BrokerContext
+from kafkacore.server.handlers.errors import error_code_for
+from kafkacore.server.network import FileRegion
+
+__all__ = ["handle_fetch", "handle_list_offsets"]
+
+_FETCH: Any = APIS_BY_NAME["Fetch"].response.cls
+_LIST: Any = APIS_BY_NAME["ListOffsets"].response.cls
+_ZSTD = 4
+_READ_COMMITTED = 1
+
+
+def _has_zstd(data: bytes) -> bool:
+    position = 0
+    while position + 61 <= len(data):
+        (length,) = struct.unpack_from(">i", data, position + 8)
+        (attributes,) = struct.unpack_from(">h", data, position + 21)
+        if attributes & 0x07 == _ZSTD:
+            return True
+        position += 12 + length
+    return False
+
+
+def _read_all(ctx: BrokerContext, version: int, request: Any) -> tuple[Any, int, bool]:
+    """The response topics, the bytes found, and whether a partition had an error."""
+    replicas = ctx.replicas
+    remaining = max(0, request.max_bytes)
+    total = 0
+    failed = False
+    read_committed = request.isolation_level == _READ_COMMITTED
+    topics = []
+    for topic in request.topics:
+        partitions = []
+        for p in topic.partitions:
+            data = _FETCH.PartitionData(
+                partition_index=p.partition,
+                error_code=0,
+                high_watermark=-1,
+                last_stable_offset=-1,
+                log_start_offset=-1,
+                aborted_transactions=[] if read_committed else None,
+                preferred_read_replica=-1,
+                records=b"",
+            )
+            partitions.append(data)
+            log = replicas.get_log(topic.topic, p.partition)
+            if log is None:
+                data.error_code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+                failed = True
+                continue
+            hw = replicas.high_watermark(log)
+            lso = replicas.last_stable_offset(log)
+            data.high_watermark = hw
+            data.last_stable_offset = lso
+            data.log_start_offset = log.log_start_offset
+            try:
+                info = log.read(
+                    p.fetch_offset,
+                    max(0, min(p.partition_max_bytes, remaining)),
+                    lso if read_committed else hw,
+                    min_one_batch=total == 0,
+                )
+            except Exception as exc:
+                data.error_code = error_code_for(exc)
+                if not isinstance(exc, OffsetOutOfRangeError):
+                    data.high_watermark = data.last_stable_offset = -1
+                failed = True
+                continue
+            if info.length == 0:
+                continue
+            region = FileRegion(info.file, info.position, info.length)
+            if version < 10:
+                raw = region.read_bytes()
+                if _has_zstd(raw):
+                    data.error_code = ErrorCode.UNSUPPORTED_COMPRESSION_TYPE
+                    failed = True
+                    continue
+                data.records = raw
+            else:
+                data.records = region
+            total += info.length
+            remaining -= info.length
+        topics.append(_FETCH.FetchableTopicResponse(topic=topic.topic, partitions=partitions))
+    return topics, total, failed
+
+
+async def handle_fetch(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
+    version = header.api_version
+    if version >= 7 and request.session_id > 0:
+        return _FETCH(
+            throttle_time_ms=0,
+            error_code=ErrorCode.FETCH_SESSION_ID_NOT_FOUND,
+            session_id=0,
+            responses=[],
+        )
+    topics, total, failed = _read_all(ctx, version, request)
+    deadline = time.monotonic() + request.max_wait_ms / 1000
+    watched = [TopicPartition(t.topic, p.partition) for t in request.topics for p in t.partitions]
+    while total < request.min_bytes and not failed and watched:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            break
+        woken = await ctx.replicas.purgatory.wait(watched, remaining)
+        topics, total, failed = _read_all(ctx, version, request)
+        if not woken:
+            break
+    return _FETCH(throttle_time_ms=0, error_code=0, session_id=0, responses=topics)
+
+
+def handle_list_offsets(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
+    replicas = ctx.replicas
+    version = header.api_version
+    topics = []
+    for topic in request.topics:
+        partitions = []
+        for p in topic.partitions:
+            answer = _LIST.ListOffsetsPartitionResponse(
+                partition_index=p.partition_index,
+                error_code=0,
+                timestamp=-1,
+                offset=-1,
+                leader_epoch=-1,
+            )
+            partitions.append(answer)
+            log = replicas.get_log(topic.name, p.partition_index)
+            if log is None:
+                answer.error_code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+                continue
+            ts = p.timestamp
+            try:
+                if ts == LATEST_TIMESTAMP:
+                    answer.offset = (
+                        replicas.last_stable_offset(log)
+                        if request.isolation_level == _READ_COMMITTED
+                        else replicas.high_watermark(log)
+                    )
+                    epoch = log.latest_epoch
+                    answer.leader_epoch = -1 if epoch is None else epoch
+                    continue
+                if ts == MAX_TIMESTAMP and version < 7:
+                    answer.error_code = ErrorCode.UNSUPPORTED_VERSION
+                    continue
+                found = log.offset_for_timestamp(ts)
+            except Exception as exc:
+                answer.error_code = error_code_for(exc)
+                continue
+            if found is None or (ts != EARLIEST_TIMESTAMP and found.offset < 0):
+                continue
+            answer.timestamp = found.timestamp
+            answer.offset = found.offset
+            answer.leader_epoch = -1 if found.leader_epoch is None else found.leader_epoch
+        topics.append(_LIST.ListOffsetsTopicResponse(name=topic.name, partitions=partitions))
+    return _LIST(throttle_time_ms=0, topics=topics)

@@ -1,0 +1,200 @@
+"""CreateTopics v2-7, DeleteTopics v1-6 and CreatePartitions v0-3 (single node: every
+replica assignment must be ``[this node]``, replication factor 1)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from kafkacore.config import ConfigError, LogConfig
+from kafkacore.protocol import APIS_BY_NAME, ErrorCode, RequestHeader
+from kafkacore.server.handlers.context import BrokerContext
+from kafkacore.server.replica_manager import topic_name_error
+
+__all__ = ["handle_create_partitions", "handle_create_topics", "handle_delete_topics"]
+
+_CREATE: Any = APIS_BY_NAME["CreateTopics"].response.cls
+_DELETE: Any = APIS_BY_NAME["DeleteTopics"].response.cls
+_PARTITIONS: Any = APIS_BY_NAME["CreatePartitions"].response.cls
+ZERO_UUID = uuid.UUID(int=0)
+
+
+def _replication_error(ctx: BrokerContext, rf: int) -> tuple[ErrorCode, str] | None:
+    if rf == 1:
+        return None
+    if rf <= 0:
+        return (
+            ErrorCode.INVALID_REPLICATION_FACTOR,
+            "Replication factor must be larger than 0, or -1 to use the default value.",
+        )
+    return (
+        ErrorCode.INVALID_REPLICATION_FACTOR,
+        f"Unable to replicate the partition {rf} time(s): The target replication factor of "
+        f"{rf} cannot be reached because only 1 broker(s) are registered.",
+    )
+
+
+def handle_create_topics(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
+    version = header.api_version
+    names = [t.name for t in request.topics]
+    results = []
+    for topic in request.topics:
+        result = _CREATE.CreatableTopicResult(
+            name=topic.name,
+            topic_id=ZERO_UUID,
+            error_code=0,
+            error_message=None,
+            num_partitions=-1,
+            replication_factor=-1,
+            configs=None if version >= 5 else [],
+        )
+        results.append(result)
+
+        def fail(code: ErrorCode, message: str | None, result: Any = result) -> None:
+            result.error_code = code
+            result.error_message = message
+
+        if names.count(topic.name) > 1:
+            fail(ErrorCode.INVALID_REQUEST, "Duplicate topic name.")
+            continue
+        name_error = topic_name_error(topic.name)
+        if name_error is not None:
+            fail(ErrorCode.INVALID_TOPIC_EXCEPTION, name_error)
+            continue
+        if ctx.replicas.store.topic(topic.name) is not None:
+            fail(ErrorCode.TOPIC_ALREADY_EXISTS, f"Topic '{topic.name}' already exists.")
+            continue
+        assignments = list(topic.assignments or [])
+        if assignments:
+            if topic.num_partitions != -1 or topic.replication_factor != -1:
+                fail(
+                    ErrorCode.INVALID_REQUEST,
+                    "Both numPartitions or replicationFactor and replicasAssignments were set. "
+                    "Both cannot be used at the same time.",
+                )
+                continue
+            indexes = sorted(a.partition_index for a in assignments)
+            if indexes != list(range(len(assignments))) or any(
+                list(a.broker_ids) != [ctx.node_id] for a in assignments
+            ):
+                fail(
+                    ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+                    f"Replica assignments must be partitions 0..n-1 on broker {ctx.node_id}.",
+                )
+                continue
+            partitions, rf = len(assignments), 1
+        else:
+            partitions = (
+                ctx.config.num_partitions if topic.num_partitions == -1 else topic.num_partitions
+            )
+            rf = (
+                ctx.config.default_replication_factor
+                if topic.replication_factor == -1
+                else topic.replication_factor
+            )
+        if partitions <= 0:
+            fail(
+                ErrorCode.INVALID_PARTITIONS,
+                "Number of partitions was set to an invalid non-positive value.",
+            )
+            continue
+        rf_error = _replication_error(ctx, rf)
+        if rf_error is not None:
+            fail(*rf_error)
+            continue
+        overrides = {c.name: c.value for c in topic.configs}
+        try:
+            config = LogConfig(overrides, ctx.config)
+        except ConfigError as exc:
+            fail(ErrorCode.INVALID_CONFIG, str(exc))
+            continue
+        if request.validate_only:
+            topic_id = ZERO_UUID
+        else:
+            try:
+                topic_id = ctx.replicas.create_topic(topic.name, partitions, overrides).topic_id
+            except Exception as exc:
+                fail(ErrorCode.UNKNOWN_SERVER_ERROR, str(exc))
+                continue
+        result.num_partitions = partitions
+        result.replication_factor = rf
+        result.topic_id = topic_id
+        if version >= 5:
+            result.configs = [
+                _CREATE.CreatableTopicConfigs(
+                    name=e.name,
+                    value=e.value,
+                    read_only=e.read_only,
+                    config_source=int(e.source),
+                    is_sensitive=e.is_sensitive,
+                )
+                for e in config.describe(include_synonyms=False)
+            ]
+    return _CREATE(throttle_time_ms=0, topics=results)
+
+
+def handle_delete_topics(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
+    store = ctx.replicas.store
+    if header.api_version >= 6:
+        wanted = [(t.name, t.topic_id) for t in request.topics]
+    else:
+        wanted = [(name, ZERO_UUID) for name in request.topic_names]
+    results = []
+    for name, topic_id in wanted:
+        result = _DELETE.DeletableTopicResult(
+            name=name, topic_id=topic_id, error_code=0, error_message=None
+        )
+        results.append(result)
+        topic = store.topic(name) if name is not None else store.topic_by_id(topic_id)
+        if topic is None:
+            result.error_code = (
+                ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+                if name is not None
+                else ErrorCode.UNKNOWN_TOPIC_ID
+            )
+            continue
+        result.name, result.topic_id = topic.name, topic.topic_id
+        if not ctx.config.delete_topic_enable:
+            result.error_code = ErrorCode.TOPIC_DELETION_DISABLED
+            result.error_message = "Topic deletion is disabled."
+            continue
+        ctx.replicas.delete_topic(topic.name)
+    return _DELETE(throttle_time_ms=0, responses=results)
+
+
+def handle_create_partitions(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
+    store = ctx.replicas.store
+    results = []
+    for topic in request.topics:
+        result = _PARTITIONS.CreatePartitionsTopicResult(
+            name=topic.name, error_code=0, error_message=None
+        )
+        results.append(result)
+        current = store.topic(topic.name)
+        if current is None:
+            result.error_code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+            result.error_message = f"The topic '{topic.name}' does not exist."
+            continue
+        if topic.count < current.partitions:
+            result.error_code = ErrorCode.INVALID_PARTITIONS
+            result.error_message = (
+                f"Topic currently has {current.partitions} partitions, which is higher than the "
+                f"requested {topic.count}."
+            )
+            continue
+        if topic.count == current.partitions:
+            result.error_code = ErrorCode.INVALID_PARTITIONS
+            result.error_message = f"Topic already has {current.partitions} partitions."
+            continue
+        if topic.assignments is not None and (
+            len(topic.assignments) != topic.count - current.partitions
+            or any(list(a.broker_ids) != [ctx.node_id] for a in topic.assignments)
+        ):
+            result.error_code = ErrorCode.INVALID_REPLICA_ASSIGNMENT
+            result.error_message = (
+                "Replica assignments must name this broker once per new partition."
+            )
+            continue
+        if not request.validate_only:
+            ctx.replicas.add_partitions(topic.name, topic.count)
+    return _PARTITIONS(throttle_time_ms=0, results=results)

@@ -1,0 +1,101 @@
+"""Answers for advertised APIs that are not implemented yet: a response of the right
+shape carrying a documented error, never a dropped connection.
+
+* the ACL APIs: SECURITY_DISABLED (no authorizer), as Kafka without one;
+* SASL: UNSUPPORTED_SASL_MECHANISM / ILLEGAL_SASL_STATE (no SASL listener);
+* the group APIs (the group coordinator comes later): COORDINATOR_NOT_AVAILABLE;
+* everything else: UNKNOWN_SERVER_ERROR at every level that has an error code.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kafkacore.protocol import APIS, ErrorCode, RequestHeader
+from kafkacore.protocol.errors import message as default_message
+
+__all__ = ["error_response", "unimplemented_response"]
+
+_GROUP_APIS = {8, 9, 11, 12, 13, 14, 15, 16, 42, 47}
+_ACL_APIS = {29, 30, 31}
+
+
+def _code_for(api_key: int) -> ErrorCode:
+    if api_key in _ACL_APIS:
+        return ErrorCode.SECURITY_DISABLED
+    if api_key == 17:
+        return ErrorCode.UNSUPPORTED_SASL_MECHANISM
+    if api_key == 36:
+        return ErrorCode.ILLEGAL_SASL_STATE
+    if api_key in _GROUP_APIS:
+        return ErrorCode.COORDINATOR_NOT_AVAILABLE
+    return ErrorCode.UNKNOWN_SERVER_ERROR
+
+
+def error_response(api_key: int, code: int, message: str | None = None) -> Any:
+    """A response of ``api_key`` with ``code`` in its top-level error fields (empty
+    per-item lists): what can be said about a request that could not be decoded."""
+    cls: Any = APIS[api_key].response.cls
+    response = cls()
+    if "error_code" in cls.__slots__:
+        response.error_code = code
+    if "error_message" in cls.__slots__:
+        response.error_message = message
+    return response
+
+
+def unimplemented_response(header: RequestHeader, request: Any) -> Any:
+    """The error answer to a decoded request of an API without a handler."""
+    code = _code_for(header.api_key)
+    text = default_message(code)
+    response = error_response(header.api_key, code, text)
+    cls: Any = type(response)
+    key = header.api_key
+    if key == 32:  # DescribeConfigs: one result per resource
+        response.results = [
+            cls.DescribeConfigsResult(
+                error_code=code,
+                error_message=text,
+                resource_type=r.resource_type,
+                resource_name=r.resource_name,
+                configs=[],
+            )
+            for r in request.resources
+        ]
+    elif key in (33, 44):  # AlterConfigs, IncrementalAlterConfigs
+        item = cls.AlterConfigsResourceResponse
+        response.responses = [
+            item(
+                error_code=code,
+                error_message=text,
+                resource_type=r.resource_type,
+                resource_name=r.resource_name,
+            )
+            for r in request.resources
+        ]
+    elif key == 30:  # CreateAcls
+        response.results = [
+            cls.AclCreationResult(error_code=code, error_message=text) for _ in request.creations
+        ]
+    elif key == 31:  # DeleteAcls
+        response.filter_results = [
+            cls.DeleteAclsFilterResult(error_code=code, error_message=text, matching_acls=[])
+            for _ in request.filters
+        ]
+    elif key == 42:  # DeleteGroups
+        response.results = [
+            cls.DeletableGroupResult(group_id=g, error_code=code) for g in request.groups_names
+        ]
+    elif key == 15:  # DescribeGroups
+        response.groups = [
+            cls.DescribedGroup(
+                error_code=code,
+                group_id=g,
+                group_state="",
+                protocol_type="",
+                protocol_data="",
+                members=[],
+            )
+            for g in request.groups
+        ]
+    return response

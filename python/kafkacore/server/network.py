@@ -1,0 +1,308 @@
+"""The broker's transport (Kafka's ``SocketServer``), on asyncio: it moves frames and
+nothing else. Decoding, handling and encoding belong to the :class:`RequestProcessor`
+it is given (the broker's request channel); this module never sees a request object.
+
+Per connection:
+
+* **Framing**: a request is an ``int32`` size then that many bytes. The declared size is
+  checked against ``socket.request.max.bytes`` *before* the body is read: a larger (or
+  negative) size closes the connection, logged once, as Kafka does.
+* **Order**: frames are read ahead (pipelining: up to :data:`MAX_QUEUED_FRAMES`), but
+  processed one at a time and answered strictly in request order (Kafka mutes a channel
+  while its request is in flight for the same reason: appends from one producer
+  connection must not be reordered).
+* **Answers**: the processor returns an :class:`Outcome`: response parts to write,
+  nothing (``acks=0`` Produce), or "close". A part is ``bytes`` or a :class:`FileRegion`,
+  sent with ``loop.sendfile`` (zero copy on plain TCP; asyncio falls back to reading
+  the file where the transport cannot).
+* **Idle**: a connection with no request in flight and no byte received for
+  ``connections.max.idle.ms`` is closed.
+* **Limits**: ``max.connections`` and ``max.connections.per.ip`` (plus
+  ``max.connections.per.ip.overrides``): a connection over a limit is closed at once.
+
+Thread-safety: everything runs on the event loop thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import logging
+import os
+import socket
+import struct
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+__all__ = ["MAX_QUEUED_FRAMES", "ConnectionInfo", "FileRegion", "Outcome", "SocketServer"]
+
+logger = logging.getLogger("kafkacore.network")
+
+MAX_QUEUED_FRAMES = 64
+_SIZE = struct.Struct(">i")
+_DELETED_SUFFIX = ".deleted"
+
+
+@dataclass(frozen=True, slots=True)
+class FileRegion:
+    """``length`` bytes of ``file`` from ``position``: a part of a response sent from the
+    file (a Fetch response's records). ``len()`` is its length, so the codec can frame it
+    as a ``records`` field without reading it."""
+
+    file: str
+    position: int
+    length: int
+
+    def __len__(self) -> int:
+        return self.length
+
+    def read_bytes(self) -> bytes:
+        """The bytes (from the ``.deleted`` file if the segment was deleted since)."""
+        for path in (self.file, self.file + _DELETED_SUFFIX):
+            try:
+                with open(path, "rb") as f:
+                    f.seek(self.position)
+                    data = f.read(self.length)
+            except FileNotFoundError:
+                continue
+            return data.ljust(self.length, b"\0")  # truncated since: keep the framing
+        raise FileNotFoundError(self.file)
+
+
+Part = bytes | bytearray | memoryview | FileRegion
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What to do after a request: write ``parts`` (if any), then close if ``close``."""
+
+    parts: Sequence[Part] | None = None
+    close: bool = False
+
+
+NO_RESPONSE = Outcome()
+CLOSE = Outcome(close=True)
+
+
+@dataclass(slots=True)
+class ConnectionInfo:
+    """Who is on the other end (for logs, quotas and listener-dependent answers)."""
+
+    connection_id: str
+    listener: str
+    peer_host: str
+    peer_port: int
+    local_port: int
+    requests: int = field(default=0)
+
+
+class RequestProcessor(Protocol):
+    """The broker side of the transport: one frame (no size prefix) in, an outcome out."""
+
+    async def process(self, frame: bytes, connection: ConnectionInfo) -> Outcome: ...
+
+
+@dataclass
+class Limits:
+    """The transport's settings (Kafka's names in :meth:`SocketServer.from_config`)."""
+
+    max_request_bytes: int = 100 * 1024 * 1024
+    idle_ms: int = 600_000
+    max_connections: int = 2**31 - 1
+    max_connections_per_ip: int = 2**31 - 1
+    per_ip_overrides: dict[str, int] = field(default_factory=dict)
+
+
+class SocketServer:
+    """Listeners plus their connections. ``listeners``: ``(name, host, port)``; port 0
+    binds a free port (:attr:`bound_ports` says which)."""
+
+    def __init__(
+        self,
+        processor: RequestProcessor,
+        listeners: Sequence[tuple[str, str | None, int]],
+        limits: Limits | None = None,
+    ) -> None:
+        self._processor = processor
+        self._listeners = list(listeners)
+        self._limits = limits or Limits()
+        self._servers: list[asyncio.Server] = []
+        self._connections: dict[str, asyncio.Task[None]] = {}
+        self._per_ip: dict[str, int] = {}
+        self._next_id = 0
+        self.bound_ports: dict[str, int] = {}
+
+    @property
+    def connection_count(self) -> int:
+        return len(self._connections)
+
+    async def start(self) -> None:
+        for name, host, port in self._listeners:
+            server = await asyncio.start_server(
+                functools.partial(self._accept, listener=name),
+                host=host or None,
+                port=port,
+                reuse_address=True,
+            )
+            self._servers.append(server)
+            self.bound_ports[name] = server.sockets[0].getsockname()[1]
+            logger.info("Listening on %s (%s:%s)", name, host or "*", self.bound_ports[name])
+
+    async def stop_accepting(self) -> None:
+        for server in self._servers:
+            server.close()
+        for server in self._servers:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(server.wait_closed(), 0.1)
+
+    async def close_connections(self, grace_s: float = 1.0) -> None:
+        tasks = list(self._connections.values())
+        if tasks:
+            _, pending = await asyncio.wait(tasks, timeout=grace_s)
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+
+    async def _accept(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, listener: str
+    ) -> None:
+        peer = writer.get_extra_info("peername") or ("?", 0)
+        local = writer.get_extra_info("sockname") or ("?", 0)
+        ip = str(peer[0])
+        limits = self._limits
+        ip_limit = limits.per_ip_overrides.get(ip, limits.max_connections_per_ip)
+        if len(self._connections) >= limits.max_connections or self._per_ip.get(ip, 0) >= ip_limit:
+            logger.info("Refusing connection from %s: too many connections", ip)
+            writer.close()
+            return
+        sock = writer.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self._next_id += 1
+        conn_id = f"{local[0]}:{local[1]}-{ip}:{peer[1]}-{self._next_id}"
+        info = ConnectionInfo(conn_id, listener, ip, int(peer[1]), int(local[1]))
+        task = asyncio.current_task()
+        assert task is not None
+        self._connections[conn_id] = task
+        self._per_ip[ip] = self._per_ip.get(ip, 0) + 1
+        try:
+            await self._serve(reader, writer, info)
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        except asyncio.CancelledError:
+            pass
+        except Exception:
+            logger.exception("Unexpected error on connection %s", conn_id)
+        finally:
+            del self._connections[conn_id]
+            self._per_ip[ip] -= 1
+            if not self._per_ip[ip]:
+                del self._per_ip[ip]
+            writer.close()
+            with contextlib.suppress(Exception):
+                await writer.wait_closed()
+
+    async def _serve(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, info: ConnectionInfo
+    ) -> None:
+        frames: asyncio.Queue[bytes | None] = asyncio.Queue(MAX_QUEUED_FRAMES)
+        busy = asyncio.Event()  # set while a request is queued or in flight
+        worker = asyncio.create_task(self._process_frames(frames, writer, info, busy))
+        try:
+            while not worker.done():
+                size = await self._read_size(reader, busy, worker)
+                if size is None:
+                    break
+                if size < 0 or size > self._limits.max_request_bytes:
+                    logger.warning(
+                        "Closing connection %s: request size %d is larger than "
+                        "socket.request.max.bytes %d (or negative)",
+                        info.connection_id,
+                        size,
+                        self._limits.max_request_bytes,
+                    )
+                    break
+                frame = await reader.readexactly(size)
+                busy.set()
+                await frames.put(frame)
+        finally:
+            if not worker.done():
+                await frames.put(None)
+                with contextlib.suppress(Exception):
+                    await worker
+
+    async def _read_size(
+        self, reader: asyncio.StreamReader, busy: asyncio.Event, worker: asyncio.Task[None]
+    ) -> int | None:
+        """The next frame's size; ``None`` at EOF, idle timeout or when the worker ended."""
+        idle_s = self._limits.idle_ms / 1000
+        while not worker.done():
+            try:
+                # readexactly consumes nothing until all 4 bytes are there: safe to time out
+                head = await asyncio.wait_for(reader.readexactly(4), idle_s)
+            except asyncio.IncompleteReadError:
+                return None
+            except TimeoutError:
+                if busy.is_set():
+                    continue
+                logger.debug("Closing idle connection")
+                return None
+            return int(_SIZE.unpack(head)[0])
+        return None
+
+    async def _process_frames(
+        self,
+        frames: asyncio.Queue[bytes | None],
+        writer: asyncio.StreamWriter,
+        info: ConnectionInfo,
+        busy: asyncio.Event,
+    ) -> None:
+        while True:
+            frame = await frames.get()
+            if frame is None:
+                return
+            info.requests += 1
+            outcome = await self._processor.process(frame, info)
+            if outcome.parts:
+                await self._write(writer, outcome.parts)
+            if frames.empty():
+                busy.clear()
+            if outcome.close:
+                writer.close()
+                return
+
+    async def _write(self, writer: asyncio.StreamWriter, parts: Sequence[Part]) -> None:
+        pending: list[bytes | bytearray | memoryview] = []
+        for part in parts:
+            if not isinstance(part, FileRegion):
+                pending.append(part)
+                continue
+            if part.length == 0:
+                continue
+            if pending:
+                writer.write(b"".join(pending))
+                pending = []
+            await writer.drain()
+            await _send_region(writer, part)
+        if pending:
+            writer.write(b"".join(pending))
+        await writer.drain()
+
+
+async def _send_region(writer: asyncio.StreamWriter, region: FileRegion) -> None:
+    loop = asyncio.get_running_loop()
+    try:
+        f = open(region.file, "rb")  # noqa: SIM115 (closed below)
+    except FileNotFoundError:
+        writer.write(region.read_bytes())
+        return
+    try:
+        if os.fstat(f.fileno()).st_size < region.position + region.length:
+            writer.write(region.read_bytes())  # truncated since the read: keep the framing
+            return
+        await loop.sendfile(writer.transport, f, region.position, region.length, fallback=True)
+    finally:
+        f.close()
