@@ -103,6 +103,7 @@ from kafkacore.log.files import (
 )
 from kafkacore.log.loader import ProgressCallback, recovery_progress
 from kafkacore.log.log import Log
+from kafkacore.log.producer_state import ProducerStateManager
 from kafkacore.log.scheduler import Scheduler, ThreadScheduler
 
 __all__ = [
@@ -268,7 +269,9 @@ class LogManager:
     :data:`DEFAULT_NODE_ID`); ``progress``: where recovery progress goes (``"auto"``: a
     bar when stderr is a terminal, else log lines; ``None``: log lines);
     ``high_watermark``: the high watermark of a partition, bounding retention (default:
-    none, retention may reach the log end offset)."""
+    none, retention may reach the log end offset); ``producer_state``: give every log a
+    :class:`~kafkacore.log.producer_state.ProducerStateManager` (idempotent-producer
+    validation and ``.snapshot`` files; the broker sets it)."""
 
     def __init__(
         self,
@@ -285,7 +288,9 @@ class LogManager:
         node_id: int | None = None,
         progress: RecoveryProgress | Literal["auto"] | None = "auto",
         high_watermark: Callable[[TopicPartition], int | None] | None = None,
+        producer_state: bool = False,
     ) -> None:
+        self._with_producer_state = producer_state
         self._broker: BrokerConfig = broker_config if broker_config is not None else BrokerConfig()
         dirs = [os.fspath(d) for d in log_dirs] if log_dirs is not None else self._broker.log_dirs
         if not dirs:
@@ -461,6 +466,17 @@ class LogManager:
                 log.assign_topic_id(topic_id)
             return log
 
+    def _producer_state_for(self, path: str, tp: TopicPartition) -> ProducerStateManager | None:
+        """A producer state manager for a log's directory when this manager was asked to
+        keep producer state (a broker validating idempotent producers), else ``None``."""
+        if not self._with_producer_state:
+            return None
+        return ProducerStateManager(
+            path,
+            producer_id_expiration_ms=self._broker.producer_id_expiration_ms,
+            topic_partition=str(tp),
+        )
+
     def _create_log(self, tp: TopicPartition, config: LogConfig, topic_id: uuid.UUID | None) -> Log:
         name = log_dir_name(tp)
         for log_dir in self._next_log_dirs():
@@ -479,6 +495,7 @@ class LogManager:
                 backend=self._backend,
                 time=self._time,
                 scheduler=self._scheduler,
+                producer_state=self._producer_state_for(path, tp),
             )
             self._logs[tp] = log
             logger.info(
@@ -1090,6 +1107,7 @@ class LogManager:
                 backend=self._backend,
                 time=self._time,
                 scheduler=self._scheduler,
+                producer_state=self._producer_state_for(path, tp),
             )
         with self._lock:
             previous = self._logs.get(tp)

@@ -28,6 +28,7 @@ from kafkacore.log import LogManager
 from kafkacore.metadata import MetadataStore
 from kafkacore.server.channel import RequestChannel
 from kafkacore.server.handlers import BrokerContext
+from kafkacore.server.handlers.configs import with_stored_dynamic_configs
 from kafkacore.server.network import Limits, SocketServer
 from kafkacore.server.replica_manager import ReplicaManager
 
@@ -53,7 +54,8 @@ class KafkaServer:
     def __init__(self, config: BrokerConfig, **log_manager_options: Any) -> None:
         self.config = config
         self.node_id = config.node_id if config.node_id >= 0 else 1
-        self._log_manager_options = log_manager_options
+        # the broker's logs keep producer state (idempotent producers, .snapshot files)
+        self._log_manager_options: dict[str, Any] = {"producer_state": True, **log_manager_options}
         self.logs: LogManager | None = None
         self.store: MetadataStore | None = None
         self.replicas: ReplicaManager | None = None
@@ -73,6 +75,8 @@ class KafkaServer:
         metadata_dir = config.metadata_log_dir or config.log_dirs[0]
         os.makedirs(metadata_dir, exist_ok=True)
         store = MetadataStore(metadata_dir)
+        # dynamic broker configs stored by AlterConfigs apply from the start
+        config = self.config = with_stored_dynamic_configs(config, store, self.node_id)
         logs = LogManager(
             broker_config=config,
             cluster_id=store.cluster_id,

@@ -6,10 +6,17 @@ This node leads every partition with leader epoch 0 (the topic's stored epoch); 
 ``[node]``, so the high watermark is the log end offset and the last stable offset is the
 high watermark (no transactions yet). Appends wake the delayed fetches of the partition.
 
-Producer state: idempotent batches are accepted without sequence checks for now; the
-hook is :meth:`ReplicaManager.check_producer_state`, where ``ProducerStateManager``
-(``kafkacore.log.producer_state``) will validate ``(producer id, epoch, sequence)`` and
-answer OUT_OF_ORDER_SEQUENCE_NUMBER / DUPLICATE_SEQUENCE_NUMBER / INVALID_PRODUCER_EPOCH.
+Producer state: the broker's logs carry a ``ProducerStateManager``
+(``kafkacore.log.producer_state``) that validates ``(producer id, epoch, sequence)`` under
+the log's lock before anything is written. :meth:`ReplicaManager.append` turns a
+duplicate (a retry of one of the producer's last 5 batches) into a success carrying the
+original offsets, as Kafka does; out-of-order sequences and fenced epochs propagate as
+``OutOfOrderSequenceError`` / ``InvalidProducerEpochError`` (OUT_OF_ORDER_SEQUENCE_NUMBER /
+INVALID_PRODUCER_EPOCH).
+
+Dynamic broker configs: :meth:`ReplicaManager.reconfigure` swaps the broker config and
+re-derives every topic's :class:`LogConfig` (topic defaults such as ``log.retention.ms``
+or ``message.max.bytes`` apply live to topics without their own override).
 
 Thread-safety: event loop thread only (the logs lock themselves).
 """
@@ -22,6 +29,7 @@ from collections.abc import Mapping
 
 from kafkacore.config import BrokerConfig, LogConfig
 from kafkacore.log import Log, LogAppendInfo, LogManager, TopicPartition
+from kafkacore.log.producer_state import DuplicateSequenceError
 from kafkacore.metadata import MetadataStore, TopicMetadata
 from kafkacore.server.delayed import FetchPurgatory
 
@@ -148,12 +156,43 @@ class ReplicaManager:
         """No transactions yet: LSO = HW."""
         return log.log_end_offset
 
-    def check_producer_state(self, log: Log, records: bytes) -> None:
-        """Hook for ``ProducerStateManager``: validate idempotent/transactional batches
-        (sequence, epoch) before the append. Accepts everything for now."""
+    @staticmethod
+    def check_producer_state(log: Log, duplicate: DuplicateSequenceError) -> LogAppendInfo:
+        """The answer to a duplicate idempotent batch (Kafka's ``UnifiedLog.append`` with
+        ``analyzeAndValidateProducerState`` finding it): nothing is written and the
+        producer is acked with the offsets and timestamp of the batch already stored."""
+        logger.debug("%s", duplicate)
+        return LogAppendInfo(
+            duplicate.first_offset,
+            duplicate.last_offset,
+            duplicate.timestamp,
+            duplicate.last_offset,
+            duplicate.timestamp,
+            log.log_start_offset,
+            0,
+            None,
+            0,
+            0,
+            0,
+        )
 
     def append(self, log: Log, records: bytes) -> LogAppendInfo:
-        self.check_producer_state(log, records)
-        info = log.append_as_leader(records, self.leader_epoch(log.topic_partition.topic))
+        """Append a client batch as leader. Idempotent batches are validated by the log's
+        producer state: a duplicate is acked with its original offsets (see
+        :meth:`check_producer_state`); other sequence/epoch errors propagate."""
+        try:
+            info = log.append_as_leader(records, self.leader_epoch(log.topic_partition.topic))
+        except DuplicateSequenceError as duplicate:
+            return self.check_producer_state(log, duplicate)
         self.purgatory.wake(log.topic_partition)
         return info
+
+    # -- dynamic broker configs ------------------------------------------------------------
+
+    def reconfigure(self, config: BrokerConfig) -> None:
+        """Use ``config`` (the static config with new dynamic values) from now on: topic
+        configs are re-derived so broker-level topic defaults apply live."""
+        self.config = config
+        self.logs.reconfigure_default_log_config(LogConfig({}, config))
+        for topic in self.store.topics():
+            self.logs.update_topic_config(topic.name, self.topic_config(topic.name))

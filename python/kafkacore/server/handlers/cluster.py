@@ -23,7 +23,16 @@ _METADATA: Any = APIS_BY_NAME["Metadata"].response.cls
 _FIND: Any = APIS_BY_NAME["FindCoordinator"].response.cls
 _INIT_PID: Any = APIS_BY_NAME["InitProducerId"].response.cls
 _CLUSTER: Any = APIS_BY_NAME["DescribeCluster"].response.cls
-_MAX_EPOCH = 32767
+
+# Authorized operations with no authorizer: every operation the resource type supports
+# (Kafka's AuthHelper.authorizedOperations and AclEntry.supportedOperations), as the
+# 32-bit field of AclOperation codes. INT32_MIN means "not requested".
+_NOT_REQUESTED = -(2**31)
+# READ 3, WRITE 4, CREATE 5, DELETE 6, ALTER 7, DESCRIBE 8, DESCRIBE_CONFIGS 10, ALTER_CONFIGS 11
+TOPIC_AUTHORIZED_OPERATIONS = sum(1 << op for op in (3, 4, 5, 6, 7, 8, 10, 11))
+# CREATE 5, ALTER 7, DESCRIBE 8, CLUSTER_ACTION 9, DESCRIBE_CONFIGS 10, ALTER_CONFIGS 11,
+# IDEMPOTENT_WRITE 12
+CLUSTER_AUTHORIZED_OPERATIONS = sum(1 << op for op in (5, 7, 8, 9, 10, 11, 12))
 
 
 def handle_api_versions(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
@@ -109,6 +118,12 @@ def handle_metadata(ctx: BrokerContext, header: RequestHeader, request: Any) -> 
                     )
                     continue
             topics.append(_topic_response(ctx, name, version))
+    if version >= 8 and request.include_topic_authorized_operations:
+        for topic in topics:
+            topic.topic_authorized_operations = TOPIC_AUTHORIZED_OPERATIONS
+    cluster_ops = _NOT_REQUESTED
+    if 8 <= version <= 10 and request.include_cluster_authorized_operations:
+        cluster_ops = CLUSTER_AUTHORIZED_OPERATIONS
     broker = _METADATA.MetadataResponseBroker(
         node_id=ctx.node_id, host=ctx.host, port=ctx.port, rack=ctx.rack
     )
@@ -118,6 +133,7 @@ def handle_metadata(ctx: BrokerContext, header: RequestHeader, request: Any) -> 
         cluster_id=ctx.cluster_id,
         controller_id=ctx.node_id,
         topics=topics,
+        cluster_authorized_operations=cluster_ops,
     )
 
 
@@ -158,20 +174,16 @@ def handle_find_coordinator(ctx: BrokerContext, header: RequestHeader, request: 
 
 
 def handle_init_producer_id(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
-    """Idempotent producers get a fresh producer id with epoch 0 (or, KIP-360, their id
-    with the next epoch). Transactional ids: COORDINATOR_NOT_AVAILABLE until the
-    transaction coordinator exists."""
+    """Idempotent producers always get a fresh producer id with epoch 0: Kafka's
+    coordinator ignores the ``producer_id``/``producer_epoch`` of a request without a
+    transactional id (KIP-360's epoch bump applies to transactional producers only).
+    Transactional ids: COORDINATOR_NOT_AVAILABLE until the transaction coordinator exists."""
     if request.transactional_id is not None:
         return _INIT_PID(
             throttle_time_ms=0,
             error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE,
             producer_id=-1,
             producer_epoch=-1,
-        )
-    pid, epoch = request.producer_id, request.producer_epoch
-    if pid >= 0 and 0 <= epoch < _MAX_EPOCH - 1:
-        return _INIT_PID(
-            throttle_time_ms=0, error_code=0, producer_id=pid, producer_epoch=epoch + 1
         )
     new_pid = ctx.replicas.store.allocate_producer_id()
     return _INIT_PID(throttle_time_ms=0, error_code=0, producer_id=new_pid, producer_epoch=0)
@@ -189,4 +201,9 @@ def handle_describe_cluster(ctx: BrokerContext, header: RequestHeader, request: 
         cluster_id=ctx.cluster_id,
         controller_id=ctx.node_id,
         brokers=[broker],
+        cluster_authorized_operations=(
+            CLUSTER_AUTHORIZED_OPERATIONS
+            if request.include_cluster_authorized_operations
+            else _NOT_REQUESTED
+        ),
     )

@@ -13,6 +13,11 @@ from kafkacore.errors import (
     StorageIOError,
     UnsupportedCompressionError,
 )
+from kafkacore.log.producer_state import (
+    InvalidProducerEpochError,
+    OutOfOrderSequenceError,
+    UnknownProducerIdError,
+)
 from kafkacore.protocol import ErrorCode
 
 __all__ = ["error_code_for"]
@@ -27,6 +32,9 @@ _CODES: list[tuple[type[BaseException], ErrorCode]] = [
     (InconsistentTopicIdError, ErrorCode.INCONSISTENT_TOPIC_ID),
     (ConfigError, ErrorCode.INVALID_CONFIG),
     (StorageIOError, ErrorCode.KAFKA_STORAGE_ERROR),
+    (OutOfOrderSequenceError, ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER),
+    (InvalidProducerEpochError, ErrorCode.INVALID_PRODUCER_EPOCH),
+    (UnknownProducerIdError, ErrorCode.UNKNOWN_PRODUCER_ID),
 ]
 
 

@@ -1,0 +1,425 @@
+"""DescribeConfigs v1-4, AlterConfigs v0-2 and IncrementalAlterConfigs v0-1 (Kafka's
+``ConfigHelper``, ``ConfigAdminManager`` and the controller's
+``ConfigurationControlManager``, on one node).
+
+Resources:
+
+* TOPIC (2): every topic config with its value, source and synonyms
+  (:meth:`LogConfig.describe`); overrides are stored in the metadata store and applied
+  live to the topic's logs. Unknown topic: UNKNOWN_TOPIC_OR_PARTITION; illegal name:
+  INVALID_TOPIC_EXCEPTION; a bad value: INVALID_CONFIG with :class:`ConfigError`'s message.
+* BROKER (4): name = this node's id (per-broker dynamic configs) or ``""`` (cluster
+  default). Only dynamic configs can be altered; every validation failure is
+  INVALID_REQUEST, as Kafka's ``validateBrokerConfigChange`` answers (KAFKA-13609). New
+  values apply live (:meth:`ReplicaManager.reconfigure`).
+* BROKER_LOGGER (8): Python logger levels stand in for log4j's.
+* anything else: INVALID_REQUEST ``Unsupported resource type``.
+
+``validate_only`` checks everything and changes nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from kafkacore.config import (
+    BROKER_CONFIG_DEF,
+    TOPIC_CONFIG_DEF,
+    BrokerConfig,
+    ConfigEntry,
+    ConfigError,
+    ConfigSource,
+    LogConfig,
+    Type,
+)
+from kafkacore.metadata import MetadataStore
+from kafkacore.protocol import APIS_BY_NAME, ErrorCode, RequestHeader
+from kafkacore.server.handlers.context import BrokerContext
+from kafkacore.server.replica_manager import topic_name_error
+
+__all__ = [
+    "handle_alter_configs",
+    "handle_describe_configs",
+    "handle_incremental_alter_configs",
+    "with_stored_dynamic_configs",
+]
+
+logger = logging.getLogger("kafkacore.server")
+
+_DESCRIBE: Any = APIS_BY_NAME["DescribeConfigs"].response.cls
+_ALTER: Any = APIS_BY_NAME["AlterConfigs"].response.cls
+_INCREMENTAL: Any = APIS_BY_NAME["IncrementalAlterConfigs"].response.cls
+
+TOPIC = 2
+BROKER = 4
+BROKER_LOGGER = 8
+_DEFAULT_ENTITY = "default"  # the metadata store's name for the cluster default ("")
+
+SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3
+_OP_NAMES = {SET: "SET", DELETE: "DELETE", APPEND: "APPEND", SUBTRACT: "SUBTRACT"}
+
+_LOG_LEVELS = {"TRACE": 5, "DEBUG": 10, "INFO": 20, "WARN": 30, "ERROR": 40, "FATAL": 50}
+_LEVEL_NAMES = {
+    logging.NOTSET: "INFO",
+    5: "TRACE",
+    10: "DEBUG",
+    20: "INFO",
+    30: "WARN",
+    40: "ERROR",
+    50: "FATAL",
+}
+_ROOT_LOGGER = "root"
+
+
+class _Refused(Exception):
+    def __init__(self, code: ErrorCode, message: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def with_stored_dynamic_configs(
+    config: BrokerConfig, store: MetadataStore, node_id: int
+) -> BrokerConfig:
+    """``config`` with the dynamic broker configs of the metadata store applied (invalid
+    stored entries are dropped, as Kafka's ``fromPersistentProps``)."""
+    per_broker = store.broker_configs(str(node_id))
+    default = store.broker_configs(_DEFAULT_ENTITY)
+    if not per_broker and not default:
+        return config
+    return config.with_dynamic(per_broker, default, validate=False)
+
+
+# -- resources --------------------------------------------------------------------------
+
+
+def _broker_entity(ctx: BrokerContext, name: str) -> str:
+    """The store entity of a BROKER resource name, or INVALID_REQUEST."""
+    if name == "":
+        return _DEFAULT_ENTITY
+    try:
+        node = int(name)
+    except ValueError:
+        raise _Refused(
+            ErrorCode.INVALID_REQUEST, f"Broker id must be an integer, but it is: {name}"
+        ) from None
+    if node != ctx.node_id:
+        raise _Refused(
+            ErrorCode.INVALID_REQUEST,
+            f"Unexpected broker id, expected {ctx.node_id} or empty string, but received {name}",
+        )
+    return str(node)
+
+
+def _check_topic(ctx: BrokerContext, name: str, *, describe: bool = False) -> None:
+    """An illegal name or an unknown topic refused; DescribeConfigs answers the latter
+    without a message (Kafka's ``ConfigHelper``), the controller with one."""
+    problem = topic_name_error(name)
+    if problem is not None:
+        raise _Refused(ErrorCode.INVALID_TOPIC_EXCEPTION, problem)
+    if ctx.replicas.store.topic(name) is None:
+        message = None if describe else f"The topic '{name}' does not exist."
+        raise _Refused(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, message)
+
+
+def _check_logger_resource(ctx: BrokerContext, name: str) -> None:
+    if not name:
+        raise _Refused(ErrorCode.INVALID_REQUEST, "Broker id must not be empty")
+    if name != str(ctx.node_id):
+        raise _Refused(
+            ErrorCode.INVALID_REQUEST,
+            f"Unexpected broker id, expected {ctx.node_id} but received {name}",
+        )
+
+
+def _unsupported(resource_type: int) -> _Refused:
+    return _Refused(ErrorCode.INVALID_REQUEST, f"Unsupported resource type: {resource_type}")
+
+
+# -- DescribeConfigs --------------------------------------------------------------------
+
+
+def _logger_levels() -> dict[str, str]:
+    levels = {_ROOT_LOGGER: _LEVEL_NAMES.get(logging.getLogger().level, "INFO")}
+    for name, item in sorted(logging.Logger.manager.loggerDict.items()):
+        if isinstance(item, logging.Logger) and name.startswith("kafkacore"):
+            levels[name] = _LEVEL_NAMES.get(item.getEffectiveLevel(), "INFO")
+    return levels
+
+
+def _logger_entries() -> list[ConfigEntry]:
+    return [
+        ConfigEntry(
+            name=name,
+            value=level,
+            source=ConfigSource.DYNAMIC_BROKER_LOGGER_CONFIG,
+            is_sensitive=False,
+            read_only=False,
+        )
+        for name, level in _logger_levels().items()
+    ]
+
+
+def _wire_entry(entry: ConfigEntry) -> Any:
+    return _DESCRIBE.DescribeConfigsResourceResult(
+        name=entry.name,
+        value=entry.value,
+        read_only=entry.read_only,
+        config_source=int(entry.source),
+        is_sensitive=entry.is_sensitive,
+        synonyms=[
+            _DESCRIBE.DescribeConfigsSynonym(name=s.name, value=s.value, source=int(s.source))
+            for s in entry.synonyms
+        ],
+        config_type=entry.type.value if entry.type is not None else 0,
+        documentation=entry.documentation,
+    )
+
+
+def _describe_resource(ctx: BrokerContext, resource: Any, request: Any) -> list[ConfigEntry]:
+    keys = resource.configuration_keys
+    names = list(keys) if keys else None
+    synonyms = bool(request.include_synonyms)
+    docs = bool(request.include_documentation)
+    kind, name = resource.resource_type, resource.resource_name
+    if kind == TOPIC:
+        _check_topic(ctx, name, describe=True)
+        config = ctx.replicas.topic_config(name)
+        return config.describe(names, include_synonyms=synonyms, include_documentation=docs)
+    if kind == BROKER:
+        if _broker_entity(ctx, name) == _DEFAULT_ENTITY:
+            entries = ctx.config.describe_cluster_default(
+                include_synonyms=synonyms, include_documentation=docs
+            )
+            return [e for e in entries if names is None or e.name in names]
+        return ctx.config.describe(names, include_synonyms=synonyms, include_documentation=docs)
+    if kind == BROKER_LOGGER:
+        _check_logger_resource(ctx, name)
+        return [e for e in _logger_entries() if names is None or e.name in names]
+    raise _unsupported(kind)
+
+
+def handle_describe_configs(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
+    results = []
+    for resource in request.resources:
+        result = _DESCRIBE.DescribeConfigsResult(
+            error_code=0,
+            error_message=None,
+            resource_type=resource.resource_type,
+            resource_name=resource.resource_name,
+            configs=[],
+        )
+        try:
+            entries = _describe_resource(ctx, resource, request)
+        except _Refused as exc:
+            result.error_code = exc.code
+            result.error_message = exc.message
+        else:
+            result.configs = [_wire_entry(e) for e in entries]
+        results.append(result)
+    return _DESCRIBE(throttle_time_ms=0, results=results)
+
+
+# -- altering ---------------------------------------------------------------------------
+
+
+def _current_overrides(ctx: BrokerContext, kind: int, name: str) -> dict[str, str]:
+    if kind == TOPIC:
+        topic = ctx.replicas.store.topic(name)
+        return dict(topic.configs) if topic is not None else {}
+    return ctx.replicas.store.broker_configs(_broker_entity(ctx, name))
+
+
+def _validate_topic(ctx: BrokerContext, configs: Mapping[str, str | None]) -> None:
+    try:
+        LogConfig.validate(configs, ctx.config)
+    except ConfigError as exc:
+        raise _Refused(ErrorCode.INVALID_CONFIG, str(exc)) from None
+
+
+def _new_broker_config(ctx: BrokerContext, entity: str, configs: Mapping[str, str]) -> BrokerConfig:
+    store = ctx.replicas.store
+    per_broker = store.broker_configs(str(ctx.node_id))
+    default = store.broker_configs(_DEFAULT_ENTITY)
+    if entity == _DEFAULT_ENTITY:
+        default = dict(configs)
+    else:
+        per_broker = dict(configs)
+    try:
+        return ctx.config.with_dynamic(per_broker, default, validate=True)
+    except (ConfigError, ValueError) as exc:
+        raise _Refused(ErrorCode.INVALID_REQUEST, str(exc)) from None
+
+
+def _alter_resource(
+    ctx: BrokerContext, kind: int, name: str, configs: dict[str, Any], validate_only: bool
+) -> None:
+    """Replace the overrides of one TOPIC/BROKER resource with ``configs`` (validated)."""
+    if kind == TOPIC:
+        _check_topic(ctx, name)
+        _validate_topic(ctx, configs)
+        if not validate_only:
+            ctx.replicas.store.set_topic_configs(name, configs)
+            ctx.replicas.logs.update_topic_config(name, ctx.replicas.topic_config(name))
+            logger.info("Updated configs of topic %s: %s", name, configs)
+        return
+    if kind == BROKER:
+        entity = _broker_entity(ctx, name)
+        nulls = [k for k, v in configs.items() if v is None]
+        if nulls:
+            raise _Refused(
+                ErrorCode.INVALID_REQUEST, f"Null value not supported for : {','.join(nulls)}"
+            )
+        new = _new_broker_config(ctx, entity, configs)
+        if not validate_only:
+            ctx.replicas.store.set_broker_configs(entity, configs)
+            ctx.config = new
+            ctx.replicas.reconfigure(new)
+            logger.info("Updated dynamic broker configs (%s): %s", entity, configs)
+        return
+    raise _unsupported(kind)
+
+
+def handle_alter_configs(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
+    """AlterConfigs: the resource's overrides become exactly the request's."""
+    responses = []
+    for resource in request.resources:
+        kind, name = resource.resource_type, resource.resource_name
+        code, message = 0, None
+        try:
+            if kind == BROKER_LOGGER:
+                raise _Refused(
+                    ErrorCode.INVALID_REQUEST,
+                    "AlterConfigs is deprecated and does not support the resource type "
+                    "BROKER_LOGGER",
+                )
+            configs = {c.name: c.value for c in resource.configs}
+            _alter_resource(ctx, kind, name, configs, request.validate_only)
+        except _Refused as exc:
+            code, message = exc.code, exc.message
+        responses.append(
+            _ALTER.AlterConfigsResourceResponse(
+                error_code=code, error_message=message, resource_type=kind, resource_name=name
+            )
+        )
+    return _ALTER(throttle_time_ms=0, responses=responses)
+
+
+def _config_type(kind: int, name: str) -> Type | None:
+    key = TOPIC_CONFIG_DEF.get(name) if kind == TOPIC else BROKER_CONFIG_DEF.get(name)
+    return key.type if key is not None else None
+
+
+def _current_list(ctx: BrokerContext, kind: int, name: str, key: str) -> list[str]:
+    """The value a list config has now (override, else the effective default)."""
+    if kind == TOPIC:
+        value: Any = ctx.replicas.topic_config(name).get(key)
+    else:
+        value = getattr(ctx.config, key.replace(".", "_"), None)
+    if value is None:
+        return []
+    if isinstance(value, list):
+        return [str(v) for v in value]
+    return [v.strip() for v in str(value).split(",") if v.strip()]
+
+
+def _apply_ops(
+    ctx: BrokerContext, kind: int, name: str, ops: list[Any], current: dict[str, str]
+) -> dict[str, str]:
+    """Kafka's ``incrementalAlterConfigResource``: SET/DELETE/APPEND/SUBTRACT on a copy."""
+    result = dict(current)
+    for op in ops:
+        key, value, operation = op.name, op.value, op.config_operation
+        if operation == SET:
+            result[key] = value
+        elif operation == DELETE:
+            result.pop(key, None)
+        elif operation in (APPEND, SUBTRACT):
+            if _config_type(kind, key) is not Type.LIST:
+                raise _Refused(
+                    ErrorCode.INVALID_CONFIG,
+                    f"Can't {_OP_NAMES[operation]} to key {key} because its type is not LIST.",
+                )
+            if key in result:
+                items = [v.strip() for v in result[key].split(",") if v.strip()]
+            else:
+                items = _current_list(ctx, kind, name, key)
+            given = [v.strip() for v in (value or "").split(",") if v.strip()]
+            if operation == APPEND:
+                items += [v for v in given if v not in items]
+            else:
+                items = [v for v in items if v not in given]
+            result[key] = ",".join(items)
+        else:
+            raise _Refused(ErrorCode.INVALID_REQUEST, f"Unknown operation type {operation}")
+    return result
+
+
+def _set_logger_levels(ops: list[Any], validate_only: bool) -> None:
+    changes: list[tuple[str, int]] = []
+    for op in ops:
+        if op.config_operation == DELETE:
+            if op.name == _ROOT_LOGGER:
+                raise _Refused(
+                    ErrorCode.INVALID_REQUEST,
+                    "Removing the log level of the root logger is not allowed",
+                )
+            changes.append((op.name, logging.NOTSET))
+        elif op.config_operation == SET:
+            level = _LOG_LEVELS.get((op.value or "").upper())
+            if level is None:
+                raise _Refused(
+                    ErrorCode.INVALID_CONFIG,
+                    f"Cannot set the log level of {op.name} to {op.value} as it is not a "
+                    f"supported log level. Valid log levels are {', '.join(_LOG_LEVELS)}",
+                )
+            changes.append((op.name, level))
+        else:
+            raise _Refused(
+                ErrorCode.INVALID_REQUEST,
+                f"{_OP_NAMES.get(op.config_operation, op.config_operation)} operation is not "
+                "allowed for the BROKER_LOGGER resource",
+            )
+    if not validate_only:
+        for name, level in changes:
+            logging.getLogger(None if name == _ROOT_LOGGER else name).setLevel(level)
+
+
+def handle_incremental_alter_configs(
+    ctx: BrokerContext, header: RequestHeader, request: Any
+) -> Any:
+    responses = []
+    for resource in request.resources:
+        kind, name = resource.resource_type, resource.resource_name
+        code, message = 0, None
+        try:
+            ops = list(resource.configs)
+            names = [op.name for op in ops]
+            if len(set(names)) != len(names):
+                raise _Refused(ErrorCode.INVALID_REQUEST, "Error due to duplicate config keys")
+            nulls = [op.name for op in ops if op.value is None and op.config_operation != DELETE]
+            if nulls:
+                raise _Refused(
+                    ErrorCode.INVALID_REQUEST, f"Null value not supported for : {','.join(nulls)}"
+                )
+            if kind == BROKER_LOGGER:
+                _check_logger_resource(ctx, name)
+                _set_logger_levels(ops, request.validate_only)
+            elif kind in (TOPIC, BROKER):
+                if kind == TOPIC:
+                    _check_topic(ctx, name)
+                current = _current_overrides(ctx, kind, name)
+                configs = _apply_ops(ctx, kind, name, ops, current)
+                _alter_resource(ctx, kind, name, configs, request.validate_only)
+            else:
+                raise _unsupported(kind)
+        except _Refused as exc:
+            code, message = exc.code, exc.message
+        responses.append(
+            _INCREMENTAL.AlterConfigsResourceResponse(
+                error_code=code, error_message=message, resource_type=kind, resource_name=name
+            )
+        )
+    return _INCREMENTAL(throttle_time_ms=0, responses=responses)

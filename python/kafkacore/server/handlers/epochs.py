@@ -1,0 +1,52 @@
+"""OffsetForLeaderEpoch v2-4 (Kafka's ``Partition.lastOffsetForLeaderEpoch`` on the
+leader): per partition the largest epoch <= the requested one and its end offset, from
+the log's leader epoch cache.
+
+``current_leader_epoch`` (-1: not checked) below the partition's leader epoch ->
+FENCED_LEADER_EPOCH, above it -> UNKNOWN_LEADER_EPOCH; unknown partition ->
+UNKNOWN_TOPIC_OR_PARTITION. An epoch the cache cannot answer gives NONE with epoch and
+offset -1 (``UNDEFINED_EPOCH``/``UNDEFINED_EPOCH_OFFSET``), as Kafka does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kafkacore.protocol import APIS_BY_NAME, ErrorCode, RequestHeader
+from kafkacore.server.handlers.context import BrokerContext
+
+__all__ = ["handle_offset_for_leader_epoch"]
+
+_RESPONSE: Any = APIS_BY_NAME["OffsetForLeaderEpoch"].response.cls
+
+
+def _end_offset(ctx: BrokerContext, topic: str, p: Any) -> Any:
+    result = _RESPONSE.EpochEndOffset(
+        error_code=0, partition=p.partition, leader_epoch=-1, end_offset=-1
+    )
+    log = ctx.replicas.get_log(topic, p.partition)
+    if log is None:
+        result.error_code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+        return result
+    current = ctx.replicas.leader_epoch(topic)
+    requested = p.current_leader_epoch
+    if requested != -1 and requested < current:
+        result.error_code = ErrorCode.FENCED_LEADER_EPOCH
+        return result
+    if requested != -1 and requested > current:
+        result.error_code = ErrorCode.UNKNOWN_LEADER_EPOCH
+        return result
+    found = log.end_offset_for_epoch(p.leader_epoch)
+    if found is not None:
+        result.leader_epoch, result.end_offset = found
+    return result
+
+
+def handle_offset_for_leader_epoch(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
+    topics = [
+        _RESPONSE.OffsetForLeaderTopicResult(
+            topic=t.topic, partitions=[_end_offset(ctx, t.topic, p) for p in t.partitions]
+        )
+        for t in request.topics
+    ]
+    return _RESPONSE(throttle_time_ms=0, topics=topics)

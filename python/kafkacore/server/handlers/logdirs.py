@@ -1,0 +1,65 @@
+"""DescribeLogDirs v0-4 (Kafka's ``ReplicaManager.describeLogDirs``): every log
+directory (absolute path) with the partitions it holds, their size on disk, an offset lag
+of 0 (the log end is the high watermark on one replica) and ``is_future_key`` false;
+v4 adds the directory's total and usable bytes. ``topics`` null: every partition;
+otherwise only the listed partitions (unknown ones are left out, as Kafka does)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+from typing import Any
+
+from kafkacore.protocol import APIS_BY_NAME, RequestHeader
+from kafkacore.server.handlers.context import BrokerContext
+
+__all__ = ["handle_describe_log_dirs"]
+
+logger = logging.getLogger("kafkacore.server")
+
+_RESPONSE: Any = APIS_BY_NAME["DescribeLogDirs"].response.cls
+
+
+def handle_describe_log_dirs(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
+    wanted: dict[str, set[int]] | None = None
+    if request.topics is not None:
+        wanted = {}
+        for t in request.topics:
+            wanted.setdefault(t.topic, set()).update(t.partitions)
+    by_dir: dict[str, dict[str, list[Any]]] = {d: {} for d in ctx.replicas.logs.log_dirs}
+    for log in sorted(ctx.replicas.logs.all_logs(), key=lambda log: log.topic_partition):
+        tp = log.topic_partition
+        if wanted is not None and tp.partition not in wanted.get(tp.topic, ()):
+            continue
+        try:
+            size = log.size
+        except Exception:  # deleted concurrently
+            continue
+        partitions = by_dir.setdefault(os.path.dirname(log.dir), {}).setdefault(tp.topic, [])
+        partitions.append(
+            _RESPONSE.DescribeLogDirsPartition(
+                partition_index=tp.partition, partition_size=size, offset_lag=0, is_future_key=False
+            )
+        )
+    results = []
+    for log_dir, topics in by_dir.items():
+        try:
+            usage = shutil.disk_usage(log_dir)
+            total, usable = usage.total, usage.free
+        except OSError as exc:
+            logger.warning("Could not read the disk usage of %s: %s", log_dir, exc)
+            total = usable = -1
+        results.append(
+            _RESPONSE.DescribeLogDirsResult(
+                error_code=0,
+                log_dir=log_dir,
+                topics=[
+                    _RESPONSE.DescribeLogDirsTopic(name=name, partitions=parts)
+                    for name, parts in topics.items()
+                ],
+                total_bytes=total,
+                usable_bytes=usable,
+            )
+        )
+    return _RESPONSE(throttle_time_ms=0, error_code=0, results=results)

@@ -1,0 +1,69 @@
+"""DeleteRecords v0-2 (Kafka's ``ReplicaManager.deleteRecords`` on the leader; one
+replica, so no purgatory: the low watermark is the leader's log start offset).
+
+Per partition: unknown -> UNKNOWN_TOPIC_OR_PARTITION; ``offset`` -1 means the high
+watermark; a negative offset or one above the high watermark -> OFFSET_OUT_OF_RANGE; a
+topic without the ``delete`` cleanup policy -> POLICY_VIOLATION. Otherwise the log start
+offset advances (never backwards) and is checkpointed
+(``log-start-offset-checkpoint``); the segments below it go at the next retention run.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from kafkacore.protocol import APIS_BY_NAME, ErrorCode, RequestHeader
+from kafkacore.server.handlers.context import BrokerContext
+from kafkacore.server.handlers.errors import error_code_for
+
+__all__ = ["HIGH_WATERMARK", "handle_delete_records"]
+
+logger = logging.getLogger("kafkacore.server")
+
+_RESPONSE: Any = APIS_BY_NAME["DeleteRecords"].response.cls
+HIGH_WATERMARK = -1
+
+
+def _delete(ctx: BrokerContext, topic: str, partition: int, offset: int) -> tuple[int, int]:
+    """``(error code, low watermark)`` for one partition."""
+    replicas = ctx.replicas
+    log = replicas.get_log(topic, partition)
+    if log is None:
+        return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, -1
+    if not log.config.delete:
+        return ErrorCode.POLICY_VIOLATION, -1
+    high_watermark = replicas.high_watermark(log)
+    target = high_watermark if offset == HIGH_WATERMARK else offset
+    if target < 0 or target > high_watermark:
+        return ErrorCode.OFFSET_OUT_OF_RANGE, -1
+    try:
+        log.delete_records_before(target)
+    except Exception as exc:
+        code = error_code_for(exc)
+        if code == ErrorCode.UNKNOWN_SERVER_ERROR:
+            logger.exception("Error deleting records of %s-%d", topic, partition)
+        return code, -1
+    return ErrorCode.NONE, log.log_start_offset
+
+
+def handle_delete_records(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
+    topics = []
+    moved = False
+    for topic in request.topics:
+        results = []
+        for p in topic.partitions:
+            code, low_watermark = _delete(ctx, topic.name, p.partition_index, p.offset)
+            moved = moved or code == ErrorCode.NONE
+            results.append(
+                _RESPONSE.DeleteRecordsPartitionResult(
+                    partition_index=p.partition_index, low_watermark=low_watermark, error_code=code
+                )
+            )
+        topics.append(_RESPONSE.DeleteRecordsTopicResult(name=topic.name, partitions=results))
+    if moved:
+        try:
+            ctx.replicas.logs.checkpoint_log_start_offsets()
+        except Exception as exc:  # the periodic checkpoint retries; the answer stands
+            logger.warning("Could not checkpoint log start offsets: %s", exc)
+    return _RESPONSE(throttle_time_ms=0, topics=topics)
