@@ -9,7 +9,7 @@ RUST_SOURCES := $(shell find rust -name '*.rs' -o -name Cargo.toml) Cargo.toml p
 DEV_DEPS := pytest pytest-benchmark pytest-timeout hypothesis ruff mypy 'maturin>=1.7,<2' \
 	google-crc32c lz4 zstandard cramjam confluent-kafka
 
-.PHONY: run test build wheel bench lint rust-test py-test kafka-jars clean demo
+.PHONY: run test build wheel bench lint rust-test py-test kafka-jars clean demo test-clients
 
 $(BIN)/activate:
 	$(PY) -m venv $(VENV)
@@ -44,7 +44,12 @@ lint: $(VENV)/.deps
 rust-test:
 	cargo test --workspace --release -q
 
-py-test: build
+# Third-party clients for tests/compat: kcat (apt), kafka-python 2.x/3.x and aiokafka
+# (each pip --target'ed into $(KAFKACORE_CACHE)/pyclients). Cached; quick when present.
+test-clients: $(VENV)/.deps
+	PYTHON=$(abspath $(PYTHON)) bash scripts/install-test-clients.sh >/dev/null
+
+py-test: build test-clients
 	$(PYTHON) -m mypy.stubtest kafkacore._native --allowlist stubtest-allowlist.txt
 	$(BIN)/pytest -q tests
 
