@@ -9,7 +9,7 @@ RUST_SOURCES := $(shell find rust -name '*.rs' -o -name Cargo.toml) Cargo.toml p
 DEV_DEPS := pytest pytest-benchmark pytest-timeout hypothesis ruff mypy 'maturin>=1.7,<2' \
 	google-crc32c lz4 zstandard cramjam confluent-kafka
 
-.PHONY: run test build wheel bench lint rust-test py-test kafka-jars clean demo test-clients
+.PHONY: run test build wheel bench bench-broker lint rust-test py-test kafka-jars clean demo test-clients
 
 $(BIN)/activate:
 	$(PY) -m venv $(VENV)
@@ -69,3 +69,7 @@ bench: build
 clean:
 	cargo clean
 	rm -rf $(VENV) dist data
+
+# Side-by-side produce/consume benchmark: Apache Kafka 4.3.1 (from the jars) vs kafkacore.
+bench-broker: build
+	$(PYTHON) benches/broker/run.py

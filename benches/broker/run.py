@@ -1,0 +1,828 @@
+"""Side-by-side broker benchmark: Apache Kafka 4.3.1 (single-node KRaft, from the jars
+fetched by ``scripts/kafka-jars.sh``) against kafkacore (``kafkacore server-start``), one
+after the other on the same machine, loopback only.
+
+    make bench-broker                              # builds, then runs this
+    .venv/bin/python benches/broker/run.py [--quick] [--seconds 5] [--no-profile]
+
+For each broker: start it with its data in a temp dir, wait until it answers, then for each
+case of the matrix (record size 1 KiB / 100 B x acks=1 / acks=all x 1 / 6 partitions;
+batch.size 64 KiB, linger.ms 5, no compression) create a fresh topic with the admin client
+and measure
+
+* ``peak``: Kafka's own ``org.apache.kafka.tools.ProducerPerformance`` with
+  ``--throughput -1`` (records/s, MB/s, p50/p99/p99.9 latency from its final line);
+* ``half_load``: ProducerPerformance throttled to half of *Kafka's* peak records/s of the
+  case, to compare p99 latency below saturation (if kafkacore's own peak is below that
+  rate, it runs saturated and says so);
+* ``confluent``: a confluent-kafka (librdkafka) producer in this process, as a second
+  opinion (latency from the delivery reports);
+* ``consume``: confluent-kafka consumer with ``assign()`` from offset 0 -- not Kafka's
+  ConsumerPerformance, which subscribes with a consumer group, and kafkacore has no group
+  coordinator yet; the same client is used against both brokers.
+
+Record counts are scaled so each measurement runs about ``--seconds`` (a warm-up run per
+broker and record size estimates the rate). After kafkacore's matrix, one more produce run
+(1 KiB, acks=1, 1 partition) is sampled with py-spy (installed into the venv if missing)
+and the top frames are summarised. Everything is printed as a table and written to
+``benches/results/broker_vs_kafka.json`` (collapsed py-spy stacks next to it). All
+processes and temp dirs are removed at the end, also on errors and Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import collections
+import contextlib
+import json
+import os
+import platform
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+RESULTS = REPO / "benches" / "results"
+KAFKA_VERSION = "4.3.1"
+BATCH_SIZE = 65536
+LINGER_MS = 5
+PYSPY_RATE = 100
+# kafka-server-start.sh's defaults.
+KAFKA_JVM = (
+    "-Xmx1g",
+    "-Xms1g",
+    "-server",
+    "-XX:+UseG1GC",
+    "-XX:MaxGCPauseMillis=20",
+    "-XX:InitiatingHeapOccupancyPercent=35",
+    "-XX:+ExplicitGCInvokesConcurrent",
+    "-Djava.awt.headless=true",
+)
+TOOL_JVM = ("-Xmx512m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")
+PERF_LINE = re.compile(
+    r"(\d+) records sent, ([\d.]+) records/sec \(([\d.]+) MB/sec\), ([\d.]+) ms avg latency, "
+    r"([\d.]+) ms max latency, (\d+) ms 50th, (\d+) ms 95th, (\d+) ms 99th, (\d+) ms 99.9th"
+)
+
+# Everything to undo at exit: processes (terminated, then killed) and temp dirs.
+_PROCS: list[subprocess.Popen[bytes]] = []
+_TMPDIRS: list[Path] = []
+
+
+def log(msg: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("localhost", 0))
+        return int(s.getsockname()[1])
+
+
+def spawn(args: list[str], out: Path, **kw: Any) -> subprocess.Popen[bytes]:
+    with out.open("ab") as f:
+        proc = subprocess.Popen(args, stdout=f, stderr=subprocess.STDOUT, **kw)
+    _PROCS.append(proc)
+    return proc
+
+
+def stop(proc: subprocess.Popen[bytes], timeout: float = 30) -> int | None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+    if proc in _PROCS:
+        _PROCS.remove(proc)
+    return proc.returncode
+
+
+def cleanup() -> None:
+    for proc in list(_PROCS):
+        with contextlib.suppress(Exception):
+            stop(proc, 15)
+    for d in list(_TMPDIRS):
+        shutil.rmtree(d, ignore_errors=True)
+        _TMPDIRS.remove(d)
+
+
+def mktemp(prefix: str) -> Path:
+    d = Path(tempfile.mkdtemp(prefix=prefix))
+    _TMPDIRS.append(d)
+    return d
+
+
+# --------------------------------------------------------------------------- brokers
+
+
+@dataclass
+class Broker:
+    name: str
+    bootstrap: str
+    proc: subprocess.Popen[bytes]
+    logfile: Path
+
+    def tail(self) -> str:
+        return self.logfile.read_text(errors="replace")[-3000:]
+
+
+def kafka_libs() -> Path:
+    out = subprocess.run(
+        ["bash", str(REPO / "scripts" / "kafka-jars.sh")],
+        check=True,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "KAFKA_VERSION": KAFKA_VERSION},
+    ).stdout
+    return Path(out.strip().splitlines()[-1])
+
+
+def start_kafka(libs: Path) -> Broker:
+    tmp = mktemp("kafkacore-bench-kafka-")
+    port, cport = free_port(), free_port()
+    props = tmp / "server.properties"
+    props.write_text(
+        "\n".join(
+            [
+                "process.roles=broker,controller",
+                "node.id=1",
+                f"controller.quorum.voters=1@localhost:{cport}",
+                f"listeners=PLAINTEXT://localhost:{port},CONTROLLER://localhost:{cport}",
+                f"advertised.listeners=PLAINTEXT://localhost:{port}",
+                "controller.listener.names=CONTROLLER",
+                "inter.broker.listener.name=PLAINTEXT",
+                "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+                f"log.dirs={tmp / 'data'}",
+                "num.partitions=1",
+                "default.replication.factor=1",
+                "offsets.topic.replication.factor=1",
+                "transaction.state.log.replication.factor=1",
+                "transaction.state.log.min.isr=1",
+                "share.coordinator.state.topic.replication.factor=1",
+                "share.coordinator.state.topic.min.isr=1",
+                "group.initial.rebalance.delay.ms=0",
+                "auto.create.topics.enable=true",
+                "",
+            ]
+        )
+    )
+    cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
+    cp = ["-cp", f"{libs}/*"]
+    subprocess.run(
+        [
+            "java",
+            *TOOL_JVM,
+            *cp,
+            "kafka.tools.StorageTool",
+            "format",
+            "-t",
+            cluster_id,
+            "-c",
+            str(props),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    logfile = tmp / "kafka.log"
+    proc = spawn(
+        [
+            "java",
+            *KAFKA_JVM,
+            "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+            *cp,
+            "kafka.Kafka",
+            str(props),
+        ],
+        logfile,
+    )
+    broker = Broker("kafka", f"localhost:{port}", proc, logfile)
+    wait_ready(broker)
+    return broker
+
+
+def start_kafkacore() -> Broker:
+    tmp = mktemp("kafkacore-bench-kc-")
+    port = free_port()
+    logfile = tmp / "kafkacore.log"
+    proc = spawn(
+        [
+            sys.executable,
+            "-m",
+            "kafkacore.cli",
+            "server-start",
+            str(REPO / "config" / "server.properties"),
+            "--override",
+            f"listeners=PLAINTEXT://localhost:{port}",
+            "--override",
+            f"log.dirs={tmp / 'data'}",
+        ],
+        logfile,
+        cwd=tmp,
+    )
+    broker = Broker("kafkacore", f"localhost:{port}", proc, logfile)
+    wait_ready(broker)
+    return broker
+
+
+def client_conf(broker: Broker) -> dict[str, Any]:
+    return {"bootstrap.servers": broker.bootstrap, "broker.address.family": "v4"}
+
+
+def wait_ready(broker: Broker, timeout: float = 90) -> None:
+    from confluent_kafka.admin import AdminClient
+
+    admin = AdminClient({**client_conf(broker), "log_level": 0})
+    deadline = time.monotonic() + timeout
+    while True:
+        if broker.proc.poll() is not None:
+            raise RuntimeError(f"{broker.name} exited {broker.proc.returncode}:\n{broker.tail()}")
+        try:
+            md = admin.list_topics(timeout=2)
+            if md.brokers:
+                return
+        except Exception:
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{broker.name} did not answer within {timeout} s:\n{broker.tail()}")
+        time.sleep(0.2)
+
+
+def create_topic(broker: Broker, topic: str, partitions: int) -> None:
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    admin = AdminClient(client_conf(broker))
+    fut = admin.create_topics([NewTopic(topic, partitions, 1)], operation_timeout=30)[topic]
+    fut.result(60)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        md = admin.list_topics(topic, timeout=5).topics.get(topic)
+        ready = md is not None and md.error is None and len(md.partitions) == partitions
+        if ready and all(p.leader >= 0 for p in md.partitions.values()):
+            return
+        time.sleep(0.1)
+    raise RuntimeError(f"{broker.name}: topic {topic} has no leaders after 30 s")
+
+
+# --------------------------------------------------------------------------- load
+
+
+@dataclass(frozen=True)
+class Case:
+    size: int
+    acks: str
+    partitions: int
+
+    @property
+    def name(self) -> str:
+        size = "1KiB" if self.size == 1024 else f"{self.size}B"
+        return f"{size} acks={self.acks} p={self.partitions}"
+
+    def topic(self, broker: str, tag: str = "") -> str:
+        return f"bench-{broker}-{self.size}-{self.acks}-{self.partitions}{tag}"
+
+
+def producer_perf(
+    libs: Path, broker: Broker, topic: str, case: Case, records: int, throughput: float
+) -> dict[str, Any]:
+    args = ["java", *TOOL_JVM, "-cp", f"{libs}/*", "org.apache.kafka.tools.ProducerPerformance"]
+    args += ["--topic", topic, "--num-records", str(records), "--record-size", str(case.size)]
+    args += ["--throughput", str(int(throughput)), "--command-property"]
+    args += [
+        f"bootstrap.servers={broker.bootstrap}",
+        f"acks={case.acks}",
+        f"batch.size={BATCH_SIZE}",
+        f"linger.ms={LINGER_MS}",
+    ]
+    expect = records / max(throughput, 1) if throughput > 0 else 60
+    started = time.monotonic()
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=max(120, 6 * expect))
+    wall = time.monotonic() - started
+    matches = PERF_LINE.findall(proc.stdout)
+    if proc.returncode != 0 or not matches:
+        raise RuntimeError(
+            f"ProducerPerformance exited {proc.returncode}:\n"
+            f"{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}"
+        )
+    sent, rps, mbps, avg, mx, p50, p95, p99, p999 = matches[-1]
+    return {
+        "tool": "ProducerPerformance",
+        "records": int(sent),
+        "records_per_s": float(rps),
+        "mb_per_s": float(mbps),  # MiB/s, as ProducerPerformance computes it
+        "latency_ms": {
+            "avg": float(avg),
+            "max": float(mx),
+            "p50": int(p50),
+            "p95": int(p95),
+            "p99": int(p99),
+            "p99.9": int(p999),
+        },
+        "target_records_per_s": throughput if throughput > 0 else None,
+        "wall_s": round(wall, 2),
+    }
+
+
+def percentile(sorted_vals: list[float], q: float) -> float:
+    if not sorted_vals:
+        return float("nan")
+    return sorted_vals[min(len(sorted_vals) - 1, int(q * len(sorted_vals)))]
+
+
+def confluent_produce(broker: Broker, topic: str, case: Case, seconds: float) -> dict[str, Any]:
+    from confluent_kafka import KafkaException, Producer
+
+    producer = Producer(
+        {
+            **client_conf(broker),
+            "acks": case.acks if case.acks != "all" else -1,
+            "batch.size": BATCH_SIZE,
+            "linger.ms": LINGER_MS,
+            # 32 MiB of buffer like the Java producer's buffer.memory: at saturation the
+            # latency is then queueing in a comparable buffer, not in an unbounded one.
+            "queue.buffering.max.kbytes": 32768,
+        }
+    )
+    payload = os.urandom(case.size)
+    latencies: list[float] = []
+    errors: list[str] = []
+
+    def report(err: Any, msg: Any) -> None:
+        if err is not None:
+            errors.append(str(err))
+        else:
+            latencies.append(msg.latency())
+
+    sent = 0
+    produce = producer.produce
+    started = time.monotonic()
+    end = started + seconds
+    while time.monotonic() < end:
+        for _ in range(1000):
+            try:
+                produce(topic, payload, on_delivery=report)
+                sent += 1
+            except BufferError:
+                producer.poll(0.001)
+        producer.poll(0)
+    left = producer.flush(60)
+    elapsed = time.monotonic() - started
+    if left or errors:
+        raise KafkaException(f"{left} undelivered, errors {errors[:3]}")
+    latencies.sort()
+    return {
+        "tool": "confluent-kafka",
+        "records": sent,
+        "records_per_s": round(sent / elapsed, 1),
+        "mb_per_s": round(sent * case.size / elapsed / 2**20, 2),
+        "latency_ms": {
+            k: round(percentile(latencies, q) * 1000, 1)
+            for k, q in (("p50", 0.5), ("p99", 0.99), ("p99.9", 0.999))
+        },
+    }
+
+
+def confluent_consume(
+    broker: Broker, topic: str, partitions: int, limit: int, seconds: float
+) -> dict[str, Any]:
+    from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
+
+    consumer = Consumer(
+        {
+            **client_conf(broker),
+            # librdkafka insists on a group.id; assign() with explicit offsets never joins
+            # or commits, so no group coordinator is needed.
+            "group.id": "bench-assign",
+            "enable.auto.commit": False,
+            "enable.partition.eof": False,
+        }
+    )
+    try:
+        consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in range(partitions)])
+        count = nbytes = 0
+        first = None
+        deadline = time.monotonic() + max(30, 4 * seconds)
+        while count < limit and time.monotonic() < deadline:
+            for msg in consumer.consume(10000, 1.0):
+                if msg.error():
+                    raise RuntimeError(str(msg.error()))
+                if first is None:
+                    first = time.monotonic()
+                count += 1
+                nbytes += len(msg.value())
+        elapsed = time.monotonic() - (first or time.monotonic())
+    finally:
+        consumer.close()
+    return {
+        "tool": "confluent-kafka assign()",
+        "records": count,
+        "complete": count >= limit,
+        "records_per_s": round(count / elapsed, 1) if elapsed > 0 else None,
+        "mb_per_s": round(nbytes / elapsed / 2**20, 2) if elapsed > 0 else None,
+    }
+
+
+# --------------------------------------------------------------------------- profile
+
+
+def ensure_py_spy() -> str:
+    exe = Path(sys.executable).parent / "py-spy"
+    if not exe.exists():
+        log("installing py-spy into the venv")
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "py-spy"], check=True)
+    return str(exe)
+
+
+def frame_name(frame: str) -> str:
+    # "function (path/to/file.py:123)" -> "function (file.py)"
+    m = re.match(r"(.*) \((.*?)(?::\d+)?\)$", frame)
+    if not m:
+        return frame
+    fn, path = m.groups()
+    parts = Path(path).parts
+    short = (
+        "/".join(parts[parts.index("kafkacore") :])
+        if "kafkacore" in parts
+        else parts[-1]
+        if parts
+        else path
+    )
+    return f"{fn} ({short})"
+
+
+def summarise_profile(raw: Path, expected: int, top: int = 15) -> dict[str, Any]:
+    """Collapsed stacks of active (non-idle) samples, per thread (``--threads``): the event
+    loop thread (the one in ``run_forever``) is the broker; its busy share is its active
+    samples over the samples taken (``expected``); the rest is time waiting in epoll."""
+    threads: dict[str, list[tuple[list[str], int]]] = collections.defaultdict(list)
+    for line in raw.read_text(errors="replace").splitlines():
+        stack, _, n = line.rpartition(" ")
+        if not stack or not n.isdigit():
+            continue
+        frames = [f for f in stack.split(";") if f]
+        tid = frames[0] if frames[0].startswith(("thread", "process")) else "?"
+        body = [frame_name(f) for f in frames if not f.startswith(("thread", "process"))]
+        threads[tid].append((body, int(n)))
+
+    def is_loop(stacks: list[tuple[list[str], int]]) -> bool:
+        return any("run_forever" in f for body, _ in stacks for f in body)
+
+    loop_tid = next((t for t, st in threads.items() if is_loop(st)), None)
+    # With --native, waiting in epoll shows up as an active native frame: count as idle.
+    loop = [
+        (body, n)
+        for body, n in (threads.get(loop_tid, []) if loop_tid else [])
+        if not any(f.startswith(("epoll_wait", "EpollSelector.select")) for f in body[-4:])
+    ]
+    busy = sum(n for _, n in loop)
+    self_counts: collections.Counter[str] = collections.Counter()
+    incl_counts: collections.Counter[str] = collections.Counter()
+    for body, n in loop:
+        if body:
+            self_counts[body[-1]] += n
+        for f in set(body):
+            incl_counts[f] += n
+
+    def rows(counter: collections.Counter[str]) -> list[dict[str, Any]]:
+        return [
+            {"frame": f, "samples": c, "pct_of_busy": round(100 * c / busy, 1) if busy else 0.0}
+            for f, c in counter.most_common(top)
+        ]
+
+    # Inclusive time of the broker's own code (kafkacore modules and the Rust extension),
+    # without the frames every sample passes through (cli, asyncio runner).
+    own = collections.Counter(
+        {
+            f: c
+            for f, c in incl_counts.items()
+            if ("kafkacore/" in f or "_native" in f) and c < 0.98 * busy
+        }
+    )
+    others = {t: sum(n for _, n in st) for t, st in threads.items() if t != loop_tid}
+    return {
+        "samples_taken": expected,
+        "event_loop_busy_pct": round(100 * busy / expected, 1) if expected else None,
+        "other_threads_active_samples": others,
+        "top_self": rows(self_counts),
+        "top_inclusive_kafkacore": rows(own),
+    }
+
+
+def profile_kafkacore(libs: Path, broker: Broker, rate: float, seconds: float) -> dict[str, Any]:
+    pyspy = ensure_py_spy()
+    case = Case(1024, "1", 1)
+    topic = case.topic(broker.name, "-profile")
+    create_topic(broker, topic, 1)
+    raw = RESULTS / "kafkacore-produce.txt"
+    raw.unlink(missing_ok=True)
+    duration = int(seconds)
+    records = int(rate * (duration + 4))
+    result: dict[str, Any] = {}
+
+    def load() -> None:
+        try:
+            result.update(producer_perf(libs, broker, topic, case, records, -1))
+        except Exception as exc:  # reported below
+            result["error"] = str(exc)
+
+    t = threading.Thread(target=load)
+    t.start()
+    time.sleep(2)  # past the producer JVM's start-up
+    spy = subprocess.run(
+        [
+            pyspy,
+            "record",
+            "--pid",
+            str(broker.proc.pid),
+            "--duration",
+            str(duration),
+            "--rate",
+            str(PYSPY_RATE),
+            "--threads",
+            "--native",
+            "--format",
+            "raw",
+            "-o",
+            str(raw),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=duration + 60,
+    )
+    t.join()
+    if spy.returncode != 0 or not raw.exists():
+        return {"error": f"py-spy exited {spy.returncode}: {spy.stderr[-2000:]}", "load": result}
+    return {
+        "case": case.name,
+        "collapsed_stacks": str(raw.relative_to(REPO)),
+        "load_while_sampled": result,
+        **summarise_profile(raw, duration * PYSPY_RATE),
+    }
+
+
+# --------------------------------------------------------------------------- driver
+
+
+def run_broker(
+    libs: Path,
+    broker: Broker,
+    cases: list[Case],
+    seconds: float,
+    warmup_s: float,
+    kafka_peaks: dict[str, float],
+) -> dict[str, dict[str, Any]]:
+    """All cases against one broker; ``{case name: {peak, half_load, confluent, consume}}``."""
+    rates: dict[int, float] = {}
+    for size in sorted({c.size for c in cases}):
+        warm = Case(size, "1", 1)
+        topic = warm.topic(broker.name, "-warmup")
+        create_topic(broker, topic, 1)
+        # Warm-up (the JVM's JIT needs ~1M records to reach steady state; kafkacore gets
+        # the same treatment): repeated runs until ~warmup_s of load or a stable rate.
+        n, spent, prev, r = 30_000, 0.0, 0.0, {}
+        while spent < warmup_s:
+            r = producer_perf(libs, broker, topic, warm, n, -1)
+            spent += r["records"] / r["records_per_s"]
+            if prev and abs(r["records_per_s"] - prev) < 0.1 * prev and spent > warmup_s / 2:
+                break
+            prev = r["records_per_s"]
+            n = max(30_000, int(prev * min(4.0, warmup_s - spent)))
+        rates[size] = r["records_per_s"]
+    out: dict[str, dict[str, Any]] = {}
+    for case in cases:
+        res: dict[str, Any] = {}
+        topic = case.topic(broker.name)
+        create_topic(broker, topic, case.partitions)
+        n = max(20_000, int(rates[case.size] * seconds))
+        res["peak"] = producer_perf(libs, broker, topic, case, n, -1)
+        peak = res["peak"]["records_per_s"]
+        rates[case.size] = peak
+        target = kafka_peaks.get(case.name, peak) / 2
+        saturated = peak < 0.95 * target
+        n_half = max(10_000, int(min(target, peak) * seconds))
+        res["half_load"] = producer_perf(libs, broker, topic, case, n_half, target)
+        res["half_load"]["saturated"] = saturated
+        res["confluent"] = confluent_produce(broker, topic, case, seconds)
+        res["consume"] = confluent_consume(
+            broker, topic, case.partitions, res["peak"]["records"], seconds
+        )
+        out[case.name] = res
+        log(
+            f"{broker.name} {case.name}: peak {peak:,.0f} rec/s {res['peak']['mb_per_s']} MiB/s "
+            f"p99 {res['peak']['latency_ms']['p99']} ms | half-load p99 "
+            f"{res['half_load']['latency_ms']['p99']} ms{' (saturated)' if saturated else ''} | "
+            f"confluent {res['confluent']['records_per_s']:,.0f} rec/s | "
+            f"consume {res['consume']['records_per_s']:,.0f} rec/s"
+        )
+    return out
+
+
+def ratio(a: float | None, b: float | None) -> float | None:
+    if a is None or b is None or b == 0:
+        return None
+    return round(a / b, 3)
+
+
+def table(
+    cases: list[Case], results: dict[str, dict[str, dict[str, Any]]]
+) -> tuple[str, list[dict[str, Any]]]:
+    hdr = (
+        f"{'case':<22} {'broker':<9} {'rec/s':>10} {'MiB/s':>7} {'p50':>5} {'p99':>5} {'p99.9':>6}"
+        f" | {'½load p99':>9} | {'ck rec/s':>9} {'ck p99':>7} | {'cons rec/s':>10} {'MiB/s':>7}"
+    )
+    lines = [hdr, "-" * len(hdr)]
+    ratios = []
+    for case in cases:
+        rows = {b: results[b].get(case.name) for b in ("kafka", "kafkacore")}
+        for b, r in rows.items():
+            if not r:
+                continue
+            pk, hl, ck, co = r["peak"], r["half_load"], r["confluent"], r["consume"]
+            lat = pk["latency_ms"]
+            sat = "*" if hl.get("saturated") else " "
+            lines.append(
+                f"{case.name:<22} {b:<9} {pk['records_per_s']:>10,.0f} {pk['mb_per_s']:>7.1f}"
+                f" {lat['p50']:>5} {lat['p99']:>5} {lat['p99.9']:>6}"
+                f" | {hl['latency_ms']['p99']:>8}{sat} | {ck['records_per_s']:>9,.0f}"
+                f" {ck['latency_ms']['p99']:>7} | {co['records_per_s'] or 0:>10,.0f}"
+                f" {co['mb_per_s'] or 0:>7.1f}"
+            )
+        k, c = rows["kafka"], rows["kafkacore"]
+        if k and c:
+            r = {
+                "case": case.name,
+                "peak_records_per_s": ratio(c["peak"]["records_per_s"], k["peak"]["records_per_s"]),
+                "peak_p99": ratio(c["peak"]["latency_ms"]["p99"], k["peak"]["latency_ms"]["p99"]),
+                "half_load_p99": ratio(
+                    c["half_load"]["latency_ms"]["p99"], k["half_load"]["latency_ms"]["p99"]
+                ),
+                "confluent_records_per_s": ratio(
+                    c["confluent"]["records_per_s"], k["confluent"]["records_per_s"]
+                ),
+                "consume_records_per_s": ratio(
+                    c["consume"]["records_per_s"], k["consume"]["records_per_s"]
+                ),
+            }
+            ratios.append(r)
+            lines.append(
+                f"{'':<22} {'kc/kafka':<9} {r['peak_records_per_s']:>10}x {'':>7} {'':>5}"
+                f" {r['peak_p99'] or '-':>5} {'':>6} | {r['half_load_p99'] or '-':>8}x"
+                f" | {r['confluent_records_per_s']:>8}x {'':>7} | {r['consume_records_per_s']:>9}x"
+            )
+    lines.append(
+        "latencies in ms; * = kafkacore's peak is below half of Kafka's peak, so the half-load run"
+        " was saturated; ck = confluent-kafka producer; cons = confluent-kafka assign() consumer"
+    )
+    return "\n".join(lines), ratios
+
+
+def profile_text(p: dict[str, Any]) -> str:
+    if "error" in p:
+        return f"profile: {p['error']}"
+    lines = [
+        f"py-spy on kafkacore during {p['case']} produce: event loop busy "
+        f"{p['event_loop_busy_pct']}% of {p['samples_taken']} samples "
+        f"(other threads' active samples: {p['other_threads_active_samples']});"
+        f" load while sampled: {p['load_while_sampled'].get('records_per_s')} rec/s."
+        "\nTop self frames of the event loop thread (% of its busy samples):"
+    ]
+    lines += [f"  {r['pct_of_busy']:>5}%  {r['frame']}" for r in p["top_self"]]
+    lines.append("Top inclusive kafkacore frames (% of the event loop's busy samples):")
+    lines += [f"  {r['pct_of_busy']:>5}%  {r['frame']}" for r in p["top_inclusive_kafkacore"]]
+    return "\n".join(lines)
+
+
+def git_rev() -> str:
+    with contextlib.suppress(Exception):
+        rev = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True
+        )
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain"], cwd=REPO, capture_output=True, text=True
+        )
+        return rev.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
+    return "unknown"
+
+
+@contextlib.contextmanager
+def cleaned_up() -> Iterator[None]:
+    def on_term(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_term)
+    try:
+        yield
+    finally:
+        cleanup()
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--quick", action="store_true", help="1 KiB only, 1 partition (acks=1 and all), 3 s"
+    )
+    ap.add_argument(
+        "--seconds", type=float, default=None, help="target seconds per measurement (5)"
+    )
+    ap.add_argument("--no-profile", action="store_true", help="skip the py-spy run")
+    ap.add_argument("--out", type=Path, default=RESULTS / "broker_vs_kafka.json")
+    args = ap.parse_args()
+    seconds = args.seconds or (3.0 if args.quick else 5.0)
+    warmup_s = 6.0 if args.quick else 12.0
+    sizes, parts = ([1024], [1]) if args.quick else ([1024, 100], [1, 6])
+    cases = [Case(s, a, p) for s in sizes for a in ("1", "all") for p in parts]
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    results: dict[str, dict[str, dict[str, Any]]] = {}
+    profile: dict[str, Any] = {"skipped": True}
+    with cleaned_up():
+        libs = kafka_libs()
+        log(f"Kafka {KAFKA_VERSION} jars: {libs}")
+
+        log("starting Apache Kafka (KRaft, single node)")
+        kafka = start_kafka(libs)
+        log(f"kafka up on {kafka.bootstrap}")
+        try:
+            results["kafka"] = run_broker(libs, kafka, cases, seconds, warmup_s, {})
+        finally:
+            stop(kafka.proc)
+        kafka_peaks = {name: r["peak"]["records_per_s"] for name, r in results["kafka"].items()}
+
+        log("starting kafkacore")
+        kc = start_kafkacore()
+        log(f"kafkacore up on {kc.bootstrap} (pid {kc.proc.pid})")
+        try:
+            results["kafkacore"] = run_broker(libs, kc, cases, seconds, warmup_s, kafka_peaks)
+            if not args.no_profile:
+                rate = results["kafkacore"][Case(1024, "1", 1).name]["peak"]["records_per_s"]
+                profile = profile_kafkacore(libs, kc, rate, 10)
+        finally:
+            code = stop(kc.proc)
+            if code != 0:
+                log(f"kafkacore exited {code}:\n{kc.tail()}")
+
+    text, ratios = table(cases, results)
+    print()
+    print(text)
+    if not args.no_profile:
+        print()
+        print(profile_text(profile))
+    doc = {
+        "meta": {
+            "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "kafka_version": KAFKA_VERSION,
+            "kafkacore_rev": git_rev(),
+            "machine": {
+                "cpus": os.cpu_count(),
+                "platform": platform.platform(),
+                "python": sys.version,
+            },
+            "settings": {
+                "batch.size": BATCH_SIZE,
+                "linger.ms": LINGER_MS,
+                "compression": "none",
+                "seconds_per_measurement": seconds,
+                "warmup_s_per_record_size": warmup_s,
+                "quick": args.quick,
+                "kafka_jvm": list(KAFKA_JVM),
+                "consumer": "confluent-kafka assign() from offset 0 (ConsumerPerformance needs a "
+                "consumer group; kafkacore has no group coordinator yet)",
+                "mb": "MiB (2**20 bytes), as ProducerPerformance reports it",
+            },
+            "wall_s": round(time.monotonic() - started, 1),
+        },
+        "cases": [
+            {"case": c.name, "record_size": c.size, "acks": c.acks, "partitions": c.partitions}
+            | {b: results[b].get(c.name) for b in results}
+            for c in cases
+        ],
+        "ratios_kafkacore_over_kafka": ratios,
+        "profile": profile,
+    }
+    args.out.write_text(json.dumps(doc, indent=2) + "\n")
+    print(f"\nwrote {args.out.relative_to(REPO) if args.out.is_relative_to(REPO) else args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        print("interrupted; processes and temp dirs cleaned up", file=sys.stderr)
+        sys.exit(130)
