@@ -314,3 +314,118 @@ def test_segment_replica_append_agrees(
     for s in segs.values():
         s.close()
     assert _files(str(tmp / "n")) == _files(str(tmp / "p"))
+
+
+def _index_sizes(seg: Any) -> tuple[int, int]:
+    return Path(seg.index_path).stat().st_size, Path(seg.time_index_path).stat().st_size
+
+
+def _entry_counts(seg: Any) -> tuple[int, int]:
+    return len(seg.offset_index()), len(seg.time_index())
+
+
+segment_ops = st.lists(
+    st.one_of(
+        st.just(("reopen",)),
+        st.just(("crash",)),
+        st.just(("recover",)),
+        st.just(("seal",)),
+        st.tuples(st.just("resize"), st.none() | st.integers(-20, 5000) | st.just(2**31)),
+        st.tuples(st.just("truncate"), st.integers(0, 400)),
+        st.tuples(st.just("append"), st.integers(1, 4)),
+    ),
+    min_size=1,
+    max_size=12,
+)
+
+
+@given(
+    batches=segment_batches,
+    interval=st.sampled_from([0, 100, 600]),
+    max_index_size=st.sampled_from([10 * 1024 * 1024, 96, 100, 1000]),
+    ops=segment_ops,
+)
+def test_segment_index_sizes_agree(
+    native: ModuleType,
+    pure: ModuleType,
+    tmp_path_factory: pytest.TempPathFactory,
+    batches: list[Any],
+    interval: int,
+    max_index_size: int,
+    ops: list[tuple[Any, ...]],
+) -> None:
+    """Index file sizes through open (new or existing), resize_indexes, recover,
+    truncate_to, seal, a crash (dropped without close, reopened) and close: identical
+    files on both backends after every step, and the sizes the contract gives."""
+    tmp = tmp_path_factory.mktemp("sizes")
+    dirs = {"native": _dir(tmp, "n"), "pure": _dir(tmp, "p")}
+    impls = {"native": native, "pure": pure}
+    preallocated = (max_index_size // 8 * 8, max_index_size // 12 * 12)
+
+    def open_all() -> dict[str, Any]:
+        return {
+            k: impls[k].Segment(d, 0, index_interval_bytes=interval, max_index_size=max_index_size)
+            for k, d in dirs.items()
+        }
+
+    def same(call: Callable[[Any], Any]) -> Any:
+        """``call`` on both segments: the same outcome; returns the pure one's."""
+        got = {k: outcome(lambda seg=seg: call(seg)) for k, seg in segs.items()}
+        assert got["native"] == got["pure"]
+        return got["pure"]
+
+    segs = open_all()
+    assert _index_sizes(segs["native"]) == _index_sizes(segs["pure"]) == preallocated
+    pending = [pure.build_batch(recs, **opts) for recs, opts, _ in batches]
+    for blob in pending:
+        same(lambda seg, blob=blob: seg.append(blob))
+    for seg in segs.values():
+        seg.close()
+    assert _files(dirs["native"]) == _files(dirs["pure"])
+    segs = open_all()
+    for op in ops:
+        before = _index_sizes(segs["pure"])
+        entries = _entry_counts(segs["pure"])
+        if op[0] == "reopen":
+            for seg in segs.values():
+                seg.close()
+            trimmed = _index_sizes(segs["pure"])
+            segs = open_all()
+            assert _index_sizes(segs["pure"]) == trimmed  # an existing file: as found
+        elif op[0] == "crash":
+            image = _files(dirs["pure"])
+            crashed = segs  # never closed: nothing trimmed, as a SIGKILL leaves them
+            segs = open_all()
+            del crashed
+            assert _files(dirs["pure"]) == image  # opening writes nothing
+            assert _index_sizes(segs["pure"]) == before
+        elif op[0] == "resize":
+            if same(lambda seg, size=op[1]: seg.resize_indexes(size))[0] == "ok":
+                size = max_index_size if op[1] is None else op[1]
+                assert _index_sizes(segs["pure"]) == (
+                    max(size // 8 * 8, 8 * entries[0]),
+                    max(size // 12 * 12, 12 * entries[1]),
+                )
+            else:
+                assert _index_sizes(segs["pure"]) == before
+        elif op[0] == "recover":
+            if same(lambda seg: seg.recover())[0] == "ok":
+                after = _entry_counts(segs["pure"])
+                assert _index_sizes(segs["pure"]) == (8 * after[0], 12 * after[1])
+        elif op[0] == "seal":
+            same(lambda seg: seg.seal())
+        elif op[0] == "truncate":
+            if same(lambda seg, offset=op[1]: seg.truncate_to(offset))[0] == "ok":
+                after = _entry_counts(segs["pure"])  # more than fit only after a crash
+                assert _index_sizes(segs["pure"]) == (
+                    max(preallocated[0], 8 * after[0]),
+                    max(preallocated[1], 12 * after[1]),
+                )
+        else:
+            blob = b"".join(pending[: op[1]])
+            same(lambda seg, blob=blob: seg.append(blob))
+        assert _state(segs["native"]) == _state(segs["pure"])
+        assert _files(dirs["native"]) == _files(dirs["pure"])
+    for seg in segs.values():
+        seg.close()
+    assert _files(dirs["native"]) == _files(dirs["pure"])

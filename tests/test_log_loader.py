@@ -15,6 +15,9 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import signal
+import subprocess
+import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -31,7 +34,8 @@ from kafkacore.log import (
     MockTime,
     recovery_progress,
 )
-from kafkacore.log.loader import read_next_offset
+from kafkacore.log.loader import LogLoader, read_next_offset
+from kafkacore.log.segments import LogSegment
 
 T0 = 1_700_000_000_000
 KEYS = [b"a", b"b", b"c", b"d"]
@@ -364,3 +368,142 @@ def test_a_crash_image_recovers_the_active_segment_once(
     assert seen == [(0, 1), (1, 1)]
     assert not [r for r in caplog.records if "corrupted index" in r.getMessage()]
     assert records(backend, again) == ORIGINAL
+
+
+# -- index sizes: only the active segment is preallocated ------------------------------------
+
+MAX_INDEX_SIZE = 10 * 1024 * 1024  # segment.index.bytes (the default)
+
+# A process that loads the log after an unclean shutdown and is SIGKILLed when it starts
+# recovering the first unflushed segment: every segment is open at that point.
+_KILLED_IN_RECOVERY = """
+import os, signal, sys
+from kafkacore.config import LogConfig
+from kafkacore.log import Log, MockScheduler, MockTime
+from kafkacore.log.loader import LogLoader
+from kafkacore.native import load_backend
+
+def killed(self, segment):
+    os.kill(os.getpid(), signal.SIGKILL)
+
+LogLoader.recover_segment = killed
+directory, backend, recover_from = sys.argv[1], sys.argv[2], int(sys.argv[3])
+time = MockTime(0)
+config = LogConfig({"internal.segment.bytes": 200, "index.interval.bytes": 1})
+Log(directory, config, backend=load_backend(backend), time=time,
+    scheduler=MockScheduler(time), recover_from=recover_from)
+raise SystemExit("not killed")
+"""
+
+
+def segment_files(directory: Path) -> dict[str, bytes]:
+    return {
+        p.name: p.read_bytes()
+        for p in sorted(directory.iterdir())
+        if p.suffix in (".log", ".index", ".timeindex")
+    }
+
+
+def index_sizes(segment: Any) -> tuple[int, int]:
+    return (
+        os.path.getsize(segment.segment.index_path),
+        os.path.getsize(segment.segment.time_index_path),
+    )
+
+
+def test_a_crash_while_loading_leaves_flushed_segments_intact(
+    tmp_path: Path,
+    backend: ModuleType,
+    backend_name: str,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Segments are opened on their indexes as found (trimmed when they were rolled or
+    closed): a SIGKILL while the loader holds them all open - here while it recovers the
+    unflushed tail - leaves every file as it was, so the next load sanity-checks the
+    segments below the recovery point successfully and recovers only the ones past it.
+    (Had opening grown every index, each would be zero-padded on disk, fail the check and
+    be rebuilt: a slow start after every crash.)"""
+    directory = tmp_path / "t-0"
+    bases = fill(directory, backend, count=16)  # 8 segments, two batches each
+    assert len(bases) == 8
+    before = segment_files(directory)
+    recover_from = bases[5] + 1  # inside segment 5: segments 5, 6 and 7 are unflushed
+
+    child = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _KILLED_IN_RECOVERY,
+            str(directory),
+            backend_name,
+            str(recover_from),
+        ],
+        capture_output=True,
+        timeout=120,
+    )
+    assert child.returncode == -signal.SIGKILL, child.stderr.decode()
+    assert segment_files(directory) == before  # opening wrote nothing
+
+    recovered: list[int] = []
+    original = LogLoader.recover_segment
+
+    def counting(self: LogLoader, segment: LogSegment) -> int:
+        recovered.append(segment.base_offset)
+        return original(self, segment)
+
+    monkeypatch.setattr(LogLoader, "recover_segment", counting)
+    with caplog.at_level(logging.WARNING, logger="kafkacore.log"):
+        log = open_log(directory, backend, recover_from=recover_from)
+    assert recovered == bases[5:]
+    assert not [r for r in caplog.records if "corrupted index" in r.getMessage()]
+    assert [(o, v) for o, _, v in records(backend, log)] == [(i, b"v%d" % i) for i in range(16)]
+    after = segment_files(directory)
+    flushed = [n for n in before if int(n.split(".")[0]) < bases[5]]
+    assert {n: after[n] for n in flushed} == {n: before[n] for n in flushed}
+    # the active segment, recovered (trimmed), is grown back for the appends to come
+    assert index_sizes(log.active_segment) == (MAX_INDEX_SIZE, MAX_INDEX_SIZE // 12 * 12)
+    assert not log.active_segment.segment.index_is_full
+    for segment in log.segments[:-1]:
+        assert index_sizes(segment) == (
+            8 * len(segment.segment.offset_index()),
+            12 * len(segment.segment.time_index()),
+        )
+    log.close()
+
+
+def test_a_clean_reopen_appends_to_the_active_segment_without_rolling(
+    tmp_path: Path, backend: ModuleType
+) -> None:
+    """Closing trims every index; reopening maps them as found (full) and the loader
+    grows the active segment's back (Kafka's ``resizeIndexes``), so the next append does
+    not roll a new segment. The other segments keep their trimmed indexes."""
+    directory = tmp_path / "t-0"
+    settings = {"internal.segment.bytes": 400, "segment.index.bytes": 4096}
+    time = MockTime(T0)
+    log = Log(directory, config(**settings), backend=backend, time=time)
+    for i in range(12):
+        log.append_as_leader(record_batch(backend, 0, KEYS[i % 4], b"v%d" % i), 0)
+    assert log.number_of_segments > 2
+    log.close()
+    before = segment_files(directory)
+    log = Log(directory, config(**settings), backend=backend, time=time)
+    segments = log.number_of_segments
+    active = log.active_segment
+    assert index_sizes(active) == (4096, 4092)
+    assert not active.segment.index_is_full
+    log.append_as_leader(record_batch(backend, 0, b"k", b"after"), 0)
+    assert log.number_of_segments == segments
+    assert log.active_segment is active
+    after = segment_files(directory)
+    inactive = [n for n in before if int(n.split(".")[0]) < active.base_offset]
+    assert {n: after[n] for n in inactive} == {n: before[n] for n in inactive}
+
+    # truncating back into an older segment makes it the active one: preallocated too
+    first = log.segments[0]
+    log.truncate_to(first.base_offset + 1)
+    assert log.active_segment is first
+    assert index_sizes(first) == (4096, 4092)
+    log.append_as_leader(record_batch(backend, 0, b"k", b"again"), 0)
+    assert log.number_of_segments == 1
+    log.close()

@@ -290,7 +290,7 @@ def _fill(d: Path, interval: int = 200, n: int = 50, base: int = 0) -> list[tupl
     return layout
 
 
-def test_reopen_restores_state_and_grows_indexes(tmp_path: Path) -> None:
+def test_reopen_restores_state_and_keeps_index_sizes(tmp_path: Path) -> None:
     layout = _fill(tmp_path)
     closed_files = files(tmp_path)
     seg = Segment(str(tmp_path), 0, index_interval_bytes=200, max_index_size=4096)
@@ -299,12 +299,37 @@ def test_reopen_restores_state_and_grows_indexes(tmp_path: Path) -> None:
     assert (seg.max_timestamp, seg.offset_of_max_timestamp) == seg.time_index()[-1]
     first = batch_header(seg.read_bytes(0, 61))
     assert seg.rolling_based_timestamp == first[8]
+    # mapped as found: the trimmed files are not touched, and have no room left
+    assert files(tmp_path) == closed_files
+    assert seg.index_is_full
+    seg.sanity_check()
+    seg.resize_indexes()  # what the log does to the segment it makes active
     assert os.path.getsize(seg.index_path) == 4096
     assert os.path.getsize(seg.time_index_path) == 4092
     assert not seg.index_is_full
-    seg.sanity_check()
     seg.close()
     assert files(tmp_path) == closed_files
+
+
+def test_resize_indexes_rounds_down_and_keeps_the_entries(tmp_path: Path) -> None:
+    _fill(tmp_path)
+    seg = Segment(str(tmp_path), 0, index_interval_bytes=200, max_index_size=4096)
+    entries = (seg.offset_index(), seg.time_index())
+    used = (8 * len(entries[0]), 12 * len(entries[1]))
+    seg.resize_indexes(1001)
+    assert os.path.getsize(seg.index_path) == 1000
+    assert os.path.getsize(seg.time_index_path) == 996
+    seg.resize_indexes(0)  # never below the entries
+    assert (os.path.getsize(seg.index_path), os.path.getsize(seg.time_index_path)) == used
+    assert (seg.offset_index(), seg.time_index()) == entries
+    for bad in (-1, 2**31):
+        with pytest.raises(ValueError):
+            seg.resize_indexes(bad)
+    with pytest.raises(OverflowError):
+        seg.resize_indexes(2**63)
+    seg.close()
+    with pytest.raises(ValueError):
+        seg.resize_indexes()
 
 
 def test_reopen_finds_next_offset_after_last_index_entry(tmp_path: Path) -> None:
@@ -327,7 +352,8 @@ def test_recover_rebuilds_identical_indexes(tmp_path: Path, lose: str) -> None:
         (tmp_path / f"{0:020d}{suffix}").unlink()
     seg = Segment(str(tmp_path), 0, index_interval_bytes=200)
     assert seg.recover() == 0
-    assert os.path.getsize(seg.index_path) == 10 * MiB  # stays preallocated while open
+    assert files(tmp_path) == good  # trimmed at the end (Kafka's trimToValidSize)
+    assert seg.index_is_full
     seg.sanity_check()
     seg.close()
     assert files(tmp_path) == good

@@ -138,11 +138,24 @@ class Segment:
 
     Not thread-safe: one writer, and no reader concurrent with a writer.
 
-    Opening creates missing files. A new index file is created with length
-    ``max_index_size`` rounded down to its entry size (preallocated, memory-mapped); an
-    existing index keeps its entries (``file length // entry size``) and is grown to
-    that length again while open. ``seal()`` and ``close()`` trim both indexes to their
-    entries. On open, ``next_offset`` is found by scanning the log from the position
+    Opening creates missing files. Index sizes follow Kafka's ``AbstractIndex`` and
+    ``LogSegment``; both indexes are memory-mapped while open:
+
+    * A new index file is created with length ``max_index_size`` rounded down to its
+      entry size (preallocated, zero-filled).
+    * An existing index file is mapped at its length as found, unchanged (never grown):
+      its entries are ``file length // entry size``. A segment opened on trimmed indexes
+      (every inactive segment after a roll or a clean close) therefore has no room left:
+      ``index_is_full`` is true until :meth:`resize_indexes`, which the log calls on the
+      segment that becomes active after loading (Kafka's ``LogLoader``). A crash leaves
+      the indexes of inactive segments exactly as they were written.
+    * :meth:`resize_indexes` sets both files to a size rounded down to the entry size,
+      never below their entries; ``truncate_to()`` does the same with ``max_index_size``
+      (the truncated segment becomes the active one). ``seal()``, ``close()`` and
+      ``recover()`` trim both to their entries (``entries x entry size``, which also
+      drops the stray tail of a misaligned file).
+
+    On open, ``next_offset`` is found by scanning the log from the position
     of the last offset-index entry (stopping silently at a partial or corrupt tail),
     ``rolling_based_timestamp`` is the first batch's max timestamp, and
     ``max_timestamp``/``offset_of_max_timestamp`` come from the last time-index entry.
@@ -157,8 +170,10 @@ class Segment:
     updated from the batch (its max timestamp and last offset) before the index check,
     whenever the batch's max timestamp is strictly greater.
 
-    The offset index is full when entries >= max entries; the time index when
-    entries >= max entries - 1 (its last slot is kept for ``seal``/``close``).
+    Max entries = an index's current length // its entry size. The offset index is full
+    when entries >= max entries; the time index when entries >= max entries - 1 (its last
+    slot is kept for ``seal``/``close``; a trimmed time index grows by one entry to take
+    that final entry).
     Lookups search the warm tail (the last 8192 bytes of entries) first, as Kafka does.
     Legacy (magic 0/1) batches are read, recovered and searched too (shallowly, as Kafka).
     """
@@ -196,7 +211,8 @@ class Segment:
         """Max timestamp of the first batch (-1 when empty): what ``segment.ms`` uses."""
     @property
     def index_is_full(self) -> bool:
-        """True when the offset or the time index is full (the log must roll)."""
+        """True when the offset or the time index is full at its current size (the log
+        must roll): a trimmed index is full until :meth:`resize_indexes`."""
     @property
     def closed(self) -> bool: ...
     def append(
@@ -282,7 +298,13 @@ class Segment:
         offset_of_max_timestamp)`` is added to the time index if greater than its last
         entry. The file is truncated at the end of the last valid batch. Returns the number
         of bytes truncated. ``rolling_based_timestamp``, ``next_offset`` and the max
-        timestamp are reset from what was kept."""
+        timestamp are reset from what was kept.
+
+        Index sizes (Kafka's ``LogSegment.recover``): both indexes are emptied and
+        preallocated to ``max_index_size`` for the rebuild, then trimmed to their entries,
+        whatever their size before: a recovered segment is sized as a sealed one. The log
+        then calls :meth:`resize_indexes` on its active segment (Kafka's loader: recover,
+        then ``resizeIndexes`` on the last segment)."""
     def sanity_check(self) -> None:
         """``CorruptIndexError`` (naming the file) if an index file length is not a
         multiple of its entry size, offset-index offsets are not strictly increasing
@@ -293,7 +315,15 @@ class Segment:
         """Remove every batch from the one containing ``offset`` (``translate_offset``)
         onward and the index entries with offset >= ``offset``; returns bytes removed.
         Resets ``bytes_since_last_entry``; max timestamp comes back from the time index's
-        last entry; ``rolling_based_timestamp`` is reset to -1 if the log is empty."""
+        last entry; ``rolling_based_timestamp`` is reset to -1 if the log is empty. Both
+        indexes are resized to ``max_index_size`` rounded down, never below their entries
+        (the segment is the active one again)."""
+    def resize_indexes(self, max_index_size: int | None = None) -> None:
+        """Kafka's ``resizeIndexes``: resize both index files (and their mappings) to
+        ``max_index_size`` (``None``: the segment's ``max_index_size``) rounded down to
+        each index's entry size, never below the bytes their entries use. Entries are
+        kept; added bytes are zeros. ``ValueError`` if ``max_index_size`` is outside
+        0..2**31-1 or the segment is closed."""
     def seal(self) -> None:
         """The segment stops being active (log roll): add the final time-index entry
         (``max_timestamp``, ``offset_of_max_timestamp``) if greater than the last, and trim

@@ -17,7 +17,9 @@ Steps of :meth:`LogLoader.load`, each a method so that a fuller loader can exten
 3. :meth:`~LogLoader.load_segment_files` - delete orphan index files (no ``.log``), open
    every ``<offset>.log`` in ascending order; a missing index or one failing
    ``sanity_check`` is rebuilt by ``recover()`` (except in the segments step 4 recovers
-   anyway).
+   anyway). Opening maps existing indexes as they are (trimmed, for every segment that
+   was rolled or closed), so the indexes of segments below the recovery point are never
+   rewritten and a crash during or after the load leaves them valid.
 4. :meth:`~LogLoader.recover_log` - after an unclean shutdown (``recover_from`` given:
    the recovery point from ``recovery-point-offset-checkpoint``), recover every segment
    that may hold offsets >= ``recover_from``, validating each batch (CRC, offsets); at the
@@ -28,7 +30,11 @@ Steps of :meth:`LogLoader.load`, each a method so that a fuller loader can exten
 5. Offsets: next offset = the last segment's; recovery point = next offset after a clean
    shutdown, else min(``recover_from``, next offset) (it never runs ahead of an fsync);
    log start offset = max(checkpointed value, first segment's base offset). Every
-   segment but the last is sealed (indexes trimmed).
+   segment but the last is sealed (indexes trimmed: opening and recovery leave them so,
+   an emptied segment's ``truncate_to`` does not). The indexes of the last, active,
+   segment are grown to ``segment.index.bytes`` (``resize_indexes``: Kafka's
+   ``resizeIndexes`` after ``recoverLog``): reopened or recovered, they are trimmed, and
+   the first append would roll a new segment. A directory being deleted is left as is.
 
 Progress of step 4 goes to a callback ``(segments done, segments to recover)``: the
 ``progress`` argument, else the one installed for the calling thread by
@@ -234,6 +240,9 @@ class LogLoader:
         log_start_offset = max(self.log_start_offset_checkpoint, first.base_offset)
         for segment in self.segments.values()[:-1]:
             segment.segment.seal()
+        if not self.is_delete_dir:
+            # room for the entries of the appends to come (Kafka's resizeIndexes)
+            self.segments.active_segment.segment.resize_indexes()
         return LoadedLog(self.segments, log_start_offset, recovery_point, next_offset)
 
     def _files(self) -> list[str]:
@@ -358,8 +367,8 @@ class LogLoader:
                 bases.append(offset)
         bases.sort()
         # Segments that step 4 recovers anyway are not checked here: the active segment's
-        # preallocated index fails the backend's (strict) sanity check after every crash,
-        # and would be rebuilt twice.
+        # preallocated index (zeros after its entries) fails the backend's (strict) sanity
+        # check after every crash, and would be rebuilt twice.
         first_unflushed = _MAX_OFFSET
         if bases and not self.had_clean_shutdown and not self.is_delete_dir:
             assert self.recover_from is not None

@@ -11,10 +11,13 @@ memory-mapped with :mod:`mmap`.
     0 timestamp      i64
     8 relativeOffset u32   the batch's last offset - segment base offset
 
-A new index file is preallocated to ``max_index_size`` rounded down to the entry size; an
-existing one has ``length // entry size`` entries and is grown back to that size while
-open (never below its entries); :meth:`Index.trim` cuts it to its entries (segment roll
-and close). Entries are appended at ``entries * entry size``.
+Sizes, as Kafka's ``AbstractIndex``: a new index file is preallocated to
+``max_index_size`` rounded down to the entry size; an existing one is mapped at its
+length as found (never grown at open) and has ``length // entry size`` entries. Only
+:meth:`Index.resize` changes the length (never below the entries): the segment grows the
+active segment's indexes and :meth:`Index.trim` cuts them to their entries (roll, close,
+recovery). Entries are appended at ``entries * entry size``; the index is full when the
+mapped length holds no more (see ``is_full``).
 
 Lookups are Kafka's cache-friendly binary search: when the target is above the first
 entry of the *warm* section (the last ``8192 // entry size`` entries) only that section
@@ -71,7 +74,15 @@ class Index:
         # Kept for sanity_check(): Kafka checks the length it found on disk.
         self.misaligned_length = length if length % self.ENTRY_SIZE else None
         self.length = length
-        self.resize(self.max_index_size)
+        if not existed:
+            self.resize(self.max_index_size)  # preallocated
+        elif length > 0:
+            # mapped as found: an inactive segment's trimmed index stays untouched
+            try:
+                self._mmap = mmap.mmap(self._fd, length)
+            except OSError as exc:
+                os.close(self._fd)
+                raise _storage_error(exc, path, "map index") from exc
 
     # -------------------------------------------------------------- file and map
 

@@ -126,9 +126,8 @@ class Segment:
 
     Where the contract is silent: ``base_offset`` must be in 0..2**63-1,
     ``index_interval_bytes`` in 0..2**31-1 and ``max_index_size`` in 12..2**31-1
-    (``ValueError``); an existing index larger than ``max_index_size`` keeps all its
-    entries; OS errors become ``StorageIOError`` naming the file; every method but
-    ``close``/``delete`` raises ``ValueError`` once closed (properties still answer).
+    (``ValueError``); OS errors become ``StorageIOError`` naming the file; every method
+    but ``close``/``delete`` raises ``ValueError`` once closed (properties still answer).
 
     Not thread-safe: one writer, and no reader concurrent with a writer.
     """
@@ -225,7 +224,8 @@ class Segment:
 
     @property
     def index_is_full(self) -> bool:
-        """True when the offset or the time index is full (the log must roll)."""
+        """True when the offset or the time index is full (the log must roll), by the
+        size it is mapped at now."""
         return self._offset_index.is_full or self._time_index.is_full
 
     @property
@@ -600,9 +600,11 @@ class Segment:
         """Rebuild both indexes from the log and truncate at the first invalid byte;
         returns the number of bytes truncated (see the stub for the rules).
 
-        The indexes stay preallocated (they are trimmed by ``seal``/``close``). The
-        bytes-since-last-entry counter of appends is left as it was, as in Kafka. An
-        index that cannot hold the rebuilt entries raises ``IndexFullError``."""
+        The indexes are preallocated for the rebuild and trimmed to their entries at the
+        end, whatever their size before (Kafka's ``trimToValidSize``; the log grows the
+        active segment's again with :meth:`resize_indexes`). The bytes-since-last-entry
+        counter of appends is left as it was, as in Kafka. An index that cannot hold the
+        rebuilt entries raises ``IndexFullError``."""
         self._check_open()
         self._offset_index.reset()
         self._time_index.reset()
@@ -634,12 +636,14 @@ class Segment:
         truncated = self._size - valid
         if truncated > 0:
             self._truncate_log(valid)
+        self._rolling_based_timestamp = first_max_timestamp
+        self._next_offset = self._base_offset if previous_last is None else previous_last + 1
         if self._max_timestamp > self._time_index.last_entry()[0]:
             self._time_index.maybe_append(
                 self._max_timestamp, self._offset_of_max_timestamp, skip_full_check=True
             )
-        self._rolling_based_timestamp = first_max_timestamp
-        self._next_offset = self._base_offset if previous_last is None else previous_last + 1
+        self._offset_index.trim()
+        self._time_index.trim()
         return truncated
 
     def _truncate_log(self, size: int) -> None:
@@ -654,9 +658,9 @@ class Segment:
     def sanity_check(self) -> None:
         """``CorruptIndexError`` (naming the file) if an index file is malformed.
 
-        The length checked is the one found at open (the file is grown while open) until
-        ``recover``/``truncate_to`` rewrite the index. Offset-index positions must
-        strictly increase and be <= the log size."""
+        The length checked is the one found at open (a resize or trim changes the file
+        later) until ``recover``/``truncate_to`` rewrite the index. Offset-index positions
+        must strictly increase and be <= the log size."""
         self._check_open()
         for index in (self._offset_index, self._time_index):
             if index.misaligned_length is not None:
@@ -733,6 +737,18 @@ class Segment:
         return last_timestamp, last_offset
 
     # -------------------------------------------------------------- lifecycle
+
+    def resize_indexes(self, max_index_size: int | None = None) -> None:
+        """Kafka's ``resizeIndexes``: both index files to ``max_index_size`` (default:
+        the segment's) rounded down to the entry size, never below their entries
+        (``ValueError`` outside 0..2**31-1)."""
+        if max_index_size is None:
+            max_index_size = self._offset_index.max_index_size
+        fit("max_index_size", max_index_size)
+        check_range("max_index_size", max_index_size, 0, I32_MAX)
+        self._check_open()
+        self._offset_index.resize(max_index_size)
+        self._time_index.resize(max_index_size)
 
     def seal(self) -> None:
         """The segment stops being active (log roll): add the final time-index entry if

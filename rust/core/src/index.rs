@@ -6,10 +6,14 @@
 //! ```
 //!
 //! `relativeOffset = offset - base offset of the segment`. Both files are sparse (one entry
-//! per `index.interval.bytes` of log), preallocated to `max_index_size` rounded down to the
-//! entry size and memory-mapped while open, and trimmed to their entries when the segment
-//! is sealed or closed. An existing file's entry count is its length divided by the entry
-//! size (Kafka trusts the length; `sanity_check` and recovery deal with a bad file).
+//! per `index.interval.bytes` of log) and memory-mapped while open. Sizes follow Kafka's
+//! `AbstractIndex`: a new file is preallocated to `max_index_size` rounded down to the entry
+//! size; an existing file is mapped at its length as found, never grown at open, and its
+//! entry count is that length divided by the entry size (Kafka trusts the length;
+//! `sanity_check` and recovery deal with a bad file). Only [`OffsetIndex::resize`] and
+//! friends change the length: the segment grows the indexes of the active segment and
+//! trims them (to their entries) on roll, close and recovery, so that a crash leaves every
+//! inactive segment's index exactly as it was written.
 //!
 //! Removed entries are zeroed (Kafka only moves its position): the preallocated tail of a
 //! file that was not trimmed (a crash) is then the same for both backends. Bytes never
@@ -84,22 +88,28 @@ impl IndexFile {
                 path.display()
             )));
         }
-        let length = file.metadata().map_err(|e| Error::io(path, e))?.len();
-        let entries = usize::try_from(length / entry_size as u64).map_err(|_| {
+        let file_len = file.metadata().map_err(|e| Error::io(path, e))?.len();
+        let length = usize::try_from(file_len).map_err(|_| {
             Error::CorruptIndex(format!(
-                "{}: index file too large ({length} bytes)",
+                "{}: index file too large ({file_len} bytes)",
                 path.display()
             ))
         })?;
-        let misaligned_length = (length % entry_size as u64 != 0).then_some(length);
-        let target = round_down(max_index_size, entry_size).max(entries * entry_size);
-        if length != target as u64 {
-            file.set_len(target as u64)
+        let entries = length / entry_size;
+        let misaligned_length = (length % entry_size != 0).then_some(file_len);
+        // A new file is preallocated; an existing one is mapped at its length as found
+        // (Kafka's `createAndAssignMmap`): only `resize` grows it, for the active segment.
+        let mapped = if created {
+            let preallocated = round_down(max_index_size, entry_size);
+            file.set_len(preallocated as u64)
                 .map_err(|e| Error::io(path, e))?;
-        }
+            preallocated
+        } else {
+            length
+        };
         Ok(IndexFile {
             path: path.to_path_buf(),
-            mmap: map(&file, path, target)?,
+            mmap: map(&file, path, mapped)?,
             file,
             entry_size,
             entries,
@@ -202,8 +212,8 @@ fn binary_search(target: i64, key: &impl Fn(usize) -> i64, begin: usize, end: us
 fn map(file: &File, path: &Path, len: usize) -> Result<MmapMut> {
     // SAFETY: the index file is owned by this process's segment (Kafka's model: one log
     // directory, one owner); we never shrink it below the mapped length without remapping
-    // first, and every access stays below `len`, which equals the file length we just set.
-    // Another process truncating the file under us would be outside that contract.
+    // first, and every access stays below `len`, which equals the file length we just set
+    // or read. Another process truncating the file under us would be outside that contract.
     unsafe { MmapOptions::new().len(len).map_mut(file) }.map_err(|e| Error::io(path, e))
 }
 
@@ -818,7 +828,7 @@ mod tests {
     }
 
     #[test]
-    fn reopen_keeps_entries_and_grows_back() {
+    fn reopen_keeps_entries_and_length_until_resized() {
         let dir = tempfile::tempdir().unwrap();
         {
             let mut oi = offset_index(dir.path(), 0, 800);
@@ -827,11 +837,29 @@ mod tests {
             oi.trim().unwrap();
             assert_eq!(std::fs::metadata(oi.path()).unwrap().len(), 16);
         }
-        let oi = offset_index(dir.path(), 0, 800);
+        let mut oi = offset_index(dir.path(), 0, 800);
         assert_eq!(oi.to_vec(), vec![(3, 10), (9, 20)]);
-        assert_eq!(oi.file_len(), 800);
+        // Mapped as found: not grown, so full until resized.
+        assert_eq!(oi.file_len(), 16);
+        assert_eq!(std::fs::metadata(oi.path()).unwrap().len(), 16);
+        assert!(oi.is_full());
         oi.sanity_check(20).unwrap();
         assert!(matches!(oi.sanity_check(19), Err(Error::CorruptIndex(_))));
+        oi.resize_to_max().unwrap();
+        assert_eq!((oi.file_len(), oi.max_entries()), (800, 100));
+        assert_eq!(std::fs::metadata(oi.path()).unwrap().len(), 800);
+        assert!(!oi.is_full());
+        oi.append(12, 30).unwrap();
+        // Rounded down to the entry size, never below the entries.
+        oi.resize(45).unwrap();
+        assert_eq!(oi.file_len(), 40);
+        oi.resize(0).unwrap();
+        assert_eq!(oi.file_len(), 24);
+        assert_eq!(oi.to_vec(), vec![(3, 10), (9, 20), (12, 30)]);
+        // An existing empty file stays empty: an index with no room.
+        std::fs::write(dir.path().join("1.timeindex"), b"").unwrap();
+        let ti = TimeIndex::open(dir.path().join("1.timeindex"), 0, 120).unwrap();
+        assert_eq!((ti.file_len(), ti.entries(), ti.is_full()), (0, 0, true));
     }
 
     #[test]
@@ -843,6 +871,7 @@ mod tests {
         std::fs::write(&path, &raw).unwrap();
         let mut oi = OffsetIndex::open(&path, 0, 80).unwrap();
         assert_eq!(oi.entries(), 2);
+        assert_eq!(std::fs::read(&path).unwrap(), raw, "open changes nothing");
         let err = oi.sanity_check(100).unwrap_err();
         assert!(matches!(&err, Error::CorruptIndex(m) if m.contains("0.index")));
         oi.trim().unwrap();

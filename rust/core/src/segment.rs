@@ -10,6 +10,12 @@
 //!   `(max_timestamp, offset_of_max_timestamp)` to the time index (only if greater than its
 //!   last timestamp, -1 when empty), then reset the counter; then add the batch size.
 //!   `max_timestamp` is updated from the batch before that check.
+//! * **Index sizes** (Kafka's `LogSegment`/`AbstractIndex`): a new index file is
+//!   preallocated to `max_index_size` (rounded down to the entry size); an existing one is
+//!   mapped at its length as found, so an inactive segment opened on load never touches
+//!   its trimmed indexes. [`Segment::resize_indexes`] grows the indexes of the segment that
+//!   becomes active after loading; `truncate_to` grows them too (the truncated segment is
+//!   the active one); `seal`, `close` and `recover` trim them to their entries.
 //! * **Walks** use [`shallow::next_batch`] (end of the walk at 17 or fewer remaining
 //!   bytes or at a partial tail; corrupt at a size below 14 or an unknown magic) plus a
 //!   size check against the magic's header (v2: 49, v1: 22, v0: 14), reading the file
@@ -136,6 +142,7 @@ pub struct Segment {
     /// The log path as errors name it.
     context: String,
     index_interval_bytes: i64,
+    max_index_size: i64,
     files: Option<OpenFiles>,
     size: u64,
     next_offset: i64,
@@ -206,6 +213,7 @@ impl Segment {
             index_path,
             time_index_path,
             index_interval_bytes: config.index_interval_bytes,
+            max_index_size: config.max_index_size,
             files: Some(OpenFiles {
                 log,
                 offset_index,
@@ -259,7 +267,12 @@ impl Segment {
     pub fn bytes_since_last_entry(&self) -> i64 {
         self.state.bytes_since_last_entry
     }
-    /// True when the offset or the time index is full; always true once closed.
+    /// The size a new index file is preallocated to, and `resize_indexes`' default.
+    pub fn max_index_size(&self) -> i64 {
+        self.max_index_size
+    }
+    /// True when the offset or the time index is full (by the size it is mapped at now:
+    /// a trimmed index is full until [`Segment::resize_indexes`]); always true once closed.
     pub fn index_is_full(&self) -> bool {
         match &self.files {
             Some(f) => f.offset_index.is_full() || f.time_index.is_full(),
@@ -717,7 +730,9 @@ impl Segment {
     // ---- recovery, checks, truncation -------------------------------------------------
 
     /// Rebuild both indexes from the log and truncate it at the first invalid byte;
-    /// returns the number of bytes truncated (see `Segment.recover`).
+    /// returns the number of bytes truncated (see `Segment.recover`). The indexes are
+    /// preallocated for the rebuild and trimmed to their entries at the end, whatever
+    /// their size before (Kafka's `LogSegment.recover`).
     pub fn recover(&mut self) -> Result<u64> {
         // The walk covers the log as this segment knows it (Kafka's cached size).
         let file_size = self.size;
@@ -741,6 +756,9 @@ impl Segment {
         if valid < file_size {
             files.log.set_len(valid).map_err(io_at(&self.log_path))?;
         }
+        self.size = valid;
+        self.next_offset = previous_last.map_or(self.base_offset, |last| last + 1);
+        self.rolling_based_timestamp = first_max_timestamp;
         if self.state.max_timestamp > files.time_index.last_timestamp() {
             files.time_index.maybe_append(
                 self.state.max_timestamp,
@@ -748,9 +766,10 @@ impl Segment {
                 true,
             )?;
         }
-        self.size = valid;
-        self.next_offset = previous_last.map_or(self.base_offset, |last| last + 1);
-        self.rolling_based_timestamp = first_max_timestamp;
+        // Kafka's `trimToValidSize`: a recovered segment is left as a sealed one; the log
+        // grows the active segment's indexes again with `resize_indexes`.
+        files.offset_index.trim()?;
+        files.time_index.trim()?;
         Ok(file_size - valid)
     }
 
@@ -872,6 +891,22 @@ impl Segment {
         } else {
             (last_timestamp, last_offset)
         })
+    }
+
+    /// Kafka's `resizeIndexes`: resize both index files to `size` (`None`: the max index
+    /// size) rounded down to each entry size, never below the bytes their entries use.
+    /// `InvalidArgument` for a size outside `0..=i32::MAX` or a closed segment.
+    pub fn resize_indexes(&mut self, size: Option<i64>) -> Result<()> {
+        let size = size.unwrap_or(self.max_index_size);
+        if !(0..=i32::MAX as i64).contains(&size) {
+            return Err(Error::InvalidArgument(format!(
+                "max_index_size={size} is out of range [0, {}]",
+                i32::MAX
+            )));
+        }
+        let files = self.files_mut()?;
+        files.offset_index.resize(size as usize)?;
+        files.time_index.resize(size as usize)
     }
 
     /// Log roll: add the final time-index entry if greater than the last, trim both indexes.
@@ -1535,8 +1570,16 @@ mod tests {
             (150, max_ts, max_off)
         );
         assert_eq!(seg.rolling_based_timestamp(), 1004);
-        assert_eq!(std::fs::metadata(seg.index_path()).unwrap().len(), 1 << 16);
+        // Reopened as found (trimmed): full until the log makes it active again.
+        assert_eq!(
+            std::fs::metadata(seg.index_path()).unwrap().len(),
+            entries.len() as u64 * 8
+        );
+        assert!(seg.index_is_full());
         seg.sanity_check().unwrap();
+        seg.resize_indexes(None).unwrap();
+        assert_eq!(std::fs::metadata(seg.index_path()).unwrap().len(), 1 << 16);
+        assert!(!seg.index_is_full());
         // Appends continue.
         let r = seg.append(&make_batch(2, 1, 5000), -1, -1, true).unwrap();
         assert_eq!(r.first_offset, 150);
@@ -1546,6 +1589,54 @@ mod tests {
                 && !seg.index_path().exists()
                 && !seg.time_index_path().exists()
         );
+    }
+
+    #[test]
+    fn index_sizes_new_reopened_resized_recovered_truncated() {
+        let dir = tempfile::tempdir().unwrap();
+        let len = |p: &Path| std::fs::metadata(p).unwrap().len();
+        let sizes = |seg: &Segment| (len(seg.index_path()), len(seg.time_index_path()));
+        let mut seg = Segment::open(dir.path(), 0, config(500, 1000)).unwrap();
+        // New files: preallocated, rounded down to the entry size.
+        assert_eq!(sizes(&seg), (1000, 996));
+        fill(&mut seg, 30);
+        seg.close().unwrap();
+        let (oi, ti) = sizes(&seg);
+        assert!(oi > 0 && ti > 0 && oi < 1000);
+        let mut seg = Segment::open(dir.path(), 0, config(500, 1000)).unwrap();
+        assert_eq!(sizes(&seg), (oi, ti));
+        assert!(seg.index_is_full());
+        // Explicit sizes round down, never below the entries; the default is the max.
+        assert!(ti > oi + 20, "the time index holds more entries here");
+        seg.resize_indexes(Some(oi as i64 + 20)).unwrap();
+        assert_eq!(sizes(&seg), (oi + 16, ti));
+        seg.resize_indexes(Some(ti as i64 + 23)).unwrap();
+        assert_eq!(sizes(&seg), ((ti + 23) / 8 * 8, ti + 12));
+        seg.resize_indexes(Some(0)).unwrap();
+        assert_eq!(sizes(&seg), (oi, ti));
+        for bad in [-1, i32::MAX as i64 + 1] {
+            assert!(matches!(
+                seg.resize_indexes(Some(bad)),
+                Err(Error::InvalidArgument(_))
+            ));
+        }
+        seg.resize_indexes(None).unwrap();
+        assert_eq!(sizes(&seg), (1000, 996));
+        assert!(!seg.index_is_full());
+        // recover trims (Kafka's trimToValidSize), from either size.
+        assert_eq!(seg.recover().unwrap(), 0);
+        assert_eq!(sizes(&seg), (oi, ti));
+        assert!(seg.index_is_full());
+        assert_eq!(seg.recover().unwrap(), 0);
+        assert_eq!(sizes(&seg), (oi, ti));
+        // truncate_to makes it the active segment again: preallocated.
+        seg.truncate_to(seg.next_offset()).unwrap();
+        assert_eq!(sizes(&seg), (1000, 996));
+        seg.close().unwrap();
+        assert!(matches!(
+            seg.resize_indexes(None),
+            Err(Error::InvalidArgument(_))
+        ));
     }
 
     #[test]

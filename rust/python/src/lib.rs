@@ -590,6 +590,13 @@ impl PySegment {
         Ok(py.detach(|| self.inner.truncate_to(offset))?)
     }
 
+    /// Kafka's ``resizeIndexes``: both index files to ``max_index_size`` (default: the
+    /// segment's) rounded down to the entry size, never below their entries.
+    #[pyo3(signature = (max_index_size = None))]
+    fn resize_indexes(&mut self, py: Python<'_>, max_index_size: Option<i64>) -> NativeResult<()> {
+        Ok(py.detach(|| self.inner.resize_indexes(max_index_size))?)
+    }
+
     /// Log roll: add the final time-index entry and trim both index files.
     fn seal(&mut self, py: Python<'_>) -> NativeResult<()> {
         Ok(py.detach(|| self.inner.seal())?)
