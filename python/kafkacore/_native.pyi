@@ -335,3 +335,109 @@ class Segment:
         """``seal()``, flush and close every file. Idempotent."""
     def delete(self) -> None:
         """Close and remove the three files."""
+
+# ---------------------------------------------------------------------------------------
+# Compaction (the log cleaner's hot path; kafkacore.log.cleaner drives it).
+#
+# Walking a buffer (KeyMap.add_batches and filter_batches): batches are taken in order from
+# position 0. The walk stops, without error, when 17 bytes or fewer remain or when the
+# next batch's declared size (``batchLength + 12``) runs past the end: the caller reads
+# more and calls again with the rest. A batchLength below 14 or a magic other than 0/1/2
+# is ``CorruptRecordError``; a legacy (magic 0/1) batch is ``InvalidRecordError`` (the
+# cleaner does not compact legacy messages). A v2 batch is then validated completely
+# (:func:`validate_batch`; ``CorruptRecordError``) before it is used.
+
+FilterResult = tuple[bytes, int, int, int, int]
+
+@final
+class KeyMap:
+    """Kafka's ``SkimpyOffsetMap``: for each key, the latest offset seen, over the dirty
+    section of a log; plus ``latest_offset``, the last offset the map covers.
+
+    Keys are stored as their MD5 digest (16 bytes; Kafka's default
+    ``log.cleaner.hash.algorithm``). Collision policy, as Kafka's: two distinct keys with
+    the same digest are one key (the older record of the two may be removed); at most
+    ``capacity`` digests are held (the caller derives it from
+    ``log.cleaner.dedupe.buffer.size`` / 24 bytes per entry x the load factor).
+
+    Not thread-safe: one user at a time (a concurrent call raises ``RuntimeError`` on the
+    native backend).
+    """
+
+    def __init__(self, capacity: int) -> None:
+        """An empty map (``latest_offset`` -1). ``ValueError`` if ``capacity`` < 1."""
+    @property
+    def capacity(self) -> int: ...
+    @property
+    def latest_offset(self) -> int:
+        """The last offset the map covers; -1 when nothing was added."""
+    def __len__(self) -> int:
+        """The number of distinct digests held."""
+    def put(self, key: bytes, offset: int) -> None:
+        """Map ``key`` to ``offset`` (replacing its previous offset) and set
+        ``latest_offset`` to ``offset``. ``ValueError`` if ``key`` is new and the map
+        already holds ``capacity`` keys (an existing key is always updated)."""
+    def get(self, key: bytes) -> int:
+        """The offset mapped to ``key``; -1 if none."""
+    def update_latest_offset(self, offset: int) -> None:
+        """Set ``latest_offset`` (Kafka's ``updateLatestOffset``)."""
+    def clear(self) -> None:
+        """Forget every key; ``latest_offset`` back to -1."""
+    def add_batches(self, buf: bytes, start_offset: int, end_offset: int) -> tuple[int, bool]:
+        """Kafka's ``buildOffsetMapForSegment`` over the batches of ``buf`` (walked as
+        described above). Returns ``(consumed, full)``.
+
+        For each whole batch, in order: a batch whose base offset is >= ``end_offset`` is
+        skipped (consumed, not validated). Otherwise it is validated; unless it is a control
+        batch, each record with a key and ``start_offset <= offset < end_offset`` is put
+        (``latest_offset`` = its offset) - but first, if the map holds ``capacity`` keys,
+        the scan stops and ``(position of this batch, True)`` is returned (the keys put from
+        this batch stay). After the batch, if its last offset is >= ``start_offset``,
+        ``latest_offset`` becomes that last offset. At the end of the walk, ``(bytes of the
+        whole batches walked, False)``. After an exception the map's content is unspecified.
+        """
+
+def filter_batches(
+    buf: bytes,
+    key_map: KeyMap,
+    *,
+    now_ms: int,
+    delete_retention_ms: int,
+    round_end_offset: int = -1,
+    producer_last_offsets: dict[int, int] | None = None,
+) -> FilterResult:
+    """Kafka's ``MemoryRecords.filterTo`` with the ``LogCleaner``'s filter: the batches of
+    ``buf`` (walked as described above) rewritten so that each key keeps its latest record.
+    Returns ``(retained bytes, bytes read, records read, records retained, keyless records
+    removed)``; bytes read covers the whole batches walked.
+
+    Per batch:
+
+    1. A record is retained when the batch is a control batch; or its offset is above
+       ``key_map.latest_offset``; or it has a key, ``offset >= key_map.get(key)`` and it has
+       a value or the batch's delete horizon has not passed (attribute bit 6 clear, or
+       ``now_ms < baseTimestamp``). A keyless record at or below ``latest_offset`` is
+       removed (counted in the last field).
+    2. Some record retained: the batch is copied byte for byte if every record is retained
+       and no retained record is a tombstone (null value) of a batch without a delete
+       horizon. Otherwise it is rebuilt by :func:`build_batch` from the retained records
+       (as :func:`batch_records` decodes them) with the batch's base offset,
+       lastOffsetDelta, partition leader epoch, codec, timestamp type, producer id, epoch,
+       base sequence, transactional and control bits, and ``delete_horizon_ms`` =
+       ``now_ms + delete_retention_ms`` (saturating at 2**63-1) when it retains a
+       tombstone and had no horizon, else its own horizon (baseTimestamp) if it had one,
+       else -1.
+    3. No record retained: if the batch's last offset + 1 == ``round_end_offset`` (the
+       last batch of a cleaning round keeps the log's end) or the batch has a producer id
+       and ``producer_last_offsets[producer id] == its last offset`` (the last batch of an
+       active producer keeps its sequence), an empty header is written (Kafka's
+       ``writeEmptyHeader``: 61 bytes, base offset, lastOffsetDelta, partition leader epoch,
+       attributes = its timestamp-type, transactional and control bits only (codec none, no
+       delete horizon), baseTimestamp -1, its maxTimestamp, producer id/epoch, base
+       sequence, recordsCount 0, CRC-32C). Otherwise the batch is dropped.
+
+    Rebuilt uncompressed batches are byte-identical on both backends; compressed ones hold
+    the same records (codec outputs may differ). ``ValueError`` if ``now_ms`` or
+    ``delete_retention_ms`` is negative (or a rebuild is refused by :func:`build_batch`);
+    ``TypeError`` if ``key_map`` is not this backend's ``KeyMap``.
+    """

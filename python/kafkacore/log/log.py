@@ -1151,6 +1151,9 @@ class Log:
         3. each ``.swap`` file is renamed to its final name, the directory fsynced, and the
            new segment opened (sealed) in the old ones' place.
 
+        The producer snapshots of the old segments after the first (deleted, not replaced)
+        are deleted too.
+
         Returns the new segment, or ``None`` - the ``.cleaned`` files deleted, nothing
         changed - when the log is closed or an old segment is no longer the log's (a
         truncation or retention removed it meanwhile) or is the active one. An error in
@@ -1187,6 +1190,10 @@ class Log:
                         os.replace(swap, path)
                 raise
             self._remove_and_delete_segments(old_segments, async_delete=True)
+            if self._producer_state is not None:
+                # Kafka's deleteProducerSnapshots for the segments deleted, not replaced
+                for old in old_segments[1:]:
+                    self._producer_state.remove_snapshot(old.base_offset)
             for _, swap in swaps:
                 os.replace(swap, swap[: -len(SWAP_FILE_SUFFIX)])
             fsync_dir(self._dir)

@@ -12,17 +12,20 @@ Modules, one format each (the layouts are drawn in their docstrings):
 * :mod:`~kafkacore.pure.index` - ``.index`` and ``.timeindex``
 * :mod:`~kafkacore.pure.files` - segment file names
 * :mod:`~kafkacore.pure.segment` - one log segment
+* :mod:`~kafkacore.pure.cleaner` - compaction: the key -> offset map and the batch filter
 """
 
 from __future__ import annotations
 
 from kafkacore.pure.batch import batch_header, batch_records, build_batch, validate_batch
+from kafkacore.pure.cleaner import KeyMap, filter_batches
 from kafkacore.pure.compression import compress, decompress
 from kafkacore.pure.crc import crc32, crc32c
 from kafkacore.pure.legacy import build_legacy, legacy_header, legacy_records
 from kafkacore.pure.segment import Segment
 
 __all__ = [
+    "KeyMap",
     "Segment",
     "batch_header",
     "batch_records",
@@ -32,6 +35,7 @@ __all__ = [
     "crc32",
     "crc32c",
     "decompress",
+    "filter_batches",
     "legacy_header",
     "legacy_records",
     "validate_batch",

@@ -9,10 +9,12 @@
 //!   `FileLogInputStream` walks a file.
 //! * [`index`] — `.index` and `.timeindex`: memory-mapped, preallocated, trimmed.
 //! * [`segment`] — one `.log` with its two indexes: append, read, lookups, recovery.
+//! * [`cleaner`] — compaction: the key -> offset map and the per-batch filter.
 //!
 //! Every function returns [`error::Result`]; nothing here panics on bad input.
 
 pub mod batch;
+pub mod cleaner;
 pub mod compression;
 pub mod crc;
 pub mod error;

@@ -12,6 +12,8 @@
 //! mutating method (which runs with the GIL released) raises `RuntimeError` ("already
 //! borrowed") instead of racing. Reading methods take a shared borrow and may overlap.
 
+mod cleaner;
+
 use std::path::PathBuf;
 
 use kafkacore_core::batch::{self, BatchHeader, BuildOptions, Record};
@@ -657,6 +659,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(legacy_records, m)?)?;
     m.add_function(wrap_pyfunction!(build_legacy, m)?)?;
     m.add_class::<PySegment>()?;
+    cleaner::register(m)?;
     let py = m.py();
     for (name, expr) in TYPE_ALIASES {
         m.add(name, py.eval(expr, None, None)?)?;

@@ -1,0 +1,1179 @@
+"""Log compaction (Kafka's ``LogCleaner``, ``LogCleanerManager`` and ``Cleaner``): for logs
+whose ``cleanup.policy`` contains ``compact``, keep the latest record of each key.
+
+**Which log, which offsets** (Kafka's ``LogCleanerManager``). Per log: the *first dirty
+offset* is its entry in ``cleaner-offset-checkpoint`` (reset to the log start offset when
+missing, below the log start or above the log end, and the checkpoint rewritten); the
+*first uncleanable offset* is the smallest of the active segment's base offset, the upper
+bound given for the partition (high watermark / last stable offset) and, with
+``min.compaction.lag.ms`` > 0, the base offset of the first dirty segment whose largest
+timestamp is newer than ``now - min.compaction.lag.ms``; it is then lowered to the base
+offset of the segment holding it. Clean bytes = the segments below the first dirty offset;
+cleanable bytes = the segments from the first dirty offset's to the first uncleanable one.
+A log is cleaned when its *cleanable ratio* (cleanable / (clean + cleanable)) is above
+``min.cleanable.dirty.ratio`` (strictly, as Kafka), or when ``max.compaction.lag.ms`` has
+passed for its oldest dirty non-active segment (first batch timestamp) and it has
+cleanable bytes; the dirtiest log first.
+
+**A cleaning round** (Kafka's ``Cleaner.doClean``), for one log at time ``now``:
+
+1. The key map (:class:`~kafkacore._native.KeyMap`, native: key MD5 -> latest offset,
+   capacity from ``log.cleaner.dedupe.buffer.size``) is built over the dirty segments
+   ``[first dirty, first uncleanable)``, each read from its offset-index position of the
+   first dirty offset; when it fills up, the round stops there. The round's *end offset*
+   is ``map.latest_offset + 1``.
+2. The segments from the start of the log up to the end offset are grouped (Kafka's
+   ``groupSegmentsBySize``: total ``.log`` size <= ``segment.bytes``, each index total <=
+   ``segment.index.bytes``, offsets within 2**31-1 of the group's base).
+3. Each group is filtered (:func:`~kafkacore._native.filter_batches`: the latest record of
+   each key, tombstones until their delete horizon, see the stub) into one new segment at
+   the group's base offset - written as ``<base>.log.cleaned`` / ``.index.cleaned`` /
+   ``.timeindex.cleaned`` (built in a scratch directory ``.cleaner-tmp`` of the partition
+   directory with the backend's ``Segment``, fsynced, moved in), its ``.log`` given the
+   modification time of the group's last segment - and swapped in by
+   :meth:`Log.replace_segments <kafkacore.log.log.Log.replace_segments>`: ``.cleaned`` ->
+   ``.swap``, old segments -> ``.deleted``, ``.swap`` -> final names, each step durable,
+   so that the loader finishes or discards an interrupted swap.
+4. The checkpoint becomes the end offset.
+
+Each pass of a cleaner thread also applies ``delete_old_segments`` to the compacted logs
+(segments below the log start offset; retention too with ``compact,delete``), bounded by
+the upper bound, as Kafka's cleaner thread does.
+
+**Pausing**: :meth:`LogCleaner.abort_and_pause_cleaning`, :meth:`~LogCleaner.abort_cleaning`
+and :meth:`~LogCleaner.resume_cleaning` (the :class:`~kafkacore.log.manager.CleanerHooks`
+of :class:`~kafkacore.log.manager.LogManager`) have Kafka's semantics: a cleaning in
+progress is aborted at its next check (every chunk read) and its ``.cleaned`` files
+removed; a paused partition is skipped until resumed as many times as it was paused.
+
+The last batch of each active producer (its last data offset, from the log's
+:class:`~kafkacore.log.producer_state.ProducerStateManager` when it has one, or from the
+``active_producers`` hook) survives as an empty batch when all its records go, so that
+its sequence and epoch survive a rebuild of the producer state (Kafka's rule).
+
+Not done (yet): aborted transactions are not removed and their keys enter the map like any
+other (kafkacore keeps no transaction index); transaction markers are always kept; legacy
+(magic 0/1) segments are refused (the log is marked uncleanable); an index that fills up
+while writing a cleaned segment aborts the round.
+
+Example::
+
+    from kafkacore.log import Log
+    from kafkacore.log.cleaner import CleanerConfig, LogCleaner
+
+    logs = [Log("/data/users-0", LogConfig({"cleanup.policy": "compact"}))]
+    cleaner = LogCleaner(lambda: logs, CleanerConfig())
+    cleaner.clean(logs[0])          # one round now, if the log is dirty enough
+    cleaner.start()                 # or: background threads, every log.cleaner.backoff.ms
+    ...
+    cleaner.shutdown()
+
+Thread-safety: every public method of :class:`LogCleaner` may be called from any thread;
+a log is cleaned by one thread at a time; cleaning runs without the log's lock except for
+the swap.
+"""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import logging
+import math
+import os
+import shutil
+import struct
+import threading
+import time as _time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import TYPE_CHECKING, NamedTuple, Protocol
+
+from kafkacore.errors import CorruptCheckpointError, CorruptRecordError, StorageIOError
+from kafkacore.log.checkpoints import OffsetCheckpointFile, fsync_dir
+from kafkacore.log.clock import SYSTEM_TIME, Time
+from kafkacore.log.files import (
+    CLEANED_FILE_SUFFIX,
+    CLEANER_OFFSET_CHECKPOINT_FILE,
+    TopicPartition,
+)
+from kafkacore.log.log import Log
+from kafkacore.log.segments import I32_MAX, LogSegment, segment_file_paths
+
+if TYPE_CHECKING:
+    from kafkacore._native import KeyMap, Segment
+    from kafkacore.config import BrokerConfig
+
+__all__ = [
+    "CLEANER_TMP_DIR",
+    "CleanerCheckpoints",
+    "CleanerConfig",
+    "CleanerStats",
+    "LogCleaner",
+    "LogDirCleanerCheckpoints",
+    "LogToClean",
+    "OffsetsToClean",
+    "calculate_cleanable_bytes",
+    "cleanable_offsets",
+    "group_segments_by_size",
+    "max_compaction_delay",
+]
+
+logger = logging.getLogger("kafkacore.log.cleaner")
+
+#: The scratch directory, inside a partition directory, where a cleaned segment is built
+#: before it is moved in as ``.cleaned`` files. The loader ignores directories; a leftover
+#: one (a crash while writing) is removed by the next cleaning of that log.
+CLEANER_TMP_DIR = ".cleaner-tmp"
+
+_SIZE_FIELD = struct.Struct(">i")
+_LOG_OVERHEAD = 12
+_MIN_HEADER = 17  # offset + size + epoch/crc + magic
+_MAX_OFFSET = 2**63 - 1
+
+
+# -- configuration ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CleanerConfig:
+    """Kafka's ``CleanerConfig`` (the broker's ``log.cleaner.*`` settings)."""
+
+    num_threads: int = 1
+    dedupe_buffer_size: int = 128 * 1024 * 1024
+    dedupe_buffer_load_factor: float = 0.9
+    io_buffer_size: int = 512 * 1024
+    max_message_size: int = 1024 * 1024 + 12
+    max_io_bytes_per_second: float = math.inf
+    backoff_ms: int = 15_000
+    enable_cleaner: bool = True
+
+    def __post_init__(self) -> None:
+        if self.num_threads < 1:
+            raise ValueError(f"num_threads must be at least 1, not {self.num_threads}")
+        if self.key_map_capacity() < 1:
+            raise ValueError(
+                "offset map is too small to fit in even a single message, so log cleaning "
+                "will never make progress. You can increase log.cleaner.dedupe.buffer.size "
+                "or decrease log.cleaner.threads"
+            )
+
+    @classmethod
+    def from_broker(cls, broker: BrokerConfig) -> CleanerConfig:
+        """The cleaner settings of a broker configuration."""
+        return cls(
+            num_threads=broker.log_cleaner_threads,
+            dedupe_buffer_size=broker.log_cleaner_dedupe_buffer_size,
+            dedupe_buffer_load_factor=broker.log_cleaner_io_buffer_load_factor,
+            io_buffer_size=broker.log_cleaner_io_buffer_size,
+            max_message_size=broker.message_max_bytes,
+            max_io_bytes_per_second=broker.log_cleaner_io_max_bytes_per_second,
+            backoff_ms=broker.log_cleaner_backoff_ms,
+            enable_cleaner=broker.log_cleaner_enable,
+        )
+
+    def key_map_capacity(self) -> int:
+        """Keys one cleaner thread's map may hold: Kafka's ``SkimpyOffsetMap`` slots
+        (the thread's share of the dedupe buffer, at most 2**31-1 bytes, / 24 bytes per
+        entry) times the load factor."""
+        memory = min(self.dedupe_buffer_size // self.num_threads, I32_MAX)
+        return int(memory // 24 * self.dedupe_buffer_load_factor)
+
+    def read_buffer_size(self) -> int:
+        """The first read of a segment chunk (Kafka: half the thread's I/O buffer)."""
+        return max(self.io_buffer_size // self.num_threads // 2, 4096)
+
+
+# -- checkpoints --------------------------------------------------------------------------
+
+
+class CleanerCheckpoints(Protocol):
+    """Where the cleaner keeps its progress: ``cleaner-offset-checkpoint`` of each log dir.
+    :class:`~kafkacore.log.manager.LogManager` is one (its writes are serialized with its
+    truncations and deletions); :class:`LogDirCleanerCheckpoints` is the stand-alone one."""
+
+    def read_cleaner_checkpoints(self) -> dict[TopicPartition, int]: ...
+
+    def update_cleaner_checkpoint(
+        self,
+        log_dir: str,
+        update: tuple[TopicPartition, int] | None = None,
+        *,
+        remove: TopicPartition | None = None,
+    ) -> None: ...
+
+
+class LogDirCleanerCheckpoints:
+    """``<log dir>/cleaner-offset-checkpoint`` of the log dirs of the given logs (the parent
+    directories of their partition directories), for a cleaner used without a
+    :class:`~kafkacore.log.manager.LogManager`. Updates drop the entries of partitions no
+    longer among the logs, as Kafka's ``updateCheckpoints``. Thread-safe."""
+
+    def __init__(self, logs: Callable[[], Iterable[Log]]) -> None:
+        self._logs = logs
+        self._files: dict[str, OffsetCheckpointFile] = {}
+        self._lock = threading.Lock()
+
+    def _file(self, log_dir: str) -> OffsetCheckpointFile:
+        key = os.path.abspath(log_dir)
+        checkpoint = self._files.get(key)
+        if checkpoint is None:
+            checkpoint = OffsetCheckpointFile(os.path.join(key, CLEANER_OFFSET_CHECKPOINT_FILE))
+            self._files[key] = checkpoint
+        return checkpoint
+
+    @staticmethod
+    def _read(checkpoint: OffsetCheckpointFile) -> dict[TopicPartition, int]:
+        try:
+            return checkpoint.read()
+        except (CorruptCheckpointError, StorageIOError) as exc:
+            logger.warning("Error reading %s, treating it as empty: %s", checkpoint.path, exc)
+            return {}
+
+    def read_cleaner_checkpoints(self) -> dict[TopicPartition, int]:
+        found: dict[TopicPartition, int] = {}
+        with self._lock:
+            for log_dir in sorted({os.path.dirname(log.dir) for log in self._logs()}):
+                found.update(self._read(self._file(log_dir)))
+        return found
+
+    def update_cleaner_checkpoint(
+        self,
+        log_dir: str,
+        update: tuple[TopicPartition, int] | None = None,
+        *,
+        remove: TopicPartition | None = None,
+    ) -> None:
+        log_dir = os.path.abspath(log_dir)
+        live = {log.topic_partition for log in self._logs() if os.path.dirname(log.dir) == log_dir}
+        with self._lock:
+            checkpoint = self._file(log_dir)
+            kept = {
+                tp: o for tp, o in self._read(checkpoint).items() if tp in live and tp != remove
+            }
+            if update is not None:
+                kept[TopicPartition(*update[0])] = update[1]
+            checkpoint.write(kept)
+
+
+# -- which offsets to clean (LogCleanerManager) -------------------------------------------
+
+
+class OffsetsToClean(NamedTuple):
+    """Kafka's ``OffsetsToClean``: ``[first_dirty_offset, first_uncleanable_dirty_offset)``
+    and whether the checkpoint must be rewritten (it was invalid)."""
+
+    first_dirty_offset: int
+    first_uncleanable_dirty_offset: int
+    force_update_checkpoint: bool = False
+
+
+def _in_range(segments: Sequence[LogSegment], from_offset: int, to_offset: int) -> list[LogSegment]:
+    """Kafka's ``logSegments(from, to)`` over a sorted snapshot: from the segment holding
+    ``from_offset`` (or the first) to the last one whose base offset is below ``to_offset``."""
+    if from_offset >= to_offset:
+        return []
+    bases = [s.base_offset for s in segments]
+    lo = max(bisect.bisect_right(bases, from_offset) - 1, 0)
+    hi = bisect.bisect_left(bases, to_offset)
+    return list(segments[lo:hi])
+
+
+def _non_active_from(segments: Sequence[LogSegment], offset: int) -> list[LogSegment]:
+    """Kafka's ``nonActiveLogSegmentsFrom``."""
+    active = segments[-1]
+    if offset > active.base_offset:
+        return []
+    return _in_range(segments, offset, active.base_offset)
+
+
+def cleanable_offsets(
+    log: Log,
+    last_clean_offset: int | None,
+    now_ms: int,
+    *,
+    upper_bound: int | None = None,
+    segments: Sequence[LogSegment] | None = None,
+) -> OffsetsToClean:
+    """Kafka's ``cleanableOffsets`` (see the module docstring). ``upper_bound``: the high
+    watermark or last stable offset, if known (the log end offset otherwise)."""
+    segs = list(segments) if segments is not None else log.segments
+    log_start = log.log_start_offset
+    checkpoint = log_start if last_clean_offset is None else last_clean_offset
+    force = False
+    if checkpoint < log_start:
+        if not (log.config.compact and log.config.delete):
+            logger.warning(
+                "Resetting first dirty offset of %s to log start offset %d since the "
+                "checkpointed offset %d is invalid.",
+                log.topic_partition,
+                log_start,
+                checkpoint,
+            )
+        first_dirty, force = log_start, True
+    elif checkpoint > log.log_end_offset:
+        logger.warning(
+            "The last checkpoint dirty offset for partition %s is %d, which is larger than "
+            "the log end offset %d. Resetting to the log start offset %d.",
+            log.topic_partition,
+            checkpoint,
+            log.log_end_offset,
+            log_start,
+        )
+        first_dirty, force = log_start, True
+    else:
+        first_dirty = checkpoint
+    candidates = [segs[-1].base_offset]
+    if upper_bound is not None:
+        candidates.append(upper_bound)
+    min_lag = max(log.config.min_compaction_lag_ms, 0)
+    if min_lag > 0:
+        for segment in _non_active_from(segs, first_dirty):
+            if segment.largest_timestamp() > now_ms - min_lag:
+                candidates.append(segment.base_offset)
+                break
+    return OffsetsToClean(first_dirty, max(first_dirty, min(candidates)), force)
+
+
+def calculate_cleanable_bytes(
+    segments: Sequence[LogSegment], first_dirty_offset: int, uncleanable_offset: int
+) -> tuple[int, int]:
+    """Kafka's ``calculateCleanableBytes``: ``(first uncleanable offset, cleanable bytes)``;
+    the first uncleanable offset is the base offset of the segment holding
+    ``uncleanable_offset`` (the active segment's if none before it does)."""
+    following = _non_active_from(segments, uncleanable_offset)
+    first_uncleanable = (following[0] if following else segments[-1]).base_offset
+    cleanable = _in_range(segments, min(first_dirty_offset, first_uncleanable), first_uncleanable)
+    return first_uncleanable, sum(s.size for s in cleanable)
+
+
+def max_compaction_delay(
+    log: Log, first_dirty_offset: int, now_ms: int, segments: Sequence[LogSegment] | None = None
+) -> int:
+    """Kafka's ``maxCompactionDelay``: how long past ``max.compaction.lag.ms`` the oldest
+    dirty non-active segment (by its first batch's max timestamp) is, 0 if not."""
+    segs = list(segments) if segments is not None else log.segments
+    stamps = [
+        s.segment.rolling_based_timestamp
+        for s in _non_active_from(segs, first_dirty_offset)
+        if s.segment.rolling_based_timestamp > 0
+    ]
+    earliest = min(stamps, default=_MAX_OFFSET)
+    clean_until = now_ms - max(log.config.max_compaction_lag_ms, 0)
+    return clean_until - earliest if earliest < clean_until else 0
+
+
+@dataclass(frozen=True)
+class LogToClean:
+    """Kafka's ``LogToClean``: a log with its dirty range and byte counts."""
+
+    log: Log
+    first_dirty_offset: int
+    first_uncleanable_offset: int
+    clean_bytes: int
+    cleanable_bytes: int
+    need_compaction_now: bool = False
+
+    @classmethod
+    def of(
+        cls,
+        log: Log,
+        offsets: OffsetsToClean,
+        *,
+        need_compaction_now: bool = False,
+        segments: Sequence[LogSegment] | None = None,
+    ) -> LogToClean:
+        segs = list(segments) if segments is not None else log.segments
+        clean_bytes = sum(s.size for s in _in_range(segs, -1, offsets.first_dirty_offset))
+        first_uncleanable, cleanable_bytes = calculate_cleanable_bytes(
+            segs, offsets.first_dirty_offset, offsets.first_uncleanable_dirty_offset
+        )
+        return cls(
+            log,
+            offsets.first_dirty_offset,
+            first_uncleanable,
+            clean_bytes,
+            cleanable_bytes,
+            need_compaction_now,
+        )
+
+    @property
+    def topic_partition(self) -> TopicPartition:
+        return self.log.topic_partition
+
+    @property
+    def total_bytes(self) -> int:
+        return self.clean_bytes + self.cleanable_bytes
+
+    @property
+    def cleanable_ratio(self) -> float:
+        return self.cleanable_bytes / self.total_bytes if self.total_bytes else 0.0
+
+    @property
+    def is_cleanable(self) -> bool:
+        """Due for cleaning: forced by ``max.compaction.lag.ms`` with cleanable bytes, or a
+        cleanable ratio above ``min.cleanable.dirty.ratio``."""
+        return (
+            self.need_compaction_now and self.cleanable_bytes > 0
+        ) or self.cleanable_ratio > self.log.config.min_cleanable_dirty_ratio
+
+
+def group_segments_by_size(
+    segments: Sequence[LogSegment],
+    max_size: int,
+    max_index_size: int,
+    first_uncleanable_offset: int,
+) -> list[list[LogSegment]]:
+    """Kafka's ``groupSegmentsBySize``: consecutive segments whose ``.log`` sizes total at
+    most ``max_size`` and whose offset (and time) index file sizes each total at most
+    ``max_index_size``, and whose offsets stay within 2**31-1 of the group's base offset
+    (the last offset of a segment is taken as the next segment's base - 1, or
+    ``first_uncleanable_offset`` - 1 for the last one; an empty segment always joins)."""
+    groups: list[list[LogSegment]] = []
+    rest = list(segments)
+    i = 0
+    while i < len(rest):
+        group = [rest[i]]
+        log_size = rest[i].size
+        index_size, time_index_size = _index_sizes(rest[i])
+        i += 1
+        while i < len(rest):
+            candidate = rest[i]
+            c_index, c_time_index = _index_sizes(candidate)
+            last_offset = (
+                rest[i + 1].base_offset - 1 if i + 1 < len(rest) else first_uncleanable_offset - 1
+            )
+            if not (
+                log_size + candidate.size <= max_size
+                and index_size + c_index <= max_index_size
+                and time_index_size + c_time_index <= max_index_size
+                and (candidate.size == 0 or last_offset - group[0].base_offset <= I32_MAX)
+            ):
+                break
+            group.append(candidate)
+            log_size += candidate.size
+            index_size += c_index
+            time_index_size += c_time_index
+            i += 1
+        groups.append(group)
+    return groups
+
+
+def _index_sizes(segment: LogSegment) -> tuple[int, int]:
+    sizes = []
+    for path in (segment.segment.index_path, segment.segment.time_index_path):
+        try:
+            sizes.append(os.stat(path).st_size)
+        except FileNotFoundError:
+            sizes.append(0)
+    return sizes[0], sizes[1]
+
+
+# -- statistics ---------------------------------------------------------------------------
+
+
+@dataclass
+class CleanerStats:
+    """What one cleaning round did (Kafka's ``CleanerStats``)."""
+
+    topic_partition: TopicPartition
+    first_dirty_offset: int
+    end_offset: int = -1
+    map_bytes_read: int = 0
+    bytes_read: int = 0
+    bytes_written: int = 0
+    records_read: int = 0
+    records_written: int = 0
+    invalid_records: int = 0
+    map_size: int = 0
+    map_capacity: int = 0
+    groups: list[list[int]] = field(default_factory=list)
+    start_ns: int = field(default_factory=_time.monotonic_ns)
+    map_done_ns: int = 0
+    end_ns: int = 0
+
+    @property
+    def buffer_utilization(self) -> float:
+        return self.map_size / self.map_capacity if self.map_capacity else 0.0
+
+    @property
+    def elapsed_s(self) -> float:
+        return max(self.end_ns - self.start_ns, 0) / 1e9
+
+    def summary(self) -> str:
+        elapsed = max(self.elapsed_s, 1e-9)
+        mb = 1024.0 * 1024.0
+        return (
+            f"Log cleaner stats for {self.topic_partition}: {self.bytes_read / mb:.1f} MB of "
+            f"log processed in {elapsed:.3f} s ({self.bytes_read / mb / elapsed:.1f} MB/s); "
+            f"{self.records_read} records read, {self.records_written} written "
+            f"({self.invalid_records} without key); {self.bytes_read - self.bytes_written} "
+            f"bytes removed; map {self.map_size}/{self.map_capacity} keys "
+            f"({100 * self.buffer_utilization:.1f}%), end offset {self.end_offset}"
+        )
+
+
+# -- the cleaning of one log (Kafka's Cleaner) --------------------------------------------
+
+
+class _CleaningAborted(Exception):
+    """Kafka's ``LogCleaningAbortedException``: the partition was paused, the cleaner shut
+    down, or the log changed under the cleaner."""
+
+
+class _Throttler:
+    """Kafka's ``Throttler`` for ``log.cleaner.io.max.bytes.per.second``, shared by the
+    cleaner threads: after each 300 ms of I/O, sleep as long as the observed rate needs."""
+
+    _CHECK_INTERVAL_NS = 300_000_000
+
+    def __init__(self, bytes_per_second: float, stop: threading.Event) -> None:
+        self._rate = bytes_per_second
+        self._stop = stop
+        self._lock = threading.Lock()
+        self._period_start = _time.monotonic_ns()
+        self._observed = 0
+
+    def maybe_throttle(self, observed: int) -> None:
+        if math.isinf(self._rate) or self._rate <= 0:
+            return
+        with self._lock:
+            self._observed += observed
+            now = _time.monotonic_ns()
+            elapsed = now - self._period_start
+            if elapsed <= self._CHECK_INTERVAL_NS or self._observed <= 0:
+                return
+            sleep_s = self._observed / self._rate - elapsed / 1e9
+            self._period_start, self._observed = now, 0
+        if sleep_s > 0:
+            self._stop.wait(sleep_s)
+            with self._lock:
+                self._period_start = _time.monotonic_ns()
+
+
+def _needed_batch_size(chunk: bytes) -> int | None:
+    """The size of the batch a chunk starts with, if its header is there."""
+    if len(chunk) <= _MIN_HEADER:
+        return None
+    return int(_SIZE_FIELD.unpack_from(chunk, 8)[0]) + _LOG_OVERHEAD
+
+
+class _Cleaner:
+    """One cleaner thread's worker: its key maps (one per backend) and read size."""
+
+    def __init__(
+        self,
+        config: CleanerConfig,
+        throttler: _Throttler,
+        active_producers: Callable[[Log], Mapping[int, int]] | None,
+    ) -> None:
+        self._config = config
+        self._throttler = throttler
+        self._active_producers = active_producers
+        self._key_maps: dict[ModuleType, KeyMap] = {}
+
+    def _key_map(self, backend: ModuleType) -> KeyMap:
+        key_map = self._key_maps.get(backend)
+        if key_map is None:
+            key_map = backend.KeyMap(self._config.key_map_capacity())
+            self._key_maps[backend] = key_map
+        key_map.clear()
+        return key_map
+
+    def clean(self, ltc: LogToClean, now_ms: int, check_done: Callable[[], None]) -> CleanerStats:
+        log = ltc.log
+        config = log.config
+        stats = CleanerStats(ltc.topic_partition, ltc.first_dirty_offset)
+        segments = log.segments
+        _remove_scratch(log.dir)
+        key_map = self._key_map(log.backend)
+        # Covers nothing yet; with no dirty segment (a forced round) the round re-cleans
+        # the clean section up to the first dirty offset.
+        key_map.update_latest_offset(ltc.first_dirty_offset - 1)
+        self._build_offset_map(
+            segments,
+            ltc.first_dirty_offset,
+            ltc.first_uncleanable_offset,
+            key_map,
+            stats,
+            check_done,
+        )
+        end_offset = key_map.latest_offset + 1
+        stats.map_done_ns = _time.monotonic_ns()
+        stats.map_size, stats.map_capacity = len(key_map), key_map.capacity
+
+        producers = self._producers(log)
+        groups = group_segments_by_size(
+            _in_range(segments, 0, end_offset),
+            config.segment_bytes,
+            config.segment_index_bytes,
+            ltc.first_uncleanable_offset,
+        )
+        for group in groups:
+            self._clean_segments(
+                log,
+                group,
+                key_map,
+                now_ms,
+                stats,
+                round_end_offset=ltc.first_uncleanable_offset,
+                producers=producers,
+                check_done=check_done,
+            )
+            stats.groups.append([s.base_offset for s in group])
+        stats.end_offset = end_offset
+        stats.end_ns = _time.monotonic_ns()
+        return stats
+
+    def _producers(self, log: Log) -> dict[int, int]:
+        """Kafka's ``lastRecordsOfActiveProducers``: producer id -> last data offset."""
+        if self._active_producers is not None:
+            return dict(self._active_producers(log))
+        state = log.producer_state
+        if state is None:
+            return {}
+        entries = dict(state.active_producers)  # one C-level copy: appends may go on
+        return {
+            pid: entry.last_data_offset
+            for pid, entry in entries.items()
+            if entry.last_data_offset >= 0
+        }
+
+    # -- the key map ----------------------------------------------------------------------
+
+    def _build_offset_map(
+        self,
+        segments: Sequence[LogSegment],
+        start: int,
+        end: int,
+        key_map: KeyMap,
+        stats: CleanerStats,
+        check_done: Callable[[], None],
+    ) -> None:
+        dirty = _in_range(segments, start, end)
+        for i, segment in enumerate(dirty):
+            next_start = dirty[i + 1].base_offset if i + 1 < len(dirty) else end
+            if self._map_segment(segment, key_map, start, end, next_start, stats, check_done):
+                logger.debug(
+                    "Offset map is full, %d segments fully mapped, segment with base offset "
+                    "%d is partially mapped",
+                    i,
+                    segment.base_offset,
+                )
+                return
+
+    def _map_segment(
+        self,
+        segment: LogSegment,
+        key_map: KeyMap,
+        start: int,
+        end: int,
+        next_segment_start: int,
+        stats: CleanerStats,
+        check_done: Callable[[], None],
+    ) -> bool:
+        position = segment.segment.lookup_index(start)[1]
+        size = segment.size
+        read_size = self._config.read_buffer_size()
+        while position < size:
+            check_done()
+            chunk = segment.segment.read_bytes(position, min(read_size, size - position))
+            consumed, full = key_map.add_batches(chunk, start, end)
+            self._throttler.maybe_throttle(len(chunk))
+            position += consumed
+            stats.map_bytes_read += consumed
+            if full:
+                return True
+            if consumed == 0:
+                read_size = _grown(segment, position, chunk, read_size, size)
+        key_map.update_latest_offset(next_segment_start - 1)
+        return False
+
+    # -- one group into one segment -------------------------------------------------------
+
+    def _clean_segments(
+        self,
+        log: Log,
+        group: list[LogSegment],
+        key_map: KeyMap,
+        now_ms: int,
+        stats: CleanerStats,
+        *,
+        round_end_offset: int,
+        producers: dict[int, int],
+        check_done: Callable[[], None],
+    ) -> None:
+        config = log.config
+        base = group[0].base_offset
+        scratch = os.path.join(log.dir, CLEANER_TMP_DIR)
+        cleaned = segment_file_paths(log.dir, base, CLEANED_FILE_SUFFIX)
+        try:
+            os.mkdir(scratch)
+            dest = log.backend.Segment(
+                scratch,
+                base,
+                index_interval_bytes=config.index_interval_bytes,
+                max_index_size=config.segment_index_bytes,
+            )
+            try:
+                for segment in group:
+                    self._clean_into(
+                        log, segment, dest, key_map, now_ms, stats,
+                        round_end_offset, producers, check_done,
+                    )  # fmt: skip
+            finally:
+                dest.close()  # seal, fsync, close
+            built = segment_file_paths(scratch, base)
+            for source, target in zip(built, cleaned, strict=True):
+                if os.path.exists(source):
+                    os.replace(source, target)
+            # Kafka keeps the last modified time of the original files.
+            modified_ns = os.stat(group[-1].log_path).st_mtime_ns
+            os.utime(cleaned[0], ns=(modified_ns, modified_ns))
+            fsync_dir(log.dir)
+            os.rmdir(scratch)
+            check_done()
+        except Exception:
+            _remove_scratch(log.dir)
+            for path in cleaned:
+                with contextlib.suppress(FileNotFoundError):
+                    os.remove(path)
+            raise
+        if log.replace_segments(base, group) is None:
+            raise _CleaningAborted(f"the segments of {log.topic_partition} changed")
+
+    def _clean_into(
+        self,
+        log: Log,
+        source: LogSegment,
+        dest: Segment,
+        key_map: KeyMap,
+        now_ms: int,
+        stats: CleanerStats,
+        round_end_offset: int,
+        producers: dict[int, int],
+        check_done: Callable[[], None],
+    ) -> None:
+        backend = log.backend
+        retention = log.config.delete_retention_ms
+        position = 0
+        size = source.size
+        read_size = self._config.read_buffer_size()
+        while position < size:
+            check_done()
+            chunk = source.segment.read_bytes(position, min(read_size, size - position))
+            data, consumed, read, retained, invalid = backend.filter_batches(
+                chunk,
+                key_map,
+                now_ms=now_ms,
+                delete_retention_ms=retention,
+                round_end_offset=round_end_offset,
+                producer_last_offsets=producers,
+            )
+            self._throttler.maybe_throttle(len(chunk))
+            stats.bytes_read += consumed
+            stats.records_read += read
+            stats.records_written += retained
+            stats.invalid_records += invalid
+            if data:
+                dest.append(data, assign_offsets=False)
+                stats.bytes_written += len(data)
+                self._throttler.maybe_throttle(len(data))
+            position += consumed
+            if consumed == 0:
+                read_size = _grown(source, position, chunk, read_size, size)
+
+
+def _grown(segment: LogSegment, position: int, chunk: bytes, read_size: int, size: int) -> int:
+    """The read size holding the whole batch at ``position`` (no whole batch fit in
+    ``chunk``); ``CorruptRecordError`` when the segment ends inside it."""
+    needed = _needed_batch_size(chunk)
+    if needed is None or needed <= len(chunk) or position + needed > size:
+        raise CorruptRecordError(
+            f"{segment.log_path}, position {position}: log segment may be corrupt, a batch "
+            f"of {needed} bytes does not fit the {size - position} bytes left"
+        )
+    return max(needed, read_size * 2)
+
+
+def _remove_scratch(partition_dir: str) -> None:
+    shutil.rmtree(os.path.join(partition_dir, CLEANER_TMP_DIR), ignore_errors=True)
+
+
+# -- the cleaner (LogCleaner + LogCleanerManager) -----------------------------------------
+
+
+class _Paused:
+    __slots__ = ("count",)
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+
+
+_IN_PROGRESS = "in-progress"
+_ABORTED = "aborted"
+_State = str | _Paused
+
+
+class LogCleaner:
+    """Compacts the logs ``logs()`` returns whose policy contains ``compact`` (see the
+    module docstring).
+
+    ``config``: the ``log.cleaner.*`` settings (:meth:`CleanerConfig.from_broker`);
+    ``time``: the clock of ``now`` (tombstone horizons, compaction lags);
+    ``checkpoints``: where progress is kept (default: ``cleaner-offset-checkpoint`` in each
+    log's parent directory, :class:`LogDirCleanerCheckpoints`; a
+    :class:`~kafkacore.log.manager.LogManager` is one too); ``upper_bound(tp)``: the high
+    watermark or last stable offset of a partition, which cleaning and retention never
+    pass (``None``: the log end offset); ``active_producers(log)``: producer id -> offset of
+    its last data record, for the producers whose last batch must survive as an empty
+    batch (default: the log's producer state, if it has one).
+
+    Driven explicitly with :meth:`clean` / :meth:`maybe_clean_logs`, or by
+    ``config.num_threads`` background threads between :meth:`start` and :meth:`shutdown`.
+    """
+
+    def __init__(
+        self,
+        logs: Callable[[], Iterable[Log]],
+        config: CleanerConfig | None = None,
+        time: Time | None = None,
+        *,
+        checkpoints: CleanerCheckpoints | None = None,
+        upper_bound: Callable[[TopicPartition], int | None] | None = None,
+        active_producers: Callable[[Log], Mapping[int, int]] | None = None,
+    ) -> None:
+        self._logs = logs
+        self._config = config or CleanerConfig()
+        self._time = time or SYSTEM_TIME
+        self._checkpoints: CleanerCheckpoints = (
+            checkpoints if checkpoints is not None else LogDirCleanerCheckpoints(logs)
+        )
+        self._upper_bound = upper_bound
+        self._active_producers = active_producers
+        self._cond = threading.Condition()
+        self._states: dict[TopicPartition, _State] = {}
+        self._uncleanable: dict[TopicPartition, Log] = {}
+        self._stop = threading.Event()
+        self._throttler = _Throttler(self._config.max_io_bytes_per_second, self._stop)
+        self._threads: list[threading.Thread] = []
+
+    @property
+    def config(self) -> CleanerConfig:
+        return self._config
+
+    @property
+    def checkpoints(self) -> CleanerCheckpoints:
+        return self._checkpoints
+
+    # -- choosing ------------------------------------------------------------------------
+
+    def _bound(self, tp: TopicPartition) -> int | None:
+        return self._upper_bound(tp) if self._upper_bound is not None else None
+
+    def _to_clean(
+        self, log: Log, checkpoints: Mapping[TopicPartition, int], now_ms: int, bound: int | None
+    ) -> LogToClean:
+        segments = log.segments
+        offsets = cleanable_offsets(
+            log,
+            checkpoints.get(log.topic_partition),
+            now_ms,
+            upper_bound=bound,
+            segments=segments,
+        )
+        if offsets.force_update_checkpoint:
+            self._checkpoints.update_cleaner_checkpoint(
+                os.path.dirname(log.dir), (log.topic_partition, offsets.first_dirty_offset)
+            )
+        delay = max_compaction_delay(log, offsets.first_dirty_offset, now_ms, segments)
+        return LogToClean.of(log, offsets, need_compaction_now=delay > 0, segments=segments)
+
+    def dirtiness(self, now_ms: int | None = None) -> list[LogToClean]:
+        """Every compacted, non-empty log with its dirty range and ratio (not paused or
+        being cleaned), dirtiest first."""
+        now = self._time.milliseconds() if now_ms is None else now_ms
+        return self._candidates(now)
+
+    def _candidates(self, now_ms: int, skip: Iterable[TopicPartition] = ()) -> list[LogToClean]:
+        # Never call out (logs, checkpoints, upper bounds) holding the condition's lock: a
+        # LogManager calls the pause hooks holding its own locks.
+        logs = list(self._logs())
+        checkpoints = self._checkpoints.read_cleaner_checkpoints()
+        with self._cond:
+            busy = set(self._states) | set(skip)
+            uncleanable = dict(self._uncleanable)
+        found: list[LogToClean] = []
+        for log in logs:
+            tp = log.topic_partition
+            if log.closed or not log.config.compact or tp in busy or uncleanable.get(tp) is log:
+                continue
+            ltc = self._to_clean(log, checkpoints, now_ms, self._bound(tp))
+            if ltc.total_bytes > 0:
+                found.append(ltc)
+        found.sort(key=lambda ltc: ltc.cleanable_ratio, reverse=True)
+        return found
+
+    def _grab_filthiest(
+        self, now_ms: int, skip: Iterable[TopicPartition] = ()
+    ) -> LogToClean | None:
+        candidates = self._candidates(now_ms, skip)
+        with self._cond:
+            for ltc in candidates:
+                if ltc.is_cleanable and ltc.topic_partition not in self._states:
+                    self._states[ltc.topic_partition] = _IN_PROGRESS
+                    return ltc
+            return None
+
+    # -- cleaning ------------------------------------------------------------------------
+
+    def _check_done(self, tp: TopicPartition) -> None:
+        if self._stop.is_set():
+            raise _CleaningAborted("the cleaner is shutting down")
+        with self._cond:
+            if self._states.get(tp) == _ABORTED:
+                raise _CleaningAborted(f"cleaning of {tp} was aborted")
+
+    def _done_cleaning(self, log: Log, end_offset: int | None) -> None:
+        tp = log.topic_partition
+        with self._cond:
+            state = self._states.get(tp)
+            if state == _IN_PROGRESS:
+                if end_offset is not None:
+                    self._checkpoints.update_cleaner_checkpoint(
+                        os.path.dirname(log.dir), (tp, end_offset)
+                    )
+                del self._states[tp]
+            elif state == _ABORTED:
+                self._states[tp] = _Paused(1)
+            self._cond.notify_all()
+
+    def _run_clean(self, cleaner: _Cleaner, ltc: LogToClean, now_ms: int) -> CleanerStats | None:
+        """Clean a log marked in progress; ``None`` if aborted. Other errors propagate."""
+        tp = ltc.topic_partition
+        end_offset: int | None = None
+        try:
+            stats = cleaner.clean(ltc, now_ms, lambda: self._check_done(tp))
+            end_offset = stats.end_offset
+        except _CleaningAborted as exc:
+            logger.info("Cleaning of %s aborted: %s", tp, exc)
+            return None
+        finally:
+            self._done_cleaning(ltc.log, end_offset)
+        logger.info("%s", stats.summary())
+        return stats
+
+    def _new_cleaner(self) -> _Cleaner:
+        return _Cleaner(self._config, self._throttler, self._active_producers)
+
+    def clean(
+        self,
+        log: Log,
+        now_ms: int | None = None,
+        *,
+        upper_bound: int | None = None,
+        force: bool = False,
+    ) -> CleanerStats | None:
+        """One cleaning round of ``log`` now (in this thread), if it is due (see
+        :attr:`LogToClean.is_cleanable`) or ``force``; returns its stats, ``None`` when not
+        due, paused, being cleaned by another thread, or aborted. A forced round with no
+        dirty data re-cleans the clean section (drops tombstones whose horizon passed).
+        ``upper_bound`` defaults to the cleaner's ``upper_bound(tp)``. Errors propagate
+        (``CorruptRecordError``, ``InvalidRecordError`` for legacy data, I/O errors)."""
+        tp = log.topic_partition
+        now = self._time.milliseconds() if now_ms is None else now_ms
+        bound = upper_bound if upper_bound is not None else self._bound(tp)
+        with self._cond:
+            if tp in self._states:
+                return None
+            self._states[tp] = _IN_PROGRESS
+        try:
+            checkpoints = self._checkpoints.read_cleaner_checkpoints()
+            ltc = self._to_clean(log, checkpoints, now, bound)
+            due = not log.closed and ltc.total_bytes > 0 and (force or ltc.is_cleanable)
+        except BaseException:
+            self._done_cleaning(log, None)
+            raise
+        if not due:
+            self._done_cleaning(log, None)
+            return None
+        return self._run_clean(self._new_cleaner(), ltc, now)
+
+    def maybe_clean_logs(self, now_ms: int | None = None) -> dict[TopicPartition, CleanerStats]:
+        """One pass of what the cleaner threads do, in this thread: clean every log that
+        is due, dirtiest first (each once), then apply ``delete_old_segments`` to the
+        compacted logs. Returns the stats of the logs cleaned. A log whose cleaning fails
+        is logged, marked uncleanable (skipped while it is the same log object) and
+        passed over."""
+        now = self._time.milliseconds() if now_ms is None else now_ms
+        cleaner = self._new_cleaner()
+        done: dict[TopicPartition, CleanerStats] = {}
+        tried: set[TopicPartition] = set()
+        while not self._stop.is_set():
+            ltc = self._grab_filthiest(now, tried)
+            if ltc is None:
+                break
+            tried.add(ltc.topic_partition)
+            stats = self._clean_or_mark(cleaner, ltc, now)
+            if stats is not None:
+                done[ltc.topic_partition] = stats
+        self.delete_old_segments()
+        return done
+
+    def _clean_or_mark(
+        self, cleaner: _Cleaner, ltc: LogToClean, now_ms: int
+    ) -> CleanerStats | None:
+        try:
+            return self._run_clean(cleaner, ltc, now_ms)
+        except Exception:
+            logger.exception(
+                "Unexpected exception thrown when cleaning log %s. Marking its partition (%s) "
+                "as uncleanable",
+                ltc.log.dir,
+                ltc.topic_partition,
+            )
+            with self._cond:
+                self._uncleanable[ltc.topic_partition] = ltc.log
+            return None
+
+    def delete_old_segments(self) -> int:
+        """Kafka's cleaner-thread retention pass: ``delete_old_segments`` (bounded by the
+        upper bound) on every compacted log not being cleaned; returns segments deleted."""
+        candidates = list(self._logs())
+        with self._cond:
+            logs = [
+                log
+                for log in candidates
+                if log.config.compact
+                and not log.closed
+                and log.topic_partition not in self._states
+                and self._uncleanable.get(log.topic_partition) is not log
+            ]
+            for log in logs:
+                self._states[log.topic_partition] = _IN_PROGRESS
+        deleted = 0
+        try:
+            for log in logs:
+                try:
+                    deleted += log.delete_old_segments(self._bound(log.topic_partition))
+                except ValueError:
+                    continue  # closed meanwhile
+                except Exception:
+                    logger.exception("Error deleting old segments of %s", log.topic_partition)
+        finally:
+            with self._cond:
+                for log in logs:
+                    tp = log.topic_partition
+                    state = self._states.get(tp)
+                    if state == _IN_PROGRESS:
+                        del self._states[tp]
+                    elif state == _ABORTED:
+                        self._states[tp] = _Paused(1)
+                self._cond.notify_all()
+        return deleted
+
+    # -- pausing (LogManager's CleanerHooks) ---------------------------------------------
+
+    def abort_and_pause_cleaning(self, tp: TopicPartition) -> None:
+        """Abort a cleaning of ``tp`` in progress (at its next check) and pause ``tp``
+        until :meth:`resume_cleaning`; pausing a paused partition counts once more.
+        Blocks until the partition is paused."""
+        tp = TopicPartition(*tp)
+        with self._cond:
+            state = self._states.get(tp)
+            if state is None:
+                self._states[tp] = _Paused(1)
+            elif state == _IN_PROGRESS:
+                self._states[tp] = _ABORTED
+            elif isinstance(state, _Paused):
+                state.count += 1
+            else:
+                raise RuntimeError(
+                    f"Compaction for partition {tp} cannot be aborted and paused since it is "
+                    f"in {state} state."
+                )
+            # Until the cleaning thread has seen the abort (then it is paused; a resume
+            # racing with this wait may already have lifted the pause).
+            while self._states.get(tp) == _ABORTED:
+                self._cond.wait(0.1)
+
+    def abort_cleaning(self, tp: TopicPartition) -> None:
+        """Abort a cleaning of ``tp`` in progress (blocking until it stopped); not paused
+        afterwards."""
+        with self._cond:
+            self.abort_and_pause_cleaning(tp)
+            self.resume_cleaning([tp])
+
+    def resume_cleaning(self, tps: Iterable[TopicPartition]) -> None:
+        """Undo one pause of each partition. ``RuntimeError`` if one is not paused."""
+        with self._cond:
+            for raw in tps:
+                tp = TopicPartition(*raw)
+                state = self._states.get(tp)
+                if not isinstance(state, _Paused):
+                    raise RuntimeError(
+                        f"Compaction for partition {tp} cannot be resumed since it is "
+                        + ("not paused." if state is None else f"in {state} state.")
+                    )
+                if state.count <= 1:
+                    del self._states[tp]
+                else:
+                    state.count -= 1
+            self._cond.notify_all()
+
+    def is_paused(self, tp: TopicPartition) -> bool:
+        with self._cond:
+            return isinstance(self._states.get(TopicPartition(*tp)), _Paused)
+
+    # -- threads -------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start ``num_threads`` daemon threads (``kafka-log-cleaner-thread-N``): each cleans
+        the dirtiest due log, then applies retention to the compacted logs, and waits
+        ``log.cleaner.backoff.ms`` when there was nothing to clean. Does nothing when
+        ``enable_cleaner`` is false or already started."""
+        if not self._config.enable_cleaner or self._threads:
+            return
+        self._stop.clear()
+        for i in range(self._config.num_threads):
+            thread = threading.Thread(
+                target=self._thread_loop, name=f"kafka-log-cleaner-thread-{i}", daemon=True
+            )
+            self._threads.append(thread)
+            thread.start()
+
+    def _thread_loop(self) -> None:
+        cleaner = self._new_cleaner()
+        while not self._stop.is_set():
+            cleaned = False
+            try:
+                now = self._time.milliseconds()
+                ltc = self._grab_filthiest(now)
+                if ltc is not None:
+                    cleaned = self._clean_or_mark(cleaner, ltc, now) is not None
+                self.delete_old_segments()
+            except Exception:
+                logger.exception("Error in the log cleaner thread")
+            if not cleaned:
+                self._stop.wait(self._config.backoff_ms / 1000)
+
+    def shutdown(self, timeout_s: float | None = 60.0) -> None:
+        """Stop the threads: a cleaning in progress is aborted at its next check (its
+        ``.cleaned`` files removed, the log unchanged). Idempotent."""
+        self._stop.set()
+        with self._cond:
+            self._cond.notify_all()
+        for thread in self._threads:
+            thread.join(timeout_s)
+        self._threads.clear()
+
+    @property
+    def running(self) -> bool:
+        return any(t.is_alive() for t in self._threads)
+
+    def __enter__(self) -> LogCleaner:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.shutdown()
