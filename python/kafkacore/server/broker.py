@@ -25,6 +25,7 @@ from typing import Any
 from kafkacore.config import BrokerConfig
 from kafkacore.config.broker import _parse_csv_map
 from kafkacore.log import LogManager
+from kafkacore.log.cleaner import CleanerConfig, LogCleaner
 from kafkacore.metadata import MetadataStore
 from kafkacore.server.channel import RequestChannel
 from kafkacore.server.handlers import BrokerContext
@@ -57,6 +58,7 @@ class KafkaServer:
         # the broker's logs keep producer state (idempotent producers, .snapshot files)
         self._log_manager_options: dict[str, Any] = {"producer_state": True, **log_manager_options}
         self.logs: LogManager | None = None
+        self.cleaner: LogCleaner | None = None
         self.store: MetadataStore | None = None
         self.replicas: ReplicaManager | None = None
         self.socket_server: SocketServer | None = None
@@ -85,6 +87,13 @@ class KafkaServer:
         )
         logs.startup()
         self.logs, self.store = logs, store
+        if config.log_cleaner_enable:
+            # Compaction of `cleanup.policy=compact` topics, in background threads; the
+            # manager pauses it around truncations and deletions.
+            cleaner = LogCleaner(logs.all_logs, CleanerConfig.from_broker(config), checkpoints=logs)
+            logs.attach_cleaner(cleaner)
+            cleaner.start()
+            self.cleaner = cleaner
         if logs.cluster_id is not None:
             store.set_cluster_id(logs.cluster_id)
         replicas = ReplicaManager(config, logs, store)
@@ -120,5 +129,8 @@ class KafkaServer:
                 )
             except Exception as exc:
                 logger.warning("Could not checkpoint high watermarks: %s", exc)
+            if self.cleaner is not None:
+                # before the logs close: a cleaning round may be reading a segment
+                await asyncio.to_thread(self.cleaner.shutdown)
             await asyncio.to_thread(logs.shutdown)
         logger.info("%s shut down completed", self._prefix)

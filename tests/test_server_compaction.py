@@ -1,0 +1,109 @@
+"""A compacted topic through the broker: the background cleaner (started by the broker)
+keeps the latest value per key in the rolled segments, read back by a real client."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ck = pytest.importorskip("confluent_kafka")
+admin_mod = pytest.importorskip("confluent_kafka.admin")
+
+pytestmark = pytest.mark.timeout(90)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("localhost", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    data = tmp_path_factory.mktemp("data")
+    port = _free_port()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "kafkacore.cli",
+            "server-start",
+            "--override",
+            f"listeners=PLAINTEXT://localhost:{port}",
+            "--override",
+            f"log.dirs={data}",
+            "--override",
+            "log.cleaner.backoff.ms=200",
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+        env=os.environ.copy(),
+    )
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        if "started" in line and "KafkaServer" in line:
+            break
+    try:
+        yield f"localhost:{port}", data
+    finally:
+        proc.terminate()
+        assert proc.wait(20) == 0
+
+
+def _read_all(bootstrap: str, topic: str) -> list[tuple[int, bytes, bytes | None]]:
+    consumer = ck.Consumer({"bootstrap.servers": bootstrap, "group.id": "unused"})
+    low, high = consumer.get_watermark_offsets(ck.TopicPartition(topic, 0), timeout=10)
+    consumer.assign([ck.TopicPartition(topic, 0, low)])
+    out: list[tuple[int, bytes, bytes | None]] = []
+    deadline = time.monotonic() + 20
+    while (not out or out[-1][0] < high - 1) and time.monotonic() < deadline:
+        msg = consumer.poll(0.5)
+        if msg is not None and not msg.error():
+            out.append((msg.offset(), msg.key(), msg.value()))
+    consumer.close()
+    return out
+
+
+def test_compacted_topic_keeps_latest_value_per_key(broker: tuple[str, Path]) -> None:
+    bootstrap, data = broker
+    admin = admin_mod.AdminClient({"bootstrap.servers": bootstrap})
+    topic = admin_mod.NewTopic(
+        "compacted",
+        1,
+        1,
+        config={
+            "cleanup.policy": "compact",
+            "segment.ms": "300",
+            "min.cleanable.dirty.ratio": "0.01",
+            "delete.retention.ms": "0",
+        },
+    )
+    admin.create_topics([topic])["compacted"].result(10)
+    producer = ck.Producer({"bootstrap.servers": bootstrap, "linger.ms": 0})
+    # 5 rounds of the same 10 keys, each round in its own segment (segment.ms = 300).
+    for round_ in range(5):
+        for key in range(10):
+            producer.produce("compacted", key=b"key-%d" % key, value=b"v%d-%d" % (key, round_))
+        producer.flush(10)
+        time.sleep(0.5)
+    producer.produce("compacted", key=b"key-0", value=b"last")  # rolls; stays active
+    producer.flush(10)
+
+    deadline = time.monotonic() + 30
+    records = _read_all(bootstrap, "compacted")
+    while len(records) > 11 and time.monotonic() < deadline:
+        time.sleep(0.5)
+        records = _read_all(bootstrap, "compacted")
+    latest = {k: v for _, k, v in records}
+    assert latest == {b"key-0": b"last", **{b"key-%d" % k: b"v%d-4" % k for k in range(1, 10)}}
+    assert len(records) <= 11, f"not compacted: {len(records)} records"
+    offsets = [o for o, _, _ in records]
+    assert offsets == sorted(set(offsets)) and offsets[-1] == 50  # offsets kept, gaps allowed
+    assert (data / "cleaner-offset-checkpoint").exists()
