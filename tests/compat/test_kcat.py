@@ -56,7 +56,10 @@ def test_produce_with_keys_headers_and_codec_then_consume(
     )
     attrs = batch_attributes(broker.data / f"{topic}-0")
     assert attrs, "no batch on disk"
-    assert {a & 7 for a in attrs} == {CODECS[codec]}, attrs
+    # librdkafka sends a batch uncompressed when compressing would make it larger (a small
+    # batch cut by linger.ms), so: each batch has the codec or none, and the codec is used.
+    codecs_on_disk = {a & 7 for a in attrs}
+    assert codecs_on_disk <= {0, CODECS[codec]} and CODECS[codec] in codecs_on_disk, attrs
     msgs = consume_json(kcat, broker.bootstrap, topic, "-o", "beginning")
     assert [m["offset"] for m in msgs] == list(range(200))
     assert [m["key"] for m in msgs] == [f"key{i}" for i in range(200)]
