@@ -166,3 +166,46 @@ def test_log_recovery(
 
     info(benchmark, "log recovery (unclean shutdown)", backend_name, size)
     benchmark.pedantic(run, rounds=3 if backend_name == "native" else 1)
+
+
+def _compacted_log(directory: Path, backend: ModuleType, total: int) -> tuple[Log, int]:
+    """A compacted log of ``total`` bytes: 100-record batches over 50k keys (so most
+    records are superseded), in 8 segments; the active (last) one stays uncleaned."""
+    native = load_backend("native")
+    config = LogConfig(
+        {
+            "cleanup.policy": "compact",
+            "internal.segment.bytes": total // 8,
+            "delete.retention.ms": 0,
+        }
+    )
+    log = Log(directory, config, backend=backend)
+    value = b"v" * 100
+    key = 0
+    while log.size < total:
+        recs = [
+            (i, 1_700_000_000_000, b"key-%d" % ((key + i) % 50_000), value, []) for i in range(100)
+        ]
+        key += 100
+        log.append(native.build_batch(recs), 0)
+    return log, log.size
+
+
+def test_compaction(benchmark: Any, backend: ModuleType, backend_name: str, tmp_path: Path) -> None:
+    from kafkacore.log.cleaner import LogCleaner
+
+    total = 64 * MiB if backend_name == "native" else 4 * MiB
+    n = itertools.count()
+
+    def setup() -> tuple[tuple[Any, ...], dict[str, Any]]:
+        log, _ = _compacted_log(tmp_path / f"compact-{next(n)}", backend, total)
+        return (log,), {}
+
+    def run(log: Log) -> None:
+        stats = LogCleaner(lambda: [log]).clean(log, force=True)
+        assert stats is not None
+
+    sample, size = _compacted_log(tmp_path / "compact-99", backend, total)
+    sample.close()
+    info(benchmark, "log compaction (cleaner round)", backend_name, size)
+    benchmark.pedantic(run, setup=setup, rounds=3 if backend_name == "native" else 1)
