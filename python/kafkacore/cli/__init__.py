@@ -36,7 +36,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    from kafkacore.cli import dump_log, server
+    from kafkacore.cli import configs, consumer_groups, dump_log, offsets, server, topics
+    from kafkacore.cli import console as console_cli
 
     parser = _Parser(
         prog=PROG,
@@ -45,6 +46,11 @@ def _build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     dump_log.register(subparsers)
     server.register(subparsers)
+    topics.register(subparsers)
+    configs.register(subparsers)
+    console_cli.register(subparsers)
+    offsets.register(subparsers)
+    consumer_groups.register(subparsers)
     return parser
 
 

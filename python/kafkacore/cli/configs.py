@@ -1,0 +1,220 @@
+# ruff: noqa: E501
+"""``kafkacore configs``: Kafka's ``kafka-configs.sh`` (topics and brokers) over
+confluent-kafka's AdminClient (DescribeConfigs, IncrementalAlterConfigs).
+
+``clients`` and ``users`` (quotas) are refused: the broker has no quota APIs yet.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from kafkacore.cli.topics import BrokerError, add_common, admin_client, ck_module, wait
+
+__all__ = ["parse_add_config", "register", "run"]
+
+PROG = "kafkacore configs"
+_SINGULAR = {"topics": "topic", "brokers": "broker", "clients": "client", "users": "user"}
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "configs", prog=PROG, help="Describe and alter topic and broker configs."
+    )
+    add_common(parser)
+    actions = parser.add_mutually_exclusive_group()
+    actions.add_argument("--describe", action="store_true")
+    actions.add_argument("--alter", action="store_true")
+    parser.add_argument("--entity-type", choices=sorted(_SINGULAR))
+    parser.add_argument("--entity-name")
+    parser.add_argument("--entity-default", action="store_true")
+    parser.add_argument("--topic", help="Same as --entity-type topics --entity-name TOPIC.")
+    parser.add_argument("--broker", help="Same as --entity-type brokers --entity-name ID.")
+    parser.add_argument("--all", action="store_true")
+    parser.add_argument("--add-config", action="append", default=[])
+    parser.add_argument("--delete-config", action="append", default=[])
+    parser.set_defaults(run=run, prog=PROG)
+
+
+def parse_add_config(text: str) -> dict[str, str]:
+    """``k1=v1,k2=[a,b]`` → ``{"k1": "v1", "k2": "a,b"}`` (Kafka's syntax)."""
+    from kafkacore.cli import UsageError
+
+    out: dict[str, str] = {}
+    parts: list[str] = []
+    depth = 0
+    current = ""
+    for ch in text:
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += ch
+    parts.append(current)
+    for part in parts:
+        if not part.strip():
+            continue
+        key, sep, value = part.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(
+                PROG,
+                f'Invalid entity config: all configs to be added must be in the format "key=val" (got {part!r})',
+            )
+        value = value.strip()
+        if value.startswith("[") and value.endswith("]"):
+            value = value[1:-1]
+        out[key.strip()] = value
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    from kafkacore.cli import UsageError
+
+    if args.topic:
+        args.entity_type, args.entity_name = "topics", args.topic
+    if args.broker:
+        args.entity_type, args.entity_name = "brokers", args.broker
+    if not (args.describe or args.alter):
+        raise UsageError(PROG, "Command must include exactly one action: --describe, --alter")
+    if args.entity_type is None:
+        raise UsageError(PROG, "--entity-type must be specified")
+    if args.entity_type in ("clients", "users"):
+        sys.stderr.write(
+            f"{PROG}: error: entity type {args.entity_type} (client quotas) is not supported yet: "
+            "the broker has no quota APIs\n"
+        )
+        return 1
+    if (
+        args.entity_name is None
+        and not args.entity_default
+        and not (args.describe and args.entity_type == "brokers")
+    ):
+        raise UsageError(
+            PROG,
+            "an entity name must be specified with --alter of topics"
+            if args.alter
+            else "--entity-name or --entity-default must be specified",
+        )
+    if args.entity_type == "topics" and args.entity_default:
+        raise UsageError(PROG, "--entity-default is not supported for topics")
+    adds: dict[str, str] = {}
+    for item in args.add_config:
+        adds.update(parse_add_config(item))
+    deletes = [k.strip() for item in args.delete_config for k in item.split(",") if k.strip()]
+    if args.alter and not adds and not deletes:
+        raise UsageError(
+            PROG, "At least one of --add-config or --delete-config must be specified with --alter"
+        )
+    admin = admin_client(args)
+    try:
+        if args.describe:
+            _describe(admin, args)
+        else:
+            _alter(admin, args, adds, deletes)
+    except BrokerError as exc:
+        sys.stderr.write(
+            f"Error while executing config command with args '{' '.join(sys.argv[1:])}'\n{exc}\n"
+            if False
+            else f"Error while executing config command: {exc}\n"
+        )
+        return 1
+    return 0
+
+
+def _resource(args: argparse.Namespace, name: str) -> Any:
+    from kafkacore.cli.topics import ck_module
+
+    ConfigResource = ck_module("confluent_kafka.admin").ConfigResource
+
+    return ConfigResource("topic" if args.entity_type == "topics" else "broker", name)
+
+
+def _entity_label(args: argparse.Namespace, name: str) -> str:
+    if args.entity_type == "brokers" and not name:
+        return (
+            "default config for brokers in the cluster"
+            if args.alter
+            else "configs for brokers in the cluster"
+        )
+    return (
+        f"config for {_SINGULAR[args.entity_type]} {name}"
+        if args.alter
+        else f"configs for {_SINGULAR[args.entity_type]} {name}"
+    )
+
+
+def _describe(admin: Any, args: argparse.Namespace) -> None:
+    if args.entity_name is not None:
+        names = [args.entity_name]
+    elif args.entity_default:
+        names = [""]
+    else:  # all brokers
+        metadata = admin.list_topics(timeout=30)
+        names = [str(b) for b in sorted(metadata.brokers)] + [""]
+    for name in names:
+        if args.entity_type == "brokers" and name and not name.isdigit():
+            raise BrokerError(
+                f"The entity name for brokers must be a valid integer broker id, found: {name}"
+            )
+        futures = admin.describe_configs([_resource(args, name)], request_timeout=30)
+        entries = wait(next(iter(futures.values())))
+        dynamic_sources = {
+            "DYNAMIC_TOPIC_CONFIG",
+            "DYNAMIC_BROKER_CONFIG",
+            "DYNAMIC_DEFAULT_BROKER_CONFIG",
+        }
+        if not name:
+            dynamic_sources = {"DYNAMIC_DEFAULT_BROKER_CONFIG"}
+        shown = [e for e in entries.values() if args.all or _source(e) in dynamic_sources]
+        if not name:
+            header = "Default configs for brokers in the cluster are:"
+        else:
+            header = f"{'All' if args.all else 'Dynamic'} configs for {_SINGULAR[args.entity_type]} {name} are:"
+        print(header)
+        for e in sorted(shown, key=lambda e: e.name):
+            value = "null" if e.is_sensitive or e.value is None else e.value
+            synonyms = ", ".join(
+                f"{_source(s)}:{s.name}={'null' if s.is_sensitive or s.value is None else s.value}"
+                for s in e.synonyms.values()
+            )
+            print(
+                f"  {e.name}={value} sensitive={str(bool(e.is_sensitive)).lower()} synonyms={{{synonyms}}}"
+            )
+
+
+def _source(entry: Any) -> str:
+    source = entry.source
+    if isinstance(source, int):
+        try:
+            return str(ck_module("confluent_kafka.admin").ConfigSource(source).name)
+        except ValueError:
+            return "UNKNOWN"
+    return str(getattr(source, "name", source))
+
+
+def _alter(admin: Any, args: argparse.Namespace, adds: dict[str, str], deletes: list[str]) -> None:
+    from kafkacore.cli.topics import ck_module
+
+    _ckm = ck_module("confluent_kafka.admin")
+    AlterConfigOpType = _ckm.AlterConfigOpType
+    ConfigEntry = _ckm.ConfigEntry
+
+    name = "" if args.entity_default else args.entity_name
+    resource = _resource(args, name)
+    for key, value in adds.items():
+        resource.add_incremental_config(
+            ConfigEntry(key, value, incremental_operation=AlterConfigOpType.SET)
+        )
+    for key in deletes:
+        resource.add_incremental_config(
+            ConfigEntry(key, None, incremental_operation=AlterConfigOpType.DELETE)
+        )
+    futures = admin.incremental_alter_configs([resource], request_timeout=30)
+    wait(next(iter(futures.values())))
+    print(f"Completed updating {_entity_label(args, name)}.")

@@ -1,0 +1,404 @@
+# ruff: noqa: E501
+"""``kafkacore consumer-groups``: Kafka's ``kafka-consumer-groups.sh`` over confluent-kafka's
+AdminClient (list/describe/delete groups, list/alter/delete committed offsets)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from kafkacore.cli.topics import BrokerError, add_common, admin_client, error_text, wait
+
+__all__ = ["register", "run"]
+
+PROG = "kafkacore consumer-groups"
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "consumer-groups", prog=PROG, help="List, describe, delete and reset consumer groups."
+    )
+    add_common(parser)
+    actions = parser.add_mutually_exclusive_group()
+    for name in ("list", "describe", "delete", "delete-offsets", "reset-offsets"):
+        actions.add_argument(f"--{name}", action="store_true")
+    parser.add_argument("--group", action="append", default=[])
+    parser.add_argument("--all-groups", action="store_true")
+    parser.add_argument("--topic", action="append", default=[])
+    parser.add_argument("--all-topics", action="store_true")
+    parser.add_argument("--members", action="store_true")
+    parser.add_argument("--offsets", action="store_true")
+    parser.add_argument("--state", nargs="?", const="", default=None)
+    parser.add_argument("--verbose", action="store_true")
+    resets = parser.add_mutually_exclusive_group()
+    resets.add_argument("--to-earliest", action="store_true")
+    resets.add_argument("--to-latest", action="store_true")
+    resets.add_argument("--to-current", action="store_true")
+    resets.add_argument("--to-offset", type=int)
+    resets.add_argument("--shift-by", type=int)
+    resets.add_argument("--to-datetime")
+    resets.add_argument("--by-duration")
+    parser.add_argument("--dry-run", action="store_true")
+    parser.add_argument("--execute", action="store_true")
+    parser.add_argument("--export", action="store_true")
+    parser.set_defaults(run=run, prog=PROG)
+
+
+def run(args: argparse.Namespace) -> int:
+    from kafkacore.cli import UsageError
+
+    if not (args.list or args.describe or args.delete or args.delete_offsets or args.reset_offsets):
+        raise UsageError(
+            PROG,
+            "Command must include exactly one action: --list, --describe, --delete, --reset-offsets, --delete-offsets",
+        )
+    if (args.describe or args.delete or args.delete_offsets or args.reset_offsets) and not (
+        args.group or args.all_groups
+    ):
+        raise UsageError(PROG, "Option --group or --all-groups is required")
+    if args.delete_offsets and not args.topic:
+        raise UsageError(PROG, "Option --topic is required with --delete-offsets")
+    if args.reset_offsets:
+        if not (args.topic or args.all_topics):
+            raise UsageError(
+                PROG, "One of the reset scopes should be defined: --all-topics, --topic."
+            )
+        specs = [
+            args.to_earliest,
+            args.to_latest,
+            args.to_current,
+            args.to_offset is not None,
+            args.shift_by is not None,
+            args.to_datetime is not None,
+            args.by_duration is not None,
+        ]
+        if not any(specs):
+            raise UsageError(
+                PROG,
+                "One of the reset specifications must be defined: --to-datetime, --by-duration, --to-earliest, --to-latest, --shift-by, --to-current, --to-offset.",
+            )
+    admin = admin_client(args)
+    try:
+        if args.list:
+            _list(admin, args)
+        elif args.describe:
+            _describe(admin, args)
+        elif args.delete:
+            _delete(admin, args)
+        elif args.delete_offsets:
+            _delete_offsets(admin, args)
+        else:
+            _reset(admin, args)
+    except BrokerError as exc:
+        sys.stderr.write(f"Error: Executing consumer group command failed due to {exc}\n")
+        return 1
+    return 0
+
+
+def _groups(admin: Any, args: argparse.Namespace) -> list[str]:
+    if args.all_groups:
+        result = wait(admin.list_consumer_groups(request_timeout=30))
+        return sorted(g.group_id for g in result.valid)
+    return list(args.group)
+
+
+def _state_name(state: Any) -> str:
+    name = str(getattr(state, "name", state))
+    return {
+        "PREPARING_REBALANCE": "PreparingRebalance",
+        "COMPLETING_REBALANCE": "CompletingRebalance",
+    }.get(name, name.title())
+
+
+def _list(admin: Any, args: argparse.Namespace) -> None:
+    result = wait(admin.list_consumer_groups(request_timeout=30))
+    groups = sorted(result.valid, key=lambda g: g.group_id)
+    if args.state is None:
+        for g in groups:
+            print(g.group_id)
+        return
+    wanted = {s.strip().lower() for s in args.state.split(",") if s.strip()}
+    rows = [
+        (g.group_id, _state_name(g.state))
+        for g in groups
+        if not wanted or _state_name(g.state).lower() in wanted
+    ]
+    _table(["GROUP", "STATE"], [list(r) for r in rows])
+
+
+def _table(headers: list[str], rows: list[list[str]]) -> None:
+    widths = [
+        max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)
+    ]
+    print(" ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip())
+    for r in rows:
+        print(" ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+
+
+def _committed(admin: Any, group: str) -> list[Any]:
+    from kafkacore.cli.topics import ck_module
+
+    ConsumerGroupTopicPartitions = ck_module("confluent_kafka").ConsumerGroupTopicPartitions
+
+    futures = admin.list_consumer_group_offsets(
+        [ConsumerGroupTopicPartitions(group)], request_timeout=30
+    )
+    result = wait(futures[group])
+    return [tp for tp in result.topic_partitions if tp.offset >= 0]
+
+
+def _end_offsets(admin: Any, tps: list[Any], spec: Any = None) -> dict[tuple[str, int], int]:
+    from kafkacore.cli.topics import ck_module
+
+    TopicPartition = ck_module("confluent_kafka").TopicPartition
+    from kafkacore.cli.topics import ck_module
+
+    OffsetSpec = ck_module("confluent_kafka.admin").OffsetSpec
+
+    if not tps:
+        return {}
+    spec = spec if spec is not None else OffsetSpec.latest()
+    futures = admin.list_offsets(
+        {TopicPartition(t.topic, t.partition): spec for t in tps}, request_timeout=30
+    )
+    return {(tp.topic, tp.partition): int(wait(f).offset) for tp, f in futures.items()}
+
+
+def _describe(admin: Any, args: argparse.Namespace) -> None:
+    groups = _groups(admin, args)
+    descriptions = admin.describe_consumer_groups(groups, request_timeout=30)
+    for group in groups:
+        desc = wait(descriptions[group])
+        state = _state_name(desc.state)
+        print()
+        if args.state is not None:
+            coord = desc.coordinator
+            _table(
+                ["GROUP", "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY", "STATE", "#MEMBERS"],
+                [
+                    [
+                        group,
+                        f"{coord.host}:{coord.port} ({coord.id})",
+                        desc.partition_assignor or "",
+                        state,
+                        str(len(desc.members)),
+                    ]
+                ],
+            )
+            continue
+        if args.members:
+            rows = [
+                [
+                    group,
+                    m.consumer_id,
+                    "/" + m.host.lstrip("/"),
+                    m.client_id,
+                    str(len(m.assignment.topic_partitions) if m.assignment else 0),
+                ]
+                for m in desc.members
+            ]
+            if not rows:
+                print(f"Consumer group '{group}' has no active members.")
+            _table(["GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS"], rows)
+            continue
+        owner: dict[tuple[str, int], Any] = {}
+        for m in desc.members:
+            for tp in m.assignment.topic_partitions if m.assignment else []:
+                owner[(tp.topic, tp.partition)] = m
+        committed = _committed(admin, group)
+        keys = {(tp.topic, tp.partition): tp.offset for tp in committed}
+        for key in owner:
+            keys.setdefault(key, -1)
+        from kafkacore.cli.topics import ck_module
+
+        TopicPartition = ck_module("confluent_kafka").TopicPartition
+
+        ends = _end_offsets(admin, [TopicPartition(t, p) for t, p in keys])
+        if not desc.members:
+            print(f"Consumer group '{group}' has no active members.")
+        rows = []
+        for (topic, partition), offset in sorted(keys.items()):
+            end = ends.get((topic, partition), -1)
+            m = owner.get((topic, partition))
+            rows.append(
+                [
+                    group,
+                    topic,
+                    str(partition),
+                    str(offset) if offset >= 0 else "-",
+                    str(end) if end >= 0 else "-",
+                    str(end - offset) if offset >= 0 and end >= 0 else "-",
+                    m.consumer_id if m else "-",
+                    ("/" + m.host.lstrip("/")) if m else "-",
+                    m.client_id if m else "-",
+                ]
+            )
+        _table(
+            [
+                "GROUP",
+                "TOPIC",
+                "PARTITION",
+                "CURRENT-OFFSET",
+                "LOG-END-OFFSET",
+                "LAG",
+                "CONSUMER-ID",
+                "HOST",
+                "CLIENT-ID",
+            ],
+            rows,
+        )
+
+
+def _delete(admin: Any, args: argparse.Namespace) -> None:
+    groups = _groups(admin, args)
+    futures = admin.delete_consumer_groups(groups, request_timeout=30)
+    failed: list[str] = []
+    for group in groups:
+        try:
+            wait(futures[group])
+        except BrokerError as exc:
+            failed.append(f"Group '{group}' could not be deleted due to: {exc}")
+    if failed:
+        print("Deletion of some consumer groups failed:")
+        for line in failed:
+            print("* " + line)
+        raise BrokerError("; ".join(failed))
+    print(
+        "Deletion of requested consumer groups ("
+        + ", ".join(f"'{g}'" for g in groups)
+        + ") was successful."
+    )
+
+
+def _topic_partitions(admin: Any, topics: list[str]) -> list[Any]:
+    from kafkacore.cli.topics import ck_module
+
+    TopicPartition = ck_module("confluent_kafka").TopicPartition
+
+    try:
+        metadata = admin.list_topics(timeout=30)
+    except Exception as exc:
+        raise BrokerError(error_text(exc)) from None
+    out: list[Any] = []
+    for spec in topics:
+        name, _, parts = spec.partition(":")
+        if name not in metadata.topics:
+            raise BrokerError(f"Topic '{name}' does not exist")
+        ids = (
+            [int(p) for p in parts.split(",")]
+            if parts
+            else sorted(metadata.topics[name].partitions)
+        )
+        out.extend(TopicPartition(name, p) for p in ids)
+    return out
+
+
+def _delete_offsets(admin: Any, args: argparse.Namespace) -> None:
+    from kafkacore.cli.topics import ck_module
+
+    ConsumerGroupTopicPartitions = ck_module("confluent_kafka").ConsumerGroupTopicPartitions
+
+    group = args.group[0]
+    tps = _topic_partitions(admin, args.topic)
+    futures = admin.delete_consumer_group_offsets(
+        [ConsumerGroupTopicPartitions(group, tps)], request_timeout=30
+    )
+    wait(futures[group])
+    print("Request succeed for deleting offsets from group " + group + ".")
+    _table(
+        ["TOPIC", "PARTITION", "STATUS"],
+        [[tp.topic, str(tp.partition), "Successful"] for tp in tps],
+    )
+
+
+def _parse_duration(text: str) -> int:
+    import re
+
+    m = re.fullmatch(r"(-)?P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?", text)
+    if not m:
+        raise BrokerError(f"Invalid duration: {text}")
+    sign, d, h, mi, s = m.groups()
+    ms = int((int(d or 0) * 86400 + int(h or 0) * 3600 + int(mi or 0) * 60 + float(s or 0)) * 1000)
+    return -ms if sign else ms
+
+
+def _parse_datetime(text: str) -> int:
+    from datetime import datetime, timezone
+
+    for fmt in ("%Y-%m-%dT%H:%M:%S.%f%z", "%Y-%m-%dT%H:%M:%S.%f", "%Y-%m-%dT%H:%M:%S"):
+        try:
+            value = datetime.strptime(text, fmt)
+        except ValueError:
+            continue
+        if value.tzinfo is None:
+            value = value.astimezone()
+        return int(value.astimezone(timezone.utc).timestamp() * 1000)
+    raise BrokerError(f"Error parsing timestamp {text}: expected yyyy-MM-ddTHH:mm:SS.sss")
+
+
+def _reset(admin: Any, args: argparse.Namespace) -> None:
+    import time
+
+    from kafkacore.cli.topics import ck_module
+
+    _ckm = ck_module("confluent_kafka")
+    ConsumerGroupTopicPartitions = _ckm.ConsumerGroupTopicPartitions
+    TopicPartition = _ckm.TopicPartition
+    from kafkacore.cli.topics import ck_module
+
+    OffsetSpec = ck_module("confluent_kafka.admin").OffsetSpec
+
+    group = args.group[0]
+    committed = {(tp.topic, tp.partition): tp.offset for tp in _committed(admin, group)}
+    if args.all_topics:
+        tps = [TopicPartition(t, p) for t, p in sorted(committed)]
+    else:
+        tps = _topic_partitions(admin, args.topic)
+    earliest = _end_offsets(admin, tps, OffsetSpec.earliest())
+    latest = _end_offsets(admin, tps, OffsetSpec.latest())
+    by_time: dict[tuple[str, int], int] = {}
+    if args.to_datetime is not None or args.by_duration is not None:
+        ts = (
+            _parse_datetime(args.to_datetime)
+            if args.to_datetime is not None
+            else int(time.time() * 1000) - _parse_duration(args.by_duration)
+        )
+        by_time = _end_offsets(admin, tps, OffsetSpec.for_timestamp(ts))
+    rows = []
+    targets = []
+    for tp in tps:
+        key = (tp.topic, tp.partition)
+        lo, hi = earliest.get(key, 0), latest.get(key, 0)
+        current = committed.get(key, lo)
+        if args.to_earliest:
+            target = lo
+        elif args.to_latest:
+            target = hi
+        elif args.to_current:
+            target = current
+        elif args.to_offset is not None:
+            target = args.to_offset
+        elif args.shift_by is not None:
+            target = current + args.shift_by
+        else:
+            target = by_time.get(key, -1)
+            target = hi if target < 0 else target
+        target = min(max(target, lo), hi)
+        targets.append(TopicPartition(tp.topic, tp.partition, target))
+        rows.append([group, tp.topic, str(tp.partition), str(target)])
+    if args.export:
+        for tp in targets:
+            print(f"{tp.topic},{tp.partition},{tp.offset}")
+        return
+    if args.execute:
+        futures = admin.alter_consumer_group_offsets(
+            [ConsumerGroupTopicPartitions(group, targets)], request_timeout=30
+        )
+        wait(futures[group])
+    elif not args.dry_run:
+        print(
+            "WARN: No action will be performed as the --execute option is missing. In a future major release, the default behavior of this command will be to prompt the user before executing the reset rather than doing a dry run. You should add the --dry-run option explicitly if you are scripting this command and want to keep the current default behavior without prompting."
+        )
+    print()
+    _table(["GROUP", "TOPIC", "PARTITION", "NEW-OFFSET"], rows)

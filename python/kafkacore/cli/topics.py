@@ -1,0 +1,263 @@
+# ruff: noqa: E501
+"""``kafkacore topics``: Kafka's ``kafka-topics.sh`` over confluent-kafka's AdminClient.
+
+Also holds the helpers the other admin subcommands share (client construction, broker
+error reporting, ``--command-config``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import sys
+from typing import Any
+
+__all__ = ["BrokerError", "admin_client", "client_config", "register", "run", "wait"]
+
+PROG = "kafkacore topics"
+TIMEOUT = 30.0
+
+
+class BrokerError(Exception):
+    """A failed request: printed as one line on stderr, exit status 1."""
+
+
+def ck_module(name: str) -> Any:
+    """confluent-kafka (partly typed) as ``Any``."""
+    import importlib
+
+    return importlib.import_module(name)
+
+
+def client_config(args: argparse.Namespace) -> dict[str, Any]:
+    from kafkacore.cli import UsageError
+    from kafkacore.config import load_properties
+
+    if not args.bootstrap_server:
+        raise UsageError(args.prog, "--bootstrap-server must be specified")
+    conf: dict[str, Any] = {}
+    if getattr(args, "command_config", None):
+        try:
+            conf.update(load_properties(args.command_config))
+        except OSError as exc:
+            raise UsageError(
+                args.prog, f"cannot read {args.command_config}: {exc.strerror}"
+            ) from None
+    conf["bootstrap.servers"] = args.bootstrap_server
+    return conf
+
+
+def admin_client(args: argparse.Namespace) -> Any:
+    AdminClient = ck_module("confluent_kafka.admin").AdminClient
+
+    return AdminClient(client_config(args))
+
+
+def error_text(exc: BaseException) -> str:
+    err = exc.args[0] if exc.args else exc
+    text = err.str() if hasattr(err, "str") else str(err)
+    return str(text)
+
+
+def wait(future: Any) -> Any:
+    """The result of an AdminClient future, or :class:`BrokerError`."""
+    try:
+        return future.result(timeout=TIMEOUT) if _takes_timeout(future) else future.result()
+    except BrokerError:
+        raise
+    except Exception as exc:  # confluent_kafka.KafkaException and friends
+        raise BrokerError(error_text(exc)) from None
+
+
+def _takes_timeout(future: Any) -> bool:
+    import concurrent.futures
+
+    return isinstance(future, concurrent.futures.Future)
+
+
+def add_common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--bootstrap-server", metavar="SERVER")
+    parser.add_argument("--command-config", metavar="FILE")
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "topics", prog=PROG, help="Create, list, describe, alter and delete topics."
+    )
+    add_common(parser)
+    actions = parser.add_mutually_exclusive_group()
+    for name in ("create", "list", "describe", "alter", "delete"):
+        actions.add_argument(f"--{name}", action="store_true")
+    parser.add_argument("--topic")
+    parser.add_argument("--partitions", type=int)
+    parser.add_argument("--replication-factor", type=int)
+    parser.add_argument("--config", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--if-not-exists", action="store_true")
+    parser.add_argument("--if-exists", action="store_true")
+    parser.add_argument("--under-replicated-partitions", action="store_true")
+    parser.add_argument("--unavailable-partitions", action="store_true")
+    parser.add_argument("--exclude-internal", action="store_true")
+    parser.set_defaults(run=run, prog=PROG)
+
+
+def run(args: argparse.Namespace) -> int:
+    from kafkacore.cli import UsageError
+
+    if not (args.create or args.list or args.describe or args.alter or args.delete):
+        raise UsageError(
+            PROG,
+            "Command must include exactly one action: --list, --describe, --create, --alter or --delete",
+        )
+    if (args.create or args.alter or args.delete) and not args.topic:
+        raise UsageError(PROG, "--topic is required with --create, --alter and --delete")
+    if args.alter and args.partitions is None:
+        raise UsageError(PROG, "--partitions is required with --alter")
+    if args.partitions is not None and args.partitions < 1:
+        raise UsageError(PROG, "The partitions must be greater than 0")
+    if args.replication_factor is not None and args.replication_factor < 1:
+        raise UsageError(PROG, "The replication factor must be greater than 0")
+    admin = admin_client(args)
+    try:
+        if args.create:
+            _create(admin, args)
+        elif args.list:
+            for name in _topic_names(admin, args):
+                print(name)
+        elif args.describe:
+            _describe(admin, args)
+        elif args.alter:
+            _alter(admin, args)
+        else:
+            _delete(admin, args)
+    except BrokerError as exc:
+        sys.stderr.write(f"Error while executing topic command : {exc}\n")
+        return 1
+    return 0
+
+
+def parse_configs(items: list[str], prog: str) -> dict[str, str]:
+    from kafkacore.cli import UsageError
+
+    out: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(prog, f"Invalid config: {item!r} (expected key=value)")
+        out[key.strip()] = value
+    return out
+
+
+def _create(admin: Any, args: argparse.Namespace) -> None:
+    NewTopic = ck_module("confluent_kafka.admin").NewTopic
+
+    configs = parse_configs(args.config, PROG)
+    topic = NewTopic(
+        args.topic,
+        num_partitions=args.partitions if args.partitions is not None else -1,
+        replication_factor=args.replication_factor if args.replication_factor is not None else -1,
+        config=configs,
+    )
+    try:
+        wait(admin.create_topics([topic], operation_timeout=TIMEOUT)[args.topic])
+    except BrokerError as exc:
+        if args.if_not_exists and "already exists" in str(exc):
+            return
+        raise
+    print(f"Created topic {args.topic}.")
+
+
+def _topic_names(admin: Any, args: argparse.Namespace) -> list[str]:
+    try:
+        metadata = admin.list_topics(timeout=TIMEOUT)
+    except Exception as exc:
+        raise BrokerError(error_text(exc)) from None
+    names = sorted(metadata.topics)
+    if args.exclude_internal:
+        names = [n for n in names if not n.startswith("__")]
+    if args.topic:
+        import re
+
+        pattern = re.compile(args.topic)
+        names = [n for n in names if pattern.fullmatch(n)]
+    return names
+
+
+def _uuid_text(topic_id: Any) -> str:
+    try:
+        raw = (topic_id.get_most_significant_bits() & (2**64 - 1)).to_bytes(8, "big") + (
+            topic_id.get_least_significant_bits() & (2**64 - 1)
+        ).to_bytes(8, "big")
+        return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    except AttributeError:
+        return str(topic_id).replace("+", "-").replace("/", "_").rstrip("=")
+
+
+def _describe(admin: Any, args: argparse.Namespace) -> None:
+    TopicCollection = ck_module("confluent_kafka").TopicCollection
+    ConfigResource = ck_module("confluent_kafka.admin").ConfigResource
+
+    names = _topic_names(admin, args)
+    if args.topic and not names and not args.if_exists:
+        raise BrokerError(f"Topic '{args.topic}' does not exist as expected")
+    if not names:
+        return
+    descriptions = admin.describe_topics(TopicCollection(names), request_timeout=TIMEOUT)
+    resources = [ConfigResource("topic", n) for n in names]
+    config_futures = admin.describe_configs(resources, request_timeout=TIMEOUT)
+    configs_by_name = {res.name: fut for res, fut in config_futures.items()}
+    for name in names:
+        desc = wait(descriptions[name])
+        entries = wait(configs_by_name[name])
+        non_default = ",".join(
+            f"{e.name}={e.value}"
+            for e in sorted(entries.values(), key=lambda e: e.name)
+            if not e.is_default and not e.is_sensitive and e.value is not None
+        )
+        partitions = sorted(desc.partitions, key=lambda p: p.id)
+        rf = len(partitions[0].replicas) if partitions else 0
+        rows = []
+        for p in partitions:
+            replicas = [r.id for r in p.replicas]
+            isr = [r.id for r in p.isr]
+            leader = p.leader.id if p.leader is not None else "none"
+            if args.under_replicated_partitions and len(isr) >= len(replicas):
+                continue
+            if args.unavailable_partitions and p.leader is not None:
+                continue
+            rows.append(
+                f"\tTopic: {name}\tPartition: {p.id}\tLeader: {leader}\t"
+                f"Replicas: {','.join(map(str, replicas))}\tIsr: {','.join(map(str, isr))}\t"
+                "Elr: N/A\tLastKnownElr: N/A"
+            )
+        if args.under_replicated_partitions or args.unavailable_partitions:
+            for row in rows:
+                print(row)
+            continue
+        print(
+            f"Topic: {name}\tTopicId: {_uuid_text(desc.topic_id)}\tPartitionCount: {len(partitions)}\t"
+            f"ReplicationFactor: {rf}\tConfigs: {non_default}"
+        )
+        for row in rows:
+            print(row)
+
+
+def _alter(admin: Any, args: argparse.Namespace) -> None:
+    NewPartitions = ck_module("confluent_kafka.admin").NewPartitions
+
+    if args.topic not in _topic_names(
+        admin, argparse.Namespace(exclude_internal=False, topic=None)
+    ):
+        if args.if_exists:
+            return
+        raise BrokerError(f"Topic '{args.topic}' does not exist as expected")
+    wait(admin.create_partitions([NewPartitions(args.topic, args.partitions)])[args.topic])
+
+
+def _delete(admin: Any, args: argparse.Namespace) -> None:
+    if args.topic not in _topic_names(
+        admin, argparse.Namespace(exclude_internal=False, topic=None)
+    ):
+        if args.if_exists:
+            return
+        raise BrokerError(f"Topic '{args.topic}' does not exist as expected")
+    wait(admin.delete_topics([args.topic], operation_timeout=TIMEOUT)[args.topic])
