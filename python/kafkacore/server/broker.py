@@ -28,6 +28,7 @@ from kafkacore.log import LogManager
 from kafkacore.log.cleaner import CleanerConfig, LogCleaner
 from kafkacore.metadata import MetadataStore
 from kafkacore.server.channel import RequestChannel
+from kafkacore.server.group import GroupCoordinator
 from kafkacore.server.handlers import BrokerContext
 from kafkacore.server.handlers.configs import with_stored_dynamic_configs
 from kafkacore.server.network import Limits, SocketServer
@@ -63,6 +64,7 @@ class KafkaServer:
         self.replicas: ReplicaManager | None = None
         self.socket_server: SocketServer | None = None
         self.context: BrokerContext | None = None
+        self.groups: GroupCoordinator | None = None
         self._prefix = f"[KafkaServer id={self.node_id}]"
 
     @property
@@ -103,6 +105,11 @@ class KafkaServer:
         advertised = config.advertised_endpoints()[0]
         context = BrokerContext(config, replicas, self.node_id, "", 0, config.broker_rack)
         self.context = context
+        groups = GroupCoordinator(config, replicas)
+        groups.load()  # synchronous: no COORDINATOR_LOAD_IN_PROGRESS window
+        groups.start()
+        self.groups = groups
+        context.group_coordinator = groups  # type: ignore[attr-defined]
         listeners = [(e.listener_name, e.host, e.port) for e in config.listener_endpoints()]
         server = SocketServer(RequestChannel(context), listeners, _limits(config))
         await server.start()
@@ -117,6 +124,8 @@ class KafkaServer:
         logger.info("%s shutting down", self._prefix)
         if self.socket_server is not None:
             await self.socket_server.stop_accepting()
+        if self.groups is not None:
+            await self.groups.stop()
         if self.replicas is not None:
             self.replicas.purgatory.wake_all()
         if self.socket_server is not None:

@@ -41,6 +41,13 @@ from kafkacore.server.handlers.topics import (
 )
 from kafkacore.server.handlers.unimplemented import error_response, unimplemented_response
 
+
+def _group_handlers() -> dict[int, Handler]:
+    from kafkacore.server.group.handlers import GROUP_HANDLERS
+
+    return GROUP_HANDLERS
+
+
 __all__ = ["HANDLERS", "BrokerContext", "Handler", "error_response", "unimplemented_response"]
 
 Handler = Callable[[BrokerContext, RequestHeader, Any], Any]
@@ -67,3 +74,4 @@ HANDLERS: dict[int, Handler] = {
     46: handle_list_partition_reassignments,
     60: handle_describe_cluster,
 }
+HANDLERS.update(_group_handlers())

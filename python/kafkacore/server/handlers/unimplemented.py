@@ -3,7 +3,6 @@ shape carrying a documented error, never a dropped connection.
 
 * the ACL APIs: SECURITY_DISABLED (no authorizer), as Kafka without one;
 * SASL: UNSUPPORTED_SASL_MECHANISM / ILLEGAL_SASL_STATE (no SASL listener);
-* the group APIs (the group coordinator comes later): COORDINATOR_NOT_AVAILABLE;
 * everything else: UNKNOWN_SERVER_ERROR at every level that has an error code.
 """
 
@@ -16,7 +15,6 @@ from kafkacore.protocol.errors import message as default_message
 
 __all__ = ["error_response", "unimplemented_response"]
 
-_GROUP_APIS = {8, 9, 11, 12, 13, 14, 15, 16, 42, 47}
 _ACL_APIS = {29, 30, 31}
 
 
@@ -27,8 +25,6 @@ def _code_for(api_key: int) -> ErrorCode:
         return ErrorCode.UNSUPPORTED_SASL_MECHANISM
     if api_key == 36:
         return ErrorCode.ILLEGAL_SASL_STATE
-    if api_key in _GROUP_APIS:
-        return ErrorCode.COORDINATOR_NOT_AVAILABLE
     return ErrorCode.UNKNOWN_SERVER_ERROR
 
 
@@ -81,21 +77,5 @@ def unimplemented_response(header: RequestHeader, request: Any) -> Any:
         response.filter_results = [
             cls.DeleteAclsFilterResult(error_code=code, error_message=text, matching_acls=[])
             for _ in request.filters
-        ]
-    elif key == 42:  # DeleteGroups
-        response.results = [
-            cls.DeletableGroupResult(group_id=g, error_code=code) for g in request.groups_names
-        ]
-    elif key == 15:  # DescribeGroups
-        response.groups = [
-            cls.DescribedGroup(
-                error_code=code,
-                group_id=g,
-                group_state="",
-                protocol_type="",
-                protocol_data="",
-                members=[],
-            )
-            for g in request.groups
         ]
     return response

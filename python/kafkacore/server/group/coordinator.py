@@ -1,0 +1,549 @@
+"""The classic group coordinator: JoinGroup/SyncGroup/Heartbeat/LeaveGroup state machine
+and the offset store, with Kafka's error codes. Event loop thread only."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+import uuid
+from typing import Any
+
+from kafkacore.config import BrokerConfig
+from kafkacore.protocol import ErrorCode
+from kafkacore.server.group.group import (
+    COMPLETING,
+    DEAD,
+    EMPTY,
+    PREPARING,
+    STABLE,
+    Group,
+    Member,
+    Offset,
+)
+from kafkacore.server.group.offsets import OffsetsTopic
+from kafkacore.server.replica_manager import ReplicaManager
+from kafkacore.tools import offsets_records as recs
+
+__all__ = ["GroupCoordinator", "JoinResult"]
+
+JoinResult = tuple[int, int, str | None, str | None, str, list[tuple[str, str | None, bytes]]]
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class GroupCoordinator:
+    def __init__(self, config: BrokerConfig, replicas: ReplicaManager) -> None:
+        self.config = config
+        self.groups: dict[str, Group] = {}
+        self.topic = OffsetsTopic(replicas)
+        self._sweeper: asyncio.Task[None] | None = None
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def load(self) -> None:
+        """Restore groups and offsets from ``__consumer_offsets`` (synchronous)."""
+        for key, value in self.topic.read_all():
+            if isinstance(key, recs.OffsetCommitKey):
+                group = self.groups.get(key.group)
+                if value is None:
+                    if group is not None:
+                        group.offsets.pop((key.topic, key.partition), None)
+                    continue
+                v = recs.decode_offset_commit_value(value)
+                group = self.groups.setdefault(key.group, Group(key.group))
+                group.offsets[(key.topic, key.partition)] = Offset(
+                    v.offset, v.leader_epoch, v.metadata, v.commit_timestamp
+                )
+            elif isinstance(key, recs.GroupMetadataKey):
+                if value is None:
+                    self.groups.pop(key.group, None)
+                    continue
+                g = recs.decode_group_metadata_value(value)
+                group = self.groups.setdefault(key.group, Group(key.group))
+                group.protocol_type, group.generation = g.protocol_type, g.generation
+                group.protocol, group.leader = g.protocol, g.leader
+                group.state_timestamp = g.current_state_timestamp
+                # members must rejoin; their generation is kept so commits are checked
+                group.members.clear()
+                group.state = EMPTY
+
+    def start(self) -> None:
+        self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
+
+    async def stop(self) -> None:
+        tasks = [self._sweeper] + [g.rebalance for g in self.groups.values()]
+        for task in tasks:
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+
+    async def _sweep(self) -> None:
+        while True:
+            await asyncio.sleep(0.05)
+            now = time.monotonic()
+            for group in list(self.groups.values()):
+                for mid, expiry in list(group.pending.items()):
+                    if expiry <= now:
+                        del group.pending[mid]
+                for member in list(group.members.values()):
+                    waiting = member.join_future is not None and not member.join_future.done()
+                    if not waiting and member.deadline <= now:
+                        self._remove_member(group, member)
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def _persist_group(self, group: Group) -> None:
+        members = [
+            recs.MemberMetadata(
+                member_id=m.member_id,
+                client_id=m.client_id,
+                client_host=m.client_host,
+                session_timeout=m.session_timeout,
+                subscription=m.metadata_for(group.protocol),
+                assignment=m.assignment,
+                rebalance_timeout=m.rebalance_timeout,
+                group_instance_id=m.instance_id,
+            )
+            for m in group.members.values()
+        ]
+        value = recs.group_metadata_value(
+            group.protocol_type or "",
+            group.generation,
+            group.protocol,
+            group.leader,
+            group.state_timestamp,
+            members,
+        )
+        self.topic.write(group.group_id, [(recs.group_metadata_key(group.group_id), value)])
+
+    def _touch(self, member: Member) -> None:
+        member.deadline = time.monotonic() + member.session_timeout / 1000
+
+    def _remove_member(self, group: Group, member: Member) -> None:
+        group.members.pop(member.member_id, None)
+        if member.instance_id is not None and group.static.get(member.instance_id) == (
+            member.member_id
+        ):
+            del group.static[member.instance_id]
+        if member.join_future is not None and not member.join_future.done():
+            member.join_future.set_result(self._join_error(ErrorCode.UNKNOWN_MEMBER_ID, ""))
+        if member.sync_future is not None and not member.sync_future.done():
+            member.sync_future.set_result((ErrorCode.UNKNOWN_MEMBER_ID, b""))
+        if group.leader == member.member_id:
+            group.leader = next(iter(group.members), None)
+        if group.state in (STABLE, COMPLETING):
+            self._prepare_rebalance(group)
+        elif group.state == PREPARING and group.joined is not None:
+            group.joined.set()
+
+    @staticmethod
+    def _join_error(code: int, member_id: str) -> JoinResult:
+        return (code, -1, None, None, member_id, [])
+
+    def _prepare_rebalance(self, group: Group) -> None:
+        for m in group.members.values():
+            if m.sync_future is not None and not m.sync_future.done():
+                m.sync_future.set_result((ErrorCode.REBALANCE_IN_PROGRESS, b""))
+        initial = group.state == EMPTY
+        group.state = PREPARING
+        group.joined = asyncio.Event()
+        group.rebalance = asyncio.get_running_loop().create_task(
+            self._run_rebalance(group, initial)
+        )
+
+    async def _run_rebalance(self, group: Group, initial: bool) -> None:
+        loop = asyncio.get_running_loop()
+        timeout = max((m.rebalance_timeout for m in group.members.values()), default=0) / 1000
+        start = loop.time()
+        if initial:
+            delay = min(self.config.group_initial_rebalance_delay_ms / 1000, timeout)
+            await asyncio.sleep(delay)
+        assert group.joined is not None
+        while True:
+            if all(
+                m.join_future is not None and not m.join_future.done()
+                for m in group.members.values()
+            ):
+                break
+            remaining = start + timeout - loop.time()
+            if remaining <= 0:
+                break
+            group.joined.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(group.joined.wait(), remaining)
+        self._complete_join(group)
+
+    def _complete_join(self, group: Group) -> None:
+        group.rebalance = None
+        for m in list(group.members.values()):
+            if m.join_future is None or m.join_future.done():
+                group.members.pop(m.member_id)
+                if m.instance_id is not None and group.static.get(m.instance_id) == m.member_id:
+                    del group.static[m.instance_id]
+        group.generation += 1
+        group.state_timestamp = _now_ms()
+        if not group.members:
+            group.state, group.protocol, group.leader = EMPTY, None, None
+            self._persist_group(group)
+            return
+        group.protocol = group.select_protocol()
+        if group.leader not in group.members:
+            group.leader = next(iter(group.members))
+        group.state = COMPLETING
+        all_members = [
+            (m.member_id, m.instance_id, m.metadata_for(group.protocol))
+            for m in group.members.values()
+        ]
+        for m in group.members.values():
+            self._touch(m)
+            assert m.join_future is not None
+            m.join_future.set_result(
+                (
+                    ErrorCode.NONE,
+                    group.generation,
+                    group.protocol,
+                    group.leader,
+                    m.member_id,
+                    all_members if m.member_id == group.leader else [],
+                )
+            )
+            m.join_future = None
+        self._persist_group(group)
+
+    # -- JoinGroup -------------------------------------------------------------------------
+
+    async def join(
+        self,
+        version: int,
+        group_id: str,
+        member_id: str,
+        instance_id: str | None,
+        client_id: str,
+        client_host: str,
+        session_timeout: int,
+        rebalance_timeout: int,
+        protocol_type: str,
+        protocols: list[tuple[str, bytes]],
+    ) -> JoinResult:
+        c = self.config
+        if not group_id:
+            return self._join_error(ErrorCode.INVALID_GROUP_ID, member_id)
+        if not (
+            c.group_min_session_timeout_ms <= session_timeout <= c.group_max_session_timeout_ms
+        ):
+            return self._join_error(ErrorCode.INVALID_SESSION_TIMEOUT, member_id)
+        group = self.groups.get(group_id)
+        if group is None or group.state == DEAD:
+            if member_id:
+                return self._join_error(ErrorCode.UNKNOWN_MEMBER_ID, member_id)
+            group = self.groups[group_id] = Group(group_id)
+        if not protocol_type or not protocols:
+            return self._join_error(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, member_id)
+        if group.members and (
+            protocol_type != group.protocol_type
+            or not group.supported_protocols() & {n for n, _ in protocols}
+        ):
+            return self._join_error(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, member_id)
+        rebalance_timeout = session_timeout if rebalance_timeout < 0 else rebalance_timeout
+
+        def new_member(mid: str) -> Member:
+            return Member(
+                mid,
+                instance_id,
+                client_id,
+                client_host,
+                session_timeout,
+                rebalance_timeout,
+                protocol_type,
+                list(protocols),
+            )
+
+        if not member_id:
+            if instance_id is not None and instance_id in group.static:
+                old = group.members[group.static[instance_id]]
+                new = new_member(f"{instance_id}-{uuid.uuid4()}")
+                new.assignment = old.assignment
+                unchanged = old.protocols == new.protocols
+                self._replace(group, old, new)
+                if group.state == STABLE and unchanged:
+                    self._touch(new)
+                    self._persist_group(group)
+                    return (
+                        ErrorCode.NONE,
+                        group.generation,
+                        group.protocol,
+                        group.leader,
+                        new.member_id,
+                        [],
+                    )
+                return await self._add_and_wait(group, new, existing=True)
+            if len(group.members) >= c.group_max_size:
+                return self._join_error(ErrorCode.GROUP_MAX_SIZE_REACHED, "")
+            if instance_id is None:
+                new_id = f"{client_id}-{uuid.uuid4()}"
+                if version >= 4:
+                    group.pending[new_id] = time.monotonic() + session_timeout / 1000
+                    return self._join_error(ErrorCode.MEMBER_ID_REQUIRED, new_id)
+            else:
+                new_id = f"{instance_id}-{uuid.uuid4()}"
+                group.static[instance_id] = new_id
+            return await self._add_and_wait(group, new_member(new_id), existing=False)
+        if member_id in group.pending:
+            del group.pending[member_id]
+            if len(group.members) >= c.group_max_size:
+                return self._join_error(ErrorCode.GROUP_MAX_SIZE_REACHED, member_id)
+            return await self._add_and_wait(group, new_member(member_id), existing=False)
+        if instance_id is not None and group.static.get(instance_id, member_id) != member_id:
+            return self._join_error(ErrorCode.FENCED_INSTANCE_ID, member_id)
+        member = group.members.get(member_id)
+        if member is None:
+            return self._join_error(ErrorCode.UNKNOWN_MEMBER_ID, member_id)
+        unchanged = member.protocols == list(protocols)
+        if group.state == COMPLETING and unchanged:
+            self._touch(member)
+            everyone = [
+                (m.member_id, m.instance_id, m.metadata_for(group.protocol))
+                for m in group.members.values()
+            ]
+            return (
+                ErrorCode.NONE,
+                group.generation,
+                group.protocol,
+                group.leader,
+                member_id,
+                everyone if member_id == group.leader else [],
+            )
+        if group.state == STABLE and unchanged and member_id != group.leader:
+            self._touch(member)
+            return (ErrorCode.NONE, group.generation, group.protocol, group.leader, member_id, [])
+        member.protocols = list(protocols)
+        member.session_timeout, member.rebalance_timeout = session_timeout, rebalance_timeout
+        return await self._add_and_wait(group, member, existing=True)
+
+    def _replace(self, group: Group, old: Member, new: Member) -> None:
+        del group.members[old.member_id]
+        group.members[new.member_id] = new
+        assert new.instance_id is not None
+        group.static[new.instance_id] = new.member_id
+        if group.leader == old.member_id:
+            group.leader = new.member_id
+        for fut, result in (
+            (old.join_future, self._join_error(ErrorCode.FENCED_INSTANCE_ID, old.member_id)),
+            (old.sync_future, (ErrorCode.FENCED_INSTANCE_ID, b"")),
+        ):
+            if fut is not None and not fut.done():
+                fut.set_result(result)
+
+    async def _add_and_wait(self, group: Group, member: Member, *, existing: bool) -> JoinResult:
+        group.members[member.member_id] = member
+        if group.protocol_type is None or not existing or len(group.members) == 1:
+            group.protocol_type = member.protocol_type
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        member.join_future = future
+        self._touch(member)
+        if group.state != PREPARING:
+            self._prepare_rebalance(group)
+        assert group.joined is not None
+        group.joined.set()
+        result: JoinResult = await future
+        return result
+
+    # -- SyncGroup / Heartbeat / LeaveGroup -------------------------------------------------
+
+    def _check_member(
+        self, group_id: str, member_id: str, instance_id: str | None, generation: int | None
+    ) -> tuple[int, Group | None, Member | None]:
+        group = self.groups.get(group_id)
+        if group is None or group.state == DEAD:
+            return ErrorCode.UNKNOWN_MEMBER_ID, None, None
+        if instance_id is not None and group.static.get(instance_id, member_id) != member_id:
+            return ErrorCode.FENCED_INSTANCE_ID, group, None
+        member = group.members.get(member_id)
+        if member is None:
+            return ErrorCode.UNKNOWN_MEMBER_ID, group, None
+        if generation is not None and generation != group.generation:
+            return ErrorCode.ILLEGAL_GENERATION, group, member
+        return ErrorCode.NONE, group, member
+
+    async def sync(
+        self,
+        group_id: str,
+        generation: int,
+        member_id: str,
+        instance_id: str | None,
+        protocol_type: str | None,
+        protocol_name: str | None,
+        assignments: dict[str, bytes],
+    ) -> tuple[int, str | None, str | None, bytes]:
+        code, group, member = self._check_member(group_id, member_id, instance_id, generation)
+        if code or group is None or member is None:
+            return code, None, None, b""
+        if (protocol_type is not None and protocol_type != group.protocol_type) or (
+            protocol_name is not None and protocol_name != group.protocol
+        ):
+            return ErrorCode.INCONSISTENT_GROUP_PROTOCOL, None, None, b""
+        pt, pn = group.protocol_type, group.protocol
+        if group.state == PREPARING:
+            return ErrorCode.REBALANCE_IN_PROGRESS, pt, pn, b""
+        self._touch(member)
+        if group.state == STABLE:
+            return ErrorCode.NONE, pt, pn, member.assignment
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        member.sync_future = future
+        if member_id == group.leader:
+            for m in group.members.values():
+                m.assignment = assignments.get(m.member_id, b"")
+            group.state = STABLE
+            group.state_timestamp = _now_ms()
+            self._persist_group(group)
+            for m in group.members.values():
+                if m.sync_future is not None and not m.sync_future.done():
+                    m.sync_future.set_result((ErrorCode.NONE, m.assignment))
+                m.sync_future = None
+        code, assignment = await future
+        return code, pt, pn, assignment
+
+    def heartbeat(
+        self, group_id: str, generation: int, member_id: str, instance_id: str | None
+    ) -> int:
+        code, group, member = self._check_member(group_id, member_id, instance_id, generation)
+        if code or group is None or member is None:
+            return code
+        self._touch(member)
+        return ErrorCode.REBALANCE_IN_PROGRESS if group.state == PREPARING else ErrorCode.NONE
+
+    def leave(self, group_id: str, members: list[tuple[str, str | None]]) -> tuple[int, list[int]]:
+        group = self.groups.get(group_id)
+        if group is None or group.state == DEAD:
+            return ErrorCode.UNKNOWN_MEMBER_ID, [ErrorCode.UNKNOWN_MEMBER_ID] * len(members)
+        codes: list[int] = []
+        for member_id, instance_id in members:
+            if instance_id is not None:
+                known = group.static.get(instance_id)
+                if known is None:
+                    codes.append(ErrorCode.UNKNOWN_MEMBER_ID)
+                    continue
+                if member_id and member_id != known:
+                    codes.append(ErrorCode.FENCED_INSTANCE_ID)
+                    continue
+                member_id = known
+            if member_id in group.pending:
+                del group.pending[member_id]
+                codes.append(ErrorCode.NONE)
+                continue
+            member = group.members.get(member_id)
+            if member is None:
+                codes.append(ErrorCode.UNKNOWN_MEMBER_ID)
+                continue
+            self._remove_member(group, member)
+            codes.append(ErrorCode.NONE)
+        return ErrorCode.NONE, codes
+
+    # -- offsets ---------------------------------------------------------------------------
+
+    def commit(
+        self,
+        group_id: str,
+        generation: int,
+        member_id: str,
+        instance_id: str | None,
+        offsets: list[tuple[str, int, int, int, str | None]],
+    ) -> list[int]:
+        """``offsets``: (topic, partition, offset, leader epoch, metadata) -> codes."""
+        group = self.groups.get(group_id)
+        code: int = ErrorCode.NONE
+        if not group_id:
+            code = ErrorCode.INVALID_GROUP_ID
+        elif group is None or group.state == DEAD:
+            if generation >= 0:
+                code = ErrorCode.ILLEGAL_GENERATION
+            else:
+                group = self.groups[group_id] = Group(group_id)
+        elif generation < 0 and not member_id:
+            if group.members:
+                code = ErrorCode.UNKNOWN_MEMBER_ID
+        else:
+            code, _, member = self._check_member(group_id, member_id, instance_id, generation)
+            if not code and group.state == COMPLETING:
+                code = ErrorCode.REBALANCE_IN_PROGRESS
+            if member is not None and not code:
+                self._touch(member)
+        if code or group is None:
+            return [code] * len(offsets)
+        now = _now_ms()
+        codes: list[int] = []
+        records: list[tuple[bytes, bytes | None]] = []
+        for topic, partition, offset, epoch, metadata in offsets:
+            text = metadata or ""
+            if len(text) > self.config.offset_metadata_max_bytes:
+                codes.append(ErrorCode.OFFSET_METADATA_TOO_LARGE)
+                continue
+            group.offsets[(topic, partition)] = Offset(offset, epoch, text, now)
+            records.append(
+                (
+                    recs.offset_commit_key(group_id, topic, partition),
+                    recs.offset_commit_value(offset, epoch, text, now),
+                )
+            )
+            codes.append(ErrorCode.NONE)
+        self.topic.write(group_id, records)
+        return codes
+
+    def _expire(self, group: Group) -> None:
+        """Drop offsets older than offsets.retention.minutes of an empty group."""
+        if group.members:
+            return
+        horizon = _now_ms() - self.config.offsets_retention_minutes * 60_000
+        stale = [tp for tp, o in group.offsets.items() if o.commit_timestamp < horizon]
+        for tp in stale:
+            del group.offsets[tp]
+        self.topic.write(
+            group.group_id, [(recs.offset_commit_key(group.group_id, *tp), None) for tp in stale]
+        )
+
+    def fetch(self, group_id: str) -> dict[tuple[str, int], Offset]:
+        group = self.groups.get(group_id)
+        if group is None:
+            return {}
+        self._expire(group)
+        return group.offsets
+
+    def delete_offsets(
+        self, group_id: str, partitions: list[tuple[str, int]]
+    ) -> tuple[int, list[int]]:
+        group = self.groups.get(group_id)
+        if group is None or group.state == DEAD:
+            return ErrorCode.GROUP_ID_NOT_FOUND, []
+        subscribed = group.subscribed_topics() if group.members else set()
+        if group.members and subscribed is None:
+            return ErrorCode.NON_EMPTY_GROUP, []
+        codes: list[int] = []
+        records: list[tuple[bytes, bytes | None]] = []
+        for topic, partition in partitions:
+            if subscribed and topic in subscribed:
+                codes.append(ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC)
+                continue
+            if group.offsets.pop((topic, partition), None) is not None:
+                records.append((recs.offset_commit_key(group_id, topic, partition), None))
+            codes.append(ErrorCode.NONE)
+        self.topic.write(group_id, records)
+        return ErrorCode.NONE, codes
+
+    def delete_group(self, group_id: str) -> int:
+        group = self.groups.get(group_id)
+        if group is None or group.state == DEAD:
+            return ErrorCode.GROUP_ID_NOT_FOUND
+        if group.state != EMPTY or group.members:
+            return ErrorCode.NON_EMPTY_GROUP
+        records: list[tuple[bytes, bytes | None]] = [
+            (recs.offset_commit_key(group_id, t, p), None) for t, p in group.offsets
+        ]
+        records.append((recs.group_metadata_key(group_id), None))
+        self.topic.write(group_id, records)
+        group.state = DEAD
+        del self.groups[group_id]
+        return ErrorCode.NONE

@@ -1,0 +1,100 @@
+"""A classic group's state: its members, generation and committed offsets."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["COMPLETING", "DEAD", "EMPTY", "PREPARING", "STABLE", "Group", "Member", "Offset"]
+
+EMPTY = "Empty"
+PREPARING = "PreparingRebalance"
+COMPLETING = "CompletingRebalance"
+STABLE = "Stable"
+DEAD = "Dead"
+
+
+@dataclass
+class Offset:
+    offset: int
+    leader_epoch: int
+    metadata: str
+    commit_timestamp: int
+
+
+@dataclass
+class Member:
+    member_id: str
+    instance_id: str | None
+    client_id: str
+    client_host: str
+    session_timeout: int
+    rebalance_timeout: int
+    protocol_type: str
+    protocols: list[tuple[str, bytes]]
+    assignment: bytes = b""
+    deadline: float = 0.0
+    join_future: asyncio.Future[Any] | None = None
+    sync_future: asyncio.Future[Any] | None = None
+
+    def metadata_for(self, protocol: str | None) -> bytes:
+        for name, data in self.protocols:
+            if name == protocol:
+                return data
+        return b""
+
+
+@dataclass
+class Group:
+    group_id: str
+    state: str = EMPTY
+    generation: int = 0
+    protocol_type: str | None = None
+    protocol: str | None = None
+    leader: str | None = None
+    state_timestamp: int = -1
+    members: dict[str, Member] = field(default_factory=dict)
+    pending: dict[str, float] = field(default_factory=dict)  # member id -> expiry
+    static: dict[str, str] = field(default_factory=dict)  # instance id -> member id
+    offsets: dict[tuple[str, int], Offset] = field(default_factory=dict)
+    joined: asyncio.Event | None = None
+    rebalance: asyncio.Task[None] | None = None
+
+    def supported_protocols(self) -> set[str]:
+        sets = [{name for name, _ in m.protocols} for m in self.members.values()]
+        return set.intersection(*sets) if sets else set()
+
+    def select_protocol(self) -> str | None:
+        candidates = self.supported_protocols()
+        votes: dict[str, int] = {}
+        for m in self.members.values():
+            choice = next(name for name, _ in m.protocols if name in candidates)
+            votes[choice] = votes.get(choice, 0) + 1
+        return max(votes, key=lambda p: votes[p]) if votes else None
+
+    def subscribed_topics(self) -> set[str] | None:
+        """Topics the members subscribe to (consumer protocol), None if unknown."""
+        if self.protocol_type != "consumer" or self.protocol is None:
+            return None
+        topics: set[str] = set()
+        for m in self.members.values():
+            data = m.metadata_for(self.protocol)
+            try:
+                pos = 2
+                (count,) = _i32(data, pos)
+                pos += 4
+                for _ in range(count):
+                    size = int.from_bytes(data[pos : pos + 2], "big", signed=True)
+                    pos += 2
+                    topics.add(data[pos : pos + size].decode())
+                    pos += size
+            except (ValueError, IndexError, UnicodeDecodeError):
+                return None
+        return topics
+
+
+def _i32(data: bytes, pos: int) -> tuple[int]:
+    if pos + 4 > len(data):
+        raise ValueError("truncated")
+    return (int.from_bytes(data[pos : pos + 4], "big", signed=True),)

@@ -1,0 +1,319 @@
+"""The group APIs' handlers: decode the request objects, ask the coordinator, build
+the responses. No sockets."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kafkacore.protocol import APIS_BY_NAME, ErrorCode, RequestHeader
+from kafkacore.server.group.coordinator import GroupCoordinator
+from kafkacore.server.handlers.context import BrokerContext
+
+__all__ = ["GROUP_HANDLERS"]
+
+
+def _coordinator(ctx: BrokerContext) -> GroupCoordinator:
+    coordinator: GroupCoordinator = getattr(ctx, "group_coordinator")  # noqa: B009
+    return coordinator
+
+
+def _cls(name: str) -> Any:
+    return APIS_BY_NAME[name].response.cls
+
+
+async def handle_join_group(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
+    cls = _cls("JoinGroup")
+    code, generation, protocol, leader, member_id, members = await _coordinator(ctx).join(
+        header.api_version,
+        request.group_id,
+        request.member_id,
+        request.group_instance_id,
+        header.client_id or "",
+        "/127.0.0.1",
+        request.session_timeout_ms,
+        request.rebalance_timeout_ms if header.api_version >= 1 else -1,
+        request.protocol_type,
+        [(p.name, bytes(p.metadata)) for p in request.protocols],
+    )
+    return cls(
+        throttle_time_ms=0,
+        error_code=code,
+        generation_id=generation,
+        protocol_type=request.protocol_type if code == ErrorCode.NONE else None,
+        protocol_name=protocol if header.api_version >= 7 or protocol is not None else "",
+        leader=leader or "",
+        skip_assignment=False,
+        member_id=member_id,
+        members=[
+            cls.JoinGroupResponseMember(member_id=m, group_instance_id=i, metadata=d)
+            for m, i, d in members
+        ],
+    )
+
+
+async def handle_sync_group(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
+    code, pt, pn, assignment = await _coordinator(ctx).sync(
+        request.group_id,
+        request.generation_id,
+        request.member_id,
+        request.group_instance_id,
+        request.protocol_type,
+        request.protocol_name,
+        {a.member_id: bytes(a.assignment) for a in request.assignments},
+    )
+    return _cls("SyncGroup")(
+        throttle_time_ms=0,
+        error_code=code,
+        protocol_type=pt,
+        protocol_name=pn,
+        assignment=assignment,
+    )
+
+
+def handle_heartbeat(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
+    code = _coordinator(ctx).heartbeat(
+        request.group_id, request.generation_id, request.member_id, request.group_instance_id
+    )
+    return _cls("Heartbeat")(throttle_time_ms=0, error_code=code)
+
+
+def handle_leave_group(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
+    cls = _cls("LeaveGroup")
+    if header.api_version < 3:
+        code, codes = _coordinator(ctx).leave(request.group_id, [(request.member_id, None)])
+        return cls(throttle_time_ms=0, error_code=codes[0] if codes else code, members=[])
+    items = [(m.member_id, m.group_instance_id) for m in request.members]
+    code, codes = _coordinator(ctx).leave(request.group_id, items)
+    return cls(
+        throttle_time_ms=0,
+        error_code=code,
+        members=[
+            cls.MemberResponse(member_id=m, group_instance_id=i, error_code=c)
+            for (m, i), c in zip(items, codes, strict=True)
+        ],
+    )
+
+
+def handle_offset_commit(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
+    cls = _cls("OffsetCommit")
+    flat = [
+        (
+            t.name,
+            p.partition_index,
+            p.committed_offset,
+            p.committed_leader_epoch,
+            p.committed_metadata,
+        )
+        for t in request.topics
+        for p in t.partitions
+    ]
+    codes = iter(
+        _coordinator(ctx).commit(
+            request.group_id,
+            request.generation_id_or_member_epoch,
+            request.member_id,
+            request.group_instance_id,
+            flat,
+        )
+    )
+    topics = [
+        cls.OffsetCommitResponseTopic(
+            name=t.name,
+            partitions=[
+                cls.OffsetCommitResponsePartition(
+                    partition_index=p.partition_index, error_code=next(codes)
+                )
+                for p in t.partitions
+            ],
+        )
+        for t in request.topics
+    ]
+    return cls(throttle_time_ms=0, topics=topics)
+
+
+def _fetch_group(
+    ctx: BrokerContext, group_id: str, topics: list[tuple[str, list[int]]] | None
+) -> list[tuple[str, list[tuple[int, int, int, str]]]]:
+    offsets = _coordinator(ctx).fetch(group_id)
+    if topics is None:
+        by_topic: dict[str, list[int]] = {}
+        for t, p in sorted(offsets):
+            by_topic.setdefault(t, []).append(p)
+        topics = list(by_topic.items())
+    out = []
+    for name, partitions in topics:
+        rows = []
+        for p in partitions:
+            o = offsets.get((name, p))
+            if o is None:
+                rows.append((p, -1, -1, ""))
+            else:
+                rows.append((p, o.offset, o.leader_epoch, o.metadata))
+        out.append((name, rows))
+    return out
+
+
+def handle_offset_fetch(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
+    cls = _cls("OffsetFetch")
+    if header.api_version < 8:
+        wanted = (
+            None
+            if request.topics is None
+            else [(t.name, list(t.partition_indexes)) for t in request.topics]
+        )
+        return cls(
+            throttle_time_ms=0,
+            error_code=0,
+            topics=[
+                cls.OffsetFetchResponseTopic(
+                    name=name,
+                    partitions=[
+                        cls.OffsetFetchResponsePartition(
+                            partition_index=p,
+                            committed_offset=o,
+                            committed_leader_epoch=e,
+                            metadata=m,
+                            error_code=0,
+                        )
+                        for p, o, e, m in rows
+                    ],
+                )
+                for name, rows in _fetch_group(ctx, request.group_id, wanted)
+            ],
+        )
+    groups = []
+    for g in request.groups:
+        wanted = (
+            None if g.topics is None else [(t.name, list(t.partition_indexes)) for t in g.topics]
+        )
+        groups.append(
+            cls.OffsetFetchResponseGroup(
+                group_id=g.group_id,
+                error_code=0,
+                topics=[
+                    cls.OffsetFetchResponseTopics(
+                        name=name,
+                        partitions=[
+                            cls.OffsetFetchResponsePartitions(
+                                partition_index=p,
+                                committed_offset=o,
+                                committed_leader_epoch=e,
+                                metadata=m,
+                                error_code=0,
+                            )
+                            for p, o, e, m in rows
+                        ],
+                    )
+                    for name, rows in _fetch_group(ctx, g.group_id, wanted)
+                ],
+            )
+        )
+    return cls(throttle_time_ms=0, groups=groups)
+
+
+def handle_list_groups(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
+    cls = _cls("ListGroups")
+    states = {s.lower() for s in (request.states_filter or [])}
+    types = {s.lower() for s in (request.types_filter or [])}
+    groups = [
+        cls.ListedGroup(
+            group_id=g.group_id,
+            protocol_type=g.protocol_type or "",
+            group_state=g.state,
+            group_type="classic",
+        )
+        for g in _coordinator(ctx).groups.values()
+        if (not states or g.state.lower() in states) and (not types or "classic" in types)
+    ]
+    return cls(throttle_time_ms=0, error_code=0, groups=groups)
+
+
+def handle_describe_groups(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
+    cls = _cls("DescribeGroups")
+    out = []
+    for group_id in request.groups:
+        g = _coordinator(ctx).groups.get(group_id)
+        if g is None:
+            out.append(
+                cls.DescribedGroup(
+                    error_code=0,
+                    group_id=group_id,
+                    group_state="Dead",
+                    protocol_type="",
+                    protocol_data="",
+                    members=[],
+                )
+            )
+            continue
+        stable = g.state in ("Stable", "CompletingRebalance")
+        out.append(
+            cls.DescribedGroup(
+                error_code=0,
+                group_id=group_id,
+                group_state=g.state,
+                protocol_type=g.protocol_type or "",
+                protocol_data=(g.protocol or "") if stable else "",
+                members=[
+                    cls.DescribedGroupMember(
+                        member_id=m.member_id,
+                        group_instance_id=m.instance_id,
+                        client_id=m.client_id,
+                        client_host=m.client_host,
+                        member_metadata=m.metadata_for(g.protocol) if stable else b"",
+                        member_assignment=m.assignment if g.state == "Stable" else b"",
+                    )
+                    for m in g.members.values()
+                ],
+            )
+        )
+    return cls(throttle_time_ms=0, groups=out)
+
+
+def handle_delete_groups(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
+    cls = _cls("DeleteGroups")
+    return cls(
+        throttle_time_ms=0,
+        results=[
+            cls.DeletableGroupResult(group_id=g, error_code=_coordinator(ctx).delete_group(g))
+            for g in request.groups_names
+        ],
+    )
+
+
+def handle_offset_delete(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
+    cls = _cls("OffsetDelete")
+    flat = [(t.name, p.partition_index) for t in request.topics for p in t.partitions]
+    code, codes = _coordinator(ctx).delete_offsets(request.group_id, flat)
+    if code:
+        return cls(error_code=code, throttle_time_ms=0, topics=[])
+    it = iter(codes)
+    return cls(
+        error_code=0,
+        throttle_time_ms=0,
+        topics=[
+            cls.OffsetDeleteResponseTopic(
+                name=t.name,
+                partitions=[
+                    cls.OffsetDeleteResponsePartition(
+                        partition_index=p.partition_index, error_code=next(it)
+                    )
+                    for p in t.partitions
+                ],
+            )
+            for t in request.topics
+        ],
+    )
+
+
+GROUP_HANDLERS: dict[int, Any] = {
+    8: handle_offset_commit,
+    9: handle_offset_fetch,
+    11: handle_join_group,
+    12: handle_heartbeat,
+    13: handle_leave_group,
+    14: handle_sync_group,
+    15: handle_describe_groups,
+    16: handle_list_groups,
+    42: handle_delete_groups,
+    47: handle_offset_delete,
+}

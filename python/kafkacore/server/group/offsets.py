@@ -1,0 +1,84 @@
+"""``__consumer_offsets``: the coordinator's records written in Kafka's formats
+(OffsetCommitKey v1 + OffsetCommitValue v3, GroupMetadataKey v2 + GroupMetadataValue v3,
+null values as tombstones) and read back at start-up (the last record of a key wins)."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from kafkacore import record
+from kafkacore.log.log import AppendOrigin, Log
+from kafkacore.server.replica_manager import ReplicaManager
+from kafkacore.tools import offsets_records as recs
+
+__all__ = ["OFFSETS_TOPIC", "OffsetsTopic"]
+
+OFFSETS_TOPIC = "__consumer_offsets"
+logger = logging.getLogger("kafkacore.server.group")
+
+
+class OffsetsTopic:
+    def __init__(self, replicas: ReplicaManager) -> None:
+        self.replicas = replicas
+        self.partitions = replicas.config.offsets_topic_num_partitions
+        existing = replicas.store.topic(OFFSETS_TOPIC)
+        if existing is not None:
+            self.partitions = existing.partitions
+
+    def partition_for(self, group: str) -> int:
+        return recs.partition_for_group(group, self.partitions)
+
+    def _log(self, partition: int) -> Log:
+        if self.replicas.store.topic(OFFSETS_TOPIC) is None:
+            configs = {
+                "cleanup.policy": "compact",
+                "segment.bytes": str(self.replicas.config.offsets_topic_segment_bytes),
+                "compression.type": "producer",
+            }
+            self.replicas.create_topic(OFFSETS_TOPIC, self.partitions, configs)
+        log = self.replicas.get_log(OFFSETS_TOPIC, partition)
+        assert log is not None
+        return log
+
+    def write(self, group: str, entries: list[tuple[bytes, bytes | None]]) -> None:
+        """Append ``(key, value)`` records for ``group`` in one batch."""
+        if not entries:
+            return
+        now = int(time.time() * 1000)
+        batch = record.build_batch([(i, now, k, v, []) for i, (k, v) in enumerate(entries)])
+        log = self._log(self.partition_for(group))
+        log.append_as_leader(
+            batch, self.replicas.leader_epoch(OFFSETS_TOPIC), origin=AppendOrigin.COORDINATOR
+        )
+        self.replicas.purgatory.wake(log.topic_partition)
+
+    def read_all(self) -> Iterator[tuple[Any, bytes | None]]:
+        """``(decoded key, value)`` of every record in the topic, in log order."""
+        if self.replicas.store.topic(OFFSETS_TOPIC) is None:
+            return
+        for partition in range(self.partitions):
+            log = self.replicas.get_log(OFFSETS_TOPIC, partition)
+            if log is None:
+                continue
+            offset = log.log_start_offset
+            while offset < log.log_end_offset:
+                data = log.read(offset, 1 << 20).read_bytes()
+                if not data:
+                    break
+                for pos, _magic, _size in record.iter_batches(data):
+                    header = record.batch_header(data, pos)
+                    offset = header.last_offset + 1
+                    if header.is_control:
+                        continue
+                    for r in record.records(data, pos):
+                        if r.key is None:
+                            continue
+                        try:
+                            key = recs.decode_key(r.key)
+                        except Exception as exc:  # a foreign record: skip it, as Kafka logs
+                            logger.warning("Skipping undecodable offsets record: %s", exc)
+                            continue
+                        yield key, r.value
