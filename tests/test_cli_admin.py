@@ -6,56 +6,27 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from brokers import Broker
 
 pytest.importorskip("confluent_kafka")
 
 pytestmark = pytest.mark.timeout(60)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("localhost", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    data = tmp_path_factory.mktemp("data")
-    port = _free_port()
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "kafkacore.cli",
-            "server-start",
-            "--override",
-            f"listeners=PLAINTEXT://localhost:{port}",
-            "--override",
-            f"log.dirs={data}",
-            "--override",
-            "node.id=1",
-        ],
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stderr is not None
-    deadline = time.monotonic() + 20
-    for line in proc.stderr:
-        if "[KafkaServer id=1] started" in line or time.monotonic() > deadline:
-            break
+    b = Broker(tmp_path_factory.mktemp("data")).start()
     try:
-        yield f"localhost:{port}"
+        yield b.bootstrap
     finally:
-        proc.terminate()
-        assert proc.wait(15) == 0
+        b.stop()
 
 
 def kc(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:

@@ -9,8 +9,6 @@ from __future__ import annotations
 import os
 import socket
 import struct
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from brokers import Broker
 from kafkacore import backend
 from kafkacore.protocol import (
     APIS_BY_NAME,
@@ -31,59 +30,6 @@ ck = pytest.importorskip("confluent_kafka")
 admin_mod = pytest.importorskip("confluent_kafka.admin")
 
 pytestmark = pytest.mark.timeout(90)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("localhost", 0))
-        return int(s.getsockname()[1])
-
-
-class Broker:
-    """``kafkacore.cli server-start`` on ``data``; stderr goes to a file (never blocks)."""
-
-    def __init__(self, data: Path) -> None:
-        self.data = data
-        self.port = _free_port()
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    @property
-    def bootstrap(self) -> str:
-        return f"localhost:{self.port}"
-
-    def start(self) -> None:
-        log = self.data.parent / f"{self.data.name}-broker.log"
-        seen = log.stat().st_size if log.exists() else 0
-        with open(log, "ab") as err:
-            self.proc = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "kafkacore.cli",
-                    "server-start",
-                    "--override",
-                    f"listeners=PLAINTEXT://localhost:{self.port}",
-                    "--override",
-                    f"log.dirs={self.data}",
-                    "--override",
-                    "node.id=1",
-                ],
-                stderr=err,
-                env=os.environ.copy(),
-            )
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            if b"[KafkaServer id=1] started" in log.read_bytes()[seen:]:
-                return
-            assert self.proc.poll() is None, log.read_text(errors="replace")
-            time.sleep(0.05)
-        raise AssertionError("broker did not start")
-
-    def stop(self) -> None:
-        assert self.proc is not None
-        self.proc.terminate()
-        assert self.proc.wait(15) == 0
-        self.proc = None
 
 
 @pytest.fixture(scope="module")

@@ -4,14 +4,12 @@ topic creation/deletion through the AdminClient. Consumers use assign() (no grou
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 
 import pytest
+
+from brokers import Broker
 
 ck = pytest.importorskip("confluent_kafka")
 admin_mod = pytest.importorskip("confluent_kafka.admin")
@@ -19,44 +17,14 @@ admin_mod = pytest.importorskip("confluent_kafka.admin")
 pytestmark = pytest.mark.timeout(60)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("localhost", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    data = tmp_path_factory.mktemp("data")
-    port = _free_port()
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "kafkacore.cli",
-            "server-start",
-            "--override",
-            f"listeners=PLAINTEXT://localhost:{port}",
-            "--override",
-            f"log.dirs={data}",
-            "--override",
-            "node.id=1",
-        ],
-        stderr=subprocess.PIPE,
-        text=True,
-        env=os.environ.copy(),
-    )
-    assert proc.stderr is not None
-    deadline = time.monotonic() + 20
-    for line in proc.stderr:
-        if "[KafkaServer id=1] started" in line or time.monotonic() > deadline:
-            break
+    b = Broker(tmp_path_factory.mktemp("data")).start()
     try:
-        yield f"localhost:{port}"
+        yield b.bootstrap
     finally:
-        proc.terminate()
-        assert proc.wait(15) == 0
-        assert (data / ".kafka_cleanshutdown").exists()
+        b.stop()
+        assert (b.data / ".kafka_cleanshutdown").exists()
 
 
 def _consume(bootstrap: str, topic: str, count: int) -> list[object]:

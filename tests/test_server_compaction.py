@@ -3,15 +3,13 @@ keeps the latest value per key in the rolled segments, read back by a real clien
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from brokers import Broker
 
 ck = pytest.importorskip("confluent_kafka")
 admin_mod = pytest.importorskip("confluent_kafka.admin")
@@ -19,42 +17,13 @@ admin_mod = pytest.importorskip("confluent_kafka.admin")
 pytestmark = pytest.mark.timeout(90)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("localhost", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    data = tmp_path_factory.mktemp("data")
-    port = _free_port()
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "kafkacore.cli",
-            "server-start",
-            "--override",
-            f"listeners=PLAINTEXT://localhost:{port}",
-            "--override",
-            f"log.dirs={data}",
-            "--override",
-            "log.cleaner.backoff.ms=200",
-        ],
-        stderr=subprocess.PIPE,
-        text=True,
-        env=os.environ.copy(),
-    )
-    assert proc.stderr is not None
-    for line in proc.stderr:
-        if "started" in line and "KafkaServer" in line:
-            break
+    b = Broker(tmp_path_factory.mktemp("data"), ["log.cleaner.backoff.ms=200"]).start()
     try:
-        yield f"localhost:{port}", data
+        yield b.bootstrap, b.data
     finally:
-        proc.terminate()
-        assert proc.wait(20) == 0
+        b.stop()
 
 
 def _read_all(bootstrap: str, topic: str) -> list[tuple[int, bytes, bytes | None]]:
