@@ -1,0 +1,121 @@
+"""Consumer groups with a real client (confluent-kafka / librdkafka) against a broker
+subprocess: partitions split between members without overlap, a leaving member's
+partitions move, and committed offsets resume exactly after a broker restart."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from brokers import Broker
+
+ck = pytest.importorskip("confluent_kafka")
+admin_mod = pytest.importorskip("confluent_kafka.admin")
+
+pytestmark = pytest.mark.timeout(120)
+
+OVERRIDES = ["group.initial.rebalance.delay.ms=0", "group.min.session.timeout.ms=1000"]
+
+
+@pytest.fixture(scope="module")
+def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
+    b = Broker(tmp_path_factory.mktemp("data"), OVERRIDES).start()
+    try:
+        yield b
+    finally:
+        b.stop()
+
+
+def _topic(broker: Broker, name: str, partitions: int, records: int) -> None:
+    admin = admin_mod.AdminClient({"bootstrap.servers": broker.bootstrap})
+    admin.create_topics([admin_mod.NewTopic(name, partitions, 1)])[name].result(10)
+    producer = ck.Producer({"bootstrap.servers": broker.bootstrap})
+    for i in range(records):
+        producer.produce(name, key=b"%d" % i, value=b"v%d" % i, partition=i % partitions)
+    assert producer.flush(10) == 0
+
+
+def _consumer(broker: Broker, group: str, name: str) -> Any:
+    return ck.Consumer(
+        {
+            "bootstrap.servers": broker.bootstrap,
+            "group.id": group,
+            "client.id": name,
+            "auto.offset.reset": "earliest",
+            "enable.auto.commit": False,
+            "session.timeout.ms": 6000,
+            "heartbeat.interval.ms": 500,
+        }
+    )
+
+
+def _poll_until(consumers: list[Any], done: Any, seconds: float = 30) -> dict[int, list[Any]]:
+    got: dict[int, list[Any]] = {i: [] for i in range(len(consumers))}
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and not done(consumers, got):
+        for i, c in enumerate(consumers):
+            msg = c.poll(0.1)
+            if msg is not None and not msg.error():
+                got[i].append(msg)
+    return got
+
+
+def _assigned(c: Any) -> set[int]:
+    return {tp.partition for tp in c.assignment()}
+
+
+def test_members_split_partitions_and_take_over_on_leave(broker: Broker) -> None:
+    _topic(broker, "split", 6, 60)
+    a, b = _consumer(broker, "split-group", "a"), _consumer(broker, "split-group", "b")
+    a.subscribe(["split"])
+    b.subscribe(["split"])
+
+    def both_assigned(cs: list[Any], _: Any) -> bool:
+        return all(_assigned(c) for c in cs) and len(_assigned(cs[0]) | _assigned(cs[1])) == 6
+
+    _poll_until([a, b], both_assigned)
+    parts_a, parts_b = _assigned(a), _assigned(b)
+    assert parts_a and parts_b and not parts_a & parts_b
+    assert parts_a | parts_b == set(range(6))
+
+    b.close()  # LeaveGroup: its partitions move to a
+
+    def a_has_all(cs: list[Any], _: Any) -> bool:
+        return _assigned(cs[0]) == set(range(6))
+
+    _poll_until([a], a_has_all)
+    assert _assigned(a) == set(range(6))
+    a.close()
+
+
+def test_committed_offsets_resume_after_broker_restart(broker: Broker) -> None:
+    _topic(broker, "resume", 3, 90)
+    c = _consumer(broker, "resume-group", "first")
+    c.subscribe(["resume"])
+    got = _poll_until([c], lambda _cs, g: len(g[0]) >= 90)[0]
+    assert sorted((m.partition(), m.offset()) for m in got) == sorted(
+        (p, o) for p in range(3) for o in range(30)
+    )
+    c.commit(asynchronous=False)
+    c.close()
+
+    broker.restart()
+    producer = ck.Producer({"bootstrap.servers": broker.bootstrap})
+    for i in range(9):
+        producer.produce("resume", value=b"new%d" % i, partition=i % 3)
+    assert producer.flush(10) == 0
+
+    c = _consumer(broker, "resume-group", "second")
+    c.subscribe(["resume"])
+    got = _poll_until([c], lambda _cs, g: len(g[0]) >= 9, seconds=20)[0]
+    time.sleep(0.5)
+    extra = c.poll(0.5)
+    c.close()
+    assert extra is None or extra.error()
+    assert sorted(m.value() for m in got) == [b"new%d" % i for i in range(9)]
+    assert sorted((m.partition(), m.offset()) for m in got) == sorted(
+        (p, o) for p in range(3) for o in range(30, 33)
+    )
