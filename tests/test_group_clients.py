@@ -35,7 +35,7 @@ def _topic(broker: Broker, name: str, partitions: int, records: int) -> None:
     producer = ck.Producer({"bootstrap.servers": broker.bootstrap})
     for i in range(records):
         producer.produce(name, key=b"%d" % i, value=b"v%d" % i, partition=i % partitions)
-    assert producer.flush(10) == 0
+    assert producer.flush(30) == 0
 
 
 def _consumer(broker: Broker, group: str, name: str) -> Any:
@@ -69,26 +69,34 @@ def _assigned(c: Any) -> set[int]:
 
 def test_members_split_partitions_and_take_over_on_leave(broker: Broker) -> None:
     _topic(broker, "split", 6, 60)
-    a, b = _consumer(broker, "split-group", "a"), _consumer(broker, "split-group", "b")
-    a.subscribe(["split"])
-    b.subscribe(["split"])
+    members = [_consumer(broker, "split-group", name) for name in ("a", "b", "c")]
+    for c in members:
+        c.subscribe(["split"])
 
-    def both_assigned(cs: list[Any], _: Any) -> bool:
-        return all(_assigned(c) for c in cs) and len(_assigned(cs[0]) | _assigned(cs[1])) == 6
+    def all_assigned(cs: list[Any], _: Any) -> bool:
+        parts = [_assigned(c) for c in cs]
+        return all(parts) and sum(len(p) for p in parts) == 6
 
-    _poll_until([a, b], both_assigned)
-    parts_a, parts_b = _assigned(a), _assigned(b)
-    assert parts_a and parts_b and not parts_a & parts_b
-    assert parts_a | parts_b == set(range(6))
+    got = _poll_until(members, all_assigned)
+    parts = [_assigned(c) for c in members]
+    assert all(parts), parts
+    assert sum(len(p) for p in parts) == 6 and set().union(*parts) == set(range(6)), parts
+    # within this generation no partition was consumed by two members
+    owners = {m.partition(): i for i, msgs in got.items() for m in msgs}
+    assert all(owners[p] == i for i, msgs in got.items() for m in msgs for p in [m.partition()])
 
-    b.close()  # LeaveGroup: its partitions move to a
+    members.pop().close()  # LeaveGroup: its partitions move to the others
 
-    def a_has_all(cs: list[Any], _: Any) -> bool:
-        return _assigned(cs[0]) == set(range(6))
+    def two_have_all(cs: list[Any], _: Any) -> bool:
+        ps = [_assigned(c) for c in cs]
+        return all(ps) and set().union(*ps) == set(range(6)) and sum(len(p) for p in ps) == 6
 
-    _poll_until([a], a_has_all)
-    assert _assigned(a) == set(range(6))
-    a.close()
+    _poll_until(members, two_have_all)
+    parts = [_assigned(c) for c in members]
+    assert all(parts) and set().union(*parts) == set(range(6)), parts
+    assert not parts[0] & parts[1]
+    for c in members:
+        c.close()
 
 
 def test_committed_offsets_resume_after_broker_restart(broker: Broker) -> None:
@@ -106,7 +114,7 @@ def test_committed_offsets_resume_after_broker_restart(broker: Broker) -> None:
     producer = ck.Producer({"bootstrap.servers": broker.bootstrap})
     for i in range(9):
         producer.produce("resume", value=b"new%d" % i, partition=i % 3)
-    assert producer.flush(10) == 0
+    assert producer.flush(30) == 0
 
     c = _consumer(broker, "resume-group", "second")
     c.subscribe(["resume"])
