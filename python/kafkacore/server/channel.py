@@ -41,6 +41,7 @@ from kafkacore.server.handlers import (
     error_response,
     unimplemented_response,
 )
+from kafkacore.server.handlers.context import CLIENT_HOST
 from kafkacore.server.network import CLOSE, NO_RESPONSE, ConnectionInfo, Outcome, Part
 
 __all__ = ["RequestChannel", "encode_response_parts"]
@@ -82,6 +83,7 @@ class RequestChannel:
             header, request = decode_request(frame)
         except ProtocolError as exc:
             return self._refuse(exc, connection)
+        CLIENT_HOST.set(connection.peer_host)
         try:
             response = HANDLERS.get(header.api_key, _unimplemented)(self.context, header, request)
             if inspect.isawaitable(response):

@@ -7,7 +7,7 @@ from typing import Any
 
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode, RequestHeader
 from kafkacore.server.group.coordinator import GroupCoordinator
-from kafkacore.server.handlers.context import BrokerContext
+from kafkacore.server.handlers.context import CLIENT_HOST, BrokerContext
 
 __all__ = ["GROUP_HANDLERS"]
 
@@ -29,7 +29,7 @@ async def handle_join_group(ctx: BrokerContext, header: RequestHeader, request: 
         request.member_id,
         request.group_instance_id,
         header.client_id or "",
-        "/127.0.0.1",
+        "/" + CLIENT_HOST.get(),
         request.session_timeout_ms,
         request.rebalance_timeout_ms if header.api_version >= 1 else -1,
         request.protocol_type,
