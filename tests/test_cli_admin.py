@@ -1,6 +1,5 @@
-"""The admin command line (``kafkacore topics|configs|console-*|get-offsets|delete-records``)
-against a broker subprocess: Kafka's output layout and exit codes. consumer-groups is not
-tested: the broker has no group coordinator yet."""
+"""The admin command line (``kafkacore topics|configs|console-*|get-offsets|delete-records|
+consumer-groups``) against a broker subprocess: Kafka's output layout and exit codes."""
 
 from __future__ import annotations
 
@@ -8,8 +7,10 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -234,3 +235,222 @@ def test_console_and_offsets(broker: str, tmp_path: Path) -> None:
     spec.write_text("{not json")
     r = kc("delete-records", *b, "--offset-json-file", str(spec))
     assert r.returncode == 1 and "expected format" in r.stderr
+
+
+@pytest.fixture(scope="module")
+def group_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    b = Broker(tmp_path_factory.mktemp("groups"), ["group.initial.rebalance.delay.ms=0"]).start()
+    try:
+        yield b.bootstrap
+    finally:
+        b.stop()
+
+
+def _group_consumer(bootstrap: str, group: str, topic: str, count: int) -> Any:
+    """A subscribed member of ``group`` that consumed and committed ``count`` records."""
+    from confluent_kafka import Consumer
+
+    c = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": group,
+            "client.id": "cg-client",
+            "auto.offset.reset": "earliest",
+            "enable.auto.commit": False,
+        }
+    )
+    c.subscribe([topic])
+    seen = 0
+    deadline = time.monotonic() + 20
+    while seen < count:
+        assert time.monotonic() < deadline, f"consumed {seen} of {count}"
+        m = c.poll(0.5)
+        if m is not None and m.error() is None:
+            seen += 1
+    c.commit(asynchronous=False)
+    return c
+
+
+def _rows(stdout: str) -> list[list[str]]:
+    return [line.split() for line in stdout.splitlines() if line.strip()]
+
+
+def test_consumer_groups(group_broker: str) -> None:
+    from confluent_kafka import Producer
+
+    b = ["--bootstrap-server", group_broker]
+    cg = ["consumer-groups", *b]
+    assert kc("topics", *b, "--create", "--topic", "cgt", "--partitions", "2").returncode == 0
+    p = Producer({"bootstrap.servers": group_broker})
+    for i in range(10):
+        p.produce("cgt", str(i).encode(), partition=i % 2)
+    assert p.flush(10) == 0
+    consumer = _group_consumer(group_broker, "g", "cgt", 10)
+    try:
+        r = kc(*cg, "--list")
+        assert (r.returncode, r.stdout) == (0, "g\n"), r.stderr
+        r = kc(*cg, "--list", "--state")
+        assert _rows(r.stdout) == [["GROUP", "STATE"], ["g", "Stable"]]
+        assert _rows(kc(*cg, "--list", "--state", "Empty").stdout) == [["GROUP", "STATE"]]
+
+        r = kc(*cg, "--describe", "--group", "g")
+        assert r.returncode == 0, r.stderr
+        rows = _rows(r.stdout)
+        assert rows[0] == [
+            "GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG",
+            "CONSUMER-ID", "HOST", "CLIENT-ID",
+        ]  # fmt: skip
+        assert [row[:6] for row in rows[1:]] == [
+            ["g", "cgt", "0", "5", "5", "0"],
+            ["g", "cgt", "1", "5", "5", "0"],
+        ]
+        member = rows[1][6]
+        assert member.startswith("cg-client-")
+        assert rows[1][7].startswith("/") and rows[1][8] == "cg-client"
+        r = kc(*cg, "--describe", "--group", "g", "--members")
+        assert _rows(r.stdout) == [
+            ["GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS"],
+            ["g", member, rows[1][7], "cg-client", "2"],
+        ]
+        r = kc(*cg, "--describe", "--group", "g", "--state")
+        assert _rows(r.stdout) == [
+            ["GROUP", "COORDINATOR", "(ID)", "ASSIGNMENT-STRATEGY", "STATE", "#MEMBERS"],
+            ["g", group_broker, "(1)", "range", "Stable", "1"],
+        ]
+
+        # An active member: the group cannot be deleted, nor its topic's offsets.
+        r = kc(*cg, "--delete", "--group", "g")
+        assert r.returncode == 1
+        assert r.stderr == "Error: Deletion of some consumer groups failed:\n"
+        assert r.stdout == (
+            "* Group 'g' could not be deleted due to: "
+            "org.apache.kafka.common.errors.GroupNotEmptyException: The group is not empty.\n"
+        )
+        r = kc(*cg, "--delete-offsets", "--group", "g", "--topic", "cgt")
+        assert r.returncode == 1
+        assert "Encounter some partition level error" in r.stderr
+        assert "actively subscribed to the topic" in r.stdout
+    finally:
+        consumer.close()
+
+    r = kc(*cg, "--list", "--state")
+    assert _rows(r.stdout) == [["GROUP", "STATE"], ["g", "Empty"]]
+    r = kc(*cg, "--describe", "--group", "g")
+    assert r.returncode == 0
+    assert r.stderr == "\nConsumer group 'g' has no active members.\n"
+    assert [row[3:] for row in _rows(r.stdout)[1:]] == [["5", "5", "0", "-", "-", "-"]] * 2
+    r = kc(*cg, "--describe", "--group", "g", "--members")
+    assert (r.returncode, r.stdout) == (0, "")
+    assert "Consumer group 'g' has no active members." in r.stderr
+
+    # --reset-offsets: every specification as a dry run (prints the plan, changes nothing).
+    reset = [*cg, "--reset-offsets", "--group", "g", "--topic", "cgt"]
+    plans = {
+        "--to-earliest": "0",
+        "--to-latest": "5",
+        "--to-offset=3": "3",
+        "--shift-by=-2": "3",
+        "--to-datetime=2000-01-01T00:00:00.000": "0",
+        "--by-duration=P1D": "0",
+        "--to-current": "5",
+    }
+    for spec, offset in plans.items():
+        r = kc(*reset, spec, "--dry-run")
+        assert r.returncode == 0, (spec, r.stderr)
+        assert _rows(r.stdout) == [
+            ["GROUP", "TOPIC", "PARTITION", "NEW-OFFSET"],
+            ["g", "cgt", "0", offset],
+            ["g", "cgt", "1", offset],
+        ], spec
+
+    def current() -> list[str]:
+        return [row[3] for row in _rows(kc(*cg, "--describe", "--group", "g").stdout)[1:]]
+
+    assert current() == ["5", "5"]
+    r = kc(*reset, "--to-earliest")  # neither --dry-run nor --execute: a warned dry run
+    assert r.stdout.startswith("WARN: No action will be performed")
+    assert current() == ["5", "5"]
+    for spec, expected in [
+        ("--to-earliest", "0"),
+        ("--shift-by=2", "2"),
+        ("--to-offset=4", "4"),
+        ("--to-latest", "5"),
+        ("--to-datetime=2000-01-01T00:00:00.000", "0"),
+    ]:
+        r = kc(*reset, spec, "--execute")
+        assert r.returncode == 0, (spec, r.stderr)
+        assert current() == [expected, expected], spec
+    r = kc(*cg, "--reset-offsets", "--group", "g", "--all-topics", "--to-offset", "1", "--export")
+    assert (r.returncode, r.stdout) == (0, "cgt,0,1\ncgt,1,1\n")
+    assert current() == ["0", "0"]
+
+    r = kc(*cg, "--delete-offsets", "--group", "g", "--topic", "cgt:0")
+    assert r.returncode == 0, r.stderr
+    assert _rows(r.stdout) == [
+        ["Request", "succeed", "for", "deleting", "offsets", "with", "topic", "cgt", "group", "g"],
+        ["TOPIC", "PARTITION", "STATUS"],
+        ["cgt", "0", "Successful"],
+    ]
+    assert [row[2] for row in _rows(kc(*cg, "--describe", "--group", "g").stdout)[1:]] == ["1"]
+
+    r = kc(*cg, "--delete", "--group", "g")
+    assert (r.returncode, r.stdout) == (
+        0,
+        "Deletion of requested consumer groups ('g') was successful.\n",
+    )
+    assert kc(*cg, "--list").stdout == ""
+    r = kc(*cg, "--delete", "--group", "g")
+    assert r.returncode == 1
+    assert "GroupIdNotFoundException: The group id does not exist." in r.stdout
+
+
+def test_consumer_groups_errors(group_broker: str) -> None:
+    cg = ["consumer-groups", "--bootstrap-server", group_broker]
+    r = kc(*cg, "--describe", "--group", "missing")
+    assert (r.returncode, r.stdout) == (1, "")
+    assert r.stderr == "Error: Consumer group 'missing' does not exist.\n"
+    r = kc(*cg, "--describe")
+    assert r.returncode == 1
+    assert (
+        r.stderr == "kafkacore consumer-groups: error: Option --group or --all-groups is required\n"
+    )
+    r = kc(*cg, "--list", "--describe", "--group", "g")
+    assert r.returncode == 1
+    assert "not allowed with argument --list" in r.stderr
+    r = kc(*cg, "--group", "g")
+    assert r.returncode == 1
+    assert "Command must include exactly one action" in r.stderr
+    r = kc(*cg, "--reset-offsets", "--group", "g", "--topic", "t")
+    assert r.returncode == 1
+    assert "One of the reset specifications must be defined" in r.stderr
+
+
+def test_consumer_groups_list_broker_errors(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """confluent-kafka reports a broker's ListGroups error in ``result.errors`` rather than
+    raising: the command prints it Kafka's way and fails instead of listing nothing."""
+    from concurrent.futures import Future
+    from types import SimpleNamespace
+
+    from confluent_kafka import KafkaError, KafkaException
+
+    from kafkacore.cli import consumer_groups, main
+
+    class FakeAdmin:
+        def list_consumer_groups(self, **_: Any) -> Future[Any]:
+            f: Future[Any] = Future()
+            error = KafkaException(KafkaError(KafkaError.COORDINATOR_NOT_AVAILABLE))
+            f.set_result(SimpleNamespace(valid=[], errors=[error]))
+            return f
+
+    monkeypatch.setattr(consumer_groups, "admin_client", lambda args: FakeAdmin())
+    for extra in ([], ["--state"]):
+        assert main(["consumer-groups", "--bootstrap-server", "x:1", "--list", *extra]) == 1
+        out, err = capsys.readouterr()
+        assert out == ""
+        assert err.startswith("Error: Executing consumer group command failed due to ")
+        assert "Coordinator not available" in err
+    code = main(["consumer-groups", "--bootstrap-server", "x:1", "--describe", "--all-groups"])
+    assert code == 1
+    assert "Coordinator not available" in capsys.readouterr().err

@@ -81,25 +81,33 @@ def run(args: argparse.Namespace) -> int:
     admin = admin_client(args)
     try:
         if args.list:
-            _list(admin, args)
-        elif args.describe:
-            _describe(admin, args)
-        elif args.delete:
-            _delete(admin, args)
-        elif args.delete_offsets:
-            _delete_offsets(admin, args)
-        else:
-            _reset(admin, args)
+            return _list(admin, args)
+        if args.describe:
+            return _describe(admin, args)
+        if args.delete:
+            return _delete(admin, args)
+        if args.delete_offsets:
+            return _delete_offsets(admin, args)
+        _reset(admin, args)
     except BrokerError as exc:
         sys.stderr.write(f"Error: Executing consumer group command failed due to {exc}\n")
         return 1
     return 0
 
 
+def _listed(admin: Any) -> list[Any]:
+    """The groups of every broker; a broker's error (in ``result.errors``, not raised by
+    confluent-kafka) fails the command like Kafka's ``listConsumerGroups``."""
+    result = wait(admin.list_consumer_groups(request_timeout=30))
+    errors = list(getattr(result, "errors", None) or [])
+    if errors:
+        raise BrokerError("; ".join(error_text(e) for e in errors))
+    return sorted(result.valid, key=lambda g: g.group_id)
+
+
 def _groups(admin: Any, args: argparse.Namespace) -> list[str]:
     if args.all_groups:
-        result = wait(admin.list_consumer_groups(request_timeout=30))
-        return sorted(g.group_id for g in result.valid)
+        return [g.group_id for g in _listed(admin)]
     return list(args.group)
 
 
@@ -111,13 +119,12 @@ def _state_name(state: Any) -> str:
     }.get(name, name.title())
 
 
-def _list(admin: Any, args: argparse.Namespace) -> None:
-    result = wait(admin.list_consumer_groups(request_timeout=30))
-    groups = sorted(result.valid, key=lambda g: g.group_id)
+def _list(admin: Any, args: argparse.Namespace) -> int:
+    groups = _listed(admin)
     if args.state is None:
         for g in groups:
             print(g.group_id)
-        return
+        return 0
     wanted = {s.strip().lower() for s in args.state.split(",") if s.strip()}
     rows = [
         (g.group_id, _state_name(g.state))
@@ -125,6 +132,7 @@ def _list(admin: Any, args: argparse.Namespace) -> None:
         if not wanted or _state_name(g.state).lower() in wanted
     ]
     _table(["GROUP", "STATE"], [list(r) for r in rows])
+    return 0
 
 
 def _table(headers: list[str], rows: list[list[str]]) -> None:
@@ -165,13 +173,19 @@ def _end_offsets(admin: Any, tps: list[Any], spec: Any = None) -> dict[tuple[str
     return {(tp.topic, tp.partition): int(wait(f).offset) for tp, f in futures.items()}
 
 
-def _describe(admin: Any, args: argparse.Namespace) -> None:
+def _describe(admin: Any, args: argparse.Namespace) -> int:
     groups = _groups(admin, args)
     descriptions = admin.describe_consumer_groups(groups, request_timeout=30)
+    status = 0
     for group in groups:
         desc = wait(descriptions[group])
         state = _state_name(desc.state)
-        print()
+        if state in ("Dead", "Unknown") and not desc.members and not _committed(admin, group):
+            sys.stderr.write(f"Error: Consumer group '{group}' does not exist.\n")
+            status = 1
+            continue
+        if not (args.members and args.state is None and not desc.members):
+            print()
         if args.state is not None:
             coord = desc.coordinator
             _table(
@@ -191,7 +205,7 @@ def _describe(admin: Any, args: argparse.Namespace) -> None:
             rows = [
                 [
                     group,
-                    m.consumer_id,
+                    m.member_id,
                     "/" + m.host.lstrip("/"),
                     m.client_id,
                     str(len(m.assignment.topic_partitions) if m.assignment else 0),
@@ -199,7 +213,8 @@ def _describe(admin: Any, args: argparse.Namespace) -> None:
                 for m in desc.members
             ]
             if not rows:
-                print(f"Consumer group '{group}' has no active members.")
+                sys.stderr.write(f"\nConsumer group '{group}' has no active members.\n")
+                continue
             _table(["GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS"], rows)
             continue
         owner: dict[tuple[str, int], Any] = {}
@@ -216,7 +231,7 @@ def _describe(admin: Any, args: argparse.Namespace) -> None:
 
         ends = _end_offsets(admin, [TopicPartition(t, p) for t, p in keys])
         if not desc.members:
-            print(f"Consumer group '{group}' has no active members.")
+            sys.stderr.write(f"\nConsumer group '{group}' has no active members.\n")
         rows = []
         for (topic, partition), offset in sorted(keys.items()):
             end = ends.get((topic, partition), -1)
@@ -229,7 +244,7 @@ def _describe(admin: Any, args: argparse.Namespace) -> None:
                     str(offset) if offset >= 0 else "-",
                     str(end) if end >= 0 else "-",
                     str(end - offset) if offset >= 0 and end >= 0 else "-",
-                    m.consumer_id if m else "-",
+                    m.member_id if m else "-",
                     ("/" + m.host.lstrip("/")) if m else "-",
                     m.client_id if m else "-",
                 ]
@@ -248,27 +263,50 @@ def _describe(admin: Any, args: argparse.Namespace) -> None:
             ],
             rows,
         )
+    return status
 
 
-def _delete(admin: Any, args: argparse.Namespace) -> None:
+# Kafka's exception text for the group errors a delete commonly meets.
+_KAFKA_ERRORS = {
+    "GROUP_ID_NOT_FOUND": "org.apache.kafka.common.errors.GroupIdNotFoundException: The group id does not exist.",
+    "NON_EMPTY_GROUP": "org.apache.kafka.common.errors.GroupNotEmptyException: The group is not empty.",
+    "GROUP_SUBSCRIBED_TO_TOPIC": "The consumer group is actively subscribed to the topic.",
+    "UNKNOWN_TOPIC_OR_PARTITION": "This server does not host this topic-partition.",
+}
+
+
+def _kafka_error(exc: BaseException) -> str:
+    err = exc.args[0] if exc.args else None
+    name = str(getattr(err, "name", lambda: "")()) if callable(getattr(err, "name", None)) else ""
+    return _KAFKA_ERRORS.get(name, error_text(exc))
+
+
+def _delete(admin: Any, args: argparse.Namespace) -> int:
     groups = _groups(admin, args)
     futures = admin.delete_consumer_groups(groups, request_timeout=30)
-    failed: list[str] = []
+    failed: dict[str, str] = {}
     for group in groups:
         try:
-            wait(futures[group])
-        except BrokerError as exc:
-            failed.append(f"Group '{group}' could not be deleted due to: {exc}")
+            futures[group].result()
+        except Exception as exc:  # confluent_kafka.KafkaException
+            failed[group] = _kafka_error(exc)
+    succeeded = [g for g in groups if g not in failed]
     if failed:
-        print("Deletion of some consumer groups failed:")
-        for line in failed:
-            print("* " + line)
-        raise BrokerError("; ".join(failed))
+        sys.stderr.write("Error: Deletion of some consumer groups failed:\n")
+        for group, reason in failed.items():
+            print(f"* Group '{group}' could not be deleted due to: {reason}")
+        if succeeded:
+            print(
+                "These consumer groups were deleted successfully: "
+                + ", ".join(f"'{g}'" for g in succeeded)
+            )
+        return 1
     print(
         "Deletion of requested consumer groups ("
         + ", ".join(f"'{g}'" for g in groups)
         + ") was successful."
     )
+    return 0
 
 
 def _topic_partitions(admin: Any, topics: list[str]) -> list[Any]:
@@ -294,22 +332,92 @@ def _topic_partitions(admin: Any, topics: list[str]) -> list[Any]:
     return out
 
 
-def _delete_offsets(admin: Any, args: argparse.Namespace) -> None:
-    from kafkacore.cli.topics import ck_module
+def _offset_delete_request(host: str, port: int, group: str, tps: list[Any]) -> Any:
+    """OffsetDelete (API 47) sent to the group's coordinator: confluent-kafka's AdminClient
+    has no ``delete_consumer_group_offsets`` (librdkafka's DeleteConsumerGroupOffsets is not
+    exposed), so the request is made with kafkacore's own protocol codec."""
+    import socket
+    import struct
 
-    ConsumerGroupTopicPartitions = ck_module("confluent_kafka").ConsumerGroupTopicPartitions
+    from kafkacore.protocol import APIS_BY_NAME, RequestHeader, decode_response, encode_request
+
+    api = APIS_BY_NAME["OffsetDelete"]
+    cls: Any = api.request.cls
+    by_topic: dict[str, list[int]] = {}
+    for tp in tps:
+        by_topic.setdefault(tp.topic, []).append(tp.partition)
+    request = cls(
+        group_id=group,
+        topics=[
+            cls.OffsetDeleteRequestTopic(
+                name=name,
+                partitions=[cls.OffsetDeleteRequestPartition(partition_index=p) for p in parts],
+            )
+            for name, parts in by_topic.items()
+        ],
+    )
+    frame = encode_request(RequestHeader(api.key, 0, 1, "kafkacore-consumer-groups"), request)
+    try:
+        with socket.create_connection((host, port), timeout=30) as sock:
+            sock.sendall(frame)
+            data = b""
+            size: int | None = None
+            while size is None or len(data) < size + 4:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    raise BrokerError("connection closed by the coordinator")
+                data += chunk
+                if size is None and len(data) >= 4:
+                    size = struct.unpack(">i", data[:4])[0]
+    except OSError as exc:
+        raise BrokerError(f"coordinator {host}:{port}: {exc}") from None
+    assert size is not None
+    return decode_response(data[4 : 4 + size], api.key, 0)[1]
+
+
+def _delete_offsets(admin: Any, args: argparse.Namespace) -> int:
+    from kafkacore.protocol import ErrorCode
 
     group = args.group[0]
     tps = _topic_partitions(admin, args.topic)
-    futures = admin.delete_consumer_group_offsets(
-        [ConsumerGroupTopicPartitions(group, tps)], request_timeout=30
-    )
-    wait(futures[group])
-    print("Request succeed for deleting offsets from group " + group + ".")
-    _table(
-        ["TOPIC", "PARTITION", "STATUS"],
-        [[tp.topic, str(tp.partition), "Successful"] for tp in tps],
-    )
+    desc = wait(admin.describe_consumer_groups([group], request_timeout=30)[group])
+    coord = desc.coordinator
+    response = _offset_delete_request(coord.host, coord.port, group, tps)
+    errors = {
+        (t.name, p.partition_index): ErrorCode(p.error_code)
+        for t in response.topics
+        for p in t.partitions
+    }
+    # Like Kafka's AdminClient, a partition's error fails the whole request.
+    top = ErrorCode(response.error_code)
+    if top == ErrorCode.NONE:
+        top = next((c for c in errors.values() if c != ErrorCode.NONE), top)
+    topics = ", ".join(dict.fromkeys(tp.topic for tp in tps))
+    if top == ErrorCode.NONE:
+        print(f"Request succeed for deleting offsets with topic {topics} group {group}")
+    else:
+        message = {
+            "INVALID_GROUP_ID": f"'{group}' is not valid.",
+            "GROUP_ID_NOT_FOUND": f"'{group}' does not exist.",
+            "GROUP_AUTHORIZATION_FAILED": f"Access to '{group}' is not authorized.",
+            "NON_EMPTY_GROUP": f"Deleting offsets of a consumer group '{group}' is forbidden if the group is not empty.",
+            "GROUP_SUBSCRIBED_TO_TOPIC": "Encounter some partition level error, see the follow-up details:",
+            "TOPIC_AUTHORIZATION_FAILED": "Encounter some partition level error, see the follow-up details:",
+            "UNKNOWN_TOPIC_OR_PARTITION": "Encounter some partition level error, see the follow-up details:",
+        }.get(top.name, f"Encounter some unknown error: {top.name}")
+        sys.stderr.write(f"Error: {message}\n")
+    rows = []
+    for tp in tps:
+        code = errors.get((tp.topic, tp.partition), top)
+        status = (
+            "Successful"
+            if code == ErrorCode.NONE
+            else "Error: " + _KAFKA_ERRORS.get(code.name, code.name)
+        )
+        rows.append([tp.topic, str(tp.partition), status])
+    if top == ErrorCode.NONE or errors:
+        _table(["TOPIC", "PARTITION", "STATUS"], rows)
+    return 0 if top == ErrorCode.NONE else 1
 
 
 def _parse_duration(text: str) -> int:
