@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from kafkacore.config import BrokerConfig
@@ -28,6 +30,7 @@ from kafkacore.tools import offsets_records as recs
 __all__ = ["GroupCoordinator", "JoinResult"]
 
 JoinResult = tuple[int, int, str | None, str | None, str, list[tuple[str, str | None, bytes]]]
+logger = logging.getLogger("kafkacore.server.group")
 
 
 def _now_ms() -> int:
@@ -35,16 +38,25 @@ def _now_ms() -> int:
 
 
 class GroupCoordinator:
-    def __init__(self, config: BrokerConfig, replicas: ReplicaManager) -> None:
+    def __init__(
+        self,
+        config: BrokerConfig,
+        replicas: ReplicaManager,
+        clock: Callable[[], int] = _now_ms,
+    ) -> None:
         self.config = config
         self.groups: dict[str, Group] = {}
         self.topic = OffsetsTopic(replicas)
+        self.clock = clock
+        """Wall-clock milliseconds for commit/state timestamps and offset expiry."""
         self._sweeper: asyncio.Task[None] | None = None
+        self._expirer: asyncio.Task[None] | None = None
 
     # -- lifecycle -------------------------------------------------------------------------
 
     def load(self) -> None:
         """Restore groups and offsets from ``__consumer_offsets`` (synchronous)."""
+        with_metadata: set[str] = set()
         for key, value in self.topic.read_all():
             if isinstance(key, recs.OffsetCommitKey):
                 group = self.groups.get(key.group)
@@ -60,7 +72,9 @@ class GroupCoordinator:
             elif isinstance(key, recs.GroupMetadataKey):
                 if value is None:
                     self.groups.pop(key.group, None)
+                    with_metadata.discard(key.group)
                     continue
+                with_metadata.add(key.group)
                 g = recs.decode_group_metadata_value(value)
                 group = self.groups.setdefault(key.group, Group(key.group))
                 group.protocol_type, group.generation = g.protocol_type, g.generation
@@ -69,12 +83,18 @@ class GroupCoordinator:
                 # members must rejoin; their generation is kept so commits are checked
                 group.members.clear()
                 group.state = EMPTY
+        # a group known only by offsets whose every offset was tombstoned is gone
+        for group_id in [g for g, v in self.groups.items() if not v.offsets]:
+            if group_id not in with_metadata:
+                del self.groups[group_id]
 
     def start(self) -> None:
-        self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
+        loop = asyncio.get_running_loop()
+        self._sweeper = loop.create_task(self._sweep())
+        self._expirer = loop.create_task(self._expire_periodically())
 
     async def stop(self) -> None:
-        tasks = [self._sweeper] + [g.rebalance for g in self.groups.values()]
+        tasks = [self._sweeper, self._expirer] + [g.rebalance for g in self.groups.values()]
         for task in tasks:
             if task is not None:
                 task.cancel()
@@ -93,6 +113,16 @@ class GroupCoordinator:
                     waiting = member.join_future is not None and not member.join_future.done()
                     if not waiting and member.deadline <= now:
                         self._remove_member(group, member)
+
+    async def _expire_periodically(self) -> None:
+        """Kafka's ``delete-expired-group-metadata`` task, every
+        ``offsets.retention.check.interval.ms``."""
+        while True:
+            await asyncio.sleep(self.config.offsets_retention_check_interval_ms / 1000)
+            try:
+                self.cleanup_expired()
+            except Exception:  # keep the task alive, as Kafka's scheduler does
+                logger.exception("Offset expiration failed")
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -185,7 +215,7 @@ class GroupCoordinator:
                 if m.instance_id is not None and group.static.get(m.instance_id) == m.member_id:
                     del group.static[m.instance_id]
         group.generation += 1
-        group.state_timestamp = _now_ms()
+        group.state_timestamp = self.clock()
         if not group.members:
             group.state, group.protocol, group.leader = EMPTY, None, None
             self._persist_group(group)
@@ -398,7 +428,7 @@ class GroupCoordinator:
             for m in group.members.values():
                 m.assignment = assignments.get(m.member_id, b"")
             group.state = STABLE
-            group.state_timestamp = _now_ms()
+            group.state_timestamp = self.clock()
             self._persist_group(group)
             for m in group.members.values():
                 if m.sync_future is not None and not m.sync_future.done():
@@ -474,7 +504,7 @@ class GroupCoordinator:
                 self._touch(member)
         if code or group is None:
             return [code] * len(offsets)
-        now = _now_ms()
+        now = self.clock()
         codes: list[int] = []
         records: list[tuple[bytes, bytes | None]] = []
         for topic, partition, offset, epoch, metadata in offsets:
@@ -493,23 +523,66 @@ class GroupCoordinator:
         self.topic.write(group_id, records)
         return codes
 
-    def _expire(self, group: Group) -> None:
-        """Drop offsets older than offsets.retention.minutes of an empty group."""
-        if group.members:
-            return
-        horizon = _now_ms() - self.config.offsets_retention_minutes * 60_000
-        stale = [tp for tp, o in group.offsets.items() if o.commit_timestamp < horizon]
-        for tp in stale:
-            del group.offsets[tp]
-        self.topic.write(
-            group.group_id, [(recs.offset_commit_key(group.group_id, *tp), None) for tp in stale]
-        )
+    def _expired_offsets(self, group: Group, now: int) -> list[tuple[str, int]]:
+        """GroupMetadata.removeExpiredOffsets: which offsets of ``group`` have expired."""
+        retention = self.config.offsets_retention_minutes * 60_000
+        subscribed: set[str] = set()
+        if group.protocol_type is None:
+            # a simple consumer's group: Kafka only stores its offsets
+            def base(o: Offset) -> int:
+                return o.commit_timestamp
+        elif group.state == EMPTY:
+            # retention runs from the time the group became empty
+            def base(o: Offset) -> int:
+                if group.state_timestamp >= 0:
+                    return group.state_timestamp
+                return o.commit_timestamp
+        elif group.protocol_type == "consumer" and group.state == STABLE:
+            topics = group.subscribed_topics()
+            if topics is None:
+                return []
+            subscribed = topics
+
+            def base(o: Offset) -> int:
+                return o.commit_timestamp
+        else:
+            return []
+        return [
+            tp
+            for tp, o in group.offsets.items()
+            if tp[0] not in subscribed and now - base(o) >= retention
+        ]
+
+    def cleanup_expired(self, now_ms: int | None = None) -> int:
+        """GroupMetadataManager.cleanupGroupMetadata: remove expired offsets (a tombstone
+        each in ``__consumer_offsets``) and delete Empty groups left without offsets (a
+        GroupMetadata tombstone if the group ever had a generation). Returns how many
+        offsets were removed."""
+        now = self.clock() if now_ms is None else now_ms
+        removed = 0
+        for group in list(self.groups.values()):
+            expired = self._expired_offsets(group, now)
+            for tp in expired:
+                del group.offsets[tp]
+            records: list[tuple[bytes, bytes | None]] = [
+                (recs.offset_commit_key(group.group_id, *tp), None) for tp in expired
+            ]
+            if group.state == EMPTY and not group.members and not group.offsets:
+                group.state = DEAD
+                if self.groups.get(group.group_id) is group:
+                    del self.groups[group.group_id]
+                    if group.generation > 0:
+                        records.append((recs.group_metadata_key(group.group_id), None))
+            self.topic.write(group.group_id, records)
+            removed += len(expired)
+        if removed:
+            logger.info("Removed %d expired offsets", removed)
+        return removed
 
     def fetch(self, group_id: str) -> dict[tuple[str, int], Offset]:
         group = self.groups.get(group_id)
         if group is None:
             return {}
-        self._expire(group)
         return group.offsets
 
     def delete_offsets(
