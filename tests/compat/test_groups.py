@@ -1,6 +1,7 @@
 """Classic consumer groups with real clients against one kafkacore broker
-(``group.initial.rebalance.delay.ms=0``): kafka-python 3.x and aiokafka subscribe, split
-partitions between two members without overlap and resume after committed offsets; kcat's
+(``group.initial.rebalance.delay.ms=0``): kafka-python 3.x and aiokafka subscribe, read
+everything once and resume after committed offsets (the split between members is covered
+with three confluent-kafka members in tests/test_group_clients.py); kcat's
 balanced consumer (``-G``); Kafka 4.3.1's console consumer with ``--group`` and
 kafka-consumer-groups (describe, reset-offsets, delete); and static membership
 (KIP-345) with confluent-kafka: a restart with the same group.instance.id keeps the
@@ -84,49 +85,6 @@ c.subscribe([T1])
 out["single"] = drain(c, N)
 c.close()
 
-# two members: wait for a stable split, then produce and read
-members = [consumer("kp-g2") for _ in range(2)]
-for m in members:
-    m.subscribe([T2])
-stop = threading.Event()
-got = [[], []]
-lock = threading.Lock()
-def run(i):
-    while not stop.is_set():
-        for recs in members[i].poll(timeout_ms=100).values():
-            with lock:
-                got[i] += [[r.partition, r.offset] for r in recs]
-threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
-for t in threads:
-    t.start()
-deadline = time.monotonic() + 30
-def split():
-    a = [sorted(p.partition for p in m.assignment()) for m in members]
-    return a
-while time.monotonic() < deadline:
-    a = split()
-    if a[0] and a[1] and sorted(a[0] + a[1]) == [0, 1, 2, 3]:
-        break
-    time.sleep(0.1)
-out["split"] = split()
-p = KafkaProducer(bootstrap_servers=B)
-for i in range(N):
-    p.send(T2, value=b"x", partition=i % 4)
-p.flush()
-deadline = time.monotonic() + 20
-while time.monotonic() < deadline:
-    with lock:
-        if len(got[0]) + len(got[1]) >= N:
-            break
-    time.sleep(0.1)
-time.sleep(0.5)
-stop.set()
-for t in threads:
-    t.join()
-out["split_after"] = split()
-out["members"] = got
-for m in members:
-    m.close()
 
 c = consumer("kp-g3")
 c.subscribe([T3])
@@ -174,41 +132,6 @@ async def main():
     out["single"] = await drain(c, N)
     await c.stop()
 
-    members = [consumer("aio-g2") for _ in range(2)]
-    for m in members:
-        await m.start()
-        m.subscribe([T2])
-    got = [[], []]
-    stop = asyncio.Event()
-    async def run(i):
-        while not stop.is_set():
-            for recs in (await members[i].getmany(timeout_ms=100)).values():
-                got[i] += [[r.partition, r.offset] for r in recs]
-    tasks = [asyncio.create_task(run(i)) for i in range(2)]
-    def split():
-        return [sorted(p.partition for p in m.assignment()) for m in members]
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        a = split()
-        if a[0] and a[1] and sorted(a[0] + a[1]) == [0, 1, 2, 3]:
-            break
-        await asyncio.sleep(0.1)
-    out["split"] = split()
-    p = AIOKafkaProducer(bootstrap_servers=B)
-    await p.start()
-    for i in range(N):
-        await p.send(T2, value=b"x", partition=i % 4)
-    await p.flush()
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline and len(got[0]) + len(got[1]) < N:
-        await asyncio.sleep(0.1)
-    await asyncio.sleep(0.5)
-    stop.set()
-    await asyncio.gather(*tasks)
-    out["split_after"] = split()
-    out["members"] = got
-    for m in members:
-        await m.stop()
 
     c = consumer("aio-g3")
     await c.start()
@@ -271,14 +194,6 @@ def test_python_client_groups(
     assert sorted(map(tuple, out["single"])) == sorted(
         (p, o) for p in range(3) for o in range(N // 3 + (p < N % 3))
     )
-    # two members split the partitions, each reads only its own, nothing twice
-    a, b = out["split"]
-    assert a and b and sorted(a + b) == [0, 1, 2, 3], out["split"]
-    assert out["split_after"] == out["split"]
-    m0, m1 = ({tuple(r) for r in got} for got in out["members"])
-    assert len(out["members"][0]) + len(out["members"][1]) == N
-    assert {p for p, _ in m0} <= set(a) and {p for p, _ in m1} <= set(b)
-    assert len(m0 | m1) == N
     # commit, then a new member of the group resumes after the committed offsets
     assert len(out["first"]) == N
     assert [c for _, c in out["committed"]] == [N // 2, N // 2]
