@@ -93,6 +93,7 @@ c.commit()
 out["committed"] = sorted(
     [tp.partition, c.committed(tp)] for tp in c.assignment())
 c.close()
+p = KafkaProducer(bootstrap_servers=B)
 for i in range(4):
     p.send(T3, value=b"new", partition=i % 2)
 p.flush()
@@ -140,6 +141,8 @@ async def main():
     await c.commit()
     out["committed"] = sorted([[tp.partition, await c.committed(tp)] for tp in c.assignment()])
     await c.stop()
+    p = AIOKafkaProducer(bootstrap_servers=B)
+    await p.start()
     for i in range(4):
         await p.send(T3, value=b"new", partition=i % 2)
     await p.flush()
