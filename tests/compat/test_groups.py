@@ -42,10 +42,29 @@ def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
         data, "group.initial.rebalance.delay.ms=0", "group.min.session.timeout.ms=1000"
     )
     try:
+        warm_coordinator(b)
         yield b
     finally:
         code = b.stop()
         assert code == 0, f"broker exited {code}:\n{b.log_text()[-4000:]}"
+
+
+def warm_coordinator(broker: Broker) -> None:
+    """The first FindCoordinator for a group creates ``__consumer_offsets``, as in Kafka,
+    before any client under test joins.
+
+    kafka-python 3.0.12 stalls for good (no heartbeat, no fetch) when its first SyncGroup
+    answer arrives while its own metadata request is still outstanding. That happened in CI
+    when the broker created the 50 offsets partitions lazily inside the first member's
+    join (reproduced with both cores busy); the broker now creates them on FindCoordinator
+    and this fixture makes sure of it before the clients run."""
+    admin = admin_mod.AdminClient({"bootstrap.servers": broker.bootstrap})
+    request = ck.ConsumerGroupTopicPartitions("warm-up")
+    admin.list_consumer_group_offsets([request])["warm-up"].result(30)
+    deadline = time.monotonic() + 30
+    while "__consumer_offsets" not in admin.list_topics(timeout=10).topics:
+        assert time.monotonic() < deadline, "__consumer_offsets was not created"
+        time.sleep(0.1)
 
 
 def make_topic(broker: Broker, name: str, partitions: int, records: int) -> None:
@@ -76,17 +95,23 @@ def drain(c, want, seconds=20):
     got = []
     deadline = time.monotonic() + seconds
     while len(got) < want and time.monotonic() < deadline:
-        for recs in c.poll(timeout_ms=200).values():
+        for recs in c.poll(timeout_ms=2000).values():
             got += [[r.partition, r.offset] for r in recs]
     return got
 
+# kafka-python 3.0.12 stops for good (no heartbeat, no fetch) when a poll() times out
+# while its SyncGroup is in flight; a second rebalance, caused by subscribing before the
+# topic's metadata is known, made that likely on a loaded machine. So: metadata first
+# (partitions_for_topic) and polls long enough to cover a join (they return on records).
 c = consumer("kp-g1")
+c.partitions_for_topic(T1)
 c.subscribe([T1])
 out["single"] = drain(c, N)
 c.close()
 
 
 c = consumer("kp-g3")
+c.partitions_for_topic(T3)
 c.subscribe([T3])
 first = drain(c, N)
 c.commit()
@@ -99,6 +124,7 @@ for i in range(4):
 p.flush()
 p.close()
 c = consumer("kp-g3")
+c.partitions_for_topic(T3)
 c.subscribe([T3])
 out["first"] = first
 out["resumed"] = drain(c, 4)

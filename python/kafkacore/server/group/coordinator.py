@@ -166,7 +166,7 @@ class GroupCoordinator:
         if group.leader == member.member_id:
             group.leader = next(iter(group.members), None)
         if group.state in (STABLE, COMPLETING):
-            self._prepare_rebalance(group)
+            self._prepare_rebalance(group, f"removing member {member.member_id}")
         elif group.state == PREPARING and group.joined is not None:
             group.joined.set()
 
@@ -174,7 +174,14 @@ class GroupCoordinator:
     def _join_error(code: int, member_id: str) -> JoinResult:
         return (code, -1, None, None, member_id, [])
 
-    def _prepare_rebalance(self, group: Group) -> None:
+    def _prepare_rebalance(self, group: Group, reason: str) -> None:
+        logger.info(
+            "Preparing to rebalance group %s in state %s with old generation %d (reason: %s)",
+            group.group_id,
+            group.state,
+            group.generation,
+            reason,
+        )
         for m in group.members.values():
             if m.sync_future is not None and not m.sync_future.done():
                 m.sync_future.set_result((ErrorCode.REBALANCE_IN_PROGRESS, b""))
@@ -224,6 +231,12 @@ class GroupCoordinator:
         if group.leader not in group.members:
             group.leader = next(iter(group.members))
         group.state = COMPLETING
+        logger.info(
+            "Stabilized group %s generation %d with %d members",
+            group.group_id,
+            group.generation,
+            len(group.members),
+        )
         all_members = [
             (m.member_id, m.instance_id, m.metadata_for(group.protocol))
             for m in group.members.values()
@@ -317,6 +330,14 @@ class GroupCoordinator:
                 new_id = f"{client_id}-{uuid.uuid4()}"
                 if version >= 4:
                     group.pending[new_id] = time.monotonic() + session_timeout / 1000
+                    logger.info(
+                        "Dynamic member with unknown member id joins group %s in %s state. "
+                        "Created a new member id %s and request the member to rejoin with "
+                        "this id.",
+                        group_id,
+                        group.state,
+                        new_id,
+                    )
                     return self._join_error(ErrorCode.MEMBER_ID_REQUIRED, new_id)
             else:
                 new_id = f"{instance_id}-{uuid.uuid4()}"
@@ -376,7 +397,7 @@ class GroupCoordinator:
         member.join_future = future
         self._touch(member)
         if group.state != PREPARING:
-            self._prepare_rebalance(group)
+            self._prepare_rebalance(group, f"member {member.member_id} joining")
         assert group.joined is not None
         group.joined.set()
         result: JoinResult = await future
@@ -425,6 +446,14 @@ class GroupCoordinator:
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         member.sync_future = future
         if member_id == group.leader:
+            logger.info(
+                "Assignment received from leader %s for group %s for generation %d. "
+                "The group has %d members.",
+                member_id,
+                group_id,
+                group.generation,
+                len(group.members),
+            )
             for m in group.members.values():
                 m.assignment = assignments.get(m.member_id, b"")
             group.state = STABLE

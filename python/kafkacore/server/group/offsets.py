@@ -31,7 +31,9 @@ class OffsetsTopic:
     def partition_for(self, group: str) -> int:
         return recs.partition_for_group(group, self.partitions)
 
-    def _log(self, partition: int) -> Log:
+    def ensure_created(self) -> None:
+        """Create ``__consumer_offsets`` if it does not exist yet (Kafka does this on the
+        first FindCoordinator for a group, before any member joins)."""
         if self.replicas.store.topic(OFFSETS_TOPIC) is None:
             configs = {
                 "cleanup.policy": "compact",
@@ -39,6 +41,9 @@ class OffsetsTopic:
                 "compression.type": "producer",
             }
             self.replicas.create_topic(OFFSETS_TOPIC, self.partitions, configs)
+
+    def _log(self, partition: int) -> Log:
+        self.ensure_created()
         log = self.replicas.get_log(OFFSETS_TOPIC, partition)
         assert log is not None
         return log

@@ -138,11 +138,16 @@ def handle_metadata(ctx: BrokerContext, header: RequestHeader, request: Any) -> 
 
 
 def handle_find_coordinator(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
-    """Group keys (type 0): this node, so group clients can connect (the group coordinator
-    comes later). Transaction keys (type 1): COORDINATOR_NOT_AVAILABLE (no transactions)."""
+    """Group keys (type 0): this node, the group coordinator; ``__consumer_offsets`` is
+    created on the first such request, as Kafka does, so that the first group member's
+    JoinGroup/SyncGroup are not held up by it. Transaction keys (type 1):
+    COORDINATOR_NOT_AVAILABLE (no transactions)."""
 
     def answer(key_type: int) -> tuple[int, str | None, int, str, int]:
         if key_type == 0:
+            coordinator = getattr(ctx, "group_coordinator", None)
+            if coordinator is not None:  # Kafka creates the offsets topic here
+                coordinator.topic.ensure_created()
             return ErrorCode.NONE, None, ctx.node_id, ctx.host, ctx.port
         code = ErrorCode.COORDINATOR_NOT_AVAILABLE if key_type == 1 else ErrorCode.INVALID_REQUEST
         return code, None, -1, "", -1
