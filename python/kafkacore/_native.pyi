@@ -441,3 +441,61 @@ def filter_batches(
     ``delete_retention_ms`` is negative (or a rebuild is refused by :func:`build_batch`);
     ``TypeError`` if ``key_map`` is not this backend's ``KeyMap``.
     """
+
+# ---------------------------------------------------------------------------------------
+# Columnar decoding (kafkacore.arrow wraps the buffers into pyarrow arrays) and Kafka's
+# key partitioner.
+
+BinaryColumn = tuple[bytes | None, bytes, bytes]
+HeadersColumn = tuple[bytes, bytes, bytes, bytes | None, bytes, bytes]
+ColumnsTuple = tuple[
+    int, int, BinaryColumn, BinaryColumn, bytes, bytes, bytes, HeadersColumn | None
+]
+
+def decode_columns(
+    data: bytes, start_offset: int, end_offset: int, include_headers: bool, /
+) -> ColumnsTuple:
+    """The records of the batches in ``data`` with ``start_offset <= offset < end_offset``,
+    as Arrow column buffers: ``(count, next_offset, keys, values, offsets, timestamps,
+    timestamp_types, headers)``.
+
+    ``data`` holds stored batches one after the other, as a Fetch response or a segment
+    file does: RecordBatch v2 (any codec) and legacy v0/v1 message sets. The walk:
+
+    * Fewer than 12 bytes left, or a declared size (length field + 12) beyond what is left:
+      the walk ends silently (a Fetch response may end in a partial batch). A length field
+      below 14 or a magic other than 0/1/2 is ``CorruptRecordError``.
+    * A v2 batch whose base offset is >= ``end_offset`` ends the walk (not validated).
+    * Every other batch is validated completely (:func:`validate_batch`,
+      :func:`legacy_records`): ``CorruptRecordError`` naming ``position N``, its byte
+      position in ``data`` (``UnsupportedCompressionError`` for zstd in a legacy message).
+    * Control batches give no rows; records with offset < ``start_offset`` are skipped; the
+      first record with offset >= ``end_offset`` ends the walk.
+
+    ``next_offset``: ``end_offset`` if the walk ended because of ``end_offset``; otherwise
+    ``max(start_offset, last offset of the last complete batch + 1)`` (v2: baseOffset +
+    lastOffsetDelta; legacy: the last inner offset), ``start_offset`` when there was none.
+
+    Columns, in Arrow's layout (little-endian):
+
+    * ``keys``, ``values``: ``(validity, offsets, data)``; validity is an LSB-first bitmap
+      (1 = valid) padded to whole bytes, ``None`` when no row is null; offsets are i32,
+      ``count + 1`` of them from 0.
+    * ``offsets``: i64 per row. ``timestamps``: i64 microseconds per row (ms * 1000,
+      wrapping as Java's long): the record's timestamp, the batch's maxTimestamp for a
+      LogAppendTime batch, the wrapper's timestamp for the inner messages of a LogAppendTime
+      v1 wrapper, -1 ms (-1000 us) for v0. ``timestamp_types``: i32 per row, 1 when the v2
+      batch (or the v1 message or wrapper) uses LogAppendTime, else 0.
+    * ``headers`` (``None`` unless ``include_headers``): ``(list_offsets, key_offsets,
+      key_data, value_validity, value_offsets, value_data)``: row i has the headers
+      ``list_offsets[i]..list_offsets[i+1]`` (i32, ``count + 1``); keys are UTF-8 (never
+      null), values binary with their validity (``None`` when no value is null). Legacy
+      rows have no headers.
+
+    ``ValueError`` if a binary column would exceed 2**31 - 1 bytes.
+    """
+
+def murmur2(data: bytes, /) -> int:
+    """Kafka's ``Utils.murmur2`` of ``data`` (MurmurHash2, seed ``0x9747b28c``), as the
+    signed 32-bit Java int. The Java client's partition of a keyed record is
+    ``(murmur2(key) & 0x7fffffff) % num_partitions``."""

@@ -13,15 +13,19 @@ Modules, one format each (the layouts are drawn in their docstrings):
 * :mod:`~kafkacore.pure.files` - segment file names
 * :mod:`~kafkacore.pure.segment` - one log segment
 * :mod:`~kafkacore.pure.cleaner` - compaction: the key -> offset map and the batch filter
+* :mod:`~kafkacore.pure.columns` - the records of a run of batches as Arrow buffers
+* :mod:`~kafkacore.pure.partitioner` - Kafka's murmur2 key hash
 """
 
 from __future__ import annotations
 
 from kafkacore.pure.batch import batch_header, batch_records, build_batch, validate_batch
 from kafkacore.pure.cleaner import KeyMap, filter_batches
+from kafkacore.pure.columns import decode_columns
 from kafkacore.pure.compression import compress, decompress
 from kafkacore.pure.crc import crc32, crc32c
 from kafkacore.pure.legacy import build_legacy, legacy_header, legacy_records
+from kafkacore.pure.partitioner import murmur2
 from kafkacore.pure.segment import Segment
 
 __all__ = [
@@ -34,9 +38,11 @@ __all__ = [
     "compress",
     "crc32",
     "crc32c",
+    "decode_columns",
     "decompress",
     "filter_batches",
     "legacy_header",
     "legacy_records",
+    "murmur2",
     "validate_batch",
 ]

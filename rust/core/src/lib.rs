@@ -10,16 +10,20 @@
 //! * [`index`] — `.index` and `.timeindex`: memory-mapped, preallocated, trimmed.
 //! * [`segment`] — one `.log` with its two indexes: append, read, lookups, recovery.
 //! * [`cleaner`] — compaction: the key -> offset map and the per-batch filter.
+//! * [`columns`] — the records of a run of batches as Arrow column buffers.
+//! * [`partitioner`] — Kafka's murmur2 key partitioner.
 //!
 //! Every function returns [`error::Result`]; nothing here panics on bad input.
 
 pub mod batch;
 pub mod cleaner;
+pub mod columns;
 pub mod compression;
 pub mod crc;
 pub mod error;
 pub mod index;
 pub mod legacy;
+pub mod partitioner;
 pub mod segment;
 pub mod shallow;
 pub mod varint;

@@ -13,6 +13,7 @@
 //! borrowed") instead of racing. Reading methods take a shared borrow and may overlap.
 
 mod cleaner;
+mod columns;
 
 use std::path::PathBuf;
 
@@ -660,6 +661,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(build_legacy, m)?)?;
     m.add_class::<PySegment>()?;
     cleaner::register(m)?;
+    columns::register(m)?;
     let py = m.py();
     for (name, expr) in TYPE_ALIASES {
         m.add(name, py.eval(expr, None, None)?)?;
