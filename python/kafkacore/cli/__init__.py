@@ -36,7 +36,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    from kafkacore.cli import configs, consumer_groups, dump_log, offsets, server, topics
+    from kafkacore.cli import configs, consumer_groups, dump_log, offsets, pipeline, server, topics
     from kafkacore.cli import console as console_cli
 
     parser = _Parser(
@@ -51,6 +51,7 @@ def _build_parser() -> argparse.ArgumentParser:
     console_cli.register(subparsers)
     offsets.register(subparsers)
     consumer_groups.register(subparsers)
+    pipeline.register(subparsers)
     return parser
 
 
