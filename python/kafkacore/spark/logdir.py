@@ -1,0 +1,343 @@
+"""A read-only view of a Kafka log directory, for reads without a broker.
+
+The files are Apache Kafka's (see :mod:`kafkacore.log.files`): ``<topic>-<partition>``
+directories of segments named by their 20-digit base offset, each a ``.log`` with a sparse
+``.index`` (8-byte entries: relative offset, position) and a ``.timeindex`` (12-byte
+entries: timestamp, relative offset), all big-endian. The directory's
+``replication-offset-checkpoint`` holds the high watermarks and
+``log-start-offset-checkpoint`` the log start offsets moved past a segment's base offset
+(retention by DeleteRecords).
+
+Nothing is ever written, created, recovered or truncated here: files are read with
+``pread`` (never memory-mapped, so a broker truncating a file cannot fault a reader), the
+active segment's preallocated index is read only up to its last written entry, and a torn
+batch at the end of a file ends the segment. Reads stop at the high watermark when the
+checkpoint names the partition (a running broker rewrites it every few seconds; a cleanly
+stopped one on shutdown), otherwise at the end of the log.
+
+Thread-safety: none needed; every call opens and closes its own files.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from kafkacore.log.files import (
+    DELETE_DIR_SUFFIX,
+    FUTURE_DIR_SUFFIX,
+    INDEX_FILE_SUFFIX,
+    LOG_FILE_SUFFIX,
+    LOG_START_OFFSET_CHECKPOINT_FILE,
+    REPLICATION_OFFSET_CHECKPOINT_FILE,
+    STRAY_DIR_SUFFIX,
+    TIME_INDEX_FILE_SUFFIX,
+    TopicPartition,
+    filename_prefix_from_offset,
+    log_dir_name,
+    parse_topic_partition_name,
+)
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+__all__ = ["LogDirectory"]
+
+# Batch framing common to every magic: offset (i64), size after these 12 bytes (i32); the
+# magic byte sits at 16. RecordBatch v2 keeps lastOffsetDelta (i32) at 23; a legacy
+# message's offset field already is its last offset.
+_LOG_OVERHEAD = 12
+_MAGIC_AT = 16
+_LAST_OFFSET_DELTA_AT = 23
+_V2_PREFIX = _LAST_OFFSET_DELTA_AT + 4
+_OFFSET_AND_SIZE = struct.Struct(">qi")
+_I32 = struct.Struct(">i")
+_INDEX_ENTRY = struct.Struct(">II")  # relative offset, position
+_TIME_ENTRY = struct.Struct(">qI")  # timestamp, relative offset
+
+DEFAULT_CHUNK_BYTES = 8 << 20
+
+
+def _read_checkpoint(path: str) -> dict[TopicPartition, int]:
+    """Entries of an offset checkpoint (``0``, count, ``topic partition offset`` lines);
+    ``{}`` when the file is missing or is being replaced."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except FileNotFoundError:
+        return {}
+    if len(lines) < 2 or lines[0].strip() != "0":
+        return {}
+    entries: dict[TopicPartition, int] = {}
+    for line in lines[2:]:
+        parts = line.split()
+        if len(parts) == 3:
+            entries[TopicPartition(parts[0], int(parts[1]))] = int(parts[2])
+    return entries
+
+
+class _Segment:
+    """One segment's ``.log`` and ``.index``, opened read-only for one read."""
+
+    def __init__(self, directory: str, base_offset: int) -> None:
+        self.base_offset = base_offset
+        prefix = os.path.join(directory, filename_prefix_from_offset(base_offset))
+        self._time_index_path = prefix + TIME_INDEX_FILE_SUFFIX
+        self.fd = os.open(prefix + LOG_FILE_SUFFIX, os.O_RDONLY)
+        try:
+            self.index_fd: int | None = os.open(prefix + INDEX_FILE_SUFFIX, os.O_RDONLY)
+        except FileNotFoundError:
+            self.index_fd = None
+        self.index_entries = self._count_index_entries()
+
+    def close(self) -> None:
+        os.close(self.fd)
+        if self.index_fd is not None:
+            os.close(self.index_fd)
+
+    def __enter__(self) -> _Segment:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def _index_entry(self, slot: int) -> tuple[int, int]:
+        assert self.index_fd is not None
+        raw = os.pread(self.index_fd, _INDEX_ENTRY.size, slot * _INDEX_ENTRY.size)
+        if len(raw) < _INDEX_ENTRY.size:
+            return 0, 0
+        relative, position = _INDEX_ENTRY.unpack(raw)
+        return relative, position
+
+    def _count_index_entries(self) -> int:
+        """Written entries: an active index is preallocated with zeros, and a written entry
+        never has position 0 (the first batch of a segment is never indexed)."""
+        if self.index_fd is None:
+            return 0
+        lo, hi = 0, os.fstat(self.index_fd).st_size // _INDEX_ENTRY.size
+        while lo < hi:  # first zero entry
+            mid = (lo + hi) // 2
+            if self._index_entry(mid) == (0, 0):
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+
+    def index_position(self, offset: int) -> int:
+        """Position of the largest index entry with an offset <= ``offset`` (0 if none)."""
+        lo, hi, found = 0, self.index_entries - 1, 0
+        while lo <= hi:
+            mid = (lo + hi) // 2
+            relative, position = self._index_entry(mid)
+            if self.base_offset + relative <= offset:
+                found = position
+                lo = mid + 1
+            else:
+                hi = mid - 1
+        return found
+
+    def batch_at(self, position: int) -> tuple[int, int] | None:
+        """``(last offset, size)`` of the batch at ``position``; None at the end of the
+        file or at a torn (partial) last batch."""
+        head = os.pread(self.fd, _V2_PREFIX, position)
+        if len(head) <= _MAGIC_AT:
+            return None
+        offset, length = _OFFSET_AND_SIZE.unpack_from(head)
+        size = length + _LOG_OVERHEAD
+        if head[_MAGIC_AT] >= 2:
+            if len(head) < _V2_PREFIX:
+                return None
+            offset += _I32.unpack_from(head, _LAST_OFFSET_DELTA_AT)[0]
+        if length <= 0 or position + size > os.fstat(self.fd).st_size:
+            return None
+        return offset, size
+
+    def locate(self, offset: int, not_before: int = 0) -> int | None:
+        """Position of the first batch whose last offset is >= ``offset``, walking from
+        the index entry (or ``not_before``, whichever is later); None if there is none."""
+        position = max(self.index_position(offset), not_before)
+        while True:
+            batch = self.batch_at(position)
+            if batch is None:
+                return None
+            last_offset, size = batch
+            if last_offset >= offset:
+                return position
+            position += size
+
+    def time_entries(self) -> list[tuple[int, int]]:
+        """Written ``.timeindex`` entries as ``(timestamp, absolute offset)``."""
+        try:
+            with open(self._time_index_path, "rb") as f:
+                raw = f.read()
+        except FileNotFoundError:
+            return []
+        entries = []
+        for at in range(0, len(raw) - len(raw) % _TIME_ENTRY.size, _TIME_ENTRY.size):
+            timestamp, relative = _TIME_ENTRY.unpack_from(raw, at)
+            if timestamp == 0 and relative == 0:
+                break
+            entries.append((timestamp, self.base_offset + relative))
+        return entries
+
+
+class LogDirectory:
+    """The partitions of one log directory (a ``log.dirs`` entry), read-only."""
+
+    def __init__(self, path: str) -> None:
+        if not os.path.isdir(path):
+            raise FileNotFoundError(f"kafkacore.path: {path} is not a directory")
+        self.path = path
+
+    # -- layout ---------------------------------------------------------------------------
+
+    def topics(self) -> dict[str, list[int]]:
+        """Every topic with its partitions, from the ``<topic>-<partition>`` directories
+        (those being deleted, moved or stray are left out)."""
+        found: dict[str, list[int]] = {}
+        for name in os.listdir(self.path):
+            if name.endswith((DELETE_DIR_SUFFIX, FUTURE_DIR_SUFFIX, STRAY_DIR_SUFFIX)):
+                continue
+            if not os.path.isdir(os.path.join(self.path, name)):
+                continue
+            try:
+                tp = parse_topic_partition_name(name)
+            except ValueError:
+                continue
+            found.setdefault(tp.topic, []).append(tp.partition)
+        return {topic: sorted(partitions) for topic, partitions in found.items()}
+
+    def _dir(self, tp: TopicPartition) -> str:
+        return os.path.join(self.path, log_dir_name(tp))
+
+    def segments(self, tp: TopicPartition) -> list[int]:
+        """Base offsets of the partition's segments, in order."""
+        try:
+            names = os.listdir(self._dir(tp))
+        except FileNotFoundError:
+            raise FileNotFoundError(
+                f"topic-partition {tp} is not in log directory {self.path}"
+            ) from None
+        bases = []
+        for name in names:
+            stem = name[: -len(LOG_FILE_SUFFIX)]
+            if name.endswith(LOG_FILE_SUFFIX) and stem.isdigit():
+                bases.append(int(stem))
+        return sorted(bases)
+
+    # -- offsets ----------------------------------------------------------------------------
+
+    def log_end_offset(self, tp: TopicPartition) -> int:
+        """The offset after the last complete batch of the last segment."""
+        bases = self.segments(tp)
+        if not bases:
+            return 0
+        with _Segment(self._dir(tp), bases[-1]) as segment:
+            position = segment.index_position(2**63 - 1)
+            end = bases[-1]
+            while (batch := segment.batch_at(position)) is not None:
+                last_offset, size = batch
+                end = max(end, last_offset + 1)
+                position += size
+            return end
+
+    def offsets(self, tp: TopicPartition) -> tuple[int, int]:
+        """``(log start offset, high watermark)``: the start is the larger of the first
+        segment's base offset and the checkpointed log start offset; the end is the
+        checkpointed high watermark (never beyond the log end), else the log end."""
+        bases = self.segments(tp)
+        first = bases[0] if bases else 0
+        start = max(
+            first,
+            _read_checkpoint(os.path.join(self.path, LOG_START_OFFSET_CHECKPOINT_FILE)).get(
+                tp, first
+            ),
+        )
+        log_end = self.log_end_offset(tp)
+        high_watermarks = _read_checkpoint(
+            os.path.join(self.path, REPLICATION_OFFSET_CHECKPOINT_FILE)
+        )
+        end = min(high_watermarks.get(tp, log_end), log_end)
+        return start, max(start, end)
+
+    # -- records ---------------------------------------------------------------------------
+
+    def read(
+        self,
+        tp: TopicPartition,
+        start: int,
+        end: int,
+        include_headers: bool,
+        chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+    ) -> Iterator[tuple[pa.RecordBatch, int]]:
+        """``(record batch, next offset)`` for the records in ``[start, end)``, decoded
+        from up to ``chunk_bytes`` of a segment at a time. Ends early (the last next offset
+        below ``end``) when the segments run out or a segment disappears."""
+        from kafkacore.arrow import decode
+
+        offset = start
+        bases = self.segments(tp)
+        directory = self._dir(tp)
+        first = max((i for i, base in enumerate(bases) if base <= offset), default=0)
+        for i in range(first, len(bases)):
+            if offset >= end:
+                return
+            offset = max(offset, bases[i])
+            try:
+                segment = _Segment(directory, bases[i])
+            except FileNotFoundError:
+                return  # deleted by retention meanwhile: the caller re-checks the log start
+            with segment:
+                position = segment.locate(offset)
+                while position is not None and offset < end:
+                    batch = segment.batch_at(position)
+                    if batch is None:
+                        break
+                    data = os.pread(segment.fd, max(chunk_bytes, batch[1]), position)
+                    records, next_offset = decode(
+                        data, tp.topic, tp.partition, offset, end, include_headers
+                    )
+                    next_offset = max(next_offset, min(batch[0] + 1, end))
+                    offset = next_offset
+                    yield records, offset
+                    position = segment.locate(offset, position + batch[1])
+
+    def offset_for_timestamp(self, tp: TopicPartition, timestamp: int) -> int | None:
+        """The first offset below the high watermark whose record timestamp is at or after
+        ``timestamp`` (ms), or None (ListOffsets by timestamp)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        log_start, high_watermark = self.offsets(tp)
+        bases = self.segments(tp)
+        directory = self._dir(tp)
+        target_us = pa.scalar(timestamp * 1000, pa.timestamp("us", tz="UTC"))
+        for i, base in enumerate(bases):
+            next_base = bases[i + 1] if i + 1 < len(bases) else None
+            if next_base is not None and next_base <= log_start:
+                continue
+            if base >= high_watermark:
+                break
+            try:
+                with _Segment(directory, base) as segment:
+                    entries = segment.time_entries()
+            except FileNotFoundError:
+                continue
+            sealed = next_base is not None
+            if sealed and (not entries or entries[-1][0] < timestamp):
+                continue  # a sealed segment's last entry holds its largest timestamp
+            begin = max(log_start, base)
+            for entry_timestamp, entry_offset in entries:
+                if entry_timestamp < timestamp:
+                    begin = max(begin, entry_offset)
+            stop = min(high_watermark, next_base if next_base is not None else high_watermark)
+            for records, _ in self.read(tp, begin, stop, False):
+                if records.num_rows == 0:
+                    continue
+                hits = pc.greater_equal(records.column("timestamp"), target_us)
+                index = pc.index(hits, True).as_py()
+                if index >= 0:
+                    return int(records.column("offset")[index].as_py())
+        return None
