@@ -7,9 +7,10 @@ PYTHON := $(BIN)/python
 export KAFKACORE_CACHE ?= $(HOME)/.cache/kafkacore
 RUST_SOURCES := $(shell find rust -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 DEV_DEPS := pytest pytest-benchmark pytest-timeout hypothesis ruff mypy 'maturin>=1.7,<2' \
-	google-crc32c lz4 zstandard cramjam confluent-kafka
+	google-crc32c lz4 zstandard cramjam confluent-kafka 'pyspark==4.3.0' 'pyarrow>=16'
 
-.PHONY: run test build wheel bench bench-broker lint rust-test py-test kafka-jars clean demo test-clients
+.PHONY: run test build wheel bench bench-broker bench-spark lint rust-test py-test kafka-jars \
+	spark-jars clean demo test-clients pipeline
 
 $(BIN)/activate:
 	$(PY) -m venv $(VENV)
@@ -37,8 +38,8 @@ demo: build
 lint: $(VENV)/.deps
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets --release -q -- -D warnings
-	$(BIN)/ruff check python tests benches
-	$(BIN)/ruff format --check python tests benches
+	$(BIN)/ruff check python tests benches examples
+	$(BIN)/ruff format --check python tests benches examples
 	$(BIN)/mypy
 
 rust-test:
@@ -49,7 +50,12 @@ rust-test:
 test-clients: $(VENV)/.deps
 	PYTHON=$(abspath $(PYTHON)) bash scripts/install-test-clients.sh >/dev/null
 
-py-test: build test-clients
+# Spark's own Kafka connector (spark-sql-kafka-0-10 for the installed pyspark) from Maven
+# Central into $(KAFKACORE_CACHE), for tests/spark/test_spark_kafka_connector.py.
+spark-jars: $(VENV)/.deps
+	PYTHON=$(abspath $(PYTHON)) bash scripts/spark-jars.sh >/dev/null
+
+py-test: build test-clients spark-jars
 	$(PYTHON) -m mypy.stubtest kafkacore._native --allowlist stubtest-allowlist.txt
 	$(BIN)/pytest -q tests
 
@@ -69,6 +75,16 @@ bench: build
 clean:
 	cargo clean
 	rm -rf $(VENV) dist data
+
+# The log-monitoring pipeline: broker + log agent + Spark job, aggregates printed as they come.
+pipeline: build
+	$(PYTHON) -m kafkacore.cli pipeline demo $(ARGS)
+
+# Spark batch read of 10M records: the kafkacore source (direct and broker path) vs Spark's
+# Kafka connector on Apache Kafka 4.3.1; writes benches/results/spark_read.json.
+bench-spark: build spark-jars kafka-jars
+	mkdir -p benches/results
+	$(PYTHON) benches/spark/run.py
 
 # Side-by-side produce/consume benchmark: Apache Kafka 4.3.1 (from the jars) vs kafkacore.
 bench-broker: build
