@@ -13,6 +13,7 @@ from __future__ import annotations
 import struct
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from kafkacore.native import backend
 
@@ -112,14 +113,23 @@ def decode(
         entries = pa.StructArray.from_arrays(
             [header_keys, header_values], fields=list(_HEADER_TYPE)
         )
-        columns.append(
-            pa.Array.from_buffers(
+        offsets_buffer = pa.py_buffer(list_offsets)
+        lists = pa.Array.from_buffers(
+            _HEADERS_TYPE, count, [None, offsets_buffer], null_count=0, children=[entries]
+        )
+        # A record without headers reads as null, not [], as in Spark's Kafka source
+        # (vectorised: the validity bitmap is the boolean "has headers" column's bits).
+        has_headers = pc.greater(pc.list_value_length(lists), 0)
+        nulls = count - pc.sum(has_headers).as_py() if count else 0
+        if nulls:
+            validity = pc.fill_null(has_headers, False).buffers()[1]
+            lists = pa.Array.from_buffers(
                 _HEADERS_TYPE,
                 count,
-                [None, pa.py_buffer(list_offsets)],
-                null_count=0,
+                [validity, offsets_buffer],
+                null_count=nulls,
                 children=[entries],
             )
-        )
+        columns.append(lists)
     schema = spark_schema(include_headers)
     return pa.RecordBatch.from_arrays(columns, schema=schema), next_offset

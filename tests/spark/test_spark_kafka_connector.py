@@ -232,3 +232,27 @@ def test_streaming_write_from_file_source(spark: Any, broker: Broker, tmp_path: 
     for r in got:
         partitions_of_key.setdefault(r["key"], set()).add(r["partition"])
     assert all(len(ps) == 1 for ps in partitions_of_key.values())
+
+
+@pytest.mark.parametrize("include_headers", ["true", "false"])
+def test_kafkacore_source_reads_what_sparks_connector_reads(
+    spark: Any, broker: Broker, include_headers: str
+) -> None:
+    """The same topic through Spark's connector (format ``kafka``) and through the
+    ``kafkacore`` source: same schema, same rows, every column (null headers included)."""
+    topic = f"connector-differential-{include_headers}"
+    create_topic(broker, topic)
+    spark.createDataFrame(rows(500), ROW_SCHEMA).write.format("kafka").option(
+        "kafka.bootstrap.servers", broker.bootstrap
+    ).option("topic", topic).save()
+    options = {"subscribe": topic, "includeHeaders": include_headers}
+    theirs = source(spark, broker, **options)
+    reader = spark.read.format("kafkacore").option("kafka.bootstrap.servers", broker.bootstrap)
+    for k, v in options.items():
+        reader = reader.option(k, v)
+    ours = reader.load()
+    assert ours.schema == theirs.schema
+    expected = sorted(theirs.collect(), key=lambda r: (r["partition"], r["offset"]))
+    got = sorted(ours.collect(), key=lambda r: (r["partition"], r["offset"]))
+    assert len(expected) == 500
+    assert got == expected
