@@ -105,6 +105,26 @@ pub struct BuildOptions {
     pub delete_horizon_ms: i64,
 }
 
+impl Default for BuildOptions {
+    /// A plain producer batch: no codec, CreateTime, no producer id, epoch or sequence,
+    /// offsets from the records (the defaults of `build_batch`).
+    fn default() -> Self {
+        BuildOptions {
+            base_offset: None,
+            last_offset_delta: None,
+            codec: Codec::None,
+            timestamp_type: 0,
+            partition_leader_epoch: -1,
+            producer_id: -1,
+            producer_epoch: -1,
+            base_sequence: -1,
+            transactional: false,
+            control: false,
+            delete_horizon_ms: -1,
+        }
+    }
+}
+
 /// Parse the header at `pos` (needs 61 bytes and magic 2; no CRC check).
 /// `context` names the buffer or file in errors.
 pub fn parse_header(buf: &[u8], pos: usize, context: &str) -> Result<BatchHeader> {
@@ -810,19 +830,7 @@ mod tests {
     }
 
     fn opts() -> BuildOptions {
-        BuildOptions {
-            base_offset: None,
-            last_offset_delta: None,
-            codec: Codec::None,
-            timestamp_type: 0,
-            partition_leader_epoch: -1,
-            producer_id: -1,
-            producer_epoch: -1,
-            base_sequence: -1,
-            transactional: false,
-            control: false,
-            delete_horizon_ms: -1,
-        }
+        BuildOptions::default()
     }
 
     fn sample_records() -> Vec<Record> {

@@ -651,19 +651,7 @@ mod tests {
     }
 
     fn opts() -> BuildOptions {
-        BuildOptions {
-            base_offset: None,
-            last_offset_delta: None,
-            codec: Codec::None,
-            timestamp_type: 0,
-            partition_leader_epoch: -1,
-            producer_id: -1,
-            producer_epoch: -1,
-            base_sequence: -1,
-            transactional: false,
-            control: false,
-            delete_horizon_ms: -1,
-        }
+        BuildOptions::default()
     }
 
     fn i32s(b: &[u8]) -> Vec<i32> {

@@ -1164,16 +1164,7 @@ mod tests {
     fn opts(base_offset: i64) -> batch::BuildOptions {
         batch::BuildOptions {
             base_offset: Some(base_offset),
-            last_offset_delta: None,
-            codec: Codec::None,
-            timestamp_type: 0,
-            partition_leader_epoch: -1,
-            producer_id: -1,
-            producer_epoch: -1,
-            base_sequence: -1,
-            transactional: false,
-            control: false,
-            delete_horizon_ms: -1,
+            ..Default::default()
         }
     }
 

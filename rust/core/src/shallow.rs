@@ -217,17 +217,8 @@ mod tests {
         batch::build(
             records,
             &BuildOptions {
-                base_offset: None,
-                last_offset_delta: None,
-                codec: Codec::None,
-                timestamp_type: 0,
                 partition_leader_epoch: ple,
-                producer_id: -1,
-                producer_epoch: -1,
-                base_sequence: -1,
-                transactional: false,
-                control: false,
-                delete_horizon_ms: -1,
+                ..Default::default()
             },
         )
         .unwrap()
