@@ -18,7 +18,7 @@ from brokers import Broker
 
 pytest.importorskip("confluent_kafka")
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = pytest.mark.timeout(180)  # ~25 CLI subprocesses per test; slow on a loaded machine
 
 
 @pytest.fixture(scope="module")
