@@ -40,6 +40,9 @@ def test_wheel_installs_into_fresh_venv(tmp_path: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     assert "kafkacore/_native.pyi" in names and "kafkacore/py.typed" in names
     assert any(n.startswith("kafkacore/_native.") and n.endswith(".so") for n in names)
+    # PySpark registers `pyspark_*` packages' DefaultSource by itself: it must ship.
+    assert "pyspark_kafkacore/__init__.py" in names
+    assert "kafkacore/spark/source.py" in names
 
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
