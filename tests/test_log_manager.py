@@ -564,3 +564,37 @@ def test_progress_goes_to_log_lines_without_a_terminal(monkeypatch: pytest.Monke
     assert RecoveryProgress.for_stderr() is None
     monkeypatch.setattr("sys.stderr", Tty())
     assert isinstance(RecoveryProgress.for_stderr(), RecoveryProgress)
+
+
+def test_idle_producers_expire_on_the_periodic_check(env: Env) -> None:
+    """Kafka's PeriodicProducerExpirationCheck: every
+    ``producer.id.expiration.check.interval.ms`` the producers whose last batch is
+    ``producer.id.expiration.ms`` old or older are forgotten; active ones stay."""
+    manager = env.manager(
+        producer_state=True,
+        broker={
+            "producer.id.expiration.ms": 60_000,
+            "producer.id.expiration.check.interval.ms": 10_000,
+        },
+    )
+    log = manager.get_or_create_log("pids", 0)
+
+    def append(pid: int, seq: int) -> None:
+        record = (0, env.time.milliseconds(), b"k", b"v", [])
+        batch = env.backend.build_batch(
+            [record], producer_id=pid, producer_epoch=0, base_sequence=seq
+        )
+        log.append_as_leader(bytes(batch), 0)
+
+    append(11, 0)
+    append(12, 0)
+    state = log.producer_state
+    assert state is not None and set(state.active_producers) == {11, 12}
+    env.time.sleep(50_000)  # checks at +10 s .. +50 s: nobody is a minute idle yet
+    append(12, 1)
+    assert set(state.active_producers) == {11, 12}
+    env.time.sleep(10_000)  # the check at +60 s: 11 is a minute idle, 12 only 10 s
+    assert set(state.active_producers) == {12}
+    env.time.sleep(60_000)
+    assert set(state.active_producers) == set()
+    manager.shutdown()

@@ -441,6 +441,15 @@ class Log:
     def producer_state(self) -> ProducerStateManager | None:
         return self._producer_state
 
+    def remove_expired_producers(self, now_ms: int) -> list[int]:
+        """Forget the producers idle for ``producer.id.expiration.ms`` (Kafka's
+        ``removeExpiredProducers``, run every ``producer.id.expiration.check.interval.ms``
+        by the log manager); returns their ids."""
+        with self._lock:
+            if self._producer_state is None:
+                return []
+            return self._producer_state.remove_expired(now_ms)
+
     def _rebuild_producer_state(self) -> None:
         if self._producer_state is not None:
             rebuild_producer_state(

@@ -631,6 +631,14 @@ class LogManager:
         for log_dir, logs in self._logs_by_dir().items():
             self._checkpoint_recovery_offsets_in_dir(log_dir, logs)
 
+    def remove_expired_producers(self) -> int:
+        """Kafka's ``PeriodicProducerExpirationCheck`` over every log: producer ids idle
+        for ``producer.id.expiration.ms`` are forgotten (their next batch is a new
+        producer's); returns how many were removed."""
+        self._check_started()
+        now = self._time.milliseconds()
+        return sum(len(log.remove_expired_producers(now)) for log in self.all_logs())
+
     def checkpoint_log_start_offsets(self) -> None:
         """Write ``log-start-offset-checkpoint`` in every log dir: the logs whose start
         offset is above their first segment's base offset."""
@@ -889,6 +897,10 @@ class LogManager:
             self.checkpoint_log_start_offsets,
             delay,
             broker.log_flush_start_offset_checkpoint_interval_ms,
+        )
+        interval = broker.producer_id_expiration_check_interval_ms
+        self._schedule_periodic(
+            "PeriodicProducerExpirationCheck", self.remove_expired_producers, interval, interval
         )
 
     def _create_and_lock_dirs(self) -> None:
