@@ -302,3 +302,40 @@ def test_stream_reader_driver_calls(broker: Broker) -> None:
         assert sum(rows) == 7
     finally:
         reader.stop()
+
+
+def test_stream_from_a_log_directory(spark: Any, tmp_path: Path) -> None:
+    """``kafkacore.path`` in a stream: each availableNow run reads what the (stopped)
+    broker's log directory holds up to its high watermark, and the next run on the same
+    checkpoint only what was added since."""
+    data = tmp_path / "data"
+    own = Broker(data).start()
+    try:
+        create_topic(own.bootstrap, "dir-stream", 2)
+        produce(own.bootstrap, "dir-stream", 0, 0, 30)
+        produce(own.bootstrap, "dir-stream", 1, 0, 12)
+    finally:
+        own.stop()
+    sink, checkpoint = tmp_path / "sink", tmp_path / "checkpoint"
+
+    def run() -> None:
+        df = (
+            spark.readStream.format("kafkacore")
+            .option("kafkacore.path", str(data))
+            .option("subscribe", "dir-stream")
+            .option("startingOffsets", "earliest")
+            .option("maxOffsetsPerTrigger", "16")
+            .load()
+        )
+        run_available_now(df, sink, checkpoint)
+
+    run()
+    assert parquet_keys(spark, sink) == [(0, o) for o in range(30)] + [(1, o) for o in range(12)]
+    own.start()
+    try:
+        produce(own.bootstrap, "dir-stream", 1, 12, 8)
+    finally:
+        own.stop()
+    run()
+    keys = parquet_keys(spark, sink)
+    assert keys == [(0, o) for o in range(30)] + [(1, o) for o in range(20)]
