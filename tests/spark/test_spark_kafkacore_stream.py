@@ -240,7 +240,9 @@ def test_streaming_write_exactly_once_across_replay(
 
 
 def test_streaming_write_needs_a_sink_id(spark: Any, broker: Broker, tmp_path: Path) -> None:
-    df = stream(spark, broker, "no-such-topic").selectExpr("value")
+    create_topic(broker.bootstrap, "sink-id-source", 1)
+    produce(broker.bootstrap, "sink-id-source", 0, 0, 3)
+    df = stream(spark, broker, "sink-id-source", startingOffsets="earliest").selectExpr("value")
     writer = (
         df.writeStream.format("kafkacore")
         .option("kafka.bootstrap.servers", broker.bootstrap)
@@ -252,6 +254,15 @@ def test_streaming_write_needs_a_sink_id(spark: Any, broker: Broker, tmp_path: P
         query.awaitTermination(120)
         if query.exception() is not None:
             raise query.exception()
+
+
+def test_subscribing_to_a_missing_topic_fails(spark: Any, broker: Broker) -> None:
+    """As Spark's connector (UnknownTopicOrPartitionException from describeTopics): a
+    subscribed topic that does not exist fails the query instead of reading nothing."""
+    df = spark.read.format("kafkacore").option("kafka.bootstrap.servers", broker.bootstrap)
+    df = df.option("subscribe", "no-such-topic").load()
+    with pytest.raises(Exception, match="no-such-topic do not exist"):
+        df.count()
 
 
 def test_stream_reader_driver_calls(broker: Broker) -> None:

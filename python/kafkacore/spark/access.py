@@ -203,9 +203,10 @@ def open_access(options: ReadOptions) -> PartitionAccess:
 def subscribed_partitions(
     access: PartitionAccess, subscription: Subscription
 ) -> list[TopicPartition]:
-    """The partitions a subscription covers now, sorted. Subscribed topics that do not
-    exist (yet) contribute nothing; an assigned partition that does not exist is an
-    error, as Spark's ListOffsets on it would be."""
+    """The partitions a subscription covers now, sorted. A subscribed topic or an
+    assigned partition that does not exist is an error, as in Spark's connector (its
+    ``describeTopics`` fails with UnknownTopicOrPartitionException); a pattern matching
+    nothing covers nothing."""
     topics = access.topics()
     if subscription.kind == "assign":
         missing = [
@@ -219,7 +220,15 @@ def subscribed_partitions(
             )
         return sorted(set(subscription.assigned))
     if subscription.kind == "subscribe":
-        chosen = [t for t in subscription.topics if t in topics]
+        absent = sorted({t for t in subscription.topics if t not in topics})
+        if absent:
+            raise ValueError(
+                "subscribe: topic(s) "
+                + ", ".join(absent)
+                + " do not exist (UNKNOWN_TOPIC_OR_PARTITION: This server does not host "
+                "this topic-partition.)"
+            )
+        chosen = list(subscription.topics)
     else:
         chosen = [
             t
