@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import base64
 import json
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from kafka_jars import kafka_libs as fetch_kafka_libs
 from kafkacore.config import (
     ALL_TOPIC_CONFIG_SYNONYMS,
     BROKER_CONFIG_DEF,
@@ -34,7 +34,6 @@ from kafkacore.config.broker import DYNAMIC_ONLY_BROKER_CONFIG_DEF
 
 pytestmark = pytest.mark.interop
 
-REPO = Path(__file__).resolve().parents[1]
 
 # A KRaft combined node, the smallest configuration Kafka 4 accepts.
 BASE = {
@@ -311,18 +310,7 @@ def _oracle_input() -> list[dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def kafka_libs() -> Path:
-    if shutil.which("java") is None:
-        raise AssertionError("interop tests need `java` (17+) on PATH")
-    proc = subprocess.run(
-        ["bash", str(REPO / "scripts" / "kafka-jars.sh")],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
-    if proc.returncode != 0:
-        raise AssertionError(f"scripts/kafka-jars.sh failed:\n{proc.stderr[-4000:]}")
-    return Path(proc.stdout.strip().splitlines()[-1])
+    return fetch_kafka_libs()
 
 
 @pytest.fixture(scope="module")

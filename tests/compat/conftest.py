@@ -26,17 +26,9 @@ from typing import Any
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from kafka_jars import JVM_FLAGS, kafka_libs
 
-# Short-lived JVMs: no optimising JIT, serial GC; UTF-8 output; warnings only.
-JVM_FLAGS = (
-    "-XX:TieredStopAtLevel=1",
-    "-XX:+UseSerialGC",
-    "-Dfile.encoding=UTF-8",
-    "-Dsun.stdout.encoding=UTF-8",
-    "-Dsun.stderr.encoding=UTF-8",
-    "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-)
+REPO = Path(__file__).resolve().parents[2]
 
 
 def free_port() -> int:
@@ -237,16 +229,4 @@ class KafkaTools:
 @pytest.fixture(scope="session")
 def kafka_tools() -> KafkaTools:
     """Kafka's jars, fetched once by scripts/kafka-jars.sh (cached)."""
-    assert shutil.which("java"), "the compat suite needs `java` (17+) on PATH"
-    proc = subprocess.run(
-        ["bash", str(REPO / "scripts" / "kafka-jars.sh")],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
-    if proc.returncode != 0:
-        raise AssertionError(f"scripts/kafka-jars.sh failed:\n{proc.stderr[-4000:]}")
-    libs = Path(proc.stdout.strip().splitlines()[-1])
-    assert (libs / ".complete").is_file(), libs
-    return KafkaTools(libs)
+    return KafkaTools(kafka_libs())

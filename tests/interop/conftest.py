@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -20,20 +19,11 @@ from typing import Any
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from kafka_jars import JVM_FLAGS, require
+from kafka_jars import kafka_libs as fetch_kafka_libs
+
 JAVA_SOURCES = Path(__file__).resolve().parent / "java"
 DUMP_LOG_SEGMENTS = "org.apache.kafka.tools.DumpLogSegments"
-
-# Short-lived JVMs: skip the optimising JIT and use the serial collector (start-up ~0.2 s).
-# stdout/stderr in UTF-8 so record payloads and header keys come back exactly.
-JVM_FLAGS = (
-    "-XX:TieredStopAtLevel=1",
-    "-XX:+UseSerialGC",
-    "-Dfile.encoding=UTF-8",
-    "-Dsun.stdout.encoding=UTF-8",
-    "-Dsun.stderr.encoding=UTF-8",
-    "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-)
 
 
 @dataclass(frozen=True)
@@ -79,35 +69,16 @@ class Java:
         return self.run(DUMP_LOG_SEGMENTS, *options, "--files", ",".join(map(str, files)))
 
 
-def _require(tool: str) -> str:
-    path = shutil.which(tool)
-    if path is None:
-        raise AssertionError(f"interop tests need `{tool}` on PATH (Java 17+ and Maven)")
-    return path
-
-
 @pytest.fixture(scope="session")
 def kafka_libs() -> Path:
     """The directory of Kafka's jars, fetched by scripts/kafka-jars.sh (cached)."""
-    _require("java")
-    proc = subprocess.run(
-        ["bash", str(REPO / "scripts" / "kafka-jars.sh")],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
-    if proc.returncode != 0:
-        raise AssertionError(f"scripts/kafka-jars.sh failed:\n{proc.stderr[-4000:]}")
-    libs = Path(proc.stdout.strip().splitlines()[-1])
-    assert (libs / ".complete").is_file(), libs
-    return libs
+    return fetch_kafka_libs()
 
 
 @pytest.fixture(scope="session")
 def java(kafka_libs: Path, tmp_path_factory: pytest.TempPathFactory) -> Java:
     """The Java helpers compiled against Kafka's jars, in a temporary directory."""
-    _require("javac")
+    require("javac")
     classes = tmp_path_factory.mktemp("interop-classes")
     sources = sorted(str(p) for p in JAVA_SOURCES.glob("*.java"))
     proc = subprocess.run(
