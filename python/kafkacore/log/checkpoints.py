@@ -162,11 +162,17 @@ class EntryFormatter(Protocol[T]):
 class CheckpointFile(Generic[T]):
     """``version``, entry count, then one line per entry (Kafka's ``CheckpointFile``)."""
 
-    def __init__(self, path: str, version: int, formatter: EntryFormatter[T]) -> None:
+    def __init__(
+        self, path: str, version: int, formatter: EntryFormatter[T], *, create: bool = True
+    ) -> None:
+        """``create``: create the file if missing, as Kafka does; False for read-only
+        readers (then :meth:`read` of a missing file raises ``StorageIOError``)."""
         self.path = os.path.abspath(path)
         self.version = version
         self._formatter = formatter
         self._lock = threading.Lock()
+        if not create:
+            return
         try:
             fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
         except FileExistsError:
@@ -266,8 +272,10 @@ class OffsetCheckpointFile:
 
     CURRENT_VERSION = 0
 
-    def __init__(self, path: str) -> None:
-        self._file = CheckpointFile(path, self.CURRENT_VERSION, _TopicPartitionOffsetFormatter())
+    def __init__(self, path: str, *, create: bool = True) -> None:
+        self._file = CheckpointFile(
+            path, self.CURRENT_VERSION, _TopicPartitionOffsetFormatter(), create=create
+        )
 
     @property
     def path(self) -> str:

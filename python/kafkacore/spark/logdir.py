@@ -25,6 +25,8 @@ import struct
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from kafkacore.errors import StorageIOError
+from kafkacore.log.checkpoints import OffsetCheckpointFile
 from kafkacore.log.files import (
     DELETE_DIR_SUFFIX,
     FUTURE_DIR_SUFFIX,
@@ -61,21 +63,12 @@ DEFAULT_CHUNK_BYTES = 8 << 20
 
 
 def _read_checkpoint(path: str) -> dict[TopicPartition, int]:
-    """Entries of an offset checkpoint (``0``, count, ``topic partition offset`` lines);
-    ``{}`` when the file is missing or is being replaced."""
+    """Entries of an offset checkpoint, read-only (the file is never created); ``{}`` when
+    it is missing or unreadable (it is replaced by rename while a broker runs)."""
     try:
-        with open(path, encoding="utf-8") as f:
-            lines = f.read().splitlines()
-    except FileNotFoundError:
+        return OffsetCheckpointFile(path, create=False).read()
+    except StorageIOError:  # CorruptCheckpointError included
         return {}
-    if len(lines) < 2 or lines[0].strip() != "0":
-        return {}
-    entries: dict[TopicPartition, int] = {}
-    for line in lines[2:]:
-        parts = line.split()
-        if len(parts) == 3:
-            entries[TopicPartition(parts[0], int(parts[1]))] = int(parts[2])
-    return entries
 
 
 class _Segment:
