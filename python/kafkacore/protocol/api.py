@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
+from enum import IntEnum
 from typing import Any
 
 from kafkacore.protocol import headers as h
@@ -33,6 +34,7 @@ __all__ = [
     "APIS",
     "APIS_BY_NAME",
     "Api",
+    "ApiKey",
     "api_versions_response",
     "decode_request",
     "decode_response",
@@ -44,12 +46,53 @@ __all__ = [
 _SIZE = struct.Struct(">i")
 
 
+class ApiKey(IntEnum):
+    """The API keys the codec knows, with Kafka's names (``org.apache.kafka.common.protocol.
+    ApiKeys``); :data:`APIS` has exactly these keys."""
+
+    PRODUCE = 0
+    FETCH = 1
+    LIST_OFFSETS = 2
+    METADATA = 3
+    OFFSET_COMMIT = 8
+    OFFSET_FETCH = 9
+    FIND_COORDINATOR = 10
+    JOIN_GROUP = 11
+    HEARTBEAT = 12
+    LEAVE_GROUP = 13
+    SYNC_GROUP = 14
+    DESCRIBE_GROUPS = 15
+    LIST_GROUPS = 16
+    SASL_HANDSHAKE = 17
+    API_VERSIONS = 18
+    CREATE_TOPICS = 19
+    DELETE_TOPICS = 20
+    DELETE_RECORDS = 21
+    INIT_PRODUCER_ID = 22
+    OFFSET_FOR_LEADER_EPOCH = 23
+    DESCRIBE_ACLS = 29
+    CREATE_ACLS = 30
+    DELETE_ACLS = 31
+    DESCRIBE_CONFIGS = 32
+    ALTER_CONFIGS = 33
+    DESCRIBE_LOG_DIRS = 35
+    SASL_AUTHENTICATE = 36
+    CREATE_PARTITIONS = 37
+    DELETE_GROUPS = 42
+    ELECT_LEADERS = 43
+    INCREMENTAL_ALTER_CONFIGS = 44
+    ALTER_PARTITION_REASSIGNMENTS = 45
+    LIST_PARTITION_REASSIGNMENTS = 46
+    OFFSET_DELETE = 47
+    DESCRIBE_CLUSTER = 60
+
+
 @dataclass(frozen=True, eq=False)
 class Api:
     """One API: its key and name, the range advertised in ApiVersions, the range decoded
     (``implemented``), and its request/response schemas."""
 
-    key: int
+    key: ApiKey
     name: str
     min_version: int
     max_version: int
@@ -79,7 +122,7 @@ class Api:
 def _api(name: str, module: Any, advertise: tuple[int, int], implement: tuple[int, int]) -> Api:
     req: MessageSchema = module.REQUEST
     resp: MessageSchema = module.RESPONSE
-    return Api(req.api_key, name, *advertise, *implement, req, resp)
+    return Api(ApiKey(req.api_key), name, *advertise, *implement, req, resp)
 
 
 # The "Minimum protocol surface for kafkacore v1": name, module, advertised, implemented.
