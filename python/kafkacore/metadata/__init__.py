@@ -1,14 +1,37 @@
-"""Cluster metadata: topics with their ids and partitions, topic config overrides, dynamic
-broker configs, the cluster id and the producer id block.
+"""Cluster metadata: topics with their ids, per-partition assignment and LeaderAndIsr
+state, topic config overrides, dynamic broker configs, the cluster id and the producer id
+block.
 
-* :mod:`~kafkacore.metadata.store` - :class:`MetadataStore`, the embedded (single node)
-  store, persisted as one JSON file under the metadata/log directory.
+* :mod:`~kafkacore.metadata.store` - the :class:`MetadataStore` Protocol (a controller's
+  writes plus change notifications) and its value types;
+* :mod:`~kafkacore.metadata.embedded` - :class:`EmbeddedMetadataStore`, the single-node
+  store, persisted as one JSON file under the metadata/log directory;
+* :mod:`~kafkacore.metadata.cache` - :class:`MetadataCache`, each broker's read view
+  (all that request handlers read), kept current by the store's notifications.
 
-The ZooKeeper-backed store (several brokers) will implement the same interface.
+The ZooKeeper-backed store (several brokers) will implement the same Protocol.
 """
 
 from __future__ import annotations
 
-from kafkacore.metadata.store import METADATA_FILE, MetadataStore, TopicMetadata
+from kafkacore.metadata.cache import BrokerInfo, MetadataCache
+from kafkacore.metadata.embedded import METADATA_FILE, EmbeddedMetadataStore
+from kafkacore.metadata.store import (
+    NO_LEADER,
+    MetadataListener,
+    MetadataStore,
+    PartitionState,
+    TopicMetadata,
+)
 
-__all__ = ["METADATA_FILE", "MetadataStore", "TopicMetadata"]
+__all__ = [
+    "METADATA_FILE",
+    "NO_LEADER",
+    "BrokerInfo",
+    "EmbeddedMetadataStore",
+    "MetadataCache",
+    "MetadataListener",
+    "MetadataStore",
+    "PartitionState",
+    "TopicMetadata",
+]

@@ -1,0 +1,155 @@
+"""Each broker's read view of the cluster metadata (Kafka's ``MetadataCache``): topics
+with their partitions' leader, leader epoch, replicas, ISR and partition epoch; topic and
+dynamic broker configs; the live brokers and the controller. Request handlers read only
+this, never the store.
+
+It follows a :class:`~kafkacore.metadata.store.MetadataStore` as a
+:class:`~kafkacore.metadata.store.MetadataListener` (:meth:`MetadataCache.follow`); a
+ZooKeeper broker will also feed it from UpdateMetadata requests.
+
+Thread-safety: updates may come from any thread (store writers, a ZooKeeper client);
+each replaces an immutable snapshot under a lock, and reads see one snapshot or the next,
+never a half-applied change.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from kafkacore.log import TopicPartition
+from kafkacore.metadata.store import MetadataStore, PartitionState, TopicMetadata
+
+__all__ = ["BrokerInfo", "MetadataCache"]
+
+
+@dataclass(frozen=True, slots=True)
+class BrokerInfo:
+    """A live broker as clients see it: its id and advertised endpoint."""
+
+    node_id: int
+    host: str
+    port: int
+    rack: str | None = None
+
+
+class MetadataCache:
+    def __init__(self, controller_id: int = -1) -> None:
+        self._lock = threading.Lock()
+        self._topics: dict[str, TopicMetadata] = {}
+        self._by_id: dict[uuid.UUID, TopicMetadata] = {}
+        self._broker_configs: dict[str, dict[str, str]] = {}
+        self._brokers: dict[int, BrokerInfo] = {}
+        self._cluster_id: str | None = None
+        self._controller_id = controller_id
+
+    def follow(self, store: MetadataStore, broker_config_entities: tuple[str, ...]) -> None:
+        """Load ``store``'s current state and listen to its changes (the dynamic broker
+        configs of ``broker_config_entities`` are loaded; later changes of any entity
+        arrive through the listener)."""
+        store.add_listener(self)
+        topics = {t.name: t for t in store.topics()}
+        configs = {e: store.broker_configs(e) for e in broker_config_entities}
+        with self._lock:
+            self._topics = topics
+            self._by_id = {t.topic_id: t for t in topics.values()}
+            self._broker_configs = {e: c for e, c in configs.items() if c}
+            self._cluster_id = store.cluster_id
+
+    # -- MetadataListener ------------------------------------------------------------------
+
+    def on_topic_changed(self, topic: TopicMetadata) -> None:
+        with self._lock:
+            topics = dict(self._topics)
+            old = topics.get(topic.name)
+            topics[topic.name] = topic
+            by_id = dict(self._by_id)
+            if old is not None:
+                by_id.pop(old.topic_id, None)
+            by_id[topic.topic_id] = topic
+            self._topics, self._by_id = topics, by_id
+
+    def on_topic_deleted(self, name: str) -> None:
+        with self._lock:
+            topics = dict(self._topics)
+            old = topics.pop(name, None)
+            if old is None:
+                return
+            by_id = dict(self._by_id)
+            by_id.pop(old.topic_id, None)
+            self._topics, self._by_id = topics, by_id
+
+    def on_broker_configs_changed(self, entity: str, configs: Mapping[str, str]) -> None:
+        with self._lock:
+            all_configs = dict(self._broker_configs)
+            if configs:
+                all_configs[entity] = dict(configs)
+            else:
+                all_configs.pop(entity, None)
+            self._broker_configs = all_configs
+
+    def on_cluster_id(self, cluster_id: str) -> None:
+        self._cluster_id = cluster_id
+
+    # -- brokers ---------------------------------------------------------------------------
+
+    def register_broker(self, broker: BrokerInfo) -> None:
+        """A broker is alive at ``broker``'s endpoint (single node: itself, once its
+        listeners are bound)."""
+        with self._lock:
+            self._brokers = {**self._brokers, broker.node_id: broker}
+
+    def set_controller(self, controller_id: int) -> None:
+        self._controller_id = controller_id
+
+    def alive_brokers(self) -> list[BrokerInfo]:
+        brokers = self._brokers
+        return [brokers[n] for n in sorted(brokers)]
+
+    def broker(self, node_id: int) -> BrokerInfo | None:
+        return self._brokers.get(node_id)
+
+    @property
+    def controller_id(self) -> int:
+        return self._controller_id
+
+    @property
+    def cluster_id(self) -> str | None:
+        return self._cluster_id
+
+    # -- topics ----------------------------------------------------------------------------
+
+    def topics(self) -> list[TopicMetadata]:
+        topics = self._topics
+        return [topics[name] for name in sorted(topics)]
+
+    def topic(self, name: str) -> TopicMetadata | None:
+        return self._topics.get(name)
+
+    def contains_topic(self, name: str) -> bool:
+        return name in self._topics
+
+    def topic_by_id(self, topic_id: uuid.UUID) -> TopicMetadata | None:
+        return self._by_id.get(topic_id)
+
+    def topic_configs(self, name: str) -> dict[str, str] | None:
+        topic = self._topics.get(name)
+        return dict(topic.configs) if topic is not None else None
+
+    def partition_count(self, name: str) -> int | None:
+        topic = self._topics.get(name)
+        return topic.partition_count if topic is not None else None
+
+    def partition_state(self, tp: TopicPartition) -> PartitionState | None:
+        topic = self._topics.get(tp.topic)
+        if topic is None or not 0 <= tp.partition < topic.partition_count:
+            return None
+        return topic.partitions[tp.partition]
+
+    # -- dynamic broker configs ------------------------------------------------------------
+
+    def broker_configs(self, entity: str) -> dict[str, str]:
+        """Dynamic broker configs of ``entity`` (a node id as a string, or ``"default"``)."""
+        return dict(self._broker_configs.get(entity, {}))
