@@ -1,14 +1,17 @@
 """The single-node broker (Kafka's ``KafkaServer``/``BrokerServer`` with the controller
-in the same process): log manager, embedded metadata store, replica manager, request
-channel and socket server, started and stopped in order.
+in the same process): log manager, embedded metadata store and the metadata cache that
+follows it, replica manager, group coordinator, request channel and socket server,
+started and stopped in order.
 
 Start-up: the metadata store is loaded from ``metadata.log.dir`` (else the first log
 dir); the :class:`~kafkacore.log.LogManager` loads the logs (recovering after an unclean
 shutdown) and agrees on the cluster id with ``meta.properties``; stored topics get their
-logs; then the listeners open and ``[KafkaServer id=N] started`` is logged.
+logs and partitions; the :class:`~kafkacore.server.services.BrokerServices` are built
+once; then the listeners open, the broker registers its endpoint in the cache and
+``[KafkaServer id=N] started`` is logged.
 
 Shutdown (:meth:`KafkaServer.shutdown`): stop accepting, let connections finish their
-request (1 s), wake delayed fetches, checkpoint high watermarks, then
+request (1 s), wait for the I/O threads, checkpoint high watermarks, then
 ``LogManager.shutdown()`` (flush, checkpoints, clean-shutdown marker).
 
 Thread-safety: event loop thread only.
@@ -20,19 +23,20 @@ import asyncio
 import logging
 import os
 import socket
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from kafkacore.config import BrokerConfig
 from kafkacore.config.broker import _parse_csv_map
 from kafkacore.log import LogManager
 from kafkacore.log.cleaner import CleanerConfig, LogCleaner
-from kafkacore.metadata import MetadataStore
+from kafkacore.metadata import BrokerInfo, EmbeddedMetadataStore, MetadataCache
 from kafkacore.server.channel import RequestChannel
 from kafkacore.server.group import GroupCoordinator
-from kafkacore.server.handlers import BrokerContext
-from kafkacore.server.handlers.configs import with_stored_dynamic_configs
+from kafkacore.server.handlers.configs import DEFAULT_ENTITY, with_stored_dynamic_configs
 from kafkacore.server.network import Limits, SocketServer
 from kafkacore.server.replica_manager import ReplicaManager
+from kafkacore.server.services import BrokerConfigHolder, BrokerServices
 
 __all__ = ["KafkaServer"]
 
@@ -60,11 +64,8 @@ class KafkaServer:
         self._log_manager_options: dict[str, Any] = {"producer_state": True, **log_manager_options}
         self.logs: LogManager | None = None
         self.cleaner: LogCleaner | None = None
-        self.store: MetadataStore | None = None
-        self.replicas: ReplicaManager | None = None
+        self.services: BrokerServices | None = None
         self.socket_server: SocketServer | None = None
-        self.context: BrokerContext | None = None
-        self.groups: GroupCoordinator | None = None
         self._prefix = f"[KafkaServer id={self.node_id}]"
 
     @property
@@ -73,22 +74,34 @@ class KafkaServer:
         assert self.socket_server is not None
         return next(iter(self.socket_server.bound_ports.values()))
 
+    @property
+    def groups(self) -> GroupCoordinator | None:
+        return self.services.group_coordinator if self.services is not None else None
+
+    @property
+    def replicas(self) -> ReplicaManager | None:
+        return self.services.replica_manager if self.services is not None else None
+
     async def startup(self) -> None:
         config = self.config
+        node_id = self.node_id
         logger.info("%s starting", self._prefix)
         metadata_dir = config.metadata_log_dir or config.log_dirs[0]
         os.makedirs(metadata_dir, exist_ok=True)
-        store = MetadataStore(metadata_dir)
+        store = EmbeddedMetadataStore(metadata_dir, node_id)
         # dynamic broker configs stored by AlterConfigs apply from the start
-        config = self.config = with_stored_dynamic_configs(config, store, self.node_id)
+        config = self.config = with_stored_dynamic_configs(config, store, node_id)
+        configs = BrokerConfigHolder(config)
+        cache = MetadataCache(controller_id=node_id)  # single node: its own controller
+        cache.follow(store, (str(node_id), DEFAULT_ENTITY))
         logs = LogManager(
             broker_config=config,
             cluster_id=store.cluster_id,
-            node_id=self.node_id,
+            node_id=node_id,
             **self._log_manager_options,
         )
         logs.startup()
-        self.logs, self.store = logs, store
+        self.logs = logs
         if config.log_cleaner_enable:
             # Compaction of `cleanup.policy=compact` topics, in background threads; the
             # manager pauses it around truncations and deletions.
@@ -98,46 +111,62 @@ class KafkaServer:
             self.cleaner = cleaner
         if logs.cluster_id is not None:
             store.set_cluster_id(logs.cluster_id)
-        replicas = ReplicaManager(config, logs, store)
-        replicas.node_id = self.node_id
+        io_executor = ThreadPoolExecutor(
+            max_workers=max(1, config.num_io_threads), thread_name_prefix="kafkacore-io"
+        )
+        replicas = ReplicaManager(lambda: configs.current, logs, store, cache, node_id, io_executor)
+        configs.add_listener(replicas.reconfigure)
         replicas.load()
-        self.replicas = replicas
-        advertised = config.advertised_endpoints()[0]
-        context = BrokerContext(config, replicas, self.node_id, "", 0, config.broker_rack)
-        self.context = context
         groups = GroupCoordinator(config, replicas)
         groups.load()  # synchronous: no COORDINATOR_LOAD_IN_PROGRESS window
         groups.start()
-        self.groups = groups
-        context.group_coordinator = groups  # type: ignore[attr-defined]
-        listeners = [(e.listener_name, e.host, e.port) for e in config.listener_endpoints()]
-        server = SocketServer(RequestChannel(context), listeners, _limits(config))
+        services = BrokerServices(
+            node_id=node_id,
+            configs=configs,
+            metadata_cache=cache,
+            metadata_store=store,
+            replica_manager=replicas,
+            group_coordinator=groups,
+            io_executor=io_executor,
+        )
+        self.services = services
+        endpoints = config.listener_endpoints()
+        server = SocketServer(
+            RequestChannel(services),
+            [(e.listener_name, e.host, e.port) for e in endpoints],
+            _limits(config),
+            {e.listener_name: e.security_protocol for e in endpoints},
+        )
         await server.start()
         self.socket_server = server
-        context.host = advertised.host or socket.getfqdn()
-        context.port = advertised.port or server.bound_ports.get(
-            advertised.listener_name, self.bound_port
+        advertised = config.advertised_endpoints()[0]
+        port = advertised.port or server.bound_ports.get(advertised.listener_name, self.bound_port)
+        # the broker registration (Kafka: /brokers/ids/<id>), once the listeners are bound
+        cache.register_broker(
+            BrokerInfo(node_id, advertised.host or socket.getfqdn(), port, config.broker_rack)
         )
         logger.info("%s started (cluster id %s)", self._prefix, store.cluster_id)
 
     async def shutdown(self) -> None:
         logger.info("%s shutting down", self._prefix)
+        services = self.services
         if self.socket_server is not None:
             await self.socket_server.stop_accepting()
-        if self.groups is not None:
-            await self.groups.stop()
-        if self.replicas is not None:
-            self.replicas.purgatory.wake_all()
+        if services is not None:
+            await services.group_coordinator.stop()
+            services.replica_manager.purgatory.wake_all()
         if self.socket_server is not None:
             await self.socket_server.close_connections()
+        if services is not None:
+            # appends still running finish before the logs close
+            await asyncio.to_thread(services.io_executor.shutdown, wait=True)
         if self.logs is not None:
             logs = self.logs
-            try:
-                logs.checkpoint_high_watermarks(
-                    {log.topic_partition: log.log_end_offset for log in logs.all_logs()}
-                )
-            except Exception as exc:
-                logger.warning("Could not checkpoint high watermarks: %s", exc)
+            if services is not None:
+                try:
+                    logs.checkpoint_high_watermarks(services.replica_manager.high_watermarks())
+                except Exception as exc:
+                    logger.warning("Could not checkpoint high watermarks: %s", exc)
             if self.cleaner is not None:
                 # before the logs close: a cleaning round may be reading a segment
                 await asyncio.to_thread(self.cleaner.shutdown)

@@ -26,6 +26,7 @@ from typing import Any
 
 from kafkacore.protocol import (
     APIS,
+    ApiKey,
     ErrorCode,
     ProtocolError,
     RequestHeader,
@@ -35,22 +36,16 @@ from kafkacore.protocol import (
     unsupported_api_versions_response,
 )
 from kafkacore.protocol import headers as h
-from kafkacore.server.handlers import (
-    HANDLERS,
-    BrokerContext,
-    error_response,
-    unimplemented_response,
-)
-from kafkacore.server.handlers.context import CLIENT_HOST
+from kafkacore.server.handlers import HANDLERS, error_response, unimplemented_response
 from kafkacore.server.network import CLOSE, NO_RESPONSE, ConnectionInfo, Outcome, Part
+from kafkacore.server.request_context import RequestContext
+from kafkacore.server.services import BrokerServices
 
 __all__ = ["RequestChannel", "encode_response_parts"]
 
 logger = logging.getLogger("kafkacore.server")
 
 _SIZE = struct.Struct(">i")
-_PRODUCE = 0
-_API_VERSIONS = 18
 
 
 def encode_response_parts(
@@ -75,17 +70,18 @@ def _produce_failed(response: Any) -> bool:
 class RequestChannel:
     """Implements the transport's ``RequestProcessor`` over :data:`HANDLERS`."""
 
-    def __init__(self, context: BrokerContext) -> None:
-        self.context = context
+    def __init__(self, services: BrokerServices) -> None:
+        self.services = services
 
     async def process(self, frame: bytes, connection: ConnectionInfo) -> Outcome:
         try:
             header, request = decode_request(frame)
         except ProtocolError as exc:
             return self._refuse(exc, connection)
-        CLIENT_HOST.set(connection.peer_host)
+        context = RequestContext.for_connection(header, connection)
         try:
-            response = HANDLERS.get(header.api_key, _unimplemented)(self.context, header, request)
+            handler = HANDLERS.get(ApiKey(header.api_key), _unimplemented)
+            response = handler(self.services, context, request)
             if inspect.isawaitable(response):
                 response = await response
         except Exception:
@@ -96,7 +92,7 @@ class RequestChannel:
                 connection.connection_id,
             )
             response = error_response(header.api_key, ErrorCode.UNKNOWN_SERVER_ERROR)
-        if header.api_key == _PRODUCE and request.acks == 0:
+        if header.api_key == ApiKey.PRODUCE and request.acks == 0:
             return CLOSE if _produce_failed(response) else NO_RESPONSE
         return Outcome(encode_response_parts(header, response))
 
@@ -105,7 +101,7 @@ class RequestChannel:
         logger.info("Refusing request from %s: %s", connection.connection_id, exc)
         if cid is None or key is None or version is None or isinstance(exc, UnknownApiKey):
             return CLOSE
-        if key == _API_VERSIONS and isinstance(exc, UnsupportedVersion):
+        if key == ApiKey.API_VERSIONS and isinstance(exc, UnsupportedVersion):
             return Outcome([unsupported_api_versions_response(cid)])
         api = APIS[key]
         if not api.min_version <= version <= api.max_version:
@@ -118,5 +114,5 @@ class RequestChannel:
         return Outcome(parts)
 
 
-def _unimplemented(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
-    return unimplemented_response(header, request)
+def _unimplemented(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+    return unimplemented_response(context.header, request)

@@ -32,7 +32,7 @@ import logging
 import os
 import socket
 import struct
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -95,6 +95,7 @@ class ConnectionInfo:
     peer_host: str
     peer_port: int
     local_port: int
+    security_protocol: str = "PLAINTEXT"
     requests: int = field(default=0)
 
 
@@ -117,16 +118,20 @@ class Limits:
 
 class SocketServer:
     """Listeners plus their connections. ``listeners``: ``(name, host, port)``; port 0
-    binds a free port (:attr:`bound_ports` says which)."""
+    binds a free port (:attr:`bound_ports` says which). ``security_protocols``: listener
+    name -> security protocol, told to the processor with each connection (PLAINTEXT when
+    not given)."""
 
     def __init__(
         self,
         processor: RequestProcessor,
         listeners: Sequence[tuple[str, str | None, int]],
         limits: Limits | None = None,
+        security_protocols: Mapping[str, str] | None = None,
     ) -> None:
         self._processor = processor
         self._listeners = list(listeners)
+        self._security_protocols = dict(security_protocols or {})
         self._limits = limits or Limits()
         self._servers: list[asyncio.Server] = []
         self._connections: dict[str, asyncio.Task[None]] = {}
@@ -183,7 +188,8 @@ class SocketServer:
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self._next_id += 1
         conn_id = f"{local[0]}:{local[1]}-{ip}:{peer[1]}-{self._next_id}"
-        info = ConnectionInfo(conn_id, listener, ip, int(peer[1]), int(local[1]))
+        protocol = self._security_protocols.get(listener, "PLAINTEXT")
+        info = ConnectionInfo(conn_id, listener, ip, int(peer[1]), int(local[1]), protocol)
         task = asyncio.current_task()
         assert task is not None
         self._connections[conn_id] = task

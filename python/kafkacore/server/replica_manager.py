@@ -1,39 +1,45 @@
-"""Partitions of a single-node broker over the :class:`~kafkacore.log.LogManager` and the
-:class:`~kafkacore.metadata.MetadataStore` (Kafka's ``ReplicaManager`` + topic admin,
-reduced to one replica).
+"""The partitions this broker holds (Kafka's ``ReplicaManager``, plus the topic admin a
+single node does itself): a :class:`~kafkacore.server.partition.Partition` per
+partition over the :class:`~kafkacore.log.LogManager`'s logs, created from the
+:class:`~kafkacore.metadata.MetadataCache`'s partition states (Kafka's
+``becomeLeaderOrFollower``), and every append to them, ``__consumer_offsets`` included.
 
-This node leads every partition with leader epoch 0 (the topic's stored epoch); the ISR is
-``[node]``, so the high watermark is the log end offset and the last stable offset is the
-high watermark (no transactions yet). Appends wake the delayed fetches of the partition.
+Single node: topic creation, new partitions and deletion write the
+:class:`~kafkacore.metadata.MetadataStore` (the controller's part) and then apply the new
+state here. This node leads every partition; see :mod:`~kafkacore.server.partition` for
+the high watermark and the last stable offset.
 
-Producer state: the broker's logs carry a ``ProducerStateManager``
-(``kafkacore.log.producer_state``) that validates ``(producer id, epoch, sequence)`` under
-the log's lock before anything is written. :meth:`ReplicaManager.append` turns a
-duplicate (a retry of one of the producer's last 5 batches) into a success carrying the
-original offsets, as Kafka does; out-of-order sequences and fenced epochs propagate as
-``OutOfOrderSequenceError`` / ``InvalidProducerEpochError`` (OUT_OF_ORDER_SEQUENCE_NUMBER /
-INVALID_PRODUCER_EPOCH).
+Producer state: the broker's logs carry a ``ProducerStateManager`` that validates
+``(producer id, epoch, sequence)`` under the log's lock; a duplicate is acked with its
+original offsets (:meth:`Partition.append_records_to_leader`), out-of-order sequences and
+fenced epochs propagate as ``OutOfOrderSequenceError`` / ``InvalidProducerEpochError``.
 
-Dynamic broker configs: :meth:`ReplicaManager.reconfigure` swaps the broker config and
-re-derives every topic's :class:`LogConfig` (topic defaults such as ``log.retention.ms``
-or ``message.max.bytes`` apply live to topics without their own override).
+Dynamic broker configs: :meth:`ReplicaManager.reconfigure` (a listener of the
+:class:`~kafkacore.server.services.BrokerConfigHolder`) re-derives every topic's
+:class:`LogConfig`, so topic defaults such as ``log.retention.ms`` apply live.
 
-Thread-safety: event loop thread only (the logs lock themselves).
+Thread-safety: the partition table is guarded by a lock; topic admin and appends may run
+on I/O threads (:meth:`append_records` does, and wakes delayed fetches back on the event
+loop). The purgatory is event-loop only.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
+from concurrent.futures import Executor
 
 from kafkacore.config import BrokerConfig, LogConfig
 from kafkacore.log import Log, LogAppendInfo, LogManager, TopicPartition
-from kafkacore.log.producer_state import DuplicateSequenceError
-from kafkacore.metadata import MetadataStore, TopicMetadata
+from kafkacore.log.log import AppendOrigin
+from kafkacore.metadata import MetadataCache, MetadataStore, TopicMetadata
 from kafkacore.server.delayed import FetchPurgatory
+from kafkacore.server.partition import Partition
 
-__all__ = ["MAX_TOPIC_NAME_LENGTH", "ReplicaManager", "topic_name_error"]
+__all__ = ["INTERNAL_TOPICS", "MAX_TOPIC_NAME_LENGTH", "ReplicaManager", "topic_name_error"]
 
 logger = logging.getLogger("kafkacore.server")
 
@@ -64,135 +70,186 @@ def topic_name_error(name: str) -> str | None:
 class ReplicaManager:
     def __init__(
         self,
-        config: BrokerConfig,
+        config: Callable[[], BrokerConfig],
         logs: LogManager,
         store: MetadataStore,
+        cache: MetadataCache,
+        node_id: int,
+        io_executor: Executor | None = None,
         purgatory: FetchPurgatory | None = None,
     ) -> None:
-        self.config = config
+        self._config = config
         self.logs = logs
         self.store = store
+        self.cache = cache
+        self.node_id = node_id
+        self.io_executor = io_executor
         self.purgatory = purgatory or FetchPurgatory()
-        self.node_id = config.node_id if config.node_id >= 0 else 1
+        self._partitions: dict[TopicPartition, Partition] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def config(self) -> BrokerConfig:
+        """The broker config in force."""
+        return self._config()
 
     # -- start-up --------------------------------------------------------------------------
 
     def load(self) -> None:
         """Make the logs and the stored topics agree: every stored partition gets its log
-        (with the topic's config and id); logs of unknown topics are adopted."""
-        for topic in self.store.topics():
-            config = self.topic_config(topic.name)
-            self.logs.update_topic_config(topic.name, config)
-            for partition in range(topic.partitions):
-                self.logs.get_or_create_log(topic.name, partition, config, topic.topic_id)
+        (with the topic's config and id) and its :class:`Partition`; logs of unknown
+        topics are adopted (written to the store as topics of this node)."""
+        for topic in self.cache.topics():
+            self.logs.update_topic_config(topic.name, self.topic_config(topic.name))
+            self._apply_topic(topic)
         orphans: dict[str, list[Log]] = {}
         for log in self.logs.all_logs():
-            if self.store.topic(log.topic_partition.topic) is None:
+            if not self.cache.contains_topic(log.topic_partition.topic):
                 orphans.setdefault(log.topic_partition.topic, []).append(log)
         for name, logs in orphans.items():
             ids = {log.topic_id for log in logs if log.topic_id is not None}
             count = max(log.topic_partition.partition for log in logs) + 1
-            topic = self.store.create_topic(name, count, {}, next(iter(ids)) if ids else None)
+            topic = self.store.create_topic(
+                name, self._assignment(count), {}, next(iter(ids)) if ids else None
+            )
             logger.info("Adopted topic %s (%d partitions) found on disk", name, count)
-            for partition in range(count):
-                self.logs.get_or_create_log(name, partition, None, topic.topic_id)
+            self._apply_topic(topic, LogConfig({}, self.config))
+
+    def _assignment(self, partitions: int) -> list[list[int]]:
+        """Single node: every replica here."""
+        return [[self.node_id] for _ in range(partitions)]
+
+    def _apply_topic(self, topic: TopicMetadata, config: LogConfig | None = None) -> None:
+        """Kafka's ``becomeLeaderOrFollower`` for ``topic``'s partitions led here: the log
+        (created if missing) and the partition made leader with the stored state."""
+        if config is None:
+            config = self.topic_config(topic.name, topic.configs)
+        for index, state in enumerate(topic.partitions):
+            if state.leader != self.node_id:
+                continue  # followers arrive with replication
+            tp = TopicPartition(topic.name, index)
+            with self._lock:
+                partition = self._partitions.get(tp)
+            if partition is None:
+                log = self.logs.get_or_create_log(topic.name, index, config, topic.topic_id)
+                partition = Partition(tp, log, self.node_id)
+                with self._lock:
+                    partition = self._partitions.setdefault(tp, partition)
+            partition.make_leader(state)
 
     # -- topics ----------------------------------------------------------------------------
 
     def topic_config(self, name: str, overrides: Mapping[str, str] | None = None) -> LogConfig:
         if overrides is None:
-            topic = self.store.topic(name)
-            overrides = topic.configs if topic is not None else {}
+            overrides = self.cache.topic_configs(name) or {}
         return LogConfig(dict(overrides), self.config)
 
     def create_topic(
         self, name: str, partitions: int, configs: Mapping[str, str] | None = None
     ) -> TopicMetadata:
-        """Create ``name`` (configs already validated) with its logs."""
+        """Create ``name`` (configs already validated): the store first, then the logs and
+        partitions. Blocking (file writes): off the event loop."""
         config = self.topic_config(name, configs or {})
-        topic = self.store.create_topic(name, partitions, configs)
-        for partition in range(partitions):
-            self.logs.get_or_create_log(name, partition, config, topic.topic_id)
+        topic = self.store.create_topic(name, self._assignment(partitions), configs)
+        self._apply_topic(topic, config)
         logger.info(
             "Created topic %s with %d partition(s), id %s", name, partitions, topic.topic_id
         )
         return topic
 
     def add_partitions(self, name: str, count: int) -> None:
-        topic = self.store.topic(name)
-        assert topic is not None
-        config = self.topic_config(name)
-        for partition in range(topic.partitions, count):
-            self.logs.get_or_create_log(name, partition, config, topic.topic_id)
-        self.store.set_partitions(name, count)
+        """Grow ``name`` to ``count`` partitions. Blocking: off the event loop."""
+        self._apply_topic(self.store.set_partitions(name, self._assignment(count)))
+
+    def set_topic_configs(self, name: str, configs: Mapping[str, str]) -> None:
+        """Replace ``name``'s overrides (validated) and apply them to its logs."""
+        self.store.set_topic_configs(name, configs)
+        self.logs.update_topic_config(name, self.topic_config(name, configs))
 
     def delete_topic(self, name: str) -> TopicMetadata | None:
+        """Delete ``name`` and its logs; the deleted partitions, for the caller to wake
+        their delayed fetches on the event loop. Blocking: off the event loop."""
         topic = self.store.delete_topic(name)
         if topic is None:
             return None
-        for partition in range(topic.partitions):
-            tp = TopicPartition(name, partition)
+        for index in range(topic.partition_count):
+            tp = TopicPartition(name, index)
+            with self._lock:
+                self._partitions.pop(tp, None)
             self.logs.delete_log(tp)
-            self.purgatory.wake(tp)
         logger.info("Deleted topic %s", name)
         return topic
 
     # -- partitions ------------------------------------------------------------------------
 
+    def get_partition(self, tp: TopicPartition) -> Partition | None:
+        return self._partitions.get(tp)
+
+    def partition(self, topic: str, partition: int) -> Partition | None:
+        return self._partitions.get(TopicPartition(topic, partition))
+
+    def partitions(self) -> list[Partition]:
+        with self._lock:
+            return list(self._partitions.values())
+
     def get_log(self, topic: str, partition: int) -> Log | None:
-        return self.logs.get_log(TopicPartition(topic, partition))
+        found = self._partitions.get(TopicPartition(topic, partition))
+        return found.log if found is not None else None
 
-    def leader_epoch(self, topic: str) -> int:
-        t = self.store.topic(topic)
-        return t.leader_epoch if t is not None else -1
+    def high_watermarks(self) -> dict[TopicPartition, int]:
+        """Every partition's high watermark (for ``replication-offset-checkpoint``)."""
+        return {p.topic_partition: p.high_watermark for p in self.partitions()}
 
-    @staticmethod
-    def high_watermark(log: Log) -> int:
-        """Single replica: the ISR is the leader, so HW = LEO."""
-        return log.log_end_offset
+    # -- appends ---------------------------------------------------------------------------
 
-    @staticmethod
-    def last_stable_offset(log: Log) -> int:
-        """No transactions yet: LSO = HW."""
-        return log.log_end_offset
-
-    @staticmethod
-    def check_producer_state(log: Log, duplicate: DuplicateSequenceError) -> LogAppendInfo:
-        """The answer to a duplicate idempotent batch (Kafka's ``UnifiedLog.append`` with
-        ``analyzeAndValidateProducerState`` finding it): nothing is written and the
-        producer is acked with the offsets and timestamp of the batch already stored."""
-        logger.debug("%s", duplicate)
-        return LogAppendInfo(
-            duplicate.first_offset,
-            duplicate.last_offset,
-            duplicate.timestamp,
-            duplicate.last_offset,
-            duplicate.timestamp,
-            log.log_start_offset,
-            0,
-            None,
-            0,
-            0,
-            0,
+    def append_to_leader(
+        self,
+        partition: Partition,
+        records: bytes,
+        *,
+        required_acks: int = 1,
+        origin: AppendOrigin = AppendOrigin.CLIENT,
+    ) -> LogAppendInfo:
+        """Append ``records`` to ``partition`` as leader, on the calling thread; the
+        caller wakes the delayed fetches (:meth:`FetchPurgatory.wake`) on the event loop.
+        See :meth:`Partition.append_records_to_leader` for what is refused."""
+        return partition.append_records_to_leader(
+            records, required_acks=required_acks, origin=origin
         )
 
-    def append(self, log: Log, records: bytes) -> LogAppendInfo:
-        """Append a client batch as leader. Idempotent batches are validated by the log's
-        producer state: a duplicate is acked with its original offsets (see
-        :meth:`check_producer_state`); other sequence/epoch errors propagate."""
-        try:
-            info = log.append_as_leader(records, self.leader_epoch(log.topic_partition.topic))
-        except DuplicateSequenceError as duplicate:
-            return self.check_producer_state(log, duplicate)
-        self.purgatory.wake(log.topic_partition)
+    async def append_records(
+        self,
+        partition: Partition,
+        records: bytes,
+        *,
+        required_acks: int = 1,
+        origin: AppendOrigin = AppendOrigin.CLIENT,
+    ) -> LogAppendInfo:
+        """:meth:`append_to_leader` on the I/O executor (the event loop stays free during
+        the write, a roll or a ``flush.messages`` fsync); delayed fetches of the
+        partition are woken here, back on the loop."""
+        loop = asyncio.get_running_loop()
+        info = await loop.run_in_executor(
+            self.io_executor,
+            lambda: self.append_to_leader(
+                partition, records, required_acks=required_acks, origin=origin
+            ),
+        )
+        self.purgatory.wake(partition.topic_partition)
+        return info
+
+    def append_coordinator_records(self, partition: Partition, records: bytes) -> LogAppendInfo:
+        """A coordinator's own records (``__consumer_offsets``), appended on the calling
+        (event loop) thread; delayed fetches are woken."""
+        info = self.append_to_leader(partition, records, origin=AppendOrigin.COORDINATOR)
+        self.purgatory.wake(partition.topic_partition)
         return info
 
     # -- dynamic broker configs ------------------------------------------------------------
 
     def reconfigure(self, config: BrokerConfig) -> None:
-        """Use ``config`` (the static config with new dynamic values) from now on: topic
-        configs are re-derived so broker-level topic defaults apply live."""
-        self.config = config
+        """``config`` is in force from now on: topic configs are re-derived so
+        broker-level topic defaults apply live."""
         self.logs.reconfigure_default_log_config(LogConfig({}, config))
-        for topic in self.store.topics():
-            self.logs.update_topic_config(topic.name, self.topic_config(topic.name))
+        for topic in self.cache.topics():
+            self.logs.update_topic_config(topic.name, LogConfig(dict(topic.configs), config))

@@ -3,35 +3,36 @@ the responses. No sockets."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from kafkacore.protocol import APIS_BY_NAME, ErrorCode, RequestHeader
+from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
 from kafkacore.server.group.coordinator import GroupCoordinator
-from kafkacore.server.handlers.context import CLIENT_HOST, BrokerContext
+from kafkacore.server.request_context import RequestContext
+from kafkacore.server.services import BrokerServices
 
 __all__ = ["GROUP_HANDLERS"]
 
 
-def _coordinator(ctx: BrokerContext) -> GroupCoordinator:
-    coordinator: GroupCoordinator = getattr(ctx, "group_coordinator")  # noqa: B009
-    return coordinator
+def _coordinator(services: BrokerServices) -> GroupCoordinator:
+    return services.group_coordinator
 
 
 def _cls(name: str) -> Any:
     return APIS_BY_NAME[name].response.cls
 
 
-async def handle_join_group(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
+async def handle_join_group(services: BrokerServices, context: RequestContext, request: Any) -> Any:
     cls = _cls("JoinGroup")
-    code, generation, protocol, leader, member_id, members = await _coordinator(ctx).join(
-        header.api_version,
+    code, generation, protocol, leader, member_id, members = await _coordinator(services).join(
+        context.api_version,
         request.group_id,
         request.member_id,
         request.group_instance_id,
-        header.client_id or "",
-        "/" + CLIENT_HOST.get(),
+        context.client_id or "",
+        "/" + context.client_address,
         request.session_timeout_ms,
-        request.rebalance_timeout_ms if header.api_version >= 1 else -1,
+        request.rebalance_timeout_ms if context.api_version >= 1 else -1,
         request.protocol_type,
         [(p.name, bytes(p.metadata)) for p in request.protocols],
     )
@@ -40,7 +41,7 @@ async def handle_join_group(ctx: BrokerContext, header: RequestHeader, request: 
         error_code=code,
         generation_id=generation,
         protocol_type=request.protocol_type if code == ErrorCode.NONE else None,
-        protocol_name=protocol if header.api_version >= 7 or protocol is not None else "",
+        protocol_name=protocol if context.api_version >= 7 or protocol is not None else "",
         leader=leader or "",
         skip_assignment=False,
         member_id=member_id,
@@ -51,8 +52,8 @@ async def handle_join_group(ctx: BrokerContext, header: RequestHeader, request: 
     )
 
 
-async def handle_sync_group(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
-    code, pt, pn, assignment = await _coordinator(ctx).sync(
+async def handle_sync_group(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+    code, pt, pn, assignment = await _coordinator(services).sync(
         request.group_id,
         request.generation_id,
         request.member_id,
@@ -70,20 +71,20 @@ async def handle_sync_group(ctx: BrokerContext, header: RequestHeader, request: 
     )
 
 
-def handle_heartbeat(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
-    code = _coordinator(ctx).heartbeat(
+def handle_heartbeat(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+    code = _coordinator(services).heartbeat(
         request.group_id, request.generation_id, request.member_id, request.group_instance_id
     )
     return _cls("Heartbeat")(throttle_time_ms=0, error_code=code)
 
 
-def handle_leave_group(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
+def handle_leave_group(services: BrokerServices, context: RequestContext, request: Any) -> Any:
     cls = _cls("LeaveGroup")
-    if header.api_version < 3:
-        code, codes = _coordinator(ctx).leave(request.group_id, [(request.member_id, None)])
+    if context.api_version < 3:
+        code, codes = _coordinator(services).leave(request.group_id, [(request.member_id, None)])
         return cls(throttle_time_ms=0, error_code=codes[0] if codes else code, members=[])
     items = [(m.member_id, m.group_instance_id) for m in request.members]
-    code, codes = _coordinator(ctx).leave(request.group_id, items)
+    code, codes = _coordinator(services).leave(request.group_id, items)
     return cls(
         throttle_time_ms=0,
         error_code=code,
@@ -94,7 +95,7 @@ def handle_leave_group(ctx: BrokerContext, header: RequestHeader, request: Any) 
     )
 
 
-def handle_offset_commit(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
+def handle_offset_commit(services: BrokerServices, context: RequestContext, request: Any) -> Any:
     cls = _cls("OffsetCommit")
     flat = [
         (
@@ -108,7 +109,7 @@ def handle_offset_commit(ctx: BrokerContext, header: RequestHeader, request: Any
         for p in t.partitions
     ]
     codes = iter(
-        _coordinator(ctx).commit(
+        _coordinator(services).commit(
             request.group_id,
             request.generation_id_or_member_epoch,
             request.member_id,
@@ -132,9 +133,9 @@ def handle_offset_commit(ctx: BrokerContext, header: RequestHeader, request: Any
 
 
 def _fetch_group(
-    ctx: BrokerContext, group_id: str, topics: list[tuple[str, list[int]]] | None
+    services: BrokerServices, group_id: str, topics: list[tuple[str, list[int]]] | None
 ) -> list[tuple[str, list[tuple[int, int, int, str]]]]:
-    offsets = _coordinator(ctx).fetch(group_id)
+    offsets = _coordinator(services).fetch(group_id)
     if topics is None:
         by_topic: dict[str, list[int]] = {}
         for t, p in sorted(offsets):
@@ -153,9 +154,9 @@ def _fetch_group(
     return out
 
 
-def handle_offset_fetch(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
+def handle_offset_fetch(services: BrokerServices, context: RequestContext, request: Any) -> Any:
     cls = _cls("OffsetFetch")
-    if header.api_version < 8:
+    if context.api_version < 8:
         wanted = (
             None
             if request.topics is None
@@ -178,7 +179,7 @@ def handle_offset_fetch(ctx: BrokerContext, header: RequestHeader, request: Any)
                         for p, o, e, m in rows
                     ],
                 )
-                for name, rows in _fetch_group(ctx, request.group_id, wanted)
+                for name, rows in _fetch_group(services, request.group_id, wanted)
             ],
         )
     groups = []
@@ -204,14 +205,14 @@ def handle_offset_fetch(ctx: BrokerContext, header: RequestHeader, request: Any)
                             for p, o, e, m in rows
                         ],
                     )
-                    for name, rows in _fetch_group(ctx, g.group_id, wanted)
+                    for name, rows in _fetch_group(services, g.group_id, wanted)
                 ],
             )
         )
     return cls(throttle_time_ms=0, groups=groups)
 
 
-def handle_list_groups(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
+def handle_list_groups(services: BrokerServices, context: RequestContext, request: Any) -> Any:
     cls = _cls("ListGroups")
     states = {s.lower() for s in (request.states_filter or [])}
     types = {s.lower() for s in (request.types_filter or [])}
@@ -222,17 +223,17 @@ def handle_list_groups(ctx: BrokerContext, header: RequestHeader, request: Any) 
             group_state=g.state,
             group_type="classic",
         )
-        for g in _coordinator(ctx).groups.values()
+        for g in _coordinator(services).groups.values()
         if (not states or g.state.lower() in states) and (not types or "classic" in types)
     ]
     return cls(throttle_time_ms=0, error_code=0, groups=groups)
 
 
-def handle_describe_groups(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
+def handle_describe_groups(services: BrokerServices, context: RequestContext, request: Any) -> Any:
     cls = _cls("DescribeGroups")
     out = []
     for group_id in request.groups:
-        g = _coordinator(ctx).groups.get(group_id)
+        g = _coordinator(services).groups.get(group_id)
         if g is None:
             out.append(
                 cls.DescribedGroup(
@@ -269,21 +270,21 @@ def handle_describe_groups(ctx: BrokerContext, header: RequestHeader, request: A
     return cls(throttle_time_ms=0, groups=out)
 
 
-def handle_delete_groups(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
+def handle_delete_groups(services: BrokerServices, context: RequestContext, request: Any) -> Any:
     cls = _cls("DeleteGroups")
     return cls(
         throttle_time_ms=0,
         results=[
-            cls.DeletableGroupResult(group_id=g, error_code=_coordinator(ctx).delete_group(g))
+            cls.DeletableGroupResult(group_id=g, error_code=_coordinator(services).delete_group(g))
             for g in request.groups_names
         ],
     )
 
 
-def handle_offset_delete(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
+def handle_offset_delete(services: BrokerServices, context: RequestContext, request: Any) -> Any:
     cls = _cls("OffsetDelete")
     flat = [(t.name, p.partition_index) for t in request.topics for p in t.partitions]
-    code, codes = _coordinator(ctx).delete_offsets(request.group_id, flat)
+    code, codes = _coordinator(services).delete_offsets(request.group_id, flat)
     if code:
         return cls(error_code=code, throttle_time_ms=0, topics=[])
     it = iter(codes)
@@ -305,15 +306,15 @@ def handle_offset_delete(ctx: BrokerContext, header: RequestHeader, request: Any
     )
 
 
-GROUP_HANDLERS: dict[int, Any] = {
-    8: handle_offset_commit,
-    9: handle_offset_fetch,
-    11: handle_join_group,
-    12: handle_heartbeat,
-    13: handle_leave_group,
-    14: handle_sync_group,
-    15: handle_describe_groups,
-    16: handle_list_groups,
-    42: handle_delete_groups,
-    47: handle_offset_delete,
+GROUP_HANDLERS: dict[ApiKey, Callable[[BrokerServices, RequestContext, Any], Any]] = {
+    ApiKey.OFFSET_COMMIT: handle_offset_commit,
+    ApiKey.OFFSET_FETCH: handle_offset_fetch,
+    ApiKey.JOIN_GROUP: handle_join_group,
+    ApiKey.HEARTBEAT: handle_heartbeat,
+    ApiKey.LEAVE_GROUP: handle_leave_group,
+    ApiKey.SYNC_GROUP: handle_sync_group,
+    ApiKey.DESCRIBE_GROUPS: handle_describe_groups,
+    ApiKey.LIST_GROUPS: handle_list_groups,
+    ApiKey.DELETE_GROUPS: handle_delete_groups,
+    ApiKey.OFFSET_DELETE: handle_offset_delete,
 }

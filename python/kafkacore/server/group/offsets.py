@@ -4,13 +4,14 @@ null values as tombstones) and read back at start-up (the last record of a key w
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import Iterator
 from typing import Any
 
 from kafkacore import record
-from kafkacore.log.log import AppendOrigin, Log
+from kafkacore.server.partition import Partition
 from kafkacore.server.replica_manager import ReplicaManager
 from kafkacore.tools import offsets_records as recs
 
@@ -24,9 +25,9 @@ class OffsetsTopic:
     def __init__(self, replicas: ReplicaManager) -> None:
         self.replicas = replicas
         self.partitions = replicas.config.offsets_topic_num_partitions
-        existing = replicas.store.topic(OFFSETS_TOPIC)
+        existing = replicas.cache.partition_count(OFFSETS_TOPIC)
         if existing is not None:
-            self.partitions = existing.partitions
+            self.partitions = existing
 
     def partition_for(self, group: str) -> int:
         return recs.partition_for_group(group, self.partitions)
@@ -34,19 +35,20 @@ class OffsetsTopic:
     def ensure_created(self) -> None:
         """Create ``__consumer_offsets`` if it does not exist yet (Kafka does this on the
         first FindCoordinator for a group, before any member joins)."""
-        if self.replicas.store.topic(OFFSETS_TOPIC) is None:
+        if not self.replicas.cache.contains_topic(OFFSETS_TOPIC):
             configs = {
                 "cleanup.policy": "compact",
                 "segment.bytes": str(self.replicas.config.offsets_topic_segment_bytes),
                 "compression.type": "producer",
             }
-            self.replicas.create_topic(OFFSETS_TOPIC, self.partitions, configs)
+            with contextlib.suppress(KeyError):  # another request created it meanwhile
+                self.replicas.create_topic(OFFSETS_TOPIC, self.partitions, configs)
 
-    def _log(self, partition: int) -> Log:
+    def _partition(self, index: int) -> Partition:
         self.ensure_created()
-        log = self.replicas.get_log(OFFSETS_TOPIC, partition)
-        assert log is not None
-        return log
+        partition = self.replicas.partition(OFFSETS_TOPIC, index)
+        assert partition is not None
+        return partition
 
     def write(self, group: str, entries: list[tuple[bytes, bytes | None]]) -> None:
         """Append ``(key, value)`` records for ``group`` in one batch."""
@@ -54,15 +56,11 @@ class OffsetsTopic:
             return
         now = int(time.time() * 1000)
         batch = record.build_batch([(i, now, k, v, []) for i, (k, v) in enumerate(entries)])
-        log = self._log(self.partition_for(group))
-        log.append_as_leader(
-            batch, self.replicas.leader_epoch(OFFSETS_TOPIC), origin=AppendOrigin.COORDINATOR
-        )
-        self.replicas.purgatory.wake(log.topic_partition)
+        self.replicas.append_coordinator_records(self._partition(self.partition_for(group)), batch)
 
     def read_all(self) -> Iterator[tuple[Any, bytes | None]]:
         """``(decoded key, value)`` of every record in the topic, in log order."""
-        if self.replicas.store.topic(OFFSETS_TOPIC) is None:
+        if not self.replicas.cache.contains_topic(OFFSETS_TOPIC):
             return
         for partition in range(self.partitions):
             log = self.replicas.get_log(OFFSETS_TOPIC, partition)

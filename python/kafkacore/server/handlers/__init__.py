@@ -1,5 +1,8 @@
-"""Request handlers: each takes ``(context, header, request)`` and returns the response
-object (or an awaitable of it, for Fetch's delayed answer). No sockets, no bytes.
+"""Request handlers: each takes ``(services, context, request)`` - the
+:class:`~kafkacore.server.services.BrokerServices`, the request's
+:class:`~kafkacore.server.request_context.RequestContext` (header, connection,
+principal) and the decoded body - and returns the response object, or an awaitable of it
+(for work done on the I/O threads, or a delayed Fetch). No sockets, no bytes.
 
 :data:`HANDLERS` maps API keys to handlers; an advertised API without one gets
 :func:`~kafkacore.server.handlers.unimplemented.unimplemented_response`.
@@ -10,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from kafkacore.protocol import RequestHeader
+from kafkacore.protocol import ApiKey
+from kafkacore.server.group.handlers import GROUP_HANDLERS
 from kafkacore.server.handlers.admin import (
     handle_alter_partition_reassignments,
     handle_elect_leaders,
@@ -28,7 +32,6 @@ from kafkacore.server.handlers.configs import (
     handle_describe_configs,
     handle_incremental_alter_configs,
 )
-from kafkacore.server.handlers.context import BrokerContext
 from kafkacore.server.handlers.epochs import handle_offset_for_leader_epoch
 from kafkacore.server.handlers.fetch import handle_fetch, handle_list_offsets
 from kafkacore.server.handlers.logdirs import handle_describe_log_dirs
@@ -40,38 +43,33 @@ from kafkacore.server.handlers.topics import (
     handle_delete_topics,
 )
 from kafkacore.server.handlers.unimplemented import error_response, unimplemented_response
+from kafkacore.server.request_context import RequestContext
+from kafkacore.server.services import BrokerServices
 
+__all__ = ["HANDLERS", "Handler", "error_response", "unimplemented_response"]
 
-def _group_handlers() -> dict[int, Handler]:
-    from kafkacore.server.group.handlers import GROUP_HANDLERS
+Handler = Callable[[BrokerServices, RequestContext, Any], Any]
 
-    return GROUP_HANDLERS
-
-
-__all__ = ["HANDLERS", "BrokerContext", "Handler", "error_response", "unimplemented_response"]
-
-Handler = Callable[[BrokerContext, RequestHeader, Any], Any]
-
-HANDLERS: dict[int, Handler] = {
-    0: handle_produce,
-    1: handle_fetch,
-    2: handle_list_offsets,
-    3: handle_metadata,
-    10: handle_find_coordinator,
-    18: handle_api_versions,
-    19: handle_create_topics,
-    20: handle_delete_topics,
-    21: handle_delete_records,
-    22: handle_init_producer_id,
-    23: handle_offset_for_leader_epoch,
-    32: handle_describe_configs,
-    33: handle_alter_configs,
-    35: handle_describe_log_dirs,
-    37: handle_create_partitions,
-    43: handle_elect_leaders,
-    44: handle_incremental_alter_configs,
-    45: handle_alter_partition_reassignments,
-    46: handle_list_partition_reassignments,
-    60: handle_describe_cluster,
+HANDLERS: dict[ApiKey, Handler] = {
+    ApiKey.PRODUCE: handle_produce,
+    ApiKey.FETCH: handle_fetch,
+    ApiKey.LIST_OFFSETS: handle_list_offsets,
+    ApiKey.METADATA: handle_metadata,
+    ApiKey.FIND_COORDINATOR: handle_find_coordinator,
+    ApiKey.API_VERSIONS: handle_api_versions,
+    ApiKey.CREATE_TOPICS: handle_create_topics,
+    ApiKey.DELETE_TOPICS: handle_delete_topics,
+    ApiKey.DELETE_RECORDS: handle_delete_records,
+    ApiKey.INIT_PRODUCER_ID: handle_init_producer_id,
+    ApiKey.OFFSET_FOR_LEADER_EPOCH: handle_offset_for_leader_epoch,
+    ApiKey.DESCRIBE_CONFIGS: handle_describe_configs,
+    ApiKey.ALTER_CONFIGS: handle_alter_configs,
+    ApiKey.DESCRIBE_LOG_DIRS: handle_describe_log_dirs,
+    ApiKey.CREATE_PARTITIONS: handle_create_partitions,
+    ApiKey.ELECT_LEADERS: handle_elect_leaders,
+    ApiKey.INCREMENTAL_ALTER_CONFIGS: handle_incremental_alter_configs,
+    ApiKey.ALTER_PARTITION_REASSIGNMENTS: handle_alter_partition_reassignments,
+    ApiKey.LIST_PARTITION_REASSIGNMENTS: handle_list_partition_reassignments,
+    ApiKey.DESCRIBE_CLUSTER: handle_describe_cluster,
+    **GROUP_HANDLERS,
 }
-HANDLERS.update(_group_handlers())

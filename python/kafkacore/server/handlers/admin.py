@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from kafkacore.protocol import APIS_BY_NAME, ErrorCode, RequestHeader
-from kafkacore.server.handlers.context import BrokerContext
+from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+from kafkacore.server.request_context import RequestContext
+from kafkacore.server.services import BrokerServices
 
 __all__ = [
     "handle_alter_partition_reassignments",
@@ -30,17 +31,19 @@ _LIST: Any = APIS_BY_NAME["ListPartitionReassignments"].response.cls
 _PREFERRED, _UNCLEAN = 0, 1
 
 
-def _partition_error(ctx: BrokerContext, topic: str, partition: int) -> tuple[int, str] | None:
-    stored = ctx.replicas.store.topic(topic)
-    if stored is None:
+def _partition_error(
+    services: BrokerServices, topic: str, partition: int
+) -> tuple[int, str] | None:
+    count = services.metadata_cache.partition_count(topic)
+    if count is None:
         return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"No such topic as {topic}"
-    if not 0 <= partition < stored.partitions:
+    if not 0 <= partition < count:
         return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"No such partition as {topic}-{partition}"
     return None
 
 
-def handle_elect_leaders(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
-    election_type = request.election_type if header.api_version >= 1 else _PREFERRED
+def handle_elect_leaders(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+    election_type = request.election_type if context.api_version >= 1 else _PREFERRED
     if election_type not in (_PREFERRED, _UNCLEAN):
         return _ELECT(
             throttle_time_ms=0, error_code=ErrorCode.INVALID_REQUEST, replica_election_results=[]
@@ -49,7 +52,7 @@ def handle_elect_leaders(ctx: BrokerContext, header: RequestHeader, request: Any
     for t in request.topic_partitions or []:
         partitions = []
         for index in t.partitions:
-            error = _partition_error(ctx, t.topic, index)
+            error = _partition_error(services, t.topic, index)
             code, message = error if error is not None else (ErrorCode.ELECTION_NOT_NEEDED, None)
             partitions.append(
                 _ELECT.PartitionResult(partition_id=index, error_code=code, error_message=message)
@@ -59,9 +62,9 @@ def handle_elect_leaders(ctx: BrokerContext, header: RequestHeader, request: Any
 
 
 def _reassignment_error(
-    ctx: BrokerContext, topic: str, partition: int, replicas: list[int] | None
+    services: BrokerServices, topic: str, partition: int, replicas: list[int] | None
 ) -> tuple[int, str | None]:
-    error = _partition_error(ctx, topic, partition)
+    error = _partition_error(services, topic, partition)
     if error is not None:
         return error
     if replicas is None:
@@ -79,7 +82,7 @@ def _reassignment_error(
                 f"The manual partition assignment includes the broker {replica} more than once.",
             )
         seen.add(replica)
-        if replica != ctx.node_id:
+        if replica != services.node_id:
             return (
                 ErrorCode.INVALID_REPLICA_ASSIGNMENT,
                 f"The manual partition assignment includes broker {replica}, but no such "
@@ -89,14 +92,14 @@ def _reassignment_error(
 
 
 def handle_alter_partition_reassignments(
-    ctx: BrokerContext, header: RequestHeader, request: Any
+    services: BrokerServices, context: RequestContext, request: Any
 ) -> Any:
     responses = []
     for t in request.topics:
         partitions = []
         for p in t.partitions:
             replicas = list(p.replicas) if p.replicas is not None else None
-            code, message = _reassignment_error(ctx, t.name, p.partition_index, replicas)
+            code, message = _reassignment_error(services, t.name, p.partition_index, replicas)
             partitions.append(
                 _ALTER.ReassignablePartitionResponse(
                     partition_index=p.partition_index, error_code=code, error_message=message
@@ -107,6 +110,6 @@ def handle_alter_partition_reassignments(
 
 
 def handle_list_partition_reassignments(
-    ctx: BrokerContext, header: RequestHeader, request: Any
+    services: BrokerServices, context: RequestContext, request: Any
 ) -> Any:
     return _LIST(throttle_time_ms=0, error_code=0, error_message=None, topics=[])

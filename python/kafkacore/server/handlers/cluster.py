@@ -6,9 +6,10 @@ import uuid
 from typing import Any
 
 from kafkacore.config import ConfigError
-from kafkacore.protocol import APIS_BY_NAME, ErrorCode, RequestHeader, api_versions_response
-from kafkacore.server.handlers.context import BrokerContext
+from kafkacore.protocol import APIS_BY_NAME, ErrorCode, api_versions_response
 from kafkacore.server.replica_manager import INTERNAL_TOPICS, topic_name_error
+from kafkacore.server.request_context import RequestContext
+from kafkacore.server.services import BrokerServices
 
 __all__ = [
     "handle_api_versions",
@@ -35,12 +36,12 @@ TOPIC_AUTHORIZED_OPERATIONS = sum(1 << op for op in (3, 4, 5, 6, 7, 8, 10, 11))
 CLUSTER_AUTHORIZED_OPERATIONS = sum(1 << op for op in (5, 7, 8, 9, 10, 11, 12))
 
 
-def handle_api_versions(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
+def handle_api_versions(services: BrokerServices, context: RequestContext, request: Any) -> Any:
     return api_versions_response()
 
 
-def _topic_response(ctx: BrokerContext, name: str, version: int) -> Any:
-    topic = ctx.replicas.store.topic(name)
+def _topic_response(services: BrokerServices, name: str, version: int) -> Any:
+    topic = services.metadata_cache.topic(name)
     if topic is None:
         return _METADATA.MetadataResponseTopic(
             error_code=ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
@@ -48,18 +49,17 @@ def _topic_response(ctx: BrokerContext, name: str, version: int) -> Any:
             topic_id=ZERO_UUID,
             partitions=[],
         )
-    node = [ctx.node_id]
     partitions = [
         _METADATA.MetadataResponsePartition(
             error_code=0,
-            partition_index=p,
-            leader_id=ctx.node_id,
-            leader_epoch=topic.leader_epoch,
-            replica_nodes=node,
-            isr_nodes=node,
+            partition_index=index,
+            leader_id=state.leader,
+            leader_epoch=state.leader_epoch,
+            replica_nodes=list(state.replicas),
+            isr_nodes=list(state.isr),
             offline_replicas=[],
         )
-        for p in range(topic.partitions)
+        for index, state in enumerate(topic.partitions)
     ]
     return _METADATA.MetadataResponseTopic(
         error_code=0,
@@ -70,33 +70,37 @@ def _topic_response(ctx: BrokerContext, name: str, version: int) -> Any:
     )
 
 
-def _auto_create(ctx: BrokerContext, name: str) -> ErrorCode | None:
+async def auto_create(services: BrokerServices, name: str) -> ErrorCode | None:
     """Create ``name`` with the broker defaults; the error to answer, if any."""
     if topic_name_error(name) is not None:
         return ErrorCode.INVALID_TOPIC_EXCEPTION
-    if ctx.config.default_replication_factor != 1:
+    if services.config.default_replication_factor != 1:
         return ErrorCode.INVALID_REPLICATION_FACTOR
     try:
-        ctx.replicas.create_topic(name, ctx.config.num_partitions)
+        await services.run_io(
+            services.replica_manager.create_topic, name, services.config.num_partitions
+        )
     except ConfigError:
         return ErrorCode.INVALID_CONFIG
+    except KeyError:  # created meanwhile by another request
+        pass
     return None
 
 
-def handle_metadata(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
-    version = header.api_version
-    store = ctx.replicas.store
+async def handle_metadata(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+    version = context.api_version
+    cache = services.metadata_cache
     allow_auto = bool(request.allow_auto_topic_creation) if version >= 4 else True
-    auto = allow_auto and ctx.config.auto_create_topics_enable
+    auto = allow_auto and services.config.auto_create_topics_enable
     requested = request.topics
     if requested is None or (version == 0 and not requested):
-        topics = [_topic_response(ctx, t.name, version) for t in store.topics()]
+        topics = [_topic_response(services, t.name, version) for t in cache.topics()]
     else:
         topics = []
         for wanted in requested:
             name = wanted.name
             if name is None:
-                found = store.topic_by_id(wanted.topic_id) if wanted.topic_id else None
+                found = cache.topic_by_id(wanted.topic_id) if wanted.topic_id else None
                 if found is None:
                     topics.append(
                         _METADATA.MetadataResponseTopic(
@@ -108,8 +112,8 @@ def handle_metadata(ctx: BrokerContext, header: RequestHeader, request: Any) -> 
                     )
                     continue
                 name = found.name
-            if store.topic(name) is None and auto:
-                error = _auto_create(ctx, name)
+            if not cache.contains_topic(name) and auto:
+                error = await auto_create(services, name)
                 if error is not None:
                     topics.append(
                         _METADATA.MetadataResponseTopic(
@@ -117,45 +121,48 @@ def handle_metadata(ctx: BrokerContext, header: RequestHeader, request: Any) -> 
                         )
                     )
                     continue
-            topics.append(_topic_response(ctx, name, version))
+            topics.append(_topic_response(services, name, version))
     if version >= 8 and request.include_topic_authorized_operations:
         for topic in topics:
             topic.topic_authorized_operations = TOPIC_AUTHORIZED_OPERATIONS
     cluster_ops = _NOT_REQUESTED
     if 8 <= version <= 10 and request.include_cluster_authorized_operations:
         cluster_ops = CLUSTER_AUTHORIZED_OPERATIONS
-    broker = _METADATA.MetadataResponseBroker(
-        node_id=ctx.node_id, host=ctx.host, port=ctx.port, rack=ctx.rack
-    )
+    brokers = [
+        _METADATA.MetadataResponseBroker(node_id=b.node_id, host=b.host, port=b.port, rack=b.rack)
+        for b in cache.alive_brokers()
+    ]
     return _METADATA(
         throttle_time_ms=0,
-        brokers=[broker],
-        cluster_id=ctx.cluster_id,
-        controller_id=ctx.node_id,
+        brokers=brokers,
+        cluster_id=services.cluster_id,
+        controller_id=cache.controller_id,
         topics=topics,
         cluster_authorized_operations=cluster_ops,
     )
 
 
-def handle_find_coordinator(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
+async def handle_find_coordinator(
+    services: BrokerServices, context: RequestContext, request: Any
+) -> Any:
     """Group keys (type 0): this node, the group coordinator; ``__consumer_offsets`` is
     created on the first such request, as Kafka does, so that the first group member's
     JoinGroup/SyncGroup are not held up by it. Transaction keys (type 1):
     COORDINATOR_NOT_AVAILABLE (no transactions)."""
 
-    def answer(key_type: int) -> tuple[int, str | None, int, str, int]:
+    async def answer(key_type: int) -> tuple[int, str | None, int, str, int]:
         if key_type == 0:
-            coordinator = getattr(ctx, "group_coordinator", None)
-            if coordinator is not None:  # Kafka creates the offsets topic here
-                coordinator.topic.ensure_created()
-            return ErrorCode.NONE, None, ctx.node_id, ctx.host, ctx.port
+            # Kafka creates the offsets topic here
+            await services.run_io(services.group_coordinator.topic.ensure_created)
+            me = services.local_broker
+            return ErrorCode.NONE, None, me.node_id, me.host, me.port
         code = ErrorCode.COORDINATOR_NOT_AVAILABLE if key_type == 1 else ErrorCode.INVALID_REQUEST
         return code, None, -1, "", -1
 
-    if header.api_version >= 4:
+    if context.api_version >= 4:
         coordinators = []
         for key in request.coordinator_keys:
-            code, message, node, host, port = answer(request.key_type)
+            code, message, node, host, port = await answer(request.key_type)
             coordinators.append(
                 _FIND.Coordinator(
                     key=key,
@@ -167,7 +174,7 @@ def handle_find_coordinator(ctx: BrokerContext, header: RequestHeader, request: 
                 )
             )
         return _FIND(throttle_time_ms=0, coordinators=coordinators)
-    code, message, node, host, port = answer(request.key_type)
+    code, message, node, host, port = await answer(request.key_type)
     return _FIND(
         throttle_time_ms=0,
         error_code=code,
@@ -178,7 +185,9 @@ def handle_find_coordinator(ctx: BrokerContext, header: RequestHeader, request: 
     )
 
 
-def handle_init_producer_id(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
+async def handle_init_producer_id(
+    services: BrokerServices, context: RequestContext, request: Any
+) -> Any:
     """Idempotent producers always get a fresh producer id with epoch 0: Kafka's
     coordinator ignores the ``producer_id``/``producer_epoch`` of a request without a
     transactional id (KIP-360's epoch bump applies to transactional producers only).
@@ -190,22 +199,23 @@ def handle_init_producer_id(ctx: BrokerContext, header: RequestHeader, request: 
             producer_id=-1,
             producer_epoch=-1,
         )
-    new_pid = ctx.replicas.store.allocate_producer_id()
+    new_pid = await services.run_io(services.metadata_store.allocate_producer_id)
     return _INIT_PID(throttle_time_ms=0, error_code=0, producer_id=new_pid, producer_epoch=0)
 
 
-def handle_describe_cluster(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
-    broker = _CLUSTER.DescribeClusterBroker(
-        broker_id=ctx.node_id, host=ctx.host, port=ctx.port, rack=ctx.rack
-    )
+def handle_describe_cluster(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+    brokers = [
+        _CLUSTER.DescribeClusterBroker(broker_id=b.node_id, host=b.host, port=b.port, rack=b.rack)
+        for b in services.metadata_cache.alive_brokers()
+    ]
     return _CLUSTER(
         throttle_time_ms=0,
         error_code=0,
         error_message=None,
         endpoint_type=1,
-        cluster_id=ctx.cluster_id,
-        controller_id=ctx.node_id,
-        brokers=[broker],
+        cluster_id=services.cluster_id,
+        controller_id=services.metadata_cache.controller_id,
+        brokers=brokers,
         cluster_authorized_operations=(
             CLUSTER_AUTHORIZED_OPERATIONS
             if request.include_cluster_authorized_operations

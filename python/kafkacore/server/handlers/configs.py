@@ -21,6 +21,7 @@ Resources:
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -35,11 +36,13 @@ from kafkacore.config import (
     Type,
 )
 from kafkacore.metadata import MetadataStore
-from kafkacore.protocol import APIS_BY_NAME, ErrorCode, RequestHeader
-from kafkacore.server.handlers.context import BrokerContext
+from kafkacore.protocol import APIS_BY_NAME, ErrorCode
 from kafkacore.server.replica_manager import topic_name_error
+from kafkacore.server.request_context import RequestContext
+from kafkacore.server.services import BrokerServices
 
 __all__ = [
+    "DEFAULT_ENTITY",
     "handle_alter_configs",
     "handle_describe_configs",
     "handle_incremental_alter_configs",
@@ -55,7 +58,7 @@ _INCREMENTAL: Any = APIS_BY_NAME["IncrementalAlterConfigs"].response.cls
 TOPIC = 2
 BROKER = 4
 BROKER_LOGGER = 8
-_DEFAULT_ENTITY = "default"  # the metadata store's name for the cluster default ("")
+DEFAULT_ENTITY = "default"  # the metadata store's name for the cluster default ("")
 
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3
 _OP_NAMES = {SET: "SET", DELETE: "DELETE", APPEND: "APPEND", SUBTRACT: "SUBTRACT"}
@@ -71,6 +74,9 @@ _LEVEL_NAMES = {
     50: "FATAL",
 }
 _ROOT_LOGGER = "root"
+# alterations read, then replace a resource's overrides: one at a time (Kafka's controller
+# applies them in order), now that they run on several I/O threads
+_ALTER_LOCK = threading.Lock()
 
 
 class _Refused(Exception):
@@ -86,7 +92,7 @@ def with_stored_dynamic_configs(
     """``config`` with the dynamic broker configs of the metadata store applied (invalid
     stored entries are dropped, as Kafka's ``fromPersistentProps``)."""
     per_broker = store.broker_configs(str(node_id))
-    default = store.broker_configs(_DEFAULT_ENTITY)
+    default = store.broker_configs(DEFAULT_ENTITY)
     if not per_broker and not default:
         return config
     return config.with_dynamic(per_broker, default, validate=False)
@@ -95,42 +101,43 @@ def with_stored_dynamic_configs(
 # -- resources --------------------------------------------------------------------------
 
 
-def _broker_entity(ctx: BrokerContext, name: str) -> str:
+def _broker_entity(services: BrokerServices, name: str) -> str:
     """The store entity of a BROKER resource name, or INVALID_REQUEST."""
     if name == "":
-        return _DEFAULT_ENTITY
+        return DEFAULT_ENTITY
     try:
         node = int(name)
     except ValueError:
         raise _Refused(
             ErrorCode.INVALID_REQUEST, f"Broker id must be an integer, but it is: {name}"
         ) from None
-    if node != ctx.node_id:
+    if node != services.node_id:
         raise _Refused(
             ErrorCode.INVALID_REQUEST,
-            f"Unexpected broker id, expected {ctx.node_id} or empty string, but received {name}",
+            f"Unexpected broker id, expected {services.node_id} or empty string, but received "
+            f"{name}",
         )
     return str(node)
 
 
-def _check_topic(ctx: BrokerContext, name: str, *, describe: bool = False) -> None:
+def _check_topic(services: BrokerServices, name: str, *, describe: bool = False) -> None:
     """An illegal name or an unknown topic refused; DescribeConfigs answers the latter
     without a message (Kafka's ``ConfigHelper``), the controller with one."""
     problem = topic_name_error(name)
     if problem is not None:
         raise _Refused(ErrorCode.INVALID_TOPIC_EXCEPTION, problem)
-    if ctx.replicas.store.topic(name) is None:
+    if not services.metadata_cache.contains_topic(name):
         message = None if describe else f"The topic '{name}' does not exist."
         raise _Refused(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, message)
 
 
-def _check_logger_resource(ctx: BrokerContext, name: str) -> None:
+def _check_logger_resource(services: BrokerServices, name: str) -> None:
     if not name:
         raise _Refused(ErrorCode.INVALID_REQUEST, "Broker id must not be empty")
-    if name != str(ctx.node_id):
+    if name != str(services.node_id):
         raise _Refused(
             ErrorCode.INVALID_REQUEST,
-            f"Unexpected broker id, expected {ctx.node_id} but received {name}",
+            f"Unexpected broker id, expected {services.node_id} but received {name}",
         )
 
 
@@ -178,30 +185,32 @@ def _wire_entry(entry: ConfigEntry) -> Any:
     )
 
 
-def _describe_resource(ctx: BrokerContext, resource: Any, request: Any) -> list[ConfigEntry]:
+def _describe_resource(services: BrokerServices, resource: Any, request: Any) -> list[ConfigEntry]:
     keys = resource.configuration_keys
     names = list(keys) if keys else None
     synonyms = bool(request.include_synonyms)
     docs = bool(request.include_documentation)
     kind, name = resource.resource_type, resource.resource_name
     if kind == TOPIC:
-        _check_topic(ctx, name, describe=True)
-        config = ctx.replicas.topic_config(name)
+        _check_topic(services, name, describe=True)
+        config = services.replica_manager.topic_config(name)
         return config.describe(names, include_synonyms=synonyms, include_documentation=docs)
     if kind == BROKER:
-        if _broker_entity(ctx, name) == _DEFAULT_ENTITY:
-            entries = ctx.config.describe_cluster_default(
+        if _broker_entity(services, name) == DEFAULT_ENTITY:
+            entries = services.config.describe_cluster_default(
                 include_synonyms=synonyms, include_documentation=docs
             )
             return [e for e in entries if names is None or e.name in names]
-        return ctx.config.describe(names, include_synonyms=synonyms, include_documentation=docs)
+        return services.config.describe(
+            names, include_synonyms=synonyms, include_documentation=docs
+        )
     if kind == BROKER_LOGGER:
-        _check_logger_resource(ctx, name)
+        _check_logger_resource(services, name)
         return [e for e in _logger_entries() if names is None or e.name in names]
     raise _unsupported(kind)
 
 
-def handle_describe_configs(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
+def handle_describe_configs(services: BrokerServices, context: RequestContext, request: Any) -> Any:
     results = []
     for resource in request.resources:
         result = _DESCRIBE.DescribeConfigsResult(
@@ -212,7 +221,7 @@ def handle_describe_configs(ctx: BrokerContext, header: RequestHeader, request: 
             configs=[],
         )
         try:
-            entries = _describe_resource(ctx, resource, request)
+            entries = _describe_resource(services, resource, request)
         except _Refused as exc:
             result.error_code = exc.code
             result.error_message = exc.message
@@ -225,65 +234,76 @@ def handle_describe_configs(ctx: BrokerContext, header: RequestHeader, request: 
 # -- altering ---------------------------------------------------------------------------
 
 
-def _current_overrides(ctx: BrokerContext, kind: int, name: str) -> dict[str, str]:
+def _current_overrides(services: BrokerServices, kind: int, name: str) -> dict[str, str]:
     if kind == TOPIC:
-        topic = ctx.replicas.store.topic(name)
-        return dict(topic.configs) if topic is not None else {}
-    return ctx.replicas.store.broker_configs(_broker_entity(ctx, name))
+        return services.metadata_cache.topic_configs(name) or {}
+    return services.metadata_cache.broker_configs(_broker_entity(services, name))
 
 
-def _validate_topic(ctx: BrokerContext, configs: Mapping[str, str | None]) -> None:
+def _validate_topic(services: BrokerServices, configs: Mapping[str, str | None]) -> None:
     try:
-        LogConfig.validate(configs, ctx.config)
+        LogConfig.validate(configs, services.config)
     except ConfigError as exc:
         raise _Refused(ErrorCode.INVALID_CONFIG, str(exc)) from None
 
 
-def _new_broker_config(ctx: BrokerContext, entity: str, configs: Mapping[str, str]) -> BrokerConfig:
-    store = ctx.replicas.store
-    per_broker = store.broker_configs(str(ctx.node_id))
-    default = store.broker_configs(_DEFAULT_ENTITY)
-    if entity == _DEFAULT_ENTITY:
+def _new_broker_config(
+    services: BrokerServices, entity: str, configs: Mapping[str, str]
+) -> BrokerConfig:
+    cache = services.metadata_cache
+    per_broker = cache.broker_configs(str(services.node_id))
+    default = cache.broker_configs(DEFAULT_ENTITY)
+    if entity == DEFAULT_ENTITY:
         default = dict(configs)
     else:
         per_broker = dict(configs)
     try:
-        return ctx.config.with_dynamic(per_broker, default, validate=True)
+        return services.config.with_dynamic(per_broker, default, validate=True)
     except (ConfigError, ValueError) as exc:
         raise _Refused(ErrorCode.INVALID_REQUEST, str(exc)) from None
 
 
 def _alter_resource(
-    ctx: BrokerContext, kind: int, name: str, configs: dict[str, Any], validate_only: bool
+    services: BrokerServices, kind: int, name: str, configs: dict[str, Any], validate_only: bool
 ) -> None:
     """Replace the overrides of one TOPIC/BROKER resource with ``configs`` (validated)."""
     if kind == TOPIC:
-        _check_topic(ctx, name)
-        _validate_topic(ctx, configs)
+        _check_topic(services, name)
+        _validate_topic(services, configs)
         if not validate_only:
-            ctx.replicas.store.set_topic_configs(name, configs)
-            ctx.replicas.logs.update_topic_config(name, ctx.replicas.topic_config(name))
+            services.replica_manager.set_topic_configs(name, configs)
             logger.info("Updated configs of topic %s: %s", name, configs)
         return
     if kind == BROKER:
-        entity = _broker_entity(ctx, name)
+        entity = _broker_entity(services, name)
         nulls = [k for k, v in configs.items() if v is None]
         if nulls:
             raise _Refused(
                 ErrorCode.INVALID_REQUEST, f"Null value not supported for : {','.join(nulls)}"
             )
-        new = _new_broker_config(ctx, entity, configs)
+        new = _new_broker_config(services, entity, configs)
         if not validate_only:
-            ctx.replicas.store.set_broker_configs(entity, configs)
-            ctx.config = new
-            ctx.replicas.reconfigure(new)
+            services.metadata_store.set_broker_configs(entity, configs)
+            services.configs.update(new)  # the replica manager re-derives topic configs
             logger.info("Updated dynamic broker configs (%s): %s", entity, configs)
         return
     raise _unsupported(kind)
 
 
-def handle_alter_configs(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
-    """AlterConfigs: the resource's overrides become exactly the request's."""
+async def handle_alter_configs(
+    services: BrokerServices, context: RequestContext, request: Any
+) -> Any:
+    """AlterConfigs: the resource's overrides become exactly the request's. Writes the
+    metadata store: on the I/O executor."""
+    return await services.run_io(_alter_configs, services, request)
+
+
+def _alter_configs(services: BrokerServices, request: Any) -> Any:
+    with _ALTER_LOCK:
+        return _alter_configs_locked(services, request)
+
+
+def _alter_configs_locked(services: BrokerServices, request: Any) -> Any:
     responses = []
     for resource in request.resources:
         kind, name = resource.resource_type, resource.resource_name
@@ -296,7 +316,7 @@ def handle_alter_configs(ctx: BrokerContext, header: RequestHeader, request: Any
                     "BROKER_LOGGER",
                 )
             configs = {c.name: c.value for c in resource.configs}
-            _alter_resource(ctx, kind, name, configs, request.validate_only)
+            _alter_resource(services, kind, name, configs, request.validate_only)
         except _Refused as exc:
             code, message = exc.code, exc.message
         responses.append(
@@ -312,12 +332,12 @@ def _config_type(kind: int, name: str) -> Type | None:
     return key.type if key is not None else None
 
 
-def _current_list(ctx: BrokerContext, kind: int, name: str, key: str) -> list[str]:
+def _current_list(services: BrokerServices, kind: int, name: str, key: str) -> list[str]:
     """The value a list config has now (override, else the effective default)."""
     if kind == TOPIC:
-        value: Any = ctx.replicas.topic_config(name).get(key)
+        value: Any = services.replica_manager.topic_config(name).get(key)
     else:
-        value = getattr(ctx.config, key.replace(".", "_"), None)
+        value = getattr(services.config, key.replace(".", "_"), None)
     if value is None:
         return []
     if isinstance(value, list):
@@ -326,7 +346,7 @@ def _current_list(ctx: BrokerContext, kind: int, name: str, key: str) -> list[st
 
 
 def _apply_ops(
-    ctx: BrokerContext, kind: int, name: str, ops: list[Any], current: dict[str, str]
+    services: BrokerServices, kind: int, name: str, ops: list[Any], current: dict[str, str]
 ) -> dict[str, str]:
     """Kafka's ``incrementalAlterConfigResource``: SET/DELETE/APPEND/SUBTRACT on a copy."""
     result = dict(current)
@@ -345,7 +365,7 @@ def _apply_ops(
             if key in result:
                 items = [v.strip() for v in result[key].split(",") if v.strip()]
             else:
-                items = _current_list(ctx, kind, name, key)
+                items = _current_list(services, kind, name, key)
             given = [v.strip() for v in (value or "").split(",") if v.strip()]
             if operation == APPEND:
                 items += [v for v in given if v not in items]
@@ -387,9 +407,19 @@ def _set_logger_levels(ops: list[Any], validate_only: bool) -> None:
             logging.getLogger(None if name == _ROOT_LOGGER else name).setLevel(level)
 
 
-def handle_incremental_alter_configs(
-    ctx: BrokerContext, header: RequestHeader, request: Any
+async def handle_incremental_alter_configs(
+    services: BrokerServices, context: RequestContext, request: Any
 ) -> Any:
+    """Writes the metadata store: on the I/O executor."""
+    return await services.run_io(_incremental_alter_configs, services, request)
+
+
+def _incremental_alter_configs(services: BrokerServices, request: Any) -> Any:
+    with _ALTER_LOCK:
+        return _incremental_alter_configs_locked(services, request)
+
+
+def _incremental_alter_configs_locked(services: BrokerServices, request: Any) -> Any:
     responses = []
     for resource in request.resources:
         kind, name = resource.resource_type, resource.resource_name
@@ -405,14 +435,14 @@ def handle_incremental_alter_configs(
                     ErrorCode.INVALID_REQUEST, f"Null value not supported for : {','.join(nulls)}"
                 )
             if kind == BROKER_LOGGER:
-                _check_logger_resource(ctx, name)
+                _check_logger_resource(services, name)
                 _set_logger_levels(ops, request.validate_only)
             elif kind in (TOPIC, BROKER):
                 if kind == TOPIC:
-                    _check_topic(ctx, name)
-                current = _current_overrides(ctx, kind, name)
-                configs = _apply_ops(ctx, kind, name, ops, current)
-                _alter_resource(ctx, kind, name, configs, request.validate_only)
+                    _check_topic(services, name)
+                current = _current_overrides(services, kind, name)
+                configs = _apply_ops(services, kind, name, ops, current)
+                _alter_resource(services, kind, name, configs, request.validate_only)
             else:
                 raise _unsupported(kind)
         except _Refused as exc:

@@ -12,23 +12,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from kafkacore.protocol import APIS_BY_NAME, ErrorCode, RequestHeader
-from kafkacore.server.handlers.context import BrokerContext
+from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+from kafkacore.server.request_context import RequestContext
+from kafkacore.server.services import BrokerServices
 
 __all__ = ["handle_offset_for_leader_epoch"]
 
 _RESPONSE: Any = APIS_BY_NAME["OffsetForLeaderEpoch"].response.cls
 
 
-def _end_offset(ctx: BrokerContext, topic: str, p: Any) -> Any:
+def _end_offset(services: BrokerServices, topic: str, p: Any) -> Any:
     result = _RESPONSE.EpochEndOffset(
         error_code=0, partition=p.partition, leader_epoch=-1, end_offset=-1
     )
-    log = ctx.replicas.get_log(topic, p.partition)
-    if log is None:
+    partition = services.replica_manager.partition(topic, p.partition)
+    if partition is None:
         result.error_code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
         return result
-    current = ctx.replicas.leader_epoch(topic)
+    current = partition.leader_epoch
     requested = p.current_leader_epoch
     if requested != -1 and requested < current:
         result.error_code = ErrorCode.FENCED_LEADER_EPOCH
@@ -36,16 +37,18 @@ def _end_offset(ctx: BrokerContext, topic: str, p: Any) -> Any:
     if requested != -1 and requested > current:
         result.error_code = ErrorCode.UNKNOWN_LEADER_EPOCH
         return result
-    found = log.end_offset_for_epoch(p.leader_epoch)
+    found = partition.log.end_offset_for_epoch(p.leader_epoch)
     if found is not None:
         result.leader_epoch, result.end_offset = found
     return result
 
 
-def handle_offset_for_leader_epoch(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
+def handle_offset_for_leader_epoch(
+    services: BrokerServices, context: RequestContext, request: Any
+) -> Any:
     topics = [
         _RESPONSE.OffsetForLeaderTopicResult(
-            topic=t.topic, partitions=[_end_offset(ctx, t.topic, p) for p in t.partitions]
+            topic=t.topic, partitions=[_end_offset(services, t.topic, p) for p in t.partitions]
         )
         for t in request.topics
     ]

@@ -19,6 +19,7 @@ from kafkacore.log.producer_state import (
     UnknownProducerIdError,
 )
 from kafkacore.protocol import ErrorCode
+from kafkacore.server.partition import NotEnoughReplicasError, NotLeaderOrFollowerError
 
 __all__ = ["error_code_for"]
 
@@ -35,6 +36,8 @@ _CODES: list[tuple[type[BaseException], ErrorCode]] = [
     (OutOfOrderSequenceError, ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER),
     (InvalidProducerEpochError, ErrorCode.INVALID_PRODUCER_EPOCH),
     (UnknownProducerIdError, ErrorCode.UNKNOWN_PRODUCER_ID),
+    (NotEnoughReplicasError, ErrorCode.NOT_ENOUGH_REPLICAS),
+    (NotLeaderOrFollowerError, ErrorCode.NOT_LEADER_OR_FOLLOWER),
 ]
 
 

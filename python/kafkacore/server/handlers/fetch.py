@@ -21,10 +21,11 @@ from typing import Any
 
 from kafkacore.errors import OffsetOutOfRangeError
 from kafkacore.log import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP, TopicPartition
-from kafkacore.protocol import APIS_BY_NAME, ErrorCode, RequestHeader
-from kafkacore.server.handlers.context import BrokerContext
+from kafkacore.protocol import APIS_BY_NAME, ErrorCode
 from kafkacore.server.handlers.errors import error_code_for
 from kafkacore.server.network import FileRegion
+from kafkacore.server.request_context import RequestContext
+from kafkacore.server.services import BrokerServices
 
 __all__ = ["handle_fetch", "handle_list_offsets"]
 
@@ -45,9 +46,9 @@ def _has_zstd(data: bytes) -> bool:
     return False
 
 
-def _read_all(ctx: BrokerContext, version: int, request: Any) -> tuple[Any, int, bool]:
+def _read_all(services: BrokerServices, version: int, request: Any) -> tuple[Any, int, bool]:
     """The response topics, the bytes found, and whether a partition had an error."""
-    replicas = ctx.replicas
+    replicas = services.replica_manager
     remaining = max(0, request.max_bytes)
     total = 0
     failed = False
@@ -67,13 +68,14 @@ def _read_all(ctx: BrokerContext, version: int, request: Any) -> tuple[Any, int,
                 records=b"",
             )
             partitions.append(data)
-            log = replicas.get_log(topic.topic, p.partition)
-            if log is None:
+            partition = replicas.partition(topic.topic, p.partition)
+            if partition is None:
                 data.error_code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
                 failed = True
                 continue
-            hw = replicas.high_watermark(log)
-            lso = replicas.last_stable_offset(log)
+            log = partition.log
+            hw = partition.high_watermark
+            lso = partition.last_stable_offset
             data.high_watermark = hw
             data.last_stable_offset = lso
             data.log_start_offset = log.log_start_offset
@@ -108,8 +110,16 @@ def _read_all(ctx: BrokerContext, version: int, request: Any) -> tuple[Any, int,
     return topics, total, failed
 
 
-async def handle_fetch(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
-    version = header.api_version
+async def _read(services: BrokerServices, version: int, request: Any) -> tuple[Any, int, bool]:
+    """:func:`_read_all`; Fetch < 10 copies the records (no ``sendfile``), so it reads on
+    the I/O executor."""
+    if version < 10:
+        return await services.run_io(_read_all, services, version, request)
+    return _read_all(services, version, request)
+
+
+async def handle_fetch(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+    version = context.api_version
     if version >= 7 and request.session_id > 0:
         return _FETCH(
             throttle_time_ms=0,
@@ -117,23 +127,23 @@ async def handle_fetch(ctx: BrokerContext, header: RequestHeader, request: Any) 
             session_id=0,
             responses=[],
         )
-    topics, total, failed = _read_all(ctx, version, request)
+    topics, total, failed = await _read(services, version, request)
     deadline = time.monotonic() + request.max_wait_ms / 1000
     watched = [TopicPartition(t.topic, p.partition) for t in request.topics for p in t.partitions]
     while total < request.min_bytes and not failed and watched:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             break
-        woken = await ctx.replicas.purgatory.wait(watched, remaining)
-        topics, total, failed = _read_all(ctx, version, request)
+        woken = await services.replica_manager.purgatory.wait(watched, remaining)
+        topics, total, failed = await _read(services, version, request)
         if not woken:
             break
     return _FETCH(throttle_time_ms=0, error_code=0, session_id=0, responses=topics)
 
 
-def handle_list_offsets(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
-    replicas = ctx.replicas
-    version = header.api_version
+def handle_list_offsets(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+    replicas = services.replica_manager
+    version = context.api_version
     topics = []
     for topic in request.topics:
         partitions = []
@@ -146,17 +156,18 @@ def handle_list_offsets(ctx: BrokerContext, header: RequestHeader, request: Any)
                 leader_epoch=-1,
             )
             partitions.append(answer)
-            log = replicas.get_log(topic.name, p.partition_index)
-            if log is None:
+            partition = replicas.partition(topic.name, p.partition_index)
+            if partition is None:
                 answer.error_code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
                 continue
+            log = partition.log
             ts = p.timestamp
             try:
                 if ts == LATEST_TIMESTAMP:
                     answer.offset = (
-                        replicas.last_stable_offset(log)
+                        partition.last_stable_offset
                         if request.isolation_level == _READ_COMMITTED
-                        else replicas.high_watermark(log)
+                        else partition.high_watermark
                     )
                     epoch = log.latest_epoch
                     answer.leader_epoch = -1 if epoch is None else epoch

@@ -11,8 +11,9 @@ import os
 import shutil
 from typing import Any
 
-from kafkacore.protocol import APIS_BY_NAME, RequestHeader
-from kafkacore.server.handlers.context import BrokerContext
+from kafkacore.protocol import APIS_BY_NAME
+from kafkacore.server.request_context import RequestContext
+from kafkacore.server.services import BrokerServices
 
 __all__ = ["handle_describe_log_dirs"]
 
@@ -21,14 +22,20 @@ logger = logging.getLogger("kafkacore.server")
 _RESPONSE: Any = APIS_BY_NAME["DescribeLogDirs"].response.cls
 
 
-def handle_describe_log_dirs(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
+def handle_describe_log_dirs(
+    services: BrokerServices, context: RequestContext, request: Any
+) -> Any:
     wanted: dict[str, set[int]] | None = None
     if request.topics is not None:
         wanted = {}
         for t in request.topics:
             wanted.setdefault(t.topic, set()).update(t.partitions)
-    by_dir: dict[str, dict[str, list[Any]]] = {d: {} for d in ctx.replicas.logs.log_dirs}
-    for log in sorted(ctx.replicas.logs.all_logs(), key=lambda log: log.topic_partition):
+    by_dir: dict[str, dict[str, list[Any]]] = {
+        d: {} for d in services.replica_manager.logs.log_dirs
+    }
+    for log in sorted(
+        services.replica_manager.logs.all_logs(), key=lambda log: log.topic_partition
+    ):
         tp = log.topic_partition
         if wanted is not None and tp.partition not in wanted.get(tp.topic, ()):
             continue

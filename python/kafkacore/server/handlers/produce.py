@@ -17,11 +17,13 @@ import time
 from typing import Any
 
 from kafkacore.errors import RecordValidationError
-from kafkacore.protocol import APIS_BY_NAME, ErrorCode, RequestHeader
+from kafkacore.log import TopicPartition
+from kafkacore.protocol import APIS_BY_NAME, ErrorCode
 from kafkacore.protocol.errors import message as default_message
-from kafkacore.server.handlers.cluster import _auto_create
-from kafkacore.server.handlers.context import BrokerContext
+from kafkacore.server.handlers.cluster import auto_create
 from kafkacore.server.handlers.errors import error_code_for
+from kafkacore.server.request_context import RequestContext
+from kafkacore.server.services import BrokerServices
 
 __all__ = ["handle_produce"]
 
@@ -88,26 +90,28 @@ def _check_timestamps(data: bytes, config: Any, now: int) -> None:
 
 
 def _produce_partition(
-    ctx: BrokerContext, topic: str, partition: int, records: Any, acks: int
+    services: BrokerServices,
+    topic: str,
+    index: int,
+    records: Any,
+    acks: int,
+    appended: list[TopicPartition],
 ) -> Any:
-    replicas = ctx.replicas
+    """One partition's answer; runs on an I/O thread (the append writes, may roll a
+    segment or fsync for ``flush.messages``)."""
+    replicas = services.replica_manager
     response = _RESPONSE.PartitionProduceResponse(
-        index=partition, error_code=0, base_offset=-1, log_append_time_ms=-1, log_start_offset=-1
+        index=index, error_code=0, base_offset=-1, log_append_time_ms=-1, log_start_offset=-1
     )
     try:
-        log = replicas.get_log(topic, partition)
-        if log is None:
+        partition = replicas.partition(topic, index)
+        if partition is None:
             raise _Refused(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
         data = _check_batch(records)
-        config = log.config
-        if acks == -1 and config.min_insync_replicas > 1:
-            raise _Refused(
-                ErrorCode.NOT_ENOUGH_REPLICAS,
-                f"The size of the current ISR Set(1) is insufficient to satisfy the min.isr "
-                f"requirement of {config.min_insync_replicas} for partition {topic}-{partition}",
-            )
-        _check_timestamps(data, config, int(time.time() * 1000))
-        info = replicas.append(log, data)
+        partition.ensure_enough_replicas(acks)
+        _check_timestamps(data, partition.log.config, int(time.time() * 1000))
+        info = replicas.append_to_leader(partition, data, required_acks=acks)
+        appended.append(partition.topic_partition)
     except _Refused as exc:
         response.error_code = exc.code
         response.error_message = exc.message
@@ -123,7 +127,7 @@ def _produce_partition(
     except Exception as exc:
         code = error_code_for(exc)
         if code == ErrorCode.UNKNOWN_SERVER_ERROR:
-            logger.exception("Error appending to %s-%d", topic, partition)
+            logger.exception("Error appending to %s-%d", topic, index)
         response.error_code = code
         response.error_message = str(exc) or default_message(code)
         return response
@@ -133,20 +137,18 @@ def _produce_partition(
     return response
 
 
-def handle_produce(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
-    """The Produce response (the request channel drops it for ``acks=0``)."""
+def _produce_all(
+    services: BrokerServices, request: Any, refused: dict[str, ErrorCode]
+) -> tuple[Any, list[TopicPartition]]:
+    """The response and the partitions appended to, in request order (one I/O-thread
+    job per request: appends to one log stay in order)."""
     acks = request.acks
-    store = ctx.replicas.store
+    appended: list[TopicPartition] = []
     results = []
     for topic_data in request.topic_data:
         name = topic_data.name
+        code = refused.get(name)
         partitions = []
-        if acks not in (0, 1, -1):
-            code: ErrorCode | None = ErrorCode.INVALID_REQUIRED_ACKS
-        elif store.topic(name) is None and ctx.config.auto_create_topics_enable:
-            code = _auto_create(ctx, name)
-        else:
-            code = None
         for pdata in topic_data.partition_data:
             if code is not None:
                 partitions.append(
@@ -159,6 +161,32 @@ def handle_produce(ctx: BrokerContext, header: RequestHeader, request: Any) -> A
                     )
                 )
             else:
-                partitions.append(_produce_partition(ctx, name, pdata.index, pdata.records, acks))
+                partitions.append(
+                    _produce_partition(services, name, pdata.index, pdata.records, acks, appended)
+                )
         results.append(_RESPONSE.TopicProduceResponse(name=name, partition_responses=partitions))
-    return _RESPONSE(responses=results, throttle_time_ms=0)
+    return _RESPONSE(responses=results, throttle_time_ms=0), appended
+
+
+async def handle_produce(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+    """The Produce response (the request channel drops it for ``acks=0``). Topics are
+    auto-created first; the appends then run on the I/O executor, and delayed fetches of
+    the partitions written are woken back on the event loop."""
+    refused: dict[str, ErrorCode] = {}
+    for topic_data in request.topic_data:
+        name = topic_data.name
+        if request.acks not in (0, 1, -1):
+            refused[name] = ErrorCode.INVALID_REQUIRED_ACKS
+        elif (
+            not services.metadata_cache.contains_topic(name)
+            and services.config.auto_create_topics_enable
+            and name not in refused
+        ):
+            code = await auto_create(services, name)
+            if code is not None:
+                refused[name] = code
+    response, appended = await services.run_io(_produce_all, services, request, refused)
+    purgatory = services.replica_manager.purgatory
+    for tp in appended:
+        purgatory.wake(tp)
+    return response

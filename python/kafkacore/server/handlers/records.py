@@ -13,9 +13,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from kafkacore.protocol import APIS_BY_NAME, ErrorCode, RequestHeader
-from kafkacore.server.handlers.context import BrokerContext
+from kafkacore.protocol import APIS_BY_NAME, ErrorCode
 from kafkacore.server.handlers.errors import error_code_for
+from kafkacore.server.request_context import RequestContext
+from kafkacore.server.services import BrokerServices
 
 __all__ = ["HIGH_WATERMARK", "handle_delete_records"]
 
@@ -25,15 +26,15 @@ _RESPONSE: Any = APIS_BY_NAME["DeleteRecords"].response.cls
 HIGH_WATERMARK = -1
 
 
-def _delete(ctx: BrokerContext, topic: str, partition: int, offset: int) -> tuple[int, int]:
+def _delete(services: BrokerServices, topic: str, partition: int, offset: int) -> tuple[int, int]:
     """``(error code, low watermark)`` for one partition."""
-    replicas = ctx.replicas
-    log = replicas.get_log(topic, partition)
-    if log is None:
+    found = services.replica_manager.partition(topic, partition)
+    if found is None:
         return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, -1
+    log = found.log
     if not log.config.delete:
         return ErrorCode.POLICY_VIOLATION, -1
-    high_watermark = replicas.high_watermark(log)
+    high_watermark = found.high_watermark
     target = high_watermark if offset == HIGH_WATERMARK else offset
     if target < 0 or target > high_watermark:
         return ErrorCode.OFFSET_OUT_OF_RANGE, -1
@@ -47,13 +48,20 @@ def _delete(ctx: BrokerContext, topic: str, partition: int, offset: int) -> tupl
     return ErrorCode.NONE, log.log_start_offset
 
 
-def handle_delete_records(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
+async def handle_delete_records(
+    services: BrokerServices, context: RequestContext, request: Any
+) -> Any:
+    """Moves log start offsets and writes their checkpoint: on the I/O executor."""
+    return await services.run_io(_delete_records, services, request)
+
+
+def _delete_records(services: BrokerServices, request: Any) -> Any:
     topics = []
     moved = False
     for topic in request.topics:
         results = []
         for p in topic.partitions:
-            code, low_watermark = _delete(ctx, topic.name, p.partition_index, p.offset)
+            code, low_watermark = _delete(services, topic.name, p.partition_index, p.offset)
             moved = moved or code == ErrorCode.NONE
             results.append(
                 _RESPONSE.DeleteRecordsPartitionResult(
@@ -63,7 +71,7 @@ def handle_delete_records(ctx: BrokerContext, header: RequestHeader, request: An
         topics.append(_RESPONSE.DeleteRecordsTopicResult(name=topic.name, partitions=results))
     if moved:
         try:
-            ctx.replicas.logs.checkpoint_log_start_offsets()
+            services.replica_manager.logs.checkpoint_log_start_offsets()
         except Exception as exc:  # the periodic checkpoint retries; the answer stands
             logger.warning("Could not checkpoint log start offsets: %s", exc)
     return _RESPONSE(throttle_time_ms=0, topics=topics)

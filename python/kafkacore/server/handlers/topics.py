@@ -7,9 +7,11 @@ import uuid
 from typing import Any
 
 from kafkacore.config import ConfigError, LogConfig
-from kafkacore.protocol import APIS_BY_NAME, ErrorCode, RequestHeader
-from kafkacore.server.handlers.context import BrokerContext
+from kafkacore.log import TopicPartition
+from kafkacore.protocol import APIS_BY_NAME, ErrorCode
 from kafkacore.server.replica_manager import topic_name_error
+from kafkacore.server.request_context import RequestContext
+from kafkacore.server.services import BrokerServices
 
 __all__ = ["handle_create_partitions", "handle_create_topics", "handle_delete_topics"]
 
@@ -19,7 +21,7 @@ _PARTITIONS: Any = APIS_BY_NAME["CreatePartitions"].response.cls
 ZERO_UUID = uuid.UUID(int=0)
 
 
-def _replication_error(ctx: BrokerContext, rf: int) -> tuple[ErrorCode, str] | None:
+def _replication_error(services: BrokerServices, rf: int) -> tuple[ErrorCode, str] | None:
     if rf == 1:
         return None
     if rf <= 0:
@@ -34,8 +36,10 @@ def _replication_error(ctx: BrokerContext, rf: int) -> tuple[ErrorCode, str] | N
     )
 
 
-def handle_create_topics(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
-    version = header.api_version
+async def handle_create_topics(
+    services: BrokerServices, context: RequestContext, request: Any
+) -> Any:
+    version = context.api_version
     names = [t.name for t in request.topics]
     results = []
     for topic in request.topics:
@@ -61,7 +65,7 @@ def handle_create_topics(ctx: BrokerContext, header: RequestHeader, request: Any
         if name_error is not None:
             fail(ErrorCode.INVALID_TOPIC_EXCEPTION, name_error)
             continue
-        if ctx.replicas.store.topic(topic.name) is not None:
+        if services.metadata_cache.contains_topic(topic.name):
             fail(ErrorCode.TOPIC_ALREADY_EXISTS, f"Topic '{topic.name}' already exists.")
             continue
         assignments = list(topic.assignments or [])
@@ -75,20 +79,22 @@ def handle_create_topics(ctx: BrokerContext, header: RequestHeader, request: Any
                 continue
             indexes = sorted(a.partition_index for a in assignments)
             if indexes != list(range(len(assignments))) or any(
-                list(a.broker_ids) != [ctx.node_id] for a in assignments
+                list(a.broker_ids) != [services.node_id] for a in assignments
             ):
                 fail(
                     ErrorCode.INVALID_REPLICA_ASSIGNMENT,
-                    f"Replica assignments must be partitions 0..n-1 on broker {ctx.node_id}.",
+                    f"Replica assignments must be partitions 0..n-1 on broker {services.node_id}.",
                 )
                 continue
             partitions, rf = len(assignments), 1
         else:
             partitions = (
-                ctx.config.num_partitions if topic.num_partitions == -1 else topic.num_partitions
+                services.config.num_partitions
+                if topic.num_partitions == -1
+                else topic.num_partitions
             )
             rf = (
-                ctx.config.default_replication_factor
+                services.config.default_replication_factor
                 if topic.replication_factor == -1
                 else topic.replication_factor
             )
@@ -98,13 +104,13 @@ def handle_create_topics(ctx: BrokerContext, header: RequestHeader, request: Any
                 "Number of partitions was set to an invalid non-positive value.",
             )
             continue
-        rf_error = _replication_error(ctx, rf)
+        rf_error = _replication_error(services, rf)
         if rf_error is not None:
             fail(*rf_error)
             continue
         overrides = {c.name: c.value for c in topic.configs}
         try:
-            config = LogConfig(overrides, ctx.config)
+            config = LogConfig(overrides, services.config)
         except ConfigError as exc:
             fail(ErrorCode.INVALID_CONFIG, str(exc))
             continue
@@ -112,7 +118,13 @@ def handle_create_topics(ctx: BrokerContext, header: RequestHeader, request: Any
             topic_id = ZERO_UUID
         else:
             try:
-                topic_id = ctx.replicas.create_topic(topic.name, partitions, overrides).topic_id
+                created = await services.run_io(
+                    services.replica_manager.create_topic, topic.name, partitions, overrides
+                )
+                topic_id = created.topic_id
+            except KeyError:  # created meanwhile by another request
+                fail(ErrorCode.TOPIC_ALREADY_EXISTS, f"Topic '{topic.name}' already exists.")
+                continue
             except Exception as exc:
                 fail(ErrorCode.UNKNOWN_SERVER_ERROR, str(exc))
                 continue
@@ -133,9 +145,11 @@ def handle_create_topics(ctx: BrokerContext, header: RequestHeader, request: Any
     return _CREATE(throttle_time_ms=0, topics=results)
 
 
-def handle_delete_topics(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
-    store = ctx.replicas.store
-    if header.api_version >= 6:
+async def handle_delete_topics(
+    services: BrokerServices, context: RequestContext, request: Any
+) -> Any:
+    cache = services.metadata_cache
+    if context.api_version >= 6:
         wanted = [(t.name, t.topic_id) for t in request.topics]
     else:
         wanted = [(name, ZERO_UUID) for name in request.topic_names]
@@ -145,7 +159,7 @@ def handle_delete_topics(ctx: BrokerContext, header: RequestHeader, request: Any
             name=name, topic_id=topic_id, error_code=0, error_message=None
         )
         results.append(result)
-        topic = store.topic(name) if name is not None else store.topic_by_id(topic_id)
+        topic = cache.topic(name) if name is not None else cache.topic_by_id(topic_id)
         if topic is None:
             result.error_code = (
                 ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
@@ -154,41 +168,46 @@ def handle_delete_topics(ctx: BrokerContext, header: RequestHeader, request: Any
             )
             continue
         result.name, result.topic_id = topic.name, topic.topic_id
-        if not ctx.config.delete_topic_enable:
+        if not services.config.delete_topic_enable:
             result.error_code = ErrorCode.TOPIC_DELETION_DISABLED
             result.error_message = "Topic deletion is disabled."
             continue
-        ctx.replicas.delete_topic(topic.name)
+        deleted = await services.run_io(services.replica_manager.delete_topic, topic.name)
+        if deleted is not None:  # fetches waiting on it answer UNKNOWN_TOPIC_OR_PARTITION
+            for index in range(deleted.partition_count):
+                services.replica_manager.purgatory.wake(TopicPartition(deleted.name, index))
     return _DELETE(throttle_time_ms=0, responses=results)
 
 
-def handle_create_partitions(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
-    store = ctx.replicas.store
+async def handle_create_partitions(
+    services: BrokerServices, context: RequestContext, request: Any
+) -> Any:
+    cache = services.metadata_cache
     results = []
     for topic in request.topics:
         result = _PARTITIONS.CreatePartitionsTopicResult(
             name=topic.name, error_code=0, error_message=None
         )
         results.append(result)
-        current = store.topic(topic.name)
-        if current is None:
+        count = cache.partition_count(topic.name)
+        if count is None:
             result.error_code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
             result.error_message = f"The topic '{topic.name}' does not exist."
             continue
-        if topic.count < current.partitions:
+        if topic.count < count:
             result.error_code = ErrorCode.INVALID_PARTITIONS
             result.error_message = (
-                f"Topic currently has {current.partitions} partitions, which is higher than the "
+                f"Topic currently has {count} partitions, which is higher than the "
                 f"requested {topic.count}."
             )
             continue
-        if topic.count == current.partitions:
+        if topic.count == count:
             result.error_code = ErrorCode.INVALID_PARTITIONS
-            result.error_message = f"Topic already has {current.partitions} partitions."
+            result.error_message = f"Topic already has {count} partitions."
             continue
         if topic.assignments is not None and (
-            len(topic.assignments) != topic.count - current.partitions
-            or any(list(a.broker_ids) != [ctx.node_id] for a in topic.assignments)
+            len(topic.assignments) != topic.count - count
+            or any(list(a.broker_ids) != [services.node_id] for a in topic.assignments)
         ):
             result.error_code = ErrorCode.INVALID_REPLICA_ASSIGNMENT
             result.error_message = (
@@ -196,5 +215,5 @@ def handle_create_partitions(ctx: BrokerContext, header: RequestHeader, request:
             )
             continue
         if not request.validate_only:
-            ctx.replicas.add_partitions(topic.name, topic.count)
+            await services.run_io(services.replica_manager.add_partitions, topic.name, topic.count)
     return _PARTITIONS(throttle_time_ms=0, results=results)

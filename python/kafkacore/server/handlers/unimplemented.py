@@ -10,20 +10,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from kafkacore.protocol import APIS, ErrorCode, RequestHeader
+from kafkacore.protocol import APIS, ApiKey, ErrorCode, RequestHeader
 from kafkacore.protocol.errors import message as default_message
 
 __all__ = ["error_response", "unimplemented_response"]
 
-_ACL_APIS = {29, 30, 31}
+_ACL_APIS = {ApiKey.DESCRIBE_ACLS, ApiKey.CREATE_ACLS, ApiKey.DELETE_ACLS}
 
 
 def _code_for(api_key: int) -> ErrorCode:
     if api_key in _ACL_APIS:
         return ErrorCode.SECURITY_DISABLED
-    if api_key == 17:
+    if api_key == ApiKey.SASL_HANDSHAKE:
         return ErrorCode.UNSUPPORTED_SASL_MECHANISM
-    if api_key == 36:
+    if api_key == ApiKey.SASL_AUTHENTICATE:
         return ErrorCode.ILLEGAL_SASL_STATE
     return ErrorCode.UNKNOWN_SERVER_ERROR
 
@@ -47,7 +47,7 @@ def unimplemented_response(header: RequestHeader, request: Any) -> Any:
     response = error_response(header.api_key, code, text)
     cls: Any = type(response)
     key = header.api_key
-    if key == 32:  # DescribeConfigs: one result per resource
+    if key == ApiKey.DESCRIBE_CONFIGS:  # one result per resource
         response.results = [
             cls.DescribeConfigsResult(
                 error_code=code,
@@ -58,7 +58,7 @@ def unimplemented_response(header: RequestHeader, request: Any) -> Any:
             )
             for r in request.resources
         ]
-    elif key in (33, 44):  # AlterConfigs, IncrementalAlterConfigs
+    elif key in (ApiKey.ALTER_CONFIGS, ApiKey.INCREMENTAL_ALTER_CONFIGS):
         item = cls.AlterConfigsResourceResponse
         response.responses = [
             item(
@@ -69,11 +69,11 @@ def unimplemented_response(header: RequestHeader, request: Any) -> Any:
             )
             for r in request.resources
         ]
-    elif key == 30:  # CreateAcls
+    elif key == ApiKey.CREATE_ACLS:
         response.results = [
             cls.AclCreationResult(error_code=code, error_message=text) for _ in request.creations
         ]
-    elif key == 31:  # DeleteAcls
+    elif key == ApiKey.DELETE_ACLS:
         response.filter_results = [
             cls.DeleteAclsFilterResult(error_code=code, error_message=text, matching_acls=[])
             for _ in request.filters

@@ -1,0 +1,85 @@
+"""Who asked: what a handler knows about the request besides its body (Kafka's
+``RequestContext``): the header, the connection, the listener and its security protocol,
+the authenticated principal and the client's address.
+
+Built by the request channel from the transport's
+:class:`~kafkacore.server.network.ConnectionInfo`, one per request. Until SASL/TLS
+authentication exists every principal is :data:`ANONYMOUS`, as on Kafka's PLAINTEXT
+listeners.
+
+Immutable: thread-safe.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from kafkacore.protocol import ApiKey, RequestHeader
+from kafkacore.server.network import ConnectionInfo
+
+__all__ = ["ANONYMOUS", "KafkaPrincipal", "RequestContext", "SecurityProtocol"]
+
+
+class SecurityProtocol(str, Enum):
+    """Kafka's ``SecurityProtocol`` names (``listener.security.protocol.map`` values)."""
+
+    PLAINTEXT = "PLAINTEXT"
+    SSL = "SSL"
+    SASL_PLAINTEXT = "SASL_PLAINTEXT"
+    SASL_SSL = "SASL_SSL"
+
+
+@dataclass(frozen=True, slots=True)
+class KafkaPrincipal:
+    """An authenticated identity (Kafka's ``KafkaPrincipal``), written ``type:name``."""
+
+    principal_type: str
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.principal_type}:{self.name}"
+
+
+ANONYMOUS = KafkaPrincipal("User", "ANONYMOUS")
+"""The principal of an unauthenticated connection (Kafka's ``KafkaPrincipal.ANONYMOUS``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RequestContext:
+    header: RequestHeader
+    connection_id: str
+    listener_name: str
+    security_protocol: SecurityProtocol
+    principal: KafkaPrincipal
+    client_address: str
+    client_port: int
+
+    @classmethod
+    def for_connection(
+        cls,
+        header: RequestHeader,
+        connection: ConnectionInfo,
+        principal: KafkaPrincipal = ANONYMOUS,
+    ) -> RequestContext:
+        return cls(
+            header=header,
+            connection_id=connection.connection_id,
+            listener_name=connection.listener,
+            security_protocol=SecurityProtocol(connection.security_protocol),
+            principal=principal,
+            client_address=connection.peer_host,
+            client_port=connection.peer_port,
+        )
+
+    @property
+    def api_key(self) -> ApiKey:
+        return ApiKey(self.header.api_key)
+
+    @property
+    def api_version(self) -> int:
+        return self.header.api_version
+
+    @property
+    def client_id(self) -> str | None:
+        return self.header.client_id

@@ -1,0 +1,93 @@
+"""What request handlers are given (Kafka's ``KafkaApis`` constructor parameters): the
+broker's services, built once in :meth:`KafkaServer.startup
+<kafkacore.server.broker.KafkaServer.startup>` and never patched afterwards.
+
+The one thing that changes at run time, the broker config (AlterConfigs on dynamic
+configs), lives in a :class:`BrokerConfigHolder` inside the frozen services, which tells
+its listeners (the replica manager re-derives topic configs) of each new config.
+
+Blocking work (appends, metadata writes, Fetch reads that copy) runs on
+:attr:`BrokerServices.io_executor`, a pool of ``num.io.threads`` threads (Kafka's request
+handler pool), through :meth:`BrokerServices.run_io`.
+
+Thread-safety: the services are immutable; each service states its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import ParamSpec, TypeVar
+
+from kafkacore.config import BrokerConfig
+from kafkacore.metadata import BrokerInfo, MetadataCache, MetadataStore
+from kafkacore.server.group.coordinator import GroupCoordinator
+from kafkacore.server.replica_manager import ReplicaManager
+
+__all__ = ["BrokerConfigHolder", "BrokerServices"]
+
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+
+
+class BrokerConfigHolder:
+    """The broker config in force (Kafka's ``DynamicBrokerConfig.currentConfig``): the
+    static config with the dynamic values applied. Read from any thread; :meth:`update`
+    swaps it (one reference assignment) and then calls the listeners in order."""
+
+    def __init__(self, config: BrokerConfig) -> None:
+        self._current = config
+        self._lock = threading.Lock()
+        self._listeners: list[Callable[[BrokerConfig], None]] = []
+
+    @property
+    def current(self) -> BrokerConfig:
+        return self._current
+
+    def add_listener(self, listener: Callable[[BrokerConfig], None]) -> None:
+        """Call ``listener(new_config)`` after every :meth:`update` (Kafka's
+        ``BrokerReconfigurable.reconfigure``)."""
+        with self._lock:
+            self._listeners.append(listener)
+
+    def update(self, config: BrokerConfig) -> None:
+        with self._lock:
+            self._current = config
+            listeners = list(self._listeners)
+        for listener in listeners:
+            listener(config)
+
+
+@dataclass(frozen=True, eq=False)
+class BrokerServices:
+    node_id: int
+    configs: BrokerConfigHolder
+    metadata_cache: MetadataCache
+    metadata_store: MetadataStore
+    replica_manager: ReplicaManager
+    group_coordinator: GroupCoordinator
+    io_executor: ThreadPoolExecutor
+
+    @property
+    def config(self) -> BrokerConfig:
+        """The broker config in force now."""
+        return self.configs.current
+
+    @property
+    def cluster_id(self) -> str:
+        return self.metadata_cache.cluster_id or ""
+
+    @property
+    def local_broker(self) -> BrokerInfo:
+        """This broker as clients reach it (registered once its listeners are bound)."""
+        broker = self.metadata_cache.broker(self.node_id)
+        return broker if broker is not None else BrokerInfo(self.node_id, "", -1)
+
+    async def run_io(self, fn: Callable[_P, _T], *args: _P.args, **kwargs: _P.kwargs) -> _T:
+        """``fn(*args, **kwargs)`` on the I/O executor, awaited from the event loop."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.io_executor, functools.partial(fn, *args, **kwargs))
