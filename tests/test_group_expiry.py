@@ -12,12 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from kafkacore.config import BrokerConfig
 from kafkacore.protocol import ErrorCode
 from kafkacore.server import KafkaServer
 from kafkacore.server.group.coordinator import GroupCoordinator
 from kafkacore.tools import offsets_records as recs
-from test_group_protocol import PROPS, Client, _commit, _fetch, _join, _sync
+from support.raw_client import OneShotClient as Client
+from support.raw_client import run_broker
+from test_group_protocol import PROPS, _commit, _fetch, _join, _sync
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -38,21 +39,14 @@ Scenario = Callable[[Client, GroupCoordinator, FakeClock], Awaitable[None]]
 
 
 def run(tmp_path: Path, scenario: Scenario) -> None:
-    async def main() -> None:
-        config = {"listeners": "PLAINTEXT://localhost:0", "log.dirs": str(tmp_path), "node.id": 1}
-        props = {**config, **PROPS, "offsets.retention.minutes": RETENTION // MINUTE}
-        server = KafkaServer(BrokerConfig(props))
-        await server.startup()
-        try:
-            coordinator = server.groups
-            assert coordinator is not None
-            clock = FakeClock()
-            coordinator.clock = clock
-            await scenario(Client(server.bound_port), coordinator, clock)
-        finally:
-            await server.shutdown()
+    async def with_server(server: KafkaServer) -> None:
+        coordinator = server.groups
+        assert coordinator is not None
+        clock = FakeClock()
+        coordinator.clock = clock
+        await scenario(Client(server.bound_port), coordinator, clock)
 
-    asyncio.run(main())
+    run_broker(tmp_path, with_server, **PROPS, **{"offsets.retention.minutes": RETENTION // MINUTE})
 
 
 def _tombstones(coordinator: GroupCoordinator) -> list[object]:

@@ -6,22 +6,18 @@ restored after a restart) and DeleteGroups."""
 from __future__ import annotations
 
 import asyncio
-import struct
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from kafkacore.config import BrokerConfig
 from kafkacore.protocol import (
     APIS_BY_NAME,
     ErrorCode,
-    RequestHeader,
-    decode_response,
-    encode_request,
 )
 from kafkacore.server import KafkaServer
+from support.raw_client import OneShotClient, make_request, run_broker
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -32,44 +28,15 @@ PROPS = {
 }
 
 
-def _req(name: str, **fields: Any) -> Any:
-    return APIS_BY_NAME[name].request.cls(**fields)
-
-
-class Client:
-    def __init__(self, port: int) -> None:
-        self.port = port
-        self.cid = 0
-
-    async def call(self, name: str, version: int, **fields: Any) -> Any:
-        """One request on its own connection (so concurrent joins do not queue)."""
-        reader, writer = await asyncio.open_connection("localhost", self.port)
-        try:
-            api = APIS_BY_NAME[name]
-            self.cid += 1
-            expected = self.cid
-            writer.write(
-                encode_request(RequestHeader(api.key, version, expected, "c"), _req(name, **fields))
-            )
-            (size,) = struct.unpack(">i", await asyncio.wait_for(reader.readexactly(4), 10))
-            cid, response = decode_response(await reader.readexactly(size), api.key, version)
-            assert cid == expected
-            return response
-        finally:
-            writer.close()
+_req = make_request
+Client = OneShotClient
 
 
 def run(tmp_path: Path, scenario: Callable[[Client], Awaitable[None]]) -> None:
-    async def main() -> None:
-        config = {"listeners": "PLAINTEXT://localhost:0", "log.dirs": str(tmp_path), "node.id": 1}
-        server = KafkaServer(BrokerConfig({**config, **PROPS}))
-        await server.startup()
-        try:
-            await scenario(Client(server.bound_port))
-        finally:
-            await server.shutdown()
+    async def with_server(server: KafkaServer) -> None:
+        await scenario(Client(server.bound_port))
 
-    asyncio.run(main())
+    run_broker(tmp_path, with_server, **PROPS)
 
 
 def _protocol(name: str = "range", data: bytes = b"sub") -> Any:

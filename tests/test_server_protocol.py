@@ -13,46 +13,19 @@ from typing import Any
 import pytest
 
 from kafkacore import backend
-from kafkacore.config import BrokerConfig
 from kafkacore.protocol import (
     APIS_BY_NAME,
     ErrorCode,
-    RequestHeader,
     decode_response,
-    encode_request,
 )
 from kafkacore.server import KafkaServer
+from support.raw_client import RawClient, make_request, run_broker
 
 pytestmark = pytest.mark.timeout(30)
 
 
-def _req(name: str, **fields: Any) -> Any:
-    return APIS_BY_NAME[name].request.cls(**fields)
-
-
-class Client:
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.reader, self.writer = reader, writer
-
-    def send(self, name: str, version: int, correlation_id: int, request: Any) -> None:
-        api = APIS_BY_NAME[name]
-        self.writer.write(
-            encode_request(RequestHeader(api.key, version, correlation_id, "t"), request)
-        )
-
-    async def frame(self) -> bytes:
-        (size,) = struct.unpack(">i", await asyncio.wait_for(self.reader.readexactly(4), 5))
-        return await asyncio.wait_for(self.reader.readexactly(size), 5)
-
-    async def recv(self, name: str, version: int) -> tuple[int, Any]:
-        return decode_response(await self.frame(), APIS_BY_NAME[name].key, version)
-
-    async def call(self, name: str, version: int, request: Any, cid: int = 1) -> Any:
-        self.send(name, version, cid, request)
-        got, response = await self.recv(name, version)
-        assert got == cid
-        return response
-
+_req = make_request
+Client = RawClient
 
 Scenario = Callable[
     [KafkaServer, Callable[[], Coroutine[Any, Any, Client]]], Coroutine[Any, Any, None]
@@ -60,21 +33,13 @@ Scenario = Callable[
 
 
 def run(tmp_path: Path, scenario: Scenario, **props: Any) -> None:
-    async def main() -> None:
-        config = {"listeners": "PLAINTEXT://localhost:0", "log.dirs": str(tmp_path), "node.id": 1}
-        config.update(props)
-        server = KafkaServer(BrokerConfig(config))
-        await server.startup()
-
+    async def with_server(server: KafkaServer) -> None:
         async def connect() -> Client:
-            return Client(*await asyncio.open_connection("localhost", server.bound_port))
+            return await RawClient.connect(server.bound_port)
 
-        try:
-            await scenario(server, connect)
-        finally:
-            await server.shutdown()
+        await scenario(server, connect)
 
-    asyncio.run(main())
+    run_broker(tmp_path, with_server, **props)
 
 
 def _batch(values: list[bytes]) -> bytes:
