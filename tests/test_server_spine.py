@@ -1,0 +1,354 @@
+"""The server's spine: the ApiKey table, Partition (leader state, high watermark, last
+stable offset), the metadata store and its read cache (including version-0 files), the
+RequestContext reaching handlers, and appends running off the event loop."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kafkacore import backend
+from kafkacore.config import LogConfig
+from kafkacore.log import Log, TopicPartition
+from kafkacore.log.log import AppendOrigin
+from kafkacore.log.producer_state import ProducerStateManager
+from kafkacore.metadata import (
+    METADATA_FILE,
+    EmbeddedMetadataStore,
+    MetadataCache,
+    PartitionState,
+)
+from kafkacore.protocol import APIS, ApiKey, ErrorCode, RequestHeader
+from kafkacore.server import KafkaServer
+from kafkacore.server.handlers import HANDLERS
+from kafkacore.server.network import ConnectionInfo
+from kafkacore.server.partition import (
+    NotEnoughReplicasError,
+    NotLeaderOrFollowerError,
+    Partition,
+)
+from kafkacore.server.request_context import ANONYMOUS, RequestContext, SecurityProtocol
+from support.raw_client import OneShotClient, RawClient, make_request, run_broker
+
+pytestmark = pytest.mark.timeout(30)
+
+
+def _batch(values: list[bytes], producer: tuple[int, int, int] | None = None) -> bytes:
+    now = int(time.time() * 1000)
+    records = [(i, now, None, v, []) for i, v in enumerate(values)]
+    if producer is None:
+        return bytes(backend.build_batch(records))
+    pid, epoch, seq = producer
+    return bytes(
+        backend.build_batch(records, producer_id=pid, producer_epoch=epoch, base_sequence=seq)
+    )
+
+
+# -- ApiKey ---------------------------------------------------------------------------------
+
+
+def _kafka_name(camel: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", camel).upper()
+
+
+def test_api_key_enum_is_exactly_the_codec_table_with_kafkas_names() -> None:
+    assert {int(k) for k in ApiKey} == set(APIS)
+    for key, api in APIS.items():
+        assert isinstance(api.key, ApiKey)
+        assert api.key.name == _kafka_name(api.name), api.name
+        assert ApiKey[_kafka_name(api.name)] == key
+    assert ApiKey.PRODUCE == 0 and ApiKey.API_VERSIONS == 18 and ApiKey.DESCRIBE_CLUSTER == 60
+
+
+def test_handler_table_is_keyed_by_api_key() -> None:
+    assert all(isinstance(k, ApiKey) for k in HANDLERS)
+    # every served API that is not answered "unimplemented" has its handler
+    unimplemented = {
+        ApiKey.SASL_HANDSHAKE,
+        ApiKey.SASL_AUTHENTICATE,
+        ApiKey.DESCRIBE_ACLS,
+        ApiKey.CREATE_ACLS,
+        ApiKey.DELETE_ACLS,
+    }
+    assert set(HANDLERS) == set(ApiKey) - unimplemented
+
+
+# -- Partition ------------------------------------------------------------------------------
+
+
+def _partition(tmp_path: Path, **overrides: str) -> Partition:
+    tp = TopicPartition("t", 0)
+    log = Log(tmp_path / "t-0", LogConfig(dict(overrides)), topic_partition=tp)
+    return Partition(tp, log, local_broker_id=1)
+
+
+def test_partition_high_watermark_follows_appends_and_lso_equals_hw(tmp_path: Path) -> None:
+    partition = _partition(tmp_path)
+    assert partition.high_watermark == 0
+    with pytest.raises(NotLeaderOrFollowerError):  # not made leader yet
+        partition.append_records_to_leader(_batch([b"a"]))
+    assert partition.make_leader(PartitionState((1,), 1, 3, (1,), 0)) is True
+    assert (partition.leader_epoch, partition.replicas, partition.isr) == (3, (1,), {1})
+    info = partition.append_records_to_leader(_batch([b"a", b"b", b"c"]))
+    assert info.first_offset == 0
+    assert partition.high_watermark == 3 == partition.log.log_end_offset
+    assert partition.last_stable_offset == 3
+    partition.append_records_to_leader(_batch([b"d"]), origin=AppendOrigin.COORDINATOR)
+    assert partition.high_watermark == 4
+    # the leader epoch is stamped on the batches
+    assert partition.log.latest_epoch == 3
+    # a stale state (older partition epoch) changes nothing
+    partition.make_leader(PartitionState((1,), 1, 5, (1,), 2))
+    assert partition.make_leader(PartitionState((1,), 1, 9, (1,), 1)) is False
+    assert partition.leader_epoch == 5
+
+
+def test_partition_hw_after_load_is_log_end_offset(tmp_path: Path) -> None:
+    first = _partition(tmp_path)
+    first.make_leader(PartitionState((1,), 1, 0, (1,), 0))
+    first.append_records_to_leader(_batch([b"a", b"b"]))
+    first.log.close()
+    again = _partition(tmp_path)
+    again.make_leader(PartitionState((1,), 1, 0, (1,), 0))
+    assert again.high_watermark == 2
+
+
+def test_partition_refuses_acks_all_below_min_isr_and_leaves_log_alone(tmp_path: Path) -> None:
+    partition = _partition(tmp_path, **{"min.insync.replicas": "2"})
+    partition.make_leader(PartitionState((1,), 1, 0, (1,), 0))
+    with pytest.raises(NotEnoughReplicasError, match=r"current ISR Set\(1\) is insufficient"):
+        partition.append_records_to_leader(_batch([b"a"]), required_acks=-1)
+    assert partition.log.log_end_offset == 0 and partition.high_watermark == 0
+    partition.append_records_to_leader(_batch([b"a"]), required_acks=1)
+    assert partition.high_watermark == 1
+
+
+def test_partition_duplicate_idempotent_batch_is_acked_with_original_offsets(
+    tmp_path: Path,
+) -> None:
+    tp = TopicPartition("t", 0)
+    log = Log(
+        tmp_path / "t-0",
+        LogConfig({}),
+        topic_partition=tp,
+        producer_state=ProducerStateManager(tmp_path / "t-0"),
+    )
+    partition = Partition(tp, log, 1)
+    partition.make_leader(PartitionState((1,), 1, 0, (1,), 0))
+    batch = _batch([b"a", b"b"], producer=(7, 0, 0))
+    first = partition.append_records_to_leader(batch)
+    again = partition.append_records_to_leader(batch)
+    assert (again.first_offset, again.last_offset) == (first.first_offset, first.last_offset)
+    assert log.log_end_offset == 2 and partition.high_watermark == 2
+
+
+# -- metadata store and cache ---------------------------------------------------------------
+
+
+def test_cache_follows_store_changes(tmp_path: Path) -> None:
+    store = EmbeddedMetadataStore(tmp_path, node_id=1)
+    cache = MetadataCache(controller_id=1)
+    store.set_broker_configs("1", {"log.retention.ms": "5"})
+    cache.follow(store, ("1", "default"))
+    assert cache.broker_configs("1") == {"log.retention.ms": "5"}
+    topic = store.create_topic("orders", [[1], [1]], {"retention.ms": "100"})
+    assert cache.topic("orders") == topic
+    assert cache.topic_by_id(topic.topic_id) == topic
+    assert cache.partition_count("orders") == 2
+    assert cache.partition_state(TopicPartition("orders", 1)) == PartitionState((1,), 1, 0, (1,))
+    assert cache.partition_state(TopicPartition("orders", 2)) is None
+    store.set_partitions("orders", [[1], [1], [1]])
+    store.set_partition_state("orders", 0, PartitionState((1,), 1, 4, (1,), 1))
+    assert cache.partition_count("orders") == 3
+    assert cache.partition_state(TopicPartition("orders", 0)) == PartitionState((1,), 1, 4, (1,), 1)
+    store.set_topic_configs("orders", {"retention.ms": "7"})
+    assert cache.topic_configs("orders") == {"retention.ms": "7"}
+    store.set_broker_configs("default", {"log.retention.ms": "9"})
+    assert cache.broker_configs("default") == {"log.retention.ms": "9"}
+    store.set_cluster_id("abc")
+    assert cache.cluster_id == "abc"
+    store.delete_topic("orders")
+    assert cache.topic("orders") is None and cache.topic_by_id(topic.topic_id) is None
+    assert cache.topics() == []
+    # all of it persisted as format version 1
+    reopened = EmbeddedMetadataStore(tmp_path, node_id=1)
+    assert reopened.loaded_version == 1 and reopened.cluster_id == "abc"
+    assert reopened.broker_configs("default") == {"log.retention.ms": "9"}
+
+
+def _write_v0(directory: Path, topic_id: uuid.UUID) -> None:
+    data = {
+        "version": 0,
+        "cluster_id": "v0-cluster-id-abcdefg",
+        "next_producer_id": 2000,
+        "topics": {
+            "orders": {
+                "topic_id": str(topic_id),
+                "partitions": 3,
+                "leader_epoch": 2,
+                "configs": {"retention.ms": "1000"},
+            }
+        },
+        "broker_configs": {"default": {"log.retention.ms": "86400000"}},
+    }
+    (directory / METADATA_FILE).write_text(json.dumps(data))
+
+
+def test_version_0_file_is_read_and_rewritten_as_version_1(tmp_path: Path) -> None:
+    topic_id = uuid.uuid4()
+    _write_v0(tmp_path, topic_id)
+    store = EmbeddedMetadataStore(tmp_path, node_id=5)
+    assert store.loaded_version == 0
+    topic = store.topic("orders")
+    assert topic is not None and topic.topic_id == topic_id
+    assert topic.partitions == (PartitionState((5,), 5, 2, (5,), 0),) * 3
+    assert dict(topic.configs) == {"retention.ms": "1000"}
+    assert store.broker_configs("default") == {"log.retention.ms": "86400000"}
+    assert store.allocate_producer_id() == 2000  # the reserved block is not reused
+    saved = json.loads((tmp_path / METADATA_FILE).read_text())
+    assert saved["version"] == 1
+    assert saved["topics"]["orders"]["partitions"]["2"] == {
+        "replicas": [5],
+        "leader": 5,
+        "leader_epoch": 2,
+        "isr": [5],
+        "partition_epoch": 0,
+    }
+    assert EmbeddedMetadataStore(tmp_path, node_id=5).topic("orders") == topic
+
+
+def test_unknown_metadata_version_is_refused(tmp_path: Path) -> None:
+    (tmp_path / METADATA_FILE).write_text(json.dumps({"version": 7}))
+    with pytest.raises(ValueError, match="unknown metadata version 7"):
+        EmbeddedMetadataStore(tmp_path, node_id=1)
+
+
+def test_broker_starts_on_a_version_0_metadata_file(tmp_path: Path) -> None:
+    topic_id = uuid.uuid4()
+    tmp_path.mkdir(exist_ok=True)
+    _write_v0(tmp_path, topic_id)
+
+    async def scenario(server: KafkaServer) -> None:
+        client = await RawClient.connect(server.bound_port)
+        metadata = await client.call(
+            "Metadata",
+            12,
+            make_request("Metadata", topics=None, allow_auto_topic_creation=False),
+        )
+        client.close()
+        (orders,) = metadata.topics
+        assert (orders.name, orders.topic_id, orders.error_code) == ("orders", topic_id, 0)
+        assert [(p.partition_index, p.leader_id, p.leader_epoch) for p in orders.partitions] == [
+            (0, 1, 2),
+            (1, 1, 2),
+            (2, 1, 2),
+        ]
+        assert metadata.cluster_id == "v0-cluster-id-abcdefg"
+
+    run_broker(tmp_path, scenario, **{"auto.create.topics.enable": "false"})
+
+
+# -- RequestContext -------------------------------------------------------------------------
+
+
+def test_request_context_from_connection() -> None:
+    connection = ConnectionInfo("c-1", "INTERNAL", "10.0.0.7", 40000, 9092, "SASL_SSL")
+    header = RequestHeader(ApiKey.FETCH, 12, 5, "client")
+    context = RequestContext.for_connection(header, connection)
+    assert context.principal == ANONYMOUS and str(context.principal) == "User:ANONYMOUS"
+    assert context.security_protocol is SecurityProtocol.SASL_SSL
+    assert (context.listener_name, context.client_address, context.client_port) == (
+        "INTERNAL",
+        "10.0.0.7",
+        40000,
+    )
+    assert (context.api_key, context.api_version, context.client_id) == (ApiKey.FETCH, 12, "client")
+
+
+def test_client_address_reaches_group_handlers(tmp_path: Path) -> None:
+    async def scenario(server: KafkaServer) -> None:
+        c = OneShotClient(server.bound_port, client_id="ctx-client")
+        protocol = make_request("JoinGroup").JoinGroupRequestProtocol(name="range", metadata=b"s")
+        join = await c.call(
+            "JoinGroup",
+            7,
+            group_id="g",
+            session_timeout_ms=10000,
+            rebalance_timeout_ms=2000,
+            member_id="",
+            group_instance_id=None,
+            protocol_type="consumer",
+            protocols=[protocol],
+        )
+        assert join.error_code == ErrorCode.MEMBER_ID_REQUIRED
+        join = await c.call(
+            "JoinGroup",
+            7,
+            group_id="g",
+            session_timeout_ms=10000,
+            rebalance_timeout_ms=2000,
+            member_id=join.member_id,
+            group_instance_id=None,
+            protocol_type="consumer",
+            protocols=[protocol],
+        )
+        assert join.error_code == ErrorCode.NONE
+        described = await c.call("DescribeGroups", 5, groups=["g"])
+        (member,) = described.groups[0].members
+        assert (member.client_id, member.client_host) == ("ctx-client", "/127.0.0.1")
+
+    run_broker(
+        tmp_path,
+        scenario,
+        **{"group.initial.rebalance.delay.ms": 0, "offsets.topic.num.partitions": 1},
+    )
+
+
+# -- the event loop stays free ----------------------------------------------------------------
+
+
+def test_produce_append_runs_on_an_io_thread(tmp_path: Path, monkeypatch: Any) -> None:
+    threads: list[threading.Thread] = []
+    real_append = Partition.append_records_to_leader
+
+    def recording_append(self: Partition, records: bytes, **kwargs: Any) -> Any:
+        threads.append(threading.current_thread())
+        return real_append(self, records, **kwargs)
+
+    monkeypatch.setattr(Partition, "append_records_to_leader", recording_append)
+
+    async def scenario(server: KafkaServer) -> None:
+        loop_thread = threading.current_thread()
+        client = await RawClient.connect(server.bound_port)
+        produce: Any = type(make_request("Produce"))
+        request = produce(
+            acks=1,
+            timeout_ms=1000,
+            topic_data=[
+                produce.TopicProduceData(
+                    name="t",
+                    partition_data=[
+                        produce.PartitionProduceData(index=0, records=_batch([b"x", b"y"]))
+                    ],
+                )
+            ],
+        )
+        response = await client.call("Produce", 9, request)
+        client.close()
+        answer = response.responses[0].partition_responses[0]
+        assert (answer.error_code, answer.base_offset) == (0, 0)
+        assert threads and all(t is not loop_thread for t in threads)
+        assert all(t.name.startswith("kafkacore-io") for t in threads)
+        replicas = server.replicas
+        assert replicas is not None
+        partition = replicas.partition("t", 0)
+        assert partition is not None and partition.high_watermark == 2
+
+    run_broker(tmp_path, scenario, **{"num.io.threads": 2})
