@@ -87,6 +87,10 @@ class ReplicaManager:
         self.purgatory = purgatory or FetchPurgatory()
         self._partitions: dict[TopicPartition, Partition] = {}
         self._lock = threading.Lock()
+        # topic admin one at a time: a topic is visible in the cache as soon as the store
+        # has it, its partitions only once applied; ensure_topic must not see the former
+        # alone
+        self._admin_lock = threading.RLock()
 
     @property
     def config(self) -> BrokerConfig:
@@ -150,16 +154,27 @@ class ReplicaManager:
         """Create ``name`` (configs already validated): the store first, then the logs and
         partitions. Blocking (file writes): off the event loop."""
         config = self.topic_config(name, configs or {})
-        topic = self.store.create_topic(name, self._assignment(partitions), configs)
-        self._apply_topic(topic, config)
+        with self._admin_lock:
+            topic = self.store.create_topic(name, self._assignment(partitions), configs)
+            self._apply_topic(topic, config)
         logger.info(
             "Created topic %s with %d partition(s), id %s", name, partitions, topic.topic_id
         )
         return topic
 
+    def ensure_topic(
+        self, name: str, partitions: int, configs: Mapping[str, str] | None = None
+    ) -> None:
+        """Create ``name`` unless it exists; either way its partitions are in place on
+        return (a concurrent creation is waited for). Blocking: off the event loop."""
+        with self._admin_lock:
+            if not self.cache.contains_topic(name):
+                self.create_topic(name, partitions, configs)
+
     def add_partitions(self, name: str, count: int) -> None:
         """Grow ``name`` to ``count`` partitions. Blocking: off the event loop."""
-        self._apply_topic(self.store.set_partitions(name, self._assignment(count)))
+        with self._admin_lock:
+            self._apply_topic(self.store.set_partitions(name, self._assignment(count)))
 
     def set_topic_configs(self, name: str, configs: Mapping[str, str]) -> None:
         """Replace ``name``'s overrides (validated) and apply them to its logs."""
@@ -169,14 +184,15 @@ class ReplicaManager:
     def delete_topic(self, name: str) -> TopicMetadata | None:
         """Delete ``name`` and its logs; the deleted partitions, for the caller to wake
         their delayed fetches on the event loop. Blocking: off the event loop."""
-        topic = self.store.delete_topic(name)
-        if topic is None:
-            return None
-        for index in range(topic.partition_count):
-            tp = TopicPartition(name, index)
-            with self._lock:
-                self._partitions.pop(tp, None)
-            self.logs.delete_log(tp)
+        with self._admin_lock:
+            topic = self.store.delete_topic(name)
+            if topic is None:
+                return None
+            for index in range(topic.partition_count):
+                tp = TopicPartition(name, index)
+                with self._lock:
+                    self._partitions.pop(tp, None)
+                self.logs.delete_log(tp)
         logger.info("Deleted topic %s", name)
         return topic
 

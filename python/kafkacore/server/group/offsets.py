@@ -4,7 +4,6 @@ null values as tombstones) and read back at start-up (the last record of a key w
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import time
 from collections.abc import Iterator
@@ -35,14 +34,13 @@ class OffsetsTopic:
     def ensure_created(self) -> None:
         """Create ``__consumer_offsets`` if it does not exist yet (Kafka does this on the
         first FindCoordinator for a group, before any member joins)."""
-        if not self.replicas.cache.contains_topic(OFFSETS_TOPIC):
+        if self.replicas.partition(OFFSETS_TOPIC, 0) is None:
             configs = {
                 "cleanup.policy": "compact",
                 "segment.bytes": str(self.replicas.config.offsets_topic_segment_bytes),
                 "compression.type": "producer",
             }
-            with contextlib.suppress(KeyError):  # another request created it meanwhile
-                self.replicas.create_topic(OFFSETS_TOPIC, self.partitions, configs)
+            self.replicas.ensure_topic(OFFSETS_TOPIC, self.partitions, configs)
 
     def _partition(self, index: int) -> Partition:
         self.ensure_created()
