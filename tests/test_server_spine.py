@@ -4,6 +4,7 @@ RequestContext reaching handlers, and appends running off the event loop."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import threading
@@ -352,3 +353,84 @@ def test_produce_append_runs_on_an_io_thread(tmp_path: Path, monkeypatch: Any) -
         assert partition is not None and partition.high_watermark == 2
 
     run_broker(tmp_path, scenario, **{"num.io.threads": 2})
+
+
+def test_create_topics_writes_the_store_on_an_io_thread(tmp_path: Path, monkeypatch: Any) -> None:
+    threads: list[threading.Thread] = []
+    real_create = EmbeddedMetadataStore.create_topic
+
+    def recording_create(self: EmbeddedMetadataStore, *args: Any, **kwargs: Any) -> Any:
+        threads.append(threading.current_thread())
+        return real_create(self, *args, **kwargs)
+
+    monkeypatch.setattr(EmbeddedMetadataStore, "create_topic", recording_create)
+
+    async def scenario(server: KafkaServer) -> None:
+        loop_thread = threading.current_thread()
+        create: Any = type(make_request("CreateTopics"))
+        client = await RawClient.connect(server.bound_port)
+        response = await client.call(
+            "CreateTopics",
+            7,
+            create(
+                topics=[
+                    create.CreatableTopic(
+                        name="made",
+                        num_partitions=2,
+                        replication_factor=1,
+                        assignments=[],
+                        configs=[],
+                    )
+                ],
+                timeout_ms=1000,
+                validate_only=False,
+            ),
+        )
+        client.close()
+        assert response.topics[0].error_code == 0
+        assert threads and all(t is not loop_thread for t in threads)
+        replicas = server.replicas
+        assert replicas is not None
+        assert replicas.partition("made", 1) is not None
+
+    run_broker(tmp_path, scenario)
+
+
+def test_concurrent_first_find_coordinators_then_commits_all_succeed(tmp_path: Path) -> None:
+    """Several clients ask for a coordinator at once while ``__consumer_offsets`` is
+    being created on an I/O thread; each answer comes only once its partitions exist, so
+    the commits that follow all succeed."""
+
+    async def scenario(server: KafkaServer) -> None:
+        clients = [OneShotClient(server.bound_port) for _ in range(6)]
+
+        async def find_then_commit(i: int, c: OneShotClient) -> tuple[int, int]:
+            found = await c.call("FindCoordinator", 3, key=f"g{i}", key_type=0)
+            commit: Any = type(make_request("OffsetCommit"))
+            committed = await c.call(
+                "OffsetCommit",
+                8,
+                group_id=f"g{i}",
+                generation_id_or_member_epoch=-1,
+                member_id="",
+                group_instance_id=None,
+                topics=[
+                    commit.OffsetCommitRequestTopic(
+                        name="t",
+                        partitions=[
+                            commit.OffsetCommitRequestPartition(
+                                partition_index=0,
+                                committed_offset=i,
+                                committed_leader_epoch=-1,
+                                committed_metadata="",
+                            )
+                        ],
+                    )
+                ],
+            )
+            return found.error_code, committed.topics[0].partitions[0].error_code
+
+        results = await asyncio.gather(*(find_then_commit(i, c) for i, c in enumerate(clients)))
+        assert results == [(0, 0)] * len(clients)
+
+    run_broker(tmp_path, scenario, **{"num.io.threads": 4, "offsets.topic.num.partitions": 8})
