@@ -93,7 +93,6 @@ class KafkaServer:
         config = self.config = with_stored_dynamic_configs(config, store, node_id)
         configs = BrokerConfigHolder(config)
         cache = MetadataCache(controller_id=node_id)  # single node: its own controller
-        cache.follow(store, (str(node_id), DEFAULT_ENTITY))
         logs = LogManager(
             broker_config=config,
             cluster_id=store.cluster_id,
@@ -116,6 +115,9 @@ class KafkaServer:
         )
         replicas = ReplicaManager(lambda: configs.current, logs, store, cache, node_id, io_executor)
         configs.add_listener(replicas.reconfigure)
+        # the replica manager hears of a change before the cache shows it
+        store.add_listener(replicas)
+        cache.follow(store, (str(node_id), DEFAULT_ENTITY))
         replicas.load()
         groups = GroupCoordinator(config, replicas)
         groups.load()  # synchronous: no COORDINATOR_LOAD_IN_PROGRESS window

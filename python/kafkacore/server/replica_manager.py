@@ -4,10 +4,12 @@ partition over the :class:`~kafkacore.log.LogManager`'s logs, created from the
 :class:`~kafkacore.metadata.MetadataCache`'s partition states (Kafka's
 ``becomeLeaderOrFollower``), and every append to them, ``__consumer_offsets`` included.
 
-Single node: topic creation, new partitions and deletion write the
-:class:`~kafkacore.metadata.MetadataStore` (the controller's part) and then apply the new
-state here. This node leads every partition; see :mod:`~kafkacore.server.partition` for
-the high watermark and the last stable offset.
+Single node: topic creation, new partitions, config changes and deletion write the
+:class:`~kafkacore.metadata.MetadataStore` (the controller's part); the replica manager,
+a store listener registered before the metadata cache, applies each change (logs,
+partitions, leadership) before the cache shows it, so a handler that finds a topic in the
+cache finds its partitions here. This node leads every partition; see
+:mod:`~kafkacore.server.partition` for the high watermark and the last stable offset.
 
 Producer state: the broker's logs carry a ``ProducerStateManager`` that validates
 ``(producer id, epoch, sequence)`` under the log's lock; a duplicate is acked with its
@@ -113,21 +115,20 @@ class ReplicaManager:
         for name, logs in orphans.items():
             ids = {log.topic_id for log in logs if log.topic_id is not None}
             count = max(log.topic_partition.partition for log in logs) + 1
-            topic = self.store.create_topic(
+            # applied through on_topic_changed
+            self.store.create_topic(
                 name, self._assignment(count), {}, next(iter(ids)) if ids else None
             )
             logger.info("Adopted topic %s (%d partitions) found on disk", name, count)
-            self._apply_topic(topic, LogConfig({}, self.config))
 
     def _assignment(self, partitions: int) -> list[list[int]]:
         """Single node: every replica here."""
         return [[self.node_id] for _ in range(partitions)]
 
-    def _apply_topic(self, topic: TopicMetadata, config: LogConfig | None = None) -> None:
+    def _apply_topic(self, topic: TopicMetadata) -> None:
         """Kafka's ``becomeLeaderOrFollower`` for ``topic``'s partitions led here: the log
         (created if missing) and the partition made leader with the stored state."""
-        if config is None:
-            config = self.topic_config(topic.name, topic.configs)
+        config = self.topic_config(topic.name, topic.configs)
         for index, state in enumerate(topic.partitions):
             if state.leader != self.node_id:
                 continue  # followers arrive with replication
@@ -141,6 +142,26 @@ class ReplicaManager:
                     partition = self._partitions.setdefault(tp, partition)
             partition.make_leader(state)
 
+    # -- MetadataListener (the store's changes, applied before the cache sees them) --------
+
+    def on_topic_changed(self, topic: TopicMetadata) -> None:
+        self.logs.update_topic_config(topic.name, self.topic_config(topic.name, topic.configs))
+        self._apply_topic(topic)
+
+    def on_topic_deleted(self, name: str) -> None:
+        with self._lock:
+            gone = [tp for tp in self._partitions if tp.topic == name]
+            for tp in gone:
+                del self._partitions[tp]
+        for tp in gone:
+            self.logs.delete_log(tp)
+
+    def on_broker_configs_changed(self, entity: str, configs: Mapping[str, str]) -> None:
+        pass  # applied through the BrokerConfigHolder
+
+    def on_cluster_id(self, cluster_id: str) -> None:
+        pass
+
     # -- topics ----------------------------------------------------------------------------
 
     def topic_config(self, name: str, overrides: Mapping[str, str] | None = None) -> LogConfig:
@@ -151,12 +172,10 @@ class ReplicaManager:
     def create_topic(
         self, name: str, partitions: int, configs: Mapping[str, str] | None = None
     ) -> TopicMetadata:
-        """Create ``name`` (configs already validated): the store first, then the logs and
-        partitions. Blocking (file writes): off the event loop."""
-        config = self.topic_config(name, configs or {})
+        """Create ``name`` (configs already validated): the store, then (as its listener)
+        the logs and partitions. Blocking (file writes): off the event loop."""
         with self._admin_lock:
             topic = self.store.create_topic(name, self._assignment(partitions), configs)
-            self._apply_topic(topic, config)
         logger.info(
             "Created topic %s with %d partition(s), id %s", name, partitions, topic.topic_id
         )
@@ -174,25 +193,20 @@ class ReplicaManager:
     def add_partitions(self, name: str, count: int) -> None:
         """Grow ``name`` to ``count`` partitions. Blocking: off the event loop."""
         with self._admin_lock:
-            self._apply_topic(self.store.set_partitions(name, self._assignment(count)))
+            self.store.set_partitions(name, self._assignment(count))
 
     def set_topic_configs(self, name: str, configs: Mapping[str, str]) -> None:
-        """Replace ``name``'s overrides (validated) and apply them to its logs."""
+        """Replace ``name``'s overrides (validated); its logs take them as the store's
+        listener."""
         self.store.set_topic_configs(name, configs)
-        self.logs.update_topic_config(name, self.topic_config(name, configs))
 
     def delete_topic(self, name: str) -> TopicMetadata | None:
         """Delete ``name`` and its logs; the deleted partitions, for the caller to wake
         their delayed fetches on the event loop. Blocking: off the event loop."""
         with self._admin_lock:
-            topic = self.store.delete_topic(name)
+            topic = self.store.delete_topic(name)  # partitions and logs go as its listener
             if topic is None:
                 return None
-            for index in range(topic.partition_count):
-                tp = TopicPartition(name, index)
-                with self._lock:
-                    self._partitions.pop(tp, None)
-                self.logs.delete_log(tp)
         logger.info("Deleted topic %s", name)
         return topic
 
