@@ -434,3 +434,82 @@ def test_concurrent_first_find_coordinators_then_commits_all_succeed(tmp_path: P
         assert results == [(0, 0)] * len(clients)
 
     run_broker(tmp_path, scenario, **{"num.io.threads": 4, "offsets.topic.num.partitions": 8})
+
+
+class _PartitionsSeenByLaterListener:
+    """A store listener registered after the broker started (as the cache is): records,
+    at each topic change, whether the replica manager already had every partition."""
+
+    def __init__(self, server: KafkaServer) -> None:
+        self.server = server
+        self.seen: list[tuple[str, bool]] = []
+
+    def on_topic_changed(self, topic: Any) -> None:
+        replicas = self.server.replicas
+        assert replicas is not None
+        present = all(
+            replicas.partition(topic.name, i) is not None for i in range(topic.partition_count)
+        )
+        self.seen.append((topic.name, present))
+
+    def on_topic_deleted(self, name: str) -> None:
+        replicas = self.server.replicas
+        assert replicas is not None
+        self.seen.append((name, replicas.partition(name, 0) is None))
+
+    def on_broker_configs_changed(self, entity: str, configs: Any) -> None:
+        pass
+
+    def on_cluster_id(self, cluster_id: str) -> None:
+        pass
+
+
+def test_partitions_exist_before_the_cache_shows_a_topic(tmp_path: Path) -> None:
+    async def scenario(server: KafkaServer) -> None:
+        services = server.services
+        assert services is not None
+        listener = _PartitionsSeenByLaterListener(server)
+        services.metadata_store.add_listener(listener)
+        create: Any = type(make_request("CreateTopics"))
+        partitions: Any = type(make_request("CreatePartitions"))
+        client = await RawClient.connect(server.bound_port)
+        created = await client.call(
+            "CreateTopics",
+            7,
+            create(
+                topics=[
+                    create.CreatableTopic(
+                        name="x",
+                        num_partitions=2,
+                        replication_factor=1,
+                        assignments=[],
+                        configs=[],
+                    )
+                ],
+                timeout_ms=1000,
+                validate_only=False,
+            ),
+        )
+        grown = await client.call(
+            "CreatePartitions",
+            3,
+            partitions(
+                topics=[partitions.CreatePartitionsTopic(name="x", count=3, assignments=None)],
+                timeout_ms=1000,
+                validate_only=False,
+            ),
+        )
+        assert created.topics[0].error_code == 0 and grown.results[0].error_code == 0
+        assert services.metadata_cache.partition_count("x") == 3
+        delete: Any = type(make_request("DeleteTopics"))
+        deleted = await client.call(
+            "DeleteTopics",
+            5,
+            delete(topic_names=["x"], timeout_ms=1000),
+        )
+        client.close()
+        assert deleted.responses[0].error_code == 0
+        assert listener.seen == [("x", True), ("x", True), ("x", True)]
+        assert services.metadata_cache.topic("x") is None
+
+    run_broker(tmp_path, scenario)
