@@ -10,9 +10,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from kafkacore import record
+from kafkacore.coordinator import records as recs
 from kafkacore.log.log import AppendOrigin, Log
 from kafkacore.server.replica_manager import ReplicaManager
-from kafkacore.tools import offsets_records as recs
 
 __all__ = ["OFFSETS_TOPIC", "OffsetsTopic"]
 
