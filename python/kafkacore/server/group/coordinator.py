@@ -9,9 +9,10 @@ import logging
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from kafkacore.config import BrokerConfig
+from kafkacore.coordinator import records as recs
 from kafkacore.protocol import ErrorCode
 from kafkacore.server.group.group import (
     COMPLETING,
@@ -25,11 +26,22 @@ from kafkacore.server.group.group import (
 )
 from kafkacore.server.group.offsets import OffsetsTopic
 from kafkacore.server.replica_manager import ReplicaManager
-from kafkacore.tools import offsets_records as recs
 
 __all__ = ["GroupCoordinator", "JoinResult"]
 
-JoinResult = tuple[int, int, str | None, str | None, str, list[tuple[str, str | None, bytes]]]
+
+class JoinResult(NamedTuple):
+    """A JoinGroup answer: ``members`` (member id, group instance id, protocol metadata)
+    is filled for the leader only."""
+
+    error_code: int
+    generation: int
+    protocol: str | None
+    leader: str | None
+    member_id: str
+    members: list[tuple[str, str | None, bytes]]
+
+
 logger = logging.getLogger("kafkacore.server.group")
 
 
@@ -81,8 +93,7 @@ class GroupCoordinator:
                 group.protocol, group.leader = g.protocol, g.leader
                 group.state_timestamp = g.current_state_timestamp
                 # members must rejoin; their generation is kept so commits are checked
-                group.members.clear()
-                group.state = EMPTY
+                group.members.clear()  # the group stays Empty
         # a group known only by offsets whose every offset was tombstoned is gone
         for group_id in [g for g, v in self.groups.items() if not v.offsets]:
             if group_id not in with_metadata:
@@ -172,7 +183,7 @@ class GroupCoordinator:
 
     @staticmethod
     def _join_error(code: int, member_id: str) -> JoinResult:
-        return (code, -1, None, None, member_id, [])
+        return JoinResult(code, -1, None, None, member_id, [])
 
     def _prepare_rebalance(self, group: Group, reason: str) -> None:
         logger.info(
@@ -186,7 +197,7 @@ class GroupCoordinator:
             if m.sync_future is not None and not m.sync_future.done():
                 m.sync_future.set_result((ErrorCode.REBALANCE_IN_PROGRESS, b""))
         initial = group.state == EMPTY
-        group.state = PREPARING
+        group.transition_to(PREPARING)
         group.joined = asyncio.Event()
         group.rebalance = asyncio.get_running_loop().create_task(
             self._run_rebalance(group, initial)
@@ -224,13 +235,14 @@ class GroupCoordinator:
         group.generation += 1
         group.state_timestamp = self.clock()
         if not group.members:
-            group.state, group.protocol, group.leader = EMPTY, None, None
+            group.transition_to(EMPTY)
+            group.protocol, group.leader = None, None
             self._persist_group(group)
             return
         group.protocol = group.select_protocol()
         if group.leader not in group.members:
             group.leader = next(iter(group.members))
-        group.state = COMPLETING
+        group.transition_to(COMPLETING)
         logger.info(
             "Stabilized group %s generation %d with %d members",
             group.group_id,
@@ -245,7 +257,7 @@ class GroupCoordinator:
             self._touch(m)
             assert m.join_future is not None
             m.join_future.set_result(
-                (
+                JoinResult(
                     ErrorCode.NONE,
                     group.generation,
                     group.protocol,
@@ -261,6 +273,7 @@ class GroupCoordinator:
 
     async def join(
         self,
+        *,
         version: int,
         group_id: str,
         member_id: str,
@@ -315,7 +328,7 @@ class GroupCoordinator:
                 if group.state == STABLE and unchanged:
                     self._touch(new)
                     self._persist_group(group)
-                    return (
+                    return JoinResult(
                         ErrorCode.NONE,
                         group.generation,
                         group.protocol,
@@ -360,7 +373,7 @@ class GroupCoordinator:
                 (m.member_id, m.instance_id, m.metadata_for(group.protocol))
                 for m in group.members.values()
             ]
-            return (
+            return JoinResult(
                 ErrorCode.NONE,
                 group.generation,
                 group.protocol,
@@ -370,7 +383,9 @@ class GroupCoordinator:
             )
         if group.state == STABLE and unchanged and member_id != group.leader:
             self._touch(member)
-            return (ErrorCode.NONE, group.generation, group.protocol, group.leader, member_id, [])
+            return JoinResult(
+                ErrorCode.NONE, group.generation, group.protocol, group.leader, member_id, []
+            )
         member.protocols = list(protocols)
         member.session_timeout, member.rebalance_timeout = session_timeout, rebalance_timeout
         return await self._add_and_wait(group, member, existing=True)
@@ -456,7 +471,7 @@ class GroupCoordinator:
             )
             for m in group.members.values():
                 m.assignment = assignments.get(m.member_id, b"")
-            group.state = STABLE
+            group.transition_to(STABLE)
             group.state_timestamp = self.clock()
             self._persist_group(group)
             for m in group.members.values():
@@ -597,7 +612,7 @@ class GroupCoordinator:
                 (recs.offset_commit_key(group.group_id, *tp), None) for tp in expired
             ]
             if group.state == EMPTY and not group.members and not group.offsets:
-                group.state = DEAD
+                group.transition_to(DEAD)
                 if self.groups.get(group.group_id) is group:
                     del self.groups[group.group_id]
                     if group.generation > 0:
@@ -646,6 +661,6 @@ class GroupCoordinator:
         ]
         records.append((recs.group_metadata_key(group_id), None))
         self.topic.write(group_id, records)
-        group.state = DEAD
+        group.transition_to(DEAD)
         del self.groups[group_id]
         return ErrorCode.NONE

@@ -24,16 +24,16 @@ def _cls(name: str) -> Any:
 async def handle_join_group(ctx: BrokerContext, header: RequestHeader, request: Any) -> Any:
     cls = _cls("JoinGroup")
     code, generation, protocol, leader, member_id, members = await _coordinator(ctx).join(
-        header.api_version,
-        request.group_id,
-        request.member_id,
-        request.group_instance_id,
-        header.client_id or "",
-        "/" + CLIENT_HOST.get(),
-        request.session_timeout_ms,
-        request.rebalance_timeout_ms if header.api_version >= 1 else -1,
-        request.protocol_type,
-        [(p.name, bytes(p.metadata)) for p in request.protocols],
+        version=header.api_version,
+        group_id=request.group_id,
+        member_id=request.member_id,
+        instance_id=request.group_instance_id,
+        client_id=header.client_id or "",
+        client_host="/" + CLIENT_HOST.get(),
+        session_timeout=request.session_timeout_ms,
+        rebalance_timeout=request.rebalance_timeout_ms if header.api_version >= 1 else -1,
+        protocol_type=request.protocol_type,
+        protocols=[(p.name, bytes(p.metadata)) for p in request.protocols],
     )
     return cls(
         throttle_time_ms=0,
