@@ -64,6 +64,9 @@ def run(tmp_path: Path, scenario: Callable[[Client], Awaitable[None]]) -> None:
         config = {"listeners": "PLAINTEXT://localhost:0", "log.dirs": str(tmp_path), "node.id": 1}
         server = KafkaServer(BrokerConfig({**config, **PROPS}))
         await server.startup()
+        assert server.replicas is not None
+        if server.replicas.store.topic("t") is None:  # Kafka refuses commits to unknown topics
+            server.replicas.create_topic("t", 1, {})
         try:
             await scenario(Client(server.bound_port))
         finally:

@@ -75,10 +75,15 @@ class IllegalGroupStateTransition(RuntimeError):
 
 @dataclass
 class Offset:
+    """A committed offset; ``expire_timestamp``: when it expires regardless of the
+    group's state (an OffsetCommit v2-4 RetentionTimeMs), else ``None``: after
+    ``offsets.retention.minutes``."""
+
     offset: int
     leader_epoch: int
     metadata: str
     commit_timestamp: int
+    expire_timestamp: int | None = None
 
 
 @dataclass

@@ -107,26 +107,24 @@ def handle_offset_commit(ctx: BrokerContext, header: RequestHeader, request: Any
         for t in request.topics
         for p in t.partitions
     ]
-    codes = iter(
-        _coordinator(ctx).commit(
-            request.group_id,
-            request.generation_id_or_member_epoch,
-            request.member_id,
-            request.group_instance_id,
-            flat,
-        )
+    answer = _coordinator(ctx).commit(
+        request.group_id,
+        request.generation_id_or_member_epoch,
+        request.member_id,
+        request.group_instance_id,
+        flat,
+        retention_time_ms=request.retention_time_ms,
+        api_version=header.api_version,
     )
     topics = [
         cls.OffsetCommitResponseTopic(
-            name=t.name,
+            name=name,
             partitions=[
-                cls.OffsetCommitResponsePartition(
-                    partition_index=p.partition_index, error_code=next(codes)
-                )
-                for p in t.partitions
+                cls.OffsetCommitResponsePartition(partition_index=p, error_code=code)
+                for p, code in partitions
             ],
         )
-        for t in request.topics
+        for name, partitions in answer
     ]
     return cls(throttle_time_ms=0, topics=topics)
 

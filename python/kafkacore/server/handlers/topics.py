@@ -159,6 +159,7 @@ def handle_delete_topics(ctx: BrokerContext, header: RequestHeader, request: Any
             result.error_message = "Topic deletion is disabled."
             continue
         ctx.replicas.delete_topic(topic.name)
+        getattr(ctx, "group_coordinator").on_topics_deleted([topic.name])  # noqa: B009
     return _DELETE(throttle_time_ms=0, responses=results)
 
 
