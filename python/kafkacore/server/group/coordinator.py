@@ -581,9 +581,7 @@ class GroupCoordinator:
     ) -> tuple[int, Group | None]:
         """OffsetMetadataManager.validateOffsetCommit + ClassicGroup.validateOffsetCommit:
         the group-level error, and the group (created Empty for a simple commit)."""
-        if not group_id:
-            return ErrorCode.INVALID_GROUP_ID, None
-        group = self.groups.get(group_id)
+        group = self.groups.get(group_id)  # "" is a group id like any other (Kafka 4.3.1)
         if group is None or group.state == DEAD:
             if generation >= 0:
                 # v9+ answers GROUP_ID_NOT_FOUND; older versions keep ILLEGAL_GENERATION
