@@ -151,6 +151,51 @@ def test_the_default_check_interval_does_not_run_early(tmp_path: Path) -> None:
     run(tmp_path, scenario)
 
 
+def _subscription(*topics: str) -> bytes:
+    """ConsumerProtocolSubscription v0: version, topics, user data (null)."""
+    data = (0).to_bytes(2, "big") + len(topics).to_bytes(4, "big")
+    for topic in topics:
+        data += len(topic).to_bytes(2, "big") + topic.encode()
+    return data + (-1).to_bytes(4, "big", signed=True)
+
+
+def test_stable_group_offsets_of_unsubscribed_topics_expire(tmp_path: Path) -> None:
+    """KIP-496: a Stable consumer group's offsets of topics it no longer subscribes to
+    expire after offsets.retention.minutes from their commit; its subscribed topics'
+    offsets never do while it is Stable."""
+
+    async def scenario(coordinator: GroupCoordinator, clock: FakeClock) -> None:
+        coordinator.topic.replicas.create_topic("old", 1, {})
+        joined = await coordinator.join(
+            version=3,
+            group_id="g",
+            member_id="",
+            instance_id=None,
+            client_id="c",
+            client_host="/127.0.0.1",
+            session_timeout=30_000,
+            rebalance_timeout=30_000,
+            protocol_type="consumer",
+            protocols=[("range", _subscription("t"))],
+        )
+        assert joined.error_code == ErrorCode.NONE and joined.leader == joined.member_id
+        member, generation = joined.member_id, joined.generation
+        synced = await coordinator.sync("g", generation, member, None, None, None, {member: b""})
+        assert synced[0] == ErrorCode.NONE
+        assert coordinator.groups["g"].state == "Stable"
+        offsets = [("t", 0, 5, -1, ""), ("old", 0, 9, -1, "")]
+        assert _codes(coordinator.commit("g", generation, member, None, offsets)) == [0, 0]
+        assert coordinator.cleanup_expired(T0 + 10 * MINUTE - 1) == 0
+        assert coordinator.cleanup_expired(T0 + 10 * MINUTE) == 1
+        assert set(coordinator.fetch("g")) == {("t", 0)}
+        assert coordinator.cleanup_expired(T0 + 1000 * MINUTE) == 0
+        assert [k for k, v in _records(coordinator) if v is None] == [
+            recs.OffsetCommitKey("g", "old", 0)
+        ]
+
+    run(tmp_path, scenario, **{"group.initial.rebalance.delay.ms": 0})
+
+
 def test_commit_to_missing_topic_or_partition_commits_the_rest(tmp_path: Path) -> None:
     async def scenario(coordinator: GroupCoordinator, clock: FakeClock) -> None:
         answer = coordinator.commit(
