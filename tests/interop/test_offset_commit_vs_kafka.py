@@ -8,11 +8,16 @@ Empty (both left), and after DeleteGroups (Kafka's Dead group is removed at once
 commit then finds no group: a simple commit creates one, a generation is refused). Each
 commit mixes partitions of a missing topic, a missing partition and over-long metadata
 with valid ones, at OffsetCommit v2 (with RetentionTimeMs), v8 and v9. Only the
-OffsetCommit responses are compared (the setup steps are asserted to succeed on both)."""
+OffsetCommit responses are compared (the setup steps are asserted to succeed on both);
+then both brokers' ``__consumer_offsets`` is dumped by Kafka's ``DumpLogSegments
+--offsets-decoder``: the same offset records, with the same value versions, and an
+expire timestamp RetentionTimeMs after the commit for the v2 commits that set one."""
 
 from __future__ import annotations
 
 import base64
+import json
+import re
 import socket
 import struct
 import subprocess
@@ -46,8 +51,9 @@ class Raw:
     """Raw requests to one broker, each on its own connection (so a JoinGroup that waits
     does not hold up the others)."""
 
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, data: Path | None = None) -> None:
         self.port = port
+        self.data = data  # the broker's log directory
         self.cid = 0
 
     def send(self, name: str, version: int, **fields: Any) -> tuple[socket.socket, int]:
@@ -167,16 +173,17 @@ class Kafka:
 def kafka(kafka_libs: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Raw]:
     broker = Kafka(kafka_libs, tmp_path_factory.mktemp("kafka")).start()
     try:
-        yield _prepared(Raw(broker.port))
+        yield _prepared(Raw(broker.port, broker.home / "data"))
     finally:
         broker.stop()
 
 
 @pytest.fixture(scope="module")
 def kafkacore(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Raw]:
-    broker = Broker(tmp_path_factory.mktemp("kafkacore") / "data", COMMON).start()
+    data = tmp_path_factory.mktemp("kafkacore") / "data"
+    broker = Broker(data, COMMON).start()
     try:
-        yield _prepared(Raw(broker.port))
+        yield _prepared(Raw(broker.port, data))
     finally:
         broker.stop()
 
@@ -373,7 +380,49 @@ class Scenario:
         return self.answers
 
 
-def test_offset_commit_answers_as_kafka_does(kafka: Raw, kafkacore: Raw) -> None:
+def _topic_id(raw: Raw) -> str:
+    """The broker's id of TOPIC, as Kafka's ``Uuid.toString()`` prints it."""
+    meta = APIS_BY_NAME["Metadata"].request.cls
+    m = raw.call("Metadata", 12, topics=[meta.MetadataRequestTopic(name=TOPIC)])
+    topic_id: uuid.UUID = m.topics[0].topic_id
+    return base64.urlsafe_b64encode(topic_id.bytes).rstrip(b"=").decode()
+
+
+_RECORD = re.compile(r"key: (\{.*?\}) payload: (\{.*\}|<DELETE>)$")
+
+
+def _offset_records(java: Any, raw: Raw, group: str) -> list[tuple[Any, ...]]:
+    """``(topic, partition, value version, value fields but the timestamps, expire -
+    commit timestamp)`` of ``group``'s offset records (tombstones: version
+    ``"<DELETE>"``) as Kafka's DumpLogSegments decodes them from the broker's
+    ``__consumer_offsets``."""
+    assert raw.data is not None
+    files = sorted(raw.data.glob("__consumer_offsets-*/*.log"))
+    dumped = java.dump_log_segments(files, "--offsets-decoder").check()
+    out: list[tuple[Any, ...]] = []
+    for line in dumped.stdout.decode().splitlines():
+        found = _RECORD.search(line)
+        if found is None:
+            continue
+        key = json.loads(found.group(1))
+        if key["type"] != "1" or key["data"]["group"] != group:
+            continue
+        topic, partition = key["data"]["topic"], key["data"]["partition"]
+        if found.group(2) == "<DELETE>":
+            out.append((topic, partition, "<DELETE>", None, None))
+            continue
+        payload = json.loads(found.group(2))
+        value = dict(payload["data"])
+        if "topicId" in value:  # each broker's own id of the topic
+            value["topicId"] = "<id of t>" if value["topicId"] == _topic_id(raw) else "?"
+        commit = value.pop("commitTimestamp")
+        expire = value.pop("expireTimestamp", None)
+        lifetime = None if expire is None else expire - commit
+        out.append((topic, partition, payload["version"], value, lifetime))
+    return out
+
+
+def test_offset_commit_answers_as_kafka_does(kafka: Raw, kafkacore: Raw, java: Any) -> None:
     group = f"g-{uuid.uuid4().hex[:8]}"
     theirs = Scenario(kafka, group).run()
     ours = Scenario(kafkacore, group).run()
@@ -400,3 +449,10 @@ def test_offset_commit_answers_as_kafka_does(kafka: Raw, kafkacore: Raw) -> None
         ErrorCode.UNKNOWN_MEMBER_ID,
         ErrorCode.GROUP_ID_NOT_FOUND,
     } <= codes
+
+    # the records written: the same, with RetentionTimeMs as an expire timestamp (v1)
+    their_records = _offset_records(java, kafka, group)
+    assert _offset_records(java, kafkacore, group) == their_records
+    assert [r for r in their_records if r[4] is not None] == [
+        ("t", 0, "1", {"offset": 10, "metadata": "m"}, 60_000)
+    ] * 2

@@ -645,12 +645,29 @@ class GroupCoordinator:
             records.append(
                 (
                     recs.offset_commit_key(group_id, topic, partition),
-                    recs.offset_commit_value(offset, epoch, text, now, expire),
+                    self._offset_commit_value(topic, offset, epoch, text, now, expire),
                 )
             )
             codes.append(ErrorCode.NONE)
         self.topic.write(group_id, records)
         return codes
+
+    def _offset_commit_value(
+        self, topic: str, offset: int, epoch: int, metadata: str, now: int, expire: int | None
+    ) -> bytes:
+        """The value as Kafka 4.3 writes it: v1 with an expire timestamp, else v4 with the
+        topic's id (looked up by name, as for a commit by name)."""
+        if expire is not None:
+            return recs.offset_commit_value(offset, epoch, metadata, now, expire)
+        known = self.topic.replicas.store.topic(topic)
+        return recs.offset_commit_value(
+            offset,
+            epoch,
+            metadata,
+            now,
+            version=4,
+            topic_id=None if known is None else known.topic_id,
+        )
 
     def _expired_offsets(self, group: Group, now: int) -> list[tuple[str, int]]:
         """GroupMetadata.removeExpiredOffsets: which offsets of ``group`` have expired."""
