@@ -1,6 +1,7 @@
 """``__consumer_offsets``: the coordinator's records written in Kafka's formats
-(OffsetCommitKey v1 + OffsetCommitValue v3, GroupMetadataKey v2 + GroupMetadataValue v3,
-null values as tombstones) and read back at start-up (the last record of a key wins)."""
+(OffsetCommitKey v1 + OffsetCommitValue v4, or v1 with an expire timestamp;
+GroupMetadataKey v2 + GroupMetadataValue v3; null values as tombstones) and read back at
+start-up (the last record of a key wins)."""
 
 from __future__ import annotations
 
