@@ -40,6 +40,8 @@ Scenario = Callable[[Client, GroupCoordinator, FakeClock], Awaitable[None]]
 
 def run(tmp_path: Path, scenario: Scenario) -> None:
     async def with_server(server: KafkaServer) -> None:
+        assert server.replicas is not None
+        server.replicas.ensure_topic("t", 1)  # Kafka refuses commits to unknown topics
         coordinator = server.groups
         assert coordinator is not None
         clock = FakeClock()
@@ -108,6 +110,7 @@ def test_stable_group_keeps_subscribed_offsets(tmp_path: Path) -> None:
         assert s.error_code == ErrorCode.NONE
         assert await _commit(c, "g", 5, gen=r.generation_id, member=r.member_id) == 0
         # an offset of a topic the group no longer subscribes to
+        coordinator.topic.replicas.create_topic("old", 2, {})
         coordinator.commit("g", r.generation_id, r.member_id, "i1", [("old", 1, 9, -1, "")])
         assert coordinator.groups["g"].state == "Stable"
         assert coordinator.cleanup_expired(T0 + 100 * RETENTION) == 1

@@ -34,6 +34,8 @@ Client = OneShotClient
 
 def run(tmp_path: Path, scenario: Callable[[Client], Awaitable[None]]) -> None:
     async def with_server(server: KafkaServer) -> None:
+        assert server.replicas is not None
+        server.replicas.ensure_topic("t", 1)  # Kafka refuses commits to unknown topics
         await scenario(Client(server.bound_port))
 
     run_broker(tmp_path, with_server, **PROPS)

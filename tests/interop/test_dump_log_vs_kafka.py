@@ -35,10 +35,10 @@ from typing import Any
 
 import pytest
 
+from kafkacore.coordinator.codec import write_message
 from kafkacore.native import backend as default_backend
 from kafkacore.native import load_backend
 from kafkacore.tools import offsets_records
-from kafkacore.tools._message_schema import write_message
 from kafkacore.tools.dump_log import DumpFailure, DumpOptions, dump_files
 
 pytestmark = pytest.mark.interop

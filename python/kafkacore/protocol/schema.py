@@ -4,8 +4,10 @@ Each API declares its request and response once (:func:`message`, :func:`field`)
 the facts of Kafka's JSON message definitions: field names (Kafka's CamelCase; the
 Python attribute is their snake_case), types, ``versions``, ``nullableVersions``,
 ``taggedVersions``/``tag`` and defaults, and the message's valid and flexible versions.
-The declaration style follows this project's ``kafkacore.tools._message_schema``; this
-module is its general, compiled form for the wire protocol.
+The same declarations describe Kafka's coordinator records (``__consumer_offsets``'
+keys and values, the consumer protocol): :mod:`kafkacore.coordinator.codec` reads,
+writes and prints them as Kafka's generated Java code does, a second back end on this
+module's declarations (Kafka too runs one generator for messages and records).
 
 Decoded values are instances of a light class generated per struct (``__slots__``, an
 ``__init__`` taking every field by keyword with Kafka's default, ``__eq__``,
@@ -77,6 +79,23 @@ class Versions:
     def __iter__(self) -> Any:
         return iter(range(self.lo, self.hi + 1))
 
+    @property
+    def empty(self) -> bool:
+        return self.lo > self.hi
+
+    def intersect(self, other: Versions) -> Versions:
+        return Versions(max(self.lo, other.lo), min(self.hi, other.hi))
+
+    def guards(self, version: int, possible: Versions) -> bool:
+        """Kafka's ``VersionConditional``: code generated for the ``possible`` versions
+        tests only the bounds of this range that lie inside them, so a version outside
+        ``possible`` passes a test the generator left out."""
+        if self.intersect(possible).empty:
+            return False
+        if self.lo > possible.lo and version < self.lo:
+            return False
+        return not (self.hi < possible.hi and version > self.hi)
+
     def __str__(self) -> str:
         if self.lo > self.hi:
             return "none"
@@ -125,7 +144,9 @@ def _plain(value: Any) -> Any:
 @dataclass(frozen=True, eq=False)
 class Field:
     """One field. ``type`` is a primitive name or ``struct`` (then ``struct`` is set);
-    ``array`` makes it ``[]type``; ``tag`` is set for a tagged field."""
+    ``array`` makes it ``[]type``; ``tag`` is set for a tagged field; ``common``: the
+    struct is one of the message's ``commonStructs`` (else declared inline);
+    ``zero_copy``: Kafka's ``zeroCopy`` bytes (a slice of the buffer)."""
 
     name: str
     attr: str
@@ -137,6 +158,13 @@ class Field:
     tag: int | None
     default: Any
     struct: StructSchema | None
+    common: bool = False
+    zero_copy: bool = False
+
+    @property
+    def has_default(self) -> bool:
+        """The declaration gives a default (``default`` is it); else the type's own."""
+        return self.default is not _NATURAL
 
     def default_value(self) -> Any:
         """A fresh default (Kafka's constructor): the declared one, else the type's own."""
@@ -238,6 +266,7 @@ class FieldDecl:
     tag: int | None
     default: Any
     fields: tuple[FieldDecl, ...] | None
+    zero_copy: bool = False
 
 
 def field(
@@ -250,10 +279,12 @@ def field(
     tag: int | None = None,
     default: Any = _NATURAL,
     fields: Sequence[FieldDecl] | None = None,
+    zero_copy: bool = False,
 ) -> FieldDecl:
     """A field as Kafka's JSON declares it: ``type_`` like ``"int32"``, ``"[]string"``,
     ``"[]Topic"`` (a struct: ``fields`` inline, else a common struct of the message);
-    ``default`` as the JSON's (:data:`NULL` for ``"null"``)."""
+    ``default`` as the JSON's (:data:`NULL` for ``"null"``); ``versions=None``: the
+    tagged versions; ``zero_copy`` as the JSON's ``zeroCopy``."""
     return FieldDecl(
         name,
         type_,
@@ -263,6 +294,7 @@ def field(
         tag,
         default,
         tuple(fields) if fields is not None else None,
+        zero_copy,
     )
 
 
@@ -275,7 +307,8 @@ def message(
     fields: Sequence[FieldDecl],
     common: dict[str, Sequence[FieldDecl]] | None = None,
 ) -> MessageSchema:
-    """A request or response (``kind``) from its declaration; ``common`` are its
+    """A request or response (``kind``; a coordinator record's ``"key"`` or ``"value"``,
+    ``api_key`` then its record type) from its declaration; ``common`` are its
     ``commonStructs``."""
     commons: dict[str, StructSchema] = {}
     for struct_name, decls in (common or {}).items():
@@ -314,6 +347,7 @@ def _field(decl: FieldDecl, commons: dict[str, StructSchema]) -> Field:
             _struct(element, decl.fields, commons) if decl.fields is not None else commons[element]
         )
         element = "struct"
+    common = sub is not None and decl.fields is None
     default = decl.default
     if default == NULL:
         default = None
@@ -330,6 +364,8 @@ def _field(decl: FieldDecl, commons: dict[str, StructSchema]) -> Field:
         decl.tag,
         default,
         sub,
+        common,
+        decl.zero_copy,
     )
 
 

@@ -9,9 +9,10 @@ import logging
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from kafkacore.config import BrokerConfig
+from kafkacore.coordinator import records as recs
 from kafkacore.protocol import ErrorCode
 from kafkacore.server.group.group import (
     COMPLETING,
@@ -25,16 +26,35 @@ from kafkacore.server.group.group import (
 )
 from kafkacore.server.group.offsets import OffsetsTopic
 from kafkacore.server.replica_manager import ReplicaManager
-from kafkacore.tools import offsets_records as recs
 
-__all__ = ["GroupCoordinator", "JoinResult"]
+__all__ = ["DEFAULT_RETENTION_TIME", "GroupCoordinator", "JoinResult"]
 
-JoinResult = tuple[int, int, str | None, str | None, str, list[tuple[str, str | None, bytes]]]
+DEFAULT_RETENTION_TIME = -1
+"""OffsetCommit v2-4's RetentionTimeMs meaning "the broker's offsets.retention.minutes"."""
+
+
+class JoinResult(NamedTuple):
+    """A JoinGroup answer: ``members`` (member id, group instance id, protocol metadata)
+    is filled for the leader only."""
+
+    error_code: int
+    generation: int
+    protocol: str | None
+    leader: str | None
+    member_id: str
+    members: list[tuple[str, str | None, bytes]]
+
+
 logger = logging.getLogger("kafkacore.server.group")
 
 
 def _now_ms() -> int:
     return int(time.time() * 1000)
+
+
+def _java_length(text: str) -> int:
+    """Java's ``String.length()``: UTF-16 code units (Kafka compares the metadata's)."""
+    return len(text.encode("utf-16-le")) // 2
 
 
 class GroupCoordinator:
@@ -67,7 +87,11 @@ class GroupCoordinator:
                 v = recs.decode_offset_commit_value(value)
                 group = self.groups.setdefault(key.group, Group(key.group))
                 group.offsets[(key.topic, key.partition)] = Offset(
-                    v.offset, v.leader_epoch, v.metadata, v.commit_timestamp
+                    v.offset,
+                    v.leader_epoch,
+                    v.metadata,
+                    v.commit_timestamp,
+                    None if v.expire_timestamp == recs.NO_EXPIRE_TIMESTAMP else v.expire_timestamp,
                 )
             elif isinstance(key, recs.GroupMetadataKey):
                 if value is None:
@@ -81,8 +105,7 @@ class GroupCoordinator:
                 group.protocol, group.leader = g.protocol, g.leader
                 group.state_timestamp = g.current_state_timestamp
                 # members must rejoin; their generation is kept so commits are checked
-                group.members.clear()
-                group.state = EMPTY
+                group.members.clear()  # the group stays Empty
         # a group known only by offsets whose every offset was tombstoned is gone
         for group_id in [g for g, v in self.groups.items() if not v.offsets]:
             if group_id not in with_metadata:
@@ -172,7 +195,7 @@ class GroupCoordinator:
 
     @staticmethod
     def _join_error(code: int, member_id: str) -> JoinResult:
-        return (code, -1, None, None, member_id, [])
+        return JoinResult(code, -1, None, None, member_id, [])
 
     def _prepare_rebalance(self, group: Group, reason: str) -> None:
         logger.info(
@@ -186,7 +209,7 @@ class GroupCoordinator:
             if m.sync_future is not None and not m.sync_future.done():
                 m.sync_future.set_result((ErrorCode.REBALANCE_IN_PROGRESS, b""))
         initial = group.state == EMPTY
-        group.state = PREPARING
+        group.transition_to(PREPARING)
         group.joined = asyncio.Event()
         group.rebalance = asyncio.get_running_loop().create_task(
             self._run_rebalance(group, initial)
@@ -224,13 +247,14 @@ class GroupCoordinator:
         group.generation += 1
         group.state_timestamp = self.clock()
         if not group.members:
-            group.state, group.protocol, group.leader = EMPTY, None, None
+            group.transition_to(EMPTY)
+            group.protocol, group.leader = None, None
             self._persist_group(group)
             return
         group.protocol = group.select_protocol()
         if group.leader not in group.members:
             group.leader = next(iter(group.members))
-        group.state = COMPLETING
+        group.transition_to(COMPLETING)
         logger.info(
             "Stabilized group %s generation %d with %d members",
             group.group_id,
@@ -245,7 +269,7 @@ class GroupCoordinator:
             self._touch(m)
             assert m.join_future is not None
             m.join_future.set_result(
-                (
+                JoinResult(
                     ErrorCode.NONE,
                     group.generation,
                     group.protocol,
@@ -261,6 +285,7 @@ class GroupCoordinator:
 
     async def join(
         self,
+        *,
         version: int,
         group_id: str,
         member_id: str,
@@ -315,7 +340,7 @@ class GroupCoordinator:
                 if group.state == STABLE and unchanged:
                     self._touch(new)
                     self._persist_group(group)
-                    return (
+                    return JoinResult(
                         ErrorCode.NONE,
                         group.generation,
                         group.protocol,
@@ -360,7 +385,7 @@ class GroupCoordinator:
                 (m.member_id, m.instance_id, m.metadata_for(group.protocol))
                 for m in group.members.values()
             ]
-            return (
+            return JoinResult(
                 ErrorCode.NONE,
                 group.generation,
                 group.protocol,
@@ -370,7 +395,9 @@ class GroupCoordinator:
             )
         if group.state == STABLE and unchanged and member_id != group.leader:
             self._touch(member)
-            return (ErrorCode.NONE, group.generation, group.protocol, group.leader, member_id, [])
+            return JoinResult(
+                ErrorCode.NONE, group.generation, group.protocol, group.leader, member_id, []
+            )
         member.protocols = list(protocols)
         member.session_timeout, member.rebalance_timeout = session_timeout, rebalance_timeout
         return await self._add_and_wait(group, member, existing=True)
@@ -456,7 +483,7 @@ class GroupCoordinator:
             )
             for m in group.members.values():
                 m.assignment = assignments.get(m.member_id, b"")
-            group.state = STABLE
+            group.transition_to(STABLE)
             group.state_timestamp = self.clock()
             self._persist_group(group)
             for m in group.members.values():
@@ -511,46 +538,136 @@ class GroupCoordinator:
         member_id: str,
         instance_id: str | None,
         offsets: list[tuple[str, int, int, int, str | None]],
-    ) -> list[int]:
-        """``offsets``: (topic, partition, offset, leader epoch, metadata) -> codes."""
-        group = self.groups.get(group_id)
-        code: int = ErrorCode.NONE
-        if not group_id:
-            code = ErrorCode.INVALID_GROUP_ID
-        elif group is None or group.state == DEAD:
-            if generation >= 0:
-                code = ErrorCode.ILLEGAL_GENERATION
+        *,
+        retention_time_ms: int = DEFAULT_RETENTION_TIME,
+        api_version: int = 9,
+    ) -> list[tuple[str, list[tuple[int, int]]]]:
+        """OffsetCommit: ``offsets`` (topic, partition, offset, leader epoch, metadata) ->
+        the response's topics, ``(topic, [(partition, error code)])``, in the order
+        Kafka's ``OffsetCommitResponse.Builder`` gives them: the partitions of topics or
+        partitions that do not exist first (UNKNOWN_TOPIC_OR_PARTITION, KafkaApis), then
+        the coordinator's answer for the rest, appended to a topic already listed.
+        ``retention_time_ms`` (v2-4; -1: the broker's ``offsets.retention.minutes``)
+        gives the offsets an expiry timestamp, as Kafka 4.x still does."""
+        answer: dict[str, list[tuple[int, int]]] = {}
+        valid: list[tuple[str, int, int, int, str | None]] = []
+        for entry in offsets:
+            topic, partition = entry[0], entry[1]
+            if self._partition_exists(topic, partition):
+                valid.append(entry)
             else:
-                group = self.groups[group_id] = Group(group_id)
-        elif generation < 0 and not member_id:
-            if group.members:
-                code = ErrorCode.UNKNOWN_MEMBER_ID
-        else:
-            code, _, member = self._check_member(group_id, member_id, instance_id, generation)
-            if not code and group.state == COMPLETING:
-                code = ErrorCode.REBALANCE_IN_PROGRESS
-            if member is not None and not code:
-                self._touch(member)
+                answer.setdefault(topic, []).append(
+                    (partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+                )
+        if valid:
+            codes = self._commit_valid(
+                group_id, generation, member_id, instance_id, valid, retention_time_ms, api_version
+            )
+            for (topic, partition, *_), code in zip(valid, codes, strict=True):
+                answer.setdefault(topic, []).append((partition, code))
+        return list(answer.items())
+
+    def _partition_exists(self, topic: str, partition: int) -> bool:
+        count = self.topic.replicas.cache.partition_count(topic)
+        return count is not None and 0 <= partition < count
+
+    def _validate_commit(
+        self,
+        group_id: str,
+        generation: int,
+        member_id: str,
+        instance_id: str | None,
+        api_version: int,
+    ) -> tuple[int, Group | None]:
+        """OffsetMetadataManager.validateOffsetCommit + ClassicGroup.validateOffsetCommit:
+        the group-level error, and the group (created Empty for a simple commit)."""
+        group = self.groups.get(group_id)  # "" is a group id like any other (Kafka 4.3.1)
+        if group is None or group.state == DEAD:
+            if generation >= 0:
+                # v9+ answers GROUP_ID_NOT_FOUND; older versions keep ILLEGAL_GENERATION
+                return (
+                    ErrorCode.GROUP_ID_NOT_FOUND
+                    if api_version >= 9
+                    else ErrorCode.ILLEGAL_GENERATION
+                ), None
+            logger.info(
+                "[GroupId %s] Creating a simple consumer group via manual offset commit.", group_id
+            )
+            group = self.groups[group_id] = Group(group_id)
+            return ErrorCode.NONE, group
+        if generation < 0 and group.state == EMPTY:
+            return ErrorCode.NONE, group  # a simple (admin or manual) commit to an empty group
+        if generation >= 0 or member_id or instance_id is not None:
+            if instance_id is not None:
+                known = group.static.get(instance_id)
+                if known is None:
+                    return ErrorCode.UNKNOWN_MEMBER_ID, group
+                if known != member_id:
+                    return ErrorCode.FENCED_INSTANCE_ID, group
+            if member_id not in group.members:
+                return ErrorCode.UNKNOWN_MEMBER_ID, group
+            if generation != group.generation:
+                return ErrorCode.ILLEGAL_GENERATION, group
+        elif group.state != EMPTY:
+            return ErrorCode.UNKNOWN_MEMBER_ID, group
+        if group.state == COMPLETING:
+            return ErrorCode.REBALANCE_IN_PROGRESS, group
+        return ErrorCode.NONE, group
+
+    def _commit_valid(
+        self,
+        group_id: str,
+        generation: int,
+        member_id: str,
+        instance_id: str | None,
+        offsets: list[tuple[str, int, int, int, str | None]],
+        retention_time_ms: int,
+        api_version: int,
+    ) -> list[int]:
+        code, group = self._validate_commit(
+            group_id, generation, member_id, instance_id, api_version
+        )
         if code or group is None:
             return [code] * len(offsets)
+        member = group.members.get(member_id)
+        if member is not None and group.state in (STABLE, PREPARING):
+            self._touch(member)  # a classic member's commit keeps its session
         now = self.clock()
+        expire = None if retention_time_ms == DEFAULT_RETENTION_TIME else now + retention_time_ms
         codes: list[int] = []
         records: list[tuple[bytes, bytes | None]] = []
         for topic, partition, offset, epoch, metadata in offsets:
             text = metadata or ""
-            if len(text) > self.config.offset_metadata_max_bytes:
+            if _java_length(text) > self.config.offset_metadata_max_bytes:
                 codes.append(ErrorCode.OFFSET_METADATA_TOO_LARGE)
                 continue
-            group.offsets[(topic, partition)] = Offset(offset, epoch, text, now)
+            group.offsets[(topic, partition)] = Offset(offset, epoch, text, now, expire)
             records.append(
                 (
                     recs.offset_commit_key(group_id, topic, partition),
-                    recs.offset_commit_value(offset, epoch, text, now),
+                    self._offset_commit_value(topic, offset, epoch, text, now, expire),
                 )
             )
             codes.append(ErrorCode.NONE)
         self.topic.write(group_id, records)
         return codes
+
+    def _offset_commit_value(
+        self, topic: str, offset: int, epoch: int, metadata: str, now: int, expire: int | None
+    ) -> bytes:
+        """The value as Kafka 4.3 writes it: v1 with an expire timestamp, else v4 with the
+        topic's id (looked up by name, as for a commit by name)."""
+        if expire is not None:
+            return recs.offset_commit_value(offset, epoch, metadata, now, expire)
+        known = self.topic.replicas.cache.topic(topic)
+        return recs.offset_commit_value(
+            offset,
+            epoch,
+            metadata,
+            now,
+            version=4,
+            topic_id=None if known is None else known.topic_id,
+        )
 
     def _expired_offsets(self, group: Group, now: int) -> list[tuple[str, int]]:
         """GroupMetadata.removeExpiredOffsets: which offsets of ``group`` have expired."""
@@ -576,11 +693,13 @@ class GroupCoordinator:
                 return o.commit_timestamp
         else:
             return []
-        return [
-            tp
-            for tp, o in group.offsets.items()
-            if tp[0] not in subscribed and now - base(o) >= retention
-        ]
+
+        def expired(o: Offset) -> bool:  # OffsetExpirationConditionImpl.isOffsetExpired
+            if o.expire_timestamp is not None:  # committed with a RetentionTimeMs
+                return now >= o.expire_timestamp
+            return now - base(o) >= retention
+
+        return [tp for tp, o in group.offsets.items() if tp[0] not in subscribed and expired(o)]
 
     def cleanup_expired(self, now_ms: int | None = None) -> int:
         """GroupMetadataManager.cleanupGroupMetadata: remove expired offsets (a tombstone
@@ -597,7 +716,7 @@ class GroupCoordinator:
                 (recs.offset_commit_key(group.group_id, *tp), None) for tp in expired
             ]
             if group.state == EMPTY and not group.members and not group.offsets:
-                group.state = DEAD
+                group.transition_to(DEAD)
                 if self.groups.get(group.group_id) is group:
                     del self.groups[group.group_id]
                     if group.generation > 0:
@@ -606,6 +725,24 @@ class GroupCoordinator:
             removed += len(expired)
         if removed:
             logger.info("Removed %d expired offsets", removed)
+        return removed
+
+    def on_topics_deleted(self, topics: list[str]) -> int:
+        """GroupMetadataManager's ``onPartitionsDeleted``: forget every group's committed
+        offsets of the deleted ``topics`` (a tombstone each in ``__consumer_offsets``).
+        Returns how many offsets were removed."""
+        deleted = set(topics)
+        removed = 0
+        for group in list(self.groups.values()):
+            gone = [tp for tp in group.offsets if tp[0] in deleted]
+            for tp in gone:
+                del group.offsets[tp]
+            self.topic.write(
+                group.group_id, [(recs.offset_commit_key(group.group_id, *tp), None) for tp in gone]
+            )
+            removed += len(gone)
+        if removed:
+            logger.info("Removed %d offsets of deleted topics %s", removed, sorted(deleted))
         return removed
 
     def fetch(self, group_id: str) -> dict[tuple[str, int], Offset]:
@@ -646,6 +783,6 @@ class GroupCoordinator:
         ]
         records.append((recs.group_metadata_key(group_id), None))
         self.topic.write(group_id, records)
-        group.state = DEAD
+        group.transition_to(DEAD)
         del self.groups[group_id]
         return ErrorCode.NONE

@@ -1,26 +1,89 @@
-"""A classic group's state: its members, generation and committed offsets."""
+"""A classic group's state: its members, generation and committed offsets.
+
+The state machine is Kafka's (``GroupMetadata.scala``; ``ClassicGroupState`` in 4.x)::
+
+    Empty --join--> PreparingRebalance --all joined--> CompletingRebalance --leader syncs-->
+    Stable; PreparingRebalance --everyone left--> Empty; Stable/CompletingRebalance --member
+    joins, leaves or times out--> PreparingRebalance; any --deleted or expired--> Dead
+
+:meth:`Group.transition_to` enforces each state's valid previous states: a transition
+Kafka would not make is a coordinator bug and raises :class:`IllegalGroupStateTransition`.
+Event loop thread only."""
 
 from __future__ import annotations
 
 import asyncio
+import enum
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["COMPLETING", "DEAD", "EMPTY", "PREPARING", "STABLE", "Group", "Member", "Offset"]
+__all__ = [
+    "COMPLETING",
+    "DEAD",
+    "EMPTY",
+    "PREPARING",
+    "STABLE",
+    "Group",
+    "GroupState",
+    "IllegalGroupStateTransition",
+    "Member",
+    "Offset",
+]
 
-EMPTY = "Empty"
-PREPARING = "PreparingRebalance"
-COMPLETING = "CompletingRebalance"
-STABLE = "Stable"
-DEAD = "Dead"
+
+class GroupState(str, enum.Enum):
+    """A classic group's state; the value is Kafka's name (DescribeGroups, ListGroups)."""
+
+    EMPTY = "Empty"
+    PREPARING_REBALANCE = "PreparingRebalance"
+    COMPLETING_REBALANCE = "CompletingRebalance"
+    STABLE = "Stable"
+    DEAD = "Dead"
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+    @property
+    def valid_previous_states(self) -> frozenset[GroupState]:
+        """The states this one may be entered from (``validPreviousStates``)."""
+        return _VALID_PREVIOUS[self]
+
+
+_VALID_PREVIOUS: dict[GroupState, frozenset[GroupState]] = {
+    GroupState.DEAD: frozenset(GroupState),
+    GroupState.COMPLETING_REBALANCE: frozenset({GroupState.PREPARING_REBALANCE}),
+    GroupState.STABLE: frozenset({GroupState.COMPLETING_REBALANCE}),
+    GroupState.PREPARING_REBALANCE: frozenset(
+        {GroupState.STABLE, GroupState.COMPLETING_REBALANCE, GroupState.EMPTY}
+    ),
+    GroupState.EMPTY: frozenset({GroupState.PREPARING_REBALANCE}),
+}
+
+EMPTY = GroupState.EMPTY
+PREPARING = GroupState.PREPARING_REBALANCE
+COMPLETING = GroupState.COMPLETING_REBALANCE
+STABLE = GroupState.STABLE
+DEAD = GroupState.DEAD
+
+
+class IllegalGroupStateTransition(RuntimeError):
+    """Kafka's ``IllegalStateException`` from ``assertValidTransition``: a bug."""
 
 
 @dataclass
 class Offset:
+    """A committed offset; ``expire_timestamp``: when it expires regardless of the
+    group's state (an OffsetCommit v2-4 RetentionTimeMs), else ``None``: after
+    ``offsets.retention.minutes``."""
+
     offset: int
     leader_epoch: int
     metadata: str
     commit_timestamp: int
+    expire_timestamp: int | None = None
 
 
 @dataclass
@@ -48,7 +111,7 @@ class Member:
 @dataclass
 class Group:
     group_id: str
-    state: str = EMPTY
+    _state: GroupState = field(default=GroupState.EMPTY, repr=False)
     generation: int = 0
     protocol_type: str | None = None
     protocol: str | None = None
@@ -60,6 +123,22 @@ class Group:
     offsets: dict[tuple[str, int], Offset] = field(default_factory=dict)
     joined: asyncio.Event | None = None
     rebalance: asyncio.Task[None] | None = None
+
+    @property
+    def state(self) -> GroupState:
+        return self._state
+
+    def transition_to(self, target: GroupState) -> None:
+        """Move to ``target``; raises :class:`IllegalGroupStateTransition` unless the
+        current state is one of ``target``'s valid previous states."""
+        if self._state not in target.valid_previous_states:
+            raise IllegalGroupStateTransition(
+                f"Group {self.group_id} should be in the "
+                f"{','.join(s.value for s in sorted(target.valid_previous_states))} states "
+                f"before moving to {target.value} state. Instead it is in {self._state.value} "
+                "state"
+            )
+        self._state = target
 
     def supported_protocols(self) -> set[str]:
         sets = [{name for name, _ in m.protocols} for m in self.members.values()]

@@ -25,16 +25,16 @@ def _cls(name: str) -> Any:
 async def handle_join_group(services: BrokerServices, context: RequestContext, request: Any) -> Any:
     cls = _cls("JoinGroup")
     code, generation, protocol, leader, member_id, members = await _coordinator(services).join(
-        context.api_version,
-        request.group_id,
-        request.member_id,
-        request.group_instance_id,
-        context.client_id or "",
-        "/" + context.client_address,
-        request.session_timeout_ms,
-        request.rebalance_timeout_ms if context.api_version >= 1 else -1,
-        request.protocol_type,
-        [(p.name, bytes(p.metadata)) for p in request.protocols],
+        version=context.api_version,
+        group_id=request.group_id,
+        member_id=request.member_id,
+        instance_id=request.group_instance_id,
+        client_id=context.client_id or "",
+        client_host="/" + context.client_address,
+        session_timeout=request.session_timeout_ms,
+        rebalance_timeout=request.rebalance_timeout_ms if context.api_version >= 1 else -1,
+        protocol_type=request.protocol_type,
+        protocols=[(p.name, bytes(p.metadata)) for p in request.protocols],
     )
     return cls(
         throttle_time_ms=0,
@@ -108,26 +108,24 @@ def handle_offset_commit(services: BrokerServices, context: RequestContext, requ
         for t in request.topics
         for p in t.partitions
     ]
-    codes = iter(
-        _coordinator(services).commit(
-            request.group_id,
-            request.generation_id_or_member_epoch,
-            request.member_id,
-            request.group_instance_id,
-            flat,
-        )
+    answer = _coordinator(services).commit(
+        request.group_id,
+        request.generation_id_or_member_epoch,
+        request.member_id,
+        request.group_instance_id,
+        flat,
+        retention_time_ms=request.retention_time_ms,
+        api_version=context.api_version,
     )
     topics = [
         cls.OffsetCommitResponseTopic(
-            name=t.name,
+            name=name,
             partitions=[
-                cls.OffsetCommitResponsePartition(
-                    partition_index=p.partition_index, error_code=next(codes)
-                )
-                for p in t.partitions
+                cls.OffsetCommitResponsePartition(partition_index=p, error_code=code)
+                for p, code in partitions
             ],
         )
-        for t in request.topics
+        for name, partitions in answer
     ]
     return cls(throttle_time_ms=0, topics=topics)
 

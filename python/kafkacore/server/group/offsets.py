@@ -1,6 +1,7 @@
 """``__consumer_offsets``: the coordinator's records written in Kafka's formats
-(OffsetCommitKey v1 + OffsetCommitValue v3, GroupMetadataKey v2 + GroupMetadataValue v3,
-null values as tombstones) and read back at start-up (the last record of a key wins)."""
+(OffsetCommitKey v1 + OffsetCommitValue v4, or v1 with an expire timestamp;
+GroupMetadataKey v2 + GroupMetadataValue v3; null values as tombstones) and read back at
+start-up (the last record of a key wins)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from kafkacore import record
+from kafkacore.coordinator import records as recs
 from kafkacore.server.partition import Partition
 from kafkacore.server.replica_manager import ReplicaManager
-from kafkacore.tools import offsets_records as recs
 
 __all__ = ["OFFSETS_TOPIC", "OffsetsTopic"]
 

@@ -176,6 +176,8 @@ async def handle_delete_topics(
         if deleted is not None:  # fetches waiting on it answer UNKNOWN_TOPIC_OR_PARTITION
             for index in range(deleted.partition_count):
                 services.replica_manager.purgatory.wake(TopicPartition(deleted.name, index))
+            # Kafka's GroupMetadataManager clean-up: the topic's committed offsets go too
+            services.group_coordinator.on_topics_deleted([deleted.name])
     return _DELETE(throttle_time_ms=0, responses=results)
 
 

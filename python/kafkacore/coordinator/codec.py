@@ -1,11 +1,12 @@
-"""Kafka's message schemas, declared once, read, written and printed as Kafka's generated
-code does.
+"""Kafka's coordinator records read, written and printed as Kafka's generated Java code
+does: the second back end on :mod:`kafkacore.protocol.schema`'s declarations.
 
-Kafka declares each of its messages (protocol requests, coordinator records, the consumer
-protocol) in a JSON schema and generates a Java class per message: its ``read``,
-``write`` and a ``*JsonConverter``. This module is that generator's behaviour driven
-directly by a declaration (:func:`message`, :func:`field`), for the types the coordinator
-records use:
+Kafka declares its protocol messages, its coordinator records and the consumer protocol
+in one JSON dialect and generates a Java class per message: its ``read``, ``write`` and a
+``*JsonConverter``. :mod:`kafkacore.protocol.schema` compiles the declarations into the
+broker's wire codec; this module interprets the same declarations (:func:`message`,
+:func:`field`, :class:`Versions` are re-exported from there) the way the generated classes
+behave, for the records of ``__consumer_offsets`` and the dump tool:
 
 * ``int8``, ``int16``, ``uint16``, ``int32``, ``int64``, ``bool``: big-endian;
   ``uuid``: two int64s;
@@ -18,10 +19,12 @@ records use:
   written only when it differs from its default.
 
 Kafka's generated code tests a version only where the field's versions do not cover all
-the versions the enclosing struct is generated for (``VersionConditional``); a nested
-struct refuses to read above its highest version (``Can't read version N of S``). Both
-are reproduced, because Kafka reads coordinator keys at the record type, not at version
-0, and reads consumer-protocol bytes at whatever version they announce.
+the versions the enclosing struct is generated for (``VersionConditional``): the top
+struct is generated for the message's valid versions, a common struct for all versions,
+an inline struct for its field's versions within its parent's; a nested struct refuses
+to read above its highest version (``Can't read version N of S``). Both are reproduced,
+because Kafka reads coordinator keys at the record type, not at version 0, and reads
+consumer-protocol bytes at whatever version they announce.
 
 Decoded values are plain data: a struct is a ``dict`` of its fields by JSON name (in
 declaration order) plus :data:`UNKNOWN_TAGS` (unknown tagged fields, ``(tag, bytes)``),
@@ -35,7 +38,8 @@ Jackson's ``JsonNode.toString()`` writes it: fields in declaration order, tagged
 only when not default, ints as numbers, bytes as standard base64, uuids as Kafka's
 ``Uuid.toString()``.
 
-Pure functions over immutable declarations: thread-safe.
+Pure functions over immutable declarations (the per-message layout is computed once; a
+race computes it twice, harmlessly): thread-safe.
 """
 
 from __future__ import annotations
@@ -43,20 +47,22 @@ from __future__ import annotations
 import base64
 import struct
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from dataclasses import field as dataclass_field
 from typing import Any
 
+from kafkacore.protocol.schema import NULL, Field, MessageSchema, StructSchema, Versions
+from kafkacore.protocol.schema import field as _schema_field
+from kafkacore.protocol.schema import message as _schema_message
+from kafkacore.protocol.types import write_uvarint
 from kafkacore.tools._java import JavaException, decode_utf8, i32, json_string
 
 __all__ = [
     "NULL",
     "UNKNOWN_TAGS",
     "Field",
-    "Message",
+    "MessageSchema",
     "Reader",
-    "Struct",
     "Versions",
     "default_value",
     "field",
@@ -66,11 +72,11 @@ __all__ = [
     "write_message",
 ]
 
+field = _schema_field
+message = _schema_message
+
 UNKNOWN_TAGS = "_unknownTaggedFields"
 """The key of a decoded struct's unknown tagged fields: a list of ``(tag, bytes)``."""
-
-NULL = "null"
-"""A schema ``"default": "null"``: the field's default is null (``None``)."""
 
 _MAX_VERSION = 0x7FFF
 _MAX_STRING = 0x7FFF
@@ -84,210 +90,58 @@ _PRIMITIVES = {
 }
 _UUID_SIZE = 16
 _ZERO_UUID = uuid.UUID(int=0)
-_NATURAL = object()  # no "default" in the schema: the type's own default
+_ALL_VERSIONS = Versions(0, _MAX_VERSION)
 
 
-@dataclass(frozen=True)
-class Versions:
-    """A version range ``lo..hi`` (empty when ``lo > hi``), as Kafka's ``Versions``."""
-
-    lo: int
-    hi: int
-
-    @classmethod
-    def parse(cls, text: str) -> Versions:
-        """``"none"``, ``"3"``, ``"3+"`` or ``"1-3"``."""
-        if text == "none":
-            return NO_VERSIONS
-        if text.endswith("+"):
-            return cls(int(text[:-1]), _MAX_VERSION)
-        lo, _, hi = text.partition("-")
-        return cls(int(lo), int(hi or lo))
-
-    @property
-    def empty(self) -> bool:
-        return self.lo > self.hi
-
-    def __contains__(self, version: int) -> bool:
-        return self.lo <= version <= self.hi
-
-    def intersect(self, other: Versions) -> Versions:
-        return Versions(max(self.lo, other.lo), min(self.hi, other.hi))
-
-    def guards(self, version: int, possible: Versions) -> bool:
-        """Kafka's ``VersionConditional``: code generated for the ``possible`` versions
-        tests only the bounds of this range that lie inside them, so a version outside
-        ``possible`` passes a test the generator left out."""
-        if self.intersect(possible).empty:
-            return False
-        if self.lo > possible.lo and version < self.lo:
-            return False
-        return not (self.hi < possible.hi and version > self.hi)
+# --- the generated code's layout ------------------------------------------------------------
 
 
-NO_VERSIONS = Versions(1, 0)
-ALL_VERSIONS = Versions(0, _MAX_VERSION)
-
-
-@dataclass(frozen=True)
-class Field:
-    """One field of a struct. ``type`` is a primitive name, ``string``, ``bytes``,
-    ``uuid`` or ``struct`` (then ``struct`` is set); ``array`` makes it ``[]type``;
-    ``tagged``/``tag`` are set for a tagged field. ``default`` is the declared default
-    (``None``: null); :func:`default_value` resolves it."""
-
-    name: str
-    type: str
-    array: bool
-    versions: Versions
-    nullable: Versions
-    tagged: Versions | None
-    tag: int | None
-    default: Any
-    struct: Struct | None = None
-    zero_copy: bool = False
-
-
-@dataclass(frozen=True)
-class Struct:
-    """A struct: its fields and the versions its code is generated for (``versions``);
-    ``read_max``: reading above it throws (``None``: no such check)."""
+@dataclass(frozen=True, eq=False)
+class _Struct:
+    """A struct as Kafka generates its class: the versions its code is generated for,
+    ``read_max`` (reading above it throws; ``None``: no such check), its fields, the
+    layouts of its struct-typed fields (by field name) and its tagged fields by tag."""
 
     name: str
     versions: Versions
+    read_max: int | None
     fields: tuple[Field, ...]
-    read_max: int | None = None
-    tagged: dict[int, Field] = dataclass_field(default_factory=dict, compare=False)
+    children: dict[str, _Struct]
+    tagged: dict[int, Field]
 
 
-@dataclass(frozen=True)
-class Message:
-    """A top-level message: its record type (``api_key``), valid and flexible versions."""
-
-    name: str
-    api_key: int
-    valid: Versions
-    flexible: Versions
-    struct: Struct
+_LAYOUTS: dict[int, tuple[MessageSchema, _Struct]] = {}
 
 
-# --- declarations ----------------------------------------------------------------------
+def _layout(msg: MessageSchema) -> _Struct:
+    cached = _LAYOUTS.get(id(msg))
+    if cached is not None and cached[0] is msg:
+        return cached[1]
+    top = _build(msg.struct, msg.valid, None)
+    _LAYOUTS[id(msg)] = (msg, top)
+    return top
 
 
-@dataclass(frozen=True)
-class _FieldDecl:
-    name: str
-    type: str
-    versions: str | None
-    nullable: str
-    tagged: str | None
-    tag: int | None
-    default: Any
-    fields: tuple[_FieldDecl, ...] | None
-    zero_copy: bool
-
-
-def field(
-    name: str,
-    type_: str,
-    versions: str | None = "0+",
-    *,
-    nullable: str = "none",
-    tagged: str | None = None,
-    tag: int | None = None,
-    default: Any = _NATURAL,
-    fields: Sequence[_FieldDecl] | None = None,
-    zero_copy: bool = False,
-) -> _FieldDecl:
-    """A field as the JSON schema declares it (``name`` in its JSON, camelCase spelling;
-    ``type_`` like ``"int32"``, ``"[]string"``, ``"[]TopicPartition"``; a struct type
-    names a common struct unless ``fields`` declares it inline). ``versions=None`` means
-    the tagged versions, as in Kafka."""
-    return _FieldDecl(
-        name,
-        type_,
-        versions,
-        nullable,
-        tagged,
-        tag,
-        _NATURAL if default is None else default,
-        tuple(fields) if fields is not None else None,
-        zero_copy,
-    )
-
-
-def message(
-    name: str,
-    api_key: int,
-    valid: str,
-    flexible: str,
-    fields: Sequence[_FieldDecl],
-    common: dict[str, Sequence[_FieldDecl]] | None = None,
-) -> Message:
-    """A message from its declaration; ``common`` are its ``commonStructs`` (all ``0+``)."""
-    valid_versions = Versions.parse(valid)
-    commons: dict[str, Struct] = {}
-    for struct_name, decls in (common or {}).items():
-        commons[struct_name] = _struct(struct_name, ALL_VERSIONS, decls, None, commons)
-    top = _struct(name, valid_versions, fields, None, commons)
-    return Message(name, api_key, valid_versions, Versions.parse(flexible), top)
-
-
-def _struct(
-    name: str,
-    versions: Versions,
-    decls: Sequence[_FieldDecl],
-    read_max: int | None,
-    commons: dict[str, Struct],
-) -> Struct:
-    built = tuple(_field(decl, versions, commons) for decl in decls)
-    tagged = {f.tag: f for f in built if f.tag is not None}
-    return Struct(name, versions, built, read_max, tagged)
-
-
-def _field(decl: _FieldDecl, possible: Versions, commons: dict[str, Struct]) -> Field:
-    array = decl.type.startswith("[]")
-    element = decl.type[2:] if array else decl.type
-    tagged = Versions.parse(decl.tagged) if decl.tagged is not None else None
-    if decl.versions is not None:
-        versions = Versions.parse(decl.versions)
-    elif tagged is not None:
-        versions = tagged
-    else:
-        raise ValueError(f"field {decl.name} has no versions")
-    sub: Struct | None = None
-    if element not in _PRIMITIVES and element not in ("string", "bytes", "uuid"):
-        if decl.fields is not None:  # inline: generated for the field's versions in its parent
-            struct_versions = versions.intersect(possible)
-            read_max = struct_versions.hi if versions.hi > struct_versions.hi else None
-            sub = _struct(element, struct_versions, decl.fields, read_max, commons)
-        else:
-            sub = commons[element]
-        element = "struct"
-    return Field(
-        decl.name,
-        element,
-        array,
-        versions,
-        Versions.parse(decl.nullable),
-        tagged,
-        decl.tag,
-        None if decl.default == NULL else decl.default,
-        sub,
-        decl.zero_copy,
-    )
+def _build(s: StructSchema, versions: Versions, read_max: int | None) -> _Struct:
+    children: dict[str, _Struct] = {}
+    for f in s.fields:
+        if f.struct is None:
+            continue
+        if f.common:
+            children[f.name] = _build(f.struct, _ALL_VERSIONS, None)
+        else:  # inline: generated for the field's versions in its parent
+            sub = f.versions.intersect(versions)
+            children[f.name] = _build(f.struct, sub, sub.hi if f.versions.hi > sub.hi else None)
+    tagged = {f.tag: f for f in s.fields if f.tag is not None}
+    return _Struct(s.name, versions, read_max, s.fields, children, tagged)
 
 
 def default_value(f: Field) -> Any:
     """The value a field has when a message does not carry it (Kafka's constructor): the
     declared default, else the type's own (0, false, "", empty bytes, the zero uuid, an
-    empty list, a struct of defaults). A JSON ``null`` default is no default, as for
-    Kafka's generator; the string ``"null"`` (:data:`NULL`) is null."""
-    default = f.default
-    if default is None:
-        return None
-    if default is not _NATURAL:
-        return default
+    empty list, a struct of defaults). :data:`NULL` declares null."""
+    if f.has_default:
+        return f.default
     if f.array:
         return []
     if f.type == "struct":
@@ -389,12 +243,12 @@ class Reader:
         return self.array(size)
 
 
-def read_message(msg: Message, reader: Reader, version: int) -> dict[str, Any]:
+def read_message(msg: MessageSchema, reader: Reader, version: int) -> dict[str, Any]:
     """``msg.read(readable, version)``: the decoded struct."""
-    return _read_struct(reader, msg.struct, version, msg.flexible)
+    return _read_struct(reader, _layout(msg), version, msg.flexible)
 
 
-def _read_struct(r: Reader, s: Struct, version: int, flexible: Versions) -> dict[str, Any]:
+def _read_struct(r: Reader, s: _Struct, version: int, flexible: Versions) -> dict[str, Any]:
     if s.read_max is not None and version > s.read_max:
         raise JavaException(
             "UnsupportedVersionException", f"Can't read version {version} of {s.name}"
@@ -420,9 +274,8 @@ def _read_struct(r: Reader, s: Struct, version: int, flexible: Versions) -> dict
                 and known.nullable.guards(version, s.versions)
             ):
                 present = r.uvarint() > 0
-                assert known.struct is not None
                 out[known.name] = (
-                    _read_struct(r, known.struct, version, flexible) if present else None
+                    _read_struct(r, s.children[known.name], version, flexible) if present else None
                 )
             else:
                 out[known.name] = _read_field(r, known, s, version, True, flexible)
@@ -437,7 +290,7 @@ def _read_length(r: Reader, flexible: bool, wide: bool) -> int:
 
 
 def _read_field(
-    r: Reader, f: Field, s: Struct, version: int, flexible: bool, flexible_versions: Versions
+    r: Reader, f: Field, s: _Struct, version: int, flexible: bool, flexible_versions: Versions
 ) -> Any:
     nullable = f.nullable.guards(version, s.versions)
     if f.array:
@@ -452,15 +305,16 @@ def _read_field(
                 f"{r.remaining()} bytes remaining."
             )
         return [
-            _read_element(r, f, f"{f.name} element", False, version, flexible, flexible_versions)
+            _read_element(r, f, s, f"{f.name} element", False, version, flexible, flexible_versions)
             for _ in range(length)
         ]
-    return _read_element(r, f, f.name, nullable, version, flexible, flexible_versions)
+    return _read_element(r, f, s, f.name, nullable, version, flexible, flexible_versions)
 
 
 def _read_element(
     r: Reader,
     f: Field,
+    s: _Struct,
     name: str,
     nullable: bool,
     version: int,
@@ -487,10 +341,9 @@ def _read_element(
     if type_ == "uuid":
         return r.uuid()
     if type_ == "struct":
-        assert f.struct is not None
         if nullable and not f.array and r.int8() < 0:
             return None
-        return _read_struct(r, f.struct, version, flexible_versions)
+        return _read_struct(r, s.children[f.name], version, flexible_versions)
     return r.primitive(type_)
 
 
@@ -505,23 +358,17 @@ class _Writer:
         self.parts.append(data)
 
     def uvarint(self, value: int) -> None:
-        value &= 0xFFFFFFFF
-        out = bytearray()
-        while value >= 0x80:
-            out.append(value & 0x7F | 0x80)
-            value >>= 7
-        out.append(value)
-        self.parts.append(bytes(out))
+        self.parts.append(write_uvarint(value))  # a Java int: -1 is 0xFFFFFFFF
 
     def getvalue(self) -> bytes:
         return b"".join(self.parts)
 
 
-def write_message(msg: Message, value: dict[str, Any], version: int) -> bytes:
+def write_message(msg: MessageSchema, value: dict[str, Any], version: int) -> bytes:
     """``msg.write(writable, cache, version)`` of a decoded-form ``value`` (missing fields
     take their defaults)."""
     w = _Writer()
-    _write_struct(w, msg.struct, value, version, msg.flexible)
+    _write_struct(w, _layout(msg), value, version, msg.flexible)
     return w.getvalue()
 
 
@@ -530,13 +377,13 @@ def _get(value: dict[str, Any], f: Field) -> Any:
 
 
 def _write_struct(
-    w: _Writer, s: Struct, value: dict[str, Any], version: int, flexible_versions: Versions
+    w: _Writer, s: _Struct, value: dict[str, Any], version: int, flexible_versions: Versions
 ) -> None:
     is_flexible = flexible_versions.guards(version, s.versions)
     for f in s.fields:
         if f.tagged is None and f.versions.guards(version, s.versions):
             nullable = f.nullable.guards(version, s.versions)
-            _write_field(w, f, _get(value, f), version, is_flexible, flexible_versions, nullable)
+            _write_field(w, f, s, _get(value, f), version, is_flexible, flexible_versions, nullable)
     if not is_flexible:
         return
     tagged = [
@@ -556,14 +403,13 @@ def _write_struct(
             continue
         inner = _Writer()
         if f.type == "struct" and not f.array and f.nullable.guards(version, s.versions):
-            assert f.struct is not None
-            _write_struct(inner, f.struct, v, version, flexible_versions)
+            _write_struct(inner, s.children[f.name], v, version, flexible_versions)
             body = inner.getvalue()
             w.uvarint(len(body) + 1)
             w.uvarint(1)
             w.raw(body)
             continue
-        _write_field(inner, f, v, version, True, flexible_versions, False)
+        _write_field(inner, f, s, v, version, True, flexible_versions, False)
         body = inner.getvalue()
         w.uvarint(len(body))
         w.raw(body)
@@ -583,6 +429,7 @@ def _write_length(w: _Writer, length: int, flexible: bool, wide: bool) -> None:
 def _write_field(
     w: _Writer,
     f: Field,
+    s: _Struct,
     v: Any,
     version: int,
     flexible: bool,
@@ -595,14 +442,15 @@ def _write_field(
             return
         _write_length(w, len(v), flexible, True)
         for element in v:
-            _write_element(w, f, element, version, flexible, flexible_versions, nullable=False)
+            _write_element(w, f, s, element, version, flexible, flexible_versions, nullable=False)
         return
-    _write_element(w, f, v, version, flexible, flexible_versions, nullable=nullable)
+    _write_element(w, f, s, v, version, flexible, flexible_versions, nullable=nullable)
 
 
 def _write_element(
     w: _Writer,
     f: Field,
+    s: _Struct,
     v: Any,
     version: int,
     flexible: bool,
@@ -629,13 +477,12 @@ def _write_element(
     elif type_ == "uuid":
         w.raw(v.bytes)
     elif type_ == "struct":
-        assert f.struct is not None
         if nullable:  # non-tagged nullable struct: an int8 presence marker
             if v is None:
                 w.raw(b"\xff")
                 return
             w.raw(b"\x01")
-        _write_struct(w, f.struct, v, version, flexible_versions)
+        _write_struct(w, s.children[f.name], v, version, flexible_versions)
     else:
         w.raw(_PRIMITIVES[type_].pack(v))
 
@@ -666,16 +513,15 @@ BytesJson = Callable[[Field, bytes], "str | None"]
 
 
 def to_json(
-    msg: Message | Struct, value: dict[str, Any], version: int, bytes_json: BytesJson | None = None
+    msg: MessageSchema, value: dict[str, Any], version: int, bytes_json: BytesJson | None = None
 ) -> str:
     """``<Message>JsonConverter.write(value, version).toString()``. ``bytes_json`` may
     print a ``bytes`` field its own way (``None``: as base64)."""
-    s = msg.struct if isinstance(msg, Message) else msg
-    return _struct_json(s, value, version, bytes_json)
+    return _struct_json(_layout(msg), value, version, bytes_json)
 
 
 def _struct_json(
-    s: Struct, value: dict[str, Any], version: int, bytes_json: BytesJson | None
+    s: _Struct, value: dict[str, Any], version: int, bytes_json: BytesJson | None
 ) -> str:
     parts = []
     for f in s.fields:
@@ -684,19 +530,19 @@ def _struct_json(
         v = _get(value, f)
         if f.tagged is not None and _is_default(f, v):
             continue
-        parts.append(f"{json_string(f.name)}:{_field_json(f, v, version, bytes_json)}")
+        parts.append(f"{json_string(f.name)}:{_field_json(f, s, v, version, bytes_json)}")
     return "{" + ",".join(parts) + "}"
 
 
-def _field_json(f: Field, v: Any, version: int, bytes_json: BytesJson | None) -> str:
+def _field_json(f: Field, s: _Struct, v: Any, version: int, bytes_json: BytesJson | None) -> str:
     if v is None:
         return "null"
     if f.array:
-        return "[" + ",".join(_element_json(f, e, version, bytes_json) for e in v) + "]"
-    return _element_json(f, v, version, bytes_json)
+        return "[" + ",".join(_element_json(f, s, e, version, bytes_json) for e in v) + "]"
+    return _element_json(f, s, v, version, bytes_json)
 
 
-def _element_json(f: Field, v: Any, version: int, bytes_json: BytesJson | None) -> str:
+def _element_json(f: Field, s: _Struct, v: Any, version: int, bytes_json: BytesJson | None) -> str:
     type_ = f.type
     if type_ == "string":
         return json_string(v)
@@ -709,8 +555,7 @@ def _element_json(f: Field, v: Any, version: int, bytes_json: BytesJson | None) 
     if type_ == "uuid":
         return '"' + base64.urlsafe_b64encode(v.bytes).rstrip(b"=").decode("ascii") + '"'
     if type_ == "struct":
-        assert f.struct is not None
-        return _struct_json(f.struct, v, version, bytes_json)
+        return _struct_json(s.children[f.name], v, version, bytes_json)
     if type_ == "bool":
         return "true" if v else "false"
     return str(int(v))
