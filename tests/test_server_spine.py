@@ -402,6 +402,8 @@ def test_concurrent_first_find_coordinators_then_commits_all_succeed(tmp_path: P
     the commits that follow all succeed."""
 
     async def scenario(server: KafkaServer) -> None:
+        assert server.replicas is not None
+        server.replicas.ensure_topic("t", 1)  # commits to a missing topic are refused
         clients = [OneShotClient(server.bound_port) for _ in range(6)]
 
         async def find_then_commit(i: int, c: OneShotClient) -> tuple[int, int]:
