@@ -7,7 +7,8 @@ PYTHON := $(BIN)/python
 export KAFKACORE_CACHE ?= $(HOME)/.cache/kafkacore
 RUST_SOURCES := $(shell find rust -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 DEV_DEPS := pytest pytest-benchmark pytest-timeout hypothesis ruff mypy 'maturin>=1.7,<2' \
-	google-crc32c lz4 zstandard cramjam confluent-kafka 'pyspark==4.3.0' 'pyarrow>=16'
+	google-crc32c lz4 zstandard cramjam confluent-kafka 'pyspark==4.3.0' 'pyarrow>=16' \
+	ziglang auditwheel
 
 .PHONY: run test build wheel bench bench-broker bench-spark lint rust-test py-test kafka-jars \
 	spark-jars clean demo test-clients pipeline
@@ -64,8 +65,24 @@ test: lint rust-test py-test
 kafka-jars:
 	bash scripts/kafka-jars.sh
 
+# Wheels for every Linux: abi3 (CPython >= 3.10), cross-compiled with zig (the ziglang
+# package) so the glibc tag does not depend on this machine's: manylinux2014 (glibc 2.17)
+# and musllinux_1_2, x86_64 and aarch64; plus the sdist. auditwheel confirms the manylinux
+# tags (run it on a musl host for the musllinux ones).
+WHEEL_TARGETS := x86_64-unknown-linux-gnu:manylinux2014 aarch64-unknown-linux-gnu:manylinux2014 \
+	x86_64-unknown-linux-musl:musllinux_1_2 aarch64-unknown-linux-musl:musllinux_1_2
 wheel: $(VENV)/.deps
-	. $(BIN)/activate && maturin build --release -o dist -q
+	rm -rf dist
+	rustup target add $(foreach t,$(WHEEL_TARGETS),$(firstword $(subst :, ,$(t))))
+	. $(BIN)/activate && for t in $(WHEEL_TARGETS); do \
+		maturin build --release -q --zig -o dist --target $${t%%:*} --compatibility $${t##*:} \
+		|| exit 1; done
+	. $(BIN)/activate && maturin sdist -o dist
+	@# auditwheel resolves a wheel's libraries on this host: glibc wheels only (on a glibc
+	@# host it takes the musl wheels' libc.so for glibc's linker script and fails).
+	@for w in dist/*manylinux*.whl; do echo -n "$$(basename $$w): "; \
+		$(BIN)/auditwheel show $$w | tr '\n' ' ' | grep -o 'consistent with[^"]*"[^"]*"' \
+		|| exit 1; done
 
 bench: build
 	mkdir -p benches/results
