@@ -174,24 +174,6 @@ def _delete_everything(client: Any) -> None:
                 raise KafkaError(result.error_code, f"deleting group {result.group_id!r}")
 
 
-_RECANCEL_AFTER_S = 2.0
-
-
-def _recancel_stuck_tasks(tasks: set[asyncio.Task[Any]], own_loop: bool) -> None:
-    """Cancel again the tasks whose cancellation was lost. On Python <= 3.11,
-    ``asyncio.wait_for`` swallows a cancellation that arrives as its inner read completes
-    (CPython gh-86296), so a connection cancelled by the server's shutdown while a client
-    is sending (a consumer's heartbeat) keeps reading until its idle timeout, and the
-    shutdown waits for it. Only tasks already asked to cancel are touched; on 3.10, which
-    cannot tell, every task of the loop, if the loop is the broker's own."""
-    for task in tasks:
-        cancelling = getattr(task, "cancelling", None)  # Python 3.11+
-        if task.done():
-            continue
-        if (cancelling is not None and cancelling() > 0) or (cancelling is None and own_loop):
-            task.cancel()
-
-
 class AsyncEmbeddedBroker:
     """A kafkacore broker on the running event loop (see the module docstring).
 
@@ -347,14 +329,7 @@ class AsyncEmbeddedBroker:
         server, self._server = self._server, None
         if server is None:
             return
-        shutdown = asyncio.ensure_future(server.shutdown())
-        before = asyncio.all_tasks() - {shutdown}
-        while True:
-            done, _ = await asyncio.wait({shutdown}, timeout=_RECANCEL_AFTER_S)
-            if done:
-                shutdown.result()
-                return
-            _recancel_stuck_tasks(before, self._own_loop)
+        await server.shutdown()
 
     async def restart(self) -> None:
         """Stop, then start on the same port with the same data."""

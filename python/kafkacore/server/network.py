@@ -32,6 +32,7 @@ import logging
 import os
 import socket
 import struct
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -248,7 +249,7 @@ class SocketServer:
         while not worker.done():
             try:
                 # readexactly consumes nothing until all 4 bytes are there: safe to time out
-                head = await asyncio.wait_for(reader.readexactly(4), idle_s)
+                head = await _read_within(reader, 4, idle_s)
             except asyncio.IncompleteReadError:
                 return None
             except TimeoutError:
@@ -296,6 +297,25 @@ class SocketServer:
         if pending:
             writer.write(b"".join(pending))
         await writer.drain()
+
+
+async def _read_within(reader: asyncio.StreamReader, n: int, timeout_s: float) -> bytes:
+    """``reader.readexactly(n)`` or ``TimeoutError`` after ``timeout_s``, without losing a
+    cancellation: ``asyncio.wait_for`` before Python 3.12 swallows a cancel that arrives
+    as the read completes (CPython gh-86296), and a shutdown would then wait for the
+    connection's idle timeout."""
+    if sys.version_info >= (3, 11):
+        async with asyncio.timeout(timeout_s):
+            return await reader.readexactly(n)
+    read = asyncio.ensure_future(reader.readexactly(n))
+    try:
+        done, _ = await asyncio.wait({read}, timeout=timeout_s)
+    finally:
+        if not read.done():
+            read.cancel()
+    if not done:
+        raise TimeoutError
+    return read.result()
 
 
 async def _send_region(writer: asyncio.StreamWriter, region: FileRegion) -> None:
