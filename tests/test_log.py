@@ -702,6 +702,76 @@ def test_flush_messages(open_log: OpenLog, backend: ModuleType) -> None:
     assert log.recovery_point == 2
 
 
+def test_append_goes_on_while_a_flush_fsyncs(
+    open_log: OpenLog, backend: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Kafka's UnifiedLog.flush: the fsync runs outside the log's lock, so a flush stuck in
+    fsync (a slow disk) does not hold up appends; the recovery point moves when it ends,
+    to the log end offset the flush started from."""
+    log = open_log()
+    log.append_as_leader(make_batch(backend), 0)
+    in_fsync, release = threading.Event(), threading.Event()
+    real_fsync = os.fsync
+    flusher = threading.Thread(target=log.flush, name="flusher")
+
+    def slow_fsync(fd: int) -> None:
+        if threading.current_thread() is flusher and not in_fsync.is_set():
+            in_fsync.set()
+            release.wait(30)
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", slow_fsync)
+    appended: list[int] = []
+    appender = threading.Thread(
+        target=lambda: appended.append(log.append_as_leader(make_batch(backend), 0).first_offset)
+    )
+    flusher.start()
+    try:
+        assert in_fsync.wait(10), "the flush never fsynced a file"
+        appender.start()
+        appender.join(10)
+        assert appended == [1], "the append waited for the flush's fsync"
+        assert log.recovery_point == 0  # the flush has not finished
+    finally:
+        release.set()
+        flusher.join(10)
+        appender.join(10)
+    assert log.recovery_point == 1 and log.log_end_offset == 2
+
+
+def test_flush_does_not_move_the_recovery_point_over_a_truncation(
+    open_log: OpenLog, backend: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A truncation (and new appends over the truncated offsets) while a flush is in its
+    fsync: the new bytes were not fsynced, so the recovery point stays where it was."""
+    log = open_log()
+    for _ in range(4):
+        log.append_as_leader(make_batch(backend), 0)
+    in_fsync, release = threading.Event(), threading.Event()
+    real_fsync = os.fsync
+    flusher = threading.Thread(target=log.flush)
+
+    def slow_fsync(fd: int) -> None:
+        if threading.current_thread() is flusher and not in_fsync.is_set():
+            in_fsync.set()
+            release.wait(30)
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", slow_fsync)
+    flusher.start()
+    try:
+        assert in_fsync.wait(10)
+        log.truncate_to(1)
+        for _ in range(5):
+            log.append_as_leader(make_batch(backend), 1)
+    finally:
+        release.set()
+        flusher.join(10)
+    assert log.log_end_offset == 6 and log.recovery_point == 0
+    log.flush()
+    assert log.recovery_point == 6
+
+
 # -- reopening ---------------------------------------------------------------------------------
 
 

@@ -53,7 +53,6 @@ from kafkacore.errors import (
     RecordBatchTooLargeError,
     RecordTooLargeError,
     RecordValidationError,
-    StorageIOError,
     UnexpectedAppendOffsetError,
 )
 from kafkacore.log.checkpoints import (
@@ -64,7 +63,6 @@ from kafkacore.log.checkpoints import (
 from kafkacore.log.clock import SYSTEM_TIME, Time
 from kafkacore.log.epoch import UNDEFINED_EPOCH_OFFSET, LeaderEpochFileCache
 from kafkacore.log.files import (
-    DELETED_FILE_SUFFIX,
     TopicPartition,
     parse_topic_partition_name,
 )
@@ -82,6 +80,8 @@ from kafkacore.log.segments import (
     LogSegment,
     LogSegments,
     delete_segment_files,
+    fsync_segment_files,
+    read_region,
     segment_file_paths,
 )
 
@@ -183,28 +183,9 @@ class FetchDataInfo:
 
     def read_bytes(self) -> bytes:
         """The region's bytes (fewer if the log was truncated since the read). If the
-        segment was deleted since, its renamed ``.deleted`` file is read."""
-        if self.length == 0:
-            return b""
-        for path in (self.file, self.file + DELETED_FILE_SUFFIX):
-            try:
-                fd = os.open(path, os.O_RDONLY)
-            except FileNotFoundError:
-                continue
-            try:
-                parts: list[bytes] = []
-                position, remaining = self.position, self.length
-                while remaining > 0:
-                    chunk = os.pread(fd, remaining, position)
-                    if not chunk:
-                        break
-                    parts.append(chunk)
-                    position += len(chunk)
-                    remaining -= len(chunk)
-                return b"".join(parts)
-            finally:
-                os.close(fd)
-        raise StorageIOError(2, "segment file is gone", self.file)
+        segment was deleted since, its renamed ``.deleted`` file is read
+        (:func:`~kafkacore.log.segments.read_region`)."""
+        return read_region(self.file, self.position, self.length)
 
 
 class TimestampAndOffset(NamedTuple):
@@ -272,6 +253,9 @@ class Log:
         self._rng = rng or random.Random()
         self._lock = threading.RLock()
         self._closed = False
+        # counts truncations: a flush running outside the lock does not move the recovery
+        # point over offsets a truncation rewrote meanwhile
+        self._truncations = 0
 
         loaded = LogLoader(
             self._dir,
@@ -530,9 +514,7 @@ class Log:
             return segment
 
     def _flush_if_open(self, offset: int) -> None:
-        with self._lock:
-            if not self._closed:
-                self.flush(offset)
+        self._flush(offset, if_open=True)
 
     def _maybe_roll(
         self, messages_size: int, max_timestamp: int, first_offset: int, last_offset: int, now: int
@@ -792,9 +774,8 @@ class Log:
             if pending is not None and self._producer_state is not None:
                 self._producer_state.complete_append(pending, self._log_end_offset)
 
-            if self._log_end_offset - self._recovery_point >= config.flush_messages:
-                self.flush()
-            return LogAppendInfo(
+            flush_due = self._log_end_offset - self._recovery_point >= config.flush_messages
+            info = LogAppendInfo(
                 first,
                 last,
                 append_max_ts,
@@ -807,6 +788,10 @@ class Log:
                 len(batches),
                 num_records,
             )
+        if flush_due:
+            # outside the lock, as Kafka's append: other appends go on during the fsync
+            self._flush(None, if_open=True)
+        return info
 
     # -- read ----------------------------------------------------------------------------
 
@@ -989,6 +974,7 @@ class Log:
             later = self._segments.higher_segments(target_offset)
             self._remove_and_delete_segments(later, async_delete=True)
             active = self._segments.active_segment
+            self._truncations += 1
             active.truncate_to(target_offset, self._time.milliseconds())
             self._log_end_offset = active.next_offset
             self._recovery_point = min(self._recovery_point, self._log_end_offset)
@@ -1010,6 +996,7 @@ class Log:
             )
         with self._lock:
             self._check_open()
+            self._truncations += 1
             segments = self._segments.values()
             self._remove_and_delete_segments(segments[:-1], async_delete=True)
             self._create_and_delete_segment(new_offset, segments[-1])
@@ -1026,20 +1013,43 @@ class Log:
         """fsync every segment that may hold offsets below ``offset`` (default: the log end
         offset) and not yet flushed, then move the recovery point to ``offset`` (Kafka's
         ``flushUptoOffsetExclusive``). The directory is fsynced too when a new segment
-        was flushed."""
+        was flushed.
+
+        As Kafka's ``UnifiedLog.flush``, the fsyncs run outside the log's lock: the lock is
+        held only to pick the files (and the target) and, afterwards, to move the recovery
+        point - forward only, and not at all if a truncation happened meanwhile (its
+        offsets may have been rewritten by bytes that were not fsynced). So any thread may
+        call it while others append, read or flush: the scheduler's flusher, the roll's
+        delayed flush, an append reaching ``flush.messages``. The files are fsynced through
+        descriptors of their own (:func:`~kafkacore.log.segments.fsync_segment_files`),
+        never through the backend ``Segment``, which is not thread-safe. A segment deleted
+        meanwhile (retention) is skipped: its offsets are below the log start offset."""
+        self._flush(offset, if_open=False)
+
+    def _flush(self, offset: int | None, *, if_open: bool) -> None:
+        """:meth:`flush`; with ``if_open`` a closed log (flushed by its close) is no error."""
         with self._lock:
+            if if_open and self._closed:
+                return
             self._check_open()
             target = self._log_end_offset if offset is None else min(offset, self._log_end_offset)
             recovery_point = self._recovery_point
             if target <= recovery_point:
                 return
             to_flush = self._segments.values(recovery_point, target)
-            for segment in to_flush:
-                segment.segment.flush()
-            if any(s.base_offset >= recovery_point for s in to_flush):
-                with contextlib.suppress(FileNotFoundError):
-                    fsync_dir(self._dir)
-            self._recovery_point = target
+            paths = [segment.file_paths() for segment in to_flush]
+            new_segment = any(s.base_offset >= recovery_point for s in to_flush)
+            truncations = self._truncations
+        for segment_paths in paths:
+            fsync_segment_files(segment_paths)
+        if new_segment:
+            with contextlib.suppress(FileNotFoundError):
+                fsync_dir(self._dir)
+        with self._lock:
+            if self._truncations != truncations or self._closed:
+                return
+            if target > self._recovery_point:
+                self._recovery_point = target
             self._last_flush_ms = self._time.milliseconds()
 
     # -- retention -----------------------------------------------------------------------

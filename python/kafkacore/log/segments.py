@@ -8,7 +8,12 @@ closes each segment, renames its files to ``<name>.deleted`` and removes them
 ``file.delete.delay.ms`` later on the scheduler, so that a reader holding a file region
 (:class:`~kafkacore.log.log.FetchDataInfo`) can still read it in the meantime.
 
-Thread-safety: none here; :class:`~kafkacore.log.log.Log` serializes every call with its lock.
+Two functions work on a segment's files by path, with descriptors of their own, and may
+run on any thread without the log's lock: :func:`fsync_segment_files` (the log's flush)
+and :func:`read_region` (a fetch's bytes, following the ``.deleted`` rename).
+
+Thread-safety: the classes here have none; :class:`~kafkacore.log.log.Log` serializes every
+call with its lock. The two functions above are thread-safe.
 """
 
 from __future__ import annotations
@@ -37,6 +42,8 @@ __all__ = [
     "LogSegment",
     "LogSegments",
     "delete_segment_files",
+    "fsync_segment_files",
+    "read_region",
     "segment_file_paths",
 ]
 
@@ -293,6 +300,53 @@ def segment_file_paths(directory: str, base_offset: int, suffix: str = "") -> li
     ``base_offset`` in ``directory``, with ``suffix`` appended."""
     prefix = os.path.join(directory, filename_prefix_from_offset(base_offset))
     return [prefix + kind + suffix for kind in SEGMENT_FILE_SUFFIXES]
+
+
+def fsync_segment_files(paths: Sequence[str]) -> None:
+    """fsync each existing file of ``paths`` (a segment's :meth:`LogSegment.file_paths`)
+    through a descriptor of its own. On Linux an fsync writes back the file's dirty pages
+    whichever descriptor or shared mapping dirtied them, so this is the backend
+    ``Segment.flush`` without touching the ``Segment`` object (not thread-safe: a native
+    one refuses a call while an append runs). A file gone meanwhile is skipped."""
+    for path in paths:
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except FileNotFoundError:
+            continue
+        try:
+            os.fsync(fd)
+        except OSError as exc:
+            raise StorageIOError(exc.errno or 0, f"cannot fsync: {exc.strerror}", path) from exc
+        finally:
+            os.close(fd)
+
+
+def read_region(path: str, position: int, length: int) -> bytes:
+    """``length`` bytes of the segment file ``path`` from ``position`` (fewer if the file
+    is shorter: the log was truncated since the region was handed out). When the segment
+    was deleted since, its ``.deleted`` file (kept ``file.delete.delay.ms``) is read;
+    ``StorageIOError`` (ENOENT) when both are gone. Any thread, no lock needed."""
+    if length <= 0:
+        return b""
+    for candidate in (path, path + DELETED_FILE_SUFFIX):
+        try:
+            fd = os.open(candidate, os.O_RDONLY)
+        except FileNotFoundError:
+            continue
+        try:
+            parts: list[bytes] = []
+            remaining = length
+            while remaining > 0:
+                chunk = os.pread(fd, remaining, position)
+                if not chunk:
+                    break
+                parts.append(chunk)
+                position += len(chunk)
+                remaining -= len(chunk)
+            return b"".join(parts)
+        finally:
+            os.close(fd)
+    raise StorageIOError(2, "segment file is gone", path)
 
 
 def _remove_files(paths: Sequence[str]) -> None:
