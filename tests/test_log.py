@@ -341,7 +341,7 @@ def test_roll_when_an_index_is_full(open_log: OpenLog, backend: ModuleType, tmp_
     for i in range(5):
         log.append_as_leader(make_batch(backend, ts=T0 + i), 0)
     assert bases(log) == [0, 2, 4]
-    old = log.segments[0].segment
+    old = log.segments[0].files
     assert old.offset_index() == [(1, len(make_batch(backend)))]
     # indexes of a rolled segment are trimmed to their entries; the active one is preallocated
     d = tmp_path / "topic-0"
@@ -783,7 +783,7 @@ def test_reopen_brings_the_log_back(open_log: OpenLog, backend: ModuleType, tmp_
     for epoch in (0, 0, 1, 1):
         log.append_as_leader(b, epoch)
     before = [log.read(o, 1 << 20).read_bytes() for o in range(8)]
-    indexes = [s.segment.offset_index() for s in log.segments]
+    indexes = [s.files.offset_index() for s in log.segments]
     log.close()
     assert log.closed and log.recovery_point == 8
 
@@ -791,7 +791,7 @@ def test_reopen_brings_the_log_back(open_log: OpenLog, backend: ModuleType, tmp_
     assert bases(again) == [0, 2, 4, 6]
     assert (again.log_start_offset, again.log_end_offset, again.recovery_point) == (0, 8, 8)
     assert [again.read(o, 1 << 20).read_bytes() for o in range(8)] == before
-    assert [s.segment.offset_index() for s in again.segments] == indexes
+    assert [s.files.offset_index() for s in again.segments] == indexes
     assert again.leader_epoch_cache.entries() == [EpochEntry(0, 0), EpochEntry(1, 4)]
     assert again.topic_id == topic_id
     assert again.offset_for_timestamp(-3) == TimestampAndOffset(T0, 0, 0)  # first of the ties
@@ -852,7 +852,7 @@ def test_reopen_rebuilds_missing_or_corrupt_indexes(
     log = open_log(segment_bytes=4 * len(b), index_interval_bytes=1)
     for i in range(8):
         log.append_as_leader(make_batch(backend, ts=T0 + i), 0)
-    expected = [(s.segment.offset_index(), s.segment.time_index()) for s in log.segments]
+    expected = [(s.files.offset_index(), s.files.time_index()) for s in log.segments]
     log.close()
     d = tmp_path / "topic-0"
     os.remove(d / "00000000000000000000.index")
@@ -860,7 +860,7 @@ def test_reopen_rebuilds_missing_or_corrupt_indexes(
     (d / "00000000000000000099.index").write_bytes(b"")  # orphan: no .log
     (d / "00000000000000000003.log.deleted").write_bytes(b"left by a crash")
     again = open_log(segment_bytes=4 * len(b), index_interval_bytes=1)
-    assert [(s.segment.offset_index(), s.segment.time_index()) for s in again.segments] == expected
+    assert [(s.files.offset_index(), s.files.time_index()) for s in again.segments] == expected
     assert not (d / "00000000000000000099.index").exists()
     assert not (d / "00000000000000000003.log.deleted").exists()
 

@@ -239,10 +239,10 @@ class LogLoader:
         assert first is not None
         log_start_offset = max(self.log_start_offset_checkpoint, first.base_offset)
         for segment in self.segments.values()[:-1]:
-            segment.segment.seal()
+            segment.files.seal()
         if not self.is_delete_dir:
             # room for the entries of the appends to come (Kafka's resizeIndexes)
-            self.segments.active_segment.segment.resize_indexes()
+            self.segments.active_segment.files.resize_indexes()
         return LoadedLog(self.segments, log_start_offset, recovery_point, next_offset)
 
     def _files(self) -> list[str]:
@@ -391,7 +391,7 @@ class LogLoader:
                 )
             else:
                 try:
-                    segment.segment.sanity_check()
+                    segment.files.sanity_check()
                 except CorruptIndexError as exc:
                     logger.warning(
                         "Found a corrupted index file corresponding to log file %s due to %s, "
@@ -407,7 +407,7 @@ class LogLoader:
     def recover_segment(self, segment: LogSegment) -> int:
         """Rebuild the segment's indexes from its log, truncating at the first invalid
         byte; returns the bytes truncated."""
-        return segment.segment.recover()
+        return segment.files.recover()
 
     # -- step 4: recovery ----------------------------------------------------------------
 
@@ -446,7 +446,7 @@ class LogLoader:
                         "and creating an empty one with starting offset %d",
                         segment.base_offset,
                     )
-                    truncated = segment.segment.truncate_to(segment.base_offset)
+                    truncated = segment.files.truncate_to(segment.base_offset)
                 if truncated > 0:
                     logger.warning(
                         "Corruption found in segment %d, truncating to offset %d",

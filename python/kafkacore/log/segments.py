@@ -23,7 +23,6 @@ import contextlib
 import logging
 import os
 from collections.abc import Iterator, Sequence
-from types import ModuleType
 from typing import TYPE_CHECKING
 
 from kafkacore.errors import StorageIOError
@@ -35,7 +34,7 @@ from kafkacore.log.files import (
 from kafkacore.log.scheduler import Scheduler
 
 if TYPE_CHECKING:
-    from kafkacore._native import Segment
+    from kafkacore._backend import Backend, SegmentFiles
 
 __all__ = [
     "I32_MAX",
@@ -53,20 +52,20 @@ I32_MAX = 2**31 - 1
 
 
 class LogSegment:
-    """One segment: the backend ``Segment`` (``.log`` + ``.index`` + ``.timeindex``) and
-    Kafka's in-memory facts about it.
+    """One segment: ``files``, the backend ``Segment`` (``.log`` + ``.index`` +
+    ``.timeindex``), and Kafka's in-memory facts about it.
 
     ``created_ms`` is when it was opened (or emptied by truncation): ``segment.ms`` counts
     from it while the segment holds no timestamped batch. ``roll_jitter_ms`` is drawn once
     per segment from ``segment.jitter.ms``.
     """
 
-    __slots__ = ("created_ms", "directory", "roll_jitter_ms", "segment")
+    __slots__ = ("created_ms", "directory", "files", "roll_jitter_ms")
 
     def __init__(
-        self, segment: Segment, directory: str, *, created_ms: int, roll_jitter_ms: int = 0
+        self, files: SegmentFiles, directory: str, *, created_ms: int, roll_jitter_ms: int = 0
     ) -> None:
-        self.segment = segment
+        self.files = files
         self.directory = directory
         self.created_ms = created_ms
         self.roll_jitter_ms = roll_jitter_ms
@@ -74,7 +73,7 @@ class LogSegment:
     @classmethod
     def open(
         cls,
-        backend: ModuleType,
+        backend: Backend,
         directory: str,
         base_offset: int,
         *,
@@ -92,27 +91,33 @@ class LogSegment:
         )
         return cls(segment, directory, created_ms=created_ms, roll_jitter_ms=roll_jitter_ms)
 
+    @property
+    def segment(self) -> SegmentFiles:
+        """The former name of :attr:`files` (``segment.segment`` read badly); kept while
+        callers move over."""
+        return self.files
+
     # -- facts ---------------------------------------------------------------------------
 
     @property
     def base_offset(self) -> int:
-        return self.segment.base_offset
+        return self.files.base_offset
 
     @property
     def size(self) -> int:
-        return self.segment.size
+        return self.files.size
 
     @property
     def next_offset(self) -> int:
-        return self.segment.next_offset
+        return self.files.next_offset
 
     @property
     def max_timestamp(self) -> int:
-        return self.segment.max_timestamp
+        return self.files.max_timestamp
 
     @property
     def log_path(self) -> str:
-        return self.segment.log_path
+        return self.files.log_path
 
     def file_paths(self, suffix: str = "") -> list[str]:
         """The segment's ``.log``, ``.index``, ``.timeindex`` and ``.txnindex`` paths
@@ -129,7 +134,7 @@ class LogSegment:
     def largest_timestamp(self) -> int:
         """Kafka's ``largestTimestamp``: the largest batch timestamp (from the time index's
         last entry after a reopen), else the file's modification time."""
-        max_timestamp = self.segment.max_timestamp
+        max_timestamp = self.files.max_timestamp
         return max_timestamp if max_timestamp >= 0 else self.last_modified_ms()
 
     # -- the roll rule (Kafka's LogSegment.shouldRoll) -----------------------------------
@@ -138,7 +143,7 @@ class LogSegment:
         """How long this segment has waited to roll: by record time when its first batch
         has a timestamp (``message_timestamp`` - that timestamp), else by wall clock since
         it was created."""
-        first = self.segment.rolling_based_timestamp
+        first = self.files.rolling_based_timestamp
         if first >= 0:
             return message_timestamp - first
         return now_ms - self.created_ms
@@ -160,7 +165,7 @@ class LogSegment:
         """Kafka's four conditions: the append would overflow ``segment.bytes``; the
         segment is non-empty and older than ``segment.ms`` minus its jitter; an index is
         full; the last offset would not fit the relative offset."""
-        size = self.segment.size
+        size = self.files.size
         reached_roll_ms = (
             self.time_waited_for_roll(now_ms, max_timestamp_in_messages)
             > max_segment_ms - self.roll_jitter_ms
@@ -168,14 +173,14 @@ class LogSegment:
         return (
             size > max_segment_bytes - messages_size
             or (size > 0 and reached_roll_ms)
-            or self.segment.index_is_full
+            or self.files.index_is_full
             or not self.can_convert_to_relative_offset(max_offset_in_messages)
         )
 
     def truncate_to(self, offset: int, now_ms: int) -> int:
         """Truncate at the batch holding ``offset``; an emptied segment counts as new."""
-        truncated = self.segment.truncate_to(offset)
-        if self.segment.size == 0:
+        truncated = self.files.truncate_to(offset)
+        if self.files.size == 0:
             self.created_ms = now_ms
         return truncated
 
@@ -292,7 +297,7 @@ class LogSegments:
 
     def close(self) -> None:
         for segment in self.values():
-            segment.segment.close()
+            segment.files.close()
 
 
 def segment_file_paths(directory: str, base_offset: int, suffix: str = "") -> list[str]:
@@ -369,7 +374,7 @@ def delete_segment_files(
     renamed and not yet removed when the process dies is removed by the next load."""
     renamed: list[str] = []
     for log_segment in segments:
-        log_segment.segment.close()
+        log_segment.files.close()
         for path in log_segment.file_paths():
             target = path + DELETED_FILE_SUFFIX
             try:
