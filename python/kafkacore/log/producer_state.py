@@ -86,9 +86,11 @@ __all__ = [
     "PendingProducerUpdate",
     "ProducerStateEntry",
     "ProducerStateManager",
+    "SnapshotRow",
     "UnknownProducerIdError",
     "decrement_sequence",
     "increment_sequence",
+    "parse_snapshot",
     "read_snapshot",
     "rebuild_producer_state",
     "serialize_snapshot",
@@ -109,6 +111,8 @@ _VERSION_OFFSET = 0
 _CRC_OFFSET = _VERSION_OFFSET + 2
 _PRODUCER_ENTRIES_OFFSET = _CRC_OFFSET + 4
 _COUNT_SIZE = 4
+_VERSION = struct.Struct(">h")
+_VERSION_SIZE = _VERSION.size
 _HEADER = struct.Struct(">hIi")  # version, crc, entry count
 _ENTRY = struct.Struct(">qhiqiqiq")  # 46 bytes
 
@@ -393,6 +397,54 @@ def serialize_snapshot(
     return _HEADER.pack(SNAPSHOT_VERSION, crc32c(body), len(rows)) + body[_COUNT_SIZE:]
 
 
+#: One producer of a snapshot, as stored: producer id, epoch, last sequence, last offset,
+#: offset delta, last timestamp, coordinator epoch, current transaction's first offset (-1).
+SnapshotRow = tuple[int, int, int, int, int, int, int, int]
+
+
+def parse_snapshot(
+    data: bytes, crc32c: Callable[[bytes], int], path: str = ""
+) -> list[SnapshotRow]:
+    """The rows of a snapshot file's bytes, checked as Kafka's ``readSnapshot`` checks them
+    (the ``ProducerSnapshot`` schema, version 1, then the CRC-32C of everything after the
+    CRC field); :class:`CorruptSnapshotError` naming ``path`` with Kafka's own messages
+    (the dump tool prints them). Bytes after the last entry are not a schema error, as in
+    Kafka (the CRC covers them)."""
+
+    def invalid(reason: str) -> CorruptSnapshotError:
+        return CorruptSnapshotError(path, f"Snapshot failed schema validation: {reason}")
+
+    if len(data) < _VERSION_SIZE:
+        raise invalid("null")
+    (version,) = _VERSION.unpack_from(data, _VERSION_OFFSET)
+    if version != SNAPSHOT_VERSION:
+        raise invalid(f"Snapshot contained an unknown file version {version}")
+    if len(data) < _HEADER.size:
+        raise invalid("null")
+    _, stored_crc, count = _HEADER.unpack_from(data, 0)
+    if count < 0:
+        raise invalid("non-nullable field producerEntries was serialized as null")
+    remaining = len(data) - _HEADER.size
+    if count > remaining:
+        raise invalid(
+            f"Tried to allocate a collection of size {count}, but there are only "
+            f"{remaining} bytes remaining."
+        )
+    if count * _ENTRY.size > remaining:
+        raise invalid("null")
+    rows: list[SnapshotRow] = [
+        _ENTRY.unpack_from(data, _HEADER.size + n * _ENTRY.size) for n in range(count)
+    ]
+    computed = crc32c(data[_PRODUCER_ENTRIES_OFFSET:])
+    if stored_crc != computed:
+        raise CorruptSnapshotError(
+            path,
+            f"Snapshot is corrupt (CRC is no longer valid). Stored crc: {stored_crc}. "
+            f"Computed crc: {computed}",
+        )
+    return rows
+
+
 def read_snapshot(
     path: str, crc32c: Callable[[bytes], int] | None = None
 ) -> list[ProducerStateEntry]:
@@ -407,28 +459,10 @@ def read_snapshot(
         raise StorageIOError(
             exc.errno or 0, f"Error while reading producer snapshot: {exc.strerror}", path
         ) from exc
-    if len(data) < _HEADER.size:
-        raise CorruptSnapshotError(path, f"Snapshot failed schema validation: {len(data)} bytes")
-    version, stored_crc, count = _HEADER.unpack_from(data, 0)
-    if version != SNAPSHOT_VERSION:
-        raise CorruptSnapshotError(path, f"Snapshot contained an unknown file version {version}")
-    if count < 0 or _HEADER.size + count * _ENTRY.size != len(data):
-        raise CorruptSnapshotError(
-            path,
-            f"Snapshot failed schema validation: {count} entries in {len(data)} bytes",
-        )
-    computed = crc32c(data[_PRODUCER_ENTRIES_OFFSET:])
-    if stored_crc != computed:
-        raise CorruptSnapshotError(
-            path,
-            f"Snapshot is corrupt (CRC is no longer valid). Stored crc: {stored_crc}. "
-            f"Computed crc: {computed}",
-        )
     entries = []
-    for n in range(count):
-        pid, epoch, last_seq, last_offset, delta, ts, coord, txn = _ENTRY.unpack_from(
-            data, _HEADER.size + n * _ENTRY.size
-        )
+    for pid, epoch, last_seq, last_offset, delta, ts, coord, txn in parse_snapshot(
+        data, crc32c, path
+    ):
         entry = ProducerStateEntry(pid, epoch, coord, ts, txn if txn >= 0 else None)
         if last_offset >= 0:
             entry.batches.append(BatchMetadata(last_seq, last_offset, delta, ts))
