@@ -702,6 +702,24 @@ def test_flush_messages(open_log: OpenLog, backend: ModuleType) -> None:
     assert log.recovery_point == 2
 
 
+def test_a_multi_batch_append_rolls_when_its_index_entries_do_not_fit(
+    open_log: OpenLog, backend: ModuleType
+) -> None:
+    """shouldRoll says no (the indexes are not full), but the three batches need three
+    more index entries than the time index has left: the log rolls and appends them to
+    the new segment, whole."""
+    log = open_log(segment_index_bytes=48, index_interval_bytes=1)  # 4 time-index slots
+    for offset in range(3):
+        log.append_as_follower(make_batch(backend, base_offset=offset, ts=T0 + offset))
+    assert log.number_of_segments == 1 and not log.active_segment.files.index_is_full
+    three = b"".join(make_batch(backend, base_offset=o, ts=T0 + o) for o in (3, 4, 5))
+    info = log.append_as_follower(three)
+    assert (info.first_offset, info.last_offset, info.num_batches) == (3, 5, 3)
+    assert [s.base_offset for s in log.segments] == [0, 3]
+    assert log.log_end_offset == 6
+    assert [log.read(o, 1 << 20).offset for o in range(6)] == list(range(6))
+
+
 def test_append_goes_on_while_a_flush_fsyncs(
     open_log: OpenLog, backend: ModuleType, monkeypatch: pytest.MonkeyPatch
 ) -> None:

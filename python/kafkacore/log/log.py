@@ -253,6 +253,7 @@ class Log:
         self._dir = os.path.abspath(os.fspath(directory))
         self._tp = topic_partition or parse_topic_partition_name(os.path.basename(self._dir))
         self._config: LogConfig = config if config is not None else LogConfig()
+        self._max_segment_ms = self._config.max_segment_ms()  # asked on every append
         self._backend = backend
         self._time = time or SYSTEM_TIME
         self._scheduler: Scheduler = scheduler if scheduler is not None else default_scheduler()
@@ -387,6 +388,7 @@ class Log:
         """Use ``config`` from now on (sizes of segments already open do not change)."""
         with self._lock:
             self._config = config
+            self._max_segment_ms = config.max_segment_ms()
 
     def __repr__(self) -> str:
         return (
@@ -503,12 +505,19 @@ class Log:
         self._flush(offset, if_open=True)
 
     def _maybe_roll(
-        self, messages_size: int, max_timestamp: int, first_offset: int, last_offset: int, now: int
+        self,
+        segment: LogSegment,
+        messages_size: int,
+        max_timestamp: int,
+        first_offset: int,
+        last_offset: int,
+        now: int,
     ) -> LogSegment:
-        segment = self._segments.active_segment
+        """``segment`` (the active one), or the new one if Kafka's ``shouldRoll`` says so."""
+        config = self._config
         if segment.should_roll(
-            max_segment_ms=self._config.max_segment_ms(),
-            max_segment_bytes=self._config.segment_bytes,
+            max_segment_ms=self._max_segment_ms,
+            max_segment_bytes=config.segment_bytes,
             max_timestamp_in_messages=max_timestamp,
             max_offset_in_messages=last_offset,
             messages_size=messages_size,
@@ -518,10 +527,10 @@ class Log:
                 "Rolling new log segment (log_size = %d/%d, index full = %s, "
                 "inactive_time_ms = %d/%d).",
                 segment.size,
-                self._config.segment_bytes,
+                config.segment_bytes,
                 segment.files.index_is_full,
                 segment.time_waited_for_roll(now, max_timestamp),
-                self._config.max_segment_ms() - segment.roll_jitter_ms,
+                self._max_segment_ms - segment.roll_jitter_ms,
             )
             return self.roll(first_offset)
         return segment
@@ -671,12 +680,13 @@ class Log:
             config = self._config
             now = self._time.milliseconds()
             log_append_time = -1
+            active = self._segments.active_segment
             if assign_offsets:
                 if config.message_timestamp_type == "LogAppendTime":
                     log_append_time = now
                 # the active segment assigns from its next offset: the log end offset, or
                 # above it after roll(expected_next_offset)
-                first_offset = self._segments.active_segment.next_offset
+                first_offset = active.files.next_offset
                 last_offset = first_offset - 1
                 for h in headers:
                     last_offset += h.last_offset_delta + 1
@@ -710,7 +720,7 @@ class Log:
                     client=assign_offsets and origin is AppendOrigin.CLIENT,
                 )
 
-            segment = self._maybe_roll(size, max_timestamp, first_offset, last_offset, now)
+            segment = self._maybe_roll(active, size, max_timestamp, first_offset, last_offset, now)
             # As Kafka's UnifiedLog.append: the epoch cache learns the epochs before the
             # batches are written, so a crash never leaves a batch whose epoch it lacks (an
             # entry past the log end is dropped on load, or here if the write fails).
@@ -724,26 +734,24 @@ class Log:
                         self._epoch_cache.assign(h.partition_leader_epoch, h.base_offset)
                 last_epoch = headers[-1].partition_leader_epoch
             try:
-                try:
-                    result = segment.files.append(
-                        data,
-                        partition_leader_epoch=leader_epoch,
-                        log_append_time_ms=log_append_time,
-                        assign_offsets=assign_offsets,
-                    )
-                except IndexFullError:
-                    # A multi-batch append can need more index entries than the active
-                    # segment has left although shouldRoll said no; Kafka adds at most one
-                    # entry per append. Roll and retry once.
-                    if segment.size == 0:
-                        raise
-                    segment = self.roll(first_offset)
-                    result = segment.files.append(
-                        data,
-                        partition_leader_epoch=leader_epoch,
-                        log_append_time_ms=log_append_time,
-                        assign_offsets=assign_offsets,
-                    )
+                # A multi-batch append can need more index entries than the active segment
+                # has left although shouldRoll said no (Kafka adds at most one entry per
+                # append): then roll and retry once.
+                retried = False
+                while True:
+                    try:
+                        result = segment.files.append(
+                            data,
+                            partition_leader_epoch=leader_epoch,
+                            log_append_time_ms=log_append_time,
+                            assign_offsets=assign_offsets,
+                        )
+                        break
+                    except IndexFullError:
+                        if retried or segment.size == 0:
+                            raise
+                        retried = False
+                        segment = self.roll(first_offset)
             except BaseException:
                 self._epoch_cache.truncate_from_end(self._log_end_offset)
                 raise

@@ -60,12 +60,13 @@ class LogSegment:
     per segment from ``segment.jitter.ms``.
     """
 
-    __slots__ = ("created_ms", "directory", "files", "roll_jitter_ms")
+    __slots__ = ("base_offset", "created_ms", "directory", "files", "roll_jitter_ms")
 
     def __init__(
         self, files: SegmentFiles, directory: str, *, created_ms: int, roll_jitter_ms: int = 0
     ) -> None:
         self.files = files
+        self.base_offset: int = files.base_offset  # fixed for the segment's life
         self.directory = directory
         self.created_ms = created_ms
         self.roll_jitter_ms = roll_jitter_ms
@@ -98,10 +99,6 @@ class LogSegment:
         return self.files
 
     # -- facts ---------------------------------------------------------------------------
-
-    @property
-    def base_offset(self) -> int:
-        return self.files.base_offset
 
     @property
     def size(self) -> int:
@@ -164,18 +161,19 @@ class LogSegment:
     ) -> bool:
         """Kafka's four conditions: the append would overflow ``segment.bytes``; the
         segment is non-empty and older than ``segment.ms`` minus its jitter; an index is
-        full; the last offset would not fit the relative offset."""
-        size = self.files.size
-        reached_roll_ms = (
-            self.time_waited_for_roll(now_ms, max_timestamp_in_messages)
-            > max_segment_ms - self.roll_jitter_ms
-        )
-        return (
-            size > max_segment_bytes - messages_size
-            or (size > 0 and reached_roll_ms)
-            or self.files.index_is_full
-            or not self.can_convert_to_relative_offset(max_offset_in_messages)
-        )
+        full; the last offset would not fit the relative offset. (Asked on every append:
+        each backend property is read once, the cheap tests first.)"""
+        files = self.files
+        size = files.size
+        if size > max_segment_bytes - messages_size or files.index_is_full:
+            return True
+        if not 0 <= max_offset_in_messages - self.base_offset <= I32_MAX:
+            return True
+        if size == 0:
+            return False
+        first = files.rolling_based_timestamp
+        waited = max_timestamp_in_messages - first if first >= 0 else now_ms - self.created_ms
+        return waited > max_segment_ms - self.roll_jitter_ms
 
     def truncate_to(self, offset: int, now_ms: int) -> int:
         """Truncate at the batch holding ``offset``; an emptied segment counts as new."""
