@@ -30,6 +30,7 @@ from kafkacore.errors import (
     RecordBatchTooLargeError,
     RecordTooLargeError,
     RecordValidationError,
+    StorageIOError,
     UnexpectedAppendOffsetError,
 )
 from kafkacore.log import (
@@ -42,6 +43,7 @@ from kafkacore.log import (
     MockTime,
     TimestampAndOffset,
     TopicPartition,
+    read_region,
 )
 
 T0 = 1_700_000_000_000
@@ -490,9 +492,24 @@ def test_a_read_region_survives_segment_deletion(
     assert not (d / "00000000000000000000.log").exists()
     assert (d / "00000000000000000000.log.deleted").exists()
     assert info.read_bytes() == data  # follows the rename until the delayed delete
+    assert read_region(info.file, info.position, info.length) == data  # what the network calls
     mock_time.sleep(60_000)
     assert not (d / "00000000000000000000.log.deleted").exists()
     assert not any(name.endswith(".deleted") for name in os.listdir(d))
+    with pytest.raises(StorageIOError, match="segment file is gone"):
+        info.read_bytes()
+
+
+def test_read_region_reads_short_after_a_truncation(open_log: OpenLog, backend: ModuleType) -> None:
+    log = open_log()
+    for _ in range(3):
+        log.append_as_leader(make_batch(backend), 0)
+    info = log.read(0, 1 << 20)
+    whole = read_region(info.file, info.position, info.length)
+    assert len(whole) == info.length
+    log.truncate_to(1)
+    assert read_region(info.file, info.position, info.length) == whole[: log.size]
+    assert read_region(info.file, info.position, 0) == b""
 
 
 # -- offsets by timestamp ---------------------------------------------------------------------
