@@ -71,6 +71,7 @@ from kafkacore.native import Backend
 from kafkacore.native import backend as _default_backend
 from kafkacore.pure.compression import LZ4, fix_lz4_header_checksum
 from kafkacore.pure.index import WARM_SECTION_BYTES, largest_lower_bound_slot
+from kafkacore.record import BatchHeader
 from kafkacore.record.layout import (
     ATTRIBUTES_OFFSET,
     COMPRESSION_CODEC_MASK,
@@ -108,7 +109,7 @@ from kafkacore.tools._java import (
 from kafkacore.tools.offsets_records import offsets_message_text
 
 if TYPE_CHECKING:
-    from kafkacore._native import BatchHeaderTuple, LegacyHeaderTuple, RecordTuple
+    from kafkacore._native import LegacyHeaderTuple, RecordTuple
 
 __all__ = [
     "DEFAULT_MAX_MESSAGE_SIZE",
@@ -483,24 +484,29 @@ class _Dumper:
     def print_batch(self, log: _LogFile, ref: _BatchRef, position: int) -> None:
         if ref.magic >= 2:
             h = self.v2_header(log, ref)
-            attributes = h[5] & 0xFF
-            base_sequence = h[11]
-            last_sequence = -1 if base_sequence == -1 else increment_sequence(base_sequence, h[6])
+            attributes = h.attributes & 0xFF
+            base_sequence = h.base_sequence
+            last_sequence = (
+                -1
+                if base_sequence == -1
+                else increment_sequence(base_sequence, h.last_offset_delta)
+            )
             delete_horizon = (
-                f"OptionalLong[{h[7]}]"
+                f"OptionalLong[{h.base_timestamp}]"
                 if attributes & DELETE_HORIZON_FLAG_MASK
                 else "OptionalLong.empty"
             )
             self.out.write(
-                f"baseOffset: {ref.offset} lastOffset: {h[0] + h[6]} count: {h[12]}"
+                f"baseOffset: {ref.offset} lastOffset: {h.last_offset} count: {h.records_count}"
                 f" baseSequence: {base_sequence} lastSequence: {last_sequence}"
-                f" producerId: {h[9]} producerEpoch: {h[10]} partitionLeaderEpoch: {h[2]}"
+                f" producerId: {h.producer_id} producerEpoch: {h.producer_epoch}"
+                f" partitionLeaderEpoch: {h.partition_leader_epoch}"
                 f" isTransactional: {java_bool(bool(attributes & TRANSACTIONAL_FLAG_MASK))}"
                 f" isControl: {java_bool(bool(attributes & CONTROL_FLAG_MASK))}"
                 f" deleteHorizonMs: {delete_horizon}"
             )
             timestamp_type = "LogAppendTime" if attributes & TIMESTAMP_TYPE_MASK else "CreateTime"
-            max_timestamp, codec, crc = h[8], attributes & COMPRESSION_CODEC_MASK, h[4]
+            max_timestamp, codec, crc = h.max_timestamp, attributes & COMPRESSION_CODEC_MASK, h.crc
         else:
             lh = self.legacy_header(log, ref)
             self.out.write(f"offset: {ref.offset}")
@@ -514,7 +520,7 @@ class _Dumper:
         )
         self.out.write(line)
 
-    def v2_header(self, log: _LogFile, ref: _BatchRef) -> BatchHeaderTuple:
+    def v2_header(self, log: _LogFile, ref: _BatchRef) -> BatchHeader:
         buf, i = log.view(ref.position, max(ref.size, RECORD_BATCH_OVERHEAD))
         if ref.magic != 2:
             raise DumpFailure(
@@ -527,7 +533,7 @@ class _Dumper:
                 f"Failed to load record batch at position {ref.position} from {log}",
             )
         try:
-            return self.be.batch_header(buf, i)
+            return BatchHeader._make(self.be.batch_header(buf, i))
         except CorruptRecordError as exc:
             raise DumpFailure("CorruptRecordException", f"{log.path}: {exc}") from None
 
@@ -552,7 +558,7 @@ class _Dumper:
         opts = self.opts
         if ref.magic >= 2:
             h = self.v2_header(log, ref)
-            attributes = h[5] & 0xFF
+            attributes = h.attributes & 0xFF
             is_control = bool(attributes & CONTROL_FLAG_MASK)
             timestamp_type = "LogAppendTime" if attributes & TIMESTAMP_TYPE_MASK else "CreateTime"
             records: Iterator[_Record] = iter(self.v2_records(log, ref, h))
@@ -601,9 +607,9 @@ class _Dumper:
             out.write("".join(parts))
         return last_offset
 
-    def v2_records(self, log: _LogFile, ref: _BatchRef, h: BatchHeaderTuple) -> list[_Record]:
+    def v2_records(self, log: _LogFile, ref: _BatchRef, h: BatchHeader) -> list[_Record]:
         """The records of a v2 batch, as Kafka's iterator yields them (no CRC check)."""
-        count = h[12]
+        count = h.records_count
         if count == 0:
             return []
         if count < 0:
@@ -615,7 +621,7 @@ class _Dumper:
             tuples = self.be.batch_records(buf, i)
         except CorruptRecordError as exc:
             tuples = self._records_despite_crc(buf, i, ref, h, exc)
-        base_offset, base_sequence = h[0], h[11]
+        base_offset, base_sequence = h.base_offset, h.base_sequence
         records = []
         for offset, timestamp, key, value, headers in tuples:
             records.append(
@@ -637,12 +643,12 @@ class _Dumper:
         return records
 
     def _records_despite_crc(
-        self, buf: bytes, i: int, ref: _BatchRef, h: BatchHeaderTuple, exc: CorruptRecordError
+        self, buf: bytes, i: int, ref: _BatchRef, h: BatchHeader, exc: CorruptRecordError
     ) -> list[RecordTuple]:
         """Kafka iterates records without checking the CRC: decode a copy with the right one."""
         batch = bytearray(buf[i : i + ref.size])
         computed = self.be.crc32c(bytes(batch[ATTRIBUTES_OFFSET:]))
-        if computed == h[4]:  # the CRC is right: the records themselves are malformed
+        if computed == h.crc:  # the CRC is right: the records themselves are malformed
             raise DumpFailure("InvalidRecordException", str(exc)) from None
         _U32.pack_into(batch, CRC_OFFSET, computed)
         try:
@@ -743,7 +749,7 @@ class _Dumper:
     def last_offset(self, log: _LogFile, ref: _BatchRef) -> int:
         if ref.magic >= 2:
             h = self.v2_header(log, ref)
-            return h[0] + h[6]
+            return h.last_offset
         return ref.offset
 
     # -- .timeindex --
