@@ -737,6 +737,30 @@ def test_a_multi_batch_append_rolls_when_its_index_entries_do_not_fit(
     assert [log.read(o, 1 << 20).offset for o in range(6)] == list(range(6))
 
 
+class StalledFlush:
+    """``log.flush()`` on a thread of its own whose first fsync waits until
+    :meth:`finish` (a slow disk); ``os.fsync`` is patched for that thread only."""
+
+    def __init__(self, log: Log, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.in_fsync, self.release = threading.Event(), threading.Event()
+        self.thread = threading.Thread(target=log.flush, name="flusher")
+        real_fsync = os.fsync
+
+        def slow_fsync(fd: int) -> None:
+            if threading.current_thread() is self.thread and not self.in_fsync.is_set():
+                self.in_fsync.set()
+                self.release.wait(30)
+            real_fsync(fd)
+
+        monkeypatch.setattr(os, "fsync", slow_fsync)
+        self.thread.start()
+        assert self.in_fsync.wait(10), "the flush never fsynced a file"
+
+    def finish(self) -> None:
+        self.release.set()
+        self.thread.join(10)
+
+
 def test_append_goes_on_while_a_flush_fsyncs(
     open_log: OpenLog, backend: ModuleType, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -745,31 +769,18 @@ def test_append_goes_on_while_a_flush_fsyncs(
     to the log end offset the flush started from."""
     log = open_log()
     log.append_as_leader(make_batch(backend), 0)
-    in_fsync, release = threading.Event(), threading.Event()
-    real_fsync = os.fsync
-    flusher = threading.Thread(target=log.flush, name="flusher")
-
-    def slow_fsync(fd: int) -> None:
-        if threading.current_thread() is flusher and not in_fsync.is_set():
-            in_fsync.set()
-            release.wait(30)
-        real_fsync(fd)
-
-    monkeypatch.setattr(os, "fsync", slow_fsync)
     appended: list[int] = []
     appender = threading.Thread(
         target=lambda: appended.append(log.append_as_leader(make_batch(backend), 0).first_offset)
     )
-    flusher.start()
+    flush = StalledFlush(log, monkeypatch)
     try:
-        assert in_fsync.wait(10), "the flush never fsynced a file"
         appender.start()
         appender.join(10)
         assert appended == [1], "the append waited for the flush's fsync"
         assert log.recovery_point == 0  # the flush has not finished
     finally:
-        release.set()
-        flusher.join(10)
+        flush.finish()
         appender.join(10)
     assert log.recovery_point == 1 and log.log_end_offset == 2
 
@@ -782,26 +793,13 @@ def test_flush_does_not_move_the_recovery_point_over_a_truncation(
     log = open_log()
     for _ in range(4):
         log.append_as_leader(make_batch(backend), 0)
-    in_fsync, release = threading.Event(), threading.Event()
-    real_fsync = os.fsync
-    flusher = threading.Thread(target=log.flush)
-
-    def slow_fsync(fd: int) -> None:
-        if threading.current_thread() is flusher and not in_fsync.is_set():
-            in_fsync.set()
-            release.wait(30)
-        real_fsync(fd)
-
-    monkeypatch.setattr(os, "fsync", slow_fsync)
-    flusher.start()
+    flush = StalledFlush(log, monkeypatch)
     try:
-        assert in_fsync.wait(10)
         log.truncate_to(1)
         for _ in range(5):
             log.append_as_leader(make_batch(backend), 1)
     finally:
-        release.set()
-        flusher.join(10)
+        flush.finish()
     assert log.log_end_offset == 6 and log.recovery_point == 0
     log.flush()
     assert log.recovery_point == 6
