@@ -217,14 +217,17 @@ class TimestampAndOffset(NamedTuple):
 class Log:
     """The log of one partition (see the module docstring).
 
-    ``directory`` is ``<log.dir>/<topic>-<partition>`` (created if missing);
+    ``Log(directory, config=None, **options)``, the keyword options being those of
+    :class:`LogOptions`. ``directory`` is ``<log.dir>/<topic>-<partition>`` (created if
+    missing);
     ``topic_partition`` defaults to the one its name spells. Opening loads what is on disk
     (:class:`~kafkacore.log.loader.LogLoader`): ``log_start_offset`` is the value from
     ``log-start-offset-checkpoint``; ``recover_from`` is ``None`` after a clean shutdown,
     else the recovery point from ``recovery-point-offset-checkpoint`` (segments above it
     are validated and cut at the first bad byte).
 
-    ``backend``: the storage backend module (default ``kafkacore.native.backend``);
+    ``backend``: the storage backend, a :class:`~kafkacore.native.Backend` (default
+    ``kafkacore.native.backend``);
     ``time``/``scheduler``: the clock and the executor of delayed file deletion and
     post-roll flushes (default: the system clock and
     :func:`~kafkacore.log.scheduler.default_scheduler`); ``rng`` draws the
