@@ -341,11 +341,11 @@ class Workload:
         group_end = segments[len(group)].base_offset
         latest: dict[bytes | None, int] = {}
         for segment in segments[:-1]:
-            for offset, key, _value, _epoch in self.records(segment.segment):
+            for offset, key, _value, _epoch in self.records(segment.files):
                 latest[key] = offset
         kept: list[bytes] = []
         for segment in group:
-            data = segment.segment.read_bytes(0, segment.size)
+            data = segment.files.read_bytes(0, segment.size)
             position = 0
             while position < len(data):
                 header = self.backend.batch_header(data, position)

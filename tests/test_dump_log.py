@@ -477,6 +477,11 @@ def test_java_hash_map_order() -> None:
     assert java_hash_map_order(["BB", "Aa"]) == ["Aa", "BB"]
     # Otherwise by bucket: "b" (98) sits in bucket 2, "a" (97) in bucket 1.
     assert java_hash_map_order(["b", "a"]) == ["a", "b"]
+    # Eight keys in bucket 1 of the 16-slot table: the eighth makes treeifyBin resize the
+    # small table to 32 (it does not become a tree below 64), which splits the bucket into
+    # 1 and 17, each keeping its newest-first order.
+    crowded = [chr(1 + 16 * k) for k in range(8)]  # codes 1, 17, ..., 113
+    assert java_hash_map_order(crowded) == ["a", "A", "!", "\x01", "q", "Q", "1", "\x11"]
 
 
 @pytest.mark.parametrize(

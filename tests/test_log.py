@@ -30,6 +30,7 @@ from kafkacore.errors import (
     RecordBatchTooLargeError,
     RecordTooLargeError,
     RecordValidationError,
+    StorageIOError,
     UnexpectedAppendOffsetError,
 )
 from kafkacore.log import (
@@ -42,6 +43,7 @@ from kafkacore.log import (
     MockTime,
     TimestampAndOffset,
     TopicPartition,
+    read_region,
 )
 
 T0 = 1_700_000_000_000
@@ -341,7 +343,7 @@ def test_roll_when_an_index_is_full(open_log: OpenLog, backend: ModuleType, tmp_
     for i in range(5):
         log.append_as_leader(make_batch(backend, ts=T0 + i), 0)
     assert bases(log) == [0, 2, 4]
-    old = log.segments[0].segment
+    old = log.segments[0].files
     assert old.offset_index() == [(1, len(make_batch(backend)))]
     # indexes of a rolled segment are trimmed to their entries; the active one is preallocated
     d = tmp_path / "topic-0"
@@ -490,9 +492,24 @@ def test_a_read_region_survives_segment_deletion(
     assert not (d / "00000000000000000000.log").exists()
     assert (d / "00000000000000000000.log.deleted").exists()
     assert info.read_bytes() == data  # follows the rename until the delayed delete
+    assert read_region(info.file, info.position, info.length) == data  # what the network calls
     mock_time.sleep(60_000)
     assert not (d / "00000000000000000000.log.deleted").exists()
     assert not any(name.endswith(".deleted") for name in os.listdir(d))
+    with pytest.raises(StorageIOError, match="segment file is gone"):
+        info.read_bytes()
+
+
+def test_read_region_reads_short_after_a_truncation(open_log: OpenLog, backend: ModuleType) -> None:
+    log = open_log()
+    for _ in range(3):
+        log.append_as_leader(make_batch(backend), 0)
+    info = log.read(0, 1 << 20)
+    whole = read_region(info.file, info.position, info.length)
+    assert len(whole) == info.length
+    log.truncate_to(1)
+    assert read_region(info.file, info.position, info.length) == whole[: log.size]
+    assert read_region(info.file, info.position, 0) == b""
 
 
 # -- offsets by timestamp ---------------------------------------------------------------------
@@ -702,6 +719,92 @@ def test_flush_messages(open_log: OpenLog, backend: ModuleType) -> None:
     assert log.recovery_point == 2
 
 
+def test_a_multi_batch_append_rolls_when_its_index_entries_do_not_fit(
+    open_log: OpenLog, backend: ModuleType
+) -> None:
+    """shouldRoll says no (the indexes are not full), but the three batches need three
+    more index entries than the time index has left: the log rolls and appends them to
+    the new segment, whole."""
+    log = open_log(segment_index_bytes=48, index_interval_bytes=1)  # 4 time-index slots
+    for offset in range(3):
+        log.append_as_follower(make_batch(backend, base_offset=offset, ts=T0 + offset))
+    assert log.number_of_segments == 1 and not log.active_segment.files.index_is_full
+    three = b"".join(make_batch(backend, base_offset=o, ts=T0 + o) for o in (3, 4, 5))
+    info = log.append_as_follower(three)
+    assert (info.first_offset, info.last_offset, info.num_batches) == (3, 5, 3)
+    assert [s.base_offset for s in log.segments] == [0, 3]
+    assert log.log_end_offset == 6
+    assert [log.read(o, 1 << 20).offset for o in range(6)] == list(range(6))
+
+
+class StalledFlush:
+    """``log.flush()`` on a thread of its own whose first fsync waits until
+    :meth:`finish` (a slow disk); ``os.fsync`` is patched for that thread only."""
+
+    def __init__(self, log: Log, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.in_fsync, self.release = threading.Event(), threading.Event()
+        self.thread = threading.Thread(target=log.flush, name="flusher")
+        real_fsync = os.fsync
+
+        def slow_fsync(fd: int) -> None:
+            if threading.current_thread() is self.thread and not self.in_fsync.is_set():
+                self.in_fsync.set()
+                self.release.wait(30)
+            real_fsync(fd)
+
+        monkeypatch.setattr(os, "fsync", slow_fsync)
+        self.thread.start()
+        assert self.in_fsync.wait(10), "the flush never fsynced a file"
+
+    def finish(self) -> None:
+        self.release.set()
+        self.thread.join(10)
+
+
+def test_append_goes_on_while_a_flush_fsyncs(
+    open_log: OpenLog, backend: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Kafka's UnifiedLog.flush: the fsync runs outside the log's lock, so a flush stuck in
+    fsync (a slow disk) does not hold up appends; the recovery point moves when it ends,
+    to the log end offset the flush started from."""
+    log = open_log()
+    log.append_as_leader(make_batch(backend), 0)
+    appended: list[int] = []
+    appender = threading.Thread(
+        target=lambda: appended.append(log.append_as_leader(make_batch(backend), 0).first_offset)
+    )
+    flush = StalledFlush(log, monkeypatch)
+    try:
+        appender.start()
+        appender.join(10)
+        assert appended == [1], "the append waited for the flush's fsync"
+        assert log.recovery_point == 0  # the flush has not finished
+    finally:
+        flush.finish()
+        appender.join(10)
+    assert log.recovery_point == 1 and log.log_end_offset == 2
+
+
+def test_flush_does_not_move_the_recovery_point_over_a_truncation(
+    open_log: OpenLog, backend: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A truncation (and new appends over the truncated offsets) while a flush is in its
+    fsync: the new bytes were not fsynced, so the recovery point stays where it was."""
+    log = open_log()
+    for _ in range(4):
+        log.append_as_leader(make_batch(backend), 0)
+    flush = StalledFlush(log, monkeypatch)
+    try:
+        log.truncate_to(1)
+        for _ in range(5):
+            log.append_as_leader(make_batch(backend), 1)
+    finally:
+        flush.finish()
+    assert log.log_end_offset == 6 and log.recovery_point == 0
+    log.flush()
+    assert log.recovery_point == 6
+
+
 # -- reopening ---------------------------------------------------------------------------------
 
 
@@ -713,7 +816,7 @@ def test_reopen_brings_the_log_back(open_log: OpenLog, backend: ModuleType, tmp_
     for epoch in (0, 0, 1, 1):
         log.append_as_leader(b, epoch)
     before = [log.read(o, 1 << 20).read_bytes() for o in range(8)]
-    indexes = [s.segment.offset_index() for s in log.segments]
+    indexes = [s.files.offset_index() for s in log.segments]
     log.close()
     assert log.closed and log.recovery_point == 8
 
@@ -721,7 +824,7 @@ def test_reopen_brings_the_log_back(open_log: OpenLog, backend: ModuleType, tmp_
     assert bases(again) == [0, 2, 4, 6]
     assert (again.log_start_offset, again.log_end_offset, again.recovery_point) == (0, 8, 8)
     assert [again.read(o, 1 << 20).read_bytes() for o in range(8)] == before
-    assert [s.segment.offset_index() for s in again.segments] == indexes
+    assert [s.files.offset_index() for s in again.segments] == indexes
     assert again.leader_epoch_cache.entries() == [EpochEntry(0, 0), EpochEntry(1, 4)]
     assert again.topic_id == topic_id
     assert again.offset_for_timestamp(-3) == TimestampAndOffset(T0, 0, 0)  # first of the ties
@@ -782,7 +885,7 @@ def test_reopen_rebuilds_missing_or_corrupt_indexes(
     log = open_log(segment_bytes=4 * len(b), index_interval_bytes=1)
     for i in range(8):
         log.append_as_leader(make_batch(backend, ts=T0 + i), 0)
-    expected = [(s.segment.offset_index(), s.segment.time_index()) for s in log.segments]
+    expected = [(s.files.offset_index(), s.files.time_index()) for s in log.segments]
     log.close()
     d = tmp_path / "topic-0"
     os.remove(d / "00000000000000000000.index")
@@ -790,7 +893,7 @@ def test_reopen_rebuilds_missing_or_corrupt_indexes(
     (d / "00000000000000000099.index").write_bytes(b"")  # orphan: no .log
     (d / "00000000000000000003.log.deleted").write_bytes(b"left by a crash")
     again = open_log(segment_bytes=4 * len(b), index_interval_bytes=1)
-    assert [(s.segment.offset_index(), s.segment.time_index()) for s in again.segments] == expected
+    assert [(s.files.offset_index(), s.files.time_index()) for s in again.segments] == expected
     assert not (d / "00000000000000000099.index").exists()
     assert not (d / "00000000000000000003.log.deleted").exists()
 

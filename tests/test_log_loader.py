@@ -69,7 +69,7 @@ def records(backend: ModuleType, log: Log) -> list[tuple[int, bytes | None, byte
     """``(offset, key, value)`` of every record, read segment after segment."""
     out: list[tuple[int, bytes | None, bytes | None]] = []
     for segment in log.segments:
-        data = segment.segment.read_bytes(0, segment.size)
+        data = segment.files.read_bytes(0, segment.size)
         position = 0
         while position < len(data):
             header = backend.batch_header(data, position)
@@ -162,8 +162,8 @@ def test_interrupted_swap_is_rolled_back_or_completed(
     if expected == COMPACTED:
         assert [s.base_offset for s in log.segments] == [0, 4, 6]
         # the index entry names the batch it points at (the second one, at 71 bytes)
-        assert log.segments[0].segment.offset_index() == [(3, 71)]
-        assert log.segments[0].segment.translate_offset(3) == (3, 71, 71)
+        assert log.segments[0].files.offset_index() == [(3, 71)]
+        assert log.segments[0].files.translate_offset(3) == (3, 71, 71)
     # appends continue after the swapped-in segments
     assert log.append_as_leader(record_batch(backend, 0, b"e", b"new"), 0).first_offset == 8
     log.close()
@@ -180,7 +180,7 @@ def test_swap_without_indexes_gets_them_rebuilt(tmp_path: Path, backend: ModuleT
 
     log = open_log(directory, backend)
     assert records(backend, log) == COMPACTED
-    assert log.segments[0].segment.offset_index() == expected_index
+    assert log.segments[0].files.offset_index() == expected_index
     assert leftovers(directory) == []
 
 
@@ -326,7 +326,7 @@ def test_an_epoch_is_recorded_before_its_batch_is_written(
             return self._segment.append(*args, **kwargs)
 
     active = log.active_segment
-    active.segment = Spy(active.segment)  # type: ignore[assignment]
+    active.files = Spy(active.files)  # type: ignore[assignment]
     log.append_as_leader(record_batch(backend, 0, b"b", b"y"), 4)
     assert on_disk_at_write == [[EpochEntry(3, 0), EpochEntry(4, 1)]]
 
@@ -336,7 +336,7 @@ def test_an_epoch_is_recorded_before_its_batch_is_written(
         log.append_as_leader(bytes(corrupt), 5)
     assert log.leader_epoch_cache.entries() == [EpochEntry(3, 0), EpochEntry(4, 1)]
     assert checkpoint.read() == [EpochEntry(3, 0), EpochEntry(4, 1)]
-    active.segment = active.segment._segment  # type: ignore[attr-defined]
+    active.files = active.files._segment  # type: ignore[attr-defined]
     log.close()
 
     # what a kill between the epoch checkpoint and the write leaves behind
@@ -406,8 +406,8 @@ def segment_files(directory: Path) -> dict[str, bytes]:
 
 def index_sizes(segment: Any) -> tuple[int, int]:
     return (
-        os.path.getsize(segment.segment.index_path),
-        os.path.getsize(segment.segment.time_index_path),
+        os.path.getsize(segment.files.index_path),
+        os.path.getsize(segment.files.time_index_path),
     )
 
 
@@ -463,11 +463,11 @@ def test_a_crash_while_loading_leaves_flushed_segments_intact(
     assert {n: after[n] for n in flushed} == {n: before[n] for n in flushed}
     # the active segment, recovered (trimmed), is grown back for the appends to come
     assert index_sizes(log.active_segment) == (MAX_INDEX_SIZE, MAX_INDEX_SIZE // 12 * 12)
-    assert not log.active_segment.segment.index_is_full
+    assert not log.active_segment.files.index_is_full
     for segment in log.segments[:-1]:
         assert index_sizes(segment) == (
-            8 * len(segment.segment.offset_index()),
-            12 * len(segment.segment.time_index()),
+            8 * len(segment.files.offset_index()),
+            12 * len(segment.files.time_index()),
         )
     log.close()
 
@@ -491,7 +491,7 @@ def test_a_clean_reopen_appends_to_the_active_segment_without_rolling(
     segments = log.number_of_segments
     active = log.active_segment
     assert index_sizes(active) == (4096, 4092)
-    assert not active.segment.index_is_full
+    assert not active.files.index_is_full
     log.append_as_leader(record_batch(backend, 0, b"k", b"after"), 0)
     assert log.number_of_segments == segments
     assert log.active_segment is active

@@ -217,7 +217,7 @@ def test_unclean_shutdown_recovers_past_the_recovery_point(
     fill(env, manager, TP("orders", 0), 9)
     log = manager.get_log(TP("orders", 0))
     assert log is not None and log.number_of_segments == 3
-    index_before = [s.segment.offset_index() for s in log.segments]
+    index_before = [s.files.offset_index() for s in log.segments]
     manager.shutdown()
     d = Path(log.dir)
     for parent in env.dirs:
@@ -235,7 +235,7 @@ def test_unclean_shutdown_recovers_past_the_recovery_point(
     assert not any(again.had_clean_shutdown(p) for p in env.dirs)
     assert (recovered.log_end_offset, recovered.recovery_point) == (18, 0)
     assert last.stat().st_size == size
-    assert [s.segment.offset_index() for s in recovered.segments] == index_before
+    assert [s.files.offset_index() for s in recovered.segments] == index_before
     messages = [r.getMessage() for r in caplog.records]
     progress = [m for m in messages if m.startswith("Recover") and "segment" in m]
     assert progress == [

@@ -28,6 +28,7 @@ from kafkacore.log.producer_state import (
     serialize_snapshot,
 )
 from kafkacore.native import backend
+from kafkacore.record import BatchHeader, batch_header
 from kafkacore.tools.dump_log import dump_files
 
 INT_MAX = 2**31 - 1
@@ -43,7 +44,7 @@ def header(
     *,
     transactional: bool = False,
     control: bool = False,
-) -> tuple[int, ...]:
+) -> BatchHeader:
     records = [(i, ts + i, b"k", b"v", []) for i in range(count)]
     data = backend.build_batch(
         records,
@@ -53,12 +54,10 @@ def header(
         transactional=transactional,
         control=control,
     )
-    return tuple(backend.batch_header(data, 0))
+    return batch_header(data, 0)
 
 
-def append(
-    psm: ProducerStateManager, h: tuple[int, ...], *, client: bool = True
-) -> tuple[int, int]:
+def append(psm: ProducerStateManager, h: BatchHeader, *, client: bool = True) -> tuple[int, int]:
     """Append as the leader at the state's end offset; (first, last) offsets."""
     first = psm.map_end_offset
     pending = psm.prepare_append([h], first, client=client)
@@ -316,7 +315,7 @@ def test_load_latest_snapshot_then_replay(tmp_path: Path, psm: ProducerStateMana
     loaded = ProducerStateManager.load(tmp_path, log_end_offset=8)
     assert loaded.map_end_offset == 5
     for offset, h in enumerate(batches[5:], start=5):
-        loaded.update_from_batch((offset, *h[1:]))
+        loaded.update_from_batch(h._replace(base_offset=offset))
     assert loaded.map_end_offset == 8
     entry = loaded.last_entry(PID)
     assert entry is not None and (entry.last_seq, entry.last_data_offset) == (7, 7)

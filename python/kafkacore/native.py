@@ -2,8 +2,9 @@
 
 ``KAFKACORE_BACKEND=native`` (the default) or ``pure``. When the extension has not been
 built, importing kafkacore falls back to the pure backend with one ``RuntimeWarning``.
-Both backends expose exactly the names of ``_native.pyi``; :func:`load_backend` gives
-either one explicitly (differential tests and benchmarks use both in one process).
+Both backends expose exactly the names of ``_native.pyi``, typed as one
+:class:`~kafkacore._backend.Backend` protocol; :func:`load_backend` gives either one
+explicitly (differential tests and benchmarks use both in one process).
 """
 
 from __future__ import annotations
@@ -11,16 +12,25 @@ from __future__ import annotations
 import importlib
 import os
 import warnings
-from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
-__all__ = ["BACKENDS", "backend", "backend_name", "load_backend"]
+from kafkacore._backend import Backend, KeyMapFiles, SegmentFiles
+
+__all__ = [
+    "BACKENDS",
+    "Backend",
+    "KeyMapFiles",
+    "SegmentFiles",
+    "backend",
+    "backend_name",
+    "load_backend",
+]
 
 BACKENDS = ("native", "pure")
 _MODULES = {"native": "kafkacore._native", "pure": "kafkacore.pure"}
 
 
-def load_backend(name: str) -> ModuleType:
+def load_backend(name: str) -> Backend:
     """The backend module called ``name`` (``"native"`` or ``"pure"``)."""
     try:
         module_name = _MODULES[name]
@@ -28,10 +38,11 @@ def load_backend(name: str) -> ModuleType:
         raise ValueError(
             f"unknown kafkacore backend {name!r}: expected one of {BACKENDS}"
         ) from None
-    return importlib.import_module(module_name)
+    # the static proof that both modules are a Backend is at the end of this module
+    return cast(Backend, importlib.import_module(module_name))
 
 
-def _select() -> tuple[str, ModuleType]:
+def _select() -> tuple[str, Backend]:
     requested = os.environ.get("KAFKACORE_BACKEND", "native").strip().lower() or "native"
     if requested not in BACKENDS:
         raise ValueError(
@@ -56,5 +67,11 @@ if TYPE_CHECKING:
     from kafkacore import _native as backend
 
     backend_name: str
+
+    # mypy proves here that each backend module satisfies the Backend protocol
+    from kafkacore import _native, pure
+
+    _NATIVE: Backend = _native
+    _PURE: Backend = pure
 else:
     backend_name, backend = _select()

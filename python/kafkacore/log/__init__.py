@@ -74,6 +74,7 @@ from kafkacore.log.log import (
     FetchDataInfo,
     Log,
     LogAppendInfo,
+    LogOptions,
     TimestampAndOffset,
 )
 from kafkacore.log.manager import (
@@ -90,7 +91,7 @@ from kafkacore.log.producer_state import (
     ProducerStateManager,
 )
 from kafkacore.log.scheduler import MockScheduler, Scheduler, ThreadScheduler, default_scheduler
-from kafkacore.log.segments import LogSegment, LogSegments
+from kafkacore.log.segments import LogSegment, LogSegments, read_region
 
 __all__ = [
     "EARLIEST_LOCAL_TIMESTAMP",
@@ -117,6 +118,7 @@ __all__ = [
     "LogDirError",
     "LogLoader",
     "LogManager",
+    "LogOptions",
     "LogSegment",
     "LogSegments",
     "MetaProperties",
@@ -137,6 +139,7 @@ __all__ = [
     "default_scheduler",
     "parse_topic_partition_name",
     "random_uuid",
+    "read_region",
     "recovery_progress",
     "uuid_from_base64",
     "uuid_to_base64",

@@ -86,7 +86,6 @@ import threading
 import time as _time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from types import ModuleType
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from kafkacore.errors import CorruptCheckpointError, CorruptRecordError, StorageIOError
@@ -101,7 +100,9 @@ from kafkacore.log.log import Log
 from kafkacore.log.segments import I32_MAX, LogSegment, segment_file_paths
 
 if TYPE_CHECKING:
-    from kafkacore._native import KeyMap, Segment
+    from kafkacore._backend import Backend
+    from kafkacore._backend import KeyMapFiles as KeyMap
+    from kafkacore._backend import SegmentFiles as Segment
     from kafkacore.config import BrokerConfig
 
 __all__ = [
@@ -570,9 +571,9 @@ class _Cleaner:
         self._config = config
         self._throttler = throttler
         self._active_producers = active_producers
-        self._key_maps: dict[ModuleType, KeyMap] = {}
+        self._key_maps: dict[Backend, KeyMap] = {}
 
-    def _key_map(self, backend: ModuleType) -> KeyMap:
+    def _key_map(self, backend: Backend) -> KeyMap:
         key_map = self._key_maps.get(backend)
         if key_map is None:
             key_map = backend.KeyMap(self._config.key_map_capacity())

@@ -74,6 +74,15 @@ from kafkacore.log.files import (
 )
 from kafkacore.log.scheduler import Scheduler
 from kafkacore.log.segments import LogSegment, LogSegments, delete_segment_files
+from kafkacore.record.layout import (
+    BASE_TIMESTAMP_OFFSET,
+    HEADER_SIZE_UP_TO_MAGIC,
+    LAST_OFFSET_DELTA_OFFSET,
+    LOG_OVERHEAD,
+    MAGIC_OFFSET,
+    MIN_SIZE_BY_MAGIC,
+    RECORD_OVERHEAD_V0,
+)
 
 __all__ = ["LoadedLog", "LogLoader", "ProgressCallback", "read_next_offset", "recovery_progress"]
 
@@ -101,12 +110,7 @@ def recovery_progress(callback: ProgressCallback | None) -> Iterator[None]:
 
 
 # Kafka's FileLogInputStream: offset i64, size i32, then 4 bytes and the magic at 16.
-_HEADER_UP_TO_MAGIC = 17
-_LOG_OVERHEAD = 12
-_MIN_MESSAGE_SIZE = 14  # the smallest legacy v0 message
-_V2_HEADER_UP_TO_LAST_OFFSET_DELTA = 27
-_V2_LAST_OFFSET_DELTA = 23
-_MIN_SIZE_BY_MAGIC = {0: 14, 1: 22, 2: 49}
+_V2_HEADER_UP_TO_LAST_OFFSET_DELTA = BASE_TIMESTAMP_OFFSET  # through lastOffsetDelta
 
 
 def read_next_offset(log_path: str, base_offset: int, index_path: str | None = None) -> int:
@@ -124,25 +128,25 @@ def read_next_offset(log_path: str, base_offset: int, index_path: str | None = N
         if index_path is not None:
             position = _index_hint(fd, end, base_offset, index_path)
         next_offset = base_offset
-        while position + _HEADER_UP_TO_MAGIC < end:
+        while position + HEADER_SIZE_UP_TO_MAGIC < end:
             header = os.pread(fd, _V2_HEADER_UP_TO_LAST_OFFSET_DELTA, position)
-            if len(header) < _HEADER_UP_TO_MAGIC:
+            if len(header) < HEADER_SIZE_UP_TO_MAGIC:
                 break
             offset, size = struct.unpack_from(">qi", header)
-            magic = header[16]
-            if size < _MIN_MESSAGE_SIZE or position + _LOG_OVERHEAD + size > end:
+            magic = header[MAGIC_OFFSET]
+            if size < RECORD_OVERHEAD_V0 or position + LOG_OVERHEAD + size > end:
                 break
-            if magic not in _MIN_SIZE_BY_MAGIC or size < _MIN_SIZE_BY_MAGIC[magic]:
+            if magic not in MIN_SIZE_BY_MAGIC or size < MIN_SIZE_BY_MAGIC[magic]:
                 break
             if magic == 2:
                 if len(header) < _V2_HEADER_UP_TO_LAST_OFFSET_DELTA:
                     break
-                (delta,) = struct.unpack_from(">i", header, _V2_LAST_OFFSET_DELTA)
+                (delta,) = struct.unpack_from(">i", header, LAST_OFFSET_DELTA_OFFSET)
                 last = offset + delta
             else:
                 last = offset  # a legacy wrapper carries its last inner offset
             next_offset = last + 1
-            position += _LOG_OVERHEAD + size
+            position += LOG_OVERHEAD + size
         return next_offset
 
 
@@ -162,8 +166,8 @@ def _index_hint(fd: int, end: int, base_offset: int, index_path: str) -> int:
             return 0
         header = os.pread(fd, _V2_HEADER_UP_TO_LAST_OFFSET_DELTA, position)
         offset, _size = struct.unpack_from(">qi", header)
-        if header[16] == 2:
-            (delta,) = struct.unpack_from(">i", header, _V2_LAST_OFFSET_DELTA)
+        if header[MAGIC_OFFSET] == 2:
+            (delta,) = struct.unpack_from(">i", header, LAST_OFFSET_DELTA_OFFSET)
             offset += delta
         return position if offset == base_offset + relative else 0
     return 0
@@ -239,10 +243,10 @@ class LogLoader:
         assert first is not None
         log_start_offset = max(self.log_start_offset_checkpoint, first.base_offset)
         for segment in self.segments.values()[:-1]:
-            segment.segment.seal()
+            segment.files.seal()
         if not self.is_delete_dir:
             # room for the entries of the appends to come (Kafka's resizeIndexes)
-            self.segments.active_segment.segment.resize_indexes()
+            self.segments.active_segment.files.resize_indexes()
         return LoadedLog(self.segments, log_start_offset, recovery_point, next_offset)
 
     def _files(self) -> list[str]:
@@ -391,7 +395,7 @@ class LogLoader:
                 )
             else:
                 try:
-                    segment.segment.sanity_check()
+                    segment.files.sanity_check()
                 except CorruptIndexError as exc:
                     logger.warning(
                         "Found a corrupted index file corresponding to log file %s due to %s, "
@@ -407,7 +411,7 @@ class LogLoader:
     def recover_segment(self, segment: LogSegment) -> int:
         """Rebuild the segment's indexes from its log, truncating at the first invalid
         byte; returns the bytes truncated."""
-        return segment.segment.recover()
+        return segment.files.recover()
 
     # -- step 4: recovery ----------------------------------------------------------------
 
@@ -446,7 +450,7 @@ class LogLoader:
                         "and creating an empty one with starting offset %d",
                         segment.base_offset,
                     )
-                    truncated = segment.segment.truncate_to(segment.base_offset)
+                    truncated = segment.files.truncate_to(segment.base_offset)
                 if truncated > 0:
                     logger.warning(
                         "Corruption found in segment %d, truncating to offset %d",

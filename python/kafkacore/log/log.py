@@ -39,9 +39,9 @@ import shutil
 import threading
 import uuid
 from dataclasses import dataclass
-from types import ModuleType
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypedDict
 
+from kafkacore._backend import Backend
 from kafkacore.config import LogConfig
 from kafkacore.errors import (
     CorruptRecordError,
@@ -53,7 +53,6 @@ from kafkacore.errors import (
     RecordBatchTooLargeError,
     RecordTooLargeError,
     RecordValidationError,
-    StorageIOError,
     UnexpectedAppendOffsetError,
 )
 from kafkacore.log.checkpoints import (
@@ -64,7 +63,6 @@ from kafkacore.log.checkpoints import (
 from kafkacore.log.clock import SYSTEM_TIME, Time
 from kafkacore.log.epoch import UNDEFINED_EPOCH_OFFSET, LeaderEpochFileCache
 from kafkacore.log.files import (
-    DELETED_FILE_SUFFIX,
     TopicPartition,
     parse_topic_partition_name,
 )
@@ -82,8 +80,20 @@ from kafkacore.log.segments import (
     LogSegment,
     LogSegments,
     delete_segment_files,
+    fsync_segment_files,
+    read_region,
     segment_file_paths,
 )
+from kafkacore.record import (
+    COMPRESSION_CODEC_MASK,
+    CONTROL_FLAG_MASK,
+    LOG_OVERHEAD,
+    MIN_BATCH_LENGTH,
+    BatchHeader,
+)
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = [
     "EARLIEST_LOCAL_TIMESTAMP",
@@ -95,6 +105,7 @@ __all__ = [
     "FetchDataInfo",
     "Log",
     "LogAppendInfo",
+    "LogOptions",
     "TimestampAndOffset",
 ]
 
@@ -109,22 +120,22 @@ LATEST_TIERED_TIMESTAMP = -5
 
 _NO_TIMESTAMP = -1
 _NO_KEY_COMPACTED = "Compacted topic cannot accept message without key in topic partition"
-_LOG_OVERHEAD = 12  # baseOffset i64 + batchLength i32, outside batchLength
-_MIN_BATCH_LENGTH = 49  # RECORD_BATCH_OVERHEAD (61) - LOG_OVERHEAD
 _MAX_OFFSET = 2**63 - 1
 
-# Fields of a backend batch header tuple (see kafkacore/_native.pyi).
-_H_BASE_OFFSET = 0
-_H_BATCH_LENGTH = 1
-_H_LEADER_EPOCH = 2
-_H_ATTRIBUTES = 5
-_H_LAST_OFFSET_DELTA = 6
-_H_MAX_TIMESTAMP = 8
-_H_PRODUCER_ID = 9
-_H_BASE_SEQUENCE = 11
-_H_RECORDS_COUNT = 12
-_CODEC_MASK = 0x07
-_CONTROL_FLAG = 0x20
+
+class LogOptions(TypedDict, total=False):
+    """The keyword options of :class:`Log` and :meth:`Log.load`, declared once (the class
+    docstring says what each does; defaults in brackets)."""
+
+    log_start_offset: int  # [0]
+    recover_from: int | None  # [None: a clean shutdown]
+    topic_partition: TopicPartition | None  # [parsed from the directory name]
+    topic_id: uuid.UUID | None
+    backend: Backend | None  # [kafkacore.native.backend]
+    time: Time | None  # [the system clock]
+    scheduler: Scheduler | None  # [default_scheduler()]
+    rng: random.Random | None
+    producer_state: ProducerStateManager | None
 
 
 class AppendOrigin(enum.Enum):
@@ -160,6 +171,12 @@ class LogAppendInfo(NamedTuple):
     num_batches: int
     num_records: int
 
+    @classmethod
+    def unknown(cls, log_start_offset: int) -> LogAppendInfo:
+        """What an append of nothing did (Kafka's
+        ``unknownLogAppendInfoWithLogStartOffset``): offsets and times -1, no bytes."""
+        return cls(-1, -1, -1, -1, -1, log_start_offset, 0, None, 0, 0, 0)
+
 
 @dataclass(frozen=True, slots=True)
 class FetchDataInfo:
@@ -183,28 +200,9 @@ class FetchDataInfo:
 
     def read_bytes(self) -> bytes:
         """The region's bytes (fewer if the log was truncated since the read). If the
-        segment was deleted since, its renamed ``.deleted`` file is read."""
-        if self.length == 0:
-            return b""
-        for path in (self.file, self.file + DELETED_FILE_SUFFIX):
-            try:
-                fd = os.open(path, os.O_RDONLY)
-            except FileNotFoundError:
-                continue
-            try:
-                parts: list[bytes] = []
-                position, remaining = self.position, self.length
-                while remaining > 0:
-                    chunk = os.pread(fd, remaining, position)
-                    if not chunk:
-                        break
-                    parts.append(chunk)
-                    position += len(chunk)
-                    remaining -= len(chunk)
-                return b"".join(parts)
-            finally:
-                os.close(fd)
-        raise StorageIOError(2, "segment file is gone", self.file)
+        segment was deleted since, its renamed ``.deleted`` file is read
+        (:func:`~kafkacore.log.segments.read_region`)."""
+        return read_region(self.file, self.position, self.length)
 
 
 class TimestampAndOffset(NamedTuple):
@@ -216,23 +214,20 @@ class TimestampAndOffset(NamedTuple):
     leader_epoch: int | None
 
 
-class _Batch(NamedTuple):
-    position: int
-    size: int
-    header: tuple[int, ...]
-
-
 class Log:
     """The log of one partition (see the module docstring).
 
-    ``directory`` is ``<log.dir>/<topic>-<partition>`` (created if missing);
+    ``Log(directory, config=None, **options)``, the keyword options being those of
+    :class:`LogOptions`. ``directory`` is ``<log.dir>/<topic>-<partition>`` (created if
+    missing);
     ``topic_partition`` defaults to the one its name spells. Opening loads what is on disk
     (:class:`~kafkacore.log.loader.LogLoader`): ``log_start_offset`` is the value from
     ``log-start-offset-checkpoint``; ``recover_from`` is ``None`` after a clean shutdown,
     else the recovery point from ``recovery-point-offset-checkpoint`` (segments above it
     are validated and cut at the first bad byte).
 
-    ``backend``: the storage backend module (default ``kafkacore.native.backend``);
+    ``backend``: the storage backend, a :class:`~kafkacore.native.Backend` (default
+    ``kafkacore.native.backend``);
     ``time``/``scheduler``: the clock and the executor of delayed file deletion and
     post-roll flushes (default: the system clock and
     :func:`~kafkacore.log.scheduler.default_scheduler`); ``rng`` draws the
@@ -248,36 +243,35 @@ class Log:
         self,
         directory: str | os.PathLike[str],
         config: LogConfig | None = None,
-        *,
-        log_start_offset: int = 0,
-        recover_from: int | None = None,
-        topic_partition: TopicPartition | None = None,
-        topic_id: uuid.UUID | None = None,
-        backend: ModuleType | None = None,
-        time: Time | None = None,
-        scheduler: Scheduler | None = None,
-        rng: random.Random | None = None,
-        producer_state: ProducerStateManager | None = None,
+        **options: Unpack[LogOptions],
     ) -> None:
+        backend = options.get("backend")
         if backend is None:
             from kafkacore.native import backend as selected
 
             backend = selected
+        log_start_offset = options.get("log_start_offset", 0)
+        topic_partition = options.get("topic_partition")
+        time, scheduler, rng = options.get("time"), options.get("scheduler"), options.get("rng")
         self._dir = os.path.abspath(os.fspath(directory))
         self._tp = topic_partition or parse_topic_partition_name(os.path.basename(self._dir))
         self._config: LogConfig = config if config is not None else LogConfig()
+        self._max_segment_ms = self._config.max_segment_ms()  # asked on every append
         self._backend = backend
         self._time = time or SYSTEM_TIME
         self._scheduler: Scheduler = scheduler if scheduler is not None else default_scheduler()
         self._rng = rng or random.Random()
         self._lock = threading.RLock()
         self._closed = False
+        # counts truncations: a flush running outside the lock does not move the recovery
+        # point over offsets a truncation rewrote meanwhile
+        self._truncations = 0
 
         loaded = LogLoader(
             self._dir,
             open_segment=self._open_segment,
             log_start_offset=log_start_offset,
-            recover_from=recover_from,
+            recover_from=options.get("recover_from"),
             scheduler=self._scheduler,
             delete_delay_ms=self._config.file_delete_delay_ms,
         ).load()
@@ -297,12 +291,13 @@ class Log:
         self._topic_id: uuid.UUID | None = None
         if self._partition_metadata.exists():
             self._topic_id = self._partition_metadata.read().topic_id
+        topic_id = options.get("topic_id")
         if topic_id is not None:
             self.assign_topic_id(topic_id)
 
         # idempotent-producer state: latest snapshot + replay of the batches after it
-        self._producer_state = producer_state
-        if producer_state is not None:
+        self._producer_state = options.get("producer_state")
+        if self._producer_state is not None:
             self._rebuild_producer_state()
 
     @classmethod
@@ -310,31 +305,10 @@ class Log:
         cls,
         directory: str | os.PathLike[str],
         config: LogConfig | None = None,
-        *,
-        log_start_offset: int = 0,
-        recover_from: int | None = None,
-        topic_partition: TopicPartition | None = None,
-        topic_id: uuid.UUID | None = None,
-        backend: ModuleType | None = None,
-        time: Time | None = None,
-        scheduler: Scheduler | None = None,
-        rng: random.Random | None = None,
-        producer_state: ProducerStateManager | None = None,
+        **options: Unpack[LogOptions],
     ) -> Log:
         """Open the log in ``directory`` (the same as the constructor; the name says it)."""
-        return cls(
-            directory,
-            config,
-            log_start_offset=log_start_offset,
-            recover_from=recover_from,
-            topic_partition=topic_partition,
-            topic_id=topic_id,
-            backend=backend,
-            time=time,
-            scheduler=scheduler,
-            rng=rng,
-            producer_state=producer_state,
-        )
+        return cls(directory, config, **options)
 
     # -- properties ----------------------------------------------------------------------
 
@@ -351,7 +325,7 @@ class Log:
         return self._config
 
     @property
-    def backend(self) -> ModuleType:
+    def backend(self) -> Backend:
         return self._backend
 
     @property
@@ -417,6 +391,7 @@ class Log:
         """Use ``config`` from now on (sizes of segments already open do not change)."""
         with self._lock:
             self._config = config
+            self._max_segment_ms = config.max_segment_ms()
 
     def __repr__(self) -> str:
         return (
@@ -519,7 +494,7 @@ class Log:
                             "Newly rolled segment file %s already exists; deleting it", path
                         )
                         os.remove(path)
-                active.segment.seal()
+                active.files.seal()
                 segment = self._open_segment(new_offset)
                 self._segments.add(segment)
             base = segment.base_offset
@@ -530,17 +505,22 @@ class Log:
             return segment
 
     def _flush_if_open(self, offset: int) -> None:
-        with self._lock:
-            if not self._closed:
-                self.flush(offset)
+        self._flush(offset, if_open=True)
 
     def _maybe_roll(
-        self, messages_size: int, max_timestamp: int, first_offset: int, last_offset: int, now: int
+        self,
+        segment: LogSegment,
+        messages_size: int,
+        max_timestamp: int,
+        first_offset: int,
+        last_offset: int,
+        now: int,
     ) -> LogSegment:
-        segment = self._segments.active_segment
+        """``segment`` (the active one), or the new one if Kafka's ``shouldRoll`` says so."""
+        config = self._config
         if segment.should_roll(
-            max_segment_ms=self._config.max_segment_ms(),
-            max_segment_bytes=self._config.segment_bytes,
+            max_segment_ms=self._max_segment_ms,
+            max_segment_bytes=config.segment_bytes,
             max_timestamp_in_messages=max_timestamp,
             max_offset_in_messages=last_offset,
             messages_size=messages_size,
@@ -550,96 +530,109 @@ class Log:
                 "Rolling new log segment (log_size = %d/%d, index full = %s, "
                 "inactive_time_ms = %d/%d).",
                 segment.size,
-                self._config.segment_bytes,
-                segment.segment.index_is_full,
+                config.segment_bytes,
+                segment.files.index_is_full,
                 segment.time_waited_for_roll(now, max_timestamp),
-                self._config.max_segment_ms() - segment.roll_jitter_ms,
+                self._max_segment_ms - segment.roll_jitter_ms,
             )
             return self.roll(first_offset)
         return segment
 
     # -- append --------------------------------------------------------------------------
 
-    def _scan(self, data: bytes) -> list[_Batch]:
-        """The batches of ``data`` from their headers (no CRC check: the segment does it)."""
-        batches: list[_Batch] = []
+    def _scan(self, data: bytes) -> list[BatchHeader]:
+        """The headers of the batches of ``data`` (no CRC check: the segment does it)."""
+        headers: list[BatchHeader] = []
+        batch_header = self._backend.batch_header
         position = 0
         total = len(data)
         while position < total:
-            header = self._backend.batch_header(data, position)
-            length = header[_H_BATCH_LENGTH]
-            size = _LOG_OVERHEAD + length
-            if length < _MIN_BATCH_LENGTH or position + size > total:
+            header = BatchHeader._make(batch_header(data, position))
+            length = header.batch_length
+            size = LOG_OVERHEAD + length
+            if length < MIN_BATCH_LENGTH or position + size > total:
                 raise CorruptRecordError(
                     f"buffer, position {position}: batch length {length} does not fit in "
                     f"{total - position} remaining bytes"
                 )
-            batches.append(_Batch(position, size, header))
+            headers.append(header)
             position += size
-        return batches
+        return headers
 
-    def _validate_as_leader(self, data: bytes, batches: list[_Batch], origin: AppendOrigin) -> None:
+    def _validate_as_leader(
+        self, data: bytes, headers: list[BatchHeader], origin: AppendOrigin
+    ) -> None:
         """Kafka's leader-side checks (``analyzeAndValidateRecords`` and ``LogValidator``)."""
         tp = self._tp
-        max_message_bytes = self._config.max_message_bytes
-        if origin is AppendOrigin.CLIENT and len(batches) > 1:
+        config = self._config
+        max_message_bytes = config.max_message_bytes
+        client = origin is AppendOrigin.CLIENT
+        if client and len(headers) > 1:
             raise InvalidRecordError("Compressed outer record has more than one batch")
-        for batch in batches:
-            h = batch.header
-            if origin is AppendOrigin.CLIENT and h[_H_BASE_OFFSET] != 0:
+        position = 0
+        for h in headers:
+            size = h.batch_length + LOG_OVERHEAD
+            if client and h.base_offset != 0:
                 raise InvalidRecordError(
                     f"The baseOffset of the record batch in the append to {tp} should be 0, "
-                    f"but it is {h[_H_BASE_OFFSET]}"
+                    f"but it is {h.base_offset}"
                 )
-            if batch.size > max_message_bytes:
+            if size > max_message_bytes:
                 raise RecordTooLargeError(
-                    f"The record batch size in the append to {tp} is {batch.size} bytes which "
+                    f"The record batch size in the append to {tp} is {size} bytes which "
                     f"exceeds the maximum configured value of {max_message_bytes}."
                 )
-            if origin is AppendOrigin.CLIENT:
-                base, last = h[_H_BASE_OFFSET], h[_H_BASE_OFFSET] + h[_H_LAST_OFFSET_DELTA]
-                count = h[_H_RECORDS_COUNT]
-                if last - base + 1 <= 0:
-                    raise InvalidRecordError(
-                        f"Batch has an invalid offset range: [{base}, {last}] "
-                        f"in topic partition {tp}"
-                    )
-                if count <= 0:
-                    raise InvalidRecordError(
-                        f"Invalid reported count for record batch: {count} in topic partition {tp}"
-                    )
-                if last - base + 1 != count:
-                    raise InvalidRecordError(
-                        f"Inconsistent batch offset range [{base}, {last}] and count of records "
-                        f"{count} in topic partition {tp}"
-                    )
-                if h[_H_ATTRIBUTES] & _CONTROL_FLAG:
-                    raise InvalidRecordError(
-                        f"Clients are not allowed to write control records in topic partition {tp}"
-                    )
-                if h[_H_PRODUCER_ID] >= 0 and h[_H_BASE_SEQUENCE] < 0:
-                    raise InvalidRecordError(
-                        f"Invalid sequence number {h[_H_BASE_SEQUENCE]} in record batch with "
-                        f"producerId {h[_H_PRODUCER_ID]} in topic partition {tp}"
-                    )
-            if self._config.compact and not h[_H_ATTRIBUTES] & _CONTROL_FLAG:
-                records = self._backend.batch_records(data, batch.position)
-                errors = [
-                    (index, f"{_NO_KEY_COMPACTED} {tp}")
-                    for index, record in enumerate(records)
-                    if record[2] is None
-                ]
-                if errors:
-                    shown = ", ".join(
-                        f"RecordError(batchIndex={index}, message='{message}')"
-                        for index, message in errors[:3]
-                    )
-                    raise RecordValidationError(
-                        f"One or more records have been rejected due to {len(errors)} record "
-                        f"errors in total, and only showing the first three errors at most: "
-                        f"[{shown}]",
-                        errors,
-                    )
+            if client:
+                self._validate_client_batch(h)
+            if config.compact and not h.attributes & CONTROL_FLAG_MASK:
+                self._validate_keys(data, position)
+            position += size
+
+    def _validate_client_batch(self, h: BatchHeader) -> None:
+        tp = self._tp
+        base, last, count = h.base_offset, h.base_offset + h.last_offset_delta, h.records_count
+        if last - base + 1 <= 0:
+            raise InvalidRecordError(
+                f"Batch has an invalid offset range: [{base}, {last}] in topic partition {tp}"
+            )
+        if count <= 0:
+            raise InvalidRecordError(
+                f"Invalid reported count for record batch: {count} in topic partition {tp}"
+            )
+        if last - base + 1 != count:
+            raise InvalidRecordError(
+                f"Inconsistent batch offset range [{base}, {last}] and count of records "
+                f"{count} in topic partition {tp}"
+            )
+        if h.attributes & CONTROL_FLAG_MASK:
+            raise InvalidRecordError(
+                f"Clients are not allowed to write control records in topic partition {tp}"
+            )
+        if h.producer_id >= 0 and h.base_sequence < 0:
+            raise InvalidRecordError(
+                f"Invalid sequence number {h.base_sequence} in record batch with "
+                f"producerId {h.producer_id} in topic partition {tp}"
+            )
+
+    def _validate_keys(self, data: bytes, position: int) -> None:
+        """A compacted topic's rule: every record of the batch at ``position`` has a key."""
+        records = self._backend.batch_records(data, position)
+        errors = [
+            (index, f"{_NO_KEY_COMPACTED} {self._tp}")
+            for index, record in enumerate(records)
+            if record[2] is None
+        ]
+        if errors:
+            shown = ", ".join(
+                f"RecordError(batchIndex={index}, message='{message}')"
+                for index, message in errors[:3]
+            )
+            raise RecordValidationError(
+                f"One or more records have been rejected due to {len(errors)} record "
+                f"errors in total, and only showing the first three errors at most: "
+                f"[{shown}]",
+                errors,
+            )
 
     def append_as_leader(
         self, records: bytes, leader_epoch: int, *, origin: AppendOrigin = AppendOrigin.CLIENT
@@ -679,63 +672,45 @@ class Log:
         ``flush.messages`` offsets are unflushed.
         """
         data = records if type(records) is bytes else bytes(records)
-        batches = self._scan(data)
-        if assign_offsets and batches:
+        headers = self._scan(data)
+        if assign_offsets and headers:
             # stateless checks (and record decoding on compacted topics) outside the lock
-            self._validate_as_leader(data, batches, origin)
+            self._validate_as_leader(data, headers, origin)
         with self._lock:
             self._check_open()
-            if not batches:
-                return LogAppendInfo(-1, -1, -1, -1, -1, self._log_start_offset, 0, None, 0, 0, 0)
+            if not headers:
+                return LogAppendInfo.unknown(self._log_start_offset)
             config = self._config
             now = self._time.milliseconds()
-            log_append_time = now if config.message_timestamp_type == "LogAppendTime" else -1
+            log_append_time = -1
+            active = self._segments.active_segment
             if assign_offsets:
+                if config.message_timestamp_type == "LogAppendTime":
+                    log_append_time = now
                 # the active segment assigns from its next offset: the log end offset, or
                 # above it after roll(expected_next_offset)
-                first_offset = self._segments.active_segment.next_offset
+                first_offset = active.files.next_offset
                 last_offset = first_offset - 1
-                for batch in batches:
-                    last_offset += batch.header[_H_LAST_OFFSET_DELTA] + 1
+                for h in headers:
+                    last_offset += h.last_offset_delta + 1
             else:
-                first_offset = batches[0].header[_H_BASE_OFFSET]
-                previous_last = -1
-                for batch in batches:
-                    base = batch.header[_H_BASE_OFFSET]
-                    if base <= previous_last:
-                        raise InvalidOffsetError(
-                            f"Out of order offsets found in append to {self._tp}: batch at "
-                            f"offset {base} after offset {previous_last}"
-                        )
-                    previous_last = base + batch.header[_H_LAST_OFFSET_DELTA]
-                last_offset = previous_last
-                if first_offset < self._log_end_offset:
-                    raise UnexpectedAppendOffsetError(
-                        f"Unexpected offset in append to {self._tp}. First offset {first_offset} "
-                        f"is less than the next offset {self._log_end_offset}. Last offset in "
-                        f"append: {last_offset}. Log start offset = {self._log_start_offset}",
-                        first_offset,
-                        last_offset,
-                    )
+                first_offset, last_offset = self._check_replica_offsets(headers)
             # One pass over the headers for what the roll check and LogAppendInfo need.
             batch_max_timestamp = -1
             num_records = 0
             codec = 0
-            for batch in batches:
-                header = batch.header
-                if header[_H_MAX_TIMESTAMP] > batch_max_timestamp:
-                    batch_max_timestamp = header[_H_MAX_TIMESTAMP]
-                num_records += header[_H_RECORDS_COUNT]
-                if header[_H_ATTRIBUTES] & _CODEC_MASK:
-                    codec = header[_H_ATTRIBUTES] & _CODEC_MASK
-            if log_append_time >= 0 and assign_offsets:
-                max_timestamp = log_append_time
-            else:
-                max_timestamp = batch_max_timestamp
+            for h in headers:
+                if h.max_timestamp > batch_max_timestamp:
+                    batch_max_timestamp = h.max_timestamp
+                num_records += h.records_count
+                if h.attributes & COMPRESSION_CODEC_MASK:
+                    codec = h.attributes & COMPRESSION_CODEC_MASK
+            max_timestamp = log_append_time if log_append_time >= 0 else batch_max_timestamp
 
-            if len(data) > config.segment_bytes:
+            size = len(data)
+            if size > config.segment_bytes:
                 raise RecordBatchTooLargeError(
-                    f"Message batch size is {len(data)} bytes in append to partition {self._tp}, "
+                    f"Message batch size is {size} bytes in append to partition {self._tp}, "
                     f"which exceeds the maximum configured segment size of {config.segment_bytes}."
                 )
 
@@ -743,13 +718,12 @@ class Log:
             pending = None
             if self._producer_state is not None:
                 pending = self._producer_state.prepare_append(
-                    [batch.header for batch in batches],
+                    headers,
                     first_offset if assign_offsets else None,
                     client=assign_offsets and origin is AppendOrigin.CLIENT,
                 )
 
-            segment = self._maybe_roll(len(data), max_timestamp, first_offset, last_offset, now)
-            stamp = log_append_time if assign_offsets else -1
+            segment = self._maybe_roll(active, size, max_timestamp, first_offset, last_offset, now)
             # As Kafka's UnifiedLog.append: the epoch cache learns the epochs before the
             # batches are written, so a crash never leaves a batch whose epoch it lacks (an
             # entry past the log end is dropped on load, or here if the write fails).
@@ -758,32 +732,29 @@ class Log:
                     self._epoch_cache.assign(leader_epoch, first_offset)
                 last_epoch = leader_epoch
             else:
-                for batch in batches:
-                    epoch = batch.header[_H_LEADER_EPOCH]
-                    if epoch >= 0:
-                        self._epoch_cache.assign(epoch, batch.header[_H_BASE_OFFSET])
-                last_epoch = batches[-1].header[_H_LEADER_EPOCH]
+                for h in headers:
+                    if h.partition_leader_epoch >= 0:
+                        self._epoch_cache.assign(h.partition_leader_epoch, h.base_offset)
+                last_epoch = headers[-1].partition_leader_epoch
             try:
-                try:
-                    result = segment.segment.append(
-                        data,
-                        partition_leader_epoch=leader_epoch,
-                        log_append_time_ms=stamp,
-                        assign_offsets=assign_offsets,
-                    )
-                except IndexFullError:
-                    # A multi-batch append can need more index entries than the active
-                    # segment has left although shouldRoll said no; Kafka adds at most one
-                    # entry per append. Roll and retry once.
-                    if segment.size == 0:
-                        raise
-                    segment = self.roll(first_offset)
-                    result = segment.segment.append(
-                        data,
-                        partition_leader_epoch=leader_epoch,
-                        log_append_time_ms=stamp,
-                        assign_offsets=assign_offsets,
-                    )
+                # A multi-batch append can need more index entries than the active segment
+                # has left although shouldRoll said no (Kafka adds at most one entry per
+                # append): then roll and retry once.
+                retried = False
+                while True:
+                    try:
+                        result = segment.files.append(
+                            data,
+                            partition_leader_epoch=leader_epoch,
+                            log_append_time_ms=log_append_time,
+                            assign_offsets=assign_offsets,
+                        )
+                        break
+                    except IndexFullError:
+                        if retried or segment.size == 0:
+                            raise
+                        retried = False
+                        segment = self.roll(first_offset)
             except BaseException:
                 self._epoch_cache.truncate_from_end(self._log_end_offset)
                 raise
@@ -792,21 +763,46 @@ class Log:
             if pending is not None and self._producer_state is not None:
                 self._producer_state.complete_append(pending, self._log_end_offset)
 
-            if self._log_end_offset - self._recovery_point >= config.flush_messages:
-                self.flush()
-            return LogAppendInfo(
+            flush_due = self._log_end_offset - self._recovery_point >= config.flush_messages
+            info = LogAppendInfo(
                 first,
                 last,
                 append_max_ts,
                 append_max_offset,
-                log_append_time if assign_offsets else -1,
+                log_append_time,
                 self._log_start_offset,
                 written,
                 last_epoch if last_epoch >= 0 else None,
                 codec,
-                len(batches),
+                len(headers),
                 num_records,
             )
+        if flush_due:
+            # outside the lock, as Kafka's append: other appends go on during the fsync
+            self._flush(None, if_open=True)
+        return info
+
+    def _check_replica_offsets(self, headers: list[BatchHeader]) -> tuple[int, int]:
+        """A replica's batches keep their offsets: increasing, from the log end offset on;
+        returns the first and last offset."""
+        first_offset = headers[0].base_offset
+        previous_last = -1
+        for h in headers:
+            if h.base_offset <= previous_last:
+                raise InvalidOffsetError(
+                    f"Out of order offsets found in append to {self._tp}: batch at "
+                    f"offset {h.base_offset} after offset {previous_last}"
+                )
+            previous_last = h.base_offset + h.last_offset_delta
+        if first_offset < self._log_end_offset:
+            raise UnexpectedAppendOffsetError(
+                f"Unexpected offset in append to {self._tp}. First offset {first_offset} "
+                f"is less than the next offset {self._log_end_offset}. Last offset in "
+                f"append: {previous_last}. Log start offset = {self._log_start_offset}",
+                first_offset,
+                previous_last,
+            )
+        return first_offset, previous_last
 
     # -- read ----------------------------------------------------------------------------
 
@@ -852,11 +848,11 @@ class Log:
                 if current.base_offset < bound_base:
                     max_position = -1
                 elif current.base_offset == bound_base:
-                    located = current.segment.translate_offset(bound)
+                    located = current.files.translate_offset(bound)
                     max_position = current.size if located is None else located[1]
                 else:
                     return self._empty_read(start_offset, current)
-                found = current.segment.read(start_offset, max_bytes, max_position, min_one_batch)
+                found = current.files.read(start_offset, max_bytes, max_position, min_one_batch)
                 if found is not None:
                     position, length = found
                     return FetchDataInfo(
@@ -905,11 +901,11 @@ class Log:
                 for segment in segments[1:]:
                     if segment.max_timestamp > best.max_timestamp:
                         best = segment
-                return self._found(best.segment.find_offset_by_timestamp(best.max_timestamp))
+                return self._found(best.files.find_offset_by_timestamp(best.max_timestamp))
             for segment in segments:
                 if segment.largest_timestamp() >= timestamp:
                     return self._found(
-                        segment.segment.find_offset_by_timestamp(timestamp, self._log_start_offset)
+                        segment.files.find_offset_by_timestamp(timestamp, self._log_start_offset)
                     )
             return None
 
@@ -989,6 +985,7 @@ class Log:
             later = self._segments.higher_segments(target_offset)
             self._remove_and_delete_segments(later, async_delete=True)
             active = self._segments.active_segment
+            self._truncations += 1
             active.truncate_to(target_offset, self._time.milliseconds())
             self._log_end_offset = active.next_offset
             self._recovery_point = min(self._recovery_point, self._log_end_offset)
@@ -1010,6 +1007,7 @@ class Log:
             )
         with self._lock:
             self._check_open()
+            self._truncations += 1
             segments = self._segments.values()
             self._remove_and_delete_segments(segments[:-1], async_delete=True)
             self._create_and_delete_segment(new_offset, segments[-1])
@@ -1026,20 +1024,43 @@ class Log:
         """fsync every segment that may hold offsets below ``offset`` (default: the log end
         offset) and not yet flushed, then move the recovery point to ``offset`` (Kafka's
         ``flushUptoOffsetExclusive``). The directory is fsynced too when a new segment
-        was flushed."""
+        was flushed.
+
+        As Kafka's ``UnifiedLog.flush``, the fsyncs run outside the log's lock: the lock is
+        held only to pick the files (and the target) and, afterwards, to move the recovery
+        point - forward only, and not at all if a truncation happened meanwhile (its
+        offsets may have been rewritten by bytes that were not fsynced). So any thread may
+        call it while others append, read or flush: the scheduler's flusher, the roll's
+        delayed flush, an append reaching ``flush.messages``. The files are fsynced through
+        descriptors of their own (:func:`~kafkacore.log.segments.fsync_segment_files`),
+        never through the backend ``Segment``, which is not thread-safe. A segment deleted
+        meanwhile (retention) is skipped: its offsets are below the log start offset."""
+        self._flush(offset, if_open=False)
+
+    def _flush(self, offset: int | None, *, if_open: bool) -> None:
+        """:meth:`flush`; with ``if_open`` a closed log (flushed by its close) is no error."""
         with self._lock:
+            if if_open and self._closed:
+                return
             self._check_open()
             target = self._log_end_offset if offset is None else min(offset, self._log_end_offset)
             recovery_point = self._recovery_point
             if target <= recovery_point:
                 return
             to_flush = self._segments.values(recovery_point, target)
-            for segment in to_flush:
-                segment.segment.flush()
-            if any(s.base_offset >= recovery_point for s in to_flush):
-                with contextlib.suppress(FileNotFoundError):
-                    fsync_dir(self._dir)
-            self._recovery_point = target
+            paths = [segment.file_paths() for segment in to_flush]
+            new_segment = any(s.base_offset >= recovery_point for s in to_flush)
+            truncations = self._truncations
+        for segment_paths in paths:
+            fsync_segment_files(segment_paths)
+        if new_segment:
+            with contextlib.suppress(FileNotFoundError):
+                fsync_dir(self._dir)
+        with self._lock:
+            if self._truncations != truncations or self._closed:
+                return
+            if target > self._recovery_point:
+                self._recovery_point = target
             self._last_flush_ms = self._time.milliseconds()
 
     # -- retention -----------------------------------------------------------------------
@@ -1207,7 +1228,7 @@ class Log:
                 os.replace(swap, swap[: -len(SWAP_FILE_SUFFIX)])
             fsync_dir(self._dir)
             segment = self._open_segment(cleaned_base_offset)
-            segment.segment.seal()
+            segment.files.seal()
             self._segments.add(segment)
             logger.info(
                 "Replaced segments %s of %s with the cleaned segment %d",

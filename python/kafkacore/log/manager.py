@@ -74,9 +74,10 @@ import threading
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from types import ModuleType, TracebackType
+from types import TracebackType
 from typing import IO, Final, Literal, Protocol
 
+from kafkacore._backend import Backend
 from kafkacore.config import BrokerConfig, LogConfig
 from kafkacore.errors import CorruptCheckpointError, KafkaCoreError, StorageIOError
 from kafkacore.log.checkpoints import (
@@ -280,7 +281,7 @@ class LogManager:
         *,
         default_config: LogConfig | None = None,
         topic_configs: Mapping[str, LogConfig] | None = None,
-        backend: ModuleType | None = None,
+        backend: Backend | None = None,
         time: Time | None = None,
         scheduler: Scheduler | None = None,
         recovery_threads_per_dir: int | None = None,

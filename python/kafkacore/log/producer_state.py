@@ -60,6 +60,13 @@ from kafkacore.log.files import (
     offset_from_file_name,
     producer_snapshot_file,
 )
+from kafkacore.record import (
+    CONTROL_FLAG_MASK,
+    LOG_OVERHEAD,
+    RECORD_BATCH_OVERHEAD,
+    TRANSACTIONAL_FLAG_MASK,
+    BatchHeader,
+)
 
 if TYPE_CHECKING:
     from kafkacore.log.segments import LogSegment
@@ -79,9 +86,11 @@ __all__ = [
     "PendingProducerUpdate",
     "ProducerStateEntry",
     "ProducerStateManager",
+    "SnapshotRow",
     "UnknownProducerIdError",
     "decrement_sequence",
     "increment_sequence",
+    "parse_snapshot",
     "read_snapshot",
     "rebuild_producer_state",
     "serialize_snapshot",
@@ -97,22 +106,13 @@ DEFAULT_PRODUCER_ID_EXPIRATION_MS = 86_400_000  # producer.id.expiration.ms
 SNAPSHOT_VERSION = 1
 _INT_MAX = 2**31 - 1
 
-# batch_header tuple indexes (see Log): the fields producer state reads
-_H_BASE_OFFSET = 0
-_H_ATTRIBUTES = 5
-_H_LAST_OFFSET_DELTA = 6
-_H_MAX_TIMESTAMP = 8
-_H_PRODUCER_ID = 9
-_H_PRODUCER_EPOCH = 10
-_H_BASE_SEQUENCE = 11
-_TRANSACTIONAL_FLAG = 0x10
-_CONTROL_FLAG = 0x20
-
 # snapshot layout (ProducerStateManager's VERSION_OFFSET, CRC_OFFSET, PRODUCER_ENTRIES_OFFSET)
 _VERSION_OFFSET = 0
 _CRC_OFFSET = _VERSION_OFFSET + 2
 _PRODUCER_ENTRIES_OFFSET = _CRC_OFFSET + 4
 _COUNT_SIZE = 4
+_VERSION = struct.Struct(">h")
+_VERSION_SIZE = _VERSION.size
 _HEADER = struct.Struct(">hIi")  # version, crc, entry count
 _ENTRY = struct.Struct(">qhiqiqiq")  # 46 bytes
 
@@ -397,6 +397,54 @@ def serialize_snapshot(
     return _HEADER.pack(SNAPSHOT_VERSION, crc32c(body), len(rows)) + body[_COUNT_SIZE:]
 
 
+#: One producer of a snapshot, as stored: producer id, epoch, last sequence, last offset,
+#: offset delta, last timestamp, coordinator epoch, current transaction's first offset (-1).
+SnapshotRow = tuple[int, int, int, int, int, int, int, int]
+
+
+def parse_snapshot(
+    data: bytes, crc32c: Callable[[bytes], int], path: str = ""
+) -> list[SnapshotRow]:
+    """The rows of a snapshot file's bytes, checked as Kafka's ``readSnapshot`` checks them
+    (the ``ProducerSnapshot`` schema, version 1, then the CRC-32C of everything after the
+    CRC field); :class:`CorruptSnapshotError` naming ``path`` with Kafka's own messages
+    (the dump tool prints them). Bytes after the last entry are not a schema error, as in
+    Kafka (the CRC covers them)."""
+
+    def invalid(reason: str) -> CorruptSnapshotError:
+        return CorruptSnapshotError(path, f"Snapshot failed schema validation: {reason}")
+
+    if len(data) < _VERSION_SIZE:
+        raise invalid("null")
+    (version,) = _VERSION.unpack_from(data, _VERSION_OFFSET)
+    if version != SNAPSHOT_VERSION:
+        raise invalid(f"Snapshot contained an unknown file version {version}")
+    if len(data) < _HEADER.size:
+        raise invalid("null")
+    _, stored_crc, count = _HEADER.unpack_from(data, 0)
+    if count < 0:
+        raise invalid("non-nullable field producerEntries was serialized as null")
+    remaining = len(data) - _HEADER.size
+    if count > remaining:
+        raise invalid(
+            f"Tried to allocate a collection of size {count}, but there are only "
+            f"{remaining} bytes remaining."
+        )
+    if count * _ENTRY.size > remaining:
+        raise invalid("null")
+    rows: list[SnapshotRow] = [
+        _ENTRY.unpack_from(data, _HEADER.size + n * _ENTRY.size) for n in range(count)
+    ]
+    computed = crc32c(data[_PRODUCER_ENTRIES_OFFSET:])
+    if stored_crc != computed:
+        raise CorruptSnapshotError(
+            path,
+            f"Snapshot is corrupt (CRC is no longer valid). Stored crc: {stored_crc}. "
+            f"Computed crc: {computed}",
+        )
+    return rows
+
+
 def read_snapshot(
     path: str, crc32c: Callable[[bytes], int] | None = None
 ) -> list[ProducerStateEntry]:
@@ -411,28 +459,10 @@ def read_snapshot(
         raise StorageIOError(
             exc.errno or 0, f"Error while reading producer snapshot: {exc.strerror}", path
         ) from exc
-    if len(data) < _HEADER.size:
-        raise CorruptSnapshotError(path, f"Snapshot failed schema validation: {len(data)} bytes")
-    version, stored_crc, count = _HEADER.unpack_from(data, 0)
-    if version != SNAPSHOT_VERSION:
-        raise CorruptSnapshotError(path, f"Snapshot contained an unknown file version {version}")
-    if count < 0 or _HEADER.size + count * _ENTRY.size != len(data):
-        raise CorruptSnapshotError(
-            path,
-            f"Snapshot failed schema validation: {count} entries in {len(data)} bytes",
-        )
-    computed = crc32c(data[_PRODUCER_ENTRIES_OFFSET:])
-    if stored_crc != computed:
-        raise CorruptSnapshotError(
-            path,
-            f"Snapshot is corrupt (CRC is no longer valid). Stored crc: {stored_crc}. "
-            f"Computed crc: {computed}",
-        )
     entries = []
-    for n in range(count):
-        pid, epoch, last_seq, last_offset, delta, ts, coord, txn = _ENTRY.unpack_from(
-            data, _HEADER.size + n * _ENTRY.size
-        )
+    for pid, epoch, last_seq, last_offset, delta, ts, coord, txn in parse_snapshot(
+        data, crc32c, path
+    ):
         entry = ProducerStateEntry(pid, epoch, coord, ts, txn if txn >= 0 else None)
         if last_offset >= 0:
             entry.batches.append(BatchMetadata(last_seq, last_offset, delta, ts))
@@ -559,12 +589,12 @@ class ProducerStateManager:
     # -- appends -------------------------------------------------------------------------
 
     def prepare_append(
-        self, headers: Sequence[Sequence[int]], first_offset: int | None, *, client: bool
+        self, headers: Sequence[BatchHeader], first_offset: int | None, *, client: bool
     ) -> PendingProducerUpdate:
         """Validate the producer state of one append (Kafka's
-        ``analyzeAndValidateProducerState``): ``headers`` are the batches' ``batch_header``
-        tuples; ``first_offset`` is the offset the leader assigns to the first batch
-        (``None``: the batches keep their own base offsets, as on a replica). ``client``:
+        ``analyzeAndValidateProducerState``): ``headers`` are the batches' headers;
+        ``first_offset`` is the offset the leader assigns to the first batch (``None``:
+        the batches keep their own base offsets, as on a replica). ``client``:
         full validation and duplicate detection (``AppendOrigin.CLIENT``); otherwise only
         epochs are checked and a lower one only warned about.
 
@@ -574,16 +604,16 @@ class ProducerStateManager:
         next_offset = first_offset
         end_offset = self._map_end_offset
         for h in headers:
-            delta = h[_H_LAST_OFFSET_DELTA]
-            base = h[_H_BASE_OFFSET] if next_offset is None else next_offset
+            delta = h.last_offset_delta
+            base = h.base_offset if next_offset is None else next_offset
             last = base + delta
             if next_offset is not None:
                 next_offset = last + 1
             end_offset = last + 1
-            pid = h[_H_PRODUCER_ID]
+            pid = h.producer_id
             if pid < 0:
                 continue
-            epoch, base_seq, ts = h[_H_PRODUCER_EPOCH], h[_H_BASE_SEQUENCE], h[_H_MAX_TIMESTAMP]
+            epoch, base_seq, ts = h.producer_epoch, h.base_sequence, h.max_timestamp
             last_seq = increment_sequence(base_seq, delta) if base_seq >= 0 else NO_SEQUENCE
             if client:
                 entry = self._producers.get(pid)
@@ -601,7 +631,7 @@ class ProducerStateManager:
             if info is None:
                 current = self._producers.get(pid) or ProducerStateEntry(pid)
                 info = infos[pid] = _AppendInfo(pid, current, client, self._tp)
-            if h[_H_ATTRIBUTES] & _CONTROL_FLAG:
+            if h.attributes & CONTROL_FLAG_MASK:
                 # the marker's coordinator epoch is in its record, not the header
                 info.append_end_txn_marker(epoch, None, base, ts)
             else:
@@ -612,7 +642,7 @@ class ProducerStateManager:
                     ts,
                     base,
                     last,
-                    bool(h[_H_ATTRIBUTES] & _TRANSACTIONAL_FLAG),
+                    bool(h.attributes & TRANSACTIONAL_FLAG_MASK),
                 )
         return PendingProducerUpdate(infos, end_offset)
 
@@ -630,7 +660,7 @@ class ProducerStateManager:
                 self._producers[pid] = info.updated
         self._map_end_offset = pending.end_offset if end_offset is None else end_offset
 
-    def update_from_batch(self, header: Sequence[int]) -> None:
+    def update_from_batch(self, header: BatchHeader) -> None:
         """Replay one batch already in the log (loading/recovery; Kafka's
         ``loadProducersFromRecords``): no sequence check, the state end moves past it."""
         self.complete_append(self.prepare_append([header], None, client=False))
@@ -752,8 +782,6 @@ class ProducerStateManager:
 
 # -- rebuilding from the log -------------------------------------------------------------
 
-_LOG_OVERHEAD = 12  # base offset int64 + batch length int32
-_MIN_BATCH_SIZE = 61  # RECORD_BATCH_OVERHEAD
 _REPLAY_CHUNK = 1 << 20
 
 
@@ -772,7 +800,7 @@ def rebuild_producer_state(
     manager.truncate_and_reload(log_start_offset, log_end_offset, now_ms, force=True)
     start = manager.map_end_offset
     for log_segment in segments:
-        segment = log_segment.segment
+        segment = log_segment.files
         if segment.next_offset <= start or log_segment.base_offset >= log_end_offset:
             continue
         located = segment.translate_offset(start)
@@ -780,22 +808,23 @@ def rebuild_producer_state(
             continue
         position, end = located[1], segment.size
         done = False
-        while not done and position + _MIN_BATCH_SIZE <= end:
+        while not done and position + RECORD_BATCH_OVERHEAD <= end:
             chunk = segment.read_bytes(position, min(_REPLAY_CHUNK, end - position))
             offset = 0
-            while offset + _MIN_BATCH_SIZE <= len(chunk):
-                header = batch_header(chunk, offset)  # reads the 61 header bytes only
-                size = _LOG_OVERHEAD + header[1]
-                if size < _MIN_BATCH_SIZE:  # corrupt tail: recovery's business
+            while offset + RECORD_BATCH_OVERHEAD <= len(chunk):
+                # reads the 61 header bytes only
+                header = BatchHeader._make(batch_header(chunk, offset))
+                size = LOG_OVERHEAD + header.batch_length
+                if size < RECORD_BATCH_OVERHEAD:  # corrupt tail: recovery's business
                     done = True
                     break
                 if offset > 0 and offset + size > len(chunk):
                     break  # read again from this batch; a first batch larger than a
                     # chunk is handled from its header alone
-                if header[_H_BASE_OFFSET] >= log_end_offset:
+                if header.base_offset >= log_end_offset:
                     done = True
                     break
-                if header[_H_BASE_OFFSET] + header[_H_LAST_OFFSET_DELTA] >= start:
+                if header.last_offset >= start:
                     manager.update_from_batch(header)
                 offset += size
             position += offset

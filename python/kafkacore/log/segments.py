@@ -8,7 +8,12 @@ closes each segment, renames its files to ``<name>.deleted`` and removes them
 ``file.delete.delay.ms`` later on the scheduler, so that a reader holding a file region
 (:class:`~kafkacore.log.log.FetchDataInfo`) can still read it in the meantime.
 
-Thread-safety: none here; :class:`~kafkacore.log.log.Log` serializes every call with its lock.
+Two functions work on a segment's files by path, with descriptors of their own, and may
+run on any thread without the log's lock: :func:`fsync_segment_files` (the log's flush)
+and :func:`read_region` (a fetch's bytes, following the ``.deleted`` rename).
+
+Thread-safety: the classes here have none; :class:`~kafkacore.log.log.Log` serializes every
+call with its lock. The two functions above are thread-safe.
 """
 
 from __future__ import annotations
@@ -18,7 +23,6 @@ import contextlib
 import logging
 import os
 from collections.abc import Iterator, Sequence
-from types import ModuleType
 from typing import TYPE_CHECKING
 
 from kafkacore.errors import StorageIOError
@@ -30,13 +34,15 @@ from kafkacore.log.files import (
 from kafkacore.log.scheduler import Scheduler
 
 if TYPE_CHECKING:
-    from kafkacore._native import Segment
+    from kafkacore._backend import Backend, SegmentFiles
 
 __all__ = [
     "I32_MAX",
     "LogSegment",
     "LogSegments",
     "delete_segment_files",
+    "fsync_segment_files",
+    "read_region",
     "segment_file_paths",
 ]
 
@@ -46,20 +52,21 @@ I32_MAX = 2**31 - 1
 
 
 class LogSegment:
-    """One segment: the backend ``Segment`` (``.log`` + ``.index`` + ``.timeindex``) and
-    Kafka's in-memory facts about it.
+    """One segment: ``files``, the backend ``Segment`` (``.log`` + ``.index`` +
+    ``.timeindex``), and Kafka's in-memory facts about it.
 
     ``created_ms`` is when it was opened (or emptied by truncation): ``segment.ms`` counts
     from it while the segment holds no timestamped batch. ``roll_jitter_ms`` is drawn once
     per segment from ``segment.jitter.ms``.
     """
 
-    __slots__ = ("created_ms", "directory", "roll_jitter_ms", "segment")
+    __slots__ = ("base_offset", "created_ms", "directory", "files", "roll_jitter_ms")
 
     def __init__(
-        self, segment: Segment, directory: str, *, created_ms: int, roll_jitter_ms: int = 0
+        self, files: SegmentFiles, directory: str, *, created_ms: int, roll_jitter_ms: int = 0
     ) -> None:
-        self.segment = segment
+        self.files = files
+        self.base_offset: int = files.base_offset  # fixed for the segment's life
         self.directory = directory
         self.created_ms = created_ms
         self.roll_jitter_ms = roll_jitter_ms
@@ -67,7 +74,7 @@ class LogSegment:
     @classmethod
     def open(
         cls,
-        backend: ModuleType,
+        backend: Backend,
         directory: str,
         base_offset: int,
         *,
@@ -85,27 +92,29 @@ class LogSegment:
         )
         return cls(segment, directory, created_ms=created_ms, roll_jitter_ms=roll_jitter_ms)
 
+    @property
+    def segment(self) -> SegmentFiles:
+        """The former name of :attr:`files` (``segment.segment`` read badly); kept while
+        callers move over."""
+        return self.files
+
     # -- facts ---------------------------------------------------------------------------
 
     @property
-    def base_offset(self) -> int:
-        return self.segment.base_offset
-
-    @property
     def size(self) -> int:
-        return self.segment.size
+        return self.files.size
 
     @property
     def next_offset(self) -> int:
-        return self.segment.next_offset
+        return self.files.next_offset
 
     @property
     def max_timestamp(self) -> int:
-        return self.segment.max_timestamp
+        return self.files.max_timestamp
 
     @property
     def log_path(self) -> str:
-        return self.segment.log_path
+        return self.files.log_path
 
     def file_paths(self, suffix: str = "") -> list[str]:
         """The segment's ``.log``, ``.index``, ``.timeindex`` and ``.txnindex`` paths
@@ -122,7 +131,7 @@ class LogSegment:
     def largest_timestamp(self) -> int:
         """Kafka's ``largestTimestamp``: the largest batch timestamp (from the time index's
         last entry after a reopen), else the file's modification time."""
-        max_timestamp = self.segment.max_timestamp
+        max_timestamp = self.files.max_timestamp
         return max_timestamp if max_timestamp >= 0 else self.last_modified_ms()
 
     # -- the roll rule (Kafka's LogSegment.shouldRoll) -----------------------------------
@@ -131,7 +140,7 @@ class LogSegment:
         """How long this segment has waited to roll: by record time when its first batch
         has a timestamp (``message_timestamp`` - that timestamp), else by wall clock since
         it was created."""
-        first = self.segment.rolling_based_timestamp
+        first = self.files.rolling_based_timestamp
         if first >= 0:
             return message_timestamp - first
         return now_ms - self.created_ms
@@ -152,23 +161,24 @@ class LogSegment:
     ) -> bool:
         """Kafka's four conditions: the append would overflow ``segment.bytes``; the
         segment is non-empty and older than ``segment.ms`` minus its jitter; an index is
-        full; the last offset would not fit the relative offset."""
-        size = self.segment.size
-        reached_roll_ms = (
-            self.time_waited_for_roll(now_ms, max_timestamp_in_messages)
-            > max_segment_ms - self.roll_jitter_ms
-        )
-        return (
-            size > max_segment_bytes - messages_size
-            or (size > 0 and reached_roll_ms)
-            or self.segment.index_is_full
-            or not self.can_convert_to_relative_offset(max_offset_in_messages)
-        )
+        full; the last offset would not fit the relative offset. (Asked on every append:
+        each backend property is read once, the cheap tests first.)"""
+        files = self.files
+        size = files.size
+        if size > max_segment_bytes - messages_size or files.index_is_full:
+            return True
+        if not 0 <= max_offset_in_messages - self.base_offset <= I32_MAX:
+            return True
+        if size == 0:
+            return False
+        first = files.rolling_based_timestamp
+        waited = max_timestamp_in_messages - first if first >= 0 else now_ms - self.created_ms
+        return waited > max_segment_ms - self.roll_jitter_ms
 
     def truncate_to(self, offset: int, now_ms: int) -> int:
         """Truncate at the batch holding ``offset``; an emptied segment counts as new."""
-        truncated = self.segment.truncate_to(offset)
-        if self.segment.size == 0:
+        truncated = self.files.truncate_to(offset)
+        if self.files.size == 0:
             self.created_ms = now_ms
         return truncated
 
@@ -285,7 +295,7 @@ class LogSegments:
 
     def close(self) -> None:
         for segment in self.values():
-            segment.segment.close()
+            segment.files.close()
 
 
 def segment_file_paths(directory: str, base_offset: int, suffix: str = "") -> list[str]:
@@ -293,6 +303,53 @@ def segment_file_paths(directory: str, base_offset: int, suffix: str = "") -> li
     ``base_offset`` in ``directory``, with ``suffix`` appended."""
     prefix = os.path.join(directory, filename_prefix_from_offset(base_offset))
     return [prefix + kind + suffix for kind in SEGMENT_FILE_SUFFIXES]
+
+
+def fsync_segment_files(paths: Sequence[str]) -> None:
+    """fsync each existing file of ``paths`` (a segment's :meth:`LogSegment.file_paths`)
+    through a descriptor of its own. On Linux an fsync writes back the file's dirty pages
+    whichever descriptor or shared mapping dirtied them, so this is the backend
+    ``Segment.flush`` without touching the ``Segment`` object (not thread-safe: a native
+    one refuses a call while an append runs). A file gone meanwhile is skipped."""
+    for path in paths:
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except FileNotFoundError:
+            continue
+        try:
+            os.fsync(fd)
+        except OSError as exc:
+            raise StorageIOError(exc.errno or 0, f"cannot fsync: {exc.strerror}", path) from exc
+        finally:
+            os.close(fd)
+
+
+def read_region(path: str, position: int, length: int) -> bytes:
+    """``length`` bytes of the segment file ``path`` from ``position`` (fewer if the file
+    is shorter: the log was truncated since the region was handed out). When the segment
+    was deleted since, its ``.deleted`` file (kept ``file.delete.delay.ms``) is read;
+    ``StorageIOError`` (ENOENT) when both are gone. Any thread, no lock needed."""
+    if length <= 0:
+        return b""
+    for candidate in (path, path + DELETED_FILE_SUFFIX):
+        try:
+            fd = os.open(candidate, os.O_RDONLY)
+        except FileNotFoundError:
+            continue
+        try:
+            parts: list[bytes] = []
+            remaining = length
+            while remaining > 0:
+                chunk = os.pread(fd, remaining, position)
+                if not chunk:
+                    break
+                parts.append(chunk)
+                position += len(chunk)
+                remaining -= len(chunk)
+            return b"".join(parts)
+        finally:
+            os.close(fd)
+    raise StorageIOError(2, "segment file is gone", path)
 
 
 def _remove_files(paths: Sequence[str]) -> None:
@@ -315,7 +372,7 @@ def delete_segment_files(
     renamed and not yet removed when the process dies is removed by the next load."""
     renamed: list[str] = []
     for log_segment in segments:
-        log_segment.segment.close()
+        log_segment.files.close()
         for path in log_segment.file_paths():
             target = path + DELETED_FILE_SUFFIX
             try:

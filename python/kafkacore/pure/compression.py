@@ -58,6 +58,8 @@ __all__ = [
     "compress",
     "decompress",
     "decompress_legacy",
+    "fix_lz4_header_checksum",
+    "xxh32",
 ]
 
 NONE, GZIP, SNAPPY, LZ4, ZSTD = 0, 1, 2, 3, 4
@@ -84,6 +86,8 @@ LZ4_FRAME_MAGIC = b"\x04\x22\x4d\x18"
 LZ4_FLG_OFFSET = 4
 LZ4_FLG_CONTENT_SIZE = 0x08
 LZ4_CONTENT_SIZE_LENGTH = 8
+LZ4_FLG_DICT_ID = 0x01
+LZ4_DICT_ID_LENGTH = 4
 
 _local = threading.local()
 
@@ -297,13 +301,19 @@ def xxh32(data: bytes, seed: int = 0) -> int:
     return h
 
 
-def _fix_lz4_header_checksum(data: bytes) -> bytes:
-    """The frame with its header checksum recomputed (Kafka ignores it for magic 0)."""
+def fix_lz4_header_checksum(data: bytes) -> bytes:
+    """The LZ4 frame with the header checksum a standard reader expects. Magic 0 frames
+    carry the checksum of Kafka before 0.10 (computed over the frame magic too,
+    KAFKA-3160), which Kafka ignores when it reads magic 0. Anything that is not an LZ4
+    frame with a complete descriptor is returned unchanged. (The dump tool uses it too.)"""
     if not data.startswith(LZ4_FRAME_MAGIC) or len(data) < LZ4_FLG_OFFSET + 3:
         return data
     descriptor_end = LZ4_FLG_OFFSET + 2  # FLG, BD
-    if data[LZ4_FLG_OFFSET] & LZ4_FLG_CONTENT_SIZE:
+    flags = data[LZ4_FLG_OFFSET]
+    if flags & LZ4_FLG_CONTENT_SIZE:
         descriptor_end += LZ4_CONTENT_SIZE_LENGTH
+    if flags & LZ4_FLG_DICT_ID:
+        descriptor_end += LZ4_DICT_ID_LENGTH
     if len(data) <= descriptor_end:
         return data
     checksum = (xxh32(data[LZ4_FLG_OFFSET:descriptor_end]) >> 8) & 0xFF
@@ -313,5 +323,5 @@ def _fix_lz4_header_checksum(data: bytes) -> bytes:
 def decompress_legacy(codec: int, data: bytes, magic: int, context: str, position: int) -> bytes:
     """Decompress the value of a legacy (magic 0/1) wrapper message."""
     if codec == LZ4 and magic == 0:
-        data = _fix_lz4_header_checksum(bytes(data))
+        data = fix_lz4_header_checksum(bytes(data))
     return decompress_at(codec, data, context, position)

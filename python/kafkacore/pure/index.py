@@ -36,7 +36,7 @@ from collections.abc import Callable
 
 from kafkacore.errors import IndexFullError, InvalidOffsetError, StorageIOError
 
-__all__ = ["OffsetIndex", "TimeIndex"]
+__all__ = ["WARM_SECTION_BYTES", "OffsetIndex", "TimeIndex", "largest_lower_bound_slot"]
 
 # Relative offsets and positions are read unsigned, as the contract draws them (Kafka
 # reads Java ints; the two differ only on a corrupt index, which sanity_check refuses).
@@ -167,30 +167,37 @@ class Index:
     # -------------------------------------------------------------- search
 
     def _largest_lower_bound(self, target: int, key_at: Callable[[int], int]) -> int:
-        """Kafka's ``largestLowerBoundSlotFor``: the slot of the largest key <= target,
-        or -1."""
-        entries = self.entries
-        if entries == 0:
-            return -1
-        first_hot = max(0, entries - 1 - self.warm_entries)
-        if key_at(first_hot) < target:
-            return self._binary_search(target, key_at, first_hot, entries - 1)
-        if key_at(0) > target:
-            return -1
-        return self._binary_search(target, key_at, 0, first_hot)
+        return largest_lower_bound_slot(self.entries, self.warm_entries, key_at, target)
 
-    @staticmethod
-    def _binary_search(target: int, key_at: Callable[[int], int], lo: int, hi: int) -> int:
-        while lo < hi:
-            mid = (lo + hi + 1) >> 1
-            found = key_at(mid)
-            if found > target:
-                hi = mid - 1
-            elif found < target:
-                lo = mid
-            else:
-                return mid
-        return lo
+
+def largest_lower_bound_slot(
+    entries: int, warm_entries: int, key_at: Callable[[int], int], target: int
+) -> int:
+    """Kafka's ``AbstractIndex.largestLowerBoundSlotFor``: the slot of the largest key <=
+    ``target`` among ``entries`` slots (``key_at(slot)``), or -1; the last
+    ``warm_entries`` slots are searched first. Exact on an unsorted index too (the dump
+    tool searches corrupt ones). Shared by the indexes and the dump tool."""
+    if entries == 0:
+        return -1
+    first_hot = max(0, entries - 1 - warm_entries)
+    if key_at(first_hot) < target:
+        return _binary_search(target, key_at, first_hot, entries - 1)
+    if key_at(0) > target:
+        return -1
+    return _binary_search(target, key_at, 0, first_hot)
+
+
+def _binary_search(target: int, key_at: Callable[[int], int], lo: int, hi: int) -> int:
+    while lo < hi:
+        mid = (lo + hi + 1) >> 1
+        found = key_at(mid)
+        if found > target:
+            hi = mid - 1
+        elif found < target:
+            lo = mid
+        else:
+            return mid
+    return lo
 
 
 class OffsetIndex(Index):

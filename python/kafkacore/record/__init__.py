@@ -3,6 +3,11 @@
 The backends speak plain tuples (cheap to cross the native boundary); this module gives
 them names. Python code above the storage core handles batches, never single records,
 on the hot path — these helpers are for tools, tests and embedding applications.
+
+The format's vocabulary - the batch layout offsets (``ATTRIBUTES_OFFSET``, ...,
+``RECORD_BATCH_OVERHEAD``) and the attribute masks (``COMPRESSION_CODEC_MASK``, ...) -
+is re-exported from :mod:`kafkacore.record.layout`: the one place above the backends
+that names them.
 """
 
 from __future__ import annotations
@@ -14,6 +19,20 @@ from typing import NamedTuple
 
 from kafkacore.errors import CorruptRecordError
 from kafkacore.native import backend
+from kafkacore.record import layout
+from kafkacore.record.layout import *  # noqa: F403 - the format vocabulary, re-exported
+from kafkacore.record.layout import (
+    COMPRESSION_CODEC_MASK,
+    CONTROL_FLAG_MASK,
+    DELETE_HORIZON_FLAG_MASK,
+    HEADER_SIZE_UP_TO_MAGIC,
+    LENGTH_OFFSET,
+    LOG_OVERHEAD,
+    MAGIC_OFFSET,
+    RECORD_OVERHEAD_V0,
+    TIMESTAMP_TYPE_MASK,
+    TRANSACTIONAL_FLAG_MASK,
+)
 
 __all__ = [
     "BatchHeader",
@@ -28,12 +47,8 @@ __all__ = [
     "parse_control_record",
     "records",
 ]
+__all__ += layout.__all__
 
-# Bytes 8..12 hold the batch length (size - 12); byte 16 holds the magic in every
-# format (v0/v1: after the CRC; v2: after the partition leader epoch).
-LOG_OVERHEAD = 12
-MAGIC_OFFSET = 16
-HEADER_SIZE_UP_TO_MAGIC = MAGIC_OFFSET + 1
 _LENGTH = struct.Struct(">i")
 
 
@@ -92,23 +107,23 @@ class BatchHeader(NamedTuple):
 
     @property
     def compression(self) -> Compression:
-        return Compression(self.attributes & 0x07)
+        return Compression(self.attributes & COMPRESSION_CODEC_MASK)
 
     @property
     def timestamp_type(self) -> TimestampType:
-        return TimestampType((self.attributes >> 3) & 1)
+        return TimestampType(bool(self.attributes & TIMESTAMP_TYPE_MASK))
 
     @property
     def is_transactional(self) -> bool:
-        return bool(self.attributes & 0x10)
+        return bool(self.attributes & TRANSACTIONAL_FLAG_MASK)
 
     @property
     def is_control(self) -> bool:
-        return bool(self.attributes & 0x20)
+        return bool(self.attributes & CONTROL_FLAG_MASK)
 
     @property
     def has_delete_horizon(self) -> bool:
-        return bool(self.attributes & 0x40)
+        return bool(self.attributes & DELETE_HORIZON_FLAG_MASK)
 
 
 def build_batch(
@@ -191,8 +206,8 @@ def iter_batches(buf: bytes) -> Iterator[tuple[int, int, int]]:
     """``(position, magic, size)`` of each complete batch in ``buf`` (a partial tail ends it)."""
     pos = 0
     while pos + HEADER_SIZE_UP_TO_MAGIC <= len(buf):
-        size = _LENGTH.unpack_from(buf, pos + 8)[0] + LOG_OVERHEAD
-        if size < LOG_OVERHEAD + 14:
+        size = _LENGTH.unpack_from(buf, pos + LENGTH_OFFSET)[0] + LOG_OVERHEAD
+        if size < LOG_OVERHEAD + RECORD_OVERHEAD_V0:
             raise CorruptRecordError(f"buffer: batch size {size} too small at position {pos}")
         if pos + size > len(buf):
             return

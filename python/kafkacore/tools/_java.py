@@ -114,20 +114,36 @@ def java_string_hash(text: str) -> int:
 def java_hash_map_order(keys: Sequence[str]) -> list[str]:
     """The iteration order of a ``java.util.HashMap<String, …>`` filled through
     ``computeIfAbsent`` with the distinct ``keys`` in this order (as Kafka's tool fills
-    its report maps): by bucket, ``(h ^ h >>> 16) & (capacity - 1)``, the table doubling
-    from 16 before an insertion that finds the size above 3/4 of it; within a bucket,
-    newest first (``computeIfAbsent`` links a new key at the head of its bucket, and
-    resizes split buckets in order)."""
+    its report maps), replayed insertion by insertion: bucket ``(h ^ h >>> 16) &
+    (capacity - 1)``; the table (16 at first) doubles before an insertion that finds the
+    size above 3/4 of it, and also after an insertion into a bucket that already held 7
+    keys while the table is below 64 (``treeifyBin`` resizes a small table instead of
+    making a tree: the paths of one report differ in a few characters, so their hashes
+    crowd into few buckets); a new key goes to the head of its bucket, and a resize
+    keeps the order within each bucket. Buckets that become trees (8+ keys in a table
+    of 64+) are not modelled."""
     capacity = 16
-    for size in range(len(keys)):
+    table: list[list[tuple[int, str]]] = [[] for _ in range(capacity)]
+
+    def resize() -> None:
+        nonlocal capacity, table
+        capacity *= 2
+        grown: list[list[tuple[int, str]]] = [[] for _ in range(capacity)]
+        for bucket in table:
+            for entry in bucket:
+                grown[entry[0] & (capacity - 1)].append(entry)
+        table = grown
+
+    for size, key in enumerate(keys):
         if size > capacity * 3 // 4:
-            capacity *= 2
-
-    def bucket(item: tuple[int, str]) -> tuple[int, int]:
-        h = java_string_hash(item[1])
-        return (h ^ (h >> 16)) & (capacity - 1), -item[0]
-
-    return [key for _, key in sorted(enumerate(keys), key=bucket)]
+            resize()
+        h = java_string_hash(key)
+        h ^= h >> 16
+        bucket = table[h & (capacity - 1)]
+        bucket.insert(0, (h, key))
+        if len(bucket) > 7 and capacity < 64:  # TREEIFY_THRESHOLD, MIN_TREEIFY_CAPACITY
+            resize()
+    return [key for bucket in table for _, key in bucket]
 
 
 def i32(value: int) -> int:

@@ -56,9 +56,9 @@ import struct
 import sys
 import time
 from array import array
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple, Protocol, TextIO
+from typing import TYPE_CHECKING, NamedTuple, TextIO
 
 from kafkacore.errors import (
     CorruptCheckpointError,
@@ -66,7 +66,27 @@ from kafkacore.errors import (
     StorageIOError,
     UnsupportedCompressionError,
 )
+from kafkacore.log.producer_state import CorruptSnapshotError, parse_snapshot
+from kafkacore.native import Backend
 from kafkacore.native import backend as _default_backend
+from kafkacore.pure.compression import LZ4, fix_lz4_header_checksum
+from kafkacore.pure.index import WARM_SECTION_BYTES, largest_lower_bound_slot
+from kafkacore.record import BatchHeader
+from kafkacore.record.layout import (
+    ATTRIBUTES_OFFSET,
+    COMPRESSION_CODEC_MASK,
+    CONTROL_FLAG_MASK,
+    CRC_OFFSET,
+    DELETE_HORIZON_FLAG_MASK,
+    HEADER_SIZE_UP_TO_MAGIC,
+    LEGACY_MAGIC_OFFSET,
+    LOG_OVERHEAD,
+    MAGIC_OFFSET,
+    RECORD_BATCH_OVERHEAD,
+    RECORD_OVERHEAD_V0,
+    TIMESTAMP_TYPE_MASK,
+    TRANSACTIONAL_FLAG_MASK,
+)
 from kafkacore.tools._checkpoint_files import CHECKPOINT_FILE_NAMES, dump_checkpoint_file
 from kafkacore.tools._control_records import control_record_text
 from kafkacore.tools._java import (
@@ -89,7 +109,7 @@ from kafkacore.tools._java import (
 from kafkacore.tools.offsets_records import offsets_message_text
 
 if TYPE_CHECKING:
-    from kafkacore._native import BatchHeaderTuple, LegacyHeaderTuple, RecordTuple
+    from kafkacore._native import LegacyHeaderTuple, RecordTuple
 
 __all__ = [
     "DEFAULT_MAX_MESSAGE_SIZE",
@@ -104,20 +124,11 @@ __all__ = [
 
 # --- Kafka's layout constants (Records, DefaultRecordBatch, LegacyRecord) ----------------
 
-LOG_OVERHEAD = 12  # offset i64 + size i32, in front of every batch / legacy message
-HEADER_SIZE_UP_TO_MAGIC = 17  # LOG_OVERHEAD + (v2: partition leader epoch | v0/v1: crc) + magic
-MAGIC_OFFSET = 16
-RECORD_OVERHEAD_V0 = 14  # the smallest legacy message: crc, magic, attributes, key and value sizes
-RECORD_BATCH_OVERHEAD = 61  # the v2 header
-V2_CRC_OFFSET = 17
-V2_ATTRIBUTES_OFFSET = 21  # the v2 CRC covers bytes 21..end
-LEGACY_MAGIC_OFFSET = 4  # inside a legacy message (after LOG_OVERHEAD); its CRC covers 4..end
 
 DEFAULT_MAX_MESSAGE_SIZE = 5 * 1024 * 1024  # --max-message-size default
 OFFSET_INDEX_ENTRY = 8
 TIME_INDEX_ENTRY = 12
 TXN_INDEX_ENTRY = 34
-WARM_INDEX_BYTES = 8192  # AbstractIndex searches the last 8 KiB of entries first
 PROGRESS_MIN_BYTES = 64 * 1024 * 1024
 
 _CODEC_NAMES = ("none", "gzip", "snappy", "lz4", "zstd")
@@ -133,17 +144,6 @@ _I64 = struct.Struct(">q")
 _OFFSET_ENTRY = struct.Struct(">ii")  # relative offset, position
 _TIME_ENTRY = struct.Struct(">qi")  # timestamp, relative offset
 _TXN_ENTRY = struct.Struct(">bxqqqq")  # version (first byte only, as AbortedTxn reads it), …
-
-
-class _Backend(Protocol):
-    """The part of the backend contract (``_native.pyi``) the dump tool uses."""
-
-    def crc32c(self, data: bytes, /) -> int: ...
-    def crc32(self, data: bytes, /) -> int: ...
-    def decompress(self, codec: int, data: bytes, /) -> bytes: ...
-    def batch_header(self, buf: bytes, pos: int = 0, /) -> BatchHeaderTuple: ...
-    def batch_records(self, buf: bytes, pos: int = 0, /) -> list[RecordTuple]: ...
-    def legacy_header(self, buf: bytes, pos: int = 0, /) -> LegacyHeaderTuple: ...
 
 
 class DumpUsageError(ValueError):
@@ -314,35 +314,13 @@ class _OffsetIndex:
     def lookup(self, target: int) -> tuple[int, int]:
         """``OffsetIndex.lookup``: the largest entry with offset <= target, searched as
         ``AbstractIndex`` does (warm tail first); ``(base_offset, 0)`` if none."""
-        slot = _largest_lower_bound(
-            self.entries, WARM_INDEX_BYTES // OFFSET_INDEX_ENTRY, lambda n: self.entry(n)[0], target
+        slot = largest_lower_bound_slot(
+            self.entries,
+            WARM_SECTION_BYTES // OFFSET_INDEX_ENTRY,
+            lambda n: self.entry(n)[0],
+            target,
         )
         return (self.base_offset, 0) if slot == -1 else self.entry(slot)
-
-
-def _largest_lower_bound(entries: int, warm: int, key: Callable[[int], int], target: int) -> int:
-    """``AbstractIndex.largestLowerBoundSlotFor`` (exact, also on an unsorted index)."""
-    if entries == 0:
-        return -1
-
-    def search(lo: int, hi: int) -> int:
-        while lo < hi:
-            mid = (lo + hi + 1) >> 1
-            found = key(mid)
-            if found > target:
-                hi = mid - 1
-            elif found < target:
-                lo = mid
-            else:
-                return mid
-        return lo
-
-    first_hot = max(0, entries - 1 - warm)
-    if key(first_hot) < target:
-        return search(first_hot, entries - 1)
-    if key(0) > target:
-        return -1
-    return search(0, first_hot)
 
 
 # --- records ---------------------------------------------------------------------------
@@ -392,7 +370,7 @@ class _Progress:
 
 
 class _Dumper:
-    def __init__(self, options: DumpOptions, out: TextIO, err: TextIO, be: _Backend) -> None:
+    def __init__(self, options: DumpOptions, out: TextIO, err: TextIO, be: Backend) -> None:
         self.opts = options
         self.out = out
         self.err = err
@@ -506,26 +484,35 @@ class _Dumper:
     def print_batch(self, log: _LogFile, ref: _BatchRef, position: int) -> None:
         if ref.magic >= 2:
             h = self.v2_header(log, ref)
-            attributes = h[5] & 0xFF
-            base_sequence = h[11]
-            last_sequence = -1 if base_sequence == -1 else increment_sequence(base_sequence, h[6])
-            delete_horizon = f"OptionalLong[{h[7]}]" if attributes & 0x40 else "OptionalLong.empty"
+            attributes = h.attributes & 0xFF
+            base_sequence = h.base_sequence
+            last_sequence = (
+                -1
+                if base_sequence == -1
+                else increment_sequence(base_sequence, h.last_offset_delta)
+            )
+            delete_horizon = (
+                f"OptionalLong[{h.base_timestamp}]"
+                if attributes & DELETE_HORIZON_FLAG_MASK
+                else "OptionalLong.empty"
+            )
             self.out.write(
-                f"baseOffset: {ref.offset} lastOffset: {h[0] + h[6]} count: {h[12]}"
+                f"baseOffset: {ref.offset} lastOffset: {h.last_offset} count: {h.records_count}"
                 f" baseSequence: {base_sequence} lastSequence: {last_sequence}"
-                f" producerId: {h[9]} producerEpoch: {h[10]} partitionLeaderEpoch: {h[2]}"
-                f" isTransactional: {java_bool(bool(attributes & 0x10))}"
-                f" isControl: {java_bool(bool(attributes & 0x20))}"
+                f" producerId: {h.producer_id} producerEpoch: {h.producer_epoch}"
+                f" partitionLeaderEpoch: {h.partition_leader_epoch}"
+                f" isTransactional: {java_bool(bool(attributes & TRANSACTIONAL_FLAG_MASK))}"
+                f" isControl: {java_bool(bool(attributes & CONTROL_FLAG_MASK))}"
                 f" deleteHorizonMs: {delete_horizon}"
             )
-            timestamp_type = "LogAppendTime" if attributes & 0x08 else "CreateTime"
-            max_timestamp, codec, crc = h[8], attributes & 0x07, h[4]
+            timestamp_type = "LogAppendTime" if attributes & TIMESTAMP_TYPE_MASK else "CreateTime"
+            max_timestamp, codec, crc = h.max_timestamp, attributes & COMPRESSION_CODEC_MASK, h.crc
         else:
             lh = self.legacy_header(log, ref)
             self.out.write(f"offset: {ref.offset}")
             timestamp_type = _legacy_timestamp_type(ref.magic, lh[4])
             max_timestamp = -1 if ref.magic == 0 else lh[5]
-            codec, crc = lh[4] & 0x07, lh[2]
+            codec, crc = lh[4] & COMPRESSION_CODEC_MASK, lh[2]
         line = (
             f" position: {position} {timestamp_type}: {max_timestamp} size: {ref.size}"
             f" magic: {ref.magic} compresscodec: {_codec_name(codec)} crc: {crc}"
@@ -533,7 +520,7 @@ class _Dumper:
         )
         self.out.write(line)
 
-    def v2_header(self, log: _LogFile, ref: _BatchRef) -> BatchHeaderTuple:
+    def v2_header(self, log: _LogFile, ref: _BatchRef) -> BatchHeader:
         buf, i = log.view(ref.position, max(ref.size, RECORD_BATCH_OVERHEAD))
         if ref.magic != 2:
             raise DumpFailure(
@@ -546,7 +533,7 @@ class _Dumper:
                 f"Failed to load record batch at position {ref.position} from {log}",
             )
         try:
-            return self.be.batch_header(buf, i)
+            return BatchHeader._make(self.be.batch_header(buf, i))
         except CorruptRecordError as exc:
             raise DumpFailure("CorruptRecordException", f"{log.path}: {exc}") from None
 
@@ -564,16 +551,16 @@ class _Dumper:
         if ref.magic >= 2:
             if ref.size < RECORD_BATCH_OVERHEAD:
                 return False
-            return self.be.crc32c(buf[i + V2_ATTRIBUTES_OFFSET : end]) == stored_crc
+            return self.be.crc32c(buf[i + ATTRIBUTES_OFFSET : end]) == stored_crc
         return self.be.crc32(buf[i + LOG_OVERHEAD + LEGACY_MAGIC_OFFSET : end]) == stored_crc
 
     def print_records(self, log: _LogFile, ref: _BatchRef, abs_path: str, last_offset: int) -> int:
         opts = self.opts
         if ref.magic >= 2:
             h = self.v2_header(log, ref)
-            attributes = h[5] & 0xFF
-            is_control = bool(attributes & 0x20)
-            timestamp_type = "LogAppendTime" if attributes & 0x08 else "CreateTime"
+            attributes = h.attributes & 0xFF
+            is_control = bool(attributes & CONTROL_FLAG_MASK)
+            timestamp_type = "LogAppendTime" if attributes & TIMESTAMP_TYPE_MASK else "CreateTime"
             records: Iterator[_Record] = iter(self.v2_records(log, ref, h))
         else:
             lh = self.legacy_header(log, ref)
@@ -620,9 +607,9 @@ class _Dumper:
             out.write("".join(parts))
         return last_offset
 
-    def v2_records(self, log: _LogFile, ref: _BatchRef, h: BatchHeaderTuple) -> list[_Record]:
+    def v2_records(self, log: _LogFile, ref: _BatchRef, h: BatchHeader) -> list[_Record]:
         """The records of a v2 batch, as Kafka's iterator yields them (no CRC check)."""
-        count = h[12]
+        count = h.records_count
         if count == 0:
             return []
         if count < 0:
@@ -634,7 +621,7 @@ class _Dumper:
             tuples = self.be.batch_records(buf, i)
         except CorruptRecordError as exc:
             tuples = self._records_despite_crc(buf, i, ref, h, exc)
-        base_offset, base_sequence = h[0], h[11]
+        base_offset, base_sequence = h.base_offset, h.base_sequence
         records = []
         for offset, timestamp, key, value, headers in tuples:
             records.append(
@@ -656,14 +643,14 @@ class _Dumper:
         return records
 
     def _records_despite_crc(
-        self, buf: bytes, i: int, ref: _BatchRef, h: BatchHeaderTuple, exc: CorruptRecordError
+        self, buf: bytes, i: int, ref: _BatchRef, h: BatchHeader, exc: CorruptRecordError
     ) -> list[RecordTuple]:
         """Kafka iterates records without checking the CRC: decode a copy with the right one."""
         batch = bytearray(buf[i : i + ref.size])
-        computed = self.be.crc32c(bytes(batch[V2_ATTRIBUTES_OFFSET:]))
-        if computed == h[4]:  # the CRC is right: the records themselves are malformed
+        computed = self.be.crc32c(bytes(batch[ATTRIBUTES_OFFSET:]))
+        if computed == h.crc:  # the CRC is right: the records themselves are malformed
             raise DumpFailure("InvalidRecordException", str(exc)) from None
-        _U32.pack_into(batch, V2_CRC_OFFSET, computed)
+        _U32.pack_into(batch, CRC_OFFSET, computed)
         try:
             return self.be.batch_records(bytes(batch), 0)
         except CorruptRecordError as again:
@@ -696,8 +683,8 @@ class _Dumper:
                 "InvalidRecordException",
                 f"Found invalid compressed record set with null value (magic = {wrapper.magic})",
             )
-        if wrapper.codec == _LZ4 and wrapper.magic == 0:
-            value = _lz4_frame_with_standard_header_checksum(value)
+        if wrapper.codec == LZ4 and wrapper.magic == 0:
+            value = fix_lz4_header_checksum(value)
         try:
             inner_set = self.be.decompress(wrapper.codec, value)
         except (CorruptRecordError, UnsupportedCompressionError) as exc:
@@ -762,7 +749,7 @@ class _Dumper:
     def last_offset(self, log: _LogFile, ref: _BatchRef) -> int:
         if ref.magic >= 2:
             h = self.v2_header(log, ref)
-            return h[0] + h[6]
+            return h.last_offset
         return ref.offset
 
     # -- .timeindex --
@@ -841,9 +828,9 @@ class _Dumper:
 
     def dump_producer_snapshot(self, path: str) -> None:
         try:
-            entries = _read_producer_snapshot(_read_file(path), self.be.crc32c)
-        except _CorruptSnapshot as exc:
-            self.warn(str(exc))
+            entries = parse_snapshot(_read_file(path), self.be.crc32c, path)
+        except CorruptSnapshotError as exc:
+            self.warn(str(exc.strerror))
             return
         for (
             pid,
@@ -867,53 +854,6 @@ class _Dumper:
                     f" lastOffset: {last_offset} offsetDelta: {delta} timestamp: {timestamp}"
                 )
             self.out.write(line + "\n")
-
-
-class _CorruptSnapshot(Exception):
-    """Kafka's ``CorruptSnapshotException``: reported on stderr, the dump goes on."""
-
-
-_PRODUCER_ENTRY = struct.Struct(">qhiqiqiq")
-_PRODUCER_SNAPSHOT_VERSION = 1
-_PRODUCER_ENTRIES_OFFSET = 6  # version i16, crc u32; the CRC-32C covers the rest
-
-
-def _read_producer_snapshot(
-    data: bytes, crc32c: Callable[[bytes], int]
-) -> list[tuple[int, int, int, int, int, int, int, int]]:
-    """``ProducerStateManager.readSnapshot``: the ``ProducerSnapshot`` message, version 1."""
-
-    def invalid(reason: str) -> _CorruptSnapshot:
-        return _CorruptSnapshot(f"Snapshot failed schema validation: {reason}")
-
-    if len(data) < 2:
-        raise invalid("null")
-    (version,) = _I16.unpack_from(data, 0)
-    if version != _PRODUCER_SNAPSHOT_VERSION:
-        raise invalid(f"Snapshot contained an unknown file version {version}")
-    if len(data) < 10:
-        raise invalid("null")
-    crc, count = struct.unpack_from(">Ii", data, 2)
-    if count < 0:
-        raise invalid("non-nullable field producerEntries was serialized as null")
-    remaining = len(data) - 10
-    if count > remaining:
-        raise invalid(
-            f"Tried to allocate a collection of size {count}, but there are only "
-            f"{remaining} bytes remaining."
-        )
-    if 10 + count * _PRODUCER_ENTRY.size > len(data):
-        raise invalid("null")
-    entries = [
-        _PRODUCER_ENTRY.unpack_from(data, 10 + n * _PRODUCER_ENTRY.size) for n in range(count)
-    ]
-    computed = crc32c(data[_PRODUCER_ENTRIES_OFFSET:])
-    if crc != computed:
-        raise _CorruptSnapshot(
-            "Snapshot is corrupt (CRC is no longer valid). "
-            f"Stored crc: {crc}. Computed crc: {computed}"
-        )
-    return entries
 
 
 def _read_file(path: str) -> bytes:
@@ -991,14 +931,14 @@ class _BatchChains:
 class _LegacyMessage:
     """One v0/v1 message (``LegacyRecord``) after its log header."""
 
-    def __init__(self, offset: int, data: bytes, be: _Backend) -> None:
+    def __init__(self, offset: int, data: bytes, be: Backend) -> None:
         self.offset = offset
         self.data = data
         self.be = be
         self.magic = _signed_byte(data[LEGACY_MAGIC_OFFSET]) if len(data) > 4 else -1
         self.attributes = data[LEGACY_MAGIC_OFFSET + 1] if len(data) > 5 else 0
-        self.codec = self.attributes & 0x07
-        self.log_append_time = self.magic == 1 and bool(self.attributes & 0x08)
+        self.codec = self.attributes & COMPRESSION_CODEC_MASK
+        self.log_append_time = self.magic == 1 and bool(self.attributes & TIMESTAMP_TYPE_MASK)
 
     @property
     def _key_size_offset(self) -> int:
@@ -1047,7 +987,7 @@ class _LegacyMessage:
         return _Record(offset, timestamp, key, value, key_size, value_size, -1, [], crc, valid)
 
 
-def _legacy_inner_messages(data: bytes, be: _Backend) -> Iterator[_LegacyMessage]:
+def _legacy_inner_messages(data: bytes, be: Backend) -> Iterator[_LegacyMessage]:
     """``DataLogInputStream``: ``[offset][size][message]`` until the data runs out."""
     position = 0
     while position + LOG_OVERHEAD <= len(data):
@@ -1064,53 +1004,10 @@ def _legacy_inner_messages(data: bytes, be: _Backend) -> Iterator[_LegacyMessage
         position = start + size
 
 
-_LZ4 = 3
-_LZ4_FRAME_MAGIC = b"\x04\x22\x4d\x18"
-_XXH_PRIME1, _XXH_PRIME2, _XXH_PRIME3 = 2654435761, 2246822519, 3266489917
-_XXH_PRIME4, _XXH_PRIME5 = 668265263, 374761393
-_U32_MASK = 0xFFFFFFFF
-
-
-def _lz4_frame_with_standard_header_checksum(frame: bytes) -> bytes:
-    """Magic 0 LZ4 frames carry the header checksum of Kafka before 0.10 (computed over
-    the frame magic too, KAFKA-3160), which Kafka ignores when it reads magic 0: the
-    frame with the checksum a standard LZ4 reader expects."""
-    if len(frame) < 7 or not frame.startswith(_LZ4_FRAME_MAGIC):
-        return frame
-    flags = frame[4]
-    end = 6 + (8 if flags & 0x08 else 0) + (4 if flags & 0x01 else 0)  # content size, dict id
-    if len(frame) <= end:
-        return frame
-    checksum = (_xxh32_short(frame[4:end]) >> 8) & 0xFF
-    return frame[:end] + bytes((checksum,)) + frame[end + 1 :]
-
-
-def _xxh32_short(data: bytes) -> int:
-    """XXH32 (seed 0) of fewer than 16 bytes: an LZ4 frame descriptor."""
-
-    def rotl(x: int, r: int) -> int:
-        return ((x << r) | (x >> (32 - r))) & _U32_MASK
-
-    h = (_XXH_PRIME5 + len(data)) & _U32_MASK
-    i = 0
-    while i + 4 <= len(data):
-        h = (h + int.from_bytes(data[i : i + 4], "little") * _XXH_PRIME3) & _U32_MASK
-        h = rotl(h, 17) * _XXH_PRIME4 & _U32_MASK
-        i += 4
-    for byte in data[i:]:
-        h = (h + byte * _XXH_PRIME5) & _U32_MASK
-        h = rotl(h, 11) * _XXH_PRIME1 & _U32_MASK
-    h ^= h >> 15
-    h = h * _XXH_PRIME2 & _U32_MASK
-    h ^= h >> 13
-    h = h * _XXH_PRIME3 & _U32_MASK
-    return h ^ (h >> 16)
-
-
 def _legacy_timestamp_type(magic: int, attributes: int) -> str:
     if magic == 0:
         return "NoTimestampType"
-    return "LogAppendTime" if attributes & 0x08 else "CreateTime"
+    return "LogAppendTime" if attributes & TIMESTAMP_TYPE_MASK else "CreateTime"
 
 
 def _signed_byte(value: int) -> int:
@@ -1209,7 +1106,7 @@ def dump_files(
     *,
     out: TextIO | None = None,
     err: TextIO | None = None,
-    backend: _Backend | None = None,
+    backend: Backend | None = None,
 ) -> None:
     """Dump ``files`` (paths as given to ``--files``) as Kafka's ``DumpLogSegments`` does:
     the dump on ``out`` (stdout), warnings and the final reports on ``err`` (stderr).
