@@ -37,13 +37,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from kafkacore.log import read_region
+
 __all__ = ["MAX_QUEUED_FRAMES", "ConnectionInfo", "FileRegion", "Outcome", "SocketServer"]
 
 logger = logging.getLogger("kafkacore.network")
 
 MAX_QUEUED_FRAMES = 64
 _SIZE = struct.Struct(">i")
-_DELETED_SUFFIX = ".deleted"
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,16 +61,10 @@ class FileRegion:
         return self.length
 
     def read_bytes(self) -> bytes:
-        """The bytes (from the ``.deleted`` file if the segment was deleted since)."""
-        for path in (self.file, self.file + _DELETED_SUFFIX):
-            try:
-                with open(path, "rb") as f:
-                    f.seek(self.position)
-                    data = f.read(self.length)
-            except FileNotFoundError:
-                continue
-            return data.ljust(self.length, b"\0")  # truncated since: keep the framing
-        raise FileNotFoundError(self.file)
+        """The bytes (from the ``.deleted`` file if the segment was deleted since),
+        zero-padded if the log was truncated since: the response already declared the
+        length."""
+        return read_region(self.file, self.position, self.length).ljust(self.length, b"\0")
 
 
 Part = bytes | bytearray | memoryview | FileRegion

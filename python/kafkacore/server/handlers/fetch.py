@@ -22,6 +22,14 @@ from typing import Any
 from kafkacore.errors import OffsetOutOfRangeError
 from kafkacore.log import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP, TopicPartition
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+from kafkacore.record import Compression
+from kafkacore.record.layout import (
+    ATTRIBUTES_OFFSET,
+    COMPRESSION_CODEC_MASK,
+    LENGTH_OFFSET,
+    LOG_OVERHEAD,
+    RECORD_BATCH_OVERHEAD,
+)
 from kafkacore.server.handlers.errors import error_code_for
 from kafkacore.server.network import FileRegion
 from kafkacore.server.request_context import RequestContext
@@ -31,18 +39,19 @@ __all__ = ["handle_fetch", "handle_list_offsets"]
 
 _FETCH: Any = APIS_BY_NAME["Fetch"].response.cls
 _LIST: Any = APIS_BY_NAME["ListOffsets"].response.cls
-_ZSTD = 4
+_LENGTH = struct.Struct(">i")
+_ATTRIBUTES = struct.Struct(">h")
 _READ_COMMITTED = 1
 
 
 def _has_zstd(data: bytes) -> bool:
     position = 0
-    while position + 61 <= len(data):
-        (length,) = struct.unpack_from(">i", data, position + 8)
-        (attributes,) = struct.unpack_from(">h", data, position + 21)
-        if attributes & 0x07 == _ZSTD:
+    while position + RECORD_BATCH_OVERHEAD <= len(data):
+        (length,) = _LENGTH.unpack_from(data, position + LENGTH_OFFSET)
+        (attributes,) = _ATTRIBUTES.unpack_from(data, position + ATTRIBUTES_OFFSET)
+        if attributes & COMPRESSION_CODEC_MASK == Compression.ZSTD:
             return True
-        position += 12 + length
+        position += LOG_OVERHEAD + length
     return False
 
 

@@ -20,6 +20,16 @@ from kafkacore.errors import RecordValidationError
 from kafkacore.log import TopicPartition
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
 from kafkacore.protocol.errors import message as default_message
+from kafkacore.record.layout import (
+    ATTRIBUTES_OFFSET,
+    BASE_TIMESTAMP_OFFSET,
+    LENGTH_OFFSET,
+    LOG_OVERHEAD,
+    MAGIC_OFFSET,
+    MAGIC_V2,
+    RECORD_BATCH_OVERHEAD,
+    TIMESTAMP_TYPE_MASK,
+)
 from kafkacore.server.handlers.cluster import auto_create
 from kafkacore.server.handlers.errors import error_code_for
 from kafkacore.server.request_context import RequestContext
@@ -30,12 +40,9 @@ __all__ = ["handle_produce"]
 logger = logging.getLogger("kafkacore.server")
 
 _RESPONSE: Any = APIS_BY_NAME["Produce"].response.cls
-_BATCH_OVERHEAD = 61
-_LOG_OVERHEAD = 12
-_MAGIC_OFFSET = 16
-_TIMESTAMPS = struct.Struct(">qq")  # base timestamp, max timestamp at byte 27
+_LENGTH = struct.Struct(">i")
+_TIMESTAMPS = struct.Struct(">qq")  # the base and max timestamps are adjacent
 _ATTRIBUTES = struct.Struct(">h")
-_LOG_APPEND_TIME_FLAG = 0x08
 
 
 class _Refused(Exception):
@@ -52,16 +59,16 @@ def _check_batch(records: Any) -> bytes:
             "Produce requests with version 3 or later must have at least one record batch",
         )
     data = bytes(records)
-    if len(data) < _BATCH_OVERHEAD:
+    if len(data) < RECORD_BATCH_OVERHEAD:
         raise _Refused(ErrorCode.CORRUPT_MESSAGE, "Record batch is shorter than its header")
-    if data[_MAGIC_OFFSET] != 2:
+    if data[MAGIC_OFFSET] != MAGIC_V2:
         raise _Refused(
             ErrorCode.INVALID_RECORD,
             "Produce requests with version 3 or later must use record batch magic v2",
         )
-    (length,) = struct.unpack_from(">i", data, 8)
-    if _LOG_OVERHEAD + length != len(data):
-        if _LOG_OVERHEAD + length < len(data):
+    (length,) = _LENGTH.unpack_from(data, LENGTH_OFFSET)
+    if LOG_OVERHEAD + length != len(data):
+        if LOG_OVERHEAD + length < len(data):
             raise _Refused(
                 ErrorCode.INVALID_RECORD,
                 "Produce requests with version 3 or later must have exactly one record batch",
@@ -73,10 +80,10 @@ def _check_batch(records: Any) -> bytes:
 def _check_timestamps(data: bytes, config: Any, now: int) -> None:
     if config.message_timestamp_type != "CreateTime":
         return
-    (attributes,) = _ATTRIBUTES.unpack_from(data, 21)
-    if attributes & _LOG_APPEND_TIME_FLAG:
+    (attributes,) = _ATTRIBUTES.unpack_from(data, ATTRIBUTES_OFFSET)
+    if attributes & TIMESTAMP_TYPE_MASK:
         return
-    base_ts, max_ts = _TIMESTAMPS.unpack_from(data, 27)
+    base_ts, max_ts = _TIMESTAMPS.unpack_from(data, BASE_TIMESTAMP_OFFSET)
     for ts in (base_ts, max_ts):
         if ts < now - config.message_timestamp_before_max_ms or (
             ts > now + config.message_timestamp_after_max_ms
