@@ -753,7 +753,7 @@ class Log:
                     except IndexFullError:
                         if retried or segment.size == 0:
                             raise
-                        retried = False
+                        retried = True
                         segment = self.roll(first_offset)
             except BaseException:
                 self._epoch_cache.truncate_from_end(self._log_end_offset)
