@@ -28,7 +28,7 @@ from test_group_protocol import PROPS, _commit, _fetch, _join, _sync
 pytestmark = pytest.mark.timeout(60)
 
 IO_PROPS = {**PROPS, "num.io.threads": 4}
-HOLD_S = 5.0
+HOLD_S = 15.0
 """How long a held append waits for its release before giving up (a test on a loop
 blocked by the append sees the release come too late)."""
 
@@ -62,7 +62,7 @@ class OffsetsAppends:
         self.release = threading.Event()
         return self.release
 
-    async def wait_entered(self, timeout_s: float = HOLD_S) -> bool:
+    async def wait_entered(self, timeout_s: float = 5.0) -> bool:
         return await asyncio.to_thread(self.entered.acquire, True, timeout_s)
 
 
@@ -98,9 +98,9 @@ def test_loop_serves_other_requests_while_a_commit_is_written(tmp_path: Path) ->
         try:
             assert await appends.wait_entered()
             # another connection is answered while the append is held
-            versions = await asyncio.wait_for(c.call("ApiVersions", 3), 2)
+            versions = await asyncio.wait_for(c.call("ApiVersions", 3), 5)
             assert versions.error_code == ErrorCode.NONE
-            metadata = await asyncio.wait_for(c.call("Metadata", 12, topics=None), 2)
+            metadata = await asyncio.wait_for(c.call("Metadata", 12, topics=None), 5)
             assert [t.name for t in metadata.topics if t.name == "t"] == ["t"]
             # the offset being written is not visible yet
             assert await _fetch(c, ["g"]) == {"g": [("t", 0, 1, 3, "meta")]}
@@ -182,6 +182,34 @@ def test_failed_commit_append_answers_the_coordinator_error(
         appends.fail = None
         assert await _commit(c, "g", 3) == ErrorCode.NONE
         assert await _fetch(c, ["g"]) == {"g": [("t", 0, 3, 3, "meta")]}
+
+    run(tmp_path, scenario)
+
+
+def test_failed_sync_group_write_answers_the_error_and_rebalances(tmp_path: Path) -> None:
+    """Kafka's classic SyncGroup: the group turns Stable only once the assignment is
+    written; a failed write resets the assignment, answers the mapped error and
+    rebalances; the member then rejoins and syncs."""
+
+    async def scenario(server: KafkaServer, c: Client) -> None:
+        assert server.groups is not None
+        appends = OffsetsAppends(server)
+        joined = await _join(c, instance="i1")
+        assert joined.error_code == ErrorCode.NONE
+        appends.fail = StorageIOError("disk gone")
+        synced = await _sync(c, joined.generation_id, joined.member_id, {joined.member_id: b"a"})
+        assert synced.error_code == ErrorCode.NOT_COORDINATOR
+        assert synced.assignment == b""
+        group = server.groups.groups["g"]
+        assert group.state == "PreparingRebalance"
+        assert group.members[joined.member_id].assignment == b""
+        appends.fail = None
+        rejoined = await _join(c, member=joined.member_id, instance="i1")
+        assert rejoined.error_code == ErrorCode.NONE
+        assert rejoined.generation_id == joined.generation_id + 1
+        synced = await _sync(c, rejoined.generation_id, joined.member_id, {joined.member_id: b"b"})
+        assert (synced.error_code, synced.assignment) == (ErrorCode.NONE, b"b")
+        assert group.state == "Stable"
 
     run(tmp_path, scenario)
 
