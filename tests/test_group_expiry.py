@@ -62,14 +62,14 @@ def test_empty_group_offsets_expire_after_retention(tmp_path: Path) -> None:
         clock.now += MINUTE
         assert await _commit(c, "b", 8) == ErrorCode.NONE  # b's commit is a minute younger
         # not before the retention has passed
-        assert coordinator.cleanup_expired(T0 + RETENTION - 1) == 0
+        assert await coordinator.cleanup_expired(T0 + RETENTION - 1) == 0
         assert await _fetch(c, ["a", "b"]) == {
             "a": [("t", 0, 42, 3, "meta")],
             "b": [("t", 0, 8, 3, "meta")],
         }
         assert _tombstones(coordinator) == []
         # a's offset is exactly retention old: expired; b's is not yet
-        assert coordinator.cleanup_expired(T0 + RETENTION) == 1
+        assert await coordinator.cleanup_expired(T0 + RETENTION) == 1
         got = await _fetch(c, ["a", "b"])
         assert got == {"a": [], "b": [("t", 0, 8, 3, "meta")]}
         assert "a" not in coordinator.groups  # Empty, no offsets left: deleted
@@ -77,7 +77,7 @@ def test_empty_group_offsets_expire_after_retention(tmp_path: Path) -> None:
         assert _tombstones(coordinator) == [recs.OffsetCommitKey("a", "t", 0)]
         # the periodic task's entry point uses the (fake) clock
         clock.now = T0 + MINUTE + RETENTION
-        assert coordinator.cleanup_expired() == 1
+        assert await coordinator.cleanup_expired() == 1
         assert await _fetch(c, ["b"]) == {"b": []}
         assert _tombstones(coordinator) == [
             recs.OffsetCommitKey("a", "t", 0),
@@ -111,9 +111,9 @@ def test_stable_group_keeps_subscribed_offsets(tmp_path: Path) -> None:
         assert await _commit(c, "g", 5, gen=r.generation_id, member=r.member_id) == 0
         # an offset of a topic the group no longer subscribes to
         coordinator.topic.replicas.create_topic("old", 2, {})
-        coordinator.commit("g", r.generation_id, r.member_id, "i1", [("old", 1, 9, -1, "")])
+        await coordinator.commit("g", r.generation_id, r.member_id, "i1", [("old", 1, 9, -1, "")])
         assert coordinator.groups["g"].state == "Stable"
-        assert coordinator.cleanup_expired(T0 + 100 * RETENTION) == 1
+        assert await coordinator.cleanup_expired(T0 + 100 * RETENTION) == 1
         assert await _fetch(c, ["g"]) == {"g": [("t", 0, 5, 3, "meta")]}
         assert _tombstones(coordinator) == [recs.OffsetCommitKey("g", "old", 1)]
         assert "g" in coordinator.groups
@@ -142,8 +142,8 @@ def test_consumer_group_expires_after_it_became_empty(tmp_path: Path) -> None:
         group = coordinator.groups["g"]
         assert group.state == "Empty" and group.state_timestamp == T0 + 5 * MINUTE
         # measured from when the group became empty, not from the commit
-        assert coordinator.cleanup_expired(T0 + RETENTION) == 0
-        assert coordinator.cleanup_expired(T0 + 5 * MINUTE + RETENTION) == 1
+        assert await coordinator.cleanup_expired(T0 + RETENTION) == 0
+        assert await coordinator.cleanup_expired(T0 + 5 * MINUTE + RETENTION) == 1
         assert "g" not in coordinator.groups
         assert _tombstones(coordinator) == [
             recs.OffsetCommitKey("g", "t", 0),

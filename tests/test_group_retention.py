@@ -80,15 +80,15 @@ def _codes(answer: list[tuple[str, list[tuple[int, int]]]]) -> list[int]:
 def test_retention_time_ms_expires_offsets_at_their_own_timestamp(tmp_path: Path) -> None:
     async def commit_and_expire(coordinator: GroupCoordinator, clock: FakeClock) -> None:
         # v2-4: RetentionTimeMs overrides offsets.retention.minutes (10) for these offsets
-        answer = coordinator.commit(
+        answer = await coordinator.commit(
             "g", -1, "", None, [("t", 0, 5, -1, "a")], retention_time_ms=MINUTE, api_version=2
         )
         assert _codes(answer) == [ErrorCode.NONE]
-        answer = coordinator.commit(
+        answer = await coordinator.commit(
             "g", -1, "", None, [("t", 1, 6, -1, "b")], retention_time_ms=30 * MINUTE
         )
         assert _codes(answer) == [ErrorCode.NONE]
-        coordinator.commit("g", -1, "", None, [("t", 0, 7, 2, "c")], api_version=2)  # default
+        await coordinator.commit("g", -1, "", None, [("t", 0, 7, 2, "c")], api_version=2)  # default
         # the records carry the expire timestamp (OffsetCommitValue v1, as Kafka writes it)
         values = [
             recs.decode_offset_commit_value(v) for k, v in _records(coordinator) if v is not None
@@ -99,20 +99,20 @@ def test_retention_time_ms_expires_offsets_at_their_own_timestamp(tmp_path: Path
             (4, -1),  # and v4 without, with the topic id, as Kafka 4.3 writes it
         ]
         # the re-commit of t-0 without RetentionTimeMs replaced the expiring one
-        assert coordinator.cleanup_expired(T0 + 10 * MINUTE - 1) == 0
-        assert coordinator.cleanup_expired(T0 + 10 * MINUTE) == 1
+        assert await coordinator.cleanup_expired(T0 + 10 * MINUTE - 1) == 0
+        assert await coordinator.cleanup_expired(T0 + 10 * MINUTE) == 1
         assert set(coordinator.fetch("g")) == {("t", 1)}
         clock.now = T0 + 11 * MINUTE
-        coordinator.commit("h", -1, "", None, [("t", 0, 1, -1, "")], retention_time_ms=MINUTE)
+        await coordinator.commit("h", -1, "", None, [("t", 0, 1, -1, "")], retention_time_ms=MINUTE)
 
     async def after_restart(coordinator: GroupCoordinator, clock: FakeClock) -> None:
         # the expire timestamps came back from __consumer_offsets
         assert coordinator.fetch("g")[("t", 1)].expire_timestamp == T0 + 30 * MINUTE
         assert coordinator.fetch("h")[("t", 0)].expire_timestamp == T0 + 12 * MINUTE
-        assert coordinator.cleanup_expired(T0 + 12 * MINUTE - 1) == 0
-        assert coordinator.cleanup_expired(T0 + 12 * MINUTE) == 1  # h's, not g's yet
+        assert await coordinator.cleanup_expired(T0 + 12 * MINUTE - 1) == 0
+        assert await coordinator.cleanup_expired(T0 + 12 * MINUTE) == 1  # h's, not g's yet
         assert "h" not in coordinator.groups
-        assert coordinator.cleanup_expired(T0 + 30 * MINUTE) == 1
+        assert await coordinator.cleanup_expired(T0 + 30 * MINUTE) == 1
         assert coordinator.groups == {}
         tombstones = [k for k, v in _records(coordinator) if v is None]
         assert tombstones == [
@@ -127,7 +127,7 @@ def test_retention_time_ms_expires_offsets_at_their_own_timestamp(tmp_path: Path
 
 def test_the_periodic_task_runs_every_check_interval(tmp_path: Path) -> None:
     async def scenario(coordinator: GroupCoordinator, clock: FakeClock) -> None:
-        coordinator.commit("g", -1, "", None, [("t", 0, 5, -1, "")], retention_time_ms=1)
+        await coordinator.commit("g", -1, "", None, [("t", 0, 5, -1, "")], retention_time_ms=1)
         clock.now += 1  # expired now, but only the periodic task may remove it
         deadline = time.monotonic() + 10
         while coordinator.fetch("g") and time.monotonic() < deadline:
@@ -142,7 +142,7 @@ def test_the_periodic_task_runs_every_check_interval(tmp_path: Path) -> None:
 
 def test_the_default_check_interval_does_not_run_early(tmp_path: Path) -> None:
     async def scenario(coordinator: GroupCoordinator, clock: FakeClock) -> None:
-        coordinator.commit("g", -1, "", None, [("t", 0, 5, -1, "")], retention_time_ms=1)
+        await coordinator.commit("g", -1, "", None, [("t", 0, 5, -1, "")], retention_time_ms=1)
         clock.now += 1
         await asyncio.sleep(1)  # offsets.retention.check.interval.ms is 10 minutes
         assert set(coordinator.fetch("g")) == {("t", 0)}
@@ -183,11 +183,11 @@ def test_stable_group_offsets_of_unsubscribed_topics_expire(tmp_path: Path) -> N
         assert synced[0] == ErrorCode.NONE
         assert coordinator.groups["g"].state == "Stable"
         offsets = [("t", 0, 5, -1, ""), ("old", 0, 9, -1, "")]
-        assert _codes(coordinator.commit("g", generation, member, None, offsets)) == [0, 0]
-        assert coordinator.cleanup_expired(T0 + 10 * MINUTE - 1) == 0
-        assert coordinator.cleanup_expired(T0 + 10 * MINUTE) == 1
+        assert _codes(await coordinator.commit("g", generation, member, None, offsets)) == [0, 0]
+        assert await coordinator.cleanup_expired(T0 + 10 * MINUTE - 1) == 0
+        assert await coordinator.cleanup_expired(T0 + 10 * MINUTE) == 1
         assert set(coordinator.fetch("g")) == {("t", 0)}
-        assert coordinator.cleanup_expired(T0 + 1000 * MINUTE) == 0
+        assert await coordinator.cleanup_expired(T0 + 1000 * MINUTE) == 0
         assert [k for k, v in _records(coordinator) if v is None] == [
             recs.OffsetCommitKey("g", "old", 0)
         ]
@@ -197,7 +197,7 @@ def test_stable_group_offsets_of_unsubscribed_topics_expire(tmp_path: Path) -> N
 
 def test_commit_to_missing_topic_or_partition_commits_the_rest(tmp_path: Path) -> None:
     async def scenario(coordinator: GroupCoordinator, clock: FakeClock) -> None:
-        answer = coordinator.commit(
+        answer = await coordinator.commit(
             "g",
             -1,
             "",
@@ -210,9 +210,9 @@ def test_commit_to_missing_topic_or_partition_commits_the_rest(tmp_path: Path) -
         ]
         assert set(coordinator.fetch("g")) == {("t", 0), ("t", 1)}
         # offset.metadata.max.bytes counts Java chars (UTF-16 units): 2048 emoji = 4096
-        answer = coordinator.commit("g", -1, "", None, [("t", 0, 7, -1, "\U0001f600" * 2048)])
+        answer = await coordinator.commit("g", -1, "", None, [("t", 0, 7, -1, "\U0001f600" * 2048)])
         assert _codes(answer) == [ErrorCode.NONE]
-        answer = coordinator.commit("g", -1, "", None, [("t", 0, 8, -1, "\U0001f600" * 2049)])
+        answer = await coordinator.commit("g", -1, "", None, [("t", 0, 8, -1, "\U0001f600" * 2049)])
         assert _codes(answer) == [ErrorCode.OFFSET_METADATA_TOO_LARGE]
         assert coordinator.fetch("g")[("t", 0)].offset == 7
 

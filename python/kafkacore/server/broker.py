@@ -119,7 +119,8 @@ class KafkaServer:
         store.add_listener(replicas)
         cache.follow(store, (str(node_id), DEFAULT_ENTITY))
         replicas.load()
-        groups = GroupCoordinator(config, replicas)
+        # its __consumer_offsets appends run on the I/O threads, as the other writes
+        groups = GroupCoordinator(config, replicas, io_executor=io_executor)
         groups.load()  # synchronous: no COORDINATOR_LOAD_IN_PROGRESS window
         groups.start()
         services = BrokerServices(

@@ -1,5 +1,21 @@
 """The classic group coordinator: JoinGroup/SyncGroup/Heartbeat/LeaveGroup state machine
-and the offset store, with Kafka's error codes. Event loop thread only."""
+and the offset store, with Kafka's error codes.
+
+Writes to ``__consumer_offsets`` (OffsetCommit, group metadata, expiry and topic-deletion
+tombstones, DeleteGroups, OffsetDelete) run on the I/O executor and are awaited, as
+Kafka's coordinator runtime appends and completes the operation once the write is done:
+the in-memory state changes only after its records are in the log (OffsetFetch sees an
+offset once it is written), and a failed append answers the error Kafka's
+``GroupCoordinatorService`` maps it to (:func:`append_error_code`).
+
+Order: one :class:`asyncio.Lock` per ``__consumer_offsets`` partition is held across
+"validate -> append on the executor -> apply", so the state applies writes in the order
+they land in that partition's log (a reload after a restart rebuilds what was served),
+and each validation sees every earlier write applied.
+
+Thread-safety: the coordinator and its groups are event loop thread only; only
+:meth:`OffsetsTopic.write <kafkacore.server.group.offsets.OffsetsTopic.write>` runs on an
+I/O thread, and it touches no coordinator state."""
 
 from __future__ import annotations
 
@@ -9,10 +25,12 @@ import logging
 import time
 import uuid
 from collections.abc import Callable
+from concurrent.futures import Executor
 from typing import Any, NamedTuple
 
 from kafkacore.config import BrokerConfig
 from kafkacore.coordinator import records as recs
+from kafkacore.errors import RecordBatchTooLargeError, RecordTooLargeError
 from kafkacore.protocol import ErrorCode
 from kafkacore.server.group.group import (
     COMPLETING,
@@ -24,10 +42,11 @@ from kafkacore.server.group.group import (
     Member,
     Offset,
 )
-from kafkacore.server.group.offsets import OffsetsTopic
+from kafkacore.server.group.offsets import OffsetsPartitionMissingError, OffsetsTopic
+from kafkacore.server.partition import NotEnoughReplicasError, NotLeaderOrFollowerError
 from kafkacore.server.replica_manager import ReplicaManager
 
-__all__ = ["DEFAULT_RETENTION_TIME", "GroupCoordinator", "JoinResult"]
+__all__ = ["DEFAULT_RETENTION_TIME", "GroupCoordinator", "JoinResult", "append_error_code"]
 
 DEFAULT_RETENTION_TIME = -1
 """OffsetCommit v2-4's RetentionTimeMs meaning "the broker's offsets.retention.minutes"."""
@@ -52,6 +71,29 @@ def _now_ms() -> int:
     return int(time.time() * 1000)
 
 
+_APPEND_ERRORS: list[tuple[type[BaseException] | tuple[type[BaseException], ...], int]] = [
+    # UnknownTopicOrPartition, NotEnoughReplicas(AfterAppend), Timeout
+    ((OffsetsPartitionMissingError, NotEnoughReplicasError), ErrorCode.COORDINATOR_NOT_AVAILABLE),
+    # NotLeaderOrFollower, KafkaStorageException (an I/O error: StorageIOError is an OSError)
+    ((NotLeaderOrFollowerError, OSError), ErrorCode.NOT_COORDINATOR),
+    # RecordTooLarge, RecordBatchTooLarge
+    ((RecordTooLargeError, RecordBatchTooLargeError), ErrorCode.UNKNOWN_SERVER_ERROR),
+]
+
+
+def append_error_code(exc: BaseException) -> int:
+    """What a failed ``__consumer_offsets`` append answers (Kafka 4.x
+    ``GroupCoordinatorService`` normalising the runtime's write exception, as the
+    classic ``appendGroupMetadataErrorToResponseError`` did): a partition not hosted or
+    short of replicas -> COORDINATOR_NOT_AVAILABLE; not the leader, or a storage failure
+    -> NOT_COORDINATOR; a batch too large -> UNKNOWN_SERVER_ERROR; anything else ->
+    UNKNOWN_SERVER_ERROR (``Errors.forException`` of an unexpected exception)."""
+    for kinds, code in _APPEND_ERRORS:
+        if isinstance(exc, kinds):
+            return code
+    return ErrorCode.UNKNOWN_SERVER_ERROR
+
+
 def _java_length(text: str) -> int:
     """Java's ``String.length()``: UTF-16 code units (Kafka compares the metadata's)."""
     return len(text.encode("utf-16-le")) // 2
@@ -63,12 +105,17 @@ class GroupCoordinator:
         config: BrokerConfig,
         replicas: ReplicaManager,
         clock: Callable[[], int] = _now_ms,
+        io_executor: Executor | None = None,
     ) -> None:
         self.config = config
         self.groups: dict[str, Group] = {}
         self.topic = OffsetsTopic(replicas)
         self.clock = clock
         """Wall-clock milliseconds for commit/state timestamps and offset expiry."""
+        self.io_executor = io_executor
+        """Where ``__consumer_offsets`` appends run (the broker's ``num.io.threads``
+        pool; ``None``: the event loop's default executor)."""
+        self._write_locks: dict[int, asyncio.Lock] = {}
         self._sweeper: asyncio.Task[None] | None = None
         self._expirer: asyncio.Task[None] | None = None
 
@@ -143,13 +190,52 @@ class GroupCoordinator:
         while True:
             await asyncio.sleep(self.config.offsets_retention_check_interval_ms / 1000)
             try:
-                self.cleanup_expired()
+                await self.cleanup_expired()
             except Exception:  # keep the task alive, as Kafka's scheduler does
                 logger.exception("Offset expiration failed")
 
+    # -- writes ----------------------------------------------------------------------------
+
+    def _write_lock(self, group_id: str) -> asyncio.Lock:
+        """The lock ordering the writes to ``group_id``'s ``__consumer_offsets``
+        partition: held across validate -> :meth:`_append` -> apply."""
+        index = self.topic.partition_for(group_id)
+        lock = self._write_locks.get(index)
+        if lock is None:
+            lock = self._write_locks[index] = asyncio.Lock()
+        return lock
+
+    async def _append(self, group_id: str, entries: list[tuple[bytes, bytes | None]]) -> None:
+        """Append ``entries`` to ``group_id``'s partition on the I/O executor and wait for
+        it (the caller holds :meth:`_write_lock`); delayed fetches of the partition are
+        woken back on the loop. Raises what the append raised."""
+        if not entries:
+            return
+        loop = asyncio.get_running_loop()
+        tp = await loop.run_in_executor(self.io_executor, self.topic.write, group_id, entries)
+        self.topic.replicas.purgatory.wake(tp)
+
+    async def _persist_group(self, group: Group) -> int:
+        """Write ``group``'s GroupMetadata record (its state when the write lock is
+        taken); the error code of the append (:func:`append_error_code`), NONE once
+        written."""
+        async with self._write_lock(group.group_id):
+            try:
+                await self._append(group.group_id, [self._group_metadata_record(group)])
+            except Exception as exc:
+                code = append_error_code(exc)
+                logger.warning(
+                    "Failed to write the metadata of group %s: %s (%s)",
+                    group.group_id,
+                    exc,
+                    ErrorCode(code).name,
+                )
+                return code
+        return ErrorCode.NONE
+
     # -- helpers ---------------------------------------------------------------------------
 
-    def _persist_group(self, group: Group) -> None:
+    def _group_metadata_record(self, group: Group) -> tuple[bytes, bytes | None]:
         members = [
             recs.MemberMetadata(
                 member_id=m.member_id,
@@ -171,7 +257,7 @@ class GroupCoordinator:
             group.state_timestamp,
             members,
         )
-        self.topic.write(group.group_id, [(recs.group_metadata_key(group.group_id), value)])
+        return recs.group_metadata_key(group.group_id), value
 
     def _touch(self, member: Member) -> None:
         member.deadline = time.monotonic() + member.session_timeout / 1000
@@ -235,10 +321,19 @@ class GroupCoordinator:
             group.joined.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(group.joined.wait(), remaining)
-        self._complete_join(group)
+        await self._complete_join(group)
 
-    def _complete_join(self, group: Group) -> None:
-        group.rebalance = None
+    async def _complete_join(self, group: Group) -> None:
+        """Complete the rebalance, then write the group's metadata (the join answers do
+        not wait for it, as in Kafka's classic ``completeClassicGroupJoin`` for a group
+        with members)."""
+        try:
+            await self._complete_join_and_persist(group)
+        finally:
+            if group.rebalance is asyncio.current_task():
+                group.rebalance = None
+
+    async def _complete_join_and_persist(self, group: Group) -> None:
         for m in list(group.members.values()):
             if m.join_future is None or m.join_future.done():
                 group.members.pop(m.member_id)
@@ -249,7 +344,7 @@ class GroupCoordinator:
         if not group.members:
             group.transition_to(EMPTY)
             group.protocol, group.leader = None, None
-            self._persist_group(group)
+            await self._persist_group(group)
             return
         group.protocol = group.select_protocol()
         if group.leader not in group.members:
@@ -279,7 +374,7 @@ class GroupCoordinator:
                 )
             )
             m.join_future = None
-        self._persist_group(group)
+        await self._persist_group(group)
 
     # -- JoinGroup -------------------------------------------------------------------------
 
@@ -339,7 +434,11 @@ class GroupCoordinator:
                 self._replace(group, old, new)
                 if group.state == STABLE and unchanged:
                     self._touch(new)
-                    self._persist_group(group)
+                    code = await self._persist_group(group)
+                    if code:  # Kafka reverts the replacement and answers the error
+                        if group.members.get(new.member_id) is new:
+                            self._replace(group, new, old)
+                        return self._join_error(code, "")
                     return JoinResult(
                         ErrorCode.NONE,
                         group.generation,
@@ -483,13 +582,29 @@ class GroupCoordinator:
             )
             for m in group.members.values():
                 m.assignment = assignments.get(m.member_id, b"")
-            group.transition_to(STABLE)
             group.state_timestamp = self.clock()
-            self._persist_group(group)
-            for m in group.members.values():
-                if m.sync_future is not None and not m.sync_future.done():
-                    m.sync_future.set_result((ErrorCode.NONE, m.assignment))
-                m.sync_future = None
+            # the group turns Stable once its assignment is written (Kafka's classic
+            # SyncGroup completes in the append's callback)
+            write_error = await self._persist_group(group)
+            if group.state != COMPLETING or group.generation != generation:
+                pass  # a rebalance began meanwhile and answered the waiting members
+            elif write_error:
+                for m in group.members.values():
+                    m.assignment = b""
+                    if m.sync_future is not None and not m.sync_future.done():
+                        m.sync_future.set_result((write_error, b""))
+                    m.sync_future = None
+                self._prepare_rebalance(
+                    group,
+                    f"Error {ErrorCode(write_error).name} when storing group assignment "
+                    f"during SyncGroup (member: {member_id})",
+                )
+            else:
+                group.transition_to(STABLE)
+                for m in group.members.values():
+                    if m.sync_future is not None and not m.sync_future.done():
+                        m.sync_future.set_result((ErrorCode.NONE, m.assignment))
+                    m.sync_future = None
         code, assignment = await future
         return code, pt, pn, assignment
 
@@ -531,7 +646,7 @@ class GroupCoordinator:
 
     # -- offsets ---------------------------------------------------------------------------
 
-    def commit(
+    async def commit(
         self,
         group_id: str,
         generation: int,
@@ -548,7 +663,11 @@ class GroupCoordinator:
         partitions that do not exist first (UNKNOWN_TOPIC_OR_PARTITION, KafkaApis), then
         the coordinator's answer for the rest, appended to a topic already listed.
         ``retention_time_ms`` (v2-4; -1: the broker's ``offsets.retention.minutes``)
-        gives the offsets an expiry timestamp, as Kafka 4.x still does."""
+        gives the offsets an expiry timestamp, as Kafka 4.x still does.
+
+        The records are appended on the I/O executor; the offsets are stored (visible to
+        :meth:`fetch`) once written; a failed append answers its error
+        (:func:`append_error_code`) for every partition written."""
         answer: dict[str, list[tuple[int, int]]] = {}
         valid: list[tuple[str, int, int, int, str | None]] = []
         for entry in offsets:
@@ -560,7 +679,7 @@ class GroupCoordinator:
                     (partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
                 )
         if valid:
-            codes = self._commit_valid(
+            codes = await self._commit_valid(
                 group_id, generation, member_id, instance_id, valid, retention_time_ms, api_version
             )
             for (topic, partition, *_), code in zip(valid, codes, strict=True):
@@ -614,7 +733,7 @@ class GroupCoordinator:
             return ErrorCode.REBALANCE_IN_PROGRESS, group
         return ErrorCode.NONE, group
 
-    def _commit_valid(
+    async def _commit_valid(
         self,
         group_id: str,
         generation: int,
@@ -624,6 +743,28 @@ class GroupCoordinator:
         retention_time_ms: int,
         api_version: int,
     ) -> list[int]:
+        async with self._write_lock(group_id):
+            return await self._commit_locked(
+                group_id,
+                generation,
+                member_id,
+                instance_id,
+                offsets,
+                retention_time_ms,
+                api_version,
+            )
+
+    async def _commit_locked(
+        self,
+        group_id: str,
+        generation: int,
+        member_id: str,
+        instance_id: str | None,
+        offsets: list[tuple[str, int, int, int, str | None]],
+        retention_time_ms: int,
+        api_version: int,
+    ) -> list[int]:
+        created = group_id not in self.groups
         code, group = self._validate_commit(
             group_id, generation, member_id, instance_id, api_version
         )
@@ -636,12 +777,13 @@ class GroupCoordinator:
         expire = None if retention_time_ms == DEFAULT_RETENTION_TIME else now + retention_time_ms
         codes: list[int] = []
         records: list[tuple[bytes, bytes | None]] = []
+        written: list[tuple[tuple[str, int], Offset]] = []
         for topic, partition, offset, epoch, metadata in offsets:
             text = metadata or ""
             if _java_length(text) > self.config.offset_metadata_max_bytes:
                 codes.append(ErrorCode.OFFSET_METADATA_TOO_LARGE)
                 continue
-            group.offsets[(topic, partition)] = Offset(offset, epoch, text, now, expire)
+            written.append(((topic, partition), Offset(offset, epoch, text, now, expire)))
             records.append(
                 (
                     recs.offset_commit_key(group_id, topic, partition),
@@ -649,7 +791,15 @@ class GroupCoordinator:
                 )
             )
             codes.append(ErrorCode.NONE)
-        self.topic.write(group_id, records)
+        try:
+            await self._append(group_id, records)
+        except Exception as exc:
+            failed = append_error_code(exc)
+            logger.warning("Failed to write the offsets of group %s: %s", group_id, exc)
+            if created and not group.offsets and self.groups.get(group_id) is group:
+                del self.groups[group_id]  # the simple group was never written
+            return [failed if c == ErrorCode.NONE else c for c in codes]
+        group.offsets.update(written)  # in log order: the write lock is held
         return codes
 
     def _offset_commit_value(
@@ -701,46 +851,77 @@ class GroupCoordinator:
 
         return [tp for tp, o in group.offsets.items() if tp[0] not in subscribed and expired(o)]
 
-    def cleanup_expired(self, now_ms: int | None = None) -> int:
+    async def cleanup_expired(self, now_ms: int | None = None) -> int:
         """GroupMetadataManager.cleanupGroupMetadata: remove expired offsets (a tombstone
         each in ``__consumer_offsets``) and delete Empty groups left without offsets (a
         GroupMetadata tombstone if the group ever had a generation). Returns how many
-        offsets were removed."""
+        offsets were removed.
+
+        Each group's tombstones are appended on the I/O executor (under its partition's
+        write lock) before the offsets and the group are forgotten; a group whose append
+        fails keeps them (logged, as Kafka's expiration task logs)."""
         now = self.clock() if now_ms is None else now_ms
         removed = 0
         for group in list(self.groups.values()):
-            expired = self._expired_offsets(group, now)
-            for tp in expired:
-                del group.offsets[tp]
-            records: list[tuple[bytes, bytes | None]] = [
-                (recs.offset_commit_key(group.group_id, *tp), None) for tp in expired
-            ]
-            if group.state == EMPTY and not group.members and not group.offsets:
-                group.transition_to(DEAD)
-                if self.groups.get(group.group_id) is group:
-                    del self.groups[group.group_id]
-                    if group.generation > 0:
-                        records.append((recs.group_metadata_key(group.group_id), None))
-            self.topic.write(group.group_id, records)
-            removed += len(expired)
+            async with self._write_lock(group.group_id):
+                if self.groups.get(group.group_id) is not group:
+                    continue  # deleted while an earlier group was being written
+                removed += await self._expire_group(group, now)
         if removed:
             logger.info("Removed %d expired offsets", removed)
         return removed
 
-    def on_topics_deleted(self, topics: list[str]) -> int:
+    async def _expire_group(self, group: Group, now: int) -> int:
+        """One group's part of :meth:`cleanup_expired` (its write lock held)."""
+        expired = self._expired_offsets(group, now)
+        records: list[tuple[bytes, bytes | None]] = [
+            (recs.offset_commit_key(group.group_id, *tp), None) for tp in expired
+        ]
+        emptied = not group.offsets.keys() - set(expired)
+        delete = group.state == EMPTY and not group.members and emptied
+        if delete and group.generation > 0:
+            records.append((recs.group_metadata_key(group.group_id), None))
+        try:
+            await self._append(group.group_id, records)
+        except Exception:
+            logger.exception("Failed to expire the offsets of group %s", group.group_id)
+            return 0
+        for tp in expired:
+            group.offsets.pop(tp, None)
+        # a member may have joined during the write: the group then lives on, and its
+        # metadata, written when the join completes, follows the tombstone in the log
+        if delete and group.state == EMPTY and not group.members and not group.offsets:
+            group.transition_to(DEAD)
+            del self.groups[group.group_id]
+        return len(expired)
+
+    async def on_topics_deleted(self, topics: list[str]) -> int:
         """GroupMetadataManager's ``onPartitionsDeleted``: forget every group's committed
         offsets of the deleted ``topics`` (a tombstone each in ``__consumer_offsets``).
-        Returns how many offsets were removed."""
+        Returns how many offsets were removed. The tombstones are appended on the I/O
+        executor before the offsets are forgotten; a group whose append fails keeps them
+        (logged)."""
         deleted = set(topics)
         removed = 0
         for group in list(self.groups.values()):
-            gone = [tp for tp in group.offsets if tp[0] in deleted]
-            for tp in gone:
-                del group.offsets[tp]
-            self.topic.write(
-                group.group_id, [(recs.offset_commit_key(group.group_id, *tp), None) for tp in gone]
-            )
-            removed += len(gone)
+            async with self._write_lock(group.group_id):
+                gone = [tp for tp in group.offsets if tp[0] in deleted]
+                if not gone:
+                    continue
+                try:
+                    await self._append(
+                        group.group_id,
+                        [(recs.offset_commit_key(group.group_id, *tp), None) for tp in gone],
+                    )
+                except Exception:
+                    logger.exception(
+                        "Failed to delete the offsets of group %s of deleted topics",
+                        group.group_id,
+                    )
+                    continue
+                for tp in gone:
+                    group.offsets.pop(tp, None)
+                removed += len(gone)
         if removed:
             logger.info("Removed %d offsets of deleted topics %s", removed, sorted(deleted))
         return removed
@@ -751,7 +932,16 @@ class GroupCoordinator:
             return {}
         return group.offsets
 
-    def delete_offsets(
+    async def delete_offsets(
+        self, group_id: str, partitions: list[tuple[str, int]]
+    ) -> tuple[int, list[int]]:
+        """OffsetDelete: the group error and a code per partition. The tombstones are
+        appended on the I/O executor before the offsets are forgotten; a failed append
+        is the group error (:func:`append_error_code`)."""
+        async with self._write_lock(group_id):
+            return await self._delete_offsets_locked(group_id, partitions)
+
+    async def _delete_offsets_locked(
         self, group_id: str, partitions: list[tuple[str, int]]
     ) -> tuple[int, list[int]]:
         group = self.groups.get(group_id)
@@ -762,17 +952,32 @@ class GroupCoordinator:
             return ErrorCode.NON_EMPTY_GROUP, []
         codes: list[int] = []
         records: list[tuple[bytes, bytes | None]] = []
+        gone: list[tuple[str, int]] = []
         for topic, partition in partitions:
             if subscribed and topic in subscribed:
                 codes.append(ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC)
                 continue
-            if group.offsets.pop((topic, partition), None) is not None:
+            if (topic, partition) in group.offsets and (topic, partition) not in gone:
+                gone.append((topic, partition))
                 records.append((recs.offset_commit_key(group_id, topic, partition), None))
             codes.append(ErrorCode.NONE)
-        self.topic.write(group_id, records)
+        try:
+            await self._append(group_id, records)
+        except Exception as exc:
+            logger.warning("Failed to delete offsets of group %s: %s", group_id, exc)
+            return append_error_code(exc), []
+        for tp in gone:
+            group.offsets.pop(tp, None)
         return ErrorCode.NONE, codes
 
-    def delete_group(self, group_id: str) -> int:
+    async def delete_group(self, group_id: str) -> int:
+        """DeleteGroups for one group: its offsets' and its metadata's tombstones are
+        appended on the I/O executor, then the group is forgotten; a failed append is
+        the group's error (:func:`append_error_code`)."""
+        async with self._write_lock(group_id):
+            return await self._delete_group_locked(group_id)
+
+    async def _delete_group_locked(self, group_id: str) -> int:
         group = self.groups.get(group_id)
         if group is None or group.state == DEAD:
             return ErrorCode.GROUP_ID_NOT_FOUND
@@ -782,7 +987,15 @@ class GroupCoordinator:
             (recs.offset_commit_key(group_id, t, p), None) for t, p in group.offsets
         ]
         records.append((recs.group_metadata_key(group_id), None))
-        self.topic.write(group_id, records)
-        group.transition_to(DEAD)
-        del self.groups[group_id]
+        try:
+            await self._append(group_id, records)
+        except Exception as exc:
+            logger.warning("Failed to delete group %s: %s", group_id, exc)
+            return append_error_code(exc)
+        group.offsets.clear()  # all tombstoned; commits wait for the write lock
+        # a member may have joined during the write: the group then lives on, and its
+        # metadata, written when the join completes, follows the tombstone in the log
+        if group.state == EMPTY and not group.members and self.groups.get(group_id) is group:
+            group.transition_to(DEAD)
+            del self.groups[group_id]
         return ErrorCode.NONE

@@ -1,5 +1,7 @@
 """The group APIs' handlers: decode the request objects, ask the coordinator, build
-the responses. No sockets."""
+the responses. No sockets. The handlers that write ``__consumer_offsets`` (OffsetCommit,
+DeleteGroups, OffsetDelete) are coroutines: the coordinator's append runs on the I/O
+executor and is awaited."""
 
 from __future__ import annotations
 
@@ -95,7 +97,9 @@ def handle_leave_group(services: BrokerServices, context: RequestContext, reques
     )
 
 
-def handle_offset_commit(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+async def handle_offset_commit(
+    services: BrokerServices, context: RequestContext, request: Any
+) -> Any:
     cls = _cls("OffsetCommit")
     flat = [
         (
@@ -108,7 +112,7 @@ def handle_offset_commit(services: BrokerServices, context: RequestContext, requ
         for t in request.topics
         for p in t.partitions
     ]
-    answer = _coordinator(services).commit(
+    answer = await _coordinator(services).commit(
         request.group_id,
         request.generation_id_or_member_epoch,
         request.member_id,
@@ -268,21 +272,23 @@ def handle_describe_groups(services: BrokerServices, context: RequestContext, re
     return cls(throttle_time_ms=0, groups=out)
 
 
-def handle_delete_groups(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+async def handle_delete_groups(
+    services: BrokerServices, context: RequestContext, request: Any
+) -> Any:
     cls = _cls("DeleteGroups")
-    return cls(
-        throttle_time_ms=0,
-        results=[
-            cls.DeletableGroupResult(group_id=g, error_code=_coordinator(services).delete_group(g))
-            for g in request.groups_names
-        ],
-    )
+    results = []
+    for g in request.groups_names:
+        code = await _coordinator(services).delete_group(g)
+        results.append(cls.DeletableGroupResult(group_id=g, error_code=code))
+    return cls(throttle_time_ms=0, results=results)
 
 
-def handle_offset_delete(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+async def handle_offset_delete(
+    services: BrokerServices, context: RequestContext, request: Any
+) -> Any:
     cls = _cls("OffsetDelete")
     flat = [(t.name, p.partition_index) for t in request.topics for p in t.partitions]
-    code, codes = _coordinator(services).delete_offsets(request.group_id, flat)
+    code, codes = await _coordinator(services).delete_offsets(request.group_id, flat)
     if code:
         return cls(error_code=code, throttle_time_ms=0, topics=[])
     it = iter(codes)

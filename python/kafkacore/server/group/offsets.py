@@ -12,16 +12,27 @@ from typing import Any
 
 from kafkacore import record
 from kafkacore.coordinator import records as recs
+from kafkacore.errors import KafkaCoreError
+from kafkacore.log import AppendOrigin, TopicPartition
 from kafkacore.server.partition import Partition
 from kafkacore.server.replica_manager import ReplicaManager
 
-__all__ = ["OFFSETS_TOPIC", "OffsetsTopic"]
+__all__ = ["OFFSETS_TOPIC", "OffsetsPartitionMissingError", "OffsetsTopic"]
 
 OFFSETS_TOPIC = "__consumer_offsets"
 logger = logging.getLogger("kafkacore.server.group")
 
 
+class OffsetsPartitionMissingError(KafkaCoreError):
+    """The ``__consumer_offsets`` partition of a group is not hosted here (Kafka's
+    UnknownTopicOrPartitionException on a coordinator append)."""
+
+
 class OffsetsTopic:
+    """Thread-safety: :meth:`write` and :meth:`ensure_created` block (metadata and log
+    writes) and run on the I/O executor; the replica manager and the logs they use are
+    safe to call from any thread. :meth:`partition_for` is pure."""
+
     def __init__(self, replicas: ReplicaManager) -> None:
         self.replicas = replicas
         self.partitions = replicas.config.offsets_topic_num_partitions
@@ -46,16 +57,19 @@ class OffsetsTopic:
     def _partition(self, index: int) -> Partition:
         self.ensure_created()
         partition = self.replicas.partition(OFFSETS_TOPIC, index)
-        assert partition is not None
+        if partition is None:
+            raise OffsetsPartitionMissingError(f"{OFFSETS_TOPIC}-{index} is not hosted here")
         return partition
 
-    def write(self, group: str, entries: list[tuple[bytes, bytes | None]]) -> None:
-        """Append ``(key, value)`` records for ``group`` in one batch."""
-        if not entries:
-            return
+    def write(self, group: str, entries: list[tuple[bytes, bytes | None]]) -> TopicPartition:
+        """Append ``(key, value)`` records for ``group`` in one batch, on the calling
+        thread (an I/O thread: this blocks); the partition written, whose delayed fetches
+        the caller wakes on the event loop. Raises what the append raised."""
         now = int(time.time() * 1000)
         batch = record.build_batch([(i, now, k, v, []) for i, (k, v) in enumerate(entries)])
-        self.replicas.append_coordinator_records(self._partition(self.partition_for(group)), batch)
+        partition = self._partition(self.partition_for(group))
+        self.replicas.append_to_leader(partition, batch, origin=AppendOrigin.COORDINATOR)
+        return partition.topic_partition
 
     def read_all(self) -> Iterator[tuple[Any, bytes | None]]:
         """``(decoded key, value)`` of every record in the topic, in log order."""

@@ -177,7 +177,7 @@ async def handle_delete_topics(
             for index in range(deleted.partition_count):
                 services.replica_manager.purgatory.wake(TopicPartition(deleted.name, index))
             # Kafka's GroupMetadataManager clean-up: the topic's committed offsets go too
-            services.group_coordinator.on_topics_deleted([deleted.name])
+            await services.group_coordinator.on_topics_deleted([deleted.name])
     return _DELETE(throttle_time_ms=0, responses=results)
 
 
