@@ -268,13 +268,6 @@ class ReplicaManager:
         self.purgatory.wake(partition.topic_partition)
         return info
 
-    def append_coordinator_records(self, partition: Partition, records: bytes) -> LogAppendInfo:
-        """A coordinator's own records (``__consumer_offsets``), appended on the calling
-        (event loop) thread; delayed fetches are woken."""
-        info = self.append_to_leader(partition, records, origin=AppendOrigin.COORDINATOR)
-        self.purgatory.wake(partition.topic_partition)
-        return info
-
     # -- dynamic broker configs ------------------------------------------------------------
 
     def reconfigure(self, config: BrokerConfig) -> None:
