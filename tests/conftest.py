@@ -25,6 +25,20 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+# Fixtures that fetch something from the network on first use (scripts/install-test-clients.sh,
+# scripts/kafka-jars.sh, scripts/spark-jars.sh): a test using any of them is marked
+# `downloads`, which `make test-fast` deselects.
+DOWNLOADING_FIXTURES = frozenset(
+    {"test_clients", "kcat", "kafka_tools", "kafka_libs", "java", "spark", "spark_jars"}
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if DOWNLOADING_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.downloads)
+
+
 @pytest.fixture(scope="session")
 def native() -> ModuleType:
     return load_backend("native")
