@@ -1,14 +1,17 @@
-"""Shared fixtures: both backends, and hypothesis profiles (CI runs the `ci` profile)."""
+"""Shared fixtures: both backends, kafkacore brokers as subprocesses (`broker_factory`),
+and hypothesis profiles (CI runs the `ci` profile)."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from types import ModuleType
 
 import pytest
 from hypothesis import HealthCheck, settings
 
 from kafkacore.native import load_backend
+from support.brokers import Broker, BrokerFactory
 
 settings.register_profile(
     "ci",
@@ -57,3 +60,26 @@ def backend_name(request: pytest.FixtureRequest) -> str:
 @pytest.fixture(scope="session")
 def backend(backend_name: str) -> ModuleType:
     return load_backend(backend_name)
+
+
+@pytest.fixture(scope="module")
+def broker_factory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerFactory]:
+    """Starts kafkacore brokers (``support.brokers.Broker``) for a test module, each on a
+    fresh data directory; at the module's end each must stop cleanly: exit status 0 and
+    the clean-shutdown marker in its data directory."""
+    started: list[Broker] = []
+
+    def start(*overrides: str, name: str = "data") -> Broker:
+        broker = Broker(tmp_path_factory.mktemp(name) / "data", overrides).start()
+        started.append(broker)
+        return broker
+
+    yield start
+    failures = []
+    for broker in started:
+        try:
+            broker.stop()
+            assert (broker.data / ".kafka_cleanshutdown").exists(), "no clean-shutdown marker"
+        except AssertionError as exc:
+            failures.append(f"{broker.bootstrap}: {exc}")
+    assert not failures, "\n".join(failures)

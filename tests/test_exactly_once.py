@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from brokers import Broker
 from kafkacore.client import Client, KafkaError
 from kafkacore.client.exactly_once import (
     MAX_BATCH_BYTES,
@@ -22,6 +21,7 @@ from kafkacore.client.exactly_once import (
     stage,
 )
 from kafkacore.record import batch_header, build_batch, iter_batches, records
+from support.brokers import Broker, BrokerFactory
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -52,12 +52,8 @@ class CrashingClient(Client):
 
 
 @pytest.fixture(scope="module")
-def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
-    b = Broker(tmp_path_factory.mktemp("eos") / "data").start()
-    try:
-        yield b
-    finally:
-        b.stop()
+def broker(broker_factory: BrokerFactory) -> Broker:
+    return broker_factory(name="eos")
 
 
 @pytest.fixture
