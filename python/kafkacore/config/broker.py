@@ -4,7 +4,7 @@ Kafka's precedence DYNAMIC_BROKER_CONFIG > DYNAMIC_DEFAULT_BROKER_CONFIG > STATI
 > DEFAULT_CONFIG.
 
 Facts follow Apache Kafka 4.3 (``AbstractKafkaConfig.CONFIG_DEF``, ``KafkaConfig``,
-``DynamicBrokerConfig``, ``ConfigHelper``); ``tests/test_config_interop.py`` checks the
+``DynamicBrokerConfig``, ``ConfigHelper``); ``tests/interop/test_config_interop.py`` checks the
 definitions, messages and describe output against Kafka's own classes. Where kafkacore's
 broker is not a KRaft node it keeps Kafka 3.x semantics, and says so:
 
@@ -19,6 +19,11 @@ broker is not a KRaft node it keeps Kafka 3.x semantics, and says so:
 
 :class:`BrokerConfig` objects are immutable; ``with_dynamic`` returns a new one. They are safe
 to share between threads.
+
+The definitions are in :mod:`kafkacore.config.broker_defs`, the dynamic update modes and the
+validation of dynamic updates in :mod:`kafkacore.config.dynamic`, listener parsing in
+:mod:`kafkacore.config.listeners` and the DescribeConfigs shapes in
+:mod:`kafkacore.config.describe`; their public names are importable from here too.
 """
 
 from __future__ import annotations
