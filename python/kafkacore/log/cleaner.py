@@ -205,6 +205,18 @@ class CleanerCheckpoints(Protocol):
     ) -> None: ...
 
 
+def read_checkpoint_or_empty(checkpoint: OffsetCheckpointFile) -> dict[TopicPartition, int]:
+    """The entries of an offset checkpoint file; none (and a warning) when it cannot be read
+    or is corrupt, as Kafka's log manager treats an unreadable checkpoint."""
+    try:
+        return checkpoint.read()
+    except (CorruptCheckpointError, StorageIOError) as exc:
+        logger.warning(
+            "Error occurred while reading %s, resetting it to no entries: %s", checkpoint.path, exc
+        )
+        return {}
+
+
 class CleanerOffsetCheckpoints:
     """The one implementation of :class:`CleanerCheckpoints`: the
     ``<log dir>/cleaner-offset-checkpoint`` files of the directories ``log_dirs()`` names.
@@ -247,17 +259,7 @@ class CleanerOffsetCheckpoints:
                 checkpoint = self._files[key] = OffsetCheckpointFile(path)
             return checkpoint
 
-    @staticmethod
-    def _read(checkpoint: OffsetCheckpointFile) -> dict[TopicPartition, int]:
-        try:
-            return checkpoint.read()
-        except (CorruptCheckpointError, StorageIOError) as exc:
-            logger.warning(
-                "Error occurred while reading %s, resetting it to no entries: %s",
-                checkpoint.path,
-                exc,
-            )
-            return {}
+    _read = staticmethod(read_checkpoint_or_empty)
 
     def read_cleaner_checkpoints(self) -> dict[TopicPartition, int]:
         """Every log dir's entries."""

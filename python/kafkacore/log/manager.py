@@ -79,7 +79,7 @@ from typing import IO, Final, Literal, Protocol
 
 from kafkacore._backend import Backend
 from kafkacore.config import BrokerConfig, LogConfig
-from kafkacore.errors import CorruptCheckpointError, KafkaCoreError, StorageIOError
+from kafkacore.errors import KafkaCoreError, StorageIOError
 from kafkacore.log.checkpoints import (
     MetaProperties,
     OffsetCheckpointFile,
@@ -87,7 +87,7 @@ from kafkacore.log.checkpoints import (
     random_uuid,
     uuid_to_base64,
 )
-from kafkacore.log.cleaner import CleanerOffsetCheckpoints
+from kafkacore.log.cleaner import CleanerOffsetCheckpoints, read_checkpoint_or_empty
 from kafkacore.log.clock import SYSTEM_TIME, Time
 from kafkacore.log.files import (
     CLEAN_SHUTDOWN_FILE,
@@ -753,17 +753,7 @@ class LogManager:
             os.path.dirname(log.dir), log.topic_partition, log.active_segment.base_offset
         )
 
-    @staticmethod
-    def _read_checkpoint(checkpoint: OffsetCheckpointFile) -> dict[TopicPartition, int]:
-        try:
-            return checkpoint.read()
-        except (CorruptCheckpointError, StorageIOError) as exc:
-            logger.warning(
-                "Error occurred while reading %s, resetting it to no entries: %s",
-                checkpoint.path,
-                exc,
-            )
-            return {}
+    _read_checkpoint = staticmethod(read_checkpoint_or_empty)
 
     # -- retention and flushing ----------------------------------------------------------
 
