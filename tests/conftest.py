@@ -10,6 +10,7 @@ from types import ModuleType
 import pytest
 from hypothesis import HealthCheck, settings
 
+from kafkacore.client import Client
 from kafkacore.native import load_backend
 from support.brokers import Broker, BrokerFactory
 
@@ -83,3 +84,17 @@ def broker_factory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerF
         except AssertionError as exc:
             failures.append(f"{broker.bootstrap}: {exc}")
     assert not failures, "\n".join(failures)
+
+
+@pytest.fixture(scope="module")
+def broker(broker_factory: BrokerFactory) -> Broker:
+    """The test module's broker (modules that need overrides define their own over
+    ``broker_factory``)."""
+    return broker_factory()
+
+
+@pytest.fixture
+def client(broker: Broker) -> Iterator[Client]:
+    """A :class:`kafkacore.client.Client` connected to the module's broker."""
+    with Client(broker.bootstrap, timeout_s=10) as c:
+        yield c

@@ -4,7 +4,6 @@ reconnection after a broker restart."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,22 +11,11 @@ import pytest
 from kafkacore.client import Client, KafkaError
 from kafkacore.protocol import ErrorCode
 from kafkacore.record import Record, batch_header, build_batch, iter_batches, records
-from support.brokers import Broker, BrokerFactory
+from support.brokers import Broker
 
 pytestmark = pytest.mark.timeout(60)
 
 T0 = 1_700_000_000_000
-
-
-@pytest.fixture(scope="module")
-def broker(broker_factory: BrokerFactory) -> Broker:
-    return broker_factory(name="client")
-
-
-@pytest.fixture
-def client(broker: Broker) -> Iterator[Client]:
-    with Client(broker.bootstrap, timeout_s=10) as c:
-        yield c
 
 
 def _batch(first: int, count: int, **kw: object) -> bytes:

@@ -23,17 +23,12 @@ from kafkacore.protocol import (
     decode_response,
     encode_request,
 )
-from support.brokers import Broker, BrokerFactory
+from support.brokers import Broker
 
 ck = pytest.importorskip("confluent_kafka")
 admin_mod = pytest.importorskip("confluent_kafka.admin")
 
 pytestmark = pytest.mark.timeout(90)
-
-
-@pytest.fixture(scope="module")
-def broker(broker_factory: BrokerFactory) -> Broker:
-    return broker_factory()
 
 
 @pytest.fixture(scope="module")
