@@ -65,6 +65,7 @@ test: lint rust-test py-test
 # The quick loop: lint, the Rust tests and every Python test that needs nothing downloaded
 # (no Kafka/Spark jars, no third-party clients): `interop` and `downloads` are deselected.
 test-fast: build lint rust-test
+	$(PYTHON) -m mypy.stubtest kafkacore._native --allowlist stubtest-allowlist.txt
 	$(BIN)/pytest -q -m "not interop and not downloads" tests
 
 # Rewrites the sources in place: cargo fmt, ruff format, ruff's fixes.
