@@ -10,8 +10,8 @@ DEV_DEPS := pytest pytest-benchmark pytest-timeout hypothesis ruff mypy 'maturin
 	google-crc32c lz4 zstandard cramjam confluent-kafka 'pyspark==4.3.0' 'pyarrow>=16' \
 	ziglang auditwheel
 
-.PHONY: run test build wheel bench bench-broker bench-spark lint rust-test py-test kafka-jars \
-	spark-jars clean demo test-clients pipeline
+.PHONY: run test test-fast format build wheel bench bench-broker bench-spark lint rust-test py-test \
+	kafka-jars spark-jars clean demo test-clients pipeline
 
 $(BIN)/activate:
 	$(PY) -m venv $(VENV)
@@ -61,6 +61,18 @@ py-test: build test-clients spark-jars
 	$(BIN)/pytest -q tests
 
 test: lint rust-test py-test
+
+# The quick loop: lint, the Rust tests and every Python test that needs nothing downloaded
+# (no Kafka/Spark jars, no third-party clients): `interop` and `downloads` are deselected.
+test-fast: build lint rust-test
+	$(PYTHON) -m mypy.stubtest kafkacore._native --allowlist stubtest-allowlist.txt
+	$(BIN)/pytest -q -m "not interop and not downloads" tests
+
+# Rewrites the sources in place: cargo fmt, ruff format, ruff's fixes.
+format: $(VENV)/.deps
+	cargo fmt --all
+	$(BIN)/ruff format python tests benches examples
+	$(BIN)/ruff check --fix -q python tests benches examples
 
 kafka-jars:
 	bash scripts/kafka-jars.sh

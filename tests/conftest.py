@@ -1,14 +1,18 @@
-"""Shared fixtures: both backends, and hypothesis profiles (CI runs the `ci` profile)."""
+"""Shared fixtures: both backends, kafkacore brokers as subprocesses (`broker_factory`),
+and hypothesis profiles (CI runs the `ci` profile)."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from types import ModuleType
 
 import pytest
 from hypothesis import HealthCheck, settings
 
+from kafkacore.client import Client
 from kafkacore.native import load_backend
+from support.brokers import Broker, BrokerFactory
 
 settings.register_profile(
     "ci",
@@ -23,6 +27,20 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+# Fixtures that fetch something from the network on first use (scripts/install-test-clients.sh,
+# scripts/kafka-jars.sh, scripts/spark-jars.sh): a test using any of them is marked
+# `downloads`, which `make test-fast` deselects.
+DOWNLOADING_FIXTURES = frozenset(
+    {"test_clients", "kcat", "kafka_tools", "kafka_libs", "java", "spark", "spark_jars"}
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if DOWNLOADING_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.downloads)
 
 
 @pytest.fixture(scope="session")
@@ -43,3 +61,40 @@ def backend_name(request: pytest.FixtureRequest) -> str:
 @pytest.fixture(scope="session")
 def backend(backend_name: str) -> ModuleType:
     return load_backend(backend_name)
+
+
+@pytest.fixture(scope="module")
+def broker_factory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerFactory]:
+    """Starts kafkacore brokers (``support.brokers.Broker``) for a test module, each on a
+    fresh data directory; at the module's end each must stop cleanly: exit status 0 and
+    the clean-shutdown marker in its data directory."""
+    started: list[Broker] = []
+
+    def start(*overrides: str, name: str = "data") -> Broker:
+        broker = Broker(tmp_path_factory.mktemp(name) / "data", overrides).start()
+        started.append(broker)
+        return broker
+
+    yield start
+    failures = []
+    for broker in started:
+        try:
+            broker.stop()
+            assert (broker.data / ".kafka_cleanshutdown").exists(), "no clean-shutdown marker"
+        except AssertionError as exc:
+            failures.append(f"{broker.bootstrap}: {exc}")
+    assert not failures, "\n".join(failures)
+
+
+@pytest.fixture(scope="module")
+def broker(broker_factory: BrokerFactory) -> Broker:
+    """The test module's broker (modules that need overrides define their own over
+    ``broker_factory``)."""
+    return broker_factory()
+
+
+@pytest.fixture
+def client(broker: Broker) -> Iterator[Client]:
+    """A :class:`kafkacore.client.Client` connected to the module's broker."""
+    with Client(broker.bootstrap, timeout_s=10) as c:
+        yield c

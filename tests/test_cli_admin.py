@@ -8,13 +8,12 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from brokers import Broker
+from support.brokers import BrokerFactory
 
 pytest.importorskip("confluent_kafka")
 
@@ -22,12 +21,8 @@ pytestmark = pytest.mark.timeout(180)  # ~25 CLI subprocesses per test; slow on 
 
 
 @pytest.fixture(scope="module")
-def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    b = Broker(tmp_path_factory.mktemp("data")).start()
-    try:
-        yield b.bootstrap
-    finally:
-        b.stop()
+def broker(broker_factory: BrokerFactory) -> str:
+    return broker_factory().bootstrap
 
 
 def kc(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -238,12 +233,8 @@ def test_console_and_offsets(broker: str, tmp_path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def group_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    b = Broker(tmp_path_factory.mktemp("groups"), ["group.initial.rebalance.delay.ms=0"]).start()
-    try:
-        yield b.bootstrap
-    finally:
-        b.stop()
+def group_broker(broker_factory: BrokerFactory) -> str:
+    return broker_factory("group.initial.rebalance.delay.ms=0", name="groups").bootstrap
 
 
 def _group_consumer(bootstrap: str, group: str, topic: str, count: int) -> Any:

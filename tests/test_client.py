@@ -4,34 +4,18 @@ reconnection after a broker restart."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from brokers import Broker
 from kafkacore.client import Client, KafkaError
 from kafkacore.protocol import ErrorCode
 from kafkacore.record import Record, batch_header, build_batch, iter_batches, records
+from support.brokers import Broker
 
 pytestmark = pytest.mark.timeout(60)
 
 T0 = 1_700_000_000_000
-
-
-@pytest.fixture(scope="module")
-def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
-    b = Broker(tmp_path_factory.mktemp("client") / "data").start()
-    try:
-        yield b
-    finally:
-        b.stop()
-
-
-@pytest.fixture
-def client(broker: Broker) -> Iterator[Client]:
-    with Client(broker.bootstrap, timeout_s=10) as c:
-        yield c
 
 
 def _batch(first: int, count: int, **kw: object) -> bytes:
@@ -207,7 +191,7 @@ def test_reconnects_after_broker_restart(tmp_path: Path) -> None:
 
 
 def test_unreachable_broker() -> None:
-    from brokers import free_port
+    from support.brokers import free_port
 
     with Client(f"localhost:{free_port()}", timeout_s=2) as c, pytest.raises(KafkaError) as info:
         c.topics()

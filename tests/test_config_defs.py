@@ -1,7 +1,7 @@
 """The ConfigDef machinery: Kafka's parsing rules, validators and messages.
 
 Expected messages are Kafka 4.3's, as printed by its own ``ConfigDef`` (see
-``test_config_interop.py``, which checks many of them against the real classes)."""
+``interop/test_config_interop.py``, which checks many of them against the real classes)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Crash-point sweep: a child process (``tests/crash_child.py``) appends, rolls, flushes,
+"""Crash-point sweep: a child process (``tests/support/crash_child.py``) appends, rolls, flushes,
 checkpoints, applies retention, truncates, compacts and deletes/re-creates a partition
 through a :class:`~kafkacore.log.LogManager`, and is killed with SIGKILL at a random point;
 the directories are then reopened here and checked. Points are chained: each child starts
@@ -64,11 +64,9 @@ from kafkacore.log import (
     TopicPartition,
 )
 from kafkacore.native import load_backend
+from support import crash_child
 
-sys.path.insert(0, str(Path(__file__).parent))
-import crash_child
-
-CHILD = str(Path(__file__).with_name("crash_child.py"))
+CHILD = crash_child.__file__
 POINTS_PER_CHAIN = 25
 #: Kill points are drawn in [1, MAX_KILL_POINT]: a start-up and about 450 operations.
 MAX_KILL_POINT = {"native": 1500, "pure": 2500}

@@ -6,12 +6,10 @@ sinks. Crashes are injected by a Client whose produce raises after k target writ
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from brokers import Broker
 from kafkacore.client import Client, KafkaError
 from kafkacore.client.exactly_once import (
     MAX_BATCH_BYTES,
@@ -22,6 +20,7 @@ from kafkacore.client.exactly_once import (
     stage,
 )
 from kafkacore.record import batch_header, build_batch, iter_batches, records
+from support.brokers import Broker
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -49,21 +48,6 @@ class CrashingClient(Client):
             if self.crash_after is not None and self.target_writes >= self.crash_after:
                 raise Crash(f"after {self.target_writes} target writes")
         return offset
-
-
-@pytest.fixture(scope="module")
-def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
-    b = Broker(tmp_path_factory.mktemp("eos") / "data").start()
-    try:
-        yield b
-    finally:
-        b.stop()
-
-
-@pytest.fixture
-def client(broker: Broker) -> Iterator[Client]:
-    with Client(broker.bootstrap, timeout_s=10) as c:
-        yield c
 
 
 def _items(

@@ -5,12 +5,11 @@ partitions move, and committed offsets resume exactly after a broker restart."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from brokers import Broker
+from support.brokers import Broker, BrokerFactory
 
 ck = pytest.importorskip("confluent_kafka")
 admin_mod = pytest.importorskip("confluent_kafka.admin")
@@ -21,12 +20,8 @@ OVERRIDES = ["group.initial.rebalance.delay.ms=0", "group.min.session.timeout.ms
 
 
 @pytest.fixture(scope="module")
-def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
-    b = Broker(tmp_path_factory.mktemp("data"), OVERRIDES).start()
-    try:
-        yield b
-    finally:
-        b.stop()
+def broker(broker_factory: BrokerFactory) -> Broker:
+    return broker_factory(*OVERRIDES)
 
 
 def _topic(broker: Broker, name: str, partitions: int, records: int) -> None:

@@ -18,12 +18,12 @@ import confluent_kafka as ck
 import pytest
 from confluent_kafka import admin as admin_mod
 
-from brokers import Broker
 from kafkacore.config import BrokerConfig
 from kafkacore.coordinator import records as recs
 from kafkacore.protocol import ErrorCode
 from kafkacore.server import KafkaServer
 from kafkacore.server.group.coordinator import GroupCoordinator
+from support.brokers import Broker
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -10,13 +10,11 @@ import os
 import socket
 import struct
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from brokers import Broker
 from kafkacore import backend
 from kafkacore.protocol import (
     APIS_BY_NAME,
@@ -25,21 +23,12 @@ from kafkacore.protocol import (
     decode_response,
     encode_request,
 )
+from support.brokers import Broker
 
 ck = pytest.importorskip("confluent_kafka")
 admin_mod = pytest.importorskip("confluent_kafka.admin")
 
 pytestmark = pytest.mark.timeout(90)
-
-
-@pytest.fixture(scope="module")
-def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
-    b = Broker(tmp_path_factory.mktemp("data"))
-    b.start()
-    try:
-        yield b
-    finally:
-        b.stop()
 
 
 @pytest.fixture(scope="module")

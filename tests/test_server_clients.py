@@ -5,11 +5,10 @@ topic creation/deletion through the AdminClient. Consumers use assign() (no grou
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 
 import pytest
 
-from brokers import Broker
+from support.brokers import BrokerFactory
 
 ck = pytest.importorskip("confluent_kafka")
 admin_mod = pytest.importorskip("confluent_kafka.admin")
@@ -18,13 +17,8 @@ pytestmark = pytest.mark.timeout(60)
 
 
 @pytest.fixture(scope="module")
-def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    b = Broker(tmp_path_factory.mktemp("data")).start()
-    try:
-        yield b.bootstrap
-    finally:
-        b.stop()
-        assert (b.data / ".kafka_cleanshutdown").exists()
+def broker(broker_factory: BrokerFactory) -> str:
+    return broker_factory().bootstrap
 
 
 def _consume(bootstrap: str, topic: str, count: int) -> list[object]:

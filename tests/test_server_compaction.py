@@ -4,12 +4,11 @@ keeps the latest value per key in the rolled segments, read back by a real clien
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from brokers import Broker
+from support.brokers import BrokerFactory
 
 ck = pytest.importorskip("confluent_kafka")
 admin_mod = pytest.importorskip("confluent_kafka.admin")
@@ -18,12 +17,9 @@ pytestmark = pytest.mark.timeout(90)
 
 
 @pytest.fixture(scope="module")
-def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    b = Broker(tmp_path_factory.mktemp("data"), ["log.cleaner.backoff.ms=200"]).start()
-    try:
-        yield b.bootstrap, b.data
-    finally:
-        b.stop()
+def broker(broker_factory: BrokerFactory) -> tuple[str, Path]:
+    b = broker_factory("log.cleaner.backoff.ms=200")
+    return b.bootstrap, b.data
 
 
 def _read_all(bootstrap: str, topic: str) -> list[tuple[int, bytes, bytes | None]]:

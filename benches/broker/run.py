@@ -35,7 +35,6 @@ import argparse
 import base64
 import collections
 import contextlib
-import json
 import os
 import platform
 import re
@@ -54,6 +53,9 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "benches"))  # run as a script: benches/_common.py
+from _common import run_main, write_report  # noqa: E402
+
 RESULTS = REPO / "benches" / "results"
 KAFKA_VERSION = "4.3.1"
 BATCH_SIZE = 65536
@@ -815,14 +817,9 @@ def main() -> int:
         "ratios_kafkacore_over_kafka": ratios,
         "profile": profile,
     }
-    args.out.write_text(json.dumps(doc, indent=2) + "\n")
-    print(f"\nwrote {args.out.relative_to(REPO) if args.out.is_relative_to(REPO) else args.out}")
+    write_report(args.out, doc)
     return 0
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except KeyboardInterrupt:
-        print("interrupted; processes and temp dirs cleaned up", file=sys.stderr)
-        sys.exit(130)
+    run_main(main)

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import json
 import os
 import platform
 import random
@@ -52,6 +51,9 @@ from types import ModuleType
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "benches"))  # run as a script: benches/_common.py
+from _common import run_main, write_report  # noqa: E402
+
 RESULTS = REPO / "benches" / "results"
 TOPIC = "spark-read"
 VALUE_SIZE = 100
@@ -450,14 +452,9 @@ def main() -> int:
             if p in ratios
         },
     }
-    args.out.write_text(json.dumps(doc, indent=2) + "\n")
-    print(f"\nwrote {args.out.relative_to(REPO) if args.out.is_relative_to(REPO) else args.out}")
+    write_report(args.out, doc)
     return 0
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except KeyboardInterrupt:
-        print("interrupted; processes and temp dirs cleaned up", file=sys.stderr)
-        sys.exit(130)
+    run_main(main)

@@ -1,5 +1,5 @@
 """Fixtures of the client compatibility suite: a kafkacore broker subprocess per test
-module (``python -m kafkacore.cli server-start`` on a free port, data in a temp dir), the
+module (``support.brokers.Broker`` from the ``broker_factory`` fixture), the
 third-party clients installed by ``scripts/install-test-clients.sh`` (kcat from Debian,
 kafka-python 2.x/3.x and aiokafka each in its own ``pip --target`` directory under
 ``$KAFKACORE_CACHE/pyclients``) and Kafka 4.3.1's own tools run from its jars
@@ -13,100 +13,32 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import struct
 import subprocess
 import sys
-import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from kafka_jars import JVM_FLAGS, kafka_libs
+from support.brokers import Broker, BrokerFactory
+from support.kafka_jars import JVM_FLAGS, kafka_libs
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("localhost", 0))
-        return int(s.getsockname()[1])
-
-
-@dataclass
-class Broker:
-    """A running ``kafkacore server-start`` subprocess."""
-
-    bootstrap: str
-    data: Path
-    log: Path
-    proc: subprocess.Popen[bytes]
-    stopped: bool = field(default=False)
-
-    def log_text(self) -> str:
-        return self.log.read_text(encoding="utf-8", errors="replace")
-
-    def stop(self) -> int:
-        """SIGTERM, wait; the exit status."""
-        if not self.stopped:
-            self.stopped = True
-            self.proc.terminate()
-            try:
-                return self.proc.wait(20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
-                raise AssertionError("broker did not stop within 20 s of SIGTERM") from None
-        return int(self.proc.returncode)
-
-
 def start_broker(data: Path, *overrides: str) -> Broker:
-    port = free_port()
-    log = data.parent / f"{data.name}.broker.log"
-    args = [
-        sys.executable,
-        "-m",
-        "kafkacore.cli",
-        "server-start",
-        "--override",
-        f"listeners=PLAINTEXT://localhost:{port}",
-        "--override",
-        f"log.dirs={data}",
-        "--override",
-        "node.id=1",
-    ]
-    for item in overrides:
-        args += ["--override", item]
-    with log.open("wb") as out:
-        proc = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, cwd=data.parent)
-    broker = Broker(f"localhost:{port}", data, log, proc)
-    deadline = time.monotonic() + 30
-    while "[KafkaServer id=1] started" not in broker.log_text():
-        if proc.poll() is not None:
-            raise AssertionError(f"broker exited {proc.returncode}:\n{broker.log_text()[-4000:]}")
-        if time.monotonic() > deadline:
-            proc.kill()
-            raise AssertionError(f"broker did not start:\n{broker.log_text()[-4000:]}")
-        time.sleep(0.05)
-    return broker
+    """A started broker on ``data`` (the caller stops it)."""
+    return Broker(data, overrides).start()
 
 
 @pytest.fixture(scope="module")
-def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
+def broker(broker_factory: BrokerFactory) -> Broker:
     """One broker per test module; must stop cleanly (status 0, clean-shutdown marker)."""
-    data = tmp_path_factory.mktemp("compat") / "data"
-    data.mkdir()
-    b = start_broker(data)
-    try:
-        yield b
-    finally:
-        code = b.stop()
-        assert code == 0, f"broker exited {code}:\n{b.log_text()[-4000:]}"
-        assert (data / ".kafka_cleanshutdown").exists()
+    return broker_factory(name="compat")
 
 
 def batch_attributes(partition_dir: Path) -> list[int]:

@@ -17,13 +17,13 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from compat.conftest import Broker, KafkaTools, start_broker
+from compat.conftest import Broker, KafkaTools
+from support.brokers import BrokerFactory
 
 ck = pytest.importorskip("confluent_kafka")
 admin_mod = pytest.importorskip("confluent_kafka.admin")
@@ -35,18 +35,12 @@ GROUPS = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand"
 
 
 @pytest.fixture(scope="module")
-def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
-    data = tmp_path_factory.mktemp("groups") / "data"
-    data.mkdir()
-    b = start_broker(
-        data, "group.initial.rebalance.delay.ms=0", "group.min.session.timeout.ms=1000"
+def broker(broker_factory: BrokerFactory) -> Broker:
+    b = broker_factory(
+        "group.initial.rebalance.delay.ms=0", "group.min.session.timeout.ms=1000", name="groups"
     )
-    try:
-        warm_coordinator(b)
-        yield b
-    finally:
-        code = b.stop()
-        assert code == 0, f"broker exited {code}:\n{b.log_text()[-4000:]}"
+    warm_coordinator(b)
+    return b
 
 
 def warm_coordinator(broker: Broker) -> None:

@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from kafka_jars import JVM_FLAGS, require
-from kafka_jars import kafka_libs as fetch_kafka_libs
+from support.kafka_jars import JVM_FLAGS, require
+from support.kafka_jars import kafka_libs as fetch_kafka_libs
 
 JAVA_SOURCES = Path(__file__).resolve().parent / "java"
 DUMP_LOG_SEGMENTS = "org.apache.kafka.tools.DumpLogSegments"

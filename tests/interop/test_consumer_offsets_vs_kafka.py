@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from brokers import Broker
+from support.brokers import Broker
 
 pytestmark = [pytest.mark.interop, pytest.mark.timeout(300)]
 

@@ -30,10 +30,10 @@ from typing import Any
 
 import pytest
 
-from brokers import Broker, free_port
-from kafka_jars import require
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode, RequestHeader
 from kafkacore.protocol.api import decode_response, encode_request
+from support.brokers import Broker, free_port
+from support.kafka_jars import require
 
 pytestmark = [pytest.mark.interop, pytest.mark.timeout(300)]
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from brokers import Broker
+from support.brokers import Broker
 
 REPO = Path(__file__).resolve().parents[2]
 SPARK_JARS_SCRIPT = REPO / "scripts" / "spark-jars.sh"

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from brokers import Broker
+from support.brokers import Broker
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the examples package
 

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from brokers import Broker
+from support.brokers import Broker
 
 # spark_jars fails the tests with the reason when the connector's jars could not be fetched.
 pytestmark = [pytest.mark.timeout(600), pytest.mark.usefixtures("spark_jars")]

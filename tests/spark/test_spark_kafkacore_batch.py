@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from brokers import Broker
 from kafkacore.client import Client
 from kafkacore.partitioner import partition_for_key
 from kafkacore.record import Compression, build_batch
 from kafkacore.spark import kafka_schema
+from support.brokers import Broker
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from brokers import Broker
 from kafkacore.client import Client
 from kafkacore.partitioner import partition_for_key
 from kafkacore.record import build_batch
+from support.brokers import Broker
 
 pytestmark = pytest.mark.timeout(300)
 

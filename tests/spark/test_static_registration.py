@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from brokers import Broker
+from support.brokers import Broker
 
 pytestmark = pytest.mark.timeout(300)
 

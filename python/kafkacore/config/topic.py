@@ -17,7 +17,8 @@ import random
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar, Final
 
-from kafkacore.config.broker import (
+from kafkacore.config.broker import BrokerConfig, attribute_name
+from kafkacore.config.broker_defs import (
     BROKER_COMPRESSION_TYPES,
     GZIP_DEFAULT_LEVEL,
     GZIP_LEVEL_VALIDATOR,
@@ -26,11 +27,6 @@ from kafkacore.config.broker import (
     MIN_SEGMENT_BYTES,
     ZSTD_DEFAULT_LEVEL,
     ZSTD_LEVEL_VALIDATOR,
-    BrokerConfig,
-    ConfigEntry,
-    ConfigSource,
-    ConfigSynonym,
-    attribute_name,
 )
 from kafkacore.config.defs import (
     INT64_MAX,
@@ -46,6 +42,7 @@ from kafkacore.config.defs import (
     java_str,
     java_trim,
 )
+from kafkacore.config.describe import ConfigEntry, ConfigSource, ConfigSynonym
 from kafkacore.config.synonyms import (
     ALL_TOPIC_CONFIG_SYNONYMS,
     TOPIC_CONFIG_SYNONYMS,

@@ -84,7 +84,7 @@ import shutil
 import struct
 import threading
 import time as _time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
@@ -109,9 +109,9 @@ __all__ = [
     "CLEANER_TMP_DIR",
     "CleanerCheckpoints",
     "CleanerConfig",
+    "CleanerOffsetCheckpoints",
     "CleanerStats",
     "LogCleaner",
-    "LogDirCleanerCheckpoints",
     "LogToClean",
     "OffsetsToClean",
     "calculate_cleanable_bytes",
@@ -191,7 +191,8 @@ class CleanerConfig:
 class CleanerCheckpoints(Protocol):
     """Where the cleaner keeps its progress: ``cleaner-offset-checkpoint`` of each log dir.
     :class:`~kafkacore.log.manager.LogManager` is one (its writes are serialized with its
-    truncations and deletions); :class:`LogDirCleanerCheckpoints` is the stand-alone one."""
+    truncations and deletions, through its :class:`CleanerOffsetCheckpoints`), and so is a
+    :class:`CleanerOffsetCheckpoints` on its own."""
 
     def read_cleaner_checkpoints(self) -> dict[TopicPartition, int]: ...
 
@@ -204,57 +205,98 @@ class CleanerCheckpoints(Protocol):
     ) -> None: ...
 
 
-class LogDirCleanerCheckpoints:
-    """``<log dir>/cleaner-offset-checkpoint`` of the log dirs of the given logs (the parent
-    directories of their partition directories), for a cleaner used without a
-    :class:`~kafkacore.log.manager.LogManager`. Updates drop the entries of partitions no
-    longer among the logs, as Kafka's ``updateCheckpoints``. Thread-safe."""
+def read_checkpoint_or_empty(checkpoint: OffsetCheckpointFile) -> dict[TopicPartition, int]:
+    """The entries of an offset checkpoint file; none (and a warning) when it cannot be read
+    or is corrupt, as Kafka's log manager treats an unreadable checkpoint."""
+    try:
+        return checkpoint.read()
+    except (CorruptCheckpointError, StorageIOError) as exc:
+        logger.warning(
+            "Error occurred while reading %s, resetting it to no entries: %s", checkpoint.path, exc
+        )
+        return {}
 
-    def __init__(self, logs: Callable[[], Iterable[Log]]) -> None:
-        self._logs = logs
+
+class CleanerOffsetCheckpoints:
+    """The one implementation of :class:`CleanerCheckpoints`: the
+    ``<log dir>/cleaner-offset-checkpoint`` files of the directories ``log_dirs()`` names.
+    ``live()`` gives the partitions that still have a log: an update drops the entries of
+    the others (Kafka's ``updateCheckpoints``). An unreadable file reads as empty (logged).
+    Thread-safe; ``lock`` lets an owner serialize these writes with its own (the
+    :class:`~kafkacore.log.manager.LogManager` passes its checkpoint lock).
+
+    :class:`~kafkacore.log.manager.LogManager` keeps one for its log dirs; a
+    :class:`LogCleaner` used without a manager builds one over its logs' parent dirs."""
+
+    def __init__(
+        self,
+        log_dirs: Callable[[], Iterable[str]],
+        live: Callable[[], Container[TopicPartition]],
+        *,
+        lock: threading.RLock | None = None,
+    ) -> None:
+        self._log_dirs = log_dirs
+        self._live = live
         self._files: dict[str, OffsetCheckpointFile] = {}
-        self._lock = threading.Lock()
+        self._lock = lock if lock is not None else threading.RLock()
 
-    def _file(self, log_dir: str) -> OffsetCheckpointFile:
-        key = os.path.abspath(log_dir)
-        checkpoint = self._files.get(key)
-        if checkpoint is None:
-            checkpoint = OffsetCheckpointFile(os.path.join(key, CLEANER_OFFSET_CHECKPOINT_FILE))
-            self._files[key] = checkpoint
-        return checkpoint
+    @classmethod
+    def of_logs(cls, logs: Callable[[], Iterable[Log]]) -> CleanerOffsetCheckpoints:
+        """The checkpoints in the parent directories of the logs ``logs()`` returns."""
+        return cls(
+            lambda: sorted({os.path.dirname(log.dir) for log in logs()}),
+            lambda: {log.topic_partition for log in logs()},
+        )
 
-    @staticmethod
-    def _read(checkpoint: OffsetCheckpointFile) -> dict[TopicPartition, int]:
-        try:
-            return checkpoint.read()
-        except (CorruptCheckpointError, StorageIOError) as exc:
-            logger.warning("Error reading %s, treating it as empty: %s", checkpoint.path, exc)
-            return {}
+    def file(self, log_dir: str | os.PathLike[str]) -> OffsetCheckpointFile:
+        """The ``cleaner-offset-checkpoint`` of ``log_dir``; writers go through
+        :meth:`update_cleaner_checkpoint` / :meth:`truncate`, which serialize them."""
+        key = os.path.abspath(os.fspath(log_dir))
+        with self._lock:
+            checkpoint = self._files.get(key)
+            if checkpoint is None:
+                path = os.path.join(key, CLEANER_OFFSET_CHECKPOINT_FILE)
+                checkpoint = self._files[key] = OffsetCheckpointFile(path)
+            return checkpoint
+
+    _read = staticmethod(read_checkpoint_or_empty)
 
     def read_cleaner_checkpoints(self) -> dict[TopicPartition, int]:
+        """Every log dir's entries."""
         found: dict[TopicPartition, int] = {}
         with self._lock:
-            for log_dir in sorted({os.path.dirname(log.dir) for log in self._logs()}):
-                found.update(self._read(self._file(log_dir)))
+            for log_dir in self._log_dirs():
+                found.update(self._read(self.file(log_dir)))
         return found
 
     def update_cleaner_checkpoint(
         self,
-        log_dir: str,
+        log_dir: str | os.PathLike[str],
         update: tuple[TopicPartition, int] | None = None,
         *,
         remove: TopicPartition | None = None,
     ) -> None:
-        log_dir = os.path.abspath(log_dir)
-        live = {log.topic_partition for log in self._logs() if os.path.dirname(log.dir) == log_dir}
+        """Rewrite ``log_dir``'s file: entries of partitions without a log dropped,
+        ``remove`` too; ``update`` ``(tp, offset)`` set."""
+        live = self._live()
         with self._lock:
-            checkpoint = self._file(log_dir)
+            checkpoint = self.file(log_dir)
             kept = {
                 tp: o for tp, o in self._read(checkpoint).items() if tp in live and tp != remove
             }
             if update is not None:
                 kept[TopicPartition(*update[0])] = update[1]
             checkpoint.write(kept)
+
+    def truncate(self, log_dir: str | os.PathLike[str], tp: TopicPartition, offset: int) -> None:
+        """Lower ``tp``'s entry to ``offset`` if it is above (Kafka's
+        ``maybeTruncateCheckpoint``)."""
+        with self._lock:
+            checkpoint = self.file(log_dir)
+            current = self._read(checkpoint)
+            if current.get(tp, 0) > offset:
+                current[tp] = offset
+                checkpoint.write(current)
 
 
 # -- which offsets to clean (LogCleanerManager) -------------------------------------------
@@ -823,7 +865,7 @@ class LogCleaner:
     ``config``: the ``log.cleaner.*`` settings (:meth:`CleanerConfig.from_broker`);
     ``time``: the clock of ``now`` (tombstone horizons, compaction lags);
     ``checkpoints``: where progress is kept (default: ``cleaner-offset-checkpoint`` in each
-    log's parent directory, :class:`LogDirCleanerCheckpoints`; a
+    log's parent directory, :meth:`CleanerOffsetCheckpoints.of_logs`; a
     :class:`~kafkacore.log.manager.LogManager` is one too); ``upper_bound(tp)``: the high
     watermark or last stable offset of a partition, which cleaning and retention never
     pass (``None``: the log end offset); ``active_producers(log)``: producer id -> offset of
@@ -848,7 +890,7 @@ class LogCleaner:
         self._config = config or CleanerConfig()
         self._time = time or SYSTEM_TIME
         self._checkpoints: CleanerCheckpoints = (
-            checkpoints if checkpoints is not None else LogDirCleanerCheckpoints(logs)
+            checkpoints if checkpoints is not None else CleanerOffsetCheckpoints.of_logs(logs)
         )
         self._upper_bound = upper_bound
         self._active_producers = active_producers

@@ -79,7 +79,7 @@ from typing import IO, Final, Literal, Protocol
 
 from kafkacore._backend import Backend
 from kafkacore.config import BrokerConfig, LogConfig
-from kafkacore.errors import CorruptCheckpointError, KafkaCoreError, StorageIOError
+from kafkacore.errors import KafkaCoreError, StorageIOError
 from kafkacore.log.checkpoints import (
     MetaProperties,
     OffsetCheckpointFile,
@@ -87,10 +87,10 @@ from kafkacore.log.checkpoints import (
     random_uuid,
     uuid_to_base64,
 )
+from kafkacore.log.cleaner import CleanerOffsetCheckpoints, read_checkpoint_or_empty
 from kafkacore.log.clock import SYSTEM_TIME, Time
 from kafkacore.log.files import (
     CLEAN_SHUTDOWN_FILE,
-    CLEANER_OFFSET_CHECKPOINT_FILE,
     DELETE_DIR_SUFFIX,
     FUTURE_DIR_SUFFIX,
     LOG_START_OFFSET_CHECKPOINT_FILE,
@@ -335,7 +335,9 @@ class LogManager:
         self._recovery_point_checkpoints: dict[str, OffsetCheckpointFile] = {}
         self._log_start_offset_checkpoints: dict[str, OffsetCheckpointFile] = {}
         self._replication_offset_checkpoints: dict[str, OffsetCheckpointFile] = {}
-        self._cleaner_offset_checkpoints: dict[str, OffsetCheckpointFile] = {}
+        self._cleaner_checkpoints = CleanerOffsetCheckpoints(
+            lambda: self._log_dirs, lambda: self._logs, lock=self._checkpoint_lock
+        )
         self._dirs_being_deleted: set[str] = set()
         self._started = False
         self._shutting_down = False
@@ -714,15 +716,12 @@ class LogManager:
         """The ``cleaner-offset-checkpoint`` of a log dir. Writers go through
         :meth:`update_cleaner_checkpoint`, which serializes them."""
         self._check_started()
-        return self._cleaner_offset_checkpoints[os.path.abspath(os.fspath(log_dir))]
+        return self._cleaner_checkpoints.file(self._known_log_dir(log_dir))
 
     def read_cleaner_checkpoints(self) -> dict[TopicPartition, int]:
         """Every log dir's cleaner checkpoint entries."""
         self._check_started()
-        found: dict[TopicPartition, int] = {}
-        for log_dir in self._log_dirs:
-            found.update(self._read_checkpoint(self._cleaner_offset_checkpoints[log_dir]))
-        return found
+        return self._cleaner_checkpoints.read_cleaner_checkpoints()
 
     def update_cleaner_checkpoint(
         self,
@@ -735,40 +734,26 @@ class LogManager:
         ``LogCleanerManager.updateCheckpoints``): entries of partitions this manager no
         longer has are dropped, ``remove`` too; ``update`` ``(tp, offset)`` is set."""
         self._check_started()
-        checkpoint = self._cleaner_offset_checkpoints[os.path.abspath(os.fspath(log_dir))]
-        with self._checkpoint_lock:
-            current = self._read_checkpoint(checkpoint)
-            kept = {tp: o for tp, o in current.items() if tp in self._logs and tp != remove}
-            if update is not None:
-                kept[_as_tp(update[0])] = update[1]
-            checkpoint.write(kept)
+        self._cleaner_checkpoints.update_cleaner_checkpoint(
+            self._known_log_dir(log_dir), update, remove=remove
+        )
+
+    def _known_log_dir(self, log_dir: str | os.PathLike[str]) -> str:
+        key = os.path.abspath(os.fspath(log_dir))
+        if key not in self._log_dirs:
+            raise KeyError(key)
+        return key
 
     def _maybe_truncate_cleaner_checkpoint(self, log: Log) -> None:
         """Lower the log's cleaner checkpoint to its active segment's base offset (Kafka's
         ``maybeTruncateCheckpoint``) when the log is compacted."""
-        if not log.config.compact:
+        if not log.config.compact or os.path.dirname(log.dir) not in self._log_dirs:
             return
-        checkpoint = self._cleaner_offset_checkpoints.get(os.path.dirname(log.dir))
-        if checkpoint is None:
-            return
-        offset = log.active_segment.base_offset
-        with self._checkpoint_lock:
-            current = self._read_checkpoint(checkpoint)
-            if current.get(log.topic_partition, 0) > offset:
-                current[log.topic_partition] = offset
-                checkpoint.write(current)
+        self._cleaner_checkpoints.truncate(
+            os.path.dirname(log.dir), log.topic_partition, log.active_segment.base_offset
+        )
 
-    @staticmethod
-    def _read_checkpoint(checkpoint: OffsetCheckpointFile) -> dict[TopicPartition, int]:
-        try:
-            return checkpoint.read()
-        except (CorruptCheckpointError, StorageIOError) as exc:
-            logger.warning(
-                "Error occurred while reading %s, resetting it to no entries: %s",
-                checkpoint.path,
-                exc,
-            )
-            return {}
+    _read_checkpoint = staticmethod(read_checkpoint_or_empty)
 
     # -- retention and flushing ----------------------------------------------------------
 
@@ -856,9 +841,7 @@ class LogManager:
                 self._replication_offset_checkpoints[log_dir] = OffsetCheckpointFile(
                     os.path.join(log_dir, REPLICATION_OFFSET_CHECKPOINT_FILE)
                 )
-                self._cleaner_offset_checkpoints[log_dir] = OffsetCheckpointFile(
-                    os.path.join(log_dir, CLEANER_OFFSET_CHECKPOINT_FILE)
-                )
+                self._cleaner_checkpoints.file(log_dir)  # created empty if missing
             self._load_logs()
         except BaseException:
             for log in self._logs.values():

@@ -27,7 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from kafkacore.config import BrokerConfig
-from kafkacore.config.broker import _parse_csv_map
+from kafkacore.config.listeners import parse_csv_map
 from kafkacore.log import LogManager
 from kafkacore.log.cleaner import CleanerConfig, LogCleaner
 from kafkacore.metadata import BrokerInfo, EmbeddedMetadataStore, MetadataCache
@@ -45,7 +45,7 @@ logger = logging.getLogger("kafkacore.server")
 
 def _limits(config: BrokerConfig) -> Limits:
     overrides = {
-        ip: int(n) for ip, n in _parse_csv_map(config.max_connections_per_ip_overrides).items()
+        ip: int(n) for ip, n in parse_csv_map(config.max_connections_per_ip_overrides).items()
     }
     return Limits(
         max_request_bytes=config.socket_request_max_bytes,

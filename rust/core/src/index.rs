@@ -236,6 +236,79 @@ fn be_i64(b: &[u8]) -> i64 {
     i64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
 }
 
+/// The methods `OffsetIndex` and `TimeIndex` share: both are an [`IndexFile`] of fixed-size
+/// slots (`inner`) above a `base_offset`, whose entries are ordered by offset (`offset_at`).
+macro_rules! index_file_methods {
+    ($index:ty) => {
+        impl $index {
+            pub fn path(&self) -> &Path {
+                &self.inner.path
+            }
+            pub fn base_offset(&self) -> i64 {
+                self.base_offset
+            }
+            pub fn entries(&self) -> usize {
+                self.inner.entries
+            }
+            pub fn max_entries(&self) -> usize {
+                self.inner.max_entries()
+            }
+            /// Current length of the file in bytes.
+            pub fn file_len(&self) -> usize {
+                self.inner.mmap.len()
+            }
+
+            /// Remove every entry with offset >= `offset` (Kafka's `truncateTo`, which
+            /// searches the entries by offset).
+            pub fn truncate_to(&mut self, offset: i64) {
+                let new_entries = match self
+                    .inner
+                    .largest_lower_bound(offset, |n| self.offset_at(n))
+                {
+                    None => 0,
+                    Some(slot) if self.offset_at(slot) == offset => slot,
+                    Some(slot) => slot + 1,
+                };
+                self.inner.truncate_to_entries(new_entries);
+            }
+
+            /// Remove every entry.
+            pub fn truncate(&mut self) {
+                self.inner.truncate_to_entries(0);
+            }
+
+            /// Remove every entry and grow the file back to the max index size.
+            pub fn reset(&mut self) -> Result<()> {
+                self.truncate();
+                self.resize_to_max()
+            }
+
+            /// Resize the file to `new_size` rounded down to the entry size (never below
+            /// the entries).
+            pub fn resize(&mut self, new_size: usize) -> Result<()> {
+                self.inner.resize(new_size)
+            }
+
+            pub fn resize_to_max(&mut self) -> Result<()> {
+                self.inner.resize(self.inner.max_index_size)
+            }
+
+            /// Trim the file to its entries.
+            pub fn trim(&mut self) -> Result<()> {
+                self.inner.resize(0)
+            }
+
+            /// msync the mapping and fsync the file.
+            pub fn flush(&self) -> Result<()> {
+                self.inner.flush()
+            }
+        }
+    };
+}
+
+index_file_methods!(OffsetIndex);
+index_file_methods!(TimeIndex);
+
 /// `.index`: sparse map from offset to the byte position of the batch holding it.
 pub struct OffsetIndex {
     inner: IndexFile,
@@ -251,22 +324,6 @@ impl OffsetIndex {
         })
     }
 
-    pub fn path(&self) -> &Path {
-        &self.inner.path
-    }
-    pub fn base_offset(&self) -> i64 {
-        self.base_offset
-    }
-    pub fn entries(&self) -> usize {
-        self.inner.entries
-    }
-    pub fn max_entries(&self) -> usize {
-        self.inner.max_entries()
-    }
-    /// Current length of the file in bytes.
-    pub fn file_len(&self) -> usize {
-        self.inner.mmap.len()
-    }
     /// Full when entries >= max entries.
     pub fn is_full(&self) -> bool {
         self.inner.entries >= self.inner.max_entries()
@@ -340,50 +397,6 @@ impl OffsetIndex {
         Ok(())
     }
 
-    /// Remove every entry with offset >= `offset` (Kafka's `truncateTo`).
-    pub fn truncate_to(&mut self, offset: i64) {
-        let new_entries = match self
-            .inner
-            .largest_lower_bound(offset, |n| self.offset_at(n))
-        {
-            None => 0,
-            Some(slot) if self.offset_at(slot) == offset => slot,
-            Some(slot) => slot + 1,
-        };
-        self.inner.truncate_to_entries(new_entries);
-    }
-
-    /// Remove every entry.
-    pub fn truncate(&mut self) {
-        self.inner.truncate_to_entries(0);
-    }
-
-    /// Remove every entry and grow the file back to the max index size.
-    pub fn reset(&mut self) -> Result<()> {
-        self.truncate();
-        self.resize_to_max()
-    }
-
-    /// Resize the file to `new_size` rounded down to the entry size (never below the
-    /// entries).
-    pub fn resize(&mut self, new_size: usize) -> Result<()> {
-        self.inner.resize(new_size)
-    }
-
-    pub fn resize_to_max(&mut self) -> Result<()> {
-        self.inner.resize(self.inner.max_index_size)
-    }
-
-    /// Trim the file to its entries.
-    pub fn trim(&mut self) -> Result<()> {
-        self.inner.resize(0)
-    }
-
-    /// msync the mapping and fsync the file.
-    pub fn flush(&self) -> Result<()> {
-        self.inner.flush()
-    }
-
     /// `CorruptIndex` if the file length (at open) was not a multiple of 8, or offsets are
     /// not strictly increasing and >= the base offset, or positions are not strictly
     /// increasing or lie beyond `log_size`.
@@ -449,22 +462,6 @@ impl TimeIndex {
         })
     }
 
-    pub fn path(&self) -> &Path {
-        &self.inner.path
-    }
-    pub fn base_offset(&self) -> i64 {
-        self.base_offset
-    }
-    pub fn entries(&self) -> usize {
-        self.inner.entries
-    }
-    pub fn max_entries(&self) -> usize {
-        self.inner.max_entries()
-    }
-    /// Current length of the file in bytes.
-    pub fn file_len(&self) -> usize {
-        self.inner.mmap.len()
-    }
     /// Full when entries >= max entries - 1: the last slot is kept for the entry that
     /// `seal`/`close` add.
     pub fn is_full(&self) -> bool {
@@ -553,47 +550,6 @@ impl TimeIndex {
         slot[8..12].copy_from_slice(&relative.to_be_bytes());
         self.inner.write_slot(&slot);
         Ok(true)
-    }
-
-    /// Remove every entry with offset >= `offset` (Kafka's `truncateTo`, which searches the
-    /// entries by offset).
-    pub fn truncate_to(&mut self, offset: i64) {
-        let new_entries = match self
-            .inner
-            .largest_lower_bound(offset, |n| self.offset_at(n))
-        {
-            None => 0,
-            Some(slot) if self.offset_at(slot) == offset => slot,
-            Some(slot) => slot + 1,
-        };
-        self.inner.truncate_to_entries(new_entries);
-    }
-
-    pub fn truncate(&mut self) {
-        self.inner.truncate_to_entries(0);
-    }
-
-    /// Remove every entry and grow the file back to the max index size.
-    pub fn reset(&mut self) -> Result<()> {
-        self.truncate();
-        self.resize_to_max()
-    }
-
-    pub fn resize(&mut self, new_size: usize) -> Result<()> {
-        self.inner.resize(new_size)
-    }
-
-    pub fn resize_to_max(&mut self) -> Result<()> {
-        self.inner.resize(self.inner.max_index_size)
-    }
-
-    /// Trim the file to its entries.
-    pub fn trim(&mut self) -> Result<()> {
-        self.inner.resize(0)
-    }
-
-    pub fn flush(&self) -> Result<()> {
-        self.inner.flush()
     }
 
     /// `CorruptIndex` if the file length (at open) was not a multiple of 12, timestamps

@@ -16,7 +16,6 @@ from typing import Any
 
 import pytest
 
-from kafka_jars import kafka_libs as fetch_kafka_libs
 from kafkacore.config import (
     ALL_TOPIC_CONFIG_SYNONYMS,
     BROKER_CONFIG_DEF,
@@ -31,6 +30,7 @@ from kafkacore.config import (
     parse_properties,
 )
 from kafkacore.config.broker import DYNAMIC_ONLY_BROKER_CONFIG_DEF
+from support.kafka_jars import kafka_libs as fetch_kafka_libs
 
 pytestmark = pytest.mark.interop
 

@@ -10,7 +10,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 # Short-lived JVMs: skip the optimising JIT and use the serial collector (start-up ~0.2 s).
 # stdout/stderr in UTF-8 so record payloads and header keys come back exactly.

@@ -1,6 +1,6 @@
 """The child process of the crash-point sweep (``tests/test_crash_sweep.py``).
 
-Run as ``python tests/crash_child.py <workdir> <backend> <seed> <run> <kill>``: open a
+Run as ``python tests/support/crash_child.py <workdir> <backend> <seed> <run> <kill>``: open a
 :class:`~kafkacore.log.LogManager` over ``<workdir>/data0`` and ``<workdir>/data1`` (which
 recovers whatever the previous run left), then run a seeded random workload - appends,
 rolls, flushes, checkpoints, the passing of (mock) time that drives the manager's

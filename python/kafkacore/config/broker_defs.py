@@ -1,0 +1,339 @@
+"""The definitions of every broker config kafkacore understands (Kafka 4.3's
+``AbstractKafkaConfig.CONFIG_DEF`` and friends): names, types, defaults, validators,
+importance and documentation, and the dynamic-only quota configs."""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from kafkacore.config.defs import (
+    INT32_MAX,
+    INT64_MAX,
+    NO_DEFAULT,
+    CaseInsensitiveValidString,
+    ConfigDef,
+    ConfigError,
+    ConfigKey,
+    Importance,
+    LambdaValidator,
+    NonNullValidator,
+    Range,
+    Type,
+    Validator,
+    ValidList,
+    ValidString,
+)
+
+HIGH, MEDIUM, LOW = Importance.HIGH, Importance.MEDIUM, Importance.LOW
+BOOLEAN, STRING, INT, SHORT, LONG, DOUBLE, LIST, CLASS = (
+    Type.BOOLEAN,
+    Type.STRING,
+    Type.INT,
+    Type.SHORT,
+    Type.LONG,
+    Type.DOUBLE,
+    Type.LIST,
+    Type.CLASS,
+)
+at_least, between = Range.at_least, Range.between
+
+BROKER_COMPRESSION_TYPES: Final = ("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer")
+"""Kafka's ``BrokerCompressionType`` names, in Kafka's order (as its messages list them)."""
+
+SECURITY_PROTOCOLS: Final = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
+
+# Kafka's compression level bounds (CompressionType.GZIP/LZ4/ZSTD).
+GZIP_MIN_LEVEL, GZIP_MAX_LEVEL, GZIP_DEFAULT_LEVEL = 1, 9, -1
+LZ4_MIN_LEVEL, LZ4_MAX_LEVEL, LZ4_DEFAULT_LEVEL = 1, 17, 9
+ZSTD_MIN_LEVEL, ZSTD_MAX_LEVEL, ZSTD_DEFAULT_LEVEL = -131072, 22, 3
+
+
+def _check_gzip_level(name: str, value: Any) -> None:
+    if value is None:
+        raise ConfigError(name, None, "Value must be non-null")
+    level = int(value)
+    if level > GZIP_MAX_LEVEL or (level < GZIP_MIN_LEVEL and level != GZIP_DEFAULT_LEVEL):
+        raise ConfigError(
+            name,
+            value,
+            f"Value must be between {GZIP_MIN_LEVEL} and {GZIP_MAX_LEVEL} "
+            f"or equal to {GZIP_DEFAULT_LEVEL}",
+        )
+
+
+GZIP_LEVEL_VALIDATOR: Final = LambdaValidator(
+    _check_gzip_level, f"[{GZIP_MIN_LEVEL},...,{GZIP_MAX_LEVEL}] or {GZIP_DEFAULT_LEVEL}"
+)
+LZ4_LEVEL_VALIDATOR: Final = between(LZ4_MIN_LEVEL, LZ4_MAX_LEVEL)
+ZSTD_LEVEL_VALIDATOR: Final = between(ZSTD_MIN_LEVEL, ZSTD_MAX_LEVEL)
+
+DEFAULT_MAX_MESSAGE_BYTES: Final = 1024 * 1024 + 12  # 1 MiB + Records.LOG_OVERHEAD
+DEFAULT_SEGMENT_BYTES: Final = 1024 * 1024 * 1024
+MIN_SEGMENT_BYTES: Final = 1024 * 1024
+DEFAULT_LISTENER_SECURITY_PROTOCOL_MAP: Final = (
+    # Kafka builds it from a HashMap: this is that map's iteration order.
+    "SASL_SSL:SASL_SSL,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT"
+)
+
+
+def _k(
+    name: str,
+    type_: Type,
+    default: Any = NO_DEFAULT,
+    validator: Validator | None = None,
+    importance: Importance = MEDIUM,
+    doc: str = "",
+    *,
+    internal: bool = False,
+) -> ConfigKey:
+    return ConfigKey(name, type_, default, validator, importance, doc, internal=internal)
+
+
+_any_list = ValidList.any_non_duplicate_values
+
+BROKER_CONFIG_DEF: Final = ConfigDef(
+    [
+        # --- server (ServerConfigs) -----------------------------------------------------------
+        _k("broker.id", INT, -1, None, HIGH, "The broker id; synonym of node.id."),
+        _k("message.max.bytes", INT, DEFAULT_MAX_MESSAGE_BYTES, at_least(0), HIGH,
+           "Largest record batch size the broker accepts (topic default for max.message.bytes)."),
+        _k("num.io.threads", INT, 8, at_least(1), HIGH, "Threads processing requests."),
+        _k("num.replica.alter.log.dirs.threads", INT, None, None, HIGH),
+        _k("background.threads", INT, 10, at_least(1), HIGH),
+        _k("request.timeout.ms", INT, 30000, None, HIGH),
+        _k("socket.connection.setup.timeout.ms", LONG, 10000, None, MEDIUM),
+        _k("socket.connection.setup.timeout.max.ms", LONG, 30000, None, MEDIUM),
+        _k("authorizer.class.name", STRING, "", NonNullValidator(), LOW),
+        _k("early.start.listeners", LIST, None, _any_list(True, True), HIGH),
+        _k("broker.rack", STRING, None, None, MEDIUM),
+        _k("controlled.shutdown.enable", BOOLEAN, True, None, MEDIUM),
+        _k("delete.topic.enable", BOOLEAN, True, None, HIGH,
+           "Whether DeleteTopics is allowed."),
+        _k("compression.type", STRING, "producer", ValidString(BROKER_COMPRESSION_TYPES), HIGH,
+           "Default final compression of topics; 'producer' keeps the producer's codec."),
+        _k("compression.gzip.level", INT, GZIP_DEFAULT_LEVEL, GZIP_LEVEL_VALIDATOR, MEDIUM),
+        _k("compression.lz4.level", INT, LZ4_DEFAULT_LEVEL, LZ4_LEVEL_VALIDATOR, MEDIUM),
+        _k("compression.zstd.level", INT, ZSTD_DEFAULT_LEVEL, ZSTD_LEVEL_VALIDATOR, MEDIUM),
+        _k("max.incremental.fetch.session.cache.slots", INT, 1000, at_least(0), MEDIUM),
+        _k("fetch.max.bytes", INT, 55 * 1024 * 1024, at_least(1024), MEDIUM),
+        _k("max.request.partition.size.limit", INT, 2000, at_least(1), MEDIUM),
+        _k("unstable.api.versions.enable", BOOLEAN, False, None, HIGH, internal=True),
+        _k("unstable.feature.versions.enable", BOOLEAN, False, None, HIGH, internal=True),
+        # --- node identity and roles (KRaftConfigs; see the module docstring) ------------------
+        _k("node.id", INT, -1, None, HIGH, "The node id; synonym of broker.id."),
+        _k("process.roles", LIST, None,
+           ValidList(("broker", "controller"), is_empty_allowed=False, is_null_allowed=True),
+           HIGH),
+        _k("controller.listener.names", LIST, None, _any_list(False, True), HIGH),
+        _k("initial.broker.registration.timeout.ms", INT, 60000, None, MEDIUM),
+        _k("broker.heartbeat.interval.ms", INT, 2000, None, MEDIUM),
+        _k("broker.session.timeout.ms", INT, 9000, None, MEDIUM),
+        _k("sasl.mechanism.controller.protocol", STRING, "GSSAPI", None, HIGH),
+        _k("metadata.log.dir", STRING, None, None, HIGH),
+        _k("metadata.log.segment.bytes", INT, DEFAULT_SEGMENT_BYTES, at_least(8 * 1024 * 1024),
+           HIGH),
+        _k("metadata.log.segment.ms", LONG, 7 * 24 * 3600 * 1000, None, HIGH),
+        _k("metadata.max.retention.bytes", LONG, 100 * 1024 * 1024, None, HIGH),
+        _k("metadata.max.retention.ms", LONG, 7 * 24 * 3600 * 1000, None, HIGH),
+        _k("metadata.max.idle.interval.ms", INT, 500, at_least(0), LOW),
+        _k("metadata.log.max.record.bytes.between.snapshots", LONG, 20 * 1024 * 1024,
+           at_least(1), HIGH),
+        _k("metadata.log.max.snapshot.interval.ms", LONG, 3600 * 1000, at_least(0), HIGH),
+        _k("server.max.startup.time.ms", LONG, INT64_MAX, at_least(0), MEDIUM, internal=True),
+        # --- controller quorum (QuorumConfig; parsed, not used by kafkacore) -------------------
+        _k("controller.quorum.voters", LIST, "", None, HIGH),
+        _k("controller.quorum.bootstrap.servers", LIST, "", None, HIGH),
+        _k("controller.quorum.election.timeout.ms", INT, 1000, at_least(0), HIGH),
+        _k("controller.quorum.fetch.timeout.ms", INT, 2000, at_least(0), HIGH),
+        _k("controller.quorum.election.backoff.max.ms", INT, 1000, at_least(0), HIGH),
+        _k("controller.quorum.append.linger.ms", INT, 25, at_least(0), MEDIUM),
+        _k("controller.quorum.request.timeout.ms", INT, 2000, at_least(0), MEDIUM),
+        _k("controller.quorum.retry.backoff.ms", INT, 20, at_least(0), LOW),
+        # --- ZooKeeper (Kafka 3.9 ZkConfigs; kafkacore's multi-broker metadata store) ----------
+        _k("zookeeper.connect", STRING, None, None, HIGH,
+           "host:port[,host:port...][/chroot] of the ZooKeeper ensemble (multi-broker mode)."),
+        _k("zookeeper.session.timeout.ms", INT, 18000, None, HIGH),
+        _k("zookeeper.connection.timeout.ms", INT, None, None, HIGH),
+        _k("zookeeper.set.acl", BOOLEAN, False, None, HIGH),
+        _k("zookeeper.max.in.flight.requests", INT, 10, at_least(1), HIGH),
+        # --- socket server (SocketServerConfigs) -----------------------------------------------
+        _k("listeners", LIST, "PLAINTEXT://:9092", _any_list(False, False), HIGH,
+           "Comma-separated NAME://host:port URIs to listen on; empty host = all interfaces."),
+        _k("advertised.listeners", LIST, None, _any_list(False, True), HIGH,
+           "Addresses given to clients (defaults to listeners); 0.0.0.0 is refused."),
+        _k("listener.security.protocol.map", STRING, DEFAULT_LISTENER_SECURITY_PROTOCOL_MAP,
+           None, LOW),
+        _k("socket.send.buffer.bytes", INT, 100 * 1024, None, HIGH),
+        _k("socket.receive.buffer.bytes", INT, 100 * 1024, None, HIGH),
+        _k("socket.request.max.bytes", INT, 100 * 1024 * 1024, at_least(1), HIGH),
+        _k("socket.listen.backlog.size", INT, 50, at_least(1), MEDIUM),
+        _k("max.connections.per.ip", INT, INT32_MAX, at_least(0), MEDIUM),
+        _k("max.connections.per.ip.overrides", STRING, "", None, MEDIUM),
+        _k("max.connections", INT, INT32_MAX, at_least(0), MEDIUM),
+        _k("max.connection.creation.rate", INT, INT32_MAX, at_least(0), MEDIUM),
+        _k("connections.max.idle.ms", LONG, 10 * 60 * 1000, None, MEDIUM),
+        _k("connection.failed.authentication.delay.ms", INT, 100, at_least(0), LOW),
+        _k("queued.max.requests", INT, 500, at_least(1), HIGH),
+        _k("queued.max.request.bytes", LONG, -1, None, MEDIUM),
+        _k("num.network.threads", INT, 3, at_least(1), HIGH),
+        # --- replication (ReplicationConfigs) --------------------------------------------------
+        _k("controller.socket.timeout.ms", INT, 30000, None, MEDIUM),
+        _k("default.replication.factor", INT, 1, None, MEDIUM,
+           "Replication factor of automatically created topics."),
+        _k("replica.lag.time.max.ms", LONG, 30000, None, HIGH),
+        _k("replica.socket.timeout.ms", INT, 30 * 1000, None, HIGH),
+        _k("replica.socket.receive.buffer.bytes", INT, 64 * 1024, None, HIGH),
+        _k("replica.fetch.max.bytes", INT, 1024 * 1024, at_least(0), MEDIUM),
+        _k("replica.fetch.wait.max.ms", INT, 500, None, HIGH),
+        _k("replica.fetch.backoff.ms", INT, 1000, at_least(0), MEDIUM),
+        _k("replica.fetch.min.bytes", INT, 1, None, HIGH),
+        _k("replica.fetch.response.max.bytes", INT, 10 * 1024 * 1024, at_least(0), MEDIUM),
+        _k("num.replica.fetchers", INT, 1, at_least(1), HIGH),
+        _k("replica.high.watermark.checkpoint.interval.ms", LONG, 5000, None, HIGH),
+        _k("fetch.purgatory.purge.interval.requests", INT, 1000, None, MEDIUM),
+        _k("producer.purgatory.purge.interval.requests", INT, 1000, None, MEDIUM),
+        _k("delete.records.purgatory.purge.interval.requests", INT, 1, None, MEDIUM),
+        _k("auto.leader.rebalance.enable", BOOLEAN, True, None, HIGH),
+        _k("leader.imbalance.check.interval.seconds", LONG, 300, at_least(1), HIGH),
+        _k("unclean.leader.election.interval.ms", LONG, 5 * 60 * 1000, at_least(1), MEDIUM,
+           internal=True),
+        _k("unclean.leader.election.enable", BOOLEAN, False, None, HIGH),
+        _k("security.inter.broker.protocol", STRING, "PLAINTEXT", ValidString(SECURITY_PROTOCOLS),
+           MEDIUM),
+        _k("inter.broker.listener.name", STRING, None, None, MEDIUM),
+        _k("replica.selector.class", STRING, None, None, MEDIUM),
+        _k("follower.fetch.last.tiered.offset.enable", BOOLEAN, False, None, MEDIUM),
+        # --- group coordinator (GroupCoordinatorConfig) ----------------------------------------
+        _k("group.min.session.timeout.ms", INT, 6000, None, MEDIUM),
+        _k("group.max.session.timeout.ms", INT, 1800000, None, MEDIUM),
+        _k("group.initial.rebalance.delay.ms", INT, 3000, None, MEDIUM),
+        _k("group.max.size", INT, INT32_MAX, at_least(1), MEDIUM),
+        _k("group.coordinator.rebalance.protocols", LIST, "classic,consumer,streams",
+           ValidList(("consumer", "classic", "share", "streams"), is_empty_allowed=False),
+           MEDIUM),
+        _k("group.coordinator.threads", INT, 4, at_least(1), HIGH),
+        _k("group.coordinator.background.threads", INT, 2, at_least(1), HIGH),
+        _k("group.coordinator.append.linger.ms", INT, -1, at_least(-1), MEDIUM),
+        _k("group.consumer.session.timeout.ms", INT, 45000, at_least(1), MEDIUM),
+        _k("group.consumer.min.session.timeout.ms", INT, 45000, at_least(1), MEDIUM),
+        _k("group.consumer.max.session.timeout.ms", INT, 60000, at_least(1), MEDIUM),
+        _k("group.consumer.heartbeat.interval.ms", INT, 5000, at_least(1), MEDIUM),
+        _k("group.consumer.min.heartbeat.interval.ms", INT, 5000, at_least(1), MEDIUM),
+        _k("group.consumer.max.heartbeat.interval.ms", INT, 15000, at_least(1), MEDIUM),
+        _k("group.consumer.max.size", INT, INT32_MAX, at_least(1), MEDIUM),
+        _k("group.consumer.assignors", LIST, "uniform,range", _any_list(False, False), MEDIUM),
+        _k("group.consumer.migration.policy", STRING, "bidirectional",
+           CaseInsensitiveValidString(("bidirectional", "upgrade", "downgrade", "disabled")),
+           MEDIUM),
+        _k("offset.metadata.max.bytes", INT, 4096, None, HIGH),
+        _k("offsets.load.buffer.size", INT, 5 * 1024 * 1024, at_least(1), HIGH),
+        _k("offsets.topic.replication.factor", SHORT, 3, at_least(1), HIGH),
+        _k("offsets.topic.num.partitions", INT, 50, at_least(1), HIGH),
+        _k("offsets.topic.segment.bytes", INT, 100 * 1024 * 1024, at_least(1), HIGH),
+        _k("offsets.topic.compression.codec", INT, 0, None, HIGH),
+        _k("offsets.retention.minutes", INT, 7 * 24 * 60, at_least(1), HIGH),
+        _k("offsets.retention.check.interval.ms", LONG, 600000, at_least(1), HIGH),
+        _k("offsets.commit.timeout.ms", INT, 5000, at_least(1), HIGH),
+        # --- log cleaner (CleanerConfig) -------------------------------------------------------
+        _k("log.cleaner.threads", INT, 1, at_least(0), MEDIUM),
+        _k("log.cleaner.io.max.bytes.per.second", DOUBLE, 1.7976931348623157e308, None, MEDIUM),
+        _k("log.cleaner.dedupe.buffer.size", LONG, 128 * 1024 * 1024, None, MEDIUM),
+        _k("log.cleaner.io.buffer.size", INT, 512 * 1024, at_least(0), MEDIUM),
+        _k("log.cleaner.io.buffer.load.factor", DOUBLE, 0.9, None, MEDIUM),
+        _k("log.cleaner.backoff.ms", LONG, 15 * 1000, at_least(0), MEDIUM),
+        _k("log.cleaner.min.cleanable.ratio", DOUBLE, 0.5, between(0, 1), MEDIUM),
+        _k("log.cleaner.enable", BOOLEAN, True, None, MEDIUM),
+        _k("log.cleaner.delete.retention.ms", LONG, 24 * 60 * 60 * 1000, at_least(0), MEDIUM),
+        _k("log.cleaner.min.compaction.lag.ms", LONG, 0, at_least(0), MEDIUM),
+        _k("log.cleaner.max.compaction.lag.ms", LONG, INT64_MAX, at_least(1), MEDIUM),
+        # --- logs (LogConfig.SERVER_CONFIG_DEF) ------------------------------------------------
+        _k("num.partitions", INT, 1, at_least(1), MEDIUM,
+           "Partition count of automatically created topics."),
+        _k("log.dir", LIST, "/tmp/kafka-logs", _any_list(False, False), HIGH,
+           "Data directory, used when log.dirs is not set."),
+        _k("log.dirs", LIST, None, _any_list(False, True), HIGH,
+           "Data directories (comma-separated); wins over log.dir."),
+        _k("cordoned.log.dirs", LIST, "", _any_list(True, True), MEDIUM),
+        _k("log.segment.bytes", INT, DEFAULT_SEGMENT_BYTES, at_least(MIN_SEGMENT_BYTES), HIGH),
+        _k("log.roll.ms", LONG, None, None, HIGH),
+        _k("log.roll.hours", INT, 7 * 24, at_least(1), HIGH),
+        _k("log.roll.jitter.ms", LONG, None, None, HIGH),
+        _k("log.roll.jitter.hours", INT, 0, at_least(0), HIGH),
+        _k("log.retention.ms", LONG, None, None, HIGH),
+        _k("log.retention.minutes", INT, None, None, HIGH),
+        _k("log.retention.hours", INT, 7 * 24, None, HIGH),
+        _k("log.retention.bytes", LONG, -1, None, HIGH),
+        _k("log.retention.check.interval.ms", LONG, 5 * 60 * 1000, at_least(1), MEDIUM),
+        _k("log.cleanup.policy", LIST, "delete", ValidList(("compact", "delete")), MEDIUM),
+        _k("log.index.size.max.bytes", INT, 10 * 1024 * 1024, at_least(4), MEDIUM),
+        _k("log.index.interval.bytes", INT, 4096, at_least(0), MEDIUM),
+        _k("log.flush.interval.messages", LONG, INT64_MAX, at_least(1), HIGH),
+        _k("log.segment.delete.delay.ms", LONG, 60000, at_least(0), HIGH),
+        _k("log.flush.scheduler.interval.ms", LONG, INT64_MAX, None, HIGH),
+        _k("log.flush.interval.ms", LONG, None, None, HIGH),
+        _k("log.flush.offset.checkpoint.interval.ms", INT, 60000, at_least(0), HIGH),
+        _k("log.flush.start.offset.checkpoint.interval.ms", INT, 60000, at_least(0), HIGH),
+        _k("log.preallocate", BOOLEAN, False, None, MEDIUM),
+        _k("num.recovery.threads.per.data.dir", INT, 2, at_least(1), HIGH),
+        _k("auto.create.topics.enable", BOOLEAN, True, None, HIGH),
+        _k("min.insync.replicas", INT, 1, at_least(1), HIGH),
+        _k("log.message.timestamp.type", STRING, "CreateTime",
+           ValidString(("CreateTime", "LogAppendTime")), MEDIUM),
+        _k("log.message.timestamp.before.max.ms", LONG, INT64_MAX, at_least(0), MEDIUM),
+        _k("log.message.timestamp.after.max.ms", LONG, 3600000, at_least(0), MEDIUM),
+        _k("create.topic.policy.class.name", CLASS, None, None, LOW),
+        _k("alter.config.policy.class.name", CLASS, None, None, LOW),
+        _k("log.dir.failure.timeout.ms", LONG, 30000, at_least(1), LOW),
+        _k("log.initial.task.delay.ms", LONG, 30 * 1000, at_least(0), LOW, internal=True),
+        # --- transactions (TransactionLogConfig, TransactionStateManagerConfig) ----------------
+        _k("transaction.state.log.min.isr", INT, 2, at_least(1), HIGH),
+        _k("transaction.state.log.load.buffer.size", INT, 5 * 1024 * 1024, at_least(1), HIGH),
+        _k("transaction.state.log.replication.factor", SHORT, 3, at_least(1), HIGH),
+        _k("transaction.state.log.num.partitions", INT, 50, at_least(1), HIGH),
+        _k("transaction.state.log.segment.bytes", INT, 100 * 1024 * 1024, at_least(1), HIGH),
+        _k("transaction.partition.verification.enable", BOOLEAN, True, None, LOW),
+        _k("producer.id.expiration.ms", INT, 86400000, at_least(1), LOW),
+        _k("producer.id.expiration.check.interval.ms", INT, 600000, at_least(1), LOW,
+           internal=True),
+        _k("add.partitions.to.txn.retry.backoff.max.ms", INT, 100, at_least(0), HIGH),
+        _k("add.partitions.to.txn.retry.backoff.ms", INT, 20, at_least(1), HIGH),
+        _k("transaction.two.phase.commit.enable", BOOLEAN, False, None, LOW),
+        _k("transactional.id.expiration.ms", INT, 7 * 24 * 3600 * 1000, at_least(1), HIGH),
+        _k("transaction.max.timeout.ms", INT, 15 * 60 * 1000, at_least(1), HIGH),
+        _k("transaction.abort.timed.out.transaction.cleanup.interval.ms", INT, 10 * 1000,
+           at_least(1), LOW),
+        _k("transaction.remove.expired.transaction.cleanup.interval.ms", INT, 3600 * 1000,
+           at_least(1), LOW),
+        # --- quotas (QuotaConfig) --------------------------------------------------------------
+        _k("quota.window.num", INT, 11, at_least(1), LOW),
+        _k("replication.quota.window.num", INT, 11, at_least(1), LOW),
+        _k("alter.log.dirs.replication.quota.window.num", INT, 11, at_least(1), LOW),
+        _k("controller.quota.window.num", INT, 11, at_least(1), LOW),
+        _k("quota.window.size.seconds", INT, 1, at_least(1), LOW),
+        _k("replication.quota.window.size.seconds", INT, 1, at_least(1), LOW),
+        _k("alter.log.dirs.replication.quota.window.size.seconds", INT, 1, at_least(1), LOW),
+        _k("controller.quota.window.size.seconds", INT, 1, at_least(1), LOW),
+        _k("client.quota.callback.class", CLASS, None, None, LOW),
+        # --- tiered storage switches (RemoteLogManagerConfig) ----------------------------------
+        _k("remote.log.storage.system.enable", BOOLEAN, False, None, MEDIUM),
+        _k("log.local.retention.ms", LONG, -2, at_least(-2), MEDIUM),
+        _k("log.local.retention.bytes", LONG, -2, at_least(-2), MEDIUM),
+        # --- metrics (MetricConfigs) -----------------------------------------------------------
+        _k("metric.reporters", LIST, "org.apache.kafka.common.metrics.JmxReporter",
+           _any_list(True, False), LOW),
+        _k("metrics.num.samples", INT, 2, at_least(1), LOW),
+        _k("metrics.sample.window.ms", LONG, 30000, at_least(1), LOW),
+        _k("metrics.recording.level", STRING, "INFO", None, LOW),
+    ]
+)  # fmt: skip
+"""Every broker config kafkacore understands, with Kafka's definition."""
+
+DYNAMIC_ONLY_BROKER_CONFIG_DEF: Final = ConfigDef(
+    [
+        _k("leader.replication.throttled.rate", LONG, INT64_MAX, at_least(0), MEDIUM),
+        _k("follower.replication.throttled.rate", LONG, INT64_MAX, at_least(0), MEDIUM),
+        _k("replica.alter.log.dirs.io.max.bytes.per.second", LONG, INT64_MAX, at_least(0), MEDIUM),
+    ]
+)
+"""Broker configs that exist only as dynamic configs (Kafka's ``QuotaConfig.brokerQuotaConfigs``):
+replication throttle rates, set with ``kafka-configs --alter --entity-type brokers``."""

@@ -1,0 +1,109 @@
+"""A kafkacore broker as a subprocess (``python -m kafkacore.cli server-start``) for tests
+that drive it with real clients: a free port, its own data directory, its output to a file
+next to it (never a pipe that could fill up), restartable. ``broker_factory`` in
+``tests/conftest.py`` starts them for a test module and checks their clean shutdown."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Protocol
+
+START_TIMEOUT_S = 30.0
+STOP_TIMEOUT_S = 20.0
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("localhost", 0))
+        return int(s.getsockname()[1])
+
+
+class Broker:
+    """``kafkacore.cli server-start`` on ``data`` with ``overrides`` (``key=value``)."""
+
+    def __init__(self, data: Path, overrides: Iterable[str] = ()) -> None:
+        self.data = data
+        self.port = free_port()
+        self.overrides = list(overrides)
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.returncode: int | None = None
+
+    @property
+    def bootstrap(self) -> str:
+        return f"localhost:{self.port}"
+
+    @property
+    def log_file(self) -> Path:
+        return self.data.parent / f"{self.data.name}-broker.log"
+
+    def log_text(self) -> str:
+        """Everything the broker printed so far (all its runs)."""
+        if not self.log_file.exists():
+            return ""
+        return self.log_file.read_text(encoding="utf-8", errors="replace")
+
+    def start(self) -> Broker:
+        seen = self.log_file.stat().st_size if self.log_file.exists() else 0
+        args = [f"listeners=PLAINTEXT://localhost:{self.port}", f"log.dirs={self.data}"]
+        args += ["node.id=1", *self.overrides]
+        command = [sys.executable, "-m", "kafkacore.cli", "server-start"]
+        for arg in args:
+            command += ["--override", arg]
+        with open(self.log_file, "ab") as out:
+            proc = subprocess.Popen(
+                command, stdout=out, stderr=subprocess.STDOUT, env=os.environ.copy()
+            )
+        self.proc, self.returncode = proc, None
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while b"[KafkaServer id=1] started" not in self.log_file.read_bytes()[seen:]:
+            if proc.poll() is not None:
+                self.proc, self.returncode = None, proc.returncode
+                raise AssertionError(f"broker exited {proc.returncode}:\n{self.log_text()[-4000:]}")
+            if time.monotonic() > deadline:
+                proc.kill()
+                proc.wait(5)
+                self.proc = None
+                raise AssertionError(f"broker did not start:\n{self.log_text()[-4000:]}")
+            time.sleep(0.05)
+        return self
+
+    def stop(self, *, check: bool = True) -> int:
+        """SIGTERM and wait; the exit status, which must be 0 (a clean shutdown) unless
+        ``check`` is false. Stopping a stopped broker returns its last status."""
+        proc = self.proc
+        if proc is None:
+            assert self.returncode is not None, "the broker was never started"
+            return self.returncode
+        self.proc = None
+        proc.terminate()
+        try:
+            code = proc.wait(STOP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+            raise AssertionError(
+                f"broker did not stop within {STOP_TIMEOUT_S:g} s of SIGTERM:\n"
+                f"{self.log_text()[-4000:]}"
+            ) from None
+        self.returncode = code
+        if check:
+            assert code == 0, f"broker exited {code}:\n{self.log_text()[-4000:]}"
+        return code
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+
+class BrokerFactory(Protocol):
+    """The ``broker_factory`` fixture: ``broker_factory(*overrides, name="data")`` starts a
+    broker on a fresh data directory; it is stopped (and its clean shutdown checked) when
+    the test module ends."""
+
+    def __call__(self, *overrides: str, name: str = "data") -> Broker: ...
