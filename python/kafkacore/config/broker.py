@@ -55,8 +55,6 @@ from kafkacore.config.dynamic import (
 from kafkacore.config.listeners import Endpoint, _requirement, parse_csv_map, parse_listeners
 from kafkacore.config.synonyms import broker_config_synonyms
 
-_parse_csv_map = parse_csv_map  # the old private name, until its last importer switches
-
 __all__ = [
     "BROKER_COMPRESSION_TYPES",
     "BROKER_CONFIG_DEF",
