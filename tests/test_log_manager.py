@@ -12,6 +12,7 @@ import json
 import logging
 import os
 import re
+import shutil
 import threading
 import uuid
 from collections.abc import Callable, Iterable
@@ -101,6 +102,18 @@ def fill(env: Env, manager: LogManager, tp: TopicPartition, batches: int) -> Non
 
 
 # -- start-up, meta.properties, locks ------------------------------------------------------
+
+
+def test_health_names_the_dirs_the_manager_cannot_write(env: Env) -> None:
+    manager = env.manager()
+    manager.get_or_create_log("t", 0)
+    health = manager.health()
+    assert health.ok
+    assert health.log_dirs == tuple(str(d) for d in env.dirs)
+    assert health.partitions == 1
+    shutil.rmtree(env.dirs[-1])  # a disk gone from under the broker
+    health = manager.health()
+    assert not health.ok and health.unwritable_dirs == (str(env.dirs[-1]),)
 
 
 def test_startup_creates_and_locks_the_log_dirs(env: Env) -> None:

@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from kafkacore.config import BrokerConfig
-    from kafkacore.log import LogManager
+    from kafkacore.log import LogManagerHealth
     from kafkacore.server import KafkaServer
 
 __all__ = [
@@ -60,8 +60,6 @@ __all__ = [
     "AsyncEmbeddedBroker",
     "BrokerHealth",
     "EmbeddedBroker",
-    "LogManagerHealth",
-    "log_manager_health",
 ]
 
 T = TypeVar("T")
@@ -83,29 +81,6 @@ testcontainers' Kafka module gives its broker); ``configs`` overrides any of the
 TopicsSpec = Mapping[str, int] | Iterable[str]
 """Topics to create: ``{"orders": 3}`` (name -> partitions) or ``["orders"]`` (one
 partition each)."""
-
-
-@dataclass(frozen=True)
-class LogManagerHealth:
-    """What a readiness probe wants to know about a :class:`~kafkacore.log.LogManager`."""
-
-    log_dirs: tuple[str, ...]
-    """The log directories."""
-    unwritable_dirs: tuple[str, ...]
-    """Log directories that are missing or not writable (a broker cannot append there)."""
-    partitions: int
-    """Partition logs open."""
-
-    @property
-    def ok(self) -> bool:
-        return not self.unwritable_dirs
-
-
-def log_manager_health(manager: LogManager) -> LogManagerHealth:
-    """The health of ``manager``: its directories and open logs (cheap: no file is read)."""
-    dirs = tuple(manager.log_dirs)
-    bad = tuple(d for d in dirs if not (os.path.isdir(d) and os.access(d, os.W_OK | os.X_OK)))
-    return LogManagerHealth(dirs, bad, len(manager.all_logs()))
 
 
 @dataclass(frozen=True)
@@ -296,7 +271,7 @@ class AsyncEmbeddedBroker:
             True,
             self.bootstrap_servers,
             time.monotonic() - self._started_at,
-            log_manager_health(server.logs),
+            server.logs.health(),
         )
 
     # --- lifecycle ----------------------------------------------------------------------

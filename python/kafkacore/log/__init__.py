@@ -82,6 +82,7 @@ from kafkacore.log.manager import (
     CleanShutdownFile,
     LogDirError,
     LogManager,
+    LogManagerHealth,
     RecoveryProgress,
 )
 from kafkacore.log.producer_state import (
@@ -118,6 +119,7 @@ __all__ = [
     "LogDirError",
     "LogLoader",
     "LogManager",
+    "LogManagerHealth",
     "LogOptions",
     "LogSegment",
     "LogSegments",

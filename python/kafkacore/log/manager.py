@@ -74,6 +74,7 @@ import threading
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from types import TracebackType
 from typing import IO, Final, Literal, Protocol
 
@@ -114,6 +115,7 @@ __all__ = [
     "CleanerHooks",
     "LogDirError",
     "LogManager",
+    "LogManagerHealth",
     "RecoveryProgress",
 ]
 
@@ -254,6 +256,22 @@ def _as_tp(tp: TopicPartition | tuple[str, int]) -> TopicPartition:
     return tp if isinstance(tp, TopicPartition) else TopicPartition(*tp)
 
 
+@dataclass(frozen=True)
+class LogManagerHealth:
+    """What a readiness probe wants to know about a :class:`~kafkacore.log.LogManager`."""
+
+    log_dirs: tuple[str, ...]
+    """The log directories."""
+    unwritable_dirs: tuple[str, ...]
+    """Log directories that are missing or not writable (a broker cannot append there)."""
+    partitions: int
+    """Partition logs open."""
+
+    @property
+    def ok(self) -> bool:
+        return not self.unwritable_dirs
+
+
 class LogManager:
     """The partition logs of a broker (see the module docstring).
 
@@ -344,6 +362,12 @@ class LogManager:
         self._shut_down = False
 
     # -- properties ----------------------------------------------------------------------
+
+    def health(self) -> LogManagerHealth:
+        """Its directories and open logs, for a readiness probe (cheap: no file is read)."""
+        dirs = tuple(self._log_dirs)
+        bad = tuple(d for d in dirs if not (os.path.isdir(d) and os.access(d, os.W_OK | os.X_OK)))
+        return LogManagerHealth(dirs, bad, len(self._logs))
 
     @property
     def log_dirs(self) -> list[str]:
