@@ -182,7 +182,9 @@ def start_kafka(libs: Path) -> Broker:
             ]
         )
     )
-    cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
+    cluster_id = "-"
+    while cluster_id.startswith("-"):  # kafka-storage would take it for an option
+        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
     cp = ["-cp", f"{libs}/*"]
     subprocess.run(
         [

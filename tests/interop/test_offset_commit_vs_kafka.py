@@ -30,6 +30,7 @@ from typing import Any
 
 import pytest
 
+from kafkacore.log.checkpoints import random_uuid, uuid_to_base64
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode, RequestHeader
 from kafkacore.protocol.api import decode_response, encode_request
 from support.brokers import Broker, free_port
@@ -142,7 +143,7 @@ class Kafka:
         java = require("java")
         jvm = [java, "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"]
         cp = ["-cp", f"{self.libs}/*"]
-        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
+        cluster_id = uuid_to_base64(random_uuid())  # never starts with "-", as Kafka's
         subprocess.run(
             [*jvm, *cp, "kafka.tools.StorageTool", "format", "-t", cluster_id, "-c", str(props)],
             check=True,
