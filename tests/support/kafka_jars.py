@@ -13,10 +13,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 
 # Short-lived JVMs: skip the optimising JIT and use the serial collector (start-up ~0.2 s).
-# stdout/stderr in UTF-8 so record payloads and header keys come back exactly.
+# stdout/stderr in UTF-8 so record payloads and header keys come back exactly. No
+# hsperfdata file: several JVMs started at once can find one locked and then print
+# "[warning][perf,memops] Cannot use file ..." on stdout, into the output under test.
 JVM_FLAGS = (
     "-XX:TieredStopAtLevel=1",
     "-XX:+UseSerialGC",
+    "-XX:-UsePerfData",
     "-Dfile.encoding=UTF-8",
     "-Dsun.stdout.encoding=UTF-8",
     "-Dsun.stderr.encoding=UTF-8",
