@@ -679,9 +679,16 @@ class GroupCoordinator:
                     (partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
                 )
         if valid:
-            codes = await self._commit_valid(
-                group_id, generation, member_id, instance_id, valid, retention_time_ms, api_version
-            )
+            async with self._write_lock(group_id):  # validate, append, apply in log order
+                codes = await self._commit_locked(
+                    group_id,
+                    generation,
+                    member_id,
+                    instance_id,
+                    valid,
+                    retention_time_ms,
+                    api_version,
+                )
             for (topic, partition, *_), code in zip(valid, codes, strict=True):
                 answer.setdefault(topic, []).append((partition, code))
         return list(answer.items())
@@ -732,27 +739,6 @@ class GroupCoordinator:
         if group.state == COMPLETING:
             return ErrorCode.REBALANCE_IN_PROGRESS, group
         return ErrorCode.NONE, group
-
-    async def _commit_valid(
-        self,
-        group_id: str,
-        generation: int,
-        member_id: str,
-        instance_id: str | None,
-        offsets: list[tuple[str, int, int, int, str | None]],
-        retention_time_ms: int,
-        api_version: int,
-    ) -> list[int]:
-        async with self._write_lock(group_id):
-            return await self._commit_locked(
-                group_id,
-                generation,
-                member_id,
-                instance_id,
-                offsets,
-                retention_time_ms,
-                api_version,
-            )
 
     async def _commit_locked(
         self,
