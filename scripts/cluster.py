@@ -15,8 +15,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from support.cluster import Cluster  # noqa: E402
 from support.zookeeper import ZooKeeperServer  # noqa: E402
+
+from support.cluster import Cluster  # noqa: E402
 
 PORTS = (9092, 9093, 9094)
 
@@ -31,8 +32,11 @@ def main() -> int:
         size=len(PORTS),
         ports=PORTS,
         fast_failure=False,
-        overrides=["offsets.topic.replication.factor=3", "default.replication.factor=3",
-                   "min.insync.replicas=2"],
+        overrides=[
+            "offsets.topic.replication.factor=3",
+            "default.replication.factor=3",
+            "min.insync.replicas=2",
+        ],
     )
     stopping = False
 

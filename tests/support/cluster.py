@@ -147,11 +147,11 @@ class Cluster:
             return []
 
     def wait_for_brokers(self, count: int, timeout_s: float = 60.0) -> list[int]:
-        return wait_until(
-            lambda: (ids := self.registered()) if len(ids) == count else None,
-            timeout_s,
-            f"{count} registered brokers",
-        )
+        def check() -> list[int] | None:
+            ids = self.registered()
+            return ids if len(ids) == count else None
+
+        return wait_until(check, timeout_s, f"{count} registered brokers")
 
     def controller_id(self) -> int | None:
         data = self._json("/controller")

@@ -276,9 +276,7 @@ class ZooKeeperMetadataStore:
         await self._zk.set_topic_assignment(updated, controller_epoch_zk_version=None)
 
     def set_partition_state(self, name: str, partition: int, state: PartitionState) -> None:
-        raise NotImplementedError(
-            "In ZooKeeper mode only the controller writes partition states"
-        )
+        raise NotImplementedError("In ZooKeeper mode only the controller writes partition states")
 
     def set_topic_configs(self, name: str, configs: Mapping[str, str]) -> None:
         """Kafka's ``changeTopicConfig``: ``/config/topics/<t>`` and a change

@@ -28,18 +28,18 @@ from typing import Any
 
 from kafkacore.config import BrokerConfig
 from kafkacore.config.listeners import parse_csv_map
+from kafkacore.controller import KafkaController
 from kafkacore.log import LogManager
 from kafkacore.log.checkpoints import random_uuid, uuid_to_base64
 from kafkacore.log.cleaner import CleanerConfig, LogCleaner
-from kafkacore.controller import KafkaController
 from kafkacore.metadata import BrokerInfo, EmbeddedMetadataStore, MetadataCache, MetadataStore
 from kafkacore.metadata.zookeeper import ZooKeeperMetadataStore
 from kafkacore.protocol.api import APIS, ApiKey
 from kafkacore.protocol.errors import ErrorCode
 from kafkacore.server.channel import RequestChannel
-from kafkacore.server.inter_broker import NodeClient
 from kafkacore.server.group import GroupCoordinator
 from kafkacore.server.handlers.configs import DEFAULT_ENTITY, with_stored_dynamic_configs
+from kafkacore.server.inter_broker import NodeClient
 from kafkacore.server.network import Limits, SocketServer
 from kafkacore.server.replica_manager import ReplicaManager
 from kafkacore.server.services import BrokerConfigHolder, BrokerServices
@@ -170,9 +170,7 @@ class KafkaServer:
             replica_manager=replicas,
             group_coordinator=groups,
             io_executor=io_executor,
-            controller=(
-                KafkaController(node_id, self.zk, config) if self.zk is not None else None
-            ),
+            controller=(KafkaController(node_id, self.zk, config) if self.zk is not None else None),
         )
         self.controller = services.controller
         self.services = services

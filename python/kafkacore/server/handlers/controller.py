@@ -24,9 +24,7 @@ async def handle_alter_partition(
 ) -> Any:
     controller = services.controller
     if controller is None or not controller.is_active:
-        return _ALTER_PARTITION(
-            throttle_time_ms=0, error_code=ErrorCode.NOT_CONTROLLER, topics=[]
-        )
+        return _ALTER_PARTITION(throttle_time_ms=0, error_code=ErrorCode.NOT_CONTROLLER, topics=[])
     return await controller.alter_partition(request, context.header.api_version)
 
 
@@ -36,9 +34,7 @@ async def handle_controlled_shutdown(
     controller = services.controller
     if controller is None or not controller.is_active:
         return _CONTROLLED_SHUTDOWN(error_code=ErrorCode.NOT_CONTROLLER, remaining_partitions=[])
-    error, remaining = await controller.controlled_shutdown(
-        request.broker_id, request.broker_epoch
-    )
+    error, remaining = await controller.controlled_shutdown(request.broker_id, request.broker_epoch)
     return _CONTROLLED_SHUTDOWN(
         error_code=error,
         remaining_partitions=[
