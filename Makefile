@@ -11,7 +11,7 @@ DEV_DEPS := pytest pytest-benchmark pytest-timeout hypothesis ruff mypy 'maturin
 	ziglang auditwheel 'kazoo>=2.9'
 
 .PHONY: run test test-fast format build wheel bench bench-broker bench-spark lint rust-test py-test \
-	kafka-jars spark-jars clean demo test-clients pipeline cluster
+	kafka-jars spark-jars clean demo test-clients pipeline cluster bench-cluster
 
 $(BIN)/activate:
 	$(PY) -m venv $(VENV)
@@ -120,6 +120,12 @@ pipeline: build
 bench-spark: build spark-jars kafka-jars
 	mkdir -p benches/results
 	$(PYTHON) benches/spark/run.py
+
+# Three kafkacore brokers (on ZooKeeper) vs three Kafka 4.3.1 brokers (KRaft): acks=all,
+# RF 3, min.insync.replicas=2, 1 KiB records; writes benches/results/cluster_vs_kafka.json.
+bench-cluster: build
+	KAFKA_VERSION=3.9.1 scripts/kafka-jars.sh >/dev/null
+	$(PYTHON) benches/cluster/run.py $(ARGS)
 
 # Side-by-side produce/consume benchmark: Apache Kafka 4.3.1 (from the jars) vs kafkacore.
 bench-broker: build

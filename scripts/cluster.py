@@ -15,9 +15,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from support.zookeeper import ZooKeeperServer  # noqa: E402
-
 from support.cluster import Cluster  # noqa: E402
+from support.zookeeper import ZooKeeperServer  # noqa: E402
 
 PORTS = (9092, 9093, 9094)
 
