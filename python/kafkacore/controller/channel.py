@@ -313,7 +313,7 @@ class ControllerBrokerRequestBatch:
                 "LeaderAndIsr",
                 {
                     "controller_id": self.controller_id,
-                    "is_kraft_controller": False,
+                    "is_k_raft_controller": False,
                     "controller_epoch": ctx.epoch,
                     "broker_epoch": ctx.broker_epochs.get(broker, -1),
                     "type": 0,
@@ -343,7 +343,7 @@ class ControllerBrokerRequestBatch:
                     "UpdateMetadata",
                     {
                         "controller_id": self.controller_id,
-                        "is_kraft_controller": False,
+                        "is_k_raft_controller": False,
                         "controller_epoch": ctx.epoch,
                         "broker_epoch": ctx.broker_epochs.get(broker, -1),
                         "type": 0,
@@ -378,7 +378,7 @@ class ControllerBrokerRequestBatch:
                 "StopReplica",
                 {
                     "controller_id": self.controller_id,
-                    "is_kraft_controller": False,
+                    "is_k_raft_controller": False,
                     "controller_epoch": ctx.epoch,
                     "broker_epoch": ctx.broker_epochs.get(broker, -1),
                     "topic_states": [
