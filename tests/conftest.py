@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, settings
 from kafkacore.client import Client
 from kafkacore.native import load_backend
 from support.brokers import Broker, BrokerFactory
+from support.zookeeper import zk_chroot, zookeeper  # noqa: F401  (fixtures)
 
 settings.register_profile(
     "ci",
@@ -33,7 +34,17 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 # scripts/kafka-jars.sh, scripts/spark-jars.sh): a test using any of them is marked
 # `downloads`, which `make test-fast` deselects.
 DOWNLOADING_FIXTURES = frozenset(
-    {"test_clients", "kcat", "kafka_tools", "kafka_libs", "java", "spark", "spark_jars"}
+    {
+        "test_clients",
+        "kcat",
+        "kafka_tools",
+        "kafka_libs",
+        "java",
+        "spark",
+        "spark_jars",
+        "zookeeper",
+        "zk_chroot",
+    }
 )
 
 
