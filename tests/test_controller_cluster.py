@@ -56,6 +56,9 @@ class FakeZk:
     def add_session_listener(self, cb: Callable[[str], None]) -> None:
         pass
 
+    async def session_for_controller(self) -> FakeZk:
+        return self
+
     # brokers
     async def register_broker(self, info: BrokerRegistration) -> int:
         self.zxid += 1
@@ -320,7 +323,8 @@ class Cluster:
             await b.start()
             self.epochs[b.id] = await self.zk.register_broker(b.registration())
         for cid in controllers:
-            c = KafkaController(cid, self.zk, config(**self.cfg), TestNodeClient)
+            czk = await self.zk.session_for_controller()
+            c = KafkaController(cid, czk, config(**self.cfg), TestNodeClient)
             self.controllers[cid] = c
             await c.startup()
             await c.wait_idle()
@@ -431,7 +435,7 @@ async def scenario_failures(zk: Any) -> None:
         # replicated partition: new leader is the next live ISR member, epoch 1
         leader, epoch, isr, _, _ = await state(zk, "rep", 0)
         assert (leader, epoch, isr) == (3, 1, [3, 1])
-        # broker 2 returns (new czxid): gets LeaderAndIsr; single stays leaderless (not in ISR? it is)
+        # broker 2 returns (a new czxid): it is the last ISR member, so it leads again
         await cl.brokers[2].start()
         cl.epochs[2] = await zk.register_broker(cl.brokers[2].registration())
         await wait_for(lambda: _leader_is(zk, "single", 0, 2))
@@ -450,6 +454,7 @@ async def scenario_failover_fencing(zk: Any) -> None:
         await zk.create_topic_assignment(new_topic("t", {0: (1, 2)}))
         await wait_for(lambda: _has_states(zk, "t", 1))
         stale_version = c1.ctx.epoch_zk_version
+        await c1.shutdown()
         await _move_controller(zk, c1)
         await wait_for(lambda: _async(c2.is_active))
         assert c2.epoch == 2
@@ -559,7 +564,7 @@ async def scenario_alter_partition(zk: Any) -> None:
         assert code(await c.alter_partition(alter([1], -1, s[4]), 3)) == (
             ErrorCode.FENCED_LEADER_EPOCH
         )
-        other = KafkaController(9, zk, config(), TestNodeClient)
+        other = KafkaController(9, await zk.session_for_controller(), config(), TestNodeClient)
         await other.startup()
         try:
             await other.wait_idle()
@@ -737,11 +742,11 @@ async def scenario_unclean(zk: Any) -> None:
 
 
 async def _move_controller(zk: Any, c: KafkaController) -> None:
-    """End the active controller's tenure as ZooKeeper would on session expiry."""
+    """End the (shut down) controller's tenure as ZooKeeper does when its session ends."""
     if isinstance(zk, FakeZk):
         zk.expire_controller()
     else:
-        await zk.delete_controller(c.ctx.epoch_zk_version)
+        await c.zk.close()
 
 
 async def _async(value: bool) -> bool:
