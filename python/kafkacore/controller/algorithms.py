@@ -70,14 +70,8 @@ class LeaderAndIsr:
         return self.new_leader_and_isr(leader, self.isr)
 
     def new_leader_and_isr(self, leader: int, isr: Iterable[int]) -> LeaderAndIsr:
-        """Kafka's ``newLeaderAndIsr``: leader epoch + 1, recovery state RECOVERED."""
-        return replace(
-            self,
-            leader=leader,
-            isr=tuple(isr),
-            leader_epoch=self.leader_epoch + 1,
-            leader_recovery_state=RECOVERED,
-        )
+        """Kafka's ``newLeaderAndIsr``: leader epoch + 1 (recovery state kept)."""
+        return replace(self, leader=leader, isr=tuple(isr), leader_epoch=self.leader_epoch + 1)
 
     def new_recovering_leader_and_isr(self, leader: int, isr: Iterable[int]) -> LeaderAndIsr:
         """Kafka's ``newRecoveringLeaderAndIsr`` (unclean election, KIP-704)."""

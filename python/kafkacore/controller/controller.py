@@ -1,0 +1,773 @@
+"""Kafka's ZooKeeper-mode ``KafkaController`` (cluster.md §2).
+
+One asyncio queue of events consumed by one task (CONVENTIONS 15): ZooKeeper watches
+(possibly fired on kazoo's thread) and broker requests only post events; every decision
+and every change of the :class:`ControllerContext` happens in that task."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import logging
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from typing import Any
+
+from kafkacore.controller import zkadapter as zka
+from kafkacore.controller.algorithms import RECOVERED, RECOVERING, LeaderAndIsr
+from kafkacore.controller.channel import (
+    ControllerBrokerRequestBatch,
+    ControllerChannelManager,
+    build_struct,
+)
+from kafkacore.controller.context import (
+    ControllerContext,
+    PartitionState,
+    ReplicaAssignment,
+    ReplicaState,
+)
+from kafkacore.controller.state_machines import (
+    CONTROLLED_SHUTDOWN,
+    OFFLINE,
+    PartitionStateMachine,
+    ReplicaStateMachine,
+)
+from kafkacore.log import TopicPartition
+from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+
+__all__ = ["KafkaController"]
+
+log = logging.getLogger(__name__)
+
+_SHUTDOWN = object()
+
+
+def _cfg(config: Any, name: str, default: Any) -> Any:
+    value = getattr(config, name, None) if config is not None else None
+    return default if value is None else value
+
+
+class KafkaController:
+    def __init__(
+        self,
+        broker_id: int,
+        zk: Any,
+        config: Any,
+        channel_factory: Callable[[str, int], Any] | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.broker_id = broker_id
+        self.zk = zk
+        self.config = config
+        self.clock = clock
+        self._client_factory = channel_factory or self._default_client
+        self.ctx = ControllerContext()
+        self.active_controller_id = -1
+        self.channel: ControllerChannelManager | None = None
+        self.batch: ControllerBrokerRequestBatch | None = None
+        self.partition_sm: PartitionStateMachine | None = None
+        self.replica_sm: ReplicaStateMachine | None = None
+        # set by the broker: re-registers /brokers/ids/<id> after a new ZK session
+        self.register_broker: Callable[[], Awaitable[int]] | None = None
+        self._queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._session_lost = False
+        listener = "PLAINTEXT"
+        if config is not None and hasattr(config, "inter_broker_listener"):
+            with contextlib.suppress(Exception):
+                listener = config.inter_broker_listener()[0]
+        self.listener = listener
+        # every batch sent while active (broker, api name, request): for tests
+        self.sent: list[tuple[int, str, Any]] = []
+
+    # --- public API ----------------------------------------------------------------------------
+
+    @property
+    def is_active(self) -> bool:
+        return self.active_controller_id == self.broker_id
+
+    @property
+    def epoch(self) -> int:
+        return self.ctx.epoch
+
+    async def startup(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        add_listener = getattr(self.zk, "add_session_listener", None)
+        if add_listener is not None:
+            add_listener(self._on_session_state)
+        self._task = self._loop.create_task(self._run(), name=f"controller-{self.broker_id}")
+        self.post("startup")
+
+    async def shutdown(self) -> None:
+        if self._task is None:
+            return
+        self._queue.put_nowait(_SHUTDOWN)
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await asyncio.wait_for(asyncio.shield(self._task), 10)
+        if not self._task.done():
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+        self._task = None
+        await self._on_resignation()
+
+    async def alter_partition(self, request: Any, version: int) -> Any:
+        return await self._call("alter_partition", request, version)
+
+    async def controlled_shutdown(
+        self, broker_id: int, broker_epoch: int
+    ) -> tuple[int, list[tuple[str, int]]]:
+        result: tuple[int, list[tuple[str, int]]] = await self._call(
+            "controlled_shutdown", broker_id, broker_epoch
+        )
+        return result
+
+    async def wait_idle(self) -> None:
+        """Until every event posted so far is processed (tests)."""
+        await self._call("noop")
+
+    # --- event queue ---------------------------------------------------------------------------
+
+    def post(self, name: str, *args: Any) -> None:
+        """Thread-safe: a watch may fire on kazoo's thread."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            self._queue.put_nowait((name, args, None))
+        else:
+            loop.call_soon_threadsafe(self._queue.put_nowait, (name, args, None))
+
+    async def _call(self, name: str, *args: Any) -> Any:
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait((name, args, fut))
+        return await fut
+
+    def _watch(self, name: str, *args: Any) -> Callable[..., None]:
+        def fire(*_ignored: Any) -> None:
+            self.post(name, *args)
+
+        return fire
+
+    def _on_session_state(self, state: str) -> None:
+        if state == "LOST":
+            self._session_lost = True
+            self.post("expire")
+        elif state == "CONNECTED" and self._session_lost:
+            self._session_lost = False
+            self.post("register_broker_and_reelect")
+
+    async def _run(self) -> None:
+        moved = zka.ControllerMoved()
+        while True:
+            item = await self._queue.get()
+            if item is _SHUTDOWN:
+                return
+            name, args, fut = item
+            try:
+                result = await getattr(self, f"_process_{name}")(*args)
+            except asyncio.CancelledError:
+                raise
+            except moved as exc:
+                log.info("controller %d: %s while processing %s", self.broker_id, exc, name)
+                await self._maybe_resign()
+                if fut is not None and not fut.done():
+                    fut.set_result(self._not_controller_result(name, args))
+                continue
+            except Exception as exc:
+                log.exception("controller %d: processing %s failed", self.broker_id, name)
+                if fut is not None and not fut.done():
+                    fut.set_exception(exc)
+                continue
+            if fut is not None and not fut.done():
+                fut.set_result(result)
+
+    def _not_controller_result(self, name: str, args: tuple[Any, ...]) -> Any:
+        if name == "alter_partition":
+            return self._alter_partition_error(ErrorCode.NOT_CONTROLLER)
+        if name == "controlled_shutdown":
+            return (int(ErrorCode.NOT_CONTROLLER), [])
+        return None
+
+    async def _process_noop(self) -> None:
+        return None
+
+    # --- election ------------------------------------------------------------------------------
+
+    async def _process_startup(self) -> None:
+        await self._elect()
+
+    async def _process_controller_change(self) -> None:
+        await self._maybe_resign()
+
+    async def _process_reelect(self) -> None:
+        await self._maybe_resign()
+        await self._elect()
+
+    async def _process_expire(self) -> None:
+        was_active = self.is_active
+        self.active_controller_id = -1
+        if was_active:
+            await self._on_resignation()
+
+    async def _process_register_broker_and_reelect(self) -> None:
+        if self.register_broker is not None:
+            await self.register_broker()
+        await self._elect()
+
+    async def _read_controller_id(self) -> int:
+        active = await self.zk.get_controller_id(watch=self._controller_watch)
+        return -1 if active is None else int(active)
+
+    def _controller_watch(self, *args: Any) -> None:
+        # creation / data change -> ControllerChange, deletion -> Reelect; the client's
+        # one-shot watch does not say which, so re-read in Reelect (elect is a no-op
+        # when /controller exists).
+        self.post("reelect")
+
+    async def _elect(self) -> None:
+        self.active_controller_id = await self._read_controller_id()
+        if self.active_controller_id != -1:
+            return
+        try:
+            epoch, version = await self.zk.register_controller_and_increment_epoch(self.broker_id)
+        except zka.ControllerMoved():
+            await self._maybe_resign()
+            return
+        self.ctx.epoch, self.ctx.epoch_zk_version = epoch, version
+        self.active_controller_id = self.broker_id
+        log.info("controller %d: elected, epoch %d", self.broker_id, epoch)
+        try:
+            await self._on_controller_failover()
+        except zka.ControllerMoved():
+            raise
+        except Exception:
+            log.exception("controller %d: failover failed, moving the controller", self.broker_id)
+            await self._trigger_controller_move()
+
+    async def _maybe_resign(self) -> None:
+        was_active = self.is_active
+        self.active_controller_id = await self._read_controller_id()
+        if was_active and not self.is_active:
+            await self._on_resignation()
+
+    async def _trigger_controller_move(self) -> None:
+        await self._on_resignation()
+        self.active_controller_id = -1
+        with contextlib.suppress(Exception):
+            await self.zk.delete_controller(self.ctx.epoch_zk_version)
+
+    async def _on_resignation(self) -> None:
+        if self.channel is not None:
+            await self.channel.shutdown()
+        self.channel = None
+        self.batch = None
+        self.ctx.reset()
+
+    # --- failover ------------------------------------------------------------------------------
+
+    def _default_client(self, host: str, port: int) -> Any:
+        mod = importlib.import_module("kafkacore.server.inter_broker")
+        timeout = _cfg(self.config, "controller_socket_timeout_ms", 30000) / 1000
+        return mod.NodeClient(
+            host, port, client_id=f"controller-{self.broker_id}", request_timeout_s=timeout
+        )
+
+    async def _on_controller_failover(self) -> None:
+        ctx = self.ctx
+        zk = self.zk
+        # 1. watches (registered by the reads below) and 3. the context
+        brokers = await zk.get_broker_ids(watch=self._watch("broker_change"))
+        registrations = await zk.get_all_brokers()
+        for bid in brokers:
+            if bid in registrations:
+                reg, epoch = registrations[bid]
+                ctx.add_live_broker(reg, epoch)
+        topics = await zk.get_all_topics(watch=self._watch("topic_change"))
+        for topic in topics:
+            await self._load_topic(topic)
+        self.channel = ControllerChannelManager(self._client_factory, listener=self.listener)
+        self.batch = ControllerBrokerRequestBatch(
+            self.broker_id,
+            ctx,
+            self.channel,
+            stop_replica_callback=lambda b, resp: self.post("stop_replica_response", b, resp),
+        )
+        self.batch.sent = self.sent
+        for reg in ctx.live_brokers.values():
+            self.channel.add_broker(reg)
+        self.partition_sm = PartitionStateMachine(ctx, zk, self.batch, self._unclean_enabled)
+        self.replica_sm = ReplicaStateMachine(ctx, zk, self.batch)
+        # 4. topic deletion manager
+        to_delete = set(await zk.get_topics_to_delete(watch=self._watch("topic_deletion")))
+        ctx.topics_to_delete = to_delete & ctx.all_topics
+        for topic in ctx.topics_to_delete:
+            if self._has_offline_replicas(topic):
+                ctx.topics_ineligible_for_deletion.add(topic)
+        # 5. UpdateMetadata to every live broker first
+        self.batch.add_update_metadata(ctx.live_or_shutting_down_broker_ids, ctx.leader_isr)
+        self.batch.send()
+        # 6. replica then partition state machine start-up
+        await self.replica_sm.startup()
+        self.partition_sm.initialize()
+        await self.partition_sm.trigger_online_partition_state_change()
+        self.batch.send()
+        # 7. topic deletion (reassignment, preferred elections, auto rebalance: not yet)
+        await self._resume_deletions()
+
+    async def _load_topic(self, topic: str) -> None:
+        ctx = self.ctx
+        a = await self.zk.get_topic_assignment(
+            topic, watch=self._watch("partition_modifications", topic)
+        )
+        if a is None:
+            return
+        ctx.assignments[topic] = {
+            p: ReplicaAssignment(
+                list(replicas), list(a.adding.get(p, ())), list(a.removing.get(p, ()))
+            )
+            for p, replicas in a.partitions.items()
+        }
+        topic_id = a.topic_id
+        if topic_id is None:
+            topic_id = uuid.uuid4()
+            with contextlib.suppress(Exception):
+                await self.zk.set_topic_assignment(
+                    replace(a, topic_id=topic_id),
+                    controller_epoch_zk_version=ctx.epoch_zk_version,
+                )
+        ctx.topic_ids[topic] = topic_id
+        states = await self.zk.get_partition_states(topic)
+        for p, (state, version) in states.items():
+            ctx.leader_isr[TopicPartition(topic, p)] = zka.from_zk(state, version)
+
+    async def _unclean_enabled(self, topic: str) -> bool:
+        default = bool(_cfg(self.config, "unclean_leader_election_enable", False))
+        try:
+            configs = await self.zk.get_entity_config("topics", topic)
+        except Exception:
+            return default
+        value = configs.get("unclean.leader.election.enable")
+        return default if value is None else str(value).strip().lower() == "true"
+
+    def _active(self) -> bool:
+        return self.is_active and self.batch is not None
+
+    def _sms(
+        self,
+    ) -> tuple[PartitionStateMachine, ReplicaStateMachine, ControllerBrokerRequestBatch]:
+        assert self.partition_sm and self.replica_sm and self.batch
+        return self.partition_sm, self.replica_sm, self.batch
+
+    # --- brokers -------------------------------------------------------------------------------
+
+    async def _process_broker_change(self) -> None:
+        if not self._active():
+            return
+        ctx = self.ctx
+        ids = set(await self.zk.get_broker_ids(watch=self._watch("broker_change")))
+        registrations = await self.zk.get_all_brokers()
+        cached = dict(ctx.broker_epochs)
+        new = {b for b in ids - set(cached) if b in registrations}
+        dead = set(cached) - ids
+        bounced = {
+            b for b in ids & set(cached) if b in registrations and registrations[b][1] > cached[b]
+        }
+        assert self.channel is not None
+        for b in sorted(dead | bounced):
+            await self.channel.remove_broker(b)
+        for b in sorted(dead):
+            ctx.remove_live_broker(b)
+        if bounced:
+            for b in bounced:
+                ctx.remove_live_broker(b)
+            await self._on_broker_failure(sorted(bounced))
+            for b in bounced:
+                ctx.add_live_broker(*registrations[b])
+                self.channel.add_broker(registrations[b][0])
+            await self._on_broker_startup(sorted(bounced))
+        for b in sorted(new):
+            ctx.add_live_broker(*registrations[b])
+            self.channel.add_broker(registrations[b][0])
+        if new:
+            await self._on_broker_startup(sorted(new))
+        if dead:
+            await self._on_broker_failure(sorted(dead))
+
+    async def _on_broker_startup(self, new: list[int]) -> None:
+        psm, rsm, batch = self._sms()
+        ctx = self.ctx
+        existing = ctx.live_or_shutting_down_broker_ids - set(new)
+        batch.add_update_metadata(existing, [])
+        batch.send()
+        batch.add_update_metadata(new, ctx.leader_isr)
+        batch.send()
+        replicas = [(tp, r) for r in new for tp in ctx.partitions_on_broker(r)]
+        online = [k for k in replicas if not ctx.is_topic_queued_for_deletion(k[0].topic)]
+        await rsm.handle_state_changes(online, ReplicaState.ONLINE)
+        await psm.trigger_online_partition_state_change()
+        batch.send()
+        resumed = {tp.topic for tp, _ in replicas if ctx.is_topic_queued_for_deletion(tp.topic)}
+        if resumed:
+            ctx.topics_ineligible_for_deletion -= resumed
+            await self._resume_deletions()
+
+    async def _on_broker_failure(self, dead: list[int]) -> None:
+        ctx = self.ctx
+        replicas = [(tp, r) for r in dead for tp in ctx.partitions_on_broker(r)]
+        await self._on_replicas_become_offline(replicas)
+
+    async def _on_replicas_become_offline(self, replicas: list[tuple[TopicPartition, int]]) -> None:
+        psm, rsm, batch = self._sms()
+        ctx = self.ctx
+        dead = {r for _, r in replicas}
+        offline_leader = [
+            tp
+            for tp, s in ctx.leader_isr.items()
+            if (s.leader in dead or not ctx.is_replica_online(s.leader, True))
+            and s.leader >= 0
+            and not ctx.is_topic_queued_for_deletion(tp.topic)
+        ]
+        await psm.handle_state_changes(offline_leader, PartitionState.OFFLINE)
+        await psm.trigger_online_partition_state_change()
+        batch.send()
+        normal = [k for k in replicas if not ctx.is_topic_queued_for_deletion(k[0].topic)]
+        await rsm.handle_state_changes(normal, ReplicaState.OFFLINE)
+        batch.send()
+        deleting = [k for k in replicas if ctx.is_topic_queued_for_deletion(k[0].topic)]
+        if deleting:
+            await rsm.handle_state_changes(deleting, ReplicaState.DELETION_INELIGIBLE)
+            ctx.topics_ineligible_for_deletion |= {tp.topic for tp, _ in deleting}
+        if not offline_leader:
+            batch.add_update_metadata(ctx.live_or_shutting_down_broker_ids, [])
+            batch.send()
+
+    # --- topics --------------------------------------------------------------------------------
+
+    async def _process_topic_change(self) -> None:
+        if not self._active():
+            return
+        ctx = self.ctx
+        topics = set(await self.zk.get_all_topics(watch=self._watch("topic_change")))
+        new = topics - ctx.all_topics
+        gone = ctx.all_topics - topics
+        for topic in gone:
+            ctx.remove_topic(topic)
+        added: list[TopicPartition] = []
+        for topic in sorted(new):
+            await self._load_topic(topic)
+            added.extend(ctx.partitions_for_topic(topic))
+        if added:
+            await self._on_new_partition_creation(added)
+
+    async def _process_partition_modifications(self, topic: str) -> None:
+        if not self._active():
+            return
+        ctx = self.ctx
+        a = await self.zk.get_topic_assignment(
+            topic, watch=self._watch("partition_modifications", topic)
+        )
+        if a is None or topic not in ctx.assignments:
+            return
+        if ctx.is_topic_queued_for_deletion(topic):
+            return
+        added = [
+            TopicPartition(topic, p)
+            for p in sorted(a.partitions)
+            if p not in ctx.assignments[topic]
+        ]
+        for tp in added:
+            ctx.set_assignment(tp, ReplicaAssignment(list(a.partitions[tp.partition])))
+        if added:
+            await self._on_new_partition_creation(added)
+
+    async def _on_new_partition_creation(self, tps: list[TopicPartition]) -> None:
+        psm, rsm, batch = self._sms()
+        replicas = self.ctx.replicas_for_partitions(tps)
+        await psm.handle_state_changes(tps, PartitionState.NEW)
+        await rsm.handle_state_changes(replicas, ReplicaState.NEW)
+        await psm.handle_state_changes(tps, PartitionState.ONLINE, OFFLINE)
+        batch.send()
+        await rsm.handle_state_changes(replicas, ReplicaState.ONLINE)
+        batch.send()
+
+    # --- topic deletion (TopicDeletionManager) -------------------------------------------------
+
+    def _has_offline_replicas(self, topic: str) -> bool:
+        ctx = self.ctx
+        return any(
+            not ctx.is_replica_online(r, True)
+            for tp in ctx.partitions_for_topic(topic)
+            for r in ctx.replicas(tp)
+        )
+
+    async def _process_topic_deletion(self) -> None:
+        if not self._active():
+            return
+        ctx = self.ctx
+        fence = ctx.epoch_zk_version
+        requested = set(await self.zk.get_topics_to_delete(watch=self._watch("topic_deletion")))
+        unknown = requested - ctx.all_topics
+        for topic in sorted(unknown):
+            await self.zk.delete_topic_deletion_node(topic, controller_epoch_zk_version=fence)
+        requested -= unknown
+        if not requested:
+            return
+        if not bool(_cfg(self.config, "delete_topic_enable", True)):
+            for topic in sorted(requested):
+                await self.zk.delete_topic_deletion_node(topic, controller_epoch_zk_version=fence)
+            return
+        for topic in requested - ctx.topics_to_delete:
+            ctx.topics_to_delete.add(topic)
+            if self._has_offline_replicas(topic):
+                ctx.topics_ineligible_for_deletion.add(topic)
+        await self._resume_deletions()
+
+    async def _resume_deletions(self) -> None:
+        if not self._active():
+            return
+        _, rsm, batch = self._sms()
+        ctx = self.ctx
+        for topic in sorted(ctx.topics_to_delete):
+            keys = [(tp, r) for tp in ctx.partitions_for_topic(topic) for r in ctx.replicas(tp)]
+            states = [rsm.state(tp, r) for tp, r in keys]
+            if keys and all(s is ReplicaState.DELETION_SUCCESSFUL for s in states):
+                await self._complete_delete_topic(topic)
+                continue
+            if not keys:
+                await self._complete_delete_topic(topic)
+                continue
+            in_progress = any(s is ReplicaState.DELETION_STARTED for s in states)
+            if in_progress or topic in ctx.topics_ineligible_for_deletion:
+                continue
+            if self._has_offline_replicas(topic):
+                ctx.topics_ineligible_for_deletion.add(topic)
+                continue
+            retry = [
+                k
+                for k, s in zip(keys, states, strict=True)
+                if s is ReplicaState.DELETION_INELIGIBLE
+            ]
+            if retry:
+                await rsm.handle_state_changes(retry, ReplicaState.OFFLINE)
+            await self._on_topic_deletion(topic)
+        batch.send()
+
+    async def _on_topic_deletion(self, topic: str) -> None:
+        psm, rsm, batch = self._sms()
+        ctx = self.ctx
+        tps = ctx.partitions_for_topic(topic)
+        await psm.handle_state_changes(tps, PartitionState.OFFLINE)
+        await psm.handle_state_changes(tps, PartitionState.NON_EXISTENT)
+        batch.add_update_metadata(ctx.live_or_shutting_down_broker_ids, tps)
+        batch.send()
+        keys = [(tp, r) for tp in tps for r in ctx.replicas(tp)]
+        dead = [k for k in keys if not ctx.is_replica_online(k[1], True)]
+        live = [
+            k
+            for k in keys
+            if ctx.is_replica_online(k[1], True)
+            and rsm.state(*k) is not ReplicaState.DELETION_SUCCESSFUL
+        ]
+        await rsm.handle_state_changes(dead, ReplicaState.DELETION_INELIGIBLE)
+        await rsm.handle_state_changes(live, ReplicaState.OFFLINE)
+        await rsm.handle_state_changes(live, ReplicaState.DELETION_STARTED)
+        if dead:
+            ctx.topics_ineligible_for_deletion.add(topic)
+        batch.send()
+
+    async def _process_stop_replica_response(self, broker: int, response: Any) -> None:
+        if not self._active():
+            return
+        _, rsm, _ = self._sms()
+        ctx = self.ctx
+        top_error = getattr(response, "error_code", 0)
+        ok: list[tuple[TopicPartition, int]] = []
+        failed: list[tuple[TopicPartition, int]] = []
+        for pe in getattr(response, "partition_errors", []):
+            tp = TopicPartition(pe.topic_name, pe.partition_index)
+            if tp.topic not in ctx.topics_to_delete:
+                continue
+            if rsm.state(tp, broker) is not ReplicaState.DELETION_STARTED:
+                continue
+            (failed if top_error or pe.error_code else ok).append((tp, broker))
+        if failed:
+            await rsm.handle_state_changes(failed, ReplicaState.DELETION_INELIGIBLE)
+            ctx.topics_ineligible_for_deletion |= {tp.topic for tp, _ in failed}
+        if ok:
+            await rsm.handle_state_changes(ok, ReplicaState.DELETION_SUCCESSFUL)
+        await self._resume_deletions()
+
+    async def _complete_delete_topic(self, topic: str) -> None:
+        _, rsm, _ = self._sms()
+        ctx = self.ctx
+        keys = [(tp, r) for tp in ctx.partitions_for_topic(topic) for r in ctx.replicas(tp)]
+        await rsm.handle_state_changes(keys, ReplicaState.NON_EXISTENT)
+        await self.zk.delete_topic_nodes(topic, controller_epoch_zk_version=ctx.epoch_zk_version)
+        ctx.remove_topic(topic)
+        log.info("controller %d: deletion of topic %s completed", self.broker_id, topic)
+
+    # --- AlterPartition (§3.3) -----------------------------------------------------------------
+
+    def _alter_partition_error(self, code: int) -> Any:
+        return build_struct(
+            APIS_BY_NAME["AlterPartition"].response.struct,
+            {"throttle_time_ms": 0, "error_code": int(code), "topics": []},
+        )
+
+    async def _process_alter_partition(self, request: Any, version: int) -> Any:
+        ctx = self.ctx
+        if not self._active():
+            return self._alter_partition_error(ErrorCode.NOT_CONTROLLER)
+        broker_epoch = ctx.broker_epochs.get(request.broker_id)
+        if broker_epoch is None or broker_epoch != request.broker_epoch:
+            return self._alter_partition_error(ErrorCode.STALE_BROKER_EPOCH)
+        names_by_id = {tid: name for name, tid in ctx.topic_ids.items() if tid is not None}
+        live = ctx.live_broker_ids
+        topics_out: list[dict[str, Any]] = []
+        accepted: list[tuple[TopicPartition, LeaderAndIsr, dict[str, Any]]] = []
+        for topic in request.topics:
+            if version >= 2:
+                name = names_by_id.get(topic.topic_id)
+                tkey: dict[str, Any] = {"topic_id": topic.topic_id}
+            else:
+                name = topic.topic_name
+                tkey = {"topic_name": topic.topic_name}
+            parts_out: list[dict[str, Any]] = []
+            topics_out.append({**tkey, "partitions": parts_out})
+            for p in topic.partitions:
+                out: dict[str, Any] = {"partition_index": p.partition_index, "error_code": 0}
+                parts_out.append(out)
+                if name is None:
+                    out["error_code"] = int(ErrorCode.UNKNOWN_TOPIC_ID)
+                    continue
+                tp = TopicPartition(name, p.partition_index)
+                cur = ctx.leader_isr.get(tp)
+                if cur is None:
+                    out["error_code"] = int(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+                    continue
+                if version >= 3:
+                    isr_epochs = [(b.broker_id, b.broker_epoch) for b in p.new_isr_with_epochs]
+                else:
+                    isr_epochs = [(b, -1) for b in p.new_isr]
+                new_isr = tuple(b for b, _ in isr_epochs)
+                recovery = getattr(p, "leader_recovery_state", RECOVERED)
+                if p.partition_epoch > cur.partition_epoch or p.leader_epoch > cur.leader_epoch:
+                    out["error_code"] = int(ErrorCode.NOT_CONTROLLER)
+                elif p.leader_epoch < cur.leader_epoch:
+                    out["error_code"] = int(ErrorCode.FENCED_LEADER_EPOCH)
+                elif (
+                    request.broker_id == cur.leader
+                    and set(new_isr) == set(cur.isr)
+                    and recovery == cur.leader_recovery_state
+                ):
+                    self._fill(out, cur)
+                elif p.partition_epoch < cur.partition_epoch:
+                    out["error_code"] = int(ErrorCode.INVALID_UPDATE_VERSION)
+                elif (recovery == RECOVERING and len(new_isr) > 1) or (
+                    cur.leader_recovery_state == RECOVERED and recovery == RECOVERING
+                ):
+                    out["error_code"] = int(ErrorCode.INVALID_REQUEST)
+                elif any(
+                    b not in live or (e != -1 and ctx.broker_epochs.get(b) != e)
+                    for b, e in isr_epochs
+                ):
+                    out["error_code"] = int(
+                        ErrorCode.INELIGIBLE_REPLICA
+                        if version > 1
+                        else ErrorCode.OPERATION_NOT_ATTEMPTED
+                    )
+                else:
+                    new = LeaderAndIsr(
+                        leader=request.broker_id,
+                        leader_epoch=p.leader_epoch,
+                        isr=new_isr,
+                        controller_epoch=ctx.epoch,
+                        partition_epoch=p.partition_epoch,
+                        leader_recovery_state=recovery,
+                    )
+                    accepted.append((tp, new, out))
+        done: list[TopicPartition] = []
+        for tp, new, out in accepted:
+            try:
+                version_ = await zka.update_partition_state(self.zk, tp, new, ctx)
+            except zka.ControllerMoved():
+                raise
+            except Exception:
+                log.exception("controller: writing the ISR of %s failed", tp)
+                out["error_code"] = int(ErrorCode.UNKNOWN_SERVER_ERROR)
+                continue
+            if version_ is None:
+                out["error_code"] = int(ErrorCode.INVALID_UPDATE_VERSION)
+                continue
+            new = replace(new, partition_epoch=version_)
+            ctx.leader_isr[tp] = new
+            self._fill(out, new)
+            done.append(tp)
+        if done:
+            _, _, batch = self._sms()
+            batch.add_update_metadata(ctx.live_or_shutting_down_broker_ids, done)
+            batch.send()
+        return build_struct(
+            APIS_BY_NAME["AlterPartition"].response.struct,
+            {"throttle_time_ms": 0, "error_code": 0, "topics": topics_out},
+        )
+
+    @staticmethod
+    def _fill(out: dict[str, Any], s: LeaderAndIsr) -> None:
+        out.update(
+            leader_id=s.leader,
+            leader_epoch=s.leader_epoch,
+            isr=list(s.isr),
+            leader_recovery_state=s.leader_recovery_state,
+            partition_epoch=s.partition_epoch,
+        )
+
+    # --- controlled shutdown (§2.8) ------------------------------------------------------------
+
+    async def _process_controlled_shutdown(
+        self, broker_id: int, broker_epoch: int
+    ) -> tuple[int, list[tuple[str, int]]]:
+        ctx = self.ctx
+        if not self._active():
+            return (int(ErrorCode.NOT_CONTROLLER), [])
+        if broker_epoch != -1:
+            cached = ctx.broker_epochs.get(broker_id)
+            if cached is not None and broker_epoch < cached:
+                return (int(ErrorCode.STALE_BROKER_EPOCH), [])
+        if broker_id not in ctx.live_or_shutting_down_broker_ids:
+            return (int(ErrorCode.BROKER_NOT_AVAILABLE), [])
+        psm, rsm, batch = self._sms()
+        ctx.shutting_down.add(broker_id)
+        act_on = [
+            tp
+            for tp in ctx.partitions_on_broker(broker_id)
+            if len(ctx.replicas(tp)) > 1
+            and tp in ctx.leader_isr
+            and not ctx.is_topic_queued_for_deletion(tp.topic)
+        ]
+        leading = [tp for tp in act_on if ctx.leader_isr[tp].leader == broker_id]
+        following = [tp for tp in act_on if ctx.leader_isr[tp].leader != broker_id]
+        if leading:
+            await psm.handle_state_changes(leading, PartitionState.ONLINE, CONTROLLED_SHUTDOWN)
+        batch.send()
+        for tp in following:
+            batch.add_stop_replica([broker_id], tp, delete=False)
+        batch.send()
+        await rsm.handle_state_changes([(tp, broker_id) for tp in following], ReplicaState.OFFLINE)
+        batch.send()
+        remaining = sorted(
+            (tp.topic, tp.partition)
+            for tp, s in ctx.leader_isr.items()
+            if s.leader == broker_id and len(ctx.replicas(tp)) > 1
+        )
+        return (0, remaining)
