@@ -54,6 +54,10 @@ class ApiKey(IntEnum):
     FETCH = 1
     LIST_OFFSETS = 2
     METADATA = 3
+    LEADER_AND_ISR = 4
+    STOP_REPLICA = 5
+    UPDATE_METADATA = 6
+    CONTROLLED_SHUTDOWN = 7
     OFFSET_COMMIT = 8
     OFFSET_FETCH = 9
     FIND_COORDINATOR = 10
@@ -84,6 +88,7 @@ class ApiKey(IntEnum):
     ALTER_PARTITION_REASSIGNMENTS = 45
     LIST_PARTITION_REASSIGNMENTS = 46
     OFFSET_DELETE = 47
+    ALTER_PARTITION = 56
     DESCRIBE_CLUSTER = 60
 
 
@@ -162,6 +167,13 @@ _TABLE = [
     _api("ListPartitionReassignments", m.list_partition_reassignments, (0, 0), (0, 0)),
     _api("OffsetDelete", m.offset_delete, (0, 0), (0, 0)),
     _api("DescribeCluster", m.describe_cluster, (0, 1), (0, 1)),
+    # Inter-broker APIs of a ZooKeeper-mode cluster (Kafka 3.9 at IBP 3.9). ControlledShutdown
+    # v0 has a request header without client id, which kafkacore does not read.
+    _api("LeaderAndIsr", m.leader_and_isr, (0, 7), (0, 7)),
+    _api("StopReplica", m.stop_replica, (0, 4), (0, 4)),
+    _api("UpdateMetadata", m.update_metadata, (0, 8), (0, 8)),
+    _api("ControlledShutdown", m.controlled_shutdown, (1, 3), (1, 3)),
+    _api("AlterPartition", m.alter_partition, (0, 3), (0, 3)),
 ]
 
 APIS: dict[int, Api] = {api.key: api for api in sorted(_TABLE, key=lambda a: a.key)}

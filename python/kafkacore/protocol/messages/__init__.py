@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from kafkacore.protocol.messages import (
     alter_configs,
+    alter_partition,
     alter_partition_reassignments,
     api_versions,
+    controlled_shutdown,
     create_acls,
     create_partitions,
     create_topics,
@@ -26,6 +28,7 @@ from kafkacore.protocol.messages import (
     incremental_alter_configs,
     init_producer_id,
     join_group,
+    leader_and_isr,
     leave_group,
     list_groups,
     list_offsets,
@@ -38,13 +41,17 @@ from kafkacore.protocol.messages import (
     produce,
     sasl_authenticate,
     sasl_handshake,
+    stop_replica,
     sync_group,
+    update_metadata,
 )
 
 __all__ = [
     "alter_configs",
+    "alter_partition",
     "alter_partition_reassignments",
     "api_versions",
+    "controlled_shutdown",
     "create_acls",
     "create_partitions",
     "create_topics",
@@ -64,6 +71,7 @@ __all__ = [
     "incremental_alter_configs",
     "init_producer_id",
     "join_group",
+    "leader_and_isr",
     "leave_group",
     "list_groups",
     "list_offsets",
@@ -76,5 +84,7 @@ __all__ = [
     "produce",
     "sasl_authenticate",
     "sasl_handshake",
+    "stop_replica",
     "sync_group",
+    "update_metadata",
 ]
