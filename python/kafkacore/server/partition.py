@@ -555,12 +555,17 @@ class Partition:
 
     # -- the follower side -----------------------------------------------------------------
 
-    def append_records_as_follower(self, records: bytes) -> LogAppendInfo:
-        """Append the leader's batches unchanged (offsets, epochs, producer state kept)."""
+    def append_records_as_follower(
+        self, records: bytes, leader_epoch: int | None = None
+    ) -> LogAppendInfo:
+        """Append the leader's batches unchanged (offsets, epochs, producer state kept);
+        refused when this broker leads, or follows at another leader epoch than
+        ``leader_epoch`` (a fetch answered before a LeaderAndIsr)."""
         with self._leader_isr_lock:
-            if self.is_leader:
+            if self.is_leader or (leader_epoch is not None and leader_epoch != self._leader_epoch):
                 raise NotLeaderOrFollowerError(
-                    f"{self.topic_partition}: this broker leads, not a follower append"
+                    f"{self.topic_partition}: not a follower at leader epoch {leader_epoch} "
+                    f"(leader {self._leader_id}, epoch {self._leader_epoch})"
                 )
             return self.log.append_as_follower(records)
 

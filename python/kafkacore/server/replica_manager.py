@@ -200,6 +200,16 @@ class ReplicaManager:
         partition.on_high_watermark = self._on_high_watermark
         return partition
 
+    def set_alter_partition_manager(self, manager: AlterPartitionSubmitter | None) -> None:
+        """Where partitions led here propose ISR changes (cluster mode)."""
+        self.alter_partition_manager = manager
+        for partition in self.partitions():
+            partition.alter_partition = manager
+
+    def topic_id_of(self, tp: TopicPartition) -> uuid.UUID | None:
+        log = self.get_log(tp.topic, tp.partition)
+        return log.topic_id if log is not None else None
+
     def _on_high_watermark(self, tp: TopicPartition) -> None:
         """A partition's high watermark or leadership changed (any thread): delayed
         produces re-check, delayed fetches re-read (on the event loop)."""

@@ -238,7 +238,9 @@ def handle_list_offsets(services: BrokerServices, context: RequestContext, reque
             try:
                 if ts == LATEST_TIMESTAMP:
                     answer.offset = (
-                        partition.last_stable_offset
+                        log.log_end_offset  # a follower asks for the leader's log end
+                        if request.replica_id >= 0
+                        else partition.last_stable_offset
                         if request.isolation_level == _READ_COMMITTED
                         else partition.high_watermark
                     )
