@@ -5,7 +5,9 @@ this, never the store.
 
 It follows a :class:`~kafkacore.metadata.store.MetadataStore` as a
 :class:`~kafkacore.metadata.store.MetadataListener` (:meth:`MetadataCache.follow`); a
-ZooKeeper broker will also feed it from UpdateMetadata requests.
+ZooKeeper broker feeds it from UpdateMetadata requests (live brokers with their
+endpoints, the controller, partition states: :meth:`MetadataCache.set_alive_brokers`,
+:meth:`MetadataCache.update_partition_states`).
 
 Thread-safety: updates may come from any thread (store writers, a ZooKeeper client);
 each replaces an immutable snapshot under a lock, and reads see one snapshot or the next,
@@ -20,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from kafkacore.log import TopicPartition
-from kafkacore.metadata.store import MetadataStore, PartitionState, TopicMetadata
+from kafkacore.metadata.store import NO_LEADER, MetadataStore, PartitionState, TopicMetadata
 
 __all__ = ["BrokerInfo", "MetadataCache"]
 
@@ -33,6 +35,16 @@ class BrokerInfo:
     host: str
     port: int
     rack: str | None = None
+    # every listener: (listener name, host, port, security protocol id) - UpdateMetadata
+    endpoints: tuple[tuple[str, str, int, int], ...] = ()
+
+    def endpoint(self, listener: str | None) -> tuple[str, int]:
+        """``(host, port)`` of ``listener`` (default: the first one, or the client
+        endpoint)."""
+        for name, host, port, _protocol in self.endpoints:
+            if listener is None or name == listener:
+                return host, port
+        return self.host, self.port
 
 
 class MetadataCache:
@@ -103,6 +115,50 @@ class MetadataCache:
 
     def set_controller(self, controller_id: int) -> None:
         self._controller_id = controller_id
+
+    def set_alive_brokers(self, brokers: list[BrokerInfo]) -> None:
+        """Exactly ``brokers`` are alive (an UpdateMetadata's live brokers)."""
+        with self._lock:
+            self._brokers = {b.node_id: b for b in brokers}
+
+    def is_broker_alive(self, node_id: int) -> bool:
+        return node_id in self._brokers
+
+    def update_partition_states(
+        self,
+        topic: str,
+        topic_id: uuid.UUID | None,
+        states: Mapping[int, PartitionState | None],
+    ) -> None:
+        """Merge one UpdateMetadata topic: each listed partition takes its state
+        (``None``: the partition is gone - Kafka's leader -2 for deletion; a topic left
+        without partitions is dropped). Partitions not yet known in between are filled
+        with leaderless states so that indexes stay partition ids."""
+        with self._lock:
+            topics = dict(self._topics)
+            by_id = dict(self._by_id)
+            old = topics.get(topic)
+            partitions: list[PartitionState | None] = list(old.partitions) if old else []
+            for index, state in states.items():
+                while len(partitions) <= index:
+                    partitions.append(None)
+                partitions[index] = state
+            while partitions and partitions[-1] is None:
+                partitions.pop()
+            if old is not None:
+                by_id.pop(old.topic_id, None)
+            if not partitions:
+                topics.pop(topic, None)
+            else:
+                filled = tuple(
+                    p if p is not None else PartitionState((), NO_LEADER, -1, (), -1)
+                    for p in partitions
+                )
+                new_id = topic_id or (old.topic_id if old else uuid.UUID(int=0))
+                metadata = TopicMetadata(topic, new_id, filled, dict(old.configs) if old else {})
+                topics[topic] = metadata
+                by_id[new_id] = metadata
+            self._topics, self._by_id = topics, by_id
 
     def alive_brokers(self) -> list[BrokerInfo]:
         brokers = self._brokers
