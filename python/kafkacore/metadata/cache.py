@@ -56,6 +56,9 @@ class MetadataCache:
         self._brokers: dict[int, BrokerInfo] = {}
         self._cluster_id: str | None = None
         self._controller_id = controller_id
+        # cluster mode: topic config overrides from ZooKeeper (/config/topics/<t>), known
+        # before (and apart from) the topic's partitions, which come with UpdateMetadata
+        self._topic_configs: dict[str, dict[str, str]] = {}
 
     def follow(self, store: MetadataStore, broker_config_entities: tuple[str, ...]) -> None:
         """Load ``store``'s current state and listen to its changes (the dynamic broker
@@ -69,6 +72,39 @@ class MetadataCache:
             self._by_id = {t.topic_id: t for t in topics.values()}
             self._broker_configs = {e: c for e, c in configs.items() if c}
             self._cluster_id = store.cluster_id
+
+    def follow_configs(
+        self,
+        store: MetadataStore,
+        topic_configs: Mapping[str, Mapping[str, str]],
+        broker_config_entities: tuple[str, ...],
+    ) -> None:
+        """Cluster mode: listen to ``store`` for config changes and cluster id only (the
+        topics and brokers come with the controller's UpdateMetadata); start from
+        ``topic_configs`` and the broker configs of ``broker_config_entities``."""
+        store.add_listener(self)
+        configs = {e: store.broker_configs(e) for e in broker_config_entities}
+        with self._lock:
+            self._topic_configs = {t: dict(c) for t, c in topic_configs.items()}
+            self._broker_configs = {e: c for e, c in configs.items() if c}
+            self._cluster_id = store.cluster_id
+
+    def on_topic_configs_changed(self, name: str, configs: Mapping[str, str]) -> None:
+        """A topic's config overrides changed (cluster mode: a ZooKeeper change
+        notification, or a new topic's config read before its partitions are made)."""
+        with self._lock:
+            all_configs = dict(self._topic_configs)
+            all_configs[name] = dict(configs)
+            topics = self._topics
+            old = topics.get(name)
+            if old is not None:
+                updated = TopicMetadata(old.name, old.topic_id, old.partitions, dict(configs))
+                topics = {**topics, name: updated}
+                self._by_id = {**self._by_id, old.topic_id: updated}
+            self._topic_configs, self._topics = all_configs, topics
+
+    def knows_topic_configs(self, name: str) -> bool:
+        return name in self._topic_configs or name in self._topics
 
     # -- MetadataListener ------------------------------------------------------------------
 
@@ -155,7 +191,8 @@ class MetadataCache:
                     for p in partitions
                 )
                 new_id = topic_id or (old.topic_id if old else uuid.UUID(int=0))
-                metadata = TopicMetadata(topic, new_id, filled, dict(old.configs) if old else {})
+                configs = dict(old.configs) if old else dict(self._topic_configs.get(topic, {}))
+                metadata = TopicMetadata(topic, new_id, filled, configs)
                 topics[topic] = metadata
                 by_id[new_id] = metadata
             self._topics, self._by_id = topics, by_id
@@ -192,7 +229,10 @@ class MetadataCache:
 
     def topic_configs(self, name: str) -> dict[str, str] | None:
         topic = self._topics.get(name)
-        return dict(topic.configs) if topic is not None else None
+        if topic is not None:
+            return dict(topic.configs)
+        known = self._topic_configs.get(name)
+        return dict(known) if known is not None else None
 
     def partition_count(self, name: str) -> int | None:
         topic = self._topics.get(name)

@@ -33,7 +33,7 @@ import re
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor
 from typing import Any, Protocol
 
@@ -135,6 +135,8 @@ class ReplicaManager:
         self.controller_epoch = -1  # the latest controller epoch seen
         self.alter_partition_manager: AlterPartitionSubmitter | None = None
         self.fetcher_manager: ReplicaFetcherManagerLike | None = None
+        # cluster mode: reads a topic's config overrides from ZooKeeper into the cache
+        self.topic_config_loader: Callable[[str], Awaitable[None]] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         # topic admin one at a time: a topic is visible in the cache as soon as the store
         # has it, its partitions only once applied; ensure_topic must not see the former
@@ -242,6 +244,11 @@ class ReplicaManager:
 
     def on_broker_configs_changed(self, entity: str, configs: Mapping[str, str]) -> None:
         pass  # applied through the BrokerConfigHolder
+
+    def on_topic_configs_changed(self, name: str, configs: Mapping[str, str]) -> None:
+        """Cluster mode: a topic config change (ZooKeeper notification) applies to its
+        logs here."""
+        self.logs.update_topic_config(name, self.topic_config(name, configs))
 
     def on_cluster_id(self, cluster_id: str) -> None:
         pass
@@ -418,6 +425,11 @@ class ReplicaManager:
         entries = list(_leader_and_isr_partitions(request))
         code = self._check_controller(request.controller_epoch, request.broker_epoch)
         errors: dict[tuple[str, int], ErrorCode] = {}
+        if code == ErrorCode.NONE and self.topic_config_loader is not None:
+            # Kafka reads a new topic's config from ZooKeeper when it makes its log
+            for topic in {t for t, _i, _ps in entries}:
+                if not self.cache.knows_topic_configs(topic):
+                    await self.topic_config_loader(topic)
         if code == ErrorCode.NONE:
             self.controller_epoch = request.controller_epoch
             self.cache.set_controller(request.controller_id)
