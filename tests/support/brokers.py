@@ -6,6 +6,7 @@ next to it (never a pipe that could fill up), restartable. ``broker_factory`` in
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -105,6 +106,8 @@ class Broker:
         try:
             code = proc.wait(STOP_TIMEOUT_S)
         except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGUSR1)  # the broker logs its asyncio tasks' stacks
+            time.sleep(1)
             proc.kill()
             proc.wait(5)
             raise AssertionError(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import io
 import logging
 import signal
 import sys
@@ -75,6 +76,13 @@ def run(args: argparse.Namespace) -> int:
     return asyncio.run(_serve(config))
 
 
+def _dump_tasks() -> None:
+    out = io.StringIO()
+    for task in asyncio.all_tasks():
+        task.print_stack(file=out)
+    logging.getLogger("kafkacore.server").warning("asyncio tasks:\n%s", out.getvalue())
+
+
 async def _serve(config: Any) -> int:
     from kafkacore.server import KafkaServer
 
@@ -83,6 +91,8 @@ async def _serve(config: Any) -> int:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
+    # `kill -USR1 <pid>`: every asyncio task's stack in the log (the broker's jstack)
+    loop.add_signal_handler(signal.SIGUSR1, _dump_tasks)
     try:
         await server.startup()
     except Exception as exc:
