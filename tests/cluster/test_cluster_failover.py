@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from confluent_kafka import Consumer, TopicPartition
+from confluent_kafka.admin import AdminClient
 
 from cluster.conftest import consume_all, create_topic, new_cluster, producer
 from cluster.test_cluster_basics import wait_for_identical_replicas
@@ -165,17 +166,16 @@ def test_jepsen_2013_isr_of_one_then_leader_dies_no_acked_write_lost(fresh: Clus
 
 def test_topic_deletion_completes_when_the_down_broker_returns(fresh: Cluster) -> None:
     create_topic(fresh, "doomed", 2, 3)
-    fresh.kill(3)
+    controller = wait_until(fresh.controller_id, 30, "a controller")
+    down = next(b for b in fresh.brokers if b != controller)
+    fresh.kill(down)
     fresh.wait_for_brokers(2)
-    from confluent_kafka.admin import AdminClient
-
-    AdminClient({"bootstrap.servers": fresh.bootstrap}).delete_topics(["doomed"])["doomed"].result(
-        30
-    )
+    admin = AdminClient({"bootstrap.servers": fresh.bootstrap})
+    admin.delete_topics(["doomed"], operation_timeout=5)["doomed"].result(30)
     time.sleep(2)
-    assert fresh.zk.exists("/admin/delete_topics/doomed")  # waits for broker 3
+    assert fresh.zk.exists("/admin/delete_topics/doomed")  # waits for the down broker
     assert fresh.zk.exists("/brokers/topics/doomed")
-    fresh.restart(3)
+    fresh.restart(down)
     wait_until(lambda: not fresh.zk.exists("/brokers/topics/doomed"), 60, "deletion done")
     assert not fresh.zk.exists("/admin/delete_topics/doomed")
     assert not fresh.zk.exists("/config/topics/doomed")
