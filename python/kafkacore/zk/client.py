@@ -47,7 +47,7 @@ from kazoo.exceptions import (
 )
 from kazoo.exceptions import NodeExistsError as KazooNodeExists
 from kazoo.exceptions import NoNodeError as KazooNoNode
-from kazoo.protocol.states import EventType, KazooState  # type: ignore[import-untyped]
+from kazoo.protocol.states import EventType  # type: ignore[import-untyped]
 
 from kafkacore.zk.data import (
     BROKER_IDS_PATH,
@@ -145,8 +145,6 @@ class KafkaZkClient:
         self._loop = loop
         self._session_timeout_ms = session_timeout_ms
         self._connection_timeout_ms = connection_timeout_ms
-        self._connected = asyncio.Event()
-        self._connected.set()
         self._closed = False
         self._listeners: list[Callable[[str], None]] = []
         # The session that last created a checked ephemeral node (Kafka's
@@ -207,7 +205,6 @@ class KafkaZkClient:
         if self._closed:
             return
         self._closed = True
-        self._connected.set()  # wake waiters: they see _closed and give up
         await asyncio.to_thread(_stop_quietly, self._zk)
 
     async def __aenter__(self) -> KafkaZkClient:
@@ -238,10 +235,6 @@ class KafkaZkClient:
             self._loop.call_soon_threadsafe(self._on_state, str(state))
 
     def _on_state(self, state: str) -> None:
-        if state == KazooState.CONNECTED:
-            self._connected.set()
-        else:
-            self._connected.clear()
         if self._closed:
             return
         for cb in list(self._listeners):
@@ -282,16 +275,23 @@ class KafkaZkClient:
             except ConnectionClosedError as exc:
                 raise ZkConnectionError("the ZooKeeper client is closed") from exc
             except _RETRIABLE as exc:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
+                if not await self._wait_connected(deadline):
                     raise ZkConnectionError(f"ZooKeeper unreachable: {exc!r}") from exc
-                self._connected.clear()
-                try:
-                    await asyncio.wait_for(self._connected.wait(), remaining)
-                except asyncio.TimeoutError as timeout:
-                    raise ZkConnectionError(f"ZooKeeper unreachable: {exc!r}") from timeout
-                if not self._zk.connected:
-                    await asyncio.sleep(0.05)
+
+    async def _wait_connected(self, deadline: float) -> bool:
+        """Wait until kazoo is connected again (False at the deadline or on close). Polls
+        kazoo's own state: the loop learns of state changes a little late, and a stale
+        "connected" would resend into the same dead connection."""
+        delay = 0.01
+        while not self._closed:
+            if self._zk.connected:
+                return True
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            await asyncio.sleep(min(delay, remaining))
+            delay = min(delay * 2, 0.1)
+        return False
 
     async def _get(self, path: str, watch: Watch | None = None) -> tuple[bytes, ZnodeStat] | None:
         try:
