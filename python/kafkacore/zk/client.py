@@ -707,10 +707,11 @@ class KafkaZkClient:
         return EntityConfig.decode(got[0]).config if got else {}
 
     async def set_entity_config(
-        self, entity_type: str, name: str, configs: Mapping[str, str]
+        self, entity_type: str, name: str, configs: Mapping[str, str], *, notify: bool = True
     ) -> None:
         """Write ``/config/<type>/<name>`` (created when missing), then the change
-        notification ``/config/changes/config_change_<seq>`` brokers watch."""
+        notification ``/config/changes/config_change_<seq>`` brokers watch (not with
+        ``notify=False``: a topic's first config, written before the topic exists)."""
         path = entity_config_path(entity_type, name)
         data = EntityConfig(dict(configs)).encode()
         for _ in range(10):
@@ -723,6 +724,8 @@ class KafkaZkClient:
                     break
                 except KazooNodeExists:
                     continue
+        if not notify:
+            return
         await self._create(
             f"{CONFIG_CHANGES_PATH}/{CONFIG_CHANGE_PREFIX}",
             ConfigChangeNotification(f"{entity_type}/{name}").encode(),
