@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 
 import pytest
 
+from kafkacore.zk.admin import assign_replicas_to_brokers
 from kafkacore.zk.client import ControllerMovedError, KafkaZkClient
 from kafkacore.zk.data import (
     BrokerRegistration,
@@ -311,3 +312,35 @@ def test_we_read_what_kafka_writes(kafka39: Kafka39, zk_chroot: str) -> None:
         if writer.poll() is None:
             writer.kill()
             writer.wait(30)
+
+
+PLACEMENTS = [
+    # (partitions, replication factor, fixed start index, start partition id, brokers)
+    (10, 3, 0, -1, [(b, None) for b in range(5)]),
+    (17, 2, 3, -1, [(b, None) for b in (1, 2, 5, 9)]),
+    (6, 3, 2, 6, [(b, None) for b in (0, 1, 2, 3)]),
+    (7, 1, 1, -1, [(b, None) for b in (4, 7)]),
+    (
+        12,
+        3,
+        0,
+        -1,
+        [(0, "rack1"), (1, "rack3"), (2, "rack3"), (3, "rack2"), (4, "rack2"), (5, "rack1")],
+    ),
+    (20, 2, 4, -1, [(1, "a"), (2, "a"), (3, "b"), (4, "b"), (5, "c")]),
+    (9, 4, 1, 3, [(1, "a"), (2, "b"), (3, "a"), (4, "b"), (5, "a"), (6, "c")]),
+]
+
+
+def test_replica_placement_matches_kafka(kafka39: Kafka39) -> None:
+    jobs = []
+    for n, rf, start, first, brokers in PLACEMENTS:
+        specs = [f"{b}:{r}" if r else str(b) for b, r in brokers]
+        jobs.append(["assign", str(n), str(rf), str(start), str(first), *specs])
+    outputs = [kafka39.run("ZkRead", *job) for job in jobs]
+    for (n, rf, start, first, brokers), out in zip(PLACEMENTS, outputs, strict=True):
+        kafka = {int(p): tuple(r) for p, r in json.loads(out.strip().splitlines()[-1]).items()}
+        ours = assign_replicas_to_brokers(
+            brokers, n, rf, fixed_start_index=start, start_partition_id=first
+        )
+        assert ours == kafka, (n, rf, start, first, brokers)

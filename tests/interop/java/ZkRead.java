@@ -40,11 +40,17 @@ import scala.jdk.javaapi.CollectionConverters;
  *   ZkRead write <connect> <brokerId> <host> <port> <rack> <topic> <deletedTopic> <clusterId>
  *       writes with Kafka's client and AdminZkClient, prints one JSON line, then "READY",
  *       and keeps its session (the ephemeral nodes) until stdin closes
+ *   ZkRead assign <partitions> <rf> <fixedStartIndex> <startPartitionId> <id[:rack]>...
+ *       Kafka's default replica placement (AdminUtils.assignReplicasToBrokers)
  */
 public final class ZkRead {
     private ZkRead() {}
 
     public static void main(String[] args) throws Exception {
+        if (args[0].equals("assign")) {
+            System.out.println(assign(args));
+            return;
+        }
         KafkaZkClient zk = KafkaZkClient.apply(args[1], false, 30000, 30000, 10, Time.SYSTEM,
             "kafkacore-interop", new ZKClientConfig(), "kafka.server", "SessionExpireListener",
             true, false);
@@ -236,6 +242,21 @@ public final class ZkRead {
         }
         out.put("topic_ids", ids);
         return json(out);
+    }
+
+    // --- Kafka's replica placement -------------------------------------------------------
+
+    static String assign(String[] a) {
+        List<org.apache.kafka.admin.BrokerMetadata> brokers = new ArrayList<>();
+        for (int i = 5; i < a.length; i++) {
+            String[] idRack = a[i].split(":", 2);
+            brokers.add(new org.apache.kafka.admin.BrokerMetadata(Integer.parseInt(idRack[0]),
+                idRack.length > 1 ? java.util.Optional.of(idRack[1]) : java.util.Optional.empty()));
+        }
+        Map<Integer, List<Integer>> got = org.apache.kafka.admin.AdminUtils.assignReplicasToBrokers(
+            brokers, Integer.parseInt(a[1]), Integer.parseInt(a[2]), Integer.parseInt(a[3]),
+            Integer.parseInt(a[4]));
+        return json(new TreeMap<>(got));
     }
 
     // --- helpers -------------------------------------------------------------------------
