@@ -566,3 +566,52 @@ def test_session_survives_a_server_restart(tmp_path: Any) -> None:
         run(main(), timeout=90)
     finally:
         server.stop()
+
+
+def test_log_dir_events_preferred_election_and_reassignment_nodes(
+    zk_chroot: str, raw: KazooClient
+) -> None:
+    async def main() -> None:
+        async with await KafkaZkClient.connect(zk_chroot) as zk:
+            _, v = await zk.register_controller_and_increment_epoch(0)
+            # Log dir failure notifications.
+            fired = asyncio.Event()
+            assert await zk.get_log_dir_event_notifications(on_loop_setter(fired, [])) == []
+            await zk.create_log_dir_event_notification(2)
+            await wait_for(fired, "the /log_dir_event_notification watch")
+            names = await zk.get_log_dir_event_notifications()
+            assert names == ["log_dir_event_0000000000"]
+            assert await zk.get_log_dir_event_brokers(names) == [2]
+            assert raw.get(f"/log_dir_event_notification/{names[0]}")[0] == (
+                b'{"version":1,"broker":2,"event":1}'
+            )
+            await zk.delete_log_dir_event_notifications(names, controller_epoch_zk_version=v)
+            assert await zk.get_log_dir_event_notifications() == []
+            # Preferred replica election node: exists watch, one pending at a time.
+            created = asyncio.Event()
+            assert await zk.get_preferred_replica_election(on_loop_setter(created, [])) is None
+            await zk.create_preferred_replica_election([("t", 0), ("t", 1)])
+            await wait_for(created, "the preferred election watch")
+            with pytest.raises(NodeExistsError):
+                await zk.create_preferred_replica_election([("t", 2)])
+            assert await zk.get_preferred_replica_election() == [("t", 0), ("t", 1)]
+            with pytest.raises(ControllerMovedError):
+                await zk.delete_preferred_replica_election(controller_epoch_zk_version=v + 1)
+            await zk.delete_preferred_replica_election(controller_epoch_zk_version=v)
+            assert await zk.get_preferred_replica_election() is None
+            # Legacy reassignment node, as kafka-reassign-partitions --zookeeper wrote it.
+            raw.create(
+                "/admin/reassign_partitions",
+                b'{"version":1,"partitions":[{"topic":"t","partition":0,"replicas":[4,5]},'
+                b'{"topic":"t","partition":1,"replicas":[5,6]}]}',
+            )
+            changed = asyncio.Event()
+            got = await zk.get_partition_reassignment(on_loop_setter(changed, []))
+            assert got == {("t", 0): (4, 5), ("t", 1): (5, 6)}
+            await zk.set_partition_reassignment({("t", 1): (5, 6)}, controller_epoch_zk_version=v)
+            await wait_for(changed, "the reassignment watch")
+            assert await zk.get_partition_reassignment() == {("t", 1): (5, 6)}
+            await zk.set_partition_reassignment({}, controller_epoch_zk_version=v)
+            assert await zk.get_partition_reassignment() is None
+
+    run(main())

@@ -60,9 +60,13 @@ from kafkacore.zk.data import (
     INITIAL_CONTROLLER_EPOCH,
     ISR_CHANGE_NOTIFICATION_PATH,
     ISR_CHANGE_PREFIX,
+    LOG_DIR_EVENT_NOTIFICATION_PATH,
+    LOG_DIR_EVENT_PREFIX,
     PERSISTENT_ZK_PATHS,
+    PREFERRED_REPLICA_ELECTION_PATH,
     PRODUCER_ID_BLOCK_PATH,
     PRODUCER_ID_BLOCK_SIZE,
+    REASSIGN_PARTITIONS_PATH,
     TOPICS_PATH,
     BrokerRegistration,
     ClusterId,
@@ -71,6 +75,9 @@ from kafkacore.zk.data import (
     EntityConfig,
     IsrChangeNotification,
     LeaderIsrState,
+    LogDirEventNotification,
+    PartitionReassignment,
+    PreferredReplicaElection,
     ProducerIdBlock,
     TopicAssignment,
     broker_path,
@@ -777,6 +784,99 @@ class KafkaZkClient:
                     controller_epoch_zk_version,
                     [("delete", (f"{ISR_CHANGE_NOTIFICATION_PATH}/{name}",), {})],
                 )
+
+    # --- log dir events, preferred elections, legacy reassignments --------------------------
+
+    async def get_log_dir_event_notifications(self, watch: Watch | None = None) -> list[str]:
+        """The ``log_dir_event_<seq>`` node names, in sequence order."""
+        return sorted(await self._children(LOG_DIR_EVENT_NOTIFICATION_PATH, watch) or ())
+
+    async def get_log_dir_event_brokers(self, names: Iterable[str]) -> list[int]:
+        """The broker ids of those notifications (gone ones are skipped)."""
+        found = await asyncio.gather(
+            *(self._get(f"{LOG_DIR_EVENT_NOTIFICATION_PATH}/{n}") for n in names)
+        )
+        return [LogDirEventNotification.decode(got[0]).broker for got in found if got is not None]
+
+    async def create_log_dir_event_notification(self, broker_id: int) -> None:
+        """``/log_dir_event_notification/log_dir_event_<seq>`` (a log dir failed)."""
+        await self._create(
+            f"{LOG_DIR_EVENT_NOTIFICATION_PATH}/{LOG_DIR_EVENT_PREFIX}",
+            LogDirEventNotification(broker_id).encode(),
+            sequence=True,
+            makepath=True,
+        )
+
+    async def delete_log_dir_event_notifications(
+        self, names: Iterable[str], *, controller_epoch_zk_version: int
+    ) -> None:
+        for name in names:
+            with contextlib.suppress(KazooNoNode):
+                await self._fenced(
+                    controller_epoch_zk_version,
+                    [("delete", (f"{LOG_DIR_EVENT_NOTIFICATION_PATH}/{name}",), {})],
+                )
+
+    async def get_preferred_replica_election(
+        self, watch: Watch | None = None
+    ) -> list[tuple[str, int]] | None:
+        """The partitions in ``/admin/preferred_replica_election``, or None when there is
+        no such node; ``watch`` (exists watch) fires once on create/change/delete."""
+        if watch is not None:
+            await self._exists(PREFERRED_REPLICA_ELECTION_PATH, watch)
+        got = await self._get(PREFERRED_REPLICA_ELECTION_PATH)
+        return list(PreferredReplicaElection.decode(got[0]).partitions) if got else None
+
+    async def create_preferred_replica_election(self, partitions: list[tuple[str, int]]) -> None:
+        """Create ``/admin/preferred_replica_election`` (NODEEXISTS -> NodeExistsError: an
+        election is already pending)."""
+        try:
+            await self._create(
+                PREFERRED_REPLICA_ELECTION_PATH,
+                PreferredReplicaElection(tuple(partitions)).encode(),
+                makepath=True,
+            )
+        except KazooNodeExists:
+            raise NodeExistsError(PREFERRED_REPLICA_ELECTION_PATH) from None
+
+    async def delete_preferred_replica_election(self, *, controller_epoch_zk_version: int) -> None:
+        with contextlib.suppress(KazooNoNode):
+            await self._fenced(
+                controller_epoch_zk_version, [("delete", (PREFERRED_REPLICA_ELECTION_PATH,), {})]
+            )
+
+    async def get_partition_reassignment(
+        self, watch: Watch | None = None
+    ) -> dict[tuple[str, int], tuple[int, ...]] | None:
+        """``/admin/reassign_partitions`` (the pre-2.4 way to reassign), or None; ``watch``
+        (exists watch) fires once on create/change/delete."""
+        if watch is not None:
+            await self._exists(REASSIGN_PARTITIONS_PATH, watch)
+        got = await self._get(REASSIGN_PARTITIONS_PATH)
+        return PartitionReassignment.decode(got[0]).partitions if got else None
+
+    async def set_partition_reassignment(
+        self,
+        partitions: Mapping[tuple[str, int], tuple[int, ...]],
+        *,
+        controller_epoch_zk_version: int,
+    ) -> None:
+        """Rewrite ``/admin/reassign_partitions`` (fenced); an empty mapping deletes it."""
+        v = controller_epoch_zk_version
+        if not partitions:
+            await self.delete_partition_reassignment(controller_epoch_zk_version=v)
+            return
+        data = PartitionReassignment(dict(partitions)).encode()
+        try:
+            await self._fenced(v, [("set_data", (REASSIGN_PARTITIONS_PATH, data), {})])
+        except KazooNoNode:
+            await self._fenced(v, [("create", (REASSIGN_PARTITIONS_PATH, data), {})])
+
+    async def delete_partition_reassignment(self, *, controller_epoch_zk_version: int) -> None:
+        with contextlib.suppress(KazooNoNode):
+            await self._fenced(
+                controller_epoch_zk_version, [("delete", (REASSIGN_PARTITIONS_PATH,), {})]
+            )
 
     async def allocate_producer_id_block(self, broker_id: int) -> tuple[int, int]:
         """Take the next block of 1000 producer ids: a compare-and-set loop on
