@@ -615,3 +615,28 @@ def test_log_dir_events_preferred_election_and_reassignment_nodes(
             assert await zk.get_partition_reassignment() is None
 
     run(main())
+
+
+def test_registration_left_by_an_earlier_session_of_this_client_is_replaced(
+    zk_chroot: str, raw: KazooClient
+) -> None:
+    """KAFKA-7165 / ZOOKEEPER-2985: a registration still owned by this client's earlier
+    session is deleted and created again with the current one; one owned by a stranger
+    is refused."""
+
+    async def main() -> None:
+        async with (
+            await KafkaZkClient.connect(zk_chroot) as zk,
+            await KafkaZkClient.connect(zk_chroot) as earlier,
+        ):
+            first = await earlier.register_broker(broker(1))
+            with pytest.raises(NodeExistsError):
+                await zk.register_broker(broker(1))
+            # Pretend `earlier` was this client's previous session (white box: the
+            # session id Kafka remembers as currentZooKeeperSessionId).
+            zk._ephemeral_session_id = earlier.session_id
+            second = await zk.register_broker(broker(1))
+            assert second > first
+            assert raw.get("/brokers/ids/1")[1].ephemeralOwner == zk.session_id
+
+    run(main())
