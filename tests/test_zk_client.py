@@ -560,9 +560,83 @@ def test_session_survives_a_server_restart(tmp_path: Any) -> None:
                 assert await asyncio.wait_for(pending, 30) == [1]
                 assert zk.session_id == session
                 assert await zk.register_broker(broker(1)) == epoch
-                assert states[0] == "SUSPENDED" and "CONNECTED" in states
-                assert "LOST" not in states
+                assert "SUSPENDED" in states and states[-1] == "CONNECTED", states
+                assert "LOST" not in states, states
 
         run(main(), timeout=90)
     finally:
         server.stop()
+
+
+def test_log_dir_events_preferred_election_and_reassignment_nodes(
+    zk_chroot: str, raw: KazooClient
+) -> None:
+    async def main() -> None:
+        async with await KafkaZkClient.connect(zk_chroot) as zk:
+            _, v = await zk.register_controller_and_increment_epoch(0)
+            # Log dir failure notifications.
+            fired = asyncio.Event()
+            assert await zk.get_log_dir_event_notifications(on_loop_setter(fired, [])) == []
+            await zk.create_log_dir_event_notification(2)
+            await wait_for(fired, "the /log_dir_event_notification watch")
+            names = await zk.get_log_dir_event_notifications()
+            assert names == ["log_dir_event_0000000000"]
+            assert await zk.get_log_dir_event_brokers(names) == [2]
+            assert raw.get(f"/log_dir_event_notification/{names[0]}")[0] == (
+                b'{"version":1,"broker":2,"event":1}'
+            )
+            await zk.delete_log_dir_event_notifications(names, controller_epoch_zk_version=v)
+            assert await zk.get_log_dir_event_notifications() == []
+            # Preferred replica election node: exists watch, one pending at a time.
+            created = asyncio.Event()
+            assert await zk.get_preferred_replica_election(on_loop_setter(created, [])) is None
+            await zk.create_preferred_replica_election([("t", 0), ("t", 1)])
+            await wait_for(created, "the preferred election watch")
+            with pytest.raises(NodeExistsError):
+                await zk.create_preferred_replica_election([("t", 2)])
+            assert await zk.get_preferred_replica_election() == [("t", 0), ("t", 1)]
+            with pytest.raises(ControllerMovedError):
+                await zk.delete_preferred_replica_election(controller_epoch_zk_version=v + 1)
+            await zk.delete_preferred_replica_election(controller_epoch_zk_version=v)
+            assert await zk.get_preferred_replica_election() is None
+            # Legacy reassignment node, as kafka-reassign-partitions --zookeeper wrote it.
+            raw.create(
+                "/admin/reassign_partitions",
+                b'{"version":1,"partitions":[{"topic":"t","partition":0,"replicas":[4,5]},'
+                b'{"topic":"t","partition":1,"replicas":[5,6]}]}',
+            )
+            changed = asyncio.Event()
+            got = await zk.get_partition_reassignment(on_loop_setter(changed, []))
+            assert got == {("t", 0): (4, 5), ("t", 1): (5, 6)}
+            await zk.set_partition_reassignment({("t", 1): (5, 6)}, controller_epoch_zk_version=v)
+            await wait_for(changed, "the reassignment watch")
+            assert await zk.get_partition_reassignment() == {("t", 1): (5, 6)}
+            await zk.set_partition_reassignment({}, controller_epoch_zk_version=v)
+            assert await zk.get_partition_reassignment() is None
+
+    run(main())
+
+
+def test_registration_left_by_an_earlier_session_of_this_client_is_replaced(
+    zk_chroot: str, raw: KazooClient
+) -> None:
+    """KAFKA-7165 / ZOOKEEPER-2985: a registration still owned by this client's earlier
+    session is deleted and created again with the current one; one owned by a stranger
+    is refused."""
+
+    async def main() -> None:
+        async with (
+            await KafkaZkClient.connect(zk_chroot) as zk,
+            await KafkaZkClient.connect(zk_chroot) as earlier,
+        ):
+            first = await earlier.register_broker(broker(1))
+            with pytest.raises(NodeExistsError):
+                await zk.register_broker(broker(1))
+            # Pretend `earlier` was this client's previous session (white box: the
+            # session id Kafka remembers as currentZooKeeperSessionId).
+            zk._ephemeral_session_id = earlier.session_id
+            second = await zk.register_broker(broker(1))
+            assert second > first
+            assert raw.get("/brokers/ids/1")[1].ephemeralOwner == zk.session_id
+
+    run(main())

@@ -47,7 +47,7 @@ from kazoo.exceptions import (
 )
 from kazoo.exceptions import NodeExistsError as KazooNodeExists
 from kazoo.exceptions import NoNodeError as KazooNoNode
-from kazoo.protocol.states import EventType, KazooState  # type: ignore[import-untyped]
+from kazoo.protocol.states import EventType  # type: ignore[import-untyped]
 
 from kafkacore.zk.data import (
     BROKER_IDS_PATH,
@@ -60,9 +60,13 @@ from kafkacore.zk.data import (
     INITIAL_CONTROLLER_EPOCH,
     ISR_CHANGE_NOTIFICATION_PATH,
     ISR_CHANGE_PREFIX,
+    LOG_DIR_EVENT_NOTIFICATION_PATH,
+    LOG_DIR_EVENT_PREFIX,
     PERSISTENT_ZK_PATHS,
+    PREFERRED_REPLICA_ELECTION_PATH,
     PRODUCER_ID_BLOCK_PATH,
     PRODUCER_ID_BLOCK_SIZE,
+    REASSIGN_PARTITIONS_PATH,
     TOPICS_PATH,
     BrokerRegistration,
     ClusterId,
@@ -71,6 +75,9 @@ from kafkacore.zk.data import (
     EntityConfig,
     IsrChangeNotification,
     LeaderIsrState,
+    LogDirEventNotification,
+    PartitionReassignment,
+    PreferredReplicaElection,
     ProducerIdBlock,
     TopicAssignment,
     broker_path,
@@ -145,8 +152,6 @@ class KafkaZkClient:
         self._loop = loop
         self._session_timeout_ms = session_timeout_ms
         self._connection_timeout_ms = connection_timeout_ms
-        self._connected = asyncio.Event()
-        self._connected.set()
         self._closed = False
         self._listeners: list[Callable[[str], None]] = []
         # The session that last created a checked ephemeral node (Kafka's
@@ -207,7 +212,6 @@ class KafkaZkClient:
         if self._closed:
             return
         self._closed = True
-        self._connected.set()  # wake waiters: they see _closed and give up
         await asyncio.to_thread(_stop_quietly, self._zk)
 
     async def __aenter__(self) -> KafkaZkClient:
@@ -238,10 +242,6 @@ class KafkaZkClient:
             self._loop.call_soon_threadsafe(self._on_state, str(state))
 
     def _on_state(self, state: str) -> None:
-        if state == KazooState.CONNECTED:
-            self._connected.set()
-        else:
-            self._connected.clear()
         if self._closed:
             return
         for cb in list(self._listeners):
@@ -282,16 +282,23 @@ class KafkaZkClient:
             except ConnectionClosedError as exc:
                 raise ZkConnectionError("the ZooKeeper client is closed") from exc
             except _RETRIABLE as exc:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
+                if not await self._wait_connected(deadline):
                     raise ZkConnectionError(f"ZooKeeper unreachable: {exc!r}") from exc
-                self._connected.clear()
-                try:
-                    await asyncio.wait_for(self._connected.wait(), remaining)
-                except asyncio.TimeoutError as timeout:
-                    raise ZkConnectionError(f"ZooKeeper unreachable: {exc!r}") from timeout
-                if not self._zk.connected:
-                    await asyncio.sleep(0.05)
+
+    async def _wait_connected(self, deadline: float) -> bool:
+        """Wait until kazoo is connected again (False at the deadline or on close). Polls
+        kazoo's own state: the loop learns of state changes a little late, and a stale
+        "connected" would resend into the same dead connection."""
+        delay = 0.01
+        while not self._closed:
+            if self._zk.connected:
+                return True
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            await asyncio.sleep(min(delay, remaining))
+            delay = min(delay * 2, 0.1)
+        return False
 
     async def _get(self, path: str, watch: Watch | None = None) -> tuple[bytes, ZnodeStat] | None:
         try:
@@ -778,6 +785,99 @@ class KafkaZkClient:
                     controller_epoch_zk_version,
                     [("delete", (f"{ISR_CHANGE_NOTIFICATION_PATH}/{name}",), {})],
                 )
+
+    # --- log dir events, preferred elections, legacy reassignments --------------------------
+
+    async def get_log_dir_event_notifications(self, watch: Watch | None = None) -> list[str]:
+        """The ``log_dir_event_<seq>`` node names, in sequence order."""
+        return sorted(await self._children(LOG_DIR_EVENT_NOTIFICATION_PATH, watch) or ())
+
+    async def get_log_dir_event_brokers(self, names: Iterable[str]) -> list[int]:
+        """The broker ids of those notifications (gone ones are skipped)."""
+        found = await asyncio.gather(
+            *(self._get(f"{LOG_DIR_EVENT_NOTIFICATION_PATH}/{n}") for n in names)
+        )
+        return [LogDirEventNotification.decode(got[0]).broker for got in found if got is not None]
+
+    async def create_log_dir_event_notification(self, broker_id: int) -> None:
+        """``/log_dir_event_notification/log_dir_event_<seq>`` (a log dir failed)."""
+        await self._create(
+            f"{LOG_DIR_EVENT_NOTIFICATION_PATH}/{LOG_DIR_EVENT_PREFIX}",
+            LogDirEventNotification(broker_id).encode(),
+            sequence=True,
+            makepath=True,
+        )
+
+    async def delete_log_dir_event_notifications(
+        self, names: Iterable[str], *, controller_epoch_zk_version: int
+    ) -> None:
+        for name in names:
+            with contextlib.suppress(KazooNoNode):
+                await self._fenced(
+                    controller_epoch_zk_version,
+                    [("delete", (f"{LOG_DIR_EVENT_NOTIFICATION_PATH}/{name}",), {})],
+                )
+
+    async def get_preferred_replica_election(
+        self, watch: Watch | None = None
+    ) -> list[tuple[str, int]] | None:
+        """The partitions in ``/admin/preferred_replica_election``, or None when there is
+        no such node; ``watch`` (exists watch) fires once on create/change/delete."""
+        if watch is not None:
+            await self._exists(PREFERRED_REPLICA_ELECTION_PATH, watch)
+        got = await self._get(PREFERRED_REPLICA_ELECTION_PATH)
+        return list(PreferredReplicaElection.decode(got[0]).partitions) if got else None
+
+    async def create_preferred_replica_election(self, partitions: list[tuple[str, int]]) -> None:
+        """Create ``/admin/preferred_replica_election`` (NODEEXISTS -> NodeExistsError: an
+        election is already pending)."""
+        try:
+            await self._create(
+                PREFERRED_REPLICA_ELECTION_PATH,
+                PreferredReplicaElection(tuple(partitions)).encode(),
+                makepath=True,
+            )
+        except KazooNodeExists:
+            raise NodeExistsError(PREFERRED_REPLICA_ELECTION_PATH) from None
+
+    async def delete_preferred_replica_election(self, *, controller_epoch_zk_version: int) -> None:
+        with contextlib.suppress(KazooNoNode):
+            await self._fenced(
+                controller_epoch_zk_version, [("delete", (PREFERRED_REPLICA_ELECTION_PATH,), {})]
+            )
+
+    async def get_partition_reassignment(
+        self, watch: Watch | None = None
+    ) -> dict[tuple[str, int], tuple[int, ...]] | None:
+        """``/admin/reassign_partitions`` (the pre-2.4 way to reassign), or None; ``watch``
+        (exists watch) fires once on create/change/delete."""
+        if watch is not None:
+            await self._exists(REASSIGN_PARTITIONS_PATH, watch)
+        got = await self._get(REASSIGN_PARTITIONS_PATH)
+        return PartitionReassignment.decode(got[0]).partitions if got else None
+
+    async def set_partition_reassignment(
+        self,
+        partitions: Mapping[tuple[str, int], tuple[int, ...]],
+        *,
+        controller_epoch_zk_version: int,
+    ) -> None:
+        """Rewrite ``/admin/reassign_partitions`` (fenced); an empty mapping deletes it."""
+        v = controller_epoch_zk_version
+        if not partitions:
+            await self.delete_partition_reassignment(controller_epoch_zk_version=v)
+            return
+        data = PartitionReassignment(dict(partitions)).encode()
+        try:
+            await self._fenced(v, [("set_data", (REASSIGN_PARTITIONS_PATH, data), {})])
+        except KazooNoNode:
+            await self._fenced(v, [("create", (REASSIGN_PARTITIONS_PATH, data), {})])
+
+    async def delete_partition_reassignment(self, *, controller_epoch_zk_version: int) -> None:
+        with contextlib.suppress(KazooNoNode):
+            await self._fenced(
+                controller_epoch_zk_version, [("delete", (REASSIGN_PARTITIONS_PATH,), {})]
+            )
 
     async def allocate_producer_id_block(self, broker_id: int) -> tuple[int, int]:
         """Take the next block of 1000 producer ids: a compare-and-set loop on

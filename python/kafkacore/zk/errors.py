@@ -5,13 +5,19 @@ from __future__ import annotations
 from kafkacore.errors import KafkaCoreError
 
 __all__ = [
+    "AdminOperationError",
     "BadVersionError",
     "ControllerMovedError",
+    "InvalidPartitionsError",
+    "InvalidReplicaAssignmentError",
+    "InvalidReplicationFactorError",
+    "InvalidTopicError",
     "NoNodeError",
     "NodeExistsError",
     "TopicAlreadyMarkedForDeletion",
     "TopicAlreadyMarkedForDeletionError",
     "TopicExistsError",
+    "UnknownTopicError",
     "ZkConnectionError",
     "ZkError",
 ]
@@ -71,3 +77,32 @@ class TopicAlreadyMarkedForDeletion(ZkError):
 
 
 TopicAlreadyMarkedForDeletionError = TopicAlreadyMarkedForDeletion
+
+
+class InvalidPartitionsError(ZkError):
+    """A partition count Kafka refuses (``InvalidPartitionsException``)."""
+
+
+class InvalidReplicationFactorError(ZkError):
+    """A replication factor Kafka refuses (``InvalidReplicationFactorException``)."""
+
+
+class InvalidReplicaAssignmentError(ZkError):
+    """A manual assignment Kafka refuses (``InvalidReplicaAssignmentException``)."""
+
+
+class AdminOperationError(ZkError):
+    """Kafka's ``AdminOperationException`` (e.g. racks known for only some brokers)."""
+
+
+class UnknownTopicError(ZkError):
+    """The topic has no ``/brokers/topics/<t>`` (``UnknownTopicOrPartitionException``)."""
+
+    def __init__(self, topic: str) -> None:
+        super().__init__(f"Topic `{topic}` to delete does not exist")
+        self.topic = topic
+
+
+class InvalidTopicError(ZkError):
+    """An illegal topic name, or one colliding with an existing topic once '.' and '_'
+    are treated alike (Kafka's ``InvalidTopicException``)."""
