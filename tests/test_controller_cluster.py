@@ -351,7 +351,8 @@ class Cluster:
             self.epochs[b.id] = await self.zk.register_broker(b.registration())
         for cid in controllers:
             czk = await self.zk.session_for_controller()
-            c = KafkaController(cid, czk, config(**self.cfg), TestNodeClient)
+            factory = getattr(self.zk, "client_factory", TestNodeClient)
+            c = KafkaController(cid, czk, config(**self.cfg), factory)
             self.controllers[cid] = c
             await c.startup()
             await c.wait_idle()
@@ -865,3 +866,60 @@ SCENARIOS = [
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.__name__[9:])
 def test_controller_with_fake_zk(scenario: Callable[[Any], Awaitable[None]]) -> None:
     run(fake_zk, scenario)
+
+
+def test_session_expiry_resigns_and_reelects() -> None:
+    async def body(zk: Any) -> None:
+        cl = Cluster(zk)
+        await cl.start()
+        c = cl.controllers[1]
+        registered: list[int] = []
+
+        async def reregister() -> int:
+            registered.append(1)
+            cl.epochs[1] = await zk.register_broker(cl.brokers[1].registration())
+            return cl.epochs[1]
+
+        c.register_broker = reregister
+        try:
+            assert c.is_active and c.epoch == 1
+            c._on_session_state("LOST")
+            zk.expire_controller()
+            await cl.settle(c)
+            assert registered == []
+            # the reelect posted by the /controller watch ran during the expiry: whoever
+            # got there first is the controller; with the session back, 1 re-registers
+            c._on_session_state("CONNECTED")
+            await cl.settle(c)
+            assert registered == [1]
+            assert c.is_active and c.epoch == 2
+        finally:
+            await cl.stop()
+
+    run(fake_zk, body)
+
+
+def test_bounced_broker_is_a_failure_then_a_startup() -> None:
+    async def body(zk: Any) -> None:
+        cl = Cluster(zk)
+        await cl.start()
+        c = cl.controllers[1]
+        try:
+            await zk.create_topic_assignment(new_topic("t", {0: (2, 3)}))
+            await wait_for(lambda: _has_states(zk, "t", 1))
+            await cl.settle(c)
+            before = len(cl.brokers[2].of("LeaderAndIsr"))
+            old_epoch = cl.epochs[2]
+            cl.epochs[2] = await zk.register_broker(cl.brokers[2].registration())  # new czxid
+            assert cl.epochs[2] > old_epoch
+            await wait_for(lambda: _leader_is(zk, "t", 0, 3))
+            await cl.settle(c)
+            assert (await state(zk, "t", 0))[:3] == (3, 1, [3])
+            assert c.ctx.broker_epochs[2] == cl.epochs[2]
+            lais = cl.brokers[2].of("LeaderAndIsr")[before:]
+            assert lais and lais[-1].broker_epoch == cl.epochs[2]
+            assert lais[-1].topic_states[0].partition_states[0].leader == 3
+        finally:
+            await cl.stop()
+
+    run(fake_zk, body)

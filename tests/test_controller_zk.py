@@ -27,7 +27,10 @@ from test_controller_cluster import (
 
 
 class RealZk:
-    """The test's view: an admin session plus one session per broker and controller."""
+    """The test's view: an admin session plus one session per broker and controller.
+    Controllers here use the real NodeClient (``client_factory = None``)."""
+
+    client_factory = None
 
     def __init__(self, connect: str, admin: KafkaZkClient) -> None:
         self.connect = connect
