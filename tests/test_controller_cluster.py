@@ -680,6 +680,15 @@ async def scenario_topic_deletion(zk: Any) -> None:
             if p.delete_partition
         ]
         assert ("t", 0, -2) in deletes and ("t", 1, -2) in deletes
+        # StopReplica(delete=false) (OfflineReplica) then StopReplica(delete=true)
+        flags = [
+            p.delete_partition
+            for r in cl.brokers[1].of("StopReplica")
+            for t in r.topic_states
+            if t.topic_name == "t"
+            for p in t.partition_states
+        ]
+        assert flags == [False, True]
         assert "t" not in c.ctx.assignments
         # leader -2 in the UpdateMetadata sent while deleting
         ums = [

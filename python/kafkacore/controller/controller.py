@@ -119,11 +119,15 @@ class KafkaController:
         await self._on_resignation()
 
     async def alter_partition(self, request: Any, version: int) -> Any:
+        if self._task is None:
+            return self._alter_partition_error(ErrorCode.NOT_CONTROLLER)
         return await self._call("alter_partition", request, version)
 
     async def controlled_shutdown(
         self, broker_id: int, broker_epoch: int
     ) -> tuple[int, list[tuple[str, int]]]:
+        if self._task is None:
+            return (int(ErrorCode.NOT_CONTROLLER), [])
         result: tuple[int, list[tuple[str, int]]] = await self._call(
             "controlled_shutdown", broker_id, broker_epoch
         )
@@ -311,7 +315,9 @@ class KafkaController:
             self.broker_id,
             ctx,
             self.channel,
-            stop_replica_callback=lambda b, resp: self.post("stop_replica_response", b, resp),
+            stop_replica_callback=lambda b, resp, tps: self.post(
+                "stop_replica_response", b, resp, tps
+            ),
         )
         self.batch.sent = self.sent
         for reg in ctx.live_brokers.values():
@@ -608,7 +614,11 @@ class KafkaController:
             ctx.topics_ineligible_for_deletion.add(topic)
         batch.send()
 
-    async def _process_stop_replica_response(self, broker: int, response: Any) -> None:
+    async def _process_stop_replica_response(
+        self, broker: int, response: Any, deleted: frozenset[TopicPartition]
+    ) -> None:
+        """Only partitions the request asked to delete count (Kafka's
+        ``isPartitionDeleted``)."""
         if not self._active():
             return
         _, rsm, _ = self._sms()
@@ -618,7 +628,7 @@ class KafkaController:
         failed: list[tuple[TopicPartition, int]] = []
         for pe in getattr(response, "partition_errors", []):
             tp = TopicPartition(pe.topic_name, pe.partition_index)
-            if tp.topic not in ctx.topics_to_delete:
+            if tp.topic not in ctx.topics_to_delete or tp not in deleted:
                 continue
             if rsm.state(tp, broker) is not ReplicaState.DELETION_STARTED:
                 continue
