@@ -412,24 +412,28 @@ class KafkaController:
             b for b in ids & set(cached) if b in registrations and registrations[b][1] > cached[b]
         }
         assert self.channel is not None
-        for b in sorted(dead | bounced):
+        # Kafka's processBrokerChange order: channels first, then new, bounced, dead
+        for b in sorted(new):
+            self.channel.add_broker(registrations[b][0])
+        for b in sorted(bounced):
             await self.channel.remove_broker(b)
+            self.channel.add_broker(registrations[b][0])
         for b in sorted(dead):
-            ctx.remove_live_broker(b)
+            await self.channel.remove_broker(b)
+        if new:
+            for b in new:
+                ctx.add_live_broker(*registrations[b])
+            await self._on_broker_startup(sorted(new))
         if bounced:
             for b in bounced:
                 ctx.remove_live_broker(b)
             await self._on_broker_failure(sorted(bounced))
             for b in bounced:
                 ctx.add_live_broker(*registrations[b])
-                self.channel.add_broker(registrations[b][0])
             await self._on_broker_startup(sorted(bounced))
-        for b in sorted(new):
-            ctx.add_live_broker(*registrations[b])
-            self.channel.add_broker(registrations[b][0])
-        if new:
-            await self._on_broker_startup(sorted(new))
         if dead:
+            for b in dead:
+                ctx.remove_live_broker(b)
             await self._on_broker_failure(sorted(dead))
 
     async def _on_broker_startup(self, new: list[int]) -> None:
