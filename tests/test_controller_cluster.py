@@ -814,6 +814,66 @@ async def scenario_preferred_and_isr_notification(zk: Any) -> None:
         await cl.stop()
 
 
+async def scenario_elect_leaders(zk: Any) -> None:
+    cl = Cluster(zk)
+    await cl.start()
+    c = cl.controllers[1]
+    try:
+        a = new_topic("t", {0: (2, 3)})
+        u = new_topic("u", {0: (1, 3)})
+        await zk.create_topic_assignment(a)
+        await zk.create_topic_assignment(u)
+        await wait_for(lambda: _has_states(zk, "t", 1))
+        await wait_for(lambda: _has_states(zk, "u", 1))
+        got = await c.elect_leaders([("t", 0), ("nope", 0)])
+        assert got[("t", 0)] == (ErrorCode.ELECTION_NOT_NEEDED, None)
+        assert got[("nope", 0)][0] == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+        # u-0's ISR shrinks to [1], then 1 dies: no clean leader
+        req = APIS_BY_NAME["AlterPartition"].request.cls
+        resp = await c.alter_partition(
+            req(
+                broker_id=1,
+                broker_epoch=cl.epochs[1],
+                topics=[
+                    req.TopicData(
+                        topic_id=u.topic_id,
+                        partitions=[
+                            req.PartitionData(
+                                partition_index=0,
+                                leader_epoch=0,
+                                new_isr_with_epochs=[
+                                    req.BrokerState(broker_id=1, broker_epoch=cl.epochs[1])
+                                ],
+                                partition_epoch=0,
+                            )
+                        ],
+                    )
+                ],
+            ),
+            3,
+        )
+        assert resp.topics[0].partitions[0].error_code == 0
+        await cl.brokers[2].stop()
+        await zk.unregister_broker(2)
+        await zk.unregister_broker(1)  # the controller's own broker registration goes
+        await wait_for(lambda: _leader_is(zk, "u", 0, -1))
+        await wait_for(lambda: _leader_is(zk, "t", 0, 3))
+        await cl.settle(c)
+        got = await c.elect_leaders([("t", 0)])
+        assert got[("t", 0)][0] == ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE
+        assert (await c.elect_leaders([("t", 0)], unclean=True))[("t", 0)][0] == (
+            ErrorCode.ELECTION_NOT_NEEDED
+        )
+        assert (await c.elect_leaders([("u", 0)]))[("u", 0)][0] == (
+            ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE
+        )
+        assert (await c.elect_leaders([("u", 0)], unclean=True))[("u", 0)] == (0, None)
+        s, _ = (await zk.get_partition_states("u"))[0]
+        assert (s.leader, s.leader_epoch, tuple(s.isr), s.leader_recovery_state) == (3, 2, (3,), 1)
+    finally:
+        await cl.stop()
+
+
 async def _leader_writes_state(
     zk: Any, topic: str, p: int, s: LeaderIsrState, version: int
 ) -> None:
@@ -869,6 +929,7 @@ SCENARIOS = [
     scenario_deletion_disabled,
     scenario_unclean,
     scenario_preferred_and_isr_notification,
+    scenario_elect_leaders,
 ]
 
 

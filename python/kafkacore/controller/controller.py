@@ -133,6 +133,18 @@ class KafkaController:
         )
         return result
 
+    async def elect_leaders(
+        self, partitions: list[tuple[str, int]], unclean: bool = False
+    ) -> dict[tuple[str, int], tuple[int, str | None]]:
+        """ElectLeaders (admin-triggered PREFERRED or UNCLEAN election): per partition
+        ``(error code, message)``, Kafka's ``processReplicaLeaderElection``."""
+        if self._task is None:
+            return dict.fromkeys(partitions, (int(ErrorCode.NOT_CONTROLLER), None))
+        result: dict[tuple[str, int], tuple[int, str | None]] = await self._call(
+            "elect_leaders", partitions, unclean
+        )
+        return result
+
     async def wait_idle(self) -> None:
         """Until every event posted so far is processed (tests)."""
         await self._call("noop")
@@ -721,6 +733,56 @@ class KafkaController:
         results = await psm.handle_state_changes(tps, PartitionState.ONLINE, PREFERRED)
         batch.send()
         return results
+
+    async def _process_elect_leaders(
+        self, partitions: list[tuple[str, int]], unclean: bool
+    ) -> dict[tuple[str, int], tuple[int, str | None]]:
+        ctx = self.ctx
+        out: dict[tuple[str, int], tuple[int, str | None]] = {}
+        if not self._active():
+            return dict.fromkeys(partitions, (int(ErrorCode.NOT_CONTROLLER), None))
+        electable: list[TopicPartition] = []
+        for t, p in partitions:
+            tp = TopicPartition(t, p)
+            if not ctx.replicas(tp):
+                out[(t, p)] = (
+                    int(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION),
+                    "The partition does not exist.",
+                )
+            elif ctx.is_topic_queued_for_deletion(t):
+                out[(t, p)] = (int(ErrorCode.INVALID_TOPIC_EXCEPTION), "The topic is being deleted")
+            else:
+                s = ctx.leader_isr.get(tp)
+                if unclean:
+                    needed = s is None or s.leader < 0 or not ctx.is_replica_online(s.leader)
+                else:
+                    needed = s is None or s.leader != ctx.replicas(tp)[0]
+                if needed:
+                    electable.append(tp)
+                else:
+                    out[(t, p)] = (int(ErrorCode.ELECTION_NOT_NEEDED), None)
+        if electable:
+            psm, _, _ = self._sms()
+            if unclean:
+                results = await psm.handle_state_changes(
+                    electable, PartitionState.ONLINE, OFFLINE, allow_unclean=True
+                )
+            else:
+                results = await psm.handle_state_changes(
+                    electable, PartitionState.ONLINE, PREFERRED
+                )
+            code = (
+                ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE
+                if unclean
+                else ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE
+            )
+            for tp in electable:
+                r = results.get(tp)
+                if isinstance(r, LeaderAndIsr):
+                    out[(tp.topic, tp.partition)] = (0, None)
+                else:
+                    out[(tp.topic, tp.partition)] = (int(code), str(r) if r else None)
+        return out
 
     # --- AlterPartition (§3.3) -----------------------------------------------------------------
 
