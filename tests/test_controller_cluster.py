@@ -874,6 +874,82 @@ async def scenario_elect_leaders(zk: Any) -> None:
         await cl.stop()
 
 
+async def scenario_reassignment(zk: Any) -> None:
+    """Kafka's ControllerIntegrationTest reassignment [c] -> [o]: leader o, epoch 3."""
+    cl = Cluster(zk)
+    await cl.start()
+    c = cl.controllers[1]
+    try:
+        a = new_topic("t", {0: (1,)})
+        await zk.create_topic_assignment(a)
+        await wait_for(lambda: _has_states(zk, "t", 1))
+        bad = await c.alter_partition_reassignments(
+            {("t", 0): [2, 2], ("t", 1): [2], ("t", 9): None}
+        )
+        assert bad[("t", 0)][0] == ErrorCode.INVALID_REPLICA_ASSIGNMENT
+        assert bad[("t", 1)][0] == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+        assert (await c.alter_partition_reassignments({("t", 0): None}))[("t", 0)][0] == (
+            ErrorCode.NO_REASSIGNMENT_IN_PROGRESS
+        )
+        assert await c.alter_partition_reassignments({("t", 0): [2]}) == {("t", 0): (0, None)}
+        assert await c.list_partition_reassignments() == {("t", 0): ([2, 1], [2], [1])}
+        znode = await zk.get_topic_assignment("t")
+        assert (znode.partitions, znode.adding, znode.removing) == (
+            {0: (2, 1)},
+            {0: (2,)},
+            {0: (1,)},
+        )
+        leader, epoch, isr, _, pe = await state(zk, "t", 0)
+        assert (leader, epoch, isr) == (1, 1, [1])
+        await cl.settle(c)
+        new_lai = [
+            p
+            for r in cl.brokers[2].of("LeaderAndIsr")
+            for t in r.topic_states
+            for p in t.partition_states
+        ]
+        assert new_lai and new_lai[0].is_new and new_lai[0].adding_replicas == [2]
+        # the leader adds 2 to the ISR: the reassignment completes
+        req = APIS_BY_NAME["AlterPartition"].request.cls
+        resp = await c.alter_partition(
+            req(
+                broker_id=1,
+                broker_epoch=cl.epochs[1],
+                topics=[
+                    req.TopicData(
+                        topic_id=a.topic_id,
+                        partitions=[
+                            req.PartitionData(
+                                partition_index=0,
+                                leader_epoch=1,
+                                new_isr_with_epochs=[
+                                    req.BrokerState(broker_id=b, broker_epoch=cl.epochs[b])
+                                    for b in (1, 2)
+                                ],
+                                partition_epoch=pe,
+                            )
+                        ],
+                    )
+                ],
+            ),
+            3,
+        )
+        assert resp.topics[0].partitions[0].error_code == 0
+        assert (await state(zk, "t", 0))[:3] == (2, 3, [2])
+        znode = await zk.get_topic_assignment("t")
+        assert (znode.partitions, znode.adding, znode.removing) == ({0: (2,)}, {}, {})
+        assert await c.list_partition_reassignments() == {}
+        await cl.settle(c)
+        assert any(
+            p.delete_partition
+            for r in cl.brokers[1].of("StopReplica")
+            for t in r.topic_states
+            for p in t.partition_states
+        )
+    finally:
+        await cl.stop()
+
+
 async def _leader_writes_state(
     zk: Any, topic: str, p: int, s: LeaderIsrState, version: int
 ) -> None:
@@ -930,6 +1006,7 @@ SCENARIOS = [
     scenario_unclean,
     scenario_preferred_and_isr_notification,
     scenario_elect_leaders,
+    scenario_reassignment,
 ]
 
 

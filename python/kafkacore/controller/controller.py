@@ -33,11 +33,13 @@ from kafkacore.controller.state_machines import (
     CONTROLLED_SHUTDOWN,
     OFFLINE,
     PREFERRED,
+    REASSIGN,
     PartitionStateMachine,
     ReplicaStateMachine,
 )
 from kafkacore.log import TopicPartition
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+from kafkacore.zk.data import TopicAssignment
 
 __all__ = ["KafkaController"]
 
@@ -143,6 +145,30 @@ class KafkaController:
         result: dict[tuple[str, int], tuple[int, str | None]] = await self._call(
             "elect_leaders", partitions, unclean
         )
+        return result
+
+    async def alter_partition_reassignments(
+        self, reassignments: dict[tuple[str, int], list[int] | None]
+    ) -> dict[tuple[str, int], tuple[int, str | None]]:
+        """AlterPartitionReassignments (KIP-455): target replicas, or None to cancel; per
+        partition ``(error code, message)``."""
+        if self._task is None:
+            return dict.fromkeys(reassignments, (int(ErrorCode.NOT_CONTROLLER), None))
+        result: dict[tuple[str, int], tuple[int, str | None]] = await self._call(
+            "api_reassignment", reassignments
+        )
+        return result
+
+    async def list_partition_reassignments(
+        self, partitions: list[tuple[str, int]] | None = None
+    ) -> dict[tuple[str, int], tuple[list[int], list[int], list[int]]] | None:
+        """Partitions being reassigned: ``(replicas, adding, removing)``; None when this
+        broker is not the controller."""
+        if self._task is None:
+            return None
+        result: (
+            dict[tuple[str, int], tuple[list[int], list[int], list[int]]] | None
+        ) = await self._call("list_reassignments", partitions)
         return result
 
     async def wait_idle(self) -> None:
@@ -352,6 +378,7 @@ class KafkaController:
         self.batch.send()
         # 7. topic deletion, auto rebalance (reassignment, ZK-triggered preferred
         # elections: not yet)
+        await self._resume_reassignments()
         await self._resume_deletions()
         if bool(_cfg(self.config, "auto_leader_rebalance_enable", True)):
             interval = float(_cfg(self.config, "leader_imbalance_check_interval_seconds", 300))
@@ -461,6 +488,7 @@ class KafkaController:
         await rsm.handle_state_changes(online, ReplicaState.ONLINE)
         await psm.trigger_online_partition_state_change()
         batch.send()
+        await self._resume_reassignments(set(new))
         resumed = {tp.topic for tp, _ in replicas if ctx.is_topic_queued_for_deletion(tp.topic)}
         if resumed:
             ctx.topics_ineligible_for_deletion -= resumed
@@ -784,6 +812,177 @@ class KafkaController:
                     out[(tp.topic, tp.partition)] = (int(code), str(r) if r else None)
         return out
 
+    # --- reassignment (§2.7, API-triggered) -------------------------------------------
+
+    async def _process_list_reassignments(
+        self, partitions: list[tuple[str, int]] | None
+    ) -> dict[tuple[str, int], tuple[list[int], list[int], list[int]]] | None:
+        if not self._active():
+            return None
+        ctx = self.ctx
+        wanted = (
+            [TopicPartition(t, p) for t, p in partitions]
+            if partitions is not None
+            else ctx.all_partitions()
+        )
+        out = {}
+        for tp in wanted:
+            a = ctx.full_assignment(tp)
+            if a is not None and a.is_being_reassigned:
+                out[(tp.topic, tp.partition)] = (list(a.replicas), list(a.adding), list(a.removing))
+        return out
+
+    async def _process_api_reassignment(
+        self, reassignments: dict[tuple[str, int], list[int] | None]
+    ) -> dict[tuple[str, int], tuple[int, str | None]]:
+        ctx = self.ctx
+        if not self._active():
+            return dict.fromkeys(reassignments, (int(ErrorCode.NOT_CONTROLLER), None))
+        out: dict[tuple[str, int], tuple[int, str | None]] = {}
+        for (t, p), target in reassignments.items():
+            tp = TopicPartition(t, p)
+            a = ctx.full_assignment(tp)
+            if a is None or ctx.is_topic_queued_for_deletion(t):
+                out[(t, p)] = (int(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION), None)
+                continue
+            if target is None:
+                if not a.is_being_reassigned:
+                    out[(t, p)] = (
+                        int(ErrorCode.NO_REASSIGNMENT_IN_PROGRESS),
+                        f"Partition {tp} has no ongoing reassignment.",
+                    )
+                    continue
+                target = [r for r in a.replicas if r not in a.adding]
+            else:
+                error = self._validate_replicas(tp, target)
+                if error is not None:
+                    out[(t, p)] = (int(ErrorCode.INVALID_REPLICA_ASSIGNMENT), error)
+                    continue
+            await self._on_partition_reassignment(tp, list(target))
+            out[(t, p)] = (0, None)
+        return out
+
+    def _validate_replicas(self, tp: TopicPartition, target: list[int]) -> str | None:
+        if not target:
+            return f"Empty replica list specified in partition reassignment for {tp}."
+        if len(set(target)) != len(target):
+            return f"Duplicate replica ids in partition reassignment replica list: {target}"
+        if any(r < 0 for r in target):
+            return f"Invalid broker id in replica list: {target}"
+        current = set(self.ctx.replicas(tp))
+        dead = [r for r in target if r not in current and r not in self.ctx.live_brokers]
+        if dead:
+            return f"Replica assignment has brokers that are not alive. Replica list: {target}, "
+        return None
+
+    async def _write_topic_assignment(self, topic: str) -> None:
+        ctx = self.ctx
+        parts = ctx.assignments[topic]
+        a = TopicAssignment(
+            topic=topic,
+            partitions={p: tuple(x.replicas) for p, x in parts.items()},
+            adding={p: tuple(x.adding) for p, x in parts.items() if x.adding},
+            removing={p: tuple(x.removing) for p, x in parts.items() if x.removing},
+            topic_id=ctx.topic_ids.get(topic),
+        )
+        await self.zk.set_topic_assignment(a, controller_epoch_zk_version=ctx.epoch_zk_version)
+
+    async def _bump_leader_epoch(self, tp: TopicPartition) -> LeaderAndIsr | None:
+        ctx = self.ctx
+        for _ in range(20):
+            cur = (await zka.read_states(self.zk, [tp])).get(tp)
+            if cur is None or cur.controller_epoch > ctx.epoch:
+                return None
+            new = replace(cur.new_epoch(), controller_epoch=ctx.epoch)
+            version = await zka.update_partition_state(self.zk, tp, new, ctx)
+            if version is not None:
+                new = replace(new, partition_epoch=version)
+                ctx.leader_isr[tp] = new
+                return new
+        return None
+
+    async def _on_partition_reassignment(self, tp: TopicPartition, target: list[int]) -> None:
+        _, rsm, _ = self._sms()
+        ctx = self.ctx
+        cur = ctx.full_assignment(tp)
+        assert cur is not None
+        origin = [r for r in cur.replicas if r not in cur.adding]
+        full = list(dict.fromkeys([*target, *origin]))
+        new = ReplicaAssignment(
+            full, [r for r in full if r not in origin], [r for r in full if r not in target]
+        )
+        # U: replicas of a replaced reassignment that are no longer needed go away
+        unneeded = [r for r in cur.replicas if r not in full]
+        saved = cur
+        ctx.assignments[tp.topic][tp.partition] = new
+        try:
+            await self._write_topic_assignment(tp.topic)
+        except Exception:
+            ctx.assignments[tp.topic][tp.partition] = saved
+            raise
+        if unneeded:
+            keys = [(tp, r) for r in unneeded]
+            await rsm.handle_state_changes(keys, ReplicaState.OFFLINE)
+            await rsm.handle_state_changes(keys, ReplicaState.DELETION_STARTED)
+            await rsm.handle_state_changes(keys, ReplicaState.DELETION_SUCCESSFUL)
+            await rsm.handle_state_changes(keys, ReplicaState.NON_EXISTENT)
+        if not new.is_being_reassigned:
+            return
+        await self._maybe_complete_reassignment(tp, initial=True)
+
+    async def _maybe_complete_reassignment(self, tp: TopicPartition, initial: bool = False) -> None:
+        psm, rsm, batch = self._sms()
+        ctx = self.ctx
+        a = ctx.full_assignment(tp)
+        if a is None or not a.is_being_reassigned:
+            return
+        target = [r for r in a.replicas if r not in a.removing]
+        state = (await zka.read_states(self.zk, [tp])).get(tp)
+        if state is None:
+            return
+        ctx.leader_isr[tp] = state
+        if not set(target) <= set(state.isr):
+            if initial:
+                # A: bump the leader epoch, LeaderAndIsr to ORS and (isNew) AR, AR -> New
+                bumped = await self._bump_leader_epoch(tp)
+                if bumped is not None:
+                    origin = [r for r in a.replicas if r not in a.adding]
+                    batch.add_leader_and_isr(origin, tp, bumped, is_new=False)
+                    batch.add_leader_and_isr(a.adding, tp, bumped, is_new=True)
+                    batch.send()
+                await rsm.handle_state_changes([(tp, r) for r in a.adding], ReplicaState.NEW)
+            return
+        # B: complete
+        removing = list(a.removing)
+        await rsm.handle_state_changes([(tp, r) for r in a.adding], ReplicaState.ONLINE)
+        ctx.set_assignment(tp, ReplicaAssignment(list(target)))
+        if state.leader not in target or not ctx.is_replica_online(state.leader):
+            await psm.handle_state_changes([tp], PartitionState.ONLINE, REASSIGN)
+        else:
+            bumped = await self._bump_leader_epoch(tp)
+            if bumped is not None:
+                batch.add_leader_and_isr(target, tp, bumped, is_new=False)
+                batch.send()
+        keys = [(tp, r) for r in removing]
+        await rsm.handle_state_changes(keys, ReplicaState.OFFLINE)
+        await rsm.handle_state_changes(keys, ReplicaState.DELETION_STARTED)
+        await rsm.handle_state_changes(keys, ReplicaState.DELETION_SUCCESSFUL)
+        await rsm.handle_state_changes(keys, ReplicaState.NON_EXISTENT)
+        await self._write_topic_assignment(tp.topic)
+        batch.add_update_metadata(ctx.live_or_shutting_down_broker_ids, [tp])
+        batch.send()
+
+    async def _resume_reassignments(self, brokers: set[int] | None = None) -> None:
+        for tp in self.ctx.all_partitions():
+            a = self.ctx.full_assignment(tp)
+            if (
+                a is not None
+                and a.is_being_reassigned
+                and (brokers is None or brokers & set(a.adding))
+            ):
+                target = [r for r in a.replicas if r not in a.removing]
+                await self._on_partition_reassignment(tp, target)
+
     # --- AlterPartition (§3.3) -----------------------------------------------------------------
 
     def _alter_partition_error(self, code: int) -> Any:
@@ -885,6 +1084,10 @@ class KafkaController:
             _, _, batch = self._sms()
             batch.add_update_metadata(ctx.live_or_shutting_down_broker_ids, done)
             batch.send()
+            for tp in done:
+                a = ctx.full_assignment(tp)
+                if a is not None and a.is_being_reassigned:
+                    await self._maybe_complete_reassignment(tp)
         return build_struct(
             APIS_BY_NAME["AlterPartition"].response.struct,
             {"throttle_time_ms": 0, "error_code": 0, "topics": topics_out},
