@@ -950,6 +950,55 @@ async def scenario_reassignment(zk: Any) -> None:
         await cl.stop()
 
 
+async def scenario_reassignment_resumed_by_new_controller(zk: Any) -> None:
+    cl = Cluster(zk)
+    await cl.start(controllers=(1, 2))
+    c1, c2 = cl.controllers[1], cl.controllers[2]
+    try:
+        a = new_topic("t", {0: (1, 3)})
+        await zk.create_topic_assignment(a)
+        await wait_for(lambda: _has_states(zk, "t", 1))
+        assert await c1.alter_partition_reassignments({("t", 0): [2, 3]}) == {("t", 0): (0, None)}
+        await c1.shutdown()
+        await _move_controller(zk, c1)
+        await wait_for(lambda: _async(c2.is_active))
+        await c2.wait_idle()
+        assert await c2.list_partition_reassignments() == {("t", 0): ([2, 3, 1], [2], [1])}
+        leader, epoch, isr, _, pe = await state(zk, "t", 0)
+        assert (leader, isr) == (1, [1, 3]) and epoch == 2  # A1 by each controller
+        req = APIS_BY_NAME["AlterPartition"].request.cls
+        resp = await c2.alter_partition(
+            req(
+                broker_id=1,
+                broker_epoch=cl.epochs[1],
+                topics=[
+                    req.TopicData(
+                        topic_id=a.topic_id,
+                        partitions=[
+                            req.PartitionData(
+                                partition_index=0,
+                                leader_epoch=epoch,
+                                new_isr_with_epochs=[
+                                    req.BrokerState(broker_id=b, broker_epoch=cl.epochs[b])
+                                    for b in (1, 3, 2)
+                                ],
+                                partition_epoch=pe,
+                            )
+                        ],
+                    )
+                ],
+            ),
+            3,
+        )
+        assert resp.topics[0].partitions[0].error_code == 0
+        leader, epoch, isr, ctrl_epoch, _ = await state(zk, "t", 0)
+        assert (leader, epoch, sorted(isr), ctrl_epoch) == (2, 4, [2, 3], 2)
+        znode = await zk.get_topic_assignment("t")
+        assert (znode.partitions, znode.adding, znode.removing) == ({0: (2, 3)}, {}, {})
+    finally:
+        await cl.stop()
+
+
 async def _leader_writes_state(
     zk: Any, topic: str, p: int, s: LeaderIsrState, version: int
 ) -> None:
@@ -1007,6 +1056,7 @@ SCENARIOS = [
     scenario_preferred_and_isr_notification,
     scenario_elect_leaders,
     scenario_reassignment,
+    scenario_reassignment_resumed_by_new_controller,
 ]
 
 
