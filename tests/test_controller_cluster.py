@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from kafkacore.controller.controller import KafkaController
+from kafkacore.log import TopicPartition
 from kafkacore.protocol import APIS, APIS_BY_NAME, ErrorCode
 from kafkacore.protocol.api import decode_request, decode_response, encode_request, encode_response
 from kafkacore.protocol.headers import RequestHeader
@@ -39,6 +40,7 @@ class FakeZk:
         self.states: dict[tuple[str, int], tuple[LeaderIsrState, int]] = {}
         self.delete_topics: set[str] = set()
         self.configs: dict[tuple[str, str], dict[str, str]] = {}
+        self.isr_changes: dict[str, list[tuple[str, int]]] = {}
         self._watches: dict[str, list[Callable[[], None]]] = {}
 
     def _watch(self, key: str, cb: Callable[[], None] | None) -> None:
@@ -188,6 +190,27 @@ class FakeZk:
         self.delete_topics.discard(topic)
         self._fire("delete_topics")
 
+    async def create_isr_change_notification(self, partitions: list[tuple[str, int]]) -> None:
+        self.zxid += 1
+        self.isr_changes[f"isr_change_{self.zxid:010d}"] = list(partitions)
+        self._fire("isr_changes")
+
+    async def get_isr_change_notifications(
+        self, watch: Callable[[], None] | None = None
+    ) -> list[str]:
+        self._watch("isr_changes", watch)
+        return sorted(self.isr_changes)
+
+    async def get_isr_change_partitions(self, names: list[str]) -> list[tuple[str, int]]:
+        return [tp for n in names for tp in self.isr_changes.get(n, [])]
+
+    async def delete_isr_change_notifications(
+        self, names: list[str], *, controller_epoch_zk_version: int
+    ) -> None:
+        self._fence(controller_epoch_zk_version)
+        for n in names:
+            self.isr_changes.pop(n, None)
+
     async def get_entity_config(self, entity_type: str, name: str) -> dict[str, str]:
         return dict(self.configs.get((entity_type, name), {}))
 
@@ -305,7 +328,11 @@ class TestNodeClient:
 
 
 def config(**overrides: Any) -> Any:
-    values = {"delete_topic_enable": True, "unclean_leader_election_enable": False}
+    values = {
+        "delete_topic_enable": True,
+        "unclean_leader_election_enable": False,
+        "auto_leader_rebalance_enable": False,
+    }
     values.update(overrides)
     return SimpleNamespace(**values)
 
@@ -324,7 +351,8 @@ class Cluster:
             self.epochs[b.id] = await self.zk.register_broker(b.registration())
         for cid in controllers:
             czk = await self.zk.session_for_controller()
-            c = KafkaController(cid, czk, config(**self.cfg), TestNodeClient)
+            factory = getattr(self.zk, "client_factory", TestNodeClient)
+            c = KafkaController(cid, czk, config(**self.cfg), factory)
             self.controllers[cid] = c
             await c.startup()
             await c.wait_idle()
@@ -641,7 +669,7 @@ async def scenario_topic_deletion(zk: Any) -> None:
         await wait_for(lambda: _has_states(zk, "u", 1))
         await zk.mark_topic_for_deletion("t")
         await wait_for(lambda: _async_not_in(zk, "t"))
-        assert await zk.get_topics_to_delete() == []
+        await wait_for(lambda: _async_empty_deletes(zk))
         await cl.settle(c)
         deletes = [
             (t.topic_name, p.partition_index, p.leader_epoch)
@@ -652,6 +680,15 @@ async def scenario_topic_deletion(zk: Any) -> None:
             if p.delete_partition
         ]
         assert ("t", 0, -2) in deletes and ("t", 1, -2) in deletes
+        # StopReplica(delete=false) (OfflineReplica) then StopReplica(delete=true)
+        flags = [
+            p.delete_partition
+            for r in cl.brokers[1].of("StopReplica")
+            for t in r.topic_states
+            if t.topic_name == "t"
+            for p in t.partition_states
+        ]
+        assert flags == [False, True]
         assert "t" not in c.ctx.assignments
         # leader -2 in the UpdateMetadata sent while deleting
         ums = [
@@ -741,6 +778,243 @@ async def scenario_unclean(zk: Any) -> None:
         await cl.stop()
 
 
+async def scenario_preferred_and_isr_notification(zk: Any) -> None:
+    cl = Cluster(zk)
+    await cl.start()
+    c = cl.controllers[1]
+    try:
+        a = new_topic("t", {0: (2, 3)})
+        await zk.create_topic_assignment(a)
+        await wait_for(lambda: _has_states(zk, "t", 1))
+        await cl.brokers[2].stop()
+        await zk.unregister_broker(2)
+        await wait_for(lambda: _leader_is(zk, "t", 0, 3))
+        assert (await state(zk, "t", 0))[:3] == (3, 1, [3])
+        await cl.brokers[2].start()
+        cl.epochs[2] = await zk.register_broker(cl.brokers[2].registration())
+        await cl.settle(c)
+        # preferred replica 2 is not in the ISR: no election
+        c.post("auto_preferred_replica_leader_election")
+        await cl.settle(c)
+        assert (await state(zk, "t", 0))[:3] == (3, 1, [3])
+        # the leader adds 2 back to the ISR the ZK-direct way plus a notification
+        s, v = (await zk.get_partition_states("t"))[0]
+        await _leader_writes_state(zk, "t", 0, replace(s, isr=(3, 2)), v)
+        await zk.create_isr_change_notification([("t", 0)])
+        await wait_for(lambda: _async_no_isr_changes(zk))
+        await cl.settle(c)
+        assert c.ctx.leader_isr[TopicPartition("t", 0)].isr == (3, 2)
+        um = cl.brokers[1].of("UpdateMetadata")[-1]
+        assert um.topic_states[0].partition_states[0].isr == [3, 2]
+        # now the auto rebalance moves leadership back to 2, leader epoch 2
+        c.post("auto_preferred_replica_leader_election")
+        await cl.settle(c)
+        assert (await state(zk, "t", 0))[:3] == (2, 2, [3, 2])
+    finally:
+        await cl.stop()
+
+
+async def scenario_elect_leaders(zk: Any) -> None:
+    cl = Cluster(zk)
+    await cl.start()
+    c = cl.controllers[1]
+    try:
+        a = new_topic("t", {0: (2, 3)})
+        u = new_topic("u", {0: (1, 3)})
+        await zk.create_topic_assignment(a)
+        await zk.create_topic_assignment(u)
+        await wait_for(lambda: _has_states(zk, "t", 1))
+        await wait_for(lambda: _has_states(zk, "u", 1))
+        got = await c.elect_leaders([("t", 0), ("nope", 0)])
+        assert got[("t", 0)] == (ErrorCode.ELECTION_NOT_NEEDED, None)
+        assert got[("nope", 0)][0] == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+        # u-0's ISR shrinks to [1], then 1 dies: no clean leader
+        req = APIS_BY_NAME["AlterPartition"].request.cls
+        resp = await c.alter_partition(
+            req(
+                broker_id=1,
+                broker_epoch=cl.epochs[1],
+                topics=[
+                    req.TopicData(
+                        topic_id=u.topic_id,
+                        partitions=[
+                            req.PartitionData(
+                                partition_index=0,
+                                leader_epoch=0,
+                                new_isr_with_epochs=[
+                                    req.BrokerState(broker_id=1, broker_epoch=cl.epochs[1])
+                                ],
+                                partition_epoch=0,
+                            )
+                        ],
+                    )
+                ],
+            ),
+            3,
+        )
+        assert resp.topics[0].partitions[0].error_code == 0
+        await cl.brokers[2].stop()
+        await zk.unregister_broker(2)
+        await zk.unregister_broker(1)  # the controller's own broker registration goes
+        await wait_for(lambda: _leader_is(zk, "u", 0, -1))
+        await wait_for(lambda: _leader_is(zk, "t", 0, 3))
+        await cl.settle(c)
+        got = await c.elect_leaders([("t", 0)])
+        assert got[("t", 0)][0] == ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE
+        assert (await c.elect_leaders([("t", 0)], unclean=True))[("t", 0)][0] == (
+            ErrorCode.ELECTION_NOT_NEEDED
+        )
+        assert (await c.elect_leaders([("u", 0)]))[("u", 0)][0] == (
+            ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE
+        )
+        assert (await c.elect_leaders([("u", 0)], unclean=True))[("u", 0)] == (0, None)
+        s, _ = (await zk.get_partition_states("u"))[0]
+        assert (s.leader, s.leader_epoch, tuple(s.isr), s.leader_recovery_state) == (3, 2, (3,), 1)
+    finally:
+        await cl.stop()
+
+
+async def scenario_reassignment(zk: Any) -> None:
+    """Kafka's ControllerIntegrationTest reassignment [c] -> [o]: leader o, epoch 3."""
+    cl = Cluster(zk)
+    await cl.start()
+    c = cl.controllers[1]
+    try:
+        a = new_topic("t", {0: (1,)})
+        await zk.create_topic_assignment(a)
+        await wait_for(lambda: _has_states(zk, "t", 1))
+        bad = await c.alter_partition_reassignments(
+            {("t", 0): [2, 2], ("t", 1): [2], ("t", 9): None}
+        )
+        assert bad[("t", 0)][0] == ErrorCode.INVALID_REPLICA_ASSIGNMENT
+        assert bad[("t", 1)][0] == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+        assert (await c.alter_partition_reassignments({("t", 0): None}))[("t", 0)][0] == (
+            ErrorCode.NO_REASSIGNMENT_IN_PROGRESS
+        )
+        assert await c.alter_partition_reassignments({("t", 0): [2]}) == {("t", 0): (0, None)}
+        assert await c.list_partition_reassignments() == {("t", 0): ([2, 1], [2], [1])}
+        znode = await zk.get_topic_assignment("t")
+        assert (znode.partitions, znode.adding, znode.removing) == (
+            {0: (2, 1)},
+            {0: (2,)},
+            {0: (1,)},
+        )
+        leader, epoch, isr, _, pe = await state(zk, "t", 0)
+        assert (leader, epoch, isr) == (1, 1, [1])
+        await cl.settle(c)
+        new_lai = [
+            p
+            for r in cl.brokers[2].of("LeaderAndIsr")
+            for t in r.topic_states
+            for p in t.partition_states
+        ]
+        assert new_lai and new_lai[0].is_new and new_lai[0].adding_replicas == [2]
+        # the leader adds 2 to the ISR: the reassignment completes
+        req = APIS_BY_NAME["AlterPartition"].request.cls
+        resp = await c.alter_partition(
+            req(
+                broker_id=1,
+                broker_epoch=cl.epochs[1],
+                topics=[
+                    req.TopicData(
+                        topic_id=a.topic_id,
+                        partitions=[
+                            req.PartitionData(
+                                partition_index=0,
+                                leader_epoch=1,
+                                new_isr_with_epochs=[
+                                    req.BrokerState(broker_id=b, broker_epoch=cl.epochs[b])
+                                    for b in (1, 2)
+                                ],
+                                partition_epoch=pe,
+                            )
+                        ],
+                    )
+                ],
+            ),
+            3,
+        )
+        assert resp.topics[0].partitions[0].error_code == 0
+        assert (await state(zk, "t", 0))[:3] == (2, 3, [2])
+        znode = await zk.get_topic_assignment("t")
+        assert (znode.partitions, znode.adding, znode.removing) == ({0: (2,)}, {}, {})
+        assert await c.list_partition_reassignments() == {}
+        await cl.settle(c)
+        assert any(
+            p.delete_partition
+            for r in cl.brokers[1].of("StopReplica")
+            for t in r.topic_states
+            for p in t.partition_states
+        )
+    finally:
+        await cl.stop()
+
+
+async def scenario_reassignment_resumed_by_new_controller(zk: Any) -> None:
+    cl = Cluster(zk)
+    await cl.start(controllers=(1, 2))
+    c1, c2 = cl.controllers[1], cl.controllers[2]
+    try:
+        a = new_topic("t", {0: (1, 3)})
+        await zk.create_topic_assignment(a)
+        await wait_for(lambda: _has_states(zk, "t", 1))
+        assert await c1.alter_partition_reassignments({("t", 0): [2, 3]}) == {("t", 0): (0, None)}
+        await c1.shutdown()
+        await _move_controller(zk, c1)
+        await wait_for(lambda: _async(c2.is_active))
+        await c2.wait_idle()
+        assert await c2.list_partition_reassignments() == {("t", 0): ([2, 3, 1], [2], [1])}
+        leader, epoch, isr, _, pe = await state(zk, "t", 0)
+        assert (leader, isr) == (1, [1, 3]) and epoch == 2  # A1 by each controller
+        req = APIS_BY_NAME["AlterPartition"].request.cls
+        resp = await c2.alter_partition(
+            req(
+                broker_id=1,
+                broker_epoch=cl.epochs[1],
+                topics=[
+                    req.TopicData(
+                        topic_id=a.topic_id,
+                        partitions=[
+                            req.PartitionData(
+                                partition_index=0,
+                                leader_epoch=epoch,
+                                new_isr_with_epochs=[
+                                    req.BrokerState(broker_id=b, broker_epoch=cl.epochs[b])
+                                    for b in (1, 3, 2)
+                                ],
+                                partition_epoch=pe,
+                            )
+                        ],
+                    )
+                ],
+            ),
+            3,
+        )
+        assert resp.topics[0].partitions[0].error_code == 0
+        leader, epoch, isr, ctrl_epoch, _ = await state(zk, "t", 0)
+        assert (leader, epoch, sorted(isr), ctrl_epoch) == (2, 4, [2, 3], 2)
+        znode = await zk.get_topic_assignment("t")
+        assert (znode.partitions, znode.adding, znode.removing) == ({0: (2, 3)}, {}, {})
+    finally:
+        await cl.stop()
+
+
+async def _leader_writes_state(
+    zk: Any, topic: str, p: int, s: LeaderIsrState, version: int
+) -> None:
+    """The ZK-direct ISR update of a leader (IBP < 2.7): an unfenced conditional setData."""
+    if isinstance(zk, FakeZk):
+        assert zk.states[(topic, p)][1] == version
+        zk.states[(topic, p)] = (s, version + 1)
+        return
+    path = f"/brokers/topics/{topic}/partitions/{p}/state"
+    await asyncio.to_thread(zk.admin._zk.set, path, s.encode(), version)
+
+
+async def _async_no_isr_changes(zk: Any) -> bool:
+    return not await zk.get_isr_change_notifications()
+
+
 async def _move_controller(zk: Any, c: KafkaController) -> None:
     """End the (shut down) controller's tenure as ZooKeeper does when its session ends."""
     if isinstance(zk, FakeZk):
@@ -779,9 +1053,70 @@ SCENARIOS = [
     scenario_topic_deletion,
     scenario_deletion_disabled,
     scenario_unclean,
+    scenario_preferred_and_isr_notification,
+    scenario_elect_leaders,
+    scenario_reassignment,
+    scenario_reassignment_resumed_by_new_controller,
 ]
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.__name__[9:])
 def test_controller_with_fake_zk(scenario: Callable[[Any], Awaitable[None]]) -> None:
     run(fake_zk, scenario)
+
+
+def test_session_expiry_resigns_and_reelects() -> None:
+    async def body(zk: Any) -> None:
+        cl = Cluster(zk)
+        await cl.start()
+        c = cl.controllers[1]
+        registered: list[int] = []
+
+        async def reregister() -> int:
+            registered.append(1)
+            cl.epochs[1] = await zk.register_broker(cl.brokers[1].registration())
+            return cl.epochs[1]
+
+        c.register_broker = reregister
+        try:
+            assert c.is_active and c.epoch == 1
+            c._on_session_state("LOST")
+            zk.expire_controller()
+            await cl.settle(c)
+            assert registered == []
+            # the reelect posted by the /controller watch ran during the expiry: whoever
+            # got there first is the controller; with the session back, 1 re-registers
+            c._on_session_state("CONNECTED")
+            await cl.settle(c)
+            assert registered == [1]
+            assert c.is_active and c.epoch == 2
+        finally:
+            await cl.stop()
+
+    run(fake_zk, body)
+
+
+def test_bounced_broker_is_a_failure_then_a_startup() -> None:
+    async def body(zk: Any) -> None:
+        cl = Cluster(zk)
+        await cl.start()
+        c = cl.controllers[1]
+        try:
+            await zk.create_topic_assignment(new_topic("t", {0: (2, 3)}))
+            await wait_for(lambda: _has_states(zk, "t", 1))
+            await cl.settle(c)
+            before = len(cl.brokers[2].of("LeaderAndIsr"))
+            old_epoch = cl.epochs[2]
+            cl.epochs[2] = await zk.register_broker(cl.brokers[2].registration())  # new czxid
+            assert cl.epochs[2] > old_epoch
+            await wait_for(lambda: _leader_is(zk, "t", 0, 3))
+            await cl.settle(c)
+            assert (await state(zk, "t", 0))[:3] == (3, 1, [3])
+            assert c.ctx.broker_epochs[2] == cl.epochs[2]
+            lais = cl.brokers[2].of("LeaderAndIsr")[before:]
+            assert lais and lais[-1].broker_epoch == cl.epochs[2]
+            assert lais[-1].topic_states[0].partition_states[0].leader == 3
+        finally:
+            await cl.stop()
+
+    run(fake_zk, body)

@@ -27,7 +27,10 @@ from test_controller_cluster import (
 
 
 class RealZk:
-    """The test's view: an admin session plus one session per broker and controller."""
+    """The test's view: an admin session plus one session per broker and controller.
+    Controllers here use the real NodeClient (``client_factory = None``)."""
+
+    client_factory = None
 
     def __init__(self, connect: str, admin: KafkaZkClient) -> None:
         self.connect = connect
@@ -136,3 +139,44 @@ def test_znode_json_and_epochs(zk_chroot: str) -> None:
 async def _is_active(c: Any) -> bool:
     await c.wait_idle()
     return bool(c.is_active)
+
+
+def test_concurrent_election_one_winner(zk_chroot: str) -> None:
+    """Three controllers start at once: one wins epoch 1, the others follow it; when the
+    winner's session ends exactly one of the others takes over with epoch 2."""
+
+    async def body(zk: Any) -> None:
+        cl = Cluster(zk)
+        for b in cl.brokers.values():
+            await b.start()
+            cl.epochs[b.id] = await zk.register_broker(b.registration())
+        from kafkacore.controller import KafkaController
+        from test_controller_cluster import config
+
+        cs = [
+            KafkaController(i, await zk.session_for_controller(), config(), None) for i in (1, 2, 3)
+        ]
+        cl.controllers = {c.broker_id: c for c in cs}
+        try:
+            await asyncio.gather(*(c.startup() for c in cs))
+            await wait_for(lambda: _one_active(cs))
+            winner = next(c for c in cs if c.is_active)
+            assert winner.epoch == 1
+            assert {c.active_controller_id for c in cs} == {winner.broker_id}
+            await winner.shutdown()
+            await winner.zk.close()
+            rest = [c for c in cs if c is not winner]
+            await wait_for(lambda: _one_active(rest))
+            assert next(c for c in rest if c.is_active).epoch == 2
+        finally:
+            await cl.stop()
+
+    run(real(zk_chroot), body)
+
+
+async def _one_active(cs: list[Any]) -> bool:
+    for c in cs:
+        await c.wait_idle()
+    return sum(c.is_active for c in cs) == 1 and all(
+        c.active_controller_id == next(x for x in cs if x.is_active).broker_id for c in cs
+    )

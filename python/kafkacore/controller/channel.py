@@ -194,7 +194,7 @@ class ControllerBrokerRequestBatch:
         context: ControllerContext,
         channel: ControllerChannelManager,
         *,
-        stop_replica_callback: Callable[[int, Any], None] | None = None,
+        stop_replica_callback: Callable[[int, Any, frozenset[TopicPartition]], None] | None = None,
     ) -> None:
         self.controller_id = controller_id
         self.ctx = context
@@ -387,8 +387,9 @@ class ControllerBrokerRequestBatch:
                 },
             )
             cb = None
-            if self.stop_replica_callback is not None and any(parts.values()):
-                cb = _bind(self.stop_replica_callback, broker)
+            deleted = frozenset(tp for tp, delete in parts.items() if delete)
+            if self.stop_replica_callback is not None and deleted:
+                cb = _bind(self.stop_replica_callback, broker, deleted)
             self._send(broker, "StopReplica", STOP_REPLICA_VERSION, req, cb)
         self.new_batch()
 
@@ -401,8 +402,12 @@ class ControllerBrokerRequestBatch:
         self.channel.send(broker, api, version, req, cb)
 
 
-def _bind(fn: Callable[[int, Any], None], broker: int) -> Callback:
-    return lambda response: fn(broker, response)
+def _bind(
+    fn: Callable[[int, Any, frozenset[TopicPartition]], None],
+    broker: int,
+    deleted: frozenset[TopicPartition],
+) -> Callback:
+    return lambda response: fn(broker, response, deleted)
 
 
 _PROTOCOLS = {"PLAINTEXT": 0, "SSL": 1, "SASL_PLAINTEXT": 2, "SASL_SSL": 3}

@@ -32,11 +32,14 @@ from kafkacore.controller.context import (
 from kafkacore.controller.state_machines import (
     CONTROLLED_SHUTDOWN,
     OFFLINE,
+    PREFERRED,
+    REASSIGN,
     PartitionStateMachine,
     ReplicaStateMachine,
 )
 from kafkacore.log import TopicPartition
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+from kafkacore.zk.data import TopicAssignment
 
 __all__ = ["KafkaController"]
 
@@ -77,6 +80,7 @@ class KafkaController:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[None] | None = None
         self._session_lost = False
+        self._rebalance_task: asyncio.Task[None] | None = None
         listener = "PLAINTEXT"
         if config is not None and hasattr(config, "inter_broker_listener"):
             with contextlib.suppress(Exception):
@@ -117,14 +121,54 @@ class KafkaController:
         await self._on_resignation()
 
     async def alter_partition(self, request: Any, version: int) -> Any:
+        if self._task is None:
+            return self._alter_partition_error(ErrorCode.NOT_CONTROLLER)
         return await self._call("alter_partition", request, version)
 
     async def controlled_shutdown(
         self, broker_id: int, broker_epoch: int
     ) -> tuple[int, list[tuple[str, int]]]:
+        if self._task is None:
+            return (int(ErrorCode.NOT_CONTROLLER), [])
         result: tuple[int, list[tuple[str, int]]] = await self._call(
             "controlled_shutdown", broker_id, broker_epoch
         )
+        return result
+
+    async def elect_leaders(
+        self, partitions: list[tuple[str, int]], unclean: bool = False
+    ) -> dict[tuple[str, int], tuple[int, str | None]]:
+        """ElectLeaders (admin-triggered PREFERRED or UNCLEAN election): per partition
+        ``(error code, message)``, Kafka's ``processReplicaLeaderElection``."""
+        if self._task is None:
+            return dict.fromkeys(partitions, (int(ErrorCode.NOT_CONTROLLER), None))
+        result: dict[tuple[str, int], tuple[int, str | None]] = await self._call(
+            "elect_leaders", partitions, unclean
+        )
+        return result
+
+    async def alter_partition_reassignments(
+        self, reassignments: dict[tuple[str, int], list[int] | None]
+    ) -> dict[tuple[str, int], tuple[int, str | None]]:
+        """AlterPartitionReassignments (KIP-455): target replicas, or None to cancel; per
+        partition ``(error code, message)``."""
+        if self._task is None:
+            return dict.fromkeys(reassignments, (int(ErrorCode.NOT_CONTROLLER), None))
+        result: dict[tuple[str, int], tuple[int, str | None]] = await self._call(
+            "api_reassignment", reassignments
+        )
+        return result
+
+    async def list_partition_reassignments(
+        self, partitions: list[tuple[str, int]] | None = None
+    ) -> dict[tuple[str, int], tuple[list[int], list[int], list[int]]] | None:
+        """Partitions being reassigned: ``(replicas, adding, removing)``; None when this
+        broker is not the controller."""
+        if self._task is None:
+            return None
+        result: (
+            dict[tuple[str, int], tuple[list[int], list[int], list[int]]] | None
+        ) = await self._call("list_reassignments", partitions)
         return result
 
     async def wait_idle(self) -> None:
@@ -267,6 +311,9 @@ class KafkaController:
             await self.zk.delete_controller(self.ctx.epoch_zk_version)
 
     async def _on_resignation(self) -> None:
+        if self._rebalance_task is not None:
+            self._rebalance_task.cancel()
+            self._rebalance_task = None
         if self.channel is not None:
             await self.channel.shutdown()
         self.channel = None
@@ -285,7 +332,13 @@ class KafkaController:
     async def _on_controller_failover(self) -> None:
         ctx = self.ctx
         zk = self.zk
-        # 1. watches (registered by the reads below) and 3. the context
+        # 1. watches (registered by the reads below); 2. pending ISR change notifications
+        pending = await zk.get_isr_change_notifications(watch=self._watch("isr_change"))
+        if pending:
+            await zk.delete_isr_change_notifications(
+                pending, controller_epoch_zk_version=ctx.epoch_zk_version
+            )
+        # 3. the context
         brokers = await zk.get_broker_ids(watch=self._watch("broker_change"))
         registrations = await zk.get_all_brokers()
         for bid in brokers:
@@ -300,7 +353,9 @@ class KafkaController:
             self.broker_id,
             ctx,
             self.channel,
-            stop_replica_callback=lambda b, resp: self.post("stop_replica_response", b, resp),
+            stop_replica_callback=lambda b, resp, tps: self.post(
+                "stop_replica_response", b, resp, tps
+            ),
         )
         self.batch.sent = self.sent
         for reg in ctx.live_brokers.values():
@@ -321,8 +376,21 @@ class KafkaController:
         self.partition_sm.initialize()
         await self.partition_sm.trigger_online_partition_state_change()
         self.batch.send()
-        # 7. topic deletion (reassignment, preferred elections, auto rebalance: not yet)
+        # 7. topic deletion, auto rebalance (reassignment, ZK-triggered preferred
+        # elections: not yet)
+        await self._resume_reassignments()
         await self._resume_deletions()
+        if bool(_cfg(self.config, "auto_leader_rebalance_enable", True)):
+            interval = float(_cfg(self.config, "leader_imbalance_check_interval_seconds", 300))
+            self._rebalance_task = asyncio.get_running_loop().create_task(
+                self._rebalance_timer(5.0, interval)
+            )
+
+    async def _rebalance_timer(self, first: float, interval: float) -> None:
+        await asyncio.sleep(first)
+        while True:
+            self.post("auto_preferred_replica_leader_election")
+            await asyncio.sleep(interval)
 
     async def _load_topic(self, topic: str) -> None:
         ctx = self.ctx
@@ -383,24 +451,28 @@ class KafkaController:
             b for b in ids & set(cached) if b in registrations and registrations[b][1] > cached[b]
         }
         assert self.channel is not None
-        for b in sorted(dead | bounced):
+        # Kafka's processBrokerChange order: channels first, then new, bounced, dead
+        for b in sorted(new):
+            self.channel.add_broker(registrations[b][0])
+        for b in sorted(bounced):
             await self.channel.remove_broker(b)
+            self.channel.add_broker(registrations[b][0])
         for b in sorted(dead):
-            ctx.remove_live_broker(b)
+            await self.channel.remove_broker(b)
+        if new:
+            for b in new:
+                ctx.add_live_broker(*registrations[b])
+            await self._on_broker_startup(sorted(new))
         if bounced:
             for b in bounced:
                 ctx.remove_live_broker(b)
             await self._on_broker_failure(sorted(bounced))
             for b in bounced:
                 ctx.add_live_broker(*registrations[b])
-                self.channel.add_broker(registrations[b][0])
             await self._on_broker_startup(sorted(bounced))
-        for b in sorted(new):
-            ctx.add_live_broker(*registrations[b])
-            self.channel.add_broker(registrations[b][0])
-        if new:
-            await self._on_broker_startup(sorted(new))
         if dead:
+            for b in dead:
+                ctx.remove_live_broker(b)
             await self._on_broker_failure(sorted(dead))
 
     async def _on_broker_startup(self, new: list[int]) -> None:
@@ -416,6 +488,7 @@ class KafkaController:
         await rsm.handle_state_changes(online, ReplicaState.ONLINE)
         await psm.trigger_online_partition_state_change()
         batch.send()
+        await self._resume_reassignments(set(new))
         resumed = {tp.topic for tp, _ in replicas if ctx.is_topic_queued_for_deletion(tp.topic)}
         if resumed:
             ctx.topics_ineligible_for_deletion -= resumed
@@ -585,7 +658,11 @@ class KafkaController:
             ctx.topics_ineligible_for_deletion.add(topic)
         batch.send()
 
-    async def _process_stop_replica_response(self, broker: int, response: Any) -> None:
+    async def _process_stop_replica_response(
+        self, broker: int, response: Any, deleted: frozenset[TopicPartition]
+    ) -> None:
+        """Only partitions the request asked to delete count (Kafka's
+        ``isPartitionDeleted``)."""
         if not self._active():
             return
         _, rsm, _ = self._sms()
@@ -595,7 +672,7 @@ class KafkaController:
         failed: list[tuple[TopicPartition, int]] = []
         for pe in getattr(response, "partition_errors", []):
             tp = TopicPartition(pe.topic_name, pe.partition_index)
-            if tp.topic not in ctx.topics_to_delete:
+            if tp.topic not in ctx.topics_to_delete or tp not in deleted:
                 continue
             if rsm.state(tp, broker) is not ReplicaState.DELETION_STARTED:
                 continue
@@ -615,6 +692,296 @@ class KafkaController:
         await self.zk.delete_topic_nodes(topic, controller_epoch_zk_version=ctx.epoch_zk_version)
         ctx.remove_topic(topic)
         log.info("controller %d: deletion of topic %s completed", self.broker_id, topic)
+
+    # --- ISR change notifications, preferred leaders (§2.8) -----------------------------
+
+    async def _process_isr_change(self) -> None:
+        if not self._active():
+            return
+        ctx = self.ctx
+        names = await self.zk.get_isr_change_notifications(watch=self._watch("isr_change"))
+        if not names:
+            return
+        try:
+            tps = {
+                TopicPartition(t, p)
+                for t, p in await self.zk.get_isr_change_partitions(names)
+                if t in ctx.assignments
+            }
+            states = await zka.read_states(self.zk, tps)
+            ctx.leader_isr.update(states)
+            if states:
+                _, _, batch = self._sms()
+                batch.add_update_metadata(ctx.live_or_shutting_down_broker_ids, states)
+                batch.send()
+        finally:
+            await self.zk.delete_isr_change_notifications(
+                names, controller_epoch_zk_version=ctx.epoch_zk_version
+            )
+
+    def _can_preferred_lead(self, tp: TopicPartition) -> bool:
+        replicas = self.ctx.replicas(tp)
+        s = self.ctx.leader_isr.get(tp)
+        return (
+            bool(replicas)
+            and s is not None
+            and self.ctx.is_replica_online(replicas[0])
+            and replicas[0] in s.isr
+        )
+
+    async def _process_auto_preferred_replica_leader_election(self) -> None:
+        """Kafka's ``checkAndTriggerAutoLeaderRebalance`` (does not touch the ZK node)."""
+        if not self._active():
+            return
+        ctx = self.ctx
+        ratio = float(_cfg(self.config, "leader_imbalance_per_broker_percentage", 10)) / 100
+        by_preferred: dict[int, list[TopicPartition]] = {}
+        for tp in ctx.all_partitions():
+            replicas = ctx.replicas(tp)
+            if replicas and not ctx.is_topic_queued_for_deletion(tp.topic):
+                by_preferred.setdefault(replicas[0], []).append(tp)
+        for broker, tps in sorted(by_preferred.items()):
+            not_led = [
+                tp for tp in tps if tp in ctx.leader_isr and ctx.leader_isr[tp].leader != broker
+            ]
+            if len(not_led) / len(tps) <= ratio:
+                continue
+            candidates = [
+                tp
+                for tp in not_led
+                if not (a := ctx.full_assignment(tp)) or not a.is_being_reassigned
+                if self._can_preferred_lead(tp)
+            ]
+            if candidates:
+                await self.elect_preferred(candidates)
+
+    async def elect_preferred(self, tps: list[TopicPartition]) -> dict[TopicPartition, Any]:
+        """A PreferredReplica election for ``tps`` (in the event task)."""
+        psm, _, batch = self._sms()
+        results = await psm.handle_state_changes(tps, PartitionState.ONLINE, PREFERRED)
+        batch.send()
+        return results
+
+    async def _process_elect_leaders(
+        self, partitions: list[tuple[str, int]], unclean: bool
+    ) -> dict[tuple[str, int], tuple[int, str | None]]:
+        ctx = self.ctx
+        out: dict[tuple[str, int], tuple[int, str | None]] = {}
+        if not self._active():
+            return dict.fromkeys(partitions, (int(ErrorCode.NOT_CONTROLLER), None))
+        electable: list[TopicPartition] = []
+        for t, p in partitions:
+            tp = TopicPartition(t, p)
+            if not ctx.replicas(tp):
+                out[(t, p)] = (
+                    int(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION),
+                    "The partition does not exist.",
+                )
+            elif ctx.is_topic_queued_for_deletion(t):
+                out[(t, p)] = (int(ErrorCode.INVALID_TOPIC_EXCEPTION), "The topic is being deleted")
+            else:
+                s = ctx.leader_isr.get(tp)
+                if unclean:
+                    needed = s is None or s.leader < 0 or not ctx.is_replica_online(s.leader)
+                else:
+                    needed = s is None or s.leader != ctx.replicas(tp)[0]
+                if needed:
+                    electable.append(tp)
+                else:
+                    out[(t, p)] = (int(ErrorCode.ELECTION_NOT_NEEDED), None)
+        if electable:
+            psm, _, _ = self._sms()
+            if unclean:
+                results = await psm.handle_state_changes(
+                    electable, PartitionState.ONLINE, OFFLINE, allow_unclean=True
+                )
+            else:
+                results = await psm.handle_state_changes(
+                    electable, PartitionState.ONLINE, PREFERRED
+                )
+            code = (
+                ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE
+                if unclean
+                else ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE
+            )
+            for tp in electable:
+                r = results.get(tp)
+                if isinstance(r, LeaderAndIsr):
+                    out[(tp.topic, tp.partition)] = (0, None)
+                else:
+                    out[(tp.topic, tp.partition)] = (int(code), str(r) if r else None)
+        return out
+
+    # --- reassignment (§2.7, API-triggered) -------------------------------------------
+
+    async def _process_list_reassignments(
+        self, partitions: list[tuple[str, int]] | None
+    ) -> dict[tuple[str, int], tuple[list[int], list[int], list[int]]] | None:
+        if not self._active():
+            return None
+        ctx = self.ctx
+        wanted = (
+            [TopicPartition(t, p) for t, p in partitions]
+            if partitions is not None
+            else ctx.all_partitions()
+        )
+        out = {}
+        for tp in wanted:
+            a = ctx.full_assignment(tp)
+            if a is not None and a.is_being_reassigned:
+                out[(tp.topic, tp.partition)] = (list(a.replicas), list(a.adding), list(a.removing))
+        return out
+
+    async def _process_api_reassignment(
+        self, reassignments: dict[tuple[str, int], list[int] | None]
+    ) -> dict[tuple[str, int], tuple[int, str | None]]:
+        ctx = self.ctx
+        if not self._active():
+            return dict.fromkeys(reassignments, (int(ErrorCode.NOT_CONTROLLER), None))
+        out: dict[tuple[str, int], tuple[int, str | None]] = {}
+        for (t, p), target in reassignments.items():
+            tp = TopicPartition(t, p)
+            a = ctx.full_assignment(tp)
+            if a is None or ctx.is_topic_queued_for_deletion(t):
+                out[(t, p)] = (int(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION), None)
+                continue
+            if target is None:
+                if not a.is_being_reassigned:
+                    out[(t, p)] = (
+                        int(ErrorCode.NO_REASSIGNMENT_IN_PROGRESS),
+                        f"Partition {tp} has no ongoing reassignment.",
+                    )
+                    continue
+                target = [r for r in a.replicas if r not in a.adding]
+            else:
+                error = self._validate_replicas(tp, target)
+                if error is not None:
+                    out[(t, p)] = (int(ErrorCode.INVALID_REPLICA_ASSIGNMENT), error)
+                    continue
+            await self._on_partition_reassignment(tp, list(target))
+            out[(t, p)] = (0, None)
+        return out
+
+    def _validate_replicas(self, tp: TopicPartition, target: list[int]) -> str | None:
+        if not target:
+            return f"Empty replica list specified in partition reassignment for {tp}."
+        if len(set(target)) != len(target):
+            return f"Duplicate replica ids in partition reassignment replica list: {target}"
+        if any(r < 0 for r in target):
+            return f"Invalid broker id in replica list: {target}"
+        current = set(self.ctx.replicas(tp))
+        dead = [r for r in target if r not in current and r not in self.ctx.live_brokers]
+        if dead:
+            return f"Replica assignment has brokers that are not alive. Replica list: {target}, "
+        return None
+
+    async def _write_topic_assignment(self, topic: str) -> None:
+        ctx = self.ctx
+        parts = ctx.assignments[topic]
+        a = TopicAssignment(
+            topic=topic,
+            partitions={p: tuple(x.replicas) for p, x in parts.items()},
+            adding={p: tuple(x.adding) for p, x in parts.items() if x.adding},
+            removing={p: tuple(x.removing) for p, x in parts.items() if x.removing},
+            topic_id=ctx.topic_ids.get(topic),
+        )
+        await self.zk.set_topic_assignment(a, controller_epoch_zk_version=ctx.epoch_zk_version)
+
+    async def _bump_leader_epoch(self, tp: TopicPartition) -> LeaderAndIsr | None:
+        ctx = self.ctx
+        for _ in range(20):
+            cur = (await zka.read_states(self.zk, [tp])).get(tp)
+            if cur is None or cur.controller_epoch > ctx.epoch:
+                return None
+            new = replace(cur.new_epoch(), controller_epoch=ctx.epoch)
+            version = await zka.update_partition_state(self.zk, tp, new, ctx)
+            if version is not None:
+                new = replace(new, partition_epoch=version)
+                ctx.leader_isr[tp] = new
+                return new
+        return None
+
+    async def _on_partition_reassignment(self, tp: TopicPartition, target: list[int]) -> None:
+        _, rsm, _ = self._sms()
+        ctx = self.ctx
+        cur = ctx.full_assignment(tp)
+        assert cur is not None
+        origin = [r for r in cur.replicas if r not in cur.adding]
+        full = list(dict.fromkeys([*target, *origin]))
+        new = ReplicaAssignment(
+            full, [r for r in full if r not in origin], [r for r in full if r not in target]
+        )
+        # U: replicas of a replaced reassignment that are no longer needed go away
+        unneeded = [r for r in cur.replicas if r not in full]
+        saved = cur
+        ctx.assignments[tp.topic][tp.partition] = new
+        try:
+            await self._write_topic_assignment(tp.topic)
+        except Exception:
+            ctx.assignments[tp.topic][tp.partition] = saved
+            raise
+        if unneeded:
+            keys = [(tp, r) for r in unneeded]
+            await rsm.handle_state_changes(keys, ReplicaState.OFFLINE)
+            await rsm.handle_state_changes(keys, ReplicaState.DELETION_STARTED)
+            await rsm.handle_state_changes(keys, ReplicaState.DELETION_SUCCESSFUL)
+            await rsm.handle_state_changes(keys, ReplicaState.NON_EXISTENT)
+        if not new.is_being_reassigned:
+            return
+        await self._maybe_complete_reassignment(tp, initial=True)
+
+    async def _maybe_complete_reassignment(self, tp: TopicPartition, initial: bool = False) -> None:
+        psm, rsm, batch = self._sms()
+        ctx = self.ctx
+        a = ctx.full_assignment(tp)
+        if a is None or not a.is_being_reassigned:
+            return
+        target = [r for r in a.replicas if r not in a.removing]
+        state = (await zka.read_states(self.zk, [tp])).get(tp)
+        if state is None:
+            return
+        ctx.leader_isr[tp] = state
+        if not set(target) <= set(state.isr):
+            if initial:
+                # A: bump the leader epoch, LeaderAndIsr to ORS and (isNew) AR, AR -> New
+                bumped = await self._bump_leader_epoch(tp)
+                if bumped is not None:
+                    origin = [r for r in a.replicas if r not in a.adding]
+                    batch.add_leader_and_isr(origin, tp, bumped, is_new=False)
+                    batch.add_leader_and_isr(a.adding, tp, bumped, is_new=True)
+                    batch.send()
+                await rsm.handle_state_changes([(tp, r) for r in a.adding], ReplicaState.NEW)
+            return
+        # B: complete
+        removing = list(a.removing)
+        await rsm.handle_state_changes([(tp, r) for r in a.adding], ReplicaState.ONLINE)
+        ctx.set_assignment(tp, ReplicaAssignment(list(target)))
+        if state.leader not in target or not ctx.is_replica_online(state.leader):
+            await psm.handle_state_changes([tp], PartitionState.ONLINE, REASSIGN)
+        else:
+            bumped = await self._bump_leader_epoch(tp)
+            if bumped is not None:
+                batch.add_leader_and_isr(target, tp, bumped, is_new=False)
+                batch.send()
+        keys = [(tp, r) for r in removing]
+        await rsm.handle_state_changes(keys, ReplicaState.OFFLINE)
+        await rsm.handle_state_changes(keys, ReplicaState.DELETION_STARTED)
+        await rsm.handle_state_changes(keys, ReplicaState.DELETION_SUCCESSFUL)
+        await rsm.handle_state_changes(keys, ReplicaState.NON_EXISTENT)
+        await self._write_topic_assignment(tp.topic)
+        batch.add_update_metadata(ctx.live_or_shutting_down_broker_ids, [tp])
+        batch.send()
+
+    async def _resume_reassignments(self, brokers: set[int] | None = None) -> None:
+        for tp in self.ctx.all_partitions():
+            a = self.ctx.full_assignment(tp)
+            if (
+                a is not None
+                and a.is_being_reassigned
+                and (brokers is None or brokers & set(a.adding))
+            ):
+                target = [r for r in a.replicas if r not in a.removing]
+                await self._on_partition_reassignment(tp, target)
 
     # --- AlterPartition (§3.3) -----------------------------------------------------------------
 
@@ -717,6 +1084,10 @@ class KafkaController:
             _, _, batch = self._sms()
             batch.add_update_metadata(ctx.live_or_shutting_down_broker_ids, done)
             batch.send()
+            for tp in done:
+                a = ctx.full_assignment(tp)
+                if a is not None and a.is_being_reassigned:
+                    await self._maybe_complete_reassignment(tp)
         return build_struct(
             APIS_BY_NAME["AlterPartition"].response.struct,
             {"throttle_time_ms": 0, "error_code": 0, "topics": topics_out},

@@ -127,6 +127,7 @@ class PartitionStateMachine:
         elif target is PartitionState.NON_EXISTENT:
             for tp in tps:
                 self.ctx.partition_states[tp] = PartitionState.NON_EXISTENT
+        self.batch.send()  # each state change sends its own batch, as Kafka's does
         return results
 
     async def _initialize_leader_and_isr(self, tps: list[TopicPartition]) -> None:
@@ -313,6 +314,7 @@ class ReplicaStateMachine:
                 if a is not None and r in a.replicas:
                     a.replicas.remove(r)
                 ctx.replica_states.pop((tp, r), None)
+        self.batch.send()
 
     async def remove_replica_from_isr(
         self, replica: int, tps: list[TopicPartition]
