@@ -1,0 +1,259 @@
+"""Replication between real in-process brokers: the test plays the controller, sending
+UpdateMetadata and LeaderAndIsr over the wire (NodeClient), then produces ``acks=-1`` to
+the leader and checks that the followers hold byte-identical batches, that the high
+watermark advances everywhere, and that a deposed leader truncates its divergent tail
+when it follows the new leader (KIP-101 scenario 2)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from kafkacore import _native
+from kafkacore.config import BrokerConfig
+from kafkacore.log import TopicPartition
+from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
+from kafkacore.server.alter_partition import AlterPartitionManager
+from kafkacore.server.broker import KafkaServer
+from kafkacore.server.inter_broker import NodeClient
+from kafkacore.server.replica_fetcher import ReplicaFetcherManager
+
+TOPIC = "replicated"
+TP = TopicPartition(TOPIC, 0)
+TOPIC_ID = uuid.uuid4()
+_LAI: Any = APIS_BY_NAME["LeaderAndIsr"].request.cls
+_UM: Any = APIS_BY_NAME["UpdateMetadata"].request.cls
+_PRODUCE: Any = APIS_BY_NAME["Produce"].request.cls
+
+
+def batch(n: int, tag: bytes) -> bytes:
+    now = int(time.time() * 1000)
+    return bytes(_native.build_batch([(i, now, b"k", tag, []) for i in range(n)]))
+
+
+class Cluster:
+    def __init__(self, servers: list[KafkaServer]) -> None:
+        self.servers = {s.node_id: s for s in servers}
+        self.controller_epoch = 1
+
+    def client(self, node: int) -> NodeClient:
+        return NodeClient("localhost", self.servers[node].bound_port, client_id="test-controller")
+
+    async def send(self, node: int, key: ApiKey, version: int, request: Any) -> Any:
+        client = self.client(node)
+        try:
+            return await client.send(key, version, request)
+        finally:
+            await client.close()
+
+    async def update_metadata(self, leader: int, epoch: int, isr: tuple[int, ...]) -> None:
+        brokers = [
+            _UM.UpdateMetadataBroker(
+                id=n,
+                endpoints=[
+                    _UM.UpdateMetadataEndpoint(
+                        port=s.bound_port,
+                        host="localhost",
+                        listener="PLAINTEXT",
+                        security_protocol=0,
+                    )
+                ],
+                rack=None,
+            )
+            for n, s in self.servers.items()
+        ]
+        state = _UM.UpdateMetadataPartitionState(
+            partition_index=0,
+            controller_epoch=self.controller_epoch,
+            leader=leader,
+            leader_epoch=epoch,
+            isr=list(isr),
+            zk_version=epoch,
+            replicas=sorted(self.servers),
+            offline_replicas=[],
+        )
+        for node in self.servers:
+            request = _UM(
+                controller_id=1,
+                controller_epoch=self.controller_epoch,
+                broker_epoch=-1,
+                topic_states=[
+                    _UM.UpdateMetadataTopicState(
+                        topic_name=TOPIC, topic_id=TOPIC_ID, partition_states=[state]
+                    )
+                ],
+                live_brokers=brokers,
+            )
+            response = await self.send(node, ApiKey.UPDATE_METADATA, 8, request)
+            assert response.error_code == 0
+
+    async def leader_and_isr(self, node: int, leader: int, epoch: int, isr: tuple[int, ...]) -> int:
+        request = _LAI(
+            controller_id=1,
+            controller_epoch=self.controller_epoch,
+            broker_epoch=-1,
+            type=0,
+            topic_states=[
+                _LAI.LeaderAndIsrTopicState(
+                    topic_name=TOPIC,
+                    topic_id=TOPIC_ID,
+                    partition_states=[
+                        _LAI.LeaderAndIsrPartitionState(
+                            partition_index=0,
+                            controller_epoch=self.controller_epoch,
+                            leader=leader,
+                            leader_epoch=epoch,
+                            isr=list(isr),
+                            partition_epoch=epoch,
+                            replicas=sorted(self.servers),
+                            adding_replicas=[],
+                            removing_replicas=[],
+                            is_new=epoch == 0,
+                        )
+                    ],
+                )
+            ],
+            live_leaders=[],
+        )
+        response = await self.send(node, ApiKey.LEADER_AND_ISR, 7, request)
+        assert response.error_code == 0
+        return int(response.topics[0].partition_errors[0].error_code)
+
+    async def produce(self, node: int, records: bytes, acks: int, timeout_ms: int = 10000) -> Any:
+        request = _PRODUCE(
+            transactional_id=None,
+            acks=acks,
+            timeout_ms=timeout_ms,
+            topic_data=[
+                _PRODUCE.TopicProduceData(
+                    name=TOPIC,
+                    partition_data=[_PRODUCE.PartitionProduceData(index=0, records=records)],
+                )
+            ],
+        )
+        response = await self.send(node, ApiKey.PRODUCE, 9, request)
+        return response.responses[0].partition_responses[0]
+
+    def log_bytes(self, node: int) -> bytes:
+        log = self.servers[node].replicas.get_log(TOPIC, 0)  # type: ignore[union-attr]
+        assert log is not None
+        return log.read(0, 1 << 24).read_bytes()
+
+    def partition(self, node: int) -> Any:
+        return self.servers[node].replicas.get_partition(TP)  # type: ignore[union-attr]
+
+
+async def eventually(check: Callable[[], bool], timeout_s: float = 10) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not check():
+        assert time.monotonic() < deadline, "condition not reached"
+        await asyncio.sleep(0.02)
+
+
+def run_cluster(tmp_path: Path, size: int, scenario: Callable[[Cluster], Awaitable[None]]) -> None:
+    async def main() -> None:
+        servers = []
+        extras: list[Any] = []
+        try:
+            for node in range(1, size + 1):
+                config = BrokerConfig(
+                    {
+                        "listeners": "PLAINTEXT://localhost:0",
+                        "log.dirs": str(tmp_path / f"b{node}"),
+                        "node.id": node,
+                        "replica.fetch.wait.max.ms": 100,
+                        "replica.fetch.backoff.ms": 50,
+                        "num.replica.fetchers": 2,
+                    }
+                )
+                server = KafkaServer(config)
+                await server.startup()
+                servers.append(server)
+                services = server.services
+                assert services is not None
+                replicas = services.replica_manager
+                replicas.attach_loop(asyncio.get_running_loop())
+                fetchers = ReplicaFetcherManager(
+                    node,
+                    replicas,
+                    services.metadata_cache,
+                    lambda s=services: s.config,  # type: ignore[misc]
+                    run_io=services.run_io,
+                )
+                fetchers.start()
+                replicas.fetcher_manager = fetchers
+                alter = AlterPartitionManager(
+                    node, services.metadata_cache, topic_id=replicas.topic_id_of
+                )
+                alter.start()
+                replicas.set_alter_partition_manager(alter)
+                extras += [fetchers, alter]
+            await scenario(Cluster(servers))
+        finally:
+            for extra in extras:
+                await extra.shutdown()
+            for server in servers:
+                await server.shutdown()
+
+    asyncio.run(main())
+
+
+def test_acks_all_replicates_byte_identical_batches(tmp_path: Path) -> None:
+    async def scenario(cluster: Cluster) -> None:
+        await cluster.update_metadata(1, 0, (1, 2, 3))
+        for node in (1, 2, 3):
+            assert await cluster.leader_and_isr(node, 1, 0, (1, 2, 3)) == 0
+        # a stale epoch is refused per partition
+        assert await cluster.leader_and_isr(2, 1, 0, (1, 2, 3)) == ErrorCode.STALE_CONTROLLER_EPOCH
+        for i in range(5):
+            answer = await cluster.produce(1, batch(3, b"v%d" % i), acks=-1)
+            assert answer.error_code == 0
+            assert answer.base_offset == 3 * i
+            # acked with acks=all: the HW covers it, so every ISR member has it
+            assert cluster.partition(1).high_watermark >= 3 * i + 3
+        leader_bytes = cluster.log_bytes(1)
+        await eventually(lambda: all(cluster.log_bytes(n) == leader_bytes for n in (2, 3)))
+        await eventually(lambda: all(cluster.partition(n).high_watermark == 15 for n in (1, 2, 3)))
+        # followers refuse client produces
+        answer = await cluster.produce(2, batch(1, b"x"), acks=1)
+        assert answer.error_code == ErrorCode.NOT_LEADER_OR_FOLLOWER
+        # the epoch caches agree
+        for node in (2, 3):
+            log = cluster.servers[node].replicas.get_log(TOPIC, 0)  # type: ignore[union-attr]
+            assert log is not None
+            assert log.leader_epoch_cache.entries() == [(0, 0)]
+
+    run_cluster(tmp_path, 3, scenario)
+
+
+def test_deposed_leader_truncates_its_divergent_tail(tmp_path: Path) -> None:
+    async def scenario(cluster: Cluster) -> None:
+        await cluster.update_metadata(1, 1, (1, 2, 3))
+        for node in (1, 2, 3):
+            await cluster.leader_and_isr(node, 1, 1, (1, 2, 3))
+        assert (await cluster.produce(1, batch(4, b"common"), acks=-1)).error_code == 0
+        # the controller moves leadership to 2 (epoch 2) before 1 hears of it
+        await cluster.update_metadata(2, 2, (2, 3))
+        assert await cluster.leader_and_isr(2, 2, 2, (2, 3)) == 0
+        assert await cluster.leader_and_isr(3, 2, 2, (2, 3)) == 0
+        # 1 still believes it leads epoch 1: an acks=1 write lands only there
+        assert (await cluster.produce(1, batch(3, b"lost"), acks=1)).error_code == 0
+        assert cluster.servers[1].replicas.get_log(TOPIC, 0).log_end_offset == 7  # type: ignore[union-attr]
+        # the new leader takes writes at epoch 2
+        assert (await cluster.produce(2, batch(2, b"epoch2"), acks=-1)).error_code == 0
+        # 1 becomes a follower: truncates to 4 (where epoch 2 starts) and catches up
+        assert await cluster.leader_and_isr(1, 2, 2, (2, 3)) == 0
+        leader_bytes = cluster.log_bytes(2)
+        await eventually(lambda: cluster.log_bytes(1) == leader_bytes)
+        await eventually(lambda: cluster.log_bytes(3) == leader_bytes)
+        log1 = cluster.servers[1].replicas.get_log(TOPIC, 0)  # type: ignore[union-attr]
+        assert log1 is not None
+        assert log1.log_end_offset == 6
+        assert b"lost" not in cluster.log_bytes(1)
+        assert log1.leader_epoch_cache.entries() == [(1, 0), (2, 4)]
+
+    run_cluster(tmp_path, 3, scenario)
