@@ -154,7 +154,13 @@ async def eventually(check: Callable[[], bool], timeout_s: float = 10) -> None:
         await asyncio.sleep(0.02)
 
 
-def run_cluster(tmp_path: Path, size: int, scenario: Callable[[Cluster], Awaitable[None]]) -> None:
+def run_cluster(
+    tmp_path: Path,
+    size: int,
+    scenario: Callable[[Cluster], Awaitable[None]],
+    controller: Any = None,
+    **props: Any,
+) -> None:
     async def main() -> None:
         servers = []
         extras: list[Any] = []
@@ -168,6 +174,7 @@ def run_cluster(tmp_path: Path, size: int, scenario: Callable[[Cluster], Awaitab
                         "replica.fetch.wait.max.ms": 100,
                         "replica.fetch.backoff.ms": 50,
                         "num.replica.fetchers": 2,
+                        **props,
                     }
                 )
                 server = KafkaServer(config)
@@ -187,7 +194,10 @@ def run_cluster(tmp_path: Path, size: int, scenario: Callable[[Cluster], Awaitab
                 fetchers.start()
                 replicas.fetcher_manager = fetchers
                 alter = AlterPartitionManager(
-                    node, services.metadata_cache, topic_id=replicas.topic_id_of
+                    node,
+                    services.metadata_cache,
+                    topic_id=replicas.topic_id_of,
+                    client_factory=(lambda host, port, c=controller: c) if controller else None,
                 )
                 alter.start()
                 replicas.set_alter_partition_manager(alter)
@@ -257,3 +267,109 @@ def test_deposed_leader_truncates_its_divergent_tail(tmp_path: Path) -> None:
         assert log1.leader_epoch_cache.entries() == [(1, 0), (2, 4)]
 
     run_cluster(tmp_path, 3, scenario)
+
+
+class FakeController:
+    """Answers AlterPartition as the controller would (success, partition epoch + 1)
+    and records what it was asked."""
+
+    closed = False
+
+    def __init__(self) -> None:
+        self.requests: list[Any] = []
+
+    async def send(self, api_key: ApiKey, version: int, request: Any) -> Any:
+        assert api_key == ApiKey.ALTER_PARTITION
+        assert version == 3
+        self.requests.append(request)
+        cls: Any = APIS_BY_NAME["AlterPartition"].response.cls
+        return cls(
+            throttle_time_ms=0,
+            error_code=0,
+            topics=[
+                cls.TopicData(
+                    topic_id=t.topic_id,
+                    partitions=[
+                        cls.PartitionData(
+                            partition_index=p.partition_index,
+                            error_code=0,
+                            leader_id=request.broker_id,
+                            leader_epoch=p.leader_epoch,
+                            isr=[b.broker_id for b in p.new_isr_with_epochs],
+                            leader_recovery_state=0,
+                            partition_epoch=p.partition_epoch + 1,
+                        )
+                        for p in t.partitions
+                    ],
+                )
+                for t in request.topics
+            ],
+        )
+
+    async def close(self) -> None:
+        pass
+
+
+def test_isr_expands_on_catch_up_and_shrinks_when_a_follower_stops(tmp_path: Path) -> None:
+    controller = FakeController()
+
+    async def scenario(cluster: Cluster) -> None:
+        await cluster.update_metadata(1, 0, (1, 2))
+        for node in (1, 2, 3):
+            await cluster.leader_and_isr(node, 1, 0, (1, 2))
+        assert (await cluster.produce(1, batch(5, b"a"), acks=-1)).error_code == 0
+        leader = cluster.partition(1)
+        # 3 catches up and is proposed for the ISR, with the broker id and epoch
+        await eventually(lambda: leader.isr == {1, 2, 3})
+        proposal = controller.requests[0]
+        assert proposal.broker_id == 1
+        assert [b.broker_id for b in proposal.topics[0].partitions[0].new_isr_with_epochs] == [
+            1,
+            2,
+            3,
+        ]
+        assert proposal.topics[0].topic_id == TOPIC_ID
+        assert leader.partition_epoch == 1
+        # StopReplica with delete on 3: its fetcher stops, its log goes
+        stop: Any = APIS_BY_NAME["StopReplica"].request.cls
+        response = await cluster.send(
+            3,
+            ApiKey.STOP_REPLICA,
+            4,
+            stop(
+                controller_id=1,
+                controller_epoch=cluster.controller_epoch,
+                broker_epoch=-1,
+                topic_states=[
+                    stop.StopReplicaTopicState(
+                        topic_name=TOPIC,
+                        partition_states=[
+                            stop.StopReplicaPartitionState(
+                                partition_index=0, leader_epoch=0, delete_partition=True
+                            )
+                        ],
+                    )
+                ],
+            ),
+        )
+        assert response.error_code == 0
+        assert response.partition_errors[0].error_code == 0
+        assert cluster.servers[3].replicas.get_partition(TP) is None  # type: ignore[union-attr]
+        assert not (tmp_path / "b3" / f"{TOPIC}-0").exists()
+        # writes go on; 3 no longer fetches and drops out after replica.lag.time.max.ms
+        assert (await cluster.produce(1, batch(1, b"b"), acks=1)).error_code == 0
+        await asyncio.sleep(0.7)
+        cluster.servers[1].replicas.maybe_shrink_isrs()  # type: ignore[union-attr]
+        await eventually(lambda: leader.isr == {1, 2})
+        assert leader.partition_epoch == 2
+        # a stale controller epoch is refused as a whole
+        cluster.controller_epoch = 0
+        response = await cluster.send(
+            2,
+            ApiKey.UPDATE_METADATA,
+            8,
+            _UM(controller_id=1, controller_epoch=0, broker_epoch=-1, live_brokers=[]),
+        )
+        assert response.error_code == ErrorCode.STALE_CONTROLLER_EPOCH
+
+    run_cluster(tmp_path, 3, scenario, controller, **{"replica.lag.time.max.ms": 600})

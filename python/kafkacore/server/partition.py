@@ -211,6 +211,13 @@ class Partition:
         """No transactions yet: the first offset of no open transaction is the HW."""
         return self._high_watermark
 
+    def initialize_high_watermark(self, checkpointed: int) -> None:
+        """Start from the ``replication-offset-checkpoint`` value (a restarted replica),
+        within ``[log start, log end]``."""
+        with self._leader_isr_lock:
+            log = self.log
+            self._high_watermark = max(log.log_start_offset, min(checkpointed, log.log_end_offset))
+
     def follower_state(self, replica_id: int) -> ReplicaState | None:
         return self._followers.get(replica_id)
 

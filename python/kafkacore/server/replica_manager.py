@@ -136,6 +136,7 @@ class ReplicaManager:
         self.alter_partition_manager: AlterPartitionSubmitter | None = None
         self.fetcher_manager: ReplicaFetcherManagerLike | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._checkpointed_hws: dict[TopicPartition, int] | None = None
         # topic admin one at a time: a topic is visible in the cache as soon as the store
         # has it, its partitions only once applied; ensure_topic must not see the former
         # alone
@@ -491,8 +492,12 @@ class ReplicaManager:
                     log = self.logs.get_or_create_log(
                         topic, ps.partition_index, config, topic_id, getattr(ps, "is_new", False)
                     )
+                    created = self._new_partition(tp, log)
+                    checkpointed = self._checkpointed_high_watermark(tp)
+                    if checkpointed is not None:
+                        created.initialize_high_watermark(checkpointed)
                     with self._lock:
-                        partition = self._partitions.setdefault(tp, self._new_partition(tp, log))
+                        partition = self._partitions.setdefault(tp, created)
             except Exception as exc:
                 logger.exception("Cannot create the log of %s", tp)
                 from kafkacore.server.handlers.errors import error_code_for
@@ -640,6 +645,38 @@ class ReplicaManager:
                 logger.exception("Cannot delete the log of %s", tp)
                 errors[(tp.topic, tp.partition)] = ErrorCode.KAFKA_STORAGE_ERROR
         return errors
+
+    # -- replication: high watermark checkpoints -------------------------------------------
+
+    def _checkpointed_high_watermark(self, tp: TopicPartition) -> int | None:
+        """``tp``'s high watermark in ``replication-offset-checkpoint`` (read once)."""
+        if self._checkpointed_hws is None:
+            try:
+                self._checkpointed_hws = self.logs.read_high_watermarks()
+            except Exception:
+                logger.exception("Cannot read the high watermark checkpoints")
+                self._checkpointed_hws = {}
+        return self._checkpointed_hws.get(tp)
+
+    def high_watermark_of(self, tp: TopicPartition) -> int | None:
+        """``tp``'s high watermark (bounds retention: Kafka deletes only below it)."""
+        partition = self.get_partition(tp)
+        return partition.high_watermark if partition is not None else None
+
+    def checkpoint_high_watermarks(self) -> None:
+        """Write ``replication-offset-checkpoint`` in every log dir. Blocking."""
+        self.logs.checkpoint_high_watermarks(self.high_watermarks())
+
+    async def run_high_watermark_checkpoints(self) -> None:
+        """Every ``replica.high.watermark.checkpoint.interval.ms`` until cancelled, on the
+        I/O executor."""
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(self.config.replica_high_watermark_checkpoint_interval_ms / 1000)
+            try:
+                await loop.run_in_executor(self.io_executor, self.checkpoint_high_watermarks)
+            except Exception:
+                logger.exception("High watermark checkpoint failed")
 
     # -- replication: ISR expiration -------------------------------------------------------
 
