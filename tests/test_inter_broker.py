@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from kafkacore.protocol import APIS, ApiKey, decode_request, encode_response
+from kafkacore.protocol.errors import ProtocolError
 from kafkacore.server.inter_broker import NodeClient
 from support.brokers import Broker
 
@@ -203,6 +204,29 @@ def test_unknown_correlation_id_is_a_connection_error() -> None:
         with pytest.raises(ConnectionError):
             await client.send(ApiKey.API_VERSIONS, 3, _request(ApiKey.API_VERSIONS))
         await client.close()
+
+    _run(_with_peer(peer, test))
+
+
+def test_undecodable_response_fails_only_its_request() -> None:
+    async def peer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        first = True
+        async for frame in _frames(reader):
+            if first:  # the right correlation id, then a truncated body
+                first = False
+                writer.write(struct.pack(">i", 6) + frame[4:8] + b"\0\0")
+            else:
+                writer.write(_api_versions_answer(frame))
+
+    async def test(port: int) -> None:
+        client = NodeClient("127.0.0.1", port, client_id="c", request_timeout_s=5)
+        try:
+            with pytest.raises(ProtocolError):
+                await client.send(ApiKey.API_VERSIONS, 3, _request(ApiKey.API_VERSIONS))
+            response = await client.send(ApiKey.API_VERSIONS, 3, _request(ApiKey.API_VERSIONS))
+            assert response.error_code == 0 and not client.closed
+        finally:
+            await client.close()
 
     _run(_with_peer(peer, test))
 

@@ -200,11 +200,14 @@ class NodeClient:
                 if future.done():
                     continue
                 try:
-                    got, response = decode_response(frame, api_key, version)
+                    _, response = decode_response(frame, api_key, version)
                 except ProtocolError as exc:
                     future.set_exception(exc)
+                except Exception as exc:  # a malformed value the codec did not classify
+                    future.set_exception(
+                        ProtocolError(f"{ApiKey(api_key).name} v{version} response: {exc!r}")
+                    )
                 else:
-                    assert got == correlation_id
                     future.set_result(response)
         except asyncio.IncompleteReadError:
             self._fail("connection closed by the peer")
@@ -213,6 +216,9 @@ class NodeClient:
         except asyncio.CancelledError:
             self._fail("client closed")
             raise
+        except Exception as exc:  # never leave requests waiting on a dead reader
+            log.exception("%s: response reader failed", self)
+            self._fail(f"response reader failed: {exc!r}")
 
     def _issued(self, correlation_id: int) -> bool:
         """Whether ``correlation_id`` was given to a request of this connection (ids count
