@@ -199,6 +199,7 @@ class ReplicaManager:
             is_broker_alive=self.cache.is_broker_alive,
         )
         partition.on_high_watermark = self._on_high_watermark
+        partition.replica_lag_time_max_ms = self.config.replica_lag_time_max_ms
         return partition
 
     def set_alter_partition_manager(self, manager: AlterPartitionSubmitter | None) -> None:
@@ -704,5 +705,7 @@ class ReplicaManager:
         """``config`` is in force from now on: topic configs are re-derived so
         broker-level topic defaults apply live."""
         self.logs.reconfigure_default_log_config(LogConfig({}, config))
+        for partition in self.partitions():
+            partition.replica_lag_time_max_ms = config.replica_lag_time_max_ms
         for topic in self.cache.topics():
             self.logs.update_topic_config(topic.name, LogConfig(dict(topic.configs), config))
