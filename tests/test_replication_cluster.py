@@ -20,7 +20,6 @@ from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
 from kafkacore.server.alter_partition import AlterPartitionManager
 from kafkacore.server.broker import KafkaServer
 from kafkacore.server.inter_broker import NodeClient
-from kafkacore.server.replica_fetcher import ReplicaFetcherManager
 
 TOPIC = "replicated"
 TP = TopicPartition(TOPIC, 0)
@@ -163,7 +162,6 @@ def run_cluster(
 ) -> None:
     async def main() -> None:
         servers = []
-        extras: list[Any] = []
         try:
             for node in range(1, size + 1):
                 config = BrokerConfig(
@@ -183,29 +181,22 @@ def run_cluster(
                 services = server.services
                 assert services is not None
                 replicas = services.replica_manager
-                replicas.attach_loop(asyncio.get_running_loop())
-                fetchers = ReplicaFetcherManager(
-                    node,
-                    replicas,
-                    services.metadata_cache,
-                    lambda s=services: s.config,  # type: ignore[misc]
-                    run_io=services.run_io,
-                )
-                fetchers.start()
-                replicas.fetcher_manager = fetchers
-                alter = AlterPartitionManager(
-                    node,
-                    services.metadata_cache,
-                    topic_id=replicas.topic_id_of,
-                    client_factory=(lambda host, port, c=controller: c) if controller else None,
-                )
-                alter.start()
-                replicas.set_alter_partition_manager(alter)
-                extras += [fetchers, alter]
+                replicas.start_replication(run_io=services.run_io)
+                if controller is not None:
+                    # AlterPartition goes to the test's controller
+                    await replicas.alter_partition_manager.shutdown()  # type: ignore[union-attr]
+                    alter = AlterPartitionManager(
+                        node,
+                        services.metadata_cache,
+                        topic_id=replicas.topic_id_of,
+                        client_factory=lambda host, port, c=controller: c,
+                    )
+                    alter.start()
+                    replicas.set_alter_partition_manager(alter)
             await scenario(Cluster(servers))
         finally:
-            for extra in extras:
-                await extra.shutdown()
+            for server in servers:
+                await server.replicas.shutdown_replication()  # type: ignore[union-attr]
             for server in servers:
                 await server.shutdown()
 
@@ -373,3 +364,106 @@ def test_isr_expands_on_catch_up_and_shrinks_when_a_follower_stops(tmp_path: Pat
         assert response.error_code == ErrorCode.STALE_CONTROLLER_EPOCH
 
     run_cluster(tmp_path, 3, scenario, controller, **{"replica.lag.time.max.ms": 600})
+
+
+_FETCH: Any = APIS_BY_NAME["Fetch"].request.cls
+_EPOCHS: Any = APIS_BY_NAME["OffsetForLeaderEpoch"].request.cls
+
+
+def test_replica_fetch_protocol_and_acks_all_timeout(tmp_path: Path) -> None:
+    """Broker 2 is assigned but never told (no LeaderAndIsr): the test fetches as
+    replica 2 itself."""
+
+    async def fetch(
+        cluster: Cluster,
+        offset: int,
+        *,
+        replica: int = 2,
+        epoch: int = 2,
+        last_fetched_epoch: int = -1,
+    ) -> Any:
+        request = _FETCH(
+            replica_id=replica,
+            max_wait_ms=0,
+            min_bytes=0,
+            max_bytes=1 << 20,
+            isolation_level=0,
+            session_id=0,
+            session_epoch=-1,
+            topics=[
+                _FETCH.FetchTopic(
+                    topic=TOPIC,
+                    partitions=[
+                        _FETCH.FetchPartition(
+                            partition=0,
+                            current_leader_epoch=epoch,
+                            fetch_offset=offset,
+                            last_fetched_epoch=last_fetched_epoch,
+                            log_start_offset=0,
+                            partition_max_bytes=1 << 20,
+                        )
+                    ],
+                )
+            ],
+            forgotten_topics_data=[],
+            rack_id="",
+        )
+        response = await cluster.send(1, ApiKey.FETCH, 12, request)
+        return response.responses[0].partitions[0]
+
+    async def scenario(cluster: Cluster) -> None:
+        await cluster.update_metadata(1, 2, (1, 2))
+        assert await cluster.leader_and_isr(1, 1, 2, (1, 2)) == 0
+        assert (await cluster.produce(1, batch(4, b"a"), acks=1)).error_code == 0
+        leader = cluster.partition(1)
+        assert leader.high_watermark == 0  # replica 2 has not fetched
+        # acks=-1 waits for the HW and times out (the data stays)
+        started = time.monotonic()
+        answer = await cluster.produce(1, batch(1, b"late"), acks=-1, timeout_ms=300)
+        assert answer.error_code == ErrorCode.REQUEST_TIMED_OUT
+        assert time.monotonic() - started >= 0.29
+        assert leader.log.log_end_offset == 5
+        # leader epoch fencing
+        assert (await fetch(cluster, 0, epoch=1)).error_code == ErrorCode.FENCED_LEADER_EPOCH
+        assert (await fetch(cluster, 0, epoch=3)).error_code == ErrorCode.UNKNOWN_LEADER_EPOCH
+        # a consumer sees nothing above the HW; the replica reads to the log end
+        consumer = await fetch(cluster, 0, replica=-1)
+        assert consumer.error_code == 0 and consumer.high_watermark == 0
+        assert len(consumer.records or b"") == 0
+        replica = await fetch(cluster, 0)
+        assert replica.error_code == 0
+        assert bytes(replica.records) == cluster.log_bytes(1)
+        assert replica.high_watermark == 0
+        # fetching at the log end moves the HW there
+        replica = await fetch(cluster, 5, last_fetched_epoch=2)
+        assert replica.error_code == 0 and replica.high_watermark == 5
+        assert leader.high_watermark == 5
+        assert leader.follower_state(2).log_end_offset == 5
+        # a replica whose last epoch the leader does not have ending there diverges
+        replica = await fetch(cluster, 5, last_fetched_epoch=1)
+        assert replica.error_code == 0
+        assert (replica.diverging_epoch.epoch, replica.diverging_epoch.end_offset) == (1, 0)
+        assert len(replica.records or b"") == 0
+        assert (await fetch(cluster, 9)).error_code == ErrorCode.OFFSET_OUT_OF_RANGE
+        # OffsetForLeaderEpoch as a replica
+        request = _EPOCHS(
+            replica_id=2,
+            topics=[
+                _EPOCHS.OffsetForLeaderTopic(
+                    topic=TOPIC,
+                    partitions=[
+                        _EPOCHS.OffsetForLeaderPartition(
+                            partition=0, current_leader_epoch=2, leader_epoch=2
+                        )
+                    ],
+                )
+            ],
+        )
+        response = await cluster.send(1, ApiKey.OFFSET_FOR_LEADER_EPOCH, 4, request)
+        result = response.topics[0].partitions[0]
+        assert (result.error_code, result.leader_epoch, result.end_offset) == (0, 2, 5)
+        # broker 2 was never told of the partition
+        response = await cluster.send(2, ApiKey.OFFSET_FOR_LEADER_EPOCH, 4, request)
+        assert response.topics[0].partitions[0].error_code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+
+    run_cluster(tmp_path, 2, scenario, **{"min.insync.replicas": 2})

@@ -28,6 +28,7 @@ loop). The purgatory is event-loop only.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
 import threading
@@ -137,6 +138,7 @@ class ReplicaManager:
         self.fetcher_manager: ReplicaFetcherManagerLike | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._checkpointed_hws: dict[TopicPartition, int] | None = None
+        self._replication_tasks: list[asyncio.Task[None]] = []
         # topic admin one at a time: a topic is visible in the cache as soon as the store
         # has it, its partitions only once applied; ensure_topic must not see the former
         # alone
@@ -646,6 +648,57 @@ class ReplicaManager:
                 logger.exception("Cannot delete the log of %s", tp)
                 errors[(tp.topic, tp.partition)] = ErrorCode.KAFKA_STORAGE_ERROR
         return errors
+
+    # -- replication: start and stop -------------------------------------------------------
+
+    def start_replication(
+        self, *, listener: str | None = None, run_io: Callable[..., Any] | None = None
+    ) -> None:
+        """Cluster mode, on the event loop: the replica fetchers, the AlterPartition
+        manager (its requests carry :attr:`broker_epoch`), the ``isr-expiration`` task and
+        the periodic high watermark checkpoint. ``listener``: the inter-broker listener
+        name whose endpoints are used (default: each broker's first)."""
+        from kafkacore.server.alter_partition import AlterPartitionManager
+        from kafkacore.server.replica_fetcher import ReplicaFetcherManager
+
+        loop = asyncio.get_running_loop()
+        self._loop = loop
+        fetchers = ReplicaFetcherManager(
+            self.node_id, self, self.cache, self._config, run_io=run_io, listener=listener
+        )
+        fetchers.start()
+        self.fetcher_manager = fetchers
+        alter = AlterPartitionManager(
+            self.node_id,
+            self.cache,
+            broker_epoch=lambda: self.broker_epoch,
+            topic_id=self.topic_id_of,
+            listener=listener,
+        )
+        alter.start()
+        self.set_alter_partition_manager(alter)
+        self._replication_tasks = [
+            loop.create_task(self.run_isr_expiration(), name="isr-expiration"),
+            loop.create_task(self.run_high_watermark_checkpoints(), name="hw-checkpoint"),
+        ]
+
+    async def shutdown_replication(self) -> None:
+        """Stop what :meth:`start_replication` started (before the logs close): no
+        fetcher appends afterwards."""
+        for task in self._replication_tasks:
+            task.cancel()
+        for task in self._replication_tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._replication_tasks = []
+        fetchers = self.fetcher_manager
+        if fetchers is not None and hasattr(fetchers, "shutdown"):
+            await fetchers.shutdown()
+        self.fetcher_manager = None
+        alter = self.alter_partition_manager
+        if alter is not None and hasattr(alter, "shutdown"):
+            await alter.shutdown()
+        self.produce_purgatory.wake_all()
 
     # -- replication: high watermark checkpoints -------------------------------------------
 
