@@ -13,6 +13,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from kafkacore import _native
 from kafkacore.config import BrokerConfig
 from kafkacore.log import TopicPartition
@@ -158,6 +160,7 @@ def run_cluster(
     size: int,
     scenario: Callable[[Cluster], Awaitable[None]],
     controller: Any = None,
+    truncate_on_fetch: bool = True,
     **props: Any,
 ) -> None:
     async def main() -> None:
@@ -182,6 +185,7 @@ def run_cluster(
                 assert services is not None
                 replicas = services.replica_manager
                 replicas.start_replication(run_io=services.run_io)
+                replicas.fetcher_manager.truncate_on_fetch = truncate_on_fetch  # type: ignore[union-attr]
                 if controller is not None:
                     # AlterPartition goes to the test's controller
                     await replicas.alter_partition_manager.shutdown()  # type: ignore[union-attr]
@@ -231,7 +235,14 @@ def test_acks_all_replicates_byte_identical_batches(tmp_path: Path) -> None:
     run_cluster(tmp_path, 3, scenario)
 
 
-def test_deposed_leader_truncates_its_divergent_tail(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "truncate_on_fetch", [True, False], ids=["diverging-epoch", "epoch-request"]
+)
+def test_deposed_leader_truncates_its_divergent_tail(
+    tmp_path: Path, truncate_on_fetch: bool
+) -> None:
+    """Fetch v12's DivergingEpoch (Kafka 3.9) or OffsetForLeaderEpoch first (older IBPs)."""
+
     async def scenario(cluster: Cluster) -> None:
         await cluster.update_metadata(1, 1, (1, 2, 3))
         for node in (1, 2, 3):
@@ -257,7 +268,7 @@ def test_deposed_leader_truncates_its_divergent_tail(tmp_path: Path) -> None:
         assert b"lost" not in cluster.log_bytes(1)
         assert log1.leader_epoch_cache.entries() == [(1, 0), (2, 4)]
 
-    run_cluster(tmp_path, 3, scenario)
+    run_cluster(tmp_path, 3, scenario, truncate_on_fetch=truncate_on_fetch)
 
 
 class FakeController:
