@@ -83,6 +83,7 @@ def make_partition(
             is_broker_alive=(lambda b: b in alive) if alive is not None else None,
             clock=clock,
         )
+        partition.replica_lag_time_max_ms = LAG
         return partition, alter
 
     return make
@@ -375,3 +376,23 @@ def test_not_enough_replicas_after_append(make_partition: Any, clock: Clock) -> 
     assert ReplicaManager.check_enough_replicas_reach_offset(rm, TP, 1) == (
         ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND
     )
+
+
+def test_a_caught_up_replica_outside_the_isr_holds_the_hw(
+    make_partition: Any, clock: Clock
+) -> None:
+    """Kafka's shouldWaitForReplicaToJoinIsr: a live replica that is caught up (here: at
+    the leader's LEO when it fetched) counts for the HW while its expansion is refused
+    (not alive would not count)."""
+    partition, alter = make_partition()
+    partition.make_leader(leader_state(isr=(1, 2)), record_epoch_start=True)
+    partition.append_records_to_leader(batch(4))
+    partition.update_follower_fetch_state(3, 4, 0)  # caught up: proposed
+    assert alter.submitted
+    alter.answer(int(ErrorCode.FENCED_LEADER_EPOCH))  # not in the ISR, no more proposals
+    partition.append_records_to_leader(batch(2))  # LEO 6
+    partition.update_follower_fetch_state(2, 6, 0)
+    assert partition.high_watermark == 4  # 3 (caught up within the lag time) holds it
+    clock.now += LAG + 1
+    partition.update_follower_fetch_state(2, 6, 0)
+    assert partition.high_watermark == 6  # 3 no longer caught up

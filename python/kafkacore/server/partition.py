@@ -5,10 +5,11 @@ stable offset, with methods named for what they decide.
 Replication (ZooKeeper mode, Kafka 3.9 rules): the leader keeps a :class:`ReplicaState`
 per follower, fed by its fetches (:meth:`Partition.update_follower_fetch_state`); the
 high watermark is the smallest log end offset over the maximal ISR (the committed ISR
-plus a pending expansion) and does not move while that ISR is smaller than
-``min(min.insync.replicas, replication factor)``; ISR shrinks and expansions are
-proposed to the controller through an :class:`AlterPartitionSubmitter` (one in flight)
-and committed when it answers. A follower appends the leader's batches unchanged
+plus a pending expansion) and the caught-up replicas about to join it, and does not move
+while the ISR is smaller than ``min(min.insync.replicas, replication factor)``; ISR
+shrinks and expansions are proposed to the controller through an
+:class:`AlterPartitionSubmitter` (one in flight) and committed when it answers. A
+follower appends the leader's batches unchanged
 (:meth:`Partition.append_records_as_follower`) and takes ``min(leader HW, own LEO)``.
 
 A single node is the replication-factor-1 case: the replicas and the ISR are
@@ -143,6 +144,8 @@ class Partition:
         self.alter_partition = alter_partition
         self._is_broker_alive = is_broker_alive
         self._clock = clock
+        # replica.lag.time.max.ms (the replica manager keeps it current)
+        self.replica_lag_time_max_ms = 30000
         self._leader_isr_lock = threading.RLock()
         self._leader_id = -1
         self._leader_epoch = -1
@@ -210,6 +213,13 @@ class Partition:
     def last_stable_offset(self) -> int:
         """No transactions yet: the first offset of no open transaction is the HW."""
         return self._high_watermark
+
+    def initialize_high_watermark(self, checkpointed: int) -> None:
+        """Start from the ``replication-offset-checkpoint`` value (a restarted replica),
+        within ``[log start, log end]``."""
+        with self._leader_isr_lock:
+            log = self.log
+            self._high_watermark = max(log.log_start_offset, min(checkpointed, log.log_end_offset))
 
     def follower_state(self, replica_id: int) -> ReplicaState | None:
         return self._followers.get(replica_id)
@@ -378,10 +388,11 @@ class Partition:
     # -- high watermark --------------------------------------------------------------------
 
     def maybe_increment_leader_hw(self) -> bool:
-        """Move the high watermark up to the smallest log end offset over the leader and
-        the maximal ISR (Kafka's ``maybeIncrementLeaderHW``); whether it moved. It never
-        moves back, and not at all while the maximal ISR is smaller than
-        ``min(min.insync.replicas, replication factor)`` (KAFKA-15583)."""
+        """Move the high watermark up to the smallest log end offset over the leader, the
+        maximal ISR and the caught-up live replicas outside it (Kafka's
+        ``maybeIncrementLeaderHW``); whether it moved. It never moves back, and not at all
+        while the ISR is smaller than ``min(min.insync.replicas, replication factor)``
+        (KAFKA-15583)."""
         with self._leader_isr_lock:
             moved = self._maybe_increment_leader_hw_locked()
         if moved:
@@ -391,18 +402,29 @@ class Partition:
     def _maybe_increment_leader_hw_locked(self) -> bool:
         if not self.is_leader:
             return False
+        if len(self._replicas) > 1 and len(self._isr) < self.effective_min_isr():
+            return False  # under min ISR (Kafka's isUnderMinIsr: the committed ISR)
         isr = self.maximal_isr
-        if len(self._replicas) > 1 and len(isr) < self.effective_min_isr():
-            return False
-        new_hw = self.log.log_end_offset
-        for replica in isr:
+        leader_leo = self.log.log_end_offset
+        new_hw = leader_leo
+        now = self._clock()
+        for replica in self._replicas:
             if replica == self.local_broker_id:
                 continue
             follower = self._followers.get(replica)
-            leo = follower.log_end_offset if follower is not None else -1
-            if leo < 0:
-                return False  # a member whose position is not known yet holds it
-            new_hw = min(new_hw, leo)
+            if replica in isr:
+                leo = follower.log_end_offset if follower is not None else -1
+                if leo < 0:
+                    return False  # a member whose position is not known yet holds it
+                new_hw = min(new_hw, leo)
+            elif (
+                # a caught-up, eligible replica about to join is waited for too
+                follower is not None
+                and follower.log_end_offset >= 0
+                and follower.is_caught_up(leader_leo, now, self.replica_lag_time_max_ms)
+                and (self._is_broker_alive is None or self._is_broker_alive(replica))
+            ):
+                new_hw = min(new_hw, follower.log_end_offset)
         if new_hw > self._high_watermark:
             self._high_watermark = new_hw
             return True
@@ -482,13 +504,15 @@ class Partition:
             and not f.is_caught_up(leader_leo, now, lag_ms)
         }
 
-    def maybe_shrink_isr(self, now: int | None = None, lag_ms: int = 30000) -> bool:
+    def maybe_shrink_isr(self, now: int | None = None, lag_ms: int | None = None) -> bool:
         """Propose the ISR without its members that are not caught up (Kafka's
         ``maybeShrinkIsr``, the ``isr-expiration`` task); whether a proposal was made.
         Nothing while an update is in flight."""
         with self._leader_isr_lock:
             if not self.is_leader or self._pending_isr is not None or self._isr_update_fenced:
                 return False
+            if lag_ms is None:
+                lag_ms = self.replica_lag_time_max_ms
             lagging = self.out_of_sync_replicas(lag_ms, now)
             if not lagging:
                 return False

@@ -2,11 +2,14 @@
 ``ReplicaFetcherThread`` / ``AbstractFetcherThread``), as asyncio tasks.
 
 :class:`ReplicaFetcherManager` keeps one :class:`ReplicaFetcher` per (source broker,
-fetcher index), the index being ``hash(tp) % num.replica.fetchers``. A fetcher's
+fetcher index), the index being a stable hash of the partition modulo
+``num.replica.fetchers``. A fetcher's
 partitions each have a fetch state: the next offset, the leader epoch the LeaderAndIsr
 gave, and whether it must truncate first. Each round:
 
-1. **Truncation** (partitions just added, KIP-101/279): OffsetForLeaderEpoch v4 with
+1. **Truncation** (partitions just added, KIP-101/279; with ``truncate_on_fetch``, the
+   default as in Kafka 3.9, only those whose log has no leader epoch - they truncate to
+   the high watermark - the others go straight to 2): OffsetForLeaderEpoch v4 with
    ``replica_id`` = this broker and the follower's latest epoch; the answer
    ``(epoch, end offset)`` is applied with :func:`truncation_offset` - a known epoch
    truncates to ``min(leader end, own end for it, LEO)`` and is done, an unknown one
@@ -20,9 +23,10 @@ gave, and whether it must truncate first. Each round:
    (when ours is beyond it), or restarts empty at the leader's start (when ours is below
    it), or else resumes at our own end.
 
-Errors back off ``replica.fetch.backoff.ms`` (a transport error drops the connection);
-a fenced or unknown leader epoch parks the partition until the next LeaderAndIsr
-re-adds it.
+Errors back off ``replica.fetch.backoff.ms``: a transport error the whole fetcher (and
+drops the connection), a partition error (NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH,
+UNKNOWN_LEADER_EPOCH, ...) that partition, retried until a LeaderAndIsr re-adds or
+removes it.
 
 Thread-safety: :meth:`ReplicaFetcherManager.add_partitions` and ``remove_partitions``
 may be called from any thread (the LeaderAndIsr handler applies on an I/O thread); the
@@ -414,8 +418,12 @@ class ReplicaFetcherManager:
         run_io: Callable[..., Any] | None = None,
         listener: str | None = None,
         client_factory: Callable[[str, int], NodeClient] | None = None,
+        truncate_on_fetch: bool = True,
     ) -> None:
         self.node_id = node_id
+        # Kafka's isTruncationOnFetchSupported (IBP >= 2.7-IV1): a partition whose log has
+        # a leader epoch skips OffsetForLeaderEpoch and relies on DivergingEpoch
+        self.truncate_on_fetch = truncate_on_fetch
         self.replica_manager = replica_manager
         self.cache = cache
         self.config = config
@@ -491,7 +499,10 @@ class ReplicaFetcherManager:
                     fetcher = ReplicaFetcher(self, leader, key[1])
                     self._fetchers[key] = fetcher
                     fetcher.start()
-                fetcher.add(tp, _FetchState(offset, epoch))
+                partition = self.replica_manager.get_partition(tp)
+                known_epoch = partition is not None and partition.log.latest_epoch is not None
+                truncating = not (self.truncate_on_fetch and known_epoch)
+                fetcher.add(tp, _FetchState(offset, epoch, truncating))
                 logger.info(
                     "Fetching %s from broker %d at offset %d (epoch %d)", tp, leader, offset, epoch
                 )

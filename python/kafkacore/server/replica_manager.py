@@ -28,6 +28,7 @@ loop). The purgatory is event-loop only.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
 import threading
@@ -138,6 +139,8 @@ class ReplicaManager:
         # cluster mode: reads a topic's config overrides from ZooKeeper into the cache
         self.topic_config_loader: Callable[[str], Awaitable[None]] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._checkpointed_hws: dict[TopicPartition, int] | None = None
+        self._replication_tasks: list[asyncio.Task[None]] = []
         # topic admin one at a time: a topic is visible in the cache as soon as the store
         # has it, its partitions only once applied; ensure_topic must not see the former
         # alone
@@ -200,6 +203,7 @@ class ReplicaManager:
             is_broker_alive=self.cache.is_broker_alive,
         )
         partition.on_high_watermark = self._on_high_watermark
+        partition.replica_lag_time_max_ms = self.config.replica_lag_time_max_ms
         return partition
 
     def set_alter_partition_manager(self, manager: AlterPartitionSubmitter | None) -> None:
@@ -520,8 +524,12 @@ class ReplicaManager:
                     log = self.logs.get_or_create_log(
                         topic, ps.partition_index, config, topic_id, getattr(ps, "is_new", False)
                     )
+                    created = self._new_partition(tp, log)
+                    checkpointed = self._checkpointed_high_watermark(tp)
+                    if checkpointed is not None:
+                        created.initialize_high_watermark(checkpointed)
                     with self._lock:
-                        partition = self._partitions.setdefault(tp, self._new_partition(tp, log))
+                        partition = self._partitions.setdefault(tp, created)
             except Exception as exc:
                 logger.exception("Cannot create the log of %s", tp)
                 from kafkacore.server.handlers.errors import error_code_for
@@ -670,6 +678,89 @@ class ReplicaManager:
                 errors[(tp.topic, tp.partition)] = ErrorCode.KAFKA_STORAGE_ERROR
         return errors
 
+    # -- replication: start and stop -------------------------------------------------------
+
+    def start_replication(
+        self, *, listener: str | None = None, run_io: Callable[..., Any] | None = None
+    ) -> None:
+        """Cluster mode, on the event loop: the replica fetchers, the AlterPartition
+        manager (its requests carry :attr:`broker_epoch`), the ``isr-expiration`` task and
+        the periodic high watermark checkpoint. ``listener``: the inter-broker listener
+        name whose endpoints are used (default: each broker's first)."""
+        from kafkacore.server.alter_partition import AlterPartitionManager
+        from kafkacore.server.replica_fetcher import ReplicaFetcherManager
+
+        loop = asyncio.get_running_loop()
+        self._loop = loop
+        fetchers = ReplicaFetcherManager(
+            self.node_id, self, self.cache, self._config, run_io=run_io, listener=listener
+        )
+        fetchers.start()
+        self.fetcher_manager = fetchers
+        alter = AlterPartitionManager(
+            self.node_id,
+            self.cache,
+            broker_epoch=lambda: self.broker_epoch,
+            topic_id=self.topic_id_of,
+            listener=listener,
+        )
+        alter.start()
+        self.set_alter_partition_manager(alter)
+        self._replication_tasks = [
+            loop.create_task(self.run_isr_expiration(), name="isr-expiration"),
+            loop.create_task(self.run_high_watermark_checkpoints(), name="hw-checkpoint"),
+        ]
+
+    async def shutdown_replication(self) -> None:
+        """Stop what :meth:`start_replication` started (before the logs close): no
+        fetcher appends afterwards."""
+        for task in self._replication_tasks:
+            task.cancel()
+        for task in self._replication_tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._replication_tasks = []
+        fetchers = self.fetcher_manager
+        if fetchers is not None and hasattr(fetchers, "shutdown"):
+            await fetchers.shutdown()
+        self.fetcher_manager = None
+        alter = self.alter_partition_manager
+        if alter is not None and hasattr(alter, "shutdown"):
+            await alter.shutdown()
+        self.produce_purgatory.wake_all()
+
+    # -- replication: high watermark checkpoints -------------------------------------------
+
+    def _checkpointed_high_watermark(self, tp: TopicPartition) -> int | None:
+        """``tp``'s high watermark in ``replication-offset-checkpoint`` (read once)."""
+        if self._checkpointed_hws is None:
+            try:
+                self._checkpointed_hws = self.logs.read_high_watermarks()
+            except Exception:
+                logger.exception("Cannot read the high watermark checkpoints")
+                self._checkpointed_hws = {}
+        return self._checkpointed_hws.get(tp)
+
+    def high_watermark_of(self, tp: TopicPartition) -> int | None:
+        """``tp``'s high watermark (bounds retention: Kafka deletes only below it)."""
+        partition = self.get_partition(tp)
+        return partition.high_watermark if partition is not None else None
+
+    def checkpoint_high_watermarks(self) -> None:
+        """Write ``replication-offset-checkpoint`` in every log dir. Blocking."""
+        self.logs.checkpoint_high_watermarks(self.high_watermarks())
+
+    async def run_high_watermark_checkpoints(self) -> None:
+        """Every ``replica.high.watermark.checkpoint.interval.ms`` until cancelled, on the
+        I/O executor."""
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(self.config.replica_high_watermark_checkpoint_interval_ms / 1000)
+            try:
+                await loop.run_in_executor(self.io_executor, self.checkpoint_high_watermarks)
+            except Exception:
+                logger.exception("High watermark checkpoint failed")
+
     # -- replication: ISR expiration -------------------------------------------------------
 
     def maybe_shrink_isrs(self, now: int | None = None) -> None:
@@ -696,5 +787,7 @@ class ReplicaManager:
         """``config`` is in force from now on: topic configs are re-derived so
         broker-level topic defaults apply live."""
         self.logs.reconfigure_default_log_config(LogConfig({}, config))
+        for partition in self.partitions():
+            partition.replica_lag_time_max_ms = config.replica_lag_time_max_ms
         for topic in self.cache.topics():
             self.logs.update_topic_config(topic.name, LogConfig(dict(topic.configs), config))
