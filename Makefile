@@ -8,10 +8,10 @@ export KAFKACORE_CACHE ?= $(HOME)/.cache/kafkacore
 RUST_SOURCES := $(shell find rust -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 DEV_DEPS := pytest pytest-benchmark pytest-timeout hypothesis ruff mypy 'maturin>=1.7,<2' \
 	google-crc32c lz4 zstandard cramjam confluent-kafka 'pyspark==4.3.0' 'pyarrow>=16' \
-	ziglang auditwheel
+	ziglang auditwheel 'kazoo>=2.9'
 
 .PHONY: run test test-fast format build wheel bench bench-broker bench-spark lint rust-test py-test \
-	kafka-jars spark-jars clean demo test-clients pipeline
+	kafka-jars spark-jars clean demo test-clients pipeline cluster bench-cluster
 
 $(BIN)/activate:
 	$(PY) -m venv $(VENV)
@@ -31,6 +31,12 @@ build: $(VENV)/.built
 # The main job: the single-node broker on localhost:9092, data in ./data.
 run: build
 	$(PYTHON) -m kafkacore.cli server-start config/server.properties --override log.dirs=./data
+
+# A local cluster: Apache ZooKeeper (from Kafka 3.9.1's jars) on 127.0.0.1:2181 and three
+# brokers on localhost:9092-9094, data in ./cluster-data; Ctrl-C stops everything.
+cluster: build
+	KAFKA_VERSION=3.9.1 scripts/kafka-jars.sh >/dev/null
+	$(PYTHON) scripts/cluster.py
 
 # The storage demo: a partition directory with several segments, printed by the dump tool.
 demo: build
@@ -114,6 +120,12 @@ pipeline: build
 bench-spark: build spark-jars kafka-jars
 	mkdir -p benches/results
 	$(PYTHON) benches/spark/run.py
+
+# Three kafkacore brokers (on ZooKeeper) vs three Kafka 4.3.1 brokers (KRaft): acks=all,
+# RF 3, min.insync.replicas=2, 1 KiB records; writes benches/results/cluster_vs_kafka.json.
+bench-cluster: build
+	KAFKA_VERSION=3.9.1 scripts/kafka-jars.sh >/dev/null
+	$(PYTHON) benches/cluster/run.py $(ARGS)
 
 # Side-by-side produce/consume benchmark: Apache Kafka 4.3.1 (from the jars) vs kafkacore.
 bench-broker: build

@@ -274,6 +274,8 @@ KAFKACORE_ONLY_BROKER_CONFIGS = {
     "zookeeper.connection.timeout.ms",
     "zookeeper.set.acl",
     "zookeeper.max.in.flight.requests",
+    "controlled.shutdown.max.retries",
+    "controlled.shutdown.retry.backoff.ms",
 }
 
 

@@ -27,12 +27,21 @@ def free_port() -> int:
 class Broker:
     """``kafkacore.cli server-start`` on ``data`` with ``overrides`` (``key=value``)."""
 
-    def __init__(self, data: Path, overrides: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        data: Path,
+        overrides: Iterable[str] = (),
+        *,
+        node_id: int = 1,
+        port: int | None = None,
+    ) -> None:
         self.data = data
-        self.port = free_port()
+        self.node_id = node_id
+        self.port = port if port is not None else free_port()
         self.overrides = list(overrides)
         self.proc: subprocess.Popen[bytes] | None = None
         self.returncode: int | None = None
+        self._seen = 0
 
     @property
     def bootstrap(self) -> str:
@@ -49,9 +58,14 @@ class Broker:
         return self.log_file.read_text(encoding="utf-8", errors="replace")
 
     def start(self) -> Broker:
-        seen = self.log_file.stat().st_size if self.log_file.exists() else 0
+        return self.spawn().wait_started()
+
+    def spawn(self) -> Broker:
+        """Start the process without waiting for it (:meth:`wait_started` waits): brokers
+        of a cluster start side by side."""
+        self._seen = self.log_file.stat().st_size if self.log_file.exists() else 0
         args = [f"listeners=PLAINTEXT://localhost:{self.port}", f"log.dirs={self.data}"]
-        args += ["node.id=1", *self.overrides]
+        args += [f"node.id={self.node_id}", *self.overrides]
         command = [sys.executable, "-m", "kafkacore.cli", "server-start"]
         for arg in args:
             command += ["--override", arg]
@@ -60,8 +74,14 @@ class Broker:
                 command, stdout=out, stderr=subprocess.STDOUT, env=os.environ.copy()
             )
         self.proc, self.returncode = proc, None
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while b"[KafkaServer id=1] started" not in self.log_file.read_bytes()[seen:]:
+        return self
+
+    def wait_started(self, timeout_s: float = START_TIMEOUT_S) -> Broker:
+        proc = self.proc
+        assert proc is not None, "spawn() first"
+        deadline = time.monotonic() + timeout_s
+        started = f"[KafkaServer id={self.node_id}] started".encode()
+        while started not in self.log_file.read_bytes()[self._seen :]:
             if proc.poll() is not None:
                 self.proc, self.returncode = None, proc.returncode
                 raise AssertionError(f"broker exited {proc.returncode}:\n{self.log_text()[-4000:]}")
@@ -95,6 +115,19 @@ class Broker:
         if check:
             assert code == 0, f"broker exited {code}:\n{self.log_text()[-4000:]}"
         return code
+
+    def kill(self) -> None:
+        """SIGKILL (a hard failure: no clean-shutdown marker, no ZooKeeper goodbye)."""
+        proc = self.proc
+        if proc is None:
+            return
+        self.proc = None
+        proc.kill()
+        self.returncode = proc.wait(STOP_TIMEOUT_S)
+
+    @property
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
 
     def restart(self) -> None:
         self.stop()

@@ -11,7 +11,8 @@ broker is not a KRaft node it keeps Kafka 3.x semantics, and says so:
 * ``node.id`` defaults to -1 (unset) and ``process.roles`` / ``controller.listener.names`` may be
   left unset: kafkacore's controller is embedded (or ZooKeeper-backed), not a KRaft quorum.
   Kafka 4 requires all three; an explicit ``node.id`` below 0 is refused with Kafka 4's message.
-* ``zookeeper.connect`` and its four companions are Kafka 3.9's definitions, kept for the
+* ``zookeeper.connect`` and its four companions, and ``controlled.shutdown.max.retries`` /
+  ``controlled.shutdown.retry.backoff.ms``, are Kafka 3.9's definitions, kept for the
   ZooKeeper-backed multi-broker mode.
 * Checks that only make sense for a KRaft quorum are not made: the entries of
   ``controller.quorum.voters`` / ``controller.quorum.bootstrap.servers`` are not parsed, and
@@ -132,6 +133,8 @@ class BrokerConfig:
     early_start_listeners: list[str] | None
     broker_rack: str | None
     controlled_shutdown_enable: bool
+    controlled_shutdown_max_retries: int
+    controlled_shutdown_retry_backoff_ms: int
     delete_topic_enable: bool
     compression_type: str
     compression_gzip_level: int

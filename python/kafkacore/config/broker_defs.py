@@ -156,6 +156,9 @@ BROKER_CONFIG_DEF: Final = ConfigDef(
         _k("zookeeper.connection.timeout.ms", INT, None, None, HIGH),
         _k("zookeeper.set.acl", BOOLEAN, False, None, HIGH),
         _k("zookeeper.max.in.flight.requests", INT, 10, at_least(1), HIGH),
+        # Kafka 3.9's controlled shutdown retries (ZooKeeper mode only; gone in Kafka 4)
+        _k("controlled.shutdown.max.retries", INT, 3, None, MEDIUM),
+        _k("controlled.shutdown.retry.backoff.ms", LONG, 5000, None, MEDIUM),
         # --- socket server (SocketServerConfigs) -----------------------------------------------
         _k("listeners", LIST, "PLAINTEXT://:9092", _any_list(False, False), HIGH,
            "Comma-separated NAME://host:port URIs to listen on; empty host = all interfaces."),

@@ -28,17 +28,28 @@ from typing import Any
 
 from kafkacore.config import BrokerConfig
 from kafkacore.config.listeners import parse_csv_map
+from kafkacore.controller import KafkaController
 from kafkacore.log import LogManager
+from kafkacore.log.checkpoints import random_uuid, uuid_to_base64
 from kafkacore.log.cleaner import CleanerConfig, LogCleaner
-from kafkacore.metadata import BrokerInfo, EmbeddedMetadataStore, MetadataCache
+from kafkacore.metadata import BrokerInfo, EmbeddedMetadataStore, MetadataCache, MetadataStore
+from kafkacore.metadata.zookeeper import ZooKeeperMetadataStore
+from kafkacore.protocol.api import APIS, ApiKey
+from kafkacore.protocol.errors import ErrorCode
 from kafkacore.server.channel import RequestChannel
 from kafkacore.server.group import GroupCoordinator
 from kafkacore.server.handlers.configs import DEFAULT_ENTITY, with_stored_dynamic_configs
+from kafkacore.server.inter_broker import NodeClient
 from kafkacore.server.network import Limits, SocketServer
 from kafkacore.server.replica_manager import ReplicaManager
 from kafkacore.server.services import BrokerConfigHolder, BrokerServices
+from kafkacore.zk.client import KafkaZkClient
+from kafkacore.zk.data import BrokerRegistration
+from kafkacore.zk.data import Endpoint as ZkEndpoint
 
 __all__ = ["KafkaServer"]
+
+ControlledShutdownRequest = APIS[ApiKey.CONTROLLED_SHUTDOWN].request.cls
 
 logger = logging.getLogger("kafkacore.server")
 
@@ -67,6 +78,9 @@ class KafkaServer:
         self.services: BrokerServices | None = None
         self.socket_server: SocketServer | None = None
         self._prefix = f"[KafkaServer id={self.node_id}]"
+        self.store: MetadataStore | None = None
+        self.zk: KafkaZkClient | None = None
+        self.controller: KafkaController | None = None
 
     @property
     def bound_port(self) -> int:
@@ -82,20 +96,43 @@ class KafkaServer:
     def replicas(self) -> ReplicaManager | None:
         return self.services.replica_manager if self.services is not None else None
 
+    @property
+    def cluster_mode(self) -> bool:
+        """``zookeeper.connect`` set: one broker of a cluster whose metadata lives in
+        ZooKeeper, with a controller elected among the brokers."""
+        return bool(self.config.zookeeper_connect)
+
     async def startup(self) -> None:
         config = self.config
         node_id = self.node_id
         logger.info("%s starting", self._prefix)
-        metadata_dir = config.metadata_log_dir or config.log_dirs[0]
-        os.makedirs(metadata_dir, exist_ok=True)
-        store = EmbeddedMetadataStore(metadata_dir, node_id)
+        cache = MetadataCache(controller_id=-1 if self.cluster_mode else node_id)
+        store: MetadataStore
+        if self.cluster_mode:
+            zk = await KafkaZkClient.connect(
+                config.zookeeper_connect or "",
+                session_timeout_ms=config.zookeeper_session_timeout_ms,
+                connection_timeout_ms=(
+                    config.zookeeper_connection_timeout_ms or config.zookeeper_session_timeout_ms
+                ),
+            )
+            self.zk = zk
+            zk_store = ZooKeeperMetadataStore(zk, asyncio.get_running_loop(), node_id, cache)
+            # /cluster/id wins; meta.properties must agree with it (checked by the logs)
+            cluster_id = await zk_store.start(uuid_to_base64(random_uuid()))
+            store = zk_store
+        else:
+            metadata_dir = config.metadata_log_dir or config.log_dirs[0]
+            os.makedirs(metadata_dir, exist_ok=True)
+            store = EmbeddedMetadataStore(metadata_dir, node_id)
+            cluster_id = store.cluster_id
+        self.store = store
         # dynamic broker configs stored by AlterConfigs apply from the start
         config = self.config = with_stored_dynamic_configs(config, store, node_id)
         configs = BrokerConfigHolder(config)
-        cache = MetadataCache(controller_id=node_id)  # single node: its own controller
         logs = LogManager(
             broker_config=config,
-            cluster_id=store.cluster_id,
+            cluster_id=cluster_id,
             node_id=node_id,
             **self._log_manager_options,
         )
@@ -118,10 +155,12 @@ class KafkaServer:
         # the replica manager hears of a change before the cache shows it
         store.add_listener(replicas)
         cache.follow(store, (str(node_id), DEFAULT_ENTITY))
-        replicas.load()
+        if not self.cluster_mode:
+            replicas.load()  # a cluster's partitions arrive with the controller's LeaderAndIsr
         # its __consumer_offsets appends run on the I/O threads, as the other writes
         groups = GroupCoordinator(config, replicas, io_executor=io_executor)
-        groups.load()  # synchronous: no COORDINATOR_LOAD_IN_PROGRESS window
+        if not self.cluster_mode:
+            groups.load()  # synchronous: no COORDINATOR_LOAD_IN_PROGRESS window
         groups.start()
         services = BrokerServices(
             node_id=node_id,
@@ -131,7 +170,9 @@ class KafkaServer:
             replica_manager=replicas,
             group_coordinator=groups,
             io_executor=io_executor,
+            controller=(KafkaController(node_id, self.zk, config) if self.zk is not None else None),
         )
+        self.controller = services.controller
         self.services = services
         endpoints = config.listener_endpoints()
         server = SocketServer(
@@ -142,17 +183,98 @@ class KafkaServer:
         )
         await server.start()
         self.socket_server = server
-        advertised = config.advertised_endpoints()[0]
-        port = advertised.port or server.bound_ports.get(advertised.listener_name, self.bound_port)
-        # the broker registration (Kafka: /brokers/ids/<id>), once the listeners are bound
-        cache.register_broker(
-            BrokerInfo(node_id, advertised.host or socket.getfqdn(), port, config.broker_rack)
-        )
+        if self.cluster_mode:
+            await self._join_cluster(services)
+        else:
+            advertised = config.advertised_endpoints()[0]
+            port = advertised.port or server.bound_ports.get(
+                advertised.listener_name, self.bound_port
+            )
+            # the broker registration (Kafka: /brokers/ids/<id>), once the listeners are bound
+            cache.register_broker(
+                BrokerInfo(node_id, advertised.host or socket.getfqdn(), port, config.broker_rack)
+            )
         logger.info("%s started (cluster id %s)", self._prefix, store.cluster_id)
+
+    def _registration(self) -> BrokerRegistration:
+        """``/brokers/ids/<id>``: every advertised endpoint, with the port actually bound
+        where the config says 0."""
+        assert self.socket_server is not None
+        bound = self.socket_server.bound_ports
+        endpoints = tuple(
+            ZkEndpoint(
+                e.listener_name,
+                e.host or socket.getfqdn(),
+                e.port or bound.get(e.listener_name, self.bound_port),
+                e.security_protocol,
+            )
+            for e in self.config.advertised_endpoints()
+        )
+        return BrokerRegistration(
+            id=self.node_id,
+            endpoints=endpoints,
+            rack=self.config.broker_rack,
+            listener_security_protocol_map=self.config.effective_listener_security_protocol_map(),
+        )
+
+    async def _join_cluster(self, services: BrokerServices) -> None:
+        """Kafka's ZooKeeper-mode start-up after the listeners are bound: register
+        ``/brokers/ids/<id>`` (its czxid is this broker's epoch), then start the
+        controller (which campaigns for ``/controller``)."""
+        zk = self.zk
+        assert zk is not None
+        epoch = await zk.register_broker(self._registration())
+        services.replica_manager.broker_epoch = epoch
+        logger.info("%s registered in ZooKeeper with broker epoch %d", self._prefix, epoch)
+        assert services.controller is not None
+        await services.controller.startup()
+        services.replica_manager.start_replication()
+
+    async def _controlled_shutdown(self, services: BrokerServices) -> None:
+        """Kafka's ``KafkaServer.controlledShutdown``: ask the controller to move this
+        broker's leaderships away (ControlledShutdown v3 with the broker epoch) and retry
+        until none remain, ``controlled.shutdown.max.retries`` times at most; then the
+        shutdown goes on either way (a hard failure is what the cluster survives)."""
+        config = self.config
+        if not config.controlled_shutdown_enable:
+            return
+        broker_epoch = services.replica_manager.broker_epoch
+        for attempt in range(max(1, config.controlled_shutdown_max_retries)):
+            controller = services.metadata_cache.broker(services.metadata_cache.controller_id)
+            if controller is not None:
+                client = NodeClient(
+                    controller.host,
+                    controller.port,
+                    client_id=f"broker-{self.node_id}-controlled-shutdown",
+                    request_timeout_s=config.request_timeout_ms / 1000,
+                )
+                try:
+                    request = ControlledShutdownRequest(
+                        broker_id=self.node_id, broker_epoch=broker_epoch
+                    )
+                    response = await client.send(ApiKey.CONTROLLED_SHUTDOWN, 3, request)
+                    if response.error_code == ErrorCode.NONE and not response.remaining_partitions:
+                        logger.info("%s controlled shutdown succeeded", self._prefix)
+                        return
+                    logger.info(
+                        "%s controlled shutdown: error %d, %d partition(s) remaining",
+                        self._prefix,
+                        response.error_code,
+                        len(response.remaining_partitions),
+                    )
+                except (ConnectionError, TimeoutError, OSError) as exc:
+                    logger.info("%s controlled shutdown attempt failed: %s", self._prefix, exc)
+                finally:
+                    await client.close()
+            if attempt + 1 < config.controlled_shutdown_max_retries:
+                await asyncio.sleep(config.controlled_shutdown_retry_backoff_ms / 1000)
+        logger.warning("%s proceeding to do an unclean shutdown", self._prefix)
 
     async def shutdown(self) -> None:
         logger.info("%s shutting down", self._prefix)
         services = self.services
+        if self.controller is not None and services is not None:
+            await self._controlled_shutdown(services)
         if self.socket_server is not None:
             await self.socket_server.stop_accepting()
         if services is not None:
@@ -174,4 +296,10 @@ class KafkaServer:
                 # before the logs close: a cleaning round may be reading a segment
                 await asyncio.to_thread(self.cleaner.shutdown)
             await asyncio.to_thread(logs.shutdown)
+        if self.controller is not None:
+            await self.controller.shutdown()
+        if isinstance(self.store, ZooKeeperMetadataStore):
+            self.store.stop()
+        if self.zk is not None:
+            await self.zk.close()  # the ephemeral /brokers/ids/<id> goes with the session
         logger.info("%s shut down completed", self._prefix)

@@ -31,7 +31,7 @@ import asyncio
 import logging
 import re
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor
 
 from kafkacore.config import BrokerConfig, LogConfig
@@ -170,12 +170,19 @@ class ReplicaManager:
         return LogConfig(dict(overrides), self.config)
 
     def create_topic(
-        self, name: str, partitions: int, configs: Mapping[str, str] | None = None
+        self,
+        name: str,
+        partitions: int,
+        configs: Mapping[str, str] | None = None,
+        *,
+        assignment: Sequence[Sequence[int]] | None = None,
     ) -> TopicMetadata:
-        """Create ``name`` (configs already validated): the store, then (as its listener)
-        the logs and partitions. Blocking (file writes): off the event loop."""
+        """Create ``name`` (configs already validated) with ``assignment`` (default: every
+        partition on this node): the store, then (as its listener) the logs and
+        partitions. Blocking (file writes): off the event loop."""
         with self._admin_lock:
-            topic = self.store.create_topic(name, self._assignment(partitions), configs)
+            replicas = assignment if assignment is not None else self._assignment(partitions)
+            topic = self.store.create_topic(name, replicas, configs)
         logger.info(
             "Created topic %s with %d partition(s), id %s", name, partitions, topic.topic_id
         )
@@ -190,10 +197,20 @@ class ReplicaManager:
             if not self.cache.contains_topic(name):
                 self.create_topic(name, partitions, configs)
 
-    def add_partitions(self, name: str, count: int) -> None:
-        """Grow ``name`` to ``count`` partitions. Blocking: off the event loop."""
+    def add_partitions(
+        self, name: str, count: int, *, new_replicas: Sequence[Sequence[int]] | None = None
+    ) -> None:
+        """Grow ``name`` to ``count`` partitions, the new ones on ``new_replicas`` (default:
+        this node). Blocking: off the event loop."""
         with self._admin_lock:
-            self.store.set_partitions(name, self._assignment(count))
+            topic = self.cache.topic(name)
+            existing = [list(p.replicas) for p in topic.partitions] if topic is not None else []
+            added = (
+                [list(r) for r in new_replicas]
+                if new_replicas is not None
+                else self._assignment(count)[len(existing) :]
+            )
+            self.store.set_partitions(name, existing + added)
 
     def set_topic_configs(self, name: str, configs: Mapping[str, str]) -> None:
         """Replace ``name``'s overrides (validated); its logs take them as the store's

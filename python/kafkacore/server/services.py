@@ -21,12 +21,15 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import ParamSpec, TypeVar
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 from kafkacore.config import BrokerConfig
 from kafkacore.metadata import BrokerInfo, MetadataCache, MetadataStore
 from kafkacore.server.group.coordinator import GroupCoordinator
 from kafkacore.server.replica_manager import ReplicaManager
+
+if TYPE_CHECKING:
+    from kafkacore.controller import KafkaController
 
 __all__ = ["BrokerConfigHolder", "BrokerServices"]
 
@@ -71,6 +74,8 @@ class BrokerServices:
     replica_manager: ReplicaManager
     group_coordinator: GroupCoordinator
     io_executor: ThreadPoolExecutor
+    # cluster mode: the controller this broker runs (active or not); None on a single node
+    controller: KafkaController | None = None
 
     @property
     def config(self) -> BrokerConfig:

@@ -32,6 +32,10 @@ from kafkacore.server.handlers.configs import (
     handle_describe_configs,
     handle_incremental_alter_configs,
 )
+from kafkacore.server.handlers.controller import (
+    handle_alter_partition,
+    handle_controlled_shutdown,
+)
 from kafkacore.server.handlers.epochs import handle_offset_for_leader_epoch
 from kafkacore.server.handlers.fetch import handle_fetch, handle_list_offsets
 from kafkacore.server.handlers.logdirs import handle_describe_log_dirs
@@ -52,6 +56,8 @@ Handler = Callable[[BrokerServices, RequestContext, Any], Any]
 
 HANDLERS: dict[ApiKey, Handler] = {
     ApiKey.PRODUCE: handle_produce,
+    ApiKey.ALTER_PARTITION: handle_alter_partition,
+    ApiKey.CONTROLLED_SHUTDOWN: handle_controlled_shutdown,
     ApiKey.FETCH: handle_fetch,
     ApiKey.LIST_OFFSETS: handle_list_offsets,
     ApiKey.METADATA: handle_metadata,

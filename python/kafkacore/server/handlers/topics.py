@@ -1,5 +1,10 @@
-"""CreateTopics v2-7, DeleteTopics v1-6 and CreatePartitions v0-3 (single node: every
-replica assignment must be ``[this node]``, replication factor 1)."""
+"""CreateTopics v2-7, DeleteTopics v1-6 and CreatePartitions v0-3.
+
+Single node: every replica assignment must be ``[this node]``, replication factor 1.
+Cluster mode: assignments are Kafka's (``AdminUtils``: rack-aware, round-robin from a
+random start broker) over the live brokers of the metadata cache, explicit assignments are
+checked against them, and the controller makes the partitions (the store waits until they
+have leaders, as Kafka's ``DelayedCreatePartitions`` does)."""
 
 from __future__ import annotations
 
@@ -7,6 +12,12 @@ import uuid
 from typing import Any
 
 from kafkacore.config import ConfigError, LogConfig
+from kafkacore.controller.algorithms import (
+    BrokerMetadata,
+    InvalidReplicationFactorError,
+    assign_replicas_for_new_partitions,
+    assign_replicas_to_brokers,
+)
 from kafkacore.log import TopicPartition
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
 from kafkacore.server.replica_manager import topic_name_error
@@ -21,7 +32,37 @@ _PARTITIONS: Any = APIS_BY_NAME["CreatePartitions"].response.cls
 ZERO_UUID = uuid.UUID(int=0)
 
 
+def _cluster_mode(services: BrokerServices) -> bool:
+    return services.controller is not None
+
+
+def _live_brokers(services: BrokerServices) -> list[BrokerMetadata]:
+    return sorted(
+        (BrokerMetadata(b.node_id, b.rack) for b in services.metadata_cache.alive_brokers()),
+        key=lambda b: b.id,
+    )
+
+
+def _explicit_assignment_error(services: BrokerServices, assignment: list[list[int]]) -> str | None:
+    """Kafka's checks of a requested replica assignment (``validateReplicaAssignment``)."""
+    live = {b.id for b in _live_brokers(services)}
+    sizes = {len(replicas) for replicas in assignment}
+    for index, replicas in enumerate(assignment):
+        if not replicas:
+            return f"Partition {index} has no replicas."
+        if len(set(replicas)) != len(replicas):
+            return f"Duplicate replica assignment found: {replicas}"
+        unknown = sorted(set(replicas) - live)
+        if unknown:
+            return f"Unknown broker(s) in replica assignment: {', '.join(map(str, unknown))}."
+    if len(sizes) > 1:
+        return "All partitions should have the same number of replicas"
+    return None
+
+
 def _replication_error(services: BrokerServices, rf: int) -> tuple[ErrorCode, str] | None:
+    if _cluster_mode(services):
+        return None  # checked with the live brokers when assigning
     if rf == 1:
         return None
     if rf <= 0:
@@ -78,16 +119,28 @@ async def handle_create_topics(
                 )
                 continue
             indexes = sorted(a.partition_index for a in assignments)
-            if indexes != list(range(len(assignments))) or any(
-                list(a.broker_ids) != [services.node_id] for a in assignments
-            ):
+            if indexes != list(range(len(assignments))):
                 fail(
                     ErrorCode.INVALID_REPLICA_ASSIGNMENT,
-                    f"Replica assignments must be partitions 0..n-1 on broker {services.node_id}.",
+                    "Partitions should be a consecutive 0-based integer sequence",
                 )
                 continue
-            partitions, rf = len(assignments), 1
+            ordered = sorted(assignments, key=lambda a: a.partition_index)
+            assignment = [list(a.broker_ids) for a in ordered]
+            if _cluster_mode(services):
+                problem = _explicit_assignment_error(services, assignment)
+            elif any(replicas != [services.node_id] for replicas in assignment):
+                problem = (
+                    f"Replica assignments must be partitions 0..n-1 on broker {services.node_id}."
+                )
+            else:
+                problem = None
+            if problem is not None:
+                fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT, problem)
+                continue
+            partitions, rf = len(assignment), len(assignment[0])
         else:
+            assignment = None
             partitions = (
                 services.config.num_partitions
                 if topic.num_partitions == -1
@@ -108,6 +161,13 @@ async def handle_create_topics(
         if rf_error is not None:
             fail(*rf_error)
             continue
+        if assignment is None and _cluster_mode(services):
+            try:
+                assigned = assign_replicas_to_brokers(_live_brokers(services), partitions, rf)
+            except InvalidReplicationFactorError as exc:
+                fail(ErrorCode.INVALID_REPLICATION_FACTOR, str(exc))
+                continue
+            assignment = [assigned[p] for p in range(partitions)]
         overrides = {c.name: c.value for c in topic.configs}
         try:
             config = LogConfig(overrides, services.config)
@@ -119,7 +179,11 @@ async def handle_create_topics(
         else:
             try:
                 created = await services.run_io(
-                    services.replica_manager.create_topic, topic.name, partitions, overrides
+                    services.replica_manager.create_topic,
+                    topic.name,
+                    partitions,
+                    overrides,
+                    assignment=assignment,
                 )
                 topic_id = created.topic_id
             except KeyError:  # created meanwhile by another request
@@ -207,15 +271,42 @@ async def handle_create_partitions(
             result.error_code = ErrorCode.INVALID_PARTITIONS
             result.error_message = f"Topic already has {count} partitions."
             continue
-        if topic.assignments is not None and (
-            len(topic.assignments) != topic.count - count
-            or any(list(a.broker_ids) != [services.node_id] for a in topic.assignments)
-        ):
-            result.error_code = ErrorCode.INVALID_REPLICA_ASSIGNMENT
-            result.error_message = (
-                "Replica assignments must name this broker once per new partition."
-            )
-            continue
+        new_replicas: list[list[int]] | None = None
+        if topic.assignments is not None:
+            new_replicas = [list(a.broker_ids) for a in topic.assignments]
+            if len(new_replicas) != topic.count - count:
+                problem: str | None = (
+                    f"Increasing the number of partitions by {topic.count - count} but "
+                    f"{len(new_replicas)} assignments provided."
+                )
+            elif _cluster_mode(services):
+                problem = _explicit_assignment_error(services, new_replicas)
+            elif any(r != [services.node_id] for r in new_replicas):
+                problem = "Replica assignments must name this broker once per new partition."
+            else:
+                problem = None
+            if problem is not None:
+                result.error_code = ErrorCode.INVALID_REPLICA_ASSIGNMENT
+                result.error_message = problem
+                continue
+        elif _cluster_mode(services):
+            current = cache.topic(topic.name)
+            assert current is not None
+            existing = {i: list(p.replicas) for i, p in enumerate(current.partitions)}
+            try:
+                added = assign_replicas_for_new_partitions(
+                    _live_brokers(services), existing, topic.count
+                )
+            except InvalidReplicationFactorError as exc:
+                result.error_code = ErrorCode.INVALID_REPLICATION_FACTOR
+                result.error_message = str(exc)
+                continue
+            new_replicas = [added[p] for p in range(count, topic.count)]
         if not request.validate_only:
-            await services.run_io(services.replica_manager.add_partitions, topic.name, topic.count)
+            await services.run_io(
+                services.replica_manager.add_partitions,
+                topic.name,
+                topic.count,
+                new_replicas=new_replicas,
+            )
     return _PARTITIONS(throttle_time_ms=0, results=results)

@@ -1,0 +1,329 @@
+"""The ZooKeeper metadata store of a cluster broker (:class:`MetadataStore` at Kafka's
+classic ZooKeeper paths, through :class:`~kafkacore.zk.client.KafkaZkClient`).
+
+What a broker writes here is what Kafka's ``AdminZkClient`` writes for it: a new topic's
+config (``/config/topics/<t>``) and then its assignment (``/brokers/topics/<t>``), a new
+partition count, config changes with their ``/config/changes`` notification, the
+deletion marker ``/admin/delete_topics/<t>``. Leaders and ISRs are the controller's to
+write: :meth:`ZooKeeperMetadataStore.set_partition_state` is refused here, and the
+partitions' states reach the broker through LeaderAndIsr and UpdateMetadata, not through
+this store.
+
+What the store tells its listeners: topic config changes (``on_topic_configs_changed``)
+and dynamic broker config changes (``on_broker_configs_changed``), learnt from the
+change notifications (Kafka's ``ZkConfigManager``).
+
+Thread-safety: the :class:`MetadataStore` methods block and are called off the event loop
+(the broker's I/O threads); they run the client's coroutines on the loop the client lives
+on and wait for them. Calling one on that loop's thread is a ``RuntimeError`` (it would
+wait for itself). Listeners are called on the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Coroutine, Mapping, Sequence
+from typing import Any, Protocol, TypeVar
+
+from kafkacore.metadata.store import MetadataListener, PartitionState, TopicMetadata
+from kafkacore.zk.client import KafkaZkClient
+from kafkacore.zk.data import TopicAssignment
+
+__all__ = ["LeaderView", "ZooKeeperMetadataStore"]
+
+logger = logging.getLogger("kafkacore.metadata")
+
+_T = TypeVar("_T")
+
+# Kafka's ConfigType names for the entities a broker follows.
+_TOPICS, _BROKERS = "topics", "brokers"
+# How long a blocking call waits for ZooKeeper before giving up.
+_CALL_TIMEOUT_S = 30.0
+
+
+class LeaderView(Protocol):
+    """Where the store sees whether a topic it created has leaders (the metadata cache,
+    fed by the controller's UpdateMetadata)."""
+
+    def topic(self, name: str) -> TopicMetadata | None: ...
+
+
+class TopicConfigListener(Protocol):
+    def on_topic_configs_changed(self, name: str, configs: Mapping[str, str]) -> None: ...
+
+
+class ZooKeeperMetadataStore:
+    def __init__(
+        self,
+        zk: KafkaZkClient,
+        loop: asyncio.AbstractEventLoop,
+        node_id: int,
+        leaders: LeaderView,
+        *,
+        create_wait_s: float = _CALL_TIMEOUT_S,
+    ) -> None:
+        self._zk = zk
+        self._loop = loop
+        self._node_id = node_id
+        self._leaders = leaders
+        self._create_wait_s = create_wait_s
+        self._lock = threading.Lock()
+        self._cluster_id: str | None = None
+        self._topic_configs: dict[str, dict[str, str]] = {}
+        self._broker_configs: dict[str, dict[str, str]] = {}
+        self._listeners: list[Any] = []
+        self._seen_changes: set[str] = set()
+        self._watching = False
+
+    # -- start-up (on the event loop) -------------------------------------------------------
+
+    async def start(self, proposed_cluster_id: str) -> str:
+        """Create or read ``/cluster/id``, load the topic and broker configs and start
+        following the config change notifications; the cluster id."""
+        cluster_id = await self._zk.get_or_create_cluster_id(proposed_cluster_id)
+        self._cluster_id = cluster_id
+        # the notifications present now are already reflected in the configs read next
+        self._seen_changes = set(await self._zk.get_config_changes())
+        topics = await self._zk.get_all_topics()
+        topic_configs = {t: await self._zk.get_entity_config(_TOPICS, t) for t in topics}
+        broker_configs = {
+            e: await self._zk.get_entity_config(_BROKERS, e)
+            for e in (str(self._node_id), "<default>")
+        }
+        with self._lock:
+            self._topic_configs = {t: c for t, c in topic_configs.items() if c}
+            self._broker_configs = {e: c for e, c in broker_configs.items() if c}
+        self._watching = True
+        await self._follow_config_changes()
+        return cluster_id
+
+    def stop(self) -> None:
+        self._watching = False
+
+    async def _follow_config_changes(self) -> None:
+        if not self._watching:
+            return
+        changes = await self._zk.get_config_changes(watch=self._on_config_changes_watch)
+        for name in sorted(changes):
+            if name in self._seen_changes:
+                continue
+            self._seen_changes.add(name)
+            entity_path = await self._zk.get_config_change(name)
+            if entity_path is None:
+                continue
+            entity_type, _, entity = entity_path.partition("/")
+            if entity_type not in (_TOPICS, _BROKERS):
+                continue
+            configs = await self._zk.get_entity_config(entity_type, entity)
+            self._apply_config(entity_type, entity, configs)
+        self._seen_changes &= set(changes)
+
+    def _on_config_changes_watch(self) -> None:
+        # called on the loop by the client: re-read (and re-arm) in a task
+        self._loop.create_task(self._follow_config_changes())
+
+    def _apply_config(self, entity_type: str, entity: str, configs: Mapping[str, str]) -> None:
+        with self._lock:
+            target = self._topic_configs if entity_type == _TOPICS else self._broker_configs
+            if configs:
+                target[entity] = dict(configs)
+            else:
+                target.pop(entity, None)
+            listeners = list(self._listeners)
+        for listener in listeners:
+            if entity_type == _TOPICS:
+                on_topic = getattr(listener, "on_topic_configs_changed", None)
+                if on_topic is not None:
+                    on_topic(entity, dict(configs))
+            else:
+                listener.on_broker_configs_changed(_store_entity(entity), dict(configs))
+
+    # -- blocking bridge -------------------------------------------------------------------
+
+    def _call(self, coro: Coroutine[Any, Any, _T]) -> _T:
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is self._loop:
+            coro.close()
+            raise RuntimeError("ZooKeeperMetadataStore: blocking call on the event loop")
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result(_CALL_TIMEOUT_S)
+
+    # -- MetadataStore -----------------------------------------------------------------------
+
+    @property
+    def cluster_id(self) -> str | None:
+        return self._cluster_id
+
+    def set_cluster_id(self, cluster_id: str) -> None:
+        if self._cluster_id is not None and self._cluster_id != cluster_id:
+            raise ValueError(
+                f"The Cluster ID {cluster_id} doesn't match stored clusterId "
+                f"Some({self._cluster_id}) in meta.properties"
+            )
+        self._cluster_id = cluster_id
+
+    def topics(self) -> list[TopicMetadata]:
+        names = self._call(self._zk.get_all_topics())
+        found = [self.topic(name) for name in sorted(names)]
+        return [t for t in found if t is not None]
+
+    def topic(self, name: str) -> TopicMetadata | None:
+        return self._call(self._read_topic(name))
+
+    async def _read_topic(self, name: str) -> TopicMetadata | None:
+        assignment = await self._zk.get_topic_assignment(name)
+        if assignment is None:
+            return None
+        states = await self._zk.get_partition_states(name)
+        partitions = []
+        for index in sorted(assignment.partitions):
+            replicas = tuple(assignment.partitions[index])
+            found = states.get(index)
+            if found is None:
+                partitions.append(PartitionState(replicas, -1, -1, (), -1))
+            else:
+                state, version = found
+                partitions.append(
+                    PartitionState(replicas, state.leader, state.leader_epoch, state.isr, version)
+                )
+        with self._lock:
+            configs = dict(self._topic_configs.get(name, {}))
+        return TopicMetadata(
+            name, assignment.topic_id or uuid.UUID(int=0), tuple(partitions), configs
+        )
+
+    def create_topic(
+        self,
+        name: str,
+        assignment: Sequence[Sequence[int]],
+        configs: Mapping[str, str] | None = None,
+        topic_id: uuid.UUID | None = None,
+    ) -> TopicMetadata:
+        """Kafka's ``AdminZkClient.createTopicWithAssignment``: the config node, then the
+        assignment (which the controller's topic watch acts on); then wait, as Kafka's
+        ``DelayedCreatePartitions`` does, until every partition has a leader in this
+        broker's metadata."""
+        topic_id = topic_id or uuid.uuid4()
+        overrides = dict(configs or {})
+        record = TopicAssignment(
+            topic=name,
+            partitions={i: tuple(r) for i, r in enumerate(assignment)},
+            adding={},
+            removing={},
+            topic_id=topic_id,
+        )
+        self._call(self._create(record, overrides))
+        with self._lock:
+            if overrides:
+                self._topic_configs[name] = overrides
+        self._wait_for_leaders(name, len(assignment))
+        return TopicMetadata(
+            name,
+            topic_id,
+            tuple(PartitionState.initial(r) for r in assignment),
+            overrides,
+        )
+
+    async def _create(self, record: TopicAssignment, configs: Mapping[str, str]) -> None:
+        if await self._zk.get_topic_assignment(record.topic) is not None:
+            raise KeyError(record.topic)
+        await self._zk.set_entity_config(_TOPICS, record.topic, configs, notify=False)
+        await self._zk.create_topic_assignment(record)
+
+    def _wait_for_leaders(self, name: str, partitions: int) -> None:
+        deadline = time.monotonic() + self._create_wait_s
+        while time.monotonic() < deadline:
+            topic = self._leaders.topic(name)
+            if (
+                topic is not None
+                and topic.partition_count >= partitions
+                and all(p.leader >= 0 for p in topic.partitions[:partitions])
+            ):
+                return
+            time.sleep(0.02)
+        logger.warning("Topic %s: no leaders after %.0f s", name, self._create_wait_s)
+
+    def set_partitions(self, name: str, assignment: Sequence[Sequence[int]]) -> TopicMetadata:
+        """Kafka's ``AdminZkClient.addPartitions``: the topic node rewritten with the
+        extra partitions (existing ones unchanged), which the controller acts on."""
+        self._call(self._set_partitions(name, assignment))
+        self._wait_for_leaders(name, len(assignment))
+        topic = self.topic(name)
+        if topic is None:
+            raise KeyError(name)
+        return topic
+
+    async def _set_partitions(self, name: str, assignment: Sequence[Sequence[int]]) -> None:
+        current = await self._zk.get_topic_assignment(name)
+        if current is None:
+            raise KeyError(name)
+        partitions = dict(current.partitions)
+        for index, replicas in enumerate(assignment):
+            partitions.setdefault(index, tuple(replicas))
+        updated = TopicAssignment(
+            topic=name,
+            partitions=partitions,
+            adding=dict(current.adding),
+            removing=dict(current.removing),
+            topic_id=current.topic_id,
+        )
+        await self._zk.set_topic_assignment(updated, controller_epoch_zk_version=None)
+
+    def set_partition_state(self, name: str, partition: int, state: PartitionState) -> None:
+        raise NotImplementedError("In ZooKeeper mode only the controller writes partition states")
+
+    def set_topic_configs(self, name: str, configs: Mapping[str, str]) -> None:
+        """Kafka's ``changeTopicConfig``: ``/config/topics/<t>`` and a change
+        notification, which every broker (this one included) applies."""
+        self._call(self._zk.set_entity_config(_TOPICS, name, configs))
+        self._apply_config(_TOPICS, name, configs)
+
+    def delete_topic(self, name: str) -> TopicMetadata | None:
+        """Kafka's ``AdminZkClient.deleteTopic``: mark it under ``/admin/delete_topics``;
+        the controller's deletion state machine does the rest."""
+        topic = self.topic(name)
+        if topic is None:
+            return None
+        self._call(self._zk.mark_topic_for_deletion(name))
+        return topic
+
+    def broker_configs(self, entity: str) -> dict[str, str]:
+        with self._lock:
+            return dict(self._broker_configs.get(_zk_entity(entity), {}))
+
+    def set_broker_configs(self, entity: str, configs: Mapping[str, str]) -> None:
+        zk_entity = _zk_entity(entity)
+        self._call(self._zk.set_entity_config(_BROKERS, zk_entity, configs))
+        self._apply_config(_BROKERS, zk_entity, configs)
+
+    def allocate_producer_id(self) -> int:
+        """One id from this broker's current block of ``/latest_producer_id_block``
+        (a new block of 1000 claimed with a compare-and-set when it runs out)."""
+        with self._lock:
+            block = getattr(self, "_pid_block", None)
+            if block is not None and block[0] <= block[1]:
+                self._pid_block = (block[0] + 1, block[1])
+                return block[0]
+        start, end = self._call(self._zk.allocate_producer_id_block(self._node_id))
+        with self._lock:
+            self._pid_block = (start + 1, end)
+        return start
+
+    def add_listener(self, listener: MetadataListener) -> None:
+        with self._lock:
+            self._listeners.append(listener)
+
+
+def _zk_entity(entity: str) -> str:
+    """The store's ``"default"`` broker entity is ZooKeeper's ``<default>``."""
+    return "<default>" if entity == "default" else entity
+
+
+def _store_entity(entity: str) -> str:
+    return "default" if entity == "<default>" else entity

@@ -1,0 +1,44 @@
+"""Requests only the controller answers: AlterPartition (a leader's ISR change, KIP-497)
+and ControlledShutdown (a broker asking to have its leaderships moved away). A broker
+that is not the active controller answers NOT_CONTROLLER, as Kafka's ``KafkaApis`` does;
+the sender finds the controller again in its metadata and retries."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kafkacore.protocol import ApiKey
+from kafkacore.protocol.api import APIS
+from kafkacore.protocol.errors import ErrorCode
+from kafkacore.server.request_context import RequestContext
+from kafkacore.server.services import BrokerServices
+
+__all__ = ["handle_alter_partition", "handle_controlled_shutdown"]
+
+_ALTER_PARTITION: Any = APIS[ApiKey.ALTER_PARTITION].response.cls
+_CONTROLLED_SHUTDOWN: Any = APIS[ApiKey.CONTROLLED_SHUTDOWN].response.cls
+
+
+async def handle_alter_partition(
+    services: BrokerServices, context: RequestContext, request: Any
+) -> Any:
+    controller = services.controller
+    if controller is None or not controller.is_active:
+        return _ALTER_PARTITION(throttle_time_ms=0, error_code=ErrorCode.NOT_CONTROLLER, topics=[])
+    return await controller.alter_partition(request, context.header.api_version)
+
+
+async def handle_controlled_shutdown(
+    services: BrokerServices, context: RequestContext, request: Any
+) -> Any:
+    controller = services.controller
+    if controller is None or not controller.is_active:
+        return _CONTROLLED_SHUTDOWN(error_code=ErrorCode.NOT_CONTROLLER, remaining_partitions=[])
+    error, remaining = await controller.controlled_shutdown(request.broker_id, request.broker_epoch)
+    return _CONTROLLED_SHUTDOWN(
+        error_code=error,
+        remaining_partitions=[
+            _CONTROLLED_SHUTDOWN.RemainingPartition(topic_name=t, partition_index=p)
+            for t, p in remaining
+        ],
+    )

@@ -1,0 +1,196 @@
+"""A kafkacore cluster for tests and ``make cluster``: brokers as subprocesses
+(``support.brokers.Broker``, each with ``zookeeper.connect`` and its own ``node.id``) on
+one real ZooKeeper server (``support.zookeeper``), started side by side, killed and
+restarted one at a time, and read back through ZooKeeper with kazoo (the controller's
+id, a partition's leader and ISR), the way Kafka's system tests read a cluster.
+
+    cluster = Cluster(zk.connect_string + "/c1", tmp_path, size=3).start()
+    cluster.bootstrap                 # "localhost:p1,localhost:p2,localhost:p3"
+    cluster.controller_id()           # from /controller
+    cluster.partition_state("t", 0)   # from /brokers/topics/t/partitions/0/state
+    cluster.kill(2); cluster.restart(2)
+    cluster.stop()
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from kazoo.client import KazooClient
+from kazoo.exceptions import NoNodeError
+
+from support.brokers import Broker
+
+_T = TypeVar("_T")
+
+# Short timeouts so failures are detected in seconds, not Kafka's 18 s / 30 s.
+FAST_FAILURE = (
+    "zookeeper.session.timeout.ms=6000",
+    "replica.lag.time.max.ms=6000",
+    "replica.fetch.wait.max.ms=200",
+    "replica.fetch.backoff.ms=200",
+    "controlled.shutdown.retry.backoff.ms=200",
+    "group.initial.rebalance.delay.ms=0",
+    "offsets.topic.num.partitions=3",
+)
+
+
+def wait_until(
+    check: Callable[[], _T | None], timeout_s: float = 30.0, what: str = "condition"
+) -> _T:
+    """Poll ``check`` until it returns something truthy; that value."""
+    deadline = time.monotonic() + timeout_s
+    last: Any = None
+    while time.monotonic() < deadline:
+        try:
+            last = check()
+        except Exception as exc:  # a broker restarting, a node not there yet
+            last = exc
+        if last and not isinstance(last, Exception):
+            return last
+        time.sleep(0.1)
+    raise AssertionError(f"timed out after {timeout_s:g} s waiting for {what} (last: {last!r})")
+
+
+class Cluster:
+    def __init__(
+        self,
+        zookeeper_connect: str,
+        directory: Path,
+        *,
+        size: int = 3,
+        overrides: Iterable[str] = (),
+        ports: Iterable[int] | None = None,
+        first_id: int = 1,
+        fast_failure: bool = True,
+    ) -> None:
+        self.zookeeper_connect = zookeeper_connect
+        self.directory = Path(directory)
+        port_list = list(ports) if ports is not None else [None] * size
+        extra = [
+            f"zookeeper.connect={zookeeper_connect}",
+            *(FAST_FAILURE if fast_failure else ()),
+            *overrides,
+        ]
+        self.brokers: dict[int, Broker] = {
+            first_id + i: Broker(
+                self.directory / f"broker-{first_id + i}",
+                extra,
+                node_id=first_id + i,
+                port=port_list[i],
+            )
+            for i in range(size)
+        }
+        host, _, chroot = zookeeper_connect.partition("/")
+        self._zk_hosts = host
+        self._chroot = "/" + chroot if chroot else ""
+        self._zk: KazooClient | None = None
+
+    # -- lifecycle -----------------------------------------------------------------------
+
+    def start(self) -> Cluster:
+        for broker in self.brokers.values():
+            broker.spawn()
+        for broker in self.brokers.values():
+            broker.wait_started(60.0)
+        self.wait_for_brokers(len(self.brokers))
+        return self
+
+    def stop(self) -> None:
+        """SIGTERM every running broker (controlled shutdowns), then close ZooKeeper."""
+        for broker in self.brokers.values():
+            if broker.running:
+                broker.stop(check=False)
+        if self._zk is not None:
+            self._zk.stop()
+            self._zk.close()
+            self._zk = None
+
+    def kill(self, node_id: int) -> None:
+        self.brokers[node_id].kill()
+
+    def restart(self, node_id: int) -> None:
+        broker = self.brokers[node_id]
+        if broker.running:
+            broker.stop(check=False)
+        broker.start()
+
+    @property
+    def bootstrap(self) -> str:
+        return ",".join(b.bootstrap for b in self.brokers.values() if b.running)
+
+    # -- reading the cluster through ZooKeeper -------------------------------------------
+
+    @property
+    def zk(self) -> KazooClient:
+        if self._zk is None:
+            client = KazooClient(hosts=self._zk_hosts + self._chroot)
+            client.start(timeout=30)
+            self._zk = client
+        return self._zk
+
+    def _json(self, path: str) -> Any:
+        try:
+            data, _ = self.zk.get(path)
+        except NoNodeError:
+            return None
+        return json.loads(data) if data else None
+
+    def registered(self) -> list[int]:
+        try:
+            return sorted(int(c) for c in self.zk.get_children("/brokers/ids"))
+        except NoNodeError:
+            return []
+
+    def wait_for_brokers(self, count: int, timeout_s: float = 60.0) -> list[int]:
+        def check() -> list[int] | None:
+            ids = self.registered()
+            return ids if len(ids) == count else None
+
+        return wait_until(check, timeout_s, f"{count} registered brokers")
+
+    def controller_id(self) -> int | None:
+        data = self._json("/controller")
+        return None if data is None else int(data["brokerid"])
+
+    def controller_epoch(self) -> int | None:
+        try:
+            data, _ = self.zk.get("/controller_epoch")
+        except NoNodeError:
+            return None
+        return int(data)
+
+    def partition_state(self, topic: str, partition: int) -> dict[str, Any] | None:
+        state: dict[str, Any] | None = self._json(
+            f"/brokers/topics/{topic}/partitions/{partition}/state"
+        )
+        return state
+
+    def leader(self, topic: str, partition: int) -> int:
+        state = self.partition_state(topic, partition)
+        return -1 if state is None else int(state["leader"])
+
+    def wait_for_leader(
+        self, topic: str, partition: int, *, not_in: Iterable[int] = (), timeout_s: float = 60.0
+    ) -> int:
+        excluded = set(not_in)
+
+        def check() -> int | None:
+            leader = self.leader(topic, partition)
+            return leader if leader >= 0 and leader not in excluded else None
+
+        return wait_until(check, timeout_s, f"a leader for {topic}-{partition}")
+
+    def wait_for_isr(
+        self, topic: str, partition: int, size: int, timeout_s: float = 60.0
+    ) -> list[int]:
+        def check() -> list[int] | None:
+            state = self.partition_state(topic, partition)
+            isr = [] if state is None else list(state["isr"])
+            return isr if len(isr) == size else None
+
+        return wait_until(check, timeout_s, f"{topic}-{partition} ISR of {size}")
