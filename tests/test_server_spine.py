@@ -77,10 +77,8 @@ def test_handler_table_is_keyed_by_api_key() -> None:
         ApiKey.DESCRIBE_ACLS,
         ApiKey.CREATE_ACLS,
         ApiKey.DELETE_ACLS,
-        # inter-broker APIs: handled by the cluster mode's replica manager and controller
-        ApiKey.LEADER_AND_ISR,
-        ApiKey.STOP_REPLICA,
-        ApiKey.UPDATE_METADATA,
+        # inter-broker APIs of the controller (LeaderAndIsr, StopReplica and
+        # UpdateMetadata are the replica manager's)
         ApiKey.CONTROLLED_SHUTDOWN,
         ApiKey.ALTER_PARTITION,
     }

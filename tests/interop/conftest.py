@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from support.kafka_jars import JVM_FLAGS, require
+from support.kafka_jars import JVM_FLAGS, KAFKA_ZK_VERSION, require
 from support.kafka_jars import kafka_libs as fetch_kafka_libs
 
 JAVA_SOURCES = Path(__file__).resolve().parent / "java"
@@ -75,14 +75,10 @@ def kafka_libs() -> Path:
     return fetch_kafka_libs()
 
 
-@pytest.fixture(scope="session")
-def java(kafka_libs: Path, tmp_path_factory: pytest.TempPathFactory) -> Java:
-    """The Java helpers compiled against Kafka's jars, in a temporary directory."""
+def _compile_helpers(libs: Path, classes: Path, sources: Sequence[str]) -> Java:
     require("javac")
-    classes = tmp_path_factory.mktemp("interop-classes")
-    sources = sorted(str(p) for p in JAVA_SOURCES.glob("*.java"))
     proc = subprocess.run(
-        ["javac", "-Xlint:all", "-cp", f"{kafka_libs}/*", "-d", str(classes), *sources],
+        ["javac", "-Xlint:all", "-cp", f"{libs}/*", "-d", str(classes), *sources],
         capture_output=True,
         text=True,
         timeout=300,
@@ -90,8 +86,29 @@ def java(kafka_libs: Path, tmp_path_factory: pytest.TempPathFactory) -> Java:
     )
     if proc.returncode != 0:
         raise AssertionError(f"javac failed:\n{proc.stdout}\n{proc.stderr}")
-    version = kafka_libs.parent.name.removeprefix("kafka-")
-    return Java(libs=kafka_libs, classes=classes, version=version)
+    version = libs.parent.name.removeprefix("kafka-")
+    return Java(libs=libs, classes=classes, version=version)
+
+
+@pytest.fixture(scope="session")
+def java(kafka_libs: Path, tmp_path_factory: pytest.TempPathFactory) -> Java:
+    """The Java helpers compiled against Kafka's jars, in a temporary directory."""
+    sources = sorted(str(p) for p in JAVA_SOURCES.glob("*.java"))
+    return _compile_helpers(kafka_libs, tmp_path_factory.mktemp("interop-classes"), sources)
+
+
+@pytest.fixture(scope="session")
+def kafka_zk_libs() -> Path:
+    """Kafka 3.9's jars (the last release with ZooKeeper mode and its inter-broker
+    APIs), fetched by scripts/kafka-jars.sh (cached)."""
+    return fetch_kafka_libs(KAFKA_ZK_VERSION)
+
+
+@pytest.fixture(scope="session")
+def java_zk(kafka_zk_libs: Path, tmp_path_factory: pytest.TempPathFactory) -> Java:
+    """ProtocolMessages.java compiled against Kafka 3.9's jars."""
+    sources = [str(JAVA_SOURCES / "ProtocolMessages.java")]
+    return _compile_helpers(kafka_zk_libs, tmp_path_factory.mktemp("interop-zk-classes"), sources)
 
 
 @dataclass(frozen=True)

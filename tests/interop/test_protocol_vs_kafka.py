@@ -8,6 +8,11 @@ Our codec must produce the same bytes, decode Kafka's bytes to the same values, 
 Kafka's reading of the values must equal ours. Versions Kafka 4.x removed (KIP-896) are
 not compared (Kafka 4's schemas no longer describe them); those rely on the round-trip
 tests and the trunk schemas.
+
+The inter-broker APIs of a ZooKeeper-mode cluster (LeaderAndIsr, StopReplica,
+UpdateMetadata, ControlledShutdown, AlterPartition) are compared with Kafka 3.9.1's
+classes instead (the last release with ZooKeeper mode; Kafka 4 removed the first four and
+AlterPartition v0-1), every version kafkacore implements.
 """
 
 from __future__ import annotations
@@ -21,22 +26,32 @@ from typing import Any
 
 import pytest
 
-from kafkacore.protocol import APIS
+from kafkacore.protocol import APIS, ApiKey
 from kafkacore.protocol.samples import sample
 from kafkacore.protocol.schema import KafkaStruct, MessageSchema, StructSchema
 
-pytestmark = pytest.mark.interop
+pytestmark = [pytest.mark.interop, pytest.mark.downloads]
 
 SEEDS = range(3)
 # Versions inside our range that Kafka 4.x no longer serializes (KIP-896).
 REMOVED_IN_KAFKA_4 = {0: range(3), 35: range(1)}
+# Compared with Kafka 3.9's classes (the ZooKeeper-mode inter-broker APIs).
+INTER_BROKER = {
+    ApiKey.LEADER_AND_ISR,
+    ApiKey.STOP_REPLICA,
+    ApiKey.UPDATE_METADATA,
+    ApiKey.CONTROLLED_SHUTDOWN,
+    ApiKey.ALTER_PARTITION,
+}
 
-CASES = [
+ALL_CASES = [
     (api.key, version, kind)
     for api in APIS.values()
     for version in range(api.request.valid.lo, api.request.valid.hi + 1)
     for kind in ("request", "response")
 ]
+CASES = [c for c in ALL_CASES if c[0] not in INTER_BROKER]
+ZK_CASES = [c for c in ALL_CASES if c[0] in INTER_BROKER]
 
 
 def _schema(key: int, kind: str) -> MessageSchema:
@@ -111,12 +126,11 @@ def _first_difference(a: Any, b: Any, path: str) -> str:
     return f"{path}: ours {a!r} != Kafka's {b!r}"
 
 
-@pytest.fixture(scope="module")
-def kafka_serialized(java: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[Any, Any]:
+def _serialize(java: Any, cases: list[Any], directory: Path) -> dict[Any, Any]:
     """Per (key, version, kind, seed): (our value, Kafka's result line)."""
     values: dict[Any, KafkaStruct] = {}
     lines = []
-    for key, version, kind in CASES:
+    for key, version, kind in cases:
         msg = _schema(key, kind)
         for seed in SEEDS:
             rnd = random.Random(f"{key}-{version}-{kind}-{seed}")
@@ -124,7 +138,7 @@ def kafka_serialized(java: Any, tmp_path_factory: pytest.TempPathFactory) -> dic
             values[(key, version, kind, seed)] = value
             payload = json.dumps(to_kafka_json(value, msg.struct, version), ensure_ascii=False)
             lines.append(f"{key} {version} {kind} {payload}")
-    path: Path = tmp_path_factory.mktemp("protocol") / "cases.txt"
+    path = directory / "cases.txt"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     result = java.run("ProtocolMessages", str(path)).check()
     outputs = result.stdout.decode("utf-8").splitlines()
@@ -132,19 +146,23 @@ def kafka_serialized(java: Any, tmp_path_factory: pytest.TempPathFactory) -> dic
     return {k: (values[k], out) for k, out in zip(values, outputs, strict=True)}
 
 
-@pytest.mark.parametrize(
-    ("key", "version", "kind"), CASES, ids=[f"{APIS[k].name}-v{v}-{kd}" for k, v, kd in CASES]
-)
-def test_same_bytes_and_values_as_kafka(
-    kafka_serialized: dict[Any, Any], key: int, version: int, kind: str
-) -> None:
+@pytest.fixture(scope="module")
+def kafka_serialized(java: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[Any, Any]:
+    """Kafka 4.x's serialization of every case but the inter-broker APIs."""
+    return _serialize(java, CASES, tmp_path_factory.mktemp("protocol"))
+
+
+@pytest.fixture(scope="module")
+def kafka_zk_serialized(java_zk: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[Any, Any]:
+    """Kafka 3.9's serialization of the inter-broker APIs."""
+    assert java_zk.version.startswith("3.9"), java_zk.version
+    return _serialize(java_zk, ZK_CASES, tmp_path_factory.mktemp("protocol-zk"))
+
+
+def _check_case(serialized: dict[Any, Any], key: int, version: int, kind: str) -> None:
     msg = _schema(key, kind)
     for seed in SEEDS:
-        value, line = kafka_serialized[(key, version, kind, seed)]
-        if version in REMOVED_IN_KAFKA_4.get(key, ()):
-            # Kafka 4 dropped these versions and simplified its schemas' version ranges
-            # (e.g. "2+" became "0+"), so its classes are no reference for them.
-            continue
+        value, line = serialized[(key, version, kind, seed)]
         status, _, rest = line.partition(" ")
         assert status == "ok", f"Kafka refused our {msg.name} v{version} values: {rest}"
         hex_bytes, _, kafka_json = rest.partition(" ")
@@ -155,6 +173,28 @@ def test_same_bytes_and_values_as_kafka(
         kafka = json.loads(kafka_json)
         ours = _normalise_records(ours, kafka, msg.struct, version)
         assert ours == kafka, _first_difference(ours, kafka, msg.name)
+
+
+def _ids(cases: list[Any]) -> list[str]:
+    return [f"{APIS[k].name}-v{v}-{kd}" for k, v, kd in cases]
+
+
+@pytest.mark.parametrize(("key", "version", "kind"), CASES, ids=_ids(CASES))
+def test_same_bytes_and_values_as_kafka(
+    kafka_serialized: dict[Any, Any], key: int, version: int, kind: str
+) -> None:
+    if version in REMOVED_IN_KAFKA_4.get(key, ()):
+        # Kafka 4 dropped these versions and simplified its schemas' version ranges
+        # (e.g. "2+" became "0+"), so its classes are no reference for them.
+        return
+    _check_case(kafka_serialized, key, version, kind)
+
+
+@pytest.mark.parametrize(("key", "version", "kind"), ZK_CASES, ids=_ids(ZK_CASES))
+def test_inter_broker_apis_same_bytes_and_values_as_kafka_3_9(
+    kafka_zk_serialized: dict[Any, Any], key: int, version: int, kind: str
+) -> None:
+    _check_case(kafka_zk_serialized, key, version, kind)
 
 
 def test_uuid_json_form() -> None:

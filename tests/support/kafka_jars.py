@@ -6,6 +6,7 @@ compat suites and the config oracle; nothing is skipped: without Java these fail
 from __future__ import annotations
 
 import functools
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -35,16 +36,24 @@ def require(tool: str) -> str:
     return path
 
 
+# The last Kafka release with ZooKeeper mode: the reference for the inter-broker APIs
+# (LeaderAndIsr, UpdateMetadata, StopReplica, ControlledShutdown) Kafka 4 removed.
+KAFKA_ZK_VERSION = "3.9.1"
+
+
 @functools.cache
-def kafka_libs() -> Path:
-    """The directory of Kafka's jars (``.../kafka-<version>/libs``), fetched if needed."""
+def kafka_libs(version: str | None = None) -> Path:
+    """The directory of Kafka's jars (``.../kafka-<version>/libs``), fetched if needed:
+    ``version``, else scripts/kafka-jars.sh's default (or ``$KAFKA_VERSION``)."""
     require("java")
+    env = None if version is None else {**os.environ, "KAFKA_VERSION": version}
     proc = subprocess.run(
         ["bash", str(REPO / "scripts" / "kafka-jars.sh")],
         capture_output=True,
         text=True,
         timeout=900,
         check=False,
+        env=env,
     )
     if proc.returncode != 0:
         raise AssertionError(f"scripts/kafka-jars.sh failed:\n{proc.stderr[-4000:]}")

@@ -4,7 +4,6 @@ converts between ZooKeeper's ``LeaderIsrState`` (+ zkVersion) and the controller
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
@@ -12,6 +11,8 @@ from typing import Any
 from kafkacore.controller.algorithms import LeaderAndIsr
 from kafkacore.controller.context import ControllerContext
 from kafkacore.log import TopicPartition
+from kafkacore.zk.data import LeaderIsrState
+from kafkacore.zk.errors import ControllerMovedError
 
 __all__ = [
     "ControllerMoved",
@@ -23,18 +24,13 @@ __all__ = [
 ]
 
 
-def _zk_module(name: str) -> Any:
-    return importlib.import_module(f"kafkacore.zk.{name}")
-
-
 def ControllerMoved() -> type[Exception]:
-    """``kafkacore.zk.client.ControllerMovedError``."""
-    cls: type[Exception] = _zk_module("client").ControllerMovedError
-    return cls
+    """``kafkacore.zk.errors.ControllerMovedError``."""
+    return ControllerMovedError
 
 
-def to_zk(s: LeaderAndIsr) -> Any:
-    return _zk_module("data").LeaderIsrState(
+def to_zk(s: LeaderAndIsr) -> LeaderIsrState:
+    return LeaderIsrState(
         leader=s.leader,
         leader_epoch=s.leader_epoch,
         isr=tuple(s.isr),

@@ -5,7 +5,9 @@ this, never the store.
 
 It follows a :class:`~kafkacore.metadata.store.MetadataStore` as a
 :class:`~kafkacore.metadata.store.MetadataListener` (:meth:`MetadataCache.follow`); a
-ZooKeeper broker will also feed it from UpdateMetadata requests.
+ZooKeeper broker feeds it from UpdateMetadata requests (live brokers with their
+endpoints, the controller, partition states: :meth:`MetadataCache.set_alive_brokers`,
+:meth:`MetadataCache.update_partition_states`).
 
 Thread-safety: updates may come from any thread (store writers, a ZooKeeper client);
 each replaces an immutable snapshot under a lock, and reads see one snapshot or the next,
@@ -20,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from kafkacore.log import TopicPartition
-from kafkacore.metadata.store import MetadataStore, PartitionState, TopicMetadata
+from kafkacore.metadata.store import NO_LEADER, MetadataStore, PartitionState, TopicMetadata
 
 __all__ = ["BrokerInfo", "MetadataCache"]
 
@@ -33,6 +35,16 @@ class BrokerInfo:
     host: str
     port: int
     rack: str | None = None
+    # every listener: (listener name, host, port, security protocol id) - UpdateMetadata
+    endpoints: tuple[tuple[str, str, int, int], ...] = ()
+
+    def endpoint(self, listener: str | None) -> tuple[str, int]:
+        """``(host, port)`` of ``listener`` (default: the first one, or the client
+        endpoint)."""
+        for name, host, port, _protocol in self.endpoints:
+            if listener is None or name == listener:
+                return host, port
+        return self.host, self.port
 
 
 class MetadataCache:
@@ -44,6 +56,9 @@ class MetadataCache:
         self._brokers: dict[int, BrokerInfo] = {}
         self._cluster_id: str | None = None
         self._controller_id = controller_id
+        # cluster mode: topic config overrides from ZooKeeper (/config/topics/<t>), known
+        # before (and apart from) the topic's partitions, which come with UpdateMetadata
+        self._topic_configs: dict[str, dict[str, str]] = {}
 
     def follow(self, store: MetadataStore, broker_config_entities: tuple[str, ...]) -> None:
         """Load ``store``'s current state and listen to its changes (the dynamic broker
@@ -57,6 +72,39 @@ class MetadataCache:
             self._by_id = {t.topic_id: t for t in topics.values()}
             self._broker_configs = {e: c for e, c in configs.items() if c}
             self._cluster_id = store.cluster_id
+
+    def follow_configs(
+        self,
+        store: MetadataStore,
+        topic_configs: Mapping[str, Mapping[str, str]],
+        broker_config_entities: tuple[str, ...],
+    ) -> None:
+        """Cluster mode: listen to ``store`` for config changes and cluster id only (the
+        topics and brokers come with the controller's UpdateMetadata); start from
+        ``topic_configs`` and the broker configs of ``broker_config_entities``."""
+        store.add_listener(self)
+        configs = {e: store.broker_configs(e) for e in broker_config_entities}
+        with self._lock:
+            self._topic_configs = {t: dict(c) for t, c in topic_configs.items()}
+            self._broker_configs = {e: c for e, c in configs.items() if c}
+            self._cluster_id = store.cluster_id
+
+    def on_topic_configs_changed(self, name: str, configs: Mapping[str, str]) -> None:
+        """A topic's config overrides changed (cluster mode: a ZooKeeper change
+        notification, or a new topic's config read before its partitions are made)."""
+        with self._lock:
+            all_configs = dict(self._topic_configs)
+            all_configs[name] = dict(configs)
+            topics = self._topics
+            old = topics.get(name)
+            if old is not None:
+                updated = TopicMetadata(old.name, old.topic_id, old.partitions, dict(configs))
+                topics = {**topics, name: updated}
+                self._by_id = {**self._by_id, old.topic_id: updated}
+            self._topic_configs, self._topics = all_configs, topics
+
+    def knows_topic_configs(self, name: str) -> bool:
+        return name in self._topic_configs or name in self._topics
 
     # -- MetadataListener ------------------------------------------------------------------
 
@@ -104,6 +152,51 @@ class MetadataCache:
     def set_controller(self, controller_id: int) -> None:
         self._controller_id = controller_id
 
+    def set_alive_brokers(self, brokers: list[BrokerInfo]) -> None:
+        """Exactly ``brokers`` are alive (an UpdateMetadata's live brokers)."""
+        with self._lock:
+            self._brokers = {b.node_id: b for b in brokers}
+
+    def is_broker_alive(self, node_id: int) -> bool:
+        return node_id in self._brokers
+
+    def update_partition_states(
+        self,
+        topic: str,
+        topic_id: uuid.UUID | None,
+        states: Mapping[int, PartitionState | None],
+    ) -> None:
+        """Merge one UpdateMetadata topic: each listed partition takes its state
+        (``None``: the partition is gone - Kafka's leader -2 for deletion; a topic left
+        without partitions is dropped). Partitions not yet known in between are filled
+        with leaderless states so that indexes stay partition ids."""
+        with self._lock:
+            topics = dict(self._topics)
+            by_id = dict(self._by_id)
+            old = topics.get(topic)
+            partitions: list[PartitionState | None] = list(old.partitions) if old else []
+            for index, state in states.items():
+                while len(partitions) <= index:
+                    partitions.append(None)
+                partitions[index] = state
+            while partitions and partitions[-1] is None:
+                partitions.pop()
+            if old is not None:
+                by_id.pop(old.topic_id, None)
+            if not partitions:
+                topics.pop(topic, None)
+            else:
+                filled = tuple(
+                    p if p is not None else PartitionState((), NO_LEADER, -1, (), -1)
+                    for p in partitions
+                )
+                new_id = topic_id or (old.topic_id if old else uuid.UUID(int=0))
+                configs = dict(old.configs) if old else dict(self._topic_configs.get(topic, {}))
+                metadata = TopicMetadata(topic, new_id, filled, configs)
+                topics[topic] = metadata
+                by_id[new_id] = metadata
+            self._topics, self._by_id = topics, by_id
+
     def alive_brokers(self) -> list[BrokerInfo]:
         brokers = self._brokers
         return [brokers[n] for n in sorted(brokers)]
@@ -136,7 +229,10 @@ class MetadataCache:
 
     def topic_configs(self, name: str) -> dict[str, str] | None:
         topic = self._topics.get(name)
-        return dict(topic.configs) if topic is not None else None
+        if topic is not None:
+            return dict(topic.configs)
+        known = self._topic_configs.get(name)
+        return dict(known) if known is not None else None
 
     def partition_count(self, name: str) -> int | None:
         topic = self._topics.get(name)

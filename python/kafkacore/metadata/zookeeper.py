@@ -78,6 +78,7 @@ class ZooKeeperMetadataStore:
         self._listeners: list[Any] = []
         self._seen_changes: set[str] = set()
         self._watching = False
+        self._pid_block: tuple[int, int] | None = None  # (next, last) of this broker's block
 
     # -- start-up (on the event loop) -------------------------------------------------------
 
@@ -100,6 +101,17 @@ class ZooKeeperMetadataStore:
         self._watching = True
         await self._follow_config_changes()
         return cluster_id
+
+    def topic_configs(self) -> dict[str, dict[str, str]]:
+        """Every topic's config overrides known now."""
+        with self._lock:
+            return {t: dict(c) for t, c in self._topic_configs.items()}
+
+    async def load_topic_config(self, name: str) -> None:
+        """Read ``/config/topics/<name>`` and tell the listeners (a topic created
+        elsewhere, whose config was written without a change notification)."""
+        configs = await self._zk.get_entity_config(_TOPICS, name)
+        self._apply_config(_TOPICS, name, configs)
 
     def stop(self) -> None:
         self._watching = False
@@ -219,9 +231,6 @@ class ZooKeeperMetadataStore:
             topic_id=topic_id,
         )
         self._call(self._create(record, overrides))
-        with self._lock:
-            if overrides:
-                self._topic_configs[name] = overrides
         self._wait_for_leaders(name, len(assignment))
         return TopicMetadata(
             name,
@@ -306,7 +315,7 @@ class ZooKeeperMetadataStore:
         """One id from this broker's current block of ``/latest_producer_id_block``
         (a new block of 1000 claimed with a compare-and-set when it runs out)."""
         with self._lock:
-            block = getattr(self, "_pid_block", None)
+            block = self._pid_block
             if block is not None and block[0] <= block[1]:
                 self._pid_block = (block[0] + 1, block[1])
                 return block[0]

@@ -1,4 +1,5 @@
-"""Delayed fetches (Kafka's ``DelayedFetch`` purgatory), on asyncio.
+"""Delayed fetches (Kafka's ``DelayedFetch`` purgatory) and delayed ``acks=-1``
+produces (``DelayedProduce``), on asyncio.
 
 A fetch that has fewer than ``min_bytes`` waits for up to ``max_wait_ms``; an append to
 any of its partitions wakes it (:meth:`FetchPurgatory.wake`), and it re-reads. Waiters
@@ -10,11 +11,12 @@ Thread-safety: event loop thread only.
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Iterable
 
 from kafkacore.log import TopicPartition
 
-__all__ = ["FetchPurgatory"]
+__all__ = ["FetchPurgatory", "ProducePurgatory"]
 
 
 class FetchPurgatory:
@@ -53,3 +55,69 @@ class FetchPurgatory:
     def wake_all(self) -> None:
         for tp in list(self._waiters):
             self.wake(tp)
+
+
+class ProducePurgatory:
+    """Delayed ``acks=-1`` produces (Kafka's ``DelayedProduce``), keyed by the partitions
+    whose high watermark completes them. :meth:`wake` may be called from any thread (a
+    high watermark moves on the I/O thread that appended or on the loop that handled a
+    follower fetch); the waiters are woken on their event loop."""
+
+    def __init__(self) -> None:
+        self._waiters: dict[TopicPartition, set[asyncio.Future[None]]] = {}
+        self._lock = threading.Lock()
+
+    def watched(self) -> int:
+        return len(self._waiters)
+
+    async def wait(self, partitions: Iterable[TopicPartition], timeout_s: float) -> bool:
+        """Wait until one of ``partitions``' high watermark or leadership changes, or
+        ``timeout_s`` passes; whether it was woken. The caller re-checks its
+        completion after each wake (an operation completes once)."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
+        keys = list(dict.fromkeys(partitions))
+        with self._lock:
+            for tp in keys:
+                self._waiters.setdefault(tp, set()).add(future)
+        try:
+            await asyncio.wait_for(asyncio.shield(future), max(0.0, timeout_s))
+            return True
+        except TimeoutError:
+            return False
+        finally:
+            with self._lock:
+                for tp in keys:
+                    waiters = self._waiters.get(tp)
+                    if waiters is not None:
+                        waiters.discard(future)
+                        if not waiters:
+                            del self._waiters[tp]
+
+    def wake(self, tp: TopicPartition) -> None:
+        with self._lock:
+            futures = self._waiters.pop(tp, None)
+        if not futures:
+            return
+        for future in futures:
+            floop = future.get_loop()
+            try:
+                running = asyncio.get_running_loop()
+            except RuntimeError:
+                running = None
+            if running is floop:
+                if not future.done():
+                    future.set_result(None)
+            elif not floop.is_closed():
+                floop.call_soon_threadsafe(_set_done, future)
+
+    def wake_all(self) -> None:
+        with self._lock:
+            keys = list(self._waiters)
+        for tp in keys:
+            self.wake(tp)
+
+
+def _set_done(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)

@@ -2,6 +2,15 @@
 assignment, leader and leader epoch, partition epoch, ISR, high watermark and last
 stable offset, with methods named for what they decide.
 
+Replication (ZooKeeper mode, Kafka 3.9 rules): the leader keeps a :class:`ReplicaState`
+per follower, fed by its fetches (:meth:`Partition.update_follower_fetch_state`); the
+high watermark is the smallest log end offset over the maximal ISR (the committed ISR
+plus a pending expansion) and does not move while that ISR is smaller than
+``min(min.insync.replicas, replication factor)``; ISR shrinks and expansions are
+proposed to the controller through an :class:`AlterPartitionSubmitter` (one in flight)
+and committed when it answers. A follower appends the leader's batches unchanged
+(:meth:`Partition.append_records_as_follower`) and takes ``min(leader HW, own LEO)``.
+
 A single node is the replication-factor-1 case: the replicas and the ISR are
 ``[this node]``, so :meth:`Partition.maybe_increment_leader_hw` moves the high watermark
 to the log end offset after every append, and the last stable offset is the high
@@ -25,6 +34,10 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
 
 from kafkacore.errors import KafkaCoreError
 from kafkacore.log import Log, LogAppendInfo, TopicPartition
@@ -32,7 +45,15 @@ from kafkacore.log.log import AppendOrigin
 from kafkacore.log.producer_state import DuplicateSequenceError
 from kafkacore.metadata import PartitionState
 
-__all__ = ["NotEnoughReplicasError", "NotLeaderOrFollowerError", "Partition"]
+__all__ = [
+    "AlterPartitionSubmitter",
+    "FencedLeaderEpochError",
+    "NotEnoughReplicasError",
+    "NotLeaderOrFollowerError",
+    "Partition",
+    "ReplicaState",
+    "UnknownLeaderEpochError",
+]
 
 logger = logging.getLogger("kafkacore.server")
 
@@ -41,23 +62,102 @@ class NotLeaderOrFollowerError(KafkaCoreError):
     """This broker does not lead the partition (NOT_LEADER_OR_FOLLOWER)."""
 
 
+class FencedLeaderEpochError(KafkaCoreError):
+    """A request's leader epoch is older than the partition's (FENCED_LEADER_EPOCH)."""
+
+
+class UnknownLeaderEpochError(KafkaCoreError):
+    """A request's leader epoch is newer than the partition's (UNKNOWN_LEADER_EPOCH)."""
+
+
 class NotEnoughReplicasError(KafkaCoreError):
     """``acks=-1`` with fewer in-sync replicas than ``min.insync.replicas``
     (NOT_ENOUGH_REPLICAS)."""
 
 
+def _now_ms() -> int:
+    return int(time.monotonic() * 1000)
+
+
+@dataclass(slots=True)
+class ReplicaState:
+    """What the leader knows of one follower (Kafka's ``Replica``/``ReplicaState``), from
+    its fetches. Times are milliseconds on the partition's clock; -1 offsets: unknown."""
+
+    broker_id: int
+    log_end_offset: int = -1
+    log_start_offset: int = -1
+    last_caught_up_time: int = 0
+    last_fetch_leader_leo: int = -1
+    last_fetch_time: int = 0
+
+    def reset(self, now: int, in_isr: bool, leader_leo: int) -> None:
+        """A new leadership: offsets unknown, ISR members count as caught up now."""
+        self.log_end_offset = -1
+        self.log_start_offset = -1
+        self.last_caught_up_time = now if in_isr else 0
+        self.last_fetch_leader_leo = leader_leo
+        self.last_fetch_time = now if in_isr else 0
+
+    def is_caught_up(self, leader_leo: int, now: int, lag_ms: int) -> bool:
+        return self.log_end_offset == leader_leo or now - self.last_caught_up_time <= lag_ms
+
+
+# An ISR change outcome: (error code, the committed state or None)
+AlterPartitionCallback = Callable[[int, "tuple[int, tuple[int, ...], int] | None"], None]
+
+
+class AlterPartitionSubmitter(Protocol):
+    """Where a leader proposes ISR changes (the
+    :class:`~kafkacore.server.alter_partition.AlterPartitionManager`)."""
+
+    def submit(
+        self,
+        tp: TopicPartition,
+        leader_epoch: int,
+        new_isr: tuple[int, ...],
+        partition_epoch: int,
+        callback: AlterPartitionCallback,
+    ) -> bool: ...
+
+
+# AlterPartition errors after which the leader waits for a LeaderAndIsr
+_FENCED_LEADER_EPOCH = 74
+_INVALID_UPDATE_VERSION = 95
+
+
 class Partition:
-    def __init__(self, topic_partition: TopicPartition, log: Log, local_broker_id: int) -> None:
+    def __init__(
+        self,
+        topic_partition: TopicPartition,
+        log: Log,
+        local_broker_id: int,
+        *,
+        alter_partition: AlterPartitionSubmitter | None = None,
+        is_broker_alive: Callable[[int], bool] | None = None,
+        clock: Callable[[], int] = _now_ms,
+    ) -> None:
         self.topic_partition = topic_partition
         self.log = log
         self.local_broker_id = local_broker_id
+        self.alter_partition = alter_partition
+        self._is_broker_alive = is_broker_alive
+        self._clock = clock
         self._leader_isr_lock = threading.RLock()
         self._leader_id = -1
         self._leader_epoch = -1
+        self._leader_epoch_start_offset = 0
         self._partition_epoch = -1
         self._replicas: tuple[int, ...] = ()
         self._isr: frozenset[int] = frozenset()
+        # the ISR proposed to the controller and not yet answered (None: nothing in flight)
+        self._pending_isr: frozenset[int] | None = None
+        # an AlterPartition was fenced: no proposals until the next LeaderAndIsr
+        self._isr_update_fenced = False
+        self._followers: dict[int, ReplicaState] = {}
         self._high_watermark = 0
+        # called (outside the lock) after every high watermark move / leadership change
+        self.on_high_watermark: Callable[[TopicPartition], None] | None = None
 
     def __repr__(self) -> str:
         return (
@@ -88,6 +188,17 @@ class Partition:
         return self._isr
 
     @property
+    def maximal_isr(self) -> frozenset[int]:
+        """The committed ISR plus a pending expansion (a pending shrink keeps the larger
+        committed ISR until the controller answers)."""
+        pending = self._pending_isr
+        return self._isr if pending is None else self._isr | pending
+
+    @property
+    def pending_isr(self) -> frozenset[int] | None:
+        return self._pending_isr
+
+    @property
     def is_leader(self) -> bool:
         return self._leader_id == self.local_broker_id
 
@@ -100,25 +211,103 @@ class Partition:
         """No transactions yet: the first offset of no open transaction is the HW."""
         return self._high_watermark
 
+    def follower_state(self, replica_id: int) -> ReplicaState | None:
+        return self._followers.get(replica_id)
+
+    def effective_min_isr(self) -> int:
+        """``min(min.insync.replicas, replication factor)`` (Kafka 3.7+)."""
+        return min(self.log.config.min_insync_replicas, max(1, len(self._replicas)))
+
+    def check_leader_epoch(self, current_leader_epoch: int) -> None:
+        """A request's ``current_leader_epoch`` (-1: not checked) against ours."""
+        if current_leader_epoch == -1:
+            return
+        if current_leader_epoch < self._leader_epoch:
+            raise FencedLeaderEpochError(
+                f"The leader epoch in the request {current_leader_epoch} is older than the "
+                f"current leader epoch {self._leader_epoch} of {self.topic_partition}"
+            )
+        if current_leader_epoch > self._leader_epoch:
+            raise UnknownLeaderEpochError(
+                f"The leader epoch in the request {current_leader_epoch} is newer than the "
+                f"current leader epoch {self._leader_epoch} of {self.topic_partition}"
+            )
+
     # -- leadership ------------------------------------------------------------------------
 
-    def make_leader(self, state: PartitionState) -> bool:
+    def make_leader(
+        self, state: PartitionState, now: int | None = None, *, record_epoch_start: bool = False
+    ) -> bool:
         """Take ``state`` (this node must be its leader); whether the leader epoch
-        changed. The high watermark is then re-derived from the ISR's log end offsets
-        (Kafka's ``makeLeader`` followed by ``maybeIncrementLeaderHW``)."""
+        changed (Kafka's ``makeLeader``). A new epoch is recorded in the leader epoch
+        cache at the log end offset when ``record_epoch_start`` (KAFKA-7415; the
+        LeaderAndIsr path; the single-node store path keeps its cache as it was), the
+        followers' states are reset (ISR members caught up now), and the high watermark
+        is re-derived (``maybeIncrementLeaderHW``)."""
         if state.leader != self.local_broker_id:
             raise ValueError(f"{self.topic_partition}: node {state.leader} leads, not us")
+        now = self._clock() if now is None else now
         with self._leader_isr_lock:
             if state.partition_epoch < self._partition_epoch:
                 return False  # a stale update
-            changed = state.leader_epoch != self._leader_epoch
+            changed = state.leader_epoch != self._leader_epoch or not self.is_leader
+            leo = self.log.log_end_offset
+            if changed:
+                if record_epoch_start and state.leader_epoch >= 0:
+                    self.log.maybe_assign_epoch_start_offset(state.leader_epoch, leo)
+                self._leader_epoch_start_offset = leo
             self._leader_id = state.leader
             self._leader_epoch = state.leader_epoch
             self._partition_epoch = state.partition_epoch
             self._replicas = state.replicas
             self._isr = frozenset(state.isr)
-            self.maybe_increment_leader_hw()
-            return changed
+            self._pending_isr = None
+            self._isr_update_fenced = False
+            followers = {}
+            for replica in state.replicas:
+                if replica == self.local_broker_id:
+                    continue
+                follower = self._followers.get(replica) or ReplicaState(replica)
+                if changed:
+                    follower.reset(now, replica in self._isr, leo)
+                followers[replica] = follower
+            self._followers = followers
+            self._maybe_increment_leader_hw_locked()
+        self._notify_hw()
+        return changed
+
+    def make_follower(self, state: PartitionState) -> bool:
+        """Follow ``state.leader`` (Kafka's ``makeFollower``): the ISR is emptied (only
+        leaders keep one), leader and epochs recorded; whether the leader or the leader
+        epoch changed (then the caller restarts the fetcher)."""
+        with self._leader_isr_lock:
+            if state.partition_epoch < self._partition_epoch and (
+                state.leader_epoch <= self._leader_epoch
+            ):
+                return False
+            changed = state.leader != self._leader_id or state.leader_epoch != self._leader_epoch
+            self._leader_id = state.leader
+            self._leader_epoch = state.leader_epoch
+            self._partition_epoch = state.partition_epoch
+            self._replicas = state.replicas
+            self._isr = frozenset()
+            self._pending_isr = None
+            self._isr_update_fenced = False
+            self._followers = {}
+            # never above our own log end
+            self._high_watermark = min(self._high_watermark, self.log.log_end_offset)
+        self._notify_hw()
+        return changed
+
+    def stop_leading(self) -> None:
+        """No leader known here (StopReplica without delete): appends and reads are
+        refused until the next LeaderAndIsr."""
+        with self._leader_isr_lock:
+            self._leader_id = -1
+            self._isr = frozenset()
+            self._pending_isr = None
+            self._followers = {}
+        self._notify_hw()
 
     # -- appends ---------------------------------------------------------------------------
 
@@ -144,15 +333,23 @@ class Partition:
                 info = self.log.append_as_leader(records, self._leader_epoch, origin=origin)
             except DuplicateSequenceError as duplicate:
                 return self._answer_for_duplicate(duplicate)
-            self.maybe_increment_leader_hw()
-            return info
+            moved = self._maybe_increment_leader_hw_locked()
+        if moved:
+            self._notify_hw()
+        return info
 
     def ensure_enough_replicas(self, required_acks: int) -> None:
         """``acks=-1`` needs at least ``min.insync.replicas`` in the ISR (Kafka checks it
-        before the append, with this message)."""
+        before the append, with this message). A replicated partition uses
+        ``min(min.insync.replicas, replication factor)`` (Kafka 3.7+); a single node keeps
+        the plain ``min.insync.replicas`` it always had."""
+        if required_acks != -1:
+            return
         min_isr = self.log.config.min_insync_replicas
+        if len(self._replicas) > 1:
+            min_isr = self.effective_min_isr()
         isr = self._isr
-        if required_acks == -1 and len(isr) < min_isr:
+        if len(isr) < min_isr:
             raise NotEnoughReplicasError(
                 f"The size of the current ISR Set({', '.join(str(r) for r in sorted(isr))}) "
                 f"is insufficient to satisfy the min.isr requirement of {min_isr} for "
@@ -178,12 +375,222 @@ class Partition:
             num_records=0,
         )
 
+    # -- high watermark --------------------------------------------------------------------
+
     def maybe_increment_leader_hw(self) -> bool:
-        """Move the high watermark up to the smallest log end offset in the ISR (only
-        this replica's is known: replication factor 1); whether it moved."""
+        """Move the high watermark up to the smallest log end offset over the leader and
+        the maximal ISR (Kafka's ``maybeIncrementLeaderHW``); whether it moved. It never
+        moves back, and not at all while the maximal ISR is smaller than
+        ``min(min.insync.replicas, replication factor)`` (KAFKA-15583)."""
         with self._leader_isr_lock:
-            new_hw = self.log.log_end_offset
-            if new_hw > self._high_watermark:
-                self._high_watermark = new_hw
-                return True
+            moved = self._maybe_increment_leader_hw_locked()
+        if moved:
+            self._notify_hw()
+        return moved
+
+    def _maybe_increment_leader_hw_locked(self) -> bool:
+        if not self.is_leader:
             return False
+        isr = self.maximal_isr
+        if len(self._replicas) > 1 and len(isr) < self.effective_min_isr():
+            return False
+        new_hw = self.log.log_end_offset
+        for replica in isr:
+            if replica == self.local_broker_id:
+                continue
+            follower = self._followers.get(replica)
+            leo = follower.log_end_offset if follower is not None else -1
+            if leo < 0:
+                return False  # a member whose position is not known yet holds it
+            new_hw = min(new_hw, leo)
+        if new_hw > self._high_watermark:
+            self._high_watermark = new_hw
+            return True
+        return False
+
+    def _notify_hw(self) -> None:
+        callback = self.on_high_watermark
+        if callback is not None:
+            callback(self.topic_partition)
+
+    # -- the leader's view of its followers ----------------------------------------------
+
+    def update_follower_fetch_state(
+        self, replica_id: int, fetch_offset: int, log_start_offset: int, now: int | None = None
+    ) -> None:
+        """A follower fetched from ``fetch_offset`` (Kafka's ``updateFollowerFetchState``):
+        its LEO and log start offset recorded, its last caught-up time advanced, then the
+        ISR may expand and the high watermark move. ``NotLeaderOrFollowerError`` when not
+        leader or ``replica_id`` is not a replica."""
+        now = self._clock() if now is None else now
+        with self._leader_isr_lock:
+            if not self.is_leader:
+                raise NotLeaderOrFollowerError(
+                    f"Leader not local for partition {self.topic_partition} on broker "
+                    f"{self.local_broker_id}"
+                )
+            follower = self._followers.get(replica_id)
+            if follower is None:
+                raise NotLeaderOrFollowerError(
+                    f"Replica {replica_id} is not a replica of {self.topic_partition}"
+                )
+            leader_leo = self.log.log_end_offset
+            if fetch_offset >= leader_leo:
+                follower.last_caught_up_time = max(follower.last_caught_up_time, now)
+            elif fetch_offset >= follower.last_fetch_leader_leo:
+                follower.last_caught_up_time = max(
+                    follower.last_caught_up_time, follower.last_fetch_time
+                )
+            follower.log_end_offset = fetch_offset
+            follower.log_start_offset = log_start_offset
+            follower.last_fetch_leader_leo = leader_leo
+            follower.last_fetch_time = now
+            self.maybe_expand_isr(replica_id)
+            moved = self._maybe_increment_leader_hw_locked()
+        if moved:
+            self._notify_hw()
+
+    def maybe_expand_isr(self, replica_id: int) -> bool:
+        """Propose ``replica_id`` for the ISR (Kafka's ``maybeExpandIsr``) when it is not
+        in it, has caught up to the high watermark and to the start of the current epoch,
+        and is alive; whether a proposal was made."""
+        with self._leader_isr_lock:
+            if not self.is_leader or self._pending_isr is not None or self._isr_update_fenced:
+                return False
+            if replica_id in self._isr:
+                return False
+            follower = self._followers.get(replica_id)
+            if follower is None:
+                return False
+            if follower.log_end_offset < self._high_watermark:
+                return False
+            if follower.log_end_offset < self._leader_epoch_start_offset:
+                return False
+            if self._is_broker_alive is not None and not self._is_broker_alive(replica_id):
+                return False
+            return self._propose_isr(self._isr | {replica_id})
+
+    def out_of_sync_replicas(self, lag_ms: int, now: int | None = None) -> set[int]:
+        """ISR members (the leader aside) that are not caught up."""
+        now = self._clock() if now is None else now
+        leader_leo = self.log.log_end_offset
+        return {
+            r
+            for r in self._isr
+            if r != self.local_broker_id
+            and (f := self._followers.get(r)) is not None
+            and not f.is_caught_up(leader_leo, now, lag_ms)
+        }
+
+    def maybe_shrink_isr(self, now: int | None = None, lag_ms: int = 30000) -> bool:
+        """Propose the ISR without its members that are not caught up (Kafka's
+        ``maybeShrinkIsr``, the ``isr-expiration`` task); whether a proposal was made.
+        Nothing while an update is in flight."""
+        with self._leader_isr_lock:
+            if not self.is_leader or self._pending_isr is not None or self._isr_update_fenced:
+                return False
+            lagging = self.out_of_sync_replicas(lag_ms, now)
+            if not lagging:
+                return False
+            logger.info(
+                "Shrinking ISR of %s from %s to %s (out of sync: %s)",
+                self.topic_partition,
+                sorted(self._isr),
+                sorted(self._isr - lagging),
+                sorted(lagging),
+            )
+            return self._propose_isr(self._isr - lagging)
+
+    def _propose_isr(self, new_isr: frozenset[int]) -> bool:
+        manager = self.alter_partition
+        if manager is None:
+            return False
+        leader_epoch = self._leader_epoch
+        accepted = manager.submit(
+            self.topic_partition,
+            leader_epoch,
+            tuple(sorted(new_isr)),
+            self._partition_epoch,
+            lambda error, result: self.on_alter_partition_result(leader_epoch, error, result),
+        )
+        if accepted:
+            self._pending_isr = new_isr
+        return accepted
+
+    def on_alter_partition_result(
+        self,
+        leader_epoch: int,
+        error: int,
+        result: tuple[int, tuple[int, ...], int] | None,
+    ) -> None:
+        """The controller answered an ISR proposal made under ``leader_epoch``: on
+        success ``result`` is ``(leader epoch, ISR, partition epoch)`` and is committed;
+        FENCED_LEADER_EPOCH / INVALID_UPDATE_VERSION stop proposals until the next
+        LeaderAndIsr; other errors drop the proposal (it is made again)."""
+        with self._leader_isr_lock:
+            if leader_epoch != self._leader_epoch or self._pending_isr is None:
+                return  # a LeaderAndIsr came in between
+            self._pending_isr = None
+            if error == 0 and result is not None:
+                epoch, isr, partition_epoch = result
+                if epoch == self._leader_epoch and partition_epoch >= self._partition_epoch:
+                    self._isr = frozenset(isr)
+                    self._partition_epoch = partition_epoch
+                    logger.info(
+                        "ISR of %s is now %s (partition epoch %d)",
+                        self.topic_partition,
+                        sorted(self._isr),
+                        partition_epoch,
+                    )
+            elif error in (_FENCED_LEADER_EPOCH, _INVALID_UPDATE_VERSION):
+                self._isr_update_fenced = True
+                logger.info(
+                    "ISR update of %s fenced (error %d): waiting for LeaderAndIsr",
+                    self.topic_partition,
+                    error,
+                )
+            self._maybe_increment_leader_hw_locked()
+        # an ISR change completes or fails delayed produces either way
+        self._notify_hw()
+
+    # -- the follower side -----------------------------------------------------------------
+
+    def append_records_as_follower(
+        self, records: bytes, leader_epoch: int | None = None
+    ) -> LogAppendInfo:
+        """Append the leader's batches unchanged (offsets, epochs, producer state kept);
+        refused when this broker leads, or follows at another leader epoch than
+        ``leader_epoch`` (a fetch answered before a LeaderAndIsr)."""
+        with self._leader_isr_lock:
+            if self.is_leader or (leader_epoch is not None and leader_epoch != self._leader_epoch):
+                raise NotLeaderOrFollowerError(
+                    f"{self.topic_partition}: not a follower at leader epoch {leader_epoch} "
+                    f"(leader {self._leader_id}, epoch {self._leader_epoch})"
+                )
+            return self.log.append_as_follower(records)
+
+    def update_follower_high_watermark(self, leader_hw: int, leader_log_start: int) -> bool:
+        """After a fetch: HW = ``min(leader HW, own LEO)``, never below the log start; the
+        log start offset follows the leader's. Whether the HW changed."""
+        with self._leader_isr_lock:
+            log = self.log
+            if log.log_start_offset < leader_log_start <= log.log_end_offset:
+                log.delete_records_before(leader_log_start)
+            new_hw = max(min(leader_hw, log.log_end_offset), log.log_start_offset)
+            changed = new_hw != self._high_watermark
+            self._high_watermark = new_hw
+        if changed:
+            self._notify_hw()
+        return changed
+
+    def truncate_to(self, offset: int) -> None:
+        """Remove every offset >= ``offset`` (log and epoch cache); the HW stays at or
+        below the new log end."""
+        with self._leader_isr_lock:
+            self.log.truncate_to(offset)
+            self._high_watermark = min(self._high_watermark, self.log.log_end_offset)
+
+    def truncate_fully_and_start_at(self, offset: int) -> None:
+        with self._leader_isr_lock:
+            self.log.truncate_fully_and_start_at(offset)
+            self._high_watermark = offset

@@ -31,15 +31,25 @@ import asyncio
 import logging
 import re
 import threading
-from collections.abc import Callable, Mapping, Sequence
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor
+from typing import Any, Protocol
 
 from kafkacore.config import BrokerConfig, LogConfig
 from kafkacore.log import Log, LogAppendInfo, LogManager, TopicPartition
 from kafkacore.log.log import AppendOrigin
-from kafkacore.metadata import MetadataCache, MetadataStore, TopicMetadata
-from kafkacore.server.delayed import FetchPurgatory
-from kafkacore.server.partition import Partition
+from kafkacore.metadata import (
+    BrokerInfo,
+    MetadataCache,
+    MetadataStore,
+    PartitionState,
+    TopicMetadata,
+)
+from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+from kafkacore.server.delayed import FetchPurgatory, ProducePurgatory
+from kafkacore.server.partition import AlterPartitionSubmitter, Partition
 
 __all__ = ["INTERNAL_TOPICS", "MAX_TOPIC_NAME_LENGTH", "ReplicaManager", "topic_name_error"]
 
@@ -48,6 +58,36 @@ logger = logging.getLogger("kafkacore.server")
 MAX_TOPIC_NAME_LENGTH = 249
 _LEGAL_TOPIC = re.compile(r"[a-zA-Z0-9._-]+")
 INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state"})
+
+
+# StopReplica leader epochs that always apply (Kafka's LeaderAndIsr.EpochDuringDelete/NoEpoch)
+_EPOCH_DURING_DELETE = -2
+_NO_EPOCH = -1
+# UpdateMetadata leader of a partition being deleted (LeaderAndIsr.LeaderDuringDelete)
+_LEADER_DURING_DELETE = -2
+_ZERO_UUID = uuid.UUID(int=0)
+
+
+class ReplicaFetcherManagerLike(Protocol):
+    """What the replica manager asks of the
+    :class:`~kafkacore.server.replica_fetcher.ReplicaFetcherManager`."""
+
+    def add_partitions(self, partitions: Mapping[TopicPartition, tuple[int, int, int]]) -> None: ...
+
+    def remove_partitions(self, tps: Any) -> None: ...
+
+
+def _leader_and_isr_partitions(request: Any) -> Iterator[tuple[str, uuid.UUID | None, Any]]:
+    """``(topic, topic id or None, partition state)`` of a LeaderAndIsr request (v0-1
+    ungrouped, v2+ per topic)."""
+    for ps in getattr(request, "ungrouped_partition_states", None) or ():
+        yield ps.topic_name, None, ps
+    for ts in getattr(request, "topic_states", None) or ():
+        topic_id = getattr(ts, "topic_id", None)
+        if topic_id == _ZERO_UUID:
+            topic_id = None
+        for ps in ts.partition_states:
+            yield ts.topic_name, topic_id, ps
 
 
 def topic_name_error(name: str) -> str | None:
@@ -87,8 +127,17 @@ class ReplicaManager:
         self.node_id = node_id
         self.io_executor = io_executor
         self.purgatory = purgatory or FetchPurgatory()
+        self.produce_purgatory = ProducePurgatory()
         self._partitions: dict[TopicPartition, Partition] = {}
         self._lock = threading.Lock()
+        # replication (cluster mode; all unset on a single node)
+        self.broker_epoch = -1  # this broker's epoch (czxid of its registration); -1: no check
+        self.controller_epoch = -1  # the latest controller epoch seen
+        self.alter_partition_manager: AlterPartitionSubmitter | None = None
+        self.fetcher_manager: ReplicaFetcherManagerLike | None = None
+        # cluster mode: reads a topic's config overrides from ZooKeeper into the cache
+        self.topic_config_loader: Callable[[str], Awaitable[None]] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         # topic admin one at a time: a topic is visible in the cache as soon as the store
         # has it, its partitions only once applied; ensure_topic must not see the former
         # alone
@@ -137,10 +186,47 @@ class ReplicaManager:
                 partition = self._partitions.get(tp)
             if partition is None:
                 log = self.logs.get_or_create_log(topic.name, index, config, topic.topic_id)
-                partition = Partition(tp, log, self.node_id)
+                partition = self._new_partition(tp, log)
                 with self._lock:
                     partition = self._partitions.setdefault(tp, partition)
             partition.make_leader(state)
+
+    def _new_partition(self, tp: TopicPartition, log: Log) -> Partition:
+        partition = Partition(
+            tp,
+            log,
+            self.node_id,
+            alter_partition=self.alter_partition_manager,
+            is_broker_alive=self.cache.is_broker_alive,
+        )
+        partition.on_high_watermark = self._on_high_watermark
+        return partition
+
+    def set_alter_partition_manager(self, manager: AlterPartitionSubmitter | None) -> None:
+        """Where partitions led here propose ISR changes (cluster mode)."""
+        self.alter_partition_manager = manager
+        for partition in self.partitions():
+            partition.alter_partition = manager
+
+    def topic_id_of(self, tp: TopicPartition) -> uuid.UUID | None:
+        log = self.get_log(tp.topic, tp.partition)
+        return log.topic_id if log is not None else None
+
+    def _on_high_watermark(self, tp: TopicPartition) -> None:
+        """A partition's high watermark or leadership changed (any thread): delayed
+        produces re-check, delayed fetches re-read (on the event loop)."""
+        self.produce_purgatory.wake(tp)
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            self.purgatory.wake(tp)
+        else:
+            loop.call_soon_threadsafe(self.purgatory.wake, tp)
 
     # -- MetadataListener (the store's changes, applied before the cache sees them) --------
 
@@ -158,6 +244,11 @@ class ReplicaManager:
 
     def on_broker_configs_changed(self, entity: str, configs: Mapping[str, str]) -> None:
         pass  # applied through the BrokerConfigHolder
+
+    def on_topic_configs_changed(self, name: str, configs: Mapping[str, str]) -> None:
+        """Cluster mode: a topic config change (ZooKeeper notification) applies to its
+        logs here."""
+        self.logs.update_topic_config(name, self.topic_config(name, configs))
 
     def on_cluster_id(self, cluster_id: str) -> None:
         pass
@@ -276,6 +367,7 @@ class ReplicaManager:
         the write, a roll or a ``flush.messages`` fsync); delayed fetches of the
         partition are woken here, back on the loop."""
         loop = asyncio.get_running_loop()
+        self._loop = loop
         info = await loop.run_in_executor(
             self.io_executor,
             lambda: self.append_to_leader(
@@ -284,6 +376,319 @@ class ReplicaManager:
         )
         self.purgatory.wake(partition.topic_partition)
         return info
+
+    def check_enough_replicas_reach_offset(
+        self, tp: TopicPartition, required_offset: int
+    ) -> ErrorCode | None:
+        """A delayed ``acks=-1`` produce's state for one partition (Kafka's
+        ``checkEnoughReplicasReachOffset``): ``None`` while the high watermark is below
+        ``required_offset``; NONE once it is there with enough replicas in sync;
+        NOT_ENOUGH_REPLICAS_AFTER_APPEND when it is there but the ISR shrank below the
+        minimum; NOT_LEADER_OR_FOLLOWER when this broker no longer leads."""
+        partition = self.get_partition(tp)
+        if partition is None or not partition.is_leader:
+            return ErrorCode.NOT_LEADER_OR_FOLLOWER
+        if partition.high_watermark < required_offset:
+            return None
+        min_isr = (
+            partition.effective_min_isr()
+            if len(partition.replicas) > 1
+            else partition.log.config.min_insync_replicas
+        )
+        if len(partition.maximal_isr) < min_isr:
+            return ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND
+        return ErrorCode.NONE
+
+    # -- replication: controller requests ------------------------------------------------
+
+    def attach_loop(self, loop: asyncio.AbstractEventLoop) -> None:
+        """The event loop delayed fetches wait on (woken from I/O threads through it)."""
+        self._loop = loop
+
+    def _check_controller(self, controller_epoch: int, broker_epoch: int) -> ErrorCode:
+        """The request-wide checks of LeaderAndIsr, UpdateMetadata and StopReplica."""
+        if controller_epoch < self.controller_epoch:
+            return ErrorCode.STALE_CONTROLLER_EPOCH
+        if self.broker_epoch >= 0 and broker_epoch != -1 and broker_epoch < self.broker_epoch:
+            return ErrorCode.STALE_BROKER_EPOCH
+        return ErrorCode.NONE
+
+    async def become_leader_or_follower(self, request: Any, version: int) -> Any:
+        """LeaderAndIsr (Kafka's ``becomeLeaderOrFollower``): request-wide controller and
+        broker epoch checks, then per partition: INCONSISTENT_TOPIC_ID, this broker not a
+        replica -> UNKNOWN_TOPIC_OR_PARTITION, a leader epoch not above ours ->
+        STALE_CONTROLLER_EPOCH; the others become leaders or followers (logs created on
+        the I/O executor), fetchers stopped or started."""
+        loop = asyncio.get_running_loop()
+        self._loop = loop
+        response_cls: Any = APIS_BY_NAME["LeaderAndIsr"].response.cls
+        entries = list(_leader_and_isr_partitions(request))
+        code = self._check_controller(request.controller_epoch, request.broker_epoch)
+        errors: dict[tuple[str, int], ErrorCode] = {}
+        if code == ErrorCode.NONE and self.topic_config_loader is not None:
+            # Kafka reads a new topic's config from ZooKeeper when it makes its log
+            for topic in {t for t, _i, _ps in entries}:
+                if not self.cache.knows_topic_configs(topic):
+                    await self.topic_config_loader(topic)
+        if code == ErrorCode.NONE:
+            self.controller_epoch = request.controller_epoch
+            self.cache.set_controller(request.controller_id)
+            errors = await loop.run_in_executor(
+                self.io_executor, self._apply_leader_and_isr, entries
+            )
+        else:
+            errors = {(t, ps.partition_index): code for t, _i, ps in entries}
+        return self._leader_and_isr_response(response_cls, version, code, entries, errors)
+
+    def _leader_and_isr_response(
+        self,
+        cls: Any,
+        version: int,
+        code: ErrorCode,
+        entries: list[tuple[str, uuid.UUID | None, Any]],
+        errors: Mapping[tuple[str, int], ErrorCode],
+    ) -> Any:
+        if version < 5:
+            return cls(
+                error_code=code,
+                partition_errors=[
+                    cls.LeaderAndIsrPartitionError(
+                        topic_name=t,
+                        partition_index=ps.partition_index,
+                        error_code=errors.get((t, ps.partition_index), ErrorCode.NONE),
+                    )
+                    for t, _i, ps in entries
+                ],
+            )
+        by_topic: dict[str, tuple[uuid.UUID | None, list[Any]]] = {}
+        for t, topic_id, ps in entries:
+            by_topic.setdefault(t, (topic_id, []))[1].append(
+                cls.LeaderAndIsrPartitionError(
+                    partition_index=ps.partition_index,
+                    error_code=errors.get((t, ps.partition_index), ErrorCode.NONE),
+                )
+            )
+        return cls(
+            error_code=code,
+            topics=[
+                cls.LeaderAndIsrTopicError(topic_id=topic_id or _ZERO_UUID, partition_errors=pe)
+                for topic_id, pe in by_topic.values()
+            ],
+        )
+
+    def _apply_leader_and_isr(
+        self, entries: list[tuple[str, uuid.UUID | None, Any]]
+    ) -> dict[tuple[str, int], ErrorCode]:
+        errors: dict[tuple[str, int], ErrorCode] = {}
+        leaders: list[tuple[Partition, PartitionState]] = []
+        followers: list[tuple[Partition, PartitionState]] = []
+        for topic, topic_id, ps in entries:
+            key = (topic, ps.partition_index)
+            tp = TopicPartition(topic, ps.partition_index)
+            state = PartitionState(
+                tuple(ps.replicas),
+                ps.leader,
+                ps.leader_epoch,
+                tuple(ps.isr),
+                getattr(ps, "partition_epoch", getattr(ps, "zk_version", 0)),
+            )
+            partition = self.get_partition(tp)
+            if (
+                partition is not None
+                and topic_id is not None
+                and partition.log.topic_id is not None
+                and partition.log.topic_id != topic_id
+            ):
+                errors[key] = ErrorCode.INCONSISTENT_TOPIC_ID
+                continue
+            if self.node_id not in state.replicas:
+                errors[key] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+                continue
+            current_epoch = partition.leader_epoch if partition is not None else -1
+            if partition is not None and state.leader_epoch <= current_epoch:
+                logger.info(
+                    "Ignoring LeaderAndIsr for %s: leader epoch %d not above %d",
+                    tp,
+                    state.leader_epoch,
+                    current_epoch,
+                )
+                errors[key] = ErrorCode.STALE_CONTROLLER_EPOCH
+                continue
+            try:
+                if partition is None:
+                    config = self.topic_config(topic)
+                    log = self.logs.get_or_create_log(
+                        topic, ps.partition_index, config, topic_id, getattr(ps, "is_new", False)
+                    )
+                    with self._lock:
+                        partition = self._partitions.setdefault(tp, self._new_partition(tp, log))
+            except Exception as exc:
+                logger.exception("Cannot create the log of %s", tp)
+                from kafkacore.server.handlers.errors import error_code_for
+
+                errors[key] = error_code_for(exc)
+                continue
+            errors[key] = ErrorCode.NONE
+            if state.leader == self.node_id:
+                leaders.append((partition, state))
+            else:
+                followers.append((partition, state))
+        fetchers = self.fetcher_manager
+        if fetchers is not None and leaders:
+            fetchers.remove_partitions({p.topic_partition for p, _s in leaders})
+        now = int(time.monotonic() * 1000)
+        for partition, state in leaders:
+            partition.make_leader(state, now, record_epoch_start=True)
+            logger.info(
+                "%s: leader at epoch %d, ISR %s",
+                partition.topic_partition,
+                state.leader_epoch,
+                list(state.isr),
+            )
+        to_fetch: dict[TopicPartition, tuple[int, int, int]] = {}
+        for partition, state in followers:
+            partition.make_follower(state)
+            if fetchers is not None:
+                fetchers.remove_partitions({partition.topic_partition})
+            if state.leader >= 0:
+                to_fetch[partition.topic_partition] = (
+                    state.leader,
+                    partition.log.log_end_offset,
+                    state.leader_epoch,
+                )
+        if fetchers is not None and to_fetch:
+            fetchers.add_partitions(to_fetch)
+        return errors
+
+    def maybe_update_metadata_cache(self, request: Any) -> ErrorCode:
+        """UpdateMetadata (Kafka's ``maybeUpdateMetadataCache``): after the controller and
+        broker epoch checks, the cache takes the live brokers, the controller and the
+        listed partitions' states (leader -2: the partition is dropped)."""
+        code = self._check_controller(request.controller_epoch, request.broker_epoch)
+        if code != ErrorCode.NONE:
+            return code
+        self.controller_epoch = request.controller_epoch
+        self.cache.set_controller(request.controller_id)
+        brokers = []
+        for b in request.live_brokers:
+            endpoints = tuple(
+                (getattr(e, "listener", "") or "PLAINTEXT", e.host, e.port, e.security_protocol)
+                for e in (getattr(b, "endpoints", None) or ())
+            )
+            if endpoints:
+                host, port = endpoints[0][1], endpoints[0][2]
+            else:
+                host, port = b.v0_host, b.v0_port
+            brokers.append(BrokerInfo(b.id, host, port, getattr(b, "rack", None), endpoints))
+        self.cache.set_alive_brokers(brokers)
+        topics: dict[str, tuple[uuid.UUID | None, dict[int, PartitionState | None]]] = {}
+        groups: list[tuple[str, uuid.UUID | None, Any]] = []
+        for ps in getattr(request, "ungrouped_partition_states", None) or ():
+            groups.append((ps.topic_name, None, ps))
+        for ts in getattr(request, "topic_states", None) or ():
+            topic_id = getattr(ts, "topic_id", None)
+            for ps in ts.partition_states:
+                groups.append((ts.topic_name, None if topic_id == _ZERO_UUID else topic_id, ps))
+        for topic, topic_id, ps in groups:
+            entry = topics.setdefault(topic, (topic_id, {}))
+            if ps.leader == _LEADER_DURING_DELETE:
+                entry[1][ps.partition_index] = None
+            else:
+                entry[1][ps.partition_index] = PartitionState(
+                    tuple(ps.replicas), ps.leader, ps.leader_epoch, tuple(ps.isr), ps.zk_version
+                )
+        for topic, (topic_id, states) in topics.items():
+            self.cache.update_partition_states(topic, topic_id, states)
+        return ErrorCode.NONE
+
+    async def stop_replicas(self, request: Any, version: int = 4) -> Any:
+        """StopReplica (Kafka's ``stopReplicas``): after the request-wide checks, per
+        partition a leader epoch older than ours -> FENCED_LEADER_EPOCH; otherwise the
+        fetcher stops and, with ``delete_partition``, the partition and its log go."""
+        response_cls: Any = APIS_BY_NAME["StopReplica"].response.cls
+        entries: list[tuple[str, int, int, bool]] = []
+        for ps in getattr(request, "ungrouped_partitions", None) or ():
+            entries.append(
+                (ps.topic_name, ps.partition_index, _NO_EPOCH, bool(request.delete_partitions))
+            )
+        for ts in getattr(request, "topics", None) or ():
+            for index in ts.partition_indexes:
+                entries.append((ts.name, index, _NO_EPOCH, bool(request.delete_partitions)))
+        for ts in getattr(request, "topic_states", None) or ():
+            for ps in ts.partition_states:
+                entries.append(
+                    (ts.topic_name, ps.partition_index, ps.leader_epoch, ps.delete_partition)
+                )
+        code = self._check_controller(request.controller_epoch, request.broker_epoch)
+        if code != ErrorCode.NONE:
+            return response_cls(error_code=code, partition_errors=[])
+        self.controller_epoch = request.controller_epoch
+        loop = asyncio.get_running_loop()
+        errors = await loop.run_in_executor(self.io_executor, self._stop_partitions, entries)
+        for topic, index, _e, _d in entries:
+            self._on_high_watermark(TopicPartition(topic, index))
+        return response_cls(
+            error_code=ErrorCode.NONE,
+            partition_errors=[
+                response_cls.StopReplicaPartitionError(
+                    topic_name=topic, partition_index=index, error_code=errors[(topic, index)]
+                )
+                for topic, index, _e, _d in entries
+            ],
+        )
+
+    def _stop_partitions(
+        self, entries: list[tuple[str, int, int, bool]]
+    ) -> dict[tuple[str, int], ErrorCode]:
+        errors: dict[tuple[str, int], ErrorCode] = {}
+        stopped: list[tuple[TopicPartition, bool]] = []
+        for topic, index, epoch, delete in entries:
+            tp = TopicPartition(topic, index)
+            partition = self.get_partition(tp)
+            if (
+                partition is not None
+                and epoch not in (_EPOCH_DURING_DELETE, _NO_EPOCH)
+                and epoch < partition.leader_epoch
+            ):
+                errors[(topic, index)] = ErrorCode.FENCED_LEADER_EPOCH
+                continue
+            errors[(topic, index)] = ErrorCode.NONE
+            stopped.append((tp, delete))
+        if self.fetcher_manager is not None and stopped:
+            self.fetcher_manager.remove_partitions({tp for tp, _d in stopped})
+        for tp, delete in stopped:
+            if not delete:
+                continue
+            with self._lock:
+                partition = self._partitions.pop(tp, None)
+            if partition is not None:
+                partition.stop_leading()
+            try:
+                self.logs.delete_log(tp)
+            except Exception:
+                logger.exception("Cannot delete the log of %s", tp)
+                errors[(tp.topic, tp.partition)] = ErrorCode.KAFKA_STORAGE_ERROR
+        return errors
+
+    # -- replication: ISR expiration -------------------------------------------------------
+
+    def maybe_shrink_isrs(self, now: int | None = None) -> None:
+        """One ``isr-expiration`` pass over the partitions led here."""
+        lag_ms = self.config.replica_lag_time_max_ms
+        for partition in self.partitions():
+            if partition.is_leader and len(partition.replicas) > 1:
+                partition.maybe_shrink_isr(now, lag_ms)
+
+    async def run_isr_expiration(self) -> None:
+        """The ``isr-expiration`` task: every ``replica.lag.time.max.ms / 2`` until
+        cancelled."""
+        self._loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(self.config.replica_lag_time_max_ms / 2000)
+            try:
+                self.maybe_shrink_isrs()
+            except Exception:
+                logger.exception("ISR expiration failed")
 
     # -- dynamic broker configs ------------------------------------------------------------
 

@@ -29,7 +29,7 @@ from kafkacore.server.group.coordinator import GroupCoordinator
 from kafkacore.server.replica_manager import ReplicaManager
 
 if TYPE_CHECKING:
-    from kafkacore.controller import KafkaController
+    from kafkacore.controller.controller import KafkaController
 
 __all__ = ["BrokerConfigHolder", "BrokerServices"]
 

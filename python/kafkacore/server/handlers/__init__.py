@@ -41,6 +41,11 @@ from kafkacore.server.handlers.fetch import handle_fetch, handle_list_offsets
 from kafkacore.server.handlers.logdirs import handle_describe_log_dirs
 from kafkacore.server.handlers.produce import handle_produce
 from kafkacore.server.handlers.records import handle_delete_records
+from kafkacore.server.handlers.replication import (
+    handle_leader_and_isr,
+    handle_stop_replica,
+    handle_update_metadata,
+)
 from kafkacore.server.handlers.topics import (
     handle_create_partitions,
     handle_create_topics,
@@ -77,5 +82,8 @@ HANDLERS: dict[ApiKey, Handler] = {
     ApiKey.ALTER_PARTITION_REASSIGNMENTS: handle_alter_partition_reassignments,
     ApiKey.LIST_PARTITION_REASSIGNMENTS: handle_list_partition_reassignments,
     ApiKey.DESCRIBE_CLUSTER: handle_describe_cluster,
+    ApiKey.LEADER_AND_ISR: handle_leader_and_isr,
+    ApiKey.UPDATE_METADATA: handle_update_metadata,
+    ApiKey.STOP_REPLICA: handle_stop_replica,
     **GROUP_HANDLERS,
 }

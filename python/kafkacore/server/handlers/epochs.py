@@ -4,8 +4,10 @@ the log's leader epoch cache.
 
 ``current_leader_epoch`` (-1: not checked) below the partition's leader epoch ->
 FENCED_LEADER_EPOCH, above it -> UNKNOWN_LEADER_EPOCH; unknown partition ->
-UNKNOWN_TOPIC_OR_PARTITION. An epoch the cache cannot answer gives NONE with epoch and
-offset -1 (``UNDEFINED_EPOCH``/``UNDEFINED_EPOCH_OFFSET``), as Kafka does.
+UNKNOWN_TOPIC_OR_PARTITION; not the leader -> NOT_LEADER_OR_FOLLOWER (a follower's
+truncation request, ``replica_id`` >= 0, is answered like a consumer's). An epoch the
+cache cannot answer gives NONE with epoch and offset -1 (``UNDEFINED_EPOCH``/
+``UNDEFINED_EPOCH_OFFSET``), as Kafka does.
 """
 
 from __future__ import annotations
@@ -28,6 +30,10 @@ def _end_offset(services: BrokerServices, topic: str, p: Any) -> Any:
     partition = services.replica_manager.partition(topic, p.partition)
     if partition is None:
         result.error_code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+        return result
+    if not partition.is_leader:
+        # followers and consumers alike ask the leader (Kafka's fetchOnlyFromLeader)
+        result.error_code = ErrorCode.NOT_LEADER_OR_FOLLOWER
         return result
     current = partition.leader_epoch
     requested = p.current_leader_epoch

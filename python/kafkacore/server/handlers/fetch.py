@@ -5,8 +5,15 @@ Fetch: whole batches from each partition, at most ``partition_max_bytes`` each a
 always returned whole (KIP-74). The records are a :class:`~kafkacore.server.network.FileRegion`
 the transport sends from the segment file, read for Fetch < 10 only (a zstd batch there is
 UNSUPPORTED_COMPRESSION_TYPE). With less than ``min_bytes`` the fetch waits in the
-purgatory up to ``max_wait_ms``, woken by appends. High watermark = log end offset = last
-stable offset (single replica, no transactions), so read_committed reads the same data.
+purgatory up to ``max_wait_ms``, woken by appends. Clients read up to the high watermark
+(= last stable offset: no transactions), so read_committed reads the same data.
+
+From a follower (``replica_id`` >= 0, v4-14 body): leader only (NOT_LEADER_OR_FOLLOWER),
+``current_leader_epoch`` fenced (FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH, as for
+clients), v12 ``last_fetched_epoch`` checked against the leader's epoch cache (a
+``DivergingEpoch`` and no records when the follower diverged), the follower's fetch state
+updated on the partition (its LEO, ISR expansion, the HW), and records read up to the
+log end offset.
 
 Fetch sessions (KIP-227): kafkacore keeps none. Full requests (session id 0) are answered
 sessionless (session id 0), which makes clients send full requests every time; an
@@ -32,6 +39,11 @@ from kafkacore.record.layout import (
 )
 from kafkacore.server.handlers.errors import error_code_for
 from kafkacore.server.network import FileRegion
+from kafkacore.server.partition import (
+    FencedLeaderEpochError,
+    NotLeaderOrFollowerError,
+    UnknownLeaderEpochError,
+)
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.services import BrokerServices
 
@@ -62,6 +74,8 @@ def _read_all(services: BrokerServices, version: int, request: Any) -> tuple[Any
     total = 0
     failed = False
     read_committed = request.isolation_level == _READ_COMMITTED
+    replica_id = request.replica_id if version <= 14 else -1
+    from_follower = replica_id >= 0
     topics = []
     for topic in request.topics:
         partitions = []
@@ -83,6 +97,43 @@ def _read_all(services: BrokerServices, version: int, request: Any) -> tuple[Any
                 failed = True
                 continue
             log = partition.log
+            try:
+                if not partition.is_leader:
+                    raise NotLeaderOrFollowerError()
+                if version >= 9:
+                    partition.check_leader_epoch(p.current_leader_epoch)
+            except (NotLeaderOrFollowerError, FencedLeaderEpochError) as exc:
+                data.error_code = (
+                    ErrorCode.FENCED_LEADER_EPOCH
+                    if isinstance(exc, FencedLeaderEpochError)
+                    else ErrorCode.NOT_LEADER_OR_FOLLOWER
+                )
+                failed = True
+                continue
+            except UnknownLeaderEpochError:
+                data.error_code = ErrorCode.UNKNOWN_LEADER_EPOCH
+                failed = True
+                continue
+            if from_follower:
+                if version >= 12 and p.last_fetched_epoch >= 0:
+                    diverging = _diverging_epoch(log, p.fetch_offset, p.last_fetched_epoch)
+                    if diverging is not None:
+                        data.diverging_epoch = _FETCH.EpochEndOffset(
+                            epoch=diverging[0], end_offset=diverging[1]
+                        )
+                        data.high_watermark = partition.high_watermark
+                        data.last_stable_offset = partition.last_stable_offset
+                        data.log_start_offset = log.log_start_offset
+                        continue
+                if log.log_start_offset <= p.fetch_offset <= log.log_end_offset:
+                    try:
+                        partition.update_follower_fetch_state(
+                            replica_id, p.fetch_offset, p.log_start_offset
+                        )
+                    except NotLeaderOrFollowerError:
+                        data.error_code = ErrorCode.NOT_LEADER_OR_FOLLOWER
+                        failed = True
+                        continue
             hw = partition.high_watermark
             lso = partition.last_stable_offset
             data.high_watermark = hw
@@ -92,7 +143,8 @@ def _read_all(services: BrokerServices, version: int, request: Any) -> tuple[Any
                 info = log.read(
                     p.fetch_offset,
                     max(0, min(p.partition_max_bytes, remaining)),
-                    lso if read_committed else hw,
+                    # followers read up to the log end, clients up to the HW (or LSO)
+                    None if from_follower else lso if read_committed else hw,
                     min_one_batch=total == 0,
                 )
             except Exception as exc:
@@ -117,6 +169,18 @@ def _read_all(services: BrokerServices, version: int, request: Any) -> tuple[Any
             remaining -= info.length
         topics.append(_FETCH.FetchableTopicResponse(topic=topic.topic, partitions=partitions))
     return topics, total, failed
+
+
+def _diverging_epoch(
+    log: Any, fetch_offset: int, last_fetched_epoch: int
+) -> tuple[int, int] | None:
+    """KIP-320/595 truncation on fetch: the leader's ``(epoch, end offset)`` for the
+    follower's last fetched epoch when that epoch is not ours up to ``fetch_offset``."""
+    found = log.end_offset_for_epoch(last_fetched_epoch)
+    epoch, end_offset = found if found is not None else (-1, -1)
+    if epoch < last_fetched_epoch or end_offset < fetch_offset:
+        return epoch, end_offset
+    return None
 
 
 async def _read(services: BrokerServices, version: int, request: Any) -> tuple[Any, int, bool]:
@@ -174,7 +238,9 @@ def handle_list_offsets(services: BrokerServices, context: RequestContext, reque
             try:
                 if ts == LATEST_TIMESTAMP:
                     answer.offset = (
-                        partition.last_stable_offset
+                        log.log_end_offset  # a follower asks for the leader's log end
+                        if request.replica_id >= 0
+                        else partition.last_stable_offset
                         if request.isolation_level == _READ_COMMITTED
                         else partition.high_watermark
                     )

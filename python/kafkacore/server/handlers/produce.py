@@ -3,10 +3,12 @@
 Per partition, in Kafka's order: the topic exists (else UNKNOWN_TOPIC_OR_PARTITION, or
 auto-created when ``auto.create.topics.enable``); exactly one magic-2 batch (INVALID_RECORD;
 too short to be a batch: CORRUPT_MESSAGE); ``acks=-1`` with ``min.insync.replicas`` above
-the ISR size 1 -> NOT_ENOUGH_REPLICAS; CreateTime timestamps within
+the ISR size -> NOT_ENOUGH_REPLICAS; CreateTime timestamps within
 ``message.timestamp.before/after.max.ms`` (INVALID_TIMESTAMP; checked on the batch's base
 and max timestamps); then the log's own checks (``max.message.bytes`` -> MESSAGE_TOO_LARGE,
-CRCs -> CORRUPT_MESSAGE, ...). Batches are stored compressed as sent.
+CRCs -> CORRUPT_MESSAGE, ...). Batches are stored compressed as sent. ``acks=-1``
+then waits for the high watermark (the delayed produce, below); on a single node it is
+already there.
 """
 
 from __future__ import annotations
@@ -103,6 +105,7 @@ def _produce_partition(
     records: Any,
     acks: int,
     appended: list[TopicPartition],
+    required: dict[TopicPartition, tuple[Any, int]],
 ) -> Any:
     """One partition's answer; runs on an I/O thread (the append writes, may roll a
     segment or fsync for ``flush.messages``)."""
@@ -119,6 +122,7 @@ def _produce_partition(
         _check_timestamps(data, partition.log.config, int(time.time() * 1000))
         info = replicas.append_to_leader(partition, data, required_acks=acks)
         appended.append(partition.topic_partition)
+        required[partition.topic_partition] = (response, info.last_offset + 1)
     except _Refused as exc:
         response.error_code = exc.code
         response.error_message = exc.message
@@ -145,10 +149,14 @@ def _produce_partition(
 
 
 def _produce_all(
-    services: BrokerServices, request: Any, refused: dict[str, ErrorCode]
+    services: BrokerServices,
+    request: Any,
+    refused: dict[str, ErrorCode],
+    required: dict[TopicPartition, tuple[Any, int]],
 ) -> tuple[Any, list[TopicPartition]]:
     """The response and the partitions appended to, in request order (one I/O-thread
-    job per request: appends to one log stay in order)."""
+    job per request: appends to one log stay in order); ``required`` gets each appended
+    partition's response and the offset its high watermark must reach."""
     acks = request.acks
     appended: list[TopicPartition] = []
     results = []
@@ -169,7 +177,9 @@ def _produce_all(
                 )
             else:
                 partitions.append(
-                    _produce_partition(services, name, pdata.index, pdata.records, acks, appended)
+                    _produce_partition(
+                        services, name, pdata.index, pdata.records, acks, appended, required
+                    )
                 )
         results.append(_RESPONSE.TopicProduceResponse(name=name, partition_responses=partitions))
     return _RESPONSE(responses=results, throttle_time_ms=0), appended
@@ -192,8 +202,41 @@ async def handle_produce(services: BrokerServices, context: RequestContext, requ
             code = await auto_create(services, name)
             if code is not None:
                 refused[name] = code
-    response, appended = await services.run_io(_produce_all, services, request, refused)
+    required: dict[TopicPartition, tuple[Any, int]] = {}
+    response, appended = await services.run_io(_produce_all, services, request, refused, required)
     purgatory = services.replica_manager.purgatory
     for tp in appended:
         purgatory.wake(tp)
+    if request.acks == -1 and required:
+        await _await_replication(services, required, request.timeout_ms)
     return response
+
+
+async def _await_replication(
+    services: BrokerServices, required: dict[TopicPartition, tuple[Any, int]], timeout_ms: int
+) -> None:
+    """Kafka's ``DelayedProduce``: each appended partition waits until its high
+    watermark reaches the batch's end (then NONE, or NOT_ENOUGH_REPLICAS_AFTER_APPEND if
+    the ISR shrank below the minimum), or the broker stops leading it
+    (NOT_LEADER_OR_FOLLOWER); what is still waiting after ``timeout_ms`` is answered
+    REQUEST_TIMED_OUT. Re-checked on every high watermark move."""
+    replicas = services.replica_manager
+    pending = dict(required)
+    deadline = time.monotonic() + max(0, timeout_ms) / 1000
+    while True:
+        for tp, (response, offset) in list(pending.items()):
+            code = replicas.check_enough_replicas_reach_offset(tp, offset)
+            if code is None:
+                continue
+            del pending[tp]
+            if code != ErrorCode.NONE:
+                response.error_code = code
+                response.error_message = default_message(code)
+        remaining = deadline - time.monotonic()
+        if not pending or remaining <= 0:
+            break
+        # bounded: a move on an I/O thread between the check and the wait is not lost
+        await replicas.produce_purgatory.wait(pending, min(remaining, 0.5))
+    for response, _offset in pending.values():
+        response.error_code = ErrorCode.REQUEST_TIMED_OUT
+        response.error_message = default_message(ErrorCode.REQUEST_TIMED_OUT)

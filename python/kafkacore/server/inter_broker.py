@@ -1,0 +1,228 @@
+"""The broker-to-broker client (the role of Kafka's ``NetworkClient`` for the controller's
+channel, the replica fetchers and the AlterPartition manager): one asyncio connection to
+one broker, requests pipelined and matched to their responses by correlation id.
+
+* **Connection**: opened on the first :meth:`NodeClient.send` (``connect_timeout_s``);
+  a client never reconnects: after a transport failure it is :attr:`~NodeClient.closed`
+  and the caller makes a new one.
+* **Requests**: framed with :func:`kafkacore.protocol.encode_request` (request header v1,
+  or v2 for a flexible version), each with the next correlation id; any number may be in
+  flight. One reader task reads the response frames and completes the request with that
+  correlation id (the broker answers in order, but nothing here relies on it).
+* **Failures**: losing the connection (or reading a frame that cannot belong to it: a
+  size over :attr:`NodeClient.max_response_bytes` or negative, an unknown correlation id)
+  fails every pending request with :class:`ConnectionError` and closes the client. A
+  request not answered within ``request_timeout_s`` raises :class:`TimeoutError`; the
+  connection stays up for the others and the late answer is discarded. A response that
+  does not decode fails only its request, with
+  :class:`~kafkacore.protocol.errors.ProtocolError` (frames are length-delimited, so the
+  stream stays in step).
+* Requests without a response (Produce with ``acks=0``) are not supported.
+
+Thread-safety: one event loop; every method runs on it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import struct
+from typing import Any
+
+from kafkacore.protocol import ApiKey, RequestHeader, decode_response, encode_request
+from kafkacore.protocol.errors import ProtocolError
+from kafkacore.protocol.schema import KafkaStruct
+
+__all__ = ["NodeClient"]
+
+log = logging.getLogger(__name__)
+
+_SIZE = struct.Struct(">i")
+_MAX_CORRELATION_ID = 0x7FFFFFFF
+
+
+class NodeClient:
+    """One connection to the broker at ``host:port``; see the module documentation."""
+
+    max_response_bytes = 256 * 1024 * 1024
+    """The largest response frame accepted; a larger declared size is a broken stream (it
+    is checked before anything is allocated)."""
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        *,
+        client_id: str,
+        connect_timeout_s: float = 5.0,
+        request_timeout_s: float = 30.0,
+    ) -> None:
+        self.host = host
+        self.port = port
+        self.client_id = client_id
+        self.connect_timeout_s = connect_timeout_s
+        self.request_timeout_s = request_timeout_s
+        self._reader: asyncio.StreamReader | None = None
+        self._writer: asyncio.StreamWriter | None = None
+        self._reader_task: asyncio.Task[None] | None = None
+        self._connect_lock = asyncio.Lock()
+        # correlation id -> (future of the response, API key, version)
+        self._pending: dict[int, tuple[asyncio.Future[Any], int, int]] = {}
+        self._next_correlation_id = 0
+        self._wrapped = False  # correlation ids went past 2**31 - 1 and restarted at 0
+        self._closed = False
+        self._failure: str | None = None
+
+    def __repr__(self) -> str:
+        return f"NodeClient({self.host}:{self.port}, client_id={self.client_id!r})"
+
+    @property
+    def closed(self) -> bool:
+        """Closed by :meth:`close` or by a transport failure: it sends nothing more."""
+        return self._closed
+
+    @property
+    def in_flight(self) -> int:
+        """Requests sent and not yet answered."""
+        return len(self._pending)
+
+    async def send(self, api_key: ApiKey, version: int, request: KafkaStruct) -> KafkaStruct:
+        """``request`` as ``api_key`` v``version``; returns the decoded response body.
+
+        Raises :class:`ConnectionError` (cannot connect, connection lost or closed),
+        :class:`TimeoutError` (connect or response timeout), ``ProtocolError`` (an
+        undecodable response)."""
+        writer = await self._connected()
+        correlation_id = self._next_correlation_id
+        if correlation_id == _MAX_CORRELATION_ID:
+            self._wrapped = True
+        self._next_correlation_id = (correlation_id + 1) & _MAX_CORRELATION_ID
+        frame = encode_request(
+            RequestHeader(int(api_key), version, correlation_id, self.client_id), request
+        )
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending[correlation_id] = (future, int(api_key), version)
+        try:
+            writer.write(frame)
+            try:
+                await writer.drain()
+            except OSError as exc:
+                self._fail(f"write failed: {exc}")
+            return await asyncio.wait_for(asyncio.shield(future), self.request_timeout_s)
+        except asyncio.TimeoutError:
+            raise TimeoutError(
+                f"{self}: no response to {ApiKey(api_key).name} v{version} "
+                f"(correlation id {correlation_id}) within {self.request_timeout_s}s"
+            ) from None
+        finally:
+            entry = self._pending.get(correlation_id)
+            if entry is not None and entry[0] is future:
+                del self._pending[correlation_id]
+            if not future.done():
+                future.cancel()
+            elif not future.cancelled():
+                future.exception()  # retrieved: never "exception was never retrieved"
+
+    async def close(self) -> None:
+        """Close the connection; pending requests fail with :class:`ConnectionError`."""
+        if self._closed and self._writer is None:
+            return
+        self._fail("client closed")
+        task = self._reader_task
+        if task is not None and task is not asyncio.current_task():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            with contextlib.suppress(OSError, asyncio.TimeoutError):
+                await asyncio.wait_for(writer.wait_closed(), 1.0)
+
+    # -- connection ------------------------------------------------------------------------
+
+    async def _connected(self) -> asyncio.StreamWriter:
+        if self._closed:
+            raise ConnectionError(f"{self} is closed ({self._failure})")
+        if self._writer is not None:
+            return self._writer
+        async with self._connect_lock:
+            if self._closed:
+                raise ConnectionError(f"{self} is closed ({self._failure})")
+            if self._writer is None:
+                try:
+                    reader, writer = await asyncio.wait_for(
+                        asyncio.open_connection(self.host, self.port), self.connect_timeout_s
+                    )
+                except asyncio.TimeoutError:
+                    self._closed, self._failure = True, "connect timed out"
+                    raise TimeoutError(
+                        f"{self}: connect timed out after {self.connect_timeout_s}s"
+                    ) from None
+                except OSError as exc:
+                    self._closed, self._failure = True, f"connect failed: {exc}"
+                    raise ConnectionError(f"{self}: connect failed: {exc}") from exc
+                self._reader, self._writer = reader, writer
+                self._reader_task = asyncio.get_running_loop().create_task(
+                    self._read_loop(reader), name=f"node-client-{self.host}:{self.port}"
+                )
+            return self._writer
+
+    def _fail(self, reason: str) -> None:
+        """Close the transport and fail every pending request with ConnectionError."""
+        if not self._closed:
+            self._closed, self._failure = True, reason
+            if reason != "client closed":
+                log.info("%s: %s", self, reason)
+        if self._writer is not None:
+            self._writer.close()
+        pending, self._pending = self._pending, {}
+        for future, _, _ in pending.values():
+            if not future.done():
+                future.set_exception(ConnectionError(f"{self}: {reason}"))
+
+    async def _read_loop(self, reader: asyncio.StreamReader) -> None:
+        try:
+            while True:
+                (size,) = _SIZE.unpack(await reader.readexactly(4))
+                if size < 4 or size > self.max_response_bytes:
+                    self._fail(f"response frame size {size} out of range")
+                    return
+                frame = await reader.readexactly(size)
+                (correlation_id,) = _SIZE.unpack_from(frame, 0)
+                entry = self._pending.pop(correlation_id, None)
+                if entry is None:
+                    if self._issued(correlation_id):
+                        continue  # the request timed out or was cancelled: a late answer
+                    self._fail(f"response with unknown correlation id {correlation_id}")
+                    return
+                future, api_key, version = entry
+                if future.done():
+                    continue
+                try:
+                    _, response = decode_response(frame, api_key, version)
+                except ProtocolError as exc:
+                    future.set_exception(exc)
+                except Exception as exc:  # a malformed value the codec did not classify
+                    future.set_exception(
+                        ProtocolError(f"{ApiKey(api_key).name} v{version} response: {exc!r}")
+                    )
+                else:
+                    future.set_result(response)
+        except asyncio.IncompleteReadError:
+            self._fail("connection closed by the peer")
+        except OSError as exc:
+            self._fail(f"connection lost: {exc}")
+        except asyncio.CancelledError:
+            self._fail("client closed")
+            raise
+        except Exception as exc:  # never leave requests waiting on a dead reader
+            log.exception("%s: response reader failed", self)
+            self._fail(f"response reader failed: {exc!r}")
+
+    def _issued(self, correlation_id: int) -> bool:
+        """Whether ``correlation_id`` was given to a request of this connection (ids count
+        up from 0 and wrap around)."""
+        if 0 <= correlation_id < self._next_correlation_id:
+            return True
+        return self._wrapped and 0 <= correlation_id <= _MAX_CORRELATION_ID
