@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from kafkacore.controller.controller import KafkaController
+from kafkacore.log import TopicPartition
 from kafkacore.protocol import APIS, APIS_BY_NAME, ErrorCode
 from kafkacore.protocol.api import decode_request, decode_response, encode_request, encode_response
 from kafkacore.protocol.headers import RequestHeader
@@ -39,6 +40,7 @@ class FakeZk:
         self.states: dict[tuple[str, int], tuple[LeaderIsrState, int]] = {}
         self.delete_topics: set[str] = set()
         self.configs: dict[tuple[str, str], dict[str, str]] = {}
+        self.isr_changes: dict[str, list[tuple[str, int]]] = {}
         self._watches: dict[str, list[Callable[[], None]]] = {}
 
     def _watch(self, key: str, cb: Callable[[], None] | None) -> None:
@@ -188,6 +190,27 @@ class FakeZk:
         self.delete_topics.discard(topic)
         self._fire("delete_topics")
 
+    async def create_isr_change_notification(self, partitions: list[tuple[str, int]]) -> None:
+        self.zxid += 1
+        self.isr_changes[f"isr_change_{self.zxid:010d}"] = list(partitions)
+        self._fire("isr_changes")
+
+    async def get_isr_change_notifications(
+        self, watch: Callable[[], None] | None = None
+    ) -> list[str]:
+        self._watch("isr_changes", watch)
+        return sorted(self.isr_changes)
+
+    async def get_isr_change_partitions(self, names: list[str]) -> list[tuple[str, int]]:
+        return [tp for n in names for tp in self.isr_changes.get(n, [])]
+
+    async def delete_isr_change_notifications(
+        self, names: list[str], *, controller_epoch_zk_version: int
+    ) -> None:
+        self._fence(controller_epoch_zk_version)
+        for n in names:
+            self.isr_changes.pop(n, None)
+
     async def get_entity_config(self, entity_type: str, name: str) -> dict[str, str]:
         return dict(self.configs.get((entity_type, name), {}))
 
@@ -305,7 +328,11 @@ class TestNodeClient:
 
 
 def config(**overrides: Any) -> Any:
-    values = {"delete_topic_enable": True, "unclean_leader_election_enable": False}
+    values = {
+        "delete_topic_enable": True,
+        "unclean_leader_election_enable": False,
+        "auto_leader_rebalance_enable": False,
+    }
     values.update(overrides)
     return SimpleNamespace(**values)
 
@@ -641,7 +668,7 @@ async def scenario_topic_deletion(zk: Any) -> None:
         await wait_for(lambda: _has_states(zk, "u", 1))
         await zk.mark_topic_for_deletion("t")
         await wait_for(lambda: _async_not_in(zk, "t"))
-        assert await zk.get_topics_to_delete() == []
+        await wait_for(lambda: _async_empty_deletes(zk))
         await cl.settle(c)
         deletes = [
             (t.topic_name, p.partition_index, p.leader_epoch)
@@ -741,6 +768,58 @@ async def scenario_unclean(zk: Any) -> None:
         await cl.stop()
 
 
+async def scenario_preferred_and_isr_notification(zk: Any) -> None:
+    cl = Cluster(zk)
+    await cl.start()
+    c = cl.controllers[1]
+    try:
+        a = new_topic("t", {0: (2, 3)})
+        await zk.create_topic_assignment(a)
+        await wait_for(lambda: _has_states(zk, "t", 1))
+        await cl.brokers[2].stop()
+        await zk.unregister_broker(2)
+        await wait_for(lambda: _leader_is(zk, "t", 0, 3))
+        assert (await state(zk, "t", 0))[:3] == (3, 1, [3])
+        await cl.brokers[2].start()
+        cl.epochs[2] = await zk.register_broker(cl.brokers[2].registration())
+        await cl.settle(c)
+        # preferred replica 2 is not in the ISR: no election
+        c.post("auto_preferred_replica_leader_election")
+        await cl.settle(c)
+        assert (await state(zk, "t", 0))[:3] == (3, 1, [3])
+        # the leader adds 2 back to the ISR the ZK-direct way plus a notification
+        s, v = (await zk.get_partition_states("t"))[0]
+        await _leader_writes_state(zk, "t", 0, replace(s, isr=(3, 2)), v)
+        await zk.create_isr_change_notification([("t", 0)])
+        await wait_for(lambda: _async_no_isr_changes(zk))
+        await cl.settle(c)
+        assert c.ctx.leader_isr[TopicPartition("t", 0)].isr == (3, 2)
+        um = cl.brokers[1].of("UpdateMetadata")[-1]
+        assert um.topic_states[0].partition_states[0].isr == [3, 2]
+        # now the auto rebalance moves leadership back to 2, leader epoch 2
+        c.post("auto_preferred_replica_leader_election")
+        await cl.settle(c)
+        assert (await state(zk, "t", 0))[:3] == (2, 2, [3, 2])
+    finally:
+        await cl.stop()
+
+
+async def _leader_writes_state(
+    zk: Any, topic: str, p: int, s: LeaderIsrState, version: int
+) -> None:
+    """The ZK-direct ISR update of a leader (IBP < 2.7): an unfenced conditional setData."""
+    if isinstance(zk, FakeZk):
+        assert zk.states[(topic, p)][1] == version
+        zk.states[(topic, p)] = (s, version + 1)
+        return
+    path = f"/brokers/topics/{topic}/partitions/{p}/state"
+    await asyncio.to_thread(zk.admin._zk.set, path, s.encode(), version)
+
+
+async def _async_no_isr_changes(zk: Any) -> bool:
+    return not await zk.get_isr_change_notifications()
+
+
 async def _move_controller(zk: Any, c: KafkaController) -> None:
     """End the (shut down) controller's tenure as ZooKeeper does when its session ends."""
     if isinstance(zk, FakeZk):
@@ -779,6 +858,7 @@ SCENARIOS = [
     scenario_topic_deletion,
     scenario_deletion_disabled,
     scenario_unclean,
+    scenario_preferred_and_isr_notification,
 ]
 
 

@@ -32,6 +32,7 @@ from kafkacore.controller.context import (
 from kafkacore.controller.state_machines import (
     CONTROLLED_SHUTDOWN,
     OFFLINE,
+    PREFERRED,
     PartitionStateMachine,
     ReplicaStateMachine,
 )
@@ -77,6 +78,7 @@ class KafkaController:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[None] | None = None
         self._session_lost = False
+        self._rebalance_task: asyncio.Task[None] | None = None
         listener = "PLAINTEXT"
         if config is not None and hasattr(config, "inter_broker_listener"):
             with contextlib.suppress(Exception):
@@ -267,6 +269,9 @@ class KafkaController:
             await self.zk.delete_controller(self.ctx.epoch_zk_version)
 
     async def _on_resignation(self) -> None:
+        if self._rebalance_task is not None:
+            self._rebalance_task.cancel()
+            self._rebalance_task = None
         if self.channel is not None:
             await self.channel.shutdown()
         self.channel = None
@@ -285,7 +290,13 @@ class KafkaController:
     async def _on_controller_failover(self) -> None:
         ctx = self.ctx
         zk = self.zk
-        # 1. watches (registered by the reads below) and 3. the context
+        # 1. watches (registered by the reads below); 2. pending ISR change notifications
+        pending = await zk.get_isr_change_notifications(watch=self._watch("isr_change"))
+        if pending:
+            await zk.delete_isr_change_notifications(
+                pending, controller_epoch_zk_version=ctx.epoch_zk_version
+            )
+        # 3. the context
         brokers = await zk.get_broker_ids(watch=self._watch("broker_change"))
         registrations = await zk.get_all_brokers()
         for bid in brokers:
@@ -321,8 +332,20 @@ class KafkaController:
         self.partition_sm.initialize()
         await self.partition_sm.trigger_online_partition_state_change()
         self.batch.send()
-        # 7. topic deletion (reassignment, preferred elections, auto rebalance: not yet)
+        # 7. topic deletion, auto rebalance (reassignment, ZK-triggered preferred
+        # elections: not yet)
         await self._resume_deletions()
+        if bool(_cfg(self.config, "auto_leader_rebalance_enable", True)):
+            interval = float(_cfg(self.config, "leader_imbalance_check_interval_seconds", 300))
+            self._rebalance_task = asyncio.get_running_loop().create_task(
+                self._rebalance_timer(5.0, interval)
+            )
+
+    async def _rebalance_timer(self, first: float, interval: float) -> None:
+        await asyncio.sleep(first)
+        while True:
+            self.post("auto_preferred_replica_leader_election")
+            await asyncio.sleep(interval)
 
     async def _load_topic(self, topic: str) -> None:
         ctx = self.ctx
@@ -615,6 +638,75 @@ class KafkaController:
         await self.zk.delete_topic_nodes(topic, controller_epoch_zk_version=ctx.epoch_zk_version)
         ctx.remove_topic(topic)
         log.info("controller %d: deletion of topic %s completed", self.broker_id, topic)
+
+    # --- ISR change notifications, preferred leaders (§2.8) -----------------------------
+
+    async def _process_isr_change(self) -> None:
+        if not self._active():
+            return
+        ctx = self.ctx
+        names = await self.zk.get_isr_change_notifications(watch=self._watch("isr_change"))
+        if not names:
+            return
+        try:
+            tps = {
+                TopicPartition(t, p)
+                for t, p in await self.zk.get_isr_change_partitions(names)
+                if t in ctx.assignments
+            }
+            states = await zka.read_states(self.zk, tps)
+            ctx.leader_isr.update(states)
+            if states:
+                _, _, batch = self._sms()
+                batch.add_update_metadata(ctx.live_or_shutting_down_broker_ids, states)
+                batch.send()
+        finally:
+            await self.zk.delete_isr_change_notifications(
+                names, controller_epoch_zk_version=ctx.epoch_zk_version
+            )
+
+    def _can_preferred_lead(self, tp: TopicPartition) -> bool:
+        replicas = self.ctx.replicas(tp)
+        s = self.ctx.leader_isr.get(tp)
+        return (
+            bool(replicas)
+            and s is not None
+            and self.ctx.is_replica_online(replicas[0])
+            and replicas[0] in s.isr
+        )
+
+    async def _process_auto_preferred_replica_leader_election(self) -> None:
+        """Kafka's ``checkAndTriggerAutoLeaderRebalance`` (does not touch the ZK node)."""
+        if not self._active():
+            return
+        ctx = self.ctx
+        ratio = float(_cfg(self.config, "leader_imbalance_per_broker_percentage", 10)) / 100
+        by_preferred: dict[int, list[TopicPartition]] = {}
+        for tp in ctx.all_partitions():
+            replicas = ctx.replicas(tp)
+            if replicas and not ctx.is_topic_queued_for_deletion(tp.topic):
+                by_preferred.setdefault(replicas[0], []).append(tp)
+        for broker, tps in sorted(by_preferred.items()):
+            not_led = [
+                tp for tp in tps if tp in ctx.leader_isr and ctx.leader_isr[tp].leader != broker
+            ]
+            if len(not_led) / len(tps) <= ratio:
+                continue
+            candidates = [
+                tp
+                for tp in not_led
+                if not (a := ctx.full_assignment(tp)) or not a.is_being_reassigned
+                if self._can_preferred_lead(tp)
+            ]
+            if candidates:
+                await self.elect_preferred(candidates)
+
+    async def elect_preferred(self, tps: list[TopicPartition]) -> dict[TopicPartition, Any]:
+        """A PreferredReplica election for ``tps`` (in the event task)."""
+        psm, _, batch = self._sms()
+        results = await psm.handle_state_changes(tps, PartitionState.ONLINE, PREFERRED)
+        batch.send()
+        return results
 
     # --- AlterPartition (§3.3) -----------------------------------------------------------------
 
