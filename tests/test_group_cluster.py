@@ -523,3 +523,31 @@ def test_offsets_topic_gets_the_replication_factor_over_the_live_brokers() -> No
     one = _RecordingReplicas(cache, **{"offsets.topic.replication.factor": 1})
     OffsetsTopic(one, cluster_mode=True).ensure_created()  # type: ignore[arg-type]
     assert [len(r) for r in one.created[0][3]] == [1, 1, 1]
+
+
+# -- a commit is acknowledged once replicated (acks=-1) -------------------------------------
+
+
+def test_a_commit_is_answered_once_the_isr_has_it(tmp_path: Path) -> None:
+    async def scenario(node: Node) -> None:
+        c = node.coordinator(cluster_mode=True)
+        p = c.topic.partition_for("g")
+        partition = node.replicas.partition(OFFSETS_TOPIC, p)
+        assert partition is not None
+        # this broker leads the partition with follower 2 in the ISR
+        partition.make_leader(PartitionState((1, 2), 1, 7, (1, 2), partition.partition_epoch + 1))
+        c.on_elected(p, 7)
+        await loaded(c)
+        pending = asyncio.create_task(commit(c, "g", 5))
+        await asyncio.sleep(0.3)
+        assert not pending.done()  # the high watermark waits for the follower
+        assert c.fetch("g") == {}  # and so does the state
+        partition.update_follower_fetch_state(2, partition.log.log_end_offset, 0)
+        assert await asyncio.wait_for(pending, 5) == ErrorCode.NONE
+        assert c.fetch("g")[("t", 0)].offset == 5
+        # a follower that never fetches: COORDINATOR_NOT_AVAILABLE after the timeout
+        assert await commit(c, "g", 6) == ErrorCode.COORDINATOR_NOT_AVAILABLE
+        assert c.fetch("g")[("t", 0)].offset == 5
+        await c.stop()
+
+    run(tmp_path, scenario, **{"offsets.commit.timeout.ms": 500})

@@ -40,7 +40,8 @@ from typing import Any, NamedTuple
 
 from kafkacore.config import BrokerConfig
 from kafkacore.coordinator import records as recs
-from kafkacore.errors import RecordBatchTooLargeError, RecordTooLargeError
+from kafkacore.errors import KafkaCoreError, RecordBatchTooLargeError, RecordTooLargeError
+from kafkacore.log import TopicPartition
 from kafkacore.protocol import ErrorCode
 from kafkacore.server.group.group import (
     COMPLETING,
@@ -60,10 +61,22 @@ from kafkacore.server.group.offsets import (
 from kafkacore.server.partition import NotEnoughReplicasError, NotLeaderOrFollowerError
 from kafkacore.server.replica_manager import ReplicaManager
 
-__all__ = ["DEFAULT_RETENTION_TIME", "GroupCoordinator", "JoinResult", "append_error_code"]
+__all__ = [
+    "DEFAULT_RETENTION_TIME",
+    "GroupCoordinator",
+    "JoinResult",
+    "OffsetsReplicationTimeoutError",
+    "append_error_code",
+]
 
 DEFAULT_RETENTION_TIME = -1
 """OffsetCommit v2-4's RetentionTimeMs meaning "the broker's offsets.retention.minutes"."""
+
+
+class OffsetsReplicationTimeoutError(KafkaCoreError):
+    """A ``__consumer_offsets`` append was not replicated to the ISR within
+    ``offsets.commit.timeout.ms`` (Kafka's REQUEST_TIMED_OUT of the coordinator's
+    append)."""
 
 
 class JoinResult(NamedTuple):
@@ -87,7 +100,10 @@ def _now_ms() -> int:
 
 _APPEND_ERRORS: list[tuple[type[BaseException] | tuple[type[BaseException], ...], int]] = [
     # UnknownTopicOrPartition, NotEnoughReplicas(AfterAppend), Timeout
-    ((OffsetsPartitionMissingError, NotEnoughReplicasError), ErrorCode.COORDINATOR_NOT_AVAILABLE),
+    (
+        (OffsetsPartitionMissingError, NotEnoughReplicasError, OffsetsReplicationTimeoutError),
+        ErrorCode.COORDINATOR_NOT_AVAILABLE,
+    ),
     # NotLeaderOrFollower, KafkaStorageException (an I/O error: StorageIOError is an OSError)
     ((NotLeaderOrFollowerError, OSError), ErrorCode.NOT_COORDINATOR),
     # RecordTooLarge, RecordBatchTooLarge
@@ -419,8 +435,31 @@ class GroupCoordinator:
             # resigned while the caller waited: the new leader's coordinator writes now
             raise NotLeaderOrFollowerError(f"{OFFSETS_TOPIC}-{index} is not owned here")
         loop = asyncio.get_running_loop()
-        tp = await loop.run_in_executor(self.io_executor, self.topic.write, group_id, entries)
+        tp, end = await loop.run_in_executor(self.io_executor, self.topic.write, group_id, entries)
         self.topic.replicas.purgatory.wake(tp)
+        await self._await_replication(tp, end)
+
+    async def _await_replication(self, tp: TopicPartition, end: int) -> None:
+        """Kafka's coordinator append is acks=-1: done once the high watermark reaches
+        ``end`` (a committed offset survives the loss of this broker). Raises
+        :class:`NotLeaderOrFollowerError` if leadership is lost meanwhile,
+        :class:`NotEnoughReplicasError` if the ISR shrank below the minimum,
+        :class:`OffsetsReplicationTimeoutError` after ``offsets.commit.timeout.ms``."""
+        replicas = self.topic.replicas
+        deadline = time.monotonic() + self.config.offsets_commit_timeout_ms / 1000
+        while True:
+            code = replicas.check_enough_replicas_reach_offset(tp, end)
+            if code == ErrorCode.NONE:
+                return
+            if code == ErrorCode.NOT_LEADER_OR_FOLLOWER:
+                raise NotLeaderOrFollowerError(f"{tp} is no longer led here")
+            if code is not None:
+                raise NotEnoughReplicasError(f"{tp}: too few in-sync replicas after the append")
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise OffsetsReplicationTimeoutError(f"{tp}: not replicated to offset {end}")
+            # bounded: a move on an I/O thread between the check and the wait is not lost
+            await replicas.produce_purgatory.wait([tp], min(remaining, 0.5))
 
     async def _persist_group(self, group: Group) -> int:
         """Write ``group``'s GroupMetadata record (its state when the write lock is

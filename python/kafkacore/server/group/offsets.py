@@ -100,15 +100,22 @@ class OffsetsTopic:
             raise OffsetsPartitionMissingError(f"{OFFSETS_TOPIC}-{index} is not hosted here")
         return partition
 
-    def write(self, group: str, entries: list[tuple[bytes, bytes | None]]) -> TopicPartition:
-        """Append ``(key, value)`` records for ``group`` in one batch, on the calling
-        thread (an I/O thread: this blocks); the partition written, whose delayed fetches
-        the caller wakes on the event loop. Raises what the append raised."""
+    def write(
+        self, group: str, entries: list[tuple[bytes, bytes | None]]
+    ) -> tuple[TopicPartition, int]:
+        """Append ``(key, value)`` records for ``group`` in one batch with acks=-1 (Kafka's
+        ``offsets.commit.required.acks`` default: refused below ``min.insync.replicas``),
+        on the calling thread (an I/O thread: this blocks); the partition written, whose
+        delayed fetches the caller wakes on the event loop, and the offset its high
+        watermark must reach for the batch to be committed. Raises what the append
+        raised."""
         now = int(time.time() * 1000)
         batch = record.build_batch([(i, now, k, v, []) for i, (k, v) in enumerate(entries)])
         partition = self._partition(self.partition_for(group))
-        self.replicas.append_to_leader(partition, batch, origin=AppendOrigin.COORDINATOR)
-        return partition.topic_partition
+        info = self.replicas.append_to_leader(
+            partition, batch, required_acks=-1, origin=AppendOrigin.COORDINATOR
+        )
+        return partition.topic_partition, info.last_offset + 1
 
     def read_all(self) -> Iterator[tuple[Any, bytes | None]]:
         """``(decoded key, value)`` of every record in the topic, in log order."""
