@@ -24,7 +24,7 @@ import pytest
 
 from kafkacore.config import BrokerConfig
 from kafkacore.controller.algorithms import InvalidReplicationFactorError
-from kafkacore.log import LogManager
+from kafkacore.log import LogManager, TopicPartition
 from kafkacore.metadata import BrokerInfo, EmbeddedMetadataStore, MetadataCache
 from kafkacore.metadata.store import PartitionState, TopicMetadata
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
@@ -551,3 +551,29 @@ def test_a_commit_is_answered_once_the_isr_has_it(tmp_path: Path) -> None:
         await c.stop()
 
     run(tmp_path, scenario, **{"offsets.commit.timeout.ms": 500})
+
+
+def test_leadership_changes_of_other_topics_are_ignored_and_stop_replica_always_resigns(
+    tmp_path: Path,
+) -> None:
+    async def scenario(node: Node) -> None:
+        c = node.coordinator(cluster_mode=True)
+        p = c.topic.partition_for("g")
+        c.on_leadership_change([(TopicPartition("t", p), 9)], [])
+        assert not c.loading and c.owned_partitions() == set()
+        c.on_leadership_change([(TopicPartition(OFFSETS_TOPIC, p), 9)], [])
+        await loaded(c)
+        assert c.owned_partitions() == {p}
+        c.on_leadership_change([], [(TopicPartition("t", p), 10)])
+        assert c.owned_partitions() == {p}
+        c.on_resigned(p, None)  # StopReplica(delete) of a partition state without an epoch
+        assert c.owned_partitions() == set()
+        c.on_leadership_change([(TopicPartition(OFFSETS_TOPIC, p), 8)], [])  # stale
+        assert not c.loading and c.owned_partitions() == set()
+        c.on_leadership_change([], [(TopicPartition(OFFSETS_TOPIC, p), 10)])
+        c.on_leadership_change([(TopicPartition(OFFSETS_TOPIC, p), 11)], [])
+        await loaded(c)
+        assert c.owned_partitions() == {p}
+        await c.stop()
+
+    run(tmp_path, scenario)

@@ -34,7 +34,7 @@ import contextlib
 import logging
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Executor
 from typing import Any, NamedTuple
 
@@ -224,9 +224,12 @@ class GroupCoordinator:
 
     # -- ownership (Kafka's onElection / onResignation) ------------------------------------
 
-    def _accept_epoch(self, index: int, leader_epoch: int) -> bool:
-        """Kafka's ``maybeUpdateCoordinatorEpoch``: record ``leader_epoch`` unless an
-        newer one was seen; whether it is current (not stale)."""
+    def _accept_epoch(self, index: int, leader_epoch: int | None) -> bool:
+        """Kafka's ``maybeUpdateCoordinatorEpoch``: record ``leader_epoch`` unless a
+        newer one was seen; whether it is current (not stale). ``None`` (a StopReplica
+        without an epoch) is always current and records nothing."""
+        if leader_epoch is None:
+            return True
         current = self._epochs.get(index)
         if current is not None and leader_epoch < current:
             return False
@@ -309,15 +312,31 @@ class GroupCoordinator:
             self.groups.setdefault(group_id, group)
         self._owned.add(index)
 
-    def on_resigned(self, partition: int, leader_epoch: int) -> None:
+    def on_leadership_change(
+        self,
+        leaders: Iterable[tuple[TopicPartition, int]],
+        followers: Iterable[tuple[TopicPartition, int]],
+    ) -> None:
+        """KafkaApis' ``onLeadershipChange`` for this coordinator, after a LeaderAndIsr:
+        ``(partition, leader epoch)`` of the partitions that became leaders here and of
+        those that became followers; only ``__consumer_offsets`` ones matter."""
+        for tp, epoch in leaders:
+            if tp.topic == OFFSETS_TOPIC:
+                self.on_elected(tp.partition, epoch)
+        for tp, epoch in followers:
+            if tp.topic == OFFSETS_TOPIC:
+                self.on_resigned(tp.partition, epoch)
+
+    def on_resigned(self, partition: int, leader_epoch: int | None) -> None:
         """Kafka's ``onResignation``: this broker no longer leads ``__consumer_offsets``
         partition ``partition``; its load (if under way) is abandoned, its groups are
         dropped from memory, their rebalances cancelled, and members waiting in JoinGroup
         or SyncGroup answered NOT_COORDINATOR (they find the new coordinator). A stale
-        epoch is ignored. Event loop only."""
+        epoch is ignored; ``None`` (a StopReplica deleting the partition, whose state has
+        no epoch) always applies. Event loop only."""
         if not self._accept_epoch(partition, leader_epoch):
             logger.info(
-                "Not unloading %s-%d in epoch %d, since current epoch is %d",
+                "Not unloading %s-%d in epoch %s, since current epoch is %d",
                 OFFSETS_TOPIC,
                 partition,
                 leader_epoch,
@@ -335,7 +354,7 @@ class GroupCoordinator:
             del self.groups[group.group_id]
             self._unload(group)
         logger.info(
-            "Unloaded %d groups of %s-%d for epoch %d",
+            "Unloaded %d groups of %s-%d for epoch %s",
             len(gone),
             OFFSETS_TOPIC,
             partition,
