@@ -13,9 +13,19 @@ Order: one :class:`asyncio.Lock` per ``__consumer_offsets`` partition is held ac
 they land in that partition's log (a reload after a restart rebuilds what was served),
 and each validation sees every earlier write applied.
 
+Ownership (Kafka's ``onElection``/``onResignation``): this coordinator serves the groups of
+the ``__consumer_offsets`` partitions it was elected for (:meth:`GroupCoordinator.on_elected`,
+called when this broker becomes the partition's leader), once their records are loaded;
+a group of a partition being loaded answers COORDINATOR_LOAD_IN_PROGRESS, one of a partition
+it does not own NOT_COORDINATOR (:meth:`GroupCoordinator.coordinator_error`, Kafka's
+``validateGroupStatus``). A single node is the replication-factor-1 case: :meth:`load` is
+the election for every partition it leads, done synchronously at start-up, and the
+partitions of a topic not created yet are its own (it will lead them).
+
 Thread-safety: the coordinator and its groups are event loop thread only; only
 :meth:`OffsetsTopic.write <kafkacore.server.group.offsets.OffsetsTopic.write>` runs on an
-I/O thread, and it touches no coordinator state."""
+I/O thread, and it touches no coordinator state (as :meth:`GroupCoordinator._read_partition`,
+the log read of a load)."""
 
 from __future__ import annotations
 
@@ -24,13 +34,14 @@ import contextlib
 import logging
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Executor
 from typing import Any, NamedTuple
 
 from kafkacore.config import BrokerConfig
 from kafkacore.coordinator import records as recs
-from kafkacore.errors import RecordBatchTooLargeError, RecordTooLargeError
+from kafkacore.errors import KafkaCoreError, RecordBatchTooLargeError, RecordTooLargeError
+from kafkacore.log import TopicPartition
 from kafkacore.protocol import ErrorCode
 from kafkacore.server.group.group import (
     COMPLETING,
@@ -42,14 +53,30 @@ from kafkacore.server.group.group import (
     Member,
     Offset,
 )
-from kafkacore.server.group.offsets import OffsetsPartitionMissingError, OffsetsTopic
+from kafkacore.server.group.offsets import (
+    OFFSETS_TOPIC,
+    OffsetsPartitionMissingError,
+    OffsetsTopic,
+)
 from kafkacore.server.partition import NotEnoughReplicasError, NotLeaderOrFollowerError
 from kafkacore.server.replica_manager import ReplicaManager
 
-__all__ = ["DEFAULT_RETENTION_TIME", "GroupCoordinator", "JoinResult", "append_error_code"]
+__all__ = [
+    "DEFAULT_RETENTION_TIME",
+    "GroupCoordinator",
+    "JoinResult",
+    "OffsetsReplicationTimeoutError",
+    "append_error_code",
+]
 
 DEFAULT_RETENTION_TIME = -1
 """OffsetCommit v2-4's RetentionTimeMs meaning "the broker's offsets.retention.minutes"."""
+
+
+class OffsetsReplicationTimeoutError(KafkaCoreError):
+    """A ``__consumer_offsets`` append was not replicated to the ISR within
+    ``offsets.commit.timeout.ms`` (Kafka's REQUEST_TIMED_OUT of the coordinator's
+    append)."""
 
 
 class JoinResult(NamedTuple):
@@ -73,7 +100,10 @@ def _now_ms() -> int:
 
 _APPEND_ERRORS: list[tuple[type[BaseException] | tuple[type[BaseException], ...], int]] = [
     # UnknownTopicOrPartition, NotEnoughReplicas(AfterAppend), Timeout
-    ((OffsetsPartitionMissingError, NotEnoughReplicasError), ErrorCode.COORDINATOR_NOT_AVAILABLE),
+    (
+        (OffsetsPartitionMissingError, NotEnoughReplicasError, OffsetsReplicationTimeoutError),
+        ErrorCode.COORDINATOR_NOT_AVAILABLE,
+    ),
     # NotLeaderOrFollower, KafkaStorageException (an I/O error: StorageIOError is an OSError)
     ((NotLeaderOrFollowerError, OSError), ErrorCode.NOT_COORDINATOR),
     # RecordTooLarge, RecordBatchTooLarge
@@ -106,10 +136,18 @@ class GroupCoordinator:
         replicas: ReplicaManager,
         clock: Callable[[], int] = _now_ms,
         io_executor: Executor | None = None,
+        *,
+        cluster_mode: bool | None = None,
     ) -> None:
+        """``cluster_mode`` (default: ``zookeeper.connect`` set): groups are served only
+        for the partitions this broker was elected for (:meth:`on_elected`)."""
         self.config = config
         self.groups: dict[str, Group] = {}
-        self.topic = OffsetsTopic(replicas)
+        """The groups of the owned partitions."""
+        self.topic = OffsetsTopic(
+            replicas,
+            cluster_mode=bool(config.zookeeper_connect) if cluster_mode is None else cluster_mode,
+        )
         self.clock = clock
         """Wall-clock milliseconds for commit/state timestamps and offset expiry."""
         self.io_executor = io_executor
@@ -118,21 +156,46 @@ class GroupCoordinator:
         self._write_locks: dict[int, asyncio.Lock] = {}
         self._sweeper: asyncio.Task[None] | None = None
         self._expirer: asyncio.Task[None] | None = None
+        self._epochs: dict[int, int] = {}
+        """Kafka's ``epochForPartitionId``: the newest leader epoch seen per partition in
+        an election or a resignation (an older one is stale and ignored)."""
+        self._owned: set[int] = set()
+        """Partitions elected for and loaded: their groups are served."""
+        self._loading: dict[int, asyncio.Task[None]] = {}
+        """Partitions elected for whose load is under way."""
+        self._creating: asyncio.Task[None] | None = None
+
+    @property
+    def cluster_mode(self) -> bool:
+        return self.topic.cluster_mode
 
     # -- lifecycle -------------------------------------------------------------------------
 
     def load(self) -> None:
-        """Restore groups and offsets from ``__consumer_offsets`` (synchronous)."""
+        """The election for every ``__consumer_offsets`` partition this node leads, each
+        loaded synchronously (start-up: no COORDINATOR_LOAD_IN_PROGRESS window)."""
+        for index in range(self.topic.partitions):
+            partition = self.topic.replicas.partition(OFFSETS_TOPIC, index)
+            if partition is None or not partition.is_leader:
+                continue
+            if self._accept_epoch(index, partition.leader_epoch):
+                self._install(index, self._read_partition(index))
+
+    def _read_partition(self, index: int) -> dict[str, Group]:
+        """The groups and offsets of partition ``index``, rebuilt from its records (the
+        last record of a key wins). Blocking (log reads), touches no coordinator state:
+        runs on the I/O executor for an election."""
+        groups: dict[str, Group] = {}
         with_metadata: set[str] = set()
-        for key, value in self.topic.read_all():
+        for key, value in self.topic.read_partition(index):
             if isinstance(key, recs.OffsetCommitKey):
-                group = self.groups.get(key.group)
+                group = groups.get(key.group)
                 if value is None:
                     if group is not None:
                         group.offsets.pop((key.topic, key.partition), None)
                     continue
                 v = recs.decode_offset_commit_value(value)
-                group = self.groups.setdefault(key.group, Group(key.group))
+                group = groups.setdefault(key.group, Group(key.group))
                 group.offsets[(key.topic, key.partition)] = Offset(
                     v.offset,
                     v.leader_epoch,
@@ -142,21 +205,193 @@ class GroupCoordinator:
                 )
             elif isinstance(key, recs.GroupMetadataKey):
                 if value is None:
-                    self.groups.pop(key.group, None)
+                    groups.pop(key.group, None)
                     with_metadata.discard(key.group)
                     continue
                 with_metadata.add(key.group)
                 g = recs.decode_group_metadata_value(value)
-                group = self.groups.setdefault(key.group, Group(key.group))
+                group = groups.setdefault(key.group, Group(key.group))
                 group.protocol_type, group.generation = g.protocol_type, g.generation
                 group.protocol, group.leader = g.protocol, g.leader
                 group.state_timestamp = g.current_state_timestamp
                 # members must rejoin; their generation is kept so commits are checked
                 group.members.clear()  # the group stays Empty
         # a group known only by offsets whose every offset was tombstoned is gone
-        for group_id in [g for g, v in self.groups.items() if not v.offsets]:
+        for group_id in [g for g, v in groups.items() if not v.offsets]:
             if group_id not in with_metadata:
-                del self.groups[group_id]
+                del groups[group_id]
+        return groups
+
+    # -- ownership (Kafka's onElection / onResignation) ------------------------------------
+
+    def _accept_epoch(self, index: int, leader_epoch: int | None) -> bool:
+        """Kafka's ``maybeUpdateCoordinatorEpoch``: record ``leader_epoch`` unless a
+        newer one was seen; whether it is current (not stale). ``None`` (a StopReplica
+        without an epoch) is always current and records nothing."""
+        if leader_epoch is None:
+            return True
+        current = self._epochs.get(index)
+        if current is not None and leader_epoch < current:
+            return False
+        self._epochs[index] = leader_epoch
+        return True
+
+    def _owns(self, index: int) -> bool:
+        if index in self._owned:
+            return True
+        # single node: the partitions of a topic not created yet will be led here
+        return not self.cluster_mode and index not in self._epochs
+
+    def coordinator_error(self, group_id: str) -> int:
+        """Kafka's ``validateGroupStatus`` for ownership: COORDINATOR_LOAD_IN_PROGRESS
+        while ``group_id``'s partition loads, NOT_COORDINATOR if it is not owned here,
+        else NONE."""
+        index = self.topic.partition_for(group_id)
+        if index in self._loading:
+            return ErrorCode.COORDINATOR_LOAD_IN_PROGRESS
+        if not self._owns(index):
+            return ErrorCode.NOT_COORDINATOR
+        return ErrorCode.NONE
+
+    @property
+    def loading(self) -> bool:
+        """Some partition is being loaded (ListGroups answers COORDINATOR_LOAD_IN_PROGRESS)."""
+        return bool(self._loading)
+
+    def owned_partitions(self) -> set[int]:
+        return set(self._owned)
+
+    def on_elected(self, partition: int, leader_epoch: int) -> None:
+        """Kafka's ``onElection``: this broker leads ``__consumer_offsets`` partition
+        ``partition`` at ``leader_epoch``; its groups and offsets are loaded on the I/O
+        executor, and its groups answer COORDINATOR_LOAD_IN_PROGRESS until then. A stale
+        epoch is ignored; a partition already owned or loading keeps its state (the new
+        epoch is recorded). Event loop only."""
+        if not self._accept_epoch(partition, leader_epoch):
+            logger.info(
+                "Not loading %s-%d in epoch %d, since current epoch is %d",
+                OFFSETS_TOPIC,
+                partition,
+                leader_epoch,
+                self._epochs[partition],
+            )
+            return
+        if partition in self._owned or partition in self._loading:
+            return
+        logger.info(
+            "Scheduling loading of offsets and group metadata from %s-%d for epoch %d",
+            OFFSETS_TOPIC,
+            partition,
+            leader_epoch,
+        )
+        task = asyncio.get_running_loop().create_task(self._load_partition(partition))
+        self._loading[partition] = task
+
+    async def _load_partition(self, index: int) -> None:
+        loop = asyncio.get_running_loop()
+        start = time.monotonic()
+        try:
+            groups = await loop.run_in_executor(self.io_executor, self._read_partition, index)
+        except Exception:  # Kafka logs the failure and owns the partition all the same
+            logger.exception("Error loading offsets from %s-%d", OFFSETS_TOPIC, index)
+            groups = {}
+        if self._loading.get(index) is not asyncio.current_task():
+            return  # resigned (or stopped) meanwhile
+        del self._loading[index]
+        self._install(index, groups)
+        logger.info(
+            "Finished loading offsets and group metadata from %s-%d in %d milliseconds (%d groups)",
+            OFFSETS_TOPIC,
+            index,
+            int((time.monotonic() - start) * 1000),
+            len(groups),
+        )
+
+    def _install(self, index: int, groups: dict[str, Group]) -> None:
+        for group_id, group in groups.items():
+            self.groups.setdefault(group_id, group)
+        self._owned.add(index)
+
+    def on_leadership_change(
+        self,
+        leaders: Iterable[tuple[TopicPartition, int]],
+        followers: Iterable[tuple[TopicPartition, int]],
+    ) -> None:
+        """KafkaApis' ``onLeadershipChange`` for this coordinator, after a LeaderAndIsr:
+        ``(partition, leader epoch)`` of the partitions that became leaders here and of
+        those that became followers; only ``__consumer_offsets`` ones matter."""
+        for tp, epoch in leaders:
+            if tp.topic == OFFSETS_TOPIC:
+                self.on_elected(tp.partition, epoch)
+        for tp, epoch in followers:
+            if tp.topic == OFFSETS_TOPIC:
+                self.on_resigned(tp.partition, epoch)
+
+    def on_resigned(self, partition: int, leader_epoch: int | None) -> None:
+        """Kafka's ``onResignation``: this broker no longer leads ``__consumer_offsets``
+        partition ``partition``; its load (if under way) is abandoned, its groups are
+        dropped from memory, their rebalances cancelled, and members waiting in JoinGroup
+        or SyncGroup answered NOT_COORDINATOR (they find the new coordinator). A stale
+        epoch is ignored; ``None`` (a StopReplica deleting the partition, whose state has
+        no epoch) always applies. Event loop only."""
+        if not self._accept_epoch(partition, leader_epoch):
+            logger.info(
+                "Not unloading %s-%d in epoch %s, since current epoch is %d",
+                OFFSETS_TOPIC,
+                partition,
+                leader_epoch,
+                self._epochs[partition],
+            )
+            return
+        self._owned.discard(partition)
+        loading = self._loading.pop(partition, None)
+        if loading is not None:
+            loading.cancel()
+        gone = [
+            g for g in self.groups.values() if self.topic.partition_for(g.group_id) == partition
+        ]
+        for group in gone:
+            del self.groups[group.group_id]
+            self._unload(group)
+        logger.info(
+            "Unloaded %d groups of %s-%d for epoch %s",
+            len(gone),
+            OFFSETS_TOPIC,
+            partition,
+            leader_epoch,
+        )
+
+    def _unload(self, group: Group) -> None:
+        """Kafka's ``onGroupUnloaded``: the group is Dead here; whoever waits is told to
+        find the new coordinator."""
+        group.transition_to(DEAD)
+        group.pending.clear()
+        for member in group.members.values():
+            if member.join_future is not None and not member.join_future.done():
+                member.join_future.set_result(
+                    self._join_error(ErrorCode.NOT_COORDINATOR, member.member_id)
+                )
+            if member.sync_future is not None and not member.sync_future.done():
+                member.sync_future.set_result((ErrorCode.NOT_COORDINATOR, b""))
+        if group.rebalance is not None:
+            group.rebalance.cancel()
+            group.rebalance = None
+
+    def create_offsets_topic(self) -> None:
+        """Start creating ``__consumer_offsets`` in the background unless under way
+        (Kafka's FindCoordinator auto-creation in a cluster: the request answers
+        COORDINATOR_NOT_AVAILABLE meanwhile; a failure is logged, the next request
+        tries again)."""
+        if self._creating is not None and not self._creating.done():
+            return
+        self._creating = asyncio.get_running_loop().create_task(self._create_offsets_topic())
+
+    async def _create_offsets_topic(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            await loop.run_in_executor(self.io_executor, self.topic.ensure_created)
+        except Exception as exc:
+            logger.warning("Could not create %s: %s", OFFSETS_TOPIC, exc)
 
     def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -164,7 +399,10 @@ class GroupCoordinator:
         self._expirer = loop.create_task(self._expire_periodically())
 
     async def stop(self) -> None:
-        tasks = [self._sweeper, self._expirer] + [g.rebalance for g in self.groups.values()]
+        tasks = [self._sweeper, self._expirer, self._creating]
+        tasks += [g.rebalance for g in self.groups.values()]
+        tasks += list(self._loading.values())
+        self._loading.clear()
         for task in tasks:
             if task is not None:
                 task.cancel()
@@ -211,9 +449,36 @@ class GroupCoordinator:
         woken back on the loop. Raises what the append raised."""
         if not entries:
             return
+        index = self.topic.partition_for(group_id)
+        if not self._owns(index) or index in self._loading:
+            # resigned while the caller waited: the new leader's coordinator writes now
+            raise NotLeaderOrFollowerError(f"{OFFSETS_TOPIC}-{index} is not owned here")
         loop = asyncio.get_running_loop()
-        tp = await loop.run_in_executor(self.io_executor, self.topic.write, group_id, entries)
+        tp, end = await loop.run_in_executor(self.io_executor, self.topic.write, group_id, entries)
         self.topic.replicas.purgatory.wake(tp)
+        await self._await_replication(tp, end)
+
+    async def _await_replication(self, tp: TopicPartition, end: int) -> None:
+        """Kafka's coordinator append is acks=-1: done once the high watermark reaches
+        ``end`` (a committed offset survives the loss of this broker). Raises
+        :class:`NotLeaderOrFollowerError` if leadership is lost meanwhile,
+        :class:`NotEnoughReplicasError` if the ISR shrank below the minimum,
+        :class:`OffsetsReplicationTimeoutError` after ``offsets.commit.timeout.ms``."""
+        replicas = self.topic.replicas
+        deadline = time.monotonic() + self.config.offsets_commit_timeout_ms / 1000
+        while True:
+            code = replicas.check_enough_replicas_reach_offset(tp, end)
+            if code == ErrorCode.NONE:
+                return
+            if code == ErrorCode.NOT_LEADER_OR_FOLLOWER:
+                raise NotLeaderOrFollowerError(f"{tp} is no longer led here")
+            if code is not None:
+                raise NotEnoughReplicasError(f"{tp}: too few in-sync replicas after the append")
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise OffsetsReplicationTimeoutError(f"{tp}: not replicated to offset {end}")
+            # bounded: a move on an I/O thread between the check and the wait is not lost
+            await replicas.produce_purgatory.wait([tp], min(remaining, 0.5))
 
     async def _persist_group(self, group: Group) -> int:
         """Write ``group``'s GroupMetadata record (its state when the write lock is
@@ -395,6 +660,9 @@ class GroupCoordinator:
         c = self.config
         if not group_id:
             return self._join_error(ErrorCode.INVALID_GROUP_ID, member_id)
+        owner_error = self.coordinator_error(group_id)
+        if owner_error:
+            return self._join_error(owner_error, member_id)
         if not (
             c.group_min_session_timeout_ms <= session_timeout <= c.group_max_session_timeout_ms
         ):
@@ -556,6 +824,13 @@ class GroupCoordinator:
         protocol_name: str | None,
         assignments: dict[str, bytes],
     ) -> tuple[int, str | None, str | None, bytes]:
+        owner_error = self.coordinator_error(group_id)
+        if owner_error == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS:
+            # Kafka: the rebalance's state is lost, the member rejoins (older clients do
+            # not expect COORDINATOR_LOAD_IN_PROGRESS here)
+            return ErrorCode.REBALANCE_IN_PROGRESS, None, None, b""
+        if owner_error:
+            return owner_error, None, None, b""
         code, group, member = self._check_member(group_id, member_id, instance_id, generation)
         if code or group is None or member is None:
             return code, None, None, b""
@@ -611,6 +886,11 @@ class GroupCoordinator:
     def heartbeat(
         self, group_id: str, generation: int, member_id: str, instance_id: str | None
     ) -> int:
+        owner_error = self.coordinator_error(group_id)
+        if owner_error == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS:
+            return ErrorCode.NONE  # Kafka answers blindly while the group loads
+        if owner_error:
+            return owner_error
         code, group, member = self._check_member(group_id, member_id, instance_id, generation)
         if code or group is None or member is None:
             return code
@@ -618,6 +898,9 @@ class GroupCoordinator:
         return ErrorCode.REBALANCE_IN_PROGRESS if group.state == PREPARING else ErrorCode.NONE
 
     def leave(self, group_id: str, members: list[tuple[str, str | None]]) -> tuple[int, list[int]]:
+        owner_error = self.coordinator_error(group_id)
+        if owner_error:
+            return owner_error, []
         group = self.groups.get(group_id)
         if group is None or group.state == DEAD:
             return ErrorCode.UNKNOWN_MEMBER_ID, [ErrorCode.UNKNOWN_MEMBER_ID] * len(members)
@@ -750,6 +1033,9 @@ class GroupCoordinator:
         retention_time_ms: int,
         api_version: int,
     ) -> list[int]:
+        owner_error = self.coordinator_error(group_id)  # checked under the write lock
+        if owner_error:
+            return [owner_error] * len(offsets)
         created = group_id not in self.groups
         code, group = self._validate_commit(
             group_id, generation, member_id, instance_id, api_version
@@ -930,6 +1216,9 @@ class GroupCoordinator:
     async def _delete_offsets_locked(
         self, group_id: str, partitions: list[tuple[str, int]]
     ) -> tuple[int, list[int]]:
+        owner_error = self.coordinator_error(group_id)
+        if owner_error:
+            return owner_error, []
         group = self.groups.get(group_id)
         if group is None or group.state == DEAD:
             return ErrorCode.GROUP_ID_NOT_FOUND, []
@@ -964,6 +1253,9 @@ class GroupCoordinator:
             return await self._delete_group_locked(group_id)
 
     async def _delete_group_locked(self, group_id: str) -> int:
+        owner_error = self.coordinator_error(group_id)
+        if owner_error:
+            return owner_error
         group = self.groups.get(group_id)
         if group is None or group.state == DEAD:
             return ErrorCode.GROUP_ID_NOT_FOUND

@@ -1,7 +1,9 @@
 """The group APIs' handlers: decode the request objects, ask the coordinator, build
 the responses. No sockets. The handlers that write ``__consumer_offsets`` (OffsetCommit,
 DeleteGroups, OffsetDelete) are coroutines: the coordinator's append runs on the I/O
-executor and is awaited."""
+executor and is awaited. A group whose ``__consumer_offsets`` partition this broker does
+not own (or is still loading) gets the coordinator's error (Kafka 3.9's
+``validateGroupStatus``, per API)."""
 
 from __future__ import annotations
 
@@ -157,13 +159,19 @@ def _fetch_group(
 
 
 def handle_offset_fetch(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+    """A group not served here: its error at the group level (v8+), at the top level
+    (v2-7), with no topics (Kafka 3.9: versions 0-1 have no field for it)."""
     cls = _cls("OffsetFetch")
+    coordinator = _coordinator(services)
     if context.api_version < 8:
         wanted = (
             None
             if request.topics is None
             else [(t.name, list(t.partition_indexes)) for t in request.topics]
         )
+        owner_error = coordinator.coordinator_error(request.group_id)
+        if owner_error:
+            return cls(throttle_time_ms=0, error_code=owner_error, topics=[])
         return cls(
             throttle_time_ms=0,
             error_code=0,
@@ -189,6 +197,12 @@ def handle_offset_fetch(services: BrokerServices, context: RequestContext, reque
         wanted = (
             None if g.topics is None else [(t.name, list(t.partition_indexes)) for t in g.topics]
         )
+        owner_error = coordinator.coordinator_error(g.group_id)
+        if owner_error:
+            groups.append(
+                cls.OffsetFetchResponseGroup(group_id=g.group_id, error_code=owner_error, topics=[])
+            )
+            continue
         groups.append(
             cls.OffsetFetchResponseGroup(
                 group_id=g.group_id,
@@ -215,6 +229,8 @@ def handle_offset_fetch(services: BrokerServices, context: RequestContext, reque
 
 
 def handle_list_groups(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+    """The groups of the partitions owned here; COORDINATOR_LOAD_IN_PROGRESS (with the
+    groups already loaded) while some partition loads, as Kafka 3.9."""
     cls = _cls("ListGroups")
     states = {s.lower() for s in (request.states_filter or [])}
     types = {s.lower() for s in (request.types_filter or [])}
@@ -228,13 +244,27 @@ def handle_list_groups(services: BrokerServices, context: RequestContext, reques
         for g in _coordinator(services).groups.values()
         if (not states or g.state.lower() in states) and (not types or "classic" in types)
     ]
-    return cls(throttle_time_ms=0, error_code=0, groups=groups)
+    code = ErrorCode.COORDINATOR_LOAD_IN_PROGRESS if _coordinator(services).loading else 0
+    return cls(throttle_time_ms=0, error_code=code, groups=groups)
 
 
 def handle_describe_groups(services: BrokerServices, context: RequestContext, request: Any) -> Any:
     cls = _cls("DescribeGroups")
     out = []
     for group_id in request.groups:
+        owner_error = _coordinator(services).coordinator_error(group_id)
+        if owner_error:  # Kafka's EmptyGroup summary with the error
+            out.append(
+                cls.DescribedGroup(
+                    error_code=owner_error,
+                    group_id=group_id,
+                    group_state="",
+                    protocol_type="",
+                    protocol_data="",
+                    members=[],
+                )
+            )
+            continue
         g = _coordinator(services).groups.get(group_id)
         if g is None:
             out.append(

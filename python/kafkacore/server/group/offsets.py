@@ -1,16 +1,22 @@
 """``__consumer_offsets``: the coordinator's records written in Kafka's formats
 (OffsetCommitKey v1 + OffsetCommitValue v4, or v1 with an expire timestamp;
 GroupMetadataKey v2 + GroupMetadataValue v3; null values as tombstones) and read back at
-start-up (the last record of a key wins)."""
+start-up or on an election (the last record of a key wins).
+
+In a cluster the topic is created with ``offsets.topic.replication.factor`` replicas
+assigned over the live brokers (Kafka's ``AdminUtils``); with fewer live brokers the
+creation fails, and FindCoordinator keeps answering COORDINATOR_NOT_AVAILABLE."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import Iterator
 from typing import Any
 
 from kafkacore import record
+from kafkacore.controller.algorithms import BrokerMetadata, assign_replicas_to_brokers
 from kafkacore.coordinator import records as recs
 from kafkacore.errors import KafkaCoreError
 from kafkacore.log import AppendOrigin, TopicPartition
@@ -33,68 +39,113 @@ class OffsetsTopic:
     writes) and run on the I/O executor; the replica manager and the logs they use are
     safe to call from any thread. :meth:`partition_for` is pure."""
 
-    def __init__(self, replicas: ReplicaManager) -> None:
+    def __init__(self, replicas: ReplicaManager, *, cluster_mode: bool = False) -> None:
         self.replicas = replicas
-        self.partitions = replicas.config.offsets_topic_num_partitions
-        existing = replicas.cache.partition_count(OFFSETS_TOPIC)
-        if existing is not None:
-            self.partitions = existing
+        self.cluster_mode = cluster_mode
+        self._configured_partitions = replicas.config.offsets_topic_num_partitions
+
+    @property
+    def partitions(self) -> int:
+        """The topic's partition count once it exists (in a cluster it may have been
+        created by a broker configured otherwise), else ``offsets.topic.num.partitions``."""
+        existing = self.replicas.cache.partition_count(OFFSETS_TOPIC)
+        return existing if existing is not None else self._configured_partitions
 
     def partition_for(self, group: str) -> int:
         return recs.partition_for_group(group, self.partitions)
 
+    def _configs(self) -> dict[str, str]:
+        return {
+            "cleanup.policy": "compact",
+            "segment.bytes": str(self.replicas.config.offsets_topic_segment_bytes),
+            "compression.type": "producer",
+        }
+
     def ensure_created(self) -> None:
         """Create ``__consumer_offsets`` if it does not exist yet (Kafka does this on the
-        first FindCoordinator for a group, before any member joins)."""
+        first FindCoordinator for a group, before any member joins). In a cluster:
+        ``offsets.topic.replication.factor`` replicas per partition over the live
+        brokers; raises :class:`~kafkacore.controller.algorithms.InvalidReplicationFactorError`
+        when there are fewer. Blocking: off the event loop."""
+        if self.cluster_mode:
+            if not self.replicas.cache.contains_topic(OFFSETS_TOPIC):
+                self._create_replicated()
+            return
         if self.replicas.partition(OFFSETS_TOPIC, 0) is None:
-            configs = {
-                "cleanup.policy": "compact",
-                "segment.bytes": str(self.replicas.config.offsets_topic_segment_bytes),
-                "compression.type": "producer",
-            }
-            self.replicas.ensure_topic(OFFSETS_TOPIC, self.partitions, configs)
+            self.replicas.ensure_topic(OFFSETS_TOPIC, self.partitions, self._configs())
+
+    def _create_replicated(self) -> None:
+        config = self.replicas.config
+        brokers = sorted(
+            (BrokerMetadata(b.node_id, b.rack) for b in self.replicas.cache.alive_brokers()),
+            key=lambda b: b.id,
+        )
+        count = self._configured_partitions
+        by_partition = assign_replicas_to_brokers(
+            brokers, count, config.offsets_topic_replication_factor
+        )
+        with contextlib.suppress(KeyError):  # created meanwhile (by another broker)
+            self.replicas.create_topic(
+                OFFSETS_TOPIC,
+                count,
+                self._configs(),
+                assignment=[by_partition[p] for p in range(count)],
+            )
 
     def _partition(self, index: int) -> Partition:
-        self.ensure_created()
+        if not self.cluster_mode:
+            self.ensure_created()  # a single node creates it on the first write too
         partition = self.replicas.partition(OFFSETS_TOPIC, index)
         if partition is None:
             raise OffsetsPartitionMissingError(f"{OFFSETS_TOPIC}-{index} is not hosted here")
         return partition
 
-    def write(self, group: str, entries: list[tuple[bytes, bytes | None]]) -> TopicPartition:
-        """Append ``(key, value)`` records for ``group`` in one batch, on the calling
-        thread (an I/O thread: this blocks); the partition written, whose delayed fetches
-        the caller wakes on the event loop. Raises what the append raised."""
+    def write(
+        self, group: str, entries: list[tuple[bytes, bytes | None]]
+    ) -> tuple[TopicPartition, int]:
+        """Append ``(key, value)`` records for ``group`` in one batch with acks=-1 (Kafka's
+        ``offsets.commit.required.acks`` default: refused below ``min.insync.replicas``),
+        on the calling thread (an I/O thread: this blocks); the partition written, whose
+        delayed fetches the caller wakes on the event loop, and the offset its high
+        watermark must reach for the batch to be committed. Raises what the append
+        raised."""
         now = int(time.time() * 1000)
         batch = record.build_batch([(i, now, k, v, []) for i, (k, v) in enumerate(entries)])
         partition = self._partition(self.partition_for(group))
-        self.replicas.append_to_leader(partition, batch, origin=AppendOrigin.COORDINATOR)
-        return partition.topic_partition
+        info = self.replicas.append_to_leader(
+            partition, batch, required_acks=-1, origin=AppendOrigin.COORDINATOR
+        )
+        return partition.topic_partition, info.last_offset + 1
 
     def read_all(self) -> Iterator[tuple[Any, bytes | None]]:
         """``(decoded key, value)`` of every record in the topic, in log order."""
         if not self.replicas.cache.contains_topic(OFFSETS_TOPIC):
             return
         for partition in range(self.partitions):
-            log = self.replicas.get_log(OFFSETS_TOPIC, partition)
-            if log is None:
-                continue
-            offset = log.log_start_offset
-            while offset < log.log_end_offset:
-                data = log.read(offset, 1 << 20).read_bytes()
-                if not data:
-                    break
-                for pos, _magic, _size in record.iter_batches(data):
-                    header = record.batch_header(data, pos)
-                    offset = header.last_offset + 1
-                    if header.is_control:
+            yield from self.read_partition(partition)
+
+    def read_partition(self, partition: int) -> Iterator[tuple[Any, bytes | None]]:
+        """``(decoded key, value)`` of every record of one partition, in log order, up
+        to its log end (Kafka's load reads to the log end offset). Blocking."""
+        log = self.replicas.get_log(OFFSETS_TOPIC, partition)
+        if log is None:
+            return
+        offset = log.log_start_offset
+        while offset < log.log_end_offset:
+            data = log.read(offset, 1 << 20).read_bytes()
+            if not data:
+                break
+            for pos, _magic, _size in record.iter_batches(data):
+                header = record.batch_header(data, pos)
+                offset = header.last_offset + 1
+                if header.is_control:
+                    continue
+                for r in record.records(data, pos):
+                    if r.key is None:
                         continue
-                    for r in record.records(data, pos):
-                        if r.key is None:
-                            continue
-                        try:
-                            key = recs.decode_key(r.key)
-                        except Exception as exc:  # a foreign record: skip it, as Kafka logs
-                            logger.warning("Skipping undecodable offsets record: %s", exc)
-                            continue
-                        yield key, r.value
+                    try:
+                        key = recs.decode_key(r.key)
+                    except Exception as exc:  # a foreign record: skip it, as Kafka logs
+                        logger.warning("Skipping undecodable offsets record: %s", exc)
+                        continue
+                    yield key, r.value

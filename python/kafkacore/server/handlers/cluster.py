@@ -6,7 +6,10 @@ import uuid
 from typing import Any
 
 from kafkacore.config import ConfigError
+from kafkacore.log import TopicPartition
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode, api_versions_response
+from kafkacore.protocol.errors import message as error_message
+from kafkacore.server.group.offsets import OFFSETS_TOPIC
 from kafkacore.server.replica_manager import INTERNAL_TOPICS, topic_name_error
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.services import BrokerServices
@@ -145,12 +148,17 @@ async def handle_metadata(services: BrokerServices, context: RequestContext, req
 async def handle_find_coordinator(
     services: BrokerServices, context: RequestContext, request: Any
 ) -> Any:
-    """Group keys (type 0): this node, the group coordinator; ``__consumer_offsets`` is
-    created on the first such request, as Kafka does, so that the first group member's
-    JoinGroup/SyncGroup are not held up by it. Transaction keys (type 1):
-    COORDINATOR_NOT_AVAILABLE (no transactions)."""
+    """Group keys (type 0) on a single node: this node, the group coordinator;
+    ``__consumer_offsets`` is created on the first such request, as Kafka does, so that
+    the first group member's JoinGroup/SyncGroup are not held up by it. In a cluster:
+    the leader of the group's ``__consumer_offsets`` partition, from the metadata cache;
+    COORDINATOR_NOT_AVAILABLE while the topic does not exist (its creation starts in
+    the background, as Kafka 3.9's auto-creation) or the partition has no live leader.
+    Transaction keys (type 1): COORDINATOR_NOT_AVAILABLE (no transactions)."""
 
-    async def answer(key_type: int) -> tuple[int, str | None, int, str, int]:
+    async def answer(key_type: int, key: str) -> tuple[int, str | None, int, str, int]:
+        if key_type == 0 and services.controller is not None:
+            return _cluster_group_coordinator(services, key)
         if key_type == 0:
             # Kafka creates the offsets topic here
             await services.run_io(services.group_coordinator.topic.ensure_created)
@@ -162,7 +170,7 @@ async def handle_find_coordinator(
     if context.api_version >= 4:
         coordinators = []
         for key in request.coordinator_keys:
-            code, message, node, host, port = await answer(request.key_type)
+            code, message, node, host, port = await answer(request.key_type, key)
             coordinators.append(
                 _FIND.Coordinator(
                     key=key,
@@ -174,7 +182,9 @@ async def handle_find_coordinator(
                 )
             )
         return _FIND(throttle_time_ms=0, coordinators=coordinators)
-    code, message, node, host, port = await answer(request.key_type)
+    code, message, node, host, port = await answer(request.key_type, request.key)
+    if code == ErrorCode.COORDINATOR_NOT_AVAILABLE and services.controller is not None:
+        message = error_message(code)  # Kafka's v0-3 error response carries it
     return _FIND(
         throttle_time_ms=0,
         error_code=code,
@@ -183,6 +193,24 @@ async def handle_find_coordinator(
         host=host,
         port=port,
     )
+
+
+def _cluster_group_coordinator(
+    services: BrokerServices, key: str
+) -> tuple[int, str | None, int, str, int]:
+    cache = services.metadata_cache
+    groups = services.group_coordinator
+    unavailable = (ErrorCode.COORDINATOR_NOT_AVAILABLE, None, -1, "", -1)
+    if not cache.contains_topic(OFFSETS_TOPIC):
+        groups.create_offsets_topic()
+        return unavailable
+    state = cache.partition_state(TopicPartition(OFFSETS_TOPIC, groups.topic.partition_for(key)))
+    if state is None or state.leader < 0:
+        return unavailable
+    leader = cache.broker(state.leader)
+    if leader is None:
+        return unavailable
+    return ErrorCode.NONE, None, leader.node_id, leader.host, leader.port
 
 
 async def handle_init_producer_id(
