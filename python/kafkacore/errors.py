@@ -4,13 +4,16 @@ very classes through PyO3's ``import_exception!``)."""
 from __future__ import annotations
 
 __all__ = [
+    "AdminOperationError",
     "CorruptCheckpointError",
     "CorruptIndexError",
     "CorruptRecordError",
     "InconsistentTopicIdError",
     "IndexFullError",
     "InvalidOffsetError",
+    "InvalidPartitionsError",
     "InvalidRecordError",
+    "InvalidReplicationFactorError",
     "KafkaCoreError",
     "OffsetOutOfRangeError",
     "RecordBatchTooLargeError",
@@ -102,3 +105,15 @@ class CorruptCheckpointError(StorageIOError):
 class InconsistentTopicIdError(KafkaCoreError):
     """A partition directory whose ``partition.metadata`` names another topic id than the
     one given (Kafka's INCONSISTENT_TOPIC_ID)."""
+
+
+class InvalidPartitionsError(KafkaCoreError):
+    """A partition count Kafka refuses (``InvalidPartitionsException``, error 37)."""
+
+
+class InvalidReplicationFactorError(KafkaCoreError):
+    """A replication factor Kafka refuses (``InvalidReplicationFactorException``, 38)."""
+
+
+class AdminOperationError(KafkaCoreError):
+    """Kafka's ``AdminOperationException`` (e.g. racks known for only some brokers)."""

@@ -11,7 +11,11 @@ import random
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from kafkacore.errors import KafkaCoreError
+from kafkacore.errors import (
+    AdminOperationError,
+    InvalidPartitionsError,
+    InvalidReplicationFactorError,
+)
 
 __all__ = [
     "LEADER_DURING_DELETE",
@@ -40,18 +44,6 @@ NO_LEADER = -1
 LEADER_DURING_DELETE = -2
 RECOVERED = 0
 RECOVERING = 1
-
-
-class InvalidReplicationFactorError(KafkaCoreError):
-    """Kafka's InvalidReplicationFactorException (error code 38)."""
-
-
-class InvalidPartitionsError(KafkaCoreError):
-    """Kafka's InvalidPartitionsException (error code 37)."""
-
-
-class AdminOperationError(KafkaCoreError):
-    """Kafka's AdminOperationException (e.g. mixed rack information)."""
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,6 @@ Thread-safety: event loop thread only.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 import socket
@@ -37,13 +36,11 @@ from kafkacore.metadata import BrokerInfo, EmbeddedMetadataStore, MetadataCache,
 from kafkacore.metadata.zookeeper import ZooKeeperMetadataStore
 from kafkacore.protocol.api import APIS, ApiKey
 from kafkacore.protocol.errors import ErrorCode
-from kafkacore.server.alter_partition import AlterPartitionManager
 from kafkacore.server.channel import RequestChannel
 from kafkacore.server.group import GroupCoordinator
 from kafkacore.server.handlers.configs import DEFAULT_ENTITY, with_stored_dynamic_configs
 from kafkacore.server.inter_broker import NodeClient
 from kafkacore.server.network import Limits, SocketServer
-from kafkacore.server.replica_fetcher import ReplicaFetcherManager
 from kafkacore.server.replica_manager import ReplicaManager
 from kafkacore.server.services import BrokerConfigHolder, BrokerServices
 from kafkacore.zk.client import KafkaZkClient
@@ -84,8 +81,6 @@ class KafkaServer:
         self.store: MetadataStore | None = None
         self.zk: KafkaZkClient | None = None
         self.controller: KafkaController | None = None
-        self._tasks: list[asyncio.Task[None]] = []
-        self._replication: tuple[AlterPartitionManager, ReplicaFetcherManager] | None = None
 
     @property
     def bound_port(self) -> int:
@@ -172,6 +167,7 @@ class KafkaServer:
         if not self.cluster_mode:
             groups.load()  # synchronous: no COORDINATOR_LOAD_IN_PROGRESS window
         groups.start()
+        replicas.on_leadership_change = groups.on_leadership_change
         services = BrokerServices(
             node_id=node_id,
             configs=configs,
@@ -233,68 +229,13 @@ class KafkaServer:
         controller (which campaigns for ``/controller``)."""
         zk = self.zk
         assert zk is not None
-        self._start_replication(services)
+        listener, _protocol = self.config.inter_broker_listener()
+        services.replica_manager.start_replication(listener=listener)
         epoch = await zk.register_broker(self._registration())
         services.replica_manager.broker_epoch = epoch
         logger.info("%s registered in ZooKeeper with broker epoch %d", self._prefix, epoch)
         assert services.controller is not None
         await services.controller.startup()
-
-    def _start_replication(self, services: BrokerServices) -> None:
-        """The replication machinery of a cluster broker: the AlterPartition channel to
-        the controller, the replica fetchers, the ``isr-expiration`` task and the
-        periodic ``replication-offset-checkpoint``."""
-        loop = asyncio.get_running_loop()
-        replicas = services.replica_manager
-        cache = services.metadata_cache
-        listener, _protocol = self.config.inter_broker_listener()
-        replicas.attach_loop(loop)
-        alter = AlterPartitionManager(
-            self.node_id,
-            cache,
-            broker_epoch=lambda: replicas.broker_epoch,
-            topic_id=replicas.topic_id_of,
-            listener=listener,
-        )
-        alter.start()
-        replicas.set_alter_partition_manager(alter)
-        fetchers = ReplicaFetcherManager(
-            self.node_id, replicas, cache, lambda: services.config, listener=listener
-        )
-        fetchers.start()
-        replicas.fetcher_manager = fetchers
-        self._replication = (alter, fetchers)
-        self._tasks.append(loop.create_task(replicas.run_isr_expiration()))
-        self._tasks.append(loop.create_task(self._checkpoint_high_watermarks(services)))
-
-    async def _checkpoint_high_watermarks(self, services: BrokerServices) -> None:
-        """``replication-offset-checkpoint`` every
-        ``replica.high.watermark.checkpoint.interval.ms`` (Kafka's ``highwatermark-checkpoint``
-        task), so a restarted follower starts from a recent high watermark."""
-        logs = self.logs
-        assert logs is not None
-        while True:
-            await asyncio.sleep(
-                services.config.replica_high_watermark_checkpoint_interval_ms / 1000
-            )
-            try:
-                await services.run_io(
-                    logs.checkpoint_high_watermarks, services.replica_manager.high_watermarks()
-                )
-            except Exception as exc:
-                logger.warning("Could not checkpoint high watermarks: %s", exc)
-
-    async def _stop_replication(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        self._tasks.clear()
-        if self._replication is not None:
-            alter, fetchers = self._replication
-            await fetchers.shutdown()
-            await alter.shutdown()
-            self._replication = None
 
     async def _controlled_shutdown(self, services: BrokerServices) -> None:
         """Kafka's ``KafkaServer.controlledShutdown``: ask the controller to move this
@@ -343,8 +284,8 @@ class KafkaServer:
             await self._controlled_shutdown(services)
         if self.socket_server is not None:
             await self.socket_server.stop_accepting()
-        await self._stop_replication()
         if services is not None:
+            await services.replica_manager.shutdown_replication()
             await services.group_coordinator.stop()
             services.replica_manager.purgatory.wake_all()
         if self.socket_server is not None:

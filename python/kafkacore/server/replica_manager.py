@@ -136,6 +136,11 @@ class ReplicaManager:
         self.controller_epoch = -1  # the latest controller epoch seen
         self.alter_partition_manager: AlterPartitionSubmitter | None = None
         self.fetcher_manager: ReplicaFetcherManagerLike | None = None
+        # told (on the loop) which partitions became leaders and followers, with epochs
+        self.on_leadership_change: (
+            Callable[[list[tuple[TopicPartition, int]], list[tuple[TopicPartition, int]]], None]
+            | None
+        ) = None
         # cluster mode: reads a topic's config overrides from ZooKeeper into the cache
         self.topic_config_loader: Callable[[str], Awaitable[None]] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -437,9 +442,12 @@ class ReplicaManager:
         if code == ErrorCode.NONE:
             self.controller_epoch = request.controller_epoch
             self.cache.set_controller(request.controller_id)
-            errors = await loop.run_in_executor(
+            errors, new_leaders, new_followers = await loop.run_in_executor(
                 self.io_executor, self._apply_leader_and_isr, entries
             )
+            if self.on_leadership_change is not None:
+                # KafkaApis' onLeadershipChange: the coordinators load or drop partitions
+                self.on_leadership_change(new_leaders, new_followers)
         else:
             errors = {(t, ps.partition_index): code for t, _i, ps in entries}
         return self._leader_and_isr_response(response_cls, version, code, entries, errors)
@@ -482,7 +490,11 @@ class ReplicaManager:
 
     def _apply_leader_and_isr(
         self, entries: list[tuple[str, uuid.UUID | None, Any]]
-    ) -> dict[tuple[str, int], ErrorCode]:
+    ) -> tuple[
+        dict[tuple[str, int], ErrorCode],
+        list[tuple[TopicPartition, int]],
+        list[tuple[TopicPartition, int]],
+    ]:
         errors: dict[tuple[str, int], ErrorCode] = {}
         leaders: list[tuple[Partition, PartitionState]] = []
         followers: list[tuple[Partition, PartitionState]] = []
@@ -566,7 +578,11 @@ class ReplicaManager:
                 )
         if fetchers is not None and to_fetch:
             fetchers.add_partitions(to_fetch)
-        return errors
+        return (
+            errors,
+            [(p.topic_partition, st.leader_epoch) for p, st in leaders],
+            [(p.topic_partition, st.leader_epoch) for p, st in followers],
+        )
 
     def maybe_update_metadata_cache(self, request: Any) -> ErrorCode:
         """UpdateMetadata (Kafka's ``maybeUpdateMetadataCache``): after the controller and

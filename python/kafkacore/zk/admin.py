@@ -11,13 +11,13 @@ import re
 import uuid
 from collections.abc import Mapping, Sequence
 
+from kafkacore.controller.algorithms import BrokerMetadata, rack_alternated_broker_list
+from kafkacore.controller.algorithms import assign_replicas_to_brokers as _assign_replicas
 from kafkacore.zk.client import KafkaZkClient
 from kafkacore.zk.data import TopicAssignment, topic_id_to_string
 from kafkacore.zk.errors import (
-    AdminOperationError,
     InvalidPartitionsError,
     InvalidReplicaAssignmentError,
-    InvalidReplicationFactorError,
     InvalidTopicError,
     TopicExistsError,
     UnknownTopicError,
@@ -66,28 +66,6 @@ def new_topic_id(rng: random.Random | None = None) -> uuid.UUID:
             return candidate
 
 
-def _replica_index(first: int, shift: int, index: int, n: int) -> int:
-    return (first + 1 + (shift + index) % (n - 1)) % n
-
-
-def rack_alternated_broker_list(racks: Mapping[int, str]) -> list[int]:
-    """Brokers taken one rack at a time, racks in name order, brokers by id within a rack
-    (``AdminUtils.getRackAlternatedBrokerList``)."""
-    by_rack: dict[str, list[int]] = {}
-    for broker_id, rack in racks.items():
-        by_rack.setdefault(rack, []).append(broker_id)
-    iterators = {rack: iter(sorted(ids)) for rack, ids in by_rack.items()}
-    names = sorted(iterators)
-    out: list[int] = []
-    index = 0
-    while len(out) < len(racks):
-        nxt = next(iterators[names[index]], None)
-        if nxt is not None:
-            out.append(nxt)
-        index = (index + 1) % len(names)
-    return out
-
-
 def assign_replicas_to_brokers(
     brokers: Sequence[BrokerRack],
     n_partitions: int,
@@ -97,79 +75,18 @@ def assign_replicas_to_brokers(
     start_partition_id: int = -1,
     rng: random.Random | None = None,
 ) -> dict[int, tuple[int, ...]]:
-    """Kafka's default placement: first replicas round-robin from a (random or fixed)
-    start, followers at a shift that grows every ``len(brokers)`` partitions; rack-aware
-    (racks alternated, one replica per rack while racks remain) when brokers have racks.
-    ``brokers`` in Kafka's order (sorted by id)."""
-    if n_partitions <= 0:
-        raise InvalidPartitionsError("Number of partitions must be larger than 0.")
-    if replication_factor <= 0:
-        raise InvalidReplicationFactorError("Replication factor must be larger than 0.")
-    if replication_factor > len(brokers):
-        raise InvalidReplicationFactorError(
-            f"Replication factor: {replication_factor} larger than available brokers: "
-            f"{len(brokers)}."
-        )
-    draw = rng or random.Random()
-    if all(rack is None for _, rack in brokers):
-        ids = [b for b, _ in brokers]
-        return _assign(
-            ids, None, n_partitions, replication_factor, fixed_start_index, start_partition_id, draw
-        )
-    if any(rack is None for _, rack in brokers):
-        raise AdminOperationError(
-            "Not all brokers have rack information for replica rack aware assignment."
-        )
-    racks = {b: str(rack) for b, rack in brokers}
-    ids = rack_alternated_broker_list(racks)
-    return _assign(
-        ids, racks, n_partitions, replication_factor, fixed_start_index, start_partition_id, draw
+    """Kafka's default placement (:func:`kafkacore.controller.algorithms.
+    assign_replicas_to_brokers`) over ``(broker id, rack)`` pairs in Kafka's order
+    (sorted by id)."""
+    placed = _assign_replicas(
+        [BrokerMetadata(b, rack) for b, rack in brokers],
+        n_partitions,
+        replication_factor,
+        fixed_start_index=fixed_start_index,
+        start_partition_id=start_partition_id,
+        rng=rng,
     )
-
-
-def _assign(
-    ids: list[int],
-    racks: dict[int, str] | None,
-    n_partitions: int,
-    replication_factor: int,
-    fixed_start_index: int,
-    start_partition_id: int,
-    rng: random.Random,
-) -> dict[int, tuple[int, ...]]:
-    n = len(ids)
-    start_index = fixed_start_index if fixed_start_index >= 0 else rng.randrange(n)
-    shift = fixed_start_index if fixed_start_index >= 0 else rng.randrange(n)
-    partition = max(0, start_partition_id)
-    n_racks = len(set(racks.values())) if racks else 0
-    out: dict[int, tuple[int, ...]] = {}
-    for _ in range(n_partitions):
-        if partition > 0 and partition % n == 0:
-            shift += 1
-        first = (partition + start_index) % n
-        replicas = [ids[first]]
-        if racks is None:
-            replicas += [
-                ids[_replica_index(first, shift, j, n)] for j in range(replication_factor - 1)
-            ]
-        else:
-            racks_used = {racks[ids[first]]}
-            brokers_used = {ids[first]}
-            k = 0
-            for _ in range(replication_factor - 1):
-                while True:
-                    broker = ids[_replica_index(first, shift * n_racks, k, n)]
-                    rack = racks[broker]
-                    k += 1
-                    if (rack not in racks_used or len(racks_used) == n_racks) and (
-                        broker not in brokers_used or len(brokers_used) == n
-                    ):
-                        replicas.append(broker)
-                        racks_used.add(rack)
-                        brokers_used.add(broker)
-                        break
-        out[partition] = tuple(replicas)
-        partition += 1
-    return out
+    return {p: tuple(replicas) for p, replicas in placed.items()}
 
 
 class AdminZkClient:

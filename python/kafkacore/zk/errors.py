@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from kafkacore.errors import KafkaCoreError
+from kafkacore.errors import (
+    AdminOperationError,
+    InvalidPartitionsError,
+    InvalidReplicationFactorError,
+    KafkaCoreError,
+)
 
 __all__ = [
     "AdminOperationError",
@@ -79,20 +84,8 @@ class TopicAlreadyMarkedForDeletion(ZkError):
 TopicAlreadyMarkedForDeletionError = TopicAlreadyMarkedForDeletion
 
 
-class InvalidPartitionsError(ZkError):
-    """A partition count Kafka refuses (``InvalidPartitionsException``)."""
-
-
-class InvalidReplicationFactorError(ZkError):
-    """A replication factor Kafka refuses (``InvalidReplicationFactorException``)."""
-
-
 class InvalidReplicaAssignmentError(ZkError):
     """A manual assignment Kafka refuses (``InvalidReplicaAssignmentException``)."""
-
-
-class AdminOperationError(ZkError):
-    """Kafka's ``AdminOperationException`` (e.g. racks known for only some brokers)."""
 
 
 class UnknownTopicError(ZkError):
