@@ -1120,3 +1120,33 @@ def test_bounced_broker_is_a_failure_then_a_startup() -> None:
             await cl.stop()
 
     run(fake_zk, body)
+
+
+def test_channel_retries_until_the_broker_answers_in_order() -> None:
+    from kafkacore.controller.channel import ControllerChannelManager, build_request
+
+    async def body(_: Any) -> None:
+        broker = FakeBroker(5)
+        await broker.start()
+        await broker.stop()  # the port is known but nobody listens yet
+        got: list[int] = []
+        channel = ControllerChannelManager(TestNodeClient, retry_backoff_s=0.05)
+        channel.add_broker(broker.registration())
+        try:
+            for epoch in (1, 2, 3):
+                req = build_request(
+                    "UpdateMetadata",
+                    {"controller_id": 1, "controller_epoch": epoch, "broker_epoch": 7},
+                )
+                channel.send(5, "UpdateMetadata", 8, req, lambda r, e=epoch: got.append(e))
+            await asyncio.sleep(0.3)
+            assert got == [] and broker.received == []
+            await broker.start()
+            await wait_for(lambda: _async(len(got) == 3))
+            assert got == [1, 2, 3]
+            assert [r.controller_epoch for r in broker.of("UpdateMetadata")] == [1, 2, 3]
+        finally:
+            await channel.shutdown()
+            await broker.stop()
+
+    run(fake_zk, body)
