@@ -1150,3 +1150,54 @@ def test_channel_retries_until_the_broker_answers_in_order() -> None:
             await broker.stop()
 
     run(fake_zk, body)
+
+
+def test_alter_partition_old_versions_use_names_and_operation_not_attempted() -> None:
+    async def body(zk: Any) -> None:
+        cl = Cluster(zk)
+        await cl.start()
+        c = cl.controllers[1]
+        try:
+            await zk.create_topic_assignment(new_topic("t", {0: (1, 2, 3)}))
+            await wait_for(lambda: _has_states(zk, "t", 1))
+            await cl.brokers[3].stop()
+            await zk.unregister_broker(3)
+            await cl.settle(c)
+            s = await state(zk, "t", 0)
+            assert s[:3] == (1, 1, [1, 2])
+            req = APIS_BY_NAME["AlterPartition"].request.cls
+
+            def alter(isr: list[int]) -> Any:
+                return req(
+                    broker_id=1,
+                    broker_epoch=cl.epochs[1],
+                    topics=[
+                        req.TopicData(
+                            topic_name="t",
+                            partitions=[
+                                req.PartitionData(
+                                    partition_index=0,
+                                    leader_epoch=s[1],
+                                    new_isr=isr,
+                                    partition_epoch=s[4],
+                                )
+                            ],
+                        )
+                    ],
+                )
+
+            for version in (0, 1):
+                resp = await c.alter_partition(alter([1, 2, 3]), version)
+                assert resp.topics[0].topic_name == "t"
+                assert resp.topics[0].partitions[0].error_code == (
+                    ErrorCode.OPERATION_NOT_ATTEMPTED
+                )
+            resp = await c.alter_partition(alter([1]), 1)
+            p = resp.topics[0].partitions[0]
+            assert (p.error_code, p.leader_id, p.isr, p.partition_epoch) == (0, 1, [1], s[4] + 1)
+            v2 = await c.alter_partition(alter([1, 2]), 2)  # topic_id unset: unknown id
+            assert v2.topics[0].partitions[0].error_code == ErrorCode.UNKNOWN_TOPIC_ID
+        finally:
+            await cl.stop()
+
+    run(fake_zk, body)
