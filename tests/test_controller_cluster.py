@@ -1120,3 +1120,84 @@ def test_bounced_broker_is_a_failure_then_a_startup() -> None:
             await cl.stop()
 
     run(fake_zk, body)
+
+
+def test_channel_retries_until_the_broker_answers_in_order() -> None:
+    from kafkacore.controller.channel import ControllerChannelManager, build_request
+
+    async def body(_: Any) -> None:
+        broker = FakeBroker(5)
+        await broker.start()
+        await broker.stop()  # the port is known but nobody listens yet
+        got: list[int] = []
+        channel = ControllerChannelManager(TestNodeClient, retry_backoff_s=0.05)
+        channel.add_broker(broker.registration())
+        try:
+            for epoch in (1, 2, 3):
+                req = build_request(
+                    "UpdateMetadata",
+                    {"controller_id": 1, "controller_epoch": epoch, "broker_epoch": 7},
+                )
+                channel.send(5, "UpdateMetadata", 8, req, lambda r, e=epoch: got.append(e))
+            await asyncio.sleep(0.3)
+            assert got == [] and broker.received == []
+            await broker.start()
+            await wait_for(lambda: _async(len(got) == 3))
+            assert got == [1, 2, 3]
+            assert [r.controller_epoch for r in broker.of("UpdateMetadata")] == [1, 2, 3]
+        finally:
+            await channel.shutdown()
+            await broker.stop()
+
+    run(fake_zk, body)
+
+
+def test_alter_partition_old_versions_use_names_and_operation_not_attempted() -> None:
+    async def body(zk: Any) -> None:
+        cl = Cluster(zk)
+        await cl.start()
+        c = cl.controllers[1]
+        try:
+            await zk.create_topic_assignment(new_topic("t", {0: (1, 2, 3)}))
+            await wait_for(lambda: _has_states(zk, "t", 1))
+            await cl.brokers[3].stop()
+            await zk.unregister_broker(3)
+            await cl.settle(c)
+            s = await state(zk, "t", 0)
+            assert s[:3] == (1, 1, [1, 2])
+            req = APIS_BY_NAME["AlterPartition"].request.cls
+
+            def alter(isr: list[int]) -> Any:
+                return req(
+                    broker_id=1,
+                    broker_epoch=cl.epochs[1],
+                    topics=[
+                        req.TopicData(
+                            topic_name="t",
+                            partitions=[
+                                req.PartitionData(
+                                    partition_index=0,
+                                    leader_epoch=s[1],
+                                    new_isr=isr,
+                                    partition_epoch=s[4],
+                                )
+                            ],
+                        )
+                    ],
+                )
+
+            for version in (0, 1):
+                resp = await c.alter_partition(alter([1, 2, 3]), version)
+                assert resp.topics[0].topic_name == "t"
+                assert resp.topics[0].partitions[0].error_code == (
+                    ErrorCode.OPERATION_NOT_ATTEMPTED
+                )
+            resp = await c.alter_partition(alter([1]), 1)
+            p = resp.topics[0].partitions[0]
+            assert (p.error_code, p.leader_id, p.isr, p.partition_epoch) == (0, 1, [1], s[4] + 1)
+            v2 = await c.alter_partition(alter([1, 2]), 2)  # topic_id unset: unknown id
+            assert v2.topics[0].partitions[0].error_code == ErrorCode.UNKNOWN_TOPIC_ID
+        finally:
+            await cl.stop()
+
+    run(fake_zk, body)
