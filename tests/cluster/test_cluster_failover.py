@@ -154,8 +154,11 @@ def test_jepsen_2013_isr_of_one_then_leader_dies_no_acked_write_lost(fresh: Clus
         p.produce("jepsen", f"j{i}".encode(), on_delivery=lambda e, m: e or acked.append(m.value()))
     assert p.flush(30) == 0 and len(acked) == 50
     fresh.kill(leader)
+    # as Kafka's hard_bounce: until the leader's ZooKeeper session has expired
+    wait_until(lambda: leader not in fresh.registered(), 60, "the dead leader unregistered")
     for f in followers:
         fresh.restart(f)
+    fresh.wait_for_brokers(2)
     time.sleep(3)  # the followers are back: no unclean election may happen meanwhile
     state = fresh.partition_state("jepsen", 0)
     assert state is not None and state["leader"] == -1 and state["isr"] == [leader]
