@@ -98,7 +98,23 @@ class Cluster:
         for broker in self.brokers.values():
             broker.wait_started(60.0)
         self.wait_for_brokers(len(self.brokers))
+        self.wait_for_metadata()
         return self
+
+    def wait_for_metadata(self, timeout_s: float = 60.0) -> None:
+        """Until every running broker's metadata (from the controller's UpdateMetadata)
+        names the controller and every running broker, as clients need it."""
+        from confluent_kafka.admin import AdminClient
+
+        running = {n for n, b in self.brokers.items() if b.running}
+        for node_id in sorted(running):
+            admin = AdminClient({"bootstrap.servers": self.brokers[node_id].bootstrap})
+
+            def ready(admin: AdminClient = admin) -> bool:
+                md = admin.list_topics(timeout=5)
+                return md.controller_id >= 0 and set(md.brokers) == running
+
+            wait_until(ready, timeout_s, f"broker {node_id}'s metadata")
 
     def stop(self) -> None:
         """SIGTERM every running broker (controlled shutdowns), then close ZooKeeper."""
@@ -118,6 +134,7 @@ class Cluster:
         if broker.running:
             broker.stop(check=False)
         broker.start()
+        self.wait_for_metadata()
 
     @property
     def bootstrap(self) -> str:

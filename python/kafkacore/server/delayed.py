@@ -15,6 +15,7 @@ import threading
 from collections.abc import Iterable
 
 from kafkacore.log import TopicPartition
+from kafkacore.server.timeouts import within
 
 __all__ = ["FetchPurgatory", "ProducePurgatory"]
 
@@ -35,7 +36,7 @@ class FetchPurgatory:
         for tp in keys:
             self._waiters.setdefault(tp, set()).add(future)
         try:
-            await asyncio.wait_for(asyncio.shield(future), timeout_s)
+            await within(asyncio.shield(future), timeout_s)
             return True
         except TimeoutError:
             return False
@@ -81,7 +82,7 @@ class ProducePurgatory:
             for tp in keys:
                 self._waiters.setdefault(tp, set()).add(future)
         try:
-            await asyncio.wait_for(asyncio.shield(future), max(0.0, timeout_s))
+            await within(asyncio.shield(future), max(0.0, timeout_s))
             return True
         except TimeoutError:
             return False

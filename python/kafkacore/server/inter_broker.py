@@ -33,6 +33,7 @@ from typing import Any
 from kafkacore.protocol import ApiKey, RequestHeader, decode_response, encode_request
 from kafkacore.protocol.errors import ProtocolError
 from kafkacore.protocol.schema import KafkaStruct
+from kafkacore.server.timeouts import within
 
 __all__ = ["NodeClient"]
 
@@ -109,7 +110,7 @@ class NodeClient:
                 await writer.drain()
             except OSError as exc:
                 self._fail(f"write failed: {exc}")
-            return await asyncio.wait_for(asyncio.shield(future), self.request_timeout_s)
+            return await within(asyncio.shield(future), self.request_timeout_s)
         except asyncio.TimeoutError:
             raise TimeoutError(
                 f"{self}: no response to {ApiKey(api_key).name} v{version} "

@@ -32,12 +32,12 @@ import logging
 import os
 import socket
 import struct
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from kafkacore.log import read_region
+from kafkacore.server.timeouts import within
 
 __all__ = ["MAX_QUEUED_FRAMES", "ConnectionInfo", "FileRegion", "Outcome", "SocketServer"]
 
@@ -296,21 +296,9 @@ class SocketServer:
 
 async def _read_within(reader: asyncio.StreamReader, n: int, timeout_s: float) -> bytes:
     """``reader.readexactly(n)`` or ``TimeoutError`` after ``timeout_s``, without losing a
-    cancellation: ``asyncio.wait_for`` before Python 3.12 swallows a cancel that arrives
-    as the read completes (CPython gh-86296), and a shutdown would then wait for the
-    connection's idle timeout."""
-    if sys.version_info >= (3, 11):
-        async with asyncio.timeout(timeout_s):
-            return await reader.readexactly(n)
-    read = asyncio.ensure_future(reader.readexactly(n))
-    try:
-        done, _ = await asyncio.wait({read}, timeout=timeout_s)
-    finally:
-        if not read.done():
-            read.cancel()
-    if not done:
-        raise TimeoutError
-    return read.result()
+    cancellation (:func:`~kafkacore.server.timeouts.within`): a shutdown would otherwise
+    wait for the connection's idle timeout."""
+    return await within(reader.readexactly(n), timeout_s)
 
 
 async def _send_region(writer: asyncio.StreamWriter, region: FileRegion) -> None:

@@ -51,6 +51,7 @@ from kafkacore.log import TopicPartition
 from kafkacore.metadata import MetadataCache
 from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
 from kafkacore.server.inter_broker import NodeClient
+from kafkacore.server.timeouts import within
 
 if TYPE_CHECKING:
     from kafkacore.server.partition import Partition
@@ -127,11 +128,13 @@ class ReplicaFetcher:
         self._task = asyncio.get_running_loop().create_task(self._run(), name=self.name)
 
     async def shutdown(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            # bounded: a shutdown never hangs on a fetch that ignores its cancellation
+            await asyncio.wait({task}, timeout=5.0)
+            if not task.done():
+                logger.warning("%s did not stop within 5 s", self.name)
         await self._drop_client()
 
     async def _drop_client(self) -> None:
@@ -162,7 +165,7 @@ class ReplicaFetcher:
                 self._changed.clear()
                 wait = min((s.delayed_until - now for s in self._states.values()), default=None)
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._changed.wait(), wait)
+                    await within(self._changed.wait(), wait)
                 continue
             try:
                 truncating = {tp: s for tp, s in ready.items() if s.truncating}
@@ -308,9 +311,7 @@ class ReplicaFetcher:
         )
         client = self._connection()
         timeout = config.replica_fetch_wait_max_ms / 1000 + config.replica_socket_timeout_ms / 1000
-        response = await asyncio.wait_for(
-            client.send(ApiKey.FETCH, FETCH_VERSION, request), timeout
-        )
+        response = await within(client.send(ApiKey.FETCH, FETCH_VERSION, request), timeout)
         if response.error_code != ErrorCode.NONE:
             raise ConnectionError(f"Fetch answered error {response.error_code}")
         for topic in response.responses:

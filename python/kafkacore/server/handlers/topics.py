@@ -8,6 +8,7 @@ have leaders, as Kafka's ``DelayedCreatePartitions`` does)."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from typing import Any
 
@@ -209,6 +210,15 @@ async def handle_create_topics(
     return _CREATE(throttle_time_ms=0, topics=results)
 
 
+async def _wait_until_gone(services: BrokerServices, name: str, timeout_ms: int) -> bool:
+    deadline = asyncio.get_running_loop().time() + max(0, timeout_ms) / 1000
+    while services.metadata_cache.contains_topic(name):
+        if asyncio.get_running_loop().time() >= deadline:
+            return False
+        await asyncio.sleep(0.02)
+    return True
+
+
 async def handle_delete_topics(
     services: BrokerServices, context: RequestContext, request: Any
 ) -> Any:
@@ -237,6 +247,12 @@ async def handle_delete_topics(
             result.error_message = "Topic deletion is disabled."
             continue
         deleted = await services.run_io(services.replica_manager.delete_topic, topic.name)
+        if _cluster_mode(services):
+            # Kafka's DelayedDeleteTopics: done when the controller has removed it from
+            # this broker's metadata (it waits while a replica is offline)
+            if not await _wait_until_gone(services, topic.name, request.timeout_ms):
+                result.error_code = ErrorCode.REQUEST_TIMED_OUT
+            continue
         if deleted is not None:  # fetches waiting on it answer UNKNOWN_TOPIC_OR_PARTITION
             for index in range(deleted.partition_count):
                 services.replica_manager.purgatory.wake(TopicPartition(deleted.name, index))
