@@ -77,10 +77,6 @@ def test_handler_table_is_keyed_by_api_key() -> None:
         ApiKey.DESCRIBE_ACLS,
         ApiKey.CREATE_ACLS,
         ApiKey.DELETE_ACLS,
-        # inter-broker APIs of the controller (LeaderAndIsr, StopReplica and
-        # UpdateMetadata are the replica manager's)
-        ApiKey.CONTROLLED_SHUTDOWN,
-        ApiKey.ALTER_PARTITION,
     }
     assert set(HANDLERS) == set(ApiKey) - unimplemented
 

@@ -23,7 +23,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 PYTHONS = ("3.10", "3.11", "3.12", "3.13")
-RUNTIME_DEPS = ("lz4>=4.3", "zstandard>=0.22", "cramjam>=2.8")
+RUNTIME_DEPS = ("lz4>=4.3", "zstandard>=0.22", "cramjam>=2.8", "kazoo>=2.9")
 
 CHECK = """
 import kafkacore, subprocess, sys
@@ -145,6 +145,9 @@ def test_wheel_tag_and_contents(wheel: Path) -> None:
     requires = metadata.get_all("Requires-Dist") or []
     assert any(r.startswith("pyspark") and "extra == 'spark'" in r for r in requires)
     assert any(r.startswith("confluent-kafka") and "extra == 'cli'" in r for r in requires)
+    # the runtime dependencies the install test adds are exactly the wheel's own
+    unconditional = {r.replace(" ", "") for r in requires if "extra ==" not in r}
+    assert unconditional == set(RUNTIME_DEPS)
     classifiers = metadata.get_all("Classifier") or []
     assert "Framework :: Pytest" in classifiers
     assert "License :: OSI Approved :: Apache Software License" in classifiers
