@@ -31,6 +31,7 @@ from _common import run_main, write_report  # noqa: E402
 _spec = importlib.util.spec_from_file_location("broker_bench", REPO / "benches/broker/run.py")
 assert _spec is not None and _spec.loader is not None
 single: Any = importlib.util.module_from_spec(_spec)
+sys.modules["broker_bench"] = single  # its dataclasses look their module up
 _spec.loader.exec_module(single)
 
 from support.cluster import Cluster  # noqa: E402

@@ -164,3 +164,61 @@ def test_kcat_and_kafka_topics_describe_show_the_leaders(
         assert int(fields["Leader"]) == state["leader"]
         assert sorted(int(r) for r in fields["Replicas"].split(",")) == [1, 2, 3]
         assert sorted(int(r) for r in fields["Isr"].split(",")) == sorted(state["isr"])
+
+
+def test_reassignment_and_preferred_election_with_kafkas_tools(
+    cluster: Cluster,
+    kafka_tools: KafkaTools,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """kafka-reassign-partitions moves a partition from [1, 2] to [2, 3] through the
+    controller (KIP-455): the data reaches broker 3, broker 1's copy goes, the topic
+    znode ends as the target. kafka-leader-election then makes the preferred replica
+    (the first of the new assignment) lead."""
+    kafka_tools.run(
+        "org.apache.kafka.tools.TopicCommand",
+        "--bootstrap-server",
+        cluster.bootstrap,
+        "--create",
+        "--topic",
+        "moving",
+        "--replica-assignment",
+        "1:2",
+    ).check()
+    cluster.wait_for_leader("moving", 0)
+    p = producer(cluster)
+    for i in range(100):
+        p.produce("moving", f"m{i}".encode())
+    assert p.flush(30) == 0
+    plan = tmp_path / "plan.json"
+    plan.write_text(
+        json.dumps(
+            {"version": 1, "partitions": [{"topic": "moving", "partition": 0, "replicas": [2, 3]}]}
+        )
+    )
+    tool = "org.apache.kafka.tools.reassign.ReassignPartitionsCommand"
+    b = ("--bootstrap-server", cluster.bootstrap)
+    kafka_tools.run(tool, *b, "--reassignment-json-file", str(plan), "--execute").check()
+
+    def done() -> bool:
+        out = kafka_tools.run(tool, *b, "--reassignment-json-file", str(plan), "--verify")
+        return out.returncode == 0 and "is completed" in out.stdout
+
+    wait_until(done, 90, "the reassignment to complete")
+    topic = json.loads(cluster.zk.get("/brokers/topics/moving")[0])
+    assert topic["partitions"]["0"] == [2, 3]
+    assert not topic.get("adding_replicas") and not topic.get("removing_replicas")
+    copies = wait_until(
+        lambda: (c := segment_bytes(cluster, "moving", 0)) and set(c) == {2, 3} and c,
+        60,
+        "the partition on brokers 2 and 3 only",
+    )
+    assert copies[2] == copies[3]
+    assert consume_all(cluster, "moving", 1)[0] == [f"m{i}".encode() for i in range(100)]
+
+    election = "org.apache.kafka.tools.LeaderElectionCommand"
+    kafka_tools.run(
+        election, *b, "--election-type", "preferred", "--topic", "moving", "--partition", "0"
+    )
+    assert cluster.wait_for_leader("moving", 0) in (2, 3)
+    wait_until(lambda: cluster.leader("moving", 0) == 2, 60, "the preferred replica to lead")

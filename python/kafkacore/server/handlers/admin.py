@@ -8,15 +8,22 @@ controller gives them when this node is every partition's only replica):
   no-op); a cancellation (null replicas) -> NO_REASSIGNMENT_IN_PROGRESS; anything else ->
   INVALID_REPLICA_ASSIGNMENT (the other brokers are not registered).
 * ListPartitionReassignments v0: no reassignment is ever in progress.
+
+In a cluster (``zookeeper.connect``) the three go to the controller (Kafka's
+``KafkaController.electLeaders`` / ``onPartitionReassignment``); a broker that is not
+the active controller answers NOT_CONTROLLER and the client finds the controller again.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.services import BrokerServices
+
+if TYPE_CHECKING:
+    from kafkacore.controller.controller import KafkaController
 
 __all__ = [
     "handle_alter_partition_reassignments",
@@ -42,7 +49,16 @@ def _partition_error(
     return None
 
 
-def handle_elect_leaders(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+def _active_controller(services: BrokerServices) -> KafkaController | None:
+    controller = services.controller
+    return controller if controller is not None and controller.is_active else None
+
+
+async def handle_elect_leaders(
+    services: BrokerServices, context: RequestContext, request: Any
+) -> Any:
+    if services.controller is not None:
+        return await _elect_in_cluster(services, context, request)
     election_type = request.election_type if context.api_version >= 1 else _PREFERRED
     if election_type not in (_PREFERRED, _UNCLEAN):
         return _ELECT(
@@ -91,9 +107,65 @@ def _reassignment_error(
     return ErrorCode.NONE, None
 
 
-def handle_alter_partition_reassignments(
+async def _elect_in_cluster(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+    election_type = request.election_type if context.api_version >= 1 else _PREFERRED
+    controller = _active_controller(services)
+    if controller is None or election_type not in (_PREFERRED, _UNCLEAN):
+        code = ErrorCode.NOT_CONTROLLER if controller is None else ErrorCode.INVALID_REQUEST
+        return _ELECT(throttle_time_ms=0, error_code=code, replica_election_results=[])
+    if request.topic_partitions is None:  # every partition
+        wanted = [
+            (t.name, p) for t in services.metadata_cache.topics() for p in range(t.partition_count)
+        ]
+    else:
+        wanted = [(t.topic, p) for t in request.topic_partitions for p in t.partitions]
+    outcome = await controller.elect_leaders(wanted, unclean=election_type == _UNCLEAN)
+    by_topic: dict[str, list[Any]] = {}
+    for (topic, partition), (result, message) in outcome.items():
+        if request.topic_partitions is None and result == ErrorCode.ELECTION_NOT_NEEDED:
+            continue  # Kafka leaves those out of an all-partitions answer
+        by_topic.setdefault(topic, []).append(
+            _ELECT.PartitionResult(partition_id=partition, error_code=result, error_message=message)
+        )
+    results = [
+        _ELECT.ReplicaElectionResult(topic=t, partition_result=ps) for t, ps in by_topic.items()
+    ]
+    return _ELECT(throttle_time_ms=0, error_code=0, replica_election_results=results)
+
+
+async def handle_alter_partition_reassignments(
     services: BrokerServices, context: RequestContext, request: Any
 ) -> Any:
+    if services.controller is not None:
+        controller = _active_controller(services)
+        if controller is None:
+            return _ALTER(
+                throttle_time_ms=0,
+                error_code=ErrorCode.NOT_CONTROLLER,
+                error_message=None,
+                responses=[],
+            )
+        wanted = {
+            (t.name, p.partition_index): (list(p.replicas) if p.replicas is not None else None)
+            for t in request.topics
+            for p in t.partitions
+        }
+        outcome = await controller.alter_partition_reassignments(wanted)
+        by_name: dict[str, list[Any]] = {}
+        for (topic, partition), (code, message) in outcome.items():
+            by_name.setdefault(topic, []).append(
+                _ALTER.ReassignablePartitionResponse(
+                    partition_index=partition, error_code=code, error_message=message
+                )
+            )
+        return _ALTER(
+            throttle_time_ms=0,
+            error_code=0,
+            error_message=None,
+            responses=[
+                _ALTER.ReassignableTopicResponse(name=n, partitions=ps) for n, ps in by_name.items()
+            ],
+        )
     responses = []
     for t in request.topics:
         partitions = []
@@ -109,7 +181,35 @@ def handle_alter_partition_reassignments(
     return _ALTER(throttle_time_ms=0, error_code=0, error_message=None, responses=responses)
 
 
-def handle_list_partition_reassignments(
+async def handle_list_partition_reassignments(
     services: BrokerServices, context: RequestContext, request: Any
 ) -> Any:
-    return _LIST(throttle_time_ms=0, error_code=0, error_message=None, topics=[])
+    if services.controller is None:
+        return _LIST(throttle_time_ms=0, error_code=0, error_message=None, topics=[])
+    controller = _active_controller(services)
+    wanted = (
+        None
+        if request.topics is None
+        else [(t.name, p) for t in request.topics for p in t.partition_indexes]
+    )
+    moving = await controller.list_partition_reassignments(wanted) if controller else None
+    if moving is None:
+        return _LIST(
+            throttle_time_ms=0, error_code=ErrorCode.NOT_CONTROLLER, error_message=None, topics=[]
+        )
+    topics: dict[str, list[Any]] = {}
+    for (topic, partition), (replicas, adding, removing) in sorted(moving.items()):
+        topics.setdefault(topic, []).append(
+            _LIST.OngoingPartitionReassignment(
+                partition_index=partition,
+                replicas=replicas,
+                adding_replicas=adding,
+                removing_replicas=removing,
+            )
+        )
+    return _LIST(
+        throttle_time_ms=0,
+        error_code=0,
+        error_message=None,
+        topics=[_LIST.OngoingTopicReassignment(name=n, partitions=ps) for n, ps in topics.items()],
+    )
