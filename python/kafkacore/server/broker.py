@@ -235,6 +235,14 @@ class KafkaServer:
         services.replica_manager.broker_epoch = epoch
         logger.info("%s registered in ZooKeeper with broker epoch %d", self._prefix, epoch)
         assert services.controller is not None
+
+        async def register_again() -> int:
+            # a new ZooKeeper session: a new /brokers/ids/<id>, hence a new broker epoch
+            new_epoch = await zk.register_broker(self._registration())
+            services.replica_manager.broker_epoch = new_epoch
+            return new_epoch
+
+        services.controller.register_broker = register_again
         await services.controller.startup()
 
     async def _controlled_shutdown(self, services: BrokerServices) -> None:
