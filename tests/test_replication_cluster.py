@@ -478,3 +478,36 @@ def test_replica_fetch_protocol_and_acks_all_timeout(tmp_path: Path) -> None:
         assert response.topics[0].partitions[0].error_code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
 
     run_cluster(tmp_path, 2, scenario, **{"min.insync.replicas": 2})
+
+
+def test_follower_behind_the_leader_log_start_restarts_there(tmp_path: Path) -> None:
+    """OFFSET_OUT_OF_RANGE (Kafka's fetchOffsetAndTruncate): the leader's log starts
+    above the new follower's log end, so the follower starts empty at the leader's log
+    start; later the follower's log start follows the leader's."""
+
+    async def scenario(cluster: Cluster) -> None:
+        await cluster.update_metadata(1, 0, (1,))
+        assert await cluster.leader_and_isr(1, 1, 0, (1,)) == 0
+        for i in range(5):
+            assert (await cluster.produce(1, batch(2, b"%d" % i), acks=1)).error_code == 0
+        leader_log = cluster.partition(1).log
+        assert leader_log.delete_records_before(6)
+        # a stale broker epoch is refused as a whole
+        cluster.servers[2].replicas.broker_epoch = 10  # type: ignore[union-attr]
+        request = _LAI(controller_id=1, controller_epoch=1, broker_epoch=5, topic_states=[])
+        response = await cluster.send(2, ApiKey.LEADER_AND_ISR, 7, request)
+        assert response.error_code == ErrorCode.STALE_BROKER_EPOCH
+        cluster.servers[2].replicas.broker_epoch = -1  # type: ignore[union-attr]
+        assert await cluster.leader_and_isr(2, 1, 0, (1,)) == 0
+        follower = cluster.partition(2)
+        await eventually(lambda: follower.log.log_end_offset == 10)
+        assert follower.log.log_start_offset == 6
+        assert (
+            follower.log.read(6, 1 << 20).read_bytes() == leader_log.read(6, 1 << 20).read_bytes()
+        )
+        assert leader_log.delete_records_before(8)
+        assert (await cluster.produce(1, batch(1, b"more"), acks=1)).error_code == 0
+        await eventually(lambda: follower.log.log_start_offset == 8)
+        await eventually(lambda: follower.log.log_end_offset == 11)
+
+    run_cluster(tmp_path, 2, scenario)

@@ -38,7 +38,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from kafkacore.errors import KafkaCoreError
 from kafkacore.log import Log, LogAppendInfo, TopicPartition
@@ -144,6 +144,9 @@ class Partition:
         self.alter_partition = alter_partition
         self._is_broker_alive = is_broker_alive
         self._clock = clock
+        # truncations go through the log manager when there is one (it pauses the
+        # cleaner and checkpoints the recovery points)
+        self.log_manager: Any = None
         # replica.lag.time.max.ms (the replica manager keeps it current)
         self.replica_lag_time_max_ms = 30000
         self._leader_isr_lock = threading.RLock()
@@ -611,10 +614,16 @@ class Partition:
         """Remove every offset >= ``offset`` (log and epoch cache); the HW stays at or
         below the new log end."""
         with self._leader_isr_lock:
-            self.log.truncate_to(offset)
+            if self.log_manager is not None:
+                self.log_manager.truncate_to({self.topic_partition: offset})
+            else:
+                self.log.truncate_to(offset)
             self._high_watermark = min(self._high_watermark, self.log.log_end_offset)
 
     def truncate_fully_and_start_at(self, offset: int) -> None:
         with self._leader_isr_lock:
-            self.log.truncate_fully_and_start_at(offset)
+            if self.log_manager is not None:
+                self.log_manager.truncate_fully_and_start_at(self.topic_partition, offset)
+            else:
+                self.log.truncate_fully_and_start_at(offset)
             self._high_watermark = offset

@@ -208,6 +208,7 @@ class ReplicaManager:
             is_broker_alive=self.cache.is_broker_alive,
         )
         partition.on_high_watermark = self._on_high_watermark
+        partition.log_manager = self.logs
         partition.replica_lag_time_max_ms = self.config.replica_lag_time_max_ms
         return partition
 

@@ -233,6 +233,18 @@ def handle_list_offsets(services: BrokerServices, context: RequestContext, reque
             if partition is None:
                 answer.error_code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
                 continue
+            if not partition.is_leader:
+                answer.error_code = ErrorCode.NOT_LEADER_OR_FOLLOWER
+                continue
+            if version >= 4:
+                try:
+                    partition.check_leader_epoch(p.current_leader_epoch)
+                except FencedLeaderEpochError:
+                    answer.error_code = ErrorCode.FENCED_LEADER_EPOCH
+                    continue
+                except UnknownLeaderEpochError:
+                    answer.error_code = ErrorCode.UNKNOWN_LEADER_EPOCH
+                    continue
             log = partition.log
             ts = p.timestamp
             try:
