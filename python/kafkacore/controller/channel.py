@@ -295,6 +295,28 @@ class ControllerBrokerRequestBatch:
             )
         return out
 
+    def _control_header(
+        self, broker: int, by_topic: dict[str, list[dict[str, Any]]]
+    ) -> dict[str, Any]:
+        """The fields LeaderAndIsr and UpdateMetadata share: who sends (controller id and
+        epoch), the target broker's epoch, ZooKeeper-mode type 0, and the topic states."""
+        ctx = self.ctx
+        return {
+            "controller_id": self.controller_id,
+            "is_k_raft_controller": False,
+            "controller_epoch": ctx.epoch,
+            "broker_epoch": ctx.broker_epochs.get(broker, -1),
+            "type": 0,
+            "topic_states": [
+                {
+                    "topic_name": t,
+                    "topic_id": ctx.topic_ids.get(t) or _ZERO,
+                    "partition_states": parts,
+                }
+                for t, parts in by_topic.items()
+            ],
+        }
+
     def send(self) -> None:
         ctx = self.ctx
         for broker, states in self.leader_and_isr.items():
@@ -311,22 +333,7 @@ class ControllerBrokerRequestBatch:
                     live_leaders.append({"broker_id": lid, "host_name": host, "port": port})
             req = build_request(
                 "LeaderAndIsr",
-                {
-                    "controller_id": self.controller_id,
-                    "is_k_raft_controller": False,
-                    "controller_epoch": ctx.epoch,
-                    "broker_epoch": ctx.broker_epochs.get(broker, -1),
-                    "type": 0,
-                    "topic_states": [
-                        {
-                            "topic_name": t,
-                            "topic_id": ctx.topic_ids.get(t) or _ZERO,
-                            "partition_states": parts,
-                        }
-                        for t, parts in by_topic.items()
-                    ],
-                    "live_leaders": live_leaders,
-                },
+                {**self._control_header(broker, by_topic), "live_leaders": live_leaders},
             )
             self._send(broker, "LeaderAndIsr", LEADER_AND_ISR_VERSION, req)
         if self.update_metadata_brokers:
@@ -341,22 +348,7 @@ class ControllerBrokerRequestBatch:
                     continue
                 req = build_request(
                     "UpdateMetadata",
-                    {
-                        "controller_id": self.controller_id,
-                        "is_k_raft_controller": False,
-                        "controller_epoch": ctx.epoch,
-                        "broker_epoch": ctx.broker_epochs.get(broker, -1),
-                        "type": 0,
-                        "topic_states": [
-                            {
-                                "topic_name": t,
-                                "topic_id": ctx.topic_ids.get(t) or _ZERO,
-                                "partition_states": parts,
-                            }
-                            for t, parts in by_topic.items()
-                        ],
-                        "live_brokers": live,
-                    },
+                    {**self._control_header(broker, by_topic), "live_brokers": live},
                 )
                 self._send(broker, "UpdateMetadata", UPDATE_METADATA_VERSION, req)
         for broker, parts in self.stop_replica.items():
