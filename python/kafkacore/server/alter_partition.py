@@ -28,12 +28,23 @@ from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
 from kafkacore.server.inter_broker import NodeClient
 from kafkacore.server.partition import AlterPartitionCallback
 
-__all__ = ["AlterPartitionManager"]
+__all__ = ["AlterPartitionManager", "stop_task"]
 
 logger = logging.getLogger("kafkacore.server")
 
 _REQUEST: Any = APIS_BY_NAME["AlterPartition"].request.cls
 _ZERO_UUID = uuid.UUID(int=0)
+
+
+async def stop_task(task: asyncio.Task[None]) -> None:
+    """Cancel ``task`` and wait until it is done, cancelling again if a cancellation was
+    swallowed on the way (an ``await`` under ``suppress(CancelledError)`` in a callee
+    eats it); the loops that use this also check a closing flag."""
+    while not task.done():
+        task.cancel()
+        await asyncio.wait({task}, timeout=0.5)
+    if not task.cancelled() and task.exception() is not None:
+        logger.warning("%s ended with %r", task.get_name(), task.exception())
 
 
 @dataclass(slots=True)
@@ -79,6 +90,7 @@ class AlterPartitionManager:
         self._task: asyncio.Task[None] | None = None
         self._client: NodeClient | None = None
         self._client_node = -1
+        self._closing = False
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -91,10 +103,9 @@ class AlterPartitionManager:
             self._wakeup.set()
 
     async def shutdown(self) -> None:
+        self._closing = True
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await stop_task(self._task)
             self._task = None
         await self._drop_client()
 
@@ -139,7 +150,7 @@ class AlterPartitionManager:
 
     async def _run(self) -> None:
         assert self._wakeup is not None
-        while True:
+        while not self._closing:
             await self._wakeup.wait()
             self._wakeup.clear()
             with self._lock:

@@ -50,6 +50,7 @@ from kafkacore.config import BrokerConfig
 from kafkacore.log import TopicPartition
 from kafkacore.metadata import MetadataCache
 from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
+from kafkacore.server.alter_partition import stop_task
 from kafkacore.server.inter_broker import NodeClient
 
 if TYPE_CHECKING:
@@ -110,6 +111,7 @@ class ReplicaFetcher:
         self._changed = asyncio.Event()
         self._client: NodeClient | None = None
         self._task: asyncio.Task[None] | None = None
+        self._closing = False
 
     # called on the loop
     def add(self, tp: TopicPartition, state: _FetchState) -> None:
@@ -127,10 +129,9 @@ class ReplicaFetcher:
         self._task = asyncio.get_running_loop().create_task(self._run(), name=self.name)
 
     async def shutdown(self) -> None:
+        self._closing = True
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await stop_task(self._task)
             self._task = None
         await self._drop_client()
 
@@ -155,7 +156,7 @@ class ReplicaFetcher:
 
     async def _run(self) -> None:
         backoff_s = self._config.replica_fetch_backoff_ms / 1000
-        while True:
+        while not self._closing:
             now = time.monotonic()
             ready = {tp: s for tp, s in self._states.items() if s.delayed_until <= now}
             if not ready:
