@@ -27,6 +27,7 @@ from kafkacore.metadata import MetadataCache
 from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
 from kafkacore.server.inter_broker import NodeClient
 from kafkacore.server.partition import AlterPartitionCallback
+from kafkacore.server.timeouts import stop_task
 
 __all__ = ["AlterPartitionManager"]
 
@@ -79,6 +80,7 @@ class AlterPartitionManager:
         self._task: asyncio.Task[None] | None = None
         self._client: NodeClient | None = None
         self._client_node = -1
+        self._closing = False
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -91,10 +93,9 @@ class AlterPartitionManager:
             self._wakeup.set()
 
     async def shutdown(self) -> None:
+        self._closing = True
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await stop_task(self._task)
             self._task = None
         await self._drop_client()
 
@@ -139,7 +140,7 @@ class AlterPartitionManager:
 
     async def _run(self) -> None:
         assert self._wakeup is not None
-        while True:
+        while not self._closing:
             await self._wakeup.wait()
             self._wakeup.clear()
             with self._lock:

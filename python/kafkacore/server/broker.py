@@ -230,7 +230,9 @@ class KafkaServer:
         zk = self.zk
         assert zk is not None
         listener, _protocol = self.config.inter_broker_listener()
-        services.replica_manager.start_replication(listener=listener)
+        services.replica_manager.start_replication(listener=listener, run_io=services.run_io)
+        if self.logs is not None:  # retention never deletes above the high watermark
+            self.logs.high_watermark = services.replica_manager.high_watermark_of
         epoch = await zk.register_broker(self._registration())
         services.replica_manager.broker_epoch = epoch
         logger.info("%s registered in ZooKeeper with broker epoch %d", self._prefix, epoch)

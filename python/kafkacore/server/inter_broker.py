@@ -33,7 +33,7 @@ from typing import Any
 from kafkacore.protocol import ApiKey, RequestHeader, decode_response, encode_request
 from kafkacore.protocol.errors import ProtocolError
 from kafkacore.protocol.schema import KafkaStruct
-from kafkacore.server.timeouts import within
+from kafkacore.server.timeouts import stop_task, within
 
 __all__ = ["NodeClient"]
 
@@ -132,9 +132,9 @@ class NodeClient:
         self._fail("client closed")
         task = self._reader_task
         if task is not None and task is not asyncio.current_task():
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+            # not `await task` under suppress(CancelledError): that would also swallow a
+            # cancellation of the caller (a fetcher being shut down)
+            await stop_task(task, timeout_s=5.0)
         writer, self._writer = self._writer, None
         if writer is not None:
             with contextlib.suppress(OSError, asyncio.TimeoutError):

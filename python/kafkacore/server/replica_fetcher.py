@@ -51,7 +51,7 @@ from kafkacore.log import TopicPartition
 from kafkacore.metadata import MetadataCache
 from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
 from kafkacore.server.inter_broker import NodeClient
-from kafkacore.server.timeouts import within
+from kafkacore.server.timeouts import stop_task, within
 
 if TYPE_CHECKING:
     from kafkacore.server.partition import Partition
@@ -111,6 +111,7 @@ class ReplicaFetcher:
         self._changed = asyncio.Event()
         self._client: NodeClient | None = None
         self._task: asyncio.Task[None] | None = None
+        self._closing = False
 
     # called on the loop
     def add(self, tp: TopicPartition, state: _FetchState) -> None:
@@ -128,13 +129,10 @@ class ReplicaFetcher:
         self._task = asyncio.get_running_loop().create_task(self._run(), name=self.name)
 
     async def shutdown(self) -> None:
-        task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            # bounded: a shutdown never hangs on a fetch that ignores its cancellation
-            await asyncio.wait({task}, timeout=5.0)
-            if not task.done():
-                logger.warning("%s did not stop within 5 s", self.name)
+        self._closing = True
+        if self._task is not None:
+            await stop_task(self._task)
+            self._task = None
         await self._drop_client()
 
     async def _drop_client(self) -> None:
@@ -158,7 +156,7 @@ class ReplicaFetcher:
 
     async def _run(self) -> None:
         backoff_s = self._config.replica_fetch_backoff_ms / 1000
-        while True:
+        while not self._closing:
             now = time.monotonic()
             ready = {tp: s for tp, s in self._states.items() if s.delayed_until <= now}
             if not ready:

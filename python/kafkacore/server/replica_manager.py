@@ -28,7 +28,6 @@ loop). The purgatory is event-loop only.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import re
 import threading
@@ -731,11 +730,10 @@ class ReplicaManager:
     async def shutdown_replication(self) -> None:
         """Stop what :meth:`start_replication` started (before the logs close): no
         fetcher appends afterwards."""
+        from kafkacore.server.timeouts import stop_task
+
         for task in self._replication_tasks:
-            task.cancel()
-        for task in self._replication_tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            await stop_task(task)
         self._replication_tasks = []
         fetchers = self.fetcher_manager
         if fetchers is not None and hasattr(fetchers, "shutdown"):

@@ -10,13 +10,17 @@ own task under ``asyncio.wait``, which never absorbs the caller's cancellation.
 from __future__ import annotations
 
 import asyncio
+import logging
 import sys
+import time
 from collections.abc import Awaitable
 from typing import TypeVar
 
-__all__ = ["within"]
+__all__ = ["stop_task", "within"]
 
 _T = TypeVar("_T")
+
+logger = logging.getLogger("kafkacore.server")
 
 
 async def within(awaitable: Awaitable[_T], timeout_s: float | None) -> _T:
@@ -34,3 +38,19 @@ async def within(awaitable: Awaitable[_T], timeout_s: float | None) -> _T:
     if not done:
         raise TimeoutError
     return task.result()
+
+
+async def stop_task(task: asyncio.Task[None], timeout_s: float = 10.0) -> None:
+    """Cancel ``task`` and wait until it is done, cancelling again if a cancellation was
+    swallowed on the way (an ``await`` under ``suppress(CancelledError)`` in a callee eats
+    it); after ``timeout_s`` it is left behind with a warning, so that a shutdown always
+    ends."""
+    deadline = time.monotonic() + timeout_s
+    while not task.done():
+        if time.monotonic() >= deadline:
+            logger.warning("%s did not stop within %g s", task.get_name(), timeout_s)
+            return
+        task.cancel()
+        await asyncio.wait({task}, timeout=0.5)
+    if not task.cancelled() and task.exception() is not None:
+        logger.warning("%s ended with %r", task.get_name(), task.exception())
