@@ -222,3 +222,38 @@ def test_reassignment_and_preferred_election_with_kafkas_tools(
     )
     assert cluster.wait_for_leader("moving", 0) in (2, 3)
     wait_until(lambda: cluster.leader("moving", 0) == 2, 60, "the preferred replica to lead")
+
+
+def test_kafkas_console_producer_and_consumer_on_the_cluster(
+    cluster: Cluster,
+    kafka_tools: KafkaTools,  # noqa: F811
+) -> None:
+    """The Java console producer (acks=all, idempotent by default) writes to a
+    replication-factor-3 topic through any broker; the Java console consumer reads it
+    back from the leaders."""
+    create_topic(cluster, "console", 2, 3, {"min.insync.replicas": "2"})
+    b = ("--bootstrap-server", cluster.bootstrap)
+    lines = "".join(f"line-{i}\n" for i in range(40))
+    kafka_tools.run(
+        "org.apache.kafka.tools.ConsoleProducer",
+        *b,
+        "--topic",
+        "console",
+        "--producer-property",
+        "acks=all",
+        stdin=lines,
+    ).check()
+    out = kafka_tools.run(
+        "org.apache.kafka.tools.consumer.ConsoleConsumer",
+        *b,
+        "--topic",
+        "console",
+        "--from-beginning",
+        "--max-messages",
+        "40",
+        "--timeout-ms",
+        "30000",
+    ).check()
+    assert sorted(out.stdout.split()) == sorted(f"line-{i}" for i in range(40))
+    for p in range(2):
+        wait_for_identical_replicas(cluster, "console", p)
