@@ -257,3 +257,33 @@ def test_kafkas_console_producer_and_consumer_on_the_cluster(
     assert sorted(out.stdout.split()) == sorted(f"line-{i}" for i in range(40))
     for p in range(2):
         wait_for_identical_replicas(cluster, "console", p)
+
+
+def test_topic_config_change_reaches_every_broker(cluster: Cluster) -> None:
+    """AlterConfigs through one broker writes /config/topics/<t> and a change
+    notification; every broker applies it (DescribeConfigs on each shows it)."""
+    from confluent_kafka.admin import ConfigResource
+
+    create_topic(cluster, "tuned", 1, 3)
+    first = next(iter(cluster.brokers.values()))
+    admin = AdminClient({"bootstrap.servers": first.bootstrap})
+    resource = ConfigResource(
+        ConfigResource.Type.TOPIC, "tuned", set_config={"retention.ms": "123456"}
+    )
+    admin.alter_configs([resource])[resource].result(30)
+    stored = json.loads(cluster.zk.get("/config/topics/tuned")[0])
+    assert stored == {"version": 1, "config": {"retention.ms": "123456"}}
+    changes = cluster.zk.get_children("/config/changes")
+    entity_paths = {
+        json.loads(cluster.zk.get(f"/config/changes/{c}")[0])["entity_path"] for c in changes
+    }
+    assert "topics/tuned" in entity_paths
+    for broker in cluster.brokers.values():
+        each = AdminClient({"bootstrap.servers": broker.bootstrap})
+
+        def applied(each: AdminClient = each, node: int = broker.node_id) -> bool:
+            wanted = ConfigResource(ConfigResource.Type.TOPIC, "tuned")
+            configs = each.describe_configs([wanted])[wanted].result(10)
+            return configs["retention.ms"].value == "123456"
+
+        wait_until(applied, 30, f"retention.ms on broker {broker.node_id}")
