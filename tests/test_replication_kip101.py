@@ -166,9 +166,15 @@ class Brokers(Cluster):
         return int(response.topics[0].partition_errors[0].error_code)
 
     def log(self, node: int) -> Any:
-        log = self.servers[node].replicas.get_log(TOPIC, 0)  # type: ignore[union-attr]
+        """``node``'s log, also before a LeaderAndIsr made it a partition again."""
+        logs = self.servers[node].logs
+        assert logs is not None
+        log = logs.get_log(TP)
         assert log is not None
         return log
+
+    def log_bytes(self, node: int) -> bytes:
+        return bytes(self.log(node).read(0, 1 << 24).read_bytes())
 
     def leo(self, node: int) -> int:
         return int(self.log(node).log_end_offset)
@@ -329,5 +335,61 @@ def test_kip101_scenario1_stale_high_watermark_does_not_truncate(
         if not truncate_on_fetch:
             assert (A, 1, 2) in seen
         assert all(end >= 2 for node, _, end in seen if node == A)
+
+    run(tmp_path, truncate_on_fetch, (A, B), scenario, monkeypatch)
+
+
+def chop_unflushed_tail(log_dir: Path, keep_bytes: int) -> None:
+    """The page cache lost at a power failure: the segment keeps ``keep_bytes``."""
+    segment = log_dir / f"{TOPIC}-0" / f"{0:020d}.log"
+    assert segment.stat().st_size > keep_bytes
+    with segment.open("r+b") as f:
+        f.truncate(keep_bytes)
+
+
+@MODES
+def test_kip101_scenario2_replicas_do_not_diverge_after_a_double_failure(
+    tmp_path: Path, truncate_on_fetch: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A leads, B follows; B received m2 but never flushed it. A power loss takes both
+    down; B returns first with only m1, leads epoch 2 and writes m3 at offset 1; A
+    returns with m2 at offset 1 (its HW covers it): A must truncate m2 and end
+    identical to B."""
+    seen = record_truncations(monkeypatch)
+
+    async def scenario(c: Brokers) -> None:
+        await c.elect(A, 1, (A, B), told=(A, B))
+        assert (await c.produce(A, batch(1, b"m1"), acks=-1)).error_code == 0
+        await eventually(lambda: c.leo(B) == 1)
+        m1_size = len(c.log_bytes(B))
+        answer = await c.produce(A, batch(1, b"m2"), acks=-1)
+        assert (answer.error_code, answer.base_offset) == (0, 1)
+        assert c.partition(A).high_watermark == 2
+        await eventually(lambda: c.leo(B) == 2)
+        # power loss: B's m2 was never flushed
+        await c.crash(B)
+        chop_unflushed_tail(c.log_dir(B), m1_size)
+        await c.crash(A)
+        assert hw_checkpoint(c.log_dir(A)) == 2
+        # B returns first with m1 only, leads epoch 2 and writes m3 at offset 1
+        await c.start(B)
+        await c.elect(B, 2, (B,), told=(B,))
+        assert c.leo(B) == 1 and c.values(B) == [b"m1"]
+        answer = await c.produce(B, batch(1, b"m3"), acks=1)
+        assert (answer.error_code, answer.base_offset) == (0, 1)
+        assert c.epochs(B) == [(1, 0), (2, 1)]
+        # A returns with m2 at offset 1, below its checkpointed HW
+        await c.start(A)
+        assert c.values(A) == [b"m1", b"m2"] and c.epochs(A) == [(1, 0)]
+        await c.elect(B, 2, (B,), told=(A,))
+        await c.converged(A, B)
+        assert c.values(A) == [b"m1", b"m3"]
+        assert c.epochs(A) == [(1, 0), (2, 1)]
+        # epoch 1 ends at 1 on the leader: m2 went (OffsetForLeaderEpoch or DivergingEpoch)
+        assert (A, 1, 1) in seen
+        # and replication goes on in step
+        assert (await c.produce(B, batch(2, b"m4"), acks=1)).base_offset == 2
+        await c.converged(A, B)
+        assert c.partition(A).high_watermark <= c.partition(B).high_watermark
 
     run(tmp_path, truncate_on_fetch, (A, B), scenario, monkeypatch)
