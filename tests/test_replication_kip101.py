@@ -19,18 +19,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_replication_cluster import _LAI, _UM, TOPIC, TOPIC_ID, TP, Cluster, batch, eventually
 
 from kafkacore.config import BrokerConfig
-from kafkacore.protocol import ApiKey
 from kafkacore.log.files import (
     CLEAN_SHUTDOWN_FILE,
     REPLICATION_OFFSET_CHECKPOINT_FILE,
 )
+from kafkacore.protocol import ApiKey
 from kafkacore.record import BatchHeader, batch_header, iter_batches, records
 from kafkacore.server.broker import KafkaServer
+from kafkacore.server.partition import Partition
 from kafkacore.server.replica_fetcher import ReplicaFetcher
 from kafkacore.server.replica_manager import ReplicaManager
+from test_replication_cluster import _LAI, _UM, TOPIC, TOPIC_ID, TP, Cluster, batch, eventually
 
 MODES = pytest.mark.parametrize(
     "truncate_on_fetch", [True, False], ids=["diverging-epoch", "epoch-request"]
@@ -176,6 +177,13 @@ class Brokers(Cluster):
     def log_bytes(self, node: int) -> bytes:
         return bytes(self.log(node).read(0, 1 << 24).read_bytes())
 
+    def truncating(self, node: int) -> bool | None:
+        """Whether ``node``'s fetcher is still in its truncation step (``None``: not
+        fetching)."""
+        fetchers = self.servers[node].replicas.fetcher_manager  # type: ignore[union-attr]
+        state = fetchers.fetch_state(TP)  # type: ignore[union-attr]
+        return None if state is None else bool(state[2])
+
     def leo(self, node: int) -> int:
         return int(self.log(node).log_end_offset)
 
@@ -240,11 +248,24 @@ def run(
     asyncio.run(main())
 
 
-def record_truncations(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int, int]]:
+def record_truncations(
+    monkeypatch: pytest.MonkeyPatch,
+) -> tuple[list[tuple[int, int, int]], list[tuple[int, int, int]]]:
     """``(follower, leader epoch, end offset)`` of every leader answer a fetcher applied
-    (OffsetForLeaderEpoch or DivergingEpoch)."""
+    (OffsetForLeaderEpoch or DivergingEpoch), and ``(node, log end before, offset)`` of
+    every truncation that removed something."""
     seen: list[tuple[int, int, int]] = []
+    cuts: list[tuple[int, int, int]] = []
     original = ReplicaFetcher._apply_truncation
+    truncate_to = Partition.truncate_to
+
+    def cut(self: Partition, offset: int) -> None:
+        leo = self.log.log_end_offset
+        if offset < leo:
+            cuts.append((self.local_broker_id, leo, offset))
+        truncate_to(self, offset)
+
+    monkeypatch.setattr(Partition, "truncate_to", cut)
 
     async def spy(
         self: ReplicaFetcher, tp: Any, state: Any, partition: Any, epoch: int, end: int
@@ -253,7 +274,7 @@ def record_truncations(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int, 
         await original(self, tp, state, partition, epoch, end)
 
     monkeypatch.setattr(ReplicaFetcher, "_apply_truncation", spy)
-    return seen
+    return seen, cuts
 
 
 def hw_checkpoint(log_dir: Path) -> int:
@@ -275,7 +296,7 @@ def test_kip101_scenario1_stale_high_watermark_does_not_truncate(
     """B leads, A follows. A has m2 but its HW is still 1 (HWs reach followers one
     fetch late); A restarts; B dies; A is elected: m2, acknowledged and already read
     through B, must still be there."""
-    seen = record_truncations(monkeypatch)
+    seen, cuts = record_truncations(monkeypatch)
     first_round_hw: list[int] = []
 
     async def scenario(c: Brokers) -> None:
@@ -317,8 +338,10 @@ def test_kip101_scenario1_stale_high_watermark_does_not_truncate(
         await eventually(lambda: bool(first_round_hw))
         assert first_round_hw[0] == 1
         # A's truncation step is over (it has fetched since): nothing was truncated
-        await eventually(lambda: c.servers[A].replicas.fetcher_manager.fetch_state(TP)[2] is False)  # type: ignore[union-attr,index]
+        await eventually(lambda: c.truncating(A) is False)
         await eventually(lambda: c.partition(A).high_watermark == 2)
+        # never cut below m2 (a cut re-fetched before B died would hide the loss)
+        assert [cut for cut in cuts if cut[0] == A] == []
         assert c.leo(A) == 2
         # B dies; A is elected (epoch 2) with m2
         await c.crash(B)
@@ -355,7 +378,7 @@ def test_kip101_scenario2_replicas_do_not_diverge_after_a_double_failure(
     down; B returns first with only m1, leads epoch 2 and writes m3 at offset 1; A
     returns with m2 at offset 1 (its HW covers it): A must truncate m2 and end
     identical to B."""
-    seen = record_truncations(monkeypatch)
+    seen, cuts = record_truncations(monkeypatch)
 
     async def scenario(c: Brokers) -> None:
         await c.elect(A, 1, (A, B), told=(A, B))
@@ -387,9 +410,65 @@ def test_kip101_scenario2_replicas_do_not_diverge_after_a_double_failure(
         assert c.epochs(A) == [(1, 0), (2, 1)]
         # epoch 1 ends at 1 on the leader: m2 went (OffsetForLeaderEpoch or DivergingEpoch)
         assert (A, 1, 1) in seen
+        assert cuts == [(A, 2, 1)]
         # and replication goes on in step
         assert (await c.produce(B, batch(2, b"m4"), acks=1)).base_offset == 2
         await c.converged(A, B)
         assert c.partition(A).high_watermark <= c.partition(B).high_watermark
 
     run(tmp_path, truncate_on_fetch, (A, B), scenario, monkeypatch)
+
+
+@MODES
+def test_kip279_fast_leader_failover_truncates_iteratively(
+    tmp_path: Path, truncate_on_fetch: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """KAFKA-6361: X leads epoch 1 with one unreplicated batch; Y leads epoch 2 and
+    writes a different, longer suffix; X leads epoch 3 before it ever truncated. Y asks
+    for the end of epoch 2, which X never had: X answers (1, 2) - the epoch the offset
+    belongs to - and Y, which has no epoch 1, truncates to the end of its own epoch 0 and
+    asks again (a bare offset 2 would have kept Y's epoch-2 batch at offset 1 for good)."""
+    seen, cuts = record_truncations(monkeypatch)
+    X, Y = A, B
+
+    async def scenario(c: Brokers) -> None:
+        await c.elect(X, 0, (X, Y), told=(X, Y))
+        assert (await c.produce(X, batch(1, b"common"), acks=-1)).error_code == 0
+        await eventually(lambda: c.leo(Y) == 1)
+        # epoch 1: X alone (Y is not told: its epoch-0 fetches are fenced)
+        await c.elect(X, 1, (X,), told=(X,))
+        answer = await c.produce(X, batch(1, b"x1"), acks=1)
+        assert (answer.error_code, answer.base_offset) == (0, 1)
+        # epoch 2: Y leads before X hears of it, and writes another suffix
+        await c.elect(Y, 2, (Y,), told=(Y,))
+        assert (await c.produce(Y, batch(1, b"y1"), acks=1)).base_offset == 1
+        assert (await c.produce(Y, batch(1, b"y2"), acks=1)).base_offset == 2
+        assert c.values(X) == [b"common", b"x1"]
+        # epoch 3: X leads again, never having truncated (its cache: the epoch-3 start)
+        await c.elect(X, 3, (X,), told=(X,))
+        assert c.epochs(X) == [(0, 0), (1, 1), (3, 2)]
+        assert c.epochs(Y) == [(0, 0), (2, 1)]
+        assert (await c.produce(X, batch(2, b"x3"), acks=1)).base_offset == 2
+        # Y follows epoch 3
+        await c.elect(X, 3, (X,), told=(Y,))
+        await c.converged(X, Y)
+        assert c.values(Y) == [b"common", b"x1", b"x3", b"x3"]
+        assert c.epochs(Y) == [(0, 0), (1, 1), (3, 2)]
+        answers = [(epoch, end) for node, epoch, end in seen if node == Y]
+        if truncate_on_fetch:
+            # DivergingEpoch (1, 2), then a fetch at 1 with last epoch 0 matches
+            assert answers == [(1, 2)]
+        else:
+            # OffsetForLeaderEpoch(2) -> (1, 2), then OffsetForLeaderEpoch(0) -> (0, 1)
+            assert answers == [(1, 2), (0, 1)]
+        assert b"y1" not in c.log_bytes(Y) and b"y2" not in c.log_bytes(Y)
+        assert cuts == [(Y, 3, 1)]
+        # a later crash and restart of Y changes nothing
+        await c.crash(Y)
+        await c.start(Y)
+        assert c.epochs(Y) == [(0, 0), (1, 1), (3, 2)]
+        await c.elect(X, 3, (X,), told=(Y,))
+        assert (await c.produce(X, batch(1, b"x4"), acks=1)).base_offset == 4
+        await c.converged(X, Y)
+
+    run(tmp_path, truncate_on_fetch, (X, Y), scenario, monkeypatch)
