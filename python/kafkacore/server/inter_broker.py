@@ -133,12 +133,16 @@ class NodeClient:
         task = self._reader_task
         if task is not None and task is not asyncio.current_task():
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+            # asyncio.wait, not ``await task`` under suppress(CancelledError), and
+            # ``within``, not asyncio.wait_for (gh-86296): a cancellation of the caller
+            # (a loop shutting down) must never be swallowed
+            await asyncio.wait({task})
+            if not task.cancelled():
+                task.exception()  # retrieved: the reader's own failure is not ours
         writer, self._writer = self._writer, None
         if writer is not None:
-            with contextlib.suppress(OSError, asyncio.TimeoutError):
-                await asyncio.wait_for(writer.wait_closed(), 1.0)
+            with contextlib.suppress(OSError, asyncio.TimeoutError, TimeoutError):
+                await within(writer.wait_closed(), 1.0)
 
     # -- connection ------------------------------------------------------------------------
 
@@ -152,10 +156,10 @@ class NodeClient:
                 raise ConnectionError(f"{self} is closed ({self._failure})")
             if self._writer is None:
                 try:
-                    reader, writer = await asyncio.wait_for(
+                    reader, writer = await within(
                         asyncio.open_connection(self.host, self.port), self.connect_timeout_s
                     )
-                except asyncio.TimeoutError:
+                except (asyncio.TimeoutError, TimeoutError):
                     self._closed, self._failure = True, "connect timed out"
                     raise TimeoutError(
                         f"{self}: connect timed out after {self.connect_timeout_s}s"
