@@ -137,8 +137,8 @@ class NodeClient:
             await stop_task(task, timeout_s=5.0)
         writer, self._writer = self._writer, None
         if writer is not None:
-            with contextlib.suppress(OSError, asyncio.TimeoutError):
-                await asyncio.wait_for(writer.wait_closed(), 1.0)
+            with contextlib.suppress(OSError, asyncio.TimeoutError, TimeoutError):
+                await within(writer.wait_closed(), 1.0)
 
     # -- connection ------------------------------------------------------------------------
 
@@ -152,10 +152,10 @@ class NodeClient:
                 raise ConnectionError(f"{self} is closed ({self._failure})")
             if self._writer is None:
                 try:
-                    reader, writer = await asyncio.wait_for(
+                    reader, writer = await within(
                         asyncio.open_connection(self.host, self.port), self.connect_timeout_s
                     )
-                except asyncio.TimeoutError:
+                except (asyncio.TimeoutError, TimeoutError):
                     self._closed, self._failure = True, "connect timed out"
                     raise TimeoutError(
                         f"{self}: connect timed out after {self.connect_timeout_s}s"
