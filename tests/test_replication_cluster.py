@@ -41,6 +41,18 @@ class Cluster:
         self.servers = {s.node_id: s for s in servers}
         self.controller_epoch = 1
 
+    def assigned(self) -> list[int]:
+        """The partition's assignment in the controller's requests (default: every broker
+        started)."""
+        return sorted(self.servers)
+
+    def offline(self) -> list[int]:
+        """Assigned replicas that are down (UpdateMetadata's offline replicas)."""
+        return [n for n in self.assigned() if n not in self.servers]
+
+    def is_new(self, epoch: int) -> bool:
+        return epoch == 0
+
     def client(self, node: int) -> NodeClient:
         return NodeClient("localhost", self.servers[node].bound_port, client_id="test-controller")
 
@@ -74,8 +86,8 @@ class Cluster:
             leader_epoch=epoch,
             isr=list(isr),
             zk_version=epoch,
-            replicas=sorted(self.servers),
-            offline_replicas=[],
+            replicas=self.assigned(),
+            offline_replicas=self.offline(),
         )
         for node in self.servers:
             request = _UM(
@@ -110,10 +122,10 @@ class Cluster:
                             leader_epoch=epoch,
                             isr=list(isr),
                             partition_epoch=epoch,
-                            replicas=sorted(self.servers),
+                            replicas=self.assigned(),
                             adding_replicas=[],
                             removing_replicas=[],
-                            is_new=epoch == 0,
+                            is_new=self.is_new(epoch),
                         )
                     ],
                 )

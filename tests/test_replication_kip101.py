@@ -25,13 +25,12 @@ from kafkacore.log.files import (
     CLEAN_SHUTDOWN_FILE,
     REPLICATION_OFFSET_CHECKPOINT_FILE,
 )
-from kafkacore.protocol import ApiKey
 from kafkacore.record import BatchHeader, batch_header, iter_batches, records
 from kafkacore.server.broker import KafkaServer
 from kafkacore.server.partition import Partition
 from kafkacore.server.replica_fetcher import ReplicaFetcher
 from kafkacore.server.replica_manager import ReplicaManager
-from test_replication_cluster import _LAI, _UM, TOPIC, TOPIC_ID, TP, Cluster, batch, eventually
+from test_replication_cluster import TOPIC, TP, Cluster, batch, eventually
 
 MODES = pytest.mark.parametrize(
     "truncate_on_fetch", [True, False], ids=["diverging-epoch", "epoch-request"]
@@ -93,78 +92,11 @@ class Brokers(Cluster):
         for node in told:
             assert await self.leader_and_isr(node, leader, epoch, isr) == 0
 
-    async def update_metadata(self, leader: int, epoch: int, isr: tuple[int, ...]) -> None:
-        brokers = [
-            _UM.UpdateMetadataBroker(
-                id=n,
-                endpoints=[
-                    _UM.UpdateMetadataEndpoint(
-                        port=s.bound_port,
-                        host="localhost",
-                        listener="PLAINTEXT",
-                        security_protocol=0,
-                    )
-                ],
-                rack=None,
-            )
-            for n, s in self.servers.items()
-        ]
-        state = _UM.UpdateMetadataPartitionState(
-            partition_index=0,
-            controller_epoch=self.controller_epoch,
-            leader=leader,
-            leader_epoch=epoch,
-            isr=list(isr),
-            zk_version=epoch,
-            replicas=list(self.nodes),  # the assignment names every replica, live or not
-            offline_replicas=[n for n in self.nodes if n not in self.servers],
-        )
-        for node in self.servers:
-            request = _UM(
-                controller_id=1,
-                controller_epoch=self.controller_epoch,
-                broker_epoch=-1,
-                topic_states=[
-                    _UM.UpdateMetadataTopicState(
-                        topic_name=TOPIC, topic_id=TOPIC_ID, partition_states=[state]
-                    )
-                ],
-                live_brokers=brokers,
-            )
-            response = await self.send(node, ApiKey.UPDATE_METADATA, 8, request)
-            assert response.error_code == 0
+    def assigned(self) -> list[int]:
+        return list(self.nodes)  # the assignment names every replica, live or not
 
-    async def leader_and_isr(self, node: int, leader: int, epoch: int, isr: tuple[int, ...]) -> int:
-        request = _LAI(
-            controller_id=1,
-            controller_epoch=self.controller_epoch,
-            broker_epoch=-1,
-            type=0,
-            topic_states=[
-                _LAI.LeaderAndIsrTopicState(
-                    topic_name=TOPIC,
-                    topic_id=TOPIC_ID,
-                    partition_states=[
-                        _LAI.LeaderAndIsrPartitionState(
-                            partition_index=0,
-                            controller_epoch=self.controller_epoch,
-                            leader=leader,
-                            leader_epoch=epoch,
-                            isr=list(isr),
-                            partition_epoch=epoch,
-                            replicas=list(self.nodes),
-                            adding_replicas=[],
-                            removing_replicas=[],
-                            is_new=False,
-                        )
-                    ],
-                )
-            ],
-            live_leaders=[],
-        )
-        response = await self.send(node, ApiKey.LEADER_AND_ISR, 7, request)
-        assert response.error_code == 0
-        return int(response.topics[0].partition_errors[0].error_code)
+    def is_new(self, epoch: int) -> bool:
+        return False
 
     def log(self, node: int) -> Any:
         """``node``'s log, also before a LeaderAndIsr made it a partition again."""
