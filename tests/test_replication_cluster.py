@@ -492,6 +492,118 @@ def test_replica_fetch_protocol_and_acks_all_timeout(tmp_path: Path) -> None:
     run_cluster(tmp_path, 2, scenario, **{"min.insync.replicas": 2})
 
 
+def test_fetch_v13_to_v17_topic_ids_replica_state_and_current_leader(tmp_path: Path) -> None:
+    """Fetch v13+ names topics by id (an unknown id: UNKNOWN_TOPIC_ID), v15+ carries the
+    follower in the tagged ReplicaState, v16+ answers NOT_LEADER_OR_FOLLOWER and
+    FENCED_LEADER_EPOCH with the current leader and its endpoint, v17 carries a
+    ReplicaDirectoryId. Broker 2 knows the partition from UpdateMetadata only."""
+    unknown_id = uuid.uuid4()
+
+    def request(
+        topics: list[tuple[uuid.UUID, int, int]],
+        *,
+        replica: int = -1,
+        last_fetched_epoch: int = -1,
+    ) -> Any:
+        return _FETCH(
+            replica_id=-1,
+            replica_state=_FETCH.ReplicaState(replica_id=replica, replica_epoch=-1),
+            max_wait_ms=0,
+            min_bytes=0,
+            max_bytes=1 << 20,
+            isolation_level=0,
+            session_id=0,
+            session_epoch=-1,
+            topics=[
+                _FETCH.FetchTopic(
+                    topic_id=topic_id,
+                    partitions=[
+                        _FETCH.FetchPartition(
+                            partition=0,
+                            current_leader_epoch=epoch,
+                            fetch_offset=offset,
+                            last_fetched_epoch=last_fetched_epoch,
+                            log_start_offset=0,
+                            partition_max_bytes=1 << 20,
+                            replica_directory_id=uuid.uuid4(),
+                        )
+                    ],
+                )
+                for topic_id, offset, epoch in topics
+            ],
+            forgotten_topics_data=[],
+            rack_id="",
+        )
+
+    async def scenario(cluster: Cluster) -> None:
+        await cluster.update_metadata(1, 2, (1, 2))
+        assert await cluster.leader_and_isr(1, 1, 2, (1, 2)) == 0
+        assert (await cluster.produce(1, batch(4, b"a"), acks=1)).error_code == 0
+        leader = cluster.partition(1)
+        # a client by topic id, with an unknown id beside it (v13)
+        response = await cluster.send(
+            1, ApiKey.FETCH, 13, request([(TOPIC_ID, 0, 2), (unknown_id, 0, -1)])
+        )
+        known, unknown = response.responses
+        assert (known.topic_id, unknown.topic_id) == (TOPIC_ID, unknown_id)
+        assert known.partitions[0].error_code == 0
+        assert known.partitions[0].high_watermark == 0  # replica 2 has not fetched yet
+        bad = unknown.partitions[0]
+        assert (bad.error_code, bad.high_watermark, bad.log_start_offset) == (
+            ErrorCode.UNKNOWN_TOPIC_ID,
+            -1,
+            -1,
+        )
+        # the follower in ReplicaState (v15, v17): reads to the log end, moves its state
+        for version in (15, 17):
+            response = await cluster.send(
+                1, ApiKey.FETCH, version, request([(TOPIC_ID, 0, 2)], replica=2)
+            )
+            data = response.responses[0].partitions[0]
+            assert data.error_code == 0
+            assert bytes(data.records) == cluster.log_bytes(1)
+            assert leader.follower_state(2).log_end_offset == 0
+        response = await cluster.send(
+            1, ApiKey.FETCH, 15, request([(TOPIC_ID, 4, 2)], replica=2, last_fetched_epoch=2)
+        )
+        data = response.responses[0].partitions[0]
+        assert (data.error_code, data.high_watermark) == (0, 4)
+        assert leader.follower_state(2).log_end_offset == 4
+        assert leader.high_watermark == 4
+        # v15 ignores the ReplicaId of the v4-14 body
+        stale = request([(TOPIC_ID, 0, 2)])
+        stale.replica_id = 2
+        response = await cluster.send(1, ApiKey.FETCH, 15, stale)
+        assert len(response.responses[0].partitions[0].records or b"") > 0
+        assert leader.follower_state(2).log_end_offset == 4
+        # v16: not the leader (broker 2 does not host it) and a fenced epoch
+        port = cluster.servers[1].bound_port
+        for node, epoch, error in (
+            (2, 2, ErrorCode.NOT_LEADER_OR_FOLLOWER),
+            (1, 1, ErrorCode.FENCED_LEADER_EPOCH),
+        ):
+            response = await cluster.send(node, ApiKey.FETCH, 16, request([(TOPIC_ID, 0, epoch)]))
+            data = response.responses[0].partitions[0]
+            assert data.error_code == error
+            assert (data.current_leader.leader_id, data.current_leader.leader_epoch) == (1, 2)
+            assert [(e.node_id, e.host, e.port, e.rack) for e in response.node_endpoints] == [
+                (1, "localhost", port, None)
+            ]
+            # before v16 the response carries neither
+            response = await cluster.send(node, ApiKey.FETCH, 15, request([(TOPIC_ID, 0, epoch)]))
+            data = response.responses[0].partitions[0]
+            assert data.error_code == error
+            assert data.current_leader.leader_id == -1
+            assert response.node_endpoints == []
+        # an error other than those two carries no leader
+        response = await cluster.send(1, ApiKey.FETCH, 16, request([(TOPIC_ID, 0, 3)]))
+        data = response.responses[0].partitions[0]
+        assert data.error_code == ErrorCode.UNKNOWN_LEADER_EPOCH
+        assert data.current_leader.leader_id == -1 and response.node_endpoints == []
+
+    run_cluster(tmp_path, 2, scenario)
+
+
 def test_follower_behind_the_leader_log_start_restarts_there(tmp_path: Path) -> None:
     """OFFSET_OUT_OF_RANGE (Kafka's fetchOffsetAndTruncate): the leader's log starts
     above the new follower's log end, so the follower starts empty at the leader's log

@@ -1,4 +1,4 @@
-"""Fetch (API key 1), versions 4-12.
+"""Fetch (API key 1), versions 4-17.
 
 Declared from the facts of Kafka's message definitions
 ``FetchRequest.json`` and ``FetchResponse.json``
@@ -13,11 +13,22 @@ REQUEST = message(
     "FetchRequest",
     1,
     "request",
-    valid="4-12",
+    valid="4-17",
     flexible="12+",
     fields=[
         field("ClusterId", "string", "12+", nullable="12+", tagged="12+", tag=0, default=NULL),
         field("ReplicaId", "int32", "4-14", default=-1),
+        field(
+            "ReplicaState",
+            "ReplicaState",
+            "15+",
+            tagged="15+",
+            tag=1,
+            fields=[
+                field("ReplicaId", "int32", "15+", default=-1),
+                field("ReplicaEpoch", "int64", "15+", default=-1),
+            ],
+        ),
         field("MaxWaitMs", "int32", "4+"),
         field("MinBytes", "int32", "4+"),
         field("MaxBytes", "int32", "4+", default=2147483647),
@@ -30,6 +41,7 @@ REQUEST = message(
             "4+",
             fields=[
                 field("Topic", "string", "4-12"),
+                field("TopicId", "uuid", "13+"),
                 field(
                     "Partitions",
                     "[]FetchPartition",
@@ -41,6 +53,7 @@ REQUEST = message(
                         field("LastFetchedEpoch", "int32", "12+", default=-1),
                         field("LogStartOffset", "int64", "5+", default=-1),
                         field("PartitionMaxBytes", "int32", "4+"),
+                        field("ReplicaDirectoryId", "uuid", "17+", tagged="17+", tag=0),
                     ],
                 ),
             ],
@@ -51,6 +64,7 @@ REQUEST = message(
             "7+",
             fields=[
                 field("Topic", "string", "7-12"),
+                field("TopicId", "uuid", "13+"),
                 field("Partitions", "[]int32", "7+"),
             ],
         ),
@@ -62,7 +76,7 @@ RESPONSE = message(
     "FetchResponse",
     1,
     "response",
-    valid="4-12",
+    valid="4-17",
     flexible="12+",
     fields=[
         field("ThrottleTimeMs", "int32", "4+"),
@@ -74,6 +88,7 @@ RESPONSE = message(
             "4+",
             fields=[
                 field("Topic", "string", "4-12"),
+                field("TopicId", "uuid", "13+"),
                 field(
                     "Partitions",
                     "[]PartitionData",
@@ -131,6 +146,19 @@ RESPONSE = message(
                         field("Records", "records", "4+", nullable="4+"),
                     ],
                 ),
+            ],
+        ),
+        field(
+            "NodeEndpoints",
+            "[]NodeEndpoint",
+            "16+",
+            tagged="16+",
+            tag=0,
+            fields=[
+                field("NodeId", "int32", "16+"),
+                field("Host", "string", "16+"),
+                field("Port", "int32", "16+"),
+                field("Rack", "string", "16+", nullable="16+", default=NULL),
             ],
         ),
     ],

@@ -1,4 +1,4 @@
-"""Fetch v4-12 and ListOffsets v1-7.
+"""Fetch v4-17 and ListOffsets v1-7.
 
 Fetch: whole batches from each partition, at most ``partition_max_bytes`` each and
 ``max_bytes`` in all, except that the first batch of the first partition with data is
@@ -8,12 +8,21 @@ UNSUPPORTED_COMPRESSION_TYPE). With less than ``min_bytes`` the fetch waits in t
 purgatory up to ``max_wait_ms``, woken by appends. Clients read up to the high watermark
 (= last stable offset: no transactions), so read_committed reads the same data.
 
-From a follower (``replica_id`` >= 0, v4-14 body): leader only (NOT_LEADER_OR_FOLLOWER),
-``current_leader_epoch`` fenced (FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH, as for
-clients), v12 ``last_fetched_epoch`` checked against the leader's epoch cache (a
-``DivergingEpoch`` and no records when the follower diverged), the follower's fetch state
-updated on the partition (its LEO, ISR expansion, the HW), and records read up to the
-log end offset.
+Topics are named (v4-12) or given by topic id (v13+: an id the metadata cache does not
+know is UNKNOWN_TOPIC_ID for each of its partitions, the response carries the ids). A
+partition of a known topic this broker does not host is NOT_LEADER_OR_FOLLOWER, of an
+unknown one UNKNOWN_TOPIC_OR_PARTITION. v16+ (KIP-951): a partition answered
+NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH carries the ``CurrentLeader`` this broker
+knows, and the response the ``NodeEndpoints`` of those leaders on the request's listener.
+v17's ``ReplicaDirectoryId`` (KIP-853) is read and ignored.
+
+From a follower (``ReplicaId`` >= 0 in the v4-14 body, ``ReplicaState.ReplicaId`` in
+the v15+ tagged field; its ``ReplicaEpoch`` is not checked, as in ZooKeeper mode): leader
+only (NOT_LEADER_OR_FOLLOWER), ``current_leader_epoch`` fenced (FENCED_LEADER_EPOCH /
+UNKNOWN_LEADER_EPOCH, as for clients), v12+ ``last_fetched_epoch`` checked against the
+leader's epoch cache (a ``DivergingEpoch`` and no records when the follower diverged),
+the follower's fetch state updated on the partition (its LEO, ISR expansion, the HW),
+and records read up to the log end offset.
 
 Fetch sessions (KIP-227): kafkacore keeps none. Full requests (session id 0) are answered
 sessionless (session id 0), which makes clients send full requests every time; an
@@ -29,6 +38,7 @@ from typing import Any
 from kafkacore.errors import OffsetOutOfRangeError
 from kafkacore.log import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP, TopicPartition
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+from kafkacore.protocol.types import ZERO_UUID
 from kafkacore.record import Compression
 from kafkacore.record.layout import (
     ATTRIBUTES_OFFSET,
@@ -54,6 +64,7 @@ _LIST: Any = APIS_BY_NAME["ListOffsets"].response.cls
 _LENGTH = struct.Struct(">i")
 _ATTRIBUTES = struct.Struct(">h")
 _READ_COMMITTED = 1
+_LEADER_ERRORS = (ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.FENCED_LEADER_EPOCH)
 
 
 def _has_zstd(data: bytes) -> bool:
@@ -67,17 +78,65 @@ def _has_zstd(data: bytes) -> bool:
     return False
 
 
-def _read_all(services: BrokerServices, version: int, request: Any) -> tuple[Any, int, bool]:
-    """The response topics, the bytes found, and whether a partition had an error."""
+def _replica_id(version: int, request: Any) -> int:
+    """The fetching follower's broker id (-1: a client): the v4-14 ``ReplicaId``, or the
+    v15+ tagged ``ReplicaState``."""
+    return int(request.replica_id if version <= 14 else request.replica_state.replica_id)
+
+
+def _topic_names(services: BrokerServices, version: int, request: Any) -> list[str | None]:
+    """Each requested topic's name: v4-12 by name, v13+ by topic id (None: an id this
+    broker does not know)."""
+    if version <= 12:
+        return [topic.topic for topic in request.topics]
+    cache = services.metadata_cache
+    names: list[str | None] = []
+    for topic in request.topics:
+        found = cache.topic_by_id(topic.topic_id)
+        names.append(found.name if found is not None else None)
+    return names
+
+
+def _current_leader(
+    services: BrokerServices, context: RequestContext, tp: TopicPartition, endpoints: dict[int, Any]
+) -> Any:
+    """KIP-951 (v16+, with NOT_LEADER_OR_FOLLOWER and FENCED_LEADER_EPOCH): the leader and
+    epoch this broker knows (its replica, else the metadata cache, else -1/-1), and the
+    leader's endpoint on the request's listener added to ``endpoints`` when it is alive."""
+    partition = services.replica_manager.partition(tp.topic, tp.partition)
+    if partition is not None:
+        leader_id, leader_epoch = partition.leader_id, partition.leader_epoch
+    else:
+        state = services.metadata_cache.partition_state(tp)
+        leader_id, leader_epoch = (state.leader, state.leader_epoch) if state else (-1, -1)
+    broker = services.metadata_cache.broker(leader_id) if leader_id >= 0 else None
+    if broker is not None:
+        host, port = broker.endpoint(context.listener_name)
+        endpoints[leader_id] = _FETCH.NodeEndpoint(
+            node_id=leader_id, host=host, port=port, rack=broker.rack
+        )
+    return _FETCH.LeaderIdAndEpoch(leader_id=leader_id, leader_epoch=leader_epoch)
+
+
+def _read_all(
+    services: BrokerServices,
+    context: RequestContext,
+    request: Any,
+    names: list[str | None],
+    endpoints: dict[int, Any],
+) -> tuple[Any, int, bool]:
+    """The response topics, the bytes found, and whether a partition had an error;
+    ``endpoints`` gets the v16+ ``NodeEndpoints``."""
+    version = context.api_version
     replicas = services.replica_manager
     remaining = max(0, request.max_bytes)
     total = 0
     failed = False
     read_committed = request.isolation_level == _READ_COMMITTED
-    replica_id = request.replica_id if version <= 14 else -1
+    replica_id = _replica_id(version, request)
     from_follower = replica_id >= 0
     topics = []
-    for topic in request.topics:
+    for topic, name in zip(request.topics, names, strict=True):
         partitions = []
         for p in topic.partitions:
             data = _FETCH.PartitionData(
@@ -91,9 +150,19 @@ def _read_all(services: BrokerServices, version: int, request: Any) -> tuple[Any
                 records=b"",
             )
             partitions.append(data)
-            partition = replicas.partition(topic.topic, p.partition)
+            if name is None:
+                data.error_code = ErrorCode.UNKNOWN_TOPIC_ID
+                failed = True
+                continue
+            partition = replicas.partition(name, p.partition)
             if partition is None:
-                data.error_code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+                # a partition of the cluster this broker does not host: not its leader
+                known = services.metadata_cache.partition_state(TopicPartition(name, p.partition))
+                data.error_code = (
+                    ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+                    if known is None
+                    else ErrorCode.NOT_LEADER_OR_FOLLOWER
+                )
                 failed = True
                 continue
             log = partition.log
@@ -167,7 +236,18 @@ def _read_all(services: BrokerServices, version: int, request: Any) -> tuple[Any
                 data.records = region
             total += info.length
             remaining -= info.length
-        topics.append(_FETCH.FetchableTopicResponse(topic=topic.topic, partitions=partitions))
+        if version >= 16 and name is not None:
+            for data in partitions:
+                if data.error_code in _LEADER_ERRORS:
+                    tp = TopicPartition(name, data.partition_index)
+                    data.current_leader = _current_leader(services, context, tp, endpoints)
+        topics.append(
+            _FETCH.FetchableTopicResponse(
+                topic=topic.topic if version <= 12 else name,
+                topic_id=topic.topic_id if version >= 13 else ZERO_UUID,
+                partitions=partitions,
+            )
+        )
     return topics, total, failed
 
 
@@ -183,12 +263,19 @@ def _diverging_epoch(
     return None
 
 
-async def _read(services: BrokerServices, version: int, request: Any) -> tuple[Any, int, bool]:
+async def _read(
+    services: BrokerServices,
+    context: RequestContext,
+    request: Any,
+    names: list[str | None],
+    endpoints: dict[int, Any],
+) -> tuple[Any, int, bool]:
     """:func:`_read_all`; Fetch < 10 copies the records (no ``sendfile``), so it reads on
     the I/O executor."""
-    if version < 10:
-        return await services.run_io(_read_all, services, version, request)
-    return _read_all(services, version, request)
+    endpoints.clear()
+    if context.api_version < 10:
+        return await services.run_io(_read_all, services, context, request, names, endpoints)
+    return _read_all(services, context, request, names, endpoints)
 
 
 async def handle_fetch(services: BrokerServices, context: RequestContext, request: Any) -> Any:
@@ -200,18 +287,31 @@ async def handle_fetch(services: BrokerServices, context: RequestContext, reques
             session_id=0,
             responses=[],
         )
-    topics, total, failed = await _read(services, version, request)
+    names = _topic_names(services, version, request)
+    endpoints: dict[int, Any] = {}
+    topics, total, failed = await _read(services, context, request, names, endpoints)
     deadline = time.monotonic() + request.max_wait_ms / 1000
-    watched = [TopicPartition(t.topic, p.partition) for t in request.topics for p in t.partitions]
+    watched = [
+        TopicPartition(name, p.partition)
+        for t, name in zip(request.topics, names, strict=True)
+        if name is not None
+        for p in t.partitions
+    ]
     while total < request.min_bytes and not failed and watched:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             break
         woken = await services.replica_manager.purgatory.wait(watched, remaining)
-        topics, total, failed = await _read(services, version, request)
+        topics, total, failed = await _read(services, context, request, names, endpoints)
         if not woken:
             break
-    return _FETCH(throttle_time_ms=0, error_code=0, session_id=0, responses=topics)
+    return _FETCH(
+        throttle_time_ms=0,
+        error_code=0,
+        session_id=0,
+        responses=topics,
+        node_endpoints=[endpoints[n] for n in sorted(endpoints)],
+    )
 
 
 def handle_list_offsets(services: BrokerServices, context: RequestContext, request: Any) -> Any:
