@@ -95,9 +95,12 @@ def mixed(zookeeper: ZooKeeperServer, tmp_path: Path) -> Iterator[tuple[Cluster,
     cluster.brokers = {n: b for n, b in cluster.brokers.items() if n != KAFKA_ID}
     kafka = KafkaBroker(tmp_path / "kafka", cluster.zookeeper_connect)
     try:
+        # Kafka first, so that it is the first controller; killing it moves the
+        # controller to a kafkacore broker (the test then has seen both sides)
+        kafka.start()
+        wait_until(lambda: cluster.controller_id() == KAFKA_ID, 120, "Kafka as the controller")
         for broker in cluster.brokers.values():
             broker.spawn()
-        kafka.start()
         for broker in cluster.brokers.values():
             broker.wait_started(60)
         cluster.wait_for_brokers(3, 120)
@@ -119,7 +122,7 @@ def test_replicates_across_kafkacore_and_kafka_and_survives_the_controller(
     controllers: list[int] = []
     with BackgroundProducer(cluster, "mixed", 3) as background:
         wait_until(lambda: background.total() > 300, 60, "records flowing")
-        # kill the controller until it has been on both sides (at most three moves)
+        # kill the controller until it has been on both sides: Kafka, then one of ours
         for _ in range(3):
             controller = wait_until(cluster.controller_id, 60, "a controller")
             controllers.append(controller)
