@@ -540,10 +540,10 @@ def test_fetch_v13_to_v17_topic_ids_replica_state_and_current_leader(tmp_path: P
         assert await cluster.leader_and_isr(1, 1, 2, (1, 2)) == 0
         assert (await cluster.produce(1, batch(4, b"a"), acks=1)).error_code == 0
         leader = cluster.partition(1)
-        # a client by topic id, with an unknown id beside it (v13)
-        response = await cluster.send(
-            1, ApiKey.FETCH, 13, request([(TOPIC_ID, 0, 2), (unknown_id, 0, -1)])
-        )
+        # a client by topic id, with an unknown id before it (v13): as in Kafka, the
+        # partitions refused before reading come last
+        fetch = request([(unknown_id, 0, -1), (TOPIC_ID, 0, 2)])
+        response = await cluster.send(1, ApiKey.FETCH, 13, fetch)
         known, unknown = response.responses
         assert (known.topic_id, unknown.topic_id) == (TOPIC_ID, unknown_id)
         assert known.partitions[0].error_code == 0
@@ -554,6 +554,17 @@ def test_fetch_v13_to_v17_topic_ids_replica_state_and_current_leader(tmp_path: P
             -1,
             -1,
         )
+        # an unknown id does not end the wait for min_bytes, as in Kafka; alone, nothing waits
+        fetch.min_bytes, fetch.max_wait_ms = 1, 300
+        started = time.monotonic()
+        await cluster.send(1, ApiKey.FETCH, 13, fetch)
+        assert time.monotonic() - started >= 0.29
+        alone = request([(unknown_id, 0, -1)])
+        alone.min_bytes, alone.max_wait_ms = 1, 5000
+        started = time.monotonic()
+        response = await cluster.send(1, ApiKey.FETCH, 13, alone)
+        assert time.monotonic() - started < 2
+        assert response.responses[0].partitions[0].error_code == ErrorCode.UNKNOWN_TOPIC_ID
         # the follower in ReplicaState (v15, v17): reads to the log end, moves its state
         for version in (15, 17):
             response = await cluster.send(

@@ -135,9 +135,13 @@ def _read_all(
     read_committed = request.isolation_level == _READ_COMMITTED
     replica_id = _replica_id(version, request)
     from_follower = replica_id >= 0
-    topics = []
+    # (topic name, topic id, partition) in request order; the partitions refused before
+    # reading (an unknown topic id or partition) go after the others, as in Kafka
+    answered: list[tuple[str | None, Any, Any]] = []
+    refused: list[tuple[str | None, Any, Any]] = []
     for topic, name in zip(request.topics, names, strict=True):
-        partitions = []
+        topic_id = topic.topic_id if version >= 13 else ZERO_UUID
+        partitions: list[Any] = []
         for p in topic.partitions:
             data = _FETCH.PartitionData(
                 partition_index=p.partition,
@@ -149,20 +153,20 @@ def _read_all(
                 preferred_read_replica=-1,
                 records=b"",
             )
-            partitions.append(data)
             if name is None:
                 data.error_code = ErrorCode.UNKNOWN_TOPIC_ID
-                failed = True
+                refused.append((None, topic_id, data))
                 continue
+            tp = TopicPartition(name, p.partition)
             partition = replicas.partition(name, p.partition)
+            if partition is None and services.metadata_cache.partition_state(tp) is None:
+                data.error_code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+                refused.append((name, topic_id, data))
+                continue
+            partitions.append(data)
             if partition is None:
                 # a partition of the cluster this broker does not host: not its leader
-                known = services.metadata_cache.partition_state(TopicPartition(name, p.partition))
-                data.error_code = (
-                    ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
-                    if known is None
-                    else ErrorCode.NOT_LEADER_OR_FOLLOWER
-                )
+                data.error_code = ErrorCode.NOT_LEADER_OR_FOLLOWER
                 failed = True
                 continue
             log = partition.log
@@ -236,18 +240,22 @@ def _read_all(
                 data.records = region
             total += info.length
             remaining -= info.length
-        if version >= 16 and name is not None:
-            for data in partitions:
-                if data.error_code in _LEADER_ERRORS:
-                    tp = TopicPartition(name, data.partition_index)
-                    data.current_leader = _current_leader(services, context, tp, endpoints)
-        topics.append(
-            _FETCH.FetchableTopicResponse(
-                topic=topic.topic if version <= 12 else name,
-                topic_id=topic.topic_id if version >= 13 else ZERO_UUID,
-                partitions=partitions,
+        for data in partitions:
+            if version >= 16 and name is not None and data.error_code in _LEADER_ERRORS:
+                tp = TopicPartition(name, data.partition_index)
+                data.current_leader = _current_leader(services, context, tp, endpoints)
+            answered.append((name, topic_id, data))
+    topics: list[Any] = []
+    for name, topic_id, data in answered + refused:
+        if data.error_code != 0:
+            data.aborted_transactions = None
+        last = topics[-1] if topics else None
+        if last is not None and (last.topic, last.topic_id) == (name, topic_id):
+            last.partitions.append(data)
+        else:
+            topics.append(
+                _FETCH.FetchableTopicResponse(topic=name, topic_id=topic_id, partitions=[data])
             )
-        )
     return topics, total, failed
 
 
@@ -291,11 +299,15 @@ async def handle_fetch(services: BrokerServices, context: RequestContext, reques
     endpoints: dict[int, Any] = {}
     topics, total, failed = await _read(services, context, request, names, endpoints)
     deadline = time.monotonic() + request.max_wait_ms / 1000
+    # the partitions read (Kafka's "interesting" ones): none, and the answer is immediate
+    cache = services.metadata_cache
     watched = [
-        TopicPartition(name, p.partition)
+        tp
         for t, name in zip(request.topics, names, strict=True)
         if name is not None
-        for p in t.partitions
+        for tp in (TopicPartition(name, p.partition) for p in t.partitions)
+        if cache.partition_state(tp) is not None
+        or services.replica_manager.partition(tp.topic, tp.partition) is not None
     ]
     while total < request.min_bytes and not failed and watched:
         remaining = deadline - time.monotonic()
