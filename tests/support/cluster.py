@@ -130,9 +130,16 @@ class Cluster:
         self.brokers[node_id].kill()
 
     def restart(self, node_id: int) -> None:
+        """Start ``node_id`` again (stopping it first if it runs). After a SIGKILL this
+        waits, as Kafka's hard-bounce system test does, until the dead process's ZooKeeper
+        session has expired and taken ``/brokers/ids/<id>`` with it: a broker refuses to
+        start while its id is still registered by another session."""
         broker = self.brokers[node_id]
         if broker.running:
             broker.stop(check=False)
+        wait_until(
+            lambda: node_id not in self.registered(), 60, f"/brokers/ids/{node_id} to expire"
+        )
         broker.start()
         self.wait_for_metadata()
 
