@@ -118,13 +118,19 @@ class Cluster:
 
     def stop(self) -> None:
         """SIGTERM every running broker (controlled shutdowns), then close ZooKeeper."""
-        for broker in self.brokers.values():
+        problems = []
+        for broker in self.brokers.values():  # every one, even after one failed to stop
             if broker.running:
-                broker.stop(check=False)
+                try:
+                    broker.stop(check=False)
+                except AssertionError as exc:
+                    problems.append(exc)
         if self._zk is not None:
             self._zk.stop()
             self._zk.close()
             self._zk = None
+        if problems:
+            raise problems[0]
 
     def kill(self, node_id: int) -> None:
         self.brokers[node_id].kill()
