@@ -126,6 +126,7 @@ bench-spark: build spark-jars kafka-jars
 bench-cluster: build
 	KAFKA_VERSION=3.9.1 scripts/kafka-jars.sh >/dev/null
 	$(PYTHON) benches/cluster/run.py $(ARGS)
+	$(PYTHON) benches/cluster/reassign.py $(REASSIGN_ARGS)
 
 # Side-by-side produce/consume benchmark: Apache Kafka 4.3.1 (from the jars) vs kafkacore.
 bench-broker: build

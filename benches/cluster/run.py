@@ -42,9 +42,10 @@ CASE = single.Case(size=1024, acks="all", partitions=PARTITIONS)
 TOPIC_CONFIG = {"min.insync.replicas": "2"}
 
 
-def start_kafka_cluster(libs: Path) -> tuple[list[single.Broker], str]:
-    """Three KRaft nodes (broker+controller each) formatted with one cluster id."""
-    ports = [single.free_port() for _ in range(3)]
+def start_kafka_cluster(libs: Path, size: int = 3) -> tuple[list[single.Broker], str]:
+    """Three KRaft nodes (broker+controller each) formatted with one cluster id, then
+    ``size - 3`` broker-only nodes (ids 4, 5, ...) of the same cluster."""
+    ports = [single.free_port() for _ in range(size)]
     cports = [single.free_port() for _ in range(3)]
     voters = ",".join(f"{i + 1}@localhost:{c}" for i, c in enumerate(cports))
     cluster_id = "-"
@@ -53,16 +54,19 @@ def start_kafka_cluster(libs: Path) -> tuple[list[single.Broker], str]:
     brokers = []
     cp = ["-cp", f"{libs}/*"]
     props_files = []
-    for i in range(3):
+    for i in range(size):
         tmp = single.mktemp(f"kafkacore-bench-kafka{i + 1}-")
         props = tmp / "server.properties"
+        voter = i < 3
+        listeners = f"PLAINTEXT://localhost:{ports[i]}"
         props.write_text(
             "\n".join(
                 [
-                    "process.roles=broker,controller",
+                    f"process.roles={'broker,controller' if voter else 'broker'}",
                     f"node.id={i + 1}",
                     f"controller.quorum.voters={voters}",
-                    f"listeners=PLAINTEXT://localhost:{ports[i]},CONTROLLER://localhost:{cports[i]}",
+                    f"listeners={listeners}"
+                    + (f",CONTROLLER://localhost:{cports[i]}" if voter else ""),
                     f"advertised.listeners=PLAINTEXT://localhost:{ports[i]}",
                     "controller.listener.names=CONTROLLER",
                     "inter.broker.listener.name=PLAINTEXT",
