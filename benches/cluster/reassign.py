@@ -35,7 +35,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "benches"))
 sys.path.insert(0, str(REPO / "benches" / "cluster"))
 sys.path.insert(0, str(REPO / "tests"))
-from run import PARTITIONS, single, start_kafka_cluster  # noqa: E402
+from run import PARTITIONS, create_topic, single, start_kafka_cluster  # noqa: E402
 
 from _common import run_main, write_report  # noqa: E402
 from support.cluster import Cluster  # noqa: E402
@@ -142,36 +142,6 @@ class RateProducer:
         }
 
 
-def create_topic(bootstrap: str) -> None:
-    from confluent_kafka.admin import AdminClient, NewTopic
-
-    admin = AdminClient({"bootstrap.servers": bootstrap, "broker.address.family": "v4"})
-    assignment = [[1 + (p + i) % 3 for i in range(3)] for p in range(PARTITIONS)]
-    admin.create_topics(
-        [
-            NewTopic(
-                TOPIC,
-                PARTITIONS,
-                replica_assignment=assignment,
-                config={"min.insync.replicas": "2"},
-            )
-        ],
-        operation_timeout=30,
-    )[TOPIC].result(60)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        md = admin.list_topics(TOPIC, timeout=5).topics.get(TOPIC)
-        if (
-            md is not None
-            and md.error is None
-            and len(md.partitions) == PARTITIONS
-            and all(p.leader >= 0 and len(p.isrs) == 3 for p in md.partitions.values())
-        ):
-            return
-        time.sleep(0.2)
-    raise RuntimeError(f"{TOPIC}: not fully replicated after 60 s")
-
-
 def current(bootstrap: str) -> dict[int, list[int]]:
     from confluent_kafka.admin import AdminClient
 
@@ -199,7 +169,7 @@ def plan(assignment: dict[int, list[int]], old: int | None, new: int) -> dict[st
 def measure(
     libs: Path, name: str, bootstrap: str, kafkacore: bool, args: argparse.Namespace
 ) -> dict[str, Any]:
-    create_topic(bootstrap)
+    create_topic(bootstrap, TOPIC, [[1 + (p + i) % 3 for i in range(3)] for p in range(PARTITIONS)])
     records = int(args.gib * 1024 * 1024)
     single.log(f"{name}: filling {TOPIC} with {records} records of 1 KiB")
     endpoint = single.Broker(name, bootstrap, None, Path("/dev/null"))  # type: ignore[arg-type]

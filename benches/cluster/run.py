@@ -116,13 +116,18 @@ def start_kafka_cluster(libs: Path, size: int = 3) -> tuple[list[single.Broker],
     return brokers, ",".join(b.bootstrap for b in brokers)
 
 
-def create_topic(bootstrap: str, topic: str) -> None:
+def create_topic(bootstrap: str, topic: str, assignment: list[list[int]] | None = None) -> None:
+    """Create ``topic`` (6 partitions, replication factor 3, on the brokers of
+    ``assignment`` when given) and wait until every partition has a leader and a full ISR."""
     from confluent_kafka.admin import AdminClient, NewTopic
 
     admin = AdminClient({"bootstrap.servers": bootstrap, "broker.address.family": "v4"})
-    admin.create_topics(
-        [NewTopic(topic, PARTITIONS, 3, config=TOPIC_CONFIG)], operation_timeout=30
-    )[topic].result(60)
+    new = (
+        NewTopic(topic, PARTITIONS, replica_assignment=assignment, config=TOPIC_CONFIG)
+        if assignment
+        else NewTopic(topic, PARTITIONS, 3, config=TOPIC_CONFIG)
+    )
+    admin.create_topics([new], operation_timeout=30)[topic].result(60)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         md = admin.list_topics(topic, timeout=5).topics.get(topic)
