@@ -5,7 +5,8 @@ controller sends it LeaderAndIsr, learns from the KAFKA_STORAGE_ERROR answers wh
 replicas are offline, elects other leaders for the partitions it led there and takes it
 out of their ISR (Kafka's onBrokerLogDirFailure). An acks=all idempotent producer with
 ``min.insync.replicas=2`` keeps going and no acknowledged record is lost; broker 1 keeps
-running and serving the partitions in its other directory."""
+running and serving the partitions in its other directory; once the space is freed and
+it is restarted, it recovers the directory and its replicas there equal the others."""
 
 from __future__ import annotations
 
@@ -39,6 +40,15 @@ def _create(cluster: Cluster) -> None:
     admin.create_topics([topic], operation_timeout=30, request_timeout=40)[TOPIC].result(60)
     for p in range(PARTITIONS):
         cluster.wait_for_leader(TOPIC, p)
+
+
+def _identical(cluster: Cluster, small: Path, partition: int) -> bool:
+    """Broker 1's copy of the partition (in ``small``) and the others' are the same bytes."""
+    copies = set()
+    for node_id, broker in cluster.brokers.items():
+        directory = (small if node_id == 1 else broker.data) / f"{TOPIC}-{partition}"
+        copies.add(b"".join(p.read_bytes() for p in sorted(directory.glob("*.log"))))
+    return len(copies) == 1
 
 
 def test_a_full_log_dir_moves_its_leaderships_and_loses_nothing(
@@ -89,5 +99,16 @@ def test_a_full_log_dir_moves_its_leaderships_and_loses_nothing(
                 state = cluster.partition_state(TOPIC, p)
                 assert state is not None and 1 in state["isr"], (p, state)
             check_delivery(cluster, TOPIC, background.acked)
+
+            # space freed, broker 1 restarted (a clean stop, status 0): it recovers the
+            # directory, catches up and rejoins every ISR with identical logs
+            (small / "filler").unlink()
+            cluster.brokers[1].stop()
+            cluster.restart(1)
+            assert f"from {small} since no clean shutdown file" in cluster.brokers[1].log_text()
+            for p in range(PARTITIONS):
+                cluster.wait_for_isr(TOPIC, p, 3, timeout_s=30)
+            for p in on_small:
+                wait_until(lambda p=p: _identical(cluster, small, p), 30, f"{TOPIC}-{p} equal")
         finally:
             cluster.stop()

@@ -611,6 +611,10 @@ class ReplicaManager:
                 from kafkacore.server.handlers.errors import error_code_for
 
                 errors[key] = error_code_for(exc)
+                if errors[key] == ErrorCode.KAFKA_STORAGE_ERROR:
+                    # no log while a log dir is offline: it may have been there
+                    with self._lock:
+                        self._offline_partitions.add(tp)
                 continue
             errors[key] = ErrorCode.NONE
             if state.leader == self.node_id:
