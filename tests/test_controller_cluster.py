@@ -41,6 +41,7 @@ class FakeZk:
         self.delete_topics: set[str] = set()
         self.configs: dict[tuple[str, str], dict[str, str]] = {}
         self.isr_changes: dict[str, list[tuple[str, int]]] = {}
+        self.log_dir_events: dict[str, int] = {}
         self._watches: dict[str, list[Callable[[], None]]] = {}
 
     def _watch(self, key: str, cb: Callable[[], None] | None) -> None:
@@ -210,6 +211,27 @@ class FakeZk:
         self._fence(controller_epoch_zk_version)
         for n in names:
             self.isr_changes.pop(n, None)
+
+    async def create_log_dir_event_notification(self, broker_id: int) -> None:
+        self.zxid += 1
+        self.log_dir_events[f"log_dir_event_{self.zxid:010d}"] = broker_id
+        self._fire("log_dir_events")
+
+    async def get_log_dir_event_notifications(
+        self, watch: Callable[[], None] | None = None
+    ) -> list[str]:
+        self._watch("log_dir_events", watch)
+        return sorted(self.log_dir_events)
+
+    async def get_log_dir_event_brokers(self, names: list[str]) -> list[int]:
+        return [self.log_dir_events[n] for n in names if n in self.log_dir_events]
+
+    async def delete_log_dir_event_notifications(
+        self, names: list[str], *, controller_epoch_zk_version: int
+    ) -> None:
+        self._fence(controller_epoch_zk_version)
+        for n in names:
+            self.log_dir_events.pop(n, None)
 
     async def get_entity_config(self, entity_type: str, name: str) -> dict[str, str]:
         return dict(self.configs.get((entity_type, name), {}))

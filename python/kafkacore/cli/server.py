@@ -99,6 +99,10 @@ async def _serve(config: Any) -> int:
         logging.getLogger("kafkacore.server").error("Fatal error during startup: %s", exc)
         await server.shutdown()
         return 1
-    await stop.wait()
+    # SIGTERM/SIGINT, or the broker stopping on its own (every log directory failed)
+    waits = {asyncio.ensure_future(stop.wait()), asyncio.ensure_future(server.fatal.wait())}
+    _done, pending = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    for task in pending:
+        task.cancel()
     await server.shutdown()
-    return 0
+    return server.exit_code

@@ -200,6 +200,8 @@ class ControllerBrokerRequestBatch:
         self.ctx = context
         self.channel = channel
         self.stop_replica_callback = stop_replica_callback
+        # told (broker, response) of every LeaderAndIsr answer (offline log dirs)
+        self.leader_and_isr_callback: Callable[[int, Any], None] | None = None
         self.leader_and_isr: dict[int, dict[TopicPartition, tuple[LeaderAndIsr, Any, bool]]] = {}
         self.update_metadata_brokers: set[int] = set()
         self.update_metadata_partitions: set[TopicPartition] = set()
@@ -335,7 +337,14 @@ class ControllerBrokerRequestBatch:
                 "LeaderAndIsr",
                 {**self._control_header(broker, by_topic), "live_leaders": live_leaders},
             )
-            self._send(broker, "LeaderAndIsr", LEADER_AND_ISR_VERSION, req)
+            lai_cb = self.leader_and_isr_callback
+            self._send(
+                broker,
+                "LeaderAndIsr",
+                LEADER_AND_ISR_VERSION,
+                req,
+                None if lai_cb is None else _bind_broker(lai_cb, broker),
+            )
         if self.update_metadata_brokers:
             by_topic = {}
             for tp in sorted(self.update_metadata_partitions):
@@ -400,6 +409,10 @@ def _bind(
     deleted: frozenset[TopicPartition],
 ) -> Callback:
     return lambda response: fn(broker, response, deleted)
+
+
+def _bind_broker(fn: Callable[[int, Any], None], broker: int) -> Callback:
+    return lambda response: fn(broker, response)
 
 
 _PROTOCOLS = {"PLAINTEXT": 0, "SSL": 1, "SASL_PLAINTEXT": 2, "SASL_SSL": 3}

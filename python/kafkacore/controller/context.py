@@ -58,6 +58,9 @@ class ControllerContext:
     replica_states: dict[tuple[TopicPartition, int], ReplicaState] = field(default_factory=dict)
     topics_to_delete: set[str] = field(default_factory=set)
     topics_ineligible_for_deletion: set[str] = field(default_factory=set)
+    # broker id -> its replicas in a failed log directory (Kafka's replicasOnOfflineDirs),
+    # learned from KAFKA_STORAGE_ERROR answers to LeaderAndIsr
+    replicas_on_offline_dirs: dict[int, set[TopicPartition]] = field(default_factory=dict)
 
     def reset(self) -> None:
         keep = (self.epoch, self.epoch_zk_version)
@@ -75,19 +78,31 @@ class ControllerContext:
         """Registered and not shutting down (Kafka's ``liveBrokerIds``)."""
         return set(self.live_brokers) - self.shutting_down
 
-    def is_replica_online(self, broker: int, include_shutting_down: bool = False) -> bool:
+    def is_replica_online(
+        self, broker: int, include_shutting_down: bool = False, tp: TopicPartition | None = None
+    ) -> bool:
+        """``broker`` is live (and not shutting down unless ``include_shutting_down``);
+        with ``tp``, its replica of ``tp`` is also not in a failed log directory."""
+        if tp is not None and tp in self.replicas_on_offline_dirs.get(broker, ()):
+            return False
         if include_shutting_down:
             return broker in self.live_brokers
         return broker in self.live_brokers and broker not in self.shutting_down
 
+    def live_brokers_for(self, tp: TopicPartition, brokers: set[int]) -> set[int]:
+        """``brokers`` without those whose replica of ``tp`` is in a failed log dir."""
+        return {b for b in brokers if tp not in self.replicas_on_offline_dirs.get(b, ())}
+
     def add_live_broker(self, registration: Any, epoch: int) -> None:
         self.live_brokers[registration.id] = registration
         self.broker_epochs[registration.id] = epoch
+        self.replicas_on_offline_dirs.pop(registration.id, None)  # a new start: asks again
 
     def remove_live_broker(self, broker: int) -> None:
         self.live_brokers.pop(broker, None)
         self.broker_epochs.pop(broker, None)
         self.shutting_down.discard(broker)
+        self.replicas_on_offline_dirs.pop(broker, None)
 
     # --- topics and partitions -----------------------------------------------------------
 
@@ -137,4 +152,4 @@ class ControllerContext:
         self.topics_ineligible_for_deletion.discard(topic)
 
     def offline_replicas(self, tp: TopicPartition) -> list[int]:
-        return [r for r in self.replicas(tp) if not self.is_replica_online(r, True)]
+        return [r for r in self.replicas(tp) if not self.is_replica_online(r, True, tp)]

@@ -358,6 +358,7 @@ class KafkaController:
             ),
         )
         self.batch.sent = self.sent
+        await self._start_log_dir_event_handling()
         for reg in ctx.live_brokers.values():
             self.channel.add_broker(reg)
         self.partition_sm = PartitionStateMachine(ctx, zk, self.batch, self._unclean_enabled)
@@ -510,6 +511,135 @@ class KafkaController:
             and s.leader >= 0
             and not ctx.is_topic_queued_for_deletion(tp.topic)
         ]
+        await psm.handle_state_changes(offline_leader, PartitionState.OFFLINE)
+        await psm.trigger_online_partition_state_change()
+        batch.send()
+        normal = [k for k in replicas if not ctx.is_topic_queued_for_deletion(k[0].topic)]
+        await rsm.handle_state_changes(normal, ReplicaState.OFFLINE)
+        batch.send()
+        deleting = [k for k in replicas if ctx.is_topic_queued_for_deletion(k[0].topic)]
+        if deleting:
+            await rsm.handle_state_changes(deleting, ReplicaState.DELETION_INELIGIBLE)
+            ctx.topics_ineligible_for_deletion |= {tp.topic for tp, _ in deleting}
+        if not offline_leader:
+            batch.add_update_metadata(ctx.live_or_shutting_down_broker_ids, [])
+            batch.send()
+
+    # --- offline log directories (Kafka's onBrokerLogDirFailure) ---------------------------
+
+    async def _start_log_dir_event_handling(self) -> None:
+        """Failover: LeaderAndIsr answers are watched for KAFKA_STORAGE_ERROR (replicas in
+        a failed log directory), ``/log_dir_event_notification`` is watched, and pending
+        notifications are deleted - the LeaderAndIsr sent to every broker at failover
+        finds their offline replicas anyway (Kafka's ``onControllerFailover``)."""
+        assert self.batch is not None
+        self.batch.leader_and_isr_callback = lambda broker, response: self.post(
+            "leader_and_isr_response", broker, response
+        )
+        pending = await self.zk.get_log_dir_event_notifications(
+            watch=self._watch("log_dir_event_notification")
+        )
+        if pending:
+            await self.zk.delete_log_dir_event_notifications(
+                pending, controller_epoch_zk_version=self.ctx.epoch_zk_version
+            )
+
+    async def _process_log_dir_event_notification(self) -> None:
+        """Kafka's ``LogDirEventNotification`` event: the brokers that reported a failed
+        log directory get a LeaderAndIsr for all their replicas; the notifications go."""
+        if not self._active():
+            return
+        names = await self.zk.get_log_dir_event_notifications(
+            watch=self._watch("log_dir_event_notification")
+        )
+        if not names:
+            return
+        brokers = sorted(set(await self.zk.get_log_dir_event_brokers(names)))
+        log.info("controller %d: log dir failure reported by brokers %s", self.broker_id, brokers)
+        await self._on_broker_log_dir_failure(brokers)
+        await self.zk.delete_log_dir_event_notifications(
+            names, controller_epoch_zk_version=self.ctx.epoch_zk_version
+        )
+
+    async def _on_broker_log_dir_failure(self, brokers: list[int]) -> None:
+        """Kafka's ``onBrokerLogDirFailure``: the replicas of live ``brokers`` (those not
+        known offline yet) go to OnlineReplica, which sends each broker a LeaderAndIsr
+        with the current states; the broker answers KAFKA_STORAGE_ERROR for the replicas
+        in a failed directory (:meth:`_process_leader_and_isr_response`)."""
+        _psm, rsm, batch = self._sms()
+        ctx = self.ctx
+        replicas = [
+            (tp, b)
+            for b in brokers
+            if b in ctx.live_brokers
+            for tp in ctx.partitions_on_broker(b)
+            if not ctx.is_topic_queued_for_deletion(tp.topic)
+            and tp not in ctx.replicas_on_offline_dirs.get(b, ())
+        ]
+        await rsm.handle_state_changes(replicas, ReplicaState.ONLINE)
+        batch.send()
+
+    async def _process_leader_and_isr_response(self, broker: int, response: Any) -> None:
+        """Kafka's ``LeaderAndIsrResponseReceived``: the partitions answered
+        KAFKA_STORAGE_ERROR are ``broker``'s replicas on offline dirs, those answered NONE
+        are online again; replicas newly offline go through :meth:`_on_log_dir_replicas_offline`."""
+        ctx = self.ctx
+        if not self._active() or broker not in ctx.live_brokers:
+            return
+        if getattr(response, "error_code", 0) != ErrorCode.NONE:
+            return
+        names = {tid: t for t, tid in ctx.topic_ids.items() if tid is not None}
+        offline: set[TopicPartition] = set()
+        online: set[TopicPartition] = set()
+        answers: list[tuple[str | None, int, int]] = []
+        for topic in getattr(response, "topics", None) or ():
+            name = names.get(topic.topic_id)
+            for pe in topic.partition_errors:
+                answers.append((name, pe.partition_index, pe.error_code))
+        for pe in getattr(response, "partition_errors", None) or ():
+            answers.append((pe.topic_name, pe.partition_index, pe.error_code))
+        for name, index, code in answers:
+            if name is None:
+                continue
+            if code == ErrorCode.KAFKA_STORAGE_ERROR:
+                offline.add(TopicPartition(name, index))
+            elif code == ErrorCode.NONE:
+                online.add(TopicPartition(name, index))
+        previous = ctx.replicas_on_offline_dirs.get(broker, set())
+        current = (previous - online) | offline
+        if current:
+            ctx.replicas_on_offline_dirs[broker] = current
+        else:
+            ctx.replicas_on_offline_dirs.pop(broker, None)
+        new = sorted(current - previous)
+        if new:
+            log.info(
+                "controller %d: replicas of broker %d in a failed log directory: %s",
+                self.broker_id,
+                broker,
+                [str(tp) for tp in new],
+            )
+            await self._on_log_dir_replicas_offline([(tp, broker) for tp in new])
+
+    async def _on_log_dir_replicas_offline(
+        self, replicas: list[tuple[TopicPartition, int]]
+    ) -> None:
+        """Kafka's ``onReplicasBecomeOffline`` for replicas of a live broker: partitions
+        they led go Offline and get a leader by the offline-partition election (which
+        skips replicas on offline dirs), then the replicas go OfflineReplica (out of the
+        ISR)."""
+        psm, rsm, batch = self._sms()
+        ctx = self.ctx
+        offline_leader = []
+        for tp in sorted({tp for tp, _r in replicas}):
+            s = ctx.leader_isr.get(tp)
+            if (
+                s is not None
+                and s.leader >= 0
+                and not ctx.is_replica_online(s.leader, True, tp)
+                and not ctx.is_topic_queued_for_deletion(tp.topic)
+            ):
+                offline_leader.append(tp)
         await psm.handle_state_changes(offline_leader, PartitionState.OFFLINE)
         await psm.trigger_online_partition_state_change()
         batch.send()
@@ -725,7 +855,7 @@ class KafkaController:
         return (
             bool(replicas)
             and s is not None
-            and self.ctx.is_replica_online(replicas[0])
+            and self.ctx.is_replica_online(replicas[0], tp=tp)
             and replicas[0] in s.isr
         )
 

@@ -72,7 +72,7 @@ class PartitionStateMachine:
             s = self.ctx.leader_isr.get(tp)
             if s is None:
                 self.ctx.partition_states[tp] = PartitionState.NEW
-            elif self.ctx.is_replica_online(s.leader, include_shutting_down=True):
+            elif self.ctx.is_replica_online(s.leader, include_shutting_down=True, tp=tp):
                 self.ctx.partition_states[tp] = PartitionState.ONLINE
             else:
                 self.ctx.partition_states[tp] = PartitionState.OFFLINE
@@ -133,7 +133,7 @@ class PartitionStateMachine:
     async def _initialize_leader_and_isr(self, tps: list[TopicPartition]) -> None:
         by_topic: dict[str, dict[int, LeaderAndIsr]] = {}
         for tp in tps:
-            live = [r for r in self.ctx.replicas(tp) if self.ctx.is_replica_online(r)]
+            live = [r for r in self.ctx.replicas(tp) if self.ctx.is_replica_online(r, tp=tp)]
             if not live:
                 log.error(
                     "controller: no live replica of %s among %s, it stays New",
@@ -211,22 +211,25 @@ class PartitionStateMachine:
     ) -> LeaderAndIsr | None:
         ctx = self.ctx
         assignment = ctx.replicas(tp)
+        # a replica in a failed log directory is not live for this partition
+        live = ctx.live_brokers_for(tp, ctx.live_broker_ids)
         if strategy == OFFLINE:
             unclean = allow_unclean
-            if not unclean and not any(
-                r in cur.isr and ctx.is_replica_online(r) for r in assignment
-            ):
+            if not unclean and not any(r in cur.isr and r in live for r in assignment):
                 unclean = await self.unclean_enabled(tp.topic)
-            return elect_offline(cur, assignment, ctx.live_broker_ids, unclean)
+            return elect_offline(cur, assignment, live, unclean)
         if strategy == REASSIGN:
             a = ctx.full_assignment(tp)
             target = [r for r in (a.replicas if a else []) if not a or r not in a.removing]
-            return elect_reassign(cur, target, ctx.live_broker_ids)
+            return elect_reassign(cur, target, live)
         if strategy == PREFERRED:
-            return elect_preferred(cur, assignment, ctx.live_broker_ids)
+            return elect_preferred(cur, assignment, live)
         if strategy == CONTROLLED_SHUTDOWN:
             return elect_controlled_shutdown(
-                cur, assignment, ctx.live_or_shutting_down_broker_ids, ctx.shutting_down
+                cur,
+                assignment,
+                ctx.live_brokers_for(tp, ctx.live_or_shutting_down_broker_ids),
+                ctx.shutting_down,
             )
         raise ValueError(strategy)
 

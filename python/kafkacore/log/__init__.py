@@ -16,6 +16,8 @@ Layers (Kafka's, bottom up; each module says who may call it concurrently):
   :mod:`~kafkacore.log.manager` - :class:`LogManager`, every log of a broker over its
   ``log.dirs``: start-up loading and recovery, partition directories, per-dir
   checkpoints, the clean shutdown marker and background retention/flush/checkpoints;
+  :mod:`~kafkacore.log.dir_failure` - :class:`LogDirFailureChannel`, the log dirs an
+  I/O error took offline;
   :mod:`~kafkacore.log.clock` / :mod:`~kafkacore.log.scheduler` - time and delayed work.
 
 Example::
@@ -61,6 +63,7 @@ from kafkacore.log.checkpoints import (
     write_atomically,
 )
 from kafkacore.log.clock import SYSTEM_TIME, MockTime, Time
+from kafkacore.log.dir_failure import LogDirFailureChannel
 from kafkacore.log.epoch import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET, LeaderEpochFileCache
 from kafkacore.log.files import TopicPartition, parse_topic_partition_name
 from kafkacore.log.loader import LoadedLog, LogLoader, ProgressCallback, recovery_progress
@@ -117,6 +120,7 @@ __all__ = [
     "Log",
     "LogAppendInfo",
     "LogDirError",
+    "LogDirFailureChannel",
     "LogLoader",
     "LogManager",
     "LogManagerHealth",

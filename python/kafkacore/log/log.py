@@ -38,8 +38,10 @@ import random
 import shutil
 import threading
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple, TypedDict
+from functools import wraps
+from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict, TypeVar
 
 from kafkacore._backend import Backend
 from kafkacore.config import LogConfig
@@ -53,6 +55,7 @@ from kafkacore.errors import (
     RecordBatchTooLargeError,
     RecordTooLargeError,
     RecordValidationError,
+    StorageIOError,
     UnexpectedAppendOffsetError,
 )
 from kafkacore.log.checkpoints import (
@@ -214,6 +217,25 @@ class TimestampAndOffset(NamedTuple):
     leader_epoch: int | None
 
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _storage_guard(method: _F) -> _F:
+    """An ``OSError`` out of ``method`` (a write, roll, flush or truncation) is a failure of
+    the log's directory (Kafka's ``maybeHandleIOException``): the log refuses every later
+    write, :attr:`Log.on_storage_error` is told (the log manager marks the directory
+    offline) and the error is raised as ``StorageIOError`` (KAFKA_STORAGE_ERROR)."""
+
+    @wraps(method)
+    def guarded(self: Log, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except OSError as exc:
+            raise self._storage_failed(method.__name__, exc) from exc
+
+    return guarded  # type: ignore[return-value]
+
+
 class Log:
     """The log of one partition (see the module docstring).
 
@@ -263,6 +285,10 @@ class Log:
         self._rng = rng or random.Random()
         self._lock = threading.RLock()
         self._closed = False
+        # set once an I/O error met this log: its directory is offline, nothing is written
+        self._storage_error: StorageIOError | None = None
+        #: told ``(log directory, error)`` on the first I/O error (set by the log manager)
+        self.on_storage_error: Callable[[str, BaseException], None] | None = None
         # counts truncations: a flush running outside the lock does not move the recovery
         # point over offsets a truncation rewrote meanwhile
         self._truncations = 0
@@ -437,8 +463,45 @@ class Log:
             )
 
     def _check_open(self) -> None:
+        if self._storage_error is not None:
+            raise self._storage_error
         if self._closed:
             raise ValueError(f"log {self._dir} is closed")
+
+    def _storage_failed(self, action: str, exc: OSError) -> StorageIOError:
+        """Record an I/O error of ``action`` (see :func:`_storage_guard`); the error to
+        raise."""
+        if self._storage_error is not None and exc is self._storage_error:
+            return self._storage_error
+        error = StorageIOError(
+            exc.errno or 0,
+            f"Error while {action} for {self._tp} in dir {os.path.dirname(self._dir)}: "
+            f"{exc.strerror or exc}",
+            getattr(exc, "filename", None) or self._dir,
+        )
+        first = self._storage_error is None
+        if first:
+            self._storage_error = error
+        handler = self.on_storage_error
+        if first and handler is not None:
+            handler(os.path.dirname(self._dir), exc)
+        return error
+
+    @property
+    def storage_error(self) -> StorageIOError | None:
+        """The I/O error that took this log's directory offline, if one did."""
+        return self._storage_error
+
+    def close_handlers(self) -> None:
+        """Close the files without flushing, snapshotting or moving the recovery point
+        (Kafka's ``closeHandlers``, for a log whose directory failed). Idempotent; errors
+        are ignored: recovery at the next start deals with the files."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            with contextlib.suppress(Exception):
+                self._segments.close()
 
     def _remove_and_delete_segments(
         self, segments: list[LogSegment], *, async_delete: bool
@@ -459,6 +522,7 @@ class Log:
         self._segments.add(segment)
         return segment
 
+    @_storage_guard
     def roll(self, expected_next_offset: int | None = None) -> LogSegment:
         """Start a new active segment at max(``expected_next_offset``, log end offset)
         (Kafka's ``roll``): the old one is sealed (indexes trimmed) and flushed soon after
@@ -645,6 +709,7 @@ class Log:
         """Append a leader's batches unchanged (offsets, epochs and timestamps kept)."""
         return self.append(records, assign_offsets=False, origin=AppendOrigin.REPLICATION)
 
+    @_storage_guard
     def append(
         self,
         records: bytes,
@@ -959,6 +1024,7 @@ class Log:
         if self._producer_state is not None:
             self._producer_state.on_log_start_offset_incremented(offset)
 
+    @_storage_guard
     def truncate_to(self, target_offset: int) -> bool:
         """Remove every offset >= ``target_offset`` (Kafka's ``truncateTo``); returns
         ``True`` if anything was removed. Later segments are deleted, the one holding
@@ -994,6 +1060,7 @@ class Log:
             self._rebuild_producer_state()
             return True
 
+    @_storage_guard
     def truncate_fully_and_start_at(
         self, new_offset: int, log_start_offset: int | None = None
     ) -> None:
@@ -1037,6 +1104,7 @@ class Log:
         meanwhile (retention) is skipped: its offsets are below the log start offset."""
         self._flush(offset, if_open=False)
 
+    @_storage_guard
     def _flush(self, offset: int | None, *, if_open: bool) -> None:
         """:meth:`flush`; with ``if_open`` a closed log (flushed by its close) is no error."""
         with self._lock:

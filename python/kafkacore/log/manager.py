@@ -52,8 +52,15 @@ Example::
         log.append_as_leader(batch, leader_epoch=0)
         manager.checkpoint_high_watermarks({log.topic_partition: log.log_end_offset})
 
-Not done here (yet): offline log directories (an I/O error during loading fails
-:meth:`~LogManager.startup`), ``-future`` replicas moved between log directories and
+* **Offline log directories** (Kafka's ``LogDirFailureChannel``): an I/O error while
+  loading, writing, flushing, truncating or checkpointing the logs of a directory makes it
+  offline (:attr:`LogManager.failure_channel`, :mod:`kafkacore.log.dir_failure`): its
+  logs refuse writes at once; :meth:`~LogManager.handle_log_dir_failure` (called by the
+  broker's handler) closes them and drops them from the manager; no new log goes there,
+  no checkpoint and no clean shutdown marker is written there, so the next start
+  recovers it. Start-up fails only when every directory is offline.
+
+Not done here (yet): ``-future`` replicas moved between log directories and
 ``-stray`` KRaft replicas (both left on disk and logged), tiered storage.
 
 Thread-safety: every public method may be called from any thread. Creating and deleting
@@ -80,7 +87,7 @@ from typing import IO, Final, Literal, Protocol
 
 from kafkacore._backend import Backend
 from kafkacore.config import BrokerConfig, LogConfig
-from kafkacore.errors import KafkaCoreError, StorageIOError
+from kafkacore.errors import CorruptCheckpointError, KafkaCoreError, StorageIOError
 from kafkacore.log.checkpoints import (
     MetaProperties,
     OffsetCheckpointFile,
@@ -90,6 +97,7 @@ from kafkacore.log.checkpoints import (
 )
 from kafkacore.log.cleaner import CleanerOffsetCheckpoints, read_checkpoint_or_empty
 from kafkacore.log.clock import SYSTEM_TIME, Time
+from kafkacore.log.dir_failure import LogDirFailureChannel
 from kafkacore.log.files import (
     CLEAN_SHUTDOWN_FILE,
     DELETE_DIR_SUFFIX,
@@ -105,7 +113,7 @@ from kafkacore.log.files import (
 )
 from kafkacore.log.loader import ProgressCallback, recovery_progress
 from kafkacore.log.log import Log
-from kafkacore.log.producer_state import ProducerStateManager
+from kafkacore.log.producer_state import CorruptSnapshotError, ProducerStateManager
 from kafkacore.log.scheduler import Scheduler, ThreadScheduler
 
 __all__ = [
@@ -308,8 +316,10 @@ class LogManager:
         progress: RecoveryProgress | Literal["auto"] | None = "auto",
         high_watermark: Callable[[TopicPartition], int | None] | None = None,
         producer_state: bool = False,
+        failure_channel: LogDirFailureChannel | None = None,
     ) -> None:
         self._with_producer_state = producer_state
+        self.failure_channel = failure_channel or LogDirFailureChannel()
         self._broker: BrokerConfig = broker_config if broker_config is not None else BrokerConfig()
         dirs = [os.fspath(d) for d in log_dirs] if log_dirs is not None else self._broker.log_dirs
         if not dirs:
@@ -366,13 +376,70 @@ class LogManager:
     def health(self) -> LogManagerHealth:
         """Its directories and open logs, for a readiness probe (cheap: no file is read)."""
         dirs = tuple(self._log_dirs)
-        bad = tuple(d for d in dirs if not (os.path.isdir(d) and os.access(d, os.W_OK | os.X_OK)))
+        bad = tuple(
+            d
+            for d in dirs
+            if self._is_offline(d) or not (os.path.isdir(d) and os.access(d, os.W_OK | os.X_OK))
+        )
         return LogManagerHealth(dirs, bad, len(self._logs))
 
     @property
     def log_dirs(self) -> list[str]:
         """The log directories (absolute paths), in configuration order."""
         return list(self._log_dirs)
+
+    @property
+    def offline_log_dirs(self) -> list[str]:
+        """The log directories taken offline by an I/O error, in configuration order."""
+        return [d for d in self._log_dirs if self._is_offline(d)]
+
+    @property
+    def online_log_dirs(self) -> list[str]:
+        return [d for d in self._log_dirs if not self._is_offline(d)]
+
+    def _is_offline(self, log_dir: str) -> bool:
+        return self.failure_channel.has_offline_log_dir(log_dir)
+
+    def _on_storage_error(self, log_dir: str, error: BaseException) -> None:
+        """A log met an I/O error: its directory goes offline."""
+        self.failure_channel.maybe_add_offline_log_dir(
+            log_dir, f"Error while writing to a log in dir {log_dir}", error
+        )
+
+    def _attach(self, log: Log) -> Log:
+        log.on_storage_error = self._on_storage_error
+        return log
+
+    def handle_log_dir_failure(self, log_dir: str | os.PathLike[str]) -> list[TopicPartition]:
+        """Stop using the offline ``log_dir`` (Kafka's ``LogManager.handleLogDirFailure``):
+        its logs are closed without flushing and dropped; the partitions they held are
+        returned. The directory stays locked and is never written again by this manager."""
+        key = os.path.abspath(os.fspath(log_dir))
+        if not self._is_offline(key):
+            self.failure_channel.maybe_add_offline_log_dir(key, "Log directory failure", None)
+        with self._lock:
+            gone = {tp: log for tp, log in self._logs.items() if os.path.dirname(log.dir) == key}
+            for tp in gone:
+                del self._logs[tp]
+            for table in (
+                self._recovery_point_checkpoints,
+                self._log_start_offset_checkpoints,
+                self._replication_offset_checkpoints,
+            ):
+                table.pop(key, None)
+        cleaner = self.cleaner
+        for tp, log in gone.items():
+            if cleaner is not None:
+                with contextlib.suppress(Exception):
+                    cleaner.abort_cleaning(tp)
+            log.close_handlers()
+        logger.warning(
+            "Logs for partitions %s are offline and logs for future partitions are offline "
+            "due to failure on log directory %s",
+            ",".join(str(tp) for tp in sorted(gone)) or "(none)",
+            key,
+        )
+        return sorted(gone)
 
     @property
     def broker_config(self) -> BrokerConfig:
@@ -443,11 +510,16 @@ class LogManager:
             return [log for tp, log in self._logs.items() if tp.topic == topic]
 
     def _logs_by_dir(self) -> dict[str, dict[TopicPartition, Log]]:
-        by_dir: dict[str, dict[TopicPartition, Log]] = {d: {} for d in self._log_dirs}
+        """The logs of each online log directory."""
+        by_dir: dict[str, dict[TopicPartition, Log]] = {
+            d: {} for d in self._log_dirs if not self._is_offline(d)
+        }
         with self._lock:
             items = list(self._logs.items())
         for tp, log in items:
-            by_dir.setdefault(os.path.dirname(log.dir), {})[tp] = log
+            logs = by_dir.get(os.path.dirname(log.dir))
+            if logs is not None:
+                logs[tp] = log
         return by_dir
 
     def _check_started(self) -> None:
@@ -459,12 +531,13 @@ class LogManager:
     def _next_log_dirs(self) -> list[str]:
         """Log directories by the number of logs they hold, fewest first (Kafka's
         ``nextLogDirs``; ties keep the configured order)."""
-        counts = {d: 0 for d in self._log_dirs}
+        online = [d for d in self._log_dirs if not self._is_offline(d)]
+        counts = {d: 0 for d in online}
         for log in self._logs.values():
             parent = os.path.dirname(log.dir)
             if parent in counts:
                 counts[parent] += 1
-        return sorted(self._log_dirs, key=lambda d: counts[d])
+        return sorted(online, key=lambda d: counts[d])
 
     def get_or_create_log(
         self,
@@ -479,13 +552,22 @@ class LogManager:
         ``config`` (default: :meth:`config_for`), which is then remembered for the topic.
         ``topic_id`` is written to ``partition.metadata`` (``InconsistentTopicIdError``
         if the log already has another). ``is_new`` (the partition was just created by the
-        controller) is Kafka's flag for creating a log while a log directory is offline;
-        kafkacore has no offline directories, so it changes nothing yet."""
+        controller) is Kafka's flag for creating a log while a log directory is offline:
+        without it, a missing log is refused (``StorageIOError``, KAFKA_STORAGE_ERROR)
+        while any directory is offline - it may have been there."""
         tp = TopicPartition(topic, partition)
         with self._lock:
             self._check_started()
             log = self._logs.get(tp)
             if log is None:
+                offline = self.offline_log_dirs
+                if offline and not is_new:
+                    raise StorageIOError(
+                        0,
+                        f"Can not create log for {tp} because log directories "
+                        f"{','.join(offline)} are offline",
+                        None,
+                    )
                 if config is not None:
                     self._topic_configs[topic] = config
                 log = self._create_log(tp, self.config_for(topic), topic_id)
@@ -524,7 +606,7 @@ class LogManager:
                 scheduler=self._scheduler,
                 producer_state=self._producer_state_for(path, tp),
             )
-            self._logs[tp] = log
+            self._logs[tp] = self._attach(log)
             logger.info(
                 "Created log for partition %s in %s with properties %s",
                 tp,
@@ -682,13 +764,12 @@ class LogManager:
         with self._checkpoint_lock:
             try:
                 checkpoint.write({tp: log.recovery_point for tp, log in logs.items()})
-            except StorageIOError as exc:
-                logger.error(
-                    "Disk error while writing recovery offsets checkpoint in directory %s: %s",
+            except OSError as exc:
+                self.failure_channel.maybe_add_offline_log_dir(
                     log_dir,
+                    f"Disk error while writing recovery offsets checkpoint in directory {log_dir}",
                     exc,
                 )
-                raise
 
     def _checkpoint_log_start_offsets_in_dir(
         self, log_dir: str, logs: Mapping[TopicPartition, Log]
@@ -704,13 +785,12 @@ class LogManager:
         with self._checkpoint_lock:
             try:
                 checkpoint.write(offsets)
-            except StorageIOError as exc:
-                logger.error(
-                    "Disk error while writing log start offsets checkpoint in directory %s: %s",
+            except OSError as exc:
+                self.failure_channel.maybe_add_offline_log_dir(
                     log_dir,
+                    f"Disk error while writing log start offsets checkpoint in directory {log_dir}",
                     exc,
                 )
-                raise
 
     def checkpoint_high_watermarks(self, high_watermarks: Mapping[TopicPartition, int]) -> None:
         """Write ``replication-offset-checkpoint`` in every log dir with the high
@@ -724,16 +804,25 @@ class LogManager:
                 checkpoint = self._replication_offset_checkpoints.get(log_dir)
                 if checkpoint is None:
                     continue
-                checkpoint.write(
-                    {_as_tp(tp): hw for tp, hw in high_watermarks.items() if _as_tp(tp) in logs}
-                )
+                try:
+                    checkpoint.write(
+                        {_as_tp(tp): hw for tp, hw in high_watermarks.items() if _as_tp(tp) in logs}
+                    )
+                except OSError as exc:
+                    self.failure_channel.maybe_add_offline_log_dir(
+                        log_dir,
+                        f"Error while writing to high watermark file in directory {log_dir}",
+                        exc,
+                    )
 
     def read_high_watermarks(self) -> dict[TopicPartition, int]:
         """The high watermarks of every log dir's ``replication-offset-checkpoint``."""
         self._check_started()
         found: dict[TopicPartition, int] = {}
         for log_dir in self._log_dirs:
-            found.update(self._read_checkpoint(self._replication_offset_checkpoints[log_dir]))
+            checkpoint = self._replication_offset_checkpoints.get(log_dir)
+            if checkpoint is not None:
+                found.update(self._read_checkpoint(checkpoint))
         return found
 
     def cleaner_offset_checkpoint(self, log_dir: str | os.PathLike[str]) -> OffsetCheckpointFile:
@@ -1019,22 +1108,30 @@ class LogManager:
         setting = self._progress_setting
         progress = RecoveryProgress.for_stderr() if setting == "auto" else setting
         pools: list[ThreadPoolExecutor] = []
-        jobs: list[Future[Log]] = []
+        jobs: list[tuple[str, Future[Log]]] = []
         unclean_dirs: list[str] = []
         total_logs = 0
         try:
             for log_dir in self._log_dirs:
-                marker = CleanShutdownFile(log_dir)
-                had_clean_shutdown = marker.exists()
-                if had_clean_shutdown:
-                    # a crash while loading must count as unclean (KAFKA-10471)
-                    marker.delete()
-                self._had_clean_shutdown[log_dir] = had_clean_shutdown
-                recovery_points = self._read_checkpoint(self._recovery_point_checkpoints[log_dir])
-                log_start_offsets = self._read_checkpoint(
-                    self._log_start_offset_checkpoints[log_dir]
-                )
-                to_load = self._partition_dirs(log_dir)
+                try:
+                    marker = CleanShutdownFile(log_dir)
+                    had_clean_shutdown = marker.exists()
+                    if had_clean_shutdown:
+                        # a crash while loading must count as unclean (KAFKA-10471)
+                        marker.delete()
+                    self._had_clean_shutdown[log_dir] = had_clean_shutdown
+                    recovery_points = self._read_checkpoint(
+                        self._recovery_point_checkpoints[log_dir]
+                    )
+                    log_start_offsets = self._read_checkpoint(
+                        self._log_start_offset_checkpoints[log_dir]
+                    )
+                    to_load = self._partition_dirs(log_dir)
+                except OSError as exc:
+                    self.failure_channel.maybe_add_offline_log_dir(
+                        log_dir, f"Error while loading log dir {log_dir}", exc
+                    )
+                    continue
                 total_logs += len(to_load)
                 if not to_load:
                     logger.info("No logs found to be loaded in %s", log_dir)
@@ -1057,20 +1154,31 @@ class LogManager:
                 pools.append(pool)
                 for path, tp in to_load:
                     jobs.append(
-                        pool.submit(
-                            self._load_log,
-                            path,
-                            tp,
-                            had_clean_shutdown,
-                            recovery_points,
-                            log_start_offsets,
-                            progress,
+                        (
+                            log_dir,
+                            pool.submit(
+                                self._load_log,
+                                path,
+                                tp,
+                                had_clean_shutdown,
+                                recovery_points,
+                                log_start_offsets,
+                                progress,
+                            ),
                         )
                     )
             first_error: BaseException | None = None
-            for job in jobs:
+            for log_dir, job in jobs:
                 error = job.exception()
-                if error is not None and first_error is None:
+                if isinstance(error, OSError) and not isinstance(
+                    error, (CorruptCheckpointError, CorruptSnapshotError)
+                ):
+                    # Kafka's loadLogs: an I/O error takes the directory offline (corrupt
+                    # files still fail the start, as before)
+                    self.failure_channel.maybe_add_offline_log_dir(
+                        log_dir, f"Error while loading log dir {log_dir}", error
+                    )
+                elif error is not None and first_error is None:
                     first_error = error
             if first_error is not None:
                 logger.error(
@@ -1082,6 +1190,12 @@ class LogManager:
                 pool.shutdown(wait=True)
             if progress is not None:
                 progress.close()
+        for log_dir in self.offline_log_dirs:
+            self.handle_log_dir_failure(log_dir)
+        if not self.online_log_dirs:
+            raise LogDirError(
+                f"Shutdown broker because all log dirs in {', '.join(self._log_dirs)} have failed"
+            )
         elapsed_ms = (self._time.nanoseconds() - start_ns) // 1_000_000
         unclean = f" (unclean log dirs = {unclean_dirs})" if unclean_dirs else ""
         logger.info("Loaded %d logs in %dms%s", total_logs, elapsed_ms, unclean)
@@ -1141,7 +1255,7 @@ class LogManager:
                     "partition. It is recommended to delete the partition in the log directory "
                     "that is known to have failed recently."
                 )
-            self._logs[tp] = log
+            self._logs[tp] = self._attach(log)
         logger.info(
             "Completed load of %r with %d segments, log-start-offset %d and log-end-offset %d "
             "in %dms",

@@ -40,6 +40,8 @@ __all__ = ["WARM_SECTION_BYTES", "OffsetIndex", "TimeIndex", "largest_lower_boun
 
 # Relative offsets and positions are read unsigned, as the contract draws them (Kafka
 # reads Java ints; the two differ only on a corrupt index, which sanity_check refuses).
+# an entry reaching into a new page of this size is written with pwrite first (native twin)
+_ALLOCATION_PAGE = 4096
 OFFSET_ENTRY = struct.Struct(">II")  # relative offset, position
 OFFSET_ENTRY_SIZE = OFFSET_ENTRY.size  # 8
 TIME_ENTRY = struct.Struct(">qI")  # timestamp, relative offset
@@ -158,6 +160,21 @@ class Index:
         assert self._mmap is not None
         return self._mmap
 
+    def _write_entry(self, entry: bytes) -> None:
+        """Write the next entry (the native ``write_slot``): one that reaches into a page
+        no earlier entry touched is first written with ``pwrite``, which allocates the
+        page or fails with ENOSPC - a store through the mapping into an unbacked page of
+        a full file system raises SIGBUS and kills the process."""
+        start = self.entries * self.ENTRY_SIZE
+        end = start + len(entry)
+        if start == 0 or (start - 1) // _ALLOCATION_PAGE != (end - 1) // _ALLOCATION_PAGE:
+            try:
+                os.pwrite(self._fd, entry, start)
+            except OSError as exc:
+                raise _storage_error(exc, self.path, "write an index entry") from exc
+        self._buffer()[start:end] = entry
+        self.entries += 1
+
     def raw_entries(self) -> bytes:
         """The bytes of every entry."""
         if self.entries == 0:
@@ -238,10 +255,7 @@ class OffsetIndex(Index):
                 f"{self.path}: offset {offset} is not above the last indexed offset "
                 f"{self.last_entry()[0]}"
             )
-        OFFSET_ENTRY.pack_into(
-            self._buffer(), self.entries * OFFSET_ENTRY_SIZE, offset - self.base_offset, position
-        )
-        self.entries += 1
+        self._write_entry(OFFSET_ENTRY.pack(offset - self.base_offset, position))
 
     def truncate_to(self, offset: int) -> None:
         """Remove every entry with offset >= ``offset`` (Kafka's three cases)."""
@@ -310,10 +324,7 @@ class TimeIndex(Index):
             # more appends: it grows by one entry (Kafka's mmap would overflow and close()
             # would swallow the error, losing the entry).
             self.resize(self.length + TIME_ENTRY_SIZE)
-        TIME_ENTRY.pack_into(
-            self._buffer(), self.entries * TIME_ENTRY_SIZE, timestamp, offset - self.base_offset
-        )
-        self.entries += 1
+        self._write_entry(TIME_ENTRY.pack(timestamp, offset - self.base_offset))
         return True
 
     def truncate_to(self, offset: int) -> None:

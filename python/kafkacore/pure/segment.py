@@ -453,12 +453,31 @@ class Segment:
             self._rolling_based_timestamp = plan[0].max_timestamp
         append_max, append_offset = NO_TIMESTAMP, -1
         counter = self._bytes_since_last_entry
-        for batch in plan:
-            if batch.max_timestamp > append_max:
-                append_max, append_offset = batch.max_timestamp, batch.last_offset
-            counter = self._index_batch(
-                counter, batch.last_offset, start + batch.position, batch.max_timestamp, batch.size
-            )
+        # a failed index write (ENOSPC) undoes the whole append: entries, state and bytes
+        saved = (
+            self._max_timestamp,
+            self._offset_of_max_timestamp,
+            self._offset_index.entries,
+            self._time_index.entries,
+        )
+        try:
+            for batch in plan:
+                if batch.max_timestamp > append_max:
+                    append_max, append_offset = batch.max_timestamp, batch.last_offset
+                counter = self._index_batch(
+                    counter,
+                    batch.last_offset,
+                    start + batch.position,
+                    batch.max_timestamp,
+                    batch.size,
+                )
+        except StorageIOError:
+            self._max_timestamp, self._offset_of_max_timestamp = saved[0], saved[1]
+            self._offset_index.truncate_to_entries(saved[2])
+            self._time_index.truncate_to_entries(saved[3])
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._fd, start)
+            raise
         self._bytes_since_last_entry = counter
         self._size = start + total
         self._next_offset = plan[-1].last_offset + 1

@@ -14,6 +14,14 @@ Shutdown (:meth:`KafkaServer.shutdown`): stop accepting, let connections finish 
 request (1 s), wait for the I/O threads, checkpoint high watermarks, then
 ``LogManager.shutdown()`` (flush, checkpoints, clean-shutdown marker).
 
+A failed log directory (an I/O error: :mod:`kafkacore.log.dir_failure`) is handled on
+the event loop, as Kafka's ``LogDirFailureHandler``: the replica manager stops serving
+its partitions and the log manager drops its logs; in cluster mode the broker writes
+``/log_dir_event_notification/log_dir_event_<seq>`` so that the controller moves the
+leaderships (it learns which replicas are offline from the KAFKA_STORAGE_ERROR answers
+to its LeaderAndIsr). When no log directory is left, the broker stops with exit status 1
+(:attr:`KafkaServer.fatal` is set; Kafka halts).
+
 Thread-safety: event loop thread only.
 """
 
@@ -32,6 +40,7 @@ from kafkacore.controller.controller import KafkaController
 from kafkacore.log import LogManager
 from kafkacore.log.checkpoints import random_uuid, uuid_to_base64
 from kafkacore.log.cleaner import CleanerConfig, LogCleaner
+from kafkacore.log.dir_failure import LogDirFailureChannel
 from kafkacore.metadata import BrokerInfo, EmbeddedMetadataStore, MetadataCache, MetadataStore
 from kafkacore.metadata.zookeeper import ZooKeeperMetadataStore
 from kafkacore.protocol.api import APIS, ApiKey
@@ -72,7 +81,12 @@ class KafkaServer:
         self.config = config
         self.node_id = config.node_id if config.node_id >= 0 else 1
         # the broker's logs keep producer state (idempotent producers, .snapshot files)
-        self._log_manager_options: dict[str, Any] = {"producer_state": True, **log_manager_options}
+        self.failure_channel = LogDirFailureChannel()
+        self._log_manager_options: dict[str, Any] = {
+            "producer_state": True,
+            "failure_channel": self.failure_channel,
+            **log_manager_options,
+        }
         self.logs: LogManager | None = None
         self.cleaner: LogCleaner | None = None
         self.services: BrokerServices | None = None
@@ -81,6 +95,11 @@ class KafkaServer:
         self.store: MetadataStore | None = None
         self.zk: KafkaZkClient | None = None
         self.controller: KafkaController | None = None
+        #: set when the broker must stop on its own (every log directory failed); the
+        #: process then exits with :attr:`exit_code`
+        self.fatal = asyncio.Event()
+        self.exit_code = 0
+        self._dir_failure_tasks: set[asyncio.Task[None]] = set()
 
     @property
     def bound_port(self) -> int:
@@ -189,6 +208,12 @@ class KafkaServer:
         )
         await server.start()
         self.socket_server = server
+        loop = asyncio.get_running_loop()
+
+        def on_failure(log_dir: str) -> None:  # any thread, maybe under a log's lock
+            loop.call_soon_threadsafe(self._on_log_dir_failure, log_dir)
+
+        self.failure_channel.add_listener(on_failure)
         if self.cluster_mode:
             await self._join_cluster(services)
         else:
@@ -201,6 +226,39 @@ class KafkaServer:
                 BrokerInfo(node_id, advertised.host or socket.getfqdn(), port, config.broker_rack)
             )
         logger.info("%s started (cluster id %s)", self._prefix, store.cluster_id)
+
+    def _on_log_dir_failure(self, log_dir: str) -> None:
+        task = asyncio.get_running_loop().create_task(
+            self._handle_log_dir_failure(log_dir), name=f"log-dir-failure-{log_dir}"
+        )
+        self._dir_failure_tasks.add(task)
+        task.add_done_callback(self._dir_failure_tasks.discard)
+
+    async def _handle_log_dir_failure(self, log_dir: str) -> None:
+        """Kafka's ``ReplicaManager.handleLogDirFailure`` for ``log_dir``, on the loop."""
+        services, logs = self.services, self.logs
+        if services is None or logs is None:
+            return
+        try:
+            await services.run_io(services.replica_manager.handle_log_dir_failure, log_dir)
+        except Exception:
+            logger.exception("%s handling the failure of log dir %s failed", self._prefix, log_dir)
+        if not logs.online_log_dirs:
+            logger.error(
+                "%s Shutdown broker because all log dirs in %s have failed",
+                self._prefix,
+                ", ".join(logs.log_dirs),
+            )
+            self.exit_code = 1
+            self.fatal.set()
+            return
+        if self.zk is not None:
+            try:
+                await self.zk.create_log_dir_event_notification(self.node_id)
+            except Exception:
+                logger.exception("%s could not write the log dir event notification", self._prefix)
+            else:
+                logger.info("%s wrote a log dir event notification for %s", self._prefix, log_dir)
 
     def _registration(self) -> BrokerRegistration:
         """``/brokers/ids/<id>``: every advertised endpoint, with the port actually bound

@@ -20,6 +20,12 @@ Dynamic broker configs: :meth:`ReplicaManager.reconfigure` (a listener of the
 :class:`~kafkacore.server.services.BrokerConfigHolder`) re-derives every topic's
 :class:`LogConfig`, so topic defaults such as ``log.retention.ms`` apply live.
 
+Offline log directories (Kafka's ``handleLogDirFailure``): :meth:`handle_log_dir_failure`
+stops serving every partition whose log is in the failed directory - fetchers dropped,
+leadership given up, the partition moved from the table to :meth:`offline_partitions`
+(produce, fetch, LeaderAndIsr and StopReplica answer KAFKA_STORAGE_ERROR for them), the
+logs closed by the log manager.
+
 Thread-safety: the partition table is guarded by a lock; topic admin and appends may run
 on I/O threads (:meth:`append_records` does, and wakes delayed fetches back on the event
 loop). The purgatory is event-loop only.
@@ -29,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import re
 import threading
 import time
@@ -129,6 +136,8 @@ class ReplicaManager:
         self.purgatory = purgatory or FetchPurgatory()
         self.produce_purgatory = ProducePurgatory()
         self._partitions: dict[TopicPartition, Partition] = {}
+        # partitions whose log directory failed (Kafka's HostedPartition.Offline)
+        self._offline_partitions: set[TopicPartition] = set()
         self._lock = threading.Lock()
         # replication (cluster mode; all unset on a single node)
         self.broker_epoch = -1  # this broker's epoch (czxid of its registration); -1: no check
@@ -189,6 +198,8 @@ class ReplicaManager:
             if state.leader != self.node_id:
                 continue  # followers arrive with replication
             tp = TopicPartition(topic.name, index)
+            if tp in self._offline_partitions:
+                continue  # its log directory failed
             with self._lock:
                 partition = self._partitions.get(tp)
             if partition is None:
@@ -248,6 +259,7 @@ class ReplicaManager:
             gone = [tp for tp in self._partitions if tp.topic == name]
             for tp in gone:
                 del self._partitions[tp]
+            self._offline_partitions -= {tp for tp in self._offline_partitions if tp.topic == name}
         for tp in gone:
             self.logs.delete_log(tp)
 
@@ -334,6 +346,55 @@ class ReplicaManager:
 
     def partition(self, topic: str, partition: int) -> Partition | None:
         return self._partitions.get(TopicPartition(topic, partition))
+
+    def is_offline(self, tp: TopicPartition) -> bool:
+        """Whether ``tp``'s log was in a log directory that failed."""
+        return tp in self._offline_partitions
+
+    def offline_partitions(self) -> list[TopicPartition]:
+        with self._lock:
+            return sorted(self._offline_partitions)
+
+    def handle_log_dir_failure(self, log_dir: str) -> list[TopicPartition]:
+        """Stop serving the partitions in the failed ``log_dir`` (Kafka's
+        ``ReplicaManager.handleLogDirFailure``): their fetchers go, they leave the
+        partition table for the offline set (leaderships given up: delayed produces and
+        fetches are answered), then the log manager closes and drops the directory's logs.
+        The partitions, in order. Blocking: on an I/O thread."""
+        key = os.path.abspath(log_dir)
+        with self._lock:
+            failed = {
+                tp: p for tp, p in self._partitions.items() if os.path.dirname(p.log.dir) == key
+            }
+        fetchers = self.fetcher_manager
+        if fetchers is not None and failed:
+            fetchers.remove_partitions(set(failed))
+        with self._lock:
+            for tp in failed:
+                self._partitions.pop(tp, None)
+            self._offline_partitions.update(failed)
+        led = [(tp, p.leader_epoch) for tp, p in failed.items() if p.is_leader]
+        for partition in failed.values():
+            partition.stop_leading()
+        gone = self.logs.handle_log_dir_failure(key)
+        with self._lock:
+            self._offline_partitions.update(gone)
+        for tp in failed:
+            self._on_high_watermark(tp)
+        if led and self.on_leadership_change is not None:
+            callback = self.on_leadership_change
+            loop = self._loop
+            if loop is not None and not loop.is_closed():
+                # the coordinators drop the groups they kept in those partitions
+                loop.call_soon_threadsafe(callback, [], led)
+        logger.warning(
+            "Broker %d stopped fetchers and leadership for partitions %s because they are "
+            "in the failed log directory %s",
+            self.node_id,
+            ",".join(str(tp) for tp in sorted(failed)) or "(none)",
+            key,
+        )
+        return sorted(set(failed) | set(gone))
 
     def partitions(self) -> list[Partition]:
         with self._lock:
@@ -508,6 +569,9 @@ class ReplicaManager:
                 tuple(ps.isr),
                 getattr(ps, "partition_epoch", getattr(ps, "zk_version", 0)),
             )
+            if tp in self._offline_partitions:
+                errors[key] = ErrorCode.KAFKA_STORAGE_ERROR
+                continue
             partition = self.get_partition(tp)
             if (
                 partition is not None
@@ -547,6 +611,10 @@ class ReplicaManager:
                 from kafkacore.server.handlers.errors import error_code_for
 
                 errors[key] = error_code_for(exc)
+                if errors[key] == ErrorCode.KAFKA_STORAGE_ERROR:
+                    # no log while a log dir is offline: it may have been there
+                    with self._lock:
+                        self._offline_partitions.add(tp)
                 continue
             errors[key] = ErrorCode.NONE
             if state.leader == self.node_id:
@@ -668,6 +736,9 @@ class ReplicaManager:
         stopped: list[tuple[TopicPartition, bool]] = []
         for topic, index, epoch, delete in entries:
             tp = TopicPartition(topic, index)
+            if tp in self._offline_partitions:
+                errors[(topic, index)] = ErrorCode.KAFKA_STORAGE_ERROR
+                continue
             partition = self.get_partition(tp)
             if (
                 partition is not None

@@ -27,6 +27,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use memmap2::{MmapMut, MmapOptions};
@@ -43,6 +44,9 @@ pub const WARM_SECTION_BYTES: usize = 8192;
 pub const MAX_RELATIVE_OFFSET: i64 = i32::MAX as i64;
 /// Kafka's `RecordBatch.NO_TIMESTAMP`.
 pub const NO_TIMESTAMP: i64 = -1;
+/// The granularity at which an entry counts as reaching a new page of the file (see
+/// `write_slot`): the smallest page size; a larger one starts at one of its multiples.
+const ALLOCATION_PAGE: usize = 4096;
 
 fn round_down(n: usize, factor: usize) -> usize {
     n - n % factor
@@ -151,10 +155,23 @@ impl IndexFile {
         }
     }
 
-    fn write_slot(&mut self, bytes: &[u8]) {
+    /// Write the next entry. An entry that reaches into a page no earlier entry touched is
+    /// first written with `pwrite`: the file is preallocated sparse, and storing into an
+    /// unbacked page of a full file system (a full tmpfs) through the mapping raises
+    /// SIGBUS, which would kill the process; `pwrite` allocates the page or fails with
+    /// ENOSPC, an error the caller handles (the log directory goes offline).
+    fn write_slot(&mut self, bytes: &[u8]) -> Result<()> {
         let start = self.entries * self.entry_size;
-        self.mmap[start..start + bytes.len()].copy_from_slice(bytes);
+        let end = start + bytes.len();
+        let new_page = start == 0 || (start - 1) / ALLOCATION_PAGE != (end - 1) / ALLOCATION_PAGE;
+        if new_page {
+            self.file
+                .write_all_at(bytes, start as u64)
+                .map_err(|e| Error::io(&self.path, e))?;
+        }
+        self.mmap[start..end].copy_from_slice(bytes);
         self.entries += 1;
+        Ok(())
     }
 
     fn flush(&self) -> Result<()> {
@@ -277,6 +294,11 @@ macro_rules! index_file_methods {
                 self.inner.truncate_to_entries(0);
             }
 
+            /// Keep the first `entries` entries (undo the entries of a failed append).
+            pub fn keep_entries(&mut self, entries: usize) {
+                self.inner.truncate_to_entries(entries);
+            }
+
             /// Remove every entry and grow the file back to the max index size.
             pub fn reset(&mut self) -> Result<()> {
                 self.truncate();
@@ -393,7 +415,7 @@ impl OffsetIndex {
         let mut slot = [0u8; OFFSET_INDEX_ENTRY_SIZE];
         slot[0..4].copy_from_slice(&relative.to_be_bytes());
         slot[4..8].copy_from_slice(&position.to_be_bytes());
-        self.inner.write_slot(&slot);
+        self.inner.write_slot(&slot)?;
         Ok(())
     }
 
@@ -548,7 +570,7 @@ impl TimeIndex {
         let mut slot = [0u8; TIME_INDEX_ENTRY_SIZE];
         slot[0..8].copy_from_slice(&timestamp.to_be_bytes());
         slot[8..12].copy_from_slice(&relative.to_be_bytes());
-        self.inner.write_slot(&slot);
+        self.inner.write_slot(&slot)?;
         Ok(true)
     }
 

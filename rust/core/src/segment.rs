@@ -435,8 +435,10 @@ impl Segment {
         if start == 0 {
             self.rolling_based_timestamp = planned[0].max_timestamp;
         }
-        // The counter is only kept once every batch is indexed (as the pure twin does).
-        let counter = self.state.bytes_since_last_entry;
+        // The index state is only kept once every batch is indexed (as the pure twin does);
+        // a failed index write (ENOSPC) undoes the whole append: entries, state and bytes.
+        let saved_state = self.state;
+        let saved_entries = (files.offset_index.entries(), files.time_index.entries());
         for b in &planned {
             if b.max_timestamp > result.max_timestamp {
                 result.max_timestamp = b.max_timestamp;
@@ -452,7 +454,10 @@ impl Segment {
                 b.size,
             );
             if let Err(e) = indexed {
-                self.state.bytes_since_last_entry = counter;
+                self.state = saved_state;
+                files.offset_index.keep_entries(saved_entries.0);
+                files.time_index.keep_entries(saved_entries.1);
+                let _ = files.log.set_len(start);
                 return Err(e);
             }
         }

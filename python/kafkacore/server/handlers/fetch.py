@@ -165,8 +165,13 @@ def _read_all(
                 continue
             partitions.append(data)
             if partition is None:
-                # a partition of the cluster this broker does not host: not its leader
-                data.error_code = ErrorCode.NOT_LEADER_OR_FOLLOWER
+                # a partition of the cluster this broker does not host: not its leader;
+                # one whose log directory failed: KAFKA_STORAGE_ERROR
+                data.error_code = (
+                    ErrorCode.KAFKA_STORAGE_ERROR
+                    if replicas.is_offline(tp)
+                    else ErrorCode.NOT_LEADER_OR_FOLLOWER
+                )
                 failed = True
                 continue
             log = partition.log
@@ -343,7 +348,11 @@ def handle_list_offsets(services: BrokerServices, context: RequestContext, reque
             partitions.append(answer)
             partition = replicas.partition(topic.name, p.partition_index)
             if partition is None:
-                answer.error_code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+                answer.error_code = (
+                    ErrorCode.KAFKA_STORAGE_ERROR
+                    if replicas.is_offline(TopicPartition(topic.name, p.partition_index))
+                    else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+                )
                 continue
             if not partition.is_leader:
                 answer.error_code = ErrorCode.NOT_LEADER_OR_FOLLOWER

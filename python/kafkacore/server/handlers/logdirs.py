@@ -2,7 +2,8 @@
 directory (absolute path) with the partitions it holds, their size on disk, an offset lag
 of 0 (the log end is the high watermark on one replica) and ``is_future_key`` false;
 v4 adds the directory's total and usable bytes. ``topics`` null: every partition;
-otherwise only the listed partitions (unknown ones are left out, as Kafka does)."""
+otherwise only the listed partitions (unknown ones are left out, as Kafka does). A log
+directory that failed (offline) is answered KAFKA_STORAGE_ERROR with no partitions."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import os
 import shutil
 from typing import Any
 
-from kafkacore.protocol import APIS_BY_NAME
+from kafkacore.protocol import APIS_BY_NAME, ErrorCode
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.services import BrokerServices
 
@@ -50,7 +51,20 @@ def handle_describe_log_dirs(
             )
         )
     results = []
+    offline = set(services.replica_manager.logs.offline_log_dirs)
     for log_dir, topics in by_dir.items():
+        if log_dir in offline:
+            # Kafka: an offline directory is listed with KAFKA_STORAGE_ERROR and no topics
+            results.append(
+                _RESPONSE.DescribeLogDirsResult(
+                    error_code=ErrorCode.KAFKA_STORAGE_ERROR,
+                    log_dir=log_dir,
+                    topics=[],
+                    total_bytes=-1,
+                    usable_bytes=-1,
+                )
+            )
+            continue
         try:
             usage = shutil.disk_usage(log_dir)
             total, usable = usage.total, usage.free

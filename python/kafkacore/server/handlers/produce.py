@@ -116,6 +116,9 @@ def _produce_partition(
     try:
         partition = replicas.partition(topic, index)
         if partition is None:
+            if replicas.is_offline(TopicPartition(topic, index)):
+                # its log directory failed (Kafka's HostedPartition.Offline)
+                raise _Refused(ErrorCode.KAFKA_STORAGE_ERROR)
             raise _Refused(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
         data = _check_batch(records)
         partition.ensure_enough_replicas(acks)
