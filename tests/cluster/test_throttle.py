@@ -38,7 +38,8 @@ from compat.conftest import KafkaTools
 from support.cluster import Cluster, wait_until
 from support.kafka_jars import KAFKA_ZK_VERSION, kafka_libs
 
-pytestmark = pytest.mark.timeout(180)
+# Kafka 3.9's jars (scripts/kafka-jars.sh) run the tools
+pytestmark = [pytest.mark.timeout(180), pytest.mark.downloads]
 
 MiB = 1024 * 1024
 REASSIGN = "org.apache.kafka.tools.reassign.ReassignPartitionsCommand"
