@@ -3,12 +3,18 @@ lists (:mod:`kafkacore.server.replication_quota`), on a simulated clock."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kafkacore.config import BrokerConfig
 from kafkacore.config.defs import ConfigError
+from kafkacore.log import LogManager
+from kafkacore.metadata import EmbeddedMetadataStore, MetadataCache
+from kafkacore.server.replica_manager import ReplicaManager
 from kafkacore.server.replication_quota import (
     ALL_PARTITIONS,
     UNBOUNDED,
@@ -189,3 +195,71 @@ def test_window_configs_have_kafkas_defaults_and_validators() -> None:
             BrokerConfig({key: 0})
     with pytest.raises(ConfigError):
         BrokerConfig({"leader.replication.throttled.rate": -1})
+
+
+# -- the replica manager's wiring --------------------------------------------------------
+
+
+@pytest.fixture
+def replicas(tmp_path: Path) -> Iterator[ReplicaManager]:
+    static = BrokerConfig({"log.dirs": str(tmp_path / "logs"), "replication.quota.window.num": 3})
+    config = static.with_dynamic({"leader.replication.throttled.rate": "1000"})
+    (tmp_path / "meta").mkdir()
+    store = EmbeddedMetadataStore(tmp_path / "meta", 1)
+    logs = LogManager(broker_config=config, cluster_id=store.cluster_id, node_id=1, progress=None)
+    logs.startup()
+    cache = MetadataCache(controller_id=1)
+    manager = ReplicaManager(lambda: config, logs, store, cache, 1)
+    store.add_listener(manager)
+    cache.follow(store, ("1", "default"))
+    try:
+        yield manager
+    finally:
+        logs.shutdown()
+
+
+def test_replica_manager_quotas_follow_the_configs(replicas: ReplicaManager) -> None:
+    leader, follower = replicas.leader_quota, replicas.follower_quota
+    assert leader.upper_bound == 1000
+    assert follower.upper_bound == UNBOUNDED
+    assert leader._rate.samples == 3 and leader._rate.window_ms == 1000
+    replicas.reconfigure(replicas.config.with_dynamic({"follower.replication.throttled.rate": 5}))
+    assert leader.upper_bound == UNBOUNDED and follower.upper_bound == 5
+    replicas.on_topic_configs_changed(
+        "t",
+        {
+            "leader.replication.throttled.replicas": "0:1,1:2",
+            "follower.replication.throttled.replicas": "*",
+        },
+    )
+    assert leader.is_throttled("t", 0) and not leader.is_throttled("t", 1)
+    assert follower.is_throttled("t", 9)
+    replicas.on_topic_configs_changed("t", {})
+    assert not leader.is_throttled("t", 0) and not follower.is_throttled("t", 9)
+
+
+def test_broker_config_notifications_reload_this_brokers_configs(
+    replicas: ReplicaManager,
+) -> None:
+    reloads: list[str] = []
+    replicas.dynamic_config_reloader = lambda: reloads.append("reload")
+    replicas.on_broker_configs_changed("2", {"leader.replication.throttled.rate": "1"})
+    assert reloads == []
+    replicas.on_broker_configs_changed("1", {"leader.replication.throttled.rate": "1"})
+    replicas.on_broker_configs_changed("default", {})
+    assert reloads == ["reload", "reload"]
+
+
+def test_leader_throttles_only_followers_out_of_the_isr(replicas: ReplicaManager) -> None:
+    replicas.create_topic("t", 1)
+    partition = replicas.partition("t", 0)
+    assert partition is not None and partition.isr == {1}
+    replicas.on_topic_configs_changed("t", {"leader.replication.throttled.replicas": "0:1"})
+    replicas.leader_quota.record(10_000)  # far above 1000 B/s
+    assert replicas.should_leader_throttle(partition, 2)
+    assert not replicas.should_leader_throttle(partition, 1)  # in the ISR
+    replicas.on_topic_configs_changed("t", {"leader.replication.throttled.replicas": "0:2"})
+    assert not replicas.should_leader_throttle(partition, 2)  # not throttled on broker 1
+    replicas.on_topic_configs_changed("t", {"leader.replication.throttled.replicas": "*"})
+    replicas.reconfigure(replicas.config.with_dynamic({}))  # the rate back to unbounded
+    assert not replicas.should_leader_throttle(partition, 2)
