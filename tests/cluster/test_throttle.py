@@ -126,6 +126,24 @@ def create(cluster: Cluster, topic: str, *assignment: list[int]) -> None:
 def test_reassignment_moves_at_the_leader_and_follower_throttles(
     cluster: Cluster, kafka39: KafkaTools, tmp_path: Path
 ) -> None:
+    try:
+        _move_with_split_throttles(cluster, kafka39, tmp_path)
+    finally:
+        # the tool's --verify clears them; a failure before it must not leave them behind
+        admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
+        for node, side in ((1, "leader"), (3, "follower")):
+            entry = ConfigEntry(
+                f"{side}.replication.throttled.rate",
+                "",
+                incremental_operation=AlterConfigOpType.DELETE,
+            )
+            broker = ConfigResource(
+                ConfigResource.Type.BROKER, str(node), incremental_configs=[entry]
+            )
+            _alter(admin, broker)
+
+
+def _move_with_split_throttles(cluster: Cluster, kafka39: KafkaTools, tmp_path: Path) -> None:
     throttle = 2 * MiB
     topic = "throttled"
     create(cluster, topic, [1, 2], [2, 1])
@@ -188,7 +206,12 @@ def test_reassignment_moves_at_the_leader_and_follower_throttles(
     rates = {}
     for p, side in ((0, "leader"), (1, "follower")):
         steady = [(t, s) for t, s in samples[p] if 3 * MiB <= s <= totals[p] - 2 * MiB]
-        assert len(steady) > 20, samples[p]
+        moved = [(t, s) for t, s in samples[p] if 0 < s < totals[p]]
+        assert len(steady) > 20, (
+            f"{topic}-{p} ({side} throttle) moved too fast to be throttled: "
+            f"{moved[-1][1] if moved else totals[p]} bytes in "
+            f"{moved[-1][0] - moved[0][0] if moved else 0:.1f} s"
+        )
         rates[side] = slope(steady)
         moving = [t for t, s in samples[p] if 0 < s < totals[p]]
         print(
