@@ -172,6 +172,14 @@ class KafkaServer:
         )
         replicas = ReplicaManager(lambda: configs.current, logs, store, cache, node_id, io_executor)
         configs.add_listener(replicas.reconfigure)
+
+        def reload_dynamic_configs() -> None:
+            # another broker or a tool changed this broker's dynamic configs in the store
+            per_broker = store.broker_configs(str(node_id))
+            default = store.broker_configs(DEFAULT_ENTITY)
+            configs.update(configs.current.with_dynamic(per_broker, default, validate=False))
+
+        replicas.dynamic_config_reloader = reload_dynamic_configs
         # the replica manager hears of a change before the cache shows it
         store.add_listener(replicas)
         if isinstance(store, ZooKeeperMetadataStore):

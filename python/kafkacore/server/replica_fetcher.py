@@ -23,6 +23,12 @@ gave, and whether it must truncate first. Each round:
    (when ours is beyond it), or restarts empty at the leader's start (when ours is below
    it), or else resumes at our own end.
 
+Replication throttles (KIP-73): a partition throttled on this broker
+(``follower.replication.throttled.replicas``) that is not in sync (behind the leader's
+high watermark at its last fetch, or not fetched yet) is left out of the Fetch while the
+follower quota is exceeded; a fetch with nothing left backs off; the records appended for
+throttled partitions count against the quota.
+
 Errors back off ``replica.fetch.backoff.ms``: a transport error the whole fetcher (and
 drops the connection), a partition error (NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH,
 UNKNOWN_LEADER_EPOCH, ...) that partition, retried until a LeaderAndIsr re-adds or
@@ -97,6 +103,13 @@ class _FetchState:
     leader_epoch: int
     truncating: bool = True
     delayed_until: float = 0.0
+    # the leader's high watermark minus our next offset at the last fetch (None: no
+    # fetch yet); 0 is Kafka's isReplicaInSync, which exempts from the throttle
+    lag: int | None = None
+
+    @property
+    def in_sync(self) -> bool:
+        return self.lag is not None and self.lag <= 0
 
 
 class ReplicaFetcher:
@@ -185,6 +198,16 @@ class ReplicaFetcher:
 
     def _delay(self, tp: TopicPartition, state: _FetchState) -> None:
         state.delayed_until = time.monotonic() + self._config.replica_fetch_backoff_ms / 1000
+
+    def _should_throttle(self, tp: TopicPartition, state: _FetchState) -> bool:
+        """Leave ``tp`` out of this fetch (Kafka's ``shouldFollowerThrottle``): it is not
+        in sync, it is throttled here and the follower quota is exceeded."""
+        quota = self.manager.replica_manager.follower_quota
+        return (
+            not state.in_sync
+            and quota.is_throttled(tp.topic, tp.partition)
+            and quota.is_quota_exceeded()
+        )
 
     # -- truncation ----------------------------------------------------------------------
 
@@ -277,10 +300,14 @@ class ReplicaFetcher:
         manager = self.manager
         config = self._config
         topics: dict[str, list[Any]] = {}
+        throttled = False
         for tp, state in states.items():
             partition = manager.replica_manager.get_partition(tp)
             if partition is None:
                 self.remove(tp)
+                continue
+            if self._should_throttle(tp, state):
+                throttled = True
                 continue
             latest = partition.log.latest_epoch
             topics.setdefault(tp.topic, []).append(
@@ -294,6 +321,9 @@ class ReplicaFetcher:
                 )
             )
         if not topics:
+            if throttled:
+                # nothing to ask for: Kafka's fetcher backs off with an empty request
+                await asyncio.sleep(config.replica_fetch_backoff_ms / 1000)
             return
         request = _FETCH(
             replica_id=manager.node_id,
@@ -346,7 +376,11 @@ class ReplicaFetcher:
                 await self.manager.run_io(
                     partition.append_records_as_follower, payload, state.leader_epoch
                 )
+                quota = self.manager.replica_manager.follower_quota
+                if quota.is_throttled(tp.topic, tp.partition):
+                    quota.record(len(payload))
             state.fetch_offset = partition.log.log_end_offset
+            state.lag = max(0, data.high_watermark - state.fetch_offset)
             partition.update_follower_high_watermark(data.high_watermark, data.log_start_offset)
             return
         if code == ErrorCode.OFFSET_OUT_OF_RANGE:

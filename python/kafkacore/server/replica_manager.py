@@ -57,6 +57,7 @@ from kafkacore.metadata import (
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
 from kafkacore.server.delayed import FetchPurgatory, ProducePurgatory
 from kafkacore.server.partition import AlterPartitionSubmitter, Partition
+from kafkacore.server.replication_quota import ReplicationQuota
 
 __all__ = ["INTERNAL_TOPICS", "MAX_TOPIC_NAME_LENGTH", "ReplicaManager", "topic_name_error"]
 
@@ -158,6 +159,22 @@ class ReplicaManager:
         # has it, its partitions only once applied; ensure_topic must not see the former
         # alone
         self._admin_lock = threading.RLock()
+        # KIP-73 replication throttles: bytes this broker sends as leader / fetches as
+        # follower for the partitions its topics' *.replication.throttled.replicas name
+        initial = config()
+        self.leader_quota = ReplicationQuota(
+            initial.leader_replication_throttled_rate,
+            samples=initial.replication_quota_window_num,
+            window_size_s=initial.replication_quota_window_size_seconds,
+        )
+        self.follower_quota = ReplicationQuota(
+            initial.follower_replication_throttled_rate,
+            samples=initial.replication_quota_window_num,
+            window_size_s=initial.replication_quota_window_size_seconds,
+        )
+        # cluster mode: re-reads this broker's dynamic configs from the store (a change
+        # notification for its id or <default>) and puts them in force
+        self.dynamic_config_reloader: Callable[[], None] | None = None
 
     @property
     def config(self) -> BrokerConfig:
@@ -252,6 +269,7 @@ class ReplicaManager:
 
     def on_topic_changed(self, topic: TopicMetadata) -> None:
         self.logs.update_topic_config(topic.name, self.topic_config(topic.name, topic.configs))
+        self.update_throttled_replicas(topic.name, topic.configs)
         self._apply_topic(topic)
 
     def on_topic_deleted(self, name: str) -> None:
@@ -262,14 +280,50 @@ class ReplicaManager:
             self._offline_partitions -= {tp for tp in self._offline_partitions if tp.topic == name}
         for tp in gone:
             self.logs.delete_log(tp)
+        self.leader_quota.remove_throttle(name)
+        self.follower_quota.remove_throttle(name)
 
     def on_broker_configs_changed(self, entity: str, configs: Mapping[str, str]) -> None:
-        pass  # applied through the BrokerConfigHolder
+        """This broker's dynamic configs (its id or the cluster default) changed: they
+        are put in force (the BrokerConfigHolder's listeners, this one's
+        :meth:`reconfigure` included, see the new config)."""
+        if entity not in (str(self.node_id), "default"):
+            return
+        reload = self.dynamic_config_reloader
+        if reload is not None:
+            reload()
 
     def on_topic_configs_changed(self, name: str, configs: Mapping[str, str]) -> None:
         """Cluster mode: a topic config change (ZooKeeper notification) applies to its
-        logs here."""
+        logs and to the replication throttles here."""
         self.logs.update_topic_config(name, self.topic_config(name, configs))
+        self.update_throttled_replicas(name, configs)
+
+    # -- replication throttles (KIP-73) ----------------------------------------------------
+
+    def update_throttled_replicas(self, topic: str, configs: Mapping[str, str]) -> None:
+        """``topic``'s ``leader``/``follower.replication.throttled.replicas`` as this
+        broker's throttled partitions (Kafka's ``TopicConfigHandler``)."""
+        for quota, key in (
+            (self.leader_quota, "leader.replication.throttled.replicas"),
+            (self.follower_quota, "follower.replication.throttled.replicas"),
+        ):
+            try:
+                quota.update_throttled_replicas(topic, configs.get(key), self.node_id)
+            except ValueError:
+                logger.warning("Ignoring invalid %s of topic %s: %r", key, topic, configs[key])
+
+    def should_leader_throttle(self, partition: Partition, replica_id: int) -> bool:
+        """A follower's fetch of ``partition`` gets no records now (Kafka's
+        ``shouldLeaderThrottle``): the follower is not in the ISR, the partition is
+        throttled here and the leader quota is exceeded."""
+        tp = partition.topic_partition
+        quota = self.leader_quota
+        return (
+            replica_id not in partition.isr
+            and quota.is_throttled(tp.topic, tp.partition)
+            and quota.is_quota_exceeded()
+        )
 
     def on_cluster_id(self, cluster_id: str) -> None:
         pass
@@ -601,6 +655,7 @@ class ReplicaManager:
                         topic, ps.partition_index, config, topic_id, getattr(ps, "is_new", False)
                     )
                     created = self._new_partition(tp, log)
+                    self.update_throttled_replicas(topic, self.cache.topic_configs(topic) or {})
                     checkpointed = self._checkpointed_high_watermark(tp)
                     if checkpointed is not None:
                         created.initialize_high_watermark(checkpointed)
@@ -873,6 +928,8 @@ class ReplicaManager:
         """``config`` is in force from now on: topic configs are re-derived so
         broker-level topic defaults apply live."""
         self.logs.reconfigure_default_log_config(LogConfig({}, config))
+        self.leader_quota.update_quota(config.leader_replication_throttled_rate)
+        self.follower_quota.update_quota(config.follower_replication_throttled_rate)
         for partition in self.partitions():
             partition.replica_lag_time_max_ms = config.replica_lag_time_max_ms
         for topic in self.cache.topics():

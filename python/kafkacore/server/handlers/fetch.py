@@ -22,7 +22,9 @@ only (NOT_LEADER_OR_FOLLOWER), ``current_leader_epoch`` fenced (FENCED_LEADER_EP
 UNKNOWN_LEADER_EPOCH, as for clients), v12+ ``last_fetched_epoch`` checked against the
 leader's epoch cache (a ``DivergingEpoch`` and no records when the follower diverged),
 the follower's fetch state updated on the partition (its LEO, ISR expansion, the HW),
-and records read up to the log end offset.
+and records read up to the log end offset. KIP-73: a throttled partition whose follower
+is not in the ISR gets no records while the leader's replication quota is exceeded, and
+the records sent for throttled partitions count against that quota.
 
 Fetch sessions (KIP-227): kafkacore keeps none. Full requests (session id 0) are answered
 sessionless (session id 0), which makes clients send full requests every time; an
@@ -217,6 +219,8 @@ def _read_all(
             data.high_watermark = hw
             data.last_stable_offset = lso
             data.log_start_offset = log.log_start_offset
+            if from_follower and replicas.should_leader_throttle(partition, replica_id):
+                continue  # KIP-73: no records while the leader's throttle is exceeded
             try:
                 info = log.read(
                     p.fetch_offset,
@@ -322,6 +326,8 @@ async def handle_fetch(services: BrokerServices, context: RequestContext, reques
         topics, total, failed = await _read(services, context, request, names, endpoints)
         if not woken:
             break
+    if _replica_id(version, request) >= 0:
+        _record_throttled_bytes(services, topics)
     return _FETCH(
         throttle_time_ms=0,
         error_code=0,
@@ -329,6 +335,20 @@ async def handle_fetch(services: BrokerServices, context: RequestContext, reques
         responses=topics,
         node_endpoints=[endpoints[n] for n in sorted(endpoints)],
     )
+
+
+def _record_throttled_bytes(services: BrokerServices, topics: Any) -> None:
+    """KIP-73: the records a follower's fetch carries for partitions throttled here
+    count against the leader's replication quota (Kafka's ``sizeOfThrottledPartitions``)."""
+    quota = services.replica_manager.leader_quota
+    size = 0
+    for topic in topics:
+        if topic.topic is None:
+            continue
+        for data in topic.partitions:
+            if data.records and quota.is_throttled(topic.topic, data.partition_index):
+                size += len(data.records)
+    quota.record(size)
 
 
 def handle_list_offsets(services: BrokerServices, context: RequestContext, request: Any) -> Any:
