@@ -3,11 +3,13 @@ tests do it: SIGTERM on a broker moves its leaderships away first (ControlledShu
 the controller, which also takes the broker out of every ISR), so idempotent acks=all
 producers (``min.insync.replicas=2``, replication factor 3) see no NOT_ENOUGH_REPLICAS,
 no NOT_ENOUGH_REPLICAS_AFTER_APPEND and no timeout while every broker in turn stops,
-restarts and catches up; and no acknowledged record is lost."""
+restarts and catches up; and no acknowledged record is lost. With
+``auto.leader.rebalance.enable=false`` the leaders stay where the restarts left them."""
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,6 +25,9 @@ pytestmark = pytest.mark.timeout(300)
 
 TOPIC = "rolling"
 PARTITIONS = 3
+CHECK_INTERVAL_S = 1
+# a new controller's first leader imbalance check: 5 s after its election (Kafka's delay)
+FIRST_CHECK_S = 5
 # the errors a controlled shutdown must spare acks=all producers
 FORBIDDEN = {
     KafkaError.NOT_ENOUGH_REPLICAS,
@@ -35,8 +40,14 @@ FORBIDDEN = {
 
 @pytest.fixture
 def fresh(zookeeper: ZooKeeperServer, tmp_path: Path) -> Iterator[Cluster]:
-    # no automatic rebalance: leaderships move only because of the restarts
-    c = new_cluster(zookeeper, tmp_path, "auto.leader.rebalance.enable=false")
+    # no automatic rebalance: leaderships move only because of the restarts (and the
+    # test checks that nothing moves them back, whatever the check interval)
+    c = new_cluster(
+        zookeeper,
+        tmp_path,
+        "auto.leader.rebalance.enable=false",
+        f"leader.imbalance.check.interval.seconds={CHECK_INTERVAL_S}",
+    )
     try:
         yield c.start()
     finally:
@@ -134,6 +145,12 @@ def test_rolling_restart_under_acks_all_producers(fresh: Cluster) -> None:
             for p in range(PARTITIONS):
                 fresh.wait_for_isr(TOPIC, p, 3)
             wait_until(lambda b=before: background.total() > b + 100, 60, "progress")
+    restarted = time.monotonic()
+    # the last broker restarted leads nothing: with auto.leader.rebalance.enable=false
+    # no check moves its preferred partitions back to it
+    imbalanced = {p: fresh.leader(TOPIC, p) for p in range(PARTITIONS)}
+    last = max(fresh.brokers)
+    assert last not in imbalanced.values(), imbalanced
     forbidden = [e for e in background.errors if e.code() in FORBIDDEN]
     assert not forbidden, forbidden[:5]
     assert not background.errors, background.errors[:5]
@@ -142,3 +159,5 @@ def test_rolling_restart_under_acks_all_producers(fresh: Cluster) -> None:
     # each stop cost the producers a leader change, not an outage (30 s is the timeout)
     assert max(background.latencies) < 15, sorted(background.latencies)[-5:]
     check_delivery(fresh, TOPIC, background.acked)
+    time.sleep(max(0.0, FIRST_CHECK_S + 2 * CHECK_INTERVAL_S - (time.monotonic() - restarted)))
+    assert {p: fresh.leader(TOPIC, p) for p in range(PARTITIONS)} == imbalanced

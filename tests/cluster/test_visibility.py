@@ -36,7 +36,7 @@ PARTITIONS = 3
 
 
 @pytest.fixture(scope="module")
-def kafka() -> KafkaTools:
+def kafka_tools() -> KafkaTools:
     return KafkaTools(kafka_libs(KAFKA_ZK_VERSION))
 
 
@@ -105,7 +105,7 @@ def check_log_dirs(output: str, replicas: dict[str, dict[int, list[int]]], live:
 
 def test_reports_and_log_dirs_match_kafkas_tools_with_a_broker_down(
     cluster: Cluster,
-    kafka: KafkaTools,
+    kafka_tools: KafkaTools,
     topics: dict[str, dict[int, list[int]]],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -144,7 +144,7 @@ def test_reports_and_log_dirs_match_kafkas_tools_with_a_broker_down(
     describes = [("--exclude-internal",), *((r,) for r in REPORTS), ("--topics-with-overrides",)]
     jobs = [(TOPICS, *b, "--describe", *extra) for extra in describes]
     jobs.append((LOG_DIRS, *b, "--describe"))
-    results = kafka.run_all(jobs)
+    results = kafka_tools.run_all(jobs)
     for extra, result in zip(describes, results[:-1], strict=True):
         assert ours(capsys, "topics", *b, "--describe", *extra) == result.check().stdout, extra
     assert ours(capsys, "log-dirs", *b, "--describe") == results[-1].check().stdout
