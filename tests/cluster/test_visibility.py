@@ -43,7 +43,13 @@ def kafka_tools() -> KafkaTools:
 @pytest.fixture(scope="module")
 def topics(cluster: Cluster) -> dict[str, dict[int, list[int]]]:
     """The three topics with records in every partition: ``{topic: {partition: replicas}}``."""
-    create_topic(cluster, "mirrored", PARTITIONS, 3, {"min.insync.replicas": "2"})
+    overrides = {
+        "min.insync.replicas": "2",
+        "retention.ms": "3600000",
+        "max.message.bytes": "500000",
+        "segment.jitter.ms": "10",
+    }
+    create_topic(cluster, "mirrored", PARTITIONS, 3, overrides)
     create_topic(cluster, "strict", PARTITIONS, 3, {"min.insync.replicas": "3"})
     create_topic(cluster, "single", PARTITIONS, 1)
     producer = Producer({"bootstrap.servers": cluster.bootstrap, "acks": "all", "linger.ms": 5})

@@ -256,7 +256,11 @@ def _describe(admin: Any, args: argparse.Namespace) -> None:
         desc = wait(descriptions[name])
         entries = wait(configs_by_name[name])
         partitions = sorted(desc.partitions, key=lambda p: p.id)
-        overrides = [e for e in sorted(entries.values(), key=lambda e: e.name) if not e.is_default]
+        # in the order of the admin client's Config (a HashMap by name), as Kafka prints them
+        in_java_order = java_hash_map_order(
+            list(entries.values()), lambda e: java_string_hash(e.name)
+        )
+        overrides = [e for e in in_java_order if not e.is_default]
         if not reports and (not args.topics_with_overrides or overrides):
             rf = len(partitions[0].replicas) if partitions else 0
             configs = ",".join(
