@@ -187,3 +187,25 @@ async def describe_log_dirs(port: int) -> Any:
         return await client.send(ApiKey.DESCRIBE_LOG_DIRS, 4, request)
     finally:
         await client.close()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ("--list", "--under-replicated-partitions"),
+            'Option "[under-replicated-partitions]" can\'t be used with option "[list]"',
+        ),
+        (
+            ("--describe", "--under-min-isr-partitions", "--topics-with-overrides"),
+            'Option "[under-min-isr-partitions]" can\'t be used with option '
+            '"[topics-with-overrides]"',
+        ),
+    ],
+)
+def test_report_options_refused_as_kafka_refuses_them(
+    args: tuple[str, ...], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Kafka 3.9.1's messages (the reports go together, with --describe only)."""
+    assert kafkacore_cli(["topics", "--bootstrap-server", "localhost:1", *args]) == 1
+    assert capsys.readouterr().err == f"kafkacore topics: error: {message}\n"
