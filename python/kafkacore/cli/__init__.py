@@ -36,7 +36,16 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    from kafkacore.cli import configs, consumer_groups, dump_log, offsets, pipeline, server, topics
+    from kafkacore.cli import (
+        configs,
+        consumer_groups,
+        dump_log,
+        log_dirs,
+        offsets,
+        pipeline,
+        server,
+        topics,
+    )
     from kafkacore.cli import console as console_cli
 
     parser = _Parser(
@@ -51,6 +60,7 @@ def _build_parser() -> argparse.ArgumentParser:
     console_cli.register(subparsers)
     offsets.register(subparsers)
     consumer_groups.register(subparsers)
+    log_dirs.register(subparsers)
     pipeline.register(subparsers)
     return parser
 

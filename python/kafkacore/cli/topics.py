@@ -12,10 +12,22 @@ import base64
 import sys
 from typing import Any
 
+from kafkacore.cli._java_order import java_hash_map_order, java_string_hash
+
 __all__ = ["BrokerError", "admin_client", "client_config", "register", "run", "wait"]
 
 PROG = "kafkacore topics"
 TIMEOUT = 30.0
+
+# Kafka's replication reports of ``--describe``: each alone, not with --topics-with-overrides.
+REPORTS = (
+    "under-replicated-partitions",
+    "under-min-isr-partitions",
+    "at-min-isr-partitions",
+    "unavailable-partitions",
+)
+# Kafka's ``Topic.isInternal``: the only internal topics, whatever the name's prefix.
+INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state"})
 
 
 class BrokerError(Exception):
@@ -94,8 +106,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--config", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--if-not-exists", action="store_true")
     parser.add_argument("--if-exists", action="store_true")
-    parser.add_argument("--under-replicated-partitions", action="store_true")
-    parser.add_argument("--unavailable-partitions", action="store_true")
+    for report in REPORTS:
+        parser.add_argument(f"--{report}", action="store_true")
+    parser.add_argument("--topics-with-overrides", action="store_true")
     parser.add_argument("--exclude-internal", action="store_true")
     parser.set_defaults(run=run, prog=PROG)
 
@@ -110,6 +123,7 @@ def run(args: argparse.Namespace) -> int:
         )
     if (args.create or args.alter or args.delete) and not args.topic:
         raise UsageError(PROG, "--topic is required with --create, --alter and --delete")
+    _check_describe_options(args)
     if args.alter and args.partitions is None:
         raise UsageError(PROG, "--partitions is required with --alter")
     if args.partitions is not None and args.partitions < 1:
@@ -133,6 +147,25 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"Error while executing topic command : {exc}\n")
         return 1
     return 0
+
+
+def _check_describe_options(args: argparse.Namespace) -> None:
+    """Kafka's ``TopicCommandOptions.checkArgs`` for the describe-only options: the
+    reports go together, but not with --topics-with-overrides nor another action."""
+    from kafkacore.cli import UsageError
+
+    given = [r for r in (*REPORTS, "topics-with-overrides") if _flag(args, r)]
+    action = next((a for a in ("create", "list", "alter", "delete") if _flag(args, a)), None)
+    if given and action is not None:
+        raise UsageError(PROG, f'Option "[{given[0]}]" can\'t be used with option "[{action}]"')
+    if len(given) > 1 and given[-1] == "topics-with-overrides":
+        raise UsageError(
+            PROG, f'Option "[{given[0]}]" can\'t be used with option "[topics-with-overrides]"'
+        )
+
+
+def _flag(args: argparse.Namespace, option: str) -> bool:
+    return bool(getattr(args, option.replace("-", "_"), False))
 
 
 def parse_configs(items: list[str], prog: str) -> dict[str, str]:
@@ -173,7 +206,7 @@ def _topic_names(admin: Any, args: argparse.Namespace) -> list[str]:
         raise BrokerError(error_text(exc)) from None
     names = sorted(metadata.topics)
     if args.exclude_internal:
-        names = [n for n in names if not n.startswith("__")]
+        names = [n for n in names if n not in INTERNAL_TOPICS]
     if args.topic:
         import re
 
@@ -193,6 +226,12 @@ def _uuid_text(topic_id: Any) -> str:
 
 
 def _describe(admin: Any, args: argparse.Namespace) -> None:
+    """Kafka's ``TopicService.describeTopic``: a topic line (unless a replication report
+    is asked for) and a line per partition (unless --topics-with-overrides, which prints
+    only the topics with a non-default config). The reports select partitions: under
+    replicated (ISR smaller than the replicas), under min ISR (no leader or ISR smaller
+    than the topic's ``min.insync.replicas``), at min ISR (ISR size equal to it),
+    unavailable (no leader, or a leader that is not a live broker)."""
     TopicCollection = ck_module("confluent_kafka").TopicCollection
     ConfigResource = ck_module("confluent_kafka.admin").ConfigResource
 
@@ -205,40 +244,53 @@ def _describe(admin: Any, args: argparse.Namespace) -> None:
     resources = [ConfigResource("topic", n) for n in names]
     config_futures = admin.describe_configs(resources, request_timeout=TIMEOUT)
     configs_by_name = {res.name: fut for res, fut in config_futures.items()}
-    for name in names:
+    reports = [r for r in REPORTS if _flag(args, r)]
+    live_brokers: set[int] = set()
+    if args.unavailable_partitions:
+        try:
+            live_brokers = set(admin.list_topics(timeout=TIMEOUT).brokers)
+        except Exception as exc:
+            raise BrokerError(error_text(exc)) from None
+    # Kafka prints the topics in the order of the HashMap its admin client returns them in
+    for name in java_hash_map_order(names, java_string_hash, len(names)):
         desc = wait(descriptions[name])
         entries = wait(configs_by_name[name])
-        non_default = ",".join(
-            f"{e.name}={e.value}"
-            for e in sorted(entries.values(), key=lambda e: e.name)
-            if not e.is_default and not e.is_sensitive and e.value is not None
-        )
         partitions = sorted(desc.partitions, key=lambda p: p.id)
-        rf = len(partitions[0].replicas) if partitions else 0
-        rows = []
+        # in the order of the admin client's Config (a HashMap by name), as Kafka prints them
+        in_java_order = java_hash_map_order(
+            list(entries.values()), lambda e: java_string_hash(e.name)
+        )
+        overrides = [e for e in in_java_order if not e.is_default]
+        if not reports and (not args.topics_with_overrides or overrides):
+            rf = len(partitions[0].replicas) if partitions else 0
+            configs = ",".join(
+                f"{e.name}={'null' if e.value is None else e.value}" for e in overrides
+            )
+            print(
+                f"Topic: {name}\tTopicId: {_uuid_text(desc.topic_id)}\t"
+                f"PartitionCount: {len(partitions)}\tReplicationFactor: {rf}\tConfigs: {configs}"
+            )
+        if args.topics_with_overrides:
+            continue
+        min_isr_entry = entries.get("min.insync.replicas")
+        min_isr = int(min_isr_entry.value) if min_isr_entry is not None else 1
         for p in partitions:
             replicas = [r.id for r in p.replicas]
             isr = [r.id for r in p.isr]
+            selected = {
+                "under-replicated-partitions": len(replicas) > len(isr),
+                "under-min-isr-partitions": p.leader is None or len(isr) < min_isr,
+                "at-min-isr-partitions": len(isr) == min_isr,
+                "unavailable-partitions": p.leader is None or p.leader.id not in live_brokers,
+            }
+            if reports and not any(selected[r] for r in reports):
+                continue
             leader = p.leader.id if p.leader is not None else "none"
-            if args.under_replicated_partitions and len(isr) >= len(replicas):
-                continue
-            if args.unavailable_partitions and p.leader is not None:
-                continue
-            rows.append(
+            print(
                 f"\tTopic: {name}\tPartition: {p.id}\tLeader: {leader}\t"
                 f"Replicas: {','.join(map(str, replicas))}\tIsr: {','.join(map(str, isr))}\t"
                 "Elr: N/A\tLastKnownElr: N/A"
             )
-        if args.under_replicated_partitions or args.unavailable_partitions:
-            for row in rows:
-                print(row)
-            continue
-        print(
-            f"Topic: {name}\tTopicId: {_uuid_text(desc.topic_id)}\tPartitionCount: {len(partitions)}\t"
-            f"ReplicationFactor: {rf}\tConfigs: {non_default}"
-        )
-        for row in rows:
-            print(row)
 
 
 def _alter(admin: Any, args: argparse.Namespace) -> None:

@@ -207,6 +207,7 @@ class BrokerConfig:
     delete_records_purgatory_purge_interval_requests: int
     auto_leader_rebalance_enable: bool
     leader_imbalance_check_interval_seconds: int
+    leader_imbalance_per_broker_percentage: int
     unclean_leader_election_interval_ms: int
     unclean_leader_election_enable: bool
     security_inter_broker_protocol: str

@@ -198,6 +198,7 @@ BROKER_CONFIG_DEF: Final = ConfigDef(
         _k("delete.records.purgatory.purge.interval.requests", INT, 1, None, MEDIUM),
         _k("auto.leader.rebalance.enable", BOOLEAN, True, None, HIGH),
         _k("leader.imbalance.check.interval.seconds", LONG, 300, at_least(1), HIGH),
+        _k("leader.imbalance.per.broker.percentage", INT, 10, None, HIGH),
         _k("unclean.leader.election.interval.ms", LONG, 5 * 60 * 1000, at_least(1), MEDIUM,
            internal=True),
         _k("unclean.leader.election.enable", BOOLEAN, False, None, HIGH),

@@ -1261,9 +1261,12 @@ class KafkaController:
         if leading:
             await psm.handle_state_changes(leading, PartitionState.ONLINE, CONTROLLED_SHUTDOWN)
         batch.send()
-        for tp in following:
-            batch.add_stop_replica([broker_id], tp, delete=False)
-        batch.send()
+        # The follower replicas go offline: out of the ISR in ZooKeeper, then StopReplica to
+        # the broker and LeaderAndIsr to the leaders in one batch. Kafka sends the
+        # StopReplica first, before the ZooKeeper writes; the broker then stops fetching
+        # while the leaders still count it in the ISR, and acks=all produces stall for
+        # those writes. Fetching on until then is safe: the ISR cannot take the broker
+        # back, AlterPartition refuses a shutting-down broker (INELIGIBLE_REPLICA).
         await rsm.handle_state_changes([(tp, broker_id) for tp in following], ReplicaState.OFFLINE)
         batch.send()
         remaining = sorted(

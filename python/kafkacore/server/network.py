@@ -230,6 +230,12 @@ class SocketServer:
                 frame = await reader.readexactly(size)
                 busy.set()
                 await frames.put(frame)
+        except asyncio.CancelledError:
+            # a shutdown past its grace period: the request in flight is dropped (its
+            # response would go nowhere) instead of holding the shutdown until it completes
+            # (an acks=all produce waits up to its timeout); the shielded work goes on
+            worker.cancel()
+            raise
         finally:
             if not worker.done():
                 await frames.put(None)

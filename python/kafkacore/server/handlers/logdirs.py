@@ -1,6 +1,7 @@
 """DescribeLogDirs v0-4 (Kafka's ``ReplicaManager.describeLogDirs``): every log
-directory (absolute path) with the partitions it holds, their size on disk, an offset lag
-of 0 (the log end is the high watermark on one replica) and ``is_future_key`` false;
+directory (absolute path) with the partitions it holds, their size on disk, the offset lag
+Kafka's ``getLogEndOffsetLag`` reports (this replica's high watermark minus its log end
+offset, at least 0; -1 when the partition is not online here) and ``is_future_key`` false;
 v4 adds the directory's total and usable bytes. ``topics`` null: every partition;
 otherwise only the listed partitions (unknown ones are left out, as Kafka does). A log
 directory that failed (offline) is answered KAFKA_STORAGE_ERROR with no partitions."""
@@ -44,10 +45,15 @@ def handle_describe_log_dirs(
             size = log.size
         except Exception:  # deleted concurrently
             continue
+        partition = services.replica_manager.get_partition(tp)
+        lag = -1 if partition is None else max(partition.high_watermark - log.log_end_offset, 0)
         partitions = by_dir.setdefault(os.path.dirname(log.dir), {}).setdefault(tp.topic, [])
         partitions.append(
             _RESPONSE.DescribeLogDirsPartition(
-                partition_index=tp.partition, partition_size=size, offset_lag=0, is_future_key=False
+                partition_index=tp.partition,
+                partition_size=size,
+                offset_lag=lag,
+                is_future_key=False,
             )
         )
     results = []
