@@ -36,7 +36,17 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    from kafkacore.cli import configs, consumer_groups, dump_log, offsets, pipeline, server, topics
+    from kafkacore.cli import (
+        configs,
+        consumer_groups,
+        dump_log,
+        leader_election,
+        offsets,
+        pipeline,
+        reassign,
+        server,
+        topics,
+    )
     from kafkacore.cli import console as console_cli
 
     parser = _Parser(
@@ -52,6 +62,8 @@ def _build_parser() -> argparse.ArgumentParser:
     offsets.register(subparsers)
     consumer_groups.register(subparsers)
     pipeline.register(subparsers)
+    reassign.register(subparsers)
+    leader_election.register(subparsers)
     return parser
 
 
