@@ -9,6 +9,7 @@ id, a partition's leader and ISR), the way Kafka's system tests read a cluster.
     cluster.controller_id()           # from /controller
     cluster.partition_state("t", 0)   # from /brokers/topics/t/partitions/0/state
     cluster.kill(2); cluster.restart(2)
+    cluster.add_broker()              # broker 4, started and known to every broker
     cluster.stop()
 """
 
@@ -76,6 +77,7 @@ class Cluster:
             *(FAST_FAILURE if fast_failure else ()),
             *overrides,
         ]
+        self._extra = extra
         self.brokers: dict[int, Broker] = {
             first_id + i: Broker(
                 self.directory / f"broker-{first_id + i}",
@@ -131,6 +133,19 @@ class Cluster:
             self._zk = None
         if problems:
             raise problems[0]
+
+    def add_broker(self, node_id: int | None = None) -> int:
+        """Start one more broker (the next free id unless given) with the cluster's
+        settings, as Kafka's docs expand a cluster; its id once every broker's metadata
+        names it."""
+        new_id = max(self.brokers) + 1 if node_id is None else node_id
+        assert new_id not in self.brokers, f"broker {new_id} exists"
+        broker = Broker(self.directory / f"broker-{new_id}", self._extra, node_id=new_id)
+        self.brokers[new_id] = broker
+        broker.start()
+        self.wait_for_brokers(sum(1 for b in self.brokers.values() if b.running))
+        self.wait_for_metadata()
+        return new_id
 
     def kill(self, node_id: int) -> None:
         self.brokers[node_id].kill()
