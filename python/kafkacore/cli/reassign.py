@@ -488,9 +488,13 @@ def _incremental_alter(
                 ],
             )
         )
-    futures = admin.incremental_alter_configs(resources, request_timeout=TIMEOUT)
-    for future in futures.values():
-        wait(future)
+    # librdkafka takes one BROKER resource per request
+    topics = [r for r in resources if r.restype == adm.ResourceType.TOPIC]
+    batches = ([topics] if topics else []) + [[r] for r in resources if r not in topics]
+    for batch in batches:
+        futures = admin.incremental_alter_configs(batch, request_timeout=TIMEOUT)
+        for future in futures.values():
+            wait(future)
 
 
 # --- actions -------------------------------------------------------------------------------

@@ -931,8 +931,30 @@ class KafkaController:
             await rsm.handle_state_changes(keys, ReplicaState.DELETION_SUCCESSFUL)
             await rsm.handle_state_changes(keys, ReplicaState.NON_EXISTENT)
         if not new.is_being_reassigned:
+            await self._complete_without_moves(tp)
             return
         await self._maybe_complete_reassignment(tp, initial=True)
+
+    async def _complete_without_moves(self, tp: TopicPartition) -> None:
+        """Phase B of a reassignment with nothing to add (a new order of the same replicas,
+        or a cancellation back to them): the leader epoch is bumped (LeaderAndIsr to the
+        replicas, an election if the leader is no longer one) and every broker gets the
+        new replica list in UpdateMetadata."""
+        psm, _, batch = self._sms()
+        ctx = self.ctx
+        state = (await zka.read_states(self.zk, [tp])).get(tp)
+        if state is not None:
+            ctx.leader_isr[tp] = state
+            replicas = ctx.replicas(tp)
+            if state.leader not in replicas or not ctx.is_replica_online(state.leader):
+                await psm.handle_state_changes([tp], PartitionState.ONLINE, REASSIGN)
+            else:
+                bumped = await self._bump_leader_epoch(tp)
+                if bumped is not None:
+                    batch.add_leader_and_isr(replicas, tp, bumped, is_new=False)
+        await self._remove_from_zk_reassignment({(tp.topic, tp.partition)})
+        batch.add_update_metadata(ctx.live_or_shutting_down_broker_ids, [tp])
+        batch.send()
 
     async def _maybe_complete_reassignment(self, tp: TopicPartition, initial: bool = False) -> None:
         psm, rsm, batch = self._sms()
@@ -1144,7 +1166,9 @@ class KafkaController:
                 ):
                     out["error_code"] = int(ErrorCode.INVALID_REQUEST)
                 elif any(
-                    b not in live or (e != -1 and ctx.broker_epochs.get(b) != e)
+                    b not in live
+                    or (e != -1 and ctx.broker_epochs.get(b) != e)
+                    or b not in ctx.replicas(tp)  # e.g. removed by a cancelled reassignment
                     for b, e in isr_epochs
                 ):
                     out["error_code"] = int(
