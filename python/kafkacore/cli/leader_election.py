@@ -19,6 +19,7 @@ from kafkacore.cli.reassign import (
     _controller_call,
     _error_message,
     _java_tp_hash,
+    exception_name,
     java_set_order,
 )
 from kafkacore.cli.topics import BrokerError, admin_client
@@ -27,7 +28,6 @@ __all__ = ["register", "run"]
 
 PROG = "kafkacore leader-election"
 _TYPES = {"PREFERRED": 0, "UNCLEAN": 1}
-_SPECIAL_EXCEPTIONS = {"INVALID_TOPIC_EXCEPTION": "InvalidTopicException"}
 
 
 class _Failed(Exception):
@@ -98,16 +98,6 @@ def parse_election_json(text: str) -> list[TP]:
     return out
 
 
-def _exception_name(code: int) -> str:
-    from kafkacore.protocol import ErrorCode
-
-    name = ErrorCode(code).name
-    special = _SPECIAL_EXCEPTIONS.get(name)
-    if special:
-        return special
-    return "".join(w.capitalize() for w in name.split("_")) + "Exception"
-
-
 def run(args: argparse.Namespace) -> int:
     try:
         return _run(args)
@@ -164,7 +154,7 @@ def _run(args: argparse.Namespace) -> int:
                 noop.append(tp)
             else:
                 failed[tp] = (
-                    f"org.apache.kafka.common.errors.{_exception_name(p.error_code)}: "
+                    f"org.apache.kafka.common.errors.{exception_name(p.error_code)}: "
                     + _error_message(p.error_code, p.error_message)
                 )
     name = args.election_type.upper()

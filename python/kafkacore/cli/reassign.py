@@ -14,6 +14,7 @@ supported (the broker has no AlterReplicaLogDirs yet) and is refused.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import random
 import sys
@@ -460,6 +461,30 @@ def alter_reassignments(admin: Any, targets: dict[TP, list[int] | None]) -> dict
     return errors
 
 
+def exception_name(code: int) -> str:
+    """The Java exception class Kafka's clients raise for an error code."""
+    from kafkacore.protocol import ErrorCode
+
+    name = ErrorCode(code).name
+    if name == "INVALID_TOPIC_EXCEPTION":
+        return "InvalidTopicException"
+    return "".join(w.capitalize() for w in name.split("_")) + "Exception"
+
+
+def _wait_java(future: Any) -> Any:
+    """:func:`wait`, the broker's errors worded as Kafka's ``ExecutionException``."""
+    try:
+        return future.result(timeout=TIMEOUT)
+    except Exception as exc:
+        err: Any = exc.args[0] if exc.args else None
+        code = err.code() if hasattr(err, "code") else None
+        text = error_text(exc)
+        if isinstance(code, int) and code > 0:
+            with contextlib.suppress(ValueError):
+                text = f"org.apache.kafka.common.errors.{exception_name(code)}: {text}"
+        raise BrokerError(text) from None
+
+
 def _incremental_alter(
     admin: Any, ops: dict[tuple[str, str], list[tuple[str, str | None]]]
 ) -> None:
@@ -494,7 +519,7 @@ def _incremental_alter(
     for batch in batches:
         futures = admin.incremental_alter_configs(batch, request_timeout=TIMEOUT)
         for future in futures.values():
-            wait(future)
+            _wait_java(future)
 
 
 # --- actions -------------------------------------------------------------------------------
