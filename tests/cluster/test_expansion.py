@@ -102,8 +102,7 @@ def test_expand_then_decommission_under_load(fresh: Cluster, tmp_path: Path) -> 
         BackgroundProducer(fresh, "grow-b", TOPICS["grow-b"][0]) as b,
     ):
         wait_until(lambda: a.total() > 200 and b.total() > 200, 30, "records flowing")
-        assert fresh.add_broker() == 4
-        assert fresh.add_broker() == 5
+        assert fresh.add_brokers(2) == [4, 5]
         plan = move(fresh, tmp_path, [1, 2, 3, 4, 5], "expand")
         assert_znodes(fresh, plan)
         used = {r for e in plan["partitions"] for r in e["replicas"]}

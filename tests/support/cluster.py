@@ -9,7 +9,7 @@ id, a partition's leader and ISR), the way Kafka's system tests read a cluster.
     cluster.controller_id()           # from /controller
     cluster.partition_state("t", 0)   # from /brokers/topics/t/partitions/0/state
     cluster.kill(2); cluster.restart(2)
-    cluster.add_broker()              # broker 4, started and known to every broker
+    cluster.add_brokers(2)            # brokers 4 and 5, started and known to all
     cluster.stop()
 """
 
@@ -134,18 +134,21 @@ class Cluster:
         if problems:
             raise problems[0]
 
-    def add_broker(self, node_id: int | None = None) -> int:
-        """Start one more broker (the next free id unless given) with the cluster's
-        settings, as Kafka's docs expand a cluster; its id once every broker's metadata
-        names it."""
-        new_id = max(self.brokers) + 1 if node_id is None else node_id
-        assert new_id not in self.brokers, f"broker {new_id} exists"
-        broker = Broker(self.directory / f"broker-{new_id}", self._extra, node_id=new_id)
-        self.brokers[new_id] = broker
-        broker.start()
+    def add_brokers(self, count: int = 1) -> list[int]:
+        """Start ``count`` more brokers (the next ids) with the cluster's settings, side
+        by side, as Kafka's docs expand a cluster; their ids once every broker's metadata
+        names them."""
+        first = max(self.brokers) + 1
+        added = list(range(first, first + count))
+        for node_id in added:
+            broker = Broker(self.directory / f"broker-{node_id}", self._extra, node_id=node_id)
+            self.brokers[node_id] = broker
+            broker.spawn()
+        for node_id in added:
+            self.brokers[node_id].wait_started(60.0)
         self.wait_for_brokers(sum(1 for b in self.brokers.values() if b.running))
         self.wait_for_metadata()
-        return new_id
+        return added
 
     def kill(self, node_id: int) -> None:
         self.brokers[node_id].kill()
