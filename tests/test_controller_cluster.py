@@ -239,6 +239,19 @@ class FakeZk:
     async def set_entity_config(self, entity_type: str, name: str, configs: dict[str, str]) -> None:
         self.configs[(entity_type, name)] = dict(configs)
 
+    # /admin/reassign_partitions and /admin/preferred_replica_election: never written here
+    async def get_partition_reassignment(
+        self, watch: Callable[[], None] | None = None
+    ) -> dict[tuple[str, int], tuple[int, ...]] | None:
+        self._watch("reassign_partitions", watch)
+        return None
+
+    async def get_preferred_replica_election(
+        self, watch: Callable[[], None] | None = None
+    ) -> list[tuple[str, int]] | None:
+        self._watch("preferred_replica_election", watch)
+        return None
+
 
 class FakeBroker:
     """A TCP server answering LeaderAndIsr/UpdateMetadata/StopReplica; records requests."""

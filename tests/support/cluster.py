@@ -9,6 +9,7 @@ id, a partition's leader and ISR), the way Kafka's system tests read a cluster.
     cluster.controller_id()           # from /controller
     cluster.partition_state("t", 0)   # from /brokers/topics/t/partitions/0/state
     cluster.kill(2); cluster.restart(2)
+    cluster.add_brokers(2)            # brokers 4 and 5, started and known to all
     cluster.stop()
 """
 
@@ -76,6 +77,7 @@ class Cluster:
             *(FAST_FAILURE if fast_failure else ()),
             *overrides,
         ]
+        self._extra = extra
         self.brokers: dict[int, Broker] = {
             first_id + i: Broker(
                 self.directory / f"broker-{first_id + i}",
@@ -131,6 +133,22 @@ class Cluster:
             self._zk = None
         if problems:
             raise problems[0]
+
+    def add_brokers(self, count: int = 1) -> list[int]:
+        """Start ``count`` more brokers (the next ids) with the cluster's settings, side
+        by side, as Kafka's docs expand a cluster; their ids once every broker's metadata
+        names them."""
+        first = max(self.brokers) + 1
+        added = list(range(first, first + count))
+        for node_id in added:
+            broker = Broker(self.directory / f"broker-{node_id}", self._extra, node_id=node_id)
+            self.brokers[node_id] = broker
+            broker.spawn()
+        for node_id in added:
+            self.brokers[node_id].wait_started(60.0)
+        self.wait_for_brokers(sum(1 for b in self.brokers.values() if b.running))
+        self.wait_for_metadata()
+        return added
 
     def kill(self, node_id: int) -> None:
         self.brokers[node_id].kill()

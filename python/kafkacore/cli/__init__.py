@@ -40,9 +40,11 @@ def _build_parser() -> argparse.ArgumentParser:
         configs,
         consumer_groups,
         dump_log,
+        leader_election,
         log_dirs,
         offsets,
         pipeline,
+        reassign,
         server,
         topics,
     )
@@ -62,6 +64,8 @@ def _build_parser() -> argparse.ArgumentParser:
     consumer_groups.register(subparsers)
     log_dirs.register(subparsers)
     pipeline.register(subparsers)
+    reassign.register(subparsers)
+    leader_election.register(subparsers)
     return parser
 
 

@@ -377,10 +377,12 @@ class KafkaController:
         self.partition_sm.initialize()
         await self.partition_sm.trigger_online_partition_state_change()
         self.batch.send()
-        # 7. topic deletion, auto rebalance (reassignment, ZK-triggered preferred
-        # elections: not yet)
+        # 7. reassignments (API then ZK-triggered), topic deletion, ZK-triggered
+        # preferred elections, auto rebalance
         await self._resume_reassignments()
+        await self._process_zk_partition_reassignment()
         await self._resume_deletions()
+        await self._process_zk_preferred_replica_election()
         if bool(_cfg(self.config, "auto_leader_rebalance_enable", True)):
             interval = float(_cfg(self.config, "leader_imbalance_check_interval_seconds", 300))
             self._rebalance_task = asyncio.get_running_loop().create_task(
@@ -990,6 +992,8 @@ class KafkaController:
                     continue
             await self._on_partition_reassignment(tp, list(target))
             out[(t, p)] = (0, None)
+        # an API reassignment replaces a ZK-triggered one of the same partition
+        await self._remove_from_zk_reassignment({(t, p) for t, p in reassignments})
         return out
 
     def _validate_replicas(self, tp: TopicPartition, target: list[int]) -> str | None:
@@ -1057,8 +1061,30 @@ class KafkaController:
             await rsm.handle_state_changes(keys, ReplicaState.DELETION_SUCCESSFUL)
             await rsm.handle_state_changes(keys, ReplicaState.NON_EXISTENT)
         if not new.is_being_reassigned:
+            await self._complete_without_moves(tp)
             return
         await self._maybe_complete_reassignment(tp, initial=True)
+
+    async def _complete_without_moves(self, tp: TopicPartition) -> None:
+        """Phase B of a reassignment with nothing to add (a new order of the same replicas,
+        or a cancellation back to them): the leader epoch is bumped (LeaderAndIsr to the
+        replicas, an election if the leader is no longer one) and every broker gets the
+        new replica list in UpdateMetadata."""
+        psm, _, batch = self._sms()
+        ctx = self.ctx
+        state = (await zka.read_states(self.zk, [tp])).get(tp)
+        if state is not None:
+            ctx.leader_isr[tp] = state
+            replicas = ctx.replicas(tp)
+            if state.leader not in replicas or not ctx.is_replica_online(state.leader):
+                await psm.handle_state_changes([tp], PartitionState.ONLINE, REASSIGN)
+            else:
+                bumped = await self._bump_leader_epoch(tp)
+                if bumped is not None:
+                    batch.add_leader_and_isr(replicas, tp, bumped, is_new=False)
+        await self._remove_from_zk_reassignment({(tp.topic, tp.partition)})
+        batch.add_update_metadata(ctx.live_or_shutting_down_broker_ids, [tp])
+        batch.send()
 
     async def _maybe_complete_reassignment(self, tp: TopicPartition, initial: bool = False) -> None:
         psm, rsm, batch = self._sms()
@@ -1099,6 +1125,7 @@ class KafkaController:
         await rsm.handle_state_changes(keys, ReplicaState.DELETION_SUCCESSFUL)
         await rsm.handle_state_changes(keys, ReplicaState.NON_EXISTENT)
         await self._write_topic_assignment(tp.topic)
+        await self._remove_from_zk_reassignment({(tp.topic, tp.partition)})
         batch.add_update_metadata(ctx.live_or_shutting_down_broker_ids, [tp])
         batch.send()
 
@@ -1112,6 +1139,100 @@ class KafkaController:
             ):
                 target = [r for r in a.replicas if r not in a.removing]
                 await self._on_partition_reassignment(tp, target)
+
+    # --- ZK-triggered reassignments and preferred elections (§2.2 step 1, §2.7) ----------
+
+    async def _process_zk_partition_reassignment(self) -> None:
+        """``/admin/reassign_partitions`` created or changed (and at failover): start every
+        listed reassignment that is not already running with that target; drop from the
+        node the entries that are done (target = current replicas), invalid or of unknown
+        or deleted partitions (Kafka's ``processZkPartitionReassignment``, without the
+        zombie entries that once blocked it), deleting the node when nothing is left."""
+        if not self._active():
+            return
+        ctx = self.ctx
+        v = ctx.epoch_zk_version
+        try:
+            wanted = await self.zk.get_partition_reassignment(
+                watch=self._watch("zk_partition_reassignment")
+            )
+        except (ValueError, KeyError, TypeError) as exc:
+            log.warning(
+                "controller %d: unreadable reassignment node dropped: %s", self.broker_id, exc
+            )
+            await self.zk.delete_partition_reassignment(controller_epoch_zk_version=v)
+            return
+        if wanted is None:
+            return
+        if not wanted:
+            await self.zk.delete_partition_reassignment(controller_epoch_zk_version=v)
+            return
+        finished: set[tuple[str, int]] = set()
+        for (t, p), target in sorted(wanted.items()):
+            tp = TopicPartition(t, p)
+            a = ctx.full_assignment(tp)
+            if a is None or ctx.is_topic_queued_for_deletion(t):
+                log.warning(
+                    "controller %d: ZK reassignment of unknown %s dropped", self.broker_id, tp
+                )
+                finished.add((t, p))
+                continue
+            if a.is_being_reassigned:
+                if [r for r in a.replicas if r not in a.removing] == list(target):
+                    continue  # already moving there
+            elif list(a.replicas) == list(target):
+                finished.add((t, p))  # nothing to do
+                continue
+            error = self._validate_replicas(tp, list(target))
+            if error is not None:
+                log.warning("controller %d: ZK reassignment of %s: %s", self.broker_id, tp, error)
+                finished.add((t, p))
+                continue
+            await self._on_partition_reassignment(tp, list(target))
+            cur = ctx.full_assignment(tp)
+            if cur is not None and not cur.is_being_reassigned:
+                finished.add((t, p))
+        await self._remove_from_zk_reassignment(finished)
+
+    async def _remove_from_zk_reassignment(self, partitions: set[tuple[str, int]]) -> None:
+        """Remove ``partitions`` from ``/admin/reassign_partitions`` (deleted when empty)."""
+        if not partitions:
+            return
+        current = await self.zk.get_partition_reassignment()
+        if current is None or not partitions & set(current):
+            return
+        left = {k: v for k, v in current.items() if k not in partitions}
+        await self.zk.set_partition_reassignment(
+            left, controller_epoch_zk_version=self.ctx.epoch_zk_version
+        )
+
+    async def _process_zk_preferred_replica_election(self) -> None:
+        """``/admin/preferred_replica_election`` created (and at failover): a PREFERRED
+        election of the listed partitions, then the node is deleted, whatever the outcome."""
+        if not self._active():
+            return
+        try:
+            partitions = await self.zk.get_preferred_replica_election(
+                watch=self._watch("zk_preferred_replica_election")
+            )
+        except (ValueError, KeyError, TypeError) as exc:
+            log.warning("controller %d: unreadable election node dropped: %s", self.broker_id, exc)
+            partitions = []
+        if partitions is None:
+            return
+        try:
+            results = await self._process_elect_leaders(list(dict.fromkeys(partitions)), False)
+            failed = {
+                k: v for k, v in results.items() if v[0] not in (0, ErrorCode.ELECTION_NOT_NEEDED)
+            }
+            if failed:
+                log.warning(
+                    "controller %d: preferred election failed for %s", self.broker_id, failed
+                )
+        finally:
+            await self.zk.delete_preferred_replica_election(
+                controller_epoch_zk_version=self.ctx.epoch_zk_version
+            )
 
     # --- AlterPartition (§3.3) -----------------------------------------------------------------
 
@@ -1175,7 +1296,9 @@ class KafkaController:
                 ):
                     out["error_code"] = int(ErrorCode.INVALID_REQUEST)
                 elif any(
-                    b not in live or (e != -1 and ctx.broker_epochs.get(b) != e)
+                    b not in live
+                    or (e != -1 and ctx.broker_epochs.get(b) != e)
+                    or b not in ctx.replicas(tp)  # e.g. removed by a cancelled reassignment
                     for b, e in isr_epochs
                 ):
                     out["error_code"] = int(
