@@ -1,8 +1,10 @@
 # ruff: noqa: E501
 """``kafkacore configs``: Kafka's ``kafka-configs.sh`` (topics and brokers) over
-confluent-kafka's AdminClient (DescribeConfigs, IncrementalAlterConfigs).
-
-``clients`` and ``users`` (quotas) are refused: the broker has no quota APIs yet.
+confluent-kafka's AdminClient (DescribeConfigs, IncrementalAlterConfigs); ``clients`` and
+``users`` (client quotas) over kafkacore's own client (DescribeClientQuotas,
+AlterClientQuotas), with Kafka's ``ConfigCommand`` output. ``--entity-type`` may be
+repeated, each followed by its ``--entity-name`` or ``--entity-default``
+(``--entity-type users --entity-name u --entity-type clients --entity-name c``).
 """
 
 from __future__ import annotations
@@ -27,15 +29,27 @@ def register(subparsers: Any) -> None:
     actions = parser.add_mutually_exclusive_group()
     actions.add_argument("--describe", action="store_true")
     actions.add_argument("--alter", action="store_true")
-    parser.add_argument("--entity-type", choices=sorted(_SINGULAR))
-    parser.add_argument("--entity-name")
-    parser.add_argument("--entity-default", action="store_true")
+    parser.add_argument(
+        "--entity-type", dest="entity_types", action="append", choices=sorted(_SINGULAR)
+    )
+    parser.add_argument("--entity-name", dest="entity_names", action=_EntityName)
+    parser.add_argument("--entity-default", dest="entity_names", action=_EntityName, nargs=0)
     parser.add_argument("--topic", help="Same as --entity-type topics --entity-name TOPIC.")
     parser.add_argument("--broker", help="Same as --entity-type brokers --entity-name ID.")
     parser.add_argument("--all", action="store_true")
     parser.add_argument("--add-config", action="append", default=[])
     parser.add_argument("--delete-config", action="append", default=[])
     parser.set_defaults(run=run, prog=PROG)
+
+
+class _EntityName(argparse.Action):
+    """``--entity-name N`` and ``--entity-default`` (``""``) into one ordered list, as
+    Kafka's ``ConfigCommand`` pairs them with the ``--entity-type`` options."""
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option: Any = None) -> None:
+        names = list(getattr(namespace, self.dest, None) or [])
+        names.append(values if isinstance(values, str) else "")
+        setattr(namespace, self.dest, names)
 
 
 def parse_add_config(text: str) -> dict[str, str]:
@@ -76,20 +90,27 @@ def parse_add_config(text: str) -> dict[str, str]:
 def run(args: argparse.Namespace) -> int:
     from kafkacore.cli import UsageError
 
+    types: list[str] = list(args.entity_types or [])
+    names: list[str] = list(args.entity_names or [])
     if args.topic:
-        args.entity_type, args.entity_name = "topics", args.topic
+        types, names = ["topics"], [args.topic]
     if args.broker:
-        args.entity_type, args.entity_name = "brokers", args.broker
+        types, names = ["brokers"], [args.broker]
+    args.entity_type = types[0] if types else None
+    args.entity_name = names[0] if names and names[0] != "" else None
+    args.entity_default = bool(names) and names[0] == ""
     if not (args.describe or args.alter):
         raise UsageError(PROG, "Command must include exactly one action: --describe, --alter")
     if args.entity_type is None:
         raise UsageError(PROG, "--entity-type must be specified")
     if args.entity_type in ("clients", "users"):
-        sys.stderr.write(
-            f"{PROG}: error: entity type {args.entity_type} (client quotas) is not supported yet: "
-            "the broker has no quota APIs\n"
+        from kafkacore.cli.quotas import run_quotas
+
+        return run_quotas(args, types, names)
+    if len(types) > 1:
+        raise UsageError(
+            PROG, "Only one entity type is valid, unless the entity types are users and clients"
         )
-        return 1
     if (
         args.entity_name is None
         and not args.entity_default
