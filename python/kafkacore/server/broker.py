@@ -185,6 +185,8 @@ class KafkaServer:
         )
         self.controller = services.controller
         self.services = services
+        if isinstance(store, ZooKeeperMetadataStore):
+            store.add_listener(_DynamicBrokerConfigFollower(services))
         endpoints = config.listener_endpoints()
         server = SocketServer(
             RequestChannel(services),
@@ -326,3 +328,33 @@ class KafkaServer:
         if self.zk is not None:
             await self.zk.close()  # the ephemeral /brokers/ids/<id> goes with the session
         logger.info("%s shut down completed", self._prefix)
+
+
+class _DynamicBrokerConfigFollower:
+    """Cluster mode: a dynamic broker config changed through another broker (a
+    ``/config/changes`` notification of ``brokers/<id>`` or ``brokers/<default>``) applies
+    here too (Kafka's ``BrokerConfigHandler``). Called on the event loop."""
+
+    def __init__(self, services: BrokerServices) -> None:
+        self._services = services
+
+    def on_broker_configs_changed(self, entity: str, configs: Any) -> None:
+        services = self._services
+        node = str(services.node_id)
+        if entity not in (node, DEFAULT_ENTITY):
+            return
+        store = services.metadata_store
+        current = services.configs.current
+        updated = current.with_dynamic(
+            store.broker_configs(node), store.broker_configs(DEFAULT_ENTITY), validate=False
+        )
+        services.configs.update(updated)
+
+    def on_topic_changed(self, topic: Any) -> None:
+        pass
+
+    def on_topic_deleted(self, name: str) -> None:
+        pass
+
+    def on_cluster_id(self, cluster_id: str) -> None:
+        pass
