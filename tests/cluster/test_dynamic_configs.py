@@ -67,16 +67,19 @@ def kafkacore_configs(cluster: Cluster, *args: str) -> str:
     return proc.stdout
 
 
-def call(cluster: Cluster, node: int, api: str, version: int, request: Any) -> Any:
-    """One request to broker ``node`` (not routed elsewhere)."""
-    client = Client(cluster.brokers[node].bootstrap, client_id="dynamic-configs-test")
+def call(cluster: Cluster | str, node: int, api: str, version: int, request: Any) -> Any:
+    """One request to broker ``node`` (not routed elsewhere), or to the address given."""
+    address = cluster if isinstance(cluster, str) else cluster.brokers[node].bootstrap
+    client = Client(address, client_id="dynamic-configs-test")
     try:
         return client._call_any(api, version, request)
     finally:
         client.close()
 
 
-def describe_quotas(cluster: Cluster, node: int) -> dict[tuple[tuple[str, str | None], ...], Any]:
+def describe_quotas(
+    cluster: Cluster | str, node: int = 0
+) -> dict[tuple[tuple[str, str | None], ...], Any]:
     cls = APIS_BY_NAME["DescribeClientQuotas"].request.cls
     response = call(cluster, node, "DescribeClientQuotas", 1, cls(components=[], strict=False))
     assert response.error_code == 0, response.error_message
@@ -88,7 +91,7 @@ def describe_quotas(cluster: Cluster, node: int) -> dict[tuple[tuple[str, str | 
     }
 
 
-def describe_configs(cluster: Cluster, node: int, kind: int, name: str) -> dict[str, Any]:
+def describe_configs(cluster: Cluster | str, node: int, kind: int, name: str) -> dict[str, Any]:
     """``{config: (value, source name, [synonym sources])}`` as broker ``node`` describes
     the resource."""
     cls = APIS_BY_NAME["DescribeConfigs"].request.cls
@@ -494,3 +497,113 @@ def test_producer_byte_rate_throttles_a_producer(configs_cluster: Cluster) -> No
     window = [size for t, size in acked if 6.0 <= t < duration]
     rate = sum(window) / (duration - 6.0)
     assert 0.8 * quota <= rate <= 1.2 * quota, f"{rate:.0f} B/s for a quota of {quota} B/s"
+
+
+# -- the same through a Kafka 3.9.1 broker ------------------------------------------------------
+
+KAFKA_ID = 4
+
+
+def alter_quotas(address: str, entity: dict[str, str | None], ops: list[tuple[str, float]]) -> Any:
+    cls = APIS_BY_NAME["AlterClientQuotas"].request.cls
+    request = cls(
+        entries=[
+            cls.EntryData(
+                entity=[cls.EntityData(entity_type=t, entity_name=n) for t, n in entity.items()],
+                ops=[cls.OpData(key=k, value=v, remove=False) for k, v in ops],
+            )
+        ],
+        validate_only=True,
+    )
+    (entry,) = call(address, 0, "AlterClientQuotas", 1, request).entries
+    return entry.error_code, entry.error_message
+
+
+def describe_quotas_error(address: str, components: list[tuple[str, int, str | None]]) -> Any:
+    cls = APIS_BY_NAME["DescribeClientQuotas"].request.cls
+    request = cls(
+        components=[
+            cls.ComponentData(entity_type=t, match_type=m, match=n) for t, m, n in components
+        ],
+        strict=False,
+    )
+    response = call(address, 0, "DescribeClientQuotas", 1, request)
+    return response.error_code, response.error_message
+
+
+def test_a_kafka_broker_agrees(configs_cluster: Cluster, tmp_path: Any) -> None:
+    """Kafka 3.9.1 joins the cluster as broker 4: it reads the quotas kafkacore stored,
+    describes broker configs with the same sources and synonyms, and refuses bad quota
+    requests with the same errors."""
+    from cluster.test_mixed_cluster import KafkaBroker
+
+    cluster = configs_cluster
+    kafka = KafkaBroker(tmp_path / "kafka", cluster.zookeeper_connect)
+    kafka.props.write_text(kafka.props.read_text().replace("broker.id=3", f"broker.id={KAFKA_ID}"))
+    try:
+        kafka.start()
+        wait_until(lambda: KAFKA_ID in cluster.registered(), 120, "Kafka registered")
+        ours = describe_quotas(cluster, 1)
+        assert ours, "the quotas of the earlier tests"
+        wait_until(lambda: describe_quotas(kafka.bootstrap) == ours, 60, "Kafka's quotas")
+
+        with ThreadPoolExecutor(2) as pool:
+            list(
+                pool.map(
+                    lambda node: kafka_configs(
+                        cluster,
+                        "--alter",
+                        "--entity-type",
+                        "brokers",
+                        "--entity-name",
+                        str(node),
+                        "--add-config",
+                        # at most double the running cleaner's threads (Kafka's rule)
+                        "log.cleaner.threads=2",
+                    ),
+                    [1, KAFKA_ID],
+                )
+            )
+        keys = ("log.cleaner.threads", "replica.lag.time.max.ms", "log.cleaner.backoff.ms")
+
+        def view(address: Cluster | str, node: int) -> Any:
+            described = describe_configs(address, node, BROKER, str(node))
+            return {k: described[k] for k in keys}
+
+        wait_until(
+            lambda: (
+                view(kafka.bootstrap, KAFKA_ID)["log.cleaner.threads"][1] == "DYNAMIC_BROKER_CONFIG"
+            ),
+            30,
+            "Kafka",
+        )
+        wait_until(
+            lambda: view(cluster, 1)["log.cleaner.threads"][1] == "DYNAMIC_BROKER_CONFIG",
+            30,
+            "broker 1",
+        )
+        assert view(cluster, 1) == view(kafka.bootstrap, KAFKA_ID)
+
+        for entity, ops in [
+            ({"user": "x"}, [("segment.bytes", 1.0)]),
+            ({"client-id": "x"}, [("producer_byte_rate", 1.5)]),
+            ({}, [("producer_byte_rate", 1.0)]),
+            ({"user": ""}, [("producer_byte_rate", 1.0)]),
+            ({"ip": "127.0.0.1", "user": "u"}, [("connection_creation_rate", 1.0)]),
+            ({"ip": "127.0.0.1"}, [("producer_byte_rate", 1.0)]),
+            ({"user": "x", "client-id": None}, [("request_percentage", 12.5)]),
+        ]:
+            assert alter_quotas(cluster.bootstrap, entity, ops) == alter_quotas(
+                kafka.bootstrap, entity, ops
+            ), entity
+        for components in [
+            [("user", 2, None), ("user", 0, "a")],
+            [("ip", 2, None), ("client-id", 2, None)],
+            [("group", 2, None)],
+            [("", 2, None)],
+        ]:
+            assert describe_quotas_error(cluster.bootstrap, components) == describe_quotas_error(
+                kafka.bootstrap, components
+            ), components
+    finally:
+        kafka.stop()
