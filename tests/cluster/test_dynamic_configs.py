@@ -611,5 +611,21 @@ def test_a_kafka_broker_agrees(configs_cluster: Cluster, tmp_path: Any) -> None:
             assert describe_quotas_error(cluster.bootstrap, components) == describe_quotas_error(
                 kafka.bootstrap, components
             ), components
+        for users in [None, ["nobody"], ["twice", "twice"], ["alice", "bob"]]:
+            assert describe_scram(cluster.bootstrap, users) == describe_scram(
+                kafka.bootstrap, users
+            ), users
+        # and Kafka's ConfigCommand describes a user (quotas, then SCRAM credentials)
+        out = kafka_configs(cluster, "--describe", "--entity-type", "users", "--entity-name", "bob")
+        assert out.strip() == "Quota configs for user-principal 'bob' are consumer_byte_rate=4096.0"
     finally:
         kafka.stop()
+
+
+def describe_scram(address: str, users: list[str] | None) -> Any:
+    cls = APIS_BY_NAME["DescribeUserScramCredentials"].request.cls
+    request = cls(users=None if users is None else [cls.UserName(name=u) for u in users])
+    response = call(address, 0, "DescribeUserScramCredentials", 0, request)
+    return response.error_code, [
+        (r.user, r.error_code, r.error_message, len(r.credential_infos)) for r in response.results
+    ]

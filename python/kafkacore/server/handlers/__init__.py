@@ -43,6 +43,7 @@ from kafkacore.server.handlers.produce import handle_produce
 from kafkacore.server.handlers.quotas import (
     handle_alter_client_quotas,
     handle_describe_client_quotas,
+    handle_describe_user_scram_credentials,
 )
 from kafkacore.server.handlers.records import handle_delete_records
 from kafkacore.server.handlers.replication import (
@@ -88,6 +89,7 @@ HANDLERS: dict[ApiKey, Handler] = {
     ApiKey.DESCRIBE_CLUSTER: handle_describe_cluster,
     ApiKey.DESCRIBE_CLIENT_QUOTAS: handle_describe_client_quotas,
     ApiKey.ALTER_CLIENT_QUOTAS: handle_alter_client_quotas,
+    ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS: handle_describe_user_scram_credentials,
     ApiKey.LEADER_AND_ISR: handle_leader_and_isr,
     ApiKey.UPDATE_METADATA: handle_update_metadata,
     ApiKey.STOP_REPLICA: handle_stop_replica,

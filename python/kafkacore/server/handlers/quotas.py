@@ -11,6 +11,10 @@
   name (2); with ``strict`` an entity must have no other type than the components'.
   A repeated entity type, or ``ip`` with ``user``/``client-id``, is INVALID_REQUEST; an
   unknown entity type UNSUPPORTED_VERSION (Kafka's "Custom entity type ... not supported").
+* DescribeUserScramCredentials v0 (KIP-554; ``kafka-configs --describe --entity-type users``
+  sends it): the SCRAM credentials stored with a user's quotas (``SCRAM-SHA-256`` /
+  ``SCRAM-SHA-512`` keys of ``/config/users/<user>``, as Kafka stores them); a named user
+  without any is RESOURCE_NOT_FOUND, a user named twice DUPLICATE_RESOURCE.
 """
 
 from __future__ import annotations
@@ -33,10 +37,16 @@ from kafkacore.server.client_quotas import (
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.services import BrokerServices
 
-__all__ = ["handle_alter_client_quotas", "handle_describe_client_quotas"]
+__all__ = [
+    "handle_alter_client_quotas",
+    "handle_describe_client_quotas",
+    "handle_describe_user_scram_credentials",
+]
 
 _DESCRIBE: Any = APIS_BY_NAME["DescribeClientQuotas"].response.cls
 _ALTER: Any = APIS_BY_NAME["AlterClientQuotas"].response.cls
+_SCRAM: Any = APIS_BY_NAME["DescribeUserScramCredentials"].response.cls
+SCRAM_MECHANISMS = {"SCRAM-SHA-256": 1, "SCRAM-SHA-512": 2}
 
 MATCH_EXACT, MATCH_DEFAULT, MATCH_ANY = 0, 1, 2
 _ENTITY_ORDER = {USER: 0, CLIENT_ID: 1, IP: 2}
@@ -185,3 +195,61 @@ def handle_describe_client_quotas(
         for entity, quotas in found
     ]
     return _DESCRIBE(throttle_time_ms=0, error_code=0, error_message=None, entries=entries)
+
+
+# -- DescribeUserScramCredentials -----------------------------------------------------------
+
+
+def _credentials(configs: dict[str, str]) -> list[Any]:
+    infos = []
+    for name, mechanism in SCRAM_MECHANISMS.items():
+        stored = configs.get(name)
+        if stored is None:
+            continue
+        fields = dict(part.partition("=")[::2] for part in stored.split(","))
+        try:
+            iterations = int(fields.get("iterations", ""))
+        except ValueError:
+            continue
+        infos.append(_SCRAM.CredentialInfo(mechanism=mechanism, iterations=iterations))
+    return infos
+
+
+def handle_describe_user_scram_credentials(
+    services: BrokerServices, context: RequestContext, request: Any
+) -> Any:
+    users: dict[str, list[Any]] = {}
+    for path, configs in services.metadata_store.quota_configs().items():
+        entity = entity_from_path(path)
+        user = None if entity is None or set(entity) != {USER} else entity[USER]
+        infos = [] if user is None else _credentials(configs)
+        if user is not None and infos:
+            users[user] = infos
+    results = []
+    if not request.users:
+        for user in sorted(users):
+            results.append(
+                _SCRAM.DescribeUserScramCredentialsResult(
+                    user=user, error_code=0, error_message=None, credential_infos=users[user]
+                )
+            )
+    else:
+        names = [u.name for u in request.users]
+        for name in dict.fromkeys(names):
+            code, message, infos = ErrorCode.NONE, None, users.get(name, [])
+            if names.count(name) > 1:
+                code = ErrorCode.DUPLICATE_RESOURCE
+                message = (
+                    "Cannot describe SCRAM credentials for the same user twice in a single "
+                    f"request: {name}"
+                )
+                infos = []
+            elif not infos:
+                code = ErrorCode.RESOURCE_NOT_FOUND
+                message = f"Attempt to describe a user credential that does not exist: {name}"
+            results.append(
+                _SCRAM.DescribeUserScramCredentialsResult(
+                    user=name, error_code=code, error_message=message, credential_infos=infos
+                )
+            )
+    return _SCRAM(throttle_time_ms=0, error_code=0, error_message=None, results=results)
