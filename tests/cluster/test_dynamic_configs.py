@@ -418,6 +418,15 @@ def test_topic_and_broker_configs(configs_cluster: Cluster) -> None:
     )
     assert out.strip() == "Completed updating config for broker 2."
     wait_until(lambda: broker_view(2) == expected[1], 20, "broker 2 back on the default")
+    # both commands describe broker 2 and the default alike
+    describes = [
+        ("--describe", "--entity-type", "brokers", *entity)
+        for entity in (("--entity-name", "2"), ("--entity-default",))
+    ]
+    with ThreadPoolExecutor(2) as pool:
+        theirs = list(pool.map(lambda a: kafka_configs(cluster, *a), describes))
+    for args, expected_output in zip(describes, theirs, strict=True):
+        assert kafkacore_configs(cluster, *args) == expected_output, args
 
 
 # -- throttling --------------------------------------------------------------------------------
