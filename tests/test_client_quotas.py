@@ -3,8 +3,13 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+from typing import Any
+
 import pytest
 
+from kafkacore.protocol import APIS_BY_NAME, ApiKey, RequestHeader
+from kafkacore.server.channel import _client_throttles, _quota_throttle_ms
 from kafkacore.server.client_quotas import (
     CLIENT_QUOTA_KEYS,
     ClientQuotaManager,
@@ -15,7 +20,9 @@ from kafkacore.server.client_quotas import (
     sanitize,
     stored_quota_value,
 )
+from kafkacore.server.handlers.fetch import _apply_fetch_quota
 from kafkacore.server.handlers.quotas import MATCH_ANY, MATCH_DEFAULT, MATCH_EXACT, describe_quotas
+from kafkacore.server.request_context import ANONYMOUS
 
 # Kafka's documented order, most specific first, for user "u" and client id "c"
 PRECEDENCE = [
@@ -168,3 +175,44 @@ def test_describe_filters() -> None:
     assert _described({"ip": (MATCH_ANY, None)}, strict=True) == {"ips/<default>"}
     values = describe_quotas(CONFIGS, {"client-id": (MATCH_EXACT, "app")}, True)
     assert values == [({"client-id": "app"}, {"request_percentage": 4.5})]
+
+
+# -- the Produce / Fetch hooks and the channel ---------------------------------------------------
+
+
+def _context(client_id: str) -> Any:
+    header = RequestHeader(ApiKey.FETCH, 12, 1, client_id)
+    return SimpleNamespace(principal=ANONYMOUS, header=header)
+
+
+def test_a_throttled_fetch_sends_no_records() -> None:
+    now = [0.0]
+    quotas = ClientQuotaManager(clock_ms=lambda: now[0])
+    quotas.on_quota_configs_changed("clients/slow", {"consumer_byte_rate": "100"})
+    services = SimpleNamespace(client_quotas=quotas)
+    cls: Any = APIS_BY_NAME["Fetch"].response.cls
+
+    def response() -> Any:
+        data = cls.PartitionData(partition_index=0, records=b"r" * 1500)
+        topics = [cls.FetchableTopicResponse(topic="t", partitions=[data])]
+        return cls(throttle_time_ms=0, error_code=0, session_id=0, responses=topics)
+
+    first = response()
+    _apply_fetch_quota(services, _context("slow"), first)  # type: ignore[arg-type]
+    # 1500 B over a 10 s window is 150 B/s: throttled 5 s, and the records taken back
+    assert (first.throttle_time_ms, first.responses) == (5000, [])
+    assert quotas.record("consumer_byte_rate", "ANONYMOUS", "slow", 0) == 0
+    # a client id without a quota gets everything
+    other = response()
+    _apply_fetch_quota(services, _context("fast"), other)  # type: ignore[arg-type]
+    assert other.throttle_time_ms == 0 and len(other.responses) == 1
+
+
+def test_the_channel_mutes_after_a_throttled_response() -> None:
+    fetch_v12 = RequestHeader(ApiKey.FETCH, 12, 1, "c")
+    produce_v5 = RequestHeader(ApiKey.PRODUCE, 5, 1, "c")
+    throttled = SimpleNamespace(throttle_time_ms=250)
+    assert _quota_throttle_ms(fetch_v12, throttled) == 250
+    assert _quota_throttle_ms(RequestHeader(ApiKey.METADATA, 12, 1, "c"), throttled) == 0
+    # KIP-219: Fetch v8+ / Produce v6+ clients wait themselves; older ones get a late answer
+    assert _client_throttles(fetch_v12) and not _client_throttles(produce_v5)
