@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from kafkacore.metadata import EmbeddedMetadataStore
 from kafkacore.protocol import APIS_BY_NAME, ApiKey, RequestHeader
 from kafkacore.server.channel import _client_throttles, _quota_throttle_ms
 from kafkacore.server.client_quotas import (
@@ -216,3 +217,17 @@ def test_the_channel_mutes_after_a_throttled_response() -> None:
     assert _quota_throttle_ms(RequestHeader(ApiKey.METADATA, 12, 1, "c"), throttled) == 0
     # KIP-219: Fetch v8+ / Produce v6+ clients wait themselves; older ones get a late answer
     assert _client_throttles(fetch_v12) and not _client_throttles(produce_v5)
+
+
+def test_the_embedded_store_keeps_quotas(tmp_path: Any) -> None:
+    """A single node (``make run``) stores quotas in its metadata file and tells the
+    quota manager; a restart reads them back."""
+    store = EmbeddedMetadataStore(tmp_path, 1)
+    manager = ClientQuotaManager()
+    store.add_listener(manager)
+    store.set_quota_configs("users/u/clients/c", {"producer_byte_rate": "10"})
+    assert manager.quota("producer_byte_rate", "u", "c") == 10
+    store.set_quota_configs("clients/<default>", {"consumer_byte_rate": "20"})
+    store.set_quota_configs("clients/<default>", {})
+    reopened = EmbeddedMetadataStore(tmp_path, 1)
+    assert reopened.quota_configs() == {"users/u/clients/c": {"producer_byte_rate": "10"}}
