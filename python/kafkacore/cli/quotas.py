@@ -17,6 +17,7 @@ import sys
 from typing import Any
 
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+from kafkacore.server.client_quotas import java_double
 
 __all__ = ["run_quotas"]
 
@@ -74,10 +75,7 @@ def run_quotas(args: argparse.Namespace, types: list[str], names: list[str]) -> 
                 print(f"Completed updating config for {head_type[:-1]} {head_name}.")
             else:
                 print(f"Completed updating default config for {head_type} in the cluster.")
-    except _Failed as exc:
-        sys.stderr.write(f"Error while executing config command: {exc}\n")
-        return 1
-    except Exception as exc:  # KafkaError and connection failures
+    except Exception as exc:  # _Failed, KafkaError and connection failures
         sys.stderr.write(f"Error while executing config command: {exc}\n")
         return 1
     finally:
@@ -128,15 +126,9 @@ def _describe(client: Any, components: list[tuple[str, str | None]]) -> list[str
                     parts.append(
                         f"{label} '{name}'" if name is not None else f"the default {label}"
                     )
-        configs = ", ".join(f"{k}={_java_double(v)}" for k, v in values.items())
+        configs = ", ".join(f"{k}={java_double(v)}" for k, v in values.items())
         lines.append(f"Quota configs for {', '.join(parts)} are {configs}")
     return lines
-
-
-def _java_double(value: float) -> str:
-    from kafkacore.server.client_quotas import _java_double as to_text
-
-    return to_text(value)
 
 
 def _alter(

@@ -37,7 +37,7 @@ import socket
 import threading
 import time
 import urllib.parse
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 __all__ = [
@@ -55,6 +55,7 @@ __all__ = [
     "desanitize",
     "entity_from_path",
     "entity_path",
+    "java_double",
     "quota_candidates",
     "sanitize",
     "stored_quota_value",
@@ -103,10 +104,6 @@ def sanitize(name: str | None) -> str:
 
 def desanitize(name: str) -> str | None:
     return None if name == DEFAULT_NAME else urllib.parse.unquote(name)
-
-
-Entity = tuple[tuple[str, str | None], ...]
-"""A quota entity: ``(entity type, name or None for the default)`` pairs, sorted by type."""
 
 
 def entity_path(entity: Mapping[str, str | None]) -> tuple[str, dict[str, str]]:
@@ -173,7 +170,7 @@ def stored_quota_value(key: str, value: float, keys: Mapping[str, str]) -> str:
     if kind is None:
         raise QuotaEntityError(f"Invalid configuration key {key}")
     if kind == "DOUBLE":
-        return _java_double(value)
+        return java_double(value)
     epsilon = 1e-6
     as_int = math.trunc(value + epsilon)
     if abs(as_int - value) > epsilon:
@@ -181,7 +178,7 @@ def stored_quota_value(key: str, value: float, keys: Mapping[str, str]) -> str:
     return str(as_int)
 
 
-def _java_double(value: float) -> str:
+def java_double(value: float) -> str:
     """``Double.toString`` for the values a quota takes (``100.0``, ``1.5``, ``1.0E7``)."""
     if value == int(value) and abs(value) < 1e7:
         return f"{value:.1f}"
@@ -273,11 +270,11 @@ class ClientQuotaManager:
     rates of Produce and Fetch. It is a metadata store listener: only
     :meth:`on_quota_configs_changed` does anything."""
 
-    def __init__(self, clock_ms: object = None) -> None:
+    def __init__(self, clock_ms: Callable[[], float] | None = None) -> None:
         self._lock = threading.Lock()
         self._configs: dict[str, dict[str, str]] = {}
         self._rates: dict[tuple[str, tuple[str, str]], WindowedRate] = {}
-        self._clock = clock_ms if callable(clock_ms) else (lambda: time.monotonic() * 1000)
+        self._clock = clock_ms or (lambda: time.monotonic() * 1000)
 
     # -- configs ----------------------------------------------------------------------------
 
@@ -352,9 +349,3 @@ class ClientQuotaManager:
             rate = None if quota is None else self._rates.get((key, quota.sensor))
             if rate is not None:
                 rate.record(-value, now)
-
-
-def quota_paths(paths: Iterable[str]) -> list[str]:
-    """The quota entity paths among ``paths`` (entities of ``users``, ``clients``,
-    ``ips``)."""
-    return [p for p in paths if entity_from_path(p) is not None]
