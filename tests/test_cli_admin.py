@@ -139,8 +139,16 @@ def test_configs(broker: str) -> None:
         "no.such.config=1",
     )
     assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1
+    # client quotas (DescribeClientQuotas / AlterClientQuotas)
     r = kc("configs", *b, "--entity-type", "clients", "--entity-default", "--describe")
-    assert r.returncode == 1 and "not supported" in r.stderr
+    assert (r.returncode, r.stdout) == (0, ""), r.stderr
+    quota = ("--entity-type", "clients", "--entity-default", "--alter", "--add-config")
+    r = kc("configs", *b, *quota, "consumer_byte_rate=2048")
+    assert r.stdout == "Completed updating default config for clients in the cluster.\n"
+    r = kc("configs", *b, "--entity-type", "clients", "--entity-default", "--describe")
+    assert r.stdout == "Quota configs for the default client-id are consumer_byte_rate=2048.0\n"
+    r = kc("configs", *b, *quota, "segment.bytes=1")
+    assert r.returncode == 1 and "Invalid configuration key segment.bytes" in r.stderr
     assert kc("configs", *b, "--entity-type", "topics", "--describe").returncode == 1
 
 

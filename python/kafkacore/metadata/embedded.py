@@ -109,6 +109,7 @@ class EmbeddedMetadataStore:
         self._cluster_id: str | None = None
         self._topics: dict[str, TopicMetadata] = {}
         self._broker_configs: dict[str, dict[str, str]] = {}
+        self._quota_configs: dict[str, dict[str, str]] = {}  # by entity path, "users/alice"
         self._next_producer_id = 0
         self._producer_id_limit = 0  # first id not yet reserved on disk
         self.loaded_version: int | None = None
@@ -150,17 +151,23 @@ class EmbeddedMetadataStore:
             str(k): {str(n): str(v) for n, v in dict(c).items()}
             for k, c in dict(data.get("broker_configs", {})).items()
         }
+        self._quota_configs = {
+            str(k): {str(n): str(v) for n, v in dict(c).items()}
+            for k, c in dict(data.get("quota_configs", {})).items()
+        }
         self._next_producer_id = int(data.get("next_producer_id", 0))
         self._producer_id_limit = self._next_producer_id
 
     def _save(self) -> None:
-        data = {
+        data: dict[str, Any] = {
             "version": FORMAT_VERSION,
             "cluster_id": self._cluster_id,
             "next_producer_id": self._producer_id_limit,
             "topics": {name: _topic_to_json(t) for name, t in sorted(self._topics.items())},
             "broker_configs": self._broker_configs,
         }
+        if self._quota_configs:  # absent until used: older readers see the same file
+            data["quota_configs"] = self._quota_configs
         os.makedirs(self._dir, exist_ok=True)
         write_atomically(self._path, (json.dumps(data, indent=1, sort_keys=True) + "\n").encode())
 
@@ -277,6 +284,26 @@ class EmbeddedMetadataStore:
             self._save()
         for listener in self._listeners_now():
             listener.on_broker_configs_changed(entity, dict(configs))
+
+    # -- client quotas ---------------------------------------------------------------------
+
+    def quota_configs(self) -> dict[str, dict[str, str]]:
+        """Every client quota entity's configs, by entity path (``users/<u>``,
+        ``clients/<c>``, ``users/<u>/clients/<c>``, ``ips/<ip>``; names sanitized)."""
+        with self._lock:
+            return {p: dict(c) for p, c in self._quota_configs.items()}
+
+    def set_quota_configs(self, path: str, configs: Mapping[str, str]) -> None:
+        with self._lock:
+            if configs:
+                self._quota_configs[path] = dict(configs)
+            else:
+                self._quota_configs.pop(path, None)
+            self._save()
+        for listener in self._listeners_now():
+            on_quota = getattr(listener, "on_quota_configs_changed", None)
+            if on_quota is not None:
+                on_quota(path, dict(configs))
 
     # -- producer ids ----------------------------------------------------------------------
 

@@ -125,6 +125,16 @@ class MetadataStore(Protocol):
 
     def set_broker_configs(self, entity: str, configs: Mapping[str, str]) -> None: ...
 
+    def quota_configs(self) -> dict[str, dict[str, str]]:
+        """Client quota configs by entity path below ``/config`` (``users/<u>``,
+        ``clients/<c>``, ``users/<u>/clients/<c>``, ``ips/<ip>``; sanitized names)."""
+        ...
+
+    def set_quota_configs(self, path: str, configs: Mapping[str, str]) -> None:
+        """Replace one quota entity's configs; listeners with ``on_quota_configs_changed``
+        hear of it (on every broker of a cluster)."""
+        ...
+
     def allocate_producer_id(self) -> int:
         """A producer id never handed out before."""
         ...

@@ -9,9 +9,10 @@ write: :meth:`ZooKeeperMetadataStore.set_partition_state` is refused here, and t
 partitions' states reach the broker through LeaderAndIsr and UpdateMetadata, not through
 this store.
 
-What the store tells its listeners: topic config changes (``on_topic_configs_changed``)
-and dynamic broker config changes (``on_broker_configs_changed``), learnt from the
-change notifications (Kafka's ``ZkConfigManager``).
+What the store tells its listeners: topic config changes (``on_topic_configs_changed``),
+dynamic broker config changes (``on_broker_configs_changed``) and client quota changes
+(``on_quota_configs_changed``, entities of ``users``, ``clients`` and ``ips``), learnt from
+the change notifications (Kafka's ``ZkConfigManager``).
 
 Thread-safety: the :class:`MetadataStore` methods block and are called off the event loop
 (the broker's I/O threads); they run the client's coroutines on the loop the client lives
@@ -41,6 +42,7 @@ _T = TypeVar("_T")
 
 # Kafka's ConfigType names for the entities a broker follows.
 _TOPICS, _BROKERS = "topics", "brokers"
+_QUOTA_TYPES = ("users", "clients", "ips")
 # How long a blocking call waits for ZooKeeper before giving up.
 _CALL_TIMEOUT_S = 30.0
 
@@ -75,6 +77,7 @@ class ZooKeeperMetadataStore:
         self._cluster_id: str | None = None
         self._topic_configs: dict[str, dict[str, str]] = {}
         self._broker_configs: dict[str, dict[str, str]] = {}
+        self._quota_configs: dict[str, dict[str, str]] = {}  # by entity path
         self._listeners: list[Any] = []
         self._seen_changes: set[str] = set()
         self._watching = False
@@ -95,9 +98,16 @@ class ZooKeeperMetadataStore:
             e: await self._zk.get_entity_config(_BROKERS, e)
             for e in (str(self._node_id), "<default>")
         }
+        quota_configs = {}
+        for entity_type in _QUOTA_TYPES:
+            for name in await self._zk.get_entity_names(entity_type):
+                quota_configs[f"{entity_type}/{name}"] = await self._zk.get_entity_config(
+                    entity_type, name
+                )
         with self._lock:
             self._topic_configs = {t: c for t, c in topic_configs.items() if c}
             self._broker_configs = {e: c for e, c in broker_configs.items() if c}
+            self._quota_configs = {p: c for p, c in quota_configs.items() if c}
         self._watching = True
         await self._follow_config_changes()
         return cluster_id
@@ -128,7 +138,7 @@ class ZooKeeperMetadataStore:
             if entity_path is None:
                 continue
             entity_type, _, entity = entity_path.partition("/")
-            if entity_type not in (_TOPICS, _BROKERS):
+            if entity_type not in (_TOPICS, _BROKERS, *_QUOTA_TYPES):
                 continue
             configs = await self._zk.get_entity_config(entity_type, entity)
             self._apply_config(entity_type, entity, configs)
@@ -139,6 +149,9 @@ class ZooKeeperMetadataStore:
         self._loop.create_task(self._follow_config_changes())
 
     def _apply_config(self, entity_type: str, entity: str, configs: Mapping[str, str]) -> None:
+        if entity_type in _QUOTA_TYPES:
+            self._apply_quota_config(f"{entity_type}/{entity}", configs)
+            return
         with self._lock:
             target = self._topic_configs if entity_type == _TOPICS else self._broker_configs
             if configs:
@@ -153,6 +166,18 @@ class ZooKeeperMetadataStore:
                     on_topic(entity, dict(configs))
             else:
                 listener.on_broker_configs_changed(_store_entity(entity), dict(configs))
+
+    def _apply_quota_config(self, path: str, configs: Mapping[str, str]) -> None:
+        with self._lock:
+            if configs:
+                self._quota_configs[path] = dict(configs)
+            else:
+                self._quota_configs.pop(path, None)
+            listeners = list(self._listeners)
+        for listener in listeners:
+            on_quota = getattr(listener, "on_quota_configs_changed", None)
+            if on_quota is not None:
+                on_quota(path, dict(configs))
 
     # -- blocking bridge -------------------------------------------------------------------
 
@@ -310,6 +335,19 @@ class ZooKeeperMetadataStore:
         zk_entity = _zk_entity(entity)
         self._call(self._zk.set_entity_config(_BROKERS, zk_entity, configs))
         self._apply_config(_BROKERS, zk_entity, configs)
+
+    def quota_configs(self) -> dict[str, dict[str, str]]:
+        """Every client quota entity's configs, by entity path (``users/<u>``,
+        ``clients/<c>``, ``users/<u>/clients/<c>``, ``ips/<ip>``; names sanitized)."""
+        with self._lock:
+            return {p: dict(c) for p, c in self._quota_configs.items()}
+
+    def set_quota_configs(self, path: str, configs: Mapping[str, str]) -> None:
+        """Kafka's ``AdminZkClient.changeConfigs`` for a quota entity: ``/config/<path>``
+        and a change notification with ``entity_path`` ``<path>``."""
+        entity_type, _, name = path.partition("/")
+        self._call(self._zk.set_entity_config(entity_type, name, configs))
+        self._apply_quota_config(path, configs)
 
     def allocate_producer_id(self) -> int:
         """One id from this broker's current block of ``/latest_producer_id_block``

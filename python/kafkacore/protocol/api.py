@@ -88,6 +88,9 @@ class ApiKey(IntEnum):
     ALTER_PARTITION_REASSIGNMENTS = 45
     LIST_PARTITION_REASSIGNMENTS = 46
     OFFSET_DELETE = 47
+    DESCRIBE_CLIENT_QUOTAS = 48
+    ALTER_CLIENT_QUOTAS = 49
+    DESCRIBE_USER_SCRAM_CREDENTIALS = 50
     ALTER_PARTITION = 56
     DESCRIBE_CLUSTER = 60
 
@@ -166,6 +169,9 @@ _TABLE = [
     _api("AlterPartitionReassignments", m.alter_partition_reassignments, (0, 0), (0, 0)),
     _api("ListPartitionReassignments", m.list_partition_reassignments, (0, 0), (0, 0)),
     _api("OffsetDelete", m.offset_delete, (0, 0), (0, 0)),
+    _api("DescribeClientQuotas", m.describe_client_quotas, (0, 1), (0, 1)),
+    _api("AlterClientQuotas", m.alter_client_quotas, (0, 1), (0, 1)),
+    _api("DescribeUserScramCredentials", m.describe_user_scram_credentials, (0, 0), (0, 0)),
     _api("DescribeCluster", m.describe_cluster, (0, 1), (0, 1)),
     # Inter-broker APIs of a ZooKeeper-mode cluster (Kafka 3.9 at IBP 3.9). ControlledShutdown
     # v0 has a request header without client id, which kafkacore does not read.

@@ -46,6 +46,7 @@ from kafkacore.metadata.zookeeper import ZooKeeperMetadataStore
 from kafkacore.protocol.api import APIS, ApiKey
 from kafkacore.protocol.errors import ErrorCode
 from kafkacore.server.channel import RequestChannel
+from kafkacore.server.client_quotas import ClientQuotaManager
 from kafkacore.server.group import GroupCoordinator
 from kafkacore.server.handlers.configs import DEFAULT_ENTITY, with_stored_dynamic_configs
 from kafkacore.server.inter_broker import NodeClient
@@ -195,6 +196,9 @@ class KafkaServer:
             groups.load()  # synchronous: no COORDINATOR_LOAD_IN_PROGRESS window
         groups.start()
         replicas.on_leadership_change = groups.on_leadership_change
+        quotas = ClientQuotaManager()
+        store.add_listener(quotas)
+        quotas.load(store.quota_configs())
         services = BrokerServices(
             node_id=node_id,
             configs=configs,
@@ -203,6 +207,7 @@ class KafkaServer:
             replica_manager=replicas,
             group_coordinator=groups,
             io_executor=io_executor,
+            client_quotas=quotas,
             controller=(KafkaController(node_id, self.zk, config) if self.zk is not None else None),
         )
         self.controller = services.controller

@@ -63,6 +63,19 @@ def encode_response_parts(
     return parts
 
 
+def _quota_throttle_ms(header: RequestHeader, response: Any) -> int:
+    """A Produce or Fetch response's client quota throttle time (the channel is muted)."""
+    if header.api_key not in (ApiKey.PRODUCE, ApiKey.FETCH):
+        return 0
+    return max(0, int(getattr(response, "throttle_time_ms", 0) or 0))
+
+
+def _client_throttles(header: RequestHeader) -> bool:
+    """KIP-219: Produce v6+ and Fetch v8+ clients wait out the throttle time themselves,
+    so the response goes at once; older ones get it late."""
+    return header.api_version >= (6 if header.api_key == ApiKey.PRODUCE else 8)
+
+
 def _produce_failed(response: Any) -> bool:
     return any(p.error_code for t in response.responses for p in t.partition_responses)
 
@@ -92,9 +105,16 @@ class RequestChannel:
                 connection.connection_id,
             )
             response = error_response(header.api_key, ErrorCode.UNKNOWN_SERVER_ERROR)
+        throttle_ms = _quota_throttle_ms(header, response)
         if header.api_key == ApiKey.PRODUCE and request.acks == 0:
-            return CLOSE if _produce_failed(response) else NO_RESPONSE
-        return Outcome(encode_response_parts(header, response))
+            if _produce_failed(response):
+                return CLOSE
+            return Outcome(throttle_ms=throttle_ms) if throttle_ms else NO_RESPONSE
+        return Outcome(
+            encode_response_parts(header, response),
+            throttle_ms=throttle_ms,
+            delay_response=throttle_ms > 0 and not _client_throttles(header),
+        )
 
     def _refuse(self, exc: ProtocolError, connection: ConnectionInfo) -> Outcome:
         cid, key, version = exc.correlation_id, exc.api_key, exc.api_version

@@ -72,10 +72,15 @@ Part = bytes | bytearray | memoryview | FileRegion
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """What to do after a request: write ``parts`` (if any), then close if ``close``."""
+    """What to do after a request: write ``parts`` (if any), then close if ``close``.
+    ``throttle_ms`` (a client quota): the connection reads no further request for that
+    long after the response (KIP-219's muted channel), or, with ``delay_response`` (clients
+    too old to throttle themselves), the response itself waits that long."""
 
     parts: Sequence[Part] | None = None
     close: bool = False
+    throttle_ms: int = 0
+    delay_response: bool = False
 
 
 NO_RESPONSE = Outcome()
@@ -274,8 +279,12 @@ class SocketServer:
                 return
             info.requests += 1
             outcome = await self._processor.process(frame, info)
+            if outcome.throttle_ms > 0 and outcome.delay_response:
+                await asyncio.sleep(outcome.throttle_ms / 1000)
             if outcome.parts:
                 await self._write(writer, outcome.parts)
+            if outcome.throttle_ms > 0 and not outcome.delay_response:
+                await asyncio.sleep(outcome.throttle_ms / 1000)  # muted
             if frames.empty():
                 busy.clear()
             if outcome.close:

@@ -20,11 +20,12 @@ import functools
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 from kafkacore.config import BrokerConfig
 from kafkacore.metadata import BrokerInfo, MetadataCache, MetadataStore
+from kafkacore.server.client_quotas import ClientQuotaManager
 from kafkacore.server.group.coordinator import GroupCoordinator
 from kafkacore.server.replica_manager import ReplicaManager
 
@@ -74,6 +75,8 @@ class BrokerServices:
     replica_manager: ReplicaManager
     group_coordinator: GroupCoordinator
     io_executor: ThreadPoolExecutor
+    # the client quotas in force (fed by the metadata store) and their measured rates
+    client_quotas: ClientQuotaManager = field(default_factory=ClientQuotaManager)
     # cluster mode: the controller this broker runs (active or not); None on a single node
     controller: KafkaController | None = None
 

@@ -54,6 +54,7 @@ from kafkacore.zk.data import (
     CLUSTER_ID_PATH,
     CONFIG_CHANGE_PREFIX,
     CONFIG_CHANGES_PATH,
+    CONFIG_PATH,
     CONTROLLER_EPOCH_PATH,
     CONTROLLER_PATH,
     DELETE_TOPICS_PATH,
@@ -712,6 +713,19 @@ class KafkaZkClient:
         Kafka's sanitized entity name (``<default>``, URL-encoded user names)."""
         got = await self._get(entity_config_path(entity_type, name))
         return EntityConfig.decode(got[0]).config if got else {}
+
+    async def get_entity_names(self, entity_type: str) -> list[str]:
+        """The sanitized names under ``/config/<type>`` (for ``users`` also each
+        ``<user>/clients/<client>`` below a user: Kafka's user and client-id quotas)."""
+        names = sorted(await self._children(f"{CONFIG_PATH}/{entity_type}") or ())
+        if entity_type != "users":
+            return names
+        out = []
+        for name in names:
+            out.append(name)
+            below = f"{CONFIG_PATH}/users/{name}/clients"
+            out.extend(f"{name}/clients/{c}" for c in sorted(await self._children(below) or ()))
+        return out
 
     async def set_entity_config(
         self, entity_type: str, name: str, configs: Mapping[str, str], *, notify: bool = True

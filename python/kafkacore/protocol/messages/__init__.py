@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from kafkacore.protocol.messages import (
+    alter_client_quotas,
     alter_configs,
     alter_partition,
     alter_partition_reassignments,
@@ -17,10 +18,12 @@ from kafkacore.protocol.messages import (
     delete_records,
     delete_topics,
     describe_acls,
+    describe_client_quotas,
     describe_cluster,
     describe_configs,
     describe_groups,
     describe_log_dirs,
+    describe_user_scram_credentials,
     elect_leaders,
     fetch,
     find_coordinator,
@@ -47,6 +50,7 @@ from kafkacore.protocol.messages import (
 )
 
 __all__ = [
+    "alter_client_quotas",
     "alter_configs",
     "alter_partition",
     "alter_partition_reassignments",
@@ -60,10 +64,12 @@ __all__ = [
     "delete_records",
     "delete_topics",
     "describe_acls",
+    "describe_client_quotas",
     "describe_cluster",
     "describe_configs",
     "describe_groups",
     "describe_log_dirs",
+    "describe_user_scram_credentials",
     "elect_leaders",
     "fetch",
     "find_coordinator",

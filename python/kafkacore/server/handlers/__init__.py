@@ -40,6 +40,11 @@ from kafkacore.server.handlers.epochs import handle_offset_for_leader_epoch
 from kafkacore.server.handlers.fetch import handle_fetch, handle_list_offsets
 from kafkacore.server.handlers.logdirs import handle_describe_log_dirs
 from kafkacore.server.handlers.produce import handle_produce
+from kafkacore.server.handlers.quotas import (
+    handle_alter_client_quotas,
+    handle_describe_client_quotas,
+    handle_describe_user_scram_credentials,
+)
 from kafkacore.server.handlers.records import handle_delete_records
 from kafkacore.server.handlers.replication import (
     handle_leader_and_isr,
@@ -82,6 +87,9 @@ HANDLERS: dict[ApiKey, Handler] = {
     ApiKey.ALTER_PARTITION_REASSIGNMENTS: handle_alter_partition_reassignments,
     ApiKey.LIST_PARTITION_REASSIGNMENTS: handle_list_partition_reassignments,
     ApiKey.DESCRIBE_CLUSTER: handle_describe_cluster,
+    ApiKey.DESCRIBE_CLIENT_QUOTAS: handle_describe_client_quotas,
+    ApiKey.ALTER_CLIENT_QUOTAS: handle_alter_client_quotas,
+    ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS: handle_describe_user_scram_credentials,
     ApiKey.LEADER_AND_ISR: handle_leader_and_isr,
     ApiKey.UPDATE_METADATA: handle_update_metadata,
     ApiKey.STOP_REPLICA: handle_stop_replica,

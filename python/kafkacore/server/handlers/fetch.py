@@ -49,6 +49,7 @@ from kafkacore.record.layout import (
     LOG_OVERHEAD,
     RECORD_BATCH_OVERHEAD,
 )
+from kafkacore.server.client_quotas import FETCH as FETCH_QUOTA
 from kafkacore.server.handlers.errors import error_code_for
 from kafkacore.server.network import FileRegion
 from kafkacore.server.partition import (
@@ -328,13 +329,32 @@ async def handle_fetch(services: BrokerServices, context: RequestContext, reques
             break
     if _replica_id(version, request) >= 0:
         _record_throttled_bytes(services, topics)
-    return _FETCH(
+    response = _FETCH(
         throttle_time_ms=0,
         error_code=0,
         session_id=0,
         responses=topics,
         node_endpoints=[endpoints[n] for n in sorted(endpoints)],
     )
+    if _replica_id(version, request) < 0:
+        _apply_fetch_quota(services, context, response)
+    return response
+
+
+def _apply_fetch_quota(services: BrokerServices, context: RequestContext, response: Any) -> None:
+    """A consumer's ``consumer_byte_rate`` (followers have replication quotas instead):
+    the records sent are recorded; over the quota they are taken back and not sent, and
+    the response carries only the throttle time (Kafka's ``getThrottledResponse``)."""
+    size = sum(
+        len(p.records) for t in response.responses for p in t.partitions if p.records is not None
+    )
+    quotas = services.client_quotas
+    user, client_id = context.principal.name, context.header.client_id or ""
+    throttle_ms = quotas.record(FETCH_QUOTA, user, client_id, size)
+    if throttle_ms > 0:
+        quotas.unrecord(FETCH_QUOTA, user, client_id, size)
+        response.responses = []
+        response.throttle_time_ms = throttle_ms
 
 
 def _record_throttled_bytes(services: BrokerServices, topics: Any) -> None:

@@ -32,6 +32,7 @@ from kafkacore.record.layout import (
     RECORD_BATCH_OVERHEAD,
     TIMESTAMP_TYPE_MASK,
 )
+from kafkacore.server.client_quotas import PRODUCE as PRODUCE_QUOTA
 from kafkacore.server.handlers.cluster import auto_create
 from kafkacore.server.handlers.errors import error_code_for
 from kafkacore.server.request_context import RequestContext
@@ -212,7 +213,19 @@ async def handle_produce(services: BrokerServices, context: RequestContext, requ
         purgatory.wake(tp)
     if request.acks == -1 and required:
         await _await_replication(services, required, request.timeout_ms)
+    response.throttle_time_ms = _produce_quota_throttle_ms(services, context, request)
     return response
+
+
+def _produce_quota_throttle_ms(
+    services: BrokerServices, context: RequestContext, request: Any
+) -> int:
+    """The request's records recorded against the client's ``producer_byte_rate`` (Kafka
+    records the request size; the records are nearly all of it); the throttle time."""
+    size = sum(len(p.records) for t in request.topic_data for p in t.partition_data if p.records)
+    return services.client_quotas.record(
+        PRODUCE_QUOTA, context.principal.name, context.header.client_id or "", size
+    )
 
 
 async def _await_replication(

@@ -1,0 +1,255 @@
+"""DescribeClientQuotas v0-1 and AlterClientQuotas v0-1 (KIP-546), as Kafka's
+``ZkAdminManager`` answers them in ZooKeeper mode.
+
+* Entities: ``user``, ``client-id`` (alone or together) and ``ip``; a null name is the
+  default entity. Stored through the metadata store at Kafka's ``/config`` paths
+  (:mod:`kafkacore.server.client_quotas`), so every broker of a cluster applies them.
+* AlterClientQuotas: each entry succeeds or fails alone; a key the entity type does not
+  have is INVALID_REQUEST ``Invalid configuration key <k>``; a LONG quota given a
+  fractional value is INVALID_REQUEST; ``validate_only`` checks and writes nothing.
+* DescribeClientQuotas: filter components match an exact name (0), the default (1) or any
+  name (2); with ``strict`` an entity must have no other type than the components'.
+  A repeated entity type, or ``ip`` with ``user``/``client-id``, is INVALID_REQUEST; an
+  unknown entity type UNSUPPORTED_VERSION (Kafka's "Custom entity type ... not supported").
+* DescribeUserScramCredentials v0 (KIP-554; ``kafka-configs --describe --entity-type users``
+  sends it): the SCRAM credentials stored with a user's quotas (``SCRAM-SHA-256`` /
+  ``SCRAM-SHA-512`` keys of ``/config/users/<user>``, as Kafka stores them); a named user
+  without any is RESOURCE_NOT_FOUND, a user named twice DUPLICATE_RESOURCE.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+from kafkacore.server.client_quotas import (
+    CLIENT_ID,
+    CLIENT_QUOTA_KEYS,
+    IP,
+    IP_QUOTA_KEYS,
+    USER,
+    QuotaEntityError,
+    entity_from_path,
+    entity_path,
+    stored_quota_value,
+)
+from kafkacore.server.request_context import RequestContext
+from kafkacore.server.services import BrokerServices
+
+__all__ = [
+    "handle_alter_client_quotas",
+    "handle_describe_client_quotas",
+    "handle_describe_user_scram_credentials",
+]
+
+_DESCRIBE: Any = APIS_BY_NAME["DescribeClientQuotas"].response.cls
+_ALTER: Any = APIS_BY_NAME["AlterClientQuotas"].response.cls
+_SCRAM: Any = APIS_BY_NAME["DescribeUserScramCredentials"].response.cls
+SCRAM_MECHANISMS = {"SCRAM-SHA-256": 1, "SCRAM-SHA-512": 2}
+
+MATCH_EXACT, MATCH_DEFAULT, MATCH_ANY = 0, 1, 2
+_ENTITY_ORDER = {USER: 0, CLIENT_ID: 1, IP: 2}
+# read-modify-write of one entity at a time (they run on several I/O threads)
+_ALTER_LOCK = threading.Lock()
+
+
+# -- AlterClientQuotas ----------------------------------------------------------------------
+
+
+def _alter_entry(services: BrokerServices, entry: Any, validate_only: bool) -> None:
+    entity: dict[str, str | None] = {e.entity_type: e.entity_name for e in entry.entity}
+    path, keys = entity_path(entity)
+    store = services.metadata_store
+    with _ALTER_LOCK:
+        configs = dict(store.quota_configs().get(path, {}))
+        for op in entry.ops:
+            if op.remove:
+                configs.pop(op.key, None)
+            else:
+                configs[op.key] = stored_quota_value(op.key, op.value, keys)
+        if not validate_only:
+            store.set_quota_configs(path, configs)
+
+
+def _alter_all(services: BrokerServices, request: Any) -> Any:
+    entries = []
+    for entry in request.entries:
+        code, message = ErrorCode.NONE, None
+        try:
+            _alter_entry(services, entry, request.validate_only)
+        except QuotaEntityError as exc:
+            code = ErrorCode.UNSUPPORTED_VERSION if exc.unsupported else ErrorCode.INVALID_REQUEST
+            message = str(exc)
+        entries.append(
+            _ALTER.EntryData(
+                error_code=code,
+                error_message=message,
+                entity=[
+                    _ALTER.EntityData(entity_type=e.entity_type, entity_name=e.entity_name)
+                    for e in entry.entity
+                ],
+            )
+        )
+    return _ALTER(throttle_time_ms=0, entries=entries)
+
+
+async def handle_alter_client_quotas(
+    services: BrokerServices, context: RequestContext, request: Any
+) -> Any:
+    return await services.run_io(_alter_all, services, request)
+
+
+# -- DescribeClientQuotas -------------------------------------------------------------------
+
+
+def _filter(request: Any) -> dict[str, tuple[int, str | None]]:
+    components: dict[str, tuple[int, str | None]] = {}
+    for c in request.components:
+        if c.entity_type == "":
+            raise QuotaEntityError("Unexpected empty filter component entity type")
+        if c.entity_type not in _ENTITY_ORDER:
+            raise QuotaEntityError(
+                f"Custom entity type '{c.entity_type}' not supported", unsupported=True
+            )
+        if c.entity_type in components:
+            kind = "client" if c.entity_type == CLIENT_ID else c.entity_type
+            raise QuotaEntityError(f"Duplicate {kind} filter component entity type")
+        if c.match_type not in (MATCH_EXACT, MATCH_DEFAULT, MATCH_ANY):
+            raise QuotaEntityError(f"Unexpected match type: {c.match_type}")
+        components[c.entity_type] = (c.match_type, c.match)
+    if IP in components and (USER in components or CLIENT_ID in components):
+        raise QuotaEntityError(
+            "Invalid entity filter component combination, IP filter component should not be "
+            "used with user or clientId filter component."
+        )
+    return components
+
+
+def _matches(
+    entity: dict[str, str | None], components: dict[str, tuple[int, str | None]], strict: bool
+) -> bool:
+    for entity_type in _ENTITY_ORDER:
+        component = components.get(entity_type)
+        if component is None:
+            if strict and entity_type in entity:
+                return False
+            continue
+        if entity_type not in entity:
+            return False
+        match_type, match = component
+        name = entity[entity_type]
+        if match_type == MATCH_DEFAULT and name is not None:
+            return False
+        if match_type == MATCH_EXACT and name != match:
+            return False
+    return True
+
+
+def describe_quotas(
+    configs: dict[str, dict[str, str]], components: dict[str, tuple[int, str | None]], strict: bool
+) -> list[tuple[dict[str, str | None], dict[str, float]]]:
+    """The entities (and their quota values) of ``configs`` that the filter selects."""
+    out = []
+    for path, values in sorted(configs.items()):
+        entity = entity_from_path(path)
+        if entity is None or not _matches(entity, components, strict):
+            continue
+        keys = IP_QUOTA_KEYS if IP in entity else CLIENT_QUOTA_KEYS
+        quotas = {}
+        for key, value in values.items():
+            if key not in keys:
+                continue
+            try:
+                quotas[key] = float(value)
+            except ValueError:
+                continue
+        if quotas:
+            out.append((entity, quotas))
+    return out
+
+
+def handle_describe_client_quotas(
+    services: BrokerServices, context: RequestContext, request: Any
+) -> Any:
+    try:
+        components = _filter(request)
+    except QuotaEntityError as exc:
+        return _DESCRIBE(
+            throttle_time_ms=0,
+            error_code=ErrorCode.UNSUPPORTED_VERSION
+            if exc.unsupported
+            else ErrorCode.INVALID_REQUEST,
+            error_message=str(exc),
+            entries=None,
+        )
+    found = describe_quotas(services.metadata_store.quota_configs(), components, request.strict)
+    entries = [
+        _DESCRIBE.EntryData(
+            entity=[
+                _DESCRIBE.EntityData(entity_type=t, entity_name=n)
+                for t, n in sorted(entity.items(), key=lambda kv: _ENTITY_ORDER[kv[0]])
+            ],
+            values=[_DESCRIBE.ValueData(key=k, value=v) for k, v in sorted(quotas.items())],
+        )
+        for entity, quotas in found
+    ]
+    return _DESCRIBE(throttle_time_ms=0, error_code=0, error_message=None, entries=entries)
+
+
+# -- DescribeUserScramCredentials -----------------------------------------------------------
+
+
+def _credentials(configs: dict[str, str]) -> list[Any]:
+    infos = []
+    for name, mechanism in SCRAM_MECHANISMS.items():
+        stored = configs.get(name)
+        if stored is None:
+            continue
+        fields = dict(part.partition("=")[::2] for part in stored.split(","))
+        try:
+            iterations = int(fields.get("iterations", ""))
+        except ValueError:
+            continue
+        infos.append(_SCRAM.CredentialInfo(mechanism=mechanism, iterations=iterations))
+    return infos
+
+
+def handle_describe_user_scram_credentials(
+    services: BrokerServices, context: RequestContext, request: Any
+) -> Any:
+    users: dict[str, list[Any]] = {}
+    for path, configs in services.metadata_store.quota_configs().items():
+        entity = entity_from_path(path)
+        user = None if entity is None or set(entity) != {USER} else entity[USER]
+        infos = [] if user is None else _credentials(configs)
+        if user is not None and infos:
+            users[user] = infos
+    results = []
+    if not request.users:
+        for user in sorted(users):
+            results.append(
+                _SCRAM.DescribeUserScramCredentialsResult(
+                    user=user, error_code=0, error_message=None, credential_infos=users[user]
+                )
+            )
+    else:
+        names = [u.name for u in request.users]
+        for name in dict.fromkeys(names):
+            code, message, infos = ErrorCode.NONE, None, users.get(name, [])
+            if names.count(name) > 1:
+                code = ErrorCode.DUPLICATE_RESOURCE
+                message = (
+                    "Cannot describe SCRAM credentials for the same user twice in a single "
+                    f"request: {name}"
+                )
+                infos = []
+            elif not infos:
+                code = ErrorCode.RESOURCE_NOT_FOUND
+                message = f"Attempt to describe a user credential that does not exist: {name}"
+            results.append(
+                _SCRAM.DescribeUserScramCredentialsResult(
+                    user=name, error_code=code, error_message=message, credential_infos=infos
+                )
+            )
+    return _SCRAM(throttle_time_ms=0, error_code=0, error_message=None, results=results)
