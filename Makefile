@@ -40,11 +40,11 @@ cluster: build
 
 # The fault campaign (issue 11, tests/chaos): 20 seeded runs of faults against three brokers
 # behind fault-injecting proxies, one table row per seed; histories in ./chaos-runs/seed-N/
-# (re-check one: PYTHONPATH=tests $(PYTHON) -m chaos.check chaos-runs/seed-N/history.jsonl).
+# (re-check one: PYTHONPATH=python:tests $(PYTHON) -m chaos.check chaos-runs/seed-N/history.jsonl).
 # Mounts a tmpfs for the full-disk fault (root; ARGS=--no-disk-fault to leave it out).
 chaos: build
 	KAFKA_VERSION=3.9.1 scripts/kafka-jars.sh >/dev/null
-	PYTHONPATH=tests $(PYTHON) -m chaos.campaign --seeds 20 --out chaos-runs $(ARGS)
+	PYTHONPATH=python:tests $(PYTHON) -m chaos.campaign --seeds 20 --out chaos-runs $(ARGS)
 
 # The storage demo: a partition directory with several segments, printed by the dump tool.
 demo: build

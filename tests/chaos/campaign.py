@@ -51,7 +51,10 @@ BROKER_CONFIG = (
     "unclean.leader.election.enable=false",
     "log.index.size.max.bytes=262144",
     "log.segment.bytes=4194304",
-    "auto.leader.rebalance.enable=false",
+    # Kafka's default, checked often: leaderships go back to the preferred replicas after a
+    # restart, so broker 3 leads partitions again (some of them on its tmpfs) for disk-full.
+    "auto.leader.rebalance.enable=true",
+    "leader.imbalance.check.interval.seconds=5",
 )
 
 
@@ -346,6 +349,15 @@ class Nemesis:
 
     def run(self, fault: Fault) -> None:
         getattr(self, "_" + fault.kind.replace("-", "_"))(fault)
+        self.history.write("state", after=fault.kind, partitions=self.states())
+
+    def states(self) -> dict[int, Any]:
+        """``partition -> [leader, isr]`` from ZooKeeper."""
+        out: dict[int, Any] = {}
+        for p in range(PARTITIONS):
+            state = self.cluster.partition_state(TOPIC, p) or {}
+            out[p] = [state.get("leader"), state.get("isr")]
+        return out
 
     def _hold(self, fault: Fault, since: float) -> None:
         time.sleep(max(0.0, fault.duration_s - (time.monotonic() - since)))
@@ -462,11 +474,19 @@ class Nemesis:
             except OSError as exc:
                 if exc.errno != errno.ENOSPC:
                     raise
-        self.history.write("fault", kind=fault.kind, broker=DISK_BROKER, filled_bytes=written)
+        on_tmpfs = sorted(int(d.name.rsplit("-", 1)[1]) for d in tmpfs.glob(f"{TOPIC}-*"))
+        self.history.write(
+            "fault",
+            kind=fault.kind,
+            broker=DISK_BROKER,
+            filled_bytes=written,
+            partitions_on_tmpfs=on_tmpfs,
+            states=self.states(),
+        )
         time.sleep(fault.duration_s)
         with suppress(FileNotFoundError):
             filler.unlink()
-        self.history.write("heal", kind=fault.kind, broker=DISK_BROKER)
+        self.history.write("heal", kind=fault.kind, broker=DISK_BROKER, states=self.states())
 
     def revive_dead(self) -> None:
         """A broker that died on its own (not one we killed) is recorded and restarted."""
@@ -615,6 +635,7 @@ def run_once(
             [NewTopic(TOPIC, PARTITIONS, 3, config={"min.insync.replicas": "2"})],
             operation_timeout=30,
         )[TOPIC].result(60)
+        del admin  # a client handle: it would keep reconnecting to the stopped proxies
         for p in range(PARTITIONS):
             chaos.cluster.wait_for_leader(TOPIC, p)
         workload = Workload(chaos, history, rate=rate)
@@ -655,7 +676,7 @@ def run_once(
 def table(results: list[Result]) -> str:
     head = (
         f"{'seed':>4} {'faults':>6} {'acked':>7} {'lost':>5} {'dup':>5} {'diverged':>8} "
-        f"{'commit<':>7} {'exited':>6} {'rec p50':>8} {'rec p99':>8}  ok"
+        f"{'commit<':>7} {'exited':>6} {'rec p50':>8} {'rec p99':>8} {'w p50':>8} {'w p99':>8}  ok"
     )
     rows = [head]
 
@@ -666,7 +687,9 @@ def table(results: list[Result]) -> str:
         rows.append(
             f"{r.seed:>4} {r.faults:>6} {r.acked:>7} {r.lost:>5} {r.duplicated:>5} "
             f"{r.diverged:>8} {r.commit_regressions:>7} {r.exited:>6} "
-            f"{secs(r.percentile(0.5)):>8} {secs(r.percentile(0.99)):>8}  {'yes' if r.ok else 'NO'}"
+            f"{secs(r.percentile(0.5)):>8} {secs(r.percentile(0.99)):>8} "
+            f"{secs(r.percentile(0.5, 'write_recoveries')):>8} "
+            f"{secs(r.percentile(0.99, 'write_recoveries')):>8}  {'yes' if r.ok else 'NO'}"
         )
     total = Result(seed=-1)
     for r in results:
@@ -678,10 +701,13 @@ def table(results: list[Result]) -> str:
         total.commit_regressions += r.commit_regressions
         total.exited += r.exited
         total.recoveries += r.recoveries
+        total.write_recoveries += r.write_recoveries
     rows.append(
         f"{'all':>4} {total.faults:>6} {total.acked:>7} {total.lost:>5} {total.duplicated:>5} "
         f"{total.diverged:>8} {total.commit_regressions:>7} {total.exited:>6} "
-        f"{secs(total.percentile(0.5)):>8} {secs(total.percentile(0.99)):>8}  "
+        f"{secs(total.percentile(0.5)):>8} {secs(total.percentile(0.99)):>8} "
+        f"{secs(total.percentile(0.5, 'write_recoveries')):>8} "
+        f"{secs(total.percentile(0.99, 'write_recoveries')):>8}  "
         f"{sum(r.ok for r in results)}/{len(results)}"
     )
     return "\n".join(rows)

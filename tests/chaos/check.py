@@ -25,6 +25,10 @@ Checks (each a count that must be 0):
   records that disagree on the value at an offset, plus final offsets that do not
   strictly increase;
 * **commit_regressions**: a committed offset of the group lower than one seen before.
+
+Figures: ``recovery`` - seconds from a SIGKILL of a leader until ZooKeeper names another
+leader for each partition it led (p50/p99); ``write_recovery`` - until the first record sent
+to such a partition after the kill is acknowledged.
 """
 
 from __future__ import annotations
@@ -58,16 +62,18 @@ class Result:
     commit_regressions: int = 0
     exited: int = 0
     recoveries: list[float] = field(default_factory=list)
+    write_recoveries: list[float] = field(default_factory=list)
     examples: dict[str, list[Any]] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
         return self.lost == self.duplicated == self.diverged == self.commit_regressions == 0
 
-    def percentile(self, q: float) -> float | None:
-        if not self.recoveries:
+    def percentile(self, q: float, of: str = "recoveries") -> float | None:
+        values: list[float] = getattr(self, of)
+        if not values:
             return None
-        ordered = sorted(self.recoveries)
+        ordered = sorted(values)
         index = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
         return ordered[index]
 
@@ -80,6 +86,8 @@ class Result:
             f"duplicated={self.duplicated} diverged={self.diverged} "
             f"commit_regressions={self.commit_regressions} exited={self.exited} "
             f"recovery_p50={secs(self.percentile(0.5))} recovery_p99={secs(self.percentile(0.99))}"
+            f" write_recovery_p50={secs(self.percentile(0.5, 'write_recoveries'))}"
+            f" write_recovery_p99={secs(self.percentile(0.99, 'write_recoveries'))}"
             f" {'OK' if self.ok else 'FAILED'}"
         )
 
@@ -87,6 +95,8 @@ class Result:
         out = asdict(self)
         out["recovery_p50"] = self.percentile(0.5)
         out["recovery_p99"] = self.percentile(0.99)
+        out["write_recovery_p50"] = self.percentile(0.5, "write_recoveries")
+        out["write_recovery_p99"] = self.percentile(0.99, "write_recoveries")
         out["ok"] = self.ok
         return out
 
@@ -120,12 +130,17 @@ def check(events: Iterable[dict[str, Any]]) -> Result:
     replicas: dict[int, dict[int, list[list[int]]]] = defaultdict(dict)
     committed: dict[int, int] = {}
     fault_kinds: Counter[str] = Counter()
+    sent_at: dict[str, float] = {}
+    acked_at: dict[str, float] = {}
+    leader_kills: list[tuple[float, list[int]]] = []
     for e in events:
         kind = e["type"]
         if kind == "meta":
             result.seed = int(e.get("seed", -1))
         elif kind == "fault":
             fault_kinds[e["kind"]] += 1
+            if e.get("leads"):
+                leader_kills.append((float(e["t"]), [int(p) for p in e["leads"]]))
         elif kind == "exited":
             result.exited += 1
             _example(result, "exited", e)
@@ -133,8 +148,10 @@ def check(events: Iterable[dict[str, Any]]) -> Result:
             result.recoveries.append(float(e["seconds"]))
         elif kind == "send":
             result.sent += 1
+            sent_at[e["value"]] = float(e["t"])
         elif kind == "ack":
             acked[e["value"]] = (int(e["partition"]), int(e["offset"]))
+            acked_at[e["value"]] = float(e["t"])
         elif kind == "fail":
             result.failed += 1
         elif kind == "read":
@@ -153,6 +170,7 @@ def check(events: Iterable[dict[str, Any]]) -> Result:
         elif kind == "replica":
             replicas[int(e["partition"])][int(e["broker"])] = e["batches"]
     result.faults = sum(fault_kinds.values())
+    result.write_recoveries = _write_recoveries(leader_kills, acked, sent_at, acked_at)
     result.fault_kinds = dict(sorted(fault_kinds.items()))
     result.acked = len(acked)
     result.consumed = len(reads)
@@ -194,6 +212,30 @@ def check(events: Iterable[dict[str, Any]]) -> Result:
         result.replica_batch_mismatches + result.inconsistent_offsets + result.nonmonotonic
     )
     return result
+
+
+def _write_recoveries(
+    leader_kills: list[tuple[float, list[int]]],
+    acked: dict[str, tuple[int, int]],
+    sent_at: dict[str, float],
+    acked_at: dict[str, float],
+) -> list[float]:
+    """For each partition whose leader was killed: seconds from the kill until the first
+    record sent after it to that partition was acknowledged (what a producer sees)."""
+    out = []
+    for killed_at, partitions in leader_kills:
+        for p in partitions:
+            first = min(
+                (
+                    acked_at[v]
+                    for v, (partition, _) in acked.items()
+                    if partition == p and sent_at.get(v, -1.0) >= killed_at
+                ),
+                default=None,
+            )
+            if first is not None:
+                out.append(round(first - killed_at, 3))
+    return out
 
 
 def _replica_mismatches(

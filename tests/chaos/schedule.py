@@ -70,14 +70,18 @@ def make_schedule(
 ) -> list[Fault]:
     """Faults from ``first_s`` until ``duration_s - tail_s`` (the tail is quiet, so the
     cluster ends healed). Each run starts with a leader kill, so every run measures a
-    leadership recovery."""
+    leadership recovery; no kind comes twice in a row."""
     rng = random.Random(seed)
     kinds = [k for k in KINDS if disk_fault or k != "disk-full"]
-    weights = [WEIGHTS[k] for k in kinds]
     faults: list[Fault] = []
     t = first_s
     while True:
-        kind = "kill" if not faults else rng.choices(kinds, weights)[0]
+        if faults:  # never the same kind twice in a row
+            previous = faults[-1].kind
+            others = [k for k in kinds if k != previous]
+            kind = rng.choices(others, [WEIGHTS[k] for k in others])[0]
+        else:
+            kind = "kill"
         hold = round(rng.uniform(*hold_s), 2)
         if t + hold > duration_s - tail_s:
             break
