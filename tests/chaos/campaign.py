@@ -463,17 +463,7 @@ class Nemesis:
         if tmpfs is None:
             return
         filler = tmpfs / "filler"
-        written = 0
-        chunk = b"\0" * (1 << 20)
-        with open(filler, "wb") as f:
-            try:
-                while True:
-                    f.write(chunk)
-                    f.flush()
-                    written += len(chunk)
-            except OSError as exc:
-                if exc.errno != errno.ENOSPC:
-                    raise
+        written = fill(filler)
         on_tmpfs = sorted(int(d.name.rsplit("-", 1)[1]) for d in tmpfs.glob(f"{TOPIC}-*"))
         self.history.write(
             "fault",
@@ -498,6 +488,26 @@ class Nemesis:
                 broker.proc, broker.returncode = None, proc.returncode
                 with suppress(AssertionError):
                     self.cluster.restart(node_id)
+
+
+def fill(path: Path) -> int:
+    """Write zeros to ``path`` until its file system has not one byte left (unbuffered, in
+    ever smaller chunks: a buffered writer can leave up to a chunk free)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    written = 0
+    try:
+        for size in (1 << 20, 1 << 12, 1):
+            chunk = b"\0" * size
+            while True:
+                try:
+                    written += os.write(fd, chunk)
+                except OSError as exc:
+                    if exc.errno != errno.ENOSPC:
+                        raise
+                    break
+    finally:
+        os.close(fd)
+    return written
 
 
 # -- after the run: reading it all back -----------------------------------------------------
