@@ -624,10 +624,13 @@ def run_once(
     duration_s: float = 60.0,
     rate: float = 200.0,
     disk_fault: bool = True,
+    hold_s: tuple[float, float] = (3.0, 8.0),
 ) -> Result:
     directory.mkdir(parents=True, exist_ok=True)
     history = History(directory / "history.jsonl")
-    schedule = make_schedule(seed, duration_s, partitions=PARTITIONS, disk_fault=disk_fault)
+    schedule = make_schedule(
+        seed, duration_s, partitions=PARTITIONS, disk_fault=disk_fault, hold_s=hold_s
+    )
     history.write(
         "meta",
         seed=seed,
@@ -731,6 +734,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rate", type=float, default=200.0, help="records/s produced")
     parser.add_argument("--out", type=Path, default=Path("chaos-runs"))
     parser.add_argument(
+        "--hold",
+        type=float,
+        nargs=2,
+        default=(3.0, 8.0),
+        metavar=("MIN", "MAX"),
+        help="how long a fault holds, seconds (longer than zookeeper.session.timeout.ms=6 s "
+        "and replica.lag.time.max.ms=6 s: sessions expire, ISRs shrink)",
+    )
+    parser.add_argument(
         "--disk-fault",
         action=argparse.BooleanOptionalAction,
         default=True,
@@ -750,6 +762,7 @@ def main(argv: list[str] | None = None) -> int:
                 duration_s=args.duration,
                 rate=args.rate,
                 disk_fault=args.disk_fault,
+                hold_s=(args.hold[0], args.hold[1]),
             )
             results.append(result)
             (args.out / f"seed-{seed}" / "result.json").write_text(
