@@ -36,6 +36,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from chaos.check import Result, check, read_history
 from chaos.proxy import FaultProxy, ProxyLoop
 from chaos.schedule import Fault, make_schedule
+from support.brokers import free_port
 from support.cluster import Cluster, wait_until
 from support.zookeeper import ZooKeeperServer, unique_chroot
 
@@ -96,11 +97,8 @@ class ChaosCluster:
         path = chroot.partition("/")[2]
         ids = (1, 2, 3)
         per_broker: dict[int, list[str]] = {}
-        from support.brokers import free_port
-
-        real_ports = {i: free_port() for i in ids}
         for i in ids:
-            kp = FaultProxy(self.loop, f"kafka-{i}", ("localhost", real_ports[i]), kafka=True)
+            kp = FaultProxy(self.loop, f"kafka-{i}", ("localhost", 0), kafka=True)
             zp = FaultProxy(self.loop, f"zk-{i}", ("127.0.0.1", zk.port), kafka=False)
             self.kafka_proxies[i] = kp.start()
             self.zk_proxies[i] = zp.start()
@@ -108,6 +106,11 @@ class ChaosCluster:
                 f"advertised.listeners=PLAINTEXT://127.0.0.1:{kp.port}",
                 f"zookeeper.connect=127.0.0.1:{zp.port}/{path}",
             ]
+        # The brokers' own ports are picked once the proxies hold theirs (picked before, a
+        # proxy's ephemeral port could be the one a broker then fails to bind).
+        real_ports = {i: free_port() for i in ids}
+        for i in ids:
+            self.kafka_proxies[i].target = ("localhost", real_ports[i])
         if self.tmpfs is not None:
             self.tmpfs.mkdir(parents=True, exist_ok=True)
             subprocess.run(
@@ -479,15 +482,22 @@ class Nemesis:
         self.history.write("heal", kind=fault.kind, broker=DISK_BROKER, states=self.states())
 
     def revive_dead(self) -> None:
-        """A broker that died on its own (not one we killed) is recorded and restarted."""
+        """A broker that died on its own (not one we killed) is recorded and restarted, and
+        so is one whose restart failed."""
         for node_id, broker in self.cluster.brokers.items():
             proc = broker.proc
-            if proc is not None and proc.poll() is not None:
+            if proc is not None and proc.poll() is None:
+                continue
+            if proc is not None:
                 tail = broker.log_text()[-1500:]
                 self.history.write("exited", broker=node_id, code=proc.returncode, log_tail=tail)
                 broker.proc, broker.returncode = None, proc.returncode
-                with suppress(AssertionError):
-                    self.cluster.restart(node_id)
+            else:
+                self.history.write("down", broker=node_id)
+            try:
+                self.cluster.restart(node_id)
+            except AssertionError as exc:
+                self.history.write("restart-failed", broker=node_id, error=str(exc)[-1500:])
 
 
 def fill(path: Path) -> int:
@@ -755,15 +765,20 @@ def main(argv: list[str] | None = None) -> int:
     with zookeeper_server(args.out) as zk:
         for seed in range(args.first_seed, args.first_seed + args.seeds):
             started = time.monotonic()
-            result = run_once(
-                zk,
-                args.out / f"seed-{seed}",
-                seed,
-                duration_s=args.duration,
-                rate=args.rate,
-                disk_fault=args.disk_fault,
-                hold_s=(args.hold[0], args.hold[1]),
-            )
+            try:
+                result = run_once(
+                    zk,
+                    args.out / f"seed-{seed}",
+                    seed,
+                    duration_s=args.duration,
+                    rate=args.rate,
+                    disk_fault=args.disk_fault,
+                    hold_s=(args.hold[0], args.hold[1]),
+                )
+            except Exception as exc:  # the harness failed (e.g. a cluster that did not start)
+                print(f"seed={seed} HARNESS ERROR {exc!r:.300}", flush=True)
+                result = check(read_history(args.out / f"seed-{seed}" / "history.jsonl"))
+                result.harness_error = repr(exc)[:1000]
             results.append(result)
             (args.out / f"seed-{seed}" / "result.json").write_text(
                 json.dumps(result.to_json(), indent=1), encoding="utf-8"

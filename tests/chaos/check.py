@@ -64,10 +64,14 @@ class Result:
     recoveries: list[float] = field(default_factory=list)
     write_recoveries: list[float] = field(default_factory=list)
     examples: dict[str, list[Any]] = field(default_factory=dict)
+    harness_error: str | None = None  # set by the campaign when a run could not complete
 
     @property
     def ok(self) -> bool:
-        return self.lost == self.duplicated == self.diverged == self.commit_regressions == 0
+        return (
+            self.harness_error is None
+            and self.lost == self.duplicated == self.diverged == self.commit_regressions == 0
+        )
 
     def percentile(self, q: float, of: str = "recoveries") -> float | None:
         values: list[float] = getattr(self, of)
