@@ -11,7 +11,7 @@ DEV_DEPS := pytest pytest-benchmark pytest-timeout hypothesis ruff mypy 'maturin
 	ziglang auditwheel 'kazoo>=2.9'
 
 .PHONY: run test test-fast format build wheel bench bench-broker bench-spark lint rust-test py-test \
-	kafka-jars spark-jars clean demo test-clients pipeline cluster bench-cluster
+	kafka-jars spark-jars clean demo test-clients pipeline cluster bench-cluster chaos
 
 $(BIN)/activate:
 	$(PY) -m venv $(VENV)
@@ -37,6 +37,14 @@ run: build
 cluster: build
 	KAFKA_VERSION=3.9.1 scripts/kafka-jars.sh >/dev/null
 	$(PYTHON) scripts/cluster.py
+
+# The fault campaign (issue 11, tests/chaos): 20 seeded runs of faults against three brokers
+# behind fault-injecting proxies, one table row per seed; histories in ./chaos-runs/seed-N/
+# (re-check one: PYTHONPATH=python:tests $(PYTHON) -m chaos.check chaos-runs/seed-N/history.jsonl).
+# Mounts a tmpfs for the full-disk fault (root; ARGS=--no-disk-fault to leave it out).
+chaos: build
+	KAFKA_VERSION=3.9.1 scripts/kafka-jars.sh >/dev/null
+	PYTHONPATH=python:tests $(PYTHON) -m chaos.campaign --seeds 20 --out chaos-runs $(ARGS)
 
 # The storage demo: a partition directory with several segments, printed by the dump tool.
 demo: build

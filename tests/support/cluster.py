@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -68,7 +68,11 @@ class Cluster:
         ports: Iterable[int] | None = None,
         first_id: int = 1,
         fast_failure: bool = True,
+        broker_overrides: Mapping[int, Iterable[str]] | None = None,
     ) -> None:
+        """``overrides`` go to every broker, then ``broker_overrides[node_id]`` to that
+        broker only (later ones win: e.g. its own ``advertised.listeners``,
+        ``zookeeper.connect`` or ``log.dirs``)."""
         self.zookeeper_connect = zookeeper_connect
         self.directory = Path(directory)
         port_list = list(ports) if ports is not None else [None] * size
@@ -78,10 +82,11 @@ class Cluster:
             *overrides,
         ]
         self._extra = extra
+        per_broker = broker_overrides or {}
         self.brokers: dict[int, Broker] = {
             first_id + i: Broker(
                 self.directory / f"broker-{first_id + i}",
-                extra,
+                [*extra, *per_broker.get(first_id + i, ())],
                 node_id=first_id + i,
                 port=port_list[i],
             )

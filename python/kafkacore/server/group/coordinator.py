@@ -214,8 +214,31 @@ class GroupCoordinator:
                 group.protocol_type, group.generation = g.protocol_type, g.generation
                 group.protocol, group.leader = g.protocol, g.leader
                 group.state_timestamp = g.current_state_timestamp
-                # members must rejoin; their generation is kept so commits are checked
-                group.members.clear()  # the group stays Empty
+                # Kafka's GroupMetadata.loadGroup: the members of the stored generation come
+                # back, Stable (Empty without members), so that a coordinator failover does
+                # not make every member of every group rejoin; sessions restart in _install
+                group.members = {
+                    m.member_id: Member(
+                        member_id=m.member_id,
+                        instance_id=m.group_instance_id,
+                        client_id=m.client_id,
+                        client_host=m.client_host,
+                        session_timeout=m.session_timeout,
+                        rebalance_timeout=(
+                            m.rebalance_timeout if m.rebalance_timeout >= 0 else m.session_timeout
+                        ),
+                        protocol_type=g.protocol_type,
+                        protocols=[(g.protocol or "", m.subscription)],
+                        assignment=m.assignment,
+                    )
+                    for m in g.members
+                }
+                group.static = {
+                    m.group_instance_id: m.member_id
+                    for m in g.members
+                    if m.group_instance_id is not None
+                }
+                group.set_loaded_state(STABLE if group.members else EMPTY)
         # a group known only by offsets whose every offset was tombstoned is gone
         for group_id in [g for g, v in groups.items() if not v.offsets]:
             if group_id not in with_metadata:
@@ -309,7 +332,9 @@ class GroupCoordinator:
 
     def _install(self, index: int, groups: dict[str, Group]) -> None:
         for group_id, group in groups.items():
-            self.groups.setdefault(group_id, group)
+            if self.groups.setdefault(group_id, group) is group:
+                for member in group.members.values():  # Kafka's onGroupLoaded
+                    self._touch(member)
         self._owned.add(index)
 
     def on_leadership_change(

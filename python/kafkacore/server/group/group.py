@@ -128,6 +128,12 @@ class Group:
     def state(self) -> GroupState:
         return self._state
 
+    def set_loaded_state(self, state: GroupState) -> None:
+        """The state a group is loaded in from ``__consumer_offsets`` (Kafka's
+        ``GroupMetadata.loadGroup``: Stable with members, else Empty): a start, not a
+        transition."""
+        self._state = state
+
     def transition_to(self, target: GroupState) -> None:
         """Move to ``target``; raises :class:`IllegalGroupStateTransition` unless the
         current state is one of ``target``'s valid previous states."""
