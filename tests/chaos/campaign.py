@@ -479,6 +479,10 @@ class Nemesis:
         time.sleep(fault.duration_s)
         with suppress(FileNotFoundError):
             filler.unlink()
+        # The broker took the full log dir offline (its replicas there moved away); as in
+        # Kafka, the dir comes back only with a restart, which an operator does once the
+        # disk has room again: a clean (SIGTERM) restart here.
+        self.cluster.restart(DISK_BROKER)
         self.history.write("heal", kind=fault.kind, broker=DISK_BROKER, states=self.states())
 
     def revive_dead(self) -> None:

@@ -35,4 +35,3 @@ def test_bounded_chaos_run(zookeeper: ZooKeeperServer, tmp_path: Path) -> None:
     assert result.recoveries, "no leadership recovery measured"
     assert result.ok, f"{result.summary()}\n{result.examples}"
     assert result.exited == 0, result.examples
-    assert elapsed < 180, f"the bounded run took {elapsed:.0f} s"
