@@ -276,6 +276,8 @@ KAFKACORE_ONLY_BROKER_CONFIGS = {
     "zookeeper.max.in.flight.requests",
     "controlled.shutdown.max.retries",
     "controlled.shutdown.retry.backoff.ms",
+    # the ZooKeeper controller's auto rebalance threshold (Kafka 3.9 has it, 4.x not)
+    "leader.imbalance.per.broker.percentage",
 }
 
 
