@@ -503,7 +503,6 @@ class KafkaController:
         await self._on_replicas_become_offline(replicas)
 
     async def _on_replicas_become_offline(self, replicas: list[tuple[TopicPartition, int]]) -> None:
-        psm, rsm, batch = self._sms()
         ctx = self.ctx
         dead = {r for _, r in replicas}
         offline_leader = [
@@ -513,6 +512,20 @@ class KafkaController:
             and s.leader >= 0
             and not ctx.is_topic_queued_for_deletion(tp.topic)
         ]
+        await self._take_replicas_offline(offline_leader, replicas)
+
+    async def _take_replicas_offline(
+        self,
+        offline_leader: list[TopicPartition],
+        replicas: list[tuple[TopicPartition, int]],
+    ) -> None:
+        """The common tail of Kafka's ``onReplicasBecomeOffline``: the partitions in
+        ``offline_leader`` (their leader is gone) go Offline and are re-elected, then
+        ``replicas`` go OfflineReplica - or DeletionIneligible for a topic queued for
+        deletion. With no leader lost, the brokers still learn of the offline replicas by
+        an UpdateMetadata."""
+        psm, rsm, batch = self._sms()
+        ctx = self.ctx
         await psm.handle_state_changes(offline_leader, PartitionState.OFFLINE)
         await psm.trigger_online_partition_state_change()
         batch.send()
@@ -630,7 +643,6 @@ class KafkaController:
         they led go Offline and get a leader by the offline-partition election (which
         skips replicas on offline dirs), then the replicas go OfflineReplica (out of the
         ISR)."""
-        psm, rsm, batch = self._sms()
         ctx = self.ctx
         offline_leader = []
         for tp in sorted({tp for tp, _r in replicas}):
@@ -642,19 +654,7 @@ class KafkaController:
                 and not ctx.is_topic_queued_for_deletion(tp.topic)
             ):
                 offline_leader.append(tp)
-        await psm.handle_state_changes(offline_leader, PartitionState.OFFLINE)
-        await psm.trigger_online_partition_state_change()
-        batch.send()
-        normal = [k for k in replicas if not ctx.is_topic_queued_for_deletion(k[0].topic)]
-        await rsm.handle_state_changes(normal, ReplicaState.OFFLINE)
-        batch.send()
-        deleting = [k for k in replicas if ctx.is_topic_queued_for_deletion(k[0].topic)]
-        if deleting:
-            await rsm.handle_state_changes(deleting, ReplicaState.DELETION_INELIGIBLE)
-            ctx.topics_ineligible_for_deletion |= {tp.topic for tp, _ in deleting}
-        if not offline_leader:
-            batch.add_update_metadata(ctx.live_or_shutting_down_broker_ids, [])
-            batch.send()
+        await self._take_replicas_offline(offline_leader, replicas)
 
     # --- topics --------------------------------------------------------------------------------
 
