@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import struct
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any
@@ -438,6 +438,40 @@ def new_topic(topic: str, parts: dict[int, tuple[int, ...]]) -> TopicAssignment:
     return TopicAssignment(topic=topic, partitions=parts, topic_id=uuid.uuid4())
 
 
+def alter_isr_request(
+    cl: Cluster,
+    topic_id: uuid.UUID,
+    isr: Iterable[int],
+    *,
+    leader_epoch: int,
+    partition_epoch: int,
+    broker: int = 1,
+    broker_epoch: int | None = None,
+) -> Any:
+    """An AlterPartition (v2+, by topic id) from ``broker`` proposing ``isr`` for partition 0,
+    each ISR member with its current broker epoch."""
+    req = APIS_BY_NAME["AlterPartition"].request.cls
+    return req(
+        broker_id=broker,
+        broker_epoch=cl.epochs[broker] if broker_epoch is None else broker_epoch,
+        topics=[
+            req.TopicData(
+                topic_id=topic_id,
+                partitions=[
+                    req.PartitionData(
+                        partition_index=0,
+                        leader_epoch=leader_epoch,
+                        new_isr_with_epochs=[
+                            req.BrokerState(broker_id=b, broker_epoch=cl.epochs[b]) for b in isr
+                        ],
+                        partition_epoch=partition_epoch,
+                    )
+                ],
+            )
+        ],
+    )
+
+
 # --- scenarios (shared with test_controller_zk.py) -------------------------------------------
 
 
@@ -549,30 +583,18 @@ async def scenario_alter_partition(zk: Any) -> None:
         await zk.create_topic_assignment(a)
         await wait_for(lambda: _has_states(zk, "t", 1))
         await cl.settle(c)
-        req = APIS_BY_NAME["AlterPartition"].request.cls
 
         def alter(
             isr: list[int], leader_epoch: int = 0, partition_epoch: int = 0, **kw: Any
         ) -> Any:
-            return req(
-                broker_id=kw.get("broker", 1),
-                broker_epoch=kw.get("broker_epoch", cl.epochs[kw.get("broker", 1)]),
-                topics=[
-                    req.TopicData(
-                        topic_id=a.topic_id,
-                        partitions=[
-                            req.PartitionData(
-                                partition_index=0,
-                                leader_epoch=leader_epoch,
-                                new_isr_with_epochs=[
-                                    req.BrokerState(broker_id=b, broker_epoch=cl.epochs[b])
-                                    for b in isr
-                                ],
-                                partition_epoch=partition_epoch,
-                            )
-                        ],
-                    )
-                ],
+            return alter_isr_request(
+                cl,
+                a.topic_id,
+                isr,
+                leader_epoch=leader_epoch,
+                partition_epoch=partition_epoch,
+                broker=kw.get("broker", 1),
+                broker_epoch=kw.get("broker_epoch"),
             )
 
         def code(resp: Any) -> int:
@@ -601,27 +623,7 @@ async def scenario_alter_partition(zk: Any) -> None:
         s = await state(zk, "t", 0)
         assert s[:3] == (1, 0, [1, 2])
         resp = await c.alter_partition(
-            req(
-                broker_id=1,
-                broker_epoch=cl.epochs[1],
-                topics=[
-                    req.TopicData(
-                        topic_id=a.topic_id,
-                        partitions=[
-                            req.PartitionData(
-                                partition_index=0,
-                                leader_epoch=0,
-                                new_isr_with_epochs=[
-                                    req.BrokerState(broker_id=1, broker_epoch=cl.epochs[1]),
-                                    req.BrokerState(broker_id=3, broker_epoch=cl.epochs[3]),
-                                ],
-                                partition_epoch=s[4],
-                            )
-                        ],
-                    )
-                ],
-            ),
-            3,
+            alter_isr_request(cl, a.topic_id, [1, 3], leader_epoch=0, partition_epoch=s[4]), 3
         )
         assert code(resp) == ErrorCode.INELIGIBLE_REPLICA
         assert code(await c.alter_partition(alter([1], -1, s[4]), 3)) == (
@@ -662,29 +664,11 @@ async def scenario_controlled_shutdown(zk: Any) -> None:
             for p in t.partition_states
         )
         # a broker that is shutting down is not eligible for the ISR
-        req = APIS_BY_NAME["AlterPartition"].request.cls
         s = await state(zk, "t", 0)
         topic_id = (await zk.get_topic_assignment("t")).topic_id
         resp = await c.alter_partition(
-            req(
-                broker_id=2,
-                broker_epoch=cl.epochs[2],
-                topics=[
-                    req.TopicData(
-                        topic_id=topic_id,
-                        partitions=[
-                            req.PartitionData(
-                                partition_index=0,
-                                leader_epoch=s[1],
-                                new_isr_with_epochs=[
-                                    req.BrokerState(broker_id=b, broker_epoch=cl.epochs[b])
-                                    for b in (2, 3, 1)
-                                ],
-                                partition_epoch=s[4],
-                            )
-                        ],
-                    )
-                ],
+            alter_isr_request(
+                cl, topic_id, (2, 3, 1), leader_epoch=s[1], partition_epoch=s[4], broker=2
             ),
             3,
         )
@@ -780,28 +764,8 @@ async def scenario_unclean(zk: Any) -> None:
         await wait_for(lambda: _has_states(zk, "t", 1))
         await zk.set_entity_config("topics", "t", {"unclean.leader.election.enable": "true"})
         # ISR shrinks to [2] (AlterPartition from the leader), then 2 dies and 3 stays
-        req = APIS_BY_NAME["AlterPartition"].request.cls
         resp = await c.alter_partition(
-            req(
-                broker_id=2,
-                broker_epoch=cl.epochs[2],
-                topics=[
-                    req.TopicData(
-                        topic_id=a.topic_id,
-                        partitions=[
-                            req.PartitionData(
-                                partition_index=0,
-                                leader_epoch=0,
-                                new_isr_with_epochs=[
-                                    req.BrokerState(broker_id=2, broker_epoch=cl.epochs[2])
-                                ],
-                                partition_epoch=0,
-                            )
-                        ],
-                    )
-                ],
-            ),
-            3,
+            alter_isr_request(cl, a.topic_id, [2], leader_epoch=0, partition_epoch=0, broker=2), 3
         )
         assert resp.topics[0].partitions[0].error_code == 0
         await cl.brokers[2].stop()
@@ -864,28 +828,8 @@ async def scenario_elect_leaders(zk: Any) -> None:
         assert got[("t", 0)] == (ErrorCode.ELECTION_NOT_NEEDED, None)
         assert got[("nope", 0)][0] == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
         # u-0's ISR shrinks to [1], then 1 dies: no clean leader
-        req = APIS_BY_NAME["AlterPartition"].request.cls
         resp = await c.alter_partition(
-            req(
-                broker_id=1,
-                broker_epoch=cl.epochs[1],
-                topics=[
-                    req.TopicData(
-                        topic_id=u.topic_id,
-                        partitions=[
-                            req.PartitionData(
-                                partition_index=0,
-                                leader_epoch=0,
-                                new_isr_with_epochs=[
-                                    req.BrokerState(broker_id=1, broker_epoch=cl.epochs[1])
-                                ],
-                                partition_epoch=0,
-                            )
-                        ],
-                    )
-                ],
-            ),
-            3,
+            alter_isr_request(cl, u.topic_id, [1], leader_epoch=0, partition_epoch=0), 3
         )
         assert resp.topics[0].partitions[0].error_code == 0
         await cl.brokers[2].stop()
@@ -945,29 +889,8 @@ async def scenario_reassignment(zk: Any) -> None:
         ]
         assert new_lai and new_lai[0].is_new and new_lai[0].adding_replicas == [2]
         # the leader adds 2 to the ISR: the reassignment completes
-        req = APIS_BY_NAME["AlterPartition"].request.cls
         resp = await c.alter_partition(
-            req(
-                broker_id=1,
-                broker_epoch=cl.epochs[1],
-                topics=[
-                    req.TopicData(
-                        topic_id=a.topic_id,
-                        partitions=[
-                            req.PartitionData(
-                                partition_index=0,
-                                leader_epoch=1,
-                                new_isr_with_epochs=[
-                                    req.BrokerState(broker_id=b, broker_epoch=cl.epochs[b])
-                                    for b in (1, 2)
-                                ],
-                                partition_epoch=pe,
-                            )
-                        ],
-                    )
-                ],
-            ),
-            3,
+            alter_isr_request(cl, a.topic_id, (1, 2), leader_epoch=1, partition_epoch=pe), 3
         )
         assert resp.topics[0].partitions[0].error_code == 0
         assert (await state(zk, "t", 0))[:3] == (2, 3, [2])
@@ -1001,29 +924,8 @@ async def scenario_reassignment_resumed_by_new_controller(zk: Any) -> None:
         assert await c2.list_partition_reassignments() == {("t", 0): ([2, 3, 1], [2], [1])}
         leader, epoch, isr, _, pe = await state(zk, "t", 0)
         assert (leader, isr) == (1, [1, 3]) and epoch == 2  # A1 by each controller
-        req = APIS_BY_NAME["AlterPartition"].request.cls
         resp = await c2.alter_partition(
-            req(
-                broker_id=1,
-                broker_epoch=cl.epochs[1],
-                topics=[
-                    req.TopicData(
-                        topic_id=a.topic_id,
-                        partitions=[
-                            req.PartitionData(
-                                partition_index=0,
-                                leader_epoch=epoch,
-                                new_isr_with_epochs=[
-                                    req.BrokerState(broker_id=b, broker_epoch=cl.epochs[b])
-                                    for b in (1, 3, 2)
-                                ],
-                                partition_epoch=pe,
-                            )
-                        ],
-                    )
-                ],
-            ),
-            3,
+            alter_isr_request(cl, a.topic_id, (1, 3, 2), leader_epoch=epoch, partition_epoch=pe), 3
         )
         assert resp.topics[0].partitions[0].error_code == 0
         leader, epoch, isr, ctrl_epoch, _ = await state(zk, "t", 0)

@@ -17,11 +17,11 @@ from kafkacore.cli.reassign import (
     java_set_order,
     throttle_configs,
 )
-from kafkacore.protocol import APIS_BY_NAME
 from test_controller_cluster import (
     Cluster,
     FakeZk,
     _leader_is,
+    alter_isr_request,
     new_topic,
     run,
     state,
@@ -86,28 +86,8 @@ async def admin_zk() -> AdminFakeZk:
 async def _isr_grows(cl: Cluster, c: Any, zk: AdminFakeZk, topic_id: Any, isr: list[int]) -> int:
     """The leader (broker 1) reports ``isr`` for t-0; the response's error code."""
     _, epoch, _, _, pe = await state(zk, "t", 0)
-    req = APIS_BY_NAME["AlterPartition"].request.cls
     resp = await c.alter_partition(
-        req(
-            broker_id=1,
-            broker_epoch=cl.epochs[1],
-            topics=[
-                req.TopicData(
-                    topic_id=topic_id,
-                    partitions=[
-                        req.PartitionData(
-                            partition_index=0,
-                            leader_epoch=epoch,
-                            new_isr_with_epochs=[
-                                req.BrokerState(broker_id=b, broker_epoch=cl.epochs[b]) for b in isr
-                            ],
-                            partition_epoch=pe,
-                        )
-                    ],
-                )
-            ],
-        ),
-        3,
+        alter_isr_request(cl, topic_id, isr, leader_epoch=epoch, partition_epoch=pe), 3
     )
     return int(resp.topics[0].partitions[0].error_code)
 
