@@ -28,7 +28,7 @@ from kafkacore.native import load_backend
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
 from kafkacore.server import KafkaServer
 from support.brokers import Broker
-from support.raw_client import RawClient
+from support.raw_client import RawClient, fetch_request, produce_request
 from support.tmpfs import fill, tmpfs
 
 T0 = 1_700_000_000_000
@@ -70,6 +70,18 @@ def manager(dirs: list[Path], backend: ModuleType) -> LogManager:
     )
     m.startup()
     return m
+
+
+def two_dirs_with_a_batch_each(
+    tmp_path: Path, backend: ModuleType
+) -> tuple[list[Path], LogManager]:
+    """A manager of two log dirs, ``a`` and ``b``, with t-0 and t-1 created in turn (the
+    manager puts them in a and b) and a batch appended to each."""
+    dirs = [tmp_path / "a", tmp_path / "b"]
+    logs = manager(dirs, backend)
+    logs.get_or_create_log("t", 0).append_as_leader(batch(backend), 0)
+    logs.get_or_create_log("t", 1).append_as_leader(batch(backend), 0)
+    return dirs, logs
 
 
 # -- the log manager ---------------------------------------------------------------------
@@ -186,10 +198,7 @@ def test_an_fsync_error_takes_the_dir_offline(
 def test_a_checkpoint_error_takes_the_dir_offline_without_raising(
     tmp_path: Path, backend: ModuleType, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    dirs = [tmp_path / "a", tmp_path / "b"]
-    logs = manager(dirs, backend)
-    logs.get_or_create_log("t", 0).append_as_leader(batch(backend), 0)
-    logs.get_or_create_log("t", 1).append_as_leader(batch(backend), 0)
+    dirs, logs = two_dirs_with_a_batch_each(tmp_path, backend)
     real = OffsetCheckpointFile.write
 
     def failing(self: OffsetCheckpointFile, entries: Any) -> None:
@@ -211,10 +220,7 @@ def test_a_checkpoint_error_takes_the_dir_offline_without_raising(
 def test_a_log_dir_failing_to_load_is_offline_and_all_failing_is_fatal(
     tmp_path: Path, backend: ModuleType, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    dirs = [tmp_path / "a", tmp_path / "b"]
-    logs = manager(dirs, backend)
-    logs.get_or_create_log("t", 0).append_as_leader(batch(backend), 0)
-    logs.get_or_create_log("t", 1).append_as_leader(batch(backend), 0)
+    dirs, logs = two_dirs_with_a_batch_each(tmp_path, backend)
     logs.shutdown()
     real_init = log_module.Log.__init__
     broken = {str(dirs[1])}
@@ -238,53 +244,16 @@ def test_a_log_dir_failing_to_load_is_offline_and_all_failing_is_fatal(
 
 # -- the broker ----------------------------------------------------------------------------
 
-_PRODUCE: Any = APIS_BY_NAME["Produce"].request.cls
-_FETCH: Any = APIS_BY_NAME["Fetch"].request.cls
 _DESCRIBE: Any = APIS_BY_NAME["DescribeLogDirs"].request.cls
 
 
 async def _produce(client: RawClient, partition: int, records: bytes) -> Any:
-    request = _PRODUCE(
-        acks=-1,
-        timeout_ms=5000,
-        topic_data=[
-            _PRODUCE.TopicProduceData(
-                name="t",
-                partition_data=[_PRODUCE.PartitionProduceData(index=partition, records=records)],
-            )
-        ],
-    )
-    response = await client.call("Produce", 9, request)
+    response = await client.call("Produce", 9, produce_request("t", partition, records))
     return response.responses[0].partition_responses[0]
 
 
 async def _fetch_error(client: RawClient, partition: int) -> int:
-    request = _FETCH(
-        replica_id=-1,
-        max_wait_ms=0,
-        min_bytes=1,
-        max_bytes=1 << 20,
-        isolation_level=0,
-        session_id=0,
-        session_epoch=-1,
-        topics=[
-            _FETCH.FetchTopic(
-                topic="t",
-                partitions=[
-                    _FETCH.FetchPartition(
-                        partition=partition,
-                        current_leader_epoch=-1,
-                        fetch_offset=0,
-                        log_start_offset=-1,
-                        partition_max_bytes=1 << 20,
-                    )
-                ],
-            )
-        ],
-        forgotten_topics_data=[],
-        rack_id="",
-    )
-    response = await client.call("Fetch", 11, request)
+    response = await client.call("Fetch", 11, fetch_request("t", partition))
     return int(response.responses[0].partitions[0].error_code)
 
 

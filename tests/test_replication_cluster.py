@@ -22,13 +22,13 @@ from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
 from kafkacore.server.alter_partition import AlterPartitionManager
 from kafkacore.server.broker import KafkaServer
 from kafkacore.server.inter_broker import NodeClient
+from support.raw_client import fetch_request, produce_request
 
 TOPIC = "replicated"
 TP = TopicPartition(TOPIC, 0)
 TOPIC_ID = uuid.uuid4()
 _LAI: Any = APIS_BY_NAME["LeaderAndIsr"].request.cls
 _UM: Any = APIS_BY_NAME["UpdateMetadata"].request.cls
-_PRODUCE: Any = APIS_BY_NAME["Produce"].request.cls
 
 
 def batch(n: int, tag: bytes) -> bytes:
@@ -137,17 +137,7 @@ class Cluster:
         return int(response.topics[0].partition_errors[0].error_code)
 
     async def produce(self, node: int, records: bytes, acks: int, timeout_ms: int = 10000) -> Any:
-        request = _PRODUCE(
-            transactional_id=None,
-            acks=acks,
-            timeout_ms=timeout_ms,
-            topic_data=[
-                _PRODUCE.TopicProduceData(
-                    name=TOPIC,
-                    partition_data=[_PRODUCE.PartitionProduceData(index=0, records=records)],
-                )
-            ],
-        )
+        request = produce_request(TOPIC, 0, records, acks=acks, timeout_ms=timeout_ms)
         response = await self.send(node, ApiKey.PRODUCE, 9, request)
         return response.responses[0].partition_responses[0]
 
@@ -405,31 +395,15 @@ def test_replica_fetch_protocol_and_acks_all_timeout(tmp_path: Path) -> None:
         epoch: int = 2,
         last_fetched_epoch: int = -1,
     ) -> Any:
-        request = _FETCH(
+        request = fetch_request(
+            TOPIC,
+            0,
+            fetch_offset=offset,
             replica_id=replica,
-            max_wait_ms=0,
             min_bytes=0,
-            max_bytes=1 << 20,
-            isolation_level=0,
-            session_id=0,
-            session_epoch=-1,
-            topics=[
-                _FETCH.FetchTopic(
-                    topic=TOPIC,
-                    partitions=[
-                        _FETCH.FetchPartition(
-                            partition=0,
-                            current_leader_epoch=epoch,
-                            fetch_offset=offset,
-                            last_fetched_epoch=last_fetched_epoch,
-                            log_start_offset=0,
-                            partition_max_bytes=1 << 20,
-                        )
-                    ],
-                )
-            ],
-            forgotten_topics_data=[],
-            rack_id="",
+            current_leader_epoch=epoch,
+            last_fetched_epoch=last_fetched_epoch,
+            log_start_offset=0,
         )
         response = await cluster.send(1, ApiKey.FETCH, 12, request)
         return response.responses[0].partitions[0]

@@ -14,12 +14,79 @@ from kafkacore.config import BrokerConfig
 from kafkacore.protocol import APIS_BY_NAME, RequestHeader, decode_response, encode_request
 from kafkacore.server import KafkaServer
 
-__all__ = ["OneShotClient", "RawClient", "make_request", "run_broker"]
+__all__ = [
+    "OneShotClient",
+    "RawClient",
+    "fetch_request",
+    "make_request",
+    "produce_request",
+    "run_broker",
+]
 
 
 def make_request(name: str, **fields: Any) -> Any:
     """A request object of API ``name`` (Kafka's name, e.g. ``"Produce"``)."""
     return APIS_BY_NAME[name].request.cls(**fields)
+
+
+def produce_request(
+    topic: str, partition: int, records: bytes, *, acks: int = -1, timeout_ms: int = 5000
+) -> Any:
+    """A non-transactional Produce of ``records`` to one partition."""
+    req = APIS_BY_NAME["Produce"].request.cls
+    return req(
+        transactional_id=None,
+        acks=acks,
+        timeout_ms=timeout_ms,
+        topic_data=[
+            req.TopicProduceData(
+                name=topic,
+                partition_data=[req.PartitionProduceData(index=partition, records=records)],
+            )
+        ],
+    )
+
+
+def fetch_request(
+    topic: str,
+    partition: int,
+    *,
+    fetch_offset: int = 0,
+    replica_id: int = -1,
+    min_bytes: int = 1,
+    current_leader_epoch: int = -1,
+    last_fetched_epoch: int = -1,
+    log_start_offset: int = -1,
+) -> Any:
+    """A sessionless, read-uncommitted Fetch of one partition (1 MiB at most, no wait);
+    ``replica_id`` -1 is a consumer's, a broker id a follower's."""
+    req = APIS_BY_NAME["Fetch"].request.cls
+    return req(
+        replica_id=replica_id,
+        max_wait_ms=0,
+        min_bytes=min_bytes,
+        max_bytes=1 << 20,
+        isolation_level=0,
+        session_id=0,
+        session_epoch=-1,
+        topics=[
+            req.FetchTopic(
+                topic=topic,
+                partitions=[
+                    req.FetchPartition(
+                        partition=partition,
+                        current_leader_epoch=current_leader_epoch,
+                        fetch_offset=fetch_offset,
+                        last_fetched_epoch=last_fetched_epoch,
+                        log_start_offset=log_start_offset,
+                        partition_max_bytes=1 << 20,
+                    )
+                ],
+            )
+        ],
+        forgotten_topics_data=[],
+        rack_id="",
+    )
 
 
 class RawClient:
