@@ -37,7 +37,7 @@ from chaos.check import Result, check, read_history
 from chaos.proxy import FaultProxy, ProxyLoop
 from chaos.schedule import Fault, make_schedule
 from support.brokers import free_port
-from support.cluster import Cluster, wait_until
+from support.cluster import PRODUCER_CONFIG, Cluster, wait_until
 from support.zookeeper import ZooKeeperServer, unique_chroot
 
 TOPIC = "chaos"
@@ -211,16 +211,7 @@ class Workload:
     def _produce(self, index: int) -> None:
         history = self.history
         producer = Producer(
-            {
-                "bootstrap.servers": self.chaos.bootstrap,
-                "enable.idempotence": True,
-                "acks": "all",
-                "linger.ms": 5,
-                "message.timeout.ms": 60000,
-                "retry.backoff.ms": 100,
-                "topic.metadata.refresh.interval.ms": 1000,
-                "log_level": 3,
-            }
+            {"bootstrap.servers": self.chaos.bootstrap, **PRODUCER_CONFIG, "log_level": 3}
         )
 
         def delivered(err: KafkaError | None, msg: Any) -> None:

@@ -12,7 +12,7 @@ import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from support.cluster import Cluster, wait_until
+from support.cluster import PRODUCER_CONFIG, Cluster, wait_until
 from support.zookeeper import ZooKeeperServer, unique_chroot
 
 
@@ -52,15 +52,7 @@ def create_topic(
 
 
 def producer(cluster: Cluster, **extra: object) -> Producer:
-    config: dict[str, object] = {
-        "bootstrap.servers": cluster.bootstrap,
-        "enable.idempotence": True,
-        "acks": "all",
-        "linger.ms": 5,
-        "message.timeout.ms": 60000,
-        "retry.backoff.ms": 100,
-        "topic.metadata.refresh.interval.ms": 1000,
-    }
+    config: dict[str, object] = {"bootstrap.servers": cluster.bootstrap, **PRODUCER_CONFIG}
     config.update(extra)
     return Producer(config)
 

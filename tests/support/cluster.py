@@ -39,6 +39,18 @@ FAST_FAILURE = (
     "offsets.topic.num.partitions=3",
 )
 
+# The confluent-kafka producer of the cluster tests and the fault campaign (with
+# ``bootstrap.servers`` added): idempotent, acks=all, retrying a message for a minute, and
+# quick to find a partition's new leader.
+PRODUCER_CONFIG: Mapping[str, object] = {
+    "enable.idempotence": True,
+    "acks": "all",
+    "linger.ms": 5,
+    "message.timeout.ms": 60000,
+    "retry.backoff.ms": 100,
+    "topic.metadata.refresh.interval.ms": 1000,
+}
+
 
 def wait_until(
     check: Callable[[], _T | None], timeout_s: float = 30.0, what: str = "condition"
