@@ -16,7 +16,6 @@ read; everything goes to ``history.jsonl``, which :mod:`chaos.check` judges.
 from __future__ import annotations
 
 import argparse
-import errno
 import json
 import os
 import signal
@@ -38,6 +37,7 @@ from chaos.proxy import FaultProxy, ProxyLoop
 from chaos.schedule import Fault, make_schedule
 from support.brokers import free_port
 from support.cluster import PRODUCER_CONFIG, Cluster, wait_until
+from support.tmpfs import write_until_full
 from support.zookeeper import ZooKeeperServer, unique_chroot
 
 TOPIC = "chaos"
@@ -499,20 +499,10 @@ def fill(path: Path) -> int:
     """Write zeros to ``path`` until its file system has not one byte left (unbuffered, in
     ever smaller chunks: a buffered writer can leave up to a chunk free)."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-    written = 0
     try:
-        for size in (1 << 20, 1 << 12, 1):
-            chunk = b"\0" * size
-            while True:
-                try:
-                    written += os.write(fd, chunk)
-                except OSError as exc:
-                    if exc.errno != errno.ENOSPC:
-                        raise
-                    break
+        return write_until_full(fd, (1 << 20, 1 << 12, 1))
     finally:
         os.close(fd)
-    return written
 
 
 # -- after the run: reading it all back -----------------------------------------------------

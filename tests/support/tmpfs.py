@@ -7,12 +7,10 @@ import contextlib
 import errno
 import os
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-__all__ = ["fill", "tmpfs"]
-
-_CHUNK = b"\0" * 65536
+__all__ = ["fill", "tmpfs", "write_until_full"]
 
 
 @contextlib.contextmanager
@@ -33,14 +31,23 @@ def fill(directory: Path, name: str = "filler") -> Path:
     path = directory / name
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     try:
-        for chunk in (_CHUNK, b"\0" * 512):  # big chunks, then whatever fits
-            while True:
-                try:
-                    os.write(fd, chunk)
-                except OSError as exc:
-                    if exc.errno != errno.ENOSPC:
-                        raise
-                    break
+        write_until_full(fd, (65536, 512))  # big chunks, then whatever fits
     finally:
         os.close(fd)
     return path
+
+
+def write_until_full(fd: int, chunk_sizes: Iterable[int]) -> int:
+    """Write zeros to ``fd`` in chunks of each size in turn, each size until the file
+    system answers ENOSPC; the bytes written."""
+    written = 0
+    for size in chunk_sizes:
+        chunk = b"\0" * size
+        while True:
+            try:
+                written += os.write(fd, chunk)
+            except OSError as exc:
+                if exc.errno != errno.ENOSPC:
+                    raise
+                break
+    return written
