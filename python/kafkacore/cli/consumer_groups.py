@@ -336,9 +336,7 @@ def _offset_delete_request(host: str, port: int, group: str, tps: list[Any]) -> 
     """OffsetDelete (API 47) sent to the group's coordinator: confluent-kafka's AdminClient
     has no ``delete_consumer_group_offsets`` (librdkafka's DeleteConsumerGroupOffsets is not
     exposed), so the request is made with kafkacore's own protocol codec."""
-    import socket
-    import struct
-
+    from kafkacore.cli._wire import ConnectionClosed, exchange
     from kafkacore.protocol import APIS_BY_NAME, RequestHeader, decode_response, encode_request
 
     api = APIS_BY_NAME["OffsetDelete"]
@@ -358,21 +356,12 @@ def _offset_delete_request(host: str, port: int, group: str, tps: list[Any]) -> 
     )
     frame = encode_request(RequestHeader(api.key, 0, 1, "kafkacore-consumer-groups"), request)
     try:
-        with socket.create_connection((host, port), timeout=30) as sock:
-            sock.sendall(frame)
-            data = b""
-            size: int | None = None
-            while size is None or len(data) < size + 4:
-                chunk = sock.recv(65536)
-                if not chunk:
-                    raise BrokerError("connection closed by the coordinator")
-                data += chunk
-                if size is None and len(data) >= 4:
-                    size = struct.unpack(">i", data[:4])[0]
+        data = exchange(host, port, frame, 30)
+    except ConnectionClosed:
+        raise BrokerError("connection closed by the coordinator") from None
     except OSError as exc:
         raise BrokerError(f"coordinator {host}:{port}: {exc}") from None
-    assert size is not None
-    return decode_response(data[4 : 4 + size], api.key, 0)[1]
+    return decode_response(data, api.key, 0)[1]
 
 
 def _delete_offsets(admin: Any, args: argparse.Namespace) -> int:

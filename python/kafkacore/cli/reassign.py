@@ -339,6 +339,7 @@ def _assignment(md: Any, topics: Iterable[str]) -> dict[TP, list[int]]:
 
 def _controller_call(admin: Any, api_name: str, request: Any, version: int = 0) -> Any:
     """Send ``request`` to the controller, again after NOT_CONTROLLER."""
+    from kafkacore.cli._wire import exchange
     from kafkacore.protocol import (
         APIS_BY_NAME,
         ErrorCode,
@@ -357,7 +358,7 @@ def _controller_call(admin: Any, api_name: str, request: Any, version: int = 0) 
                 RequestHeader(api.key, version, 1, "reassign-partitions-tool"), request
             )
             try:
-                data = _exchange(controller.host, controller.port, frame)
+                data = exchange(controller.host, controller.port, frame, TIMEOUT)
                 response = decode_response(data, api.key, version)[1]
             except OSError:
                 response = None
@@ -369,24 +370,6 @@ def _controller_call(admin: Any, api_name: str, request: Any, version: int = 0) 
                 f"{api_name}"
             )
         time.sleep(0.2)
-
-
-def _exchange(host: str, port: int, frame: bytes) -> bytes:
-    import socket
-    import struct
-
-    with socket.create_connection((host, port), timeout=TIMEOUT) as sock:
-        sock.sendall(frame)
-        data = b""
-        size: int | None = None
-        while size is None or len(data) < size + 4:
-            chunk = sock.recv(65536)
-            if not chunk:
-                raise OSError("connection closed")
-            data += chunk
-            if size is None and len(data) >= 4:
-                size = struct.unpack(">i", data[:4])[0]
-    return data[4 : 4 + size]
 
 
 def _error_message(code: int, message: str | None) -> str:
