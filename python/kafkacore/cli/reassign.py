@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
+from kafkacore.cli._java_order import java_hash_map_order, java_string_hash, topic_partition_hash
 from kafkacore.cli.topics import BrokerError, add_common, admin_client, ck_module, error_text, wait
 
 __all__ = ["format_reassignment_json", "java_set_order", "register", "run"]
@@ -63,29 +64,19 @@ class Terse(Exception):
 
 
 def _java_string_hash(s: str) -> int:
-    h = 0
-    for unit in s.encode("utf-16-be").hex(" ", 2).split():
-        h = (31 * h + int(unit, 16)) & 0xFFFFFFFF
-    return h
+    """``String.hashCode`` as an unsigned 32-bit value."""
+    return java_string_hash(s) & 0xFFFFFFFF
 
 
 def _java_tp_hash(tp: TP) -> int:
-    h = (31 * (31 + tp[1])) & 0xFFFFFFFF
-    return (h + _java_string_hash(tp[0])) & 0xFFFFFFFF
+    """``TopicPartition.hashCode`` as an unsigned 32-bit value."""
+    return topic_partition_hash(*tp) & 0xFFFFFFFF
 
 
 def java_set_order(items: Iterable[_T], hash_of: Callable[[_T], int]) -> list[_T]:
-    """``items`` added one by one to a ``java.util.HashSet``, in its iteration order."""
-    unique = list(dict.fromkeys(items))
-    capacity = 16
-    while len(unique) > capacity * 3 // 4:
-        capacity *= 2
-
-    def bucket(item: _T) -> int:
-        h = hash_of(item) & 0xFFFFFFFF
-        return (h ^ (h >> 16)) & (capacity - 1)
-
-    return [x for _, x in sorted(enumerate(unique), key=lambda e: (bucket(e[1]), e[0]))]
+    """``items`` added one by one to a ``java.util.HashSet`` (a ``HashMap`` of the default
+    capacity underneath), in its iteration order."""
+    return java_hash_map_order(list(dict.fromkeys(items)), hash_of)
 
 
 def _int_order(ids: Iterable[int]) -> list[int]:
