@@ -1070,24 +1070,35 @@ class KafkaController:
         or a cancellation back to them): the leader epoch is bumped (LeaderAndIsr to the
         replicas, an election if the leader is no longer one) and every broker gets the
         new replica list in UpdateMetadata."""
-        psm, _, batch = self._sms()
+        batch = self._sms()[2]
         ctx = self.ctx
         state = (await zka.read_states(self.zk, [tp])).get(tp)
         if state is not None:
             ctx.leader_isr[tp] = state
-            replicas = ctx.replicas(tp)
-            if state.leader not in replicas or not ctx.is_replica_online(state.leader):
-                await psm.handle_state_changes([tp], PartitionState.ONLINE, REASSIGN)
-            else:
-                bumped = await self._bump_leader_epoch(tp)
-                if bumped is not None:
-                    batch.add_leader_and_isr(replicas, tp, bumped, is_new=False)
+            await self._move_reassigned_leader_if_required(tp, state.leader, ctx.replicas(tp))
         await self._remove_from_zk_reassignment({(tp.topic, tp.partition)})
         batch.add_update_metadata(ctx.live_or_shutting_down_broker_ids, [tp])
         batch.send()
 
+    async def _move_reassigned_leader_if_required(
+        self, tp: TopicPartition, leader: int, replicas: list[int]
+    ) -> bool:
+        """Kafka's ``moveReassignedPartitionLeaderIfRequired``: a ``leader`` that is not one
+        of the new ``replicas``, or is offline, is replaced by the reassign-partition
+        election; otherwise the leader epoch is bumped and a LeaderAndIsr to ``replicas``
+        is added to the batch, not sent (True then)."""
+        psm, _, batch = self._sms()
+        if leader not in replicas or not self.ctx.is_replica_online(leader):
+            await psm.handle_state_changes([tp], PartitionState.ONLINE, REASSIGN)
+            return False
+        bumped = await self._bump_leader_epoch(tp)
+        if bumped is None:
+            return False
+        batch.add_leader_and_isr(replicas, tp, bumped, is_new=False)
+        return True
+
     async def _maybe_complete_reassignment(self, tp: TopicPartition, initial: bool = False) -> None:
-        psm, rsm, batch = self._sms()
+        _, rsm, batch = self._sms()
         ctx = self.ctx
         a = ctx.full_assignment(tp)
         if a is None or not a.is_being_reassigned:
@@ -1112,13 +1123,8 @@ class KafkaController:
         removing = list(a.removing)
         await rsm.handle_state_changes([(tp, r) for r in a.adding], ReplicaState.ONLINE)
         ctx.set_assignment(tp, ReplicaAssignment(list(target)))
-        if state.leader not in target or not ctx.is_replica_online(state.leader):
-            await psm.handle_state_changes([tp], PartitionState.ONLINE, REASSIGN)
-        else:
-            bumped = await self._bump_leader_epoch(tp)
-            if bumped is not None:
-                batch.add_leader_and_isr(target, tp, bumped, is_new=False)
-                batch.send()
+        if await self._move_reassigned_leader_if_required(tp, state.leader, target):
+            batch.send()
         keys = [(tp, r) for r in removing]
         await rsm.handle_state_changes(keys, ReplicaState.OFFLINE)
         await rsm.handle_state_changes(keys, ReplicaState.DELETION_STARTED)
