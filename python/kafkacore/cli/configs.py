@@ -15,7 +15,7 @@ from typing import Any
 
 from kafkacore.cli.topics import BrokerError, add_common, admin_client, ck_module, wait
 
-__all__ = ["parse_add_config", "register", "run"]
+__all__ = ["parse_add_config", "parse_config_changes", "register", "run"]
 
 PROG = "kafkacore configs"
 _SINGULAR = {"topics": "topic", "brokers": "broker", "clients": "client", "users": "user"}
@@ -87,6 +87,23 @@ def parse_add_config(text: str) -> dict[str, str]:
     return out
 
 
+def parse_config_changes(args: argparse.Namespace, prog: str) -> tuple[dict[str, str], list[str]]:
+    """``--add-config`` and ``--delete-config`` (each may repeat): the configs to set and
+    the names to delete; ``--alter`` needs at least one of them (Kafka's message, as
+    ``prog``)."""
+    from kafkacore.cli import UsageError
+
+    adds: dict[str, str] = {}
+    for item in args.add_config:
+        adds.update(parse_add_config(item))
+    deletes = [k.strip() for item in args.delete_config for k in item.split(",") if k.strip()]
+    if args.alter and not adds and not deletes:
+        raise UsageError(
+            prog, "At least one of --add-config or --delete-config must be specified with --alter"
+        )
+    return adds, deletes
+
+
 def run(args: argparse.Namespace) -> int:
     from kafkacore.cli import UsageError
 
@@ -124,14 +141,7 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.entity_type == "topics" and args.entity_default:
         raise UsageError(PROG, "--entity-default is not supported for topics")
-    adds: dict[str, str] = {}
-    for item in args.add_config:
-        adds.update(parse_add_config(item))
-    deletes = [k.strip() for item in args.delete_config for k in item.split(",") if k.strip()]
-    if args.alter and not adds and not deletes:
-        raise UsageError(
-            PROG, "At least one of --add-config or --delete-config must be specified with --alter"
-        )
+    adds, deletes = parse_config_changes(args, PROG)
     admin = admin_client(args)
     try:
         if args.describe:

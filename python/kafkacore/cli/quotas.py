@@ -37,7 +37,7 @@ class _Failed(Exception):
 
 def run_quotas(args: argparse.Namespace, types: list[str], names: list[str]) -> int:
     from kafkacore.cli import UsageError
-    from kafkacore.cli.configs import parse_add_config
+    from kafkacore.cli.configs import parse_config_changes
 
     if any(t not in _ENTITY_TYPES for t in types) or len(set(types)) != len(types):
         raise UsageError(
@@ -53,14 +53,7 @@ def run_quotas(args: argparse.Namespace, types: list[str], names: list[str]) -> 
     components = [
         (_ENTITY_TYPES[t], names[i] if i < len(names) else None) for i, t in enumerate(types)
     ]
-    adds: dict[str, str] = {}
-    for item in args.add_config:
-        adds.update(parse_add_config(item))
-    deletes = [k.strip() for item in args.delete_config for k in item.split(",") if k.strip()]
-    if args.alter and not adds and not deletes:
-        raise UsageError(
-            PROG, "At least one of --add-config or --delete-config must be specified with --alter"
-        )
+    adds, deletes = parse_config_changes(args, PROG)
     from kafkacore.client import Client
 
     client = Client(args.bootstrap_server, client_id="kafkacore-configs")
