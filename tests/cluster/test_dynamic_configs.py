@@ -24,6 +24,7 @@ import pytest
 
 from cluster.conftest import create_topic
 from kafkacore.client import Client
+from kafkacore.config import ConfigSource
 from kafkacore.protocol import APIS_BY_NAME
 from support.cluster import Cluster, wait_until
 from support.kafka_jars import JVM_FLAGS, KAFKA_ZK_VERSION, kafka_libs
@@ -104,21 +105,13 @@ def describe_configs(cluster: Cluster | str, node: int, kind: int, name: str) ->
     (result,) = response.results
     assert result.error_code == 0, result.error_message
     return {
-        c.name: (c.value, SOURCES[c.config_source], [SOURCES[s.source] for s in c.synonyms])
+        c.name: (
+            c.value,
+            ConfigSource(c.config_source).name,
+            [ConfigSource(s.source).name for s in c.synonyms],
+        )
         for c in result.configs
     }
-
-
-SOURCES = {
-    0: "UNKNOWN",
-    1: "DYNAMIC_TOPIC_CONFIG",
-    2: "DYNAMIC_BROKER_CONFIG",
-    3: "DYNAMIC_DEFAULT_BROKER_CONFIG",
-    4: "STATIC_BROKER_CONFIG",
-    5: "DEFAULT_CONFIG",
-    6: "DYNAMIC_BROKER_LOGGER_CONFIG",
-    7: "CLIENT_METRICS_CONFIG",
-}
 
 
 def on_every_broker(cluster: Cluster, what: str, check: Any) -> None:
