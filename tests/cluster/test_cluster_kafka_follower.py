@@ -3,10 +3,14 @@ broker's ZooKeeper and follows a kafkacore leader. Kafka's replica fetcher sends
 v17 (topic ids, the tagged ReplicaState), so the partition reaching an ISR of both
 brokers, acks=all writes with ``min.insync.replicas=2`` being acknowledged, and Kafka's
 copy of the log being byte-identical to the leader's show that kafkacore's Fetch v13-17
-serves a real Kafka follower."""
+serves a real Kafka follower. Kafka's broker also takes its producer ids from the
+kafkacore controller (AllocateProducerIds, KIP-730): without that answer it refuses every
+InitProducerId with COORDINATOR_LOAD_IN_PROGRESS, so an idempotent producer that happens
+to ask it for an id never delivers anything."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -14,11 +18,20 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from cluster.conftest import producer
+from kafkacore.cli._wire import exchange
+from kafkacore.protocol import (
+    APIS_BY_NAME,
+    ErrorCode,
+    RequestHeader,
+    decode_response,
+    encode_request,
+)
 from support.brokers import free_port
-from support.cluster import Cluster, wait_until
+from support.cluster import PRODUCER_CONFIG, Cluster, wait_until
 from support.kafka_jars import KAFKA_ZK_VERSION, kafka_libs
 from support.zookeeper import ZooKeeperServer, unique_chroot
 
@@ -135,3 +148,46 @@ def test_kafka_39_broker_follows_a_kafkacore_leader(mixed: tuple[Cluster, KafkaB
     assert wait_until(identical, 60, "Kafka's copy identical to the leader's") > 0
     state = cluster.partition_state("mixed", 0)
     assert state is not None and (state["leader"], sorted(state["isr"])) == (1, [1, KAFKA_ID])
+
+
+def _allocate(cluster: Cluster, broker_id: int, broker_epoch: int) -> tuple[int, int, int]:
+    api = APIS_BY_NAME["AllocateProducerIds"]
+    request = api.request.cls(broker_id=broker_id, broker_epoch=broker_epoch)
+    frame = encode_request(RequestHeader(api.key, 0, 7, "test"), request)
+    response = decode_response(
+        exchange("localhost", cluster.brokers[1].port, frame, 30), api.key, 0
+    )[1]
+    return response.error_code, response.producer_id_start, response.producer_id_len
+
+
+def test_kafka_39_broker_takes_producer_ids_from_the_kafkacore_controller(
+    mixed: tuple[Cluster, KafkaBroker],
+) -> None:
+    cluster, kafka = mixed
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
+    admin.create_topics([NewTopic("pids", 1, replica_assignment=[[KAFKA_ID, 1]])])["pids"].result(
+        60
+    )
+    cluster.wait_for_isr("pids", 0, 2)
+
+    # An idempotent producer that only knows the Kafka broker takes its id from it.
+    errors: list[object] = []
+    p = Producer({**PRODUCER_CONFIG, "bootstrap.servers": f"localhost:{kafka.port}"})
+    for i in range(50):
+        p.produce("pids", b"v%d" % i, on_delivery=lambda e, _m: errors.append(e) if e else None)
+    assert p.flush(60) == 0
+    assert errors == []
+    block = json.loads(cluster.zk.get("/latest_producer_id_block")[0])
+    assert block["broker"] == KAFKA_ID  # ids are strings in Kafka's JSON
+    assert int(block["block_end"]) - int(block["block_start"]) == 999
+
+    # The controller's answers, Kafka's processAllocateProducerIds: the registered epoch
+    # (the czxid of /brokers/ids/<id>) gets the next block, anything else an error.
+    epoch = cluster.zk.get(f"/brokers/ids/{KAFKA_ID}")[1].czxid
+    assert _allocate(cluster, KAFKA_ID, epoch) == (
+        ErrorCode.NONE,
+        int(block["block_end"]) + 1,
+        1000,
+    )
+    assert _allocate(cluster, KAFKA_ID, epoch - 1)[0] == ErrorCode.STALE_BROKER_EPOCH
+    assert _allocate(cluster, 42, 1)[0] == ErrorCode.BROKER_ID_NOT_REGISTERED

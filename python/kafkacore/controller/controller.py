@@ -135,6 +135,18 @@ class KafkaController:
         )
         return result
 
+    async def allocate_producer_ids(
+        self, broker_id: int, broker_epoch: int
+    ) -> tuple[int, int, int]:
+        """AllocateProducerIds (KIP-730): ``(error code, first id, count)``; a block of
+        1000 ids taken from ``/latest_producer_id_block`` for a registered broker."""
+        if self._task is None:
+            return (int(ErrorCode.NOT_CONTROLLER), -1, 0)
+        result: tuple[int, int, int] = await self._call(
+            "allocate_producer_ids", broker_id, broker_epoch
+        )
+        return result
+
     async def elect_leaders(
         self, partitions: list[tuple[str, int]], unclean: bool = False
     ) -> dict[tuple[str, int], tuple[int, str | None]]:
@@ -240,6 +252,8 @@ class KafkaController:
             return self._alter_partition_error(ErrorCode.NOT_CONTROLLER)
         if name == "controlled_shutdown":
             return (int(ErrorCode.NOT_CONTROLLER), [])
+        if name == "allocate_producer_ids":
+            return (int(ErrorCode.NOT_CONTROLLER), -1, 0)
         return None
 
     async def _process_noop(self) -> None:
@@ -1361,6 +1375,30 @@ class KafkaController:
             leader_recovery_state=s.leader_recovery_state,
             partition_epoch=s.partition_epoch,
         )
+
+    # --- producer id blocks (KIP-730) ---------------------------------------------------------
+
+    async def _process_allocate_producer_ids(
+        self, broker_id: int, broker_epoch: int
+    ) -> tuple[int, int, int]:
+        """Kafka's ``processAllocateProducerIds``: an unknown broker gets
+        BROKER_ID_NOT_REGISTERED, an epoch other than the registered one
+        STALE_BROKER_EPOCH; otherwise the next block, by compare-and-set in ZooKeeper."""
+        if not self._active():
+            return (int(ErrorCode.NOT_CONTROLLER), -1, 0)
+        registered = self.ctx.broker_epochs.get(broker_id)
+        if registered is None or broker_id not in self.ctx.live_broker_ids:
+            log.warning("controller: AllocateProducerIds from unknown broker %d", broker_id)
+            return (int(ErrorCode.BROKER_ID_NOT_REGISTERED), -1, 0)
+        if registered != broker_epoch:
+            log.warning(
+                "controller: AllocateProducerIds with stale epoch %d from broker %d",
+                broker_epoch,
+                broker_id,
+            )
+            return (int(ErrorCode.STALE_BROKER_EPOCH), -1, 0)
+        first, last = await self.zk.allocate_producer_id_block(broker_id)
+        return (int(ErrorCode.NONE), first, last - first + 1)
 
     # --- controlled shutdown (§2.8) ------------------------------------------------------------
 

@@ -93,6 +93,7 @@ class ApiKey(IntEnum):
     DESCRIBE_USER_SCRAM_CREDENTIALS = 50
     ALTER_PARTITION = 56
     DESCRIBE_CLUSTER = 60
+    ALLOCATE_PRODUCER_IDS = 67
 
 
 @dataclass(frozen=True, eq=False)
@@ -180,6 +181,7 @@ _TABLE = [
     _api("UpdateMetadata", m.update_metadata, (0, 8), (0, 8)),
     _api("ControlledShutdown", m.controlled_shutdown, (1, 3), (1, 3)),
     _api("AlterPartition", m.alter_partition, (0, 3), (0, 3)),
+    _api("AllocateProducerIds", m.allocate_producer_ids, (0, 0), (0, 0)),
 ]
 
 APIS: dict[int, Api] = {api.key: api for api in sorted(_TABLE, key=lambda a: a.key)}

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from kafkacore.protocol.messages import (
+    allocate_producer_ids,
     alter_client_quotas,
     alter_configs,
     alter_partition,
@@ -50,6 +51,7 @@ from kafkacore.protocol.messages import (
 )
 
 __all__ = [
+    "allocate_producer_ids",
     "alter_client_quotas",
     "alter_configs",
     "alter_partition",

@@ -33,6 +33,7 @@ from kafkacore.server.handlers.configs import (
     handle_incremental_alter_configs,
 )
 from kafkacore.server.handlers.controller import (
+    handle_allocate_producer_ids,
     handle_alter_partition,
     handle_controlled_shutdown,
 )
@@ -68,6 +69,7 @@ HANDLERS: dict[ApiKey, Handler] = {
     ApiKey.PRODUCE: handle_produce,
     ApiKey.ALTER_PARTITION: handle_alter_partition,
     ApiKey.CONTROLLED_SHUTDOWN: handle_controlled_shutdown,
+    ApiKey.ALLOCATE_PRODUCER_IDS: handle_allocate_producer_ids,
     ApiKey.FETCH: handle_fetch,
     ApiKey.LIST_OFFSETS: handle_list_offsets,
     ApiKey.METADATA: handle_metadata,

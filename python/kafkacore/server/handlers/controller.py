@@ -1,5 +1,6 @@
-"""Requests only the controller answers: AlterPartition (a leader's ISR change, KIP-497)
-and ControlledShutdown (a broker asking to have its leaderships moved away). A broker
+"""Requests only the controller answers: AlterPartition (a leader's ISR change, KIP-497),
+ControlledShutdown (a broker asking to have its leaderships moved away) and
+AllocateProducerIds (a Kafka 3.x broker asking for a block of producer ids, KIP-730). A broker
 that is not the active controller answers NOT_CONTROLLER, as Kafka's ``KafkaApis`` does;
 the sender finds the controller again in its metadata and retries."""
 
@@ -13,10 +14,15 @@ from kafkacore.protocol.errors import ErrorCode
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.services import BrokerServices
 
-__all__ = ["handle_alter_partition", "handle_controlled_shutdown"]
+__all__ = [
+    "handle_allocate_producer_ids",
+    "handle_alter_partition",
+    "handle_controlled_shutdown",
+]
 
 _ALTER_PARTITION: Any = APIS[ApiKey.ALTER_PARTITION].response.cls
 _CONTROLLED_SHUTDOWN: Any = APIS[ApiKey.CONTROLLED_SHUTDOWN].response.cls
+_ALLOCATE_PRODUCER_IDS: Any = APIS[ApiKey.ALLOCATE_PRODUCER_IDS].response.cls
 
 
 async def handle_alter_partition(
@@ -41,4 +47,19 @@ async def handle_controlled_shutdown(
             _CONTROLLED_SHUTDOWN.RemainingPartition(topic_name=t, partition_index=p)
             for t, p in remaining
         ],
+    )
+
+
+async def handle_allocate_producer_ids(
+    services: BrokerServices, context: RequestContext, request: Any
+) -> Any:
+    controller = services.controller
+    if controller is None or not controller.is_active:
+        error, start, length = int(ErrorCode.NOT_CONTROLLER), -1, 0
+    else:
+        error, start, length = await controller.allocate_producer_ids(
+            request.broker_id, request.broker_epoch
+        )
+    return _ALLOCATE_PRODUCER_IDS(
+        throttle_time_ms=0, error_code=error, producer_id_start=start, producer_id_len=length
     )
