@@ -1,0 +1,489 @@
+"""TLS contexts from Kafka's ssl.* configs, real handshakes between them, and SSL principals."""
+
+from __future__ import annotations
+
+import socket
+import ssl
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("cryptography")
+
+from kafkacore.config.defs import ConfigError
+from kafkacore.security.ssl import (
+    ANONYMOUS,
+    NoMatchingRuleError,
+    SslPrincipalMapper,
+    client_context,
+    peer_principal,
+    server_context,
+    subject_dn,
+)
+from support.certs import Pki, make_pki
+
+CLIENT_DN = "CN=alice,OU=Engineering,O=Kafkacore Test,C=US"
+
+
+@pytest.fixture(scope="module")
+def pki() -> Pki:
+    return make_pki()
+
+
+def server_configs(pki: Pki, client_auth: str = "none", **extra: Any) -> dict[str, Any]:
+    return {
+        "ssl.keystore.type": "PEM",
+        "ssl.keystore.certificate.chain": pki.server.cert_pem,
+        "ssl.keystore.key": pki.server.key_pem,
+        "ssl.truststore.type": "PEM",
+        "ssl.truststore.certificates": pki.ca.cert_pem,
+        "ssl.client.auth": client_auth,
+        **extra,
+    }
+
+
+def client_configs(pki: Pki, with_cert: bool = True, **extra: Any) -> dict[str, Any]:
+    configs: dict[str, Any] = {
+        "ssl.truststore.type": "PEM",
+        "ssl.truststore.certificates": pki.ca.cert_pem,
+    }
+    if with_cert:
+        configs.update(
+            {
+                "ssl.keystore.type": "PEM",
+                "ssl.keystore.certificate.chain": pki.client.cert_pem,
+                "ssl.keystore.key": pki.client.key_pem,
+            }
+        )
+    configs.update(extra)
+    return configs
+
+
+class Handshake:
+    """The outcome of one TLS handshake over a socketpair, seen from both ends."""
+
+    def __init__(self) -> None:
+        self.server_principal: str | None = None
+        self.server_error: BaseException | None = None
+        self.client_error: BaseException | None = None
+        self.version: str | None = None
+        self.echo: bytes | None = None
+
+
+def handshake(
+    server: ssl.SSLContext,
+    client: ssl.SSLContext,
+    server_hostname: str = "localhost",
+    mapper: SslPrincipalMapper | None = None,
+) -> Handshake:
+    result = Handshake()
+    a, b = socket.socketpair()
+    a.settimeout(10)
+    b.settimeout(10)
+
+    def serve() -> None:
+        try:
+            with server.wrap_socket(a, server_side=True) as tls:
+                result.server_principal = peer_principal(tls, mapper)
+                tls.sendall(tls.recv(5))
+        except (ssl.SSLError, OSError) as e:
+            result.server_error = e
+
+    thread = threading.Thread(target=serve)
+    thread.start()
+    try:
+        with client.wrap_socket(b, server_hostname=server_hostname) as tls:
+            result.version = tls.version()
+            tls.sendall(b"hello")
+            result.echo = tls.recv(5)
+    except (ssl.SSLError, OSError) as e:
+        result.client_error = e
+        b.close()
+    thread.join(10)
+    a.close()
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# Handshakes
+
+
+@pytest.mark.parametrize(
+    ("client_auth", "with_cert", "principal"),
+    [
+        ("none", True, ANONYMOUS),
+        ("none", False, ANONYMOUS),
+        ("requested", True, CLIENT_DN),
+        ("requested", False, ANONYMOUS),
+        ("required", True, CLIENT_DN),
+    ],
+)
+def test_handshake_principal(pki: Pki, client_auth: str, with_cert: bool, principal: str) -> None:
+    result = handshake(
+        server_context(server_configs(pki, client_auth)),
+        client_context(client_configs(pki, with_cert)),
+    )
+    assert result.client_error is None and result.server_error is None
+    assert result.echo == b"hello"
+    assert result.server_principal == principal
+    assert result.version == "TLSv1.3"
+
+
+def test_required_client_auth_refuses_a_client_without_certificate(pki: Pki) -> None:
+    result = handshake(
+        server_context(server_configs(pki, "required")), client_context(client_configs(pki, False))
+    )
+    assert result.server_error is not None
+    assert result.server_principal is None
+
+
+def test_client_cert_from_an_untrusted_ca_is_refused(pki: Pki) -> None:
+    configs = server_configs(
+        pki, "required", **{"ssl.truststore.certificates": pki.other_ca.cert_pem}
+    )
+    result = handshake(server_context(configs), client_context(client_configs(pki)))
+    assert result.server_error is not None
+    assert result.server_principal is None
+
+
+def test_client_refuses_a_server_its_truststore_does_not_trust(pki: Pki) -> None:
+    client = client_context(
+        client_configs(pki, **{"ssl.truststore.certificates": pki.other_ca.cert_pem})
+    )
+    result = handshake(server_context(server_configs(pki)), client)
+    assert isinstance(result.client_error, ssl.SSLCertVerificationError)
+
+
+def test_endpoint_identification(pki: Pki) -> None:
+    server = server_context(server_configs(pki))
+    wrong_host = handshake(
+        server, client_context(client_configs(pki)), server_hostname="broker.example"
+    )
+    assert isinstance(wrong_host.client_error, ssl.SSLCertVerificationError)
+    assert "broker.example" in str(wrong_host.client_error)
+    unchecked = client_context(client_configs(pki, **{"ssl.endpoint.identification.algorithm": ""}))
+    assert not unchecked.check_hostname
+    ok = handshake(server, unchecked, server_hostname="broker.example")
+    assert ok.client_error is None and ok.echo == b"hello"
+
+
+def test_client_protocol_caps_the_version(pki: Pki) -> None:
+    server = server_context(server_configs(pki))
+    result = handshake(server, client_context(client_configs(pki, **{"ssl.protocol": "TLSv1.2"})))
+    assert result.client_error is None
+    assert result.version == "TLSv1.2"
+    result = handshake(server, client_context(client_configs(pki, **{"ssl.protocol": "TLS"})))
+    assert result.version == "TLSv1.3"
+
+
+def test_enabled_protocols_without_overlap_fail(pki: Pki) -> None:
+    server = server_context(server_configs(pki, **{"ssl.enabled.protocols": "TLSv1.3"}))
+    assert server.minimum_version == ssl.TLSVersion.TLSv1_3
+    client = client_context(client_configs(pki, **{"ssl.enabled.protocols": "TLSv1.2"}))
+    assert client.maximum_version == ssl.TLSVersion.TLSv1_2
+    result = handshake(server, client)
+    assert result.client_error is not None
+
+
+def test_cipher_suites_by_java_name(pki: Pki) -> None:
+    suites = "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"
+    server = server_context(
+        server_configs(pki, **{"ssl.cipher.suites": suites, "ssl.enabled.protocols": "TLSv1.2"})
+    )
+    assert [c["name"] for c in server.get_ciphers() if c["protocol"] == "TLSv1.2"] == [
+        "ECDHE-ECDSA-AES128-GCM-SHA256"
+    ]
+    result = handshake(server, client_context(client_configs(pki)))
+    assert result.client_error is None and result.version == "TLSv1.2"
+
+
+# ---------------------------------------------------------------------------------------------
+# Stores from files and encrypted keys
+
+
+@pytest.fixture
+def pem_files(pki: Pki, tmp_path: Path) -> Iterator[dict[str, Path]]:
+    keystore = tmp_path / "server.pem"
+    keystore.write_text(pki.server.key_pem + pki.server.cert_pem)
+    encrypted = tmp_path / "client-encrypted.pem"
+    encrypted.write_text(pki.client.encrypted_key_pem("s3cret") + pki.client.cert_pem)
+    truststore = tmp_path / "ca.pem"
+    truststore.write_text(pki.ca.cert_pem)
+    yield {"server": keystore, "client": encrypted, "ca": truststore}
+
+
+def test_stores_from_files_and_encrypted_key(pki: Pki, pem_files: dict[str, Path]) -> None:
+    server = server_context(
+        {
+            "ssl.keystore.type": "PEM",
+            "ssl.keystore.location": str(pem_files["server"]),
+            "ssl.truststore.type": "PEM",
+            "ssl.truststore.location": str(pem_files["ca"]),
+            "ssl.client.auth": "required",
+        }
+    )
+    client = client_context(
+        {
+            "ssl.keystore.type": "PEM",
+            "ssl.keystore.location": str(pem_files["client"]),
+            "ssl.key.password": "s3cret",
+            "ssl.truststore.type": "PEM",
+            "ssl.truststore.location": str(pem_files["ca"]),
+        }
+    )
+    result = handshake(server, client)
+    assert result.client_error is None and result.server_error is None
+    assert result.server_principal == CLIENT_DN
+
+
+def test_inline_encrypted_key(pki: Pki) -> None:
+    configs = client_configs(
+        pki, **{"ssl.keystore.key": pki.client.encrypted_key_pem("pw"), "ssl.key.password": "pw"}
+    )
+    result = handshake(server_context(server_configs(pki, "required")), client_context(configs))
+    assert result.server_principal == CLIENT_DN
+
+
+def test_wrong_key_password(pki: Pki, pem_files: dict[str, Path]) -> None:
+    configs = {
+        "ssl.keystore.type": "PEM",
+        "ssl.keystore.location": str(pem_files["client"]),
+        "ssl.key.password": "wrong",
+    }
+    with pytest.raises(ConfigError) as e:
+        client_context({**client_configs(pki, False), **configs})
+    assert e.value.name == "ssl.key.password"
+    assert "wrong" not in str(e.value) and "[hidden]" in str(e.value)
+
+
+def test_encrypted_key_without_password(pki: Pki, pem_files: dict[str, Path]) -> None:
+    with pytest.raises(ConfigError) as e:
+        client_context(
+            {
+                **client_configs(pki, False),
+                "ssl.keystore.type": "PEM",
+                "ssl.keystore.location": str(pem_files["client"]),
+            }
+        )
+    assert e.value.name == "ssl.key.password"
+    assert "encrypted" in str(e.value)
+
+
+def test_properties_continuation_indentation_is_tolerated(pki: Pki) -> None:
+    indented = "\n".join("    " + line for line in pki.ca.cert_pem.splitlines())
+    client_context(client_configs(pki, **{"ssl.truststore.certificates": "\n" + indented.strip()}))
+
+
+# ---------------------------------------------------------------------------------------------
+# Principals
+
+
+def test_subject_dn_is_rfc2253_most_specific_first(pki: Pki) -> None:
+    der = ssl.PEM_cert_to_DER_cert(pki.client.cert_pem)
+    assert subject_dn(der) == CLIENT_DN
+
+
+def test_subject_dn_escapes_as_java_does() -> None:
+    odd = make_pki(client_cn="Smith, John+x", client_ou=None)
+    der = ssl.PEM_cert_to_DER_cert(odd.client.cert_pem)
+    assert subject_dn(der) == "CN=Smith\\, John\\+x,O=Kafkacore Test,C=US"
+
+
+def test_mapping_rules_in_a_handshake(pki: Pki) -> None:
+    mapper = SslPrincipalMapper.from_configs(
+        {"ssl.principal.mapping.rules": "RULE:^CN=(.*?),OU=(.*?),.*$/$1@$2/L"}
+    )
+    result = handshake(
+        server_context(server_configs(pki, "required")),
+        client_context(client_configs(pki)),
+        mapper=mapper,
+    )
+    assert result.server_principal == "alice@engineering"
+
+
+DN = "CN=Kafka-Server1,OU=ServiceUsers,O=Org,C=US"
+
+
+@pytest.mark.parametrize(
+    ("rules", "dn", "expected"),
+    [
+        (None, DN, DN),
+        ("DEFAULT", DN, DN),
+        ("RULE:^CN=(.*?),OU=ServiceUsers.*$/$1/", DN, "Kafka-Server1"),
+        ("RULE:^CN=(.*?),OU=ServiceUsers.*$/$1/L", DN, "kafka-server1"),
+        ("RULE:^CN=(.*?),OU=ServiceUsers.*$/$1/U", DN, "KAFKA-SERVER1"),
+        ("RULE:^CN=(.*?),OU=(.*?),O=(.*?),C=(.*?)$/$1@$2/L", DN, "kafka-server1@serviceusers"),
+        # first matching rule wins; a rule that does not match the whole DN is skipped
+        (
+            "RULE:^CN=(.*?),OU=Admins.*$/admin/, RULE:^CN=(.*?),.*$/$1/, DEFAULT",
+            DN,
+            "Kafka-Server1",
+        ),
+        ("RULE:^OU=.*$/x/,DEFAULT", DN, DN),
+        ("RULE:CN=Kafka/short/, DEFAULT", DN, DN),
+        # escaped slash in pattern and replacement
+        ("RULE:^CN=([^,]*),.*$/users\\/$1/", DN, "users/Kafka-Server1"),
+        # a back reference to a missing group stays literal; $12 with one group is $1 then "2"
+        ("RULE:^CN=([^,]*),.*$/$1:$3/", DN, "Kafka-Server1:$3"),
+        ("RULE:^CN=([^,]*),.*$/$12/", DN, "Kafka-Server12"),
+        # an escaped comma inside a CN
+        (
+            r"RULE:^CN=((\\, *|\w)+)(,.*|$)/$1/,DEFAULT",
+            r"CN=Tkac\, Adam,OU=ITZ,DC=cz",
+            r"Tkac\, Adam",
+        ),
+        # whitespace and empty rules around commas are ignored
+        ("  RULE:^CN=([^,]*),.*$/$1/L ,  , DEFAULT  ", DN, "kafka-server1"),
+    ],
+)
+def test_mapping_rules(rules: str | None, dn: str, expected: str) -> None:
+    assert SslPrincipalMapper.from_rules(rules).name(dn) == expected
+
+
+def test_no_matching_rule() -> None:
+    mapper = SslPrincipalMapper.from_rules("RULE:^CN=(.*?),OU=Admins.*$/$1/")
+    with pytest.raises(NoMatchingRuleError, match="No rules apply to CN=x,OU=Users"):
+        mapper.name("CN=x,OU=Users")
+
+
+@pytest.mark.parametrize(
+    ("rules", "fragment"),
+    [
+        ("RULE:^CN=(.*?)$/$1/l", "unmatched substring: `l`"),
+        ("RULE:^CN=(.*?)$/$1/LU", "unmatched substring: `U`"),
+        ("RULE:^CN=(.*?)$/$1", "Invalid rule"),
+        ("DEFAULTS", "unmatched substring: `S`"),
+        ("RULE:^CN=((.*?)$/$1/", "Invalid rule"),
+        ("garbage", "Invalid rule"),
+        ("default", "unmatched substring: `default`"),
+        ("DEFAULT/L", "unmatched substring: `/L`"),
+        ("RULE:CN=(.*?),OU=ServiceUsers.*/L", "Invalid rule"),
+        ("RULE:CN=(.*?),OU=ServiceUsers.*/$1/L/U", "unmatched substring: `/U`"),
+    ],
+)
+def test_bad_mapping_rules(rules: str, fragment: str) -> None:
+    with pytest.raises(ConfigError) as e:
+        SslPrincipalMapper.from_rules(rules)
+    assert e.value.name == "ssl.principal.mapping.rules"
+    assert fragment in str(e.value)
+
+
+# ---------------------------------------------------------------------------------------------
+# Bad configs
+
+
+@pytest.mark.parametrize(
+    ("side", "change", "name", "fragment"),
+    [
+        (
+            "server",
+            {"ssl.client.auth": "sometimes"},
+            "ssl.client.auth",
+            "String must be one of: required, requested, none",
+        ),
+        ("server", {"ssl.keystore.type": "JKS"}, "ssl.keystore.type", "only PEM"),
+        ("server", {"ssl.keystore.type": None}, "ssl.keystore.type", "Invalid value JKS"),
+        ("server", {"ssl.truststore.type": "PKCS12"}, "ssl.truststore.type", "only PEM"),
+        (
+            "server",
+            {"ssl.keystore.key": None},
+            "ssl.keystore.key",
+            "required when ssl.keystore.certificate.chain",
+        ),
+        (
+            "server",
+            {"ssl.keystore.certificate.chain": None},
+            "ssl.keystore.certificate.chain",
+            "required when",
+        ),
+        (
+            "server",
+            {"ssl.keystore.key": None, "ssl.keystore.certificate.chain": None},
+            "ssl.keystore.location",
+            "needs",
+        ),
+        ("server", {"ssl.keystore.key": "not a key"}, "ssl.keystore.key", "PKCS#8"),
+        (
+            "server",
+            {"ssl.keystore.location": "server.pem"},
+            "ssl.keystore.location",
+            "cannot be combined",
+        ),
+        (
+            "server",
+            {"ssl.truststore.certificates": "junk"},
+            "ssl.truststore.certificates",
+            "BEGIN CERTIFICATE",
+        ),
+        (
+            "server",
+            {"ssl.enabled.protocols": "TLSv1.2,SSLv3"},
+            "ssl.enabled.protocols",
+            "unknown protocol SSLv3",
+        ),
+        (
+            "server",
+            {"ssl.enabled.protocols": "TLSv1.1,TLSv1.3"},
+            "ssl.enabled.protocols",
+            "consecutive",
+        ),
+        (
+            "server",
+            {"ssl.cipher.suites": "TLS_FAKE_WITH_NOTHING"},
+            "ssl.cipher.suites",
+            "TLS_FAKE_WITH_NOTHING",
+        ),
+        (
+            "client",
+            {"ssl.endpoint.identification.algorithm": "ldap"},
+            "ssl.endpoint.identification.algorithm",
+            "https",
+        ),
+        (
+            "client",
+            {"ssl.protocol": "SSLv3"},
+            "ssl.protocol",
+            "Invalid value SSLv3 for configuration ssl.protocol",
+        ),
+        ("client", {"ssl.protocol": "TLSv1.1"}, "ssl.protocol", "below every protocol"),
+        (
+            "client",
+            {"ssl.truststore.location": "/nonexistent/ca.pem", "ssl.truststore.certificates": None},
+            "ssl.truststore.location",
+            "cannot read the file",
+        ),
+    ],
+)
+def test_bad_configs(pki: Pki, side: str, change: dict[str, Any], name: str, fragment: str) -> None:
+    configs = server_configs(pki) if side == "server" else client_configs(pki)
+    for key, value in change.items():
+        if value is None:
+            configs.pop(key, None)
+        else:
+            configs[key] = value
+    build = server_context if side == "server" else client_context
+    with pytest.raises(ConfigError) as e:
+        build(configs)
+    assert e.value.name == name
+    assert fragment in str(e.value)
+    assert pki.server.key_pem not in str(e.value)
+
+
+def test_secret_values_are_hidden_in_errors(pki: Pki) -> None:
+    with pytest.raises(ConfigError) as e:
+        server_context(server_configs(pki, **{"ssl.keystore.key": "secret-not-a-key"}))
+    assert str(e.value).startswith("Invalid value [hidden] for configuration ssl.keystore.key")
+
+
+def test_traditional_key_format_is_refused(pki: Pki) -> None:
+    with pytest.raises(ConfigError, match="PKCS#8"):
+        server_context(server_configs(pki, **{"ssl.keystore.key": pki.server.pkcs1_like_key_pem()}))
+
+
+def test_key_not_matching_certificate(pki: Pki) -> None:
+    with pytest.raises(ConfigError) as e:
+        server_context(server_configs(pki, **{"ssl.keystore.key": pki.client.key_pem}))
+    assert e.value.name == "ssl.keystore.key"
