@@ -13,6 +13,9 @@ import pytest
 
 pytest.importorskip("cryptography")
 
+from cryptography import x509
+from cryptography.x509.oid import NameOID
+
 from kafkacore.config.defs import ConfigError
 from kafkacore.security.ssl import (
     ANONYMOUS,
@@ -23,7 +26,7 @@ from kafkacore.security.ssl import (
     server_context,
     subject_dn,
 )
-from support.certs import Pki, make_pki
+from support.certs import Pki, make_pki, self_signed_der
 
 CLIENT_DN = "CN=alice,OU=Engineering,O=Kafkacore Test,C=US"
 
@@ -286,10 +289,69 @@ def test_subject_dn_is_rfc2253_most_specific_first(pki: Pki) -> None:
     assert subject_dn(der) == CLIENT_DN
 
 
-def test_subject_dn_escapes_as_java_does() -> None:
-    odd = make_pki(client_cn="Smith, John+x", client_ou=None)
-    der = ssl.PEM_cert_to_DER_cert(odd.client.cert_pem)
-    assert subject_dn(der) == "CN=Smith\\, John\\+x,O=Kafkacore Test,C=US"
+def _attr(oid: x509.ObjectIdentifier, value: str) -> x509.NameAttribute:
+    return x509.NameAttribute(oid, value)
+
+
+# Expected strings are what JDK 17's X500Principal.getName() printed for the same certificates.
+@pytest.mark.parametrize(
+    ("rdns", "expected"),
+    [
+        (
+            [
+                [_attr(NameOID.COMMON_NAME, "a")],
+                [_attr(NameOID.EMAIL_ADDRESS, "alice@example.com")],
+            ],
+            "1.2.840.113549.1.9.1=#1611616c696365406578616d706c652e636f6d,CN=a",
+        ),
+        (
+            [
+                [_attr(NameOID.COMMON_NAME, ' #a=b,c+d"e\\f<g>h;i ')],
+                [_attr(NameOID.ORGANIZATION_NAME, "#lead")],
+            ],
+            'O=\\#lead,CN=\\ \\#a\\=b\\,c\\+d\\"e\\\\f\\<g\\>h\\;i\\ ',
+        ),
+        ([[_attr(NameOID.COMMON_NAME, "  x  ")]], "CN=\\ \\ x\\ \\ "),
+        ([[_attr(NameOID.COMMON_NAME, "a\nb\tc")]], "CN=a\nb\tc"),
+        (
+            [
+                [_attr(NameOID.COMMON_NAME, "a"), _attr(NameOID.USER_ID, "b")],
+                [_attr(NameOID.ORGANIZATION_NAME, "o")],
+            ],
+            "O=o,CN=a+UID=b",
+        ),
+        (
+            [
+                [_attr(NameOID.DOMAIN_COMPONENT, "com")],
+                [_attr(NameOID.DOMAIN_COMPONENT, "example")],
+                [_attr(NameOID.LOCALITY_NAME, "Paris")],
+                [_attr(NameOID.STATE_OR_PROVINCE_NAME, "IDF")],
+                [_attr(NameOID.STREET_ADDRESS, "1 rue")],
+                [_attr(NameOID.USER_ID, "u1")],
+                [_attr(NameOID.SERIAL_NUMBER, "42")],
+                [_attr(NameOID.TITLE, "boss")],
+                [_attr(NameOID.COMMON_NAME, "Zoë")],
+            ],
+            "CN=Zoë,2.5.4.12=#0c04626f7373,2.5.4.5=#13023432,UID=u1,STREET=1 rue,ST=IDF,L=Paris,"
+            "DC=example,DC=com",
+        ),
+        (
+            [
+                [_attr(NameOID.ORGANIZATIONAL_UNIT_NAME, "y" * 200)],
+                [_attr(NameOID.COMMON_NAME, "L" * 60)],
+            ],
+            "CN=" + "L" * 60 + ",OU=" + "y" * 200,
+        ),
+    ],
+)
+def test_subject_dn_as_java_prints_it(rdns: list[list[x509.NameAttribute]], expected: str) -> None:
+    name = x509.Name([x509.RelativeDistinguishedName(rdn) for rdn in rdns])
+    assert subject_dn(self_signed_der(name)) == expected
+
+
+def test_subject_dn_of_garbage() -> None:
+    with pytest.raises(ValueError, match=r"not a DER X\.509 certificate"):
+        subject_dn(b"\x30\x05\x30\x03\x02")
 
 
 def test_mapping_rules_in_a_handshake(pki: Pki) -> None:

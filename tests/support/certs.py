@@ -132,3 +132,20 @@ def make_pki(client_cn: str = "alice", client_ou: str | None = "Engineering") ->
     client = _leaf(_name(client_cn, client_ou), ca_cert, ca_key, server=False)
     other_cert, other_key = _ca("Unrelated CA")
     return Pki(_pem(ca_cert, ca_key), _pem(*server), _pem(*client), _pem(other_cert, other_key))
+
+
+def self_signed_der(subject: x509.Name) -> bytes:
+    """A throwaway self-signed certificate with ``subject``, DER-encoded (for DN printing)."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now)
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .sign(key, hashes.SHA256())
+    )
+    return cert.public_bytes(serialization.Encoding.DER)

@@ -391,13 +391,106 @@ def client_context(configs: Mapping[str, object]) -> ssl.SSLContext:
 # Principals
 
 
-def subject_dn(der_certificate: bytes) -> str:
-    """The certificate's subject as Java's ``X500Principal.getName()`` prints it (RFC 2253: most
-    specific RDN first, keywords CN, C, L, ST, O, OU, STREET, DC, UID, other attributes as
-    ``<oid>=#<hex DER>``). Needs the ``cryptography`` package."""
-    from cryptography import x509
+# Attribute keywords Java's X500Principal.getName() prints; any other attribute is printed as
+# <dotted oid>=#<hex of its DER value>.
+_RFC2253_KEYWORDS: Final = {
+    "2.5.4.3": "CN",
+    "2.5.4.6": "C",
+    "2.5.4.7": "L",
+    "2.5.4.8": "ST",
+    "2.5.4.10": "O",
+    "2.5.4.11": "OU",
+    "2.5.4.9": "STREET",
+    "0.9.2342.19200300.100.1.25": "DC",
+    "0.9.2342.19200300.100.1.1": "UID",
+}
+# DER string types and how their bytes decode.
+_STRING_TAGS: Final = {
+    0x0C: "utf-8",  # UTF8String
+    0x13: "ascii",  # PrintableString
+    0x16: "ascii",  # IA5String
+    0x14: "latin-1",  # TeletexString (T.61; Latin-1 as the usual approximation)
+    0x1E: "utf-16-be",  # BMPString
+    0x1C: "utf-32-be",  # UniversalString
+}
+_RFC2253_SPECIALS: Final = frozenset(',=+<>#;"\\')
 
-    return x509.load_der_x509_certificate(der_certificate).subject.rfc4514_string()
+
+def _der_items(data: bytes, start: int = 0, end: int | None = None) -> list[tuple[int, int, int]]:
+    """The (tag, content start, content end) of each DER element in ``data[start:end]``."""
+    end = len(data) if end is None else end
+    items = []
+    i = start
+    while i < end:
+        tag, length = data[i], data[i + 1]
+        i += 2
+        if length & 0x80:
+            n = length & 0x7F
+            length = int.from_bytes(data[i : i + n], "big")
+            i += n
+        if i + length > end:
+            raise ValueError("truncated DER element")
+        items.append((tag, i, i + length))
+        i += length
+    return items
+
+
+def _der_oid(content: bytes) -> str:
+    arcs: list[int] = []
+    value = 0
+    for byte in content:
+        value = (value << 7) | (byte & 0x7F)
+        if not byte & 0x80:
+            arcs.append(value)
+            value = 0
+    first = min(arcs[0] // 40, 2)
+    return ".".join(map(str, [first, arcs[0] - 40 * first, *arcs[1:]]))
+
+
+def _rfc2253_escape(value: str) -> str:
+    """Java's escaping: the specials anywhere, every space of a leading or trailing run."""
+    body = value.strip(" ")
+    if not body:
+        return "\\ " * len(value)
+    lead = len(value) - len(value.lstrip(" "))
+    trail = len(value) - len(value.rstrip(" "))
+    escaped = "".join("\\" + c if c in _RFC2253_SPECIALS else c for c in body)
+    return "\\ " * lead + escaped + "\\ " * trail
+
+
+def subject_dn(der_certificate: bytes) -> str:
+    """The certificate's subject as Java's ``X500Principal.getName()`` prints it, which is what
+    Kafka maps to a principal: RFC 2253, most specific RDN first, keywords CN, C, L, ST, O, OU,
+    STREET, DC and UID with ``,=+<>#;"\\`` and outer spaces escaped, any other attribute as
+    ``<oid>=#<hex DER value>`` (``emailAddress`` is ``1.2.840.113549.1.9.1=#16...``). Pure
+    Python: the broker does not need ``cryptography``."""
+    try:
+        _, cert_start, cert_end = _der_items(der_certificate)[0]
+        _, tbs_start, tbs_end = _der_items(der_certificate, cert_start, cert_end)[0]
+        fields = _der_items(der_certificate, tbs_start, tbs_end)
+        if fields[0][0] == 0xA0:  # explicit [0] version
+            fields = fields[1:]
+        _, name_start, name_end = fields[4]  # serial, signature, issuer, validity, subject
+        rdns = []
+        for _, set_start, set_end in _der_items(der_certificate, name_start, name_end):
+            avas = []
+            for _, ava_start, ava_end in _der_items(der_certificate, set_start, set_end):
+                (_, oid_start, oid_end), (tag, v_start, v_end) = _der_items(
+                    der_certificate, ava_start, ava_end
+                )
+                oid = _der_oid(der_certificate[oid_start:oid_end])
+                keyword = _RFC2253_KEYWORDS.get(oid)
+                encoding = _STRING_TAGS.get(tag)
+                if keyword is not None and encoding is not None:
+                    text = der_certificate[v_start:v_end].decode(encoding)
+                    avas.append(f"{keyword}={_rfc2253_escape(text)}")
+                else:
+                    # the value's whole TLV starts where the OID element ends
+                    avas.append(f"{oid}=#{der_certificate[oid_end:v_end].hex()}")
+            rdns.append("+".join(avas))
+    except (IndexError, ValueError) as e:
+        raise ValueError(f"not a DER X.509 certificate: {e}") from None
+    return ",".join(reversed(rdns))
 
 
 def peer_principal(
