@@ -397,6 +397,15 @@ DN = "CN=Kafka-Server1,OU=ServiceUsers,O=Org,C=US"
             r"CN=Tkac\, Adam,OU=ITZ,DC=cz",
             r"Tkac\, Adam",
         ),
+        # Java's replaceAll: a pattern that also matches the empty tail replaces twice
+        ("RULE:.*/X/", "CN=a", "XX"),
+        ("RULE:^(.*)$/$1$0x/", "CN=a", "CN=aCN=ax"),
+        ("RULE:^CN=([a-z]+),(.*)$/$2$1$3/L", "CN=abc,O=X", "o=xabc$3"),
+        ("RULE:CN=(.*)/$2$1/U,", "CN=ab", "$2AB"),
+        ("RULE:^CN=([a-z]),.*$/\\$1/", "CN=a,O=b", "$1"),
+        # Java's named groups
+        ("RULE:^CN=(?<who>[a-z]+),.*$/${who}!/", "CN=abc,O=x", "abc!"),
+        ("RULE:^CN=[a-z]+,.*$/$0/", "CN=abc,O=x", "CN=abc,O=x"),
         # whitespace and empty rules around commas are ignored
         ("  RULE:^CN=([^,]*),.*$/$1/L ,  , DEFAULT  ", DN, "kafka-server1"),
     ],
@@ -405,10 +414,28 @@ def test_mapping_rules(rules: str | None, dn: str, expected: str) -> None:
     assert SslPrincipalMapper.from_rules(rules).name(dn) == expected
 
 
+@pytest.mark.parametrize(
+    ("rules", "message"),
+    [
+        ("RULE:^CN=([a-z]),.*$/$1$/", "Illegal group reference: group index is missing"),
+        ("RULE:^CN=([a-z]+),.*$/$x/", "Illegal group reference"),
+        ("RULE:^CN=[a-z]+,.*$/$1/", "No group 1"),
+    ],
+)
+def test_replacement_errors_surface_when_mapping(rules: str, message: str) -> None:
+    """Kafka accepts these rules at startup and fails the authentication that uses them."""
+    mapper = SslPrincipalMapper.from_rules(rules)
+    with pytest.raises(ValueError) as e:
+        mapper.name("CN=a,O=b")
+    assert str(e.value) == message
+
+
 def test_no_matching_rule() -> None:
     mapper = SslPrincipalMapper.from_rules("RULE:^CN=(.*?),OU=Admins.*$/$1/")
-    with pytest.raises(NoMatchingRuleError, match="No rules apply to CN=x,OU=Users"):
+    with pytest.raises(NoMatchingRuleError) as e:
         mapper.name("CN=x,OU=Users")
+    # Kafka's message, word for word
+    assert str(e.value) == "No rules apply to CN=x,OU=Users, rules [RULE:^CN=(.*?),OU=Admins.*$/$1]"
 
 
 @pytest.mark.parametrize(

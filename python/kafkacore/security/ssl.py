@@ -544,36 +544,56 @@ class _Rule:
 
 def _java_replacement(replacement: str, m: re.Match[str], groups: int) -> str:
     """Java's ``Matcher.appendReplacement`` syntax with Kafka's leniency: ``$n`` takes as many
-    digits as name an existing group, a ``$n`` naming no group stays literal, ``\\x`` is ``x``."""
+    digits as name an existing group, ``${name}`` a named group, ``\\x`` is ``x``. A ``$n``
+    naming no group stays literal when the pattern has groups (Kafka escapes it); Java's
+    errors (a bare ``$``, ``$1`` without groups) raise :class:`ValueError` with Java's text."""
     out: list[str] = []
-    i = 0
-    while i < len(replacement):
+    i, n = 0, len(replacement)
+    while i < n:
         c = replacement[i]
-        if c == "\\" and i + 1 < len(replacement):
+        if c == "\\":
+            if i + 1 >= n:
+                raise ValueError("character to be escaped is missing")
             out.append(replacement[i + 1])
             i += 2
             continue
-        if c == "$" and i + 1 < len(replacement) and replacement[i + 1].isdigit():
-            j = i + 1
-            index = int(replacement[j])
-            if index > groups:
-                out.append("$")
-                i += 1
-                continue
-            j += 1
-            while (
-                j < len(replacement)
-                and replacement[j].isdigit()
-                and index * 10 + int(replacement[j]) <= groups
-            ):
-                index = index * 10 + int(replacement[j])
-                j += 1
-            out.append(m.group(index) or "")
-            i = j
+        if c != "$":
+            out.append(c)
+            i += 1
             continue
-        out.append(c)
         i += 1
+        if i >= n:
+            raise ValueError("Illegal group reference: group index is missing")
+        if replacement[i] == "{":
+            close = replacement.find("}", i)
+            if close < 0:
+                raise ValueError("named capturing group is missing trailing '}'")
+            name = replacement[i + 1 : close]
+            if name not in m.re.groupindex:
+                raise ValueError(f"No group with name {{{name}}}")
+            out.append(m.group(name) or "")
+            i = close + 1
+            continue
+        if not replacement[i].isdigit():
+            raise ValueError("Illegal group reference")
+        index = int(replacement[i])
+        if index > groups:
+            if groups == 0:
+                raise ValueError(f"No group {index}")
+            out.append("$")  # the digits follow as literal text
+            continue
+        i += 1
+        while i < n and replacement[i].isdigit() and index * 10 + int(replacement[i]) <= groups:
+            index = index * 10 + int(replacement[i])
+            i += 1
+        out.append(m.group(index) or "")
     return "".join(out)
+
+
+def _python_regex(java_regex: str) -> str:
+    """Java's named groups ``(?<name>...)`` in Python's spelling; the rest of the syntax a rule
+    pattern needs is shared."""
+    return re.sub(r"(?<!\\)\(\?<([A-Za-z][A-Za-z0-9]*)>", r"(?P<\1>", java_regex)
 
 
 class SslPrincipalMapper:
@@ -606,7 +626,7 @@ class SslPrincipalMapper:
                 parsed.append(_Rule(None))
             elif m.group(2) is not None:
                 try:
-                    pattern = re.compile(m.group(2))
+                    pattern = re.compile(_python_regex(m.group(2)))
                 except re.error as e:
                     raise _invalid(
                         PRINCIPAL_MAPPING_RULES, text, f"Invalid rule: `{rule}`: {e}"
@@ -621,7 +641,8 @@ class SslPrincipalMapper:
 
     def name(self, distinguished_name: str) -> str:
         """The principal name for ``distinguished_name``; :class:`NoMatchingRuleError` if no
-        rule applies."""
+        rule applies, :class:`ValueError` if the matching rule's replacement is one Java refuses
+        (Kafka accepts such rules at startup and fails the authentication)."""
         for rule in self._rules:
             result = rule.apply(distinguished_name)
             if result is not None:
