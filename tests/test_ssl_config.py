@@ -436,6 +436,8 @@ def test_no_matching_rule() -> None:
         mapper.name("CN=x,OU=Users")
     # Kafka's message, word for word
     assert str(e.value) == "No rules apply to CN=x,OU=Users, rules [RULE:^CN=(.*?),OU=Admins.*$/$1]"
+    named = SslPrincipalMapper.from_rules("RULE:^CN=(?<n>x)$/${n}/L, DEFAULT")
+    assert repr(named) == "SslPrincipalMapper(rules = [RULE:^CN=(?<n>x)$/${n}/L, DEFAULT])"
 
 
 @pytest.mark.parametrize(
@@ -473,6 +475,8 @@ def test_bad_mapping_rules(rules: str, fragment: str) -> None:
             "ssl.client.auth",
             "String must be one of: required, requested, none",
         ),
+        # Kafka's ValidString is case-sensitive
+        ("server", {"ssl.client.auth": "REQUIRED"}, "ssl.client.auth", "Invalid value REQUIRED"),
         ("server", {"ssl.keystore.type": "JKS"}, "ssl.keystore.type", "only PEM"),
         ("server", {"ssl.keystore.type": None}, "ssl.keystore.type", "Invalid value JKS"),
         ("server", {"ssl.truststore.type": "PKCS12"}, "ssl.truststore.type", "only PEM"),

@@ -341,7 +341,7 @@ def _set_cipher_suites(ctx: ssl.SSLContext, configs: Mapping[str, object]) -> No
 def server_context(configs: Mapping[str, object]) -> ssl.SSLContext:
     """A listener's TLS context. ``ssl.keystore.*`` is required; ``ssl.truststore.*`` verifies
     client certificates when ``ssl.client.auth`` is ``requested`` or ``required``."""
-    client_auth = (_string(configs, CLIENT_AUTH, "none") or "none").lower()
+    client_auth = _string(configs, CLIENT_AUTH, "none") or "none"
     modes = {"required": ssl.CERT_REQUIRED, "requested": ssl.CERT_OPTIONAL, "none": ssl.CERT_NONE}
     if client_auth not in modes:
         raise _invalid(
@@ -521,6 +521,7 @@ class _Rule:
     replacement: str = ""
     lower: bool = False
     upper: bool = False
+    source: str = ""  # the pattern as written (Java syntax), for messages
 
     def apply(self, dn: str) -> str | None:
         if self.pattern is None:
@@ -539,7 +540,7 @@ class _Rule:
         if self.pattern is None:
             return "DEFAULT"
         flag = "/L" if self.lower else "/U" if self.upper else ""
-        return f"RULE:{self.pattern.pattern}/{self.replacement}{flag}"
+        return f"RULE:{self.source}/{self.replacement}{flag}"
 
 
 def _java_replacement(replacement: str, m: re.Match[str], groups: int) -> str:
@@ -631,7 +632,8 @@ class SslPrincipalMapper:
                     raise _invalid(
                         PRINCIPAL_MAPPING_RULES, text, f"Invalid rule: `{rule}`: {e}"
                     ) from None
-                parsed.append(_Rule(pattern, m.group(3), m.group(4) == "L", m.group(4) == "U"))
+                flag = m.group(4)
+                parsed.append(_Rule(pattern, m.group(3), flag == "L", flag == "U", m.group(2)))
             # an empty rule is ignored, as in Kafka
         return cls(parsed)
 
