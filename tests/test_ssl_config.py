@@ -22,6 +22,7 @@ from kafkacore.security.ssl import (
     NoMatchingRuleError,
     SslPrincipalMapper,
     client_context,
+    listener_ssl_configs,
     peer_principal,
     server_context,
     subject_dn,
@@ -580,3 +581,21 @@ def test_key_not_matching_certificate(pki: Pki) -> None:
     with pytest.raises(ConfigError) as e:
         server_context(server_configs(pki, **{"ssl.keystore.key": pki.client.key_pem}))
     assert e.value.name == "ssl.keystore.key"
+
+
+def test_listener_prefix_overrides_the_fallback(pki: Pki) -> None:
+    configs = {
+        "ssl.client.auth": "none",
+        "ssl.keystore.type": "PEM",
+        "listener.name.internal.ssl.client.auth": "required",
+        "listener.name.other.ssl.client.auth": "requested",
+        "listener.name.internal.sasl.enabled.mechanisms": "PLAIN",
+        "num.network.threads": "3",
+    }
+    assert listener_ssl_configs(configs, "INTERNAL") == {
+        "ssl.client.auth": "required",
+        "ssl.keystore.type": "PEM",
+    }
+    assert listener_ssl_configs(configs, "EXTERNAL")["ssl.client.auth"] == "none"
+    server = server_context(listener_ssl_configs({**server_configs(pki), **configs}, "INTERNAL"))
+    assert server.verify_mode == ssl.CERT_REQUIRED

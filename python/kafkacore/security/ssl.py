@@ -44,6 +44,7 @@ __all__ = [
     "NoMatchingRuleError",
     "SslPrincipalMapper",
     "client_context",
+    "listener_ssl_configs",
     "peer_principal",
     "server_context",
     "subject_dn",
@@ -336,6 +337,17 @@ def _set_cipher_suites(ctx: ssl.SSLContext, configs: Mapping[str, object]) -> No
 
 # ---------------------------------------------------------------------------------------------
 # Contexts
+
+
+def listener_ssl_configs(configs: Mapping[str, object], listener_name: str) -> dict[str, object]:
+    """The ``ssl.*`` configs one listener uses: ``listener.name.<lower-cased name>.ssl.X``
+    overrides ``ssl.X``, which is the fallback (Kafka's per-listener prefix)."""
+    prefix = f"listener.name.{listener_name.lower()}."
+    resolved = {k: v for k, v in configs.items() if k.startswith("ssl.")}
+    for key, value in configs.items():
+        if key.startswith(prefix) and key[len(prefix) :].startswith("ssl."):
+            resolved[key[len(prefix) :]] = value
+    return resolved
 
 
 def server_context(configs: Mapping[str, object]) -> ssl.SSLContext:
