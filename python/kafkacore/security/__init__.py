@@ -1,7 +1,6 @@
-"""Authentication building blocks (SASL mechanisms) for the broker's SASL listeners.
-
-Not wired into the broker yet: each mechanism is a sans-IO state machine that takes the
-``AuthBytes`` of one SaslAuthenticate request and returns the bytes of the response."""
+"""Security: TLS contexts and SSL principals (:mod:`.ssl`), SASL mechanisms
+(:mod:`.scram`, each a sans-IO state machine over SaslAuthenticate's ``AuthBytes``) and
+ACLs with Kafka's authorizer semantics (:mod:`.acl`)."""
 
 from kafkacore.security.scram import (
     DelegationTokenCredential,
