@@ -1,0 +1,1 @@
+"""Security: authentication and authorization building blocks (not yet wired into the broker)."""
