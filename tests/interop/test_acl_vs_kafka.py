@@ -1,0 +1,229 @@
+"""Our authorizer and ACL filters against Kafka 3.9.1's own ``StandardAuthorizer``
+(``java/AclDecisions.java``): the same ACL sets, ``super.users`` and
+``allow.everyone.if.no.acl.found``, the same requests and DescribeAcls filters, and every
+decision and every filter result compared.
+
+Needs Java 17+ and Kafka 3.9.1's jars (``KAFKA_VERSION=3.9.1 scripts/kafka-jars.sh``).
+"""
+
+from __future__ import annotations
+
+import random
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from kafkacore.security.acl import (
+    AccessControlEntry,
+    AccessControlEntryFilter,
+    AclBinding,
+    AclBindingFilter,
+    AclOperation,
+    AclPermissionType,
+    AclStore,
+    Authorizer,
+    PatternType,
+    ResourcePattern,
+    ResourcePatternFilter,
+    ResourceType,
+    parse_super_users,
+)
+from support.kafka_jars import JVM_FLAGS, require
+
+pytestmark = pytest.mark.interop
+
+SEED = 20261125
+CASES = 600
+NAMES = ["a", "ab", "abc", "b", "ba", "*"]
+PRINCIPALS = ["User:alice", "User:bob", "User:*", "Group:alice"]
+HOSTS = ["*", "10.0.0.1", "10.0.0.2"]
+ACL_HOSTS = ["*", "*", "*", "10.0.0.1", "10.0.0.2"]
+RESOURCE_TYPES = [
+    ResourceType.TOPIC,
+    ResourceType.GROUP,
+    ResourceType.CLUSTER,
+    ResourceType.TRANSACTIONAL_ID,
+    ResourceType.DELEGATION_TOKEN,
+]
+OPS = [op for op in AclOperation if op not in (AclOperation.ANY, AclOperation.UNKNOWN)]
+# Weighted towards the operations where implication and DENY-over-ALLOW interact, so that
+# every rule is exercised many times (a mutation of any of them fails this test).
+HOT_OPS = [
+    *OPS,
+    *[AclOperation.DESCRIBE, AclOperation.READ, AclOperation.ALL] * 3,
+    *[AclOperation.WRITE, AclOperation.ALTER, AclOperation.DELETE] * 2,
+    *[AclOperation.DESCRIBE_CONFIGS, AclOperation.ALTER_CONFIGS] * 3,
+]
+REQUEST_OPS = [*OPS, *[AclOperation.DESCRIBE, AclOperation.DESCRIBE_CONFIGS] * 4]
+PERMS = [AclPermissionType.ALLOW, AclPermissionType.DENY]
+
+
+JAVA_SOURCE = Path(__file__).resolve().parent / "java" / "AclDecisions.java"
+
+
+@dataclass(frozen=True)
+class AclDecisions:
+    """AclDecisions.java compiled against Kafka 3.9.1's jars."""
+
+    libs: Path
+    classes: Path
+
+    def run(self, script: Path) -> list[str]:
+        cmd = ["java", *JVM_FLAGS, "-cp", f"{self.classes}:{self.libs}/*", "AclDecisions"]
+        proc = subprocess.run(
+            [*cmd, str(script)], capture_output=True, text=True, timeout=300, check=False
+        )
+        if proc.returncode != 0:
+            raise AssertionError(f"AclDecisions exited {proc.returncode}:\n{proc.stderr[-4000:]}")
+        return proc.stdout.splitlines()
+
+
+@pytest.fixture(scope="module")
+def acl_decisions(kafka_zk_libs: Path, tmp_path_factory: pytest.TempPathFactory) -> AclDecisions:
+    classes = tmp_path_factory.mktemp("acl-classes")
+    proc = subprocess.run(
+        [
+            require("javac"),
+            "-Xlint:all",
+            "-cp",
+            f"{kafka_zk_libs}/*",
+            "-d",
+            str(classes),
+            str(JAVA_SOURCE),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise AssertionError(f"javac failed:\n{proc.stdout}\n{proc.stderr}")
+    return AclDecisions(kafka_zk_libs, classes)
+
+
+def _name(rng: random.Random, rtype: ResourceType) -> str:
+    return "kafka-cluster" if rtype is ResourceType.CLUSTER else rng.choice(NAMES)
+
+
+def _binding(rng: random.Random) -> AclBinding:
+    rtype = rng.choice(RESOURCE_TYPES)
+    return AclBinding(
+        ResourcePattern(
+            rtype, _name(rng, rtype), rng.choice([PatternType.LITERAL] * 2 + [PatternType.PREFIXED])
+        ),
+        AccessControlEntry(
+            rng.choice(PRINCIPALS), rng.choice(ACL_HOSTS), rng.choice(HOT_OPS), rng.choice(PERMS)
+        ),
+    )
+
+
+def _filter(rng: random.Random) -> AclBindingFilter:
+    rtype = rng.choice([ResourceType.ANY, *RESOURCE_TYPES])
+    name = None if rng.random() < 0.25 else rng.choice([*NAMES, "abcd", "kafka-cluster"])
+    return AclBindingFilter(
+        ResourcePatternFilter(
+            rtype,
+            name,
+            rng.choice(
+                [PatternType.ANY, PatternType.MATCH, PatternType.LITERAL, PatternType.PREFIXED]
+            ),
+        ),
+        AccessControlEntryFilter(
+            None if rng.random() < 0.6 else rng.choice(PRINCIPALS),
+            None if rng.random() < 0.7 else rng.choice(HOSTS),
+            AclOperation.ANY if rng.random() < 0.6 else rng.choice(OPS),
+            rng.choice([AclPermissionType.ANY, *PERMS]),
+        ),
+    )
+
+
+def _acl_line(b: AclBinding) -> str:
+    p, e = b.pattern, b.entry
+    fields = [p.resource_type, p.name, p.pattern_type, e.principal, e.host, e.operation]
+    return "\t".join(["acl", *(str(int(f)) if not isinstance(f, str) else f for f in fields)]) + (
+        f"\t{int(e.permission_type)}"
+    )
+
+
+@dataclass
+class Case:
+    super_users: str | None
+    allow_everyone: bool
+    acls: list[AclBinding]
+    requests: list[tuple[str, str, AclOperation, ResourceType, str]]
+    filters: list[AclBindingFilter]
+
+
+def _cases() -> list[Case]:
+    rng = random.Random(SEED)
+    cases = []
+    for _ in range(CASES):
+        requests = []
+        for _ in range(25):
+            rtype = rng.choice(RESOURCE_TYPES)
+            name = _name(rng, rtype) if rng.random() < 0.8 else rng.choice(["abcd", "c", "a*"])
+            principal = rng.choice(["User:alice", "User:bob", "User:carol", "Group:alice"])
+            requests.append(
+                (principal, rng.choice(HOSTS[1:]), rng.choice(REQUEST_OPS), rtype, name)
+            )
+        cases.append(
+            Case(
+                super_users=rng.choice([None, "User:carol", "User:bob;User:carol"]),
+                allow_everyone=rng.random() < 0.3,
+                # the controller never stores a duplicate; StandardAuthorizer refuses one
+                acls=list(dict.fromkeys(_binding(rng) for _ in range(rng.randrange(0, 14)))),
+                requests=requests,
+                filters=[_filter(rng) for _ in range(4)],
+            )
+        )
+    return cases
+
+
+def test_every_decision_and_filter_matches_standard_authorizer(
+    acl_decisions: AclDecisions, tmp_path: Path
+) -> None:
+    cases = _cases()
+    lines: list[str] = []
+    expected: list[str] = []
+    for case in cases:
+        lines.append("reset")
+        lines.append(f"config\t{case.super_users or '~'}\t{str(case.allow_everyone).lower()}")
+        lines.extend(_acl_line(b) for b in case.acls)
+        authorizer = Authorizer(
+            AclStore(case.acls),
+            super_users=parse_super_users(case.super_users),
+            allow_everyone_if_no_acl_found=case.allow_everyone,
+        )
+        for principal, host, op, rtype, name in case.requests:
+            lines.append(f"authorize\t{principal}\t{host}\t{int(op)}\t{int(rtype)}\t{name}")
+            expected.append(authorizer.authorize(principal, host, op, rtype, name).value)
+        for f in case.filters:
+            p, e = f.pattern, f.entry
+            fields = [
+                str(int(p.resource_type)),
+                p.name if p.name is not None else "~",
+                str(int(p.pattern_type)),
+                e.principal if e.principal is not None else "~",
+                e.host if e.host is not None else "~",
+                str(int(e.operation)),
+                str(int(e.permission_type)),
+            ]
+            lines.append("\t".join(["describe", *fields]))
+            found = sorted(_acl_line(b) for b in authorizer.store.describe(f))
+            expected.append(f"describe {len(found)}")
+            expected.extend(found)
+    script = tmp_path / "acl-cases.tsv"
+    script.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    actual = acl_decisions.run(script)
+    assert len(actual) == len(expected)
+    mismatches = [
+        (i, want, got)
+        for i, (want, got) in enumerate(zip(expected, actual, strict=True))
+        if want != got
+    ]
+    assert not mismatches, mismatches[:20]
+    # the comparison has teeth: both outcomes occur many times
+    assert actual.count("ALLOWED") > 200
+    assert actual.count("DENIED") > 200
