@@ -460,13 +460,18 @@ def test_zk_znode_round_trip(acls: list[AclBinding]) -> None:
 
 def test_zk_change_notifications() -> None:
     literal = ResourcePattern(TOPIC, "topic-1", LIT)
-    assert encode_acl_change(literal) == b"Topic:topic-1"
+    # Kafka 3.9 writes ResourceType.name() (upper case) and reads either spelling
+    assert encode_acl_change(literal) == b"TOPIC:topic-1"
+    assert decode_acl_change(b"TOPIC:topic-1") == literal
     assert decode_acl_change(b"Topic:topic-1") == literal
+    assert decode_acl_change(b"TRANSACTIONAL_ID:t") == ResourcePattern(
+        ResourceType.TRANSACTIONAL_ID, "t", LIT
+    )
     assert decode_acl_change(b"Group:a:b") == ResourcePattern(ResourceType.GROUP, "a:b", LIT)
     prefixed = ResourcePattern(TOPIC, "x", PRE)
     assert json.loads(encode_acl_change(prefixed)) == {
         "version": 1,
-        "resourceType": "Topic",
+        "resourceType": "TOPIC",
         "name": "x",
         "patternType": "PREFIXED",
     }

@@ -1,13 +1,19 @@
-"""Our authorizer and ACL filters against Kafka 3.9.1's own ``StandardAuthorizer``
-(``java/AclDecisions.java``): the same ACL sets, ``super.users`` and
-``allow.everyone.if.no.acl.found``, the same requests and DescribeAcls filters, and every
-decision and every filter result compared.
+"""Our ACL code against Kafka 3.9.1's own:
+
+* the authorizer and filters against ``StandardAuthorizer`` (``java/AclDecisions.java``):
+  the same ACL sets, ``super.users`` and ``allow.everyone.if.no.acl.found``, the same
+  requests and DescribeAcls filters, and every decision and every filter result compared;
+* the ZooKeeper codec against ``kafka.zk.ResourceZNode`` / ``ZkAclStore`` /
+  ``ZkAclChangeStore`` (``java/AclZkCodec.java``): paths, change notifications and znode
+  JSON, each side reading what the other writes.
 
 Needs Java 17+ and Kafka 3.9.1's jars (``KAFKA_VERSION=3.9.1 scripts/kafka-jars.sh``).
 """
 
 from __future__ import annotations
 
+import base64
+import json
 import random
 import subprocess
 from dataclasses import dataclass
@@ -16,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from kafkacore.security.acl import (
+    ACL_CHANGE_PREFIX,
     AccessControlEntry,
     AccessControlEntryFilter,
     AclBinding,
@@ -28,7 +35,14 @@ from kafkacore.security.acl import (
     ResourcePattern,
     ResourcePatternFilter,
     ResourceType,
+    decode_acl_change,
+    decode_acl_znode,
+    decode_extended_acl_change,
+    encode_acl_change,
+    encode_acl_znode,
     parse_super_users,
+    zk_acl_path,
+    zk_change_root,
 )
 from support.kafka_jars import JVM_FLAGS, require
 
@@ -60,7 +74,10 @@ REQUEST_OPS = [*OPS, *[AclOperation.DESCRIBE, AclOperation.DESCRIBE_CONFIGS] * 4
 PERMS = [AclPermissionType.ALLOW, AclPermissionType.DENY]
 
 
-JAVA_SOURCE = Path(__file__).resolve().parent / "java" / "AclDecisions.java"
+JAVA_SOURCES = [
+    Path(__file__).resolve().parent / "java" / name
+    for name in ("AclDecisions.java", "AclZkCodec.java")
+]
 
 
 @dataclass(frozen=True)
@@ -70,13 +87,13 @@ class AclDecisions:
     libs: Path
     classes: Path
 
-    def run(self, script: Path) -> list[str]:
-        cmd = ["java", *JVM_FLAGS, "-cp", f"{self.classes}:{self.libs}/*", "AclDecisions"]
+    def run(self, script: Path, main: str = "AclDecisions") -> list[str]:
+        cmd = ["java", *JVM_FLAGS, "-cp", f"{self.classes}:{self.libs}/*", main]
         proc = subprocess.run(
             [*cmd, str(script)], capture_output=True, text=True, timeout=300, check=False
         )
         if proc.returncode != 0:
-            raise AssertionError(f"AclDecisions exited {proc.returncode}:\n{proc.stderr[-4000:]}")
+            raise AssertionError(f"{main} exited {proc.returncode}:\n{proc.stderr[-4000:]}")
         return proc.stdout.splitlines()
 
 
@@ -91,7 +108,7 @@ def acl_decisions(kafka_zk_libs: Path, tmp_path_factory: pytest.TempPathFactory)
             f"{kafka_zk_libs}/*",
             "-d",
             str(classes),
-            str(JAVA_SOURCE),
+            *map(str, JAVA_SOURCES),
         ],
         capture_output=True,
         text=True,
@@ -227,3 +244,64 @@ def test_every_decision_and_filter_matches_standard_authorizer(
     # the comparison has teeth: both outcomes occur many times
     assert actual.count("ALLOWED") > 200
     assert actual.count("DENIED") > 200
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+def test_zk_codec_matches_kafka(acl_decisions: AclDecisions, tmp_path: Path) -> None:
+    rng = random.Random(SEED)
+    patterns = [
+        ResourcePattern(rtype, name, ptype)
+        for rtype in RESOURCE_TYPES
+        for name in (["kafka-cluster"] if rtype is ResourceType.CLUSTER else ["t", "a:b", "*"])
+        for ptype in (PatternType.LITERAL, PatternType.PREFIXED)
+    ]
+    entry_sets = [{_binding(rng).entry for _ in range(rng.randrange(1, 6))} for _ in range(40)]
+    lines = [f"path\t{int(p.resource_type)}\t{p.name}\t{int(p.pattern_type)}" for p in patterns]
+    lines += [
+        f"decodechange\t{int(p.pattern_type)}\t{_b64(encode_acl_change(p))}" for p in patterns
+    ]
+    lines += [f"znode\t{_b64(encode_acl_znode(entries))}" for entries in entry_sets]
+    script = tmp_path / "zk-cases.tsv"
+    script.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = acl_decisions.run(script, "AclZkCodec")
+    assert len(out) == len(lines)
+    paths, decoded, znodes = (
+        out[: len(patterns)],
+        out[len(patterns) : 2 * len(patterns)],
+        out[2 * len(patterns) :],
+    )
+    for pattern, line in zip(patterns, paths, strict=True):
+        znode_path, change_path, change_data = line.split("\t")
+        assert znode_path == zk_acl_path(pattern)
+        assert change_path == f"{zk_change_root(pattern.pattern_type)}/{ACL_CHANGE_PREFIX}"
+        kafka_change = base64.b64decode(change_data)
+        if pattern.pattern_type is PatternType.LITERAL:
+            assert kafka_change == encode_acl_change(pattern)
+            assert decode_acl_change(kafka_change) == pattern
+        else:
+            assert json.loads(kafka_change) == json.loads(encode_acl_change(pattern))
+            assert decode_extended_acl_change(kafka_change) == pattern
+    for pattern, line in zip(patterns, decoded, strict=True):
+        rtype, name, ptype = line.split("\t")
+        assert (int(rtype), name, int(ptype)) == (
+            pattern.resource_type,
+            pattern.name,
+            pattern.pattern_type,
+        )
+    for entries, line in zip(entry_sets, znodes, strict=True):
+        kafka_read, kafka_encoded = line.split("\t")
+        ours = sorted(
+            f"{e.principal},{e.host},{int(e.operation)},{int(e.permission_type)}" for e in entries
+        )
+        assert kafka_read == ";".join(ours)
+        kafka_bytes = base64.b64decode(kafka_encoded)
+        assert decode_acl_znode(kafka_bytes) == entries
+        want = json.loads(encode_acl_znode(entries))
+        got = json.loads(kafka_bytes)
+        assert got["version"] == want["version"]
+        assert sorted(json.dumps(a, sort_keys=True) for a in got["acls"]) == sorted(
+            json.dumps(a, sort_keys=True) for a in want["acls"]
+        )

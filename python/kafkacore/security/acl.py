@@ -30,9 +30,13 @@ ZooKeeper layout (Kafka 3.x ``ZkData``/``ZkAclStore``)::
     /kafka-acl-extended/prefixed/<ResourceType>/<name>                             PREFIXED
       data {"version":1,"acls":[{"principal":"User:alice","permissionType":"Allow",
                                  "operation":"Read","host":"*"}]}
-    /kafka-acl-changes/acl_changes_<seq>            data  Topic:topic-1
-    /kafka-acl-extended-changes/acl_changes_<seq>   data  {"version":1,"resourceType":"Topic",
+    /kafka-acl-changes/acl_changes_<seq>            data  TOPIC:topic-1
+    /kafka-acl-extended-changes/acl_changes_<seq>   data  {"version":1,"resourceType":"TOPIC",
                                                            "name":"x","patternType":"PREFIXED"}
+
+The change notifications name the resource type in upper case (Kafka 3.9's
+``LiteralAclChangeStore``/``ExtendedAclChangeStore`` write ``ResourceType.name()``, checked
+against its jars); the znode paths use the PascalCase name. Both spellings are read.
 
 Thread-safety: the enums and bindings are immutable. :class:`AclStore` and
 :class:`Authorizer` are not thread-safe; the owner (one event loop) serialises calls.
@@ -487,11 +491,11 @@ def decode_acl_znode(data: bytes | None) -> frozenset[AccessControlEntry]:
 def encode_acl_change(pattern: ResourcePattern) -> bytes:
     """The data of an ``acl_changes_`` sequential node for a change to ``pattern``."""
     if pattern.pattern_type is PatternType.LITERAL:
-        return f"{pattern.resource_type.pascal}:{pattern.name}".encode()
+        return f"{pattern.resource_type.name}:{pattern.name}".encode()
     if pattern.pattern_type is PatternType.PREFIXED:
         doc = {
             "version": 1,
-            "resourceType": pattern.resource_type.pascal,
+            "resourceType": pattern.resource_type.name,
             "name": pattern.name,
             "patternType": pattern.pattern_type.name,
         }
@@ -500,7 +504,7 @@ def encode_acl_change(pattern: ResourcePattern) -> bytes:
 
 
 def decode_acl_change(data: bytes) -> ResourcePattern:
-    """A ``/kafka-acl-changes`` notification: ``Topic:topic-1`` (the name may hold ':')."""
+    """A ``/kafka-acl-changes`` notification: ``TOPIC:topic-1`` (the name may hold ':')."""
     kind, sep, name = data.decode().partition(":")
     if not sep:
         raise InvalidAclError(f"malformed ACL change notification {data!r}")
