@@ -11,6 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kafkacore.security.acl import (
+    AUTHORIZATION_ERROR_CODES,
+    SUPPORTED_OPERATIONS,
     AccessControlEntry,
     AccessControlEntryFilter,
     AclBinding,
@@ -69,8 +71,25 @@ def test_wire_codes_are_kafkas() -> None:
     ]
     assert [int(p) for p in (PatternType.ANY, PatternType.MATCH, LIT, PRE)] == [1, 2, 3, 4]
     assert (int(Op.ALL), int(Op.READ), int(Op.DESCRIBE), int(Op.ALTER_CONFIGS)) == (2, 3, 8, 11)
-    assert (int(Op.IDEMPOTENT_WRITE), int(Op.DESCRIBE_TOKENS)) == (12, 14)
+    assert (int(Op.IDEMPOTENT_WRITE), int(Op.DESCRIBE_TOKENS), int(Op.TWO_PHASE_COMMIT)) == (
+        12,
+        14,
+        15,
+    )
     assert (int(DENY), int(ALLOW)) == (2, 3)
+
+
+def test_supported_operations_and_errors() -> None:
+    assert Op.CLUSTER_ACTION in SUPPORTED_OPERATIONS[ResourceType.CLUSTER]
+    assert Op.CLUSTER_ACTION not in SUPPORTED_OPERATIONS[TOPIC]
+    assert SUPPORTED_OPERATIONS[ResourceType.TRANSACTIONAL_ID] == {
+        Op.DESCRIBE,
+        Op.WRITE,
+        Op.TWO_PHASE_COMMIT,
+    }
+    assert all(Op.ALL not in ops for ops in SUPPORTED_OPERATIONS.values())
+    assert AUTHORIZATION_ERROR_CODES[ResourceType.TRANSACTIONAL_ID] == 53
+    assert AUTHORIZATION_ERROR_CODES[ResourceType.GROUP] == 30
 
 
 # (ACLs, principal, host, operation, resource name, expected allowed)

@@ -23,8 +23,9 @@ from support.kafka_jars import JVM_FLAGS, KAFKA_ZK_VERSION, require
 from support.kafka_jars import kafka_libs as fetch_kafka_libs
 
 JAVA_SOURCES = Path(__file__).resolve().parent / "java"
-# Helpers that need Kafka 3.9's ZooKeeper-mode classes (kafka.zk, gone in 4.x) or are
-# pinned to 3.9.1 (the ACL oracle): compiled by their own tests against the 3.9.1 jars.
+# Helpers compiled by their own tests, not with the others: those that need Kafka 3.9's
+# ZooKeeper-mode classes (kafka.zk, gone in 4.x), and the ACL oracles (test_acl_vs_kafka
+# builds them against 3.9.1 and against the default version).
 KAFKA_39_ONLY_SOURCES = frozenset({"ZkRead.java", "AclDecisions.java", "AclZkCodec.java"})
 DUMP_LOG_SEGMENTS = "org.apache.kafka.tools.DumpLogSegments"
 

@@ -23,6 +23,8 @@ import pytest
 
 from kafkacore.security.acl import (
     ACL_CHANGE_PREFIX,
+    AUTHORIZATION_ERROR_CODES,
+    SUPPORTED_OPERATIONS,
     AccessControlEntry,
     AccessControlEntryFilter,
     AclBinding,
@@ -65,12 +67,11 @@ OPS = [op for op in AclOperation if op not in (AclOperation.ANY, AclOperation.UN
 # Weighted towards the operations where implication and DENY-over-ALLOW interact, so that
 # every rule is exercised many times (a mutation of any of them fails this test).
 HOT_OPS = [
-    *OPS,
     *[AclOperation.DESCRIBE, AclOperation.READ, AclOperation.ALL] * 3,
     *[AclOperation.WRITE, AclOperation.ALTER, AclOperation.DELETE] * 2,
     *[AclOperation.DESCRIBE_CONFIGS, AclOperation.ALTER_CONFIGS] * 3,
 ]
-REQUEST_OPS = [*OPS, *[AclOperation.DESCRIBE, AclOperation.DESCRIBE_CONFIGS] * 4]
+REQUEST_OPS = [AclOperation.DESCRIBE, AclOperation.DESCRIBE_CONFIGS] * 4
 PERMS = [AclPermissionType.ALLOW, AclPermissionType.DENY]
 
 
@@ -97,18 +98,16 @@ class AclDecisions:
         return proc.stdout.splitlines()
 
 
-@pytest.fixture(scope="module")
-def acl_decisions(kafka_zk_libs: Path, tmp_path_factory: pytest.TempPathFactory) -> AclDecisions:
-    classes = tmp_path_factory.mktemp("acl-classes")
+def _compile(libs: Path, classes: Path, sources: list[Path]) -> AclDecisions:
     proc = subprocess.run(
         [
             require("javac"),
             "-Xlint:all",
             "-cp",
-            f"{kafka_zk_libs}/*",
+            f"{libs}/*",
             "-d",
             str(classes),
-            *map(str, JAVA_SOURCES),
+            *map(str, sources),
         ],
         capture_output=True,
         text=True,
@@ -117,26 +116,41 @@ def acl_decisions(kafka_zk_libs: Path, tmp_path_factory: pytest.TempPathFactory)
     )
     if proc.returncode != 0:
         raise AssertionError(f"javac failed:\n{proc.stdout}\n{proc.stderr}")
-    return AclDecisions(kafka_zk_libs, classes)
+    return AclDecisions(libs, classes)
+
+
+@pytest.fixture(scope="module")
+def acl_decisions(kafka_zk_libs: Path, tmp_path_factory: pytest.TempPathFactory) -> AclDecisions:
+    """Both helpers against Kafka 3.9.1 (the last release with kafka.zk)."""
+    return _compile(kafka_zk_libs, tmp_path_factory.mktemp("acl-classes-39"), JAVA_SOURCES)
+
+
+@pytest.fixture(scope="module")
+def acl_decisions_4x(kafka_libs: Path, tmp_path_factory: pytest.TempPathFactory) -> AclDecisions:
+    """AclDecisions.java against the project's default Kafka (4.x)."""
+    return _compile(kafka_libs, tmp_path_factory.mktemp("acl-classes-4x"), JAVA_SOURCES[:1])
 
 
 def _name(rng: random.Random, rtype: ResourceType) -> str:
     return "kafka-cluster" if rtype is ResourceType.CLUSTER else rng.choice(NAMES)
 
 
-def _binding(rng: random.Random) -> AclBinding:
+def _binding(rng: random.Random, ops: list[AclOperation] = OPS) -> AclBinding:
     rtype = rng.choice(RESOURCE_TYPES)
     return AclBinding(
         ResourcePattern(
             rtype, _name(rng, rtype), rng.choice([PatternType.LITERAL] * 2 + [PatternType.PREFIXED])
         ),
         AccessControlEntry(
-            rng.choice(PRINCIPALS), rng.choice(ACL_HOSTS), rng.choice(HOT_OPS), rng.choice(PERMS)
+            rng.choice(PRINCIPALS),
+            rng.choice(ACL_HOSTS),
+            rng.choice([*ops, *HOT_OPS]),
+            rng.choice(PERMS),
         ),
     )
 
 
-def _filter(rng: random.Random) -> AclBindingFilter:
+def _filter(rng: random.Random, ops: list[AclOperation]) -> AclBindingFilter:
     rtype = rng.choice([ResourceType.ANY, *RESOURCE_TYPES])
     name = None if rng.random() < 0.25 else rng.choice([*NAMES, "abcd", "kafka-cluster"])
     return AclBindingFilter(
@@ -150,7 +164,7 @@ def _filter(rng: random.Random) -> AclBindingFilter:
         AccessControlEntryFilter(
             None if rng.random() < 0.6 else rng.choice(PRINCIPALS),
             None if rng.random() < 0.7 else rng.choice(HOSTS),
-            AclOperation.ANY if rng.random() < 0.6 else rng.choice(OPS),
+            AclOperation.ANY if rng.random() < 0.6 else rng.choice(ops),
             rng.choice([AclPermissionType.ANY, *PERMS]),
         ),
     )
@@ -173,7 +187,7 @@ class Case:
     filters: list[AclBindingFilter]
 
 
-def _cases() -> list[Case]:
+def _cases(ops: list[AclOperation]) -> list[Case]:
     rng = random.Random(SEED)
     cases = []
     for _ in range(CASES):
@@ -183,25 +197,30 @@ def _cases() -> list[Case]:
             name = _name(rng, rtype) if rng.random() < 0.8 else rng.choice(["abcd", "c", "a*"])
             principal = rng.choice(["User:alice", "User:bob", "User:carol", "Group:alice"])
             requests.append(
-                (principal, rng.choice(HOSTS[1:]), rng.choice(REQUEST_OPS), rtype, name)
+                (principal, rng.choice(HOSTS[1:]), rng.choice([*ops, *REQUEST_OPS]), rtype, name)
             )
         cases.append(
             Case(
                 super_users=rng.choice([None, "User:carol", "User:bob;User:carol"]),
                 allow_everyone=rng.random() < 0.3,
                 # the controller never stores a duplicate; StandardAuthorizer refuses one
-                acls=list(dict.fromkeys(_binding(rng) for _ in range(rng.randrange(0, 14)))),
+                acls=list(dict.fromkeys(_binding(rng, ops) for _ in range(rng.randrange(0, 14)))),
                 requests=requests,
-                filters=[_filter(rng) for _ in range(4)],
+                filters=[_filter(rng, ops) for _ in range(4)],
             )
         )
     return cases
 
 
+@pytest.mark.parametrize("kafka", ["3.9", "4.x"])
 def test_every_decision_and_filter_matches_standard_authorizer(
-    acl_decisions: AclDecisions, tmp_path: Path
+    kafka: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
-    cases = _cases()
+    fixture = "acl_decisions" if kafka == "3.9" else "acl_decisions_4x"
+    acl_decisions: AclDecisions = request.getfixturevalue(fixture)
+    # TWO_PHASE_COMMIT (15) only exists from Kafka 4.0
+    ops = OPS if kafka == "4.x" else [op for op in OPS if op is not AclOperation.TWO_PHASE_COMMIT]
+    cases = _cases(ops)
     lines: list[str] = []
     expected: list[str] = []
     for case in cases:
@@ -246,6 +265,9 @@ def test_every_decision_and_filter_matches_standard_authorizer(
     assert actual.count("DENIED") > 200
 
 
+ZK_OPS = [op for op in OPS if op is not AclOperation.TWO_PHASE_COMMIT]
+
+
 def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode()
 
@@ -258,7 +280,9 @@ def test_zk_codec_matches_kafka(acl_decisions: AclDecisions, tmp_path: Path) -> 
         for name in (["kafka-cluster"] if rtype is ResourceType.CLUSTER else ["t", "a:b", "*"])
         for ptype in (PatternType.LITERAL, PatternType.PREFIXED)
     ]
-    entry_sets = [{_binding(rng).entry for _ in range(rng.randrange(1, 6))} for _ in range(40)]
+    entry_sets = [
+        {_binding(rng, ZK_OPS).entry for _ in range(rng.randrange(1, 6))} for _ in range(40)
+    ]
     lines = [f"path\t{int(p.resource_type)}\t{p.name}\t{int(p.pattern_type)}" for p in patterns]
     lines += [
         f"decodechange\t{int(p.pattern_type)}\t{_b64(encode_acl_change(p))}" for p in patterns
@@ -305,3 +329,19 @@ def test_zk_codec_matches_kafka(acl_decisions: AclDecisions, tmp_path: Path) -> 
         assert sorted(json.dumps(a, sort_keys=True) for a in got["acls"]) == sorted(
             json.dumps(a, sort_keys=True) for a in want["acls"]
         )
+
+
+def test_supported_operations_and_errors_match_kafka_4x(
+    acl_decisions_4x: AclDecisions, tmp_path: Path
+) -> None:
+    types = [t for t in RESOURCE_TYPES]
+    script = tmp_path / "supported.tsv"
+    script.write_text("".join(f"supported\t{int(t)}\n" for t in types), encoding="utf-8")
+    out = acl_decisions_4x.run(script)
+    ours = [
+        "supported "
+        + ",".join(str(int(op)) for op in sorted(SUPPORTED_OPERATIONS[t]))
+        + f" {AUTHORIZATION_ERROR_CODES[t]}"
+        for t in types
+    ]
+    assert out == ours

@@ -8,7 +8,8 @@ Model (wire codes are Kafka's ``int8`` values)::
     PatternType       UNKNOWN 0, ANY 1, MATCH 2, LITERAL 3, PREFIXED 4
     AclOperation      UNKNOWN 0, ANY 1, ALL 2, READ 3, WRITE 4, CREATE 5, DELETE 6, ALTER 7,
                       DESCRIBE 8, CLUSTER_ACTION 9, DESCRIBE_CONFIGS 10, ALTER_CONFIGS 11,
-                      IDEMPOTENT_WRITE 12, CREATE_TOKENS 13, DESCRIBE_TOKENS 14
+                      IDEMPOTENT_WRITE 12, CREATE_TOKENS 13, DESCRIBE_TOKENS 14,
+                      TWO_PHASE_COMMIT 15 (Kafka 4.x, KIP-939)
     AclPermissionType UNKNOWN 0, ANY 1, DENY 2, ALLOW 3
 
 Decision for ``(principal, host, operation, resource)``:
@@ -53,10 +54,12 @@ from typing import TypeVar
 __all__ = [
     "ACL_CHANGES_PATH",
     "ACL_CHANGE_PREFIX",
+    "AUTHORIZATION_ERROR_CODES",
     "CLUSTER_NAME",
     "EXTENDED_ACL_CHANGES_PATH",
     "EXTENDED_ACL_PATH",
     "LITERAL_ACL_PATH",
+    "SUPPORTED_OPERATIONS",
     "WILDCARD_HOST",
     "WILDCARD_PRINCIPAL",
     "WILDCARD_RESOURCE",
@@ -165,6 +168,7 @@ class AclOperation(_Named):
     IDEMPOTENT_WRITE = 12
     CREATE_TOKENS = 13
     DESCRIBE_TOKENS = 14
+    TWO_PHASE_COMMIT = 15
 
 
 class AclPermissionType(_Named):
@@ -193,6 +197,60 @@ _ALLOW_GRANTS: dict[AclOperation, frozenset[AclOperation]] = {
     AclOperation.DESCRIBE_CONFIGS: frozenset(
         {AclOperation.DESCRIBE_CONFIGS, AclOperation.ALTER_CONFIGS}
     ),
+}
+
+
+# Operations an ACL on each resource type may name (Kafka 4.3's AclEntry.supportedOperations;
+# 3.9 lacked the group configs operations and TWO_PHASE_COMMIT). Used to validate
+# kafka-acls input and to build the *_authorized_operations bit sets.
+SUPPORTED_OPERATIONS: dict[ResourceType, frozenset[AclOperation]] = {
+    ResourceType.TOPIC: frozenset(
+        {
+            AclOperation.READ,
+            AclOperation.WRITE,
+            AclOperation.CREATE,
+            AclOperation.DESCRIBE,
+            AclOperation.DELETE,
+            AclOperation.ALTER,
+            AclOperation.DESCRIBE_CONFIGS,
+            AclOperation.ALTER_CONFIGS,
+        }
+    ),
+    ResourceType.GROUP: frozenset(
+        {
+            AclOperation.READ,
+            AclOperation.DESCRIBE,
+            AclOperation.DELETE,
+            AclOperation.DESCRIBE_CONFIGS,
+            AclOperation.ALTER_CONFIGS,
+        }
+    ),
+    ResourceType.CLUSTER: frozenset(
+        {
+            AclOperation.CREATE,
+            AclOperation.CLUSTER_ACTION,
+            AclOperation.DESCRIBE_CONFIGS,
+            AclOperation.ALTER_CONFIGS,
+            AclOperation.IDEMPOTENT_WRITE,
+            AclOperation.ALTER,
+            AclOperation.DESCRIBE,
+        }
+    ),
+    ResourceType.TRANSACTIONAL_ID: frozenset(
+        {AclOperation.DESCRIBE, AclOperation.WRITE, AclOperation.TWO_PHASE_COMMIT}
+    ),
+    ResourceType.DELEGATION_TOKEN: frozenset({AclOperation.DESCRIBE}),
+    ResourceType.USER: frozenset({AclOperation.CREATE_TOKENS, AclOperation.DESCRIBE_TOKENS}),
+}
+
+# The error a denied request gets, by resource type (Kafka's AclEntry.authorizationError):
+# TOPIC_/GROUP_/CLUSTER_/TRANSACTIONAL_ID_/DELEGATION_TOKEN_AUTHORIZATION_FAILED.
+AUTHORIZATION_ERROR_CODES: dict[ResourceType, int] = {
+    ResourceType.TOPIC: 29,
+    ResourceType.GROUP: 30,
+    ResourceType.CLUSTER: 31,
+    ResourceType.TRANSACTIONAL_ID: 53,
+    ResourceType.DELEGATION_TOKEN: 65,
 }
 
 

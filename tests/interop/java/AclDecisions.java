@@ -15,6 +15,7 @@ import org.apache.kafka.common.acl.AclBinding;
 import org.apache.kafka.common.acl.AclBindingFilter;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.acl.AclPermissionType;
+import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourcePatternFilter;
@@ -24,12 +25,13 @@ import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.apache.kafka.common.utils.SecurityUtils;
 import org.apache.kafka.metadata.authorizer.StandardAcl;
 import org.apache.kafka.metadata.authorizer.StandardAuthorizer;
+import org.apache.kafka.security.authorizer.AclEntry;
 import org.apache.kafka.server.authorizer.Action;
 import org.apache.kafka.server.authorizer.AuthorizableRequestContext;
 import org.apache.kafka.server.authorizer.AuthorizationResult;
 
 /**
- * Kafka's StandardAuthorizer deciding a list of requests over an ACL set, for
+ * Kafka's StandardAuthorizer (3.9 or 4.x jars) deciding a list of requests over an ACL set, for
  * tests/interop/test_acl_vs_kafka.py. Input: a file of tab-separated lines (codes are
  * Kafka's int8 wire codes, "~" is null):
  *
@@ -38,6 +40,7 @@ import org.apache.kafka.server.authorizer.AuthorizationResult;
  *   acl       <resourceType> <name> <patternType> <principal> <host> <operation> <permission>
  *   authorize <principal> <host> <operation> <resourceType> <name>
  *   describe  <resourceType> <name|~> <patternType> <principal|~> <host|~> <operation> <permission>
+ *   supported <resourceType>  (prints "supported <op codes, sorted, ','-joined> <error code>")
  *
  * Output: one line per authorize (ALLOWED / DENIED) and, per describe, a line
  * "describe <n>" followed by the n matching bindings in the acl line format, sorted.
@@ -62,6 +65,20 @@ public final class AclDecisions {
             @Override public String clientId() { return "acl-decisions"; }
             @Override public int correlationId() { return 0; }
         };
+    }
+
+    /** Kafka 4.x's StandardAuthorizer records metrics and needs them set (KIP-877); 3.9's has no such hook. */
+    private static void withPluginMetrics(StandardAuthorizer authorizer) throws Exception {
+        Class<?> pluginMetrics;
+        try {
+            pluginMetrics = Class.forName("org.apache.kafka.common.metrics.PluginMetrics");
+        } catch (ClassNotFoundException e) {
+            return;
+        }
+        Object metrics = Class.forName("org.apache.kafka.common.metrics.internals.PluginMetricsImpl")
+            .getConstructor(Metrics.class, Map.class)
+            .newInstance(new Metrics(), new HashMap<String, String>());
+        StandardAuthorizer.class.getMethod("withPluginMetrics", pluginMetrics).invoke(authorizer, metrics);
     }
 
     private static String format(AclBinding binding) {
@@ -94,10 +111,22 @@ public final class AclDecisions {
                 case "acl":
                     pendingAcls.add(line);
                     break;
+                case "supported": {
+                    ResourceType type = ResourceType.fromCode(Byte.parseByte(f[1]));
+                    List<Integer> codes = new ArrayList<>();
+                    for (AclOperation op : AclEntry.supportedOperations(type)) codes.add((int) op.code());
+                    Collections.sort(codes);
+                    StringBuilder joined = new StringBuilder();
+                    for (Integer c : codes) joined.append(joined.length() == 0 ? "" : ",").append(c);
+                    out.append("supported ").append(joined).append(' ')
+                        .append(AclEntry.authorizationError(type).code()).append('\n');
+                    break;
+                }
                 case "authorize":
                 case "describe":
                     if (authorizer == null) {
                         authorizer = new StandardAuthorizer();
+                        withPluginMetrics(authorizer);
                         authorizer.configure(configs);
                         for (String acl : pendingAcls) {
                             String[] a = acl.split("\t", -1);
