@@ -497,3 +497,31 @@ def test_zk_change_notifications() -> None:
     assert decode_extended_acl_change(encode_acl_change(prefixed)) == prefixed
     with pytest.raises(InvalidAclError):
         decode_acl_change(b"no-colon")
+
+
+# --- authorizeByResourceType (InitProducerId without a transactional id) -------------------
+
+BY_TYPE = [
+    ([], False),
+    ([acl("t", Op.WRITE)], True),
+    ([acl("t", Op.READ)], False),  # no implication here: READ is not WRITE
+    ([acl("t", Op.ALL)], True),
+    ([acl("t", Op.WRITE), acl("t", Op.WRITE, DENY)], False),
+    ([acl("t", Op.WRITE), acl("t", Op.WRITE, DENY, ptype=PRE)], False),
+    ([acl("tx", Op.WRITE), acl("t", Op.WRITE, DENY)], True),  # literal deny only hides "t"
+    ([acl("ab", Op.WRITE, ptype=PRE), acl("a", Op.WRITE, DENY, ptype=PRE)], False),
+    ([acl("a", Op.WRITE, ptype=PRE), acl("ab", Op.WRITE, DENY, ptype=PRE)], True),
+    ([acl("*", Op.WRITE), acl("t", Op.WRITE, DENY)], True),
+    ([acl("t", Op.WRITE), acl("*", Op.WRITE, DENY)], False),
+    ([acl("t", Op.WRITE, host="10.9.9.9")], False),
+    ([acl("t", Op.WRITE, principal="User:*")], True),
+]
+
+
+@pytest.mark.parametrize(("acls", "expected"), BY_TYPE)
+def test_authorize_by_resource_type(acls: list[AclBinding], expected: bool) -> None:
+    result = Authorizer(AclStore(acls)).authorize_by_resource_type(ALICE, "h", Op.WRITE, TOPIC)
+    assert (result.value == "ALLOWED") is expected
+    # a super user always may
+    su = Authorizer(AclStore(acls), super_users={ALICE})
+    assert su.authorize_by_resource_type(ALICE, "h", Op.WRITE, TOPIC).value == "ALLOWED"

@@ -235,6 +235,9 @@ def test_every_decision_and_filter_matches_standard_authorizer(
         for principal, host, op, rtype, name in case.requests:
             lines.append(f"authorize\t{principal}\t{host}\t{int(op)}\t{int(rtype)}\t{name}")
             expected.append(authorizer.authorize(principal, host, op, rtype, name).value)
+        for principal, host, op, rtype, _ in case.requests[:8]:
+            lines.append(f"bytype\t{principal}\t{host}\t{int(op)}\t{int(rtype)}")
+            expected.append(authorizer.authorize_by_resource_type(principal, host, op, rtype).value)
         for f in case.filters:
             p, e = f.pattern, f.entry
             fields = [

@@ -475,6 +475,54 @@ class Authorizer:
                 allowed = True
         return AuthorizationResult.ALLOWED if allowed else AuthorizationResult.DENIED
 
+    def authorize_by_resource_type(
+        self, principal: str, host: str, operation: AclOperation, resource_type: ResourceType
+    ) -> AuthorizationResult:
+        """May ``principal`` perform ``operation`` on *some* resource of this type? Kafka's
+        ``Authorizer.authorizeByResourceType`` (InitProducerId without a transactional id
+        asks it for WRITE on topics): a super user, or a decision for an arbitrary name
+        that comes out ALLOWED, or an ALLOW (for the operation itself or ALL, no
+        implication) on a pattern that no DENY dominates: any DENY on literal ``*``
+        denies everything; a LITERAL allow is dominated by a LITERAL deny of the same
+        name; any allow by a PREFIXED deny that starts it. An ALLOW on literal ``*``
+        wins unless a wildcard DENY exists."""
+        if self.authorize(principal, host, operation, resource_type, "hardcode") is (
+            AuthorizationResult.ALLOWED
+        ):
+            return AuthorizationResult.ALLOWED
+        deny_literal: set[str] = set()
+        deny_prefixed: set[str] = set()
+        allows: list[ResourcePattern] = []
+        wildcard_allow = False
+        for pattern in self.store.patterns():
+            if pattern.resource_type != resource_type:
+                continue
+            for entry in self.store.entries(pattern):
+                if entry.host not in (host, WILDCARD_HOST):
+                    continue
+                if entry.principal not in (principal, WILDCARD_PRINCIPAL):
+                    continue
+                if entry.operation not in (operation, AclOperation.ALL):
+                    continue
+                literal = pattern.pattern_type is PatternType.LITERAL
+                if entry.permission_type is AclPermissionType.DENY:
+                    if literal and pattern.name == WILDCARD_RESOURCE:
+                        return AuthorizationResult.DENIED
+                    (deny_literal if literal else deny_prefixed).add(pattern.name)
+                elif literal and pattern.name == WILDCARD_RESOURCE:
+                    wildcard_allow = True
+                else:
+                    allows.append(pattern)
+        if wildcard_allow:
+            return AuthorizationResult.ALLOWED
+        for pattern in allows:
+            if pattern.pattern_type is PatternType.LITERAL and pattern.name in deny_literal:
+                continue
+            prefixes = (pattern.name[:i] for i in range(1, len(pattern.name) + 1))
+            if not any(prefix in deny_prefixed for prefix in prefixes):
+                return AuthorizationResult.ALLOWED
+        return AuthorizationResult.DENIED
+
     def allowed(
         self,
         principal: str,

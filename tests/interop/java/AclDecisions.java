@@ -40,6 +40,7 @@ import org.apache.kafka.server.authorizer.AuthorizationResult;
  *   acl       <resourceType> <name> <patternType> <principal> <host> <operation> <permission>
  *   authorize <principal> <host> <operation> <resourceType> <name>
  *   describe  <resourceType> <name|~> <patternType> <principal|~> <host|~> <operation> <permission>
+ *   bytype    <principal> <host> <operation> <resourceType>   (authorizeByResourceType)
  *   supported <resourceType>  (prints "supported <op codes, sorted, ','-joined> <error code>")
  *
  * Output: one line per authorize (ALLOWED / DENIED) and, per describe, a line
@@ -123,6 +124,7 @@ public final class AclDecisions {
                     break;
                 }
                 case "authorize":
+                case "bytype":
                 case "describe":
                     if (authorizer == null) {
                         authorizer = new StandardAuthorizer();
@@ -139,7 +141,11 @@ public final class AclDecisions {
                         }
                         authorizer.completeInitialLoad();
                     }
-                    if (f[0].equals("authorize")) {
+                    if (f[0].equals("bytype")) {
+                        out.append(authorizer.authorizeByResourceType(context(f[1], f[2]),
+                            AclOperation.fromCode(Byte.parseByte(f[3])),
+                            ResourceType.fromCode(Byte.parseByte(f[4]))).name()).append('\n');
+                    } else if (f[0].equals("authorize")) {
                         Action action = new Action(AclOperation.fromCode(Byte.parseByte(f[3])),
                             new ResourcePattern(ResourceType.fromCode(Byte.parseByte(f[4])), f[5], PatternType.LITERAL),
                             1, true, true);
