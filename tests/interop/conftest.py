@@ -23,9 +23,10 @@ from support.kafka_jars import JVM_FLAGS, KAFKA_ZK_VERSION, require
 from support.kafka_jars import kafka_libs as fetch_kafka_libs
 
 JAVA_SOURCES = Path(__file__).resolve().parent / "java"
-# Helpers that need Kafka 3.9's ZooKeeper-mode classes (kafka.zk, gone in 4.x): compiled
-# by their own tests against the 3.9.1 jars, not with the others.
-KAFKA_39_ONLY_SOURCES = frozenset({"ZkRead.java"})
+# Helpers compiled by their own tests, not with the others: those that need Kafka 3.9's
+# ZooKeeper-mode classes (kafka.zk, gone in 4.x), and the ACL oracles (test_acl_vs_kafka
+# builds them against 3.9.1 and against the default version).
+KAFKA_39_ONLY_SOURCES = frozenset({"ZkRead.java", "AclDecisions.java", "AclZkCodec.java"})
 DUMP_LOG_SEGMENTS = "org.apache.kafka.tools.DumpLogSegments"
 
 
