@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 from kafkacore.config import BrokerConfig
 from kafkacore.metadata import BrokerInfo, MetadataCache, MetadataStore
+from kafkacore.security.acl import Authorizer
+from kafkacore.security.credentials import ScramCredentialCache
 from kafkacore.server.client_quotas import ClientQuotaManager
 from kafkacore.server.group.coordinator import GroupCoordinator
 from kafkacore.server.replica_manager import ReplicaManager
@@ -79,6 +81,11 @@ class BrokerServices:
     client_quotas: ClientQuotaManager = field(default_factory=ClientQuotaManager)
     # cluster mode: the controller this broker runs (active or not); None on a single node
     controller: KafkaController | None = None
+    # ``authorizer.class.name`` set: every request is checked against the ACLs it holds;
+    # None: no authorizer, everything is allowed (Kafka without one)
+    authorizer: Authorizer | None = None
+    # the SCRAM credentials SASL logins are checked against (fed by the metadata store)
+    scram_credentials: ScramCredentialCache = field(default_factory=ScramCredentialCache)
 
     @property
     def config(self) -> BrokerConfig:
