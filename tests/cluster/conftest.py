@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from support.cluster import PRODUCER_CONFIG, Cluster, wait_until
@@ -41,12 +41,23 @@ def create_topic(
     config: dict[str, str] | None = None,
 ) -> None:
     admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
-    futures = admin.create_topics(
-        [NewTopic(name, partitions, replication_factor, config=config or {})],
-        operation_timeout=30,
-        request_timeout=40,
-    )
-    futures[name].result(60)
+    for attempt in range(3):
+        futures = admin.create_topics(
+            [NewTopic(name, partitions, replication_factor, config=config or {})],
+            operation_timeout=30,
+            request_timeout=40,
+        )
+        try:
+            futures[name].result(60)
+            break
+        except KafkaException as exc:
+            # a client that found no controller in time (a busy machine, a controller
+            # just elected) tries again; the topic may have been created meanwhile
+            code = exc.args[0].code()
+            if attempt > 0 and code == KafkaError.TOPIC_ALREADY_EXISTS:
+                break
+            if attempt == 2 or code != KafkaError._TIMED_OUT:
+                raise
     for p in range(partitions):
         cluster.wait_for_leader(name, p)
 

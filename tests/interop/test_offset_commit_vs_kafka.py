@@ -228,9 +228,19 @@ class Scenario:
         self.answers: list[tuple[str, dict[str, Any]]] = []
 
     def coordinator_ready(self, group: str) -> None:
+        """Until ``group``'s coordinator is found and has loaded its offsets partition:
+        FindCoordinator answers before the load ends, and on a busy machine Kafka's
+        commits would answer COORDINATOR_LOAD_IN_PROGRESS where ours do not."""
         _until(
             f"coordinator of {group}",
             lambda: self.raw.call("FindCoordinator", 1, key=group, key_type=0).error_code == 0,
+        )
+        _until(
+            f"offsets of {group} loaded",
+            lambda: (
+                self.raw.call("OffsetFetch", 2, group_id=group, topics=None).error_code
+                == ErrorCode.NONE
+            ),
         )
 
     def commit(
@@ -300,6 +310,7 @@ class Scenario:
 
     def run(self) -> list[tuple[str, dict[str, Any]]]:
         self.coordinator_ready(self.group)
+        self.coordinator_ready("")  # the empty group id's partition, for its case
         for version in (2, 8, 9):  # all partitions unknown: the group is never consulted
             self.commit(
                 f"only-unknown-v{version}",
