@@ -11,6 +11,7 @@ last phase), ``az-missing`` (never exists), the group ``az-g``, the transactiona
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -86,6 +87,7 @@ PHASES: dict[str, list[AclBinding]] = {
         _acl(T, "az-", Op.READ, pt=PRE),
         _acl(T, MISSING, Op.ALL),
         _acl(T, MISSING, Op.DESCRIBE, DENY),
+        _acl(T, "az-new", Op.CREATE),
         _acl(G, "*", Op.READ),
         _acl(X, TXN, Op.WRITE),
         _acl(C, CLUSTER_NAME, Op.CLUSTER_ACTION),
@@ -294,14 +296,61 @@ def _incremental(r: Any) -> Any:
 
 @dataclass(frozen=True)
 class Case:
+    """One request; ``build(ids)`` makes it with the broker's topic ids (name -> id)."""
+
     name: str
     api: str
     version: int
-    build: Callable[[], Any]
+    build: Callable[[dict[str, uuid.UUID]], Any]
 
 
 def _c(name: str, api: str, version: int, build: Callable[[], Any]) -> Case:
-    return Case(name, api, version, build)
+    return Case(name, api, version, lambda ids: build())
+
+
+# a topic id no broker knows, the same in every request
+UNKNOWN_ID = uuid.UUID("00000000-0000-4000-8000-00000000a2a2")
+
+
+def _fetch_by_id(replica_id: int, ids: dict[str, uuid.UUID]) -> Any:
+    request = _fetch(replica_id, [TOPIC, "unknown"])
+    for topic, topic_id in zip(request.topics, (ids[TOPIC], UNKNOWN_ID), strict=True):
+        topic.topic, topic.topic_id = "", topic_id
+    return request
+
+
+def _id_cases() -> list[Case]:
+    r = _r
+    return [
+        Case("fetch-ids", "Fetch", 13, lambda ids: _fetch_by_id(-1, ids)),
+        Case("fetch-ids-replica", "Fetch", 13, lambda ids: _fetch_by_id(2, ids)),
+        Case(
+            "metadata-ids",
+            "Metadata",
+            12,
+            lambda ids: r("Metadata")(
+                topics=[
+                    r("Metadata").MetadataRequestTopic(topic_id=i, name=None)
+                    for i in (ids[TOPIC], ids[DOOMED], UNKNOWN_ID)
+                ],
+                allow_auto_topic_creation=False,
+                include_topic_authorized_operations=True,
+            ),
+        ),
+        # the last request of the last phase deletes az-t: nothing after it needs it
+        Case(
+            "delete-topics-ids",
+            "DeleteTopics",
+            6,
+            lambda ids: r("DeleteTopics")(
+                topics=[
+                    r("DeleteTopics").DeleteTopicState(name=None, topic_id=i)
+                    for i in (ids[TOPIC], UNKNOWN_ID)
+                ],
+                timeout_ms=5000,
+            ),
+        ),
+    ]
 
 
 def _cases() -> list[Case]:
@@ -598,7 +647,7 @@ def _cases() -> list[Case]:
     ]
 
 
-CASES: list[Case] = _cases()
+CASES: list[Case] = _cases() + _id_cases()
 
 # Fields that name a list item, in the order they are looked for.
 _KEYS = (
@@ -615,9 +664,12 @@ _KEYS = (
 )
 
 
-def flatten(obj: Any, path: str = "") -> dict[str, Any]:
+def flatten(obj: Any, names: dict[uuid.UUID, str] | None = None, path: str = "") -> dict[str, Any]:
     """``{path: value}`` of every error code and authorized-operations field of a
-    response, list items keyed by their naming fields (``topics[az-t].partitions[0]``)."""
+    response, list items keyed by their naming fields (``topics[az-t].partitions[0]``); an
+    item named by topic id only is keyed by the name ``names`` gives that id (the ids
+    differ between brokers), and its ``name`` field (null when hidden) is kept."""
+    names = names or {}
     out: dict[str, Any] = {}
     for slot in getattr(type(obj), "__slots__", ()):
         if slot.startswith("_"):
@@ -630,14 +682,24 @@ def flatten(obj: Any, path: str = "") -> dict[str, Any]:
             for i, item in enumerate(value):
                 if not hasattr(type(item), "__slots__"):
                     continue
-                key = _item_key(item, i)
-                out.update(flatten(item, f"{here}[{key}]"))
+                key, by_id = _item_key(item, i, names)
+                out.update(flatten(item, names, f"{here}[{key}]"))
+                if by_id and "name" in type(item).__slots__:
+                    out[f"{here}[{key}].name"] = item.name
     return out
 
 
-def _item_key(item: Any, index: int) -> str:
-    parts = []
-    for field in _KEYS:
-        if field in type(item).__slots__:
-            parts.append(str(getattr(item, field)))
-    return "/".join(parts) if parts else str(index)
+def _item_key(item: Any, index: int, names: dict[uuid.UUID, str]) -> tuple[str, bool]:
+    """The key of a list item, and whether it came from a topic id."""
+    slots = type(item).__slots__
+    fields = [f for f in _KEYS if f in slots and getattr(item, f) is not None]
+    topic_id = getattr(item, "topic_id", None) if "topic_id" in slots else None
+    if (
+        topic_id is not None
+        and topic_id.int != 0
+        and not any(getattr(item, f, None) for f in ("name", "topic"))
+    ):
+        rest = [str(getattr(item, f)) for f in fields if f not in ("name", "topic")]
+        return "/".join([names.get(topic_id, str(topic_id)), *rest]), True
+    parts = [str(getattr(item, f)) for f in fields]
+    return ("/".join(parts) if parts else str(index)), False

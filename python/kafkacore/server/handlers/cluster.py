@@ -175,6 +175,8 @@ async def handle_metadata(services: BrokerServices, context: RequestContext, req
             topics.append(_topic_response(services, name, version))
     if version >= 8 and request.include_topic_authorized_operations:
         for topic in topics:
+            if topic.name is None:  # an unknown topic id: Kafka leaves the default
+                continue
             topic.topic_authorized_operations = (
                 authz.authorized_operations(services, context, ResourceType.TOPIC, topic.name)
                 if secured
