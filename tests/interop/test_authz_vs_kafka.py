@@ -35,7 +35,7 @@ from typing import Any
 import pytest
 
 from kafkacore.security.acl import AclBinding, AclStore, Authorizer
-from support.authz_cases import AUTH_CODES, CASES, DOOMED, PHASES, TOPIC, flatten
+from support.authz_cases import AUTH_CODES, CASES, CLIENT_HOST, DOOMED, PHASES, TOPIC, flatten
 from support.brokers import free_port
 from support.kafka_jars import kafka_libs, require
 from support.raw_client import RawClient, make_request, run_broker
@@ -287,7 +287,7 @@ def _items(flat: dict[str, Any]) -> set[str]:
 
 async def _create_topics(port: int) -> dict[str, uuid.UUID]:
     cls = make_request("CreateTopics")
-    client = await RawClient.connect(port)
+    client = RawClient(*await asyncio.open_connection(CLIENT_HOST, port))
     try:
         response = await client.call(
             "CreateTopics",
@@ -317,7 +317,7 @@ async def _create_topics(port: int) -> dict[str, uuid.UUID]:
 async def _answer(port: int, case: Any, ids: dict[str, uuid.UUID]) -> dict[str, Any]:
     """The flattened response, on a connection of its own (a broker that closes the
     connection answers ``{"closed": True}``)."""
-    client = await RawClient.connect(port)
+    client = RawClient(*await asyncio.open_connection(CLIENT_HOST, port))
     try:
         response = await client.call(case.api, case.version, case.build(ids), cid=7)
         return flatten(response, {i: n for n, i in ids.items()})

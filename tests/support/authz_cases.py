@@ -60,8 +60,14 @@ def _acl(
     op: AclOperation,
     perm: AclPermissionType = ALLOW,
     pt: PatternType = LIT,
+    principal: str = PRINCIPAL,
+    host: str = "*",
 ) -> AclBinding:
-    return AclBinding(ResourcePattern(rt, name, pt), AccessControlEntry(PRINCIPAL, "*", op, perm))
+    return AclBinding(ResourcePattern(rt, name, pt), AccessControlEntry(principal, host, op, perm))
+
+
+CLIENT_HOST = "127.0.0.1"  # the tests connect from there
+OTHER_HOST = "10.1.2.3"
 
 
 # The ACL sets, applied in this order; each phase runs every case.
@@ -92,6 +98,23 @@ PHASES: dict[str, list[AclBinding]] = {
         _acl(X, TXN, Op.WRITE),
         _acl(C, CLUSTER_NAME, Op.CLUSTER_ACTION),
         _acl(C, CLUSTER_NAME, Op.ALTER_CONFIGS),
+    ],
+    # hosts and principals: an ACL for another host or principal does not apply, one
+    # for the client's address or User:* does; DENY on a prefix beats a literal ALLOW;
+    # IDEMPOTENT_WRITE on the cluster; the group (made by the "write" phase's OffsetCommit)
+    # may be described from another host only (ListGroups hides it), az-other from here
+    "hosts": [
+        _acl(T, TOPIC, Op.ALL, host=OTHER_HOST),
+        _acl(T, TOPIC, Op.DESCRIBE, principal="User:alice"),
+        _acl(T, DOOMED, Op.READ, principal="User:*", host=CLIENT_HOST),
+        _acl(T, MISSING, Op.DESCRIBE, host=CLIENT_HOST),
+        _acl(T, MISSING, Op.DESCRIBE, DENY, host=OTHER_HOST),
+        _acl(G, GROUP, Op.DESCRIBE, host=OTHER_HOST),
+        _acl(G, "az-o", Op.DESCRIBE, pt=PRE, host=CLIENT_HOST),
+        _acl(G, "az-", Op.READ, DENY, pt=PRE, host=OTHER_HOST),
+        _acl(C, CLUSTER_NAME, Op.IDEMPOTENT_WRITE),
+        _acl(X, TXN, Op.WRITE),
+        _acl(X, "az-", Op.ALL, DENY, pt=PRE),
     ],
     # everything allowed (the last phase: its DeleteTopics deletes az-d)
     "all": [
@@ -683,6 +706,7 @@ def flatten(obj: Any, names: dict[uuid.UUID, str] | None = None, path: str = "")
                 if not hasattr(type(item), "__slots__"):
                     continue
                 key, by_id = _item_key(item, i, names)
+                out[f"{here}[{key}]"] = "listed"  # items without an error code count too
                 out.update(flatten(item, names, f"{here}[{key}]"))
                 if by_id and "name" in type(item).__slots__:
                     out[f"{here}[{key}].name"] = item.name
