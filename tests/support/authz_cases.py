@@ -10,6 +10,7 @@ last phase), ``az-missing`` (never exists), the group ``az-g``, the transactiona
 
 from __future__ import annotations
 
+import re
 import time
 import uuid
 from collections.abc import Callable
@@ -36,6 +37,7 @@ __all__ = [
     "PRINCIPAL",
     "TOPIC",
     "Case",
+    "decisions",
     "flatten",
 ]
 
@@ -727,3 +729,19 @@ def _item_key(item: Any, index: int, names: dict[uuid.UUID, str]) -> tuple[str, 
         return "/".join([names.get(topic_id, str(topic_id)), *rest]), True
     parts = [str(getattr(item, f)) for f in fields]
     return ("/".join(parts) if parts else str(index)), False
+
+
+def decisions(flat: dict[str, Any]) -> dict[str, Any]:
+    """What authorization decides in a flattened answer: the authorization error codes,
+    the authorized-operations fields, topic names shown or hidden, and which test
+    resources are listed (internal topics left out)."""
+    return {
+        key: value
+        for key, value in flat.items()
+        if "__" not in key
+        and (
+            value in AUTH_CODES
+            or key.endswith(("authorized_operations", ".name"))
+            or (value == "listed" and re.search(r"\[az-[^\]]*\]$", key) is not None)
+        )
+    }
