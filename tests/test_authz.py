@@ -13,6 +13,7 @@ frozen: the test sets the field through ``object.__setattr__``), every client is
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from pathlib import Path
 from types import SimpleNamespace
@@ -1023,3 +1024,71 @@ def test_request_context_principal_is_what_acls_name() -> None:
 def test_table_is_consistent(phase: str) -> None:
     # every expected decision names a request of the table
     assert set(KAFKA_DECISIONS[phase]) == {c.name for c in CASES}
+
+
+# -- real clients ------------------------------------------------------------------------------
+
+
+def test_confluent_kafka_producer_and_consumer_with_kafka_acls_style_grants(
+    tmp_path: Path,
+) -> None:
+    """What ``kafka-acls --producer --idempotent`` and ``--consumer`` grant is enough for
+    librdkafka's idempotent producer and group consumer; a topic outside the grants
+    fails with TOPIC_AUTHORIZATION_FAILED, a group outside them with
+    GROUP_AUTHORIZATION_FAILED."""
+    from confluent_kafka import Consumer, KafkaError, Producer
+
+    topic, group = "az-cc", "az-cg"
+    T, G, C = ResourceType.TOPIC, ResourceType.GROUP, ResourceType.CLUSTER
+    allow = AclPermissionType.ALLOW
+    grants = [
+        *(
+            _acl(T, topic, op, allow)
+            for op in (AclOperation.WRITE, AclOperation.DESCRIBE, AclOperation.CREATE)
+        ),
+        _acl(C, CLUSTER_NAME, AclOperation.IDEMPOTENT_WRITE, allow),
+        _acl(T, topic, AclOperation.READ, allow),
+        _acl(G, group, AclOperation.READ, allow),
+    ]
+
+    def clients(port: int) -> dict[str, Any]:
+        conf = {"bootstrap.servers": f"{CLIENT_HOST}:{port}", "broker.address.family": "v4"}
+        errors: list[Any] = []
+        producer = Producer({**conf, "enable.idempotence": True, "linger.ms": 5})
+        for i in range(10):
+            producer.produce(topic, value=b"v%d" % i, on_delivery=lambda e, m: errors.append(e))
+        producer.produce("az-denied", value=b"x", on_delivery=lambda e, m: errors.append(e))
+        producer.flush(30)
+        denied = [e for e in errors if e is not None]
+        assert len(errors) == 11
+        assert [e.code() for e in denied] == [KafkaError.TOPIC_AUTHORIZATION_FAILED], denied
+
+        consumer = Consumer({**conf, "group.id": group, "auto.offset.reset": "earliest"})
+        consumer.subscribe([topic])
+        values = []
+        deadline = time.monotonic() + 30
+        while len(values) < 10 and time.monotonic() < deadline:
+            msg = consumer.poll(0.5)
+            if msg is not None and msg.error() is None:
+                values.append(msg.value())
+        consumer.commit(asynchronous=False)
+        consumer.close()
+        assert sorted(values) == sorted(b"v%d" % i for i in range(10))
+
+        outsider = Consumer({**conf, "group.id": "az-other-group", "auto.offset.reset": "earliest"})
+        outsider.subscribe([topic])
+        seen = None
+        deadline = time.monotonic() + 20
+        while seen is None and time.monotonic() < deadline:
+            msg = outsider.poll(0.5)
+            if msg is not None and msg.error() is not None:
+                seen = msg.error().code()
+        outsider.close()
+        return {"group_error": seen}
+
+    async def scenario(server: Any) -> None:
+        _set_authorizer(server, Authorizer(AclStore(grants)))
+        got = await asyncio.to_thread(clients, server.bound_port)
+        assert got["group_error"] == KafkaError.GROUP_AUTHORIZATION_FAILED, got
+
+    run_broker(tmp_path, scenario, **{"auto.create.topics.enable": "true"})
