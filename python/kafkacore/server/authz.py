@@ -32,6 +32,7 @@ from kafkacore.security.acl import (
     SUPPORTED_OPERATIONS,
     AclOperation,
     AuthorizationResult,
+    Authorizer,
     ResourceType,
 )
 from kafkacore.server.request_context import RequestContext
@@ -45,6 +46,7 @@ __all__ = [
     "authorized_operations",
     "cluster_authorized_operations",
     "cluster_denied",
+    "enabled",
     "filter_authorized",
 ]
 
@@ -56,6 +58,16 @@ _ALL_BITS: dict[ResourceType, int] = {
 }
 
 
+def _authorizer(services: BrokerServices) -> Authorizer | None:
+    # stand-in services (unit tests' fakes without the field) have no authorizer
+    return getattr(services, "authorizer", None)
+
+
+def enabled(services: BrokerServices) -> bool:
+    """Is an authorizer configured? (False: every request is allowed.)"""
+    return getattr(services, "authorizer", None) is not None
+
+
 def authorize(
     services: BrokerServices,
     context: RequestContext,
@@ -65,7 +77,7 @@ def authorize(
 ) -> bool:
     """May the request's principal, from its address, do ``operation`` on the resource?
     A null name (Kafka passes it through) never matches a named ACL."""
-    authorizer = services.authorizer
+    authorizer = _authorizer(services)
     if authorizer is None:
         return True
     return authorizer.allowed(
@@ -76,7 +88,7 @@ def authorize(
 def authorize_cluster(
     services: BrokerServices, context: RequestContext, operation: AclOperation
 ) -> bool:
-    authorizer = services.authorizer
+    authorizer = _authorizer(services)
     if authorizer is None:
         return True
     return authorizer.allowed(
@@ -97,7 +109,7 @@ def filter_authorized(
 ) -> set[str]:
     """The names among ``names`` the principal may do ``operation`` on (all of them with
     no authorizer)."""
-    authorizer = services.authorizer
+    authorizer = _authorizer(services)
     wanted = set(names)
     if authorizer is None:
         return wanted
@@ -115,7 +127,7 @@ def authorize_by_resource_type(
     operation: AclOperation,
     resource_type: ResourceType,
 ) -> bool:
-    authorizer = services.authorizer
+    authorizer = _authorizer(services)
     if authorizer is None:
         return True
     result = authorizer.authorize_by_resource_type(
@@ -132,7 +144,7 @@ def authorized_operations(
 ) -> int:
     """The 32-bit field of the allowed operations among those ``resource_type`` supports
     (every supported one with no authorizer)."""
-    authorizer = services.authorizer
+    authorizer = _authorizer(services)
     if authorizer is None:
         return _ALL_BITS[resource_type]
     principal, host = str(context.principal), context.client_address

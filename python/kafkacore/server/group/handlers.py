@@ -38,7 +38,7 @@ def _topics_allowed(
     services: BrokerServices, context: RequestContext, operation: AclOperation, names: Any
 ) -> set[str] | None:
     """The topics among ``names`` allowed ``operation``; None with no authorizer."""
-    if services.authorizer is None:
+    if not authz.enabled(services):
         return None
     return authz.filter_authorized(services, context, operation, ResourceType.TOPIC, names)
 
@@ -362,7 +362,7 @@ def handle_list_groups(services: BrokerServices, context: RequestContext, reques
         if (not states or g.state.lower() in states) and (not types or "classic" in types)
     ]
     # DESCRIBE on the cluster lists every group, else those the principal may DESCRIBE
-    if services.authorizer is not None and not authz.authorize_cluster(
+    if authz.enabled(services) and not authz.authorize_cluster(
         services, context, AclOperation.DESCRIBE
     ):
         groups = [

@@ -112,7 +112,7 @@ async def handle_metadata(services: BrokerServices, context: RequestContext, req
     after the others, and only the others carry ``topic_authorized_operations``."""
     version = context.api_version
     cache = services.metadata_cache
-    secured = services.authorizer is not None
+    secured = authz.enabled(services)
     allow_auto = bool(request.allow_auto_topic_creation) if version >= 4 else True
     auto = allow_auto and services.config.auto_create_topics_enable
     requested = request.topics
@@ -296,7 +296,7 @@ async def handle_init_producer_id(
     cluster or WRITE on some topic (``authorizeByResourceType``), else
     CLUSTER_AUTHORIZATION_FAILED."""
     denied: ErrorCode | None = None
-    if services.authorizer is not None:
+    if authz.enabled(services):
         if request.transactional_id is not None:
             if not authz.authorize(
                 services,
@@ -342,7 +342,7 @@ def handle_describe_cluster(services: BrokerServices, context: RequestContext, r
             _NOT_REQUESTED
             if not request.include_cluster_authorized_operations
             else CLUSTER_AUTHORIZED_OPERATIONS
-            if services.authorizer is None
+            if not authz.enabled(services)
             else authz.cluster_authorized_operations(services, context)
         ),
     )

@@ -225,7 +225,7 @@ def _config_denials(
     broker, broker logger and client metrics resources need it on the cluster
     (CLUSTER_AUTHORIZATION_FAILED), topics on the topic (TOPIC_...), groups on the group
     (GROUP_...)."""
-    if services.authorizer is None:
+    if not authz.enabled(services):
         return {}
     denied: dict[int, ErrorCode] = {}
     for index, resource in enumerate(request.resources):

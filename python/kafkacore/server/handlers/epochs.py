@@ -57,7 +57,7 @@ def handle_offset_for_leader_epoch(
     """Kafka (KIP-320): CLUSTER_ACTION on the cluster, else DESCRIBE on each topic; the
     refused topics are answered TOPIC_AUTHORIZATION_FAILED after the others."""
     allowed: set[str] | None = None
-    if services.authorizer is not None and not authz.authorize_cluster(
+    if authz.enabled(services) and not authz.authorize_cluster(
         services, context, AclOperation.CLUSTER_ACTION
     ):
         allowed = authz.filter_authorized(

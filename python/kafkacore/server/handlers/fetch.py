@@ -320,7 +320,7 @@ def _fetch_denied(
     """Kafka's ``handleFetchRequest`` checks: a follower fetch (replica id >= 0) needs
     CLUSTER_ACTION on the cluster, else every partition is TOPIC_AUTHORIZATION_FAILED
     (the CVE-2018-1288 fix); a consumer needs READ on each topic."""
-    if services.authorizer is None:
+    if not authz.enabled(services):
         return None
     if _replica_id(context.api_version, request) >= 0:
         if authz.authorize_cluster(services, context, AclOperation.CLUSTER_ACTION):
@@ -417,7 +417,7 @@ def handle_list_offsets(services: BrokerServices, context: RequestContext, reque
     topics = []
     unauthorized = []
     describable: set[str] | None = None
-    if services.authorizer is not None:
+    if authz.enabled(services):
         describable = authz.filter_authorized(
             services,
             context,

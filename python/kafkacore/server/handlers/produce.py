@@ -244,7 +244,7 @@ async def handle_produce(services: BrokerServices, context: RequestContext, requ
     (TOPIC_AUTHORIZATION_FAILED, before its existence is looked at), and auto-creation
     CREATE on the cluster or the topic."""
     refused: dict[str, ErrorCode] = {}
-    secured = services.authorizer is not None
+    secured = authz.enabled(services)
     if secured:
         if _has_transactional_batches(request) and not (
             request.transactional_id is not None

@@ -56,7 +56,7 @@ async def handle_delete_records(
     """Moves log start offsets and writes their checkpoint: on the I/O executor. Each
     topic needs DELETE (TOPIC_AUTHORIZATION_FAILED, before its existence)."""
     deletable: set[str] | None = None
-    if services.authorizer is not None:
+    if authz.enabled(services):
         deletable = authz.filter_authorized(
             services,
             context,

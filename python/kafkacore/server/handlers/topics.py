@@ -91,7 +91,7 @@ async def handle_create_topics(
     names = [t.name for t in request.topics]
     creatable: set[str] | None = None
     describable: set[str] | None = None
-    if services.authorizer is not None:
+    if authz.enabled(services):
         if not authz.authorize_cluster(services, context, AclOperation.CREATE):
             creatable = authz.filter_authorized(
                 services, context, AclOperation.CREATE, ResourceType.TOPIC, names
@@ -253,7 +253,7 @@ async def handle_delete_topics(
         wanted = [(t.name, t.topic_id) for t in request.topics]
     else:
         wanted = [(name, ZERO_UUID) for name in request.topic_names]
-    check = services.authorizer is not None and not authz.authorize_cluster(
+    check = authz.enabled(services) and not authz.authorize_cluster(
         services, context, AclOperation.DELETE
     )
     results = []
@@ -320,7 +320,7 @@ async def handle_create_partitions(
     """ALTER on each topic, else TOPIC_AUTHORIZATION_FAILED (before its existence)."""
     cache = services.metadata_cache
     alterable: set[str] | None = None
-    if services.authorizer is not None:
+    if authz.enabled(services):
         alterable = authz.filter_authorized(
             services,
             context,
