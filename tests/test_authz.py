@@ -1092,3 +1092,23 @@ def test_confluent_kafka_producer_and_consumer_with_kafka_acls_style_grants(
         assert got["group_error"] == KafkaError.GROUP_AUTHORIZATION_FAILED, got
 
     run_broker(tmp_path, scenario, **{"auto.create.topics.enable": "true"})
+
+
+@pytest.mark.parametrize(
+    ("address", "java"),
+    [
+        ("127.0.0.1", "127.0.0.1"),
+        ("::1", "0:0:0:0:0:0:0:1"),
+        ("::ffff:10.0.0.7", "10.0.0.7"),
+        ("fe80::1%eth0", "fe80:0:0:0:0:0:0:1%eth0"),
+        ("2001:db8:0:0:0:0:2:1", "2001:db8:0:0:0:0:2:1"),
+        ("2001:0DB8::00A1", "2001:db8:0:0:0:0:0:a1"),
+    ],
+)
+def test_acl_hosts_compare_with_kafkas_address_text(address: str, java: str) -> None:
+    """Kafka matches an ACL host against ``InetAddress.getHostAddress``; kafkacore
+    writes the client's address the same way before asking."""
+    assert authz.java_host_address(address) == java
+    topic = ResourceType.TOPIC
+    services = _services(_alice(topic, "t", AclOperation.READ, host=java))
+    assert authz.authorize(services, _context(host=address), AclOperation.READ, topic, "t")

@@ -15,6 +15,8 @@ allowed and the helpers return at once: the plaintext hot path pays one attribut
 * :func:`authorized_operations` - the ``*_authorized_operations`` bit set: bit ``code`` set
   for each operation the resource type supports that is allowed (``Utils.to32BitField``);
   :data:`NOT_REQUESTED` (INT32_MIN) is the schema default when the client did not ask;
+* :func:`java_host_address` - the client address as Kafka writes it, so that an ACL
+  host for an IPv6 client (``0:0:0:0:0:0:0:1``) matches as on Kafka;
 * :func:`cluster_denied` - the CLUSTER_AUTHORIZATION_FAILED response of a request that
   needs one cluster operation as a whole (the inter-broker APIs' ``authorizeClusterOperation``).
 
@@ -23,6 +25,8 @@ Thread-safety: as the authorizer's; handlers call these on the event loop.
 
 from __future__ import annotations
 
+import functools
+import ipaddress
 from collections.abc import Iterable
 from typing import Any
 
@@ -48,6 +52,7 @@ __all__ = [
     "cluster_denied",
     "enabled",
     "filter_authorized",
+    "java_host_address",
 ]
 
 NOT_REQUESTED = -(2**31)
@@ -56,6 +61,29 @@ NOT_REQUESTED = -(2**31)
 _ALL_BITS: dict[ResourceType, int] = {
     rt: sum(1 << op for op in ops) for rt, ops in SUPPORTED_OPERATIONS.items()
 }
+
+
+@functools.lru_cache(maxsize=1024)
+def java_host_address(address: str) -> str:
+    """``address`` as Kafka's ``InetAddress.getHostAddress`` writes it, the form ACL hosts
+    are compared with: IPv4 unchanged; an IPv4-mapped IPv6 address as its IPv4 address
+    (Java makes it an ``Inet4Address``); other IPv6 addresses as eight hex groups without
+    leading zeros or ``::`` compression (``0:0:0:0:0:0:0:1``), any ``%scope`` kept."""
+    if ":" not in address:
+        return address
+    base, percent, scope = address.partition("%")
+    try:
+        ip = ipaddress.IPv6Address(base)
+    except ValueError:
+        return address
+    if ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
+    groups = ":".join(format(int(g, 16), "x") for g in ip.exploded.split(":"))
+    return groups + percent + scope
+
+
+def _host(context: RequestContext) -> str:
+    return java_host_address(context.client_address)
 
 
 def _authorizer(services: BrokerServices) -> Authorizer | None:
@@ -81,7 +109,7 @@ def authorize(
     if authorizer is None:
         return True
     return authorizer.allowed(
-        str(context.principal), context.client_address, operation, resource_type, name or ""
+        str(context.principal), _host(context), operation, resource_type, name or ""
     )
 
 
@@ -93,7 +121,7 @@ def authorize_cluster(
         return True
     return authorizer.allowed(
         str(context.principal),
-        context.client_address,
+        _host(context),
         operation,
         ResourceType.CLUSTER,
         CLUSTER_NAME,
@@ -113,7 +141,7 @@ def filter_authorized(
     wanted = set(names)
     if authorizer is None:
         return wanted
-    principal, host = str(context.principal), context.client_address
+    principal, host = str(context.principal), _host(context)
     return {
         name
         for name in wanted
@@ -131,7 +159,7 @@ def authorize_by_resource_type(
     if authorizer is None:
         return True
     result = authorizer.authorize_by_resource_type(
-        str(context.principal), context.client_address, operation, resource_type
+        str(context.principal), _host(context), operation, resource_type
     )
     return result is AuthorizationResult.ALLOWED
 
@@ -147,7 +175,7 @@ def authorized_operations(
     authorizer = _authorizer(services)
     if authorizer is None:
         return _ALL_BITS[resource_type]
-    principal, host = str(context.principal), context.client_address
+    principal, host = str(context.principal), _host(context)
     bits = 0
     for operation in SUPPORTED_OPERATIONS[resource_type]:
         if authorizer.allowed(principal, host, operation, resource_type, name):
