@@ -11,6 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
+from kafkacore.security.acl import AclOperation, ResourceType
+from kafkacore.server import authz
 from kafkacore.server.group.coordinator import GroupCoordinator
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.services import BrokerServices
@@ -26,8 +28,36 @@ def _cls(name: str) -> Any:
     return APIS_BY_NAME[name].response.cls
 
 
+def _group_allowed(
+    services: BrokerServices, context: RequestContext, operation: AclOperation, group_id: str
+) -> bool:
+    return authz.authorize(services, context, operation, ResourceType.GROUP, group_id)
+
+
+def _topics_allowed(
+    services: BrokerServices, context: RequestContext, operation: AclOperation, names: Any
+) -> set[str] | None:
+    """The topics among ``names`` allowed ``operation``; None with no authorizer."""
+    if not authz.enabled(services):
+        return None
+    return authz.filter_authorized(services, context, operation, ResourceType.TOPIC, names)
+
+
 async def handle_join_group(services: BrokerServices, context: RequestContext, request: Any) -> Any:
     cls = _cls("JoinGroup")
+    if not _group_allowed(services, context, AclOperation.READ, request.group_id):
+        # JoinGroupRequest.getErrorResponse
+        return cls(
+            throttle_time_ms=0,
+            error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED,
+            generation_id=-1,
+            protocol_type=None,
+            protocol_name=None if context.api_version >= 7 else "",
+            leader="",
+            skip_assignment=False,
+            member_id="",
+            members=[],
+        )
     code, generation, protocol, leader, member_id, members = await _coordinator(services).join(
         version=context.api_version,
         group_id=request.group_id,
@@ -57,6 +87,14 @@ async def handle_join_group(services: BrokerServices, context: RequestContext, r
 
 
 async def handle_sync_group(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+    if not _group_allowed(services, context, AclOperation.READ, request.group_id):
+        return _cls("SyncGroup")(
+            throttle_time_ms=0,
+            error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED,
+            protocol_type=None,
+            protocol_name=None,
+            assignment=b"",
+        )
     code, pt, pn, assignment = await _coordinator(services).sync(
         request.group_id,
         request.generation_id,
@@ -76,6 +114,10 @@ async def handle_sync_group(services: BrokerServices, context: RequestContext, r
 
 
 def handle_heartbeat(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+    if not _group_allowed(services, context, AclOperation.READ, request.group_id):
+        return _cls("Heartbeat")(
+            throttle_time_ms=0, error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED
+        )
     code = _coordinator(services).heartbeat(
         request.group_id, request.generation_id, request.member_id, request.group_instance_id
     )
@@ -84,6 +126,8 @@ def handle_heartbeat(services: BrokerServices, context: RequestContext, request:
 
 def handle_leave_group(services: BrokerServices, context: RequestContext, request: Any) -> Any:
     cls = _cls("LeaveGroup")
+    if not _group_allowed(services, context, AclOperation.READ, request.group_id):
+        return cls(throttle_time_ms=0, error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED, members=[])
     if context.api_version < 3:
         code, codes = _coordinator(services).leave(request.group_id, [(request.member_id, None)])
         return cls(throttle_time_ms=0, error_code=codes[0] if codes else code, members=[])
@@ -102,7 +146,42 @@ def handle_leave_group(services: BrokerServices, context: RequestContext, reques
 async def handle_offset_commit(
     services: BrokerServices, context: RequestContext, request: Any
 ) -> Any:
+    """READ on the group (else GROUP_AUTHORIZATION_FAILED for every partition), then
+    READ on each topic (TOPIC_AUTHORIZATION_FAILED, listed first, as Kafka's builder)."""
     cls = _cls("OffsetCommit")
+    if not _group_allowed(services, context, AclOperation.READ, request.group_id):
+        return cls(
+            throttle_time_ms=0,
+            topics=[
+                cls.OffsetCommitResponseTopic(
+                    name=t.name,
+                    partitions=[
+                        cls.OffsetCommitResponsePartition(
+                            partition_index=p.partition_index,
+                            error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED,
+                        )
+                        for p in t.partitions
+                    ],
+                )
+                for t in request.topics
+            ],
+        )
+    readable = _topics_allowed(
+        services, context, AclOperation.READ, (t.name for t in request.topics)
+    )
+    refused: list[tuple[str, list[tuple[int, int]]]] = []
+    if readable is not None:
+        for t in request.topics:
+            if t.name not in readable:
+                refused.append(
+                    (
+                        t.name,
+                        [
+                            (p.partition_index, ErrorCode.TOPIC_AUTHORIZATION_FAILED)
+                            for p in t.partitions
+                        ],
+                    )
+                )
     flat = [
         (
             t.name,
@@ -112,17 +191,21 @@ async def handle_offset_commit(
             p.committed_metadata,
         )
         for t in request.topics
+        if readable is None or t.name in readable
         for p in t.partitions
     ]
-    answer = await _coordinator(services).commit(
-        request.group_id,
-        request.generation_id_or_member_epoch,
-        request.member_id,
-        request.group_instance_id,
-        flat,
-        retention_time_ms=request.retention_time_ms,
-        api_version=context.api_version,
-    )
+    if refused and not flat:
+        answer = refused
+    else:
+        answer = refused + await _coordinator(services).commit(
+            request.group_id,
+            request.generation_id_or_member_epoch,
+            request.member_id,
+            request.group_instance_id,
+            flat,
+            retention_time_ms=request.retention_time_ms,
+            api_version=context.api_version,
+        )
     topics = [
         cls.OffsetCommitResponseTopic(
             name=name,
@@ -136,15 +219,34 @@ async def handle_offset_commit(
     return cls(throttle_time_ms=0, topics=topics)
 
 
+_UNAUTHORIZED_ROW = -2  # a partition row of a topic the principal may not describe
+
+
 def _fetch_group(
-    services: BrokerServices, group_id: str, topics: list[tuple[str, list[int]]] | None
+    services: BrokerServices,
+    context: RequestContext,
+    group_id: str,
+    topics: list[tuple[str, list[int]]] | None,
 ) -> list[tuple[str, list[tuple[int, int, int, str]]]]:
+    """The committed offsets; with an authorizer only of topics the principal may
+    DESCRIBE: the others are left out of an all-topics answer, and answered
+    TOPIC_AUTHORIZATION_FAILED (rows marked :data:`_UNAUTHORIZED_ROW`) after the rest
+    when named (Kafka's ``fetchOffsetsForGroup``)."""
     offsets = _coordinator(services).fetch(group_id)
+    refused: list[tuple[str, list[int]]] = []
     if topics is None:
         by_topic: dict[str, list[int]] = {}
         for t, p in sorted(offsets):
             by_topic.setdefault(t, []).append(p)
         topics = list(by_topic.items())
+        allowed = _topics_allowed(services, context, AclOperation.DESCRIBE, by_topic)
+        if allowed is not None:
+            topics = [(t, ps) for t, ps in topics if t in allowed]
+    else:
+        allowed = _topics_allowed(services, context, AclOperation.DESCRIBE, (t for t, _ in topics))
+        if allowed is not None:
+            refused = [(t, ps) for t, ps in topics if t not in allowed]
+            topics = [(t, ps) for t, ps in topics if t in allowed]
     out = []
     for name, partitions in topics:
         rows = []
@@ -155,7 +257,16 @@ def _fetch_group(
             else:
                 rows.append((p, o.offset, o.leader_epoch, o.metadata))
         out.append((name, rows))
+    for name, partitions in refused:
+        out.append((name, [(p, _UNAUTHORIZED_ROW, -1, "") for p in partitions]))
     return out
+
+
+def _row_error(offset: int) -> tuple[int, int]:
+    """(committed offset, error code) of a row of :func:`_fetch_group`."""
+    if offset == _UNAUTHORIZED_ROW:
+        return -1, ErrorCode.TOPIC_AUTHORIZATION_FAILED
+    return offset, 0
 
 
 def handle_offset_fetch(services: BrokerServices, context: RequestContext, request: Any) -> Any:
@@ -170,6 +281,8 @@ def handle_offset_fetch(services: BrokerServices, context: RequestContext, reque
             else [(t.name, list(t.partition_indexes)) for t in request.topics]
         )
         owner_error = coordinator.coordinator_error(request.group_id)
+        if not _group_allowed(services, context, AclOperation.DESCRIBE, request.group_id):
+            owner_error = ErrorCode.GROUP_AUTHORIZATION_FAILED
         if owner_error:
             return cls(throttle_time_ms=0, error_code=owner_error, topics=[])
         return cls(
@@ -181,15 +294,15 @@ def handle_offset_fetch(services: BrokerServices, context: RequestContext, reque
                     partitions=[
                         cls.OffsetFetchResponsePartition(
                             partition_index=p,
-                            committed_offset=o,
+                            committed_offset=_row_error(o)[0],
                             committed_leader_epoch=e,
                             metadata=m,
-                            error_code=0,
+                            error_code=_row_error(o)[1],
                         )
                         for p, o, e, m in rows
                     ],
                 )
-                for name, rows in _fetch_group(services, request.group_id, wanted)
+                for name, rows in _fetch_group(services, context, request.group_id, wanted)
             ],
         )
     groups = []
@@ -197,7 +310,11 @@ def handle_offset_fetch(services: BrokerServices, context: RequestContext, reque
         wanted = (
             None if g.topics is None else [(t.name, list(t.partition_indexes)) for t in g.topics]
         )
-        owner_error = coordinator.coordinator_error(g.group_id)
+        owner_error = (
+            ErrorCode.GROUP_AUTHORIZATION_FAILED
+            if not _group_allowed(services, context, AclOperation.DESCRIBE, g.group_id)
+            else coordinator.coordinator_error(g.group_id)
+        )
         if owner_error:
             groups.append(
                 cls.OffsetFetchResponseGroup(group_id=g.group_id, error_code=owner_error, topics=[])
@@ -213,15 +330,15 @@ def handle_offset_fetch(services: BrokerServices, context: RequestContext, reque
                         partitions=[
                             cls.OffsetFetchResponsePartitions(
                                 partition_index=p,
-                                committed_offset=o,
+                                committed_offset=_row_error(o)[0],
                                 committed_leader_epoch=e,
                                 metadata=m,
-                                error_code=0,
+                                error_code=_row_error(o)[1],
                             )
                             for p, o, e, m in rows
                         ],
                     )
-                    for name, rows in _fetch_group(services, g.group_id, wanted)
+                    for name, rows in _fetch_group(services, context, g.group_id, wanted)
                 ],
             )
         )
@@ -244,14 +361,38 @@ def handle_list_groups(services: BrokerServices, context: RequestContext, reques
         for g in _coordinator(services).groups.values()
         if (not states or g.state.lower() in states) and (not types or "classic" in types)
     ]
+    # DESCRIBE on the cluster lists every group, else those the principal may DESCRIBE
+    if authz.enabled(services) and not authz.authorize_cluster(
+        services, context, AclOperation.DESCRIBE
+    ):
+        groups = [
+            g
+            for g in groups
+            if _group_allowed(services, context, AclOperation.DESCRIBE, g.group_id)
+        ]
     code = ErrorCode.COORDINATOR_LOAD_IN_PROGRESS if _coordinator(services).loading else 0
     return cls(throttle_time_ms=0, error_code=code, groups=groups)
 
 
 def handle_describe_groups(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+    """DESCRIBE on each group, else GROUP_AUTHORIZATION_FAILED (listed first, as Kafka);
+    v3+ ``include_authorized_operations``: the group's bit set when answered NONE."""
     cls = _cls("DescribeGroups")
     out = []
+    refused = []
     for group_id in request.groups:
+        if not _group_allowed(services, context, AclOperation.DESCRIBE, group_id):
+            refused.append(
+                cls.DescribedGroup(
+                    error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED,
+                    group_id=group_id,
+                    group_state="",
+                    protocol_type="",
+                    protocol_data="",
+                    members=[],
+                )
+            )
+            continue
         owner_error = _coordinator(services).coordinator_error(group_id)
         if owner_error:  # Kafka's EmptyGroup summary with the error
             out.append(
@@ -299,28 +440,58 @@ def handle_describe_groups(services: BrokerServices, context: RequestContext, re
                 ],
             )
         )
-    return cls(throttle_time_ms=0, groups=out)
+    if context.api_version >= 3 and request.include_authorized_operations:
+        for described in out:
+            if described.error_code == 0:
+                described.authorized_operations = authz.authorized_operations(
+                    services, context, ResourceType.GROUP, described.group_id
+                )
+    return cls(throttle_time_ms=0, groups=refused + out)
 
 
 async def handle_delete_groups(
     services: BrokerServices, context: RequestContext, request: Any
 ) -> Any:
+    """DELETE on each group, else GROUP_AUTHORIZATION_FAILED (after the others)."""
     cls = _cls("DeleteGroups")
     results = []
+    refused = []
     for g in request.groups_names:
+        if not _group_allowed(services, context, AclOperation.DELETE, g):
+            refused.append(
+                cls.DeletableGroupResult(
+                    group_id=g, error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED
+                )
+            )
+            continue
         code = await _coordinator(services).delete_group(g)
         results.append(cls.DeletableGroupResult(group_id=g, error_code=code))
-    return cls(throttle_time_ms=0, results=results)
+    return cls(throttle_time_ms=0, results=results + refused)
 
 
 async def handle_offset_delete(
     services: BrokerServices, context: RequestContext, request: Any
 ) -> Any:
+    """DELETE on the group (else a top-level GROUP_AUTHORIZATION_FAILED), then READ on
+    each topic (TOPIC_AUTHORIZATION_FAILED per partition)."""
     cls = _cls("OffsetDelete")
-    flat = [(t.name, p.partition_index) for t in request.topics for p in t.partitions]
-    code, codes = await _coordinator(services).delete_offsets(request.group_id, flat)
-    if code:
-        return cls(error_code=code, throttle_time_ms=0, topics=[])
+    if not _group_allowed(services, context, AclOperation.DELETE, request.group_id):
+        return cls(error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED, throttle_time_ms=0, topics=[])
+    readable = _topics_allowed(
+        services, context, AclOperation.READ, (t.name for t in request.topics)
+    )
+    flat = [
+        (t.name, p.partition_index)
+        for t in request.topics
+        if readable is None or t.name in readable
+        for p in t.partitions
+    ]
+    if flat or readable is None:
+        code, codes = await _coordinator(services).delete_offsets(request.group_id, flat)
+        if code:
+            return cls(error_code=code, throttle_time_ms=0, topics=[])
+    else:
+        codes = []
     it = iter(codes)
     return cls(
         error_code=0,
@@ -330,7 +501,12 @@ async def handle_offset_delete(
                 name=t.name,
                 partitions=[
                     cls.OffsetDeleteResponsePartition(
-                        partition_index=p.partition_index, error_code=next(it)
+                        partition_index=p.partition_index,
+                        error_code=(
+                            next(it)
+                            if readable is None or t.name in readable
+                            else ErrorCode.TOPIC_AUTHORIZATION_FAILED
+                        ),
                     )
                     for p in t.partitions
                 ],

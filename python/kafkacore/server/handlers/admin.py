@@ -19,6 +19,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+from kafkacore.security.acl import AclOperation
+from kafkacore.server import authz
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.services import BrokerServices
 
@@ -57,6 +59,25 @@ def _active_controller(services: BrokerServices) -> KafkaController | None:
 async def handle_elect_leaders(
     services: BrokerServices, context: RequestContext, request: Any
 ) -> Any:
+    if not authz.authorize_cluster(services, context, AclOperation.ALTER):
+        # ElectLeadersRequest.getErrorResponse: the error at the top and per partition
+        denied = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
+        return _ELECT(
+            throttle_time_ms=0,
+            error_code=denied,
+            replica_election_results=[
+                _ELECT.ReplicaElectionResult(
+                    topic=t.topic,
+                    partition_result=[
+                        _ELECT.PartitionResult(
+                            partition_id=p, error_code=denied, error_message=None
+                        )
+                        for p in t.partitions
+                    ],
+                )
+                for t in request.topic_partitions or []
+            ],
+        )
     if services.controller is not None:
         return await _elect_in_cluster(services, context, request)
     election_type = request.election_type if context.api_version >= 1 else _PREFERRED
@@ -136,6 +157,25 @@ async def _elect_in_cluster(services: BrokerServices, context: RequestContext, r
 async def handle_alter_partition_reassignments(
     services: BrokerServices, context: RequestContext, request: Any
 ) -> Any:
+    if not authz.authorize_cluster(services, context, AclOperation.ALTER):
+        denied = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
+        return _ALTER(
+            throttle_time_ms=0,
+            error_code=denied,
+            error_message=None,
+            responses=[
+                _ALTER.ReassignableTopicResponse(
+                    name=t.name,
+                    partitions=[
+                        _ALTER.ReassignablePartitionResponse(
+                            partition_index=p.partition_index, error_code=denied, error_message=None
+                        )
+                        for p in t.partitions
+                    ],
+                )
+                for t in request.topics
+            ],
+        )
     if services.controller is not None:
         controller = _active_controller(services)
         if controller is None:
@@ -184,6 +224,13 @@ async def handle_alter_partition_reassignments(
 async def handle_list_partition_reassignments(
     services: BrokerServices, context: RequestContext, request: Any
 ) -> Any:
+    if not authz.authorize_cluster(services, context, AclOperation.DESCRIBE):
+        return _LIST(
+            throttle_time_ms=0,
+            error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+            error_message=None,
+            topics=[],
+        )
     if services.controller is None:
         return _LIST(throttle_time_ms=0, error_code=0, error_message=None, topics=[])
     controller = _active_controller(services)

@@ -9,6 +9,8 @@ from kafkacore.config import ConfigError
 from kafkacore.log import TopicPartition
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode, api_versions_response
 from kafkacore.protocol.errors import message as error_message
+from kafkacore.security.acl import AclOperation, ResourceType
+from kafkacore.server import authz
 from kafkacore.server.group.offsets import OFFSETS_TOPIC
 from kafkacore.server.replica_manager import INTERNAL_TOPICS, topic_name_error
 from kafkacore.server.request_context import RequestContext
@@ -90,18 +92,45 @@ async def auto_create(services: BrokerServices, name: str) -> ErrorCode | None:
     return None
 
 
+def _unauthorized_topic(name: str | None, topic_id: Any) -> Any:
+    return _METADATA.MetadataResponseTopic(
+        error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+        name=name,
+        topic_id=topic_id,
+        is_internal=False,
+        partitions=[],
+        topic_authorized_operations=_NOT_REQUESTED,
+    )
+
+
 async def handle_metadata(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+    """With an authorizer (Kafka's ``handleTopicMetadataRequest``): an all-topics request
+    silently leaves out the topics the principal may not DESCRIBE; a named one answers them
+    TOPIC_AUTHORIZATION_FAILED with a zero topic id (by id: a null name and the id), without
+    looking whether they exist; a missing topic is auto-created only with CREATE on the
+    cluster or on the topic (else TOPIC_AUTHORIZATION_FAILED). The refused topics come
+    after the others, and only the others carry ``topic_authorized_operations``."""
     version = context.api_version
     cache = services.metadata_cache
+    secured = authz.enabled(services)
     allow_auto = bool(request.allow_auto_topic_creation) if version >= 4 else True
     auto = allow_auto and services.config.auto_create_topics_enable
     requested = request.topics
+    refused: list[Any] = []
     if requested is None or (version == 0 and not requested):
-        topics = [_topic_response(services, t.name, version) for t in cache.topics()]
+        listed = [t.name for t in cache.topics()]
+        if secured:
+            describable = authz.filter_authorized(
+                services, context, AclOperation.DESCRIBE, ResourceType.TOPIC, listed
+            )
+            listed = [name for name in listed if name in describable]
+        topics = [_topic_response(services, name, version) for name in listed]
     else:
         topics = []
+        may_create_all: bool | None = None
         for wanted in requested:
             name = wanted.name
+            by_id = name is None
             if name is None:
                 found = cache.topic_by_id(wanted.topic_id) if wanted.topic_id else None
                 if found is None:
@@ -115,7 +144,26 @@ async def handle_metadata(services: BrokerServices, context: RequestContext, req
                     )
                     continue
                 name = found.name
+            if secured and not authz.authorize(
+                services, context, AclOperation.DESCRIBE, ResourceType.TOPIC, name
+            ):
+                refused.append(
+                    _unauthorized_topic(None, wanted.topic_id)
+                    if by_id
+                    else _unauthorized_topic(name, ZERO_UUID)
+                )
+                continue
             if not cache.contains_topic(name) and auto:
+                if secured:
+                    if may_create_all is None:
+                        may_create_all = authz.authorize_cluster(
+                            services, context, AclOperation.CREATE
+                        )
+                    if not may_create_all and not authz.authorize(
+                        services, context, AclOperation.CREATE, ResourceType.TOPIC, name
+                    ):
+                        refused.append(_unauthorized_topic(name, ZERO_UUID))
+                        continue
                 error = await auto_create(services, name)
                 if error is not None:
                     topics.append(
@@ -127,10 +175,20 @@ async def handle_metadata(services: BrokerServices, context: RequestContext, req
             topics.append(_topic_response(services, name, version))
     if version >= 8 and request.include_topic_authorized_operations:
         for topic in topics:
-            topic.topic_authorized_operations = TOPIC_AUTHORIZED_OPERATIONS
+            if topic.name is None:  # an unknown topic id: Kafka leaves the default
+                continue
+            topic.topic_authorized_operations = (
+                authz.authorized_operations(services, context, ResourceType.TOPIC, topic.name)
+                if secured
+                else TOPIC_AUTHORIZED_OPERATIONS
+            )
     cluster_ops = _NOT_REQUESTED
     if 8 <= version <= 10 and request.include_cluster_authorized_operations:
-        cluster_ops = CLUSTER_AUTHORIZED_OPERATIONS
+        cluster_ops = (
+            authz.cluster_authorized_operations(services, context)
+            if secured
+            else CLUSTER_AUTHORIZED_OPERATIONS
+        )
     brokers = [
         _METADATA.MetadataResponseBroker(node_id=b.node_id, host=b.host, port=b.port, rack=b.rack)
         for b in cache.alive_brokers()
@@ -140,7 +198,7 @@ async def handle_metadata(services: BrokerServices, context: RequestContext, req
         brokers=brokers,
         cluster_id=services.cluster_id,
         controller_id=cache.controller_id,
-        topics=topics,
+        topics=topics + refused,
         cluster_authorized_operations=cluster_ops,
     )
 
@@ -157,6 +215,15 @@ async def handle_find_coordinator(
     Transaction keys (type 1): COORDINATOR_NOT_AVAILABLE (no transactions)."""
 
     async def answer(key_type: int, key: str) -> tuple[int, str | None, int, str, int]:
+        # Kafka's getCoordinator: DESCRIBE on the group / the transactional id first
+        if key_type == 0 and not authz.authorize(
+            services, context, AclOperation.DESCRIBE, ResourceType.GROUP, key
+        ):
+            return ErrorCode.GROUP_AUTHORIZATION_FAILED, None, -1, "", -1
+        if key_type == 1 and not authz.authorize(
+            services, context, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, key
+        ):
+            return ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, None, -1, "", -1
         if key_type == 0 and services.controller is not None:
             return _cluster_group_coordinator(services, key)
         if key_type == 0:
@@ -183,7 +250,10 @@ async def handle_find_coordinator(
             )
         return _FIND(throttle_time_ms=0, coordinators=coordinators)
     code, message, node, host, port = await answer(request.key_type, request.key)
-    if code == ErrorCode.COORDINATOR_NOT_AVAILABLE and services.controller is not None:
+    if (code == ErrorCode.COORDINATOR_NOT_AVAILABLE and services.controller is not None) or (
+        code
+        in (ErrorCode.GROUP_AUTHORIZATION_FAILED, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+    ):
         message = error_message(code)  # Kafka's v0-3 error response carries it
     return _FIND(
         throttle_time_ms=0,
@@ -219,7 +289,31 @@ async def handle_init_producer_id(
     """Idempotent producers always get a fresh producer id with epoch 0: Kafka's
     coordinator ignores the ``producer_id``/``producer_epoch`` of a request without a
     transactional id (KIP-360's epoch bump applies to transactional producers only).
-    Transactional ids: COORDINATOR_NOT_AVAILABLE until the transaction coordinator exists."""
+    Transactional ids: COORDINATOR_NOT_AVAILABLE until the transaction coordinator exists.
+
+    Authorization (Kafka's ``handleInitProducerIdRequest``): a transactional id needs WRITE
+    on it (TRANSACTIONAL_ID_AUTHORIZATION_FAILED); without one, IDEMPOTENT_WRITE on the
+    cluster or WRITE on some topic (``authorizeByResourceType``), else
+    CLUSTER_AUTHORIZATION_FAILED."""
+    denied: ErrorCode | None = None
+    if authz.enabled(services):
+        if request.transactional_id is not None:
+            if not authz.authorize(
+                services,
+                context,
+                AclOperation.WRITE,
+                ResourceType.TRANSACTIONAL_ID,
+                request.transactional_id,
+            ):
+                denied = ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+        elif not authz.authorize_cluster(
+            services, context, AclOperation.IDEMPOTENT_WRITE
+        ) and not authz.authorize_by_resource_type(
+            services, context, AclOperation.WRITE, ResourceType.TOPIC
+        ):
+            denied = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
+    if denied is not None:
+        return _INIT_PID(throttle_time_ms=0, error_code=denied, producer_id=-1, producer_epoch=-1)
     if request.transactional_id is not None:
         return _INIT_PID(
             throttle_time_ms=0,
@@ -245,8 +339,10 @@ def handle_describe_cluster(services: BrokerServices, context: RequestContext, r
         controller_id=services.metadata_cache.controller_id,
         brokers=brokers,
         cluster_authorized_operations=(
-            CLUSTER_AUTHORIZED_OPERATIONS
-            if request.include_cluster_authorized_operations
-            else _NOT_REQUESTED
+            _NOT_REQUESTED
+            if not request.include_cluster_authorized_operations
+            else CLUSTER_AUTHORIZED_OPERATIONS
+            if not authz.enabled(services)
+            else authz.cluster_authorized_operations(services, context)
         ),
     )

@@ -37,6 +37,9 @@ from kafkacore.config import (
 )
 from kafkacore.metadata import MetadataStore
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+from kafkacore.protocol.errors import message as default_message
+from kafkacore.security.acl import AclOperation, ResourceType
+from kafkacore.server import authz
 from kafkacore.server.replica_manager import topic_name_error
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.services import BrokerServices
@@ -210,9 +213,40 @@ def _describe_resource(services: BrokerServices, resource: Any, request: Any) ->
     raise _unsupported(kind)
 
 
+_GROUP = 32
+_CLIENT_METRICS = 16
+
+
+def _config_denials(
+    services: BrokerServices, context: RequestContext, request: Any, operation: AclOperation
+) -> dict[int, ErrorCode]:
+    """By position in ``request.resources``: the resources the principal may not
+    DESCRIBE_/ALTER_CONFIGS (Kafka's ``ConfigHelper`` / ``authorizeAlterResource``):
+    broker, broker logger and client metrics resources need it on the cluster
+    (CLUSTER_AUTHORIZATION_FAILED), topics on the topic (TOPIC_...), groups on the group
+    (GROUP_...)."""
+    if not authz.enabled(services):
+        return {}
+    denied: dict[int, ErrorCode] = {}
+    for index, resource in enumerate(request.resources):
+        kind, name = resource.resource_type, resource.resource_name
+        if kind in (BROKER, BROKER_LOGGER, _CLIENT_METRICS):
+            if not authz.authorize_cluster(services, context, operation):
+                denied[index] = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
+        elif kind == TOPIC:
+            if not authz.authorize(services, context, operation, ResourceType.TOPIC, name):
+                denied[index] = ErrorCode.TOPIC_AUTHORIZATION_FAILED
+        elif kind == _GROUP and not authz.authorize(
+            services, context, operation, ResourceType.GROUP, name
+        ):
+            denied[index] = ErrorCode.GROUP_AUTHORIZATION_FAILED
+    return denied
+
+
 def handle_describe_configs(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+    denied = _config_denials(services, context, request, AclOperation.DESCRIBE_CONFIGS)
     results = []
-    for resource in request.resources:
+    for index, resource in enumerate(request.resources):
         result = _DESCRIBE.DescribeConfigsResult(
             error_code=0,
             error_message=None,
@@ -221,6 +255,8 @@ def handle_describe_configs(services: BrokerServices, context: RequestContext, r
             configs=[],
         )
         try:
+            if index in denied:
+                raise _Refused(denied[index], default_message(denied[index]))
             entries = _describe_resource(services, resource, request)
         except _Refused as exc:
             result.error_code = exc.code
@@ -295,20 +331,25 @@ async def handle_alter_configs(
 ) -> Any:
     """AlterConfigs: the resource's overrides become exactly the request's. Writes the
     metadata store: on the I/O executor."""
-    return await services.run_io(_alter_configs, services, request)
+    denied = _config_denials(services, context, request, AclOperation.ALTER_CONFIGS)
+    return await services.run_io(_alter_configs, services, request, denied)
 
 
-def _alter_configs(services: BrokerServices, request: Any) -> Any:
+def _alter_configs(services: BrokerServices, request: Any, denied: dict[int, ErrorCode]) -> Any:
     with _ALTER_LOCK:
-        return _alter_configs_locked(services, request)
+        return _alter_configs_locked(services, request, denied)
 
 
-def _alter_configs_locked(services: BrokerServices, request: Any) -> Any:
+def _alter_configs_locked(
+    services: BrokerServices, request: Any, denied: dict[int, ErrorCode]
+) -> Any:
     responses = []
-    for resource in request.resources:
+    for index, resource in enumerate(request.resources):
         kind, name = resource.resource_type, resource.resource_name
         code, message = 0, None
         try:
+            if index in denied:
+                raise _Refused(denied[index], default_message(denied[index]))
             if kind == BROKER_LOGGER:
                 raise _Refused(
                     ErrorCode.INVALID_REQUEST,
@@ -411,17 +452,22 @@ async def handle_incremental_alter_configs(
     services: BrokerServices, context: RequestContext, request: Any
 ) -> Any:
     """Writes the metadata store: on the I/O executor."""
-    return await services.run_io(_incremental_alter_configs, services, request)
+    denied = _config_denials(services, context, request, AclOperation.ALTER_CONFIGS)
+    return await services.run_io(_incremental_alter_configs, services, request, denied)
 
 
-def _incremental_alter_configs(services: BrokerServices, request: Any) -> Any:
+def _incremental_alter_configs(
+    services: BrokerServices, request: Any, denied: dict[int, ErrorCode]
+) -> Any:
     with _ALTER_LOCK:
-        return _incremental_alter_configs_locked(services, request)
+        return _incremental_alter_configs_locked(services, request, denied)
 
 
-def _incremental_alter_configs_locked(services: BrokerServices, request: Any) -> Any:
+def _incremental_alter_configs_locked(
+    services: BrokerServices, request: Any, denied: dict[int, ErrorCode]
+) -> Any:
     responses = []
-    for resource in request.resources:
+    for index, resource in enumerate(request.resources):
         kind, name = resource.resource_type, resource.resource_name
         code, message = 0, None
         try:
@@ -434,6 +480,8 @@ def _incremental_alter_configs_locked(services: BrokerServices, request: Any) ->
                 raise _Refused(
                     ErrorCode.INVALID_REQUEST, f"Null value not supported for : {','.join(nulls)}"
                 )
+            if index in denied:  # after Kafka's preprocessing checks
+                raise _Refused(denied[index], default_message(denied[index]))
             if kind == BROKER_LOGGER:
                 _check_logger_resource(services, name)
                 _set_logger_levels(ops, request.validate_only)

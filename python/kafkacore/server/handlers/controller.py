@@ -11,6 +11,8 @@ from typing import Any
 from kafkacore.protocol import ApiKey
 from kafkacore.protocol.api import APIS
 from kafkacore.protocol.errors import ErrorCode
+from kafkacore.security.acl import AclOperation
+from kafkacore.server import authz
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.services import BrokerServices
 
@@ -28,6 +30,9 @@ _ALLOCATE_PRODUCER_IDS: Any = APIS[ApiKey.ALLOCATE_PRODUCER_IDS].response.cls
 async def handle_alter_partition(
     services: BrokerServices, context: RequestContext, request: Any
 ) -> Any:
+    denied = authz.cluster_denied(services, context, AclOperation.CLUSTER_ACTION)
+    if denied is not None:
+        return denied
     controller = services.controller
     if controller is None or not controller.is_active:
         return _ALTER_PARTITION(throttle_time_ms=0, error_code=ErrorCode.NOT_CONTROLLER, topics=[])
@@ -37,6 +42,9 @@ async def handle_alter_partition(
 async def handle_controlled_shutdown(
     services: BrokerServices, context: RequestContext, request: Any
 ) -> Any:
+    denied = authz.cluster_denied(services, context, AclOperation.CLUSTER_ACTION)
+    if denied is not None:
+        return denied
     controller = services.controller
     if controller is None or not controller.is_active:
         return _CONTROLLED_SHUTDOWN(error_code=ErrorCode.NOT_CONTROLLER, remaining_partitions=[])
@@ -53,6 +61,9 @@ async def handle_controlled_shutdown(
 async def handle_allocate_producer_ids(
     services: BrokerServices, context: RequestContext, request: Any
 ) -> Any:
+    denied = authz.cluster_denied(services, context, AclOperation.CLUSTER_ACTION)
+    if denied is not None:
+        return denied
     controller = services.controller
     if controller is None or not controller.is_active:
         error, start, length = int(ErrorCode.NOT_CONTROLLER), -1, 0

@@ -15,6 +15,8 @@ from __future__ import annotations
 from typing import Any
 
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+from kafkacore.security.acl import AclOperation, ResourceType
+from kafkacore.server import authz
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.services import BrokerServices
 
@@ -52,10 +54,41 @@ def _end_offset(services: BrokerServices, topic: str, p: Any) -> Any:
 def handle_offset_for_leader_epoch(
     services: BrokerServices, context: RequestContext, request: Any
 ) -> Any:
+    """Kafka (KIP-320): CLUSTER_ACTION on the cluster, else DESCRIBE on each topic; the
+    refused topics are answered TOPIC_AUTHORIZATION_FAILED after the others."""
+    allowed: set[str] | None = None
+    if authz.enabled(services) and not authz.authorize_cluster(
+        services, context, AclOperation.CLUSTER_ACTION
+    ):
+        allowed = authz.filter_authorized(
+            services,
+            context,
+            AclOperation.DESCRIBE,
+            ResourceType.TOPIC,
+            (t.topic for t in request.topics),
+        )
     topics = [
         _RESPONSE.OffsetForLeaderTopicResult(
             topic=t.topic, partitions=[_end_offset(services, t.topic, p) for p in t.partitions]
         )
         for t in request.topics
+        if allowed is None or t.topic in allowed
     ]
+    if allowed is not None:
+        topics += [
+            _RESPONSE.OffsetForLeaderTopicResult(
+                topic=t.topic,
+                partitions=[
+                    _RESPONSE.EpochEndOffset(
+                        error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+                        partition=p.partition,
+                        leader_epoch=-1,
+                        end_offset=-1,
+                    )
+                    for p in t.partitions
+                ],
+            )
+            for t in request.topics
+            if t.topic not in allowed
+        ]
     return _RESPONSE(throttle_time_ms=0, topics=topics)

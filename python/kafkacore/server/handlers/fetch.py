@@ -49,6 +49,8 @@ from kafkacore.record.layout import (
     LOG_OVERHEAD,
     RECORD_BATCH_OVERHEAD,
 )
+from kafkacore.security.acl import AclOperation, ResourceType
+from kafkacore.server import authz
 from kafkacore.server.client_quotas import FETCH as FETCH_QUOTA
 from kafkacore.server.handlers.errors import error_code_for
 from kafkacore.server.network import FileRegion
@@ -68,6 +70,8 @@ _LENGTH = struct.Struct(">i")
 _ATTRIBUTES = struct.Struct(">h")
 _READ_COMMITTED = 1
 _LEADER_ERRORS = (ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.FENCED_LEADER_EPOCH)
+# the topics a fetch may not read, or True: none (a follower without CLUSTER_ACTION)
+_Denied = frozenset[str] | bool | None
 
 
 def _has_zstd(data: bytes) -> bool:
@@ -127,9 +131,12 @@ def _read_all(
     request: Any,
     names: list[str | None],
     endpoints: dict[int, Any],
+    denied: _Denied = None,
 ) -> tuple[Any, int, bool]:
     """The response topics, the bytes found, and whether a partition had an error;
-    ``endpoints`` gets the v16+ ``NodeEndpoints``."""
+    ``endpoints`` gets the v16+ ``NodeEndpoints``. ``denied``: the topics the principal
+    may not read (TOPIC_AUTHORIZATION_FAILED), or ``True`` for a follower fetch without
+    CLUSTER_ACTION (every partition refused so)."""
     version = context.api_version
     replicas = services.replica_manager
     remaining = max(0, request.max_bytes)
@@ -156,9 +163,17 @@ def _read_all(
                 preferred_read_replica=-1,
                 records=b"",
             )
+            if denied is True:
+                data.error_code = ErrorCode.TOPIC_AUTHORIZATION_FAILED
+                refused.append((name, topic_id, data))
+                continue
             if name is None:
                 data.error_code = ErrorCode.UNKNOWN_TOPIC_ID
                 refused.append((None, topic_id, data))
+                continue
+            if denied and name in denied:
+                data.error_code = ErrorCode.TOPIC_AUTHORIZATION_FAILED
+                refused.append((name, topic_id, data))
                 continue
             tp = TopicPartition(name, p.partition)
             partition = replicas.partition(name, p.partition)
@@ -287,13 +302,35 @@ async def _read(
     request: Any,
     names: list[str | None],
     endpoints: dict[int, Any],
+    denied: _Denied = None,
 ) -> tuple[Any, int, bool]:
     """:func:`_read_all`; Fetch < 10 copies the records (no ``sendfile``), so it reads on
     the I/O executor."""
     endpoints.clear()
     if context.api_version < 10:
-        return await services.run_io(_read_all, services, context, request, names, endpoints)
-    return _read_all(services, context, request, names, endpoints)
+        return await services.run_io(
+            _read_all, services, context, request, names, endpoints, denied
+        )
+    return _read_all(services, context, request, names, endpoints, denied)
+
+
+def _fetch_denied(
+    services: BrokerServices, context: RequestContext, request: Any, names: list[str | None]
+) -> _Denied:
+    """Kafka's ``handleFetchRequest`` checks: a follower fetch (replica id >= 0) needs
+    CLUSTER_ACTION on the cluster, else every partition is TOPIC_AUTHORIZATION_FAILED
+    (the CVE-2018-1288 fix); a consumer needs READ on each topic."""
+    if not authz.enabled(services):
+        return None
+    if _replica_id(context.api_version, request) >= 0:
+        if authz.authorize_cluster(services, context, AclOperation.CLUSTER_ACTION):
+            return None
+        return True
+    wanted = {name for name in names if name is not None}
+    readable = authz.filter_authorized(
+        services, context, AclOperation.READ, ResourceType.TOPIC, wanted
+    )
+    return frozenset(wanted - readable) or None
 
 
 async def handle_fetch(services: BrokerServices, context: RequestContext, request: Any) -> Any:
@@ -306,15 +343,16 @@ async def handle_fetch(services: BrokerServices, context: RequestContext, reques
             responses=[],
         )
     names = _topic_names(services, version, request)
+    denied = _fetch_denied(services, context, request, names)
     endpoints: dict[int, Any] = {}
-    topics, total, failed = await _read(services, context, request, names, endpoints)
+    topics, total, failed = await _read(services, context, request, names, endpoints, denied)
     deadline = time.monotonic() + request.max_wait_ms / 1000
     # the partitions read (Kafka's "interesting" ones): none, and the answer is immediate
     cache = services.metadata_cache
     watched = [
         tp
         for t, name in zip(request.topics, names, strict=True)
-        if name is not None
+        if name is not None and not (denied is True or (denied and name in denied))
         for tp in (TopicPartition(name, p.partition) for p in t.partitions)
         if cache.partition_state(tp) is not None
         or services.replica_manager.partition(tp.topic, tp.partition) is not None
@@ -324,7 +362,7 @@ async def handle_fetch(services: BrokerServices, context: RequestContext, reques
         if remaining <= 0:
             break
         woken = await services.replica_manager.purgatory.wait(watched, remaining)
-        topics, total, failed = await _read(services, context, request, names, endpoints)
+        topics, total, failed = await _read(services, context, request, names, endpoints, denied)
         if not woken:
             break
     if _replica_id(version, request) >= 0:
@@ -372,10 +410,39 @@ def _record_throttled_bytes(services: BrokerServices, topics: Any) -> None:
 
 
 def handle_list_offsets(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+    """Each topic needs DESCRIBE (also from a follower, as in Kafka); the refused ones
+    are answered TOPIC_AUTHORIZATION_FAILED after the others."""
     replicas = services.replica_manager
     version = context.api_version
     topics = []
+    unauthorized = []
+    describable: set[str] | None = None
+    if authz.enabled(services):
+        describable = authz.filter_authorized(
+            services,
+            context,
+            AclOperation.DESCRIBE,
+            ResourceType.TOPIC,
+            (t.name for t in request.topics),
+        )
     for topic in request.topics:
+        if describable is not None and topic.name not in describable:
+            unauthorized.append(
+                _LIST.ListOffsetsTopicResponse(
+                    name=topic.name,
+                    partitions=[
+                        _LIST.ListOffsetsPartitionResponse(
+                            partition_index=p.partition_index,
+                            error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+                            timestamp=-1,
+                            offset=-1,
+                            leader_epoch=-1,
+                        )
+                        for p in topic.partitions
+                    ],
+                )
+            )
+            continue
         partitions = []
         for p in topic.partitions:
             answer = _LIST.ListOffsetsPartitionResponse(
@@ -433,4 +500,4 @@ def handle_list_offsets(services: BrokerServices, context: RequestContext, reque
             answer.offset = found.offset
             answer.leader_epoch = -1 if found.leader_epoch is None else found.leader_epoch
         topics.append(_LIST.ListOffsetsTopicResponse(name=topic.name, partitions=partitions))
-    return _LIST(throttle_time_ms=0, topics=topics)
+    return _LIST(throttle_time_ms=0, topics=topics + unauthorized)

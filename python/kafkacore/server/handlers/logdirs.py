@@ -14,6 +14,8 @@ import shutil
 from typing import Any
 
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+from kafkacore.security.acl import AclOperation
+from kafkacore.server import authz
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.services import BrokerServices
 
@@ -27,6 +29,10 @@ _RESPONSE: Any = APIS_BY_NAME["DescribeLogDirs"].response.cls
 def handle_describe_log_dirs(
     services: BrokerServices, context: RequestContext, request: Any
 ) -> Any:
+    if not authz.authorize_cluster(services, context, AclOperation.DESCRIBE):
+        return _RESPONSE(
+            throttle_time_ms=0, error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED, results=[]
+        )
     wanted: dict[str, set[int]] | None = None
     if request.topics is not None:
         wanted = {}

@@ -31,7 +31,10 @@ from kafkacore.record.layout import (
     MAGIC_V2,
     RECORD_BATCH_OVERHEAD,
     TIMESTAMP_TYPE_MASK,
+    TRANSACTIONAL_FLAG_MASK,
 )
+from kafkacore.security.acl import AclOperation, ResourceType
+from kafkacore.server import authz
 from kafkacore.server.client_quotas import PRODUCE as PRODUCE_QUOTA
 from kafkacore.server.handlers.cluster import auto_create
 from kafkacore.server.handlers.errors import error_code_for
@@ -189,19 +192,91 @@ def _produce_all(
     return _RESPONSE(responses=results, throttle_time_ms=0), appended
 
 
+def _has_transactional_batches(request: Any) -> bool:
+    """Kafka's ``RequestUtils.hasTransactionalRecords``: some batch has the flag."""
+    for topic_data in request.topic_data:
+        for pdata in topic_data.partition_data:
+            records = pdata.records
+            if not records:
+                continue
+            data = memoryview(records)
+            position = 0
+            while position + RECORD_BATCH_OVERHEAD <= len(data):
+                (attributes,) = _ATTRIBUTES.unpack_from(data, position + ATTRIBUTES_OFFSET)
+                if attributes & TRANSACTIONAL_FLAG_MASK:
+                    return True
+                (length,) = _LENGTH.unpack_from(data, position + LENGTH_OFFSET)
+                position += LOG_OVERHEAD + max(0, length)
+    return False
+
+
+def _refused_everywhere(request: Any, code: ErrorCode) -> Any:
+    """Kafka's ``ProduceRequest.getErrorResponse``: ``code`` for every partition."""
+    return _RESPONSE(
+        responses=[
+            _RESPONSE.TopicProduceResponse(
+                name=t.name,
+                partition_responses=[
+                    _RESPONSE.PartitionProduceResponse(
+                        index=p.index,
+                        error_code=code,
+                        base_offset=-1,
+                        log_append_time_ms=-1,
+                        log_start_offset=-1,
+                    )
+                    for p in t.partition_data
+                ],
+            )
+            for t in request.topic_data
+        ],
+        throttle_time_ms=0,
+    )
+
+
 async def handle_produce(services: BrokerServices, context: RequestContext, request: Any) -> Any:
     """The Produce response (the request channel drops it for ``acks=0``). Topics are
     auto-created first; the appends then run on the I/O executor, and delayed fetches of
-    the partitions written are woken back on the event loop."""
+    the partitions written are woken back on the event loop.
+
+    With an authorizer (Kafka's ``handleProduceRequest``): transactional batches need
+    WRITE on the request's transactional id, else every partition is answered
+    TRANSACTIONAL_ID_AUTHORIZATION_FAILED (CVE-2018-17196); then each topic needs WRITE
+    (TOPIC_AUTHORIZATION_FAILED, before its existence is looked at), and auto-creation
+    CREATE on the cluster or the topic."""
     refused: dict[str, ErrorCode] = {}
+    secured = authz.enabled(services)
+    if secured:
+        if _has_transactional_batches(request) and not (
+            request.transactional_id is not None
+            and authz.authorize(
+                services,
+                context,
+                AclOperation.WRITE,
+                ResourceType.TRANSACTIONAL_ID,
+                request.transactional_id,
+            )
+        ):
+            return _refused_everywhere(request, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+        writable = authz.filter_authorized(
+            services,
+            context,
+            AclOperation.WRITE,
+            ResourceType.TOPIC,
+            (t.name for t in request.topic_data),
+        )
+        for topic_data in request.topic_data:
+            if topic_data.name not in writable:
+                refused[topic_data.name] = ErrorCode.TOPIC_AUTHORIZATION_FAILED
     for topic_data in request.topic_data:
         name = topic_data.name
+        if name in refused:
+            continue
         if request.acks not in (0, 1, -1):
             refused[name] = ErrorCode.INVALID_REQUIRED_ACKS
         elif (
             not services.metadata_cache.contains_topic(name)
             and services.config.auto_create_topics_enable
-            and name not in refused
+            and (not secured or _may_create(services, context, name))
         ):
             code = await auto_create(services, name)
             if code is not None:
@@ -215,6 +290,12 @@ async def handle_produce(services: BrokerServices, context: RequestContext, requ
         await _await_replication(services, required, request.timeout_ms)
     response.throttle_time_ms = _produce_quota_throttle_ms(services, context, request)
     return response
+
+
+def _may_create(services: BrokerServices, context: RequestContext, name: str) -> bool:
+    return authz.authorize_cluster(services, context, AclOperation.CREATE) or authz.authorize(
+        services, context, AclOperation.CREATE, ResourceType.TOPIC, name
+    )
 
 
 def _produce_quota_throttle_ms(

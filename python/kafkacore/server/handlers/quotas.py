@@ -23,6 +23,9 @@ import threading
 from typing import Any
 
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+from kafkacore.protocol.errors import message as default_message
+from kafkacore.security.acl import AclOperation
+from kafkacore.server import authz
 from kafkacore.server.client_quotas import (
     CLIENT_ID,
     CLIENT_QUOTA_KEYS,
@@ -97,6 +100,22 @@ def _alter_all(services: BrokerServices, request: Any) -> Any:
 async def handle_alter_client_quotas(
     services: BrokerServices, context: RequestContext, request: Any
 ) -> Any:
+    if not authz.authorize_cluster(services, context, AclOperation.ALTER_CONFIGS):  # authz
+        denied = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
+        return _ALTER(
+            throttle_time_ms=0,
+            entries=[
+                _ALTER.EntryData(
+                    error_code=denied,
+                    error_message=default_message(denied),
+                    entity=[
+                        _ALTER.EntityData(entity_type=e.entity_type, entity_name=e.entity_name)
+                        for e in entry.entity
+                    ],
+                )
+                for entry in request.entries
+            ],
+        )
     return await services.run_io(_alter_all, services, request)
 
 
@@ -172,6 +191,14 @@ def describe_quotas(
 def handle_describe_client_quotas(
     services: BrokerServices, context: RequestContext, request: Any
 ) -> Any:
+    if not authz.authorize_cluster(services, context, AclOperation.DESCRIBE_CONFIGS):  # authz
+        denied = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
+        return _DESCRIBE(
+            throttle_time_ms=0,
+            error_code=denied,
+            error_message=default_message(denied),
+            entries=None,
+        )
     try:
         components = _filter(request)
     except QuotaEntityError as exc:
@@ -218,6 +245,19 @@ def _credentials(configs: dict[str, str]) -> list[Any]:
 def handle_describe_user_scram_credentials(
     services: BrokerServices, context: RequestContext, request: Any
 ) -> Any:
+    if not authz.authorize_cluster(services, context, AclOperation.DESCRIBE):  # authz
+        denied, text = ErrorCode.CLUSTER_AUTHORIZATION_FAILED, None
+        return _SCRAM(
+            throttle_time_ms=0,
+            error_code=denied,
+            error_message=text,
+            results=[
+                _SCRAM.DescribeUserScramCredentialsResult(
+                    user="", error_code=denied, error_message=text, credential_infos=[]
+                )
+                for _ in request.users or []
+            ],
+        )
     users: dict[str, list[Any]] = {}
     for path, configs in services.metadata_store.quota_configs().items():
         entity = entity_from_path(path)

@@ -14,6 +14,8 @@ import logging
 from typing import Any
 
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+from kafkacore.security.acl import AclOperation, ResourceType
+from kafkacore.server import authz
 from kafkacore.server.handlers.errors import error_code_for
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.services import BrokerServices
@@ -51,17 +53,30 @@ def _delete(services: BrokerServices, topic: str, partition: int, offset: int) -
 async def handle_delete_records(
     services: BrokerServices, context: RequestContext, request: Any
 ) -> Any:
-    """Moves log start offsets and writes their checkpoint: on the I/O executor."""
-    return await services.run_io(_delete_records, services, request)
+    """Moves log start offsets and writes their checkpoint: on the I/O executor. Each
+    topic needs DELETE (TOPIC_AUTHORIZATION_FAILED, before its existence)."""
+    deletable: set[str] | None = None
+    if authz.enabled(services):
+        deletable = authz.filter_authorized(
+            services,
+            context,
+            AclOperation.DELETE,
+            ResourceType.TOPIC,
+            (t.name for t in request.topics),
+        )
+    return await services.run_io(_delete_records, services, request, deletable)
 
 
-def _delete_records(services: BrokerServices, request: Any) -> Any:
+def _delete_records(services: BrokerServices, request: Any, deletable: set[str] | None) -> Any:
     topics = []
     moved = False
     for topic in request.topics:
         results = []
         for p in topic.partitions:
-            code, low_watermark = _delete(services, topic.name, p.partition_index, p.offset)
+            if deletable is not None and topic.name not in deletable:
+                code, low_watermark = int(ErrorCode.TOPIC_AUTHORIZATION_FAILED), -1
+            else:
+                code, low_watermark = _delete(services, topic.name, p.partition_index, p.offset)
             moved = moved or code == ErrorCode.NONE
             results.append(
                 _RESPONSE.DeleteRecordsPartitionResult(

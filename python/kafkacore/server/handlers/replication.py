@@ -9,6 +9,8 @@ from typing import Any
 
 from kafkacore.controller.algorithms import LEADER_DURING_DELETE
 from kafkacore.protocol import APIS_BY_NAME
+from kafkacore.security.acl import AclOperation
+from kafkacore.server import authz
 from kafkacore.server.group.offsets import OFFSETS_TOPIC
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.services import BrokerServices
@@ -21,12 +23,18 @@ _UPDATE_METADATA: Any = APIS_BY_NAME["UpdateMetadata"].response.cls
 async def handle_leader_and_isr(
     services: BrokerServices, context: RequestContext, request: Any
 ) -> Any:
+    denied = authz.cluster_denied(services, context, AclOperation.CLUSTER_ACTION)
+    if denied is not None:
+        return denied
     return await services.replica_manager.become_leader_or_follower(request, context.api_version)
 
 
 async def handle_update_metadata(
     services: BrokerServices, context: RequestContext, request: Any
 ) -> Any:
+    denied = authz.cluster_denied(services, context, AclOperation.CLUSTER_ACTION)
+    if denied is not None:
+        return denied
     deleting = _topics_being_deleted(request)
     code = services.replica_manager.maybe_update_metadata_cache(request)
     if code == 0 and deleting:
@@ -48,6 +56,9 @@ def _topics_being_deleted(request: Any) -> set[str]:
 async def handle_stop_replica(
     services: BrokerServices, context: RequestContext, request: Any
 ) -> Any:
+    denied = authz.cluster_denied(services, context, AclOperation.CLUSTER_ACTION)
+    if denied is not None:
+        return denied
     response = await services.replica_manager.stop_replicas(request, context.api_version)
     # KafkaApis: a deleted __consumer_offsets partition resigns its groups here
     for topic, partition, leader_epoch in _deleted_partitions(request):

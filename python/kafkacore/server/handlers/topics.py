@@ -21,6 +21,8 @@ from kafkacore.controller.algorithms import (
 )
 from kafkacore.log import TopicPartition
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+from kafkacore.security.acl import AclOperation, ResourceType
+from kafkacore.server import authz
 from kafkacore.server.replica_manager import topic_name_error
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.services import BrokerServices
@@ -81,8 +83,22 @@ def _replication_error(services: BrokerServices, rf: int) -> tuple[ErrorCode, st
 async def handle_create_topics(
     services: BrokerServices, context: RequestContext, request: Any
 ) -> Any:
+    """With an authorizer (Kafka's ``ControllerApis.createTopics``): CREATE on the cluster,
+    else on each topic (TOPIC_AUTHORIZATION_FAILED "Authorization failed."); a topic
+    created without DESCRIBE_CONFIGS on it gets no configs and ``topic_config_error_code``
+    TOPIC_AUTHORIZATION_FAILED."""
     version = context.api_version
     names = [t.name for t in request.topics]
+    creatable: set[str] | None = None
+    describable: set[str] | None = None
+    if authz.enabled(services):
+        if not authz.authorize_cluster(services, context, AclOperation.CREATE):
+            creatable = authz.filter_authorized(
+                services, context, AclOperation.CREATE, ResourceType.TOPIC, names
+            )
+        describable = authz.filter_authorized(
+            services, context, AclOperation.DESCRIBE_CONFIGS, ResourceType.TOPIC, names
+        )
     results = []
     for topic in request.topics:
         result = _CREATE.CreatableTopicResult(
@@ -102,6 +118,9 @@ async def handle_create_topics(
 
         if names.count(topic.name) > 1:
             fail(ErrorCode.INVALID_REQUEST, "Duplicate topic name.")
+            continue
+        if creatable is not None and topic.name not in creatable:
+            fail(ErrorCode.TOPIC_AUTHORIZATION_FAILED, "Authorization failed.")
             continue
         name_error = topic_name_error(topic.name)
         if name_error is not None:
@@ -196,7 +215,9 @@ async def handle_create_topics(
         result.num_partitions = partitions
         result.replication_factor = rf
         result.topic_id = topic_id
-        if version >= 5:
+        if describable is not None and topic.name not in describable:
+            result.topic_config_error_code = ErrorCode.TOPIC_AUTHORIZATION_FAILED
+        elif version >= 5:
             result.configs = [
                 _CREATE.CreatableTopicConfigs(
                     name=e.name,
@@ -222,17 +243,34 @@ async def _wait_until_gone(services: BrokerServices, name: str, timeout_ms: int)
 async def handle_delete_topics(
     services: BrokerServices, context: RequestContext, request: Any
 ) -> Any:
+    """With an authorizer (Kafka's ``ControllerApis.deleteTopics``): DELETE on the cluster
+    allows every topic; else a topic named without DESCRIBE is TOPIC_AUTHORIZATION_FAILED
+    before its existence is looked at, and one without DELETE too; a topic given by id
+    without DELETE is TOPIC_AUTHORIZATION_FAILED with its name only if it may be
+    described."""
     cache = services.metadata_cache
     if context.api_version >= 6:
         wanted = [(t.name, t.topic_id) for t in request.topics]
     else:
         wanted = [(name, ZERO_UUID) for name in request.topic_names]
+    check = authz.enabled(services) and not authz.authorize_cluster(
+        services, context, AclOperation.DELETE
+    )
     results = []
     for name, topic_id in wanted:
         result = _DELETE.DeletableTopicResult(
             name=name, topic_id=topic_id, error_code=0, error_message=None
         )
         results.append(result)
+        if (
+            check
+            and name is not None
+            and not authz.authorize(
+                services, context, AclOperation.DESCRIBE, ResourceType.TOPIC, name
+            )
+        ):
+            result.error_code = ErrorCode.TOPIC_AUTHORIZATION_FAILED
+            continue
         topic = cache.topic(name) if name is not None else cache.topic_by_id(topic_id)
         if topic is None:
             result.error_code = (
@@ -240,6 +278,21 @@ async def handle_delete_topics(
                 if name is not None
                 else ErrorCode.UNKNOWN_TOPIC_ID
             )
+            continue
+        if check and not authz.authorize(
+            services, context, AclOperation.DELETE, ResourceType.TOPIC, topic.name
+        ):
+            result.error_code = ErrorCode.TOPIC_AUTHORIZATION_FAILED
+            if name is None:
+                result.name = (
+                    topic.name
+                    if authz.authorize(
+                        services, context, AclOperation.DESCRIBE, ResourceType.TOPIC, topic.name
+                    )
+                    else None
+                )
+            else:
+                result.topic_id = ZERO_UUID
             continue
         result.name, result.topic_id = topic.name, topic.topic_id
         if not services.config.delete_topic_enable:
@@ -264,13 +317,26 @@ async def handle_delete_topics(
 async def handle_create_partitions(
     services: BrokerServices, context: RequestContext, request: Any
 ) -> Any:
+    """ALTER on each topic, else TOPIC_AUTHORIZATION_FAILED (before its existence)."""
     cache = services.metadata_cache
+    alterable: set[str] | None = None
+    if authz.enabled(services):
+        alterable = authz.filter_authorized(
+            services,
+            context,
+            AclOperation.ALTER,
+            ResourceType.TOPIC,
+            (t.name for t in request.topics),
+        )
     results = []
     for topic in request.topics:
         result = _PARTITIONS.CreatePartitionsTopicResult(
             name=topic.name, error_code=0, error_message=None
         )
         results.append(result)
+        if alterable is not None and topic.name not in alterable:
+            result.error_code = ErrorCode.TOPIC_AUTHORIZATION_FAILED
+            continue
         count = cache.partition_count(topic.name)
         if count is None:
             result.error_code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
