@@ -1,0 +1,206 @@
+"""ACLs on a three-broker ZooKeeper cluster: created through one broker (confluent-kafka's
+AdminClient), stored as Kafka 3.x stores them (``/kafka-acl/Topic/<name>``,
+``/kafka-acl-extended/prefixed/Topic/<name>``, ``acl_changes_<seq>`` notifications), and
+applied on every broker within a bound; deletions too; a restarted broker loads them; an
+ACL written straight into ZooKeeper with its notification (as Kafka 3.9's AclAuthorizer
+on a neighbouring broker writes it) applies everywhere."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from confluent_kafka.admin import (
+    AclBinding,
+    AclBindingFilter,
+    AclOperation,
+    AclPermissionType,
+    AdminClient,
+    ResourcePatternType,
+    ResourceType,
+)
+
+from cluster.conftest import new_cluster
+from kafkacore.protocol import APIS_BY_NAME
+from support.cluster import Cluster, wait_until
+from support.raw_client import RawClient
+from support.zookeeper import ZooKeeperServer
+
+AUTHZ = (
+    "authorizer.class.name=kafka.security.authorizer.AclAuthorizer",
+    "super.users=User:ANONYMOUS",
+)
+# how long every broker may take to apply an ACL created through another one
+PROPAGATION_BOUND_S = 5.0
+
+
+@pytest.fixture(scope="module")
+def acl_cluster(
+    zookeeper: ZooKeeperServer, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Cluster]:
+    c = new_cluster(zookeeper, tmp_path_factory.mktemp("acl"), *AUTHZ)
+    try:
+        yield c.start()
+    finally:
+        c.stop()
+
+
+def describe_on(port: int) -> set[tuple[Any, ...]]:
+    """Every ACL one broker answers DescribeAcls v3 with (raw frames, that broker only)."""
+
+    async def call() -> Any:
+        c = await RawClient.connect(port)
+        try:
+            request = APIS_BY_NAME["DescribeAcls"].request.cls(
+                resource_type_filter=1,
+                resource_name_filter=None,
+                pattern_type_filter=1,
+                principal_filter=None,
+                host_filter=None,
+                operation=1,
+                permission_type=1,
+            )
+            return await c.call("DescribeAcls", 3, request)
+        finally:
+            c.close()
+
+    response = asyncio.run(call())
+    assert response.error_code == 0, response
+    return {
+        (
+            r.resource_type,
+            r.resource_name,
+            r.pattern_type,
+            a.principal,
+            a.host,
+            a.operation,
+            a.permission_type,
+        )
+        for r in response.resources
+        for a in r.acls
+    }
+
+
+def on_every_broker(cluster: Cluster, expected: set[tuple[Any, ...]], what: str) -> float:
+    """Seconds until every running broker answers ``expected`` (bounded)."""
+    start = time.monotonic()
+    for broker in cluster.brokers.values():
+        if broker.running:
+            wait_until(
+                lambda b=broker: describe_on(b.port) == expected,
+                PROPAGATION_BOUND_S,
+                f"{what} on broker {broker.node_id}",
+            )
+    return time.monotonic() - start
+
+
+READ_ORDERS = (2, "orders", 3, "User:alice", "*", 3, 3)
+WRITE_PREFIX = (2, "ord", 4, "User:bob", "*", 4, 3)
+
+
+def test_created_through_one_broker_applies_on_all(acl_cluster: Cluster) -> None:
+    first = next(iter(acl_cluster.brokers.values()))
+    admin = AdminClient({"bootstrap.servers": first.bootstrap})
+    bindings = [
+        AclBinding(
+            ResourceType.TOPIC,
+            "orders",
+            ResourcePatternType.LITERAL,
+            "User:alice",
+            "*",
+            AclOperation.READ,
+            AclPermissionType.ALLOW,
+        ),
+        AclBinding(
+            ResourceType.TOPIC,
+            "ord",
+            ResourcePatternType.PREFIXED,
+            "User:bob",
+            "*",
+            AclOperation.WRITE,
+            AclPermissionType.ALLOW,
+        ),
+    ]
+    for future in admin.create_acls(bindings, request_timeout=30).values():
+        future.result(30)
+    on_every_broker(acl_cluster, {READ_ORDERS, WRITE_PREFIX}, "the new ACLs")
+
+    # stored as Kafka 3.x stores them
+    data, _ = acl_cluster.zk.get("/kafka-acl/Topic/orders")
+    assert json.loads(data) == {
+        "version": 1,
+        "acls": [
+            {"principal": "User:alice", "permissionType": "Allow", "operation": "Read", "host": "*"}
+        ],
+    }
+    data, _ = acl_cluster.zk.get("/kafka-acl-extended/prefixed/Topic/ord")
+    assert json.loads(data)["acls"][0]["operation"] == "Write"
+    literal = acl_cluster.zk.get_children("/kafka-acl-changes")
+    assert any(n.startswith("acl_changes_") for n in literal)
+    payloads = {acl_cluster.zk.get(f"/kafka-acl-changes/{n}")[0] for n in literal}
+    assert b"TOPIC:orders" in payloads
+    extended = acl_cluster.zk.get_children("/kafka-acl-extended-changes")
+    docs = [json.loads(acl_cluster.zk.get(f"/kafka-acl-extended-changes/{n}")[0]) for n in extended]
+    assert {"version": 1, "resourceType": "TOPIC", "name": "ord", "patternType": "PREFIXED"} in docs
+
+    # deleted through another broker: gone everywhere, the znode with it
+    last = list(acl_cluster.brokers.values())[-1]
+    admin = AdminClient({"bootstrap.servers": last.bootstrap})
+    flt = AclBindingFilter(
+        ResourceType.TOPIC,
+        "orders",
+        ResourcePatternType.LITERAL,
+        None,
+        None,
+        AclOperation.ANY,
+        AclPermissionType.ANY,
+    )
+    deleted = admin.delete_acls([flt], request_timeout=30)[flt].result(30)
+    assert [(b.name, b.principal) for b in deleted] == [("orders", "User:alice")]
+    on_every_broker(acl_cluster, {WRITE_PREFIX}, "the deletion")
+    assert acl_cluster.zk.exists("/kafka-acl/Topic/orders") is None
+
+
+def test_written_into_zookeeper_by_another_kafka_broker(acl_cluster: Cluster) -> None:
+    """What Kafka 3.9's AclAuthorizer on another broker writes: the znode, then the
+    notification; every kafkacore broker applies it."""
+    zk = acl_cluster.zk
+    entry = {
+        "principal": "User:carol",
+        "permissionType": "Deny",
+        "operation": "Describe",
+        "host": "10.1.2.3",
+    }
+    zk.create(
+        "/kafka-acl/Group/g1", json.dumps({"version": 1, "acls": [entry]}).encode(), makepath=True
+    )
+    zk.create("/kafka-acl-changes/acl_changes_", b"Group:g1", sequence=True)
+    expected = {WRITE_PREFIX, (3, "g1", 3, "User:carol", "10.1.2.3", 8, 2)}
+    on_every_broker(acl_cluster, expected, "the ACL written by another broker")
+
+
+def test_a_restarted_broker_loads_every_acl(acl_cluster: Cluster) -> None:
+    node_id = list(acl_cluster.brokers)[1]
+    broker = acl_cluster.brokers[node_id]
+    expected = describe_on(broker.port)
+    assert expected  # the earlier tests left ACLs behind
+    broker.stop(check=False)
+    # changed while it was down: it must see this too once back
+    admin = AdminClient({"bootstrap.servers": next(iter(acl_cluster.brokers.values())).bootstrap})
+    binding = AclBinding(
+        ResourceType.TRANSACTIONAL_ID,
+        "tx",
+        ResourcePatternType.LITERAL,
+        "User:dan",
+        "*",
+        AclOperation.WRITE,
+        AclPermissionType.ALLOW,
+    )
+    admin.create_acls([binding], request_timeout=30)[binding].result(30)
+    acl_cluster.restart(node_id)
+    expected = expected | {(5, "tx", 3, "User:dan", "*", 4, 3)}
+    on_every_broker(acl_cluster, expected, "the ACLs after a restart")
