@@ -128,12 +128,18 @@ def _binding(creation: Any) -> AclBinding:
         raise InvalidAclError(f"Invalid operation {operation.name}")
     if permission is AclPermissionType.UNKNOWN:
         raise InvalidAclError(f"Invalid permissionType {permission.name}")
+    if ":" not in entry.principal:
+        raise InvalidAclError(
+            f"Could not parse principal from `{entry.principal}` (no colon is present "
+            "separating the principal type from the principal name)"
+        )
     entry.validate()
     return AclBinding(pattern, entry)
 
 
 def _create_all(services: BrokerServices, creations: list[Any]) -> list[tuple[int, str | None]]:
-    results: list[tuple[int, str | None]] = [(ErrorCode.NONE, None)] * len(creations)
+    # Kafka leaves a success's message at the schema default: an empty string
+    results: list[tuple[int, str | None]] = [(ErrorCode.NONE, "")] * len(creations)
     by_pattern: dict[ResourcePattern, list[tuple[int, AccessControlEntry]]] = defaultdict(list)
     for index, creation in enumerate(creations):
         try:
@@ -190,8 +196,14 @@ def handle_create_acls(services: BrokerServices, context: RequestContext, reques
 # -- DescribeAcls ---------------------------------------------------------------------------
 
 
-def _filter(item: Any) -> AclBindingFilter:
-    """A Describe/Delete filter; InvalidAclError naming the UNKNOWN part."""
+def _filter(item: Any, *, delete: bool) -> AclBindingFilter:
+    """A Describe/Delete filter. A part sent as 0 (UNKNOWN) makes Kafka refuse to parse
+    the request (it closes the connection; here: INVALID_REQUEST). An unknown code reads
+    as UNKNOWN: it matches nothing in DescribeAcls, and DeleteAcls refuses the filter
+    (``AclControlManager.validateFilter``)."""
+    codes = (item.resource_type_filter, item.pattern_type_filter, item.operation)
+    if 0 in (*codes, item.permission_type):
+        raise InvalidAclError("The filter contains UNKNOWN elements")
     pattern = ResourcePatternFilter(
         _enum(ResourceType, item.resource_type_filter),
         item.resource_name_filter,
@@ -203,14 +215,15 @@ def _filter(item: Any) -> AclBindingFilter:
         _enum(AclOperation, item.operation),
         _enum(AclPermissionType, item.permission_type),
     )
-    if ResourceType.UNKNOWN in (pattern.resource_type,) or (
-        pattern.pattern_type is PatternType.UNKNOWN
-    ):
-        raise InvalidAclError("Unknown patternFilter.")
-    if entry.operation is AclOperation.UNKNOWN or (
-        entry.permission_type is AclPermissionType.UNKNOWN
-    ):
-        raise InvalidAclError("Unknown entryFilter.")
+    if delete:
+        if ResourceType.UNKNOWN is pattern.resource_type or (
+            pattern.pattern_type is PatternType.UNKNOWN
+        ):
+            raise InvalidAclError("Unknown patternFilter.")
+        if entry.operation is AclOperation.UNKNOWN or (
+            entry.permission_type is AclPermissionType.UNKNOWN
+        ):
+            raise InvalidAclError("Unknown entryFilter.")
     return AclBindingFilter(pattern, entry)
 
 
@@ -246,11 +259,11 @@ def handle_describe_acls(services: BrokerServices, context: RequestContext, requ
         code = ErrorCode.SECURITY_DISABLED
         return _DESCRIBE(error_code=code, error_message=NO_AUTHORIZER_DESCRIBE, resources=[])
     try:
-        binding_filter = _filter(request)
+        binding_filter = _filter(request, delete=False)
     except InvalidAclError as exc:
         return _DESCRIBE(error_code=ErrorCode.INVALID_REQUEST, error_message=str(exc), resources=[])
     bindings = authorizer.store.describe(binding_filter)
-    return _DESCRIBE(error_code=ErrorCode.NONE, error_message=None, resources=_resources(bindings))
+    return _DESCRIBE(error_code=ErrorCode.NONE, error_message="", resources=_resources(bindings))
 
 
 # -- DeleteAcls -----------------------------------------------------------------------------
@@ -272,7 +285,7 @@ def _delete_all(services: BrokerServices, items: list[Any]) -> list[Any]:
     errors: dict[int, str] = {}
     for index, item in enumerate(items):
         try:
-            filters.append((index, _filter(item)))
+            filters.append((index, _filter(item, delete=True)))
         except InvalidAclError as exc:
             errors[index] = str(exc)
     store = services.metadata_store
