@@ -147,8 +147,8 @@ def test_create_describe_delete_and_restart(tmp_path: Path) -> None:
     async def first(server: KafkaServer) -> None:
         c = await RawClient.connect(server.bound_port)
         everything = [alice_read, bob_prefixed, wildcard, group, cluster]
-        assert await create(c, *map(c_of, everything)) == [(0, None)] * 5
-        assert await create(c, c_of(alice_read), version=1) == [(0, None)]  # already there
+        assert await create(c, *map(c_of, everything)) == [(0, "")] * 5
+        assert await create(c, c_of(alice_read), version=1) == [(0, "")]  # already there
         assert flat(await describe(c)) == set(everything)
         for version in (1, 2, 3):
             assert flat(await describe(c, version=version, rtype=GROUP)) == {group}
@@ -223,12 +223,31 @@ def test_create_validation(tmp_path: Path) -> None:
             creation(rtype=0),
             creation(op=0),
             creation(name="a/b"),  # a single node is KRaft-like: '/' is fine
+            creation(principal="alice"),
+            creation(principal="alice", op=99),  # Kafka validates the binding first
         ) == [
-            (0, None),
+            (0, ""),
             (42, "The only valid name for the CLUSTER resource is kafka-cluster"),
             (42, "Invalid empty resource name"),
             (42, "Invalid resourceType UNKNOWN"),
             (42, "Invalid operation UNKNOWN"),
+            (0, ""),
+            (
+                42,
+                "Could not parse principal from `alice` (no colon is present separating the "
+                "principal type from the principal name)",
+            ),
+            (42, "Invalid operation UNKNOWN"),
+        ]
+        # unknown codes in a DescribeAcls filter match nothing; DeleteAcls refuses them
+        d = await describe(c, rtype=99)
+        assert (d.error_code, d.resources) == (0, [])
+        r = await delete(
+            c, filter_fields(pattern=99), filter_fields(op=99), filter_fields(name="x")
+        )
+        assert [(f.error_code, f.error_message) for f in r.filter_results] == [
+            (42, "Unknown patternFilter."),
+            (42, "Unknown entryFilter."),
             (0, None),
         ]
         # a binding Kafka cannot build fails the whole request (IllegalArgumentException)
@@ -264,7 +283,7 @@ def test_cluster_alter_and_describe_are_required(tmp_path: Path) -> None:
             "User:ANONYMOUS", "*", AclOperation.ALTER, AclPermissionType.ALLOW
         )
         await server.services.run_io(store.update_acls, cluster, lambda cur: cur | {alter})
-        assert await create(c, creation()) == [(0, None)]
+        assert await create(c, creation()) == [(0, "")]
         d = await describe(c)  # ALTER implies DESCRIBE
         assert d.error_code == 0 and len(flat(d)) == 2
         c.close()
@@ -275,11 +294,9 @@ def test_cluster_alter_and_describe_are_required(tmp_path: Path) -> None:
 def test_allow_everyone_if_no_acl_found(tmp_path: Path) -> None:
     async def scenario(server: KafkaServer) -> None:
         c = await RawClient.connect(server.bound_port)
-        assert await create(c, creation()) == [(0, None)]
+        assert await create(c, creation()) == [(0, "")]
         # now the cluster has an ACL that does not grant ANONYMOUS: denied
-        assert await create(c, creation(rtype=CLUSTER, name="kafka-cluster", op=ALTER)) == [
-            (0, None)
-        ]
+        assert await create(c, creation(rtype=CLUSTER, name="kafka-cluster", op=ALTER)) == [(0, "")]
         assert await create(c, creation(name="more")) == [(31, "Cluster authorization failed.")]
         c.close()
 
