@@ -204,3 +204,81 @@ def test_a_restarted_broker_loads_every_acl(acl_cluster: Cluster) -> None:
     acl_cluster.restart(node_id)
     expected = expected | {(5, "tx", 3, "User:dan", "*", 4, 3)}
     on_every_broker(acl_cluster, expected, "the ACLs after a restart")
+
+
+# -- the ZooKeeper store itself (two brokers' stores, no broker processes) -------------------
+
+
+class _Leaders:
+    def topic(self, name: str) -> None:
+        return None
+
+
+def test_zookeeper_store_read_modify_write_and_notifications(zookeeper: ZooKeeperServer) -> None:
+    """Two stores (two brokers) adding to the same resource at once: the versioned
+    read-modify-write keeps every entry; each store hears of the other's changes through
+    the notifications; an emptied resource loses its znode; '/' cannot be stored."""
+    from kafkacore.metadata.zookeeper import ZooKeeperMetadataStore
+    from kafkacore.security.acl import (
+        AccessControlEntry,
+        AclOperation,
+        AclPermissionType,
+        InvalidAclError,
+        PatternType,
+        ResourcePattern,
+        ResourceType,
+    )
+    from kafkacore.zk.client import KafkaZkClient
+    from support.zookeeper import unique_chroot
+
+    connect = unique_chroot(zookeeper.connect_string, "aclstore")
+    pattern = ResourcePattern(ResourceType.TOPIC, "shared", PatternType.PREFIXED)
+
+    def entry(i: int) -> AccessControlEntry:
+        return AccessControlEntry(f"User:u{i}", "*", AclOperation.READ, AclPermissionType.ALLOW)
+
+    async def scenario() -> None:
+        loop = asyncio.get_running_loop()
+        clients = [await KafkaZkClient.connect(connect) for _ in range(2)]
+        stores = [
+            ZooKeeperMetadataStore(zk, loop, i + 1, _Leaders()) for i, zk in enumerate(clients)
+        ]
+        heard: list[list[Any]] = [[], []]
+        for store, log in zip(stores, heard, strict=True):
+            await store.start("cluster-id")
+            store.add_listener(
+                type("L", (), {"on_acls_changed": lambda self, p, e, log=log: log.append((p, e))})()
+            )
+        try:
+            # 20 concurrent additions, alternating stores, from I/O threads
+            await asyncio.gather(
+                *(
+                    asyncio.to_thread(
+                        stores[i % 2].update_acls, pattern, lambda cur, i=i: cur | {entry(i)}
+                    )
+                    for i in range(20)
+                )
+            )
+            everything = frozenset(entry(i) for i in range(20))
+            for store in stores:
+                deadline = time.monotonic() + PROPAGATION_BOUND_S
+                while store.acls().get(pattern) != everything and time.monotonic() < deadline:
+                    await asyncio.sleep(0.05)
+                assert store.acls().get(pattern) == everything
+            assert all(log and log[-1] == (pattern, everything) for log in heard)
+            # emptied: the znode goes, both stores forget the pattern
+            await asyncio.to_thread(stores[0].update_acls, pattern, lambda cur: frozenset())
+            assert await clients[1].get_acls(pattern) == (frozenset(), -1)
+            deadline = time.monotonic() + PROPAGATION_BOUND_S
+            while pattern in stores[1].acls() and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            assert pattern not in stores[1].acls()
+            slash = ResourcePattern(ResourceType.TOPIC, "a/b", PatternType.LITERAL)
+            with pytest.raises(InvalidAclError):
+                await asyncio.to_thread(stores[0].update_acls, slash, lambda cur: cur | {entry(0)})
+        finally:
+            for store, zk in zip(stores, clients, strict=True):
+                store.stop()
+                await zk.close()
+
+    asyncio.run(scenario())
