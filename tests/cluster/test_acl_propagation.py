@@ -11,6 +11,7 @@ import asyncio
 import json
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -282,3 +283,108 @@ def test_zookeeper_store_read_modify_write_and_notifications(zookeeper: ZooKeepe
                 await zk.close()
 
     asyncio.run(scenario())
+
+
+# -- with Apache Kafka 3.9.1's AclAuthorizer on the same ZooKeeper ---------------------------
+
+
+def test_shared_with_kafka_acl_authorizer(zookeeper: ZooKeeperServer, tmp_path: Path) -> None:
+    """Two kafkacore brokers and one Kafka 3.9.1 broker (ZooKeeper mode, ``AclAuthorizer``)
+    on one ZooKeeper: ACLs created or deleted through either kind apply on the other, so
+    the znodes and notifications are Kafka's in both directions."""
+    from cluster.test_mixed_cluster import KAFKA_ID, KafkaBroker
+
+    cluster = new_cluster(zookeeper, tmp_path, *AUTHZ)
+    cluster.brokers = {n: b for n, b in cluster.brokers.items() if n != KAFKA_ID}
+    kafka = KafkaBroker(tmp_path / "kafka", cluster.zookeeper_connect)
+    kafka.props.write_text(kafka.props.read_text() + "\n".join(AUTHZ) + "\n")
+    try:
+        kafka.start()
+        for broker in cluster.brokers.values():
+            broker.spawn()
+        for broker in cluster.brokers.values():
+            broker.wait_started(60)
+        cluster.wait_for_brokers(3, 120)
+        wait_until(lambda: _answers(kafka.port), 120, "Kafka answers DescribeAcls")
+        ports = [kafka.port, *(b.port for b in cluster.brokers.values())]
+
+        def everywhere(expected: set[tuple[Any, ...]], what: str) -> None:
+            for port in ports:
+                wait_until(lambda p=port: describe_on(p) == expected, 30, f"{what} on :{port}")
+
+        # through Kafka: a literal and a prefixed ACL
+        admin = AdminClient({"bootstrap.servers": kafka.bootstrap})
+        from_kafka = [
+            AclBinding(
+                ResourceType.TOPIC,
+                "k-topic",
+                ResourcePatternType.LITERAL,
+                "User:kay",
+                "*",
+                AclOperation.READ,
+                AclPermissionType.ALLOW,
+            ),
+            AclBinding(
+                ResourceType.GROUP,
+                "k-",
+                ResourcePatternType.PREFIXED,
+                "User:kay",
+                "10.0.0.9",
+                AclOperation.DESCRIBE,
+                AclPermissionType.DENY,
+            ),
+        ]
+        for future in admin.create_acls(from_kafka, request_timeout=30).values():
+            future.result(30)
+        kay = {(2, "k-topic", 3, "User:kay", "*", 3, 3), (3, "k-", 4, "User:kay", "10.0.0.9", 8, 2)}
+        everywhere(kay, "ACLs created through Kafka")
+        # through kafkacore: Kafka applies them
+        first = next(iter(cluster.brokers.values()))
+        admin_kc = AdminClient({"bootstrap.servers": first.bootstrap})
+        from_kc = [
+            AclBinding(
+                ResourceType.TOPIC,
+                "k-topic",
+                ResourcePatternType.LITERAL,
+                "User:cee",
+                "*",
+                AclOperation.WRITE,
+                AclPermissionType.ALLOW,
+            ),
+            AclBinding(
+                ResourceType.TRANSACTIONAL_ID,
+                "t",
+                ResourcePatternType.PREFIXED,
+                "User:cee",
+                "*",
+                AclOperation.WRITE,
+                AclPermissionType.ALLOW,
+            ),
+        ]
+        for future in admin_kc.create_acls(from_kc, request_timeout=30).values():
+            future.result(30)
+        cee = {(2, "k-topic", 3, "User:cee", "*", 4, 3), (5, "t", 4, "User:cee", "*", 4, 3)}
+        everywhere(kay | cee, "ACLs created through kafkacore")
+        # deleted through Kafka
+        flt = AclBindingFilter(
+            ResourceType.ANY,
+            None,
+            ResourcePatternType.ANY,
+            "User:kay",
+            None,
+            AclOperation.ANY,
+            AclPermissionType.ANY,
+        )
+        assert len(admin.delete_acls([flt], request_timeout=30)[flt].result(30)) == 2
+        everywhere(cee, "the deletion through Kafka")
+    finally:
+        kafka.stop()
+        cluster.stop()
+
+
+def _answers(port: int) -> bool:
+    try:
+        describe_on(port)
+    except (OSError, AssertionError):
+        return False
+    return True
