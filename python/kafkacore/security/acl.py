@@ -351,6 +351,10 @@ class AclBindingFilter:
         return self.pattern.matches(binding.pattern) and self.entry.matches(binding.entry)
 
 
+_Entries = frozenset[AccessControlEntry]
+_Acls = Mapping[ResourcePattern, _Entries]
+
+
 class AclStore:
     """ACLs in memory, indexed by resource pattern.
 
@@ -360,7 +364,9 @@ class AclStore:
     metadata store's thread applies changes."""
 
     def __init__(self, bindings: Iterable[AclBinding] = ()) -> None:
-        self._acls: Mapping[ResourcePattern, frozenset[AccessControlEntry]] = {}
+        # one reference, swapped whole: the ACLs and, per resource type, the PREFIXED
+        # patterns' (name, entries) (the ones a resource's authorization must scan)
+        self._state: tuple[_Acls, dict[ResourceType, tuple[tuple[str, _Entries], ...]]] = ({}, {})
         self._write_lock = threading.Lock()
         for binding in bindings:
             self.add(binding)
@@ -375,7 +381,7 @@ class AclStore:
                 return False
             acls = dict(self._acls)
             acls[binding.pattern] = entries | {binding.entry}
-            self._acls = acls
+            self._swap(acls)
             return True
 
     def remove(self, binding_filter: AclBindingFilter) -> list[AclBinding]:
@@ -387,7 +393,7 @@ class AclStore:
             acls = {p: set(e) for p, e in self._acls.items()}
             for binding in removed:
                 acls[binding.pattern].discard(binding.entry)
-            self._acls = {p: frozenset(e) for p, e in acls.items() if e}
+            self._swap({p: frozenset(e) for p, e in acls.items() if e})
             return removed
 
     def set_entries(self, pattern: ResourcePattern, entries: Iterable[AccessControlEntry]) -> None:
@@ -400,13 +406,24 @@ class AclStore:
                 acls[pattern] = frozen
             else:
                 acls.pop(pattern, None)
-            self._acls = acls
+            self._swap(acls)
 
     def replace(self, acls: Mapping[ResourcePattern, Iterable[AccessControlEntry]]) -> None:
         """Swap in a whole new ACL set (a load from the metadata store)."""
         snapshot = {p: frozenset(e) for p, e in acls.items()}
         with self._write_lock:
-            self._acls = {p: e for p, e in snapshot.items() if e}
+            self._swap({p: e for p, e in snapshot.items() if e})
+
+    @property
+    def _acls(self) -> _Acls:
+        return self._state[0]
+
+    def _swap(self, acls: _Acls) -> None:
+        prefixed: dict[ResourceType, list[tuple[str, _Entries]]] = {}
+        for pattern, entries in acls.items():
+            if pattern.pattern_type is PatternType.PREFIXED:
+                prefixed.setdefault(pattern.resource_type, []).append((pattern.name, entries))
+        self._state = (acls, {t: tuple(found) for t, found in prefixed.items()})
 
     def snapshot(self) -> Mapping[ResourcePattern, frozenset[AccessControlEntry]]:
         """The current ACLs (an immutable view: never changed in place)."""
@@ -438,19 +455,15 @@ class AclStore:
     def matching_entries(self, resource_type: ResourceType, name: str) -> list[AccessControlEntry]:
         """The ACLs that bear on a concrete resource: LITERAL exact name, LITERAL ``*``,
         and PREFIXED patterns that start the name."""
-        acls = self._acls
+        acls, prefixed = self._state
         found: list[AccessControlEntry] = []
         for pattern_name in (name, WILDCARD_RESOURCE):
             literal = ResourcePattern(resource_type, pattern_name, PatternType.LITERAL)
             found.extend(acls.get(literal, ()))
             if name == WILDCARD_RESOURCE:
                 break
-        for pattern, entries in acls.items():
-            if (
-                pattern.resource_type == resource_type
-                and pattern.pattern_type is PatternType.PREFIXED
-                and name.startswith(pattern.name)
-            ):
+        for prefix, entries in prefixed.get(resource_type, ()):
+            if name.startswith(prefix):
                 found.extend(entries)
         return found
 
