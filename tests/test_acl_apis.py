@@ -363,7 +363,7 @@ def test_acl_store_snapshots_under_concurrent_writes() -> None:
     thread = threading.Thread(target=writer)
     thread.start()
     try:
-        for _ in range(20000):
+        for _ in range(3000):
             seen = len(acls.matching_entries(ResourceType.TOPIC, "t"))
             assert seen in (0, 2)
             assert all(
