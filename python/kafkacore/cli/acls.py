@@ -520,6 +520,15 @@ def _list(admin: Any, args: argparse.Namespace) -> None:
         found = _describe(admin, _any_filter())
     for f in filters:
         found += _describe(admin, _ck_filter(f, None))
+    if any(
+        p.resource_type is ResourceType.UNKNOWN or e.operation is AclOperation.UNKNOWN
+        for p, e in found
+    ):
+        sys.stderr.write(
+            f"{PROG}: some ACLs have a resource type or an operation librdkafka does not "
+            "know (USER, DELEGATION_TOKEN, CREATE_TOKENS, ...): they show as UNKNOWN; "
+            "Kafka's kafka-acls shows them\n"
+        )
     resource_to_entries: dict[ResourcePattern, set[AccessControlEntry]] = {}
     for pattern, entry in found:
         resource_to_entries.setdefault(pattern, set()).add(entry)
