@@ -278,6 +278,9 @@ KAFKACORE_ONLY_BROKER_CONFIGS = {
     "controlled.shutdown.retry.backoff.ms",
     # the ZooKeeper controller's auto rebalance threshold (Kafka 3.9 has it, 4.x not)
     "leader.imbalance.per.broker.percentage",
+    # read by Kafka's authorizer from the originals; internal keys here (never described)
+    "super.users",
+    "allow.everyone.if.no.acl.found",
 }
 
 

@@ -37,6 +37,7 @@ class _Parser(argparse.ArgumentParser):
 
 def _build_parser() -> argparse.ArgumentParser:
     from kafkacore.cli import (
+        acls,
         configs,
         consumer_groups,
         dump_log,
@@ -66,6 +67,7 @@ def _build_parser() -> argparse.ArgumentParser:
     pipeline.register(subparsers)
     reassign.register(subparsers)
     leader_election.register(subparsers)
+    acls.register(subparsers)
     return parser
 
 

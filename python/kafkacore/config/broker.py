@@ -130,6 +130,8 @@ class BrokerConfig:
     socket_connection_setup_timeout_ms: int
     socket_connection_setup_timeout_max_ms: int
     authorizer_class_name: str
+    super_users: str | None
+    allow_everyone_if_no_acl_found: bool
     early_start_listeners: list[str] | None
     broker_rack: str | None
     controlled_shutdown_enable: bool

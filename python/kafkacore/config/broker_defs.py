@@ -104,6 +104,12 @@ BROKER_CONFIG_DEF: Final = ConfigDef(
         _k("socket.connection.setup.timeout.ms", LONG, 10000, None, MEDIUM),
         _k("socket.connection.setup.timeout.max.ms", LONG, 30000, None, MEDIUM),
         _k("authorizer.class.name", STRING, "", NonNullValidator(), LOW),
+        # read by the authorizer (Kafka's StandardAuthorizer reads them from the originals,
+        # so they are internal here: known, but never listed by DescribeConfigs)
+        _k("super.users", STRING, None, None, LOW,
+           "Semicolon-separated principals allowed everything.", internal=True),
+        _k("allow.everyone.if.no.acl.found", BOOLEAN, False, None, LOW,
+           "Allow access to a resource that has no ACL at all.", internal=True),
         _k("early.start.listeners", LIST, None, _any_list(True, True), HIGH),
         _k("broker.rack", STRING, None, None, MEDIUM),
         _k("controlled.shutdown.enable", BOOLEAN, True, None, MEDIUM),

@@ -10,7 +10,13 @@ change. Format version 1::
                            "partitions": {"0": {"replicas": [1], "leader": 1,
                                                 "leader_epoch": 0, "isr": [1],
                                                 "partition_epoch": 0}, ...}}},
-     "broker_configs": {"default": {...}, "1": {...}}}
+     "broker_configs": {"default": {...}, "1": {...}},
+     "acls": [{"resourceType": "Topic", "name": "orders", "patternType": "LITERAL",
+               "acls": [{"principal": "User:alice", "permissionType": "Allow",
+                         "operation": "Read", "host": "*"}]}, ...]}
+
+``acls`` (the authorizer's ACLs, entries as Kafka writes them to ZooKeeper) is absent
+until an ACL is created.
 
 Version 0 files (``"partitions": 3, "leader_epoch": 0`` per topic) are read and
 converted: every partition replicated on this node only, led by it at the topic's epoch.
@@ -36,7 +42,15 @@ from dataclasses import replace
 from typing import Any
 
 from kafkacore.log.checkpoints import write_atomically
-from kafkacore.metadata.store import MetadataListener, PartitionState, TopicMetadata
+from kafkacore.metadata.store import AclUpdate, MetadataListener, PartitionState, TopicMetadata
+from kafkacore.security.acl import (
+    AccessControlEntry,
+    PatternType,
+    ResourcePattern,
+    ResourceType,
+    decode_acl_znode,
+    encode_acl_znode,
+)
 
 __all__ = ["FORMAT_VERSION", "METADATA_FILE", "PRODUCER_ID_BLOCK_SIZE", "EmbeddedMetadataStore"]
 
@@ -87,6 +101,35 @@ def _topic_from_json(name: str, data: Mapping[str, Any]) -> TopicMetadata:
     return TopicMetadata(name, uuid.UUID(data["topic_id"]), partitions, _configs(data))
 
 
+def _acls_to_json(
+    acls: Mapping[ResourcePattern, frozenset[AccessControlEntry]],
+) -> list[dict[str, Any]]:
+    return [
+        {
+            "resourceType": pattern.resource_type.pascal,
+            "name": pattern.name,
+            "patternType": pattern.pattern_type.name,
+            "acls": json.loads(encode_acl_znode(acls[pattern]))["acls"],
+        }
+        for pattern in sorted(acls)
+    ]
+
+
+def _acls_from_json(data: Sequence[Mapping[str, Any]]) -> dict[ResourcePattern, frozenset[Any]]:
+    out: dict[ResourcePattern, frozenset[Any]] = {}
+    for item in data:
+        pattern = ResourcePattern(
+            ResourceType.parse(item["resourceType"]),
+            str(item["name"]),
+            PatternType.parse(item["patternType"]),
+        )
+        pattern.validate()
+        entries = decode_acl_znode(json.dumps({"version": 1, "acls": item["acls"]}).encode())
+        if entries:
+            out[pattern] = entries
+    return out
+
+
 def _topic_from_json_v0(name: str, data: Mapping[str, Any], node_id: int) -> TopicMetadata:
     """A version-0 topic (a partition count and one leader epoch): every partition on
     ``node_id``, which leads it at that epoch."""
@@ -110,6 +153,7 @@ class EmbeddedMetadataStore:
         self._topics: dict[str, TopicMetadata] = {}
         self._broker_configs: dict[str, dict[str, str]] = {}
         self._quota_configs: dict[str, dict[str, str]] = {}  # by entity path, "users/alice"
+        self._acls: dict[ResourcePattern, frozenset[AccessControlEntry]] = {}
         self._next_producer_id = 0
         self._producer_id_limit = 0  # first id not yet reserved on disk
         self.loaded_version: int | None = None
@@ -155,6 +199,7 @@ class EmbeddedMetadataStore:
             str(k): {str(n): str(v) for n, v in dict(c).items()}
             for k, c in dict(data.get("quota_configs", {})).items()
         }
+        self._acls = _acls_from_json(data.get("acls", []))
         self._next_producer_id = int(data.get("next_producer_id", 0))
         self._producer_id_limit = self._next_producer_id
 
@@ -168,6 +213,8 @@ class EmbeddedMetadataStore:
         }
         if self._quota_configs:  # absent until used: older readers see the same file
             data["quota_configs"] = self._quota_configs
+        if self._acls:
+            data["acls"] = _acls_to_json(self._acls)
         os.makedirs(self._dir, exist_ok=True)
         write_atomically(self._path, (json.dumps(data, indent=1, sort_keys=True) + "\n").encode())
 
@@ -316,3 +363,33 @@ class EmbeddedMetadataStore:
             pid = self._next_producer_id
             self._next_producer_id += 1
             return pid
+
+    # -- ACLs ------------------------------------------------------------------------------
+
+    def acls(self) -> dict[ResourcePattern, frozenset[AccessControlEntry]]:
+        with self._lock:
+            return dict(self._acls)
+
+    def update_acls(
+        self, pattern: ResourcePattern, update: AclUpdate
+    ) -> tuple[frozenset[AccessControlEntry], frozenset[AccessControlEntry]]:
+        """Read-modify-write of one pattern's ACLs, persisted before the listeners
+        (``on_acls_changed``) hear of it."""
+        pattern.validate()
+        with self._lock:
+            before = self._acls.get(pattern, frozenset())
+            after = frozenset(update(before))
+            if after == before:
+                return before, after
+            for entry in after:
+                entry.validate()
+            if after:
+                self._acls[pattern] = after
+            else:
+                self._acls.pop(pattern, None)
+            self._save()
+        for listener in self._listeners_now():
+            on_acls = getattr(listener, "on_acls_changed", None)
+            if on_acls is not None:
+                on_acls(pattern, after)
+        return before, after

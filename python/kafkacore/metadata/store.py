@@ -14,12 +14,15 @@ replica assignment and LeaderAndIsr state (:class:`PartitionState`).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from kafkacore.security.acl import AccessControlEntry, ResourcePattern
+
 __all__ = [
     "NO_LEADER",
+    "AclUpdate",
     "MetadataListener",
     "MetadataStore",
     "PartitionState",
@@ -63,6 +66,12 @@ class TopicMetadata:
     @property
     def partition_count(self) -> int:
         return len(self.partitions)
+
+
+AclUpdate = Callable[[frozenset[AccessControlEntry]], frozenset[AccessControlEntry]]
+"""A read-modify-write of one resource pattern's ACLs: the current entries in, the new
+ones out. It may be called more than once (a ZooKeeper store retries on a version
+conflict), so it must not have effects beyond its result."""
 
 
 class MetadataListener(Protocol):
@@ -137,6 +146,20 @@ class MetadataStore(Protocol):
 
     def allocate_producer_id(self) -> int:
         """A producer id never handed out before."""
+        ...
+
+    # -- ACLs (the authorizer's; optional listener method
+    #    ``on_acls_changed(pattern, entries)``, called on every broker) -------------------
+
+    def acls(self) -> dict[ResourcePattern, frozenset[AccessControlEntry]]:
+        """Every stored ACL, by resource pattern (LITERAL and PREFIXED only)."""
+        ...
+
+    def update_acls(
+        self, pattern: ResourcePattern, update: AclUpdate
+    ) -> tuple[frozenset[AccessControlEntry], frozenset[AccessControlEntry]]:
+        """Apply ``update`` to ``pattern``'s ACLs atomically; ``(before, after)``. A
+        pattern the store cannot hold is an :class:`~kafkacore.security.acl.InvalidAclError`."""
         ...
 
     def add_listener(self, listener: MetadataListener) -> None:

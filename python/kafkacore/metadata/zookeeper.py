@@ -9,6 +9,14 @@ write: :meth:`ZooKeeperMetadataStore.set_partition_state` is refused here, and t
 partitions' states reach the broker through LeaderAndIsr and UpdateMetadata, not through
 this store.
 
+ACLs (the authorizer's) live where Kafka 3.x's ``AclAuthorizer`` keeps them:
+``/kafka-acl/<Type>/<name>`` (LITERAL) and ``/kafka-acl-extended/prefixed/<Type>/<name>``
+(PREFIXED), written with a versioned read-modify-write and announced with a sequential
+``acl_changes_<seq>`` node under ``/kafka-acl-changes`` or ``/kafka-acl-extended-changes``.
+Every broker loads them all at start-up, follows the notifications (re-reading the named
+resource's znode) and deletes notifications older than 15 minutes, as Kafka's
+``ZkNodeChangeNotificationListener`` does; listeners hear ``on_acls_changed``.
+
 What the store tells its listeners: topic config changes (``on_topic_configs_changed``),
 dynamic broker config changes (``on_broker_configs_changed``) and client quota changes
 (``on_quota_configs_changed``, entities of ``users``, ``clients`` and ``ips``), learnt from
@@ -24,13 +32,21 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
 import threading
 import time
 import uuid
 from collections.abc import Coroutine, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
-from kafkacore.metadata.store import MetadataListener, PartitionState, TopicMetadata
+from kafkacore.metadata.store import AclUpdate, MetadataListener, PartitionState, TopicMetadata
+from kafkacore.security.acl import (
+    ACL_CHANGES_PATH,
+    EXTENDED_ACL_CHANGES_PATH,
+    AccessControlEntry,
+    ResourcePattern,
+    zk_acl_path,
+)
 from kafkacore.zk.client import KafkaZkClient
 from kafkacore.zk.data import TopicAssignment
 
@@ -45,6 +61,11 @@ _TOPICS, _BROKERS = "topics", "brokers"
 _QUOTA_TYPES = ("users", "clients", "ips")
 # How long a blocking call waits for ZooKeeper before giving up.
 _CALL_TIMEOUT_S = 30.0
+# Kafka's AclAuthorizer: at most 10 tries of a versioned ACL update; notifications are
+# purged 15 minutes after their creation (ZkNodeChangeNotificationListener's default).
+_ACL_UPDATE_TRIES = 10
+_ACL_CHANGE_EXPIRATION_S = 15 * 60.0
+_ACL_CHANGE_ROOTS = (ACL_CHANGES_PATH, EXTENDED_ACL_CHANGES_PATH)
 
 
 class LeaderView(Protocol):
@@ -82,6 +103,9 @@ class ZooKeeperMetadataStore:
         self._seen_changes: set[str] = set()
         self._watching = False
         self._pid_block: tuple[int, int] | None = None  # (next, last) of this broker's block
+        self._acls: dict[ResourcePattern, frozenset[AccessControlEntry]] = {}
+        self._seen_acl_changes: dict[str, set[str]] = {root: set() for root in _ACL_CHANGE_ROOTS}
+        self._acl_tasks: set[asyncio.Task[None]] = set()
 
     # -- start-up (on the event loop) -------------------------------------------------------
 
@@ -110,6 +134,10 @@ class ZooKeeperMetadataStore:
             self._quota_configs = {p: c for p, c in quota_configs.items() if c}
         self._watching = True
         await self._follow_config_changes()
+        await self._load_acls()
+        zk = self._zk
+        if hasattr(zk, "add_session_listener"):
+            zk.add_session_listener(self._on_session_state)
         return cluster_id
 
     def topic_configs(self) -> dict[str, dict[str, str]]:
@@ -125,6 +153,8 @@ class ZooKeeperMetadataStore:
 
     def stop(self) -> None:
         self._watching = False
+        for task in list(self._acl_tasks):
+            task.cancel()
 
     async def _follow_config_changes(self) -> None:
         if not self._watching:
@@ -178,6 +208,111 @@ class ZooKeeperMetadataStore:
             on_quota = getattr(listener, "on_quota_configs_changed", None)
             if on_quota is not None:
                 on_quota(path, dict(configs))
+
+    # -- ACLs: load and follow (on the event loop) -----------------------------------------
+
+    async def _load_acls(self) -> None:
+        """Kafka's ``AclAuthorizer.loadCache``: every ACL znode; then follow the change
+        notifications (those present now are already reflected in what was read)."""
+        await self._zk.create_acl_paths()
+        for root in _ACL_CHANGE_ROOTS:
+            self._seen_acl_changes[root] = set(await self._zk.get_acl_changes(root))
+        acls = {}
+        for pattern in await self._zk.get_acl_patterns():
+            entries, _version = await self._zk.get_acls(pattern)
+            if entries:
+                acls[pattern] = entries
+        with self._lock:
+            self._acls = acls
+        for root in _ACL_CHANGE_ROOTS:
+            await self._follow_acl_changes(root)
+
+    async def _follow_acl_changes(self, root: str) -> None:
+        if not self._watching:
+            return
+
+        def on_watch() -> None:  # on the loop: re-read (and re-arm) in a task
+            self._spawn(self._follow_acl_changes(root))
+
+        changes = await self._zk.get_acl_changes(root, watch=on_watch)
+        seen = self._seen_acl_changes[root]
+        now = time.time()
+        for name in changes:
+            if name in seen:
+                continue
+            seen.add(name)
+            found = await self._zk.get_acl_change(root, name)
+            if found is None:
+                continue
+            pattern, created = found
+            try:
+                entries, _version = await self._zk.get_acls(pattern)
+            except Exception:
+                logger.exception("Could not read the ACLs of %s", pattern)
+                continue
+            self._apply_acls(pattern, entries)
+            if now - created > _ACL_CHANGE_EXPIRATION_S:
+                await self._zk.delete_acl_change(root, name)
+        self._seen_acl_changes[root] = seen & set(changes)
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = self._loop.create_task(coro)
+        self._acl_tasks.add(task)
+        task.add_done_callback(self._acl_tasks.discard)
+
+    def _on_session_state(self, state: str) -> None:
+        # a new session has no watches: catch up with what was missed and re-arm
+        if state == "CONNECTED" and self._watching:
+            for root in _ACL_CHANGE_ROOTS:
+                self._spawn(self._follow_acl_changes(root))
+
+    def _apply_acls(self, pattern: ResourcePattern, entries: frozenset[AccessControlEntry]) -> None:
+        with self._lock:
+            if self._acls.get(pattern, frozenset()) == entries:
+                return
+            if entries:
+                self._acls[pattern] = entries
+            else:
+                self._acls.pop(pattern, None)
+            listeners = list(self._listeners)
+        for listener in listeners:
+            on_acls = getattr(listener, "on_acls_changed", None)
+            if on_acls is not None:
+                on_acls(pattern, entries)
+
+    def acls(self) -> dict[ResourcePattern, frozenset[AccessControlEntry]]:
+        with self._lock:
+            return dict(self._acls)
+
+    def update_acls(
+        self, pattern: ResourcePattern, update: AclUpdate
+    ) -> tuple[frozenset[AccessControlEntry], frozenset[AccessControlEntry]]:
+        """Kafka's ``AclAuthorizer.updateResourceAcls``: read the znode and its version,
+        apply ``update``, write it back if the version is unchanged (create it, or delete
+        it when no ACL is left), else retry; then the change notification."""
+        zk_acl_path(pattern)  # InvalidAclError for what ZooKeeper cannot hold ('/')
+        return self._call(self._update_acls(pattern, update))
+
+    async def _update_acls(
+        self, pattern: ResourcePattern, update: AclUpdate
+    ) -> tuple[frozenset[AccessControlEntry], frozenset[AccessControlEntry]]:
+        for _ in range(_ACL_UPDATE_TRIES):
+            before, version = await self._zk.get_acls(pattern)
+            after = frozenset(update(before))
+            if after == before:
+                self._apply_acls(pattern, after)
+                return before, after
+            for entry in after:
+                entry.validate()
+            if await self._zk.conditional_set_acls(pattern, after, version):
+                await self._zk.create_acl_change_notification(pattern)
+                self._apply_acls(pattern, after)
+                return before, after
+            await asyncio.sleep(random.uniform(0.0, 0.05))
+        raise RuntimeError(
+            f"Failed to update ACLs for {pattern} after trying a maximum of "
+            f"{_ACL_UPDATE_TRIES} times"
+        )
 
     # -- blocking bridge -------------------------------------------------------------------
 

@@ -39,15 +39,16 @@ The change notifications name the resource type in upper case (Kafka 3.9's
 ``LiteralAclChangeStore``/``ExtendedAclChangeStore`` write ``ResourceType.name()``, checked
 against its jars); the znode paths use the PascalCase name. Both spellings are read.
 
-Thread-safety: the enums and bindings are immutable. :class:`AclStore` and
-:class:`Authorizer` are not thread-safe; the owner (one event loop) serialises calls.
+Thread-safety: the enums and bindings are immutable. :class:`AclStore` swaps immutable
+snapshots (writers from any thread, lock-free readers); :class:`Authorizer` only reads it.
 """
 
 from __future__ import annotations
 
 import enum
 import json
-from collections.abc import Iterable, Iterator
+import threading
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -350,11 +351,23 @@ class AclBindingFilter:
         return self.pattern.matches(binding.pattern) and self.entry.matches(binding.entry)
 
 
+_Entries = frozenset[AccessControlEntry]
+_Acls = Mapping[ResourcePattern, _Entries]
+
+
 class AclStore:
-    """ACLs in memory, indexed by resource pattern. Not thread-safe."""
+    """ACLs in memory, indexed by resource pattern.
+
+    Thread-safe by copy-on-write: every change builds a new immutable mapping under the
+    writers' lock and swaps it in with one reference assignment, so readers (the event
+    loop authorizing requests) never lock and always see one consistent snapshot while a
+    metadata store's thread applies changes."""
 
     def __init__(self, bindings: Iterable[AclBinding] = ()) -> None:
-        self._acls: dict[ResourcePattern, set[AccessControlEntry]] = {}
+        # one reference, swapped whole: the ACLs and, per resource type, the PREFIXED
+        # patterns' (name, entries) (the ones a resource's authorization must scan)
+        self._state: tuple[_Acls, dict[ResourceType, tuple[tuple[str, _Entries], ...]]] = ({}, {})
+        self._write_lock = threading.Lock()
         for binding in bindings:
             self.add(binding)
 
@@ -362,27 +375,66 @@ class AclStore:
         """Store ``binding`` (validated); False if it was already there."""
         binding.pattern.validate()
         binding.entry.validate()
-        entries = self._acls.setdefault(binding.pattern, set())
-        if binding.entry in entries:
-            return False
-        entries.add(binding.entry)
-        return True
+        with self._write_lock:
+            entries = self._acls.get(binding.pattern, frozenset())
+            if binding.entry in entries:
+                return False
+            acls = dict(self._acls)
+            acls[binding.pattern] = entries | {binding.entry}
+            self._swap(acls)
+            return True
 
     def remove(self, binding_filter: AclBindingFilter) -> list[AclBinding]:
         """Delete and return every binding the filter matches (DeleteAcls)."""
-        removed = self.describe(binding_filter)
-        for binding in removed:
-            entries = self._acls[binding.pattern]
-            entries.discard(binding.entry)
-            if not entries:
-                del self._acls[binding.pattern]
-        return removed
+        with self._write_lock:
+            removed = self.describe(binding_filter)
+            if not removed:
+                return removed
+            acls = {p: set(e) for p, e in self._acls.items()}
+            for binding in removed:
+                acls[binding.pattern].discard(binding.entry)
+            self._swap({p: frozenset(e) for p, e in acls.items() if e})
+            return removed
+
+    def set_entries(self, pattern: ResourcePattern, entries: Iterable[AccessControlEntry]) -> None:
+        """Make ``entries`` the whole ACL set of ``pattern`` (none: the pattern goes): how a
+        change read from the metadata store is applied."""
+        frozen = frozenset(entries)
+        with self._write_lock:
+            acls = dict(self._acls)
+            if frozen:
+                acls[pattern] = frozen
+            else:
+                acls.pop(pattern, None)
+            self._swap(acls)
+
+    def replace(self, acls: Mapping[ResourcePattern, Iterable[AccessControlEntry]]) -> None:
+        """Swap in a whole new ACL set (a load from the metadata store)."""
+        snapshot = {p: frozenset(e) for p, e in acls.items()}
+        with self._write_lock:
+            self._swap({p: e for p, e in snapshot.items() if e})
+
+    @property
+    def _acls(self) -> _Acls:
+        return self._state[0]
+
+    def _swap(self, acls: _Acls) -> None:
+        prefixed: dict[ResourceType, list[tuple[str, _Entries]]] = {}
+        for pattern, entries in acls.items():
+            if pattern.pattern_type is PatternType.PREFIXED:
+                prefixed.setdefault(pattern.resource_type, []).append((pattern.name, entries))
+        self._state = (acls, {t: tuple(found) for t, found in prefixed.items()})
+
+    def snapshot(self) -> Mapping[ResourcePattern, frozenset[AccessControlEntry]]:
+        """The current ACLs (an immutable view: never changed in place)."""
+        return self._acls
 
     def describe(self, binding_filter: AclBindingFilter) -> list[AclBinding]:
         """Every binding the filter matches, sorted (DescribeAcls)."""
+        acls = self._acls
         return sorted(
             AclBinding(pattern, entry)
-            for pattern, entries in self._acls.items()
+            for pattern, entries in acls.items()
             if binding_filter.pattern.matches(pattern)
             for entry in entries
             if binding_filter.entry.matches(entry)
@@ -398,23 +450,20 @@ class AclStore:
         return sorted(self._acls)
 
     def entries(self, pattern: ResourcePattern) -> frozenset[AccessControlEntry]:
-        return frozenset(self._acls.get(pattern, ()))
+        return self._acls.get(pattern, frozenset())
 
     def matching_entries(self, resource_type: ResourceType, name: str) -> list[AccessControlEntry]:
         """The ACLs that bear on a concrete resource: LITERAL exact name, LITERAL ``*``,
         and PREFIXED patterns that start the name."""
+        acls, prefixed = self._state
         found: list[AccessControlEntry] = []
         for pattern_name in (name, WILDCARD_RESOURCE):
             literal = ResourcePattern(resource_type, pattern_name, PatternType.LITERAL)
-            found.extend(self._acls.get(literal, ()))
+            found.extend(acls.get(literal, ()))
             if name == WILDCARD_RESOURCE:
                 break
-        for pattern, entries in self._acls.items():
-            if (
-                pattern.resource_type == resource_type
-                and pattern.pattern_type is PatternType.PREFIXED
-                and name.startswith(pattern.name)
-            ):
+        for prefix, entries in prefixed.get(resource_type, ()):
+            if name.startswith(prefix):
                 found.extend(entries)
         return found
 
@@ -427,7 +476,8 @@ def parse_super_users(value: str | None) -> frozenset[str]:
 
 
 class Authorizer:
-    """Kafka's authorizer decision over an :class:`AclStore`. Not thread-safe."""
+    """Kafka's authorizer decision over an :class:`AclStore` (thread-safe: it only reads
+    the store's current snapshot)."""
 
     def __init__(
         self,
@@ -494,10 +544,11 @@ class Authorizer:
         deny_prefixed: set[str] = set()
         allows: list[ResourcePattern] = []
         wildcard_allow = False
-        for pattern in self.store.patterns():
+        acls = self.store.snapshot()
+        for pattern in sorted(acls):
             if pattern.resource_type != resource_type:
                 continue
-            for entry in self.store.entries(pattern):
+            for entry in acls[pattern]:
                 if entry.host not in (host, WILDCARD_HOST):
                     continue
                 if entry.principal not in (principal, WILDCARD_PRINCIPAL):

@@ -45,6 +45,7 @@ from kafkacore.metadata import BrokerInfo, EmbeddedMetadataStore, MetadataCache,
 from kafkacore.metadata.zookeeper import ZooKeeperMetadataStore
 from kafkacore.protocol.api import APIS, ApiKey
 from kafkacore.protocol.errors import ErrorCode
+from kafkacore.security.acl_sync import build_authorizer
 from kafkacore.server.channel import RequestChannel
 from kafkacore.server.client_quotas import ClientQuotaManager
 from kafkacore.server.group import GroupCoordinator
@@ -209,6 +210,7 @@ class KafkaServer:
             io_executor=io_executor,
             client_quotas=quotas,
             controller=(KafkaController(node_id, self.zk, config) if self.zk is not None else None),
+            authorizer=build_authorizer(config, store),
         )
         self.controller = services.controller
         self.services = services

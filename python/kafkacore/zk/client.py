@@ -49,6 +49,24 @@ from kazoo.exceptions import NodeExistsError as KazooNodeExists
 from kazoo.exceptions import NoNodeError as KazooNoNode
 from kazoo.protocol.states import EventType  # type: ignore[import-untyped]
 
+from kafkacore.security.acl import (
+    ACL_CHANGE_PREFIX,
+    ACL_CHANGES_PATH,
+    EXTENDED_ACL_CHANGES_PATH,
+    EXTENDED_ACL_PATH,
+    LITERAL_ACL_PATH,
+    AccessControlEntry,
+    PatternType,
+    ResourcePattern,
+    ResourceType,
+    decode_acl_change,
+    decode_acl_znode,
+    decode_extended_acl_change,
+    encode_acl_change,
+    encode_acl_znode,
+    zk_acl_path,
+    zk_change_root,
+)
 from kafkacore.zk.data import (
     BROKER_IDS_PATH,
     CLUSTER_ID_PATH,
@@ -116,6 +134,11 @@ ZnodeStat = Any  # kazoo.protocol.states.ZnodeStat (czxid, mzxid, version, ephem
 
 # Multi-op results that only say "rolled back because another op failed".
 _ROLLED_BACK = (RolledBackError, RuntimeInconsistency)
+# The resource types ACLs are stored for (Kafka's AclEntry.ResourceTypes: all but ANY/UNKNOWN).
+ACL_RESOURCE_TYPES = tuple(
+    t for t in ResourceType if t not in (ResourceType.ANY, ResourceType.UNKNOWN)
+)
+_PREFIXED_ACL_PATH = f"{EXTENDED_ACL_PATH}/{PatternType.PREFIXED.name.lower()}"
 # Errors after which Kafka's retryRequestUntilConnected waits for a connection and resends.
 _RETRIABLE = (ConnectionLoss, SessionExpiredError, OperationTimeoutError)
 
@@ -914,6 +937,89 @@ class KafkaZkClient:
             except KazooBadVersion:
                 continue
             return block.block_start, block.block_end
+
+    # --- ACLs (Kafka 3.x ZkAclStore / AclAuthorizer paths) -----------------------------------
+
+    async def create_acl_paths(self) -> None:
+        """Kafka's ``createAclPaths``: ``/kafka-acl/<Type>``,
+        ``/kafka-acl-extended/prefixed/<Type>`` and both change roots."""
+        paths = [ACL_CHANGES_PATH, EXTENDED_ACL_CHANGES_PATH]
+        for root in (LITERAL_ACL_PATH, _PREFIXED_ACL_PATH):
+            paths += [f"{root}/{t.pascal}" for t in ACL_RESOURCE_TYPES]
+        await asyncio.gather(*(self._ensure_path(p) for p in paths))
+
+    async def get_acl_patterns(self) -> list[ResourcePattern]:
+        """Every resource pattern that has an ACL znode."""
+        out: list[ResourcePattern] = []
+        for kind in ACL_RESOURCE_TYPES:
+            for root, pattern_type in (
+                (LITERAL_ACL_PATH, PatternType.LITERAL),
+                (_PREFIXED_ACL_PATH, PatternType.PREFIXED),
+            ):
+                names = await self._children(f"{root}/{kind.pascal}") or ()
+                out.extend(ResourcePattern(kind, n, pattern_type) for n in sorted(names))
+        return out
+
+    async def get_acls(self, pattern: ResourcePattern) -> tuple[frozenset[AccessControlEntry], int]:
+        """A resource's ACLs and its znode version (-1: no znode, Kafka's UnknownVersion)."""
+        got = await self._get(zk_acl_path(pattern))
+        if got is None:
+            return frozenset(), -1
+        data, stat = got
+        return decode_acl_znode(data), int(stat.version)
+
+    async def conditional_set_acls(
+        self, pattern: ResourcePattern, entries: frozenset[AccessControlEntry], version: int
+    ) -> bool:
+        """Kafka's ``conditionalSetAclsForResource`` / ``createAclsForResourceIfNotExists``
+        / ``conditionalDelete``: write (or delete, when ``entries`` is empty) the znode if it
+        is still at ``version`` (-1: if it does not exist). False on a lost race."""
+        path = zk_acl_path(pattern)
+        data = encode_acl_znode(entries)
+        try:
+            if version < 0:
+                if not entries:
+                    return await self._exists(path) is None
+                await self._create(path, data, makepath=True)
+            elif entries:
+                await self._call(lambda: self._zk.set_async(path, data, version))
+            else:
+                await self._call(lambda: self._zk.delete_async(path, version))
+        except (KazooNodeExists, KazooBadVersion):
+            return False
+        except KazooNoNode:
+            return not entries
+        return True
+
+    async def create_acl_change_notification(self, pattern: ResourcePattern) -> None:
+        """``/kafka-acl-changes/acl_changes_<seq>`` (LITERAL) or
+        ``/kafka-acl-extended-changes/acl_changes_<seq>`` (PREFIXED)."""
+        root = zk_change_root(pattern.pattern_type)
+        await self._create(
+            f"{root}/{ACL_CHANGE_PREFIX}", encode_acl_change(pattern), sequence=True, makepath=True
+        )
+
+    async def get_acl_changes(self, root: str, watch: Watch | None = None) -> list[str]:
+        """The ``acl_changes_<seq>`` names under ``root``, in sequence order."""
+        names = await self._children(root, watch) or ()
+        return sorted(n for n in names if n.startswith(ACL_CHANGE_PREFIX))
+
+    async def get_acl_change(self, root: str, name: str) -> tuple[ResourcePattern, float] | None:
+        """The pattern an ACL change notification names and its creation time (epoch
+        seconds), or None if it is gone."""
+        got = await self._get(f"{root}/{name}")
+        if got is None:
+            return None
+        data, stat = got
+        if root == ACL_CHANGES_PATH:
+            pattern = decode_acl_change(data)
+        else:
+            pattern = decode_extended_acl_change(data)
+        return pattern, int(stat.ctime) / 1000
+
+    async def delete_acl_change(self, root: str, name: str) -> None:
+        with contextlib.suppress(KazooNoNode):
+            await self._call(lambda: self._zk.delete_async(f"{root}/{name}"))
 
 
 async def _bridge(loop: asyncio.AbstractEventLoop, async_result: Any) -> Any:

@@ -15,6 +15,11 @@ from typing import Any
 
 from kafkacore.protocol import ApiKey
 from kafkacore.server.group.handlers import GROUP_HANDLERS
+from kafkacore.server.handlers.acls import (
+    handle_create_acls,
+    handle_delete_acls,
+    handle_describe_acls,
+)
 from kafkacore.server.handlers.admin import (
     handle_alter_partition_reassignments,
     handle_elect_leaders,
@@ -95,5 +100,8 @@ HANDLERS: dict[ApiKey, Handler] = {
     ApiKey.LEADER_AND_ISR: handle_leader_and_isr,
     ApiKey.UPDATE_METADATA: handle_update_metadata,
     ApiKey.STOP_REPLICA: handle_stop_replica,
+    ApiKey.DESCRIBE_ACLS: handle_describe_acls,
+    ApiKey.CREATE_ACLS: handle_create_acls,
+    ApiKey.DELETE_ACLS: handle_delete_acls,
     **GROUP_HANDLERS,
 }
