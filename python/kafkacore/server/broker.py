@@ -28,6 +28,7 @@ Thread-safety: event loop thread only.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import socket
@@ -45,13 +46,20 @@ from kafkacore.metadata import BrokerInfo, EmbeddedMetadataStore, MetadataCache,
 from kafkacore.metadata.zookeeper import ZooKeeperMetadataStore
 from kafkacore.protocol.api import APIS, ApiKey
 from kafkacore.protocol.errors import ErrorCode
+from kafkacore.security.ssl import (
+    SslPrincipalMapper,
+    listener_ssl_configs,
+    peer_principal,
+    server_context,
+)
 from kafkacore.server.channel import RequestChannel
 from kafkacore.server.client_quotas import ClientQuotaManager
 from kafkacore.server.group import GroupCoordinator
 from kafkacore.server.handlers.configs import DEFAULT_ENTITY, with_stored_dynamic_configs
-from kafkacore.server.inter_broker import NodeClient
-from kafkacore.server.network import Limits, SocketServer
+from kafkacore.server.inter_broker import NodeClient, inter_broker_security
+from kafkacore.server.network import Limits, SocketServer, TlsListener
 from kafkacore.server.replica_manager import ReplicaManager
+from kafkacore.server.sasl import SaslListenerSettings, sasl_listener_settings
 from kafkacore.server.services import BrokerConfigHolder, BrokerServices
 from kafkacore.zk.client import KafkaZkClient
 from kafkacore.zk.data import BrokerRegistration
@@ -75,6 +83,41 @@ def _limits(config: BrokerConfig) -> Limits:
         max_connections_per_ip=config.max_connections_per_ip,
         per_ip_overrides=overrides,
     )
+
+
+def _certificate_principal(mapper: SslPrincipalMapper, ssl_object: Any) -> str:
+    return peer_principal(ssl_object, mapper)
+
+
+def _anonymous(ssl_object: Any) -> str:
+    return "ANONYMOUS"
+
+
+def listener_security(
+    config: BrokerConfig,
+) -> tuple[dict[str, TlsListener], dict[str, SaslListenerSettings]]:
+    """The TLS context of each SSL / SASL_SSL listener and the SASL settings of each SASL
+    listener; raises ConfigError (key, value, constraint) for an unusable configuration.
+    On SASL_SSL, ``ssl.client.auth`` applies only when set with the listener prefix (KIP-684)
+    and the principal comes from SASL."""
+    tls: dict[str, TlsListener] = {}
+    sasl: dict[str, SaslListenerSettings] = {}
+    for endpoint in config.listener_endpoints():
+        name, protocol = endpoint.listener_name, endpoint.security_protocol
+        if protocol in ("SSL", "SASL_SSL"):
+            ssl_configs = listener_ssl_configs(config.originals, name)
+            prefixed_client_auth = f"listener.name.{name.lower()}.ssl.client.auth"
+            if protocol == "SASL_SSL" and prefixed_client_auth not in config.originals:
+                ssl_configs.pop("ssl.client.auth", None)
+            context = server_context(ssl_configs)
+            if protocol == "SSL":
+                mapper = SslPrincipalMapper.from_configs(ssl_configs)
+                tls[name] = TlsListener(context, functools.partial(_certificate_principal, mapper))
+            else:
+                tls[name] = TlsListener(context, _anonymous)
+        if protocol in ("SASL_PLAINTEXT", "SASL_SSL"):
+            sasl[name] = sasl_listener_settings(config, name)
+    return tls, sasl
 
 
 class KafkaServer:
@@ -213,11 +256,13 @@ class KafkaServer:
         self.controller = services.controller
         self.services = services
         endpoints = config.listener_endpoints()
+        tls, sasl = listener_security(config)
         server = SocketServer(
-            RequestChannel(services),
+            RequestChannel(services, sasl),
             [(e.listener_name, e.host, e.port) for e in endpoints],
             _limits(config),
             {e.listener_name: e.security_protocol for e in endpoints},
+            tls,
         )
         await server.start()
         self.socket_server = server
@@ -302,6 +347,13 @@ class KafkaServer:
         assert zk is not None
         listener, _protocol = self.config.inter_broker_listener()
         services.replica_manager.start_replication(listener=listener, run_io=services.run_io)
+        security = inter_broker_security(self.config)
+        for manager in (
+            services.replica_manager.fetcher_manager,
+            services.replica_manager.alter_partition_manager,
+        ):
+            if manager is not None and hasattr(manager, "security"):
+                manager.security = security
         if self.logs is not None:  # retention never deletes above the high watermark
             self.logs.high_watermark = services.replica_manager.high_watermark_of
         epoch = await zk.register_broker(self._registration())
@@ -335,6 +387,7 @@ class KafkaServer:
                     controller.port,
                     client_id=f"broker-{self.node_id}-controlled-shutdown",
                     request_timeout_s=config.request_timeout_ms / 1000,
+                    security=inter_broker_security(config),
                 )
                 try:
                     request = ControlledShutdownRequest(
