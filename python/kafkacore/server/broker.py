@@ -85,6 +85,9 @@ def _limits(config: BrokerConfig) -> Limits:
     )
 
 
+_PROTOCOL_IDS = {"PLAINTEXT": 0, "SSL": 1, "SASL_PLAINTEXT": 2, "SASL_SSL": 3}
+
+
 def _certificate_principal(mapper: SslPrincipalMapper, ssl_object: Any) -> str:
     return peer_principal(ssl_object, mapper)
 
@@ -275,14 +278,20 @@ class KafkaServer:
         if self.cluster_mode:
             await self._join_cluster(services)
         else:
-            advertised = config.advertised_endpoints()[0]
-            port = advertised.port or server.bound_ports.get(
-                advertised.listener_name, self.bound_port
+            # the broker registration (Kafka: /brokers/ids/<id>), once the listeners are
+            # bound: every advertised listener, so that each request is answered with the
+            # endpoints of the listener it came through
+            registered = tuple(
+                (
+                    e.listener_name,
+                    e.host or socket.getfqdn(),
+                    e.port or server.bound_ports.get(e.listener_name, self.bound_port),
+                    _PROTOCOL_IDS[e.security_protocol],
+                )
+                for e in config.advertised_endpoints()
             )
-            # the broker registration (Kafka: /brokers/ids/<id>), once the listeners are bound
-            cache.register_broker(
-                BrokerInfo(node_id, advertised.host or socket.getfqdn(), port, config.broker_rack)
-            )
+            _, host, port, _ = registered[0]
+            cache.register_broker(BrokerInfo(node_id, host, port, config.broker_rack, registered))
         logger.info("%s started (cluster id %s)", self._prefix, store.cluster_id)
 
     def _on_log_dir_failure(self, log_dir: str) -> None:
