@@ -172,6 +172,10 @@ class KafkaServer:
         config = self.config
         node_id = self.node_id
         logger.info("%s starting", self._prefix)
+        # TLS contexts, SASL settings and the inter-broker login first: a bad security
+        # config stops the start-up before anything is loaded
+        tls, sasl = listener_security(config)
+        inter_broker_security(config)
         cache = MetadataCache(controller_id=-1 if self.cluster_mode else node_id)
         store: MetadataStore
         cluster_id: str | None
@@ -259,7 +263,6 @@ class KafkaServer:
         self.controller = services.controller
         self.services = services
         endpoints = config.listener_endpoints()
-        tls, sasl = listener_security(config)
         server = SocketServer(
             RequestChannel(services, sasl),
             [(e.listener_name, e.host, e.port) for e in endpoints],
