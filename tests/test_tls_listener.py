@@ -219,5 +219,9 @@ def test_tls_configuration_errors_name_the_key(pki: Pki) -> None:
     with pytest.raises(ConfigError) as e:
         BrokerConfig({**base, "ssl.client.auth": "sometimes"})
     assert e.value.name == "ssl.client.auth"
+    for key in ("principal.builder.class", "listener.name.ssl.sasl.login.class"):
+        with pytest.raises(ConfigError) as e:
+            listener_security(BrokerConfig({**base, key: "com.example.Evil"}))
+        assert e.value.name == key
     tls, sasl = listener_security(BrokerConfig(base))
     assert set(tls) == {"SSL"} and sasl == {}

@@ -36,6 +36,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from kafkacore.config import BrokerConfig
+from kafkacore.config.defs import ConfigError
 from kafkacore.config.listeners import parse_csv_map
 from kafkacore.controller.controller import KafkaController
 from kafkacore.log import LogManager
@@ -96,6 +97,32 @@ def _anonymous(ssl_object: Any) -> str:
     return "ANONYMOUS"
 
 
+# Kafka loads these classes; kafkacore never loads a class named in a config, so any value
+# other than Kafka's default is refused rather than silently ignored
+_PLUGIN_CLASSES = {
+    "principal.builder.class": (
+        "org.apache.kafka.common.security.authenticator.DefaultKafkaPrincipalBuilder"
+    ),
+    "ssl.engine.factory.class": None,
+    "sasl.server.callback.handler.class": None,
+    "sasl.login.class": None,
+    "sasl.login.callback.handler.class": None,
+}
+
+
+def _refuse_plugin_classes(config: BrokerConfig) -> None:
+    for key, value in config.originals.items():
+        base = key
+        if key.startswith("listener.name."):
+            base = next((c for c in _PLUGIN_CLASSES if key.endswith("." + c)), key)
+        if base not in _PLUGIN_CLASSES or value in (None, ""):
+            continue
+        if str(value).strip() != (_PLUGIN_CLASSES[base] or ""):
+            raise ConfigError(
+                key, value, "kafkacore loads no plugin classes: only Kafka's default is accepted"
+            )
+
+
 def listener_security(
     config: BrokerConfig,
 ) -> tuple[dict[str, TlsListener], dict[str, SaslListenerSettings]]:
@@ -103,6 +130,7 @@ def listener_security(
     listener; raises ConfigError (key, value, constraint) for an unusable configuration.
     On SASL_SSL, ``ssl.client.auth`` applies only when set with the listener prefix (KIP-684)
     and the principal comes from SASL."""
+    _refuse_plugin_classes(config)
     tls: dict[str, TlsListener] = {}
     sasl: dict[str, SaslListenerSettings] = {}
     for endpoint in config.listener_endpoints():
