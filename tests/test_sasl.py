@@ -329,6 +329,12 @@ def test_reauthentication_kip_368(tmp_path: Path) -> None:
         again = await _plain_login(client, "alice", "alice-secret")
         assert (again.error_code, again.session_lifetime_ms) == (0, 1500)
         assert (await _metadata(client)).brokers
+        # (a re-authentication's frames are bounded like the first login's)
+        bounded = await RawClient.connect(server.bound_port)
+        assert (await _plain_login(bounded, "alice", "alice-secret")).error_code == 0
+        assert (await _handshake(bounded, "PLAIN")).error_code == 0
+        bounded.writer.write(struct.pack(">i", 524289))
+        assert await _closed(bounded, 2.0)
         # another principal is refused
         other = await _plain_login(client, "bob", "bob-secret")
         assert (other.error_code, other.error_message) == (

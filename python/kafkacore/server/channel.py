@@ -112,6 +112,8 @@ class RequestChannel:
             if not auth.authenticated:
                 return await auth.process(frame, connection, self.serve, encode_response_parts)
             if peek_api_key(frame) == ApiKey.SASL_HANDSHAKE and auth.begin_reauthentication():
+                # the re-authentication's tokens are bounded as the first login's were
+                connection.max_frame_bytes = auth.settings.max_receive_size
                 return await auth.process(frame, connection, self.serve, encode_response_parts)
             if auth.session_expired():
                 logger.info(
