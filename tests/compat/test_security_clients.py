@@ -8,6 +8,7 @@ SCRAM users their salted credentials directly; certificates come from ``support.
 
 from __future__ import annotations
 
+import logging
 import time
 import uuid
 from collections.abc import Iterator
@@ -217,3 +218,112 @@ def test_kafka_console_tools_over_sasl_ssl_scram(
         "Authentication failed during authentication due to invalid credentials with SASL "
         "mechanism SCRAM-SHA-512" in refused.stdout + refused.stderr
     )
+
+
+class _Records(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+@pytest.fixture
+def reauth_broker(tmp_path: Path) -> Iterator[tuple[ThreadedBroker, _Records]]:
+    """SASL_PLAINTEXT with sessions of 1.5 s (KIP-368): clients must re-authenticate."""
+    records = _Records()
+    loggers = [logging.getLogger("kafkacore.sasl"), logging.getLogger("kafkacore.server")]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.addHandler(records)
+    loggers[0].setLevel(logging.DEBUG)
+    broker = ThreadedBroker(
+        {
+            "node.id": 1,
+            "log.dirs": str(tmp_path / "data"),
+            "listeners": "SASL_PLAINTEXT://localhost:0",
+            "security.inter.broker.protocol": "SASL_PLAINTEXT",
+            "sasl.enabled.mechanisms": "PLAIN,SCRAM-SHA-512",
+            "sasl.mechanism.inter.broker.protocol": "PLAIN",
+            "listener.name.sasl_plaintext.plain.sasl.jaas.config": plain_jaas(
+                "admin", "admin-secret", USERS
+            ),
+            "connections.max.reauth.ms": "1500",
+            "offsets.topic.replication.factor": "1",
+            "offsets.topic.num.partitions": "1",
+        }
+    ).start()
+    broker.add_scram_user("alice", "alice-secret")
+    try:
+        yield broker, records
+    finally:
+        broker.stop()
+        for lg, level in zip(loggers, levels, strict=True):
+            lg.removeHandler(records)
+            lg.setLevel(level)
+
+
+def _reauthentications(records: _Records) -> int:
+    return sum("re-authenticated as User:alice" in m for m in records.messages)
+
+
+def _expired(records: _Records) -> list[str]:
+    return [m for m in records.messages if "SASL session expired" in m]
+
+
+def test_clients_reauthenticate_kip_368(
+    reauth_broker: tuple[ThreadedBroker, _Records], kafka_tools: KafkaTools, tmp_path: Path
+) -> None:
+    broker, records = reauth_broker
+    bootstrap = f"localhost:{broker.port('SASL_PLAINTEXT')}"
+    # librdkafka: produce for 4 s over SCRAM-SHA-512; every connection re-authenticates
+    errors: list[KafkaError] = []
+    producer = Producer(
+        {
+            "bootstrap.servers": bootstrap,
+            "security.protocol": "sasl_plaintext",
+            "sasl.mechanism": "SCRAM-SHA-512",
+            "sasl.username": "alice",
+            "sasl.password": "alice-secret",
+            "error_cb": errors.append,
+        }
+    )
+    deadline = time.monotonic() + 4
+    sent = 0
+    while time.monotonic() < deadline:
+        producer.produce("reauth", f"r-{sent}".encode(), partition=0)
+        sent += 1
+        producer.poll(0.05)
+    assert producer.flush(30) == 0
+    assert not errors, errors
+    after_librdkafka = _reauthentications(records)
+    assert after_librdkafka >= 2, records.messages[-20:]
+    # Kafka's Java consumer (PLAIN): reads them, then idles past several session lifetimes
+    properties = tmp_path / "reauth.properties"
+    properties.write_text(
+        "security.protocol=SASL_PLAINTEXT\n"
+        "sasl.mechanism=PLAIN\n"
+        "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required "
+        'username="alice" password="alice-secret";\n'
+    )
+    consumed = kafka_tools.run(
+        CONSUMER,
+        "--bootstrap-server",
+        bootstrap,
+        "--topic",
+        "reauth",
+        "--partition",
+        "0",
+        "--offset",
+        "earliest",
+        "--max-messages",
+        str(sent + 1),
+        "--timeout-ms",
+        "5000",
+        "--command-config",
+        str(properties),
+    )
+    assert f"Processed a total of {sent} messages" in consumed.stdout + consumed.stderr
+    assert _reauthentications(records) >= after_librdkafka + 2
+    assert not _expired(records), _expired(records)

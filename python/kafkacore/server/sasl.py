@@ -354,6 +354,8 @@ class SaslAuthenticator:
                 f"Cannot change principals during re-authentication from "
                 f"User.{self._previous[1]}: User.{name}"
             )
+        if self._previous is not None:
+            logger.debug("%s re-authenticated as User:%s", connection.connection_id, name)
         lifetime_ms = max(0, self.settings.reauth_ms.get(self.mechanism, 0))
         self.session_expiry = self._clock() + lifetime_ms / 1000 if lifetime_ms > 0 else None
         self.principal_name = name
