@@ -225,3 +225,48 @@ def test_tls_configuration_errors_name_the_key(pki: Pki) -> None:
         assert e.value.name == key
     tls, sasl = listener_security(BrokerConfig(base))
     assert set(tls) == {"SSL"} and sasl == {}
+
+
+def test_dynamic_keystore_update_applies_to_new_connections(tmp_path: Path, pki: Pki) -> None:
+    """``listener.name.ssl.ssl.keystore.location`` altered dynamically (AlterConfigs): new
+    connections get the new certificate; a keystore that does not load keeps the old one."""
+    rotated = make_pki()
+    first, second = tmp_path / "first.pem", tmp_path / "second.pem"
+    first.write_text(pki.server.key_pem + pki.server.cert_pem)
+    second.write_text(rotated.server.key_pem + rotated.server.cert_pem)
+    broken = tmp_path / "broken.pem"
+    broken.write_text(rotated.server.cert_pem)  # no key
+    data = tmp_path / "data"
+    data.mkdir()
+    trust_both = client_context(
+        {
+            "ssl.truststore.type": "PEM",
+            "ssl.truststore.certificates": pki.ca.cert_pem + rotated.ca.cert_pem,
+        }
+    )
+
+    async def served_certificate(port: int) -> bytes:
+        _, writer = await asyncio.open_connection("localhost", port, ssl=trust_both)
+        der = writer.get_extra_info("ssl_object").getpeercert(binary_form=True)
+        writer.close()
+        return bytes(der)
+
+    async def scenario(server: KafkaServer) -> None:
+        assert server.services is not None
+        holder = server.services.configs
+        before = await served_certificate(server.bound_port)
+        key = "listener.name.ssl.ssl.keystore.location"
+        holder.update(holder.current.with_dynamic({key: str(broken)}))
+        assert await served_certificate(server.bound_port) == before
+        holder.update(holder.current.with_dynamic({key: str(second)}))
+        after = await served_certificate(server.bound_port)
+        assert after != before
+        assert ssl.DER_cert_to_PEM_cert(after).split() == rotated.server.cert_pem.split()
+
+    props = {
+        "listeners": "SSL://localhost:0",
+        "security.inter.broker.protocol": "SSL",
+        "ssl.keystore.type": "PEM",
+        "listener.name.ssl.ssl.keystore.location": str(first),
+    }
+    run_broker(data, scenario, **props)

@@ -32,6 +32,7 @@ import functools
 import logging
 import os
 import socket
+import ssl
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -47,6 +48,7 @@ from kafkacore.metadata import BrokerInfo, EmbeddedMetadataStore, MetadataCache,
 from kafkacore.metadata.zookeeper import ZooKeeperMetadataStore
 from kafkacore.protocol.api import APIS, ApiKey
 from kafkacore.protocol.errors import ErrorCode
+from kafkacore.security import ssl as _ssl
 from kafkacore.security.ssl import (
     SslPrincipalMapper,
     listener_ssl_configs,
@@ -149,6 +151,54 @@ def listener_security(
         if protocol in ("SASL_PLAINTEXT", "SASL_SSL"):
             sasl[name] = sasl_listener_settings(config, name)
     return tls, sasl
+
+
+def reload_key_store(context: ssl.SSLContext, configs: dict[str, object]) -> None:
+    """Replace ``context``'s certificate and key with the key store ``configs`` name,
+    after checking that a whole new server context builds from them (ConfigError if not)."""
+    server_context(configs)  # every check a listener's start-up makes
+    store = _ssl._key_store(configs)
+    assert store is not None
+    where = _ssl.KEYSTORE_KEY if configs.get(_ssl.KEYSTORE_KEY) else _ssl.KEYSTORE_LOCATION
+    _ssl._load_key_store(context, store, where)
+
+
+_KEYSTORE_KEYS = (
+    "ssl.keystore.type",
+    "ssl.keystore.location",
+    "ssl.keystore.key",
+    "ssl.keystore.certificate.chain",
+    "ssl.key.password",
+)
+
+
+class _KeystoreReloader:
+    """Kafka's dynamic keystore update: ``listener.name.<l>.ssl.keystore.*`` changed by
+    AlterConfigs applies to the listener's new connections (the context's certificate and
+    key are replaced in place; established connections keep theirs). A keystore that does
+    not load is logged and the old one kept."""
+
+    def __init__(self, config: BrokerConfig, tls: dict[str, TlsListener]) -> None:
+        self._tls = tls
+        self._applied = {name: self._keystore(config, name) for name in tls}
+
+    @staticmethod
+    def _keystore(config: BrokerConfig, listener: str) -> tuple[tuple[str, str], ...]:
+        configs = listener_ssl_configs(config.originals, listener)
+        return tuple((k, str(configs[k])) for k in _KEYSTORE_KEYS if configs.get(k) is not None)
+
+    def __call__(self, config: BrokerConfig) -> None:
+        for name, listener in self._tls.items():
+            wanted = self._keystore(config, name)
+            if wanted == self._applied[name]:
+                continue
+            try:
+                reload_key_store(listener.context, listener_ssl_configs(config.originals, name))
+            except Exception as exc:
+                logger.error("Could not reload the keystore of listener %s: %s", name, exc)
+                continue
+            self._applied[name] = wanted
+            logger.info("Reloaded the keystore of listener %s", name)
 
 
 class KafkaServer:
@@ -291,6 +341,8 @@ class KafkaServer:
         self.controller = services.controller
         self.services = services
         endpoints = config.listener_endpoints()
+        if tls:
+            configs.add_listener(_KeystoreReloader(config, tls))
         server = SocketServer(
             RequestChannel(services, sasl),
             [(e.listener_name, e.host, e.port) for e in endpoints],
