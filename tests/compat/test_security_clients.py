@@ -220,6 +220,51 @@ def test_kafka_console_tools_over_sasl_ssl_scram(
     )
 
 
+def test_kafka_console_tools_over_mtls(
+    secured: ThreadedBroker, pem: PemFiles, kafka_tools: KafkaTools, tmp_path: Path
+) -> None:
+    """Java's TLS (JSSE) with a PEM key store as client certificate, against the SSL listener
+    that requires one."""
+    keystore = tmp_path / "client-keystore.pem"
+    keystore.write_text(pem.client_key.read_text() + pem.client_cert.read_text())
+    properties = tmp_path / "mtls.properties"
+    properties.write_text(
+        "security.protocol=SSL\n"
+        "ssl.truststore.type=PEM\n"
+        f"ssl.truststore.location={pem.ca}\n"
+        "ssl.keystore.type=PEM\n"
+        f"ssl.keystore.location={keystore}\n"
+    )
+    bootstrap = f"localhost:{secured.port('SSL')}"
+    lines = [f"mtls-{i}" for i in range(20)]
+    kafka_tools.run(
+        PRODUCER,
+        "--bootstrap-server",
+        bootstrap,
+        "--topic",
+        "sec-mtls",
+        "--command-config",
+        str(properties),
+        stdin="\n".join(lines) + "\n",
+    ).check()
+    consumed = kafka_tools.run(
+        CONSUMER,
+        "--bootstrap-server",
+        bootstrap,
+        "--topic",
+        "sec-mtls",
+        "--partition",
+        "0",
+        "--offset",
+        "earliest",
+        "--max-messages",
+        str(len(lines)),
+        "--command-config",
+        str(properties),
+    ).check()
+    assert consumed.stdout.split() == lines
+
+
 class _Records(logging.Handler):
     def __init__(self) -> None:
         super().__init__(logging.DEBUG)
