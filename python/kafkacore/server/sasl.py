@@ -307,7 +307,7 @@ class SaslAuthenticator:
         except ScramIllegalStateError as exc:
             logger.info("%s: %s", connection.connection_id, exc)
             return self._fail(connection, None)
-        except (PlainAuthenticationError, ScramAuthenticationError, ValueError) as exc:
+        except Exception as exc:  # Kafka's SaslException: the generic message
             message = self._failure_message(exc)
             logger.info(
                 "%s: Failed authentication with %s (%s)",
