@@ -20,7 +20,7 @@ from kafkacore.security.sasl import sasl_client
 from kafkacore.security.scram import ScramMechanism, create_credential
 from kafkacore.server import KafkaServer
 from kafkacore.server.channel import RequestChannel
-from kafkacore.server.network import ConnectionInfo
+from kafkacore.server.network import ConnectionInfo, Outcome, SocketServer
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.sasl import sasl_listener_settings
 from support.raw_client import RawClient, make_request, run_broker
@@ -417,3 +417,65 @@ def test_listener_settings_refuse_what_kafkacore_cannot_serve() -> None:
         "bob": "bob-secret",
     }
     assert "secret" not in repr(settings)
+
+
+def test_no_read_ahead_before_authentication(monkeypatch: pytest.MonkeyPatch) -> None:
+    """While a frame of an unauthenticated connection is processed, the transport reads
+    nothing further (not even the next size), so an unauthenticated peer holds at most one
+    bounded frame in memory; once authenticated, frames are read ahead again."""
+    read_sizes: list[int] = []
+    original = asyncio.StreamReader.readexactly
+
+    async def recording(self: asyncio.StreamReader, n: int) -> bytes:
+        data = await original(self, n)
+        read_sizes.append(n)
+        return data
+
+    monkeypatch.setattr(asyncio.StreamReader, "readexactly", recording)
+
+    class Blocking:
+        def __init__(self) -> None:
+            self.release = asyncio.Event()
+            self.seen: list[bytes] = []
+
+        def on_connection(self, info: ConnectionInfo) -> None:
+            info.max_frame_bytes = 1000
+
+        async def process(self, frame: bytes, info: ConnectionInfo) -> Any:
+            self.seen.append(frame)
+            await self.release.wait()
+            self.release.clear()
+            if frame == b"login":
+                info.max_frame_bytes = None
+            return Outcome([struct.pack(">i", 2) + b"ok"])
+
+    async def main() -> None:
+        processor = Blocking()
+        server = SocketServer(processor, [("SASL_PLAINTEXT", "localhost", 0)])
+        await server.start()
+        reader, writer = await asyncio.open_connection(
+            "localhost", server.bound_ports["SASL_PLAINTEXT"]
+        )
+        for body in (b"first", b"login", b"after-1", b"after-2"):
+            writer.write(struct.pack(">i", len(body)) + body)
+        await writer.drain()
+        await asyncio.sleep(0.3)
+        assert processor.seen == [b"first"]
+        assert read_sizes == [4, 5]  # frame 2 is not even sized yet
+        processor.release.set()
+        await asyncio.sleep(0.3)
+        assert processor.seen == [b"first", b"login"]
+        assert read_sizes == [4, 5, 4, 5]
+        processor.release.set()  # authenticated: the next two are read ahead
+        await asyncio.sleep(0.3)
+        assert read_sizes[4:] == [4, 7, 4, 7]
+        processor.release.set()
+        await asyncio.sleep(0.1)
+        processor.release.set()
+        for _ in range(4):
+            assert await asyncio.wait_for(reader.readexactly(6), 2) == b"\0\0\0\2ok"
+        writer.close()
+        await server.stop_accepting()
+        await server.close_connections()
+
+    asyncio.run(main())

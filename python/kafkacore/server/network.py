@@ -301,6 +301,11 @@ class SocketServer:
                 frame = await reader.readexactly(size)
                 busy.set()
                 await frames.put(frame)
+                if info.max_frame_bytes is not None:
+                    # not authenticated: no read-ahead (Kafka mutes the channel while a
+                    # request is in flight), so an unauthenticated peer holds at most one
+                    # frame of sasl.server.max.receive.size in the broker's memory
+                    await self._until_processed(frames, worker)
         except asyncio.CancelledError:
             # a shutdown past its grace period: the request in flight is dropped (its
             # response would go nowhere) instead of holding the shutdown until it completes
@@ -312,6 +317,16 @@ class SocketServer:
                 await frames.put(None)
                 with contextlib.suppress(Exception):
                     await worker
+
+    @staticmethod
+    async def _until_processed(
+        frames: asyncio.Queue[bytes | None], worker: asyncio.Task[None]
+    ) -> None:
+        join = asyncio.ensure_future(frames.join())
+        try:
+            await asyncio.wait({join, worker}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            join.cancel()
 
     async def _read_size(
         self, reader: asyncio.StreamReader, busy: asyncio.Event, worker: asyncio.Task[None]
@@ -341,21 +356,24 @@ class SocketServer:
     ) -> None:
         while True:
             frame = await frames.get()
-            if frame is None:
-                return
-            info.requests += 1
-            outcome = await self._processor.process(frame, info)
-            if outcome.throttle_ms > 0 and outcome.delay_response:
-                await asyncio.sleep(outcome.throttle_ms / 1000)
-            if outcome.parts:
-                await self._write(writer, outcome.parts)
-            if outcome.throttle_ms > 0 and not outcome.delay_response:
-                await asyncio.sleep(outcome.throttle_ms / 1000)  # muted
-            if frames.empty():
-                busy.clear()
-            if outcome.close:
-                writer.close()
-                return
+            try:
+                if frame is None:
+                    return
+                info.requests += 1
+                outcome = await self._processor.process(frame, info)
+                if outcome.throttle_ms > 0 and outcome.delay_response:
+                    await asyncio.sleep(outcome.throttle_ms / 1000)
+                if outcome.parts:
+                    await self._write(writer, outcome.parts)
+                if outcome.throttle_ms > 0 and not outcome.delay_response:
+                    await asyncio.sleep(outcome.throttle_ms / 1000)  # muted
+                if frames.empty():
+                    busy.clear()
+                if outcome.close:
+                    writer.close()
+                    return
+            finally:
+                frames.task_done()
 
     async def _write(self, writer: asyncio.StreamWriter, parts: Sequence[Part]) -> None:
         pending: list[bytes | bytearray | memoryview] = []
