@@ -340,7 +340,11 @@ class KafkaController:
         mod = importlib.import_module("kafkacore.server.inter_broker")
         timeout = _cfg(self.config, "controller_socket_timeout_ms", 30000) / 1000
         return mod.NodeClient(
-            host, port, client_id=f"controller-{self.broker_id}", request_timeout_s=timeout
+            host,
+            port,
+            client_id=f"controller-{self.broker_id}",
+            request_timeout_s=timeout,
+            security=mod.inter_broker_security(self.config) if self.config is not None else None,
         )
 
     async def _on_controller_failover(self) -> None:

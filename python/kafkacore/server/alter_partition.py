@@ -25,7 +25,7 @@ from typing import Any
 from kafkacore.log import TopicPartition
 from kafkacore.metadata import MetadataCache
 from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
-from kafkacore.server.inter_broker import NodeClient
+from kafkacore.server.inter_broker import ClientSecurity, NodeClient
 from kafkacore.server.partition import AlterPartitionCallback
 from kafkacore.server.timeouts import stop_task
 
@@ -65,9 +65,11 @@ class AlterPartitionManager:
         self._broker_epoch = broker_epoch
         self._topic_id = topic_id
         self._listener = listener
+        #: TLS/SASL toward the controller (``inter_broker_security``)
+        self.security: ClientSecurity | None = None
         self._client_factory = client_factory or (
             lambda host, port: NodeClient(
-                host, port, client_id=f"broker-{broker_id}-alter-partition"
+                host, port, client_id=f"broker-{broker_id}-alter-partition", security=self.security
             )
         )
         self._retry_backoff_s = retry_backoff_s

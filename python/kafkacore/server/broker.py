@@ -28,13 +28,16 @@ Thread-safety: event loop thread only.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import socket
+import ssl
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from kafkacore.config import BrokerConfig
+from kafkacore.config.defs import ConfigError
 from kafkacore.config.listeners import parse_csv_map
 from kafkacore.controller.controller import KafkaController
 from kafkacore.log import LogManager
@@ -45,14 +48,22 @@ from kafkacore.metadata import BrokerInfo, EmbeddedMetadataStore, MetadataCache,
 from kafkacore.metadata.zookeeper import ZooKeeperMetadataStore
 from kafkacore.protocol.api import APIS, ApiKey
 from kafkacore.protocol.errors import ErrorCode
+from kafkacore.security import ssl as _ssl
 from kafkacore.security.acl_sync import build_authorizer
+from kafkacore.security.ssl import (
+    SslPrincipalMapper,
+    listener_ssl_configs,
+    peer_principal,
+    server_context,
+)
 from kafkacore.server.channel import RequestChannel
 from kafkacore.server.client_quotas import ClientQuotaManager
 from kafkacore.server.group import GroupCoordinator
 from kafkacore.server.handlers.configs import DEFAULT_ENTITY, with_stored_dynamic_configs
-from kafkacore.server.inter_broker import NodeClient
-from kafkacore.server.network import Limits, SocketServer
+from kafkacore.server.inter_broker import NodeClient, inter_broker_security
+from kafkacore.server.network import Limits, SocketServer, TlsListener
 from kafkacore.server.replica_manager import ReplicaManager
+from kafkacore.server.sasl import SaslListenerSettings, sasl_listener_settings
 from kafkacore.server.services import BrokerConfigHolder, BrokerServices
 from kafkacore.zk.client import KafkaZkClient
 from kafkacore.zk.data import BrokerRegistration
@@ -76,6 +87,119 @@ def _limits(config: BrokerConfig) -> Limits:
         max_connections_per_ip=config.max_connections_per_ip,
         per_ip_overrides=overrides,
     )
+
+
+_PROTOCOL_IDS = {"PLAINTEXT": 0, "SSL": 1, "SASL_PLAINTEXT": 2, "SASL_SSL": 3}
+
+
+def _certificate_principal(mapper: SslPrincipalMapper, ssl_object: Any) -> str:
+    return peer_principal(ssl_object, mapper)
+
+
+def _anonymous(ssl_object: Any) -> str:
+    return "ANONYMOUS"
+
+
+# Kafka loads these classes; kafkacore never loads a class named in a config, so any value
+# other than Kafka's default is refused rather than silently ignored
+_PLUGIN_CLASSES = {
+    "principal.builder.class": (
+        "org.apache.kafka.common.security.authenticator.DefaultKafkaPrincipalBuilder"
+    ),
+    "ssl.engine.factory.class": None,
+    "sasl.server.callback.handler.class": None,
+    "sasl.login.class": None,
+    "sasl.login.callback.handler.class": None,
+}
+
+
+def _refuse_plugin_classes(config: BrokerConfig) -> None:
+    for key, value in config.originals.items():
+        base = key
+        if key.startswith("listener.name."):
+            base = next((c for c in _PLUGIN_CLASSES if key.endswith("." + c)), key)
+        if base not in _PLUGIN_CLASSES or value in (None, ""):
+            continue
+        if str(value).strip() != (_PLUGIN_CLASSES[base] or ""):
+            raise ConfigError(
+                key, value, "kafkacore loads no plugin classes: only Kafka's default is accepted"
+            )
+
+
+def listener_security(
+    config: BrokerConfig,
+) -> tuple[dict[str, TlsListener], dict[str, SaslListenerSettings]]:
+    """The TLS context of each SSL / SASL_SSL listener and the SASL settings of each SASL
+    listener; raises ConfigError (key, value, constraint) for an unusable configuration.
+    On SASL_SSL, ``ssl.client.auth`` applies only when set with the listener prefix (KIP-684)
+    and the principal comes from SASL."""
+    _refuse_plugin_classes(config)
+    tls: dict[str, TlsListener] = {}
+    sasl: dict[str, SaslListenerSettings] = {}
+    for endpoint in config.listener_endpoints():
+        name, protocol = endpoint.listener_name, endpoint.security_protocol
+        if protocol in ("SSL", "SASL_SSL"):
+            ssl_configs = listener_ssl_configs(config.originals, name)
+            prefixed_client_auth = f"listener.name.{name.lower()}.ssl.client.auth"
+            if protocol == "SASL_SSL" and prefixed_client_auth not in config.originals:
+                ssl_configs.pop("ssl.client.auth", None)
+            context = server_context(ssl_configs)
+            if protocol == "SSL":
+                mapper = SslPrincipalMapper.from_configs(ssl_configs)
+                tls[name] = TlsListener(context, functools.partial(_certificate_principal, mapper))
+            else:
+                tls[name] = TlsListener(context, _anonymous)
+        if protocol in ("SASL_PLAINTEXT", "SASL_SSL"):
+            sasl[name] = sasl_listener_settings(config, name)
+    return tls, sasl
+
+
+def reload_key_store(context: ssl.SSLContext, configs: dict[str, object]) -> None:
+    """Replace ``context``'s certificate and key with the key store ``configs`` name,
+    after checking that a whole new server context builds from them (ConfigError if not)."""
+    server_context(configs)  # every check a listener's start-up makes
+    store = _ssl._key_store(configs)
+    assert store is not None
+    where = _ssl.KEYSTORE_KEY if configs.get(_ssl.KEYSTORE_KEY) else _ssl.KEYSTORE_LOCATION
+    _ssl._load_key_store(context, store, where)
+
+
+_KEYSTORE_KEYS = (
+    "ssl.keystore.type",
+    "ssl.keystore.location",
+    "ssl.keystore.key",
+    "ssl.keystore.certificate.chain",
+    "ssl.key.password",
+)
+
+
+class _KeystoreReloader:
+    """Kafka's dynamic keystore update: ``listener.name.<l>.ssl.keystore.*`` changed by
+    AlterConfigs applies to the listener's new connections (the context's certificate and
+    key are replaced in place; established connections keep theirs). A keystore that does
+    not load is logged and the old one kept."""
+
+    def __init__(self, config: BrokerConfig, tls: dict[str, TlsListener]) -> None:
+        self._tls = tls
+        self._applied = {name: self._keystore(config, name) for name in tls}
+
+    @staticmethod
+    def _keystore(config: BrokerConfig, listener: str) -> tuple[tuple[str, str], ...]:
+        configs = listener_ssl_configs(config.originals, listener)
+        return tuple((k, str(configs[k])) for k in _KEYSTORE_KEYS if configs.get(k) is not None)
+
+    def __call__(self, config: BrokerConfig) -> None:
+        for name, listener in self._tls.items():
+            wanted = self._keystore(config, name)
+            if wanted == self._applied[name]:
+                continue
+            try:
+                reload_key_store(listener.context, listener_ssl_configs(config.originals, name))
+            except Exception as exc:
+                logger.error("Could not reload the keystore of listener %s: %s", name, exc)
+                continue
+            self._applied[name] = wanted
+            logger.info("Reloaded the keystore of listener %s", name)
 
 
 class KafkaServer:
@@ -127,6 +251,10 @@ class KafkaServer:
         config = self.config
         node_id = self.node_id
         logger.info("%s starting", self._prefix)
+        # TLS contexts, SASL settings and the inter-broker login first: a bad security
+        # config stops the start-up before anything is loaded
+        tls, sasl = listener_security(config)
+        inter_broker_security(config)
         cache = MetadataCache(controller_id=-1 if self.cluster_mode else node_id)
         store: MetadataStore
         cluster_id: str | None
@@ -215,11 +343,14 @@ class KafkaServer:
         self.controller = services.controller
         self.services = services
         endpoints = config.listener_endpoints()
+        if tls:
+            configs.add_listener(_KeystoreReloader(config, tls))
         server = SocketServer(
-            RequestChannel(services),
+            RequestChannel(services, sasl),
             [(e.listener_name, e.host, e.port) for e in endpoints],
             _limits(config),
             {e.listener_name: e.security_protocol for e in endpoints},
+            tls,
         )
         await server.start()
         self.socket_server = server
@@ -232,14 +363,20 @@ class KafkaServer:
         if self.cluster_mode:
             await self._join_cluster(services)
         else:
-            advertised = config.advertised_endpoints()[0]
-            port = advertised.port or server.bound_ports.get(
-                advertised.listener_name, self.bound_port
+            # the broker registration (Kafka: /brokers/ids/<id>), once the listeners are
+            # bound: every advertised listener, so that each request is answered with the
+            # endpoints of the listener it came through
+            registered = tuple(
+                (
+                    e.listener_name,
+                    e.host or socket.getfqdn(),
+                    e.port or server.bound_ports.get(e.listener_name, self.bound_port),
+                    _PROTOCOL_IDS[e.security_protocol],
+                )
+                for e in config.advertised_endpoints()
             )
-            # the broker registration (Kafka: /brokers/ids/<id>), once the listeners are bound
-            cache.register_broker(
-                BrokerInfo(node_id, advertised.host or socket.getfqdn(), port, config.broker_rack)
-            )
+            _, host, port, _ = registered[0]
+            cache.register_broker(BrokerInfo(node_id, host, port, config.broker_rack, registered))
         logger.info("%s started (cluster id %s)", self._prefix, store.cluster_id)
 
     def _on_log_dir_failure(self, log_dir: str) -> None:
@@ -304,6 +441,13 @@ class KafkaServer:
         assert zk is not None
         listener, _protocol = self.config.inter_broker_listener()
         services.replica_manager.start_replication(listener=listener, run_io=services.run_io)
+        security = inter_broker_security(self.config)
+        for manager in (
+            services.replica_manager.fetcher_manager,
+            services.replica_manager.alter_partition_manager,
+        ):
+            if manager is not None and hasattr(manager, "security"):
+                manager.security = security
         if self.logs is not None:  # retention never deletes above the high watermark
             self.logs.high_watermark = services.replica_manager.high_watermark_of
         epoch = await zk.register_broker(self._registration())
@@ -337,6 +481,7 @@ class KafkaServer:
                     controller.port,
                     client_id=f"broker-{self.node_id}-controlled-shutdown",
                     request_timeout_s=config.request_timeout_ms / 1000,
+                    security=inter_broker_security(config),
                 )
                 try:
                     request = ControlledShutdownRequest(

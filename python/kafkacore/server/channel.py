@@ -15,6 +15,12 @@ Errors are data (CONVENTIONS 14):
 
 ``acks=0`` Produce requests get no response, unless one of their partitions failed: then
 the connection is closed, Kafka's way of telling such a producer.
+
+On a SASL listener each connection gets a :class:`~kafkacore.server.sasl.SaslAuthenticator`
+(:meth:`RequestChannel.on_connection`): until it is authenticated every frame goes through
+it (only ApiVersions and the SASL APIs are served); afterwards a SaslHandshake may start a
+re-authentication (KIP-368), and a connection whose session expired is closed at its next
+request.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from __future__ import annotations
 import inspect
 import logging
 import struct
+from collections.abc import Mapping
 from typing import Any
 
 from kafkacore.protocol import (
@@ -39,6 +46,7 @@ from kafkacore.protocol import headers as h
 from kafkacore.server.handlers import HANDLERS, error_response, unimplemented_response
 from kafkacore.server.network import CLOSE, NO_RESPONSE, ConnectionInfo, Outcome, Part
 from kafkacore.server.request_context import RequestContext
+from kafkacore.server.sasl import SaslAuthenticator, SaslListenerSettings, peek_api_key
 from kafkacore.server.services import BrokerServices
 
 __all__ = ["RequestChannel", "encode_response_parts"]
@@ -83,10 +91,40 @@ def _produce_failed(response: Any) -> bool:
 class RequestChannel:
     """Implements the transport's ``RequestProcessor`` over :data:`HANDLERS`."""
 
-    def __init__(self, services: BrokerServices) -> None:
+    def __init__(
+        self,
+        services: BrokerServices,
+        sasl: Mapping[str, SaslListenerSettings] | None = None,
+    ) -> None:
         self.services = services
+        self._sasl = dict(sasl or {})
+
+    def on_connection(self, connection: ConnectionInfo) -> None:
+        """A new connection: on a SASL listener, its authenticator and the pre-auth bound."""
+        settings = self._sasl.get(connection.listener)
+        if settings is not None:
+            connection.state = SaslAuthenticator(settings, self.services)
+            connection.max_frame_bytes = settings.max_receive_size
 
     async def process(self, frame: bytes, connection: ConnectionInfo) -> Outcome:
+        auth = connection.state
+        if isinstance(auth, SaslAuthenticator):
+            if not auth.authenticated:
+                return await auth.process(frame, connection, self.serve, encode_response_parts)
+            if peek_api_key(frame) == ApiKey.SASL_HANDSHAKE and auth.begin_reauthentication():
+                # the re-authentication's tokens are bounded as the first login's were
+                connection.max_frame_bytes = auth.settings.max_receive_size
+                return await auth.process(frame, connection, self.serve, encode_response_parts)
+            if auth.session_expired():
+                logger.info(
+                    "Closing connection %s: its SASL session expired (connections.max.reauth.ms)",
+                    connection.connection_id,
+                )
+                return CLOSE
+        return await self.serve(frame, connection)
+
+    async def serve(self, frame: bytes, connection: ConnectionInfo) -> Outcome:
+        """Decode, handle and encode one request (no authentication step)."""
         try:
             header, request = decode_request(frame)
         except ProtocolError as exc:

@@ -18,6 +18,14 @@ one broker, requests pipelined and matched to their responses by correlation id.
   :class:`~kafkacore.protocol.errors.ProtocolError` (frames are length-delimited, so the
   stream stays in step).
 * Requests without a response (Produce with ``acks=0``) are not supported.
+* **Security** (:class:`ClientSecurity`, from :func:`inter_broker_security` for the
+  ``inter.broker.listener.name`` / ``security.inter.broker.protocol`` listener): TLS with
+  the listener's ``ssl.*`` configs (``client_context``: the peer's certificate is verified,
+  and its host name unless ``ssl.endpoint.identification.algorithm`` is empty); SASL with
+  ``sasl.mechanism.inter.broker.protocol`` (SaslHandshake v1 then SaslAuthenticate v1 until
+  the mechanism completes), the credentials being the ``username`` / ``password`` options
+  of that listener's JAAS config for the mechanism, as Kafka's broker uses them. A refused
+  login fails the connection (:class:`ConnectionError`) like any other transport failure.
 
 Thread-safety: one event loop; every method runs on it.
 """
@@ -26,21 +34,88 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
+import ssl
 import struct
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
-from kafkacore.protocol import ApiKey, RequestHeader, decode_response, encode_request
+from kafkacore.protocol import APIS, ApiKey, RequestHeader, decode_response, encode_request
 from kafkacore.protocol.errors import ProtocolError
 from kafkacore.protocol.schema import KafkaStruct
 from kafkacore.server.timeouts import stop_task, within
 
-__all__ = ["NodeClient"]
+if TYPE_CHECKING:
+    from kafkacore.config import BrokerConfig
+
+__all__ = ["ClientSecurity", "NodeClient", "inter_broker_security"]
 
 log = logging.getLogger(__name__)
 
 _SIZE = struct.Struct(">i")
 _MAX_CORRELATION_ID = 0x7FFFFFFF
+
+
+class _AuthenticationError(Exception):
+    """The other broker refused this broker's SASL login (or answered nonsense)."""
+
+
+@dataclass(frozen=True)
+class ClientSecurity:
+    """How a broker connects to another: TLS context and SASL mechanism + credentials."""
+
+    ssl_context: ssl.SSLContext | None = None
+    sasl_mechanism: str | None = None
+    username: str = ""
+    password: str = field(default="", repr=False)
+
+
+_SECURITY_KEYS = ("ssl.", "sasl.", "listener.", "security.", "inter.broker.")
+
+
+def inter_broker_security(config: BrokerConfig) -> ClientSecurity | None:
+    """The security of this broker's connections to other brokers (None: PLAINTEXT).
+    Raises :class:`~kafkacore.config.defs.ConfigError` for an unusable configuration."""
+    if not hasattr(config, "inter_broker_listener"):  # a stand-in config (tests)
+        return None
+    relevant = tuple(
+        sorted((k, str(v)) for k, v in config.originals.items() if k.startswith(_SECURITY_KEYS))
+    )
+    return _inter_broker_security(relevant, config)
+
+
+@functools.lru_cache(maxsize=8)
+def _inter_broker_security(
+    key: tuple[tuple[str, str], ...], config: BrokerConfig
+) -> ClientSecurity | None:
+    from kafkacore.config.defs import ConfigError
+    from kafkacore.security.jaas import parse_jaas_config
+    from kafkacore.security.ssl import client_context, listener_ssl_configs
+
+    listener, protocol = config.inter_broker_listener()
+    if protocol == "PLAINTEXT":
+        return None
+    context = None
+    if protocol in ("SSL", "SASL_SSL"):
+        context = client_context(listener_ssl_configs(config.originals, listener))
+    if protocol == "SSL":
+        return ClientSecurity(context)
+    mechanism = config.sasl_mechanism_inter_broker_protocol
+    jaas = config.listener_value(listener, "sasl.jaas.config", mechanism)
+    jaas_key = f"listener.name.{listener.lower()}.{mechanism.lower()}.sasl.jaas.config"
+    if jaas is None:
+        raise ConfigError(
+            jaas_key, None, "required: the username and password this broker logs in with"
+        )
+    options = parse_jaas_config(jaas, jaas_key).options
+    if "username" not in options or "password" not in options:
+        raise ConfigError(
+            jaas_key,
+            jaas,
+            "the login module needs username and password options for inter-broker SASL",
+        )
+    return ClientSecurity(context, mechanism, options["username"], options["password"])
 
 
 class NodeClient:
@@ -58,7 +133,9 @@ class NodeClient:
         client_id: str,
         connect_timeout_s: float = 5.0,
         request_timeout_s: float = 30.0,
+        security: ClientSecurity | None = None,
     ) -> None:
+        self.security = security
         self.host = host
         self.port = port
         self.client_id = client_id
@@ -152,15 +229,13 @@ class NodeClient:
                 raise ConnectionError(f"{self} is closed ({self._failure})")
             if self._writer is None:
                 try:
-                    reader, writer = await within(
-                        asyncio.open_connection(self.host, self.port), self.connect_timeout_s
-                    )
+                    reader, writer = await within(self._open(), self.connect_timeout_s)
                 except (asyncio.TimeoutError, TimeoutError):
                     self._closed, self._failure = True, "connect timed out"
                     raise TimeoutError(
                         f"{self}: connect timed out after {self.connect_timeout_s}s"
                     ) from None
-                except OSError as exc:
+                except (OSError, _AuthenticationError) as exc:
                     self._closed, self._failure = True, f"connect failed: {exc}"
                     raise ConnectionError(f"{self}: connect failed: {exc}") from exc
                 self._reader, self._writer = reader, writer
@@ -168,6 +243,82 @@ class NodeClient:
                     self._read_loop(reader), name=f"node-client-{self.host}:{self.port}"
                 )
             return self._writer
+
+    async def _open(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        security = self.security
+        context = security.ssl_context if security is not None else None
+        reader, writer = await asyncio.open_connection(
+            self.host,
+            self.port,
+            ssl=context,
+            server_hostname=self.host if context is not None else None,
+        )
+        if security is not None and security.sasl_mechanism is not None:
+            try:
+                await self._authenticate(reader, writer, security)
+            except BaseException:
+                writer.close()
+                raise
+        return reader, writer
+
+    async def _authenticate(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        security: ClientSecurity,
+    ) -> None:
+        """SaslHandshake v1 + SaslAuthenticate v1 round trips, before any other request
+        (correlation ids from the same counter)."""
+        from kafkacore.security.sasl import SaslClientError, sasl_client
+
+        assert security.sasl_mechanism is not None
+        handshake = APIS[ApiKey.SASL_HANDSHAKE].request.cls(mechanism=security.sasl_mechanism)
+        response = await self._round_trip(reader, writer, ApiKey.SASL_HANDSHAKE, 1, handshake)
+        if response.error_code:
+            raise _AuthenticationError(
+                f"SASL handshake failed with error {response.error_code} "
+                f"(broker mechanisms: {list(response.mechanisms)})"
+            )
+        client = sasl_client(security.sasl_mechanism, security.username, security.password)
+        token = client.evaluate_challenge(b"")
+        authenticate_cls = APIS[ApiKey.SASL_AUTHENTICATE].request.cls
+        while token is not None:
+            response = await self._round_trip(
+                reader, writer, ApiKey.SASL_AUTHENTICATE, 1, authenticate_cls(auth_bytes=token)
+            )
+            if response.error_code:
+                raise _AuthenticationError(
+                    f"SASL authentication failed: {response.error_message} "
+                    f"(error {response.error_code})"
+                )
+            try:
+                token = client.evaluate_challenge(bytes(response.auth_bytes))
+            except SaslClientError as exc:
+                raise _AuthenticationError(str(exc)) from None
+        if not client.complete:
+            raise _AuthenticationError("SASL authentication did not complete")
+
+    async def _round_trip(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        api_key: ApiKey,
+        version: int,
+        request: KafkaStruct,
+    ) -> Any:
+        correlation_id = self._next_correlation_id
+        self._next_correlation_id += 1
+        writer.write(
+            encode_request(
+                RequestHeader(int(api_key), version, correlation_id, self.client_id), request
+            )
+        )
+        await writer.drain()
+        (size,) = _SIZE.unpack(await reader.readexactly(4))
+        if size < 4 or size > 1024 * 1024:
+            raise _AuthenticationError(f"response frame size {size} out of range")
+        _, response = decode_response(await reader.readexactly(size), int(api_key), version)
+        return response
 
     def _fail(self, reason: str) -> None:
         """Close the transport and fail every pending request with ConnectionError."""

@@ -13,8 +13,18 @@ Per connection:
   connection must not be reordered).
 * **Answers**: the processor returns an :class:`Outcome`: response parts to write,
   nothing (``acks=0`` Produce), or "close". A part is ``bytes`` or a :class:`FileRegion`,
-  sent with ``loop.sendfile`` (zero copy on plain TCP; asyncio falls back to reading
-  the file where the transport cannot).
+  sent with ``loop.sendfile`` (zero copy on plain TCP). ``sendfile`` cannot go through
+  TLS: on a TLS connection a region is read (one ``pread`` per region, on a worker
+  thread when large) and written with the response's other parts in one write, so
+  OpenSSL encrypts the whole response in one pass instead of asyncio's 16 KiB
+  executor round trips.
+* **TLS**: a listener with an :class:`ssl.SSLContext` (``tls``) serves only after the
+  handshake; the peer certificate's principal name (``principal_of``) is put in
+  :attr:`ConnectionInfo.principal_name` (``ANONYMOUS`` without a certificate); a
+  certificate no mapping rule names closes the connection.
+* **Before authentication** (SASL): :attr:`ConnectionInfo.max_frame_bytes`, when set
+  (``sasl.server.max.receive.size``), bounds the declared size instead of
+  ``socket.request.max.bytes``, checked before anything is allocated (CVE-2022-34917).
 * **Idle**: a connection with no request in flight and no byte received for
   ``connections.max.idle.ms`` is closed.
 * **Limits**: ``max.connections`` and ``max.connections.per.ip`` (plus
@@ -31,20 +41,31 @@ import functools
 import logging
 import os
 import socket
+import ssl
 import struct
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from kafkacore.log import read_region
 from kafkacore.server.timeouts import within
 
-__all__ = ["MAX_QUEUED_FRAMES", "ConnectionInfo", "FileRegion", "Outcome", "SocketServer"]
+__all__ = [
+    "MAX_QUEUED_FRAMES",
+    "ConnectionInfo",
+    "FileRegion",
+    "Outcome",
+    "SocketServer",
+    "TlsListener",
+]
 
 logger = logging.getLogger("kafkacore.network")
 
 MAX_QUEUED_FRAMES = 64
 _SIZE = struct.Struct(">i")
+# a file region up to this size is read on the event loop (a page-cache read is faster
+# than a thread hop); a larger one on a worker thread
+_INLINE_READ_BYTES = 256 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,12 +119,30 @@ class ConnectionInfo:
     local_port: int
     security_protocol: str = "PLAINTEXT"
     requests: int = field(default=0)
+    #: the authenticated principal's name (``User:<name>``): the TLS certificate's mapped
+    #: subject, or the SASL authorization id once authenticated
+    principal_name: str = "ANONYMOUS"
+    #: while set, the largest frame accepted (a SASL connection before authentication)
+    max_frame_bytes: int | None = None
+    #: the request processor's per-connection state (the SASL authenticator)
+    state: Any = None
 
 
 class RequestProcessor(Protocol):
-    """The broker side of the transport: one frame (no size prefix) in, an outcome out."""
+    """The broker side of the transport: one frame (no size prefix) in, an outcome out.
+    A processor may also define ``on_connection(info)``, called once per accepted
+    connection before its first frame is read."""
 
     async def process(self, frame: bytes, connection: ConnectionInfo) -> Outcome: ...
+
+
+@dataclass(frozen=True)
+class TlsListener:
+    """A TLS listener's context and how a peer certificate names the principal
+    (``principal_of(ssl_object)``, which raises when no mapping rule applies)."""
+
+    context: ssl.SSLContext
+    principal_of: Callable[[Any], str]
 
 
 @dataclass
@@ -129,8 +168,13 @@ class SocketServer:
         listeners: Sequence[tuple[str, str | None, int]],
         limits: Limits | None = None,
         security_protocols: Mapping[str, str] | None = None,
+        tls: Mapping[str, TlsListener] | None = None,
     ) -> None:
         self._processor = processor
+        self._tls = dict(tls or {})
+        self._on_connection: Callable[[ConnectionInfo], None] | None = getattr(
+            processor, "on_connection", None
+        )
         self._listeners = list(listeners)
         self._security_protocols = dict(security_protocols or {})
         self._limits = limits or Limits()
@@ -146,11 +190,14 @@ class SocketServer:
 
     async def start(self) -> None:
         for name, host, port in self._listeners:
+            tls = self._tls.get(name)
             server = await asyncio.start_server(
                 functools.partial(self._accept, listener=name),
                 host=host or None,
                 port=port,
                 reuse_address=True,
+                ssl=tls.context if tls is not None else None,
+                ssl_handshake_timeout=10.0 if tls is not None else None,
             )
             self._servers.append(server)
             self.bound_ports[name] = server.sockets[0].getsockname()[1]
@@ -191,6 +238,16 @@ class SocketServer:
         conn_id = f"{local[0]}:{local[1]}-{ip}:{peer[1]}-{self._next_id}"
         protocol = self._security_protocols.get(listener, "PLAINTEXT")
         info = ConnectionInfo(conn_id, listener, ip, int(peer[1]), int(local[1]), protocol)
+        tls = self._tls.get(listener)
+        if tls is not None:
+            try:
+                info.principal_name = tls.principal_of(writer.get_extra_info("ssl_object"))
+            except Exception as exc:
+                logger.info("Failed authentication with %s (%s)", ip, exc)
+                writer.close()
+                return
+        if self._on_connection is not None:
+            self._on_connection(info)
         task = asyncio.current_task()
         assert task is not None
         self._connections[conn_id] = task
@@ -223,6 +280,15 @@ class SocketServer:
                 size = await self._read_size(reader, busy, worker)
                 if size is None:
                     break
+                if info.max_frame_bytes is not None and not 0 <= size <= info.max_frame_bytes:
+                    logger.info(
+                        "Closing connection %s: Failing SASL authentication due to invalid "
+                        "receive size %d (sasl.server.max.receive.size %d)",
+                        info.connection_id,
+                        size,
+                        info.max_frame_bytes,
+                    )
+                    break
                 if size < 0 or size > self._limits.max_request_bytes:
                     logger.warning(
                         "Closing connection %s: request size %d is larger than "
@@ -235,6 +301,11 @@ class SocketServer:
                 frame = await reader.readexactly(size)
                 busy.set()
                 await frames.put(frame)
+                if info.max_frame_bytes is not None:
+                    # not authenticated: no read-ahead (Kafka mutes the channel while a
+                    # request is in flight), so an unauthenticated peer holds at most one
+                    # frame of sasl.server.max.receive.size in the broker's memory
+                    await self._until_processed(frames, worker)
         except asyncio.CancelledError:
             # a shutdown past its grace period: the request in flight is dropped (its
             # response would go nowhere) instead of holding the shutdown until it completes
@@ -246,6 +317,16 @@ class SocketServer:
                 await frames.put(None)
                 with contextlib.suppress(Exception):
                     await worker
+
+    @staticmethod
+    async def _until_processed(
+        frames: asyncio.Queue[bytes | None], worker: asyncio.Task[None]
+    ) -> None:
+        join = asyncio.ensure_future(frames.join())
+        try:
+            await asyncio.wait({join, worker}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            join.cancel()
 
     async def _read_size(
         self, reader: asyncio.StreamReader, busy: asyncio.Event, worker: asyncio.Task[None]
@@ -275,29 +356,39 @@ class SocketServer:
     ) -> None:
         while True:
             frame = await frames.get()
-            if frame is None:
-                return
-            info.requests += 1
-            outcome = await self._processor.process(frame, info)
-            if outcome.throttle_ms > 0 and outcome.delay_response:
-                await asyncio.sleep(outcome.throttle_ms / 1000)
-            if outcome.parts:
-                await self._write(writer, outcome.parts)
-            if outcome.throttle_ms > 0 and not outcome.delay_response:
-                await asyncio.sleep(outcome.throttle_ms / 1000)  # muted
-            if frames.empty():
-                busy.clear()
-            if outcome.close:
-                writer.close()
-                return
+            try:
+                if frame is None:
+                    return
+                info.requests += 1
+                outcome = await self._processor.process(frame, info)
+                if outcome.throttle_ms > 0 and outcome.delay_response:
+                    await asyncio.sleep(outcome.throttle_ms / 1000)
+                if outcome.parts:
+                    await self._write(writer, outcome.parts)
+                if outcome.throttle_ms > 0 and not outcome.delay_response:
+                    await asyncio.sleep(outcome.throttle_ms / 1000)  # muted
+                if frames.empty():
+                    busy.clear()
+                if outcome.close:
+                    writer.close()
+                    return
+            finally:
+                frames.task_done()
 
     async def _write(self, writer: asyncio.StreamWriter, parts: Sequence[Part]) -> None:
         pending: list[bytes | bytearray | memoryview] = []
+        tls = writer.get_extra_info("ssl_object") is not None
         for part in parts:
             if not isinstance(part, FileRegion):
                 pending.append(part)
                 continue
             if part.length == 0:
+                continue
+            if tls:  # no sendfile through TLS: read the region, send it with the rest
+                if part.length <= _INLINE_READ_BYTES:
+                    pending.append(part.read_bytes())
+                else:
+                    pending.append(await asyncio.to_thread(part.read_bytes))
                 continue
             if pending:
                 writer.write(b"".join(pending))

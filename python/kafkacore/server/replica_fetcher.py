@@ -56,7 +56,7 @@ from kafkacore.config import BrokerConfig
 from kafkacore.log import TopicPartition
 from kafkacore.metadata import MetadataCache
 from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
-from kafkacore.server.inter_broker import NodeClient
+from kafkacore.server.inter_broker import ClientSecurity, NodeClient
 from kafkacore.server.timeouts import stop_task, within
 
 if TYPE_CHECKING:
@@ -461,12 +461,15 @@ class ReplicaFetcherManager:
         self.cache = cache
         self.config = config
         self.listener = listener
+        #: TLS/SASL toward the leaders (``inter_broker_security``)
+        self.security: ClientSecurity | None = None
         self.client_factory = client_factory or (
             lambda host, port: NodeClient(
                 host,
                 port,
                 client_id=f"broker-{node_id}-fetcher",
                 request_timeout_s=max(30.0, config().replica_socket_timeout_ms / 1000),
+                security=self.security,
             )
         )
         self._run_io = run_io

@@ -3,9 +3,10 @@
 the authenticated principal and the client's address.
 
 Built by the request channel from the transport's
-:class:`~kafkacore.server.network.ConnectionInfo`, one per request. Until SASL/TLS
-authentication exists every principal is :data:`ANONYMOUS`, as on Kafka's PLAINTEXT
-listeners.
+:class:`~kafkacore.server.network.ConnectionInfo`, one per request. The principal is the
+connection's (Kafka's ``DefaultKafkaPrincipalBuilder``): ``User:ANONYMOUS`` on PLAINTEXT
+listeners and on TLS without a client certificate, ``User:<mapped subject DN>`` with one,
+``User:<authorization id>`` after SASL authentication.
 
 Immutable: thread-safe.
 """
@@ -60,8 +61,11 @@ class RequestContext:
         cls,
         header: RequestHeader,
         connection: ConnectionInfo,
-        principal: KafkaPrincipal = ANONYMOUS,
+        principal: KafkaPrincipal | None = None,
     ) -> RequestContext:
+        if principal is None:
+            name = connection.principal_name
+            principal = ANONYMOUS if name == ANONYMOUS.name else KafkaPrincipal("User", name)
         return cls(
             header=header,
             connection_id=connection.connection_id,

@@ -57,6 +57,7 @@ from kafkacore.server.handlers.replication import (
     handle_stop_replica,
     handle_update_metadata,
 )
+from kafkacore.server.handlers.sasl import handle_sasl_authenticate, handle_sasl_handshake
 from kafkacore.server.handlers.topics import (
     handle_create_partitions,
     handle_create_topics,
@@ -80,6 +81,8 @@ HANDLERS: dict[ApiKey, Handler] = {
     ApiKey.METADATA: handle_metadata,
     ApiKey.FIND_COORDINATOR: handle_find_coordinator,
     ApiKey.API_VERSIONS: handle_api_versions,
+    ApiKey.SASL_HANDSHAKE: handle_sasl_handshake,
+    ApiKey.SASL_AUTHENTICATE: handle_sasl_authenticate,
     ApiKey.CREATE_TOPICS: handle_create_topics,
     ApiKey.DELETE_TOPICS: handle_delete_topics,
     ApiKey.DELETE_RECORDS: handle_delete_records,

@@ -190,8 +190,11 @@ async def handle_metadata(services: BrokerServices, context: RequestContext, req
             else CLUSTER_AUTHORIZED_OPERATIONS
         )
     brokers = [
-        _METADATA.MetadataResponseBroker(node_id=b.node_id, host=b.host, port=b.port, rack=b.rack)
+        _METADATA.MetadataResponseBroker(
+            node_id=b.node_id, host=host, port=port, rack=b.rack
+        )  # the endpoint of the listener the request came through
         for b in cache.alive_brokers()
+        for host, port in (b.endpoint(context.listener_name),)
     ]
     return _METADATA(
         throttle_time_ms=0,
@@ -225,12 +228,12 @@ async def handle_find_coordinator(
         ):
             return ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, None, -1, "", -1
         if key_type == 0 and services.controller is not None:
-            return _cluster_group_coordinator(services, key)
+            return _cluster_group_coordinator(services, key, context.listener_name)
         if key_type == 0:
             # Kafka creates the offsets topic here
             await services.run_io(services.group_coordinator.topic.ensure_created)
             me = services.local_broker
-            return ErrorCode.NONE, None, me.node_id, me.host, me.port
+            return ErrorCode.NONE, None, me.node_id, *me.endpoint(context.listener_name)
         code = ErrorCode.COORDINATOR_NOT_AVAILABLE if key_type == 1 else ErrorCode.INVALID_REQUEST
         return code, None, -1, "", -1
 
@@ -266,7 +269,7 @@ async def handle_find_coordinator(
 
 
 def _cluster_group_coordinator(
-    services: BrokerServices, key: str
+    services: BrokerServices, key: str, listener: str | None = None
 ) -> tuple[int, str | None, int, str, int]:
     cache = services.metadata_cache
     groups = services.group_coordinator
@@ -280,7 +283,7 @@ def _cluster_group_coordinator(
     leader = cache.broker(state.leader)
     if leader is None:
         return unavailable
-    return ErrorCode.NONE, None, leader.node_id, leader.host, leader.port
+    return ErrorCode.NONE, None, leader.node_id, *leader.endpoint(listener)
 
 
 async def handle_init_producer_id(
@@ -327,8 +330,9 @@ async def handle_init_producer_id(
 
 def handle_describe_cluster(services: BrokerServices, context: RequestContext, request: Any) -> Any:
     brokers = [
-        _CLUSTER.DescribeClusterBroker(broker_id=b.node_id, host=b.host, port=b.port, rack=b.rack)
+        _CLUSTER.DescribeClusterBroker(broker_id=b.node_id, host=host, port=port, rack=b.rack)
         for b in services.metadata_cache.alive_brokers()
+        for host, port in (b.endpoint(context.listener_name),)
     ]
     return _CLUSTER(
         throttle_time_ms=0,

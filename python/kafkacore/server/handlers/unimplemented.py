@@ -2,7 +2,6 @@
 shape carrying a documented error, never a dropped connection.
 
 * the ACL APIs: SECURITY_DISABLED (no authorizer), as Kafka without one;
-* SASL: UNSUPPORTED_SASL_MECHANISM / ILLEGAL_SASL_STATE (no SASL listener);
 * everything else: UNKNOWN_SERVER_ERROR at every level that has an error code.
 """
 
@@ -21,10 +20,6 @@ _ACL_APIS = {ApiKey.DESCRIBE_ACLS, ApiKey.CREATE_ACLS, ApiKey.DELETE_ACLS}
 def _code_for(api_key: int) -> ErrorCode:
     if api_key in _ACL_APIS:
         return ErrorCode.SECURITY_DISABLED
-    if api_key == ApiKey.SASL_HANDSHAKE:
-        return ErrorCode.UNSUPPORTED_SASL_MECHANISM
-    if api_key == ApiKey.SASL_AUTHENTICATE:
-        return ErrorCode.ILLEGAL_SASL_STATE
     return ErrorCode.UNKNOWN_SERVER_ERROR
 
 
