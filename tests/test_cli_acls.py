@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from kafkacore.cli import main
-from kafkacore.cli.acls import _client_config, _jaas_credentials
+from kafkacore.cli.acls import _client_config
 from support.brokers import Broker, BrokerFactory
 
 AUTHZ = (
@@ -298,7 +298,3 @@ def test_command_config(tmp_path: Path, capsys: pytest.CaptureFixture[str], brok
     assert conf["sasl.username"] == "alice" and conf["sasl.password"] == "s e;cret"
     assert conf["ssl.ca.location"] == "/etc/ca.pem" and "ssl.truststore.type" not in conf
     assert conf["sasl.mechanism"] == "SCRAM-SHA-512" and conf["client.id"] == "acl-tool"
-    assert _jaas_credentials('x.PlainLoginModule required username="u" password="p";') == {
-        "sasl.username": "u",
-        "sasl.password": "p",
-    }

@@ -302,48 +302,23 @@ def _validate_operations(resource_to_entries: dict[Filter, set[AccessControlEntr
 
 # -- confluent-kafka ------------------------------------------------------------------------
 
-# Java client configs librdkafka spells differently (a --command-config written for
-# Kafka's tools works here too); keys librdkafka does not know are dropped with a note.
-_RENAMED = {"ssl.truststore.location": "ssl.ca.location"}
-_JAVA_ONLY = frozenset(
-    {"ssl.truststore.type", "ssl.keystore.type", "sasl.jaas.config", "ssl.truststore.password"}
-)
-
 
 def _client_config(args: argparse.Namespace) -> dict[str, Any]:
     from kafkacore.cli import UsageError
+    from kafkacore.cli._client import librdkafka_config
     from kafkacore.config import load_properties
 
     conf: dict[str, Any] = {}
     if args.command_config:
         try:
-            props = load_properties(args.command_config)
+            conf.update(librdkafka_config(load_properties(args.command_config)))
         except OSError as exc:
             raise UsageError(PROG, f"cannot read {args.command_config}: {exc.strerror}") from None
-        for key, value in props.items():
-            if key == "sasl.jaas.config":
-                conf.update(_jaas_credentials(value))
-            elif key == "ssl.endpoint.identification.algorithm":
-                conf[key] = value or "none"
-            elif key in _RENAMED:
-                conf[_RENAMED[key]] = value
-            elif key not in _JAVA_ONLY:
-                conf[key] = value
+        except ValueError as exc:
+            raise UsageError(PROG, str(exc)) from None
     conf["bootstrap.servers"] = args.bootstrap_server
     conf.setdefault("log_level", 3)  # librdkafka's informational lines are not Kafka's output
     return conf
-
-
-def _jaas_credentials(jaas: str) -> dict[str, str]:
-    """``username="u" password="p"`` of a PlainLoginModule / ScramLoginModule line."""
-    import shlex
-
-    out = {}
-    for token in shlex.split(jaas.rstrip().rstrip(";")):
-        key, sep, value = token.partition("=")
-        if sep and key in ("username", "password"):
-            out[f"sasl.{key}"] = value
-    return out
 
 
 def _ck(name: str) -> Any:

@@ -43,18 +43,24 @@ def ck_module(name: str) -> Any:
 
 def client_config(args: argparse.Namespace) -> dict[str, Any]:
     from kafkacore.cli import UsageError
+    from kafkacore.cli._client import librdkafka_config
     from kafkacore.config import load_properties
 
     if not args.bootstrap_server:
         raise UsageError(args.prog, "--bootstrap-server must be specified")
     conf: dict[str, Any] = {}
-    if getattr(args, "command_config", None):
+    # --command-config, or the console tools' --producer.config / --consumer.config: Java
+    # client properties, translated for librdkafka (kafkacore.cli._client)
+    for option in ("command_config", "producer_config", "consumer_config"):
+        path = getattr(args, option, None)
+        if not path:
+            continue
         try:
-            conf.update(load_properties(args.command_config))
+            conf.update(librdkafka_config(load_properties(path)))
         except OSError as exc:
-            raise UsageError(
-                args.prog, f"cannot read {args.command_config}: {exc.strerror}"
-            ) from None
+            raise UsageError(args.prog, f"cannot read {path}: {exc.strerror}") from None
+        except ValueError as exc:
+            raise UsageError(args.prog, str(exc)) from None
     conf["bootstrap.servers"] = args.bootstrap_server
     return conf
 
