@@ -66,9 +66,19 @@ def client_config(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def admin_client(args: argparse.Namespace) -> Any:
-    AdminClient = ck_module("confluent_kafka.admin").AdminClient
+    """confluent-kafka's AdminClient for the tool's ``--bootstrap-server`` and
+    ``--command-config``; the tool's own raw requests (:mod:`kafkacore.cli._wire`) are
+    secured the same way."""
+    from kafkacore.cli import UsageError
+    from kafkacore.cli._wire import use_security
 
-    return AdminClient(client_config(args))
+    AdminClient = ck_module("confluent_kafka.admin").AdminClient
+    conf = client_config(args)
+    try:
+        use_security(args)
+    except ValueError as exc:
+        raise UsageError(args.prog, str(exc)) from None
+    return AdminClient(conf)
 
 
 def error_text(exc: BaseException) -> str:
