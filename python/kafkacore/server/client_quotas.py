@@ -48,6 +48,7 @@ __all__ = [
     "IP",
     "IP_QUOTA_KEYS",
     "PRODUCE",
+    "REQUEST_PERCENTAGE",
     "USER",
     "ClientQuotaManager",
     "QuotaEntityError",
@@ -68,6 +69,7 @@ DEFAULT_NAME = "<default>"  # Kafka's ConfigEntityName.DEFAULT
 
 PRODUCE = "producer_byte_rate"
 FETCH = "consumer_byte_rate"
+REQUEST_PERCENTAGE = "request_percentage"
 
 # Kafka's QuotaConfigs: the keys of user / client-id entities and their types.
 CLIENT_QUOTA_KEYS: dict[str, str] = {
@@ -275,12 +277,15 @@ class ClientQuotaManager:
         self._configs: dict[str, dict[str, str]] = {}
         self._rates: dict[tuple[str, tuple[str, str]], WindowedRate] = {}
         self._clock = clock_ms or (lambda: time.monotonic() * 1000)
+        # whether any entity has a request_percentage quota: requests are only timed then
+        self.has_request_quotas = False
 
     # -- configs ----------------------------------------------------------------------------
 
     def load(self, configs: Mapping[str, Mapping[str, str]]) -> None:
         with self._lock:
             self._configs = {p: dict(c) for p, c in configs.items() if c}
+            self._configs_changed()
 
     def on_quota_configs_changed(self, path: str, configs: Mapping[str, str]) -> None:
         with self._lock:
@@ -288,6 +293,10 @@ class ClientQuotaManager:
                 self._configs[path] = dict(configs)
             else:
                 self._configs.pop(path, None)
+            self._configs_changed()
+
+    def _configs_changed(self) -> None:
+        self.has_request_quotas = any(REQUEST_PERCENTAGE in c for c in self._configs.values())
 
     def on_topic_changed(self, topic: object) -> None:
         pass
@@ -340,6 +349,15 @@ class ClientQuotaManager:
             if observed <= quota.bound or quota.bound <= 0:
                 return 0
             return round((observed - quota.bound) / quota.bound * rate.window_size_ms(now))
+
+    def record_request_time(self, user: str, client_id: str, percent_seconds: float) -> int:
+        """Record request handling time (``nanoseconds * 100 / 1e9``) against the
+        ``request_percentage`` quota; the throttle time in ms, bounded by one quota window
+        (``ClientRequestQuotaManager``'s ``boundedThrottleTime``)."""
+        if not self.has_request_quotas:
+            return 0
+        throttle_ms = self.record(REQUEST_PERCENTAGE, user, client_id, percent_seconds)
+        return min(throttle_ms, QUOTA_WINDOW_SIZE_MS)
 
     def unrecord(self, key: str, user: str, client_id: str, value: float) -> None:
         """Take back a recorded ``value`` (a throttled Fetch sends no data)."""

@@ -1,0 +1,141 @@
+"""The request time quota (``request_percentage``, Kafka's ClientRequestQuotaManager):
+handling time recorded as a percentage of one thread, the throttle bounded by one window,
+``throttle_time_ms`` in the response and the channel muted for it; inter-broker requests
+and followers' fetches exempt; a throttled Fetch sends no records."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from kafkacore.protocol import APIS_BY_NAME, ApiKey
+from kafkacore.server import KafkaServer
+from kafkacore.server.client_quotas import ClientQuotaManager
+from kafkacore.server.request_quota import (
+    NANOS_TO_PERCENTAGE,
+    _exempt,
+    handle_with_request_quota,
+    io_timed,
+)
+from support.raw_client import RawClient, make_request, run_broker
+
+
+def test_the_manager_bounds_the_throttle_by_one_window() -> None:
+    now = [0.0]
+    manager = ClientQuotaManager(clock_ms=lambda: now[0])
+    assert not manager.has_request_quotas
+    assert manager.record_request_time("u", "c", 1e6) == 0  # no quota: nothing recorded
+    manager.on_quota_configs_changed("clients/c", {"request_percentage": "10.0"})
+    assert manager.has_request_quotas
+    # 10 windows of 1 s at 10 % of a thread = 1 percent-second per window
+    assert manager.record_request_time("u", "c", 1.0) == 0
+    # far over: (rate - 10) / 10 * window would be seconds, bounded to one window
+    assert manager.record_request_time("u", "c", 500.0) == 1000
+    # a little over: Kafka's formula, (observed - bound) / bound * window
+    manager.on_quota_configs_changed("clients/c", {"request_percentage": "100.0"})
+    manager.on_quota_configs_changed("clients/c", {})
+    assert not manager.has_request_quotas
+    manager.on_quota_configs_changed("users/u", {"request_percentage": "50.0"})
+    # 1 % over the quota, measured over 10 windows: 0.01 x 10 000 ms
+    assert manager.record_request_time("u", "x", 10 * 50.0 * 1.01) == 100
+    assert manager.record_request_time("v", "x", 1e9) == 0  # another user: no quota
+
+
+def _services(quotas: ClientQuotaManager) -> Any:
+    return SimpleNamespace(client_quotas=quotas)
+
+
+def _context(api: ApiKey, client_id: str = "c") -> Any:
+    header = SimpleNamespace(api_key=api, client_id=client_id, api_version=12)
+    return SimpleNamespace(header=header, principal=SimpleNamespace(name="ANONYMOUS"))
+
+
+def test_time_on_the_loop_and_on_io_threads_counts_waiting_does_not() -> None:
+    """A handler's own running time (between awaits) and its run_io calls are recorded;
+    the time it waits (a long-poll, replication) is not."""
+    recorded: list[float] = []
+
+    class Quotas(ClientQuotaManager):
+        def record_request_time(self, user: str, client_id: str, percent: float) -> int:
+            recorded.append(percent / NANOS_TO_PERCENTAGE / 1e6)  # back to ms
+            return 0
+
+    quotas = Quotas()
+    quotas.load({"clients/c": {"request_percentage": "1"}})
+
+    async def handler(services: Any, context: Any, request: Any) -> Any:
+        time.sleep(0.05)  # 50 ms on the loop
+        await asyncio.sleep(0.3)  # waiting: free
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(None, io_timed(lambda: time.sleep(0.1)))  # 100 ms of I/O
+        time.sleep(0.02)
+        return SimpleNamespace(throttle_time_ms=0)
+
+    asyncio.run(
+        handle_with_request_quota(_services(quotas), _context(ApiKey.METADATA), handler, None)
+    )
+    (ms,) = recorded
+    assert 165 <= ms < 260, ms
+    # an exempt request is not timed at all
+    asyncio.run(
+        handle_with_request_quota(_services(quotas), _context(ApiKey.LEADER_AND_ISR), handler, None)
+    )
+    assert len(recorded) == 1
+
+
+def test_exempt_requests() -> None:
+    fetch = APIS_BY_NAME["Fetch"].request.cls
+    follower = fetch(replica_id=2, replica_state=fetch.ReplicaState(replica_id=2))
+    consumer = fetch(replica_id=-1, replica_state=fetch.ReplicaState(replica_id=-1))
+    assert _exempt(_context(ApiKey.FETCH), follower)
+    assert not _exempt(_context(ApiKey.FETCH), consumer)
+    assert _exempt(_context(ApiKey.UPDATE_METADATA), None)
+    assert _exempt(_context(ApiKey.PRODUCE), SimpleNamespace(acks=0))
+    assert not _exempt(_context(ApiKey.PRODUCE), SimpleNamespace(acks=1))
+    assert not _exempt(_context(ApiKey.METADATA), None)
+
+
+def test_a_client_over_its_request_quota_is_throttled_and_muted(tmp_path: Path) -> None:
+    """Metadata requests of client id ``greedy`` (quota 0.0001 % of a thread: 10 µs of
+    handling per 10 s) get throttle_time_ms > 0 (at most one window) and the next request
+    on the connection waits that long; client id ``free`` is never throttled."""
+
+    async def scenario(server: KafkaServer) -> None:
+        assert server.socket_server is not None
+        port = next(iter(server.socket_server.bound_ports.values()))
+        store = server.services.metadata_store  # type: ignore[union-attr]
+        await asyncio.to_thread(
+            store.set_quota_configs, "clients/greedy", {"request_percentage": "0.0001"}
+        )
+        request = make_request(
+            "Metadata",
+            topics=None,
+            allow_auto_topic_creation=False,
+            include_cluster_authorized_operations=False,
+            include_topic_authorized_operations=False,
+        )
+        free = await RawClient.connect(port, client_id="free")
+        greedy = await RawClient.connect(port, client_id="greedy")
+        try:
+            for i in range(20):
+                response = await free.call("Metadata", 12, request, cid=i)
+                assert response.throttle_time_ms == 0
+            throttles = []
+            for i in range(4):
+                start = time.monotonic()
+                response = await greedy.call("Metadata", 12, request, cid=i)
+                throttles.append((response.throttle_time_ms, time.monotonic() - start))
+            assert all(0 <= t <= 1000 for t, _ in throttles), throttles
+            assert all(t > 0 for t, _ in throttles[1:]), throttles
+            # each response came at once; the request after it waited out the mute
+            for (previous, _), (_, took) in itertools.pairwise(throttles):
+                assert took >= previous / 1000 - 0.05, throttles
+        finally:
+            free.close()
+            greedy.close()
+
+    run_broker(tmp_path, scenario)
