@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -270,3 +271,59 @@ def test_confluent_kafka_admin_client(tmp_path: Path, mechanism: ScramMechanism)
         assert server.services.scram_credentials.users() == []  # type: ignore[union-attr]
 
     run_broker(tmp_path, scenario)
+
+
+# -- secrets never shown ----------------------------------------------------------------------
+
+SECRETS = {
+    "ssl.keystore.key": "-----BEGIN PRIVATE KEY-----not-shown",
+    "ssl.key.password": "key-secret",
+    "ssl.truststore.password": "trust-secret",
+    "sasl.jaas.config": 'x required password="jaas-secret";',
+    "listener.name.sasl_ssl.plain.sasl.jaas.config": (
+        "org.apache.kafka.common.security.plain.PlainLoginModule required "
+        'user_alice="alice-secret";'
+    ),
+    "listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config": 'x required password="scram";',
+}
+
+
+def test_describe_configs_shows_sensitive_configs_as_null(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Kafka's DescribeConfigs: a PASSWORD config (or one of unknown type) has value null
+    and is_sensitive true, its synonyms too; the secret is nowhere in the response, nor
+    in anything the broker logs (start-up included)."""
+    caplog.set_level(logging.DEBUG)
+    from kafkacore.protocol import APIS_BY_NAME
+
+    async def scenario(server: KafkaServer) -> None:
+        port = _port(server)
+        cls: Any = APIS_BY_NAME["DescribeConfigs"].request.cls
+        request = cls(
+            resources=[cls.DescribeConfigsResource(resource_type=4, resource_name="1")],
+            include_synonyms=True,
+            include_documentation=False,
+        )
+        client = await RawClient.connect(port)
+        try:
+            client.send("DescribeConfigs", 4, 1, request)
+            frame = await client.frame()
+        finally:
+            client.close()
+        from kafkacore.protocol import decode_response
+
+        _, response = decode_response(frame, APIS_BY_NAME["DescribeConfigs"].key, 4)
+        configs = {c.name: c for c in response.results[0].configs}
+        for name in SECRETS:
+            entry = configs[name]
+            assert entry.value is None and entry.is_sensitive, name
+            assert entry.synonyms and all(s.value is None for s in entry.synonyms), name
+        for secret in ("not-shown", "key-secret", "trust-secret", "jaas-secret", "alice-secret"):
+            assert secret.encode() not in frame
+
+    run_broker(tmp_path, scenario, **SECRETS)
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "started" in logged  # the broker's logs were captured
+    for secret in ("not-shown", "key-secret", "trust-secret", "jaas-secret", "alice-secret"):
+        assert secret not in logged
