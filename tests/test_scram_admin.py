@@ -327,3 +327,72 @@ def test_describe_configs_shows_sensitive_configs_as_null(
     assert "started" in logged  # the broker's logs were captured
     for secret in ("not-shown", "key-secret", "trust-secret", "jaas-secret", "alice-secret"):
         assert secret not in logged
+
+
+# -- cluster mode: ZooKeeper ------------------------------------------------------------------
+
+
+def test_cluster_mode_stores_as_kafka_and_every_broker_follows(
+    tmp_path: Path, zk_chroot: str
+) -> None:
+    """Two brokers of a ZooKeeper-mode cluster: a credential altered through one is
+    written as Kafka 3.9 writes it (``/config/users/<user>`` and a change notification)
+    and reaches the other broker's credential cache through ``/config/changes``."""
+    from kazoo.client import KazooClient
+
+    from kafkacore.config import BrokerConfig
+
+    async def main() -> None:
+        servers = []
+        for node in (1, 2):
+            config = {
+                "listeners": "PLAINTEXT://localhost:0",
+                "log.dirs": str(tmp_path / f"b{node}"),
+                "node.id": node,
+                "zookeeper.connect": zk_chroot,
+            }
+            server = KafkaServer(BrokerConfig(config))
+            await server.startup()
+            servers.append(server)
+        await asyncio.to_thread(zk.start)
+        try:
+            got = await alter(_port(servers[0]), [upsertion("a b", 2, 8192, "ab-secret")], [])
+            assert got == {"a b": (0, None)}
+            expected = create_credential(SHA512, "ab-secret", 8192, SALT)
+            data, _ = await asyncio.to_thread(zk.get, "/config/users/a%20b")
+            assert json.loads(data) == {
+                "version": 1,
+                "config": {"SCRAM-SHA-512": expected.to_kafka_string()},
+            }
+            for server in servers:
+                cache = server.services.scram_credentials  # type: ignore[union-attr]
+                for _ in range(100):
+                    if cache.get("SCRAM-SHA-512", "a b") is not None:
+                        break
+                    await asyncio.sleep(0.1)
+                assert cache.get("SCRAM-SHA-512", "a b") == expected
+            assert await describe(_port(servers[1]), ["a b"]) == [("a b", 0, None, [(2, 8192)])]
+            assert await alter(_port(servers[1]), [], [deletion("a b", 2)]) == {"a b": (0, None)}
+            cache = servers[0].services.scram_credentials  # type: ignore[union-attr]
+            for _ in range(100):
+                if cache.get("SCRAM-SHA-512", "a b") is None:
+                    break
+                await asyncio.sleep(0.1)
+            assert cache.users() == []
+        finally:
+            for server in servers:
+                await server.shutdown()
+
+    zk = KazooClient(hosts=zk_chroot)  # started once the brokers made the chroot
+    try:
+        asyncio.run(main())
+        data, _ = zk.get("/config/users/a%20b")
+        assert json.loads(data) == {"version": 1, "config": {}}
+        changes = [
+            json.loads(zk.get(f"/config/changes/{c}")[0])
+            for c in sorted(zk.get_children("/config/changes"))
+        ]
+        assert {"version": 2, "entity_path": "users/a%20b"} in changes
+    finally:
+        zk.stop()
+        zk.close()
