@@ -396,3 +396,21 @@ def test_cluster_mode_stores_as_kafka_and_every_broker_follows(
     finally:
         zk.stop()
         zk.close()
+
+
+def test_dynamic_config_log_lines_hide_secrets() -> None:
+    from kafkacore.config.describe import loggable_broker_configs
+
+    assert loggable_broker_configs(
+        {
+            "log.cleaner.threads": "2",
+            "listener.name.sasl_ssl.plain.sasl.jaas.config": 'user_alice="alice-secret";',
+            "ssl.key.password": "key-secret",
+            "message.max.bytes": None,
+        }
+    ) == {
+        "log.cleaner.threads": "2",
+        "listener.name.sasl_ssl.plain.sasl.jaas.config": "[hidden]",
+        "ssl.key.password": "[hidden]",
+        "message.max.bytes": None,
+    }
