@@ -139,3 +139,53 @@ def test_a_client_over_its_request_quota_is_throttled_and_muted(tmp_path: Path) 
             greedy.close()
 
     run_broker(tmp_path, scenario)
+
+
+def test_a_consumers_fetch_is_capped_to_its_quota_window() -> None:
+    """Kafka's getMaxValueInQuotaWindow: quota x (quota.window.num - 1) windows of 1 s."""
+    manager = ClientQuotaManager()
+    assert manager.max_fetch_bytes("u", "c") == 2**31 - 1
+    manager.on_quota_configs_changed("clients/c", {"consumer_byte_rate": "1000"})
+    assert manager.max_fetch_bytes("u", "c") == 10_000
+    assert manager.max_fetch_bytes("u", "other") == 2**31 - 1
+
+
+def test_a_fetch_reads_no_more_than_the_quota_window(tmp_path: Path) -> None:
+    """A consumer with consumer_byte_rate=100 gets at most 1000 bytes of records per
+    fetch (beyond the first batch, which always comes whole)."""
+    from kafkacore.pure.batch import build_batch
+
+    async def scenario(server: KafkaServer) -> None:
+        assert server.socket_server is not None
+        port = next(iter(server.socket_server.bound_ports.values()))
+        services: Any = server.services
+        await asyncio.to_thread(
+            services.metadata_store.set_quota_configs,
+            "clients/capped",
+            {"consumer_byte_rate": "100"},
+        )
+        client = await RawClient.connect(port, client_id="capped")
+        try:
+            req: Any = APIS_BY_NAME["CreateTopics"].request.cls
+            await client.call(
+                "CreateTopics",
+                5,
+                req(
+                    topics=[req.CreatableTopic(name="t", num_partitions=1, replication_factor=1)],
+                    timeout_ms=10_000,
+                ),
+            )
+            from support.raw_client import fetch_request, produce_request
+
+            for _ in range(10):  # ten batches of ~600 bytes
+                now = int(time.time() * 1000)
+                batch = bytes(build_batch([(0, now, None, b"v" * 500, [])]))
+                produced = await client.call("Produce", 9, produce_request("t", 0, batch), cid=2)
+                assert produced.responses[0].partition_responses[0].error_code == 0
+            response = await client.call("Fetch", 12, fetch_request("t", 0), cid=3)
+            records = response.responses[0].partitions[0].records
+            assert records is not None and 0 < len(records) <= 1000 + 700
+        finally:
+            client.close()
+
+    run_broker(tmp_path, scenario)

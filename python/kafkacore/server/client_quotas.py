@@ -331,6 +331,20 @@ class ClientQuotaManager:
             found = self._quota(key, user, client_id)
         return None if found is None else found.bound
 
+    def max_fetch_bytes(self, user: str, client_id: str) -> int:
+        """The most a consumer's Fetch may return: what its ``consumer_byte_rate`` admits
+        in a quota window with nothing recorded (``getMaxValueInQuotaWindow``: the quota
+        times ``quota.window.num - 1`` windows), unbounded without a quota. More would be
+        throttled for sure, and the consumer would never progress."""
+        if not self._configs:  # no quota anywhere: the common case, without the lock
+            return 2**31 - 1
+        with self._lock:
+            quota = self._quota(FETCH, user, client_id)
+        if quota is None:
+            return 2**31 - 1
+        window_s = QUOTA_WINDOW_SIZE_MS / 1000
+        return int(min(quota.bound * (QUOTA_WINDOW_NUM - 1) * window_s, 2**31 - 1))
+
     # -- recording --------------------------------------------------------------------------
 
     def record(self, key: str, user: str, client_id: str, value: float) -> int:
