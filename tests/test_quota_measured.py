@@ -4,10 +4,14 @@ greedily against a real kafkacore broker at the same time; each achieves its quo
 ±10 %.
 
 What "achieves" means is Kafka's own measure: the quota is a rate over
-``quota.window.num`` (11) windows of 1 s, counted as at least 10 s, so a greedy client may
-send ten seconds' worth at once and then waits out its throttle. The achieved rate is the
-bytes the client got through in its first 10.5 s divided by 10.5 s (a span in which a
-client held to the quota gets ``quota x 10.5`` bytes, whatever its burst pattern)."""
+``quota.window.num`` (11) samples of 1 s, the elapsed time counted as at least 10 full
+windows, so a greedy client may send ten (to eleven) seconds' worth at once, then waits out
+its throttles (each request over the quota is still admitted whole, then throttled: a
+trickle), and from 10 s on gets the quota per second. The achieved rate is the bytes the
+client got through in the span of the quota's samples, 10.9 s from its start (just short
+of 11 s, when its first sample expires and a new burst is admitted), divided by 10.9 s.
+Measured when this was written: produce +4.5 %, fetch -1.1 %; over 10.5 s the same run
+gives +8.5 % and +2.7 % (the burst and the trickle weigh more in the shorter span)."""
 
 from __future__ import annotations
 
@@ -23,7 +27,7 @@ from support.brokers import Broker, BrokerFactory
 
 PRODUCE_QUOTA = 256 * 1024  # bytes/s
 FETCH_QUOTA = 256 * 1024
-SPAN_S = 10.5
+SPAN_S = 10.9
 MESSAGE = 4 * 1024  # large records: batch overhead is about 1 % of the bytes counted
 # Small batches: Kafka admits a request's (or a fetch's) bytes whole and throttles after,
 # so the granularity of a batch is the granularity of the quota
