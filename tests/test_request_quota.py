@@ -189,3 +189,14 @@ def test_a_fetch_reads_no_more_than_the_quota_window(tmp_path: Path) -> None:
             client.close()
 
     run_broker(tmp_path, scenario)
+
+
+def test_which_clients_wait_out_a_throttle_themselves() -> None:
+    """KIP-219 versions (Kafka's shouldClientThrottle): the response goes at once and the
+    channel is muted; to older clients the response goes after the throttle time."""
+    from kafkacore.server.request_quota import client_throttles
+
+    assert client_throttles(ApiKey.METADATA, 6) and not client_throttles(ApiKey.METADATA, 5)
+    assert client_throttles(ApiKey.PRODUCE, 6) and not client_throttles(ApiKey.PRODUCE, 5)
+    assert client_throttles(ApiKey.ALTER_USER_SCRAM_CREDENTIALS, 0)
+    assert not client_throttles(ApiKey.DESCRIBE_CLIENT_QUOTAS, 1)  # never overridden

@@ -38,7 +38,7 @@ from kafkacore.protocol import headers as h
 from kafkacore.server.handlers import HANDLERS, error_response, unimplemented_response
 from kafkacore.server.network import CLOSE, NO_RESPONSE, ConnectionInfo, Outcome, Part
 from kafkacore.server.request_context import RequestContext
-from kafkacore.server.request_quota import handle_with_request_quota
+from kafkacore.server.request_quota import client_throttles, handle_with_request_quota
 from kafkacore.server.services import BrokerServices
 
 __all__ = ["RequestChannel", "encode_response_parts"]
@@ -70,12 +70,9 @@ def _quota_throttle_ms(header: RequestHeader, response: Any) -> int:
 
 
 def _client_throttles(header: RequestHeader) -> bool:
-    """KIP-219: Produce v6+ and Fetch v8+ clients wait out the throttle time themselves,
-    so the response goes at once; older ones get it late. (The other APIs' versions
-    served here are KIP-219 ones, but for Produce's and Fetch's oldest.)"""
-    if header.api_key not in (ApiKey.PRODUCE, ApiKey.FETCH):
-        return True
-    return header.api_version >= (6 if header.api_key == ApiKey.PRODUCE else 8)
+    """KIP-219: e.g. Produce v6+ and Fetch v8+ clients wait out the throttle time
+    themselves, so the response goes at once; older ones get it late."""
+    return client_throttles(header.api_key, header.api_version)
 
 
 def _produce_failed(response: Any) -> bool:

@@ -34,7 +34,14 @@ from kafkacore.protocol import ApiKey
 from kafkacore.server.client_quotas import FETCH
 from kafkacore.server.request_context import RequestContext
 
-__all__ = ["EXEMPT_APIS", "NANOS_TO_PERCENTAGE", "handle_with_request_quota", "io_timed"]
+__all__ = [
+    "CLIENT_THROTTLES_FROM",
+    "EXEMPT_APIS",
+    "NANOS_TO_PERCENTAGE",
+    "client_throttles",
+    "handle_with_request_quota",
+    "io_timed",
+]
 
 _T = TypeVar("_T")
 
@@ -51,6 +58,54 @@ EXEMPT_APIS = frozenset(
         ApiKey.ALLOCATE_PRODUCER_IDS,
     }
 )
+
+
+# KIP-219: from these versions on the client waits out a throttle itself, so the broker
+# answers at once and mutes the channel; to an older client (and for the APIs without a
+# version here) it sends the answer only after the throttle time. Kafka's
+# ``AbstractResponse.shouldClientThrottle`` overrides (0: every version).
+CLIENT_THROTTLES_FROM: dict[int, int] = {
+    ApiKey.PRODUCE: 6,
+    ApiKey.FETCH: 8,
+    ApiKey.LIST_OFFSETS: 3,
+    ApiKey.METADATA: 6,
+    ApiKey.OFFSET_COMMIT: 4,
+    ApiKey.OFFSET_FETCH: 4,
+    ApiKey.FIND_COORDINATOR: 2,
+    ApiKey.JOIN_GROUP: 3,
+    ApiKey.HEARTBEAT: 2,
+    ApiKey.LEAVE_GROUP: 2,
+    ApiKey.SYNC_GROUP: 2,
+    ApiKey.DESCRIBE_GROUPS: 2,
+    ApiKey.LIST_GROUPS: 2,
+    ApiKey.API_VERSIONS: 2,
+    ApiKey.CREATE_TOPICS: 3,
+    ApiKey.DELETE_TOPICS: 2,
+    ApiKey.DELETE_RECORDS: 1,
+    ApiKey.INIT_PRODUCER_ID: 1,
+    ApiKey.DESCRIBE_ACLS: 1,
+    ApiKey.CREATE_ACLS: 1,
+    ApiKey.DELETE_ACLS: 1,
+    ApiKey.DESCRIBE_CONFIGS: 2,
+    ApiKey.ALTER_CONFIGS: 1,
+    ApiKey.DESCRIBE_LOG_DIRS: 1,
+    ApiKey.CREATE_PARTITIONS: 1,
+    ApiKey.DELETE_GROUPS: 1,
+    ApiKey.ELECT_LEADERS: 0,
+    ApiKey.INCREMENTAL_ALTER_CONFIGS: 0,
+    ApiKey.ALTER_PARTITION_REASSIGNMENTS: 0,
+    ApiKey.LIST_PARTITION_REASSIGNMENTS: 0,
+    ApiKey.OFFSET_DELETE: 0,
+    ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS: 0,
+    ApiKey.ALTER_USER_SCRAM_CREDENTIALS: 0,
+}
+
+
+def client_throttles(api_key: int, version: int) -> bool:
+    """Whether a throttled response of ``api_key`` at ``version`` goes at once (KIP-219:
+    the client waits) or only after the throttle time."""
+    since = CLIENT_THROTTLES_FROM.get(api_key)
+    return since is not None and version >= since
 
 
 class _Timer:
