@@ -112,8 +112,8 @@ def test_alter_validation_and_errors_as_kafka(tmp_path: Path) -> None:
             "": (ErrorCode.UNACCEPTABLE_CREDENTIAL, "Username must not be empty"),
             "unknown": (ErrorCode.UNSUPPORTED_SASL_MECHANISM, "Unknown SCRAM mechanism"),
             "unknown-del": (ErrorCode.UNSUPPORTED_SASL_MECHANISM, "Unknown SCRAM mechanism"),
-            "ok1": (ErrorCode.NONE, None),
-            "ok2": (ErrorCode.NONE, None),
+            "ok1": (ErrorCode.NONE, ""),
+            "ok2": (ErrorCode.NONE, ""),
         }
         # the same (user, mechanism) twice fails the user; another mechanism is fine
         got = await alter(
@@ -126,7 +126,7 @@ def test_alter_validation_and_errors_as_kafka(tmp_path: Path) -> None:
                 ErrorCode.DUPLICATE_RESOURCE,
                 "A user credential cannot be altered twice in the same request",
             ),
-            "two": (ErrorCode.NONE, None),
+            "two": (ErrorCode.NONE, ""),
         }
         # a deletion of a credential the user does not have fails the whole user
         got = await alter(port, [upsertion("ok1", 2)], [deletion("ok1", 2), deletion("ghost")])
@@ -136,11 +136,11 @@ def test_alter_validation_and_errors_as_kafka(tmp_path: Path) -> None:
         )
         assert got["ok1"][0] == ErrorCode.DUPLICATE_RESOURCE
         got = await alter(port, [upsertion("ok1", 2)], [deletion("ok1", 1), deletion("two", 2)])
-        assert got == {"ok1": (0, None), "two": (0, None)}
+        assert got == {"ok1": (0, ""), "two": (0, "")}
         assert await describe(port, None) == [
-            ("ok1", 0, None, [(2, 4096)]),
-            ("ok2", 0, None, [(2, 16384)]),
-            ("two", 0, None, [(1, 4096)]),
+            ("ok1", 0, "", [(2, 4096)]),
+            ("ok2", 0, "", [(2, 16384)]),
+            ("two", 0, "", [(1, 4096)]),
         ]
         got = await alter(port, [], [deletion("ok1", 1)])
         assert got == {
@@ -150,7 +150,7 @@ def test_alter_validation_and_errors_as_kafka(tmp_path: Path) -> None:
             )
         }
         assert await describe(port, ["two", "nobody", "ok2", "ok2", ""]) == [
-            ("two", 0, None, [(1, 4096)]),
+            ("two", 0, "", [(1, 4096)]),
             (
                 "nobody",
                 ErrorCode.RESOURCE_NOT_FOUND,
@@ -186,7 +186,7 @@ def test_credentials_are_stored_salted_and_feed_the_cache(tmp_path: Path) -> Non
             [upsertion("al ice", 1, 8192, "alice-secret"), upsertion("al ice", 2, 4096, "s2")],
             [],
         )
-        assert got == {"al ice": (0, None)}
+        assert got == {"al ice": (0, "")}
         expected = create_credential(SHA256, "alice-secret", 8192, SALT)
         configs = store.quota_configs()["users/al%20ice"]
         assert configs["producer_byte_rate"] == "1024"
@@ -195,7 +195,7 @@ def test_credentials_are_stored_salted_and_feed_the_cache(tmp_path: Path) -> Non
         cache = server.services.scram_credentials  # type: ignore[union-attr]
         assert cache.get("SCRAM-SHA-256", "al ice") == expected
         assert cache.get("SCRAM-SHA-512", "al ice") == create_credential(SHA512, "s2", 4096, SALT)
-        assert await alter(port, [], [deletion("al ice", 2)]) == {"al ice": (0, None)}
+        assert await alter(port, [], [deletion("al ice", 2)]) == {"al ice": (0, "")}
         assert cache.get("SCRAM-SHA-512", "al ice") is None
         assert cache.get("SCRAM-SHA-256", "al ice") == expected
 
@@ -357,7 +357,7 @@ def test_cluster_mode_stores_as_kafka_and_every_broker_follows(
         await asyncio.to_thread(zk.start)
         try:
             got = await alter(_port(servers[0]), [upsertion("a b", 2, 8192, "ab-secret")], [])
-            assert got == {"a b": (0, None)}
+            assert got == {"a b": (0, "")}
             expected = create_credential(SHA512, "ab-secret", 8192, SALT)
             data, _ = await asyncio.to_thread(zk.get, "/config/users/a%20b")
             assert json.loads(data) == {
@@ -371,8 +371,8 @@ def test_cluster_mode_stores_as_kafka_and_every_broker_follows(
                         break
                     await asyncio.sleep(0.1)
                 assert cache.get("SCRAM-SHA-512", "a b") == expected
-            assert await describe(_port(servers[1]), ["a b"]) == [("a b", 0, None, [(2, 8192)])]
-            assert await alter(_port(servers[1]), [], [deletion("a b", 2)]) == {"a b": (0, None)}
+            assert await describe(_port(servers[1]), ["a b"]) == [("a b", 0, "", [(2, 8192)])]
+            assert await alter(_port(servers[1]), [], [deletion("a b", 2)]) == {"a b": (0, "")}
             cache = servers[0].services.scram_credentials  # type: ignore[union-attr]
             for _ in range(100):
                 if cache.get("SCRAM-SHA-512", "a b") is None:

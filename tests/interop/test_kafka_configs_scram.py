@@ -7,6 +7,7 @@ not exist and too many iterations on the broker side)."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -17,8 +18,11 @@ from typing import Any
 import pytest
 
 from interop.test_offset_commit_vs_kafka import Kafka
+from kafkacore.protocol import APIS_BY_NAME
 from support.brokers import Broker
+from support.cluster import wait_until
 from support.kafka_jars import JVM_FLAGS, require
+from support.zookeeper import unique_chroot
 
 pytestmark = [pytest.mark.downloads]
 
@@ -219,3 +223,154 @@ def test_kafkacore_configs_prints_what_kafka_configs_prints(
         "Completed updating config for user carol.\n",
         "",
     )
+
+
+# -- AlterUserScramCredentials against Kafka 3.9 in ZooKeeper mode ----------------------------
+
+
+def _upsertion(name: str, mechanism: int, iterations: int, password: str = "pw") -> Any:
+    from kafkacore.security.scram import ScramMechanism, salted_password
+
+    cls: Any = APIS_BY_NAME["AlterUserScramCredentials"].request.cls
+    mech = {1: ScramMechanism.SCRAM_SHA_256, 2: ScramMechanism.SCRAM_SHA_512}.get(
+        mechanism, ScramMechanism.SCRAM_SHA_256
+    )
+    salt = f"salt-of-{name}".encode()
+    return cls.ScramCredentialUpsertion(
+        name=name,
+        mechanism=mechanism,
+        iterations=iterations,
+        salt=salt,
+        salted_password=salted_password(mech, password, salt, max(1, iterations)),
+    )
+
+
+def _deletion(name: str, mechanism: int) -> Any:
+    cls: Any = APIS_BY_NAME["AlterUserScramCredentials"].request.cls
+    return cls.ScramCredentialDeletion(name=name, mechanism=mechanism)
+
+
+# (upsertions, deletions), sent in order to both brokers
+ALTERATIONS: list[tuple[list[Any], list[Any]]] = [
+    (
+        [
+            _upsertion("few", 1, 4095),
+            _upsertion("many", 2, 16385),
+            _upsertion("", 1, 4096),
+            _upsertion("unknown", 3, 4096),
+            _upsertion("a b", 1, 8192),
+            _upsertion("a b", 2, 4096),
+            _upsertion("dup", 1, 4096),
+            _upsertion("dup", 1, 5000),
+            _upsertion("c*d", 2, 16384),
+        ],
+        [_deletion("unknown-del", 0), _deletion("", 1)],
+    ),
+    ([_upsertion("e", 2, 4096)], [_deletion("a b", 2), _deletion("ghost", 1), _deletion("e", 1)]),
+    ([_upsertion("a b", 1, 4096, "new")], [_deletion("c*d", 2)]),
+    ([_upsertion("c*d", 1, 10000), _upsertion("dup", 2, 4096)], []),
+]
+
+
+def _call(bootstrap: str, name: str, request: Any) -> Any:
+    from kafkacore.client import Client
+
+    with Client(bootstrap, timeout_s=30) as client:
+        return client._call_any(name, 0, request)
+
+
+def _znodes(connect: str) -> dict[str, Any]:
+    from kazoo.client import KazooClient
+
+    zk = KazooClient(hosts=connect)
+    zk.start()
+    try:
+        users = {
+            u: json.loads(zk.get(f"/config/users/{u}")[0])
+            for u in sorted(zk.get_children("/config/users"))
+        }
+        changes = sorted(
+            json.loads(zk.get(f"/config/changes/{c}")[0])["entity_path"]
+            for c in zk.get_children("/config/changes")
+        )
+        return {"users": users, "changes": [c for c in changes if c.startswith("users/")]}
+    finally:
+        zk.stop()
+        zk.close()
+
+
+def test_alter_answers_and_stores_as_kafka_39_in_zookeeper_mode(
+    zookeeper: Any, tmp_path: Path, kafka_zk_libs: Path
+) -> None:
+    """The same AlterUserScramCredentials requests (same salts and salted passwords) to
+    Kafka 3.9.1 and to kafkacore, each a ZooKeeper-mode broker on its own chroot: the
+    same per-user errors and messages, the same ``/config/users`` znodes byte for byte
+    (Kafka's credential strings) and change notifications, the same descriptions."""
+    from cluster.test_mixed_cluster import KafkaBroker
+
+    kafka_zk = unique_chroot(zookeeper.connect_string, "kafka")
+    ours_zk = unique_chroot(zookeeper.connect_string, "kafkacore")
+    kafka = KafkaBroker(tmp_path / "kafka", kafka_zk)
+    ours = Broker(tmp_path / "kafkacore", [f"zookeeper.connect={ours_zk}"])
+    kafka.start()
+    try:
+        ours.start()
+        try:
+            wait_until(lambda: _reachable(kafka.bootstrap), 120, "Kafka 3.9 answers ApiVersions")
+            cls: Any = APIS_BY_NAME["AlterUserScramCredentials"].request.cls
+            for upsertions, deletions in ALTERATIONS:
+                request = cls(deletions=deletions, upsertions=upsertions)
+                answers = [
+                    sorted(
+                        (r.user, r.error_code, r.error_message)
+                        for r in _call(bootstrap, "AlterUserScramCredentials", request).results
+                    )
+                    for bootstrap in (kafka.bootstrap, ours.bootstrap)
+                ]
+                assert answers[1] == answers[0], upsertions
+                assert answers[0], "an answer per user"
+            describe: Any = APIS_BY_NAME["DescribeUserScramCredentials"].request.cls
+            described = []
+            for bootstrap in (kafka.bootstrap, ours.bootstrap):
+                for users in (None, ["a b", "nobody", "dup", "dup", ""]):
+                    request = describe(
+                        users=None if users is None else [describe.UserName(name=u) for u in users]
+                    )
+                    response = _call(bootstrap, "DescribeUserScramCredentials", request)
+                    described.append(
+                        (
+                            response.error_code,
+                            response.error_message,
+                            [
+                                (
+                                    r.user,
+                                    r.error_code,
+                                    r.error_message,
+                                    [(c.mechanism, c.iterations) for c in r.credential_infos],
+                                )
+                                for r in response.results
+                            ],
+                        )
+                    )
+            assert described[2:] == described[:2]
+            assert [r[0] for r in described[0][2]] == ["a b", "c*d", "dup"], described[0]
+        finally:
+            ours.stop()
+    finally:
+        kafka.stop()
+    theirs_stored, ours_stored = _znodes(kafka_zk), _znodes(ours_zk)
+    assert ours_stored == theirs_stored
+    assert sorted(theirs_stored["users"]) == ["a%20b", "c%2Ad", "dup"]
+    assert theirs_stored["users"]["a%20b"]["config"]["SCRAM-SHA-256"].startswith("salt=")
+
+
+def _reachable(bootstrap: str) -> bool:
+    try:
+        _call(bootstrap, "DescribeUserScramCredentials", _empty_describe())
+        return True
+    except Exception:
+        return False
+
+
+def _empty_describe() -> Any:
+    return APIS_BY_NAME["DescribeUserScramCredentials"].request.cls(users=None)
