@@ -200,3 +200,53 @@ def test_which_clients_wait_out_a_throttle_themselves() -> None:
     assert client_throttles(ApiKey.PRODUCE, 6) and not client_throttles(ApiKey.PRODUCE, 5)
     assert client_throttles(ApiKey.ALTER_USER_SCRAM_CREDENTIALS, 0)
     assert not client_throttles(ApiKey.DESCRIBE_CLIENT_QUOTAS, 1)  # never overridden
+
+
+def test_request_percentage_is_achieved_within_ten_percent(tmp_path: Path) -> None:
+    """A client sending Metadata requests back to back on one connection with
+    ``request_percentage=2`` (2 % of a thread: 20 ms of handling per second) uses, over
+    the 10.9 s span of the quota's samples (see test_quota_measured), 2 % ± 10 % of a
+    thread: the handling time recorded for it divided by the span."""
+    span_s = 10.9
+    quota = 2.0
+
+    async def scenario(server: KafkaServer) -> None:
+        assert server.socket_server is not None
+        port = next(iter(server.socket_server.bound_ports.values()))
+        services: Any = server.services
+        await asyncio.to_thread(
+            services.metadata_store.set_quota_configs,
+            "clients/busy",
+            {"request_percentage": str(quota)},
+        )
+        used = [0.0]
+        manager = services.client_quotas
+        record = manager.record_request_time
+
+        def counting(user: str, client_id: str, percent_seconds: float) -> int:
+            if client_id == "busy":
+                used[0] += percent_seconds
+            return record(user, client_id, percent_seconds)
+
+        manager.record_request_time = counting
+        request = make_request(
+            "Metadata",
+            topics=None,
+            allow_auto_topic_creation=False,
+            include_cluster_authorized_operations=True,
+            include_topic_authorized_operations=False,
+        )
+        client = await RawClient.connect(port, client_id="busy")
+        start = time.monotonic()
+        sent = 0
+        try:
+            while time.monotonic() - start < span_s:
+                await client.call("Metadata", 12, request, cid=sent)
+                sent += 1
+        finally:
+            client.close()
+        achieved = used[0] / span_s  # percent of one thread
+        print(f"\nrequest_percentage {quota}: achieved {achieved:.3f} % ({sent} requests)")
+        assert abs(achieved / quota - 1) <= 0.10, (achieved, sent)
+
+    run_broker(tmp_path, scenario)
