@@ -50,6 +50,7 @@ from kafkacore.protocol.api import APIS, ApiKey
 from kafkacore.protocol.errors import ErrorCode
 from kafkacore.security import ssl as _ssl
 from kafkacore.security.acl_sync import build_authorizer
+from kafkacore.security.credential_sync import follow_scram_credentials
 from kafkacore.security.ssl import (
     SslPrincipalMapper,
     listener_ssl_configs,
@@ -342,6 +343,7 @@ class KafkaServer:
         )
         self.controller = services.controller
         self.services = services
+        follow_scram_credentials(store, services.scram_credentials)
         endpoints = config.listener_endpoints()
         if tls:
             configs.add_listener(_KeystoreReloader(config, tls))
