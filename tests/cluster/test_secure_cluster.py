@@ -4,8 +4,13 @@ requests, the replica fetchers and AlterPartition all go through TLS and SASL, s
 topic written with acks=all through the SASL_SSL listener is only acknowledged once the
 followers fetched it over the secured listener; the records are then consumed back.
 
-A PLAINTEXT listener stays on each broker for the test harness (start-up checks); the
-brokers never use it between themselves (``inter.broker.listener.name=SASL_SSL``)."""
+The brokers also run the authorizer: their inter-broker requests (LeaderAndIsr,
+UpdateMetadata, follower Fetch, AlterPartition) need CLUSTER_ACTION, which ``User:broker``
+has as a super user, as in Kafka; the client, alice, only what her ACLs allow.
+
+A PLAINTEXT listener stays on each broker for the test harness (start-up checks, and the
+ACLs, as the super user ``User:ANONYMOUS``); the brokers never use it between themselves
+(``inter.broker.listener.name=SASL_SSL``)."""
 
 from __future__ import annotations
 
@@ -15,8 +20,18 @@ from pathlib import Path
 
 import pytest
 from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
-from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_kafka.admin import (
+    AclBinding,
+    AclOperation,
+    AclPermissionType,
+    AdminClient,
+    NewTopic,
+    ResourcePatternType,
+    ResourceType,
+)
 
+from kafkacore.cli._wire import exchange
+from kafkacore.protocol import APIS_BY_NAME, RequestHeader, decode_response, encode_request
 from support.certs import make_pki
 from support.cluster import PRODUCER_CONFIG, Cluster, wait_until
 from support.secure import free_port, plain_jaas, write_pem_files
@@ -27,10 +42,27 @@ pytestmark = pytest.mark.timeout(240)
 USERS = {"broker": "broker-secret", "alice": "alice-secret"}
 
 
+def _alice_acls(port: int) -> int:
+    """How many ACLs of User:alice the broker at ``port`` holds (DescribeAcls v3 to it)."""
+    api = APIS_BY_NAME["DescribeAcls"]
+    request = api.request.cls(
+        resource_type_filter=1,  # ANY
+        resource_name_filter=None,
+        pattern_type_filter=1,  # ANY
+        principal_filter="User:alice",
+        host_filter=None,
+        operation=1,  # ANY
+        permission_type=1,  # ANY
+    )
+    frame = encode_request(RequestHeader(api.key, 3, 1, "harness"), request)
+    response = decode_response(exchange("localhost", port, frame, 10), api.key, 3)[1]
+    return sum(len(r.acls) for r in response.resources)
+
+
 @pytest.fixture(scope="module")
 def secure_cluster(
     zookeeper: ZooKeeperServer, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[Cluster, dict[int, int], Path]]:
+) -> Iterator[tuple[Cluster, dict[int, int], Path, list[int]]]:
     directory = tmp_path_factory.mktemp("secure-cluster")
     pem = write_pem_files(directory / "pki", make_pki())
     plain_ports = [free_port() for _ in range(3)]
@@ -45,6 +77,8 @@ def secure_cluster(
         f"ssl.keystore.location={pem.server_keystore}",
         "ssl.truststore.type=PEM",
         f"ssl.truststore.location={pem.ca}",
+        "authorizer.class.name=kafkacore.security.acl.Authorizer",
+        "super.users=User:broker;User:ANONYMOUS",
     ]
     per_broker = {
         node: [
@@ -61,15 +95,15 @@ def secure_cluster(
         broker_overrides=per_broker,
     )
     try:
-        yield cluster.start(), sasl_ports, pem.ca
+        yield cluster.start(), sasl_ports, pem.ca, plain_ports
     finally:
         cluster.stop()
 
 
 def test_rf3_acks_all_replicates_over_sasl_ssl(
-    secure_cluster: tuple[Cluster, dict[int, int], Path],
+    secure_cluster: tuple[Cluster, dict[int, int], Path, list[int]],
 ) -> None:
-    cluster, sasl_ports, ca = secure_cluster
+    cluster, sasl_ports, ca, plain_ports = secure_cluster
     client = {
         "bootstrap.servers": ",".join(f"localhost:{p}" for p in sasl_ports.values()),
         "security.protocol": "sasl_ssl",
@@ -78,7 +112,25 @@ def test_rf3_acks_all_replicates_over_sasl_ssl(
         "sasl.username": "alice",
         "sasl.password": "alice-secret",
     }
+    harness = AdminClient({"bootstrap.servers": cluster.bootstrap})  # PLAINTEXT, super user
+
+    def allow(kind: ResourceType, name: str, op: AclOperation) -> AclBinding:
+        return AclBinding(
+            kind, name, ResourcePatternType.LITERAL, "User:alice", "*", op, AclPermissionType.ALLOW
+        )
+
+    acls = [
+        allow(ResourceType.BROKER, "kafka-cluster", AclOperation.CREATE),
+        allow(ResourceType.TOPIC, "secure", AclOperation.WRITE),
+        allow(ResourceType.TOPIC, "secure", AclOperation.READ),
+        allow(ResourceType.GROUP, "secure-reader", AclOperation.READ),
+    ]
+    for future in harness.create_acls(acls).values():
+        future.result(30)
     admin = AdminClient(client)
+    # ACLs reach every broker through ZooKeeper's change notifications
+    for port in plain_ports:
+        wait_until(lambda port=port: _alice_acls(port) == 4 or None, 30, f"alice's ACLs on {port}")
     admin.create_topics([NewTopic("secure", 1, 3)], operation_timeout=30)["secure"].result(60)
     cluster.wait_for_leader("secure", 0)
     wait_until(
