@@ -1,6 +1,7 @@
 """``kafkacore configs --entity-type users|clients``: client quotas with Kafka's
 ``ConfigCommand`` behaviour and output, over DescribeClientQuotas / AlterClientQuotas v1
-(sent with :class:`kafkacore.client.Client`; confluent-kafka has no quota API).
+(sent with :mod:`kafkacore.cli._wire`, secured as ``--command-config`` says;
+confluent-kafka has no quota API).
 
 * ``--describe``: the entities matching the given types and names exactly (``strict``),
   a type without a name matching any name, one line each:
@@ -67,9 +68,13 @@ def run_quotas(args: argparse.Namespace, types: list[str], names: list[str]) -> 
     scram = args.alter and _check_scram(types, names, adds, deletes)
     if scram:
         return _alter_scram(args, names[0], adds, deletes)
-    from kafkacore.client import Client
+    from kafkacore.cli._wire import use_security
 
-    client = Client(args.bootstrap_server, client_id="kafkacore-configs")
+    try:
+        use_security(args)
+    except ValueError as exc:
+        raise UsageError(PROG, str(exc)) from None
+    client = _WireClient(args.bootstrap_server)
     try:
         if args.describe:
             for line in _describe(client, components):
@@ -92,9 +97,36 @@ def run_quotas(args: argparse.Namespace, types: list[str], names: list[str]) -> 
     return 0
 
 
-def _call(client: Any, api: str, request: Any) -> Any:
-    # one request to any reachable broker (the client's own routing)
-    return client._call_any(api, _VERSION, request)
+class _WireClient:
+    """One request at a time to the first bootstrap broker that answers."""
+
+    def __init__(self, bootstrap: str) -> None:
+        self.brokers = []
+        for entry in bootstrap.split(","):
+            host, _, port = entry.strip().rpartition(":")
+            self.brokers.append((host or "localhost", int(port)))
+
+    def call(self, api_name: str, version: int, request: Any) -> Any:
+        from kafkacore.cli._wire import exchange
+        from kafkacore.protocol import RequestHeader, decode_response, encode_request
+
+        api = APIS_BY_NAME[api_name]
+        frame = encode_request(RequestHeader(api.key, version, 1, "kafkacore-configs"), request)
+        failure: OSError | None = None
+        for host, port in self.brokers:
+            try:
+                return decode_response(exchange(host, port, frame, 30), api.key, version)[1]
+            except OSError as exc:
+                failure = exc
+        raise _Failed(f"{api_name} to {self.brokers}: {failure}")
+
+    def close(self) -> None:
+        pass
+
+
+def _call(client: _WireClient, api: str, request: Any) -> Any:
+    # one request to any reachable broker
+    return client.call(api, _VERSION, request)
 
 
 def _quotas(
