@@ -33,6 +33,8 @@ pytestmark = pytest.mark.timeout(300)
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "secure_broker"
 CONSUMER = "org.apache.kafka.tools.consumer.ConsoleConsumer"
+ACL_COMMAND = "org.apache.kafka.tools.AclCommand"
+CONFIG_COMMAND = "kafka.admin.ConfigCommand"
 
 
 class Walkthrough:
@@ -52,6 +54,14 @@ class Walkthrough:
             timeout=180,
             check=False,
         )
+
+    def java_properties(self, name: str) -> Path:
+        """``<name>.properties`` with the trust store's path made absolute (for a JVM
+        started elsewhere)."""
+        path = self.directory / f"{name}-java.properties"
+        text = (self.directory / f"{name}.properties").read_text()
+        path.write_text(text.replace("location=ca.pem", f"location={self.directory / 'ca.pem'}"))
+        return path
 
     def client(self, user: str, password: str, **extra: object) -> dict[str, object]:
         return {
@@ -178,13 +188,28 @@ def test_the_readme_walkthrough_and_what_it_refuses(
     plain.flush(10)
     assert [e.code() for e in plain_errors] == [KafkaError._MSG_TIMED_OUT]
 
-    # Kafka's own console consumer with alice's properties (paths made absolute for the JVM)
-    alice = w.directory / "alice-java.properties"
-    alice.write_text(
-        (w.directory / "alice.properties")
-        .read_text()
-        .replace("location=ca.pem", f"location={w.directory / 'ca.pem'}")
-    )
+    # Kafka's own tools with the same properties files (paths made absolute for the JVM)
+    alice, admin = (w.java_properties(name) for name in ("alice", "admin"))
+    for tool, args in (
+        (ACL_COMMAND, ("--list", "--principal", "User:alice")),
+        (CONFIG_COMMAND, ("--describe", "--entity-type", "users", "--entity-name", "alice")),
+    ):
+        ours = w.run(
+            "kafkacore",
+            "acls" if tool == ACL_COMMAND else "configs",
+            "--bootstrap-server",
+            w.bootstrap,
+            "--command-config",
+            "admin.properties",
+            *args,
+        )
+        theirs = kafka_tools.run(
+            tool, "--bootstrap-server", w.bootstrap, "--command-config", str(admin), *args
+        )
+        assert ours.returncode == theirs.returncode == 0, theirs.stderr + ours.stderr
+        assert "alice" in ours.stdout
+        # Kafka prints HashMap order: the same lines, in any order
+        assert sorted(ours.stdout.splitlines()) == sorted(theirs.stdout.splitlines())
     consumed = kafka_tools.run(  # group billing resumes after the walk-through's reads
         CONSUMER,
         "--bootstrap-server",
