@@ -72,7 +72,7 @@ spark-jars: $(VENV)/.deps
 
 py-test: build test-clients spark-jars
 	$(PYTHON) -m mypy.stubtest kafkacore._native --allowlist stubtest-allowlist.txt
-	$(BIN)/pytest -q tests
+	$(BIN)/pytest -q --durations=25 tests
 
 test: lint rust-test py-test
 
