@@ -380,7 +380,7 @@ def test_every_api_decides_as_kafka(tmp_path: Path) -> None:
         f"{compared['decisions']} authorization decisions, in "
         f"{time.monotonic() - started:.1f} s"
     )
-    # Kafka's decisions, the table of tests/test_authz.py (KAFKA_DECISIONS)
+    # Kafka's decisions, tests/support/kafka_authz_decisions.json (test_authz.py's table)
     dump = os.environ.get("KAFKACORE_AUTHZ_DUMP")
     if dump:
         Path(dump).write_text(json.dumps(answers, indent=1, sort_keys=True, default=str))
