@@ -18,7 +18,9 @@ allowed and the helpers return at once: the plaintext hot path pays one attribut
 * :func:`java_host_address` - the client address as Kafka writes it, so that an ACL
   host for an IPv6 client (``0:0:0:0:0:0:0:1``) matches as on Kafka;
 * :func:`cluster_denied` - the CLUSTER_AUTHORIZATION_FAILED response of a request that
-  needs one cluster operation as a whole (the inter-broker APIs' ``authorizeClusterOperation``).
+  needs one cluster operation as a whole (the inter-broker APIs' ``authorizeClusterOperation``);
+* :func:`requires_cluster` - a handler decorator that answers with :func:`cluster_denied`'s
+  response before the handler runs.
 
 Thread-safety: as the authorizer's; handlers call these on the event loop.
 """
@@ -27,7 +29,7 @@ from __future__ import annotations
 
 import functools
 import ipaddress
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from kafkacore.protocol import APIS, ErrorCode
@@ -53,6 +55,7 @@ __all__ = [
     "enabled",
     "filter_authorized",
     "java_host_address",
+    "requires_cluster",
 ]
 
 NOT_REQUESTED = -(2**31)
@@ -203,3 +206,23 @@ def cluster_denied(
     if "error_code" in cls.__slots__:
         response.error_code = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
     return response
+
+
+Handler = Callable[[BrokerServices, RequestContext, Any], Awaitable[Any]]
+
+
+def requires_cluster(operation: AclOperation) -> Callable[[Handler], Handler]:
+    """Decorates a handler whose request as a whole needs *operation* on the cluster: a
+    refused request gets :func:`cluster_denied`'s response and the handler does not run."""
+
+    def decorate(handler: Handler) -> Handler:
+        @functools.wraps(handler)
+        async def checked(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+            denied = cluster_denied(services, context, operation)
+            if denied is not None:
+                return denied
+            return await handler(services, context, request)
+
+        return checked
+
+    return decorate
