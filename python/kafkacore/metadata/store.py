@@ -26,6 +26,7 @@ __all__ = [
     "MetadataListener",
     "MetadataStore",
     "PartitionState",
+    "QuotaConfigListener",
     "TopicMetadata",
 ]
 
@@ -85,6 +86,27 @@ class MetadataListener(Protocol):
     def on_broker_configs_changed(self, entity: str, configs: Mapping[str, str]) -> None: ...
 
     def on_cluster_id(self, cluster_id: str) -> None: ...
+
+
+class QuotaConfigListener:
+    """A :class:`MetadataListener` that follows only the quota entity configs: a subclass
+    implements ``on_quota_configs_changed``; topic, broker config and cluster id changes
+    are ignored."""
+
+    def on_quota_configs_changed(self, path: str, configs: Mapping[str, str]) -> None:
+        raise NotImplementedError
+
+    def on_topic_changed(self, topic: object) -> None:
+        pass
+
+    def on_topic_deleted(self, name: str) -> None:
+        pass
+
+    def on_broker_configs_changed(self, entity: str, configs: Mapping[str, str]) -> None:
+        pass
+
+    def on_cluster_id(self, cluster_id: str) -> None:
+        pass
 
 
 class MetadataStore(Protocol):
