@@ -39,6 +39,30 @@ import pytest
 from kafkacore.log.checkpoints import random_uuid, uuid_to_base64
 from kafkacore.protocol import APIS_BY_NAME, RequestHeader
 from kafkacore.protocol.api import decode_response, encode_request
+from support.acl_requests import (
+    ALL,
+    ALLOW,
+    ALTER,
+    ANY,
+    CLUSTER,
+    CLUSTER_ACTION,
+    CREATE_TOKENS,
+    DENY,
+    DESCRIBE,
+    GROUP,
+    LITERAL,
+    MATCH,
+    PREFIXED,
+    READ,
+    TOKEN,
+    TOPIC,
+    TXN,
+    USER,
+    WRITE,
+    acl_rows,
+    creation,
+    filter_fields,
+)
 from support.brokers import Broker, free_port
 from support.kafka_jars import JVM_FLAGS, KAFKA_ZK_VERSION, kafka_libs, require
 
@@ -48,12 +72,7 @@ SETTINGS = [
     "authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer",
     "allow.everyone.if.no.acl.found=true",
 ]
-TOPIC, GROUP, CLUSTER, TXN, TOKEN, USER = 2, 3, 4, 5, 6, 7
-ANY, MATCH, LITERAL, PREFIXED = 1, 2, 3, 4
-ALL, READ, WRITE, CREATE, ALTER, DESCRIBE, CLUSTER_ACTION, CREATE_TOKENS = 2, 3, 4, 5, 7, 8, 9, 13
-DENY, ALLOW = 2, 3
 ANONYMOUS = "User:ANONYMOUS"
-_Creation: Any = APIS_BY_NAME["CreateAcls"].request.cls.AclCreation
 _Filter: Any = APIS_BY_NAME["DeleteAcls"].request.cls.DeleteAclsFilter
 
 
@@ -81,66 +100,14 @@ def _read(sock: socket.socket, n: int) -> bytes:
     return bytes(out)
 
 
-def creation(
-    rtype: int = TOPIC,
-    name: str = "orders",
-    pattern: int = LITERAL,
-    principal: str = "User:alice",
-    host: str = "*",
-    op: int = READ,
-    perm: int = ALLOW,
-) -> Any:
-    return _Creation(
-        resource_type=rtype,
-        resource_name=name,
-        resource_pattern_type=pattern,
-        principal=principal,
-        host=host,
-        operation=op,
-        permission_type=perm,
-    )
-
-
-def filt(
-    rtype: int = ANY,
-    name: str | None = None,
-    pattern: int = ANY,
-    principal: str | None = None,
-    host: str | None = None,
-    op: int = ANY,
-    perm: int = ANY,
-) -> dict[str, Any]:
-    return {
-        "resource_type_filter": rtype,
-        "resource_name_filter": name,
-        "pattern_type_filter": pattern,
-        "principal_filter": principal,
-        "host_filter": host,
-        "operation": op,
-        "permission_type": perm,
-    }
-
-
 def create(port: int, version: int, *creations: Any) -> list[tuple[int, str | None]]:
     r = call(port, "CreateAcls", version, creations=list(creations))
     return [(x.error_code, x.error_message) for x in r.results]
 
 
 def describe(port: int, version: int, **kw: Any) -> tuple[int, str | None, frozenset[Any]]:
-    r = call(port, "DescribeAcls", version, **filt(**kw))
-    acls = frozenset(
-        (
-            x.resource_type,
-            x.resource_name,
-            x.pattern_type,
-            a.principal,
-            a.host,
-            a.operation,
-            a.permission_type,
-        )
-        for x in r.resources
-        for a in x.acls
-    )
+    r = call(port, "DescribeAcls", version, **filter_fields(**kw))
+    acls = frozenset(acl_rows(r))
     # one resource per pattern, as Kafka groups them
     patterns = [(x.resource_type, x.resource_name, x.pattern_type) for x in r.resources]
     assert len(patterns) == len(set(patterns))
@@ -372,20 +339,25 @@ def test_delete_acls(both: tuple[int, int]) -> None:
         lambda p: delete(
             p,
             3,
-            filt(TOPIC, "nope", LITERAL),
-            filt(TOPIC, principal="User:alice", op=READ),
-            filt(principal="User:alice", op=READ),  # overlaps the previous one
-            filt(pattern=99),
-            filt(op=99),
-            filt(rtype=99),
-            filt(TOPIC, "ord", PREFIXED),
-            filt(USER),
+            filter_fields(TOPIC, "nope", LITERAL),
+            filter_fields(TOPIC, principal="User:alice", op=READ),
+            filter_fields(principal="User:alice", op=READ),  # overlaps the previous one
+            filter_fields(pattern=99),
+            filter_fields(op=99),
+            filter_fields(rtype=99),
+            filter_fields(TOPIC, "ord", PREFIXED),
+            filter_fields(USER),
         ),
     )
     assert [a[0] for a in answers] == [0, 0, 0, 42, 42, 42, 0, 0]
     assert len(answers[1][2]) == 3 and answers[1][2] <= answers[2][2]
     for version in (1, 2):
-        same(both, lambda p, v=version: delete(p, v, filt(TOKEN), filt(TXN, "tx1", MATCH)))
+        same(
+            both,
+            lambda p, v=version: delete(
+                p, v, filter_fields(TOKEN), filter_fields(TXN, "tx1", MATCH)
+            ),
+        )
     same(both, lambda p: describe(p, 3))
 
 
@@ -584,13 +556,13 @@ def test_cluster_authorization_failed(both: tuple[int, int]) -> None:
     to controller traffic needs it), so it may no longer create, describe or delete."""
     keep = creation(CLUSTER, "kafka-cluster", principal=ANONYMOUS, op=CLUSTER_ACTION)
     same(both, lambda p: create(p, 3, keep))
-    gone = same(both, lambda p: delete(p, 3, filt(CLUSTER, principal=ANONYMOUS, op=ALL)))
+    gone = same(both, lambda p: delete(p, 3, filter_fields(CLUSTER, principal=ANONYMOUS, op=ALL)))
     assert len(gone[0][2]) == 1
 
     def codes(port: int) -> tuple[Any, ...]:
         created = create(port, 3, creation(name="late"), creation(name="later"))
-        described = call(port, "DescribeAcls", 3, **filt())
-        deleted = call(port, "DeleteAcls", 3, filters=[_Filter(**filt())])
+        described = call(port, "DescribeAcls", 3, **filter_fields())
+        deleted = call(port, "DeleteAcls", 3, filters=[_Filter(**filter_fields())])
         messages = [m for _, m in created] + [described.error_message]
         messages += [f.error_message for f in deleted.filter_results]
         assert all(m is not None and m.endswith(".") for m in messages), messages
