@@ -9,7 +9,8 @@ allowed and the helpers return at once: the plaintext hot path pays one attribut
 * :func:`authorize` - one action on one resource (``AuthHelper.authorize``);
 * :func:`authorize_cluster` - an operation on the ``kafka-cluster`` resource;
 * :func:`filter_authorized` - the names of a batch that pass (``filterByAuthorized``,
-  each distinct name asked once);
+  each distinct name asked once); :func:`allowed_topics` - the same for topics, None when
+  there is no authorizer;
 * :func:`authorize_by_resource_type` - the operation on *some* resource of a type
   (InitProducerId without a transactional id: WRITE on any topic);
 * :func:`authorized_operations` - the ``*_authorized_operations`` bit set: bit ``code`` set
@@ -46,6 +47,7 @@ from kafkacore.server.services import BrokerServices
 
 __all__ = [
     "NOT_REQUESTED",
+    "allowed_topics",
     "authorize",
     "authorize_by_resource_type",
     "authorize_cluster",
@@ -150,6 +152,16 @@ def filter_authorized(
         for name in wanted
         if authorizer.allowed(principal, host, operation, resource_type, name)
     }
+
+
+def allowed_topics(
+    services: BrokerServices, context: RequestContext, operation: AclOperation, names: Iterable[str]
+) -> set[str] | None:
+    """The topics among ``names`` the principal may do ``operation`` on; None with no
+    authorizer (every topic is allowed: the handler need not look)."""
+    if not enabled(services):
+        return None
+    return filter_authorized(services, context, operation, ResourceType.TOPIC, names)
 
 
 def authorize_by_resource_type(
