@@ -39,6 +39,7 @@ from support.acl_requests import (
     READ,
     TOPIC,
     WRITE,
+    acl_row,
     acl_rows,
     creation,
     filter_fields,
@@ -132,21 +133,7 @@ def test_create_describe_delete_and_restart(tmp_path: Path) -> None:
             filter_fields(principal="User:alice", rtype=TOPIC),
             filter_fields(rtype=CLUSTER),
         )
-        got = [
-            {
-                (
-                    m.resource_type,
-                    m.resource_name,
-                    m.pattern_type,
-                    m.principal,
-                    m.host,
-                    m.operation,
-                    m.permission_type,
-                )
-                for m in f.matching_acls
-            }
-            for f in r.filter_results
-        ]
+        got = [{acl_row(m, m) for m in f.matching_acls} for f in r.filter_results]
         assert [f.error_code for f in r.filter_results] == [0, 0, 0]
         assert got == [set(), {alice_read}, {cluster}]
         assert server.services is not None and server.services.authorizer is not None

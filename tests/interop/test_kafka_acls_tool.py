@@ -58,6 +58,7 @@ from support.acl_requests import (
     TXN,
     USER,
     WRITE,
+    acl_row,
     acl_rows,
     creation,
     filter_fields,
@@ -127,20 +128,7 @@ def delete(port: int, version: int, *filters: dict[str, Any]) -> list[Any]:
         (
             f.error_code,
             f.error_message,
-            frozenset(
-                (
-                    m.error_code,
-                    m.error_message,
-                    m.resource_type,
-                    m.resource_name,
-                    m.pattern_type,
-                    m.principal,
-                    m.host,
-                    m.operation,
-                    m.permission_type,
-                )
-                for m in f.matching_acls
-            ),
+            frozenset((m.error_code, m.error_message, *acl_row(m, m)) for m in f.matching_acls),
         )
         for f in r.filter_results
     ]

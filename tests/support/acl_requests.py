@@ -8,7 +8,7 @@ from typing import Any
 
 from kafkacore.protocol import APIS_BY_NAME
 
-__all__ = ["acl_rows", "creation", "filter_fields"]
+__all__ = ["acl_row", "acl_rows", "creation", "filter_fields"]
 
 _Creation: Any = APIS_BY_NAME["CreateAcls"].request.cls.AclCreation
 
@@ -65,19 +65,21 @@ def filter_fields(
     }
 
 
+def acl_row(resource: Any, acl: Any) -> tuple[Any, ...]:
+    """(resource type, name, pattern type, principal, host, operation, permission type) of
+    one ACL of a response: its resource's fields and its own (a DeleteAcls matching ACL
+    carries both: ``acl_row(m, m)``)."""
+    return (
+        resource.resource_type,
+        resource.resource_name,
+        resource.pattern_type,
+        acl.principal,
+        acl.host,
+        acl.operation,
+        acl.permission_type,
+    )
+
+
 def acl_rows(response: Any) -> set[tuple[Any, ...]]:
-    """A DescribeAcls response's ACLs: (resource type, name, pattern type, principal, host,
-    operation, permission type) each."""
-    return {
-        (
-            r.resource_type,
-            r.resource_name,
-            r.pattern_type,
-            a.principal,
-            a.host,
-            a.operation,
-            a.permission_type,
-        )
-        for r in response.resources
-        for a in r.acls
-    }
+    """A DescribeAcls response's ACLs, as :func:`acl_row` each."""
+    return {acl_row(r, a) for r in response.resources for a in r.acls}
