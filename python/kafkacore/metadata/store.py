@@ -14,7 +14,7 @@ replica assignment and LeaderAndIsr state (:class:`PartitionState`).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -28,6 +28,7 @@ __all__ = [
     "PartitionState",
     "QuotaConfigListener",
     "TopicMetadata",
+    "notify_optional",
 ]
 
 NO_LEADER = -1
@@ -86,6 +87,15 @@ class MetadataListener(Protocol):
     def on_broker_configs_changed(self, entity: str, configs: Mapping[str, str]) -> None: ...
 
     def on_cluster_id(self, cluster_id: str) -> None: ...
+
+
+def notify_optional(listeners: Iterable[object], method: str, *args: object) -> None:
+    """Calls ``method(*args)`` on each listener that has it: the changes beyond
+    :class:`MetadataListener` (quota configs, ACLs, topic configs) are optional."""
+    for listener in listeners:
+        callback = getattr(listener, method, None)
+        if callback is not None:
+            callback(*args)
 
 
 class QuotaConfigListener:
