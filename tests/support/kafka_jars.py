@@ -9,6 +9,7 @@ import functools
 import os
 import shutil
 import subprocess
+from collections.abc import Iterable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -34,6 +35,28 @@ def require(tool: str) -> str:
     if path is None:
         raise AssertionError(f"these tests need `{tool}` on PATH (Java 17+ and Maven)")
     return path
+
+
+def compile_java(libs: Path, classes: Path, sources: Iterable[str | Path]) -> None:
+    """``javac`` the ``sources`` against the jars in ``libs`` into ``classes``; a failure
+    shows javac's output."""
+    proc = subprocess.run(
+        [
+            require("javac"),
+            "-Xlint:all",
+            "-cp",
+            f"{libs}/*",
+            "-d",
+            str(classes),
+            *map(str, sources),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise AssertionError(f"javac failed:\n{proc.stdout}\n{proc.stderr}")
 
 
 # The last Kafka release with ZooKeeper mode: the reference for the inter-broker APIs
