@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import os
 import socket
-import struct
 import subprocess
 import sys
 import time
@@ -37,7 +36,7 @@ from typing import Any
 import pytest
 
 from kafkacore.protocol import APIS_BY_NAME, RequestHeader
-from kafkacore.protocol.api import decode_response, encode_request
+from kafkacore.protocol.api import encode_request
 from support.acl_requests import (
     ALL,
     ALLOW,
@@ -73,6 +72,7 @@ from support.kafka_jars import (
     start_kraft_node,
     stop_process,
 )
+from support.raw_client import receive_blocking
 
 pytestmark = [pytest.mark.interop, pytest.mark.timeout(600)]
 
@@ -92,20 +92,9 @@ def call(port: int, name: str, version: int, **fields: Any) -> Any:
     with socket.create_connection(("localhost", port), timeout=30) as sock:
         header = RequestHeader(api.key, version, 7, "acl-interop")
         sock.sendall(encode_request(header, api.request.cls(**fields)))
-        size = struct.unpack(">i", _read(sock, 4))[0]
-        cid, response = decode_response(_read(sock, size), api.key, version)
+        cid, response = receive_blocking(sock, name, version)
     assert cid == 7
     return response
-
-
-def _read(sock: socket.socket, n: int) -> bytes:
-    out = bytearray()
-    while len(out) < n:
-        chunk = sock.recv(n - len(out))
-        if not chunk:
-            raise ConnectionError("closed")
-        out += chunk
-    return bytes(out)
 
 
 def create(port: int, version: int, *creations: Any) -> list[tuple[int, str | None]]:

@@ -31,9 +31,10 @@ from typing import Any
 import pytest
 
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode, RequestHeader
-from kafkacore.protocol.api import decode_response, encode_request
+from kafkacore.protocol.api import encode_request
 from support.brokers import Broker, free_port
 from support.kafka_jars import kraft_single_node_props, start_kraft_node, stop_process
+from support.raw_client import receive_blocking
 
 pytestmark = [pytest.mark.interop, pytest.mark.timeout(300)]
 
@@ -67,8 +68,7 @@ class Raw:
     @staticmethod
     def receive(sock: socket.socket, name: str, version: int, cid: int) -> Any:
         try:
-            size = struct.unpack(">i", _read(sock, 4))[0]
-            got, response = decode_response(_read(sock, size), APIS_BY_NAME[name].key, version)
+            got, response = receive_blocking(sock, name, version)
             assert got == cid
             return response
         finally:
@@ -77,16 +77,6 @@ class Raw:
     def call(self, name: str, version: int, **fields: Any) -> Any:
         sock, cid = self.send(name, version, **fields)
         return self.receive(sock, name, version, cid)
-
-
-def _read(sock: socket.socket, n: int) -> bytes:
-    out = bytearray()
-    while len(out) < n:
-        chunk = sock.recv(n - len(out))
-        if not chunk:
-            raise ConnectionError("closed")
-        out += chunk
-    return bytes(out)
 
 
 def _until(what: str, probe: Any, timeout: float = 60) -> Any:
