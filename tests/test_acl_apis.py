@@ -25,57 +25,31 @@ from kafkacore.security.acl import (
 )
 from kafkacore.security.acl_sync import AUTHORIZER_CLASS_NAMES, build_authorizer
 from kafkacore.server import KafkaServer
+from support.acl_requests import (
+    ALLOW,
+    ALTER,
+    ANY,
+    CLUSTER,
+    DENY,
+    DESCRIBE,
+    GROUP,
+    LITERAL,
+    MATCH,
+    PREFIXED,
+    READ,
+    TOPIC,
+    WRITE,
+    acl_row,
+    acl_rows,
+    creation,
+    filter_fields,
+)
 from support.raw_client import RawClient, make_request, run_broker
 
-TOPIC, GROUP, CLUSTER, TXN = 2, 3, 4, 5
-ANY, MATCH, LITERAL, PREFIXED = 1, 2, 3, 4
-READ, WRITE, ALL, DESCRIBE, ALTER = 3, 4, 2, 8, 7
-DENY, ALLOW = 2, 3
 AUTHZ = {"authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer"}
 SUPER = {**AUTHZ, "super.users": "User:ANONYMOUS"}
 
-_CreateReq: Any = APIS_BY_NAME["CreateAcls"].request.cls
 _DeleteReq: Any = APIS_BY_NAME["DeleteAcls"].request.cls
-
-
-def creation(
-    rtype: int = TOPIC,
-    name: str = "orders",
-    pattern: int = LITERAL,
-    principal: str = "User:alice",
-    host: str = "*",
-    op: int = READ,
-    perm: int = ALLOW,
-) -> Any:
-    return _CreateReq.AclCreation(
-        resource_type=rtype,
-        resource_name=name,
-        resource_pattern_type=pattern,
-        principal=principal,
-        host=host,
-        operation=op,
-        permission_type=perm,
-    )
-
-
-def filter_fields(
-    rtype: int = ANY,
-    name: str | None = None,
-    pattern: int = ANY,
-    principal: str | None = None,
-    host: str | None = None,
-    op: int = ANY,
-    perm: int = ANY,
-) -> dict[str, Any]:
-    return {
-        "resource_type_filter": rtype,
-        "resource_name_filter": name,
-        "pattern_type_filter": pattern,
-        "principal_filter": principal,
-        "host_filter": host,
-        "operation": op,
-        "permission_type": perm,
-    }
 
 
 async def create(c: RawClient, *creations: Any, version: int = 3) -> list[tuple[int, Any]]:
@@ -87,22 +61,6 @@ async def describe(c: RawClient, version: int = 3, **kw: Any) -> Any:
     return await c.call(
         "DescribeAcls", version, make_request("DescribeAcls", **filter_fields(**kw))
     )
-
-
-def flat(response: Any) -> set[tuple[Any, ...]]:
-    return {
-        (
-            r.resource_type,
-            r.resource_name,
-            r.pattern_type,
-            a.principal,
-            a.host,
-            a.operation,
-            a.permission_type,
-        )
-        for r in response.resources
-        for a in r.acls
-    }
 
 
 async def delete(c: RawClient, *filters: dict[str, Any], version: int = 3) -> Any:
@@ -149,20 +107,22 @@ def test_create_describe_delete_and_restart(tmp_path: Path) -> None:
         everything = [alice_read, bob_prefixed, wildcard, group, cluster]
         assert await create(c, *map(c_of, everything)) == [(0, "")] * 5
         assert await create(c, c_of(alice_read), version=1) == [(0, "")]  # already there
-        assert flat(await describe(c)) == set(everything)
+        assert acl_rows(await describe(c)) == set(everything)
         for version in (1, 2, 3):
-            assert flat(await describe(c, version=version, rtype=GROUP)) == {group}
+            assert acl_rows(await describe(c, version=version, rtype=GROUP)) == {group}
         # LITERAL exact; MATCH: what applies to topic "orders"; ANY: exact name, any type
-        assert flat(await describe(c, rtype=TOPIC, name="orders", pattern=LITERAL)) == {alice_read}
-        assert flat(await describe(c, rtype=TOPIC, name="orders", pattern=MATCH)) == {
+        assert acl_rows(await describe(c, rtype=TOPIC, name="orders", pattern=LITERAL)) == {
+            alice_read
+        }
+        assert acl_rows(await describe(c, rtype=TOPIC, name="orders", pattern=MATCH)) == {
             alice_read,
             bob_prefixed,
             wildcard,
         }
-        assert flat(await describe(c, name="ord", pattern=ANY)) == {bob_prefixed}
-        assert flat(await describe(c, principal="User:bob")) == {bob_prefixed}
-        assert flat(await describe(c, host="10.0.0.1", perm=DENY)) == {bob_prefixed}
-        assert flat(await describe(c, op=ALTER)) == {cluster}
+        assert acl_rows(await describe(c, name="ord", pattern=ANY)) == {bob_prefixed}
+        assert acl_rows(await describe(c, principal="User:bob")) == {bob_prefixed}
+        assert acl_rows(await describe(c, host="10.0.0.1", perm=DENY)) == {bob_prefixed}
+        assert acl_rows(await describe(c, op=ALTER)) == {cluster}
         # resources grouped by pattern
         d = await describe(c)
         assert d.error_code == 0 and len(d.resources) == 5
@@ -173,21 +133,7 @@ def test_create_describe_delete_and_restart(tmp_path: Path) -> None:
             filter_fields(principal="User:alice", rtype=TOPIC),
             filter_fields(rtype=CLUSTER),
         )
-        got = [
-            {
-                (
-                    m.resource_type,
-                    m.resource_name,
-                    m.pattern_type,
-                    m.principal,
-                    m.host,
-                    m.operation,
-                    m.permission_type,
-                )
-                for m in f.matching_acls
-            }
-            for f in r.filter_results
-        ]
+        got = [{acl_row(m, m) for m in f.matching_acls} for f in r.filter_results]
         assert [f.error_code for f in r.filter_results] == [0, 0, 0]
         assert got == [set(), {alice_read}, {cluster}]
         assert server.services is not None and server.services.authorizer is not None
@@ -198,7 +144,7 @@ def test_create_describe_delete_and_restart(tmp_path: Path) -> None:
 
     async def second(server: KafkaServer) -> None:
         c = await RawClient.connect(server.bound_port)
-        assert flat(await describe(c)) == {bob_prefixed, wildcard, group}
+        assert acl_rows(await describe(c)) == {bob_prefixed, wildcard, group}
         assert server.services is not None and server.services.authorizer is not None
         authorizer = server.services.authorizer
         assert authorizer.allowed(
@@ -258,7 +204,7 @@ def test_create_validation(tmp_path: Path) -> None:
             creation(rtype=1),
         ):
             assert await create(c, creation(name="fine"), bad) == [(-1, None)] * 2
-        assert flat(await describe(c, name="fine")) == set()
+        assert acl_rows(await describe(c, name="fine")) == set()
         c.close()
 
     run_broker(tmp_path, scenario, **SUPER)
@@ -285,7 +231,7 @@ def test_cluster_alter_and_describe_are_required(tmp_path: Path) -> None:
         await server.services.run_io(store.update_acls, cluster, lambda cur: cur | {alter})
         assert await create(c, creation()) == [(0, "")]
         d = await describe(c)  # ALTER implies DESCRIBE
-        assert d.error_code == 0 and len(flat(d)) == 2
+        assert d.error_code == 0 and len(acl_rows(d)) == 2
         c.close()
 
     run_broker(tmp_path, scenario, **AUTHZ)

@@ -119,46 +119,40 @@ def test_failures_while_executing(capsys: pytest.CaptureFixture[str], broker: Br
     assert code == 1 and "has no DELEGATION_TOKEN resource type" in out
 
 
-def test_add_list_remove(capsys: pytest.CaptureFixture[str], broker: Broker) -> None:
-    code, out, _ = acls(
-        capsys,
-        broker,
+def add_alice_reads_orders(operation: str) -> tuple[str, ...]:
+    """--add alice's READ on the topic orders (``operation`` as the user spells it)."""
+    return (
         "--add",
         "--allow-principal",
         "User:alice",
         "--operation",
-        "Read",
+        operation,
         "--topic",
         "orders",
     )
+
+
+# BadBob may not write to orders from 198.51.100.3
+BAD_BOB_DENIED_WRITE = (
+    "--deny-principal",
+    "User:BadBob",
+    "--deny-host",
+    "198.51.100.3",
+    "--operation",
+    "Write",
+    "--topic",
+    "orders",
+)
+
+
+def test_add_list_remove(capsys: pytest.CaptureFixture[str], broker: Broker) -> None:
+    code, out, _ = acls(capsys, broker, *add_alice_reads_orders("Read"))
     assert code == 0
     assert out == f"Adding ACLs for resource `{ORDERS}`: \n \t{entry('User:alice', 'READ')}\n\n"
-    code, out, _ = acls(
-        capsys,
-        broker,
-        "--add",
-        "--allow-principal",
-        "User:alice",
-        "--operation",
-        "read",
-        "--topic",
-        "orders",
-    )
+    code, out, _ = acls(capsys, broker, *add_alice_reads_orders("read"))
     binding = f"(pattern={ORDERS}, entry={entry('User:alice', 'READ')})"
     assert (code, out) == (0, f"Acl {binding} already exists.\n")
-    code, out, _ = acls(
-        capsys,
-        broker,
-        "--add",
-        "--deny-principal",
-        "User:BadBob",
-        "--deny-host",
-        "198.51.100.3",
-        "--operation",
-        "Write",
-        "--topic",
-        "orders",
-    )
+    code, out, _ = acls(capsys, broker, "--add", *BAD_BOB_DENIED_WRITE)
     assert code == 0
     code, out, _ = acls(capsys, broker, "--list", "--topic", "orders")
     assert out == (
@@ -182,19 +176,7 @@ def test_add_list_remove(capsys: pytest.CaptureFixture[str], broker: Broker) -> 
         )
         assert acls(capsys, broker, "--list", "--topic", "orders")[1].count("\t(") == 2
         monkey.setattr("sys.stdin", io.StringIO("y\n"))
-        code, out, _ = acls(
-            capsys,
-            broker,
-            "--remove",
-            "--deny-principal",
-            "User:BadBob",
-            "--deny-host",
-            "198.51.100.3",
-            "--operation",
-            "Write",
-            "--topic",
-            "orders",
-        )
+        code, out, _ = acls(capsys, broker, "--remove", *BAD_BOB_DENIED_WRITE)
         assert out == (
             "Are you sure you want to remove ACLs: \n "
             f"\t{entry('User:BadBob', 'WRITE', 'DENY', '198.51.100.3')}\n"
@@ -208,14 +190,14 @@ def test_add_list_remove(capsys: pytest.CaptureFixture[str], broker: Broker) -> 
     assert acls(capsys, broker, "--list", "--topic", "orders")[:2] == (0, "")
 
 
+ADD_JANE_PRODUCER = ("--add", "--allow-principal", "User:jane", "--producer")
+
+
 def test_producer_and_consumer(capsys: pytest.CaptureFixture[str], broker: Broker) -> None:
     code, _, _ = acls(
         capsys,
         broker,
-        "--add",
-        "--allow-principal",
-        "User:jane",
-        "--producer",
+        *ADD_JANE_PRODUCER,
         "--idempotent",
         "--topic",
         "p1",
@@ -258,10 +240,7 @@ def test_producer_and_consumer(capsys: pytest.CaptureFixture[str], broker: Broke
     code, _, _ = acls(
         capsys,
         broker,
-        "--add",
-        "--allow-principal",
-        "User:jane",
-        "--producer",
+        *ADD_JANE_PRODUCER,
         "--topic",
         "Test-",
         "--resource-pattern-type",

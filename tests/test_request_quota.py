@@ -45,6 +45,25 @@ def test_the_manager_bounds_the_throttle_by_one_window() -> None:
     assert manager.record_request_time("v", "x", 1e9) == 0  # another user: no quota
 
 
+async def _port_with_quota(server: KafkaServer, entity: str, configs: dict[str, str]) -> int:
+    """The broker's port, once the quota entity ``entity`` (``clients/<id>``) has ``configs``."""
+    assert server.socket_server is not None
+    store: Any = server.services.metadata_store
+    await asyncio.to_thread(store.set_quota_configs, entity, configs)
+    return next(iter(server.socket_server.bound_ports.values()))
+
+
+def _all_topics_metadata(cluster_operations: bool) -> Any:
+    """A Metadata request for every topic (no auto-creation)."""
+    return make_request(
+        "Metadata",
+        topics=None,
+        allow_auto_topic_creation=False,
+        include_cluster_authorized_operations=cluster_operations,
+        include_topic_authorized_operations=False,
+    )
+
+
 def _services(quotas: ClientQuotaManager) -> Any:
     return SimpleNamespace(client_quotas=quotas)
 
@@ -105,19 +124,8 @@ def test_a_client_over_its_request_quota_is_throttled_and_muted(tmp_path: Path) 
     on the connection waits that long; client id ``free`` is never throttled."""
 
     async def scenario(server: KafkaServer) -> None:
-        assert server.socket_server is not None
-        port = next(iter(server.socket_server.bound_ports.values()))
-        store = server.services.metadata_store  # type: ignore[union-attr]
-        await asyncio.to_thread(
-            store.set_quota_configs, "clients/greedy", {"request_percentage": "0.0001"}
-        )
-        request = make_request(
-            "Metadata",
-            topics=None,
-            allow_auto_topic_creation=False,
-            include_cluster_authorized_operations=False,
-            include_topic_authorized_operations=False,
-        )
+        port = await _port_with_quota(server, "clients/greedy", {"request_percentage": "0.0001"})
+        request = _all_topics_metadata(cluster_operations=False)
         free = await RawClient.connect(port, client_id="free")
         greedy = await RawClient.connect(port, client_id="greedy")
         try:
@@ -156,14 +164,7 @@ def test_a_fetch_reads_no_more_than_the_quota_window(tmp_path: Path) -> None:
     from kafkacore.pure.batch import build_batch
 
     async def scenario(server: KafkaServer) -> None:
-        assert server.socket_server is not None
-        port = next(iter(server.socket_server.bound_ports.values()))
-        services: Any = server.services
-        await asyncio.to_thread(
-            services.metadata_store.set_quota_configs,
-            "clients/capped",
-            {"consumer_byte_rate": "100"},
-        )
+        port = await _port_with_quota(server, "clients/capped", {"consumer_byte_rate": "100"})
         client = await RawClient.connect(port, client_id="capped")
         try:
             req: Any = APIS_BY_NAME["CreateTopics"].request.cls
@@ -211,14 +212,8 @@ def test_request_percentage_is_achieved_within_ten_percent(tmp_path: Path) -> No
     quota = 2.0
 
     async def scenario(server: KafkaServer) -> None:
-        assert server.socket_server is not None
-        port = next(iter(server.socket_server.bound_ports.values()))
+        port = await _port_with_quota(server, "clients/busy", {"request_percentage": str(quota)})
         services: Any = server.services
-        await asyncio.to_thread(
-            services.metadata_store.set_quota_configs,
-            "clients/busy",
-            {"request_percentage": str(quota)},
-        )
         used = [0.0]
         manager = services.client_quotas
         record = manager.record_request_time
@@ -229,13 +224,7 @@ def test_request_percentage_is_achieved_within_ten_percent(tmp_path: Path) -> No
             return record(user, client_id, percent_seconds)
 
         manager.record_request_time = counting
-        request = make_request(
-            "Metadata",
-            topics=None,
-            allow_auto_topic_creation=False,
-            include_cluster_authorized_operations=True,
-            include_topic_authorized_operations=False,
-        )
+        request = _all_topics_metadata(cluster_operations=True)
         client = await RawClient.connect(port, client_id="busy")
         start = time.monotonic()
         sent = 0

@@ -37,35 +37,6 @@ def pki() -> Pki:
     return make_pki()
 
 
-def server_configs(pki: Pki, client_auth: str = "none", **extra: Any) -> dict[str, Any]:
-    return {
-        "ssl.keystore.type": "PEM",
-        "ssl.keystore.certificate.chain": pki.server.cert_pem,
-        "ssl.keystore.key": pki.server.key_pem,
-        "ssl.truststore.type": "PEM",
-        "ssl.truststore.certificates": pki.ca.cert_pem,
-        "ssl.client.auth": client_auth,
-        **extra,
-    }
-
-
-def client_configs(pki: Pki, with_cert: bool = True, **extra: Any) -> dict[str, Any]:
-    configs: dict[str, Any] = {
-        "ssl.truststore.type": "PEM",
-        "ssl.truststore.certificates": pki.ca.cert_pem,
-    }
-    if with_cert:
-        configs.update(
-            {
-                "ssl.keystore.type": "PEM",
-                "ssl.keystore.certificate.chain": pki.client.cert_pem,
-                "ssl.keystore.key": pki.client.key_pem,
-            }
-        )
-    configs.update(extra)
-    return configs
-
-
 class Handshake:
     """The outcome of one TLS handshake over a socketpair, seen from both ends."""
 
@@ -127,8 +98,8 @@ def handshake(
 )
 def test_handshake_principal(pki: Pki, client_auth: str, with_cert: bool, principal: str) -> None:
     result = handshake(
-        server_context(server_configs(pki, client_auth)),
-        client_context(client_configs(pki, with_cert)),
+        server_context(pki.server_ssl_configs(client_auth)),
+        client_context(pki.client_ssl_configs(with_cert)),
     )
     assert result.client_error is None and result.server_error is None
     assert result.echo == b"hello"
@@ -138,55 +109,60 @@ def test_handshake_principal(pki: Pki, client_auth: str, with_cert: bool, princi
 
 def test_required_client_auth_refuses_a_client_without_certificate(pki: Pki) -> None:
     result = handshake(
-        server_context(server_configs(pki, "required")), client_context(client_configs(pki, False))
+        server_context(pki.server_ssl_configs("required")),
+        client_context(pki.client_ssl_configs(False)),
     )
     assert result.server_error is not None
     assert result.server_principal is None
 
 
 def test_client_cert_from_an_untrusted_ca_is_refused(pki: Pki) -> None:
-    configs = server_configs(
-        pki, "required", **{"ssl.truststore.certificates": pki.other_ca.cert_pem}
+    configs = pki.server_ssl_configs(
+        "required", **{"ssl.truststore.certificates": pki.other_ca.cert_pem}
     )
-    result = handshake(server_context(configs), client_context(client_configs(pki)))
+    result = handshake(server_context(configs), client_context(pki.client_ssl_configs()))
     assert result.server_error is not None
     assert result.server_principal is None
 
 
 def test_client_refuses_a_server_its_truststore_does_not_trust(pki: Pki) -> None:
     client = client_context(
-        client_configs(pki, **{"ssl.truststore.certificates": pki.other_ca.cert_pem})
+        pki.client_ssl_configs(**{"ssl.truststore.certificates": pki.other_ca.cert_pem})
     )
-    result = handshake(server_context(server_configs(pki)), client)
+    result = handshake(server_context(pki.server_ssl_configs()), client)
     assert isinstance(result.client_error, ssl.SSLCertVerificationError)
 
 
 def test_endpoint_identification(pki: Pki) -> None:
-    server = server_context(server_configs(pki))
+    server = server_context(pki.server_ssl_configs())
     wrong_host = handshake(
-        server, client_context(client_configs(pki)), server_hostname="broker.example"
+        server, client_context(pki.client_ssl_configs()), server_hostname="broker.example"
     )
     assert isinstance(wrong_host.client_error, ssl.SSLCertVerificationError)
     assert "broker.example" in str(wrong_host.client_error)
-    unchecked = client_context(client_configs(pki, **{"ssl.endpoint.identification.algorithm": ""}))
+    unchecked = client_context(
+        pki.client_ssl_configs(**{"ssl.endpoint.identification.algorithm": ""})
+    )
     assert not unchecked.check_hostname
     ok = handshake(server, unchecked, server_hostname="broker.example")
     assert ok.client_error is None and ok.echo == b"hello"
 
 
 def test_client_protocol_caps_the_version(pki: Pki) -> None:
-    server = server_context(server_configs(pki))
-    result = handshake(server, client_context(client_configs(pki, **{"ssl.protocol": "TLSv1.2"})))
+    server = server_context(pki.server_ssl_configs())
+    result = handshake(
+        server, client_context(pki.client_ssl_configs(**{"ssl.protocol": "TLSv1.2"}))
+    )
     assert result.client_error is None
     assert result.version == "TLSv1.2"
-    result = handshake(server, client_context(client_configs(pki, **{"ssl.protocol": "TLS"})))
+    result = handshake(server, client_context(pki.client_ssl_configs(**{"ssl.protocol": "TLS"})))
     assert result.version == "TLSv1.3"
 
 
 def test_enabled_protocols_without_overlap_fail(pki: Pki) -> None:
-    server = server_context(server_configs(pki, **{"ssl.enabled.protocols": "TLSv1.3"}))
+    server = server_context(pki.server_ssl_configs(**{"ssl.enabled.protocols": "TLSv1.3"}))
     assert server.minimum_version == ssl.TLSVersion.TLSv1_3
-    client = client_context(client_configs(pki, **{"ssl.enabled.protocols": "TLSv1.2"}))
+    client = client_context(pki.client_ssl_configs(**{"ssl.enabled.protocols": "TLSv1.2"}))
     assert client.maximum_version == ssl.TLSVersion.TLSv1_2
     result = handshake(server, client)
     assert result.client_error is not None
@@ -195,12 +171,12 @@ def test_enabled_protocols_without_overlap_fail(pki: Pki) -> None:
 def test_cipher_suites_by_java_name(pki: Pki) -> None:
     suites = "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"
     server = server_context(
-        server_configs(pki, **{"ssl.cipher.suites": suites, "ssl.enabled.protocols": "TLSv1.2"})
+        pki.server_ssl_configs(**{"ssl.cipher.suites": suites, "ssl.enabled.protocols": "TLSv1.2"})
     )
     assert [c["name"] for c in server.get_ciphers() if c["protocol"] == "TLSv1.2"] == [
         "ECDHE-ECDSA-AES128-GCM-SHA256"
     ]
-    result = handshake(server, client_context(client_configs(pki)))
+    result = handshake(server, client_context(pki.client_ssl_configs()))
     assert result.client_error is None and result.version == "TLSv1.2"
 
 
@@ -244,10 +220,10 @@ def test_stores_from_files_and_encrypted_key(pki: Pki, pem_files: dict[str, Path
 
 
 def test_inline_encrypted_key(pki: Pki) -> None:
-    configs = client_configs(
-        pki, **{"ssl.keystore.key": pki.client.encrypted_key_pem("pw"), "ssl.key.password": "pw"}
+    configs = pki.client_ssl_configs(
+        **{"ssl.keystore.key": pki.client.encrypted_key_pem("pw"), "ssl.key.password": "pw"}
     )
-    result = handshake(server_context(server_configs(pki, "required")), client_context(configs))
+    result = handshake(server_context(pki.server_ssl_configs("required")), client_context(configs))
     assert result.server_principal == CLIENT_DN
 
 
@@ -258,7 +234,7 @@ def test_wrong_key_password(pki: Pki, pem_files: dict[str, Path]) -> None:
         "ssl.key.password": "wrong",
     }
     with pytest.raises(ConfigError) as e:
-        client_context({**client_configs(pki, False), **configs})
+        client_context({**pki.client_ssl_configs(False), **configs})
     assert e.value.name == "ssl.key.password"
     assert "wrong" not in str(e.value) and "[hidden]" in str(e.value)
 
@@ -267,7 +243,7 @@ def test_encrypted_key_without_password(pki: Pki, pem_files: dict[str, Path]) ->
     with pytest.raises(ConfigError) as e:
         client_context(
             {
-                **client_configs(pki, False),
+                **pki.client_ssl_configs(False),
                 "ssl.keystore.type": "PEM",
                 "ssl.keystore.location": str(pem_files["client"]),
             }
@@ -278,7 +254,9 @@ def test_encrypted_key_without_password(pki: Pki, pem_files: dict[str, Path]) ->
 
 def test_properties_continuation_indentation_is_tolerated(pki: Pki) -> None:
     indented = "\n".join("    " + line for line in pki.ca.cert_pem.splitlines())
-    client_context(client_configs(pki, **{"ssl.truststore.certificates": "\n" + indented.strip()}))
+    client_context(
+        pki.client_ssl_configs(**{"ssl.truststore.certificates": "\n" + indented.strip()})
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -360,8 +338,8 @@ def test_mapping_rules_in_a_handshake(pki: Pki) -> None:
         {"ssl.principal.mapping.rules": "RULE:^CN=(.*?),OU=(.*?),.*$/$1@$2/L"}
     )
     result = handshake(
-        server_context(server_configs(pki, "required")),
-        client_context(client_configs(pki)),
+        server_context(pki.server_ssl_configs("required")),
+        client_context(pki.client_ssl_configs()),
         mapper=mapper,
     )
     assert result.server_principal == "alice@engineering"
@@ -552,7 +530,7 @@ def test_bad_mapping_rules(rules: str, fragment: str) -> None:
     ],
 )
 def test_bad_configs(pki: Pki, side: str, change: dict[str, Any], name: str, fragment: str) -> None:
-    configs = server_configs(pki) if side == "server" else client_configs(pki)
+    configs = pki.server_ssl_configs() if side == "server" else pki.client_ssl_configs()
     for key, value in change.items():
         if value is None:
             configs.pop(key, None)
@@ -568,18 +546,20 @@ def test_bad_configs(pki: Pki, side: str, change: dict[str, Any], name: str, fra
 
 def test_secret_values_are_hidden_in_errors(pki: Pki) -> None:
     with pytest.raises(ConfigError) as e:
-        server_context(server_configs(pki, **{"ssl.keystore.key": "secret-not-a-key"}))
+        server_context(pki.server_ssl_configs(**{"ssl.keystore.key": "secret-not-a-key"}))
     assert str(e.value).startswith("Invalid value [hidden] for configuration ssl.keystore.key")
 
 
 def test_traditional_key_format_is_refused(pki: Pki) -> None:
     with pytest.raises(ConfigError, match="PKCS#8"):
-        server_context(server_configs(pki, **{"ssl.keystore.key": pki.server.pkcs1_like_key_pem()}))
+        server_context(
+            pki.server_ssl_configs(**{"ssl.keystore.key": pki.server.pkcs1_like_key_pem()})
+        )
 
 
 def test_key_not_matching_certificate(pki: Pki) -> None:
     with pytest.raises(ConfigError) as e:
-        server_context(server_configs(pki, **{"ssl.keystore.key": pki.client.key_pem}))
+        server_context(pki.server_ssl_configs(**{"ssl.keystore.key": pki.client.key_pem}))
     assert e.value.name == "ssl.keystore.key"
 
 
@@ -597,5 +577,7 @@ def test_listener_prefix_overrides_the_fallback(pki: Pki) -> None:
         "ssl.keystore.type": "PEM",
     }
     assert listener_ssl_configs(configs, "EXTERNAL")["ssl.client.auth"] == "none"
-    server = server_context(listener_ssl_configs({**server_configs(pki), **configs}, "INTERNAL"))
+    server = server_context(
+        listener_ssl_configs({**pki.server_ssl_configs(), **configs}, "INTERNAL")
+    )
     assert server.verify_mode == ssl.CERT_REQUIRED

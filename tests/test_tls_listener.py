@@ -39,30 +39,12 @@ def _listener_props(pki: Pki, client_auth: str = "required", **extra: str) -> di
     return {
         "listeners": "SSL://localhost:0",
         "security.inter.broker.protocol": "SSL",
-        "ssl.keystore.type": "PEM",
-        "ssl.keystore.certificate.chain": pki.server.cert_pem,
-        "ssl.keystore.key": pki.server.key_pem,
-        "ssl.truststore.type": "PEM",
-        "ssl.truststore.certificates": pki.ca.cert_pem,
-        "ssl.client.auth": client_auth,
-        **extra,
+        **pki.server_ssl_configs(client_auth, **extra),
     }
 
 
 def _client_context(pki: Pki, with_cert: bool = True) -> ssl.SSLContext:
-    configs: dict[str, Any] = {
-        "ssl.truststore.type": "PEM",
-        "ssl.truststore.certificates": pki.ca.cert_pem,
-    }
-    if with_cert:
-        configs.update(
-            {
-                "ssl.keystore.type": "PEM",
-                "ssl.keystore.certificate.chain": pki.client.cert_pem,
-                "ssl.keystore.key": pki.client.key_pem,
-            }
-        )
-    return client_context(configs)
+    return client_context(pki.client_ssl_configs(with_cert))
 
 
 async def _connect(port: int, context: ssl.SSLContext) -> RawClient:

@@ -27,6 +27,7 @@ from confluent_kafka.admin import (
 
 from cluster.conftest import new_cluster
 from kafkacore.protocol import APIS_BY_NAME
+from support.acl_requests import acl_rows, filter_fields
 from support.cluster import Cluster, wait_until
 from support.raw_client import RawClient
 from support.zookeeper import ZooKeeperServer
@@ -56,34 +57,14 @@ def describe_on(port: int) -> set[tuple[Any, ...]]:
     async def call() -> Any:
         c = await RawClient.connect(port)
         try:
-            request = APIS_BY_NAME["DescribeAcls"].request.cls(
-                resource_type_filter=1,
-                resource_name_filter=None,
-                pattern_type_filter=1,
-                principal_filter=None,
-                host_filter=None,
-                operation=1,
-                permission_type=1,
-            )
+            request = APIS_BY_NAME["DescribeAcls"].request.cls(**filter_fields())
             return await c.call("DescribeAcls", 3, request)
         finally:
             c.close()
 
     response = asyncio.run(call())
     assert response.error_code == 0, response
-    return {
-        (
-            r.resource_type,
-            r.resource_name,
-            r.pattern_type,
-            a.principal,
-            a.host,
-            a.operation,
-            a.permission_type,
-        )
-        for r in response.resources
-        for a in r.acls
-    }
+    return acl_rows(response)
 
 
 def on_every_broker(cluster: Cluster, expected: set[tuple[Any, ...]], what: str) -> float:

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
 
-from compat.conftest import KafkaTools
+from compat.conftest import KafkaTools, ToolResult
 from support.certs import make_pki
 from support.secure import PemFiles, ThreadedBroker, plain_jaas, scram_jaas, write_pem_files
 
@@ -160,57 +160,59 @@ def _java_client_properties(path: Path, pem: PemFiles, password: str) -> Path:
     return path
 
 
+def _console_produce(
+    tools: KafkaTools, bootstrap: str, topic: str, properties: Path, lines: list[str]
+) -> ToolResult:
+    """Kafka's ConsoleProducer: one record per line, the client settings of ``properties``."""
+    return tools.run(
+        PRODUCER,
+        "--bootstrap-server",
+        bootstrap,
+        "--topic",
+        topic,
+        "--command-config",
+        str(properties),
+        stdin="\n".join(lines) + "\n",
+    )
+
+
+def _console_consume(
+    tools: KafkaTools, bootstrap: str, topic: str, properties: Path, count: int, *more: str
+) -> ToolResult:
+    """Kafka's ConsoleConsumer: up to ``count`` records of partition 0 from the start."""
+    return tools.run(
+        CONSUMER,
+        "--bootstrap-server",
+        bootstrap,
+        "--topic",
+        topic,
+        "--partition",
+        "0",
+        "--offset",
+        "earliest",
+        "--max-messages",
+        str(count),
+        *more,
+        "--command-config",
+        str(properties),
+    )
+
+
 def test_kafka_console_tools_over_sasl_ssl_scram(
     secured: ThreadedBroker, pem: PemFiles, kafka_tools: KafkaTools, tmp_path: Path
 ) -> None:
     properties = _java_client_properties(tmp_path / "client.properties", pem, "alice-secret")
     bootstrap = f"localhost:{secured.port('SASL_SSL')}"
     lines = [f"console-{i}" for i in range(50)]
-    produced = kafka_tools.run(
-        PRODUCER,
-        "--bootstrap-server",
-        bootstrap,
-        "--topic",
-        "sec-console",
-        "--command-config",
-        str(properties),
-        stdin="\n".join(lines) + "\n",
-    )
-    produced.check()
-    consumed = kafka_tools.run(
-        CONSUMER,
-        "--bootstrap-server",
-        bootstrap,
-        "--topic",
-        "sec-console",
-        "--partition",
-        "0",
-        "--offset",
-        "earliest",
-        "--max-messages",
-        str(len(lines)),
-        "--command-config",
-        str(properties),
+    _console_produce(kafka_tools, bootstrap, "sec-console", properties, lines).check()
+    consumed = _console_consume(
+        kafka_tools, bootstrap, "sec-console", properties, len(lines)
     ).check()
     assert consumed.stdout.split() == lines
     # a wrong password: the tool gets Kafka's message
     bad = _java_client_properties(tmp_path / "bad.properties", pem, "wrong")
-    refused = kafka_tools.run(
-        CONSUMER,
-        "--bootstrap-server",
-        bootstrap,
-        "--topic",
-        "sec-console",
-        "--partition",
-        "0",
-        "--offset",
-        "earliest",
-        "--max-messages",
-        "1",
-        "--timeout-ms",
-        "10000",
-        "--command-config",
-        str(bad),
+    refused = _console_consume(
+        kafka_tools, bootstrap, "sec-console", bad, 1, "--timeout-ms", "10000"
     )
     # ConsoleConsumer reports the SaslAuthenticationException and consumes nothing
     assert "Processed a total of 0 messages" in refused.stdout + refused.stderr
@@ -237,31 +239,8 @@ def test_kafka_console_tools_over_mtls(
     )
     bootstrap = f"localhost:{secured.port('SSL')}"
     lines = [f"mtls-{i}" for i in range(20)]
-    kafka_tools.run(
-        PRODUCER,
-        "--bootstrap-server",
-        bootstrap,
-        "--topic",
-        "sec-mtls",
-        "--command-config",
-        str(properties),
-        stdin="\n".join(lines) + "\n",
-    ).check()
-    consumed = kafka_tools.run(
-        CONSUMER,
-        "--bootstrap-server",
-        bootstrap,
-        "--topic",
-        "sec-mtls",
-        "--partition",
-        "0",
-        "--offset",
-        "earliest",
-        "--max-messages",
-        str(len(lines)),
-        "--command-config",
-        str(properties),
-    ).check()
+    _console_produce(kafka_tools, bootstrap, "sec-mtls", properties, lines).check()
+    consumed = _console_consume(kafka_tools, bootstrap, "sec-mtls", properties, len(lines)).check()
     assert consumed.stdout.split() == lines
 
 

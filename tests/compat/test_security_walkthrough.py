@@ -26,7 +26,7 @@ from confluent_kafka import (
     TopicPartition,
 )
 
-from compat.conftest import KafkaTools
+from compat.conftest import KafkaTools, ToolResult
 from support.brokers import free_port
 
 pytestmark = pytest.mark.timeout(300)
@@ -210,38 +210,28 @@ def test_the_readme_walkthrough_and_what_it_refuses(
         assert "alice" in ours.stdout
         # Kafka prints HashMap order: the same lines, in any order
         assert sorted(ours.stdout.splitlines()) == sorted(theirs.stdout.splitlines())
-    consumed = kafka_tools.run(  # group billing resumes after the walk-through's reads
-        CONSUMER,
-        "--bootstrap-server",
-        w.bootstrap,
-        "--topic",
-        "orders",
-        "--group",
-        "billing",
-        "--from-beginning",
-        "--max-messages",
-        "2",
-        "--timeout-ms",
-        "30000",
-        "--command-config",
-        str(alice),
-    )
+
+    def alice_consumes(group: str, count: int, timeout_ms: int) -> ToolResult:
+        return kafka_tools.run(
+            CONSUMER,
+            "--bootstrap-server",
+            w.bootstrap,
+            "--topic",
+            "orders",
+            "--group",
+            group,
+            "--from-beginning",
+            "--max-messages",
+            str(count),
+            "--timeout-ms",
+            str(timeout_ms),
+            "--command-config",
+            str(alice),
+        )
+
+    # group billing resumes after the walk-through's reads
+    consumed = alice_consumes("billing", 2, 30000)
     assert sorted(consumed.stdout.split()) == ["order-4", "order-5"], consumed.stderr
     # a group alice may not use: refused by the broker's ACLs
-    refused = kafka_tools.run(
-        CONSUMER,
-        "--bootstrap-server",
-        w.bootstrap,
-        "--topic",
-        "orders",
-        "--group",
-        "audit",
-        "--from-beginning",
-        "--max-messages",
-        "1",
-        "--timeout-ms",
-        "15000",
-        "--command-config",
-        str(alice),
-    )
+    refused = alice_consumes("audit", 1, 15000)
     assert "GroupAuthorizationException" in refused.stdout + refused.stderr, refused.stderr

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from support.kafka_jars import JVM_FLAGS, KAFKA_ZK_VERSION, require
+from support.kafka_jars import JVM_FLAGS, KAFKA_ZK_VERSION, compile_java
 from support.kafka_jars import kafka_libs as fetch_kafka_libs
 
 JAVA_SOURCES = Path(__file__).resolve().parent / "java"
@@ -80,16 +80,7 @@ def kafka_libs() -> Path:
 
 
 def _compile_helpers(libs: Path, classes: Path, sources: Sequence[str]) -> Java:
-    require("javac")
-    proc = subprocess.run(
-        ["javac", "-Xlint:all", "-cp", f"{libs}/*", "-d", str(classes), *sources],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    if proc.returncode != 0:
-        raise AssertionError(f"javac failed:\n{proc.stdout}\n{proc.stderr}")
+    compile_java(libs, classes, sources)
     version = libs.parent.name.removeprefix("kafka-")
     return Java(libs=libs, classes=classes, version=version)
 

@@ -46,7 +46,7 @@ from kafkacore.security.acl import (
     zk_acl_path,
     zk_change_root,
 )
-from support.kafka_jars import JVM_FLAGS, require
+from support.kafka_jars import JVM_FLAGS, compile_java
 
 pytestmark = pytest.mark.interop
 
@@ -99,23 +99,7 @@ class AclDecisions:
 
 
 def _compile(libs: Path, classes: Path, sources: list[Path]) -> AclDecisions:
-    proc = subprocess.run(
-        [
-            require("javac"),
-            "-Xlint:all",
-            "-cp",
-            f"{libs}/*",
-            "-d",
-            str(classes),
-            *map(str, sources),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    if proc.returncode != 0:
-        raise AssertionError(f"javac failed:\n{proc.stdout}\n{proc.stderr}")
+    compile_java(libs, classes, sources)
     return AclDecisions(libs, classes)
 
 

@@ -22,7 +22,6 @@ answers differently, e.g. transactions) are not part of this comparison.
 from __future__ import annotations
 
 import asyncio
-import base64
 import json
 import os
 import re
@@ -46,7 +45,7 @@ from support.authz_cases import (
     flatten,
 )
 from support.brokers import free_port
-from support.kafka_jars import kafka_libs, require
+from support.kafka_jars import kafka_libs, require, start_kraft_node, stop_process
 from support.raw_client import RawClient, make_request, run_broker
 
 pytestmark = pytest.mark.interop
@@ -107,40 +106,7 @@ class KafkaBroker:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
-        cluster_id = "-"
-        while cluster_id.startswith("-"):  # kafka-storage would take it for an option
-            cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
-        cp = ["-cp", f"{self.libs}/*"]
-        flags = ["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx512m"]
-        subprocess.run(
-            [
-                "java",
-                *flags,
-                *cp,
-                "kafka.tools.StorageTool",
-                "format",
-                "-t",
-                cluster_id,
-                "-c",
-                str(self.props),
-            ],
-            check=True,
-            capture_output=True,
-            timeout=120,
-        )
-        with self.log.open("ab") as out:
-            self.proc = subprocess.Popen(
-                [
-                    "java",
-                    *flags,
-                    "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-                    *cp,
-                    "kafka.Kafka",
-                    str(self.props),
-                ],
-                stdout=out,
-                stderr=subprocess.STDOUT,
-            )
+        self.proc = start_kraft_node(self.libs, self.props, self.log)
         self._wait_ready()
 
     def tail(self) -> str:
@@ -178,13 +144,7 @@ class KafkaBroker:
         )
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
+        stop_process(self.proc, grace_s=30)
 
 
 def _ck_binding(binding: AclBinding) -> Any:
@@ -380,7 +340,7 @@ def test_every_api_decides_as_kafka(tmp_path: Path) -> None:
         f"{compared['decisions']} authorization decisions, in "
         f"{time.monotonic() - started:.1f} s"
     )
-    # Kafka's decisions, the table of tests/test_authz.py (KAFKA_DECISIONS)
+    # Kafka's decisions, tests/support/kafka_authz_decisions.json (test_authz.py's table)
     dump = os.environ.get("KAFKACORE_AUTHZ_DUMP")
     if dump:
         Path(dump).write_text(json.dumps(answers, indent=1, sort_keys=True, default=str))

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import os
 import socket
-import struct
 import subprocess
 import sys
 import time
@@ -36,11 +35,44 @@ from typing import Any
 
 import pytest
 
-from kafkacore.log.checkpoints import random_uuid, uuid_to_base64
 from kafkacore.protocol import APIS_BY_NAME, RequestHeader
-from kafkacore.protocol.api import decode_response, encode_request
+from kafkacore.protocol.api import encode_request
+from support.acl_requests import (
+    ALL,
+    ALLOW,
+    ALTER,
+    ANY,
+    CLUSTER,
+    CLUSTER_ACTION,
+    CREATE_TOKENS,
+    DENY,
+    DESCRIBE,
+    GROUP,
+    LITERAL,
+    MATCH,
+    PREFIXED,
+    READ,
+    TOKEN,
+    TOPIC,
+    TXN,
+    USER,
+    WRITE,
+    acl_row,
+    acl_rows,
+    creation,
+    filter_fields,
+)
 from support.brokers import Broker, free_port
-from support.kafka_jars import JVM_FLAGS, KAFKA_ZK_VERSION, kafka_libs, require
+from support.kafka_jars import (
+    JVM_FLAGS,
+    KAFKA_ZK_VERSION,
+    kafka_libs,
+    kraft_single_node_props,
+    require,
+    start_kraft_node,
+    stop_process,
+)
+from support.raw_client import receive_blocking
 
 pytestmark = [pytest.mark.interop, pytest.mark.timeout(600)]
 
@@ -48,12 +80,7 @@ SETTINGS = [
     "authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer",
     "allow.everyone.if.no.acl.found=true",
 ]
-TOPIC, GROUP, CLUSTER, TXN, TOKEN, USER = 2, 3, 4, 5, 6, 7
-ANY, MATCH, LITERAL, PREFIXED = 1, 2, 3, 4
-ALL, READ, WRITE, CREATE, ALTER, DESCRIBE, CLUSTER_ACTION, CREATE_TOKENS = 2, 3, 4, 5, 7, 8, 9, 13
-DENY, ALLOW = 2, 3
 ANONYMOUS = "User:ANONYMOUS"
-_Creation: Any = APIS_BY_NAME["CreateAcls"].request.cls.AclCreation
 _Filter: Any = APIS_BY_NAME["DeleteAcls"].request.cls.DeleteAclsFilter
 
 
@@ -65,60 +92,9 @@ def call(port: int, name: str, version: int, **fields: Any) -> Any:
     with socket.create_connection(("localhost", port), timeout=30) as sock:
         header = RequestHeader(api.key, version, 7, "acl-interop")
         sock.sendall(encode_request(header, api.request.cls(**fields)))
-        size = struct.unpack(">i", _read(sock, 4))[0]
-        cid, response = decode_response(_read(sock, size), api.key, version)
+        cid, response = receive_blocking(sock, name, version)
     assert cid == 7
     return response
-
-
-def _read(sock: socket.socket, n: int) -> bytes:
-    out = bytearray()
-    while len(out) < n:
-        chunk = sock.recv(n - len(out))
-        if not chunk:
-            raise ConnectionError("closed")
-        out += chunk
-    return bytes(out)
-
-
-def creation(
-    rtype: int = TOPIC,
-    name: str = "orders",
-    pattern: int = LITERAL,
-    principal: str = "User:alice",
-    host: str = "*",
-    op: int = READ,
-    perm: int = ALLOW,
-) -> Any:
-    return _Creation(
-        resource_type=rtype,
-        resource_name=name,
-        resource_pattern_type=pattern,
-        principal=principal,
-        host=host,
-        operation=op,
-        permission_type=perm,
-    )
-
-
-def filt(
-    rtype: int = ANY,
-    name: str | None = None,
-    pattern: int = ANY,
-    principal: str | None = None,
-    host: str | None = None,
-    op: int = ANY,
-    perm: int = ANY,
-) -> dict[str, Any]:
-    return {
-        "resource_type_filter": rtype,
-        "resource_name_filter": name,
-        "pattern_type_filter": pattern,
-        "principal_filter": principal,
-        "host_filter": host,
-        "operation": op,
-        "permission_type": perm,
-    }
 
 
 def create(port: int, version: int, *creations: Any) -> list[tuple[int, str | None]]:
@@ -127,20 +103,8 @@ def create(port: int, version: int, *creations: Any) -> list[tuple[int, str | No
 
 
 def describe(port: int, version: int, **kw: Any) -> tuple[int, str | None, frozenset[Any]]:
-    r = call(port, "DescribeAcls", version, **filt(**kw))
-    acls = frozenset(
-        (
-            x.resource_type,
-            x.resource_name,
-            x.pattern_type,
-            a.principal,
-            a.host,
-            a.operation,
-            a.permission_type,
-        )
-        for x in r.resources
-        for a in x.acls
-    )
+    r = call(port, "DescribeAcls", version, **filter_fields(**kw))
+    acls = frozenset(acl_rows(r))
     # one resource per pattern, as Kafka groups them
     patterns = [(x.resource_type, x.resource_name, x.pattern_type) for x in r.resources]
     assert len(patterns) == len(set(patterns))
@@ -153,20 +117,7 @@ def delete(port: int, version: int, *filters: dict[str, Any]) -> list[Any]:
         (
             f.error_code,
             f.error_message,
-            frozenset(
-                (
-                    m.error_code,
-                    m.error_message,
-                    m.resource_type,
-                    m.resource_name,
-                    m.pattern_type,
-                    m.principal,
-                    m.host,
-                    m.operation,
-                    m.permission_type,
-                )
-                for m in f.matching_acls
-            ),
+            frozenset((m.error_code, m.error_message, *acl_row(m, m)) for m in f.matching_acls),
         )
         for f in r.filter_results
     ]
@@ -199,58 +150,17 @@ class Kafka:
     def start(self) -> Kafka:
         cport = free_port()
         props = self.home / "server.properties"
-        lines = [
-            "process.roles=broker,controller",
-            "node.id=1",
-            f"controller.quorum.voters=1@localhost:{cport}",
-            f"listeners=PLAINTEXT://localhost:{self.port},CONTROLLER://localhost:{cport}",
-            f"advertised.listeners=PLAINTEXT://localhost:{self.port}",
-            "controller.listener.names=CONTROLLER",
-            "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
-            f"log.dirs={self.home / 'data'}",
-            "offsets.topic.replication.factor=1",
-            "offsets.topic.num.partitions=1",
-            "transaction.state.log.replication.factor=1",
-            "transaction.state.log.min.isr=1",
-            "share.coordinator.state.topic.replication.factor=1",
-            "share.coordinator.state.topic.min.isr=1",
-            *SETTINGS,
-            "",
-        ]
-        props.write_text("\n".join(lines))
-        java = require("java")
-        jvm = [java, "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"]
-        cp = ["-cp", f"{self.libs}/*"]
-        cluster_id = uuid_to_base64(random_uuid())
-        subprocess.run(
-            [*jvm, *cp, "kafka.tools.StorageTool", "format", "-t", cluster_id, "-c", str(props)],
-            check=True,
-            capture_output=True,
-            timeout=120,
-        )
-        with open(self.home / "kafka.log", "wb") as log:
-            self.proc = subprocess.Popen(
-                [
-                    *jvm,
-                    "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-                    *cp,
-                    "kafka.Kafka",
-                    str(props),
-                ],
-                stdout=log,
-                stderr=subprocess.STDOUT,
+        props.write_text(
+            kraft_single_node_props(
+                self.home, self.port, cport, "offsets.topic.num.partitions=1", *SETTINGS
             )
+        )
+        self.proc = start_kraft_node(self.libs, props, self.home / "kafka.log")
         _until("Kafka answers", lambda: describe(self.port, 3)[0] == 0)
         return self
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(60)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
+        stop_process(self.proc)
 
 
 @pytest.fixture(scope="module")
@@ -372,20 +282,25 @@ def test_delete_acls(both: tuple[int, int]) -> None:
         lambda p: delete(
             p,
             3,
-            filt(TOPIC, "nope", LITERAL),
-            filt(TOPIC, principal="User:alice", op=READ),
-            filt(principal="User:alice", op=READ),  # overlaps the previous one
-            filt(pattern=99),
-            filt(op=99),
-            filt(rtype=99),
-            filt(TOPIC, "ord", PREFIXED),
-            filt(USER),
+            filter_fields(TOPIC, "nope", LITERAL),
+            filter_fields(TOPIC, principal="User:alice", op=READ),
+            filter_fields(principal="User:alice", op=READ),  # overlaps the previous one
+            filter_fields(pattern=99),
+            filter_fields(op=99),
+            filter_fields(rtype=99),
+            filter_fields(TOPIC, "ord", PREFIXED),
+            filter_fields(USER),
         ),
     )
     assert [a[0] for a in answers] == [0, 0, 0, 42, 42, 42, 0, 0]
     assert len(answers[1][2]) == 3 and answers[1][2] <= answers[2][2]
     for version in (1, 2):
-        same(both, lambda p, v=version: delete(p, v, filt(TOKEN), filt(TXN, "tx1", MATCH)))
+        same(
+            both,
+            lambda p, v=version: delete(
+                p, v, filter_fields(TOKEN), filter_fields(TXN, "tx1", MATCH)
+            ),
+        )
     same(both, lambda p: describe(p, 3))
 
 
@@ -584,13 +499,13 @@ def test_cluster_authorization_failed(both: tuple[int, int]) -> None:
     to controller traffic needs it), so it may no longer create, describe or delete."""
     keep = creation(CLUSTER, "kafka-cluster", principal=ANONYMOUS, op=CLUSTER_ACTION)
     same(both, lambda p: create(p, 3, keep))
-    gone = same(both, lambda p: delete(p, 3, filt(CLUSTER, principal=ANONYMOUS, op=ALL)))
+    gone = same(both, lambda p: delete(p, 3, filter_fields(CLUSTER, principal=ANONYMOUS, op=ALL)))
     assert len(gone[0][2]) == 1
 
     def codes(port: int) -> tuple[Any, ...]:
         created = create(port, 3, creation(name="late"), creation(name="later"))
-        described = call(port, "DescribeAcls", 3, **filt())
-        deleted = call(port, "DeleteAcls", 3, filters=[_Filter(**filt())])
+        described = call(port, "DescribeAcls", 3, **filter_fields())
+        deleted = call(port, "DeleteAcls", 3, filters=[_Filter(**filter_fields())])
         messages = [m for _, m in created] + [described.error_message]
         messages += [f.error_message for f in deleted.filter_results]
         assert all(m is not None and m.endswith(".") for m in messages), messages

@@ -30,11 +30,11 @@ from typing import Any
 
 import pytest
 
-from kafkacore.log.checkpoints import random_uuid, uuid_to_base64
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode, RequestHeader
-from kafkacore.protocol.api import decode_response, encode_request
+from kafkacore.protocol.api import encode_request
 from support.brokers import Broker, free_port
-from support.kafka_jars import require
+from support.kafka_jars import kraft_single_node_props, start_kraft_node, stop_process
+from support.raw_client import receive_blocking
 
 pytestmark = [pytest.mark.interop, pytest.mark.timeout(300)]
 
@@ -68,8 +68,7 @@ class Raw:
     @staticmethod
     def receive(sock: socket.socket, name: str, version: int, cid: int) -> Any:
         try:
-            size = struct.unpack(">i", _read(sock, 4))[0]
-            got, response = decode_response(_read(sock, size), APIS_BY_NAME[name].key, version)
+            got, response = receive_blocking(sock, name, version)
             assert got == cid
             return response
         finally:
@@ -78,16 +77,6 @@ class Raw:
     def call(self, name: str, version: int, **fields: Any) -> Any:
         sock, cid = self.send(name, version, **fields)
         return self.receive(sock, name, version, cid)
-
-
-def _read(sock: socket.socket, n: int) -> bytes:
-    out = bytearray()
-    while len(out) < n:
-        chunk = sock.recv(n - len(out))
-        if not chunk:
-            raise ConnectionError("closed")
-        out += chunk
-    return bytes(out)
 
 
 def _until(what: str, probe: Any, timeout: float = 60) -> Any:
@@ -119,55 +108,13 @@ class Kafka:
     def start(self) -> Kafka:
         cport = free_port()
         props = self.home / "server.properties"
-        props.write_text(
-            "\n".join(
-                [
-                    "process.roles=broker,controller",
-                    "node.id=1",
-                    f"controller.quorum.voters=1@localhost:{cport}",
-                    f"listeners=PLAINTEXT://localhost:{self.port},CONTROLLER://localhost:{cport}",
-                    f"advertised.listeners=PLAINTEXT://localhost:{self.port}",
-                    "controller.listener.names=CONTROLLER",
-                    "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
-                    f"log.dirs={self.home / 'data'}",
-                    "offsets.topic.replication.factor=1",
-                    "transaction.state.log.replication.factor=1",
-                    "transaction.state.log.min.isr=1",
-                    "share.coordinator.state.topic.replication.factor=1",
-                    "share.coordinator.state.topic.min.isr=1",
-                    *COMMON,
-                    "",
-                ]
-            )
-        )
-        java = require("java")
-        jvm = [java, "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"]
-        cp = ["-cp", f"{self.libs}/*"]
-        cluster_id = uuid_to_base64(random_uuid())  # never starts with "-", as Kafka's
-        subprocess.run(
-            [*jvm, *cp, "kafka.tools.StorageTool", "format", "-t", cluster_id, "-c", str(props)],
-            check=True,
-            capture_output=True,
-            timeout=120,
-        )
-        log = open(self.home / "kafka.log", "wb")  # noqa: SIM115 (kept open by the process)
-        self.proc = subprocess.Popen(
-            [*jvm, "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", *cp, "kafka.Kafka", str(props)],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        log.close()
+        props.write_text(kraft_single_node_props(self.home, self.port, cport, *COMMON))
+        self.proc = start_kraft_node(self.libs, props, self.home / "kafka.log")
         _until("Kafka starts", lambda: Raw(self.port).call("ApiVersions", 0) is not None, 120)
         return self
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(60)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
+        stop_process(self.proc)
 
 
 @pytest.fixture(scope="module")

@@ -32,7 +32,7 @@ from kafkacore.zk.data import (
     topic_id_to_string,
 )
 from kafkacore.zk.errors import TopicAlreadyMarkedForDeletion
-from support.kafka_jars import JVM_FLAGS, require
+from support.kafka_jars import JVM_FLAGS, compile_java
 from support.zookeeper import ZooKeeperServer, zookeeper_libs
 
 pytestmark = [pytest.mark.interop, pytest.mark.downloads]
@@ -74,18 +74,9 @@ class Kafka39:
 
 @pytest.fixture(scope="module")
 def kafka39(tmp_path_factory: pytest.TempPathFactory) -> Kafka39:
-    require("javac")
     libs = zookeeper_libs()
     classes = tmp_path_factory.mktemp("zk-interop-classes")
-    proc = subprocess.run(
-        ["javac", "-Xlint:all", "-cp", f"{libs}/*", "-d", str(classes), str(JAVA_SOURCE)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    if proc.returncode != 0:
-        raise AssertionError(f"javac failed:\n{proc.stdout}\n{proc.stderr}")
+    compile_java(libs, classes, [JAVA_SOURCE])
     return Kafka39(libs, classes)
 
 

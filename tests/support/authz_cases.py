@@ -284,6 +284,15 @@ def _offset_fetch_v7(topics: list[str]) -> Any:
     )
 
 
+def _init_producer_id(transactional_id: str | None) -> Any:
+    return _r("InitProducerId")(
+        transactional_id=transactional_id,
+        transaction_timeout_ms=60000,
+        producer_id=-1,
+        producer_epoch=-1,
+    )
+
+
 def _config_resources(cls: Any, alter: bool) -> list[Any]:
     out = []
     for kind, name in ((2, TOPIC), (2, MISSING), (4, "")):
@@ -488,28 +497,8 @@ def _cases() -> list[Case]:
                 ],
             ),
         ),
-        _c(
-            "init-pid",
-            "InitProducerId",
-            4,
-            lambda: r("InitProducerId")(
-                transactional_id=None,
-                transaction_timeout_ms=60000,
-                producer_id=-1,
-                producer_epoch=-1,
-            ),
-        ),
-        _c(
-            "init-pid-txn",
-            "InitProducerId",
-            4,
-            lambda: r("InitProducerId")(
-                transactional_id=TXN,
-                transaction_timeout_ms=60000,
-                producer_id=-1,
-                producer_epoch=-1,
-            ),
-        ),
+        _c("init-pid", "InitProducerId", 4, lambda: _init_producer_id(None)),
+        _c("init-pid-txn", "InitProducerId", 4, lambda: _init_producer_id(TXN)),
         _c(
             "create-topics",
             "CreateTopics",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime
 import ipaddress
 from dataclasses import dataclass
+from typing import Any
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
@@ -46,6 +47,35 @@ class Pki:
     server: Identity
     client: Identity
     other_ca: Identity  # a CA that signed nothing here: trusting only it must fail
+
+    def server_ssl_configs(self, client_auth: str = "none", **extra: Any) -> dict[str, Any]:
+        """A listener's ssl.* configs: the server certificate, trusting the CA."""
+        return {
+            "ssl.keystore.type": "PEM",
+            "ssl.keystore.certificate.chain": self.server.cert_pem,
+            "ssl.keystore.key": self.server.key_pem,
+            "ssl.truststore.type": "PEM",
+            "ssl.truststore.certificates": self.ca.cert_pem,
+            "ssl.client.auth": client_auth,
+            **extra,
+        }
+
+    def client_ssl_configs(self, with_cert: bool = True, **extra: Any) -> dict[str, Any]:
+        """A client's ssl.* configs: trusting the CA, with the client certificate or not."""
+        configs: dict[str, Any] = {
+            "ssl.truststore.type": "PEM",
+            "ssl.truststore.certificates": self.ca.cert_pem,
+        }
+        if with_cert:
+            configs.update(
+                {
+                    "ssl.keystore.type": "PEM",
+                    "ssl.keystore.certificate.chain": self.client.cert_pem,
+                    "ssl.keystore.key": self.client.key_pem,
+                }
+            )
+        configs.update(extra)
+        return configs
 
 
 def _name(cn: str, ou: str | None = None) -> x509.Name:

@@ -9,6 +9,7 @@ import functools
 import os
 import shutil
 import subprocess
+from collections.abc import Iterable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -36,6 +37,28 @@ def require(tool: str) -> str:
     return path
 
 
+def compile_java(libs: Path, classes: Path, sources: Iterable[str | Path]) -> None:
+    """``javac`` the ``sources`` against the jars in ``libs`` into ``classes``; a failure
+    shows javac's output."""
+    proc = subprocess.run(
+        [
+            require("javac"),
+            "-Xlint:all",
+            "-cp",
+            f"{libs}/*",
+            "-d",
+            str(classes),
+            *map(str, sources),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise AssertionError(f"javac failed:\n{proc.stdout}\n{proc.stderr}")
+
+
 # The last Kafka release with ZooKeeper mode: the reference for the inter-broker APIs
 # (LeaderAndIsr, UpdateMetadata, StopReplica, ControlledShutdown) Kafka 4 removed.
 KAFKA_ZK_VERSION = "3.9.1"
@@ -60,3 +83,66 @@ def kafka_libs(version: str | None = None) -> Path:
     libs = Path(proc.stdout.strip().splitlines()[-1])
     assert (libs / ".complete").is_file(), libs
     return libs
+
+
+# A Kafka server's JVM (KRaft, from the jars): a bounded heap and a quick start.
+_SERVER_JVM_FLAGS = ("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1")
+_QUIET_LOGGER = "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"
+
+
+def kraft_single_node_props(home: Path, port: int, controller_port: int, *extra: str) -> str:
+    """server.properties of one PLAINTEXT KRaft node (broker and controller) on ``port``
+    (its controller on ``controller_port``), data under ``home/data``, internal topics
+    of one replica; ``extra`` lines last."""
+    lines = [
+        "process.roles=broker,controller",
+        "node.id=1",
+        f"controller.quorum.voters=1@localhost:{controller_port}",
+        f"listeners=PLAINTEXT://localhost:{port},CONTROLLER://localhost:{controller_port}",
+        f"advertised.listeners=PLAINTEXT://localhost:{port}",
+        "controller.listener.names=CONTROLLER",
+        "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+        f"log.dirs={home / 'data'}",
+        "offsets.topic.replication.factor=1",
+        "transaction.state.log.replication.factor=1",
+        "transaction.state.log.min.isr=1",
+        "share.coordinator.state.topic.replication.factor=1",
+        "share.coordinator.state.topic.min.isr=1",
+        *extra,
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def start_kraft_node(libs: Path, props: Path, log: Path) -> subprocess.Popen[bytes]:
+    """Formats the storage of the KRaft node ``props`` describes (a fresh cluster id) and
+    starts ``kafka.Kafka`` on it, its output appended to ``log``."""
+    from kafkacore.log.checkpoints import random_uuid, uuid_to_base64
+
+    java = require("java")
+    cp = ["-cp", f"{libs}/*"]
+    cluster_id = uuid_to_base64(random_uuid())  # never starts with "-", as Kafka's
+    format_storage = ["kafka.tools.StorageTool", "format", "-t", cluster_id, "-c", str(props)]
+    subprocess.run(
+        [java, *_SERVER_JVM_FLAGS, *cp, *format_storage],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    with log.open("ab") as out:
+        return subprocess.Popen(
+            [java, *_SERVER_JVM_FLAGS, _QUIET_LOGGER, *cp, "kafka.Kafka", str(props)],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+
+
+def stop_process(proc: subprocess.Popen[bytes] | None, grace_s: float = 60) -> None:
+    """Terminates ``proc`` if it still runs; killed if it has not exited after ``grace_s``."""
+    if proc is not None and proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(grace_s)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)

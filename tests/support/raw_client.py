@@ -5,6 +5,7 @@ client would (framing, pipelining, error codes), without a client library in bet
 from __future__ import annotations
 
 import asyncio
+import socket
 import struct
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -20,6 +21,8 @@ __all__ = [
     "fetch_request",
     "make_request",
     "produce_request",
+    "receive_blocking",
+    "recv_exactly",
     "run_broker",
 ]
 
@@ -124,6 +127,24 @@ class RawClient:
 
     def close(self) -> None:
         self.writer.close()
+
+
+def recv_exactly(sock: socket.socket, n: int) -> bytes:
+    """``n`` bytes from a blocking socket; ConnectionError if it closes first."""
+    out = bytearray()
+    while len(out) < n:
+        chunk = sock.recv(n - len(out))
+        if not chunk:
+            raise ConnectionError("closed")
+        out += chunk
+    return bytes(out)
+
+
+def receive_blocking(sock: socket.socket, name: str, version: int) -> tuple[int, Any]:
+    """One response frame of API ``name`` from a blocking socket: (correlation id,
+    response)."""
+    size = struct.unpack(">i", recv_exactly(sock, 4))[0]
+    return decode_response(recv_exactly(sock, size), APIS_BY_NAME[name].key, version)
 
 
 class OneShotClient:

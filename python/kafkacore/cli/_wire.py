@@ -10,6 +10,7 @@ its first request. One tool invocation is one process, so the setting is the mod
 from __future__ import annotations
 
 import argparse
+import itertools
 import socket
 import struct
 from collections.abc import Mapping
@@ -93,34 +94,32 @@ def _read_frame(sock: Any) -> bytes:
 
 
 def _login(sock: Any, security: ClientSecurity) -> None:
-    from kafkacore.protocol import APIS, ApiKey, RequestHeader, decode_response, encode_request
-    from kafkacore.security.sasl import SaslClientError, sasl_client
-
-    def call(key: ApiKey, request: Any, correlation_id: int) -> Any:
-        header = RequestHeader(key, 1, correlation_id, "kafkacore-tool")
-        sock.sendall(encode_request(header, request))
-        return decode_response(_read_frame(sock), key, 1)[1]
+    from kafkacore.protocol import RequestHeader, decode_response, encode_request
+    from kafkacore.security.sasl import (
+        SaslAuthenticateRefused,
+        SaslClientError,
+        SaslHandshakeRefused,
+        sasl_login,
+    )
 
     mechanism = security.sasl_mechanism
     assert mechanism is not None
-    handshake = APIS[ApiKey.SASL_HANDSHAKE].request.cls(mechanism=mechanism)
-    answer = call(ApiKey.SASL_HANDSHAKE, handshake, 0)
-    if answer.error_code:
+    login = sasl_login(mechanism, security.username, security.password)
+    try:
+        key, request = next(login)
+        for correlation_id in itertools.count():
+            sock.sendall(
+                encode_request(RequestHeader(key, 1, correlation_id, "kafkacore-tool"), request)
+            )
+            key, request = login.send(decode_response(_read_frame(sock), key, 1)[1])
+    except StopIteration:
+        return
+    except SaslHandshakeRefused as exc:
+        enabled = list(exc.response.mechanisms)
         raise AuthenticationFailed(
-            f"Unsupported SASL mechanism {mechanism} (the broker enables {list(answer.mechanisms)})"
-        )
-    client = sasl_client(mechanism, security.username, security.password)
-    token = client.evaluate_challenge(b"")
-    authenticate: Any = APIS[ApiKey.SASL_AUTHENTICATE].request.cls
-    correlation_id = 1
-    while token is not None:
-        answer = call(ApiKey.SASL_AUTHENTICATE, authenticate(auth_bytes=token), correlation_id)
-        correlation_id += 1
-        if answer.error_code:
-            raise AuthenticationFailed(str(answer.error_message))
-        try:
-            token = client.evaluate_challenge(bytes(answer.auth_bytes))
-        except SaslClientError as exc:
-            raise AuthenticationFailed(str(exc)) from None
-    if not client.complete:
-        raise AuthenticationFailed("SASL authentication did not complete")
+            f"Unsupported SASL mechanism {mechanism} (the broker enables {enabled})"
+        ) from None
+    except SaslAuthenticateRefused as exc:
+        raise AuthenticationFailed(str(exc.response.error_message)) from None
+    except SaslClientError as exc:
+        raise AuthenticationFailed(str(exc)) from None

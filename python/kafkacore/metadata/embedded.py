@@ -42,7 +42,13 @@ from dataclasses import replace
 from typing import Any
 
 from kafkacore.log.checkpoints import write_atomically
-from kafkacore.metadata.store import AclUpdate, MetadataListener, PartitionState, TopicMetadata
+from kafkacore.metadata.store import (
+    AclUpdate,
+    MetadataListener,
+    PartitionState,
+    TopicMetadata,
+    notify_optional,
+)
 from kafkacore.security.acl import (
     AccessControlEntry,
     PatternType,
@@ -347,10 +353,7 @@ class EmbeddedMetadataStore:
             else:
                 self._quota_configs.pop(path, None)
             self._save()
-        for listener in self._listeners_now():
-            on_quota = getattr(listener, "on_quota_configs_changed", None)
-            if on_quota is not None:
-                on_quota(path, dict(configs))
+        notify_optional(self._listeners_now(), "on_quota_configs_changed", path, dict(configs))
 
     # -- producer ids ----------------------------------------------------------------------
 
@@ -388,8 +391,5 @@ class EmbeddedMetadataStore:
             else:
                 self._acls.pop(pattern, None)
             self._save()
-        for listener in self._listeners_now():
-            on_acls = getattr(listener, "on_acls_changed", None)
-            if on_acls is not None:
-                on_acls(pattern, after)
+        notify_optional(self._listeners_now(), "on_acls_changed", pattern, after)
         return before, after

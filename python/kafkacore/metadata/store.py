@@ -14,7 +14,7 @@ replica assignment and LeaderAndIsr state (:class:`PartitionState`).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -26,7 +26,9 @@ __all__ = [
     "MetadataListener",
     "MetadataStore",
     "PartitionState",
+    "QuotaConfigListener",
     "TopicMetadata",
+    "notify_optional",
 ]
 
 NO_LEADER = -1
@@ -85,6 +87,36 @@ class MetadataListener(Protocol):
     def on_broker_configs_changed(self, entity: str, configs: Mapping[str, str]) -> None: ...
 
     def on_cluster_id(self, cluster_id: str) -> None: ...
+
+
+def notify_optional(listeners: Iterable[object], method: str, *args: object) -> None:
+    """Calls ``method(*args)`` on each listener that has it: the changes beyond
+    :class:`MetadataListener` (quota configs, ACLs, topic configs) are optional."""
+    for listener in listeners:
+        callback = getattr(listener, method, None)
+        if callback is not None:
+            callback(*args)
+
+
+class QuotaConfigListener:
+    """A :class:`MetadataListener` that follows only the quota entity configs: a subclass
+    implements ``on_quota_configs_changed``; topic, broker config and cluster id changes
+    are ignored."""
+
+    def on_quota_configs_changed(self, path: str, configs: Mapping[str, str]) -> None:
+        raise NotImplementedError
+
+    def on_topic_changed(self, topic: object) -> None:
+        pass
+
+    def on_topic_deleted(self, name: str) -> None:
+        pass
+
+    def on_broker_configs_changed(self, entity: str, configs: Mapping[str, str]) -> None:
+        pass
+
+    def on_cluster_id(self, cluster_id: str) -> None:
+        pass
 
 
 class MetadataStore(Protocol):

@@ -39,7 +39,13 @@ import uuid
 from collections.abc import Coroutine, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
-from kafkacore.metadata.store import AclUpdate, MetadataListener, PartitionState, TopicMetadata
+from kafkacore.metadata.store import (
+    AclUpdate,
+    MetadataListener,
+    PartitionState,
+    TopicMetadata,
+    notify_optional,
+)
 from kafkacore.security.acl import (
     ACL_CHANGES_PATH,
     EXTENDED_ACL_CHANGES_PATH,
@@ -204,10 +210,7 @@ class ZooKeeperMetadataStore:
             else:
                 self._quota_configs.pop(path, None)
             listeners = list(self._listeners)
-        for listener in listeners:
-            on_quota = getattr(listener, "on_quota_configs_changed", None)
-            if on_quota is not None:
-                on_quota(path, dict(configs))
+        notify_optional(listeners, "on_quota_configs_changed", path, dict(configs))
 
     # -- ACLs: load and follow (on the event loop) -----------------------------------------
 
@@ -275,10 +278,7 @@ class ZooKeeperMetadataStore:
             else:
                 self._acls.pop(pattern, None)
             listeners = list(self._listeners)
-        for listener in listeners:
-            on_acls = getattr(listener, "on_acls_changed", None)
-            if on_acls is not None:
-                on_acls(pattern, entries)
+        notify_optional(listeners, "on_acls_changed", pattern, entries)
 
     def acls(self) -> dict[ResourcePattern, frozenset[AccessControlEntry]]:
         with self._lock:

@@ -17,6 +17,7 @@ import urllib.parse
 from collections.abc import Mapping
 from typing import Any
 
+from kafkacore.metadata.store import QuotaConfigListener
 from kafkacore.security.credentials import ScramCredentialCache
 
 __all__ = ["ScramCredentialFeeder", "follow_scram_credentials"]
@@ -31,7 +32,7 @@ def _user_of(path: str) -> str | None:
     return urllib.parse.unquote(name)
 
 
-class ScramCredentialFeeder:
+class ScramCredentialFeeder(QuotaConfigListener):
     """A metadata store listener: only user entity config changes do anything."""
 
     def __init__(self, cache: ScramCredentialCache) -> None:
@@ -45,18 +46,6 @@ class ScramCredentialFeeder:
         user = _user_of(path)
         if user is not None:
             self.cache.update_user(user, configs)
-
-    def on_topic_changed(self, topic: object) -> None:
-        pass
-
-    def on_topic_deleted(self, name: str) -> None:
-        pass
-
-    def on_broker_configs_changed(self, entity: str, configs: Mapping[str, str]) -> None:
-        pass
-
-    def on_cluster_id(self, cluster_id: str) -> None:
-        pass
 
 
 def follow_scram_credentials(store: Any, cache: ScramCredentialCache) -> ScramCredentialFeeder:

@@ -12,12 +12,25 @@ from __future__ import annotations
 
 import base64
 import hmac
-from typing import Protocol
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kafkacore.security import plain
 from kafkacore.security.scram import ScramMechanism, escape_username, random_base36, salted_password
 
-__all__ = ["PlainClient", "SaslClient", "SaslClientError", "ScramClient", "sasl_client"]
+if TYPE_CHECKING:
+    from kafkacore.protocol import ApiKey
+
+__all__ = [
+    "PlainClient",
+    "SaslAuthenticateRefused",
+    "SaslClient",
+    "SaslClientError",
+    "SaslHandshakeRefused",
+    "ScramClient",
+    "sasl_client",
+    "sasl_login",
+]
 
 
 class SaslClientError(Exception):
@@ -105,3 +118,46 @@ def sasl_client(mechanism: str, username: str, password: str) -> SaslClient:
     if scram is None:
         raise ValueError(f"SASL mechanism {mechanism} is not supported by kafkacore's client")
     return ScramClient(scram, username, password)
+
+
+class SaslHandshakeRefused(Exception):
+    """The broker's SaslHandshake response had an error (``response.mechanisms`` are the
+    ones it enables)."""
+
+    def __init__(self, response: Any) -> None:
+        super().__init__(response.error_code)
+        self.response = response
+
+
+class SaslAuthenticateRefused(Exception):
+    """A SaslAuthenticate response had an error (``response.error_message`` says why)."""
+
+    def __init__(self, response: Any) -> None:
+        super().__init__(response.error_code)
+        self.response = response
+
+
+def sasl_login(
+    mechanism: str, username: str, password: str
+) -> Generator[tuple[ApiKey, Any], Any, None]:
+    """A client's SASL login, sans-IO: yields ``(api_key, request)`` for SaslHandshake v1
+    and then each SaslAuthenticate v1 round trip; the caller sends it and ``send``s the
+    response back. Ends when the login is complete; raises :class:`SaslHandshakeRefused`,
+    :class:`SaslAuthenticateRefused` or :class:`SaslClientError` (the server's answer did not
+    verify, or the exchange ended before the mechanism completed)."""
+    from kafkacore.protocol import APIS, ApiKey
+
+    handshake = APIS[ApiKey.SASL_HANDSHAKE].request.cls(mechanism=mechanism)
+    response = yield ApiKey.SASL_HANDSHAKE, handshake
+    if response.error_code:
+        raise SaslHandshakeRefused(response)
+    client = sasl_client(mechanism, username, password)
+    token = client.evaluate_challenge(b"")
+    authenticate: Any = APIS[ApiKey.SASL_AUTHENTICATE].request.cls
+    while token is not None:
+        response = yield ApiKey.SASL_AUTHENTICATE, authenticate(auth_bytes=token)
+        if response.error_code:
+            raise SaslAuthenticateRefused(response)
+        token = client.evaluate_challenge(bytes(response.auth_bytes))
+    if not client.complete:
+        raise SaslClientError("SASL authentication did not complete")

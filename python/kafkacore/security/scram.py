@@ -254,6 +254,16 @@ _CLIENT_FINAL = re.compile(
 )
 
 
+def _parse(pattern: re.Pattern[str], data: bytes, message: str) -> re.Match[str]:
+    """``data`` as ``pattern`` reads it, else the ScramAuthenticationError Kafka's
+    formatter throws (naming ``message``, e.g. "client first")."""
+    text = data.decode("utf-8", errors="replace")
+    match = pattern.fullmatch(text)
+    if match is None:
+        raise ScramAuthenticationError(f"Invalid SCRAM {message} message format: {text}")
+    return match
+
+
 @dataclass(frozen=True)
 class ClientFirstMessage:
     """A parsed client-first message."""
@@ -265,10 +275,7 @@ class ClientFirstMessage:
 
     @classmethod
     def parse(cls, data: bytes) -> ClientFirstMessage:
-        text = data.decode("utf-8", errors="replace")
-        match = _CLIENT_FIRST.fullmatch(text)
-        if match is None:
-            raise ScramAuthenticationError(f"Invalid SCRAM client first message format: {text}")
+        match = _parse(_CLIENT_FIRST, data, "client first")
         extensions: dict[str, str] = {}
         ext_text = match["extensions"]
         if ext_text:
@@ -305,10 +312,7 @@ class ClientFinalMessage:
 
     @classmethod
     def parse(cls, data: bytes) -> ClientFinalMessage:
-        text = data.decode("utf-8", errors="replace")
-        match = _CLIENT_FINAL.fullmatch(text)
-        if match is None:
-            raise ScramAuthenticationError(f"Invalid SCRAM client final message format: {text}")
+        match = _parse(_CLIENT_FINAL, data, "client final")
         return cls(_b64decode(match["channel"]), match["nonce"], _b64decode(match["proof"]))
 
     @property

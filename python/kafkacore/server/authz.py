@@ -9,7 +9,8 @@ allowed and the helpers return at once: the plaintext hot path pays one attribut
 * :func:`authorize` - one action on one resource (``AuthHelper.authorize``);
 * :func:`authorize_cluster` - an operation on the ``kafka-cluster`` resource;
 * :func:`filter_authorized` - the names of a batch that pass (``filterByAuthorized``,
-  each distinct name asked once);
+  each distinct name asked once); :func:`allowed_topics` - the same for topics, None when
+  there is no authorizer;
 * :func:`authorize_by_resource_type` - the operation on *some* resource of a type
   (InitProducerId without a transactional id: WRITE on any topic);
 * :func:`authorized_operations` - the ``*_authorized_operations`` bit set: bit ``code`` set
@@ -18,7 +19,9 @@ allowed and the helpers return at once: the plaintext hot path pays one attribut
 * :func:`java_host_address` - the client address as Kafka writes it, so that an ACL
   host for an IPv6 client (``0:0:0:0:0:0:0:1``) matches as on Kafka;
 * :func:`cluster_denied` - the CLUSTER_AUTHORIZATION_FAILED response of a request that
-  needs one cluster operation as a whole (the inter-broker APIs' ``authorizeClusterOperation``).
+  needs one cluster operation as a whole (the inter-broker APIs' ``authorizeClusterOperation``);
+* :func:`requires_cluster` - a handler decorator that answers with :func:`cluster_denied`'s
+  response before the handler runs.
 
 Thread-safety: as the authorizer's; handlers call these on the event loop.
 """
@@ -27,7 +30,7 @@ from __future__ import annotations
 
 import functools
 import ipaddress
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from kafkacore.protocol import APIS, ErrorCode
@@ -44,6 +47,7 @@ from kafkacore.server.services import BrokerServices
 
 __all__ = [
     "NOT_REQUESTED",
+    "allowed_topics",
     "authorize",
     "authorize_by_resource_type",
     "authorize_cluster",
@@ -53,6 +57,7 @@ __all__ = [
     "enabled",
     "filter_authorized",
     "java_host_address",
+    "requires_cluster",
 ]
 
 NOT_REQUESTED = -(2**31)
@@ -149,6 +154,16 @@ def filter_authorized(
     }
 
 
+def allowed_topics(
+    services: BrokerServices, context: RequestContext, operation: AclOperation, names: Iterable[str]
+) -> set[str] | None:
+    """The topics among ``names`` the principal may do ``operation`` on; None with no
+    authorizer (every topic is allowed: the handler need not look)."""
+    if not enabled(services):
+        return None
+    return filter_authorized(services, context, operation, ResourceType.TOPIC, names)
+
+
 def authorize_by_resource_type(
     services: BrokerServices,
     context: RequestContext,
@@ -203,3 +218,23 @@ def cluster_denied(
     if "error_code" in cls.__slots__:
         response.error_code = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
     return response
+
+
+Handler = Callable[[BrokerServices, RequestContext, Any], Awaitable[Any]]
+
+
+def requires_cluster(operation: AclOperation) -> Callable[[Handler], Handler]:
+    """Decorates a handler whose request as a whole needs *operation* on the cluster: a
+    refused request gets :func:`cluster_denied`'s response and the handler does not run."""
+
+    def decorate(handler: Handler) -> Handler:
+        @functools.wraps(handler)
+        async def checked(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+            denied = cluster_denied(services, context, operation)
+            if denied is not None:
+                return denied
+            return await handler(services, context, request)
+
+        return checked
+
+    return decorate

@@ -40,6 +40,8 @@ import urllib.parse
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from kafkacore.metadata.store import QuotaConfigListener
+
 __all__ = [
     "CLIENT_ID",
     "CLIENT_QUOTA_KEYS",
@@ -267,7 +269,7 @@ class _Quota:
     sensor: tuple[str, str]
 
 
-class ClientQuotaManager:
+class ClientQuotaManager(QuotaConfigListener):
     """The quota configs this broker knows (fed by the metadata store) and the measured
     rates of Produce and Fetch. It is a metadata store listener: only
     :meth:`on_quota_configs_changed` does anything."""
@@ -297,18 +299,6 @@ class ClientQuotaManager:
 
     def _configs_changed(self) -> None:
         self.has_request_quotas = any(REQUEST_PERCENTAGE in c for c in self._configs.values())
-
-    def on_topic_changed(self, topic: object) -> None:
-        pass
-
-    def on_topic_deleted(self, name: str) -> None:
-        pass
-
-    def on_broker_configs_changed(self, entity: str, configs: Mapping[str, str]) -> None:
-        pass
-
-    def on_cluster_id(self, cluster_id: str) -> None:
-        pass
 
     def configs(self) -> dict[str, dict[str, str]]:
         with self._lock:

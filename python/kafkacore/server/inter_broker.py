@@ -41,7 +41,7 @@ import struct
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from kafkacore.protocol import APIS, ApiKey, RequestHeader, decode_response, encode_request
+from kafkacore.protocol import ApiKey, RequestHeader, decode_response, encode_request
 from kafkacore.protocol.errors import ProtocolError
 from kafkacore.protocol.schema import KafkaStruct
 from kafkacore.server.timeouts import stop_task, within
@@ -269,34 +269,34 @@ class NodeClient:
     ) -> None:
         """SaslHandshake v1 + SaslAuthenticate v1 round trips, before any other request
         (correlation ids from the same counter)."""
-        from kafkacore.security.sasl import SaslClientError, sasl_client
+        from kafkacore.security.sasl import (
+            SaslAuthenticateRefused,
+            SaslClientError,
+            SaslHandshakeRefused,
+            sasl_login,
+        )
 
         assert security.sasl_mechanism is not None
-        handshake = APIS[ApiKey.SASL_HANDSHAKE].request.cls(mechanism=security.sasl_mechanism)
-        response = await self._round_trip(reader, writer, ApiKey.SASL_HANDSHAKE, 1, handshake)
-        if response.error_code:
+        login = sasl_login(security.sasl_mechanism, security.username, security.password)
+        try:
+            api_key, request = next(login)
+            while True:
+                response = await self._round_trip(reader, writer, api_key, 1, request)
+                api_key, request = login.send(response)
+        except StopIteration:
+            return
+        except SaslHandshakeRefused as exc:
             raise _AuthenticationError(
-                f"SASL handshake failed with error {response.error_code} "
-                f"(broker mechanisms: {list(response.mechanisms)})"
-            )
-        client = sasl_client(security.sasl_mechanism, security.username, security.password)
-        token = client.evaluate_challenge(b"")
-        authenticate_cls = APIS[ApiKey.SASL_AUTHENTICATE].request.cls
-        while token is not None:
-            response = await self._round_trip(
-                reader, writer, ApiKey.SASL_AUTHENTICATE, 1, authenticate_cls(auth_bytes=token)
-            )
-            if response.error_code:
-                raise _AuthenticationError(
-                    f"SASL authentication failed: {response.error_message} "
-                    f"(error {response.error_code})"
-                )
-            try:
-                token = client.evaluate_challenge(bytes(response.auth_bytes))
-            except SaslClientError as exc:
-                raise _AuthenticationError(str(exc)) from None
-        if not client.complete:
-            raise _AuthenticationError("SASL authentication did not complete")
+                f"SASL handshake failed with error {exc.response.error_code} "
+                f"(broker mechanisms: {list(exc.response.mechanisms)})"
+            ) from None
+        except SaslAuthenticateRefused as exc:
+            raise _AuthenticationError(
+                f"SASL authentication failed: {exc.response.error_message} "
+                f"(error {exc.response.error_code})"
+            ) from None
+        except SaslClientError as exc:
+            raise _AuthenticationError(str(exc)) from None
 
     async def _round_trip(
         self,

@@ -94,6 +94,12 @@ class BrokerServices:
         return self.configs.current
 
     @property
+    def active_controller(self) -> KafkaController | None:
+        """The controller this broker runs while it is the active one; else None."""
+        controller = self.controller
+        return controller if controller is not None and controller.is_active else None
+
+    @property
     def cluster_id(self) -> str:
         return self.metadata_cache.cluster_id or ""
 

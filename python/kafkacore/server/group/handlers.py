@@ -374,6 +374,18 @@ def handle_list_groups(services: BrokerServices, context: RequestContext, reques
     return cls(throttle_time_ms=0, error_code=code, groups=groups)
 
 
+def _no_group(cls: Any, group_id: str, error_code: int, state: str = "") -> Any:
+    """A DescribeGroups entry with no group behind it (refused, not here, or Dead)."""
+    return cls.DescribedGroup(
+        error_code=error_code,
+        group_id=group_id,
+        group_state=state,
+        protocol_type="",
+        protocol_data="",
+        members=[],
+    )
+
+
 def handle_describe_groups(services: BrokerServices, context: RequestContext, request: Any) -> Any:
     """DESCRIBE on each group, else GROUP_AUTHORIZATION_FAILED (listed first, as Kafka);
     v3+ ``include_authorized_operations``: the group's bit set when answered NONE."""
@@ -382,42 +394,15 @@ def handle_describe_groups(services: BrokerServices, context: RequestContext, re
     refused = []
     for group_id in request.groups:
         if not _group_allowed(services, context, AclOperation.DESCRIBE, group_id):
-            refused.append(
-                cls.DescribedGroup(
-                    error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED,
-                    group_id=group_id,
-                    group_state="",
-                    protocol_type="",
-                    protocol_data="",
-                    members=[],
-                )
-            )
+            refused.append(_no_group(cls, group_id, ErrorCode.GROUP_AUTHORIZATION_FAILED))
             continue
         owner_error = _coordinator(services).coordinator_error(group_id)
         if owner_error:  # Kafka's EmptyGroup summary with the error
-            out.append(
-                cls.DescribedGroup(
-                    error_code=owner_error,
-                    group_id=group_id,
-                    group_state="",
-                    protocol_type="",
-                    protocol_data="",
-                    members=[],
-                )
-            )
+            out.append(_no_group(cls, group_id, owner_error))
             continue
         g = _coordinator(services).groups.get(group_id)
         if g is None:
-            out.append(
-                cls.DescribedGroup(
-                    error_code=0,
-                    group_id=group_id,
-                    group_state="Dead",
-                    protocol_type="",
-                    protocol_data="",
-                    members=[],
-                )
-            )
+            out.append(_no_group(cls, group_id, 0, "Dead"))
             continue
         stable = g.state in ("Stable", "CompletingRebalance")
         out.append(

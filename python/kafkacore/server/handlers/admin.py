@@ -16,16 +16,13 @@ the active controller answers NOT_CONTROLLER and the client finds the controller
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
 from kafkacore.security.acl import AclOperation
 from kafkacore.server import authz
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.services import BrokerServices
-
-if TYPE_CHECKING:
-    from kafkacore.controller.controller import KafkaController
 
 __all__ = [
     "handle_alter_partition_reassignments",
@@ -49,11 +46,6 @@ def _partition_error(
     if not 0 <= partition < count:
         return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"No such partition as {topic}-{partition}"
     return None
-
-
-def _active_controller(services: BrokerServices) -> KafkaController | None:
-    controller = services.controller
-    return controller if controller is not None and controller.is_active else None
 
 
 async def handle_elect_leaders(
@@ -130,7 +122,7 @@ def _reassignment_error(
 
 async def _elect_in_cluster(services: BrokerServices, context: RequestContext, request: Any) -> Any:
     election_type = request.election_type if context.api_version >= 1 else _PREFERRED
-    controller = _active_controller(services)
+    controller = services.active_controller
     if controller is None or election_type not in (_PREFERRED, _UNCLEAN):
         code = ErrorCode.NOT_CONTROLLER if controller is None else ErrorCode.INVALID_REQUEST
         return _ELECT(throttle_time_ms=0, error_code=code, replica_election_results=[])
@@ -177,7 +169,7 @@ async def handle_alter_partition_reassignments(
             ],
         )
     if services.controller is not None:
-        controller = _active_controller(services)
+        controller = services.active_controller
         if controller is None:
             return _ALTER(
                 throttle_time_ms=0,
@@ -233,7 +225,7 @@ async def handle_list_partition_reassignments(
         )
     if services.controller is None:
         return _LIST(throttle_time_ms=0, error_code=0, error_message=None, topics=[])
-    controller = _active_controller(services)
+    controller = services.active_controller
     wanted = (
         None
         if request.topics is None

@@ -27,26 +27,22 @@ _CONTROLLED_SHUTDOWN: Any = APIS[ApiKey.CONTROLLED_SHUTDOWN].response.cls
 _ALLOCATE_PRODUCER_IDS: Any = APIS[ApiKey.ALLOCATE_PRODUCER_IDS].response.cls
 
 
+@authz.requires_cluster(AclOperation.CLUSTER_ACTION)
 async def handle_alter_partition(
     services: BrokerServices, context: RequestContext, request: Any
 ) -> Any:
-    denied = authz.cluster_denied(services, context, AclOperation.CLUSTER_ACTION)
-    if denied is not None:
-        return denied
-    controller = services.controller
-    if controller is None or not controller.is_active:
+    controller = services.active_controller
+    if controller is None:
         return _ALTER_PARTITION(throttle_time_ms=0, error_code=ErrorCode.NOT_CONTROLLER, topics=[])
     return await controller.alter_partition(request, context.header.api_version)
 
 
+@authz.requires_cluster(AclOperation.CLUSTER_ACTION)
 async def handle_controlled_shutdown(
     services: BrokerServices, context: RequestContext, request: Any
 ) -> Any:
-    denied = authz.cluster_denied(services, context, AclOperation.CLUSTER_ACTION)
-    if denied is not None:
-        return denied
-    controller = services.controller
-    if controller is None or not controller.is_active:
+    controller = services.active_controller
+    if controller is None:
         return _CONTROLLED_SHUTDOWN(error_code=ErrorCode.NOT_CONTROLLER, remaining_partitions=[])
     error, remaining = await controller.controlled_shutdown(request.broker_id, request.broker_epoch)
     return _CONTROLLED_SHUTDOWN(
@@ -58,14 +54,12 @@ async def handle_controlled_shutdown(
     )
 
 
+@authz.requires_cluster(AclOperation.CLUSTER_ACTION)
 async def handle_allocate_producer_ids(
     services: BrokerServices, context: RequestContext, request: Any
 ) -> Any:
-    denied = authz.cluster_denied(services, context, AclOperation.CLUSTER_ACTION)
-    if denied is not None:
-        return denied
-    controller = services.controller
-    if controller is None or not controller.is_active:
+    controller = services.active_controller
+    if controller is None:
         error, start, length = int(ErrorCode.NOT_CONTROLLER), -1, 0
     else:
         error, start, length = await controller.allocate_producer_ids(

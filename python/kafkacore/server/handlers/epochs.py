@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
-from kafkacore.security.acl import AclOperation, ResourceType
+from kafkacore.security.acl import AclOperation
 from kafkacore.server import authz
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.services import BrokerServices
@@ -57,15 +57,9 @@ def handle_offset_for_leader_epoch(
     """Kafka (KIP-320): CLUSTER_ACTION on the cluster, else DESCRIBE on each topic; the
     refused topics are answered TOPIC_AUTHORIZATION_FAILED after the others."""
     allowed: set[str] | None = None
-    if authz.enabled(services) and not authz.authorize_cluster(
-        services, context, AclOperation.CLUSTER_ACTION
-    ):
-        allowed = authz.filter_authorized(
-            services,
-            context,
-            AclOperation.DESCRIBE,
-            ResourceType.TOPIC,
-            (t.topic for t in request.topics),
+    if not authz.authorize_cluster(services, context, AclOperation.CLUSTER_ACTION):
+        allowed = authz.allowed_topics(
+            services, context, AclOperation.DESCRIBE, (t.topic for t in request.topics)
         )
     topics = [
         _RESPONSE.OffsetForLeaderTopicResult(

@@ -419,15 +419,9 @@ def handle_list_offsets(services: BrokerServices, context: RequestContext, reque
     version = context.api_version
     topics = []
     unauthorized = []
-    describable: set[str] | None = None
-    if authz.enabled(services):
-        describable = authz.filter_authorized(
-            services,
-            context,
-            AclOperation.DESCRIBE,
-            ResourceType.TOPIC,
-            (t.name for t in request.topics),
-        )
+    describable = authz.allowed_topics(
+        services, context, AclOperation.DESCRIBE, (t.name for t in request.topics)
+    )
     for topic in request.topics:
         if describable is not None and topic.name not in describable:
             unauthorized.append(

@@ -14,7 +14,7 @@ import logging
 from typing import Any
 
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
-from kafkacore.security.acl import AclOperation, ResourceType
+from kafkacore.security.acl import AclOperation
 from kafkacore.server import authz
 from kafkacore.server.handlers.errors import error_code_for
 from kafkacore.server.request_context import RequestContext
@@ -55,15 +55,9 @@ async def handle_delete_records(
 ) -> Any:
     """Moves log start offsets and writes their checkpoint: on the I/O executor. Each
     topic needs DELETE (TOPIC_AUTHORIZATION_FAILED, before its existence)."""
-    deletable: set[str] | None = None
-    if authz.enabled(services):
-        deletable = authz.filter_authorized(
-            services,
-            context,
-            AclOperation.DELETE,
-            ResourceType.TOPIC,
-            (t.name for t in request.topics),
-        )
+    deletable = authz.allowed_topics(
+        services, context, AclOperation.DELETE, (t.name for t in request.topics)
+    )
     return await services.run_io(_delete_records, services, request, deletable)
 
 

@@ -20,21 +20,17 @@ __all__ = ["handle_leader_and_isr", "handle_stop_replica", "handle_update_metada
 _UPDATE_METADATA: Any = APIS_BY_NAME["UpdateMetadata"].response.cls
 
 
+@authz.requires_cluster(AclOperation.CLUSTER_ACTION)
 async def handle_leader_and_isr(
     services: BrokerServices, context: RequestContext, request: Any
 ) -> Any:
-    denied = authz.cluster_denied(services, context, AclOperation.CLUSTER_ACTION)
-    if denied is not None:
-        return denied
     return await services.replica_manager.become_leader_or_follower(request, context.api_version)
 
 
+@authz.requires_cluster(AclOperation.CLUSTER_ACTION)
 async def handle_update_metadata(
     services: BrokerServices, context: RequestContext, request: Any
 ) -> Any:
-    denied = authz.cluster_denied(services, context, AclOperation.CLUSTER_ACTION)
-    if denied is not None:
-        return denied
     deleting = _topics_being_deleted(request)
     code = services.replica_manager.maybe_update_metadata_cache(request)
     if code == 0 and deleting:
@@ -53,12 +49,10 @@ def _topics_being_deleted(request: Any) -> set[str]:
     return set(names)
 
 
+@authz.requires_cluster(AclOperation.CLUSTER_ACTION)
 async def handle_stop_replica(
     services: BrokerServices, context: RequestContext, request: Any
 ) -> Any:
-    denied = authz.cluster_denied(services, context, AclOperation.CLUSTER_ACTION)
-    if denied is not None:
-        return denied
     response = await services.replica_manager.stop_replicas(request, context.api_version)
     # KafkaApis: a deleted __consumer_offsets partition resigns its groups here
     for topic, partition, leader_epoch in _deleted_partitions(request):

@@ -319,15 +319,9 @@ async def handle_create_partitions(
 ) -> Any:
     """ALTER on each topic, else TOPIC_AUTHORIZATION_FAILED (before its existence)."""
     cache = services.metadata_cache
-    alterable: set[str] | None = None
-    if authz.enabled(services):
-        alterable = authz.filter_authorized(
-            services,
-            context,
-            AclOperation.ALTER,
-            ResourceType.TOPIC,
-            (t.name for t in request.topics),
-        )
+    alterable = authz.allowed_topics(
+        services, context, AclOperation.ALTER, (t.name for t in request.topics)
+    )
     results = []
     for topic in request.topics:
         result = _PARTITIONS.CreatePartitionsTopicResult(
