@@ -48,7 +48,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -141,7 +141,8 @@ class Broker:
     proc: subprocess.Popen[bytes]
     logfile: Path
     security: Security | None = None
-    listeners: dict[str, str] | None = None  # security protocol -> host:port
+    listeners: dict[str, str] = field(default_factory=dict)  # security protocol -> host:port
+    unavailable: dict[str, str] = field(default_factory=dict)  # protocol -> why it fails
 
     def tail(self) -> str:
         return self.logfile.read_text(errors="replace")[-3000:]
@@ -149,9 +150,24 @@ class Broker:
     def address(self, protocol: str) -> str:
         if protocol == "PLAINTEXT":
             return self.bootstrap
-        if self.listeners is None or protocol not in self.listeners:
+        if protocol not in self.listeners:
             raise RuntimeError(f"{self.name} was started without a {protocol} listener")
+        if protocol in self.unavailable:
+            raise RuntimeError(f"{protocol} unavailable: {self.unavailable[protocol]}")
         return self.listeners[protocol]
+
+    def check_listeners(self, timeout: float = 20) -> None:
+        """Connect through every secured listener; what fails is noted in ``unavailable`` (its
+        cases then fail at once, the others still run)."""
+        self.unavailable = {}
+        for protocol in self.listeners:
+            if protocol == "PLAINTEXT":
+                continue
+            try:
+                wait_ready(self, timeout, protocol)
+            except Exception as exc:
+                self.unavailable[protocol] = str(exc).splitlines()[0]
+                log(f"{self.name}: {protocol} does not work: {self.unavailable[protocol]}")
 
 
 def kafka_libs() -> Path:
@@ -252,6 +268,7 @@ def start_kafka(libs: Path, security: Security | None = None) -> Broker:
         {p: f"localhost:{n}" for p, n in ports.items()},
     )
     wait_ready(broker)
+    broker.check_listeners()
     return broker
 
 
@@ -282,11 +299,16 @@ def start_kafkacore(security: Security | None = None) -> Broker:
         {p: f"localhost:{n}" for p, n in ports.items()},
     )
     wait_ready(broker)
+    scram_error = None
     if security is not None:
         # Kafka got its SCRAM user from kafka-storage format; kafkacore through the API.
-        security.create_scram_user(broker.bootstrap)
-        for protocol in PROTOCOLS[1:]:
-            wait_ready(broker, protocol=protocol)
+        try:
+            security.create_scram_user(broker.bootstrap)
+        except Exception as exc:
+            scram_error = f"creating the SCRAM user failed: {exc}"
+    broker.check_listeners()
+    if scram_error is not None:
+        broker.unavailable["SASL_SSL"] = scram_error
     return broker
 
 
@@ -660,6 +682,8 @@ def run_broker(
     (``{case name: {error}}`` for a case that failed: the others still run)."""
     rates: dict[tuple[int, str], float] = {}
     for size, protocol in sorted({(c.size, c.protocol) for c in cases}, key=warmup_order):
+        if protocol in broker.unavailable:
+            continue
         warm = Case(size, "1", 1, protocol)
         topic = warm.topic(broker.name, "-warmup")
         create_topic(broker, topic, 1)
@@ -703,6 +727,7 @@ def run_case(
     rates: dict[tuple[int, str], float],
     kafka_peaks: dict[str, float],
 ) -> dict[str, Any]:
+    broker.address(case.protocol)  # raises if the listener does not work
     if (case.size, case.protocol) not in rates:
         raise RuntimeError(f"no warm-up rate for {case.size} B over {case.protocol}")
     res: dict[str, Any] = {}
@@ -925,7 +950,7 @@ def main() -> int:
             log(f"kafka up on {kafka.listeners}")
             try:
                 if security is not None:
-                    tls["kafka"] = security.probe(kafka.address("SSL"))
+                    tls["kafka"] = security.probe(kafka.listeners["SSL"])
                 results["kafka"] = run_broker(libs, kafka, cases, seconds, warmup_s, {})
             finally:
                 stop(kafka.proc)
@@ -946,7 +971,7 @@ def main() -> int:
                 log(f"kafkacore up on {kc.listeners} (pid {kc.proc.pid})")
                 try:
                     if security is not None:
-                        tls["kafkacore"] = security.probe(kc.address("SSL"))
+                        tls["kafkacore"] = security.probe(kc.listeners["SSL"])
                     results["kafkacore"] = run_broker(
                         libs, kc, cases, seconds, warmup_s, kafka_peaks
                     )
