@@ -91,6 +91,7 @@ class ApiKey(IntEnum):
     DESCRIBE_CLIENT_QUOTAS = 48
     ALTER_CLIENT_QUOTAS = 49
     DESCRIBE_USER_SCRAM_CREDENTIALS = 50
+    ALTER_USER_SCRAM_CREDENTIALS = 51
     ALTER_PARTITION = 56
     DESCRIBE_CLUSTER = 60
     ALLOCATE_PRODUCER_IDS = 67
@@ -173,6 +174,7 @@ _TABLE = [
     _api("DescribeClientQuotas", m.describe_client_quotas, (0, 1), (0, 1)),
     _api("AlterClientQuotas", m.alter_client_quotas, (0, 1), (0, 1)),
     _api("DescribeUserScramCredentials", m.describe_user_scram_credentials, (0, 0), (0, 0)),
+    _api("AlterUserScramCredentials", m.alter_user_scram_credentials, (0, 0), (0, 0)),
     _api("DescribeCluster", m.describe_cluster, (0, 1), (0, 1)),
     # Inter-broker APIs of a ZooKeeper-mode cluster (Kafka 3.9 at IBP 3.9). ControlledShutdown
     # v0 has a request header without client id, which kafkacore does not read.

@@ -45,6 +45,7 @@ from kafkacore.metadata import BrokerInfo, EmbeddedMetadataStore, MetadataCache,
 from kafkacore.metadata.zookeeper import ZooKeeperMetadataStore
 from kafkacore.protocol.api import APIS, ApiKey
 from kafkacore.protocol.errors import ErrorCode
+from kafkacore.security.credential_sync import follow_scram_credentials
 from kafkacore.server.channel import RequestChannel
 from kafkacore.server.client_quotas import ClientQuotaManager
 from kafkacore.server.group import GroupCoordinator
@@ -212,6 +213,7 @@ class KafkaServer:
         )
         self.controller = services.controller
         self.services = services
+        follow_scram_credentials(store, services.scram_credentials)
         endpoints = config.listener_endpoints()
         server = SocketServer(
             RequestChannel(services),

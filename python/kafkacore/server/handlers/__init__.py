@@ -43,6 +43,7 @@ from kafkacore.server.handlers.logdirs import handle_describe_log_dirs
 from kafkacore.server.handlers.produce import handle_produce
 from kafkacore.server.handlers.quotas import (
     handle_alter_client_quotas,
+    handle_alter_user_scram_credentials,
     handle_describe_client_quotas,
     handle_describe_user_scram_credentials,
 )
@@ -92,6 +93,7 @@ HANDLERS: dict[ApiKey, Handler] = {
     ApiKey.DESCRIBE_CLIENT_QUOTAS: handle_describe_client_quotas,
     ApiKey.ALTER_CLIENT_QUOTAS: handle_alter_client_quotas,
     ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS: handle_describe_user_scram_credentials,
+    ApiKey.ALTER_USER_SCRAM_CREDENTIALS: handle_alter_user_scram_credentials,
     ApiKey.LEADER_AND_ISR: handle_leader_and_isr,
     ApiKey.UPDATE_METADATA: handle_update_metadata,
     ApiKey.STOP_REPLICA: handle_stop_replica,

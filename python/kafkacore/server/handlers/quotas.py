@@ -19,10 +19,12 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from typing import Any
 
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+from kafkacore.security.scram import ScramMechanism, credential_from_salted_password
 from kafkacore.server.client_quotas import (
     CLIENT_ID,
     CLIENT_QUOTA_KEYS,
@@ -32,6 +34,7 @@ from kafkacore.server.client_quotas import (
     QuotaEntityError,
     entity_from_path,
     entity_path,
+    sanitize,
     stored_quota_value,
 )
 from kafkacore.server.request_context import RequestContext
@@ -39,6 +42,7 @@ from kafkacore.server.services import BrokerServices
 
 __all__ = [
     "handle_alter_client_quotas",
+    "handle_alter_user_scram_credentials",
     "handle_describe_client_quotas",
     "handle_describe_user_scram_credentials",
 ]
@@ -46,7 +50,10 @@ __all__ = [
 _DESCRIBE: Any = APIS_BY_NAME["DescribeClientQuotas"].response.cls
 _ALTER: Any = APIS_BY_NAME["AlterClientQuotas"].response.cls
 _SCRAM: Any = APIS_BY_NAME["DescribeUserScramCredentials"].response.cls
+_ALTER_SCRAM: Any = APIS_BY_NAME["AlterUserScramCredentials"].response.cls
 SCRAM_MECHANISMS = {"SCRAM-SHA-256": 1, "SCRAM-SHA-512": 2}
+
+logger = logging.getLogger("kafkacore.quotas")
 
 MATCH_EXACT, MATCH_DEFAULT, MATCH_ANY = 0, 1, 2
 _ENTITY_ORDER = {USER: 0, CLIENT_ID: 1, IP: 2}
@@ -215,9 +222,7 @@ def _credentials(configs: dict[str, str]) -> list[Any]:
     return infos
 
 
-def handle_describe_user_scram_credentials(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
+def _scram_users(services: BrokerServices) -> dict[str, list[Any]]:
     users: dict[str, list[Any]] = {}
     for path, configs in services.metadata_store.quota_configs().items():
         entity = entity_from_path(path)
@@ -225,6 +230,11 @@ def handle_describe_user_scram_credentials(
         infos = [] if user is None else _credentials(configs)
         if user is not None and infos:
             users[user] = infos
+    return users
+
+
+def _describe_scram(services: BrokerServices, request: Any) -> Any:
+    users = _scram_users(services)
     results = []
     if not request.users:
         for user in sorted(users):
@@ -237,7 +247,9 @@ def handle_describe_user_scram_credentials(
         names = [u.name for u in request.users]
         for name in dict.fromkeys(names):
             code, message, infos = ErrorCode.NONE, None, users.get(name, [])
-            if names.count(name) > 1:
+            if name == "":
+                code, message, infos = ErrorCode.RESOURCE_NOT_FOUND, _EMPTY_USER, []
+            elif names.count(name) > 1:
                 code = ErrorCode.DUPLICATE_RESOURCE
                 message = (
                     "Cannot describe SCRAM credentials for the same user twice in a single "
@@ -253,3 +265,128 @@ def handle_describe_user_scram_credentials(
                 )
             )
     return _SCRAM(throttle_time_ms=0, error_code=0, error_message=None, results=results)
+
+
+async def handle_describe_user_scram_credentials(
+    services: BrokerServices, context: RequestContext, request: Any
+) -> Any:
+    return await services.run_io(_describe_scram, services, request)
+
+
+# -- AlterUserScramCredentials --------------------------------------------------------------
+#
+# Kafka's ZkAdminManager.alterUserScramCredentials: a user with an empty name, an unknown
+# mechanism or iterations outside [4096, 16384] fails whole (UNACCEPTABLE_CREDENTIAL /
+# UNSUPPORTED_SASL_MECHANISM); then a (user, mechanism) pair named twice fails its user
+# (DUPLICATE_RESOURCE); then deleting a credential the user does not have fails its user
+# (RESOURCE_NOT_FOUND). The remaining users get their deletions, then their upsertions
+# (stored as Kafka's credential string: salt, stored key, server key, iterations, never
+# the password) applied to their entity config, shared with their quotas.
+
+_EMPTY_USER = "Username must not be empty"
+_UNKNOWN_MECHANISM = "Unknown SCRAM mechanism"
+_TOO_FEW = "Too few iterations"
+_TOO_MANY = "Too many iterations"
+_MECHANISMS_BY_TYPE = {m.type_id: m for m in ScramMechanism}
+
+
+def _illegal_users(request: Any) -> dict[str, str]:
+    """User -> the message of its first illegal deletion or upsertion (an upsertion's
+    message wins, as Kafka's map concatenation does)."""
+    illegal: dict[str, str] = {}
+    for deletion in request.deletions:
+        if deletion.name == "":
+            illegal[deletion.name] = _EMPTY_USER
+        elif deletion.mechanism not in _MECHANISMS_BY_TYPE:
+            illegal[deletion.name] = _UNKNOWN_MECHANISM
+    upserts: dict[str, str] = {}
+    for upsertion in request.upsertions:
+        mechanism = _MECHANISMS_BY_TYPE.get(upsertion.mechanism)
+        if upsertion.name == "":
+            upserts[upsertion.name] = _EMPTY_USER
+        elif mechanism is None:
+            upserts[upsertion.name] = _UNKNOWN_MECHANISM
+        elif upsertion.iterations > mechanism.max_iterations:
+            upserts[upsertion.name] = _TOO_MANY
+        elif upsertion.iterations < mechanism.min_iterations:
+            upserts[upsertion.name] = _TOO_FEW
+    illegal.update(upserts)
+    return illegal
+
+
+def _alter_scram(services: BrokerServices, request: Any) -> Any:
+    results: list[Any] = []
+
+    def result(user: str, code: int, message: str | None) -> None:
+        results.append(
+            _ALTER_SCRAM.AlterUserScramCredentialsResult(
+                user=user, error_code=code, error_message=message
+            )
+        )
+
+    illegal = _illegal_users(request)
+    for user, message in illegal.items():
+        code = (
+            ErrorCode.UNSUPPORTED_SASL_MECHANISM
+            if message == _UNKNOWN_MECHANISM
+            else ErrorCode.UNACCEPTABLE_CREDENTIAL
+        )
+        result(user, code, message)
+    pairs = [(u.name, u.mechanism) for u in request.upsertions if u.name not in illegal]
+    pairs += [(d.name, d.mechanism) for d in request.deletions if d.name not in illegal]
+    duplicated = list(dict.fromkeys(u for u, m in pairs if pairs.count((u, m)) > 1))
+    for user in duplicated:
+        result(
+            user,
+            ErrorCode.DUPLICATE_RESOURCE,
+            "A user credential cannot be altered twice in the same request",
+        )
+    candidates = list(dict.fromkeys(user for user, _ in pairs if user not in duplicated))
+    store = services.metadata_store
+    with _ALTER_LOCK:
+        stored = store.quota_configs()
+        configs = {user: dict(stored.get(f"users/{sanitize(user)}", {})) for user in candidates}
+        missing = list(
+            dict.fromkeys(
+                d.name
+                for d in request.deletions
+                if d.name in configs
+                and _MECHANISMS_BY_TYPE[d.mechanism].mechanism_name not in configs[d.name]
+            )
+        )
+        for user in missing:
+            result(
+                user,
+                ErrorCode.RESOURCE_NOT_FOUND,
+                "Attempt to delete a user credential that does not exist",
+            )
+        for user in candidates:
+            if user in missing:
+                continue
+            updated = configs[user]
+            for d in request.deletions:
+                if d.name == user:
+                    updated.pop(_MECHANISMS_BY_TYPE[d.mechanism].mechanism_name, None)
+            for u in request.upsertions:
+                if u.name == user:
+                    mechanism = _MECHANISMS_BY_TYPE[u.mechanism]
+                    credential = credential_from_salted_password(
+                        mechanism, u.salt, u.salted_password, u.iterations
+                    )
+                    updated[mechanism.mechanism_name] = credential.to_kafka_string()
+            try:
+                store.set_quota_configs(f"users/{sanitize(user)}", updated)
+            except Exception:
+                logger.info(
+                    "Error encountered while altering user SCRAM credentials", exc_info=True
+                )
+                result(user, ErrorCode.UNKNOWN_SERVER_ERROR, None)
+                continue
+            result(user, ErrorCode.NONE, None)
+    return _ALTER_SCRAM(throttle_time_ms=0, results=results)
+
+
+async def handle_alter_user_scram_credentials(
+    services: BrokerServices, context: RequestContext, request: Any
+) -> Any:
+    return await services.run_io(_alter_scram, services, request)
