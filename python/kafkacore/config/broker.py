@@ -29,6 +29,7 @@ validation of dynamic updates in :mod:`kafkacore.config.dynamic`, listener parsi
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
@@ -40,6 +41,7 @@ from kafkacore.config.broker_defs import (
 )
 from kafkacore.config.defs import (
     ConfigError,
+    Password,
     Type,
     convert_to_string,
     convert_to_string_with_password,
@@ -98,6 +100,18 @@ def _override(props: dict[str, object], overrides: Mapping[str, object]) -> None
         for synonym in broker_config_synonyms(name, match_listener_override=False):
             props.pop(synonym, None)
         props[name] = value
+
+
+_LISTENER_OVERRIDE_RE: Final = re.compile(r"listener\.name\.[^.]+\.(?:[a-z0-9-]+\.)?(.+)")
+
+
+def _is_listener_override(name: str) -> bool:
+    """``listener.name.<l>.<known key>`` or ``listener.name.<l>.<mechanism>.<known key>``."""
+    m = _LISTENER_OVERRIDE_RE.fullmatch(name)
+    if m is None:
+        return False
+    rest = name[len("listener.name.") :].split(".", 1)[1]
+    return rest in BROKER_CONFIG_DEF or m.group(1) in BROKER_CONFIG_DEF
 
 
 class BrokerConfig:
@@ -316,6 +330,40 @@ class BrokerConfig:
     metrics_num_samples: int
     metrics_sample_window_ms: int
     metrics_recording_level: str
+    ssl_protocol: str
+    ssl_provider: str | None
+    ssl_cipher_suites: list[str] | None
+    ssl_enabled_protocols: list[str]
+    ssl_keystore_type: str
+    ssl_keystore_location: str | None
+    ssl_keystore_password: Password | None
+    ssl_key_password: Password | None
+    ssl_keystore_key: Password | None
+    ssl_keystore_certificate_chain: Password | None
+    ssl_truststore_certificates: Password | None
+    ssl_truststore_type: str
+    ssl_truststore_location: str | None
+    ssl_truststore_password: Password | None
+    ssl_keymanager_algorithm: str
+    ssl_trustmanager_algorithm: str
+    ssl_endpoint_identification_algorithm: str
+    ssl_secure_random_implementation: str | None
+    ssl_client_auth: str
+    ssl_principal_mapping_rules: str
+    ssl_engine_factory_class: str | None
+    ssl_allow_dn_changes: bool
+    ssl_allow_san_changes: bool
+    sasl_enabled_mechanisms: list[str]
+    sasl_mechanism_inter_broker_protocol: str
+    sasl_jaas_config: Password | None
+    sasl_server_max_receive_size: int
+    sasl_kerberos_service_name: str | None
+    sasl_server_callback_handler_class: str | None
+    sasl_login_class: str | None
+    sasl_login_callback_handler_class: str | None
+    sasl_client_callback_handler_class: str | None
+    connections_max_reauth_ms: int
+    principal_builder_class: str
     # Dynamic-only (DYNAMIC_ONLY_BROKER_CONFIG_DEF).
     leader_replication_throttled_rate: int
     follower_replication_throttled_rate: int
@@ -352,7 +400,7 @@ class BrokerConfig:
         self.unknown: list[str] = [
             name
             for name in BROKER_CONFIG_DEF.unknown(static)
-            if name not in DYNAMIC_ONLY_BROKER_CONFIG_DEF
+            if name not in DYNAMIC_ONLY_BROKER_CONFIG_DEF and not _is_listener_override(name)
         ]
         if strict and self.unknown:
             name = self.unknown[0]
@@ -445,6 +493,7 @@ class BrokerConfig:
                 "replica.fetch.wait.max.ms",
             )
         self._validate_listeners()
+        self._validate_sasl()
         if 0 < self.queued_max_request_bytes < self.socket_request_max_bytes:
             raise _requirement(
                 "queued.max.request.bytes must be larger or equal to socket.request.max.bytes",
@@ -553,6 +602,20 @@ class BrokerConfig:
         protocol = self.security_inter_broker_protocol
         return protocol, protocol
 
+    def _validate_sasl(self) -> None:
+        """Kafka's check that the inter-broker SASL mechanism is enabled on that listener."""
+        listener, protocol = self.inter_broker_listener()
+        if protocol in ("SASL_PLAINTEXT", "SASL_SSL"):
+            mechanism = self.sasl_mechanism_inter_broker_protocol
+            enabled = self.listener_value(listener, "sasl.enabled.mechanisms") or []
+            if mechanism not in enabled:
+                raise _requirement(
+                    "sasl.mechanism.inter.broker.protocol must be included in "
+                    "sasl.enabled.mechanisms when SASL is used for inter-broker communication",
+                    "sasl.mechanism.inter.broker.protocol",
+                    mechanism,
+                )
+
     def _validate_listeners(self) -> None:
         # Kafka's order: the advertised listeners are parsed first, then the inter-broker
         # listener, then the bound listeners.
@@ -593,6 +656,41 @@ class BrokerConfig:
                 if self.advertised_listeners is not None
                 else self.listeners,
             )
+
+    # -- per-listener configs (listener.name.<l>.<key>) ------------------------------------
+
+    def listener_value(self, listener: str, name: str, mechanism: str | None = None) -> Any:
+        """The value of ``name`` for ``listener`` (Kafka's ``valuesWithPrefixOverride``):
+        ``listener.name.<lower l>.<lower mechanism>.<name>`` (with ``mechanism``), then
+        ``listener.name.<lower l>.<name>``, then the broker-wide value (parsed, with its
+        default). A prefixed value is parsed with ``name``'s type and validator; a bad one
+        raises :class:`ConfigError` naming the prefixed key."""
+        prefix = f"listener.name.{listener.lower()}."
+        candidates = [f"{prefix}{name}"]
+        if mechanism is not None:
+            candidates.insert(0, f"{prefix}{mechanism.lower()}.{name}")
+        for key in candidates:
+            if key in self.originals:
+                definition = BROKER_CONFIG_DEF.get(name)
+                raw = self.originals[key]
+                if definition is None:
+                    return raw
+                try:
+                    return definition.parse(raw)
+                except ConfigError as exc:
+                    shown = Password(str(raw)) if definition.type.is_sensitive else raw
+                    raise ConfigError(key, shown, exc.constraint) from None
+        return self.get(name)
+
+    def listener_originals(self, listener: str, prefix_of: str) -> dict[str, Any]:
+        """The set configs starting with ``prefix_of`` (``ssl.``) as ``listener`` sees them:
+        ``listener.name.<lower l>.<key>`` overrides ``<key>``; defaults are not included."""
+        prefix = f"listener.name.{listener.lower()}."
+        out = {k: v for k, v in self.originals.items() if k.startswith(prefix_of)}
+        for key, value in self.originals.items():
+            if key.startswith(prefix) and key[len(prefix) :].startswith(prefix_of):
+                out[key[len(prefix) :]] = value
+        return out
 
     # -- access ---------------------------------------------------------------------------
 

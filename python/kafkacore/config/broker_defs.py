@@ -25,7 +25,7 @@ from kafkacore.config.defs import (
 )
 
 HIGH, MEDIUM, LOW = Importance.HIGH, Importance.MEDIUM, Importance.LOW
-BOOLEAN, STRING, INT, SHORT, LONG, DOUBLE, LIST, CLASS = (
+BOOLEAN, STRING, INT, SHORT, LONG, DOUBLE, LIST, CLASS, PASSWORD = (
     Type.BOOLEAN,
     Type.STRING,
     Type.INT,
@@ -34,6 +34,7 @@ BOOLEAN, STRING, INT, SHORT, LONG, DOUBLE, LIST, CLASS = (
     Type.DOUBLE,
     Type.LIST,
     Type.CLASS,
+    Type.PASSWORD,
 )
 at_least, between = Range.at_least, Range.between
 
@@ -179,6 +180,48 @@ BROKER_CONFIG_DEF: Final = ConfigDef(
         _k("queued.max.requests", INT, 500, at_least(1), HIGH),
         _k("queued.max.request.bytes", LONG, -1, None, MEDIUM),
         _k("num.network.threads", INT, 3, at_least(1), HIGH),
+        # --- TLS (SslConfigs, BrokerSecurityConfigs) -------------------------------------------
+        # per listener: listener.name.<lower-cased name>.ssl.X overrides ssl.X
+        _k("ssl.protocol", STRING, "TLSv1.3", None, MEDIUM),
+        _k("ssl.provider", STRING, None, None, MEDIUM),
+        _k("ssl.cipher.suites", LIST, None, None, LOW),
+        _k("ssl.enabled.protocols", LIST, "TLSv1.2,TLSv1.3", None, MEDIUM),
+        _k("ssl.keystore.type", STRING, "JKS", None, MEDIUM),
+        _k("ssl.keystore.location", STRING, None, None, HIGH),
+        _k("ssl.keystore.password", PASSWORD, None, None, HIGH),
+        _k("ssl.key.password", PASSWORD, None, None, HIGH),
+        _k("ssl.keystore.key", PASSWORD, None, None, HIGH),
+        _k("ssl.keystore.certificate.chain", PASSWORD, None, None, HIGH),
+        _k("ssl.truststore.certificates", PASSWORD, None, None, HIGH),
+        _k("ssl.truststore.type", STRING, "JKS", None, MEDIUM),
+        _k("ssl.truststore.location", STRING, None, None, HIGH),
+        _k("ssl.truststore.password", PASSWORD, None, None, HIGH),
+        _k("ssl.keymanager.algorithm", STRING, "SunX509", None, LOW),
+        _k("ssl.trustmanager.algorithm", STRING, "PKIX", None, LOW),
+        _k("ssl.endpoint.identification.algorithm", STRING, "https", None, LOW),
+        _k("ssl.secure.random.implementation", STRING, None, None, LOW),
+        _k("ssl.client.auth", STRING, "none", ValidString(("required", "requested", "none")),
+           MEDIUM),
+        _k("ssl.principal.mapping.rules", STRING, "DEFAULT", None, LOW),
+        _k("ssl.engine.factory.class", CLASS, None, None, LOW),
+        _k("ssl.allow.dn.changes", BOOLEAN, False, None, LOW),
+        _k("ssl.allow.san.changes", BOOLEAN, False, None, LOW),
+        # --- SASL (SaslConfigs, BrokerSecurityConfigs) -----------------------------------------
+        # per listener: listener.name.<l>.sasl.enabled.mechanisms and, per mechanism,
+        # listener.name.<l>.<mechanism lower-cased>.sasl.jaas.config / .connections.max.reauth.ms
+        _k("sasl.enabled.mechanisms", LIST, "GSSAPI", None, MEDIUM),
+        _k("sasl.mechanism.inter.broker.protocol", STRING, "GSSAPI", None, MEDIUM),
+        _k("sasl.jaas.config", PASSWORD, None, None, MEDIUM),
+        _k("sasl.server.max.receive.size", INT, 524288, None, LOW),
+        _k("sasl.kerberos.service.name", STRING, None, None, MEDIUM),
+        _k("sasl.server.callback.handler.class", CLASS, None, None, MEDIUM),
+        _k("sasl.login.class", CLASS, None, None, LOW),
+        _k("sasl.login.callback.handler.class", CLASS, None, None, MEDIUM),
+        _k("sasl.client.callback.handler.class", CLASS, None, None, MEDIUM),
+        _k("connections.max.reauth.ms", LONG, 0, None, MEDIUM),
+        _k("principal.builder.class", CLASS,
+           "org.apache.kafka.common.security.authenticator.DefaultKafkaPrincipalBuilder", None,
+           MEDIUM),
         # --- replication (ReplicationConfigs) --------------------------------------------------
         _k("controller.socket.timeout.ms", INT, 30000, None, MEDIUM),
         _k("default.replication.factor", INT, 1, None, MEDIUM,
