@@ -4,11 +4,14 @@ after the other on the same machine, loopback only.
 
     make bench-broker                              # builds, then runs this
     .venv/bin/python benches/broker/run.py [--quick] [--seconds 5] [--no-profile]
+    .venv/bin/python benches/broker/run.py --cases ssl,sasl_ssl --seconds 10  # TLS cases only
 
 For each broker: start it with its data in a temp dir, wait until it answers, then for each
 case of the matrix (record size 1 KiB / 100 B x acks=1 / acks=all x 1 / 6 partitions;
-batch.size 64 KiB, linger.ms 5, no compression) create a fresh topic with the admin client
-and measure
+batch.size 64 KiB, linger.ms 5, no compression) and of the security cases (1 KiB, acks=1,
+6 partitions over SSL and over SASL_SSL with SCRAM-SHA-512, or PLAIN with
+``--sasl-mechanism PLAIN``; ``--cases plaintext`` adds the same case without TLS) create a
+fresh topic with the admin client and measure
 
 * ``peak``: Kafka's own ``org.apache.kafka.tools.ProducerPerformance`` with
   ``--throughput -1`` (records/s, MB/s, p50/p99/p99.9 latency from its final line);
@@ -27,6 +30,12 @@ broker and record size estimates the rate). After kafkacore's matrix, one more p
 and the top frames are summarised. Everything is printed as a table and written to
 ``benches/results/broker_vs_kafka.json`` (collapsed py-spy stacks next to it). All
 processes and temp dirs are removed at the end, also on errors and Ctrl-C.
+
+The security cases run against both brokers started with three listeners (PLAINTEXT, SSL,
+SASL_SSL) and the same certificates, generated at bench time into a temp dir (see
+``security.py``): Kafka's SCRAM user comes from ``kafka-storage format --add-scram``,
+kafkacore's from AlterUserScramCredentials. A listener that does not work fails its own
+cases only. Without the matrix the report goes to ``broker_vs_kafka_<cases>.json``.
 """
 
 from __future__ import annotations
@@ -289,6 +298,13 @@ def start_kafkacore(security: Security | None = None) -> Broker:
         ],
         logfile,
         cwd=tmp,
+        # this checkout's kafkacore, also when the venv's editable install is another one's
+        env={
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(
+                filter(None, [str(REPO / "python"), os.environ.get("PYTHONPATH")])
+            ),
+        },
     )
     broker = Broker(
         "kafkacore",
