@@ -281,7 +281,7 @@ def start_kafka(libs: Path, security: Security | None = None) -> Broker:
     return broker
 
 
-def start_kafkacore(security: Security | None = None) -> Broker:
+def start_kafkacore(security: Security | None = None, python_dir: Path | None = None) -> Broker:
     tmp = mktemp("kafkacore-bench-kc-")
     ports = listener_ports(security)
     configs = listener_configs(ports, security) | {"log.dirs": str(tmp / "data")}
@@ -298,11 +298,12 @@ def start_kafkacore(security: Security | None = None) -> Broker:
         ],
         logfile,
         cwd=tmp,
-        # this checkout's kafkacore, also when the venv's editable install is another one's
+        # this checkout's kafkacore (or --kafkacore-python's), also when the venv's editable
+        # install is another checkout's
         env={
             **os.environ,
             "PYTHONPATH": os.pathsep.join(
-                filter(None, [str(REPO / "python"), os.environ.get("PYTHONPATH")])
+                filter(None, [str(python_dir or REPO / "python"), os.environ.get("PYTHONPATH")])
             ),
         },
     )
@@ -927,6 +928,12 @@ def main() -> int:
     )
     ap.add_argument("--no-profile", action="store_true", help="skip the py-spy run")
     ap.add_argument(
+        "--kafkacore-python",
+        type=Path,
+        default=None,
+        help="the python/ directory of the kafkacore to run (default: this checkout's)",
+    )
+    ap.add_argument(
         "--out",
         type=Path,
         default=None,
@@ -979,7 +986,7 @@ def main() -> int:
         if "kafkacore" in brokers:
             log("starting kafkacore")
             try:
-                kc = start_kafkacore(security)
+                kc = start_kafkacore(security, args.kafkacore_python)
             except Exception as exc:
                 log(f"kafkacore did not start: {exc}")
                 results["kafkacore"] = {c.name: {"error": f"start: {exc}"} for c in cases}
