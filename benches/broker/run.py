@@ -23,7 +23,12 @@ fresh topic with the admin client and measure
 * ``consume``: confluent-kafka consumer with ``assign()`` from offset 0 -- not Kafka's
   ConsumerPerformance, which subscribes with a consumer group, and kafkacore has no group
   coordinator yet; the same client is used against both brokers; it reads back everything
-  the case's three produce runs wrote.
+  the case's three produce runs wrote;
+
+and, as its own case set (``fetch``, in the default), one topic (1 KiB, 6 partitions)
+filled once, then read from offset 0 over PLAINTEXT, SSL and SASL_SSL in turn, twice, with
+the same consumer: over TLS neither broker can use sendfile, so this isolates the TLS
+fetch path.
 
 Record counts are scaled so each measurement runs about ``--seconds`` (a warm-up run per
 broker and record size estimates the rate). After kafkacore's matrix, one more produce run
@@ -547,6 +552,95 @@ def confluent_consume(
     }
 
 
+def fill_topic(broker: Broker, topic: str, size: int, records: int) -> None:
+    """``records`` records of ``size`` bytes through the PLAINTEXT listener (acks=1)."""
+    from confluent_kafka import KafkaException, Producer
+
+    producer = Producer(
+        {
+            **client_conf(broker),
+            "acks": 1,
+            "batch.size": BATCH_SIZE,
+            "linger.ms": LINGER_MS,
+            "queue.buffering.max.kbytes": 65536,
+        }
+    )
+    payload = os.urandom(size)
+    for _ in range(records):
+        while True:
+            try:
+                producer.produce(topic, payload)
+                break
+            except BufferError:
+                producer.poll(0.01)
+    if producer.flush(120):
+        raise KafkaException(f"{broker.name}: records left undelivered filling {topic}")
+
+
+def fetch_over_protocols(
+    broker: Broker, records: int, rounds: int, seconds: float
+) -> dict[str, Any]:
+    """The TLS fetch path alone: one topic (1 KiB, 6 partitions) filled once, then read from
+    offset 0 over PLAINTEXT, SSL and SASL_SSL in turn, ``rounds`` times (the first round
+    also warms Kafka's JIT up). Over TLS neither broker can use sendfile."""
+    topic = f"bench-{broker.name}-fetch"
+    create_topic(broker, topic, 6)
+    fill_topic(broker, topic, 1024, records)
+    out: dict[str, Any] = {"records": records, "partitions": 6, "record_size": 1024}
+    for protocol in PROTOCOLS:
+        out[protocol] = {"rounds": []}
+    for _ in range(rounds):
+        for protocol in PROTOCOLS:
+            if protocol in broker.unavailable:
+                out[protocol]["error"] = broker.unavailable[protocol]
+                continue
+            try:
+                r = confluent_consume(broker, topic, 6, records, seconds, protocol)
+            except Exception as exc:
+                out[protocol]["error"] = str(exc)[-2000:]
+                continue
+            out[protocol]["rounds"].append(r)
+    for protocol in PROTOCOLS:
+        done = [r for r in out[protocol]["rounds"] if r["records_per_s"]]
+        if done:
+            best = max(done, key=lambda r: r["records_per_s"])
+            out[protocol] |= {k: best[k] for k in ("records_per_s", "mb_per_s", "complete")}
+    log(
+        f"{broker.name} fetch (best of {rounds}): "
+        + ", ".join(f"{p} {out[p].get('records_per_s') or 0:,.0f} rec/s" for p in PROTOCOLS)
+    )
+    return out
+
+
+def fetch_table(fetch: dict[str, dict[str, Any]]) -> tuple[str, dict[str, Any]]:
+    any_run = next(iter(fetch.values()))
+    hdr = (
+        f"fetch of {any_run['records']:,} x 1 KiB records, 6 partitions, confluent-kafka assign()"
+        f" from offset 0 (best of the rounds; MiB/s)"
+    )
+    cols = f"{'broker':<9} " + " ".join(f"{p + ' rec/s':>19}" for p in PROTOCOLS)
+    cols += f" {'SSL/PLAIN':>10} {'SASL_SSL/PLAIN':>15}"
+    lines = [hdr, cols, "-" * len(cols)]
+
+    def rate(b: str, p: str) -> float | None:
+        v = fetch.get(b, {}).get(p, {}).get("records_per_s")
+        return float(v) if v else None
+
+    for b, r in fetch.items():
+        cells = []
+        for p in PROTOCOLS:
+            v, mb = rate(b, p), r[p].get("mb_per_s")
+            cells.append(f"{v:>10,.0f} ({mb:>6.1f})" if v else f"{'FAILED':>19}")
+        plain = rate(b, "PLAINTEXT")
+        ssl_ratio = ratio(rate(b, "SSL"), plain)
+        sasl_ratio = ratio(rate(b, "SASL_SSL"), plain)
+        lines.append(f"{b:<9} {' '.join(cells)} {ssl_ratio or '-':>9}x {sasl_ratio or '-':>14}x")
+    ratios = {p: ratio(rate("kafkacore", p), rate("kafka", p)) for p in PROTOCOLS}
+    if "kafka" in fetch and "kafkacore" in fetch:
+        lines.append(f"{'kc/kafka':<9} " + " ".join(f"{ratios[p] or '-':>18}x" for p in PROTOCOLS))
+    return "\n".join(lines), ratios
+
+
 # --------------------------------------------------------------------------- profile
 
 
@@ -880,10 +974,11 @@ def cleaned_up() -> Iterator[None]:
         cleanup()
 
 
-CASE_SETS = ("matrix", "plaintext", "ssl", "sasl_ssl")
-DEFAULT_CASES = "matrix,ssl,sasl_ssl"
+CASE_SETS = ("matrix", "plaintext", "ssl", "sasl_ssl", "fetch")
+DEFAULT_CASES = "matrix,ssl,sasl_ssl,fetch"
 # The security cases: 1 KiB, acks=1, 6 partitions over each protocol (``plaintext`` is the
 # same case without TLS, as the baseline a run of only these cases compares against).
+# ``fetch`` is not a produce case: one filled topic read over each protocol in turn.
 SECURITY_CASE = {"plaintext": "PLAINTEXT", "ssl": "SSL", "sasl_ssl": "SASL_SSL"}
 
 
@@ -894,6 +989,8 @@ def select_cases(spec: str, quick: bool) -> list[Case]:
         raise SystemExit(f"--cases {spec!r}: expected a comma-separated subset of {CASE_SETS}")
     cases: list[Case] = []
     for key in keys:
+        if key == "fetch":
+            continue
         if key == "matrix":
             sizes, parts = ([1024], [1]) if quick else ([1024, 100], [1, 6])
             cases += [Case(s, a, p) for s in sizes for a in ("1", "all") for p in parts]
@@ -932,6 +1029,15 @@ def main() -> int:
     )
     ap.add_argument("--no-profile", action="store_true", help="skip the py-spy run")
     ap.add_argument(
+        "--fetch-records",
+        type=int,
+        default=300_000,
+        help="records the fetch case fills its topic with (default 300000, 1 KiB each)",
+    )
+    ap.add_argument(
+        "--fetch-rounds", type=int, default=2, help="reads per protocol in the fetch case"
+    )
+    ap.add_argument(
         "--kafkacore-python",
         type=Path,
         default=None,
@@ -961,12 +1067,24 @@ def main() -> int:
     started = time.monotonic()
     results: dict[str, dict[str, dict[str, Any]]] = {}
     tls: dict[str, Any] = {}
+    fetch: dict[str, dict[str, Any]] = {}
+    want_fetch = "fetch" in keys
+
+    def run_fetch(broker: Broker) -> None:
+        if want_fetch:
+            try:
+                fetch[broker.name] = fetch_over_protocols(
+                    broker, args.fetch_records, args.fetch_rounds, seconds
+                )
+            except Exception as exc:
+                log(f"{broker.name} fetch case failed: {exc}")
+
     profile: dict[str, Any] = {"skipped": True}
     with cleaned_up():
         libs = kafka_libs()
         log(f"Kafka {KAFKA_VERSION} jars: {libs}")
         security = None
-        if any(c.protocol != "PLAINTEXT" for c in cases):
+        if want_fetch or any(c.protocol != "PLAINTEXT" for c in cases):
             security = make_security(mktemp("kafkacore-bench-pki-"), args.sasl_mechanism)
             log(f"certificates and {security.mechanism} user generated in {security.directory}")
 
@@ -979,6 +1097,7 @@ def main() -> int:
                 if security is not None:
                     tls["kafka"] = security.probe(kafka.listeners["SSL"])
                 results["kafka"] = run_broker(libs, kafka, cases, seconds, warmup_s, {})
+                run_fetch(kafka)
             finally:
                 stop(kafka.proc)
             kafka_peaks = {
@@ -1002,6 +1121,7 @@ def main() -> int:
                     results["kafkacore"] = run_broker(
                         libs, kc, cases, seconds, warmup_s, kafka_peaks
                     )
+                    run_fetch(kc)
                     measured = results["kafkacore"].get(profile_case.name, {})
                     if want_profile and "peak" in measured:
                         rate = measured["peak"]["records_per_s"]
@@ -1012,8 +1132,14 @@ def main() -> int:
                         log(f"kafkacore exited {code}:\n{kc.tail()}")
 
     text, ratios = table(cases, results)
-    print()
-    print(text)
+    if cases:
+        print()
+        print(text)
+    fetch_ratios: dict[str, Any] = {}
+    if fetch:
+        fetch_text, fetch_ratios = fetch_table(fetch)
+        print()
+        print(fetch_text)
     if want_profile:
         print()
         print(profile_text(profile))
@@ -1065,6 +1191,7 @@ def main() -> int:
             for c in cases
         ],
         "ratios_kafkacore_over_kafka": ratios,
+        "fetch_over_protocols": fetch and {**fetch, "ratios_kafkacore_over_kafka": fetch_ratios},
         "profile": profile,
     }
     write_report(out, doc)
