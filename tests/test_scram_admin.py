@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -111,8 +112,8 @@ def test_alter_validation_and_errors_as_kafka(tmp_path: Path) -> None:
             "": (ErrorCode.UNACCEPTABLE_CREDENTIAL, "Username must not be empty"),
             "unknown": (ErrorCode.UNSUPPORTED_SASL_MECHANISM, "Unknown SCRAM mechanism"),
             "unknown-del": (ErrorCode.UNSUPPORTED_SASL_MECHANISM, "Unknown SCRAM mechanism"),
-            "ok1": (ErrorCode.NONE, None),
-            "ok2": (ErrorCode.NONE, None),
+            "ok1": (ErrorCode.NONE, ""),
+            "ok2": (ErrorCode.NONE, ""),
         }
         # the same (user, mechanism) twice fails the user; another mechanism is fine
         got = await alter(
@@ -125,7 +126,7 @@ def test_alter_validation_and_errors_as_kafka(tmp_path: Path) -> None:
                 ErrorCode.DUPLICATE_RESOURCE,
                 "A user credential cannot be altered twice in the same request",
             ),
-            "two": (ErrorCode.NONE, None),
+            "two": (ErrorCode.NONE, ""),
         }
         # a deletion of a credential the user does not have fails the whole user
         got = await alter(port, [upsertion("ok1", 2)], [deletion("ok1", 2), deletion("ghost")])
@@ -135,11 +136,11 @@ def test_alter_validation_and_errors_as_kafka(tmp_path: Path) -> None:
         )
         assert got["ok1"][0] == ErrorCode.DUPLICATE_RESOURCE
         got = await alter(port, [upsertion("ok1", 2)], [deletion("ok1", 1), deletion("two", 2)])
-        assert got == {"ok1": (0, None), "two": (0, None)}
+        assert got == {"ok1": (0, ""), "two": (0, "")}
         assert await describe(port, None) == [
-            ("ok1", 0, None, [(2, 4096)]),
-            ("ok2", 0, None, [(2, 16384)]),
-            ("two", 0, None, [(1, 4096)]),
+            ("ok1", 0, "", [(2, 4096)]),
+            ("ok2", 0, "", [(2, 16384)]),
+            ("two", 0, "", [(1, 4096)]),
         ]
         got = await alter(port, [], [deletion("ok1", 1)])
         assert got == {
@@ -149,7 +150,7 @@ def test_alter_validation_and_errors_as_kafka(tmp_path: Path) -> None:
             )
         }
         assert await describe(port, ["two", "nobody", "ok2", "ok2", ""]) == [
-            ("two", 0, None, [(1, 4096)]),
+            ("two", 0, "", [(1, 4096)]),
             (
                 "nobody",
                 ErrorCode.RESOURCE_NOT_FOUND,
@@ -185,7 +186,7 @@ def test_credentials_are_stored_salted_and_feed_the_cache(tmp_path: Path) -> Non
             [upsertion("al ice", 1, 8192, "alice-secret"), upsertion("al ice", 2, 4096, "s2")],
             [],
         )
-        assert got == {"al ice": (0, None)}
+        assert got == {"al ice": (0, "")}
         expected = create_credential(SHA256, "alice-secret", 8192, SALT)
         configs = store.quota_configs()["users/al%20ice"]
         assert configs["producer_byte_rate"] == "1024"
@@ -194,7 +195,7 @@ def test_credentials_are_stored_salted_and_feed_the_cache(tmp_path: Path) -> Non
         cache = server.services.scram_credentials  # type: ignore[union-attr]
         assert cache.get("SCRAM-SHA-256", "al ice") == expected
         assert cache.get("SCRAM-SHA-512", "al ice") == create_credential(SHA512, "s2", 4096, SALT)
-        assert await alter(port, [], [deletion("al ice", 2)]) == {"al ice": (0, None)}
+        assert await alter(port, [], [deletion("al ice", 2)]) == {"al ice": (0, "")}
         assert cache.get("SCRAM-SHA-512", "al ice") is None
         assert cache.get("SCRAM-SHA-256", "al ice") == expected
 
@@ -270,3 +271,146 @@ def test_confluent_kafka_admin_client(tmp_path: Path, mechanism: ScramMechanism)
         assert server.services.scram_credentials.users() == []  # type: ignore[union-attr]
 
     run_broker(tmp_path, scenario)
+
+
+# -- secrets never shown ----------------------------------------------------------------------
+
+SECRETS = {
+    "ssl.keystore.key": "-----BEGIN PRIVATE KEY-----not-shown",
+    "ssl.key.password": "key-secret",
+    "ssl.truststore.password": "trust-secret",
+    "sasl.jaas.config": 'x required password="jaas-secret";',
+    "listener.name.sasl_ssl.plain.sasl.jaas.config": (
+        "org.apache.kafka.common.security.plain.PlainLoginModule required "
+        'user_alice="alice-secret";'
+    ),
+    "listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config": 'x required password="scram";',
+}
+
+
+def test_describe_configs_shows_sensitive_configs_as_null(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Kafka's DescribeConfigs: a PASSWORD config (or one of unknown type) has value null
+    and is_sensitive true, its synonyms too; the secret is nowhere in the response, nor
+    in anything the broker logs (start-up included)."""
+    caplog.set_level(logging.DEBUG)
+    from kafkacore.protocol import APIS_BY_NAME
+
+    async def scenario(server: KafkaServer) -> None:
+        port = _port(server)
+        cls: Any = APIS_BY_NAME["DescribeConfigs"].request.cls
+        request = cls(
+            resources=[cls.DescribeConfigsResource(resource_type=4, resource_name="1")],
+            include_synonyms=True,
+            include_documentation=False,
+        )
+        client = await RawClient.connect(port)
+        try:
+            client.send("DescribeConfigs", 4, 1, request)
+            frame = await client.frame()
+        finally:
+            client.close()
+        from kafkacore.protocol import decode_response
+
+        _, response = decode_response(frame, APIS_BY_NAME["DescribeConfigs"].key, 4)
+        configs = {c.name: c for c in response.results[0].configs}
+        for name in SECRETS:
+            entry = configs[name]
+            assert entry.value is None and entry.is_sensitive, name
+            assert entry.synonyms and all(s.value is None for s in entry.synonyms), name
+        for secret in ("not-shown", "key-secret", "trust-secret", "jaas-secret", "alice-secret"):
+            assert secret.encode() not in frame
+
+    run_broker(tmp_path, scenario, **SECRETS)
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "started" in logged  # the broker's logs were captured
+    for secret in ("not-shown", "key-secret", "trust-secret", "jaas-secret", "alice-secret"):
+        assert secret not in logged
+
+
+# -- cluster mode: ZooKeeper ------------------------------------------------------------------
+
+
+def test_cluster_mode_stores_as_kafka_and_every_broker_follows(
+    tmp_path: Path, zk_chroot: str
+) -> None:
+    """Two brokers of a ZooKeeper-mode cluster: a credential altered through one is
+    written as Kafka 3.9 writes it (``/config/users/<user>`` and a change notification)
+    and reaches the other broker's credential cache through ``/config/changes``."""
+    from kazoo.client import KazooClient
+
+    from kafkacore.config import BrokerConfig
+
+    async def main() -> None:
+        servers = []
+        for node in (1, 2):
+            config = {
+                "listeners": "PLAINTEXT://localhost:0",
+                "log.dirs": str(tmp_path / f"b{node}"),
+                "node.id": node,
+                "zookeeper.connect": zk_chroot,
+            }
+            server = KafkaServer(BrokerConfig(config))
+            await server.startup()
+            servers.append(server)
+        await asyncio.to_thread(zk.start)
+        try:
+            got = await alter(_port(servers[0]), [upsertion("a b", 2, 8192, "ab-secret")], [])
+            assert got == {"a b": (0, "")}
+            expected = create_credential(SHA512, "ab-secret", 8192, SALT)
+            data, _ = await asyncio.to_thread(zk.get, "/config/users/a%20b")
+            assert json.loads(data) == {
+                "version": 1,
+                "config": {"SCRAM-SHA-512": expected.to_kafka_string()},
+            }
+            for server in servers:
+                cache = server.services.scram_credentials  # type: ignore[union-attr]
+                for _ in range(100):
+                    if cache.get("SCRAM-SHA-512", "a b") is not None:
+                        break
+                    await asyncio.sleep(0.1)
+                assert cache.get("SCRAM-SHA-512", "a b") == expected
+            assert await describe(_port(servers[1]), ["a b"]) == [("a b", 0, "", [(2, 8192)])]
+            assert await alter(_port(servers[1]), [], [deletion("a b", 2)]) == {"a b": (0, "")}
+            cache = servers[0].services.scram_credentials  # type: ignore[union-attr]
+            for _ in range(100):
+                if cache.get("SCRAM-SHA-512", "a b") is None:
+                    break
+                await asyncio.sleep(0.1)
+            assert cache.users() == []
+        finally:
+            for server in servers:
+                await server.shutdown()
+
+    zk = KazooClient(hosts=zk_chroot)  # started once the brokers made the chroot
+    try:
+        asyncio.run(main())
+        data, _ = zk.get("/config/users/a%20b")
+        assert json.loads(data) == {"version": 1, "config": {}}
+        changes = [
+            json.loads(zk.get(f"/config/changes/{c}")[0])
+            for c in sorted(zk.get_children("/config/changes"))
+        ]
+        assert {"version": 2, "entity_path": "users/a%20b"} in changes
+    finally:
+        zk.stop()
+        zk.close()
+
+
+def test_dynamic_config_log_lines_hide_secrets() -> None:
+    from kafkacore.config.describe import loggable_broker_configs
+
+    assert loggable_broker_configs(
+        {
+            "log.cleaner.threads": "2",
+            "listener.name.sasl_ssl.plain.sasl.jaas.config": 'user_alice="alice-secret";',
+            "ssl.key.password": "key-secret",
+            "message.max.bytes": None,
+        }
+    ) == {
+        "log.cleaner.threads": "2",
+        "listener.name.sasl_ssl.plain.sasl.jaas.config": "[hidden]",
+        "ssl.key.password": "[hidden]",
+        "message.max.bytes": None,
+    }

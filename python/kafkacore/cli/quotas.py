@@ -8,16 +8,26 @@
 * ``--alter``: ``--add-config k=v`` (values are numbers) and ``--delete-config k`` (a key
   the entity does not have is refused: ``Invalid config(s): k``), then
   ``Completed updating config for user u.`` / ``... default config for users in the cluster.``
+* SCRAM credentials of a user (KIP-554), over confluent-kafka's AdminClient
+  (AlterUserScramCredentials / DescribeUserScramCredentials): ``--add-config
+  'SCRAM-SHA-256=[iterations=8192,password=...],SCRAM-SHA-512=[password=...]'`` (iterations
+  default to 4096; the client salts the password, the broker never sees it),
+  ``--delete-config SCRAM-SHA-512``; ``--describe`` of users adds, after the quota lines,
+  ``SCRAM credential configs for user-principal 'u' are SCRAM-SHA-256=iterations=8192``
+  (not with ``clients`` or ``--entity-default``). With Kafka's rules: SCRAM and quota
+  changes cannot be mixed, nor SCRAM with the default user or a client id.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from typing import Any
 
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
-from kafkacore.server.client_quotas import java_double
+from kafkacore.security.scram import ScramMechanism
+from kafkacore.server.client_quotas import CLIENT_QUOTA_KEYS, java_double
 
 __all__ = ["run_quotas"]
 
@@ -54,6 +64,9 @@ def run_quotas(args: argparse.Namespace, types: list[str], names: list[str]) -> 
         (_ENTITY_TYPES[t], names[i] if i < len(names) else None) for i, t in enumerate(types)
     ]
     adds, deletes = parse_config_changes(args, PROG)
+    scram = args.alter and _check_scram(types, names, adds, deletes)
+    if scram:
+        return _alter_scram(args, names[0], adds, deletes)
     from kafkacore.client import Client
 
     client = Client(args.bootstrap_server, client_id="kafkacore-configs")
@@ -61,6 +74,9 @@ def run_quotas(args: argparse.Namespace, types: list[str], names: list[str]) -> 
         if args.describe:
             for line in _describe(client, components):
                 print(line)
+            if "clients" not in types and "" not in names:
+                for line in _describe_scram(args, names):
+                    print(line)
         else:
             _alter(client, components, adds, deletes)
             head_type, head_name = types[0], names[0]
@@ -154,3 +170,162 @@ def _alter(
     for entry in response.entries:
         if entry.error_code != ErrorCode.NONE:
             raise _Failed(entry.error_message or ErrorCode(entry.error_code).name)
+
+
+# -- SCRAM credentials (ConfigCommand.alterUserScramCredentialConfigs) -------------------------
+
+_SCRAM_NAMES = {m.mechanism_name: m for m in ScramMechanism}
+_CREDENTIAL = re.compile(r"(?:iterations=(-?[0-9]*),)?password=(.*)", re.DOTALL)
+DEFAULT_SCRAM_ITERATIONS = 4096
+
+
+def _scala_list(names: list[str]) -> str:
+    return f"List({', '.join(names)})"
+
+
+def _scala_set(names: list[str]) -> str:
+    return f"Set({', '.join(names)})"
+
+
+def _check_scram(
+    types: list[str], names: list[str], adds: dict[str, str], deletes: list[str]
+) -> bool:
+    """Kafka's checks of a users/clients ``--alter``; True: a SCRAM credential change."""
+    from kafkacore.cli import UsageError
+
+    scram_adds = [k for k in adds if k in _SCRAM_NAMES]
+    scram_deletes = [k for k in deletes if k in _SCRAM_NAMES]
+    unknown_adds = [k for k in adds if k not in _SCRAM_NAMES and k not in CLIENT_QUOTA_KEYS]
+    unknown_deletes = [k for k in deletes if k not in _SCRAM_NAMES and k not in CLIENT_QUOTA_KEYS]
+    quota = any(k in CLIENT_QUOTA_KEYS for k in [*adds, *deletes])
+    if types[0] == "clients" or len(types) == 2:
+        if scram_adds:
+            raise UsageError(
+                PROG,
+                "Only quota configs can be added for 'clients' using --bootstrap-server. "
+                f"Unexpected config names: {_scala_set(unknown_adds + scram_adds)}",
+            )
+        if scram_deletes:
+            raise UsageError(
+                PROG,
+                "Only quota configs can be deleted for 'clients' using --bootstrap-server. "
+                f"Unexpected config names: {_scala_list(unknown_deletes + scram_deletes)}",
+            )
+        return False
+    if not (scram_adds or scram_deletes):
+        return False
+    if unknown_adds:
+        raise UsageError(
+            PROG,
+            "Only quota and SCRAM credential configs can be added for 'users' using "
+            f"--bootstrap-server. Unexpected config names: {_scala_set(unknown_adds)}",
+        )
+    if unknown_deletes:
+        raise UsageError(
+            PROG,
+            "Only quota and SCRAM credential configs can be deleted for 'users' using "
+            f"--bootstrap-server. Unexpected config names: {_scala_list(unknown_deletes)}",
+        )
+    if "" in names:
+        raise UsageError(
+            PROG,
+            "The use of --entity-default or --user-defaults is not allowed with User SCRAM "
+            "Credentials using --bootstrap-server.",
+        )
+    if quota:
+        raise UsageError(
+            PROG,
+            "Cannot alter both quota and SCRAM credential configs simultaneously for 'users' "
+            "using --bootstrap-server.",
+        )
+    return True
+
+
+def _iterations_and_password(mechanism: ScramMechanism, text: str) -> tuple[int, bytes]:
+    from kafkacore.cli import UsageError
+
+    match = _CREDENTIAL.fullmatch(text)
+    if match is None:
+        raise UsageError(PROG, f"Invalid credential property {mechanism.name}={text}")
+    given, password = match.groups()
+    iterations = int(given) if given not in (None, "", "-1") else DEFAULT_SCRAM_ITERATIONS
+    if iterations < mechanism.min_iterations:
+        raise UsageError(
+            PROG,
+            f"Iterations {iterations} is less than the minimum {mechanism.min_iterations} "
+            f"required for {mechanism.mechanism_name}",
+        )
+    return iterations, password.encode("utf-8")
+
+
+def _alter_scram(
+    args: argparse.Namespace, user: str, adds: dict[str, str], deletes: list[str]
+) -> int:
+    from kafkacore.cli.topics import BrokerError, admin_client, ck_module, wait
+
+    admin_mod = ck_module("confluent_kafka.admin")
+    alterations: list[Any] = [
+        admin_mod.UserScramCredentialDeletion(
+            user, getattr(admin_mod.ScramMechanism, _SCRAM_NAMES[name].name)
+        )
+        for name in deletes
+        if name in _SCRAM_NAMES
+    ]
+    for name, text in adds.items():
+        mechanism = _SCRAM_NAMES[name]
+        iterations, password = _iterations_and_password(mechanism, text)
+        info = admin_mod.ScramCredentialInfo(
+            getattr(admin_mod.ScramMechanism, mechanism.name), iterations
+        )
+        alterations.append(admin_mod.UserScramCredentialUpsertion(user, info, password))
+    admin = admin_client(args)
+    try:
+        for future in admin.alter_user_scram_credentials(alterations).values():
+            wait(future)
+    except BrokerError as exc:
+        sys.stderr.write(f"Error while executing config command: {exc}\n")
+        return 1
+    print(f"Completed updating config for user {user}.")
+    return 0
+
+
+def _describe_scram(args: argparse.Namespace, names: list[str]) -> list[str]:
+    """ConfigCommand's SCRAM lines: every described user except those without credentials
+    (``DescribeUserScramCredentialsResult.users`` leaves out RESOURCE_NOT_FOUND)."""
+    from kafkacore.cli.topics import admin_client, ck_module
+
+    admin_mod = ck_module("confluent_kafka.admin")
+    admin = admin_client(args)
+    results: list[tuple[str, Any]] = []
+    if names:
+        futures = admin.describe_user_scram_credentials(list(names))
+        for user in dict.fromkeys(names):
+            try:
+                results.append((user, futures[user].result(30)))
+            except Exception as exc:  # KafkaException
+                results.append((user, exc))
+    else:
+        described = admin.describe_user_scram_credentials().result(30)
+        results = sorted(described.items())
+    lines = []
+    for user, description in results:
+        if isinstance(description, Exception):
+            error = description.args[0] if description.args else description
+            code = error.code() if hasattr(error, "code") else None
+            if code == ErrorCode.RESOURCE_NOT_FOUND:
+                continue
+            text = error.str() if hasattr(error, "str") else str(error)
+            lines.append(
+                f"Error retrieving SCRAM credential configs for user-principal '{user}': {text}"
+            )
+            continue
+        infos = ", ".join(
+            f"{_mechanism_name(admin_mod, i.mechanism)}=iterations={i.iterations}"
+            for i in description.scram_credential_infos
+        )
+        lines.append(f"SCRAM credential configs for user-principal '{user}' are {infos}")
+    return lines
+
+
+def _mechanism_name(admin_mod: Any, mechanism: Any) -> str:
+    return str(admin_mod.ScramMechanism(mechanism).name).replace("_", "-")

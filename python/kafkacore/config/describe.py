@@ -4,6 +4,7 @@ its synonyms, and one result entry."""
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -55,3 +56,23 @@ class ConfigEntry:
     @property
     def is_default(self) -> bool:
         return self.source is ConfigSource.DEFAULT_CONFIG
+
+
+# ---------------------------------------------------------------------------------------------
+# Secrets in logs
+
+HIDDEN = "[hidden]"  # Kafka's Password.HIDDEN, what its loggableConfig prints for a secret
+
+
+def loggable_broker_configs(configs: Mapping[str, str | None]) -> dict[str, str | None]:
+    """``configs`` fit for a log line, as Kafka's ``DynamicBrokerConfig`` logs them: the
+    value of a sensitive config (PASSWORD type, or unknown, as DescribeConfigs treats it;
+    listener-prefixed names included) is ``[hidden]``."""
+    from kafkacore.config.broker import broker_config_type
+
+    out: dict[str, str | None] = {}
+    for name, value in configs.items():
+        type_ = broker_config_type(name)
+        sensitive = type_ is None or type_.is_sensitive
+        out[name] = HIDDEN if sensitive and value is not None else value
+    return out

@@ -19,7 +19,6 @@ the connection is closed, Kafka's way of telling such a producer.
 
 from __future__ import annotations
 
-import inspect
 import logging
 import struct
 from typing import Any
@@ -39,6 +38,7 @@ from kafkacore.protocol import headers as h
 from kafkacore.server.handlers import HANDLERS, error_response, unimplemented_response
 from kafkacore.server.network import CLOSE, NO_RESPONSE, ConnectionInfo, Outcome, Part
 from kafkacore.server.request_context import RequestContext
+from kafkacore.server.request_quota import client_throttles, handle_with_request_quota
 from kafkacore.server.services import BrokerServices
 
 __all__ = ["RequestChannel", "encode_response_parts"]
@@ -64,16 +64,15 @@ def encode_response_parts(
 
 
 def _quota_throttle_ms(header: RequestHeader, response: Any) -> int:
-    """A Produce or Fetch response's client quota throttle time (the channel is muted)."""
-    if header.api_key not in (ApiKey.PRODUCE, ApiKey.FETCH):
-        return 0
+    """A response's client quota throttle time (byte rates for Produce and Fetch, the
+    request time quota for any API): the channel is muted for it."""
     return max(0, int(getattr(response, "throttle_time_ms", 0) or 0))
 
 
 def _client_throttles(header: RequestHeader) -> bool:
-    """KIP-219: Produce v6+ and Fetch v8+ clients wait out the throttle time themselves,
-    so the response goes at once; older ones get it late."""
-    return header.api_version >= (6 if header.api_key == ApiKey.PRODUCE else 8)
+    """KIP-219: e.g. Produce v6+ and Fetch v8+ clients wait out the throttle time
+    themselves, so the response goes at once; older ones get it late."""
+    return client_throttles(header.api_key, header.api_version)
 
 
 def _produce_failed(response: Any) -> bool:
@@ -94,9 +93,7 @@ class RequestChannel:
         context = RequestContext.for_connection(header, connection)
         try:
             handler = HANDLERS.get(ApiKey(header.api_key), _unimplemented)
-            response = handler(self.services, context, request)
-            if inspect.isawaitable(response):
-                response = await response
+            response = await handle_with_request_quota(self.services, context, handler, request)
         except Exception:
             logger.exception(
                 "Error handling %s v%d from %s",

@@ -48,6 +48,7 @@ __all__ = [
     "IP",
     "IP_QUOTA_KEYS",
     "PRODUCE",
+    "REQUEST_PERCENTAGE",
     "USER",
     "ClientQuotaManager",
     "QuotaEntityError",
@@ -68,6 +69,7 @@ DEFAULT_NAME = "<default>"  # Kafka's ConfigEntityName.DEFAULT
 
 PRODUCE = "producer_byte_rate"
 FETCH = "consumer_byte_rate"
+REQUEST_PERCENTAGE = "request_percentage"
 
 # Kafka's QuotaConfigs: the keys of user / client-id entities and their types.
 CLIENT_QUOTA_KEYS: dict[str, str] = {
@@ -275,12 +277,15 @@ class ClientQuotaManager:
         self._configs: dict[str, dict[str, str]] = {}
         self._rates: dict[tuple[str, tuple[str, str]], WindowedRate] = {}
         self._clock = clock_ms or (lambda: time.monotonic() * 1000)
+        # whether any entity has a request_percentage quota: requests are only timed then
+        self.has_request_quotas = False
 
     # -- configs ----------------------------------------------------------------------------
 
     def load(self, configs: Mapping[str, Mapping[str, str]]) -> None:
         with self._lock:
             self._configs = {p: dict(c) for p, c in configs.items() if c}
+            self._configs_changed()
 
     def on_quota_configs_changed(self, path: str, configs: Mapping[str, str]) -> None:
         with self._lock:
@@ -288,6 +293,10 @@ class ClientQuotaManager:
                 self._configs[path] = dict(configs)
             else:
                 self._configs.pop(path, None)
+            self._configs_changed()
+
+    def _configs_changed(self) -> None:
+        self.has_request_quotas = any(REQUEST_PERCENTAGE in c for c in self._configs.values())
 
     def on_topic_changed(self, topic: object) -> None:
         pass
@@ -322,6 +331,20 @@ class ClientQuotaManager:
             found = self._quota(key, user, client_id)
         return None if found is None else found.bound
 
+    def max_fetch_bytes(self, user: str, client_id: str) -> int:
+        """The most a consumer's Fetch may return: what its ``consumer_byte_rate`` admits
+        in a quota window with nothing recorded (``getMaxValueInQuotaWindow``: the quota
+        times ``quota.window.num - 1`` windows), unbounded without a quota. More would be
+        throttled for sure, and the consumer would never progress."""
+        if not self._configs:  # no quota anywhere: the common case, without the lock
+            return 2**31 - 1
+        with self._lock:
+            quota = self._quota(FETCH, user, client_id)
+        if quota is None:
+            return 2**31 - 1
+        window_s = QUOTA_WINDOW_SIZE_MS / 1000
+        return int(min(quota.bound * (QUOTA_WINDOW_NUM - 1) * window_s, 2**31 - 1))
+
     # -- recording --------------------------------------------------------------------------
 
     def record(self, key: str, user: str, client_id: str, value: float) -> int:
@@ -340,6 +363,15 @@ class ClientQuotaManager:
             if observed <= quota.bound or quota.bound <= 0:
                 return 0
             return round((observed - quota.bound) / quota.bound * rate.window_size_ms(now))
+
+    def record_request_time(self, user: str, client_id: str, percent_seconds: float) -> int:
+        """Record request handling time (``nanoseconds * 100 / 1e9``) against the
+        ``request_percentage`` quota; the throttle time in ms, bounded by one quota window
+        (``ClientRequestQuotaManager``'s ``boundedThrottleTime``)."""
+        if not self.has_request_quotas:
+            return 0
+        throttle_ms = self.record(REQUEST_PERCENTAGE, user, client_id, percent_seconds)
+        return min(throttle_ms, QUOTA_WINDOW_SIZE_MS)
 
     def unrecord(self, key: str, user: str, client_id: str, value: float) -> None:
         """Take back a recorded ``value`` (a throttled Fetch sends no data)."""

@@ -30,6 +30,7 @@ from kafkacore.security.credentials import ScramCredentialCache
 from kafkacore.server.client_quotas import ClientQuotaManager
 from kafkacore.server.group.coordinator import GroupCoordinator
 from kafkacore.server.replica_manager import ReplicaManager
+from kafkacore.server.request_quota import io_timed
 
 if TYPE_CHECKING:
     from kafkacore.controller.controller import KafkaController
@@ -105,4 +106,5 @@ class BrokerServices:
     async def run_io(self, fn: Callable[_P, _T], *args: _P.args, **kwargs: _P.kwargs) -> _T:
         """``fn(*args, **kwargs)`` on the I/O executor, awaited from the event loop."""
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.io_executor, functools.partial(fn, *args, **kwargs))
+        call = io_timed(functools.partial(fn, *args, **kwargs))  # the request quota's time
+        return await loop.run_in_executor(self.io_executor, call)

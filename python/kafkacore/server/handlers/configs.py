@@ -35,6 +35,7 @@ from kafkacore.config import (
     LogConfig,
     Type,
 )
+from kafkacore.config.describe import loggable_broker_configs
 from kafkacore.metadata import MetadataStore
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
 from kafkacore.server.replica_manager import topic_name_error
@@ -285,7 +286,9 @@ def _alter_resource(
         if not validate_only:
             services.metadata_store.set_broker_configs(entity, configs)
             services.configs.update(new)  # the replica manager re-derives topic configs
-            logger.info("Updated dynamic broker configs (%s): %s", entity, configs)
+            logger.info(
+                "Updated dynamic broker configs (%s): %s", entity, loggable_broker_configs(configs)
+            )
         return
     raise _unsupported(kind)
 

@@ -132,12 +132,15 @@ def _read_all(
     ``endpoints`` gets the v16+ ``NodeEndpoints``."""
     version = context.api_version
     replicas = services.replica_manager
-    remaining = max(0, request.max_bytes)
     total = 0
     failed = False
     read_committed = request.isolation_level == _READ_COMMITTED
     replica_id = _replica_id(version, request)
     from_follower = replica_id >= 0
+    remaining = max(0, request.max_bytes)
+    if not from_follower:  # Kafka: at most what the consumer's quota window admits
+        client = (context.principal.name, context.header.client_id or "")
+        remaining = min(remaining, services.client_quotas.max_fetch_bytes(*client))
     # (topic name, topic id, partition) in request order; the partitions refused before
     # reading (an unknown topic id or partition) go after the others, as in Kafka
     answered: list[tuple[str | None, Any, Any]] = []

@@ -240,13 +240,13 @@ def _describe_scram(services: BrokerServices, request: Any) -> Any:
         for user in sorted(users):
             results.append(
                 _SCRAM.DescribeUserScramCredentialsResult(
-                    user=user, error_code=0, error_message=None, credential_infos=users[user]
+                    user=user, error_code=0, error_message="", credential_infos=users[user]
                 )
             )
     else:
         names = [u.name for u in request.users]
         for name in dict.fromkeys(names):
-            code, message, infos = ErrorCode.NONE, None, users.get(name, [])
+            code, message, infos = ErrorCode.NONE, "", users.get(name, [])
             if name == "":
                 code, message, infos = ErrorCode.RESOURCE_NOT_FOUND, _EMPTY_USER, []
             elif names.count(name) > 1:
@@ -264,7 +264,8 @@ def _describe_scram(services: BrokerServices, request: Any) -> Any:
                     user=name, error_code=code, error_message=message, credential_infos=infos
                 )
             )
-    return _SCRAM(throttle_time_ms=0, error_code=0, error_message=None, results=results)
+    # Kafka 3.9 leaves the messages of successes unset: "" (the field's default), not null
+    return _SCRAM(throttle_time_ms=0, error_code=0, error_message="", results=results)
 
 
 async def handle_describe_user_scram_credentials(
@@ -382,7 +383,7 @@ def _alter_scram(services: BrokerServices, request: Any) -> Any:
                 )
                 result(user, ErrorCode.UNKNOWN_SERVER_ERROR, None)
                 continue
-            result(user, ErrorCode.NONE, None)
+            result(user, ErrorCode.NONE, "")  # unset in Kafka 3.9: the default, ""
     return _ALTER_SCRAM(throttle_time_ms=0, results=results)
 
 

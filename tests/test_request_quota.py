@@ -1,0 +1,252 @@
+"""The request time quota (``request_percentage``, Kafka's ClientRequestQuotaManager):
+handling time recorded as a percentage of one thread, the throttle bounded by one window,
+``throttle_time_ms`` in the response and the channel muted for it; inter-broker requests
+and followers' fetches exempt; a throttled Fetch sends no records."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from kafkacore.protocol import APIS_BY_NAME, ApiKey
+from kafkacore.server import KafkaServer
+from kafkacore.server.client_quotas import ClientQuotaManager
+from kafkacore.server.request_quota import (
+    NANOS_TO_PERCENTAGE,
+    _exempt,
+    handle_with_request_quota,
+    io_timed,
+)
+from support.raw_client import RawClient, make_request, run_broker
+
+
+def test_the_manager_bounds_the_throttle_by_one_window() -> None:
+    now = [0.0]
+    manager = ClientQuotaManager(clock_ms=lambda: now[0])
+    assert not manager.has_request_quotas
+    assert manager.record_request_time("u", "c", 1e6) == 0  # no quota: nothing recorded
+    manager.on_quota_configs_changed("clients/c", {"request_percentage": "10.0"})
+    assert manager.has_request_quotas
+    # 10 windows of 1 s at 10 % of a thread = 1 percent-second per window
+    assert manager.record_request_time("u", "c", 1.0) == 0
+    # far over: (rate - 10) / 10 * window would be seconds, bounded to one window
+    assert manager.record_request_time("u", "c", 500.0) == 1000
+    # a little over: Kafka's formula, (observed - bound) / bound * window
+    manager.on_quota_configs_changed("clients/c", {"request_percentage": "100.0"})
+    manager.on_quota_configs_changed("clients/c", {})
+    assert not manager.has_request_quotas
+    manager.on_quota_configs_changed("users/u", {"request_percentage": "50.0"})
+    # 1 % over the quota, measured over 10 windows: 0.01 x 10 000 ms
+    assert manager.record_request_time("u", "x", 10 * 50.0 * 1.01) == 100
+    assert manager.record_request_time("v", "x", 1e9) == 0  # another user: no quota
+
+
+def _services(quotas: ClientQuotaManager) -> Any:
+    return SimpleNamespace(client_quotas=quotas)
+
+
+def _context(api: ApiKey, client_id: str = "c") -> Any:
+    header = SimpleNamespace(api_key=api, client_id=client_id, api_version=12)
+    return SimpleNamespace(header=header, principal=SimpleNamespace(name="ANONYMOUS"))
+
+
+def test_time_on_the_loop_and_on_io_threads_counts_waiting_does_not() -> None:
+    """A handler's own running time (between awaits) and its run_io calls are recorded;
+    the time it waits (a long-poll, replication) is not."""
+    recorded: list[float] = []
+
+    class Quotas(ClientQuotaManager):
+        def record_request_time(self, user: str, client_id: str, percent: float) -> int:
+            recorded.append(percent / NANOS_TO_PERCENTAGE / 1e6)  # back to ms
+            return 0
+
+    quotas = Quotas()
+    quotas.load({"clients/c": {"request_percentage": "1"}})
+
+    async def handler(services: Any, context: Any, request: Any) -> Any:
+        time.sleep(0.05)  # 50 ms on the loop
+        await asyncio.sleep(0.3)  # waiting: free
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(None, io_timed(lambda: time.sleep(0.1)))  # 100 ms of I/O
+        time.sleep(0.02)
+        return SimpleNamespace(throttle_time_ms=0)
+
+    asyncio.run(
+        handle_with_request_quota(_services(quotas), _context(ApiKey.METADATA), handler, None)
+    )
+    (ms,) = recorded
+    assert 165 <= ms < 260, ms
+    # an exempt request is not timed at all
+    asyncio.run(
+        handle_with_request_quota(_services(quotas), _context(ApiKey.LEADER_AND_ISR), handler, None)
+    )
+    assert len(recorded) == 1
+
+
+def test_exempt_requests() -> None:
+    fetch = APIS_BY_NAME["Fetch"].request.cls
+    follower = fetch(replica_id=2, replica_state=fetch.ReplicaState(replica_id=2))
+    consumer = fetch(replica_id=-1, replica_state=fetch.ReplicaState(replica_id=-1))
+    assert _exempt(_context(ApiKey.FETCH), follower)
+    assert not _exempt(_context(ApiKey.FETCH), consumer)
+    assert _exempt(_context(ApiKey.UPDATE_METADATA), None)
+    assert _exempt(_context(ApiKey.PRODUCE), SimpleNamespace(acks=0))
+    assert not _exempt(_context(ApiKey.PRODUCE), SimpleNamespace(acks=1))
+    assert not _exempt(_context(ApiKey.METADATA), None)
+
+
+def test_a_client_over_its_request_quota_is_throttled_and_muted(tmp_path: Path) -> None:
+    """Metadata requests of client id ``greedy`` (quota 0.0001 % of a thread: 10 µs of
+    handling per 10 s) get throttle_time_ms > 0 (at most one window) and the next request
+    on the connection waits that long; client id ``free`` is never throttled."""
+
+    async def scenario(server: KafkaServer) -> None:
+        assert server.socket_server is not None
+        port = next(iter(server.socket_server.bound_ports.values()))
+        store = server.services.metadata_store  # type: ignore[union-attr]
+        await asyncio.to_thread(
+            store.set_quota_configs, "clients/greedy", {"request_percentage": "0.0001"}
+        )
+        request = make_request(
+            "Metadata",
+            topics=None,
+            allow_auto_topic_creation=False,
+            include_cluster_authorized_operations=False,
+            include_topic_authorized_operations=False,
+        )
+        free = await RawClient.connect(port, client_id="free")
+        greedy = await RawClient.connect(port, client_id="greedy")
+        try:
+            for i in range(20):
+                response = await free.call("Metadata", 12, request, cid=i)
+                assert response.throttle_time_ms == 0
+            throttles = []
+            for i in range(4):
+                start = time.monotonic()
+                response = await greedy.call("Metadata", 12, request, cid=i)
+                throttles.append((response.throttle_time_ms, time.monotonic() - start))
+            assert all(0 <= t <= 1000 for t, _ in throttles), throttles
+            assert all(t > 0 for t, _ in throttles[1:]), throttles
+            # each response came at once; the request after it waited out the mute
+            for (previous, _), (_, took) in itertools.pairwise(throttles):
+                assert took >= previous / 1000 - 0.05, throttles
+        finally:
+            free.close()
+            greedy.close()
+
+    run_broker(tmp_path, scenario)
+
+
+def test_a_consumers_fetch_is_capped_to_its_quota_window() -> None:
+    """Kafka's getMaxValueInQuotaWindow: quota x (quota.window.num - 1) windows of 1 s."""
+    manager = ClientQuotaManager()
+    assert manager.max_fetch_bytes("u", "c") == 2**31 - 1
+    manager.on_quota_configs_changed("clients/c", {"consumer_byte_rate": "1000"})
+    assert manager.max_fetch_bytes("u", "c") == 10_000
+    assert manager.max_fetch_bytes("u", "other") == 2**31 - 1
+
+
+def test_a_fetch_reads_no_more_than_the_quota_window(tmp_path: Path) -> None:
+    """A consumer with consumer_byte_rate=100 gets at most 1000 bytes of records per
+    fetch (beyond the first batch, which always comes whole)."""
+    from kafkacore.pure.batch import build_batch
+
+    async def scenario(server: KafkaServer) -> None:
+        assert server.socket_server is not None
+        port = next(iter(server.socket_server.bound_ports.values()))
+        services: Any = server.services
+        await asyncio.to_thread(
+            services.metadata_store.set_quota_configs,
+            "clients/capped",
+            {"consumer_byte_rate": "100"},
+        )
+        client = await RawClient.connect(port, client_id="capped")
+        try:
+            req: Any = APIS_BY_NAME["CreateTopics"].request.cls
+            await client.call(
+                "CreateTopics",
+                5,
+                req(
+                    topics=[req.CreatableTopic(name="t", num_partitions=1, replication_factor=1)],
+                    timeout_ms=10_000,
+                ),
+            )
+            from support.raw_client import fetch_request, produce_request
+
+            for _ in range(10):  # ten batches of ~600 bytes
+                now = int(time.time() * 1000)
+                batch = bytes(build_batch([(0, now, None, b"v" * 500, [])]))
+                produced = await client.call("Produce", 9, produce_request("t", 0, batch), cid=2)
+                assert produced.responses[0].partition_responses[0].error_code == 0
+            response = await client.call("Fetch", 12, fetch_request("t", 0), cid=3)
+            records = response.responses[0].partitions[0].records
+            assert records is not None and 0 < len(records) <= 1000 + 700
+        finally:
+            client.close()
+
+    run_broker(tmp_path, scenario)
+
+
+def test_which_clients_wait_out_a_throttle_themselves() -> None:
+    """KIP-219 versions (Kafka's shouldClientThrottle): the response goes at once and the
+    channel is muted; to older clients the response goes after the throttle time."""
+    from kafkacore.server.request_quota import client_throttles
+
+    assert client_throttles(ApiKey.METADATA, 6) and not client_throttles(ApiKey.METADATA, 5)
+    assert client_throttles(ApiKey.PRODUCE, 6) and not client_throttles(ApiKey.PRODUCE, 5)
+    assert client_throttles(ApiKey.ALTER_USER_SCRAM_CREDENTIALS, 0)
+    assert not client_throttles(ApiKey.DESCRIBE_CLIENT_QUOTAS, 1)  # never overridden
+
+
+def test_request_percentage_is_achieved_within_ten_percent(tmp_path: Path) -> None:
+    """A client sending Metadata requests back to back on one connection with
+    ``request_percentage=2`` (2 % of a thread: 20 ms of handling per second) uses, over
+    the 10.9 s span of the quota's samples (see test_quota_measured), 2 % ± 10 % of a
+    thread: the handling time recorded for it divided by the span."""
+    span_s = 10.9
+    quota = 2.0
+
+    async def scenario(server: KafkaServer) -> None:
+        assert server.socket_server is not None
+        port = next(iter(server.socket_server.bound_ports.values()))
+        services: Any = server.services
+        await asyncio.to_thread(
+            services.metadata_store.set_quota_configs,
+            "clients/busy",
+            {"request_percentage": str(quota)},
+        )
+        used = [0.0]
+        manager = services.client_quotas
+        record = manager.record_request_time
+
+        def counting(user: str, client_id: str, percent_seconds: float) -> int:
+            if client_id == "busy":
+                used[0] += percent_seconds
+            return record(user, client_id, percent_seconds)
+
+        manager.record_request_time = counting
+        request = make_request(
+            "Metadata",
+            topics=None,
+            allow_auto_topic_creation=False,
+            include_cluster_authorized_operations=True,
+            include_topic_authorized_operations=False,
+        )
+        client = await RawClient.connect(port, client_id="busy")
+        start = time.monotonic()
+        sent = 0
+        try:
+            while time.monotonic() - start < span_s:
+                await client.call("Metadata", 12, request, cid=sent)
+                sent += 1
+        finally:
+            client.close()
+        achieved = used[0] / span_s  # percent of one thread
+        print(f"\nrequest_percentage {quota}: achieved {achieved:.3f} % ({sent} requests)")
+        assert abs(achieved / quota - 1) <= 0.10, (achieved, sent)
+
+    run_broker(tmp_path, scenario)
