@@ -4,11 +4,14 @@ after the other on the same machine, loopback only.
 
     make bench-broker                              # builds, then runs this
     .venv/bin/python benches/broker/run.py [--quick] [--seconds 5] [--no-profile]
+    .venv/bin/python benches/broker/run.py --cases ssl,sasl_ssl --seconds 10  # TLS cases only
 
 For each broker: start it with its data in a temp dir, wait until it answers, then for each
 case of the matrix (record size 1 KiB / 100 B x acks=1 / acks=all x 1 / 6 partitions;
-batch.size 64 KiB, linger.ms 5, no compression) create a fresh topic with the admin client
-and measure
+batch.size 64 KiB, linger.ms 5, no compression) and of the security cases (1 KiB, acks=1,
+6 partitions over SSL and over SASL_SSL with SCRAM-SHA-512, or PLAIN with
+``--sasl-mechanism PLAIN``; ``--cases plaintext`` adds the same case without TLS) create a
+fresh topic with the admin client and measure
 
 * ``peak``: Kafka's own ``org.apache.kafka.tools.ProducerPerformance`` with
   ``--throughput -1`` (records/s, MB/s, p50/p99/p99.9 latency from its final line);
@@ -19,7 +22,13 @@ and measure
   opinion (latency from the delivery reports);
 * ``consume``: confluent-kafka consumer with ``assign()`` from offset 0 -- not Kafka's
   ConsumerPerformance, which subscribes with a consumer group, and kafkacore has no group
-  coordinator yet; the same client is used against both brokers.
+  coordinator yet; the same client is used against both brokers; it reads back everything
+  the case's three produce runs wrote;
+
+and, as its own case set (``fetch``, in the default), one topic (1 KiB, 6 partitions)
+filled once, then read from offset 0 over PLAINTEXT, SSL and SASL_SSL in turn, twice, with
+the same consumer: over TLS neither broker can use sendfile, so this isolates the TLS
+fetch path.
 
 Record counts are scaled so each measurement runs about ``--seconds`` (a warm-up run per
 broker and record size estimates the rate). After kafkacore's matrix, one more produce run
@@ -27,6 +36,12 @@ broker and record size estimates the rate). After kafkacore's matrix, one more p
 and the top frames are summarised. Everything is printed as a table and written to
 ``benches/results/broker_vs_kafka.json`` (collapsed py-spy stacks next to it). All
 processes and temp dirs are removed at the end, also on errors and Ctrl-C.
+
+The security cases run against both brokers started with three listeners (PLAINTEXT, SSL,
+SASL_SSL) and the same certificates, generated at bench time into a temp dir (see
+``security.py``): Kafka's SCRAM user comes from ``kafka-storage format --add-scram``,
+kafkacore's from AlterUserScramCredentials. A listener that does not work fails its own
+cases only. Without the matrix the report goes to ``broker_vs_kafka_<cases>.json``.
 """
 
 from __future__ import annotations
@@ -48,13 +63,16 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "benches"))  # run as a script: benches/_common.py
 from _common import run_main, write_report  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # benches/broker/security.py
+from security import MECHANISMS, PROTOCOLS, Security, make_security  # noqa: E402
 
 RESULTS = REPO / "benches" / "results"
 KAFKA_VERSION = "4.3.1"
@@ -134,12 +152,37 @@ def mktemp(prefix: str) -> Path:
 @dataclass
 class Broker:
     name: str
-    bootstrap: str
+    bootstrap: str  # the PLAINTEXT listener: admin calls and readiness
     proc: subprocess.Popen[bytes]
     logfile: Path
+    security: Security | None = None
+    listeners: dict[str, str] = field(default_factory=dict)  # security protocol -> host:port
+    unavailable: dict[str, str] = field(default_factory=dict)  # protocol -> why it fails
 
     def tail(self) -> str:
         return self.logfile.read_text(errors="replace")[-3000:]
+
+    def address(self, protocol: str) -> str:
+        if protocol == "PLAINTEXT":
+            return self.bootstrap
+        if protocol not in self.listeners:
+            raise RuntimeError(f"{self.name} was started without a {protocol} listener")
+        if protocol in self.unavailable:
+            raise RuntimeError(f"{protocol} unavailable: {self.unavailable[protocol]}")
+        return self.listeners[protocol]
+
+    def check_listeners(self, timeout: float = 20) -> None:
+        """Connect through every secured listener; what fails is noted in ``unavailable`` (its
+        cases then fail at once, the others still run)."""
+        self.unavailable = {}
+        for protocol in self.listeners:
+            if protocol == "PLAINTEXT":
+                continue
+            try:
+                wait_ready(self, timeout, protocol)
+            except Exception as exc:
+                self.unavailable[protocol] = str(exc).splitlines()[0]
+                log(f"{self.name}: {protocol} does not work: {self.unavailable[protocol]}")
 
 
 def kafka_libs() -> Path:
@@ -153,9 +196,28 @@ def kafka_libs() -> Path:
     return Path(out.strip().splitlines()[-1])
 
 
-def start_kafka(libs: Path) -> Broker:
+def listener_ports(security: Security | None) -> dict[str, int]:
+    return {p: free_port() for p in (PROTOCOLS if security else ("PLAINTEXT",))}
+
+
+def listener_configs(ports: dict[str, int], security: Security | None) -> dict[str, str]:
+    if security is not None:
+        return security.broker_configs(ports)
+    return {"listeners": f"PLAINTEXT://localhost:{ports['PLAINTEXT']}"}
+
+
+def start_kafka(libs: Path, security: Security | None = None) -> Broker:
     tmp = mktemp("kafkacore-bench-kafka-")
-    port, cport = free_port(), free_port()
+    ports, cport = listener_ports(security), free_port()
+    port = ports["PLAINTEXT"]
+    configs = listener_configs(ports, security)
+    configs.setdefault("advertised.listeners", configs["listeners"])
+    configs["listeners"] += f",CONTROLLER://localhost:{cport}"
+    configs["listener.security.protocol.map"] = (
+        configs.get("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT")
+        + ",CONTROLLER:PLAINTEXT"
+    )
+    configs["inter.broker.listener.name"] = "PLAINTEXT"
     props = tmp / "server.properties"
     props.write_text(
         "\n".join(
@@ -163,11 +225,8 @@ def start_kafka(libs: Path) -> Broker:
                 "process.roles=broker,controller",
                 "node.id=1",
                 f"controller.quorum.voters=1@localhost:{cport}",
-                f"listeners=PLAINTEXT://localhost:{port},CONTROLLER://localhost:{cport}",
-                f"advertised.listeners=PLAINTEXT://localhost:{port}",
+                *(f"{k}={v}" for k, v in configs.items()),
                 "controller.listener.names=CONTROLLER",
-                "inter.broker.listener.name=PLAINTEXT",
-                "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
                 f"log.dirs={tmp / 'data'}",
                 "num.partitions=1",
                 "default.replication.factor=1",
@@ -197,6 +256,7 @@ def start_kafka(libs: Path) -> Broker:
             cluster_id,
             "-c",
             str(props),
+            *(security.kafka_add_scram() if security else []),
         ],
         check=True,
         capture_output=True,
@@ -214,14 +274,24 @@ def start_kafka(libs: Path) -> Broker:
         ],
         logfile,
     )
-    broker = Broker("kafka", f"localhost:{port}", proc, logfile)
+    broker = Broker(
+        "kafka",
+        f"localhost:{port}",
+        proc,
+        logfile,
+        security,
+        {p: f"localhost:{n}" for p, n in ports.items()},
+    )
     wait_ready(broker)
+    broker.check_listeners()
     return broker
 
 
-def start_kafkacore() -> Broker:
+def start_kafkacore(security: Security | None = None, python_dir: Path | None = None) -> Broker:
     tmp = mktemp("kafkacore-bench-kc-")
-    port = free_port()
+    ports = listener_ports(security)
+    configs = listener_configs(ports, security) | {"log.dirs": str(tmp / "data")}
+    overrides = [arg for k, v in configs.items() for arg in ("--override", f"{k}={v}")]
     logfile = tmp / "kafkacore.log"
     proc = spawn(
         [
@@ -230,27 +300,55 @@ def start_kafkacore() -> Broker:
             "kafkacore.cli",
             "server-start",
             str(REPO / "config" / "server.properties"),
-            "--override",
-            f"listeners=PLAINTEXT://localhost:{port}",
-            "--override",
-            f"log.dirs={tmp / 'data'}",
+            *overrides,
         ],
         logfile,
         cwd=tmp,
+        # this checkout's kafkacore (or --kafkacore-python's), also when the venv's editable
+        # install is another checkout's
+        env={
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(
+                filter(None, [str(python_dir or REPO / "python"), os.environ.get("PYTHONPATH")])
+            ),
+        },
     )
-    broker = Broker("kafkacore", f"localhost:{port}", proc, logfile)
+    broker = Broker(
+        "kafkacore",
+        f"localhost:{ports['PLAINTEXT']}",
+        proc,
+        logfile,
+        security,
+        {p: f"localhost:{n}" for p, n in ports.items()},
+    )
     wait_ready(broker)
+    scram_error = None
+    if security is not None:
+        # Kafka got its SCRAM user from kafka-storage format; kafkacore through the API.
+        try:
+            security.create_scram_user(broker.bootstrap)
+        except Exception as exc:
+            scram_error = f"creating the SCRAM user failed: {exc}"
+    broker.check_listeners()
+    if scram_error is not None:
+        broker.unavailable["SASL_SSL"] = scram_error
     return broker
 
 
-def client_conf(broker: Broker) -> dict[str, Any]:
-    return {"bootstrap.servers": broker.bootstrap, "broker.address.family": "v4"}
+def client_conf(broker: Broker, protocol: str = "PLAINTEXT") -> dict[str, Any]:
+    conf = {"bootstrap.servers": broker.address(protocol), "broker.address.family": "v4"}
+    if broker.security is not None:
+        conf |= broker.security.confluent_conf(protocol)
+    return conf
 
 
-def wait_ready(broker: Broker, timeout: float = 90) -> None:
+def wait_ready(broker: Broker, timeout: float = 90, protocol: str = "PLAINTEXT") -> None:
     from confluent_kafka.admin import AdminClient
 
-    admin = AdminClient({**client_conf(broker), "log_level": 0})
+    errors: list[str] = []
+    conf: dict[str, Any] = {**client_conf(broker, protocol), "log_level": 0}
+    conf["error_cb"] = lambda e: errors.append(str(e))
+    admin = AdminClient(conf)
     deadline = time.monotonic() + timeout
     while True:
         if broker.proc.poll() is not None:
@@ -259,10 +357,13 @@ def wait_ready(broker: Broker, timeout: float = 90) -> None:
             md = admin.list_topics(timeout=2)
             if md.brokers:
                 return
-        except Exception:
-            pass
+        except Exception as e:
+            errors.append(str(e))
         if time.monotonic() > deadline:
-            raise RuntimeError(f"{broker.name} did not answer within {timeout} s:\n{broker.tail()}")
+            raise RuntimeError(
+                f"{broker.name} did not answer on {protocol} within {timeout} s "
+                f"(client errors: {errors[-3:]}):\n{broker.tail()}"
+            )
         time.sleep(0.2)
 
 
@@ -290,14 +391,17 @@ class Case:
     size: int
     acks: str
     partitions: int
+    protocol: str = "PLAINTEXT"
 
     @property
     def name(self) -> str:
         size = "1KiB" if self.size == 1024 else f"{self.size}B"
-        return f"{size} acks={self.acks} p={self.partitions}"
+        proto = "" if self.protocol == "PLAINTEXT" else f" {self.protocol}"
+        return f"{size} acks={self.acks} p={self.partitions}{proto}"
 
     def topic(self, broker: str, tag: str = "") -> str:
-        return f"bench-{broker}-{self.size}-{self.acks}-{self.partitions}{tag}"
+        proto = "" if self.protocol == "PLAINTEXT" else f"-{self.protocol.lower()}"
+        return f"bench-{broker}-{self.size}-{self.acks}-{self.partitions}{proto}{tag}"
 
 
 def producer_perf(
@@ -305,9 +409,12 @@ def producer_perf(
 ) -> dict[str, Any]:
     args = ["java", *TOOL_JVM, "-cp", f"{libs}/*", "org.apache.kafka.tools.ProducerPerformance"]
     args += ["--topic", topic, "--num-records", str(records), "--record-size", str(case.size)]
+    config = broker.security.java_client_config_file(case.protocol) if broker.security else None
+    if config is not None:
+        args += ["--command-config", str(config)]
     args += ["--throughput", str(int(throughput)), "--command-property"]
     args += [
-        f"bootstrap.servers={broker.bootstrap}",
+        f"bootstrap.servers={broker.address(case.protocol)}",
         f"acks={case.acks}",
         f"batch.size={BATCH_SIZE}",
         f"linger.ms={LINGER_MS}",
@@ -352,7 +459,7 @@ def confluent_produce(broker: Broker, topic: str, case: Case, seconds: float) ->
 
     producer = Producer(
         {
-            **client_conf(broker),
+            **client_conf(broker, case.protocol),
             "acks": case.acks if case.acks != "all" else -1,
             "batch.size": BATCH_SIZE,
             "linger.ms": LINGER_MS,
@@ -401,13 +508,18 @@ def confluent_produce(broker: Broker, topic: str, case: Case, seconds: float) ->
 
 
 def confluent_consume(
-    broker: Broker, topic: str, partitions: int, limit: int, seconds: float
+    broker: Broker,
+    topic: str,
+    partitions: int,
+    limit: int,
+    seconds: float,
+    protocol: str = "PLAINTEXT",
 ) -> dict[str, Any]:
     from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 
     consumer = Consumer(
         {
-            **client_conf(broker),
+            **client_conf(broker, protocol),
             # librdkafka insists on a group.id; assign() with explicit offsets never joins
             # or commits, so no group coordinator is needed.
             "group.id": "bench-assign",
@@ -438,6 +550,95 @@ def confluent_consume(
         "records_per_s": round(count / elapsed, 1) if elapsed > 0 else None,
         "mb_per_s": round(nbytes / elapsed / 2**20, 2) if elapsed > 0 else None,
     }
+
+
+def fill_topic(broker: Broker, topic: str, size: int, records: int) -> None:
+    """``records`` records of ``size`` bytes through the PLAINTEXT listener (acks=1)."""
+    from confluent_kafka import KafkaException, Producer
+
+    producer = Producer(
+        {
+            **client_conf(broker),
+            "acks": 1,
+            "batch.size": BATCH_SIZE,
+            "linger.ms": LINGER_MS,
+            "queue.buffering.max.kbytes": 65536,
+        }
+    )
+    payload = os.urandom(size)
+    for _ in range(records):
+        while True:
+            try:
+                producer.produce(topic, payload)
+                break
+            except BufferError:
+                producer.poll(0.01)
+    if producer.flush(120):
+        raise KafkaException(f"{broker.name}: records left undelivered filling {topic}")
+
+
+def fetch_over_protocols(
+    broker: Broker, records: int, rounds: int, seconds: float
+) -> dict[str, Any]:
+    """The TLS fetch path alone: one topic (1 KiB, 6 partitions) filled once, then read from
+    offset 0 over PLAINTEXT, SSL and SASL_SSL in turn, ``rounds`` times (the first round
+    also warms Kafka's JIT up). Over TLS neither broker can use sendfile."""
+    topic = f"bench-{broker.name}-fetch"
+    create_topic(broker, topic, 6)
+    fill_topic(broker, topic, 1024, records)
+    out: dict[str, Any] = {"records": records, "partitions": 6, "record_size": 1024}
+    for protocol in PROTOCOLS:
+        out[protocol] = {"rounds": []}
+    for _ in range(rounds):
+        for protocol in PROTOCOLS:
+            if protocol in broker.unavailable:
+                out[protocol]["error"] = broker.unavailable[protocol]
+                continue
+            try:
+                r = confluent_consume(broker, topic, 6, records, seconds, protocol)
+            except Exception as exc:
+                out[protocol]["error"] = str(exc)[-2000:]
+                continue
+            out[protocol]["rounds"].append(r)
+    for protocol in PROTOCOLS:
+        done = [r for r in out[protocol]["rounds"] if r["records_per_s"]]
+        if done:
+            best = max(done, key=lambda r: r["records_per_s"])
+            out[protocol] |= {k: best[k] for k in ("records_per_s", "mb_per_s", "complete")}
+    log(
+        f"{broker.name} fetch (best of {rounds}): "
+        + ", ".join(f"{p} {out[p].get('records_per_s') or 0:,.0f} rec/s" for p in PROTOCOLS)
+    )
+    return out
+
+
+def fetch_table(fetch: dict[str, dict[str, Any]]) -> tuple[str, dict[str, Any]]:
+    any_run = next(iter(fetch.values()))
+    hdr = (
+        f"fetch of {any_run['records']:,} x 1 KiB records, 6 partitions, confluent-kafka assign()"
+        f" from offset 0 (best of the rounds; MiB/s)"
+    )
+    cols = f"{'broker':<9} " + " ".join(f"{p + ' rec/s':>19}" for p in PROTOCOLS)
+    cols += f" {'SSL/PLAIN':>10} {'SASL_SSL/PLAIN':>15}"
+    lines = [hdr, cols, "-" * len(cols)]
+
+    def rate(b: str, p: str) -> float | None:
+        v = fetch.get(b, {}).get(p, {}).get("records_per_s")
+        return float(v) if v else None
+
+    for b, r in fetch.items():
+        cells = []
+        for p in PROTOCOLS:
+            v, mb = rate(b, p), r[p].get("mb_per_s")
+            cells.append(f"{v:>10,.0f} ({mb:>6.1f})" if v else f"{'FAILED':>19}")
+        plain = rate(b, "PLAINTEXT")
+        ssl_ratio = ratio(rate(b, "SSL"), plain)
+        sasl_ratio = ratio(rate(b, "SASL_SSL"), plain)
+        lines.append(f"{b:<9} {' '.join(cells)} {ssl_ratio or '-':>9}x {sasl_ratio or '-':>14}x")
+    ratios = {p: ratio(rate("kafkacore", p), rate("kafka", p)) for p in PROTOCOLS}
+    if "kafka" in fetch and "kafkacore" in fetch:
+        lines.append(f"{'kc/kafka':<9} " + " ".join(f"{ratios[p] or '-':>18}x" for p in PROTOCOLS))
+    return "\n".join(lines), ratios
 
 
 # --------------------------------------------------------------------------- profile
@@ -589,50 +790,94 @@ def run_broker(
     warmup_s: float,
     kafka_peaks: dict[str, float],
 ) -> dict[str, dict[str, Any]]:
-    """All cases against one broker; ``{case name: {peak, half_load, confluent, consume}}``."""
-    rates: dict[int, float] = {}
-    for size in sorted({c.size for c in cases}):
-        warm = Case(size, "1", 1)
+    """All cases against one broker; ``{case name: {peak, half_load, confluent, consume}}``
+    (``{case name: {error}}`` for a case that failed: the others still run)."""
+    rates: dict[tuple[int, str], float] = {}
+    for size, protocol in sorted({(c.size, c.protocol) for c in cases}, key=warmup_order):
+        if protocol in broker.unavailable:
+            continue
+        warm = Case(size, "1", 1, protocol)
         topic = warm.topic(broker.name, "-warmup")
         create_topic(broker, topic, 1)
         # Warm-up (the JVM's JIT needs ~1M records to reach steady state; kafkacore gets
         # the same treatment): repeated runs until ~warmup_s of load or a stable rate.
         n, spent, prev, r = 30_000, 0.0, 0.0, {}
-        while spent < warmup_s:
-            r = producer_perf(libs, broker, topic, warm, n, -1)
-            spent += r["records"] / r["records_per_s"]
-            if prev and abs(r["records_per_s"] - prev) < 0.1 * prev and spent > warmup_s / 2:
-                break
-            prev = r["records_per_s"]
-            n = max(30_000, int(prev * min(4.0, warmup_s - spent)))
-        rates[size] = r["records_per_s"]
+        try:
+            while spent < warmup_s:
+                r = producer_perf(libs, broker, topic, warm, n, -1)
+                spent += r["records"] / r["records_per_s"]
+                if prev and abs(r["records_per_s"] - prev) < 0.1 * prev and spent > warmup_s / 2:
+                    break
+                prev = r["records_per_s"]
+                n = max(30_000, int(prev * min(4.0, warmup_s - spent)))
+        except Exception as exc:
+            log(f"{broker.name} warm-up {warm.name} failed: {exc}")
+            continue
+        rates[size, protocol] = r["records_per_s"]
     out: dict[str, dict[str, Any]] = {}
     for case in cases:
-        res: dict[str, Any] = {}
-        topic = case.topic(broker.name)
-        create_topic(broker, topic, case.partitions)
-        n = max(20_000, int(rates[case.size] * seconds))
-        res["peak"] = producer_perf(libs, broker, topic, case, n, -1)
-        peak = res["peak"]["records_per_s"]
-        rates[case.size] = peak
-        target = kafka_peaks.get(case.name, peak) / 2
-        saturated = peak < 0.95 * target
-        n_half = max(10_000, int(min(target, peak) * seconds))
-        res["half_load"] = producer_perf(libs, broker, topic, case, n_half, target)
-        res["half_load"]["saturated"] = saturated
-        res["confluent"] = confluent_produce(broker, topic, case, seconds)
-        res["consume"] = confluent_consume(
-            broker, topic, case.partitions, res["peak"]["records"], seconds
-        )
-        out[case.name] = res
-        log(
-            f"{broker.name} {case.name}: peak {peak:,.0f} rec/s {res['peak']['mb_per_s']} MiB/s "
-            f"p99 {res['peak']['latency_ms']['p99']} ms | half-load p99 "
-            f"{res['half_load']['latency_ms']['p99']} ms{' (saturated)' if saturated else ''} | "
-            f"confluent {res['confluent']['records_per_s']:,.0f} rec/s | "
-            f"consume {res['consume']['records_per_s']:,.0f} rec/s"
-        )
+        try:
+            out[case.name] = run_case(libs, broker, case, seconds, rates, kafka_peaks)
+        except Exception as exc:
+            log(f"{broker.name} {case.name} failed: {exc}")
+            out[case.name] = {"error": str(exc)[-3000:]}
+            if broker.proc.poll() is not None:
+                log(f"{broker.name} exited {broker.proc.returncode}:\n{broker.tail()}")
+                break
     return out
+
+
+def warmup_order(key: tuple[int, str]) -> tuple[int, int]:
+    return key[0], PROTOCOLS.index(key[1])
+
+
+def run_case(
+    libs: Path,
+    broker: Broker,
+    case: Case,
+    seconds: float,
+    rates: dict[tuple[int, str], float],
+    kafka_peaks: dict[str, float],
+) -> dict[str, Any]:
+    broker.address(case.protocol)  # raises if the listener does not work
+    if (case.size, case.protocol) not in rates:
+        raise RuntimeError(f"no warm-up rate for {case.size} B over {case.protocol}")
+    res: dict[str, Any] = {}
+    topic = case.topic(broker.name)
+    create_topic(broker, topic, case.partitions)
+    n = max(20_000, int(rates[case.size, case.protocol] * seconds))
+    res["peak"] = producer_perf(libs, broker, topic, case, n, -1)
+    peak = res["peak"]["records_per_s"]
+    if res["peak"]["records"] / peak < 0.6 * seconds:
+        # the rate estimate (warm-up: 1 partition, maybe a cold JIT) was far too low and the
+        # run too short to be a measurement: it was one more warm-up, measure again
+        short = res["peak"]
+        res["peak"] = producer_perf(libs, broker, topic, case, int(peak * seconds), -1)
+        res["peak"]["discarded_short_run"] = {
+            k: short[k] for k in ("records", "records_per_s", "wall_s")
+        }
+        peak = res["peak"]["records_per_s"]
+    rates[case.size, case.protocol] = peak
+    target = kafka_peaks.get(case.name, peak) / 2
+    saturated = peak < 0.95 * target
+    n_half = max(10_000, int(min(target, peak) * seconds))
+    res["half_load"] = producer_perf(libs, broker, topic, case, n_half, target)
+    res["half_load"]["saturated"] = saturated
+    res["confluent"] = confluent_produce(broker, topic, case, seconds)
+    # everything the three runs wrote (about 3 x --seconds of produce): long enough that
+    # the consumer's start-up and first fetches do not dominate the rate
+    produced = sum(res[k]["records"] for k in ("peak", "half_load", "confluent"))
+    res["consume"] = confluent_consume(
+        broker, topic, case.partitions, produced, seconds, case.protocol
+    )
+    log(
+        f"{broker.name} {case.name}: peak {peak:,.0f} rec/s {res['peak']['mb_per_s']} MiB/s "
+        f"p99 {res['peak']['latency_ms']['p99']} ms | half-load p99 "
+        f"{res['half_load']['latency_ms']['p99']} ms{' (saturated)' if saturated else ''} | "
+        f"confluent {res['confluent']['records_per_s']:,.0f} rec/s | "
+        f"consume {res['consume']['records_per_s'] or 0:,.0f} rec/s"
+    )
+    return res
 
 
 def ratio(a: float | None, b: float | None) -> float | None:
@@ -645,28 +890,32 @@ def table(
     cases: list[Case], results: dict[str, dict[str, dict[str, Any]]]
 ) -> tuple[str, list[dict[str, Any]]]:
     hdr = (
-        f"{'case':<22} {'broker':<9} {'rec/s':>10} {'MiB/s':>7} {'p50':>5} {'p99':>5} {'p99.9':>6}"
+        f"{'case':<26} {'broker':<9} {'rec/s':>10} {'MiB/s':>7} {'p50':>5} {'p99':>5} {'p99.9':>6}"
         f" | {'½load p99':>9} | {'ck rec/s':>9} {'ck p99':>7} | {'cons rec/s':>10} {'MiB/s':>7}"
     )
     lines = [hdr, "-" * len(hdr)]
     ratios = []
     for case in cases:
-        rows = {b: results[b].get(case.name) for b in ("kafka", "kafkacore")}
+        rows = {b: results.get(b, {}).get(case.name) for b in ("kafka", "kafkacore")}
         for b, r in rows.items():
             if not r:
+                continue
+            if "error" in r:
+                first = r["error"].strip().splitlines()[0] if r["error"].strip() else "?"
+                lines.append(f"{case.name:<26} {b:<9} FAILED: {first[:90]}")
                 continue
             pk, hl, ck, co = r["peak"], r["half_load"], r["confluent"], r["consume"]
             lat = pk["latency_ms"]
             sat = "*" if hl.get("saturated") else " "
             lines.append(
-                f"{case.name:<22} {b:<9} {pk['records_per_s']:>10,.0f} {pk['mb_per_s']:>7.1f}"
+                f"{case.name:<26} {b:<9} {pk['records_per_s']:>10,.0f} {pk['mb_per_s']:>7.1f}"
                 f" {lat['p50']:>5} {lat['p99']:>5} {lat['p99.9']:>6}"
                 f" | {hl['latency_ms']['p99']:>8}{sat} | {ck['records_per_s']:>9,.0f}"
                 f" {ck['latency_ms']['p99']:>7} | {co['records_per_s'] or 0:>10,.0f}"
                 f" {co['mb_per_s'] or 0:>7.1f}"
             )
         k, c = rows["kafka"], rows["kafkacore"]
-        if k and c:
+        if k and c and "error" not in k and "error" not in c:
             r = {
                 "case": case.name,
                 "peak_records_per_s": ratio(c["peak"]["records_per_s"], k["peak"]["records_per_s"]),
@@ -683,7 +932,7 @@ def table(
             }
             ratios.append(r)
             lines.append(
-                f"{'':<22} {'kc/kafka':<9} {r['peak_records_per_s']:>10}x {'':>7} {'':>5}"
+                f"{'':<26} {'kc/kafka':<9} {r['peak_records_per_s']:>10}x {'':>7} {'':>5}"
                 f" {r['peak_p99'] or '-':>5} {'':>6} | {r['half_load_p99'] or '-':>8}x"
                 f" | {r['confluent_records_per_s']:>8}x {'':>7} | {r['consume_records_per_s']:>9}x"
             )
@@ -734,6 +983,31 @@ def cleaned_up() -> Iterator[None]:
         cleanup()
 
 
+CASE_SETS = ("matrix", "plaintext", "ssl", "sasl_ssl", "fetch")
+DEFAULT_CASES = "matrix,ssl,sasl_ssl,fetch"
+# The security cases: 1 KiB, acks=1, 6 partitions over each protocol (``plaintext`` is the
+# same case without TLS, as the baseline a run of only these cases compares against).
+# ``fetch`` is not a produce case: one filled topic read over each protocol in turn.
+SECURITY_CASE = {"plaintext": "PLAINTEXT", "ssl": "SSL", "sasl_ssl": "SASL_SSL"}
+
+
+def select_cases(spec: str, quick: bool) -> list[Case]:
+    keys = [k.strip().lower() for k in spec.split(",") if k.strip()]
+    unknown = [k for k in keys if k not in CASE_SETS]
+    if unknown or not keys:
+        raise SystemExit(f"--cases {spec!r}: expected a comma-separated subset of {CASE_SETS}")
+    cases: list[Case] = []
+    for key in keys:
+        if key == "fetch":
+            continue
+        if key == "matrix":
+            sizes, parts = ([1024], [1]) if quick else ([1024, 100], [1, 6])
+            cases += [Case(s, a, p) for s in sizes for a in ("1", "all") for p in parts]
+        else:
+            cases.append(Case(1024, "1", 6, SECURITY_CASE[key]))
+    return list(dict.fromkeys(cases))  # plaintext is also in the full matrix
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -744,47 +1018,138 @@ def main() -> int:
     ap.add_argument(
         "--seconds", type=float, default=None, help="target seconds per measurement (5)"
     )
+    ap.add_argument(
+        "--cases",
+        default=DEFAULT_CASES,
+        help=f"comma-separated subset of {', '.join(CASE_SETS)} (default {DEFAULT_CASES}); "
+        "ssl, sasl_ssl and plaintext are 1 KiB, acks=1, 6 partitions",
+    )
+    ap.add_argument(
+        "--brokers", default="kafka,kafkacore", help="which brokers to run (default both)"
+    )
+    ap.add_argument(
+        "--sasl-mechanism",
+        default="SCRAM-SHA-512",
+        choices=MECHANISMS,
+        help="the SASL_SSL case's mechanism, the same on both brokers (default SCRAM-SHA-512)",
+    )
+    ap.add_argument(
+        "--warmup", type=float, default=None, help="warm-up seconds per record size and protocol"
+    )
     ap.add_argument("--no-profile", action="store_true", help="skip the py-spy run")
-    ap.add_argument("--out", type=Path, default=RESULTS / "broker_vs_kafka.json")
+    ap.add_argument(
+        "--fetch-records",
+        type=int,
+        default=300_000,
+        help="records the fetch case fills its topic with (default 300000, 1 KiB each)",
+    )
+    ap.add_argument(
+        "--fetch-rounds", type=int, default=2, help="reads per protocol in the fetch case"
+    )
+    ap.add_argument(
+        "--kafkacore-python",
+        type=Path,
+        default=None,
+        help="the python/ directory of the kafkacore to run (default: this checkout's)",
+    )
+    ap.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="JSON report (default benches/results/broker_vs_kafka.json with the matrix, "
+        "broker_vs_kafka_<cases>.json without it)",
+    )
     args = ap.parse_args()
     seconds = args.seconds or (3.0 if args.quick else 5.0)
-    warmup_s = 6.0 if args.quick else 12.0
-    sizes, parts = ([1024], [1]) if args.quick else ([1024, 100], [1, 6])
-    cases = [Case(s, a, p) for s in sizes for a in ("1", "all") for p in parts]
+    warmup_s = args.warmup if args.warmup is not None else 6.0 if args.quick else 12.0
+    cases = select_cases(args.cases, args.quick)
+    brokers = [b.strip() for b in args.brokers.split(",") if b.strip()]
+    if not brokers or any(b not in ("kafka", "kafkacore") for b in brokers):
+        raise SystemExit(f"--brokers {args.brokers!r}: expected kafka and/or kafkacore")
+    keys = [k.strip().lower() for k in args.cases.split(",") if k.strip()]
+    out = args.out or RESULTS / (
+        "broker_vs_kafka.json" if "matrix" in keys else f"broker_vs_kafka_{'_'.join(keys)}.json"
+    )
+    profile_case = Case(1024, "1", 1)
+    want_profile = not args.no_profile and "kafkacore" in brokers and profile_case in cases
     RESULTS.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     results: dict[str, dict[str, dict[str, Any]]] = {}
+    tls: dict[str, Any] = {}
+    fetch: dict[str, dict[str, Any]] = {}
+    want_fetch = "fetch" in keys
+
+    def run_fetch(broker: Broker) -> None:
+        if want_fetch:
+            try:
+                fetch[broker.name] = fetch_over_protocols(
+                    broker, args.fetch_records, args.fetch_rounds, seconds
+                )
+            except Exception as exc:
+                log(f"{broker.name} fetch case failed: {exc}")
+
     profile: dict[str, Any] = {"skipped": True}
     with cleaned_up():
         libs = kafka_libs()
         log(f"Kafka {KAFKA_VERSION} jars: {libs}")
+        security = None
+        if want_fetch or any(c.protocol != "PLAINTEXT" for c in cases):
+            security = make_security(mktemp("kafkacore-bench-pki-"), args.sasl_mechanism)
+            log(f"certificates and {security.mechanism} user generated in {security.directory}")
 
-        log("starting Apache Kafka (KRaft, single node)")
-        kafka = start_kafka(libs)
-        log(f"kafka up on {kafka.bootstrap}")
-        try:
-            results["kafka"] = run_broker(libs, kafka, cases, seconds, warmup_s, {})
-        finally:
-            stop(kafka.proc)
-        kafka_peaks = {name: r["peak"]["records_per_s"] for name, r in results["kafka"].items()}
+        kafka_peaks: dict[str, float] = {}
+        if "kafka" in brokers:
+            log("starting Apache Kafka (KRaft, single node)")
+            kafka = start_kafka(libs, security)
+            log(f"kafka up on {kafka.listeners}")
+            try:
+                if security is not None:
+                    tls["kafka"] = security.probe(kafka.listeners["SSL"])
+                results["kafka"] = run_broker(libs, kafka, cases, seconds, warmup_s, {})
+                run_fetch(kafka)
+            finally:
+                stop(kafka.proc)
+            kafka_peaks = {
+                name: r["peak"]["records_per_s"]
+                for name, r in results["kafka"].items()
+                if "error" not in r
+            }
 
-        log("starting kafkacore")
-        kc = start_kafkacore()
-        log(f"kafkacore up on {kc.bootstrap} (pid {kc.proc.pid})")
-        try:
-            results["kafkacore"] = run_broker(libs, kc, cases, seconds, warmup_s, kafka_peaks)
-            if not args.no_profile:
-                rate = results["kafkacore"][Case(1024, "1", 1).name]["peak"]["records_per_s"]
-                profile = profile_kafkacore(libs, kc, rate, 10)
-        finally:
-            code = stop(kc.proc)
-            if code != 0:
-                log(f"kafkacore exited {code}:\n{kc.tail()}")
+        if "kafkacore" in brokers:
+            log("starting kafkacore")
+            try:
+                kc = start_kafkacore(security, args.kafkacore_python)
+            except Exception as exc:
+                log(f"kafkacore did not start: {exc}")
+                results["kafkacore"] = {c.name: {"error": f"start: {exc}"} for c in cases}
+            else:
+                log(f"kafkacore up on {kc.listeners} (pid {kc.proc.pid})")
+                try:
+                    if security is not None:
+                        tls["kafkacore"] = security.probe(kc.listeners["SSL"])
+                    results["kafkacore"] = run_broker(
+                        libs, kc, cases, seconds, warmup_s, kafka_peaks
+                    )
+                    run_fetch(kc)
+                    measured = results["kafkacore"].get(profile_case.name, {})
+                    if want_profile and "peak" in measured:
+                        rate = measured["peak"]["records_per_s"]
+                        profile = profile_kafkacore(libs, kc, rate, 10)
+                finally:
+                    code = stop(kc.proc)
+                    if code != 0:
+                        log(f"kafkacore exited {code}:\n{kc.tail()}")
 
     text, ratios = table(cases, results)
-    print()
-    print(text)
-    if not args.no_profile:
+    if cases:
+        print()
+        print(text)
+    fetch_ratios: dict[str, Any] = {}
+    if fetch:
+        fetch_text, fetch_ratios = fetch_table(fetch)
+        print()
+        print(fetch_text)
+    if want_profile:
         print()
         print(profile_text(profile))
     doc = {
@@ -804,22 +1169,41 @@ def main() -> int:
                 "seconds_per_measurement": seconds,
                 "warmup_s_per_record_size": warmup_s,
                 "quick": args.quick,
+                "cases": keys,
+                "security": None
+                if security is None
+                else {
+                    "ssl.keystore.type": "PEM (ssl.keystore.location: PKCS#8 key + chain), "
+                    "the same generated files for both brokers",
+                    "certificates": "ECDSA P-256, generated at bench time",
+                    "ssl.client.auth": "none",
+                    "sasl.mechanism": security.mechanism,
+                    "tls_session_seen_by_a_python_client": tls,
+                },
                 "kafka_jvm": list(KAFKA_JVM),
                 "consumer": "confluent-kafka assign() from offset 0 (ConsumerPerformance needs a "
-                "consumer group; kafkacore has no group coordinator yet)",
+                "consumer group; kafkacore has no group coordinator yet), all the records the "
+                "case's three produce runs wrote",
                 "mb": "MiB (2**20 bytes), as ProducerPerformance reports it",
             },
             "wall_s": round(time.monotonic() - started, 1),
         },
         "cases": [
-            {"case": c.name, "record_size": c.size, "acks": c.acks, "partitions": c.partitions}
+            {
+                "case": c.name,
+                "record_size": c.size,
+                "acks": c.acks,
+                "partitions": c.partitions,
+                "security_protocol": c.protocol,
+            }
             | {b: results[b].get(c.name) for b in results}
             for c in cases
         ],
         "ratios_kafkacore_over_kafka": ratios,
+        "fetch_over_protocols": fetch and {**fetch, "ratios_kafkacore_over_kafka": fetch_ratios},
         "profile": profile,
     }
-    write_report(args.out, doc)
+    write_report(out, doc)
     return 0
 
 
