@@ -451,7 +451,7 @@ def _cluster_services(cache: MetadataCache, partitions: int = 3) -> Any:
 
 
 async def _find(services: Any, version: int, key: str) -> tuple[int, int, str, int]:
-    context = SimpleNamespace(api_version=version)
+    context = SimpleNamespace(api_version=version, listener_name="PLAINTEXT")
     request_cls = APIS_BY_NAME["FindCoordinator"].request.cls
     if version >= 4:
         request = request_cls(key_type=0, coordinator_keys=[key])

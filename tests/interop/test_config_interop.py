@@ -396,9 +396,12 @@ def test_broker_configs_are_defined_as_kafka_defines_them(kafka: list[dict[str, 
     theirs = kafka[_offset("definitions")]["broker"]
     ours = _definitions(BROKER_CONFIG_DEF)
     assert set(ours) - set(theirs) == KAFKACORE_ONLY_BROKER_CONFIGS
-    for name, definition in ours.items():
-        if name in theirs and name not in KAFKACORE_BROKER_DEVIATIONS:
-            assert definition == theirs[name], name
+    differing = {
+        name: (definition, theirs[name])
+        for name, definition in ours.items()
+        if name in theirs and name not in KAFKACORE_BROKER_DEVIATIONS and definition != theirs[name]
+    }
+    assert not differing, "\n".join(f"{n}: ours {o} Kafka {t}" for n, (o, t) in differing.items())
     dynamic_only = kafka[_offset("definitions")]["dynamic_only"]
     for name, definition in _definitions(DYNAMIC_ONLY_BROKER_CONFIG_DEF).items():
         assert definition == dynamic_only[name], name
