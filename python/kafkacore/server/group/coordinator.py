@@ -1223,6 +1223,16 @@ class GroupCoordinator:
             logger.info("Removed %d offsets of deleted topics %s", removed, sorted(deleted))
         return removed
 
+    async def on_transaction_completed(
+        self, partition: int, producer_id: int, committed: bool
+    ) -> None:
+        """Called by the WriteTxnMarkers handler once a COMMIT (``committed``) or ABORT
+        marker of ``producer_id`` is in ``__consumer_offsets-<partition>``: the
+        transactional offsets of that producer become visible, or are dropped (Kafka's
+        ``GroupCoordinator.onTransactionCompleted``). SEAM: filled in by the txngroup
+        branch."""
+        return None
+
     def fetch(self, group_id: str) -> dict[tuple[str, int], Offset]:
         group = self.groups.get(group_id)
         if group is None:

@@ -1,0 +1,253 @@
+"""The records of ``__transaction_state``: Kafka's ``TransactionLogKey`` and
+``TransactionLogValue`` (``transaction-coordinator/src/main/resources/common/message``),
+declared with :mod:`kafkacore.protocol.schema` and encoded through
+:mod:`kafkacore.coordinator.codec`, byte for byte as Kafka's ``TransactionLog`` writes
+them, so Kafka's ``DumpLogSegments --transaction-log-decoder`` reads ours.
+
+Layout (``TransactionLog.keyToBytes`` / ``valueToBytes``)::
+
+    key   = version int16 (0) | TransactionalId string (int16 length + UTF-8)
+    value = version int16     | TransactionLogValue at that version; null = tombstone
+
+``TransactionLogValue`` v0 (not flexible)::
+
+    ProducerId int64 | ProducerEpoch int16 | TransactionTimeoutMs int32 |
+    TransactionStatus int8 | TransactionPartitions nullable [Topic string,
+    PartitionIds []int32] | TransactionLastUpdateTimestampMs int64 |
+    TransactionStartTimestampMs int64
+
+v1 is flexible (compact strings and arrays) and adds the tagged fields
+``PreviousProducerId`` (tag 0, default -1), ``NextProducerId`` (tag 1, default -1) and
+``ClientTransactionVersion`` (tag 2, default 0). Kafka writes v1 once the
+``transaction.version`` feature is at least 1, else v0; kafkacore writes v0 (transaction
+version 0, as Kafka 3.9) and reads both. In state ``Empty`` the partition list is null
+(Kafka refuses to write an ``Empty`` state with partitions).
+
+The partition of a transactional id is ``Utils.abs(id.hashCode()) % partitions``
+(:func:`partition_for_transactional_id`).
+
+Pure functions: thread-safe.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import IntEnum
+
+from kafkacore.coordinator.codec import Reader, read_message, write_message
+from kafkacore.errors import InvalidRecordError
+from kafkacore.protocol.schema import field as _f
+from kafkacore.protocol.schema import message
+from kafkacore.tools._java import JavaException, java_string_hash
+
+__all__ = [
+    "TRANSACTION_LOG_VALUE_VERSION",
+    "TRANSACTION_STATE_TOPIC",
+    "TRANSACTION_STATE_TOPIC_PARTITIONS",
+    "TransactionLogValue",
+    "TransactionState",
+    "decode_txn_key",
+    "decode_txn_value",
+    "encode_txn_key",
+    "encode_txn_value",
+    "partition_for_transactional_id",
+    "txn_value_to_text",
+]
+
+TRANSACTION_STATE_TOPIC = "__transaction_state"
+TRANSACTION_STATE_TOPIC_PARTITIONS = 50  # transaction.state.log.num.partitions default
+TRANSACTION_LOG_VALUE_VERSION = 0
+
+
+class TransactionState(IntEnum):
+    """``TransactionState`` as Kafka stores it (the int8 ``TransactionStatus``); the
+    names are the ones DescribeTransactions and ListTransactions carry
+    (:attr:`wire_name`)."""
+
+    EMPTY = 0
+    ONGOING = 1
+    PREPARE_COMMIT = 2
+    PREPARE_ABORT = 3
+    COMPLETE_COMMIT = 4
+    COMPLETE_ABORT = 5
+    DEAD = 6
+    PREPARE_EPOCH_FENCE = 7
+
+    @property
+    def wire_name(self) -> str:
+        """``Empty``, ``Ongoing``, ``PrepareCommit``, … (Kafka's ``stateName``)."""
+        return "".join(part.capitalize() for part in self.name.split("_"))
+
+    @classmethod
+    def from_wire_name(cls, name: str) -> TransactionState | None:
+        for state in cls:
+            if state.wire_name == name:
+                return state
+        return None
+
+
+_KEY = message(
+    "TransactionLogKey",
+    0,
+    "key",
+    "0",
+    "none",
+    (_f("TransactionalId", "string", "0"),),
+)
+
+_VALUE = message(
+    "TransactionLogValue",
+    0,
+    "value",
+    "0-1",
+    "1+",
+    (
+        _f("ProducerId", "int64"),
+        _f("PreviousProducerId", "int64", None, tagged="1+", tag=0, default=-1),
+        _f("NextProducerId", "int64", None, tagged="1+", tag=1, default=-1),
+        _f("ProducerEpoch", "int16"),
+        _f("TransactionTimeoutMs", "int32"),
+        _f("TransactionStatus", "int8"),
+        _f(
+            "TransactionPartitions",
+            "[]PartitionsSchema",
+            nullable="0+",
+            fields=(_f("Topic", "string"), _f("PartitionIds", "[]int32")),
+        ),
+        _f("TransactionLastUpdateTimestampMs", "int64"),
+        _f("TransactionStartTimestampMs", "int64"),
+        _f("ClientTransactionVersion", "int16", None, tagged="1+", tag=2, default=0),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class TransactionLogValue:
+    """One transactional id's state as stored. ``partitions`` maps a topic to its
+    partition ids in the order written (``None``: the null list of ``Empty``)."""
+
+    producer_id: int
+    producer_epoch: int
+    timeout_ms: int
+    state: TransactionState
+    partitions: dict[str, list[int]] | None
+    last_update_timestamp_ms: int
+    start_timestamp_ms: int
+    previous_producer_id: int = -1
+    next_producer_id: int = -1
+    client_transaction_version: int = 0
+    version: int = field(default=TRANSACTION_LOG_VALUE_VERSION, compare=False)
+
+
+def encode_txn_key(transactional_id: str) -> bytes:
+    """``TransactionLog.keyToBytes``."""
+    return b"\x00\x00" + write_message(_KEY, {"TransactionalId": transactional_id}, 0)
+
+
+def encode_txn_value(
+    value: TransactionLogValue, version: int = TRANSACTION_LOG_VALUE_VERSION
+) -> bytes:
+    """``TransactionLog.valueToBytes``: ``ValueError`` for a partition list in ``Empty``
+    (Kafka's ``IllegalStateException``) or an unknown version."""
+    if version not in _VALUE.valid:
+        raise ValueError(f"TransactionLogValue has no version {version}")
+    if value.state is TransactionState.EMPTY and value.partitions:
+        raise ValueError(
+            "Transaction is not expected to have any partitions since its state is Empty"
+        )
+    partitions = (
+        None
+        if value.partitions is None or value.state is TransactionState.EMPTY
+        else [{"Topic": t, "PartitionIds": list(ps)} for t, ps in value.partitions.items()]
+    )
+    body = {
+        "ProducerId": value.producer_id,
+        "PreviousProducerId": value.previous_producer_id,
+        "NextProducerId": value.next_producer_id,
+        "ProducerEpoch": value.producer_epoch,
+        "TransactionTimeoutMs": value.timeout_ms,
+        "TransactionStatus": int(value.state),
+        "TransactionPartitions": partitions,
+        "TransactionLastUpdateTimestampMs": value.last_update_timestamp_ms,
+        "TransactionStartTimestampMs": value.start_timestamp_ms,
+        "ClientTransactionVersion": value.client_transaction_version,
+    }
+    return version.to_bytes(2, "big", signed=True) + write_message(_VALUE, body, version)
+
+
+def decode_txn_key(data: bytes) -> str:
+    """The transactional id of a key (``TransactionLog.readTxnRecordKey``);
+    ``InvalidRecordError`` for a malformed key or a version other than 0."""
+    try:
+        reader = Reader(data)
+        version = reader.int16()
+        if version != 0:
+            raise InvalidRecordError(f"Unknown version {version} from the transaction log key")
+        return str(read_message(_KEY, reader, 0)["TransactionalId"])
+    except JavaException as exc:
+        raise InvalidRecordError(exc.message) from None
+
+
+def decode_txn_value(data: bytes | None) -> TransactionLogValue | None:
+    """``TransactionLog.readTxnRecordValue``: ``None`` for a tombstone;
+    ``InvalidRecordError`` for a malformed value, an unknown version or state."""
+    if data is None:
+        return None
+    try:
+        reader = Reader(data)
+        version = reader.int16()
+        if version not in _VALUE.valid:
+            raise InvalidRecordError(
+                f"Unknown version {version} from the transaction log message value"
+            )
+        v = read_message(_VALUE, reader, version)
+    except JavaException as exc:
+        raise InvalidRecordError(exc.message) from None
+    try:
+        state = TransactionState(v["TransactionStatus"])
+    except ValueError:
+        raise InvalidRecordError(f"Unknown transaction state {v['TransactionStatus']}") from None
+    raw = v["TransactionPartitions"]
+    partitions: dict[str, list[int]] | None = None
+    if raw is not None:
+        partitions = {}
+        for entry in raw:
+            partitions.setdefault(entry["Topic"], []).extend(entry["PartitionIds"])
+    return TransactionLogValue(
+        producer_id=v["ProducerId"],
+        producer_epoch=v["ProducerEpoch"],
+        timeout_ms=v["TransactionTimeoutMs"],
+        state=state,
+        partitions=partitions,
+        last_update_timestamp_ms=v["TransactionLastUpdateTimestampMs"],
+        start_timestamp_ms=v["TransactionStartTimestampMs"],
+        previous_producer_id=v["PreviousProducerId"],
+        next_producer_id=v["NextProducerId"],
+        client_transaction_version=v["ClientTransactionVersion"],
+        version=version,
+    )
+
+
+def txn_value_to_text(value: TransactionLogValue) -> str:
+    """The value as ``DumpLogSegments --transaction-log-decoder`` prints it (Kafka 3.9's
+    ``TransactionLogMessageParser``): ``producerId:…,producerEpoch:…,state=…,
+    partitions=[…],txnLastUpdateTimestamp=…,txnTimeoutMs=…``; the partitions as
+    ``topic-partition`` names."""
+    names = [f"{t}-{p}" for t, ps in (value.partitions or {}).items() for p in ps]
+    return (
+        f"producerId:{value.producer_id},producerEpoch:{value.producer_epoch},"
+        f"state={value.state.wire_name},partitions=[{','.join(names)}],"
+        f"txnLastUpdateTimestamp={value.last_update_timestamp_ms},"
+        f"txnTimeoutMs={value.timeout_ms}"
+    )
+
+
+def partition_for_transactional_id(
+    transactional_id: str, partitions: int = TRANSACTION_STATE_TOPIC_PARTITIONS
+) -> int:
+    """``Utils.abs(transactionalId.hashCode) % partitions``: ``"txn-1"`` → 10,
+    ``"my-transactional-id"`` → 46 (Java's ``String.hashCode``; ``Utils.abs(MIN_VALUE)``
+    is 0)."""
+    h = java_string_hash(transactional_id)
+    signed = h - (1 << 32) if h >= 1 << 31 else h
+    return (abs(signed) if signed != -(1 << 31) else 0) % partitions
