@@ -76,6 +76,7 @@ from kafkacore.log.producer_state import (
     ORIGIN_REPLICATION,
     CompletedTxn,
     EndTxnMarker,
+    ProducerStateEntry,
     ProducerStateManager,
     end_txn_marker,
     iter_segment_batches,
@@ -973,6 +974,15 @@ class Log:
             coordinator_epoch=coordinator_epoch,
         )
         return self.append(batch, leader_epoch, origin=AppendOrigin.COORDINATOR)
+
+    def active_producers(self) -> list[ProducerStateEntry]:
+        """A copy of each producer's state (DescribeProducers; Kafka's
+        ``activeProducers``); none without a producer state."""
+        with self._lock:
+            manager = self._producer_state
+            if manager is None:
+                return []
+            return [entry.copy() for entry in manager.active_producers.values()]
 
     @property
     def first_unstable_offset(self) -> int | None:
