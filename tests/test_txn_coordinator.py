@@ -360,3 +360,93 @@ def test_add_partitions_end_txn_and_errors(tmp_path: Path) -> None:
         assert _txn_records(server, "tx")[-1][1].state is S.PREPARE_COMMIT
 
     run(tmp_path, scenario)
+
+
+def _coordinator(server: KafkaServer) -> Any:
+    assert server.services is not None
+    return server.services.txn_coordinator
+
+
+def test_timed_out_transaction_is_fenced_and_aborted(tmp_path: Path) -> None:
+    async def scenario(server: KafkaServer, c: Client) -> None:
+        init = await _init(c, "tx-to", timeout=1000)
+        pid, epoch = init.producer_id, init.producer_epoch
+        assert await _add(c, "tx-to", pid, epoch, {"t": [0]}, version=2) == {("t", 0): 0}
+        coordinator = _coordinator(server)
+        assert await coordinator.abort_timed_out_transactions() == []  # not yet
+        now = coordinator.clock()
+        coordinator.clock = lambda: now + 1001
+        assert await coordinator.abort_timed_out_transactions() == ["tx-to"]
+        last = _txn_records(server, "tx-to")[-1][1]
+        assert (last.state, last.producer_id, last.producer_epoch) == (
+            S.PREPARE_ABORT,
+            pid,
+            epoch + 1,
+        )
+        assert last.partitions == {"t": [0]}
+        # the old producer is fenced (Kafka's testFencingOnTransactionExpiration)
+        assert await _add(c, "tx-to", pid, epoch, {"t": [1]}, version=2) == {("t", 1): 90}
+        assert await _end(c, "tx-to", pid, epoch, True, version=3) == 90
+        assert (await _describe(c, "tx-to")).producer_epoch == epoch + 1
+
+    run(tmp_path, scenario)
+
+
+def test_init_producer_id_while_ongoing_fences_and_aborts(tmp_path: Path) -> None:
+    async def scenario(server: KafkaServer, c: Client) -> None:
+        init = await _init(c, "tx-f")
+        pid, epoch = init.producer_id, init.producer_epoch
+        assert await _add(c, "tx-f", pid, epoch, {"t": [0, 1]}) == {("t", 0): 0, ("t", 1): 0}
+        r = await _init(c, "tx-f")
+        assert (r.error_code, r.producer_id, r.producer_epoch) == (51, -1, -1)
+        last = _txn_records(server, "tx-f")[-1][1]
+        assert (last.state, last.producer_epoch) == (S.PREPARE_ABORT, epoch + 1)
+        assert await _end(c, "tx-f", pid, epoch, False) == 47  # the zombie, EndTxn v1
+
+    run(tmp_path, scenario)
+
+
+def test_expired_transactional_id_is_tombstoned(tmp_path: Path) -> None:
+    async def scenario(server: KafkaServer, c: Client) -> None:
+        first = await _init(c, "tx-exp")
+        kept = await _init(c, "tx-kept")
+        coordinator = _coordinator(server)
+        assert await coordinator.remove_expired_transactional_ids() == []
+        assert await _add(c, "tx-kept", kept.producer_id, 0, {"t": [0]}) == {("t", 0): 0}
+        now = coordinator.clock()
+        coordinator.clock = lambda: now + 7 * 24 * 3600 * 1000 + 1
+        # an Ongoing transaction never expires
+        assert await coordinator.remove_expired_transactional_ids() == ["tx-exp"]
+        key, value = _txn_records(server, "tx-exp")[-1]
+        assert (key, value) == ("tx-exp", None)
+        assert (await _describe(c, "tx-exp")).error_code == ErrorCode.TRANSACTIONAL_ID_NOT_FOUND
+        r = await c.call("ListTransactions", 0, state_filters=[], producer_id_filters=[])
+        assert [x.transactional_id for x in r.transaction_states] == ["tx-kept"]
+        assert await _add(c, "tx-exp", first.producer_id, 0, {"t": [0]}) == {("t", 0): 49}
+        again = await _init(c, "tx-exp")
+        assert again.error_code == 0 and again.producer_id != first.producer_id
+
+    run(tmp_path, scenario)
+
+
+def test_state_is_loaded_after_a_restart(tmp_path: Path) -> None:
+    seen: dict[str, Any] = {}
+
+    async def before(server: KafkaServer, c: Client) -> None:
+        init = await _init(c, "tx-r")
+        seen["pid"] = init.producer_id
+        assert await _add(c, "tx-r", init.producer_id, 0, {"t": [1]}) == {("t", 1): 0}
+
+    async def after(server: KafkaServer, c: Client) -> None:
+        d = await _describe(c, "tx-r")
+        assert (d.error_code, d.transaction_state, d.producer_id, d.producer_epoch) == (
+            0,
+            "Ongoing",
+            seen["pid"],
+            0,
+        )
+        assert [(t.name, t.partition_indexes) for t in d.topic_partitions] == [("t", [1])]
+        assert await _add(c, "tx-r", seen["pid"], 0, {"t": [0]}) == {("t", 0): 0}
+
+    run(tmp_path, before)
+    run(tmp_path, after)
