@@ -10,14 +10,18 @@ state read back after a restart."""
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from kafkacore import record
+from kafkacore.config import BrokerConfig
+from kafkacore.controller.algorithms import InvalidReplicationFactorError
 from kafkacore.coordinator.records import partition_for_group
 from kafkacore.coordinator.txn_records import (
     TRANSACTION_STATE_TOPIC,
@@ -26,9 +30,13 @@ from kafkacore.coordinator.txn_records import (
     decode_txn_value,
     partition_for_transactional_id,
 )
-from kafkacore.log import TopicPartition
+from kafkacore.log import LogManager, TopicPartition
+from kafkacore.metadata import BrokerInfo, EmbeddedMetadataStore, MetadataCache
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
 from kafkacore.server import KafkaServer
+from kafkacore.server.replica_manager import ReplicaManager
+from kafkacore.server.txn import TransactionCoordinator
+from kafkacore.server.txn.manager import TransactionStateTopic
 from kafkacore.server.txn.state import (
     VALID_PREVIOUS_STATES,
     IllegalTransitionError,
@@ -450,3 +458,140 @@ def test_state_is_loaded_after_a_restart(tmp_path: Path) -> None:
 
     run(tmp_path, before)
     run(tmp_path, after)
+
+
+# -- cluster mode: ownership by election (Kafka's onElection / onResignation) -------------
+
+
+class Node:
+    """A real replica manager and logs on a tmp dir, one node leading every partition,
+    with a one-thread I/O executor a test can hold to keep a load under way."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.config = BrokerConfig({"log.dirs": str(tmp_path / "logs"), "node.id": 1, **PROPS})
+        (tmp_path / "meta").mkdir(exist_ok=True)
+        self.store = EmbeddedMetadataStore(tmp_path / "meta", 1)
+        self.logs = LogManager(
+            broker_config=self.config, cluster_id=self.store.cluster_id, node_id=1, progress=None
+        )
+        self.logs.startup()
+        self.cache = MetadataCache(controller_id=1)
+        self.executor = ThreadPoolExecutor(max_workers=1)
+        self.replicas = ReplicaManager(
+            lambda: self.config, self.logs, self.store, self.cache, 1, self.executor
+        )
+        self.store.add_listener(self.replicas)
+        self.cache.follow(self.store, ("1", "default"))
+        self.replicas.load()
+        if not self.cache.contains_topic("t"):
+            self.replicas.ensure_topic("t", 2)
+
+    def coordinator(self, *, cluster_mode: bool) -> TransactionCoordinator:
+        async def allocate() -> int:
+            return self.store.allocate_producer_id()
+
+        return TransactionCoordinator(
+            self.config,
+            self.replicas,
+            allocate,
+            io_executor=self.executor,
+            cluster_mode=cluster_mode,
+        )
+
+    def hold(self) -> threading.Event:
+        gate = threading.Event()
+        self.executor.submit(gate.wait, 10)
+        return gate
+
+    def close(self) -> None:
+        self.executor.shutdown(wait=True)
+        self.logs.shutdown()
+
+
+def test_cluster_ownership_follows_elections(tmp_path: Path) -> None:
+    async def scenario(node: Node) -> None:
+        writer = node.coordinator(cluster_mode=False)
+        await writer.state.ensure_topic()
+        init = await writer.init_producer_id("a", 60000)
+        assert init.error_code == 0
+        tp = TopicPartition("t", 0)
+        assert await writer.add_partitions("a", init.producer_id, 0, {tp}) == 0
+        p = writer.partition_for("a")
+        await writer.stop()
+
+        c = node.coordinator(cluster_mode=True)
+        assert c.state.owned_partitions() == set()
+        assert (await c.init_producer_id("a", 60000)).error_code == ErrorCode.NOT_COORDINATOR
+        assert c.describe("a").error_code == ErrorCode.NOT_COORDINATOR
+        gate = node.hold()
+        c.on_leadership_change([(TopicPartition(TRANSACTION_STATE_TOPIC, p), 4)], [])
+        assert c.describe("a").error_code == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS
+        assert await c.add_partitions("a", init.producer_id, 0, {tp}) == 14
+        assert c.list_transactions([], [])[0] == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS
+        gate.set()
+        deadline = time.monotonic() + 10
+        while c.state.loading:
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.01)
+        d = c.describe("a")
+        assert (d.error_code, d.state, d.producer_id, d.partitions) == (
+            0,
+            "Ongoing",
+            init.producer_id,
+            (("t", (0,)),),
+        )
+        assert c.state.get_state("a")[1] == 4  # the coordinator epoch is the leader epoch
+        c.on_leadership_change([], [(TopicPartition(TRANSACTION_STATE_TOPIC, p), 3)])  # stale
+        assert c.describe("a").error_code == 0
+        c.on_leadership_change([], [(TopicPartition(TRANSACTION_STATE_TOPIC, p), 5)])
+        assert c.describe("a").error_code == ErrorCode.NOT_COORDINATOR
+        c.on_leadership_change([(TopicPartition(TRANSACTION_STATE_TOPIC, p), 4)], [])  # stale
+        assert not c.state.loading
+        c.on_leadership_change([(TopicPartition(TRANSACTION_STATE_TOPIC, p), 6)], [])
+        while c.state.loading:
+            await asyncio.sleep(0.01)
+        assert c.state.get_state("a")[1] == 6
+        assert (
+            await c.init_producer_id("a", 60000)
+        ).error_code == ErrorCode.CONCURRENT_TRANSACTIONS
+        await c.stop()
+
+    node = Node(tmp_path)
+    try:
+        asyncio.run(scenario(node))
+    finally:
+        node.close()
+
+
+class _RecordingReplicas:
+    def __init__(self, cache: MetadataCache) -> None:
+        self.config = BrokerConfig(PROPS)
+        self.cache = cache
+        self.created: list[tuple[str, int, dict[str, str], list[list[int]]]] = []
+
+    def create_topic(
+        self, name: str, partitions: int, configs: dict[str, str], *, assignment: list[list[int]]
+    ) -> None:
+        self.created.append((name, partitions, configs, assignment))
+
+
+def test_cluster_topic_gets_the_replication_factor_over_the_live_brokers() -> None:
+    cache = MetadataCache(controller_id=1)
+    for n in (1, 2):
+        cache.register_broker(BrokerInfo(n, "h", 9090 + n))
+    replicas = _RecordingReplicas(cache)
+    topic = TransactionStateTopic(replicas, cluster_mode=True)  # type: ignore[arg-type]
+    with pytest.raises(InvalidReplicationFactorError):  # 3 replicas by default
+        topic.ensure_created()
+    cache.register_broker(BrokerInfo(3, "h", 9093))
+    topic.ensure_created()
+    [(name, count, configs, assignment)] = replicas.created
+    assert (name, count) == (TRANSACTION_STATE_TOPIC, 5)
+    assert configs == {
+        "cleanup.policy": "compact",
+        "compression.type": "uncompressed",
+        "unclean.leader.election.enable": "false",
+        "segment.bytes": str(100 * 1024 * 1024),
+        "min.insync.replicas": "2",
+    }
+    assert all(sorted(r) == [1, 2, 3] for r in assignment)
