@@ -27,6 +27,7 @@ from kafkacore.protocol.messages import (
     describe_configs,
     describe_groups,
     describe_log_dirs,
+    describe_producers,
     describe_transactions,
     describe_user_scram_credentials,
     elect_leaders,
@@ -54,6 +55,7 @@ from kafkacore.protocol.messages import (
     stop_replica,
     sync_group,
     update_metadata,
+    write_txn_markers,
 )
 
 __all__ = [
@@ -80,6 +82,7 @@ __all__ = [
     "describe_configs",
     "describe_groups",
     "describe_log_dirs",
+    "describe_producers",
     "describe_transactions",
     "describe_user_scram_credentials",
     "elect_leaders",
@@ -107,4 +110,5 @@ __all__ = [
     "stop_replica",
     "sync_group",
     "update_metadata",
+    "write_txn_markers",
 ]
