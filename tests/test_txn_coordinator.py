@@ -213,6 +213,28 @@ def _txn_records(server: KafkaServer, tid: str) -> list[tuple[str, Any]]:
     return [entry for entry in out if entry[0] == tid]
 
 
+def _control_batches(
+    server: KafkaServer, topic: str, partition: int
+) -> list[tuple[int, int, bool, int]]:
+    """``(producer id, epoch, commit, coordinator epoch)`` of each control batch."""
+    assert server.replicas is not None
+    log = server.replicas.get_log(topic, partition)
+    assert log is not None
+    data = log.read(0, 1 << 20).read_bytes()
+    out = []
+    for pos, _magic, _size in record.iter_batches(data):
+        header = record.batch_header(data, pos)
+        if not header.is_control:
+            continue
+        assert header.is_transactional
+        [r] = list(record.records(data, pos))
+        assert r.key is not None and r.value is not None
+        kind = int.from_bytes(r.key[2:4], "big")
+        coordinator_epoch = int.from_bytes(r.value[2:6], "big", signed=True)
+        out.append((header.producer_id, header.producer_epoch, kind == 1, coordinator_epoch))
+    return out
+
+
 def test_find_coordinator_and_init_producer_id(tmp_path: Path) -> None:
     async def scenario(server: KafkaServer, c: Client) -> None:
         r = await c.call("FindCoordinator", 3, key="tx-a", key_type=1)
@@ -365,7 +387,24 @@ def test_add_partitions_end_txn_and_errors(tmp_path: Path) -> None:
         assert await _end(c, "tx", pid, epoch + 1, True) == 47
         assert await _end(c, "tx", pid, epoch + 1, True, version=2) == 90
         assert await _end(c, "tx", pid, epoch, True) == 0
-        assert _txn_records(server, "tx")[-1][1].state is S.PREPARE_COMMIT
+        assert S.PREPARE_COMMIT in [v.state for _k, v in _txn_records(server, "tx")]
+        # markers written: Complete* with no partitions; a retried commit is NONE, an
+        # abort INVALID_TXN_STATE
+        d = await _wait_state(c, "tx", "CompleteCommit")
+        assert (d.transaction_state, d.topic_partitions) == ("CompleteCommit", [])
+        assert await _end(c, "tx", pid, epoch, True) == 0
+        assert await _end(c, "tx", pid, epoch, False) == ErrorCode.INVALID_TXN_STATE
+        states = [v.state for _k, v in _txn_records(server, "tx")]
+        assert states[-2:] == [S.PREPARE_COMMIT, S.COMPLETE_COMMIT]
+        assert _txn_records(server, "tx")[-1][1].partitions == {}
+        # each partition got one COMMIT control batch with the coordinator epoch
+        for tp in ("t", 0), ("t", 1), (offsets_partition.topic, offsets_partition.partition):
+            assert _control_batches(server, *tp) == [(pid, epoch, True, 0)]
+        # the next transaction starts from CompleteCommit
+        assert await _add(c, "tx", pid, epoch, {"t": [1]}) == {("t", 1): 0}
+        assert await _end(c, "tx", pid, epoch, False) == 0
+        assert (await _wait_state(c, "tx", "CompleteAbort")).transaction_state == "CompleteAbort"
+        assert _control_batches(server, "t", 1)[-1] == (pid, epoch, False, 0)
 
     run(tmp_path, scenario)
 
@@ -395,7 +434,13 @@ def test_timed_out_transaction_is_fenced_and_aborted(tmp_path: Path) -> None:
         # the old producer is fenced (Kafka's testFencingOnTransactionExpiration)
         assert await _add(c, "tx-to", pid, epoch, {"t": [1]}, version=2) == {("t", 1): 90}
         assert await _end(c, "tx-to", pid, epoch, True, version=3) == 90
-        assert (await _describe(c, "tx-to")).producer_epoch == epoch + 1
+        d = await _wait_state(c, "tx-to", "CompleteAbort")
+        assert (d.transaction_state, d.producer_epoch) == ("CompleteAbort", epoch + 1)
+        assert _control_batches(server, "t", 0) == [(pid, epoch + 1, False, 0)]
+        # the producer's next InitProducerId (KIP-360, with its old epoch) is fenced; a new
+        # one gets the next epoch
+        assert (await _init(c, "tx-to", pid=pid, epoch=epoch)).error_code == 90
+        assert (await _init(c, "tx-to")).producer_epoch == epoch + 2
 
     run(tmp_path, scenario)
 
@@ -410,6 +455,11 @@ def test_init_producer_id_while_ongoing_fences_and_aborts(tmp_path: Path) -> Non
         last = _txn_records(server, "tx-f")[-1][1]
         assert (last.state, last.producer_epoch) == (S.PREPARE_ABORT, epoch + 1)
         assert await _end(c, "tx-f", pid, epoch, False) == 47  # the zombie, EndTxn v1
+        await _wait_state(c, "tx-f", "CompleteAbort")
+        for p in (0, 1):
+            assert _control_batches(server, "t", p) == [(pid, epoch + 1, False, 0)]
+        r = await _init(c, "tx-f")  # the retry: a second bump
+        assert (r.error_code, r.producer_id, r.producer_epoch) == (0, pid, epoch + 2)
 
     run(tmp_path, scenario)
 
