@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,8 @@ from kafkacore.coordinator.txn_records import (
     TransactionState,
     decode_txn_key,
     decode_txn_value,
+    encode_txn_key,
+    encode_txn_value,
     partition_for_transactional_id,
 )
 from kafkacore.log import LogManager, TopicPartition
@@ -202,15 +204,24 @@ def _txn_records(server: KafkaServer, tid: str) -> list[tuple[str, Any]]:
         TRANSACTION_STATE_TOPIC, partition_for_transactional_id(tid, partitions)
     )
     assert log is not None
-    data = log.read(0, 1 << 20).read_bytes()
     out = []
-    for pos, _magic, _size in record.iter_batches(data):
+    for data, pos in _batches(log):
         header = record.batch_header(data, pos)
         assert header.compression == 0 and not header.is_transactional
         for r in record.records(data, pos):
             assert r.key is not None
             out.append((decode_txn_key(r.key), decode_txn_value(r.value)))
     return [entry for entry in out if entry[0] == tid]
+
+
+def _batches(log: Any) -> Iterator[tuple[bytes, int]]:
+    """``(bytes, position)`` of every batch of ``log``, across its segments."""
+    offset = log.log_start_offset
+    while offset < log.log_end_offset:
+        data = log.read(offset, 1 << 20).read_bytes()
+        for pos, _magic, _size in record.iter_batches(data):
+            offset = record.batch_header(data, pos).last_offset + 1
+            yield data, pos
 
 
 def _control_batches(
@@ -220,9 +231,8 @@ def _control_batches(
     assert server.replicas is not None
     log = server.replicas.get_log(topic, partition)
     assert log is not None
-    data = log.read(0, 1 << 20).read_bytes()
     out = []
-    for pos, _magic, _size in record.iter_batches(data):
+    for data, pos in _batches(log):
         header = record.batch_header(data, pos)
         if not header.is_control:
             continue
@@ -645,3 +655,64 @@ def test_cluster_topic_gets_the_replication_factor_over_the_live_brokers() -> No
         "min.insync.replicas": "2",
     }
     assert all(sorted(r) == [1, 2, 3] for r in assignment)
+
+
+def test_prepare_commit_found_on_load_is_completed(tmp_path: Path) -> None:
+    """A broker stopped between PrepareCommit and the markers (the record written here
+    as the coordinator writes it) completes the transaction when it loads the partition:
+    the markers are sent, CompleteCommit written, the read_committed end moves on."""
+    seen: dict[str, int] = {}
+
+    async def before(server: KafkaServer, c: Client) -> None:
+        init = await _init(c, "tx-p")
+        pid = seen["pid"] = init.producer_id
+        assert await _add(c, "tx-p", pid, 0, {"t": [0]}) == {("t", 0): 0}
+        batch = record.build_batch(
+            [(0, 1, b"k", b"v", [])],
+            producer_id=pid,
+            producer_epoch=0,
+            base_sequence=0,
+            transactional=True,
+        )
+        cls = APIS_BY_NAME["Produce"].request.cls
+        r = await c.call(
+            "Produce",
+            9,
+            transactional_id="tx-p",
+            acks=-1,
+            timeout_ms=5000,
+            topic_data=[
+                cls.TopicProduceData(
+                    name="t", partition_data=[cls.PartitionProduceData(index=0, records=batch)]
+                )
+            ],
+        )
+        assert r.responses[0].partition_responses[0].error_code == 0
+        coordinator = _coordinator(server)
+        [(_epoch, metadata)] = [
+            (e, m) for e, m in coordinator.state.all_transactions() if m.transactional_id == "tx-p"
+        ]
+        value = metadata.prepare_abort_or_commit(
+            S.PREPARE_COMMIT, coordinator.clock()
+        ).to_log_value()
+        metadata.abort_transition()
+        index = coordinator.partition_for("tx-p")
+        await asyncio.to_thread(
+            coordinator.state.topic.write, index, encode_txn_key("tx-p"), encode_txn_value(value)
+        )
+        assert server.replicas is not None
+        assert server.replicas.get_log("t", 0).first_unstable_offset == 0  # type: ignore[union-attr]
+
+    async def after(server: KafkaServer, c: Client) -> None:
+        d = await _wait_state(c, "tx-p", "CompleteCommit")
+        assert (d.transaction_state, d.producer_id, d.topic_partitions) == (
+            "CompleteCommit",
+            seen["pid"],
+            [],
+        )
+        assert _control_batches(server, "t", 0) == [(seen["pid"], 0, True, 0)]
+        assert server.replicas is not None
+        assert server.replicas.get_log("t", 0).first_unstable_offset is None  # type: ignore[union-attr]
+
+    run(tmp_path, before)
+    run(tmp_path, after)
