@@ -716,3 +716,66 @@ def test_prepare_commit_found_on_load_is_completed(tmp_path: Path) -> None:
 
     run(tmp_path, before)
     run(tmp_path, after)
+
+
+# -- a real client -------------------------------------------------------------------------
+
+
+def test_confluent_kafka_commit_and_abort(tmp_path: Path) -> None:
+    """librdkafka's transactional producer (FindCoordinator key type 1, InitProducerId v4,
+    AddPartitionsToTxn v0, EndTxn v1): an aborted then a committed transaction; a
+    read_committed consumer sees only the committed record, read_uncommitted both."""
+    ck = pytest.importorskip("confluent_kafka")
+
+    def clients(port: int) -> tuple[list[bytes], list[bytes]]:
+        bootstrap = f"localhost:{port}"
+        producer = ck.Producer(
+            {"bootstrap.servers": bootstrap, "transactional.id": "ck-tx", "linger.ms": 0}
+        )
+        producer.init_transactions(20)
+        producer.begin_transaction()
+        producer.produce("t", value=b"aborted", partition=0)
+        assert producer.flush(10) == 0
+        producer.abort_transaction(20)
+        producer.begin_transaction()
+        producer.produce("t", value=b"committed", partition=0)
+        producer.commit_transaction(20)
+
+        def read(isolation: str) -> list[bytes]:
+            consumer = ck.Consumer(
+                {
+                    "bootstrap.servers": bootstrap,
+                    "group.id": f"reader-{isolation}",
+                    "isolation.level": isolation,
+                    "enable.auto.commit": False,
+                    "enable.partition.eof": True,
+                }
+            )
+            consumer.assign([ck.TopicPartition("t", 0, ck.OFFSET_BEGINNING)])
+            values: list[bytes] = []
+            deadline = time.monotonic() + 15
+            try:
+                while time.monotonic() < deadline:
+                    msg = consumer.poll(0.2)
+                    if msg is None:
+                        continue
+                    if msg.error():
+                        if msg.error().code() == ck.KafkaError._PARTITION_EOF:
+                            break
+                        raise AssertionError(msg.error())
+                    values.append(msg.value())
+            finally:
+                consumer.close()
+            return values
+
+        return read("read_committed"), read("read_uncommitted")
+
+    async def scenario(server: KafkaServer, c: Client) -> None:
+        committed, uncommitted = await asyncio.to_thread(clients, server.bound_port)
+        assert committed == [b"committed"]
+        assert uncommitted == [b"aborted", b"committed"]
+        d = await _wait_state(c, "ck-tx", "CompleteCommit")
+        assert (d.transaction_state, d.producer_epoch) == ("CompleteCommit", 0)
+        assert [ctrl[2] for ctrl in _control_batches(server, "t", 0)] == [False, True]
+
+    run(tmp_path, scenario)
