@@ -35,6 +35,18 @@ from kafkacore.coordinator.txn_records import (
 from kafkacore.log import LogManager, TopicPartition
 from kafkacore.metadata import BrokerInfo, EmbeddedMetadataStore, MetadataCache
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+from kafkacore.security.acl import (
+    CLUSTER_NAME,
+    AccessControlEntry,
+    AclBinding,
+    AclOperation,
+    AclPermissionType,
+    AclStore,
+    Authorizer,
+    PatternType,
+    ResourcePattern,
+    ResourceType,
+)
 from kafkacore.server import KafkaServer
 from kafkacore.server.replica_manager import ReplicaManager
 from kafkacore.server.txn import TransactionCoordinator
@@ -777,5 +789,102 @@ def test_confluent_kafka_commit_and_abort(tmp_path: Path) -> None:
         d = await _wait_state(c, "ck-tx", "CompleteCommit")
         assert (d.transaction_state, d.producer_epoch) == ("CompleteCommit", 0)
         assert [ctrl[2] for ctrl in _control_batches(server, "t", 0)] == [False, True]
+
+    run(tmp_path, scenario)
+
+
+# -- authorization -------------------------------------------------------------------------
+
+
+def test_authorization(tmp_path: Path) -> None:
+    """WRITE on the TransactionalId (53), WRITE on the topics (29, the others 55), READ on
+    the group (30), CLUSTER_ACTION for the v4+ form (31), DESCRIBE for Describe/List."""
+
+    def acl(rt: ResourceType, name: str, op: AclOperation) -> AclBinding:
+        return AclBinding(
+            ResourcePattern(rt, name, PatternType.LITERAL),
+            AccessControlEntry("User:ANONYMOUS", "*", op, AclPermissionType.ALLOW),
+        )
+
+    def use(server: KafkaServer, *bindings: AclBinding, super_user: bool = False) -> None:
+        authorizer = Authorizer(
+            AclStore(bindings), super_users=["User:ANONYMOUS"] if super_user else []
+        )
+        object.__setattr__(server.services, "authorizer", authorizer)
+
+    async def scenario(server: KafkaServer, c: Client) -> None:
+        use(server, super_user=True)
+        a = await _init(c, "az-a")
+        await _init(c, "az-b")
+        pid = a.producer_id
+        use(server)  # no ACL: everything refused
+        assert (await _init(c, "az-a")).error_code == 53
+        r = await c.call("FindCoordinator", 4, key_type=1, coordinator_keys=["az-a"])
+        assert r.coordinators[0].error_code == 53
+        assert await _add(c, "az-a", pid, 0, {"t": [0, 1]}) == {("t", 0): 53, ("t", 1): 53}
+        r = await c.call(
+            "AddOffsetsToTxn",
+            0,
+            transactional_id="az-a",
+            producer_id=pid,
+            producer_epoch=0,
+            group_id="g",
+        )
+        assert r.error_code == 53
+        assert await _end(c, "az-a", pid, 0, True) == 53
+        assert (await _describe(c, "az-a")).error_code == 53
+        r = await c.call("ListTransactions", 0, state_filters=[], producer_id_filters=[])
+        assert (r.error_code, r.transaction_states) == (0, [])
+        cls = APIS_BY_NAME["AddPartitionsToTxn"].request.cls
+        r = await c.call("AddPartitionsToTxn", 4, transactions=[])
+        assert (r.error_code, r.results_by_transaction) == (31, [])
+
+        txn_write = acl(ResourceType.TRANSACTIONAL_ID, "az-a", AclOperation.WRITE)
+        use(server, txn_write)
+        assert await _add(c, "az-a", pid, 0, {"t": [0], "az-missing": [0]}) == {
+            ("t", 0): 29,
+            ("az-missing", 0): 29,
+        }
+        topics_write = [
+            acl(ResourceType.TOPIC, name, AclOperation.WRITE) for name in ("t", "az-missing")
+        ]
+        use(server, txn_write, *topics_write)
+        assert await _add(c, "az-a", pid, 0, {"t": [0], "az-missing": [0]}) == {
+            ("t", 0): 55,
+            ("az-missing", 0): 3,
+        }
+        assert await _add(c, "az-a", pid, 0, {"t": [0]}) == {("t", 0): 0}
+        r = await c.call(
+            "AddOffsetsToTxn",
+            0,
+            transactional_id="az-a",
+            producer_id=pid,
+            producer_epoch=0,
+            group_id="g",
+        )
+        assert r.error_code == ErrorCode.GROUP_AUTHORIZATION_FAILED
+        assert (await _describe(c, "az-a")).transaction_state == "Ongoing"  # WRITE implies DESCRIBE
+        assert (await _describe(c, "az-b")).error_code == 53
+        r = await c.call("ListTransactions", 0, state_filters=[], producer_id_filters=[])
+        assert [x.transactional_id for x in r.transaction_states] == ["az-a"]
+        use(server, acl(ResourceType.CLUSTER, CLUSTER_NAME, AclOperation.CLUSTER_ACTION))
+        r = await c.call(
+            "AddPartitionsToTxn",
+            4,
+            transactions=[
+                cls.AddPartitionsToTxnTransaction(
+                    transactional_id="az-a",
+                    producer_id=pid,
+                    producer_epoch=0,
+                    verify_only=True,
+                    topics=_topics(cls, {"t": [0, 1]}),
+                )
+            ],
+        )
+        assert r.error_code == 0
+        assert [
+            (p.partition_index, p.partition_error_code)
+            for p in r.results_by_transaction[0].topic_results[0].results_by_partition
+        ] == [(0, 0), (1, ErrorCode.TRANSACTION_ABORTABLE)]
 
     run(tmp_path, scenario)
