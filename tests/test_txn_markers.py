@@ -12,6 +12,7 @@ import heapq
 from pathlib import Path
 from typing import Any
 
+from kafkacore.log import TopicPartition
 from kafkacore.native import backend
 from kafkacore.protocol import APIS_BY_NAME
 from kafkacore.record import batch_header, iter_batches
@@ -297,7 +298,7 @@ def test_transactional_produce_is_verified_with_the_coordinator(tmp_path: Path) 
 
     async def scenario(server: Any) -> None:
         services = server.services
-        await services.run_io(services.replica_manager.create_topic, TOPIC, 1)
+        await services.run_io(services.replica_manager.create_topic, TOPIC, 2)
         c = OneShotClient(server.bound_port)
         assert (await c.call("FindCoordinator", 3, key="v-tx", key_type=1)).error_code == 0
         init = await c.call(
@@ -352,6 +353,17 @@ def test_transactional_produce_is_verified_with_the_coordinator(tmp_path: Path) 
                 added.results_by_topic_v3_and_below[0].results_by_partition[0].partition_error_code
                 == 0
             )
+            # the same question over the wire (what a leader asks a remote coordinator)
+            rm = services.replica_manager
+            other = TopicPartition(TOPIC, 1)
+            answers = await rm.verify_transaction_remotely(
+                services.node_id, "v-tx", pid, epoch, {TopicPartition(TOPIC, 0), other}
+            )
+            assert answers == {TopicPartition(TOPIC, 0): 0, other: 120}
+            fenced = await rm.verify_transaction_remotely(
+                services.node_id, "v-tx", pid, epoch + 1, {other}
+            )
+            assert fenced == {other: 90}
             assert await send(0) == (0, None)
             assert await send(1) == (0, None)  # the transaction is open here: not asked
             assert await list_offset(client, -1, 1) == (0, -1)

@@ -301,7 +301,7 @@ async def handle_produce(services: BrokerServices, context: RequestContext, requ
             if code is not None:
                 refused[name] = code
     required: dict[TopicPartition, tuple[Any, int]] = {}
-    unverified = _verify_transactional_partitions(services, context, request, refused)
+    unverified = await _verify_transactional_partitions(services, context, request, refused)
     response, appended = await services.run_io(
         _produce_all, services, request, refused, required, unverified
     )
@@ -329,7 +329,7 @@ _RETRIED_AS_NOT_ENOUGH_REPLICAS = frozenset(
 )
 
 
-def _verify_transactional_partitions(
+async def _verify_transactional_partitions(
     services: BrokerServices, context: RequestContext, request: Any, refused: dict[str, ErrorCode]
 ) -> dict[tuple[str, int], tuple[ErrorCode, str | None]]:
     """KIP-890 part 1 (``transaction.partition.verification.enable``, Kafka's
@@ -337,9 +337,10 @@ def _verify_transactional_partitions(
     transactional batch of a producer that has no open transaction on a partition this
     broker leads is appended, the transaction coordinator is asked whether the partition
     is in the producer's transaction (AddPartitionsToTxn ``VerifyOnly``), so that a late
-    write cannot open a transaction nobody will end. Done in-process when this broker is
-    the coordinator of the transactional id; a remote coordinator is not asked (as a
-    broker with verification off). Returns the partitions refused and what to answer:
+    write cannot open a transaction nobody will end: in-process when this broker leads
+    the transactional id's ``__transaction_state`` partition, else AddPartitionsToTxn v4
+    to its leader (:meth:`ReplicaManager.verify_transaction_remotely`; none known:
+    COORDINATOR_NOT_AVAILABLE). Returns the partitions refused and what to answer:
     a partition not in the transaction INVALID_TXN_STATE ("Partition was not added to the
     transaction") for Produce <= 10, TRANSACTION_ABORTABLE for 11; a fenced producer
     INVALID_PRODUCER_EPOCH; the coordinator's retriable errors NOT_ENOUGH_REPLICAS; others
@@ -348,10 +349,6 @@ def _verify_transactional_partitions(
     if not transactional_id or not services.config.transaction_partition_verification_enable:
         return {}
     coordinator = services.txn_coordinator
-    state_tp = TopicPartition(_TXN_STATE_TOPIC, coordinator.partition_for(transactional_id))
-    state = services.metadata_cache.partition_state(state_tp)
-    if state is None or state.leader != services.node_id:
-        return {}
     replicas = services.replica_manager
     # (producer id, epoch) -> the partitions to verify for it
     wanted: dict[tuple[int, int], set[TopicPartition]] = {}
@@ -374,8 +371,20 @@ def _verify_transactional_partitions(
             tp = TopicPartition(topic_data.name, pdata.index)
             wanted.setdefault((producer_id, epoch), set()).add(tp)
     unverified: dict[tuple[str, int], tuple[ErrorCode, str | None]] = {}
+    if not wanted:
+        return unverified
+    state_tp = TopicPartition(_TXN_STATE_TOPIC, coordinator.partition_for(transactional_id))
+    state = services.metadata_cache.partition_state(state_tp)
+    leader = state.leader if state is not None else -1
     for (producer_id, epoch), tps in wanted.items():
-        answers = coordinator.verify_partitions(transactional_id, producer_id, epoch, tps)
+        if leader == services.node_id:
+            answers = coordinator.verify_partitions(transactional_id, producer_id, epoch, tps)
+        elif leader >= 0:
+            answers = await replicas.verify_transaction_remotely(
+                leader, transactional_id, producer_id, epoch, tps
+            )
+        else:
+            answers = dict.fromkeys(tps, int(ErrorCode.COORDINATOR_NOT_AVAILABLE))
         for tp, raw in answers.items():
             code = ErrorCode(raw)
             if code == ErrorCode.NONE:
