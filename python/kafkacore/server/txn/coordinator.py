@@ -39,6 +39,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
@@ -98,7 +99,7 @@ class TransactionCoordinator:
         allocate_producer_id: Callable[[], Awaitable[int]],
         *,
         clock: Callable[[], int] = _now_ms,
-        io_executor: object | None = None,
+        io_executor: Executor | None = None,
         cluster_mode: bool | None = None,
         markers: TransactionMarkerChannelManager | None = None,
     ) -> None:
@@ -108,7 +109,7 @@ class TransactionCoordinator:
             config,
             replicas,
             clock=clock,
-            io_executor=io_executor,  # type: ignore[arg-type]
+            io_executor=io_executor,
             cluster_mode=cluster_mode,
         )
         self.state.on_loaded = self._on_partition_loaded
