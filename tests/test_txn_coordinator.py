@@ -467,6 +467,33 @@ def test_timed_out_transaction_is_fenced_and_aborted(tmp_path: Path) -> None:
     run(tmp_path, scenario)
 
 
+def test_exhausted_epoch_rotates_the_producer_id(tmp_path: Path) -> None:
+    async def scenario(server: KafkaServer, c: Client) -> None:
+        first = await _init(c, "tx-x")
+        _error, _epoch, metadata = _coordinator(server).state.get_state("tx-x")
+        metadata.producer_epoch = 32766  # as after 32766 bumps
+        rotated = await _init(c, "tx-x", pid=first.producer_id, epoch=32766)
+        assert rotated.error_code == 0 and rotated.producer_id != first.producer_id
+        assert rotated.producer_epoch == 0
+        # KIP-360: the retry of that call (the old id at its exhausted epoch) gets the same
+        again = await _init(c, "tx-x", pid=first.producer_id, epoch=32766)
+        assert (again.error_code, again.producer_id, again.producer_epoch) == (
+            0,
+            rotated.producer_id,
+            0,
+        )
+        # the old id at another epoch is fenced
+        assert (await _init(c, "tx-x", pid=first.producer_id, epoch=3)).error_code == 90
+        last = _txn_records(server, "tx-x")[-1][1]
+        assert (last.producer_id, last.producer_epoch, last.state) == (
+            rotated.producer_id,
+            0,
+            S.EMPTY,
+        )
+
+    run(tmp_path, scenario)
+
+
 def test_init_producer_id_while_ongoing_fences_and_aborts(tmp_path: Path) -> None:
     async def scenario(server: KafkaServer, c: Client) -> None:
         init = await _init(c, "tx-f")
