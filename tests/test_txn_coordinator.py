@@ -180,6 +180,35 @@ async def _add(
     }
 
 
+async def _verify(
+    c: Client, *transactions: tuple[str, int, int, dict[str, list[int]]]
+) -> list[tuple[str, str, int, int]]:
+    """AddPartitionsToTxn v4 with ``VerifyOnly`` (the broker's form): ``(id, topic,
+    partition, error)`` in answer order; the top-level error must be NONE."""
+    cls = APIS_BY_NAME["AddPartitionsToTxn"].request.cls
+    r = await c.call(
+        "AddPartitionsToTxn",
+        4,
+        transactions=[
+            cls.AddPartitionsToTxnTransaction(
+                transactional_id=tid,
+                producer_id=pid,
+                producer_epoch=epoch,
+                verify_only=True,
+                topics=_topics(cls, partitions),
+            )
+            for tid, pid, epoch, partitions in transactions
+        ],
+    )
+    assert r.error_code == 0
+    return [
+        (x.transactional_id, t.name, p.partition_index, p.partition_error_code)
+        for x in r.results_by_transaction
+        for t in x.topic_results
+        for p in t.results_by_partition
+    ]
+
+
 async def _end(c: Client, tid: str, pid: int, epoch: int, commit: bool, version: int = 1) -> int:
     r = await c.call(
         "EndTxn",
@@ -360,35 +389,12 @@ def test_add_partitions_end_txn_and_errors(tmp_path: Path) -> None:
         assert last.partitions == {"__consumer_offsets": [offsets_partition.partition], "t": [0, 1]}
 
         # KIP-890 verification (v4+, the broker's form)
-        cls = APIS_BY_NAME["AddPartitionsToTxn"].request.cls
-        r = await c.call(
-            "AddPartitionsToTxn",
-            4,
-            transactions=[
-                cls.AddPartitionsToTxnTransaction(
-                    transactional_id="tx",
-                    producer_id=pid,
-                    producer_epoch=epoch,
-                    verify_only=True,
-                    topics=_topics(cls, {"t": [0]}),
-                ),
-                cls.AddPartitionsToTxnTransaction(
-                    transactional_id="tx",
-                    producer_id=pid,
-                    producer_epoch=epoch + 5,
-                    verify_only=True,
-                    topics=_topics(cls, {"t": [1]}),
-                ),
-            ],
-        )
-        assert r.error_code == 0
-        got = [
-            (x.transactional_id, t.name, p.partition_index, p.partition_error_code)
-            for x in r.results_by_transaction
-            for t in x.topic_results
-            for p in t.results_by_partition
+        assert await _verify(
+            c, ("tx", pid, epoch, {"t": [0]}), ("tx", pid, epoch + 5, {"t": [1]})
+        ) == [
+            ("tx", "t", 0, 0),
+            ("tx", "t", 1, ErrorCode.PRODUCER_FENCED),
         ]
-        assert got == [("tx", "t", 0, 0), ("tx", "t", 1, ErrorCode.PRODUCER_FENCED)]
 
         # describe / list
         assert (await _describe(c, "nobody")).error_code == ErrorCode.TRANSACTIONAL_ID_NOT_FOUND
@@ -862,7 +868,6 @@ def test_authorization(tmp_path: Path) -> None:
         assert (await _describe(c, "az-a")).error_code == 53
         r = await c.call("ListTransactions", 0, state_filters=[], producer_id_filters=[])
         assert (r.error_code, r.transaction_states) == (0, [])
-        cls = APIS_BY_NAME["AddPartitionsToTxn"].request.cls
         r = await c.call("AddPartitionsToTxn", 4, transactions=[])
         assert (r.error_code, r.results_by_transaction) == (31, [])
 
@@ -895,23 +900,9 @@ def test_authorization(tmp_path: Path) -> None:
         r = await c.call("ListTransactions", 0, state_filters=[], producer_id_filters=[])
         assert [x.transactional_id for x in r.transaction_states] == ["az-a"]
         use(server, acl(ResourceType.CLUSTER, CLUSTER_NAME, AclOperation.CLUSTER_ACTION))
-        r = await c.call(
-            "AddPartitionsToTxn",
-            4,
-            transactions=[
-                cls.AddPartitionsToTxnTransaction(
-                    transactional_id="az-a",
-                    producer_id=pid,
-                    producer_epoch=0,
-                    verify_only=True,
-                    topics=_topics(cls, {"t": [0, 1]}),
-                )
-            ],
-        )
-        assert r.error_code == 0
-        assert [
-            (p.partition_index, p.partition_error_code)
-            for p in r.results_by_transaction[0].topic_results[0].results_by_partition
-        ] == [(0, 0), (1, ErrorCode.TRANSACTION_ABORTABLE)]
+        assert await _verify(c, ("az-a", pid, 0, {"t": [0, 1]})) == [
+            ("az-a", "t", 0, 0),
+            ("az-a", "t", 1, ErrorCode.TRANSACTION_ABORTABLE),
+        ]
 
     run(tmp_path, scenario)
