@@ -394,6 +394,8 @@ class TransactionCoordinator:
             if not committed and metadata.pending_state is S.PREPARE_EPOCH_FENCE:
                 fence = True
                 transit = metadata.prepare_fenced_abort(producer_epoch, self.clock())
+            elif metadata.pending_transition_in_progress:  # a fence not yet turned abort
+                return ErrorCode.CONCURRENT_TRANSACTIONS
             else:
                 transit = metadata.prepare_abort_or_commit(
                     S.PREPARE_COMMIT if committed else S.PREPARE_ABORT, self.clock()
