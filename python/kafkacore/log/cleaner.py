@@ -822,7 +822,7 @@ class _Cleaner:
         self,
         config: CleanerConfig,
         throttler: _Throttler,
-        active_producers: Callable[[Log], Mapping[int, int]] | None,
+        active_producers: Callable[[Log], Mapping[int, int | LastRecord]] | None,
     ) -> None:
         self._config = config
         self._throttler = throttler
@@ -887,10 +887,13 @@ class _Cleaner:
 
     def _producers(self, log: Log) -> dict[int, LastRecord]:
         """Kafka's ``lastRecordsOfActiveProducers``: producer id -> its last data offset
-        (-1: none) and epoch; from the ``active_producers`` hook (offsets only, epochs
-        unknown) when given."""
+        (-1: none) and epoch; from the ``active_producers`` hook when given (a bare offset:
+        epoch unknown)."""
         if self._active_producers is not None:
-            return {pid: LastRecord(offset) for pid, offset in self._active_producers(log).items()}
+            return {
+                pid: last if isinstance(last, LastRecord) else LastRecord(last)
+                for pid, last in self._active_producers(log).items()
+            }
         state = log.producer_state
         if state is None:
             return {}
@@ -1290,8 +1293,10 @@ class LogCleaner:
     :class:`~kafkacore.log.manager.LogManager` is one too); ``upper_bound(tp)``: the high
     watermark or last stable offset of a partition, which cleaning and retention never
     pass (``None``: the log end offset); ``active_producers(log)``: producer id -> offset of
-    its last data record, for the producers whose last batch must survive as an empty
-    batch (default: the log's producer state, if it has one).
+    its last data record (or a :class:`LastRecord`: that offset, -1 if none, and the
+    producer's epoch), for the producers whose last batch (or, without a data offset,
+    last marker of their epoch) must survive as an empty batch (default: the log's
+    producer state, if it has one).
 
     Driven explicitly with :meth:`clean` / :meth:`maybe_clean_logs`, or by
     ``config.num_threads`` background threads between :meth:`start` and :meth:`shutdown`.
@@ -1305,7 +1310,7 @@ class LogCleaner:
         *,
         checkpoints: CleanerCheckpoints | None = None,
         upper_bound: Callable[[TopicPartition], int | None] | None = None,
-        active_producers: Callable[[Log], Mapping[int, int]] | None = None,
+        active_producers: Callable[[Log], Mapping[int, int | LastRecord]] | None = None,
     ) -> None:
         self._logs = logs
         self._config = config or CleanerConfig()
