@@ -25,6 +25,7 @@ from kafkacore.protocol.messages import (
     describe_configs,
     describe_groups,
     describe_log_dirs,
+    describe_producers,
     describe_user_scram_credentials,
     elect_leaders,
     fetch,
@@ -49,6 +50,7 @@ from kafkacore.protocol.messages import (
     stop_replica,
     sync_group,
     update_metadata,
+    write_txn_markers,
 )
 
 __all__ = [
@@ -73,6 +75,7 @@ __all__ = [
     "describe_configs",
     "describe_groups",
     "describe_log_dirs",
+    "describe_producers",
     "describe_user_scram_credentials",
     "elect_leaders",
     "fetch",
@@ -97,4 +100,5 @@ __all__ = [
     "stop_replica",
     "sync_group",
     "update_metadata",
+    "write_txn_markers",
 ]
