@@ -51,7 +51,7 @@ removed; a paused partition is skipped until resumed as many times as it was pau
 ``RecordFilter``). The first uncleanable offset is also never above the log's first
 unstable offset (the first offset of its earliest open transaction), so the cleaner
 only sees decided transactions. The aborted transactions come from the segments'
-``.txnindex`` files (``collect_aborted_transactions`` over the dirty range for the key
+``.txnindex`` files (:meth:`Log.collect_aborted_transactions` over the dirty range for the key
 map, over each source segment's range while cleaning), in a min-heap by first offset;
 walking the batches in offset order, an aborted transaction becomes *ongoing* once a
 batch at or above its first offset is read, and ends at its producer's ABORT marker.
@@ -160,7 +160,6 @@ __all__ = [
     "OffsetsToClean",
     "calculate_cleanable_bytes",
     "cleanable_offsets",
-    "collect_aborted_transactions",
     "group_segments_by_size",
     "max_compaction_delay",
 ]
@@ -414,7 +413,7 @@ def cleanable_offsets(
     candidates = [segs[-1].base_offset]
     if upper_bound is not None:
         candidates.append(upper_bound)
-    first_unstable = _first_unstable_offset(log)
+    first_unstable = log.first_unstable_offset
     if first_unstable is not None:
         candidates.append(first_unstable)
     min_lag = max(log.config.min_compaction_lag_ms, 0)
@@ -424,11 +423,6 @@ def cleanable_offsets(
                 candidates.append(segment.base_offset)
                 break
     return OffsetsToClean(first_dirty, max(first_dirty, min(candidates)), force)
-
-
-def _first_unstable_offset(log: Log) -> int | None:
-    """The first offset of the log's earliest open transaction, ``None`` if none."""
-    return getattr(log, "first_unstable_offset", None)
 
 
 def calculate_cleanable_bytes(
@@ -917,7 +911,7 @@ class _Cleaner:
     ) -> None:
         dirty = _in_range(segments, start, end)
         txn = CleanedTransactionMetadata()
-        txn.add_aborted_transactions(collect_aborted_transactions(log, segments, start, end))
+        txn.add_aborted_transactions(log.collect_aborted_transactions(start, end))
         for i, segment in enumerate(dirty):
             next_start = dirty[i + 1].base_offset if i + 1 < len(dirty) else end
             if self._map_segment(
@@ -994,7 +988,7 @@ class _Cleaner:
                     # .txnindex is rebuilt from the markers it keeps.
                     upper = group[i + 1].base_offset if i + 1 < len(group) else segment.next_offset
                     txn.add_aborted_transactions(
-                        collect_aborted_transactions(log, None, segment.base_offset, upper)
+                        log.collect_aborted_transactions(segment.base_offset, upper)
                     )
                     self._clean_into(
                         log, segment, dest, key_map, now_ms, stats,
@@ -1064,27 +1058,6 @@ class _Cleaner:
             position += consumed
             if consumed == 0:
                 read_size = _grown(source, position, chunk, read_size, size)
-
-
-def collect_aborted_transactions(
-    log: Log, segments: Sequence[LogSegment] | None, start_offset: int, upper_bound_offset: int
-) -> list[AbortedTxn]:
-    """Kafka's ``collectAbortedTransactions(start, upper)`` over ``segments`` (default:
-    the log's): the entries of the ``.txnindex`` files from the segment holding
-    ``start_offset`` on whose transactions overlap ``[start, upper)``, stopping after the
-    first segment whose search is complete."""
-    segs = list(segments) if segments is not None else log.segments
-    bases = [s.base_offset for s in segs]
-    found: list[AbortedTxn] = []
-    for segment in segs[max(bisect.bisect_right(bases, start_offset) - 1, 0) :]:
-        index = TransactionIndex(
-            segment.base_offset, transaction_index_file(log.dir, segment.base_offset)
-        )
-        result = index.collect(start_offset, upper_bound_offset)
-        found += result.aborted
-        if result.complete:
-            break
-    return found
 
 
 def _map_chunk(
