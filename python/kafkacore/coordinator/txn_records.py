@@ -33,8 +33,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import IntEnum
+from typing import Any
 
-from kafkacore.coordinator.codec import Reader, read_message, write_message
+from kafkacore.coordinator.codec import MessageSchema, Reader, read_message, to_json, write_message
 from kafkacore.errors import InvalidRecordError
 from kafkacore.protocol.schema import field as _f
 from kafkacore.protocol.schema import message
@@ -51,6 +52,8 @@ __all__ = [
     "encode_txn_key",
     "encode_txn_value",
     "partition_for_transactional_id",
+    "transaction_log_message_text",
+    "txn_key_to_text",
     "txn_value_to_text",
 ]
 
@@ -155,23 +158,7 @@ def encode_txn_value(
         raise ValueError(
             "Transaction is not expected to have any partitions since its state is Empty"
         )
-    partitions = (
-        None
-        if value.partitions is None or value.state is TransactionState.EMPTY
-        else [{"Topic": t, "PartitionIds": list(ps)} for t, ps in value.partitions.items()]
-    )
-    body = {
-        "ProducerId": value.producer_id,
-        "PreviousProducerId": value.previous_producer_id,
-        "NextProducerId": value.next_producer_id,
-        "ProducerEpoch": value.producer_epoch,
-        "TransactionTimeoutMs": value.timeout_ms,
-        "TransactionStatus": int(value.state),
-        "TransactionPartitions": partitions,
-        "TransactionLastUpdateTimestampMs": value.last_update_timestamp_ms,
-        "TransactionStartTimestampMs": value.start_timestamp_ms,
-        "ClientTransactionVersion": value.client_transaction_version,
-    }
+    body = _value_body(value)
     return version.to_bytes(2, "big", signed=True) + write_message(_VALUE, body, version)
 
 
@@ -228,18 +215,103 @@ def decode_txn_value(data: bytes | None) -> TransactionLogValue | None:
     )
 
 
-def txn_value_to_text(value: TransactionLogValue) -> str:
-    """The value as ``DumpLogSegments --transaction-log-decoder`` prints it (Kafka 3.9's
-    ``TransactionLogMessageParser``): ``producerId:…,producerEpoch:…,state=…,
-    partitions=[…],txnLastUpdateTimestamp=…,txnTimeoutMs=…``; the partitions as
-    ``topic-partition`` names."""
-    names = [f"{t}-{p}" for t, ps in (value.partitions or {}).items() for p in ps]
-    return (
-        f"producerId:{value.producer_id},producerEpoch:{value.producer_epoch},"
-        f"state={value.state.wire_name},partitions=[{','.join(names)}],"
-        f"txnLastUpdateTimestamp={value.last_update_timestamp_ms},"
-        f"txnTimeoutMs={value.timeout_ms}"
+def _value_body(value: TransactionLogValue) -> dict[str, object]:
+    partitions = (
+        None
+        if value.partitions is None or value.state is TransactionState.EMPTY
+        else [{"Topic": t, "PartitionIds": list(ps)} for t, ps in value.partitions.items()]
     )
+    return {
+        "ProducerId": value.producer_id,
+        "PreviousProducerId": value.previous_producer_id,
+        "NextProducerId": value.next_producer_id,
+        "ProducerEpoch": value.producer_epoch,
+        "TransactionTimeoutMs": value.timeout_ms,
+        "TransactionStatus": int(value.state),
+        "TransactionPartitions": partitions,
+        "TransactionLastUpdateTimestampMs": value.last_update_timestamp_ms,
+        "TransactionStartTimestampMs": value.start_timestamp_ms,
+        "ClientTransactionVersion": value.client_transaction_version,
+    }
+
+
+def txn_key_to_text(transactional_id: str) -> str:
+    """The key as Kafka 4.x's ``DumpLogSegments --transaction-log-decoder`` prints it
+    (``TransactionLogMessageParser``, a ``CoordinatorRecordMessageParser``): the record
+    type and the generated JSON converter's output,
+    ``{"type":"0","data":{"transactionalId":"…"}}``."""
+    data = to_json(_KEY, {"TransactionalId": transactional_id}, 0)
+    return f'{{"type":"0","data":{data}}}'
+
+
+def txn_value_to_text(value: TransactionLogValue | None) -> str:
+    """The value as Kafka 4.x's ``DumpLogSegments --transaction-log-decoder`` prints it:
+    ``{"version":"V","data":{…}}`` with the ``TransactionLogValue`` JSON of its version
+    (tagged fields only when not at their defaults; ``transactionStatus`` as its int8),
+    or ``<DELETE>`` for a tombstone. (Kafka 3.9 printed
+    ``producerId:…,producerEpoch:…,state=…``; 4.x prints this JSON.)"""
+    if value is None:
+        return "<DELETE>"
+    data = to_json(_VALUE, _value_body(value), value.version)
+    return f'{{"version":"{value.version}","data":{data}}}'
+
+
+def transaction_log_message_text(
+    key: bytes | None, value: bytes | None, offset: int
+) -> tuple[str, str | None]:
+    """Kafka 4.x's ``TransactionLogMessageParser``: what ``DumpLogSegments
+    --transaction-log-decoder`` prints after ``key: `` and ``payload: `` (``None``: no
+    payload part). A key of another record type than 0 prints ``Unknown record type N
+    at offset O, skipping.``, a malformed record ``Error at offset O, skipping. <Kafka's
+    message>``; a record without a key stops Kafka's tool (``JavaException``)."""
+    if key is None:
+        raise JavaException(
+            "RuntimeException",
+            f"Failed to decode message at offset {offset} using the specified decoder "
+            "(message had a missing key)",
+        )
+    try:
+        reader = Reader(key)
+        try:
+            record_type = reader.int16()
+        except JavaException:
+            raise JavaException(
+                "RuntimeException", "Could not read version from key's buffer."
+            ) from None
+        if record_type != 0:
+            return f"Unknown record type {record_type} at offset {offset}, skipping.", None
+        transactional_id = _read_part(_KEY, reader, 0, "key")["TransactionalId"]
+        key_text = txn_key_to_text(transactional_id)
+        if value is None:
+            return key_text, "<DELETE>"
+        reader = Reader(value)
+        try:
+            version = reader.int16()
+        except JavaException:
+            raise JavaException(
+                "RuntimeException", "Could not read version from value's buffer."
+            ) from None
+        if version not in _VALUE.valid:
+            raise JavaException(
+                "UnknownRecordVersionException",
+                f"Found an unknown record version {version} for {record_type} type",
+            )
+        body = _read_part(_VALUE, reader, version, "value")
+        data = to_json(_VALUE, body, version)
+        return key_text, f'{{"version":"{version}","data":{data}}}'
+    except JavaException as exc:
+        return f"Error at offset {offset}, skipping. {exc.message}", None
+
+
+def _read_part(schema: MessageSchema, reader: Reader, version: int, what: str) -> dict[str, Any]:
+    try:
+        return read_message(schema, reader, version)
+    except JavaException as exc:
+        raise JavaException(
+            "RuntimeException",
+            f"Could not read record with version {version} from {what}'s buffer due to: "
+            f"{exc.message}.",
+        ) from None
 
 
 def partition_for_transactional_id(
