@@ -34,9 +34,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Any
 
-from kafkacore.coordinator.codec import MessageSchema, Reader, read_message, to_json, write_message
+from kafkacore.coordinator.codec import Reader, read_message, to_json, write_message
+from kafkacore.coordinator.records import _read as read_record_part
 from kafkacore.errors import InvalidRecordError
 from kafkacore.protocol.schema import field as _f
 from kafkacore.protocol.schema import message
@@ -276,46 +276,33 @@ def transaction_log_message_text(
             "(message had a missing key)",
         )
     try:
-        reader = Reader(key)
-        try:
-            record_type = reader.int16()
-        except JavaException:
-            raise JavaException(
-                "RuntimeException", "Could not read version from key's buffer."
-            ) from None
+        reader, record_type = _version_prefixed(key, "key")
         if record_type != 0:
             return f"Unknown record type {record_type} at offset {offset}, skipping.", None
-        transactional_id = _read_part(_KEY, reader, 0, "key")["transactionalId"]
+        transactional_id = read_record_part(_KEY, reader, 0, "key")["transactionalId"]
         key_text = txn_key_to_text(transactional_id)
         if value is None:
             return key_text, "<DELETE>"
-        reader = Reader(value)
-        try:
-            version = reader.int16()
-        except JavaException:
-            raise JavaException(
-                "RuntimeException", "Could not read version from value's buffer."
-            ) from None
+        reader, version = _version_prefixed(value, "value")
         if version not in _VALUE.valid:
             raise JavaException(
                 "UnknownRecordVersionException",
                 f"Found an unknown record version {version} for {record_type} type",
             )
-        body = _read_part(_VALUE, reader, version, "value")
-        data = to_json(_VALUE, body, version)
+        data = to_json(_VALUE, read_record_part(_VALUE, reader, version, "value"), version)
         return key_text, f'{{"version":"{version}","data":{data}}}'
     except JavaException as exc:
         return f"Error at offset {offset}, skipping. {exc.message}", None
 
 
-def _read_part(schema: MessageSchema, reader: Reader, version: int, what: str) -> dict[str, Any]:
+def _version_prefixed(data: bytes, what: str) -> tuple[Reader, int]:
+    """A reader past the int16 version (or record type) of ``data``, and that version."""
+    reader = Reader(data)
     try:
-        return read_message(schema, reader, version)
-    except JavaException as exc:
+        return reader, reader.int16()
+    except JavaException:
         raise JavaException(
-            "RuntimeException",
-            f"Could not read record with version {version} from {what}'s buffer due to: "
-            f"{exc.message}.",
+            "RuntimeException", f"Could not read version from {what}'s buffer."
         ) from None
 
 
