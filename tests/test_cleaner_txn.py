@@ -433,7 +433,7 @@ def segment_files(env: TxnEnv) -> dict[str, bytes]:
 
 
 @settings(
-    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(ops=histories())
 def test_random_histories_agree_and_keep_the_committed_view(

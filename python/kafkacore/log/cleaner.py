@@ -1089,7 +1089,7 @@ def _map_chunk(
         if not txn.on_batch_read(producer_id, last_offset, True):
             pos = batch_end
             continue
-        backend.validate_batch(chunk, pos)
+        # aborted: skipped unread, as Kafka counts it without iterating its records
         if pos > run_start:
             consumed, full = key_map.add_batches(chunk[run_start:pos], start, end)
             if full:
@@ -1192,9 +1192,10 @@ class _ChunkFilter:
         if not attributes & _CONTROL:
             if not self._txn.on_batch_read(producer_id, last_offset, True):
                 return _PASS
-            backend.validate_batch(chunk, pos)
-            out = _empty_header(backend, header) if self._retain_empty(header) else b""
-            return out, header[_H_COUNT], 0
+            if not self._retain_empty(header):
+                return b"", header[_H_COUNT], 0  # deleted unread, as Kafka does
+            backend.validate_batch(chunk, pos)  # Kafka iterates a batch it keeps empty
+            return _empty_header(backend, header), header[_H_COUNT], 0
         records = backend.batch_records(chunk, pos)
         discardable = self._txn.on_control_batch_read(
             producer_id, last_offset, _control_type(records)
