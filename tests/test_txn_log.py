@@ -257,3 +257,67 @@ def test_corrupt_txnindex_is_rebuilt_on_load(tmp_path: Path) -> None:
     with open_log(directory) as reopened:
         assert [s.txn_index.all_aborted() for s in reopened.segments] == [expected, []]
         assert reopened.last_stable_offset() == 4  # P2 opened another at 4
+
+
+# -- the .txnindex file (Kafka's TransactionIndex rules) ------------------------------------
+
+
+def test_transaction_index_file_rules(tmp_path: Path) -> None:
+    from kafkacore.errors import CorruptIndexError
+    from kafkacore.log.txn_index import TransactionIndex
+
+    path = str(tmp_path / "00000000000000000010.txnindex")
+    index = TransactionIndex(10, path)
+    assert index.collect(0, 100) == ([], False) and not os.path.exists(path)
+    entries = [AbortedTxn(1, 5, 12, 13), AbortedTxn(2, 11, 15, 16), AbortedTxn(3, 14, 20, 30)]
+    for entry in entries:
+        index.append(entry)  # visible although the file was seen missing before
+    with pytest.raises(ValueError, match="must increase sequentially"):
+        index.append(AbortedTxn(4, 16, 20, 21))
+    assert os.path.getsize(path) == 3 * 34
+    # lastOffset >= fetch offset and firstOffset < upper; complete at lastStableOffset >= upper
+    assert index.collect(13, 16) == ([entries[1]], True)
+    assert index.collect(16, 40) == ([entries[2]], False)
+    assert index.collect(0, 12) == ([entries[0]], True)
+    with open(path, "ab") as f:
+        f.write(b"\x00\x00\x00")  # a torn entry: ignored, cut by truncation
+    assert index.all_aborted() == entries
+    index.truncate_to(15)
+    assert index.all_aborted() == entries[:1] and os.path.getsize(path) == 34
+    index.append(AbortedTxn(5, 14, 16, 17))
+    index.sanity_check()
+    TransactionIndex(12, path).sanity_check()  # the first entry ends at 12
+    with pytest.raises(CorruptIndexError, match="less than start offset 13"):
+        TransactionIndex(13, path).sanity_check()
+    with open(path, "r+b") as f:
+        f.write(b"\x00\x01")
+    with pytest.raises(CorruptIndexError, match="Unexpected aborted transaction version 1"):
+        index.all_aborted()
+    index.reset()
+    assert index.all_aborted() == [] and os.path.getsize(path) == 0
+    assert index.delete() and not os.path.exists(path)
+
+
+def test_partition_lso_markers_and_the_verification_guard(tmp_path: Path) -> None:
+    """The leader's Partition: the LSO is min(first unstable offset, HW); a transactional
+    write verified before a marker of its producer landed is refused (KIP-890's guard)."""
+    from kafkacore.metadata import PartitionState
+    from kafkacore.server.partition import Partition
+
+    log = open_log(tmp_path / "t-0")
+    partition = Partition(log.topic_partition, log, 1)
+    partition.make_leader(PartitionState((1,), 1, 4, (1,), 0))
+    partition.append_records_to_leader(txn_batch(P1, 0))
+    assert (partition.high_watermark, partition.last_stable_offset) == (1, 0)
+    guard = (P1, log.verification_guard(P1))
+    info = partition.append_txn_marker(P1, 0, 2, False)
+    assert info.last_leader_epoch == 4
+    assert (partition.high_watermark, partition.last_stable_offset) == (2, 2)
+    assert log.first_unstable_offset is None  # the HW passed the marker
+    with pytest.raises(InvalidTxnStateError, match="ended while the write was verified"):
+        partition.append_records_to_leader(txn_batch(P1, 1), verification_guard=guard)
+    assert log.log_end_offset == 2
+    fresh = (P1, log.verification_guard(P1))
+    partition.append_records_to_leader(txn_batch(P1, 1), verification_guard=fresh)
+    assert (partition.high_watermark, partition.last_stable_offset) == (3, 2)
+    log.close()
