@@ -72,3 +72,67 @@ def test_compacted_topic_keeps_latest_value_per_key(broker: tuple[str, Path]) ->
     offsets = [o for o, _, _ in records]
     assert offsets == sorted(set(offsets)) and offsets[-1] == 50  # offsets kept, gaps allowed
     assert (data / "cleaner-offset-checkpoint").exists()
+
+
+def _read_values(bootstrap: str, topic: str, isolation: str) -> list[tuple[bytes, bytes | None]]:
+    consumer = ck.Consumer(
+        {"bootstrap.servers": bootstrap, "group.id": "unused", "isolation.level": isolation}
+    )
+    low, high = consumer.get_watermark_offsets(ck.TopicPartition(topic, 0), timeout=10)
+    consumer.assign([ck.TopicPartition(topic, 0, low)])
+    out: list[tuple[bytes, bytes | None]] = []
+    deadline = time.monotonic() + 10
+    last = -1
+    while last < high - 2 and time.monotonic() < deadline:  # the last offset: a marker
+        msg = consumer.poll(0.3)
+        if msg is not None and not msg.error():
+            out.append((msg.key(), msg.value()))
+            last = msg.offset()
+    consumer.close()
+    return out
+
+
+def test_the_cleaner_removes_aborted_transactions(broker: tuple[str, Path]) -> None:
+    """A transactional producer commits one transaction and aborts the next on a
+    compacted topic: the cleaner removes the aborted records (read_uncommitted consumers
+    stop seeing them) and keeps the committed ones, which the aborted writes of the same
+    keys never shadow."""
+    bootstrap, _ = broker
+    admin = admin_mod.AdminClient({"bootstrap.servers": bootstrap})
+    config = {
+        "cleanup.policy": "compact",
+        "segment.ms": "300",
+        "min.cleanable.dirty.ratio": "0.01",
+    }
+    admin.create_topics([admin_mod.NewTopic("txn-compacted", 1, 1, config=config)])[
+        "txn-compacted"
+    ].result(10)
+    producer = ck.Producer({"bootstrap.servers": bootstrap, "transactional.id": "compacting"})
+    producer.init_transactions(10)
+    for outcome in ("committed", "aborted"):
+        producer.begin_transaction()
+        for key in range(5):
+            producer.produce("txn-compacted", key=b"k%d" % key, value=outcome.encode())
+        producer.flush(10)
+        if outcome == "committed":
+            producer.commit_transaction(10)
+        else:
+            producer.abort_transaction(10)
+    time.sleep(0.5)
+    plain = ck.Producer({"bootstrap.servers": bootstrap, "linger.ms": 0})
+    plain.produce("txn-compacted", key=b"tail", value=b"t")  # rolls; stays active
+    plain.flush(10)
+    plain.produce("txn-compacted", key=b"tail", value=b"t2")
+    plain.flush(10)
+
+    assert (b"k0", b"aborted") in _read_values(bootstrap, "txn-compacted", "read_uncommitted")
+    deadline = time.monotonic() + 30
+    seen = _read_values(bootstrap, "txn-compacted", "read_uncommitted")
+    while (b"k0", b"aborted") in seen and time.monotonic() < deadline:
+        time.sleep(0.5)
+        seen = _read_values(bootstrap, "txn-compacted", "read_uncommitted")
+    assert [v for k, v in seen if k != b"tail"] == [b"committed"] * 5
+    committed = _read_values(bootstrap, "txn-compacted", "read_committed")
+    assert {k: v for k, v in committed if k != b"tail"} == {
+        b"k%d" % i: b"committed" for i in range(5)
+    }
