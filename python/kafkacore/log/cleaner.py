@@ -49,10 +49,11 @@ removed; a paused partition is skipped until resumed as many times as it was pau
 
 **Transactions** (Kafka's ``CleanedTransactionMetadata`` and the cleaner's
 ``RecordFilter``). The first uncleanable offset is also never above the log's first
-unstable offset (the first offset of its earliest open transaction), so the cleaner
-only sees decided transactions. The aborted transactions come from the segments'
-``.txnindex`` files (:meth:`Log.collect_aborted_transactions` over the dirty range for the key
-map, over each source segment's range while cleaning), in a min-heap by first offset;
+unstable offset (the first offset of its earliest transaction still open, or whose
+marker the high watermark has not passed), so the cleaner only sees decided
+transactions. The aborted transactions come from the segments' ``.txnindex`` files
+(:meth:`Log.collect_aborted_transactions` over the dirty range for the key map, over
+each source segment's range while cleaning), in a min-heap by first offset;
 walking the batches in offset order, an aborted transaction becomes *ongoing* once a
 batch at or above its first offset is read, and ends at its producer's ABORT marker.
 
@@ -63,8 +64,8 @@ batch at or above its first offset is read, and ends at its producer's ABORT mar
 * An ABORT marker is kept while a batch of its transaction was seen in this round; its
   ``AbortedTxn`` is then re-appended to the cleaned segment's ``.txnindex`` (built with
   the segment and renamed with its ``.cleaned``/``.swap`` files). A COMMIT marker is kept
-  while a batch of its transaction was seen. A marker without records (already emptied)
-  or of another control type than these two is discardable / kept respectively.
+  while a batch of its transaction was read in this round. A marker without records
+  (already emptied) is discardable; one of another control type is kept.
 * A discardable marker is not removed at once (KIP-534, as tombstones): the first round
   that finds it discardable rewrites its batch with the delete-horizon attribute (0x40)
   and ``baseTimestamp = now + delete.retention.ms``; a later round removes it once that
