@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -74,29 +75,27 @@ def test_compacted_topic_keeps_latest_value_per_key(broker: tuple[str, Path]) ->
     assert (data / "cleaner-offset-checkpoint").exists()
 
 
-def _read_values(bootstrap: str, topic: str, isolation: str) -> list[tuple[bytes, bytes | None]]:
+def _read_values(bootstrap: str, topic: str, isolation: str) -> list[tuple[int, bytes, bytes]]:
     consumer = ck.Consumer(
         {"bootstrap.servers": bootstrap, "group.id": "unused", "isolation.level": isolation}
     )
     low, high = consumer.get_watermark_offsets(ck.TopicPartition(topic, 0), timeout=10)
     consumer.assign([ck.TopicPartition(topic, 0, low)])
-    out: list[tuple[bytes, bytes | None]] = []
+    out: list[tuple[int, bytes, bytes]] = []
     deadline = time.monotonic() + 10
-    last = -1
-    while last < high - 2 and time.monotonic() < deadline:  # the last offset: a marker
+    while (not out or out[-1][0] < high - 1) and time.monotonic() < deadline:
         msg = consumer.poll(0.3)
         if msg is not None and not msg.error():
-            out.append((msg.key(), msg.value()))
-            last = msg.offset()
+            out.append((msg.offset(), msg.key(), msg.value()))
     consumer.close()
     return out
 
 
 def test_the_cleaner_removes_aborted_transactions(broker: tuple[str, Path]) -> None:
-    """A transactional producer commits one transaction and aborts the next on a
-    compacted topic: the cleaner removes the aborted records (read_uncommitted consumers
-    stop seeing them) and keeps the committed ones, which the aborted writes of the same
-    keys never shadow."""
+    """A transactional producer commits one transaction and aborts the next, of the
+    same keys, on a compacted topic: the cleaner removes the aborted records (their
+    offsets, acknowledged to the producer, are gone for read_uncommitted consumers too)
+    and keeps the committed ones, which the later aborted writes never shadow."""
     bootstrap, _ = broker
     admin = admin_mod.AdminClient({"bootstrap.servers": bootstrap})
     config = {
@@ -109,30 +108,38 @@ def test_the_cleaner_removes_aborted_transactions(broker: tuple[str, Path]) -> N
     ].result(10)
     producer = ck.Producer({"bootstrap.servers": bootstrap, "transactional.id": "compacting"})
     producer.init_transactions(10)
-    for outcome in ("committed", "aborted"):
+    written: dict[bytes, list[int]] = {b"committed": [], b"aborted": []}
+
+    def delivered(err: Any, msg: Any) -> None:
+        assert err is None, err
+        written[msg.value()].append(msg.offset())
+
+    for outcome in (b"committed", b"aborted"):
         producer.begin_transaction()
         for key in range(5):
-            producer.produce("txn-compacted", key=b"k%d" % key, value=outcome.encode())
+            producer.produce(
+                "txn-compacted", key=b"k%d" % key, value=outcome, on_delivery=delivered
+            )
         producer.flush(10)
-        if outcome == "committed":
+        if outcome == b"committed":
             producer.commit_transaction(10)
         else:
             producer.abort_transaction(10)
+    assert [len(offsets) for offsets in written.values()] == [5, 5]
     time.sleep(0.5)
     plain = ck.Producer({"bootstrap.servers": bootstrap, "linger.ms": 0})
     plain.produce("txn-compacted", key=b"tail", value=b"t")  # rolls; stays active
     plain.flush(10)
-    plain.produce("txn-compacted", key=b"tail", value=b"t2")
-    plain.flush(10)
 
-    assert (b"k0", b"aborted") in _read_values(bootstrap, "txn-compacted", "read_uncommitted")
     deadline = time.monotonic() + 30
     seen = _read_values(bootstrap, "txn-compacted", "read_uncommitted")
-    while (b"k0", b"aborted") in seen and time.monotonic() < deadline:
+    while any(o in written[b"aborted"] for o, _, _ in seen) and time.monotonic() < deadline:
         time.sleep(0.5)
         seen = _read_values(bootstrap, "txn-compacted", "read_uncommitted")
-    assert [v for k, v in seen if k != b"tail"] == [b"committed"] * 5
+    assert [(o, k, v) for o, k, v in seen if k != b"tail"] == [
+        (o, b"k%d" % i, b"committed") for i, o in enumerate(written[b"committed"])
+    ]
     committed = _read_values(bootstrap, "txn-compacted", "read_committed")
-    assert {k: v for k, v in committed if k != b"tail"} == {
+    assert {k: v for _, k, v in committed if k != b"tail"} == {
         b"k%d" % i: b"committed" for i in range(5)
     }
