@@ -530,8 +530,8 @@ def test_cli_dumps(
             "--max-message-size must not be negative: -1",
         ),
         (
-            ["dump-log", "--files", "{log}", "--transaction-log-decoder"],
-            "unrecognized arguments: --transaction-log-decoder",
+            ["dump-log", "--files", "{log}", "--cluster-metadata-decoder"],
+            "unrecognized arguments: --cluster-metadata-decoder",
         ),
     ],
 )
@@ -549,6 +549,57 @@ def test_cli_bad_arguments_exit_1(
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err == f"kafkacore dump-log: error: {reason.format(**names)}\n"
+
+
+def test_cli_transaction_log_decoder(
+    backend: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--transaction-log-decoder``: ``__transaction_state`` records as Kafka 4.3.1's
+    ``DumpLogSegments`` prints them (its lines for these records, taken from its run)."""
+    from kafkacore.config import LogConfig
+    from kafkacore.coordinator.txn_records import (
+        TransactionLogValue,
+        TransactionState,
+        encode_txn_key,
+        encode_txn_value,
+    )
+    from kafkacore.log import Log
+
+    t0 = 1_700_000_000_000
+    ongoing = TransactionLogValue(
+        1000, 2, 60000, TransactionState.ONGOING, {"txn": [0, 3], "__consumer_offsets": [17]},
+        t0 + 10, t0,
+    )  # fmt: skip
+    tagged = TransactionLogValue(
+        3000, 32767, 10000, TransactionState.PREPARE_COMMIT, {"out": [1]}, t0 + 30, t0 + 25,
+        previous_producer_id=2999, next_producer_id=3001, client_transaction_version=2,
+        next_producer_epoch=0,
+    )  # fmt: skip
+    records = [
+        (0, t0, encode_txn_key("txn-1"), encode_txn_value(ongoing), []),
+        (1, t0 + 2, encode_txn_key("tagged-ü"), encode_txn_value(tagged, 1), []),
+        (2, t0 + 4, encode_txn_key("txn-1"), None, []),
+    ]
+    log = Log(tmp_path / "__transaction_state-10", LogConfig({}), backend=backend)
+    log.append_as_leader(backend.build_batch(records), leader_epoch=0)
+    log.close()
+    path = tmp_path / "__transaction_state-10" / "00000000000000000000.log"
+    assert main(["dump-log", "--transaction-log-decoder", "--files", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(" headerKeys: [] ", 1)[1] for line in lines[3:]] == [
+        'key: {"type":"0","data":{"transactionalId":"txn-1"}} payload: {"version":"0","data":'
+        '{"producerId":1000,"producerEpoch":2,"transactionTimeoutMs":60000,"transactionStatus"'
+        ':1,"transactionPartitions":[{"topic":"txn","partitionIds":[0,3]},{"topic":'
+        '"__consumer_offsets","partitionIds":[17]}],"transactionLastUpdateTimestampMs":'
+        '1700000000010,"transactionStartTimestampMs":1700000000000}}',
+        'key: {"type":"0","data":{"transactionalId":"tagged-ü"}} payload: {"version":"1","data"'
+        ':{"producerId":3000,"previousProducerId":2999,"nextProducerId":3001,"producerEpoch":'
+        '32767,"nextProducerEpoch":0,"transactionTimeoutMs":10000,"transactionStatus":2,'
+        '"transactionPartitions":[{"topic":"out","partitionIds":[1]}],'
+        '"transactionLastUpdateTimestampMs":1700000000030,"transactionStartTimestampMs":'
+        '1700000000025,"clientTransactionVersion":2}}',
+        'key: {"type":"0","data":{"transactionalId":"txn-1"}} payload: <DELETE>',
+    ]
 
 
 def test_cli_corrupt_file_exit_1(

@@ -8,11 +8,19 @@ after each round Kafka dumps every segment deeply, verifies the indexes and runs
 start-up index sanity check. Kafka must find every batch valid, report nothing but the
 offset gaps compaction leaves, and see exactly the records kafkacore says survive, with
 their offsets, keys, values and delete horizons.
+
+Then transactions against Kafka's own cleaner: seeded transactional histories (three
+producers, COMMIT and ABORT markers, epoch bumps, an open transaction) written through
+kafkacore's ``Log``, copied, and cleaned round after round by kafkacore's cleaner and by
+Kafka's ``Cleaner.doClean`` on a ``UnifiedLog`` (java/CleanTxn.java): the same end
+offsets, and byte-identical ``.log`` and ``.txnindex`` files.
 """
 
 from __future__ import annotations
 
+import random
 import re
+import shutil
 import struct
 from pathlib import Path
 from types import ModuleType
@@ -23,6 +31,10 @@ import pytest
 from kafkacore.config import LogConfig
 from kafkacore.log import AppendOrigin, Log, MockScheduler, MockTime, TopicPartition
 from kafkacore.log.cleaner import CleanerConfig, LogCleaner
+from kafkacore.log.producer_state import ProducerStateManager
+from kafkacore.native import load_backend
+
+native_backend = load_backend("native")
 
 pytestmark = pytest.mark.interop
 
@@ -211,3 +223,203 @@ def test_kafka_reads_the_compacted_log(
     assert not [r for r in rows if r[0] < second.end_offset and r[2] is None]
     log.close()
     check_kafka_agrees(dump(java, log), rows)
+
+
+# ---------------------------------------------------------------- transactions, both cleaners
+
+DAY = 86_400_000
+
+
+def write_transactional_history(
+    directory: Path, seed: int, config: dict[str, Any], compress: bool
+) -> tuple[Log, MockTime]:
+    """A seeded history of plain writes, transactions of three producers (every codec
+    when ``compress``), COMMIT/ABORT markers (some bumping the epoch), rolls; one
+    transaction may be left open. Closed (snapshot written)."""
+    rng = random.Random(seed)
+    clock = MockTime(T0)
+    directory.mkdir(parents=True)
+    log = Log(
+        directory,
+        LogConfig(config),
+        backend=native_backend,
+        time=clock,
+        scheduler=MockScheduler(clock),
+        producer_state=ProducerStateManager(directory),
+    )
+    codecs = [0, 1, 2, 3, 4] if compress else [0]
+    epochs = {1: 0, 2: 0, 3: 0}
+    seqs = {1: 0, 2: 0, 3: 0}
+    open_pids: set[int] = set()
+    keys = [b"a", b"b", b"c", b"d", b"e"]
+    for _ in range(rng.randint(25, 45)):
+        clock.sleep(rng.choice([1, 10, 1000]))
+        kind = rng.choice(["plain", "txn", "txn", "txn", "end", "end", "roll"])
+        if kind == "plain":
+            value = rng.choice([None, b"p1", b"p2"])
+            batch = native_backend.build_batch(
+                [(0, clock.milliseconds(), rng.choice(keys), value, [])]
+            )
+            log.append_as_leader(batch, leader_epoch=1)
+        elif kind == "txn":
+            pid = rng.choice([1, 2, 3])
+            rows = [
+                (
+                    i,
+                    clock.milliseconds(),
+                    rng.choice(keys),
+                    rng.choice([None, b"v%d" % pid, b"w"]),
+                    [],
+                )
+                for i in range(rng.randint(1, 3))
+            ]
+            batch = native_backend.build_batch(
+                rows,
+                producer_id=pid,
+                producer_epoch=epochs[pid],
+                base_sequence=seqs[pid],
+                transactional=True,
+                compression=rng.choice(codecs),
+            )
+            log.append_as_leader(batch, leader_epoch=1)
+            seqs[pid] += len(rows)
+            open_pids.add(pid)
+        elif kind == "end" and open_pids:
+            pid = rng.choice(sorted(open_pids))
+            commit = rng.random() < 0.5
+            if not commit and rng.random() < 0.3:
+                epochs[pid] += 1  # a timed-out transaction: aborted with the next epoch
+                seqs[pid] = 0
+            log.append_txn_marker(pid, epochs[pid], 2, commit, leader_epoch=1)
+            log.update_high_watermark(log.log_end_offset)
+            open_pids.discard(pid)
+        elif kind == "roll":
+            log.roll()
+    for pid in sorted(open_pids)[1:]:  # at most one transaction stays open
+        log.append_txn_marker(pid, epochs[pid], 2, rng.random() < 0.5, leader_epoch=1)
+    log.update_high_watermark(log.log_end_offset)
+    log.roll()
+    tail = native_backend.build_batch([(0, clock.milliseconds(), b"tail", b"t", [])])
+    log.append_as_leader(tail, leader_epoch=1)
+    log.close()
+    return log, clock
+
+
+TXN_TOPIC_CONFIG = {
+    "cleanup.policy": "compact",
+    "internal.segment.bytes": 600,
+    "delete.retention.ms": DAY,
+    "file.delete.delay.ms": 0,
+}
+
+
+class _NoCheckpoints:
+    """Every round from offset 0, as Kafka's doClean(LogToClean(log, 0, ...)) is run."""
+
+    def read_cleaner_checkpoints(self) -> dict[TopicPartition, int]:
+        return {}
+
+    def update_cleaner_checkpoint(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+def _batches_of(files: dict[str, bytes]) -> dict[str, Any]:
+    """The files with each ``.log`` as its batches' headers (length and CRC aside) and
+    records: what two cleaners agree on when codec outputs may differ."""
+    out: dict[str, Any] = {}
+    for name, data in files.items():
+        if not name.endswith(".log"):
+            out[name] = data
+            continue
+        batches, pos = [], 0
+        while pos < len(data):
+            header = native_backend.batch_header(data, pos)
+            fields = header[:1] + header[2:4] + header[5:]
+            batches.append((fields, native_backend.batch_records(data, pos)))
+            pos += header[1] + 12
+        out[name] = batches
+    return out
+
+
+def _segment_files(directory: Path) -> dict[str, bytes]:
+    return {
+        p.name: p.read_bytes()
+        for p in sorted(directory.iterdir())
+        if p.suffix in (".log", ".txnindex") and p.stat().st_size > 0
+    }
+
+
+def test_transactions_cleaned_as_kafkas_cleaner_cleans_them(java: Any, tmp_path: Path) -> None:
+    """The same transactional partitions, cleaned round after round (the first at once,
+    the next after 1 s, then past ``delete.retention.ms`` twice) by kafkacore's cleaner
+    and by Kafka's own (``Cleaner.doClean`` on a ``UnifiedLog``, java/CleanTxn.java):
+    the ``.log`` and ``.txnindex`` files must be identical after the last round (for the
+    compressed histories: the same batches and records, codec outputs aside), and the
+    rounds must end at the same offsets."""
+    specs = []
+    ours_dirs = []
+    for seed in range(9):
+        compress = seed >= 6  # one group per round: compressed sizes may differ
+        config = {**TXN_TOPIC_CONFIG, **({"internal.segment.bytes": 100_000} if compress else {})}
+        ours_dir = tmp_path / "ours" / f"txn-{seed}"
+        log, clock = write_transactional_history(ours_dir, seed, config, compress)
+        kafka_dir = tmp_path / "kafka" / f"txn-{seed}"
+        shutil.copytree(ours_dir, kafka_dir)
+        now = clock.milliseconds()
+        times = [now, now + 1000, now + DAY + 2000, now + 2 * DAY + 3000]
+        words = " ".join(f"{k}={v}" for k, v in config.items())
+        specs.append(f"{kafka_dir} {log.log_end_offset} {now} {','.join(map(str, times))} {words}")
+        ours_dirs.append((ours_dir, times, config, compress))
+    spec_file = tmp_path / "spec.txt"
+    spec_file.write_text("\n".join(specs) + "\n")
+    result = java.run("CleanTxn", str(spec_file)).check()
+    kafka_ends = {
+        line.split()[0]: [int(x) for x in line.split()[1:]]
+        for line in result.stdout.decode().splitlines()
+        if line.startswith("txn-")
+    }
+    seen = dict.fromkeys(
+        ["txnindex", "stamped marker", "empty marker", "empty data batch", "compressed batch"],
+        False,
+    )
+    for ours_dir, times, config, compress in ours_dirs:
+        clock = MockTime(times[0])
+        log = Log(
+            ours_dir,
+            LogConfig(config),
+            backend=native_backend,
+            time=clock,
+            scheduler=MockScheduler(clock),
+            producer_state=ProducerStateManager(ours_dir),
+        )
+        log.update_high_watermark(log.log_end_offset)
+        cleaner = LogCleaner(
+            lambda log=log: [log], CleanerConfig(), clock, checkpoints=_NoCheckpoints()
+        )
+        ends = []
+        for t in times:
+            clock.sleep(t - clock.milliseconds())
+            stats = cleaner.clean(log, force=True)
+            assert stats is not None
+            ends.append(stats.end_offset)
+        log.close()
+        assert ends == kafka_ends[ours_dir.name], ours_dir.name
+        kafka_dir = tmp_path / "kafka" / ours_dir.name
+        files = _segment_files(ours_dir)
+        if compress:
+            assert _batches_of(files) == _batches_of(_segment_files(kafka_dir)), ours_dir.name
+        else:
+            assert files == _segment_files(kafka_dir), ours_dir.name
+        for name, data in files.items():
+            seen["txnindex"] |= name.endswith(".txnindex")
+            pos = 0
+            while name.endswith(".log") and pos < len(data):
+                header = native_backend.batch_header(data, pos)
+                control, horizon = header[5] & 0x20, header[5] & 0x40
+                seen["stamped marker"] |= bool(control and horizon)
+                seen["empty marker"] |= bool(control and header[12] == 0)
+                seen["empty data batch"] |= bool(not control and header[12] == 0)
+                seen["compressed batch"] |= bool(header[5] & 0x07)
+                pos += header[1] + 12
+    # what the histories exercise, in kafkacore's files as in Kafka's
+    assert all(seen.values()), seen

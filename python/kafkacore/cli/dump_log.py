@@ -1,10 +1,10 @@
 """``kafkacore dump-log``: Kafka's ``kafka-dump-log.sh`` (``DumpLogSegments``).
 
 Same options, same output (see :mod:`kafkacore.tools.dump_log`), ``--offsets-decoder``
-included; checkpoint files, which Kafka's tool ignores, are printed in kafkacore's format
-(:mod:`kafkacore.tools._checkpoint_files`). Exit status 0, or 1 with a one-line reason on
-stderr: bad arguments, a file that does not exist, or a file Kafka's tool would stop on
-(its output up to that point is printed, as Kafka's is).
+and ``--transaction-log-decoder`` included; checkpoint files, which Kafka's tool ignores,
+are printed in kafkacore's format (:mod:`kafkacore.tools._checkpoint_files`). Exit status
+0, or 1 with a one-line reason on stderr: bad arguments, a file that does not exist, or a
+file Kafka's tool would stop on (its output up to that point is printed, as Kafka's is).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ _EPILOG = (
     "(recovery-point-offset-checkpoint, log-start-offset-checkpoint, "
     "replication-offset-checkpoint, cleaner-offset-checkpoint, leader-epoch-checkpoint, "
     "partition.metadata, meta.properties), which Kafka's tool ignores. "
-    "Not supported yet: --transaction-log-decoder, --cluster-metadata-decoder, "
+    "Not supported yet: --cluster-metadata-decoder, "
     "--remote-log-metadata-decoder, --share-group-state-decoder, --key-decoder-class, "
     "--value-decoder-class."
 )
@@ -101,6 +101,12 @@ def register(subparsers: Any) -> None:
         help="If set, log data will be parsed as offset data from the __consumer_offsets topic.",
     )
     parser.add_argument(
+        "--transaction-log-decoder",
+        action="store_true",
+        help="If set, log data will be parsed as transaction metadata from the "
+        "__transaction_state topic.",
+    )
+    parser.add_argument(
         "--max-message-size",
         type=_java_int,
         default=DEFAULT_MAX_MESSAGE_SIZE,
@@ -128,6 +134,7 @@ def run(args: argparse.Namespace) -> int:
         max_message_size=args.max_message_size,
         max_bytes=args.max_bytes,
         offsets_decoder=args.offsets_decoder,
+        transaction_log_decoder=args.transaction_log_decoder,
     )
     out = sys.stdout
     if isinstance(out, io.TextIOWrapper):

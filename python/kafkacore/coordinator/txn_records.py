@@ -17,8 +17,9 @@ Layout (``TransactionLog.keyToBytes`` / ``valueToBytes``)::
     TransactionStartTimestampMs int64
 
 v1 is flexible (compact strings and arrays) and adds the tagged fields
-``PreviousProducerId`` (tag 0, default -1), ``NextProducerId`` (tag 1, default -1) and
-``ClientTransactionVersion`` (tag 2, default 0). Kafka writes v1 once the
+``PreviousProducerId`` (tag 0, default -1), ``NextProducerId`` (tag 1, default -1),
+``ClientTransactionVersion`` (tag 2, default 0) and, since Kafka 4.1,
+``NextProducerEpoch`` (tag 3, default -1). Kafka writes v1 once the
 ``transaction.version`` feature is at least 1, else v0; kafkacore writes v0 (transaction
 version 0, as Kafka 3.9) and reads both. In state ``Empty`` the partition list is null
 (Kafka refuses to write an ``Empty`` state with partitions).
@@ -34,7 +35,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import IntEnum
 
-from kafkacore.coordinator.codec import Reader, read_message, write_message
+from kafkacore.coordinator.codec import Reader, read_message, to_json, write_message
+from kafkacore.coordinator.records import _read as read_record_part
 from kafkacore.errors import InvalidRecordError
 from kafkacore.protocol.schema import field as _f
 from kafkacore.protocol.schema import message
@@ -51,6 +53,8 @@ __all__ = [
     "encode_txn_key",
     "encode_txn_value",
     "partition_for_transactional_id",
+    "transaction_log_message_text",
+    "txn_key_to_text",
     "txn_value_to_text",
 ]
 
@@ -92,7 +96,7 @@ _KEY = message(
     "key",
     "0",
     "none",
-    (_f("TransactionalId", "string", "0"),),
+    (_f("transactionalId", "string", "0"),),
 )
 
 _VALUE = message(
@@ -102,21 +106,22 @@ _VALUE = message(
     "0-1",
     "1+",
     (
-        _f("ProducerId", "int64"),
-        _f("PreviousProducerId", "int64", None, tagged="1+", tag=0, default=-1),
-        _f("NextProducerId", "int64", None, tagged="1+", tag=1, default=-1),
-        _f("ProducerEpoch", "int16"),
-        _f("TransactionTimeoutMs", "int32"),
-        _f("TransactionStatus", "int8"),
+        _f("producerId", "int64"),
+        _f("previousProducerId", "int64", None, tagged="1+", tag=0, default=-1),
+        _f("nextProducerId", "int64", None, tagged="1+", tag=1, default=-1),
+        _f("producerEpoch", "int16"),
+        _f("nextProducerEpoch", "int16", None, tagged="1+", tag=3, default=-1),
+        _f("transactionTimeoutMs", "int32"),
+        _f("transactionStatus", "int8"),
         _f(
-            "TransactionPartitions",
+            "transactionPartitions",
             "[]PartitionsSchema",
             nullable="0+",
-            fields=(_f("Topic", "string"), _f("PartitionIds", "[]int32")),
+            fields=(_f("topic", "string"), _f("partitionIds", "[]int32")),
         ),
-        _f("TransactionLastUpdateTimestampMs", "int64"),
-        _f("TransactionStartTimestampMs", "int64"),
-        _f("ClientTransactionVersion", "int16", None, tagged="1+", tag=2, default=0),
+        _f("transactionLastUpdateTimestampMs", "int64"),
+        _f("transactionStartTimestampMs", "int64"),
+        _f("clientTransactionVersion", "int16", None, tagged="1+", tag=2, default=0),
     ),
 )
 
@@ -136,12 +141,13 @@ class TransactionLogValue:
     previous_producer_id: int = -1
     next_producer_id: int = -1
     client_transaction_version: int = 0
+    next_producer_epoch: int = -1
     version: int = field(default=TRANSACTION_LOG_VALUE_VERSION, compare=False)
 
 
 def encode_txn_key(transactional_id: str) -> bytes:
     """``TransactionLog.keyToBytes``."""
-    return b"\x00\x00" + write_message(_KEY, {"TransactionalId": transactional_id}, 0)
+    return b"\x00\x00" + write_message(_KEY, {"transactionalId": transactional_id}, 0)
 
 
 def encode_txn_value(
@@ -155,23 +161,7 @@ def encode_txn_value(
         raise ValueError(
             "Transaction is not expected to have any partitions since its state is Empty"
         )
-    partitions = (
-        None
-        if value.partitions is None or value.state is TransactionState.EMPTY
-        else [{"Topic": t, "PartitionIds": list(ps)} for t, ps in value.partitions.items()]
-    )
-    body = {
-        "ProducerId": value.producer_id,
-        "PreviousProducerId": value.previous_producer_id,
-        "NextProducerId": value.next_producer_id,
-        "ProducerEpoch": value.producer_epoch,
-        "TransactionTimeoutMs": value.timeout_ms,
-        "TransactionStatus": int(value.state),
-        "TransactionPartitions": partitions,
-        "TransactionLastUpdateTimestampMs": value.last_update_timestamp_ms,
-        "TransactionStartTimestampMs": value.start_timestamp_ms,
-        "ClientTransactionVersion": value.client_transaction_version,
-    }
+    body = _value_body(value)
     return version.to_bytes(2, "big", signed=True) + write_message(_VALUE, body, version)
 
 
@@ -183,7 +173,7 @@ def decode_txn_key(data: bytes) -> str:
         version = reader.int16()
         if version != 0:
             raise InvalidRecordError(f"Unknown version {version} from the transaction log key")
-        return str(read_message(_KEY, reader, 0)["TransactionalId"])
+        return str(read_message(_KEY, reader, 0)["transactionalId"])
     except JavaException as exc:
         raise InvalidRecordError(exc.message) from None
 
@@ -204,42 +194,116 @@ def decode_txn_value(data: bytes | None) -> TransactionLogValue | None:
     except JavaException as exc:
         raise InvalidRecordError(exc.message) from None
     try:
-        state = TransactionState(v["TransactionStatus"])
+        state = TransactionState(v["transactionStatus"])
     except ValueError:
         raise InvalidRecordError(f"Unknown transaction state {v['TransactionStatus']}") from None
-    raw = v["TransactionPartitions"]
+    raw = v["transactionPartitions"]
     partitions: dict[str, list[int]] | None = None
     if raw is not None:
         partitions = {}
         for entry in raw:
-            partitions.setdefault(entry["Topic"], []).extend(entry["PartitionIds"])
+            partitions.setdefault(entry["topic"], []).extend(entry["partitionIds"])
     return TransactionLogValue(
-        producer_id=v["ProducerId"],
-        producer_epoch=v["ProducerEpoch"],
-        timeout_ms=v["TransactionTimeoutMs"],
+        producer_id=v["producerId"],
+        producer_epoch=v["producerEpoch"],
+        timeout_ms=v["transactionTimeoutMs"],
         state=state,
         partitions=partitions,
-        last_update_timestamp_ms=v["TransactionLastUpdateTimestampMs"],
-        start_timestamp_ms=v["TransactionStartTimestampMs"],
-        previous_producer_id=v["PreviousProducerId"],
-        next_producer_id=v["NextProducerId"],
-        client_transaction_version=v["ClientTransactionVersion"],
+        last_update_timestamp_ms=v["transactionLastUpdateTimestampMs"],
+        start_timestamp_ms=v["transactionStartTimestampMs"],
+        previous_producer_id=v["previousProducerId"],
+        next_producer_id=v["nextProducerId"],
+        client_transaction_version=v["clientTransactionVersion"],
+        next_producer_epoch=v["nextProducerEpoch"],
         version=version,
     )
 
 
-def txn_value_to_text(value: TransactionLogValue) -> str:
-    """The value as ``DumpLogSegments --transaction-log-decoder`` prints it (Kafka 3.9's
-    ``TransactionLogMessageParser``): ``producerId:…,producerEpoch:…,state=…,
-    partitions=[…],txnLastUpdateTimestamp=…,txnTimeoutMs=…``; the partitions as
-    ``topic-partition`` names."""
-    names = [f"{t}-{p}" for t, ps in (value.partitions or {}).items() for p in ps]
-    return (
-        f"producerId:{value.producer_id},producerEpoch:{value.producer_epoch},"
-        f"state={value.state.wire_name},partitions=[{','.join(names)}],"
-        f"txnLastUpdateTimestamp={value.last_update_timestamp_ms},"
-        f"txnTimeoutMs={value.timeout_ms}"
+def _value_body(value: TransactionLogValue) -> dict[str, object]:
+    partitions = (
+        None
+        if value.partitions is None or value.state is TransactionState.EMPTY
+        else [{"topic": t, "partitionIds": list(ps)} for t, ps in value.partitions.items()]
     )
+    return {
+        "producerId": value.producer_id,
+        "previousProducerId": value.previous_producer_id,
+        "nextProducerId": value.next_producer_id,
+        "producerEpoch": value.producer_epoch,
+        "nextProducerEpoch": value.next_producer_epoch,
+        "transactionTimeoutMs": value.timeout_ms,
+        "transactionStatus": int(value.state),
+        "transactionPartitions": partitions,
+        "transactionLastUpdateTimestampMs": value.last_update_timestamp_ms,
+        "transactionStartTimestampMs": value.start_timestamp_ms,
+        "clientTransactionVersion": value.client_transaction_version,
+    }
+
+
+def txn_key_to_text(transactional_id: str) -> str:
+    """The key as Kafka 4.x's ``DumpLogSegments --transaction-log-decoder`` prints it
+    (``TransactionLogMessageParser``, a ``CoordinatorRecordMessageParser``): the record
+    type and the generated JSON converter's output,
+    ``{"type":"0","data":{"transactionalId":"…"}}``."""
+    data = to_json(_KEY, {"transactionalId": transactional_id}, 0)
+    return f'{{"type":"0","data":{data}}}'
+
+
+def txn_value_to_text(value: TransactionLogValue | None) -> str:
+    """The value as Kafka 4.x's ``DumpLogSegments --transaction-log-decoder`` prints it:
+    ``{"version":"V","data":{…}}`` with the ``TransactionLogValue`` JSON of its version
+    (tagged fields only when not at their defaults; ``transactionStatus`` as its int8),
+    or ``<DELETE>`` for a tombstone. (Kafka 3.9 printed
+    ``producerId:…,producerEpoch:…,state=…``; 4.x prints this JSON.)"""
+    if value is None:
+        return "<DELETE>"
+    data = to_json(_VALUE, _value_body(value), value.version)
+    return f'{{"version":"{value.version}","data":{data}}}'
+
+
+def transaction_log_message_text(
+    key: bytes | None, value: bytes | None, offset: int
+) -> tuple[str, str | None]:
+    """Kafka 4.x's ``TransactionLogMessageParser``: what ``DumpLogSegments
+    --transaction-log-decoder`` prints after ``key: `` and ``payload: `` (``None``: no
+    payload part). A key of another record type than 0 prints ``Unknown record type N
+    at offset O, skipping.``, a malformed record ``Error at offset O, skipping. <Kafka's
+    message>``; a record without a key stops Kafka's tool (``JavaException``)."""
+    if key is None:
+        raise JavaException(
+            "RuntimeException",
+            f"Failed to decode message at offset {offset} using the specified decoder "
+            "(message had a missing key)",
+        )
+    try:
+        reader, record_type = _version_prefixed(key, "key")
+        if record_type != 0:
+            return f"Unknown record type {record_type} at offset {offset}, skipping.", None
+        transactional_id = read_record_part(_KEY, reader, 0, "key")["transactionalId"]
+        key_text = txn_key_to_text(transactional_id)
+        if value is None:
+            return key_text, "<DELETE>"
+        reader, version = _version_prefixed(value, "value")
+        if version not in _VALUE.valid:
+            raise JavaException(
+                "UnknownRecordVersionException",
+                f"Found an unknown record version {version} for {record_type} type",
+            )
+        data = to_json(_VALUE, read_record_part(_VALUE, reader, version, "value"), version)
+        return key_text, f'{{"version":"{version}","data":{data}}}'
+    except JavaException as exc:
+        return f"Error at offset {offset}, skipping. {exc.message}", None
+
+
+def _version_prefixed(data: bytes, what: str) -> tuple[Reader, int]:
+    """A reader past the int16 version (or record type) of ``data``, and that version."""
+    reader = Reader(data)
+    try:
+        return reader, reader.int16()
+    except JavaException:
+        raise JavaException(
+            "RuntimeException", f"Could not read version from {what}'s buffer."
+        ) from None
 
 
 def partition_for_transactional_id(

@@ -5,7 +5,8 @@ whose ``cleanup.policy`` contains ``compact``, keep the latest record of each ke
 offset* is its entry in ``cleaner-offset-checkpoint`` (reset to the log start offset when
 missing, below the log start or above the log end, and the checkpoint rewritten); the
 *first uncleanable offset* is the smallest of the active segment's base offset, the upper
-bound given for the partition (high watermark / last stable offset) and, with
+bound given for the partition (high watermark / last stable offset), the log's first
+unstable offset (an open transaction's first offset) and, with
 ``min.compaction.lag.ms`` > 0, the base offset of the first dirty segment whose largest
 timestamp is newer than ``now - min.compaction.lag.ms``; it is then lowered to the base
 offset of the segment holding it. Clean bytes = the segments below the first dirty offset;
@@ -46,15 +47,48 @@ of :class:`~kafkacore.log.manager.LogManager`) have Kafka's semantics: a cleanin
 progress is aborted at its next check (every chunk read) and its ``.cleaned`` files
 removed; a paused partition is skipped until resumed as many times as it was paused.
 
+**Transactions** (Kafka's ``CleanedTransactionMetadata`` and the cleaner's
+``RecordFilter``). The first uncleanable offset is also never above the log's first
+unstable offset (the first offset of its earliest transaction still open, or whose
+marker the high watermark has not passed), so the cleaner only sees decided
+transactions. The aborted transactions come from the segments' ``.txnindex`` files
+(:meth:`Log.collect_aborted_transactions` over the dirty range for the key map, over
+each source segment's range while cleaning), in a min-heap by first offset;
+walking the batches in offset order, an aborted transaction becomes *ongoing* once a
+batch at or above its first offset is read, and ends at its producer's ABORT marker.
+
+* A transactional data batch of an ongoing aborted transaction is *discarded*: its keys
+  never enter the key map (so an aborted write cannot shadow a committed one) and it is
+  removed from the cleaned segment. Any other transactional batch marks its producer's
+  transaction as having committed data in the cleaned range.
+* An ABORT marker is kept while a batch of its transaction was seen in this round; its
+  ``AbortedTxn`` is then re-appended to the cleaned segment's ``.txnindex`` (built with
+  the segment and renamed with its ``.cleaned``/``.swap`` files). A COMMIT marker is kept
+  while a batch of its transaction was read in this round. A marker without records
+  (already emptied) is discardable; one of another control type is kept.
+* A discardable marker is not removed at once (KIP-534, as tombstones): the first round
+  that finds it discardable rewrites its batch with the delete-horizon attribute (0x40)
+  and ``baseTimestamp = now + delete.retention.ms``; a later round removes it once that
+  horizon is ``<= now`` (and it is still discardable).
+* As for data batches, a discarded batch survives as an empty 61-byte header when it
+  is the last batch of the round (``nextOffset == first uncleanable offset``) or holds
+  an active producer's last state: its last data offset, or - when the producer has no
+  data batch left in its state (an epoch bump by a marker) - a control batch of its
+  current epoch (Kafka's ``lastRecordsOfActiveProducers``: the epoch must survive for
+  fencing).
+
+The backend's ``KeyMap.add_batches`` / ``filter_batches`` do the per-record work; the
+transactional decisions are taken here on the batch headers (and the one control record
+of a marker), and the runs of batches between two decided batches go to the backend
+unchanged, so a log without transactions is filtered in one backend call per chunk.
+
 The last batch of each active producer (its last data offset, from the log's
 :class:`~kafkacore.log.producer_state.ProducerStateManager` when it has one, or from the
 ``active_producers`` hook) survives as an empty batch when all its records go, so that
 its sequence and epoch survive a rebuild of the producer state (Kafka's rule).
 
-Not done (yet): aborted transactions are not removed and their keys enter the map like any
-other (kafkacore keeps no transaction index); transaction markers are always kept; legacy
-(magic 0/1) segments are refused (the log is marked uncleanable); an index that fills up
-while writing a cleaned segment aborts the round.
+Not done (yet): legacy (magic 0/1) segments are refused (the log is marked uncleanable);
+an index that fills up while writing a cleaned segment aborts the round.
 
 Example::
 
@@ -77,6 +111,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import heapq
 import logging
 import math
 import os
@@ -88,29 +123,39 @@ from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
-from kafkacore.errors import CorruptCheckpointError, CorruptRecordError, StorageIOError
+from kafkacore.errors import (
+    CorruptCheckpointError,
+    CorruptRecordError,
+    InvalidRecordError,
+    StorageIOError,
+)
 from kafkacore.log.checkpoints import OffsetCheckpointFile, fsync_dir
 from kafkacore.log.clock import SYSTEM_TIME, Time
 from kafkacore.log.files import (
     CLEANED_FILE_SUFFIX,
     CLEANER_OFFSET_CHECKPOINT_FILE,
     TopicPartition,
+    transaction_index_file,
 )
 from kafkacore.log.log import Log
 from kafkacore.log.segments import I32_MAX, LogSegment, segment_file_paths
+from kafkacore.log.txn_index import AbortedTxn, TransactionIndex
 
 if TYPE_CHECKING:
     from kafkacore._backend import Backend
     from kafkacore._backend import KeyMapFiles as KeyMap
     from kafkacore._backend import SegmentFiles as Segment
+    from kafkacore._native import RecordTuple
     from kafkacore.config import BrokerConfig
 
 __all__ = [
     "CLEANER_TMP_DIR",
+    "CleanedTransactionMetadata",
     "CleanerCheckpoints",
     "CleanerConfig",
     "CleanerOffsetCheckpoints",
     "CleanerStats",
+    "LastRecord",
     "LogCleaner",
     "LogToClean",
     "OffsetsToClean",
@@ -369,6 +414,9 @@ def cleanable_offsets(
     candidates = [segs[-1].base_offset]
     if upper_bound is not None:
         candidates.append(upper_bound)
+    first_unstable = log.first_unstable_offset
+    if first_unstable is not None:
+        candidates.append(first_unstable)
     min_lag = max(log.config.min_compaction_lag_ms, 0)
     if min_lag > 0:
         for segment in _non_active_from(segs, first_dirty):
@@ -594,6 +642,167 @@ class _Throttler:
                 self._period_start = _time.monotonic_ns()
 
 
+# -- transactions (Kafka's CleanedTransactionMetadata) ------------------------------------
+
+_V2_HEADER = struct.Struct(">qiibIhiqqqhii")  # Kafka's DefaultRecordBatch header, 61 bytes
+_H_BASE_OFFSET, _H_ATTRIBUTES, _H_LAST_DELTA, _H_BASE_TS = 0, 5, 6, 7
+_H_PRODUCER_ID, _H_EPOCH, _H_COUNT = 9, 10, 12
+_TRANSACTIONAL = 0x10
+_CONTROL = 0x20
+_DELETE_HORIZON = 0x40
+_TXN_OR_CONTROL = _TRANSACTIONAL | _CONTROL
+_EMPTY_KEEP_ATTRIBUTES = 0x08 | _TRANSACTIONAL | _CONTROL  # timestamp type, txn, control
+_ABORT, _COMMIT = 0, 1  # ControlRecordType
+_PASS = None  # a batch the backend handles as it is
+
+BatchHeader = tuple[int, int, int, int, int, int, int, int, int, int, int, int, int]
+
+
+class LastRecord(NamedTuple):
+    """Kafka's ``LastRecord`` of an active producer: the offset of its last data batch
+    (-1 when its state holds none, e.g. after an epoch bump by a marker) and its epoch
+    (-1 when unknown)."""
+
+    last_data_offset: int
+    producer_epoch: int = -1
+
+
+def _whole_v2_header(buf: bytes, pos: int) -> tuple[BatchHeader, int] | None:
+    """The header and end of the whole v2 batch at ``pos``; ``None`` at a partial tail or
+    anything else (legacy, corrupt): the backend then decides on the rest."""
+    if len(buf) - pos < _V2_HEADER.size:
+        return None
+    header: BatchHeader = _V2_HEADER.unpack_from(buf, pos)
+    end = pos + header[1] + _LOG_OVERHEAD
+    if header[3] != 2 or header[1] + _LOG_OVERHEAD < _V2_HEADER.size or end > len(buf):
+        return None
+    return header, end
+
+
+def _last_offset(header: BatchHeader) -> int:
+    return header[_H_BASE_OFFSET] + header[_H_LAST_DELTA]
+
+
+def _control_type(records: Sequence[RecordTuple]) -> int | None:
+    """The type of a control batch of ``records`` (Kafka's ``ControlRecordType.parse`` of
+    its first record's key: int16 version, int16 type); ``None`` for an empty batch."""
+    if not records:
+        return None
+    key = records[0][2]
+    if key is None or len(key) < 4:
+        raise InvalidRecordError(
+            f"Invalid value size found for end control record key. Must have at least 4 "
+            f"bytes, but found only {0 if key is None else len(key)}"
+        )
+    return int(struct.unpack_from(">h", key, 2)[0])
+
+
+def _retains_producer_state(header: BatchHeader, last_records: Mapping[int, LastRecord]) -> bool:
+    """Kafka's ``isBatchLastRecordOfProducer`` (for a batch with a producer id)."""
+    producer_id = header[_H_PRODUCER_ID]
+    last = last_records.get(producer_id) if producer_id >= 0 else None
+    if last is None:
+        return False
+    if last.last_data_offset >= 0:
+        return _last_offset(header) == last.last_data_offset
+    return bool(header[_H_ATTRIBUTES] & _CONTROL) and header[_H_EPOCH] == last.producer_epoch
+
+
+def _empty_header(backend: Backend, header: BatchHeader) -> bytes:
+    """Kafka's ``DefaultRecordBatch.writeEmptyHeader`` for ``header``'s batch (as the
+    backends' ``filter_batches`` writes it)."""
+    out = bytearray(
+        _V2_HEADER.pack(
+            header[0],
+            _V2_HEADER.size - _LOG_OVERHEAD,
+            header[2],
+            2,
+            0,
+            header[_H_ATTRIBUTES] & _EMPTY_KEEP_ATTRIBUTES,
+            header[_H_LAST_DELTA],
+            -1,
+            header[8],
+            header[_H_PRODUCER_ID],
+            header[_H_EPOCH],
+            header[11],
+            0,
+        )
+    )
+    struct.pack_into(">I", out, 17, backend.crc32c(bytes(out[21:])))
+    return bytes(out)
+
+
+class _AbortedState:
+    __slots__ = ("seen", "txn")
+
+    def __init__(self, txn: AbortedTxn) -> None:
+        self.txn = txn
+        self.seen = False
+
+
+class CleanedTransactionMetadata:
+    """Kafka's ``CleanedTransactionMetadata``: the transactions met while walking a log
+    in offset order (one instance per key-map build, one per cleaning round). Decides
+    which data batches belong to aborted transactions and which markers may go, and
+    re-appends the retained aborted transactions to ``cleaned_index``. Not thread-safe."""
+
+    def __init__(self) -> None:
+        self._heap: list[tuple[int, int, AbortedTxn]] = []
+        self._counter = 0
+        self._committed: set[int] = set()
+        self._aborted: dict[int, _AbortedState] = {}
+        self.cleaned_index: TransactionIndex | None = None
+
+    def add_aborted_transactions(self, txns: Iterable[AbortedTxn]) -> None:
+        for txn in txns:
+            self._counter += 1
+            heapq.heappush(self._heap, (txn.first_offset, self._counter, txn))
+
+    def _consume_up_to(self, offset: int) -> None:
+        heap = self._heap
+        while heap and heap[0][0] <= offset:
+            txn = heapq.heappop(heap)[2]
+            if txn.producer_id not in self._aborted:
+                self._aborted[txn.producer_id] = _AbortedState(txn)
+
+    def on_batch_read(self, producer_id: int, last_offset: int, transactional: bool) -> bool:
+        """A data batch was read; ``True`` when it belongs to an aborted transaction
+        (Kafka's ``onBatchRead``). Non-transactional batches need not be reported:
+        they change nothing but how far the heap is consumed, which the next reported
+        batch catches up on."""
+        self._consume_up_to(last_offset)
+        if not transactional:
+            return False
+        state = self._aborted.get(producer_id)
+        if state is not None:
+            state.seen = True
+            return True
+        self._committed.add(producer_id)
+        return False
+
+    def on_control_batch_read(
+        self, producer_id: int, last_offset: int, control_type: int | None
+    ) -> bool:
+        """A control batch was read; ``True`` when it may be discarded (Kafka's
+        ``onControlBatchRead``)."""
+        self._consume_up_to(last_offset)
+        if control_type is None:
+            return True  # emptied by an earlier round
+        if control_type == _ABORT:
+            state = self._aborted.pop(producer_id, None)
+            if state is not None and state.seen:
+                if self.cleaned_index is not None:
+                    self.cleaned_index.append(state.txn)
+                return False
+            return True
+        if control_type == _COMMIT:
+            if producer_id in self._committed:
+                self._committed.discard(producer_id)
+                return False
+            return True
+        return False
+
+
 def _needed_batch_size(chunk: bytes) -> int | None:
     """The size of the batch a chunk starts with, if its header is there."""
     if len(chunk) <= _MIN_HEADER:
@@ -608,7 +817,7 @@ class _Cleaner:
         self,
         config: CleanerConfig,
         throttler: _Throttler,
-        active_producers: Callable[[Log], Mapping[int, int]] | None,
+        active_producers: Callable[[Log], Mapping[int, int | LastRecord]] | None,
     ) -> None:
         self._config = config
         self._throttler = throttler
@@ -634,6 +843,7 @@ class _Cleaner:
         # the clean section up to the first dirty offset.
         key_map.update_latest_offset(ltc.first_dirty_offset - 1)
         self._build_offset_map(
+            log,
             segments,
             ltc.first_dirty_offset,
             ltc.first_uncleanable_offset,
@@ -646,6 +856,7 @@ class _Cleaner:
         stats.map_size, stats.map_capacity = len(key_map), key_map.capacity
 
         producers = self._producers(log)
+        txn = CleanedTransactionMetadata()
         groups = group_segments_by_size(
             _in_range(segments, 0, end_offset),
             config.segment_bytes,
@@ -661,6 +872,7 @@ class _Cleaner:
                 stats,
                 round_end_offset=ltc.first_uncleanable_offset,
                 producers=producers,
+                txn=txn,
                 check_done=check_done,
             )
             stats.groups.append([s.base_offset for s in group])
@@ -668,24 +880,29 @@ class _Cleaner:
         stats.end_ns = _time.monotonic_ns()
         return stats
 
-    def _producers(self, log: Log) -> dict[int, int]:
-        """Kafka's ``lastRecordsOfActiveProducers``: producer id -> last data offset."""
+    def _producers(self, log: Log) -> dict[int, LastRecord]:
+        """Kafka's ``lastRecordsOfActiveProducers``: producer id -> its last data offset
+        (-1: none) and epoch; from the ``active_producers`` hook when given (a bare offset:
+        epoch unknown)."""
         if self._active_producers is not None:
-            return dict(self._active_producers(log))
+            return {
+                pid: last if isinstance(last, LastRecord) else LastRecord(last)
+                for pid, last in self._active_producers(log).items()
+            }
         state = log.producer_state
         if state is None:
             return {}
         entries = dict(state.active_producers)  # one C-level copy: appends may go on
         return {
-            pid: entry.last_data_offset
+            pid: LastRecord(entry.last_data_offset, entry.producer_epoch)
             for pid, entry in entries.items()
-            if entry.last_data_offset >= 0
         }
 
     # -- the key map ----------------------------------------------------------------------
 
     def _build_offset_map(
         self,
+        log: Log,
         segments: Sequence[LogSegment],
         start: int,
         end: int,
@@ -694,9 +911,13 @@ class _Cleaner:
         check_done: Callable[[], None],
     ) -> None:
         dirty = _in_range(segments, start, end)
+        txn = CleanedTransactionMetadata()
+        txn.add_aborted_transactions(log.collect_aborted_transactions(start, end))
         for i, segment in enumerate(dirty):
             next_start = dirty[i + 1].base_offset if i + 1 < len(dirty) else end
-            if self._map_segment(segment, key_map, start, end, next_start, stats, check_done):
+            if self._map_segment(
+                log.backend, segment, key_map, start, end, next_start, txn, stats, check_done
+            ):
                 logger.debug(
                     "Offset map is full, %d segments fully mapped, segment with base offset "
                     "%d is partially mapped",
@@ -707,11 +928,13 @@ class _Cleaner:
 
     def _map_segment(
         self,
+        backend: Backend,
         segment: LogSegment,
         key_map: KeyMap,
         start: int,
         end: int,
         next_segment_start: int,
+        txn: CleanedTransactionMetadata,
         stats: CleanerStats,
         check_done: Callable[[], None],
     ) -> bool:
@@ -721,7 +944,7 @@ class _Cleaner:
         while position < size:
             check_done()
             chunk = segment.segment.read_bytes(position, min(read_size, size - position))
-            consumed, full = key_map.add_batches(chunk, start, end)
+            consumed, full = _map_chunk(backend, chunk, key_map, start, end, txn)
             self._throttler.maybe_throttle(len(chunk))
             position += consumed
             stats.map_bytes_read += consumed
@@ -743,7 +966,8 @@ class _Cleaner:
         stats: CleanerStats,
         *,
         round_end_offset: int,
-        producers: dict[int, int],
+        producers: dict[int, LastRecord],
+        txn: CleanedTransactionMetadata,
         check_done: Callable[[], None],
     ) -> None:
         config = log.config
@@ -758,14 +982,23 @@ class _Cleaner:
                 index_interval_bytes=config.index_interval_bytes,
                 max_index_size=config.segment_index_bytes,
             )
+            txn.cleaned_index = TransactionIndex(base, transaction_index_file(scratch, base))
             try:
-                for segment in group:
+                for i, segment in enumerate(group):
+                    # Kafka collects over the whole source segment: the cleaned segment's
+                    # .txnindex is rebuilt from the markers it keeps.
+                    upper = group[i + 1].base_offset if i + 1 < len(group) else segment.next_offset
+                    txn.add_aborted_transactions(
+                        log.collect_aborted_transactions(segment.base_offset, upper)
+                    )
                     self._clean_into(
                         log, segment, dest, key_map, now_ms, stats,
-                        round_end_offset, producers, check_done,
+                        round_end_offset, producers, txn, check_done,
                     )  # fmt: skip
             finally:
                 dest.close()  # seal, fsync, close
+                txn.cleaned_index.flush()
+                txn.cleaned_index = None
             built = segment_file_paths(scratch, base)
             for source, target in zip(built, cleaned, strict=True):
                 if os.path.exists(source):
@@ -794,25 +1027,26 @@ class _Cleaner:
         now_ms: int,
         stats: CleanerStats,
         round_end_offset: int,
-        producers: dict[int, int],
+        producers: dict[int, LastRecord],
+        txn: CleanedTransactionMetadata,
         check_done: Callable[[], None],
     ) -> None:
-        backend = log.backend
-        retention = log.config.delete_retention_ms
         position = 0
         size = source.size
         read_size = self._config.read_buffer_size()
+        chunk_filter = _ChunkFilter(
+            log.backend,
+            key_map,
+            now_ms=now_ms,
+            delete_retention_ms=log.config.delete_retention_ms,
+            round_end_offset=round_end_offset,
+            producers=producers,
+            txn=txn,
+        )
         while position < size:
             check_done()
             chunk = source.segment.read_bytes(position, min(read_size, size - position))
-            data, consumed, read, retained, invalid = backend.filter_batches(
-                chunk,
-                key_map,
-                now_ms=now_ms,
-                delete_retention_ms=retention,
-                round_end_offset=round_end_offset,
-                producer_last_offsets=producers,
-            )
+            data, consumed, read, retained, invalid = chunk_filter.filter(chunk)
             self._throttler.maybe_throttle(len(chunk))
             stats.bytes_read += consumed
             stats.records_read += read
@@ -825,6 +1059,171 @@ class _Cleaner:
             position += consumed
             if consumed == 0:
                 read_size = _grown(source, position, chunk, read_size, size)
+
+
+def _map_chunk(
+    backend: Backend,
+    chunk: bytes,
+    key_map: KeyMap,
+    start: int,
+    end: int,
+    txn: CleanedTransactionMetadata,
+) -> tuple[int, bool]:
+    """``key_map.add_batches`` over ``chunk`` without the batches of aborted transactions
+    (their keys stay out of the map; the map's latest offset still covers them, as
+    Kafka's ``buildOffsetMapForSegment``); markers update ``txn``. Returns ``(consumed,
+    full)`` as ``add_batches``."""
+    run_start = pos = 0
+    while (found := _whole_v2_header(chunk, pos)) is not None:
+        header, batch_end = found
+        attributes = header[_H_ATTRIBUTES]
+        if header[_H_BASE_OFFSET] >= end or not attributes & _TXN_OR_CONTROL:
+            pos = batch_end
+            continue
+        last_offset = _last_offset(header)
+        producer_id = header[_H_PRODUCER_ID]
+        if attributes & _CONTROL:
+            control_type = _control_type(backend.batch_records(chunk, pos))
+            txn.on_control_batch_read(producer_id, last_offset, control_type)
+            pos = batch_end
+            continue
+        if not txn.on_batch_read(producer_id, last_offset, True):
+            pos = batch_end
+            continue
+        # aborted: skipped unread, as Kafka counts it without iterating its records
+        if pos > run_start:
+            consumed, full = key_map.add_batches(chunk[run_start:pos], start, end)
+            if full:
+                return run_start + consumed, True
+        if last_offset >= start:
+            key_map.update_latest_offset(last_offset)
+        pos = run_start = batch_end
+    if run_start == 0:
+        return key_map.add_batches(chunk, start, end)
+    consumed, full = key_map.add_batches(chunk[run_start:], start, end)
+    return run_start + consumed, full
+
+
+class _ChunkFilter:
+    """The backend's ``filter_batches`` with Kafka's transactional batch retention (see
+    the module docstring): the batches whose fate depends on transactions are decided
+    here, the runs between them filtered by the backend."""
+
+    def __init__(
+        self,
+        backend: Backend,
+        key_map: KeyMap,
+        *,
+        now_ms: int,
+        delete_retention_ms: int,
+        round_end_offset: int,
+        producers: Mapping[int, LastRecord],
+        txn: CleanedTransactionMetadata,
+    ) -> None:
+        self._backend = backend
+        self._key_map = key_map
+        self._now_ms = now_ms
+        self._retention_ms = delete_retention_ms
+        self._round_end = round_end_offset
+        self._producers = producers
+        self._data_producers = {
+            pid: last.last_data_offset
+            for pid, last in producers.items()
+            if last.last_data_offset >= 0
+        }
+        self._txn = txn
+
+    def _backend_filter(self, buf: bytes) -> tuple[bytes, int, int, int, int]:
+        return self._backend.filter_batches(
+            buf,
+            self._key_map,
+            now_ms=self._now_ms,
+            delete_retention_ms=self._retention_ms,
+            round_end_offset=self._round_end,
+            producer_last_offsets=self._data_producers,
+        )
+
+    def filter(self, chunk: bytes) -> tuple[bytes, int, int, int, int]:
+        """``filter_batches``' result for ``chunk``."""
+        parts: list[bytes] = []
+        read = retained = invalid = 0
+        run_start = pos = 0
+        while (found := _whole_v2_header(chunk, pos)) is not None:
+            header, batch_end = found
+            if not header[_H_ATTRIBUTES] & _TXN_OR_CONTROL:
+                pos = batch_end
+                continue
+            decided = self._decide(chunk, pos, header)
+            if decided is _PASS:
+                pos = batch_end
+                continue
+            out, batch_read, batch_retained = decided
+            if pos > run_start:
+                data, _, r, k, i = self._backend_filter(chunk[run_start:pos])
+                parts.append(data)
+                read, retained, invalid = read + r, retained + k, invalid + i
+            parts.append(out)
+            read, retained = read + batch_read, retained + batch_retained
+            pos = run_start = batch_end
+        if run_start == 0:
+            return self._backend_filter(chunk)
+        data, consumed, r, k, i = self._backend_filter(chunk[run_start:])
+        parts.append(data)
+        return (
+            b"".join(parts),
+            run_start + consumed,
+            read + r,
+            retained + k,
+            invalid + i,
+        )
+
+    def _retain_empty(self, header: BatchHeader) -> bool:
+        return (
+            _retains_producer_state(header, self._producers)
+            or _last_offset(header) + 1 == self._round_end
+        )
+
+    def _decide(self, chunk: bytes, pos: int, header: BatchHeader) -> tuple[bytes, int, int] | None:
+        """``(output, records read, records retained)`` for a batch decided here, or
+        ``_PASS`` for one the backend filters as any other."""
+        backend = self._backend
+        attributes = header[_H_ATTRIBUTES]
+        producer_id = header[_H_PRODUCER_ID]
+        last_offset = _last_offset(header)
+        if not attributes & _CONTROL:
+            if not self._txn.on_batch_read(producer_id, last_offset, True):
+                return _PASS
+            if not self._retain_empty(header):
+                return b"", header[_H_COUNT], 0  # deleted unread, as Kafka does
+            backend.validate_batch(chunk, pos)  # Kafka iterates a batch it keeps empty
+            return _empty_header(backend, header), header[_H_COUNT], 0
+        records = backend.batch_records(chunk, pos)
+        discardable = self._txn.on_control_batch_read(
+            producer_id, last_offset, _control_type(records)
+        )
+        has_horizon = bool(attributes & _DELETE_HORIZON)
+        if not records or (discardable and has_horizon and header[_H_BASE_TS] <= self._now_ms):
+            out = _empty_header(backend, header) if self._retain_empty(header) else b""
+            return out, len(records), 0
+        if not discardable or has_horizon:
+            return _PASS  # kept as it is
+        # Discardable for the first time: stamp the delete horizon (KIP-534).
+        horizon = min(self._now_ms + self._retention_ms, _MAX_OFFSET)
+        rebuilt = backend.build_batch(
+            records,
+            base_offset=header[_H_BASE_OFFSET],
+            last_offset_delta=header[_H_LAST_DELTA],
+            compression=attributes & 0x07,
+            timestamp_type=1 if attributes & 0x08 else 0,
+            partition_leader_epoch=header[2],
+            producer_id=producer_id,
+            producer_epoch=header[_H_EPOCH],
+            base_sequence=header[11],
+            transactional=bool(attributes & _TRANSACTIONAL),
+            control=True,
+            delete_horizon_ms=horizon,
+        )
+        return rebuilt, len(records), len(records)
 
 
 def _grown(segment: LogSegment, position: int, chunk: bytes, read_size: int, size: int) -> int:
@@ -869,8 +1268,10 @@ class LogCleaner:
     :class:`~kafkacore.log.manager.LogManager` is one too); ``upper_bound(tp)``: the high
     watermark or last stable offset of a partition, which cleaning and retention never
     pass (``None``: the log end offset); ``active_producers(log)``: producer id -> offset of
-    its last data record, for the producers whose last batch must survive as an empty
-    batch (default: the log's producer state, if it has one).
+    its last data record (or a :class:`LastRecord`: that offset, -1 if none, and the
+    producer's epoch), for the producers whose last batch (or, without a data offset,
+    last marker of their epoch) must survive as an empty batch (default: the log's
+    producer state, if it has one).
 
     Driven explicitly with :meth:`clean` / :meth:`maybe_clean_logs`, or by
     ``config.num_threads`` background threads between :meth:`start` and :meth:`shutdown`.
@@ -884,7 +1285,7 @@ class LogCleaner:
         *,
         checkpoints: CleanerCheckpoints | None = None,
         upper_bound: Callable[[TopicPartition], int | None] | None = None,
-        active_producers: Callable[[Log], Mapping[int, int]] | None = None,
+        active_producers: Callable[[Log], Mapping[int, int | LastRecord]] | None = None,
     ) -> None:
         self._logs = logs
         self._config = config or CleanerConfig()

@@ -250,6 +250,12 @@ class KafkaServer:
     def replicas(self) -> ReplicaManager | None:
         return self.services.replica_manager if self.services is not None else None
 
+    def _cleaner_upper_bound(self, tp: TopicPartition) -> int | None:
+        """The high watermark of ``tp`` (``None``, the log end, before the replica
+        manager knows the partition)."""
+        replicas = self.replicas
+        return replicas.high_watermark_of(tp) if replicas is not None else None
+
     @property
     def cluster_mode(self) -> bool:
         """``zookeeper.connect`` set: one broker of a cluster whose metadata lives in
@@ -300,7 +306,14 @@ class KafkaServer:
         if config.log_cleaner_enable:
             # Compaction of `cleanup.policy=compact` topics, in background threads; the
             # manager pauses it around truncations and deletions.
-            cleaner = LogCleaner(logs.all_logs, CleanerConfig.from_broker(config), checkpoints=logs)
+            # Never past the high watermark; the log's first unstable offset bounds it too,
+            # so the round stops at the last stable offset, as Kafka's cleaner does.
+            cleaner = LogCleaner(
+                logs.all_logs,
+                CleanerConfig.from_broker(config),
+                checkpoints=logs,
+                upper_bound=self._cleaner_upper_bound,
+            )
             logs.attach_cleaner(cleaner)
             cleaner.start()
             self.cleaner = cleaner

@@ -18,6 +18,10 @@ line for line against Kafka 4.3.1 by ``tests/interop/test_dump_log_vs_kafka.py``
 * with ``offsets_decoder`` (``--offsets-decoder``): keys and values as ``__consumer_offsets``
   records, in the JSON of Kafka's ``OffsetsMessageParser``
   (:func:`~kafkacore.tools.offsets_records.offsets_message_text`);
+* with ``transaction_log_decoder`` (``--transaction-log-decoder``): keys and values as
+  ``__transaction_state`` records, in the JSON of Kafka 4.x's
+  ``TransactionLogMessageParser``
+  (:func:`~kafkacore.coordinator.txn_records.transaction_log_message_text`);
 * index entries (``offset: N position: P``), time-index entries (``timestamp: T offset:
   O``), the verification and sanity-check messages, and at the end, on stderr, the
   collected ``Mismatches in :…``, ``Found timestamp mismatch in :…``, ``Found out of
@@ -60,6 +64,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple, TextIO
 
+from kafkacore.coordinator.txn_records import transaction_log_message_text
 from kafkacore.errors import (
     CorruptCheckpointError,
     CorruptRecordError,
@@ -171,13 +176,17 @@ class DumpOptions:
     offsets_decoder: bool = False
     """``--offsets-decoder``: print records as ``__consumer_offsets`` records
     (:func:`~kafkacore.tools.offsets_records.offsets_message_text`)."""
+    transaction_log_decoder: bool = False
+    """``--transaction-log-decoder``: print records as ``__transaction_state`` records
+    (:func:`~kafkacore.coordinator.txn_records.transaction_log_message_text`); the
+    offsets decoder wins when both are set, as in Kafka."""
     progress: bool | None = None
     """Progress of large files on ``err``: ``None`` shows it when ``err`` is a terminal."""
 
     @property
     def prints_data(self) -> bool:
         """Kafka: a decoder option implies ``--print-data-log``."""
-        return self.print_data_log or self.offsets_decoder
+        return self.print_data_log or self.offsets_decoder or self.transaction_log_decoder
 
     @property
     def is_deep_iteration(self) -> bool:
@@ -591,10 +600,15 @@ class _Dumper:
                 prefix = "| " if opts.skip_record_metadata else " "
                 key_text: str | None
                 value_text: str | None
-                if opts.offsets_decoder:
+                if opts.offsets_decoder or opts.transaction_log_decoder:
                     out.write("".join(parts))  # Kafka has printed the metadata if decoding fails
                     parts = []
-                    key_text, value_text = offsets_message_text(rec.key, rec.value, rec.offset)
+                    decode = (
+                        offsets_message_text
+                        if opts.offsets_decoder
+                        else transaction_log_message_text
+                    )
+                    key_text, value_text = decode(rec.key, rec.value, rec.offset)
                 else:
                     key_text = None if rec.key is None else decode_utf8(rec.key)
                     value_text = None if rec.value is None else decode_utf8(rec.value)
