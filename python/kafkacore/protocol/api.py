@@ -74,6 +74,7 @@ class ApiKey(IntEnum):
     DELETE_RECORDS = 21
     INIT_PRODUCER_ID = 22
     OFFSET_FOR_LEADER_EPOCH = 23
+    TXN_OFFSET_COMMIT = 28
     DESCRIBE_ACLS = 29
     CREATE_ACLS = 30
     DELETE_ACLS = 31
@@ -157,6 +158,7 @@ _TABLE = [
     _api("DeleteRecords", m.delete_records, (0, 2), (0, 2)),
     _api("InitProducerId", m.init_producer_id, (0, 5), (0, 5)),
     _api("OffsetForLeaderEpoch", m.offset_for_leader_epoch, (2, 4), (2, 4)),
+    _api("TxnOffsetCommit", m.txn_offset_commit, (0, 4), (0, 4)),
     _api("DescribeAcls", m.describe_acls, (1, 3), (1, 3)),
     _api("CreateAcls", m.create_acls, (1, 3), (1, 3)),
     _api("DeleteAcls", m.delete_acls, (1, 3), (1, 3)),

@@ -48,6 +48,7 @@ from kafkacore.protocol.messages import (
     sasl_handshake,
     stop_replica,
     sync_group,
+    txn_offset_commit,
     update_metadata,
 )
 
@@ -96,5 +97,6 @@ __all__ = [
     "sasl_handshake",
     "stop_replica",
     "sync_group",
+    "txn_offset_commit",
     "update_metadata",
 ]
