@@ -19,7 +19,6 @@ import pytest
 
 from kafkacore import record
 from kafkacore.coordinator import records as recs
-from kafkacore.log import AppendOrigin
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
 from kafkacore.security.acl import (
     AccessControlEntry,
@@ -136,21 +135,15 @@ async def _fetch(
 
 
 async def _marker(server: KafkaServer, group: str, committed: bool, pid: int = PID) -> None:
-    """A COMMIT/ABORT marker of ``pid`` on the group's ``__consumer_offsets`` partition,
-    then the coordinator told, as the WriteTxnMarkers handler does."""
+    """A COMMIT/ABORT marker of ``pid`` on the group's ``__consumer_offsets`` partition
+    (``Log.append_txn_marker``), then the coordinator told, as the WriteTxnMarkers handler
+    does."""
     assert server.replicas is not None and server.groups is not None
     index = server.groups.topic.partition_for(group)
     partition = server.replicas.partition(OFFSETS_TOPIC, index)
-    assert partition is not None
-    batch = record.build_control_batch(
-        record.ControlType.COMMIT if committed else record.ControlType.ABORT,
-        producer_id=pid,
-        producer_epoch=EPOCH,
-        timestamp=0,
-    )
-    await asyncio.to_thread(
-        server.replicas.append_to_leader, partition, batch, origin=AppendOrigin.COORDINATOR
-    )
+    log = server.replicas.get_log(OFFSETS_TOPIC, index)
+    assert partition is not None and log is not None
+    await asyncio.to_thread(log.append_txn_marker, pid, EPOCH, 0, committed, partition.leader_epoch)
     await server.groups.on_transaction_completed(index, pid, committed)
 
 
@@ -301,6 +294,11 @@ def test_errors_as_kafka_answers_them(tmp_path: Path) -> None:
         assert await _txn_commit(c, "g", {0: 2}, gen=gen, member=member) == [("t", 0, none)]
         # v0-2 carry no member: accepted in a group with members (older protocol)
         assert await _txn_commit(c, "g", {1: 2}, version=2) == [("t", 1, none)]
+        # a fenced producer epoch: the log refuses an epoch below the one it has
+        assert await _txn_commit(c, "g", {0: 3}, pid=77, epoch=5) == [("t", 0, none)]
+        assert await _txn_commit(c, "g", {0: 3}, pid=77, epoch=4) == [
+            ("t", 0, ErrorCode.INVALID_PRODUCER_EPOCH)
+        ]
 
     run(tmp_path, scenario)
 
