@@ -74,6 +74,7 @@ class ApiKey(IntEnum):
     DELETE_RECORDS = 21
     INIT_PRODUCER_ID = 22
     OFFSET_FOR_LEADER_EPOCH = 23
+    WRITE_TXN_MARKERS = 27
     TXN_OFFSET_COMMIT = 28
     DESCRIBE_ACLS = 29
     CREATE_ACLS = 30
@@ -95,6 +96,7 @@ class ApiKey(IntEnum):
     ALTER_USER_SCRAM_CREDENTIALS = 51
     ALTER_PARTITION = 56
     DESCRIBE_CLUSTER = 60
+    DESCRIBE_PRODUCERS = 61
     ALLOCATE_PRODUCER_IDS = 67
 
 
@@ -178,6 +180,7 @@ _TABLE = [
     _api("DescribeUserScramCredentials", m.describe_user_scram_credentials, (0, 0), (0, 0)),
     _api("AlterUserScramCredentials", m.alter_user_scram_credentials, (0, 0), (0, 0)),
     _api("DescribeCluster", m.describe_cluster, (0, 1), (0, 1)),
+    _api("DescribeProducers", m.describe_producers, (0, 0), (0, 0)),
     # Inter-broker APIs of a ZooKeeper-mode cluster (Kafka 3.9 at IBP 3.9). ControlledShutdown
     # v0 has a request header without client id, which kafkacore does not read.
     _api("LeaderAndIsr", m.leader_and_isr, (0, 7), (0, 7)),
@@ -186,6 +189,7 @@ _TABLE = [
     _api("ControlledShutdown", m.controlled_shutdown, (1, 3), (1, 3)),
     _api("AlterPartition", m.alter_partition, (0, 3), (0, 3)),
     _api("AllocateProducerIds", m.allocate_producer_ids, (0, 0), (0, 0)),
+    _api("WriteTxnMarkers", m.write_txn_markers, (0, 1), (0, 1)),
 ]
 
 APIS: dict[int, Api] = {api.key: api for api in sorted(_TABLE, key=lambda a: a.key)}

@@ -25,6 +25,7 @@ from kafkacore.protocol.messages import (
     describe_configs,
     describe_groups,
     describe_log_dirs,
+    describe_producers,
     describe_user_scram_credentials,
     elect_leaders,
     fetch,
@@ -50,6 +51,7 @@ from kafkacore.protocol.messages import (
     sync_group,
     txn_offset_commit,
     update_metadata,
+    write_txn_markers,
 )
 
 __all__ = [
@@ -74,6 +76,7 @@ __all__ = [
     "describe_configs",
     "describe_groups",
     "describe_log_dirs",
+    "describe_producers",
     "describe_user_scram_credentials",
     "elect_leaders",
     "fetch",
@@ -99,4 +102,5 @@ __all__ = [
     "sync_group",
     "txn_offset_commit",
     "update_metadata",
+    "write_txn_markers",
 ]
