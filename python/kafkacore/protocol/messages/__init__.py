@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 from kafkacore.protocol.messages import (
+    add_offsets_to_txn,
+    add_partitions_to_txn,
     allocate_producer_ids,
     alter_client_quotas,
     alter_configs,
@@ -26,8 +28,10 @@ from kafkacore.protocol.messages import (
     describe_groups,
     describe_log_dirs,
     describe_producers,
+    describe_transactions,
     describe_user_scram_credentials,
     elect_leaders,
+    end_txn,
     fetch,
     find_coordinator,
     heartbeat,
@@ -39,6 +43,7 @@ from kafkacore.protocol.messages import (
     list_groups,
     list_offsets,
     list_partition_reassignments,
+    list_transactions,
     metadata,
     offset_commit,
     offset_delete,
@@ -55,6 +60,8 @@ from kafkacore.protocol.messages import (
 )
 
 __all__ = [
+    "add_offsets_to_txn",
+    "add_partitions_to_txn",
     "allocate_producer_ids",
     "alter_client_quotas",
     "alter_configs",
@@ -77,8 +84,10 @@ __all__ = [
     "describe_groups",
     "describe_log_dirs",
     "describe_producers",
+    "describe_transactions",
     "describe_user_scram_credentials",
     "elect_leaders",
+    "end_txn",
     "fetch",
     "find_coordinator",
     "heartbeat",
@@ -90,6 +99,7 @@ __all__ = [
     "list_groups",
     "list_offsets",
     "list_partition_reassignments",
+    "list_transactions",
     "metadata",
     "offset_commit",
     "offset_delete",

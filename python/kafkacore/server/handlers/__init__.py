@@ -71,6 +71,7 @@ from kafkacore.server.handlers.txn_markers import (
 from kafkacore.server.handlers.unimplemented import error_response, unimplemented_response
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.services import BrokerServices
+from kafkacore.server.txn.handlers import TXN_HANDLERS
 
 __all__ = ["HANDLERS", "Handler", "error_response", "unimplemented_response"]
 
@@ -115,4 +116,5 @@ HANDLERS: dict[ApiKey, Handler] = {
     ApiKey.WRITE_TXN_MARKERS: handle_write_txn_markers,
     ApiKey.DESCRIBE_PRODUCERS: handle_describe_producers,
     **GROUP_HANDLERS,
+    **TXN_HANDLERS,
 }
