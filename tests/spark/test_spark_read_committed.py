@@ -206,6 +206,7 @@ def test_broker_reads_exactly_the_committed_records(spark: Any, broker: Broker) 
         producer.commit_transaction(30)
         producer.begin_transaction()
         producer.produce(BROKER_TOPIC, b"a1", partition=0)
+        producer.flush(30)  # written: abort_transaction purges what is not sent yet
         producer.abort_transaction(30)
         plain.produce(BROKER_TOPIC, b"plain-1", partition=0)
         plain.flush(30)
