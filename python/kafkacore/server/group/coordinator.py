@@ -1032,16 +1032,7 @@ class GroupCoordinator:
         The records are appended on the I/O executor; the offsets are stored (visible to
         :meth:`fetch`) once written; a failed append answers its error
         (:func:`append_error_code`) for every partition written."""
-        answer: dict[str, list[tuple[int, int]]] = {}
-        valid: list[tuple[str, int, int, int, str | None]] = []
-        for entry in offsets:
-            topic, partition = entry[0], entry[1]
-            if self._partition_exists(topic, partition):
-                valid.append(entry)
-            else:
-                answer.setdefault(topic, []).append(
-                    (partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
-                )
+        answer, valid = self._split_unknown(offsets)
         if valid:
             async with self._write_lock(group_id):  # validate, append, apply in log order
                 codes = await self._commit_locked(
@@ -1056,6 +1047,24 @@ class GroupCoordinator:
             for (topic, partition, *_), code in zip(valid, codes, strict=True):
                 answer.setdefault(topic, []).append((partition, code))
         return list(answer.items())
+
+    def _split_unknown(
+        self, offsets: list[tuple[str, int, int, int, str | None]]
+    ) -> tuple[dict[str, list[tuple[int, int]]], list[tuple[str, int, int, int, str | None]]]:
+        """``(answer, valid)``: the offsets of partitions that do not exist answered
+        UNKNOWN_TOPIC_OR_PARTITION (by topic, as KafkaApis does before the coordinator),
+        and the others."""
+        answer: dict[str, list[tuple[int, int]]] = {}
+        valid: list[tuple[str, int, int, int, str | None]] = []
+        for entry in offsets:
+            topic, partition = entry[0], entry[1]
+            if self._partition_exists(topic, partition):
+                valid.append(entry)
+            else:
+                answer.setdefault(topic, []).append(
+                    (partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+                )
+        return answer, valid
 
     def _partition_exists(self, topic: str, partition: int) -> bool:
         count = self.topic.replicas.cache.partition_count(topic)
@@ -1210,16 +1219,7 @@ class GroupCoordinator:
         producer checks answer as Kafka's (INVALID_PRODUCER_EPOCH for a fenced epoch,
         ...). They stay pending - invisible to :meth:`fetch`, UNSTABLE_OFFSET_COMMIT for
         OffsetFetch with RequireStable - until :meth:`on_transaction_completed`."""
-        answer: dict[str, list[tuple[int, int]]] = {}
-        valid: list[tuple[str, int, int, int, str | None]] = []
-        for entry in offsets:
-            topic, partition = entry[0], entry[1]
-            if self._partition_exists(topic, partition):
-                valid.append(entry)
-            else:
-                answer.setdefault(topic, []).append(
-                    (partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
-                )
+        answer, valid = self._split_unknown(offsets)
         if valid:
             if not group_id:
                 codes = [int(ErrorCode.INVALID_GROUP_ID)] * len(valid)
@@ -1455,8 +1455,7 @@ class GroupCoordinator:
         TxnOffsetCommit still being written is applied first. Event loop only."""
         loading = self._loading.get(partition)
         if loading is not None:
-            with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.shield(loading)
+            await asyncio.wait({loading})  # done or cancelled (resigned); not cancelled by us
         if not self._owns(partition):
             return
         async with self._partition_lock(partition):

@@ -144,6 +144,25 @@ def handle_leave_group(services: BrokerServices, context: RequestContext, reques
     )
 
 
+def _offsets_to_commit(
+    request: Any, readable: set[str] | None
+) -> list[tuple[str, int, int, int, str | None]]:
+    """(topic, partition, offset, leader epoch, metadata) of an OffsetCommit's or a
+    TxnOffsetCommit's topics the principal may read (all with no authorizer)."""
+    return [
+        (
+            t.name,
+            p.partition_index,
+            p.committed_offset,
+            p.committed_leader_epoch,
+            p.committed_metadata,
+        )
+        for t in request.topics
+        if readable is None or t.name in readable
+        for p in t.partitions
+    ]
+
+
 async def handle_offset_commit(
     services: BrokerServices, context: RequestContext, request: Any
 ) -> Any:
@@ -183,18 +202,7 @@ async def handle_offset_commit(
                         ],
                     )
                 )
-    flat = [
-        (
-            t.name,
-            p.partition_index,
-            p.committed_offset,
-            p.committed_leader_epoch,
-            p.committed_metadata,
-        )
-        for t in request.topics
-        if readable is None or t.name in readable
-        for p in t.partitions
-    ]
+    flat = _offsets_to_commit(request, readable)
     if refused and not flat:
         answer = refused
     else:
@@ -258,18 +266,7 @@ async def handle_txn_offset_commit(
             for t in request.topics
             if readable is not None and t.name not in readable
         ]
-        flat = [
-            (
-                t.name,
-                p.partition_index,
-                p.committed_offset,
-                p.committed_leader_epoch,
-                p.committed_metadata,
-            )
-            for t in request.topics
-            if readable is None or t.name in readable
-            for p in t.partitions
-        ]
+        flat = _offsets_to_commit(request, readable)
         if flat:
             answer += await _coordinator(services).commit_transactional(
                 request.group_id,
