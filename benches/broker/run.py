@@ -31,7 +31,7 @@ filled once, then read from offset 0 over PLAINTEXT, SSL and SASL_SSL in turn, t
 the same consumer: over TLS neither broker can use sendfile, so this isolates the TLS
 fetch path.
 
-The transactional case (``txn``, not in the default): a confluent-kafka transactional
+The transactional case (``txn``, in the default): a confluent-kafka transactional
 producer (``transactional.id``, so idempotent and acks=all) writes 1 KiB records to a
 6-partition topic in transactions of 1000 records (``--txn-records``), each committed
 with ``commit_transaction()``, for ``--seconds`` after a warm-up run of half
@@ -1137,7 +1137,7 @@ def cleaned_up() -> Iterator[None]:
 
 
 CASE_SETS = ("matrix", "plaintext", "ssl", "sasl_ssl", "fetch", "txn")
-DEFAULT_CASES = "matrix,ssl,sasl_ssl,fetch"
+DEFAULT_CASES = "matrix,ssl,sasl_ssl,fetch,txn"
 # The security cases: 1 KiB, acks=1, 6 partitions over each protocol (``plaintext`` is the
 # same case without TLS, as the baseline a run of only these cases compares against).
 # ``fetch`` is not a produce case: one filled topic read over each protocol in turn; ``txn``
