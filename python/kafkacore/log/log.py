@@ -986,6 +986,21 @@ class Log:
         )
         return self.append(batch, leader_epoch, origin=AppendOrigin.COORDINATOR)
 
+    def has_ongoing_transaction(self, producer_id: int, producer_epoch: int) -> bool:
+        """Whether ``producer_id`` has a transaction open here at ``producer_epoch``
+        (Kafka's ``hasOngoingTransaction``: what spares a transactional write the
+        coordinator's verification)."""
+        manager = self._producer_state
+        if manager is None:
+            return False
+        with self._lock:
+            entry = manager.last_entry(producer_id)
+            return (
+                entry is not None
+                and entry.current_txn_first_offset is not None
+                and entry.producer_epoch == producer_epoch
+            )
+
     def active_producers(self) -> list[ProducerStateEntry]:
         """A copy of each producer's state (DescribeProducers; Kafka's
         ``activeProducers``); none without a producer state."""
