@@ -350,7 +350,7 @@ def test_add_partitions_end_txn_and_errors(tmp_path: Path) -> None:
         )
         assert d.transaction_timeout_ms == 60000 and d.transaction_start_time_ms > 0
         offsets_partition = TopicPartition("__consumer_offsets", partition_for_group("g", 3))
-        assert {(t.name, p) for t in d.topic_partitions for p in t.partition_indexes} == {
+        assert {(t.topic, p) for t in d.topics for p in t.partitions} == {
             ("t", 0),
             ("t", 1),
             (offsets_partition.topic, offsets_partition.partition),
@@ -413,7 +413,7 @@ def test_add_partitions_end_txn_and_errors(tmp_path: Path) -> None:
         # markers written: Complete* with no partitions; a retried commit is NONE, an
         # abort INVALID_TXN_STATE
         d = await _wait_state(c, "tx", "CompleteCommit")
-        assert (d.transaction_state, d.topic_partitions) == ("CompleteCommit", [])
+        assert (d.transaction_state, d.topics) == ("CompleteCommit", [])
         assert await _end(c, "tx", pid, epoch, True) == 0
         assert await _end(c, "tx", pid, epoch, False) == ErrorCode.INVALID_TXN_STATE
         states = [v.state for _k, v in _txn_records(server, "tx")]
@@ -525,7 +525,7 @@ def test_state_is_loaded_after_a_restart(tmp_path: Path) -> None:
             seen["pid"],
             0,
         )
-        assert [(t.name, t.partition_indexes) for t in d.topic_partitions] == [("t", [1])]
+        assert [(t.topic, t.partitions) for t in d.topics] == [("t", [1])]
         assert await _add(c, "tx-r", seen["pid"], 0, {"t": [0]}) == {("t", 0): 0}
 
     run(tmp_path, before)
@@ -717,7 +717,7 @@ def test_prepare_commit_found_on_load_is_completed(tmp_path: Path) -> None:
 
     async def after(server: KafkaServer, c: Client) -> None:
         d = await _wait_state(c, "tx-p", "CompleteCommit")
-        assert (d.transaction_state, d.producer_id, d.topic_partitions) == (
+        assert (d.transaction_state, d.producer_id, d.topics) == (
             "CompleteCommit",
             seen["pid"],
             [],
