@@ -1201,6 +1201,7 @@ class GroupCoordinator:
         offsets: list[tuple[str, int, int, int, str | None]],
         *,
         api_version: int = 3,
+        verify: Callable[[int], int] | None = None,
     ) -> list[tuple[str, list[tuple[int, int]]]]:
         """TxnOffsetCommit: ``offsets`` (topic, partition, offset, leader epoch,
         metadata) committed in the open transaction of ``producer_id`` at
@@ -1214,7 +1215,11 @@ class GroupCoordinator:
         commit without generation (ILLEGAL_GENERATION with one); v3+'s member fields are
         checked as an OffsetCommit's (UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID,
         ILLEGAL_GENERATION); metadata over ``offset.metadata.max.bytes`` is
-        OFFSET_METADATA_TOO_LARGE for its partition. The accepted offsets are appended as
+        OFFSET_METADATA_TOO_LARGE for its partition. ``verify`` (KIP-890, Kafka's
+        ``maybeStartTransactionVerificationForPartition``): called with the group's
+        ``__consumer_offsets`` partition once ownership is checked, the error to answer
+        for every partition when that partition is not in the producer's transaction (NONE
+        when it is). The accepted offsets are appended as
         one transactional batch of the producer (:meth:`OffsetsTopic.write`); the log's
         producer checks answer as Kafka's (INVALID_PRODUCER_EPOCH for a fenced epoch,
         ...). They stay pending - invisible to :meth:`fetch`, UNSTABLE_OFFSET_COMMIT for
@@ -1233,6 +1238,7 @@ class GroupCoordinator:
                         instance_id,
                         valid,
                         api_version,
+                        verify,
                     )
             for (topic, partition, *_), code in zip(valid, codes, strict=True):
                 answer.setdefault(topic, []).append((partition, code))
@@ -1247,10 +1253,15 @@ class GroupCoordinator:
         instance_id: str | None,
         offsets: list[tuple[str, int, int, int, str | None]],
         api_version: int,
+        verify: Callable[[int], int] | None,
     ) -> list[int]:
         owner_error = self.coordinator_error(group_id)
         if owner_error:
             return [owner_error] * len(offsets)
+        if verify is not None:
+            verify_error = verify(self.topic.partition_for(group_id))
+            if verify_error:
+                return [verify_error] * len(offsets)
         created = group_id not in self.groups
         code, group = self._validate_commit(
             group_id, generation, member_id, instance_id, api_version, transactional=True
