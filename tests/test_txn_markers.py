@@ -12,6 +12,7 @@ import heapq
 from pathlib import Path
 from typing import Any
 
+from kafkacore.log import TopicPartition
 from kafkacore.native import backend
 from kafkacore.protocol import APIS_BY_NAME
 from kafkacore.record import batch_header, iter_batches
@@ -28,7 +29,14 @@ from kafkacore.security.acl import (
     ResourceType,
 )
 from kafkacore.server.handlers.txn_markers import write_txn_markers
-from support.raw_client import OneShotClient, RawClient, fetch_request, make_request, run_broker
+from support.raw_client import (
+    OneShotClient,
+    RawClient,
+    fetch_request,
+    make_request,
+    produce_request,
+    run_broker,
+)
 
 TOPIC = "txn"
 P1, P2, P3 = 4000, 5000, 6000
@@ -67,25 +75,19 @@ def codes(response: Any) -> list[list[int]]:
     return [[p.error_code for t in m.topics for p in t.partitions] for m in response.markers]
 
 
+async def produce_answer(
+    client: RawClient, records: bytes, *, transactional_id: str = "tx", version: int = 9
+) -> Any:
+    """The partition answer of a Produce of ``records`` to partition 0 (acks=-1)."""
+    request = produce_request(TOPIC, 0, records)
+    request.transactional_id = transactional_id
+    response = await client.call("Produce", version, request)
+    return response.responses[0].partition_responses[0]
+
+
 async def produce(client: RawClient, records: bytes) -> int:
-    request = make_request(
-        "Produce",
-        transactional_id="tx",
-        acks=-1,
-        timeout_ms=5000,
-        topic_data=[
-            APIS_BY_NAME["Produce"].request.cls.TopicProduceData(
-                name=TOPIC,
-                partition_data=[
-                    APIS_BY_NAME["Produce"].request.cls.PartitionProduceData(
-                        index=0, records=records
-                    )
-                ],
-            )
-        ],
-    )
-    response = await client.call("Produce", 9, request)
-    part = response.responses[0].partition_responses[0]
+    """The error code, or -1000 - the base offset."""
+    part = await produce_answer(client, records)
     return part.error_code if part.error_code else -part.base_offset - 1000
 
 
@@ -297,7 +299,7 @@ def test_transactional_produce_is_verified_with_the_coordinator(tmp_path: Path) 
 
     async def scenario(server: Any) -> None:
         services = server.services
-        await services.run_io(services.replica_manager.create_topic, TOPIC, 1)
+        await services.run_io(services.replica_manager.create_topic, TOPIC, 2)
         c = OneShotClient(server.bound_port)
         assert (await c.call("FindCoordinator", 3, key="v-tx", key_type=1)).error_code == 0
         init = await c.call(
@@ -313,24 +315,8 @@ def test_transactional_produce_is_verified_with_the_coordinator(tmp_path: Path) 
         client = await RawClient.connect(server.bound_port)
 
         async def send(seq: int, version: int = 9) -> tuple[int, str | None]:
-            request = make_request(
-                "Produce",
-                transactional_id="v-tx",
-                acks=-1,
-                timeout_ms=5000,
-                topic_data=[
-                    APIS_BY_NAME["Produce"].request.cls.TopicProduceData(
-                        name=TOPIC,
-                        partition_data=[
-                            APIS_BY_NAME["Produce"].request.cls.PartitionProduceData(
-                                index=0, records=txn_batch(pid, seq, epoch=epoch)
-                            )
-                        ],
-                    )
-                ],
-            )
-            part = (await client.call("Produce", version, request)).responses[0]
-            answer = part.partition_responses[0]
+            records = txn_batch(pid, seq, epoch=epoch)
+            answer = await produce_answer(client, records, transactional_id="v-tx", version=version)
             return answer.error_code, answer.error_message
 
         try:
@@ -352,6 +338,17 @@ def test_transactional_produce_is_verified_with_the_coordinator(tmp_path: Path) 
                 added.results_by_topic_v3_and_below[0].results_by_partition[0].partition_error_code
                 == 0
             )
+            # the same question over the wire (what a leader asks a remote coordinator)
+            rm = services.replica_manager
+            other = TopicPartition(TOPIC, 1)
+            answers = await rm.verify_transaction_remotely(
+                services.node_id, "v-tx", pid, epoch, {TopicPartition(TOPIC, 0), other}
+            )
+            assert answers == {TopicPartition(TOPIC, 0): 0, other: 120}
+            fenced = await rm.verify_transaction_remotely(
+                services.node_id, "v-tx", pid, epoch + 1, {other}
+            )
+            assert fenced == {other: 90}
             assert await send(0) == (0, None)
             assert await send(1) == (0, None)  # the transaction is open here: not asked
             assert await list_offset(client, -1, 1) == (0, -1)
