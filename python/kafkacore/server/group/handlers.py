@@ -1,6 +1,7 @@
 """The group APIs' handlers: decode the request objects, ask the coordinator, build
 the responses. No sockets. The handlers that write ``__consumer_offsets`` (OffsetCommit,
-DeleteGroups, OffsetDelete) are coroutines: the coordinator's append runs on the I/O
+TxnOffsetCommit, DeleteGroups, OffsetDelete) and OffsetFetch (RequireStable waits for the
+writes under way) are coroutines: the coordinator's append runs on the I/O
 executor and is awaited. A group whose ``__consumer_offsets`` partition this broker does
 not own (or is still loading) gets the coordinator's error (Kafka 3.9's
 ``validateGroupStatus``, per API)."""
@@ -10,10 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kafkacore.log import TopicPartition
 from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
 from kafkacore.security.acl import AclOperation, ResourceType
 from kafkacore.server import authz
-from kafkacore.server.group.coordinator import GroupCoordinator
+from kafkacore.server.group.coordinator import GroupCoordinator, TxnVerifier
+from kafkacore.server.group.offsets import OFFSETS_TOPIC
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.services import BrokerServices
 
@@ -143,6 +146,25 @@ def handle_leave_group(services: BrokerServices, context: RequestContext, reques
     )
 
 
+def _offsets_to_commit(
+    request: Any, readable: set[str] | None
+) -> list[tuple[str, int, int, int, str | None]]:
+    """(topic, partition, offset, leader epoch, metadata) of an OffsetCommit's or a
+    TxnOffsetCommit's topics the principal may read (all with no authorizer)."""
+    return [
+        (
+            t.name,
+            p.partition_index,
+            p.committed_offset,
+            p.committed_leader_epoch,
+            p.committed_metadata,
+        )
+        for t in request.topics
+        if readable is None or t.name in readable
+        for p in t.partitions
+    ]
+
+
 async def handle_offset_commit(
     services: BrokerServices, context: RequestContext, request: Any
 ) -> Any:
@@ -182,18 +204,7 @@ async def handle_offset_commit(
                         ],
                     )
                 )
-    flat = [
-        (
-            t.name,
-            p.partition_index,
-            p.committed_offset,
-            p.committed_leader_epoch,
-            p.committed_metadata,
-        )
-        for t in request.topics
-        if readable is None or t.name in readable
-        for p in t.partitions
-    ]
+    flat = _offsets_to_commit(request, readable)
     if refused and not flat:
         answer = refused
     else:
@@ -219,7 +230,164 @@ async def handle_offset_commit(
     return cls(throttle_time_ms=0, topics=topics)
 
 
+_TXN_STATE_TOPIC = "__transaction_state"
+
+
+def _offset_commit_error(code: int) -> int:
+    """Kafka's ``GroupMetadataManager.maybeConvertOffsetCommitError`` of a failed
+    verification."""
+    if code == ErrorCode.NETWORK_EXCEPTION:
+        return ErrorCode.COORDINATOR_LOAD_IN_PROGRESS  # retried without a new lookup
+    if code in (
+        ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+        ErrorCode.NOT_ENOUGH_REPLICAS,
+        ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+    ):
+        return ErrorCode.COORDINATOR_NOT_AVAILABLE
+    if code in (ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.KAFKA_STORAGE_ERROR):
+        return ErrorCode.NOT_COORDINATOR
+    if code in (
+        ErrorCode.MESSAGE_TOO_LARGE,
+        ErrorCode.RECORD_LIST_TOO_LARGE,
+        ErrorCode.INVALID_FETCH_SIZE,
+    ):
+        return ErrorCode.INVALID_COMMIT_OFFSET_SIZE
+    return code
+
+
+def _txn_verifier(
+    services: BrokerServices, context: RequestContext, request: Any
+) -> TxnVerifier | None:
+    """KIP-890 part 1 for TxnOffsetCommit (``transaction.partition.verification.enable``,
+    Kafka's ``maybeStartTransactionVerificationForPartition``): unless the producer already
+    has a transaction open on the group's ``__consumer_offsets`` partition, the
+    transaction coordinator is asked whether that partition is in the transaction
+    (AddOffsetsToTxn put it there), so that a late commit cannot leave offsets no marker
+    will decide: in-process when this broker leads the transactional id's
+    ``__transaction_state`` partition, else AddPartitionsToTxn v4 ``VerifyOnly`` to its
+    leader (:meth:`ReplicaManager.verify_transaction_remotely`; none known:
+    COORDINATOR_NOT_AVAILABLE). A partition not in the transaction is
+    TRANSACTION_ABORTABLE for v4, INVALID_TXN_STATE before (``AddPartitionsToTxnManager``);
+    a fenced producer INVALID_PRODUCER_EPOCH; the rest through
+    :func:`_offset_commit_error`. A verified write carries the guard taken before the
+    question (a marker appended meanwhile refuses it)."""
+    if not services.config.transaction_partition_verification_enable:
+        return None
+    coordinator = getattr(services, "txn_coordinator", None)
+    if coordinator is None or not request.transactional_id:
+        return None
+    transactional_id = request.transactional_id
+    producer_id, epoch = request.producer_id, request.producer_epoch
+    replicas = services.replica_manager
+
+    async def verify(index: int) -> tuple[int, tuple[int, int] | None]:
+        log = replicas.get_log(OFFSETS_TOPIC, index)  # None: created by the first write
+        if log is not None and log.has_ongoing_transaction(producer_id, epoch):
+            return ErrorCode.NONE, None
+        guard = None if log is None else (producer_id, log.verification_guard(producer_id))
+        tp = TopicPartition(OFFSETS_TOPIC, index)
+        state_tp = TopicPartition(_TXN_STATE_TOPIC, coordinator.partition_for(transactional_id))
+        state = services.metadata_cache.partition_state(state_tp)
+        leader = state.leader if state is not None else -1
+        if leader == services.node_id:
+            answers = coordinator.verify_partitions(transactional_id, producer_id, epoch, {tp})
+        elif leader >= 0:
+            answers = await replicas.verify_transaction_remotely(
+                leader, transactional_id, producer_id, epoch, {tp}
+            )
+        else:
+            answers = {tp: int(ErrorCode.COORDINATOR_NOT_AVAILABLE)}
+        code = answers[tp]
+        if code == ErrorCode.NONE:
+            return ErrorCode.NONE, guard
+        if code == ErrorCode.PRODUCER_FENCED:
+            return ErrorCode.INVALID_PRODUCER_EPOCH, None
+        if code == ErrorCode.TRANSACTION_ABORTABLE and context.api_version < 4:
+            return ErrorCode.INVALID_TXN_STATE, None
+        return _offset_commit_error(code), None
+
+    return verify
+
+
+async def handle_txn_offset_commit(
+    services: BrokerServices, context: RequestContext, request: Any
+) -> Any:
+    """TxnOffsetCommit (Kafka 3.9's ``KafkaApis.handleTxnOffsetCommitRequest``): WRITE on
+    the TransactionalId, else TRANSACTIONAL_ID_AUTHORIZATION_FAILED for every partition;
+    READ on the group, else GROUP_AUTHORIZATION_FAILED for every partition; READ on each
+    topic, else TOPIC_AUTHORIZATION_FAILED for its partitions (listed first, as Kafka's
+    builder); the coordinator's answer for the rest
+    (:meth:`GroupCoordinator.commit_transactional`). Versions 0-1 get
+    COORDINATOR_NOT_AVAILABLE in place of COORDINATOR_LOAD_IN_PROGRESS (clients before
+    KAFKA-7296 did not expect it)."""
+    cls = _cls("TxnOffsetCommit")
+
+    def everywhere(code: int) -> list[tuple[str, list[tuple[int, int]]]]:
+        return [(t.name, [(p.partition_index, code) for p in t.partitions]) for t in request.topics]
+
+    if not authz.authorize(
+        services,
+        context,
+        AclOperation.WRITE,
+        ResourceType.TRANSACTIONAL_ID,
+        request.transactional_id,
+    ):
+        answer = everywhere(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+    elif not _group_allowed(services, context, AclOperation.READ, request.group_id):
+        answer = everywhere(ErrorCode.GROUP_AUTHORIZATION_FAILED)
+    else:
+        readable = _topics_allowed(
+            services, context, AclOperation.READ, (t.name for t in request.topics)
+        )
+        answer = [
+            (
+                t.name,
+                [(p.partition_index, ErrorCode.TOPIC_AUTHORIZATION_FAILED) for p in t.partitions],
+            )
+            for t in request.topics
+            if readable is not None and t.name not in readable
+        ]
+        flat = _offsets_to_commit(request, readable)
+        if flat:
+            answer += await _coordinator(services).commit_transactional(
+                request.group_id,
+                request.producer_id,
+                request.producer_epoch,
+                request.generation_id,
+                request.member_id,
+                request.group_instance_id,
+                flat,
+                api_version=context.api_version,
+                verify=_txn_verifier(services, context, request),
+            )
+    merged: dict[str, list[tuple[int, int]]] = {}
+    for name, partitions in answer:
+        merged.setdefault(name, []).extend(partitions)
+    old_client = context.api_version < 2
+    return cls(
+        throttle_time_ms=0,
+        topics=[
+            cls.TxnOffsetCommitResponseTopic(
+                name=name,
+                partitions=[
+                    cls.TxnOffsetCommitResponsePartition(
+                        partition_index=p,
+                        error_code=(
+                            ErrorCode.COORDINATOR_NOT_AVAILABLE
+                            if old_client and code == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS
+                            else code
+                        ),
+                    )
+                    for p, code in partitions
+                ],
+            )
+            for name, partitions in merged.items()
+        ],
+    )
+
+
 _UNAUTHORIZED_ROW = -2  # a partition row of a topic the principal may not describe
+_UNSTABLE_ROW = -3  # a partition row with offsets of an open transaction (RequireStable)
 
 
 def _fetch_group(
@@ -227,12 +395,16 @@ def _fetch_group(
     context: RequestContext,
     group_id: str,
     topics: list[tuple[str, list[int]]] | None,
+    require_stable: bool = False,
 ) -> list[tuple[str, list[tuple[int, int, int, str]]]]:
     """The committed offsets; with an authorizer only of topics the principal may
     DESCRIBE: the others are left out of an all-topics answer, and answered
     TOPIC_AUTHORIZATION_FAILED (rows marked :data:`_UNAUTHORIZED_ROW`) after the rest
-    when named (Kafka's ``fetchOffsetsForGroup``)."""
-    offsets = _coordinator(services).fetch(group_id)
+    when named (Kafka's ``fetchOffsetsForGroup``). ``require_stable``: a partition an
+    open transaction committed an offset of is UNSTABLE_OFFSET_COMMIT (rows marked
+    :data:`_UNSTABLE_ROW`; Kafka's ``OffsetMetadataManager.fetchOffsets``)."""
+    coordinator = _coordinator(services)
+    offsets = coordinator.fetch(group_id)
     refused: list[tuple[str, list[int]]] = []
     if topics is None:
         by_topic: dict[str, list[int]] = {}
@@ -252,7 +424,9 @@ def _fetch_group(
         rows = []
         for p in partitions:
             o = offsets.get((name, p))
-            if o is None:
+            if require_stable and coordinator.has_pending_txn(group_id, name, p):
+                rows.append((p, _UNSTABLE_ROW, -1, ""))
+            elif o is None:
                 rows.append((p, -1, -1, ""))
             else:
                 rows.append((p, o.offset, o.leader_epoch, o.metadata))
@@ -266,14 +440,24 @@ def _row_error(offset: int) -> tuple[int, int]:
     """(committed offset, error code) of a row of :func:`_fetch_group`."""
     if offset == _UNAUTHORIZED_ROW:
         return -1, ErrorCode.TOPIC_AUTHORIZATION_FAILED
+    if offset == _UNSTABLE_ROW:
+        return -1, ErrorCode.UNSTABLE_OFFSET_COMMIT
     return offset, 0
 
 
-def handle_offset_fetch(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+async def handle_offset_fetch(
+    services: BrokerServices, context: RequestContext, request: Any
+) -> Any:
     """A group not served here: its error at the group level (v8+), at the top level
-    (v2-7), with no topics (Kafka 3.9: versions 0-1 have no field for it)."""
+    (v2-7), with no topics (Kafka 3.9: versions 0-1 have no field for it).
+
+    v7+ ``RequireStable``: the answer waits for the group's writes under way, and a
+    partition with offsets of an open transaction is answered UNSTABLE_OFFSET_COMMIT
+    (offset -1) in its row, in every version (Kafka's ``fetchOffsets``/``fetchAllOffsets``;
+    the client retries until the transaction is decided)."""
     cls = _cls("OffsetFetch")
     coordinator = _coordinator(services)
+    stable = context.api_version >= 7 and bool(request.require_stable)
     if context.api_version < 8:
         wanted = (
             None
@@ -285,6 +469,8 @@ def handle_offset_fetch(services: BrokerServices, context: RequestContext, reque
             owner_error = ErrorCode.GROUP_AUTHORIZATION_FAILED
         if owner_error:
             return cls(throttle_time_ms=0, error_code=owner_error, topics=[])
+        if stable:
+            await coordinator.await_writes(request.group_id)
         return cls(
             throttle_time_ms=0,
             error_code=0,
@@ -302,7 +488,7 @@ def handle_offset_fetch(services: BrokerServices, context: RequestContext, reque
                         for p, o, e, m in rows
                     ],
                 )
-                for name, rows in _fetch_group(services, context, request.group_id, wanted)
+                for name, rows in _fetch_group(services, context, request.group_id, wanted, stable)
             ],
         )
     groups = []
@@ -320,6 +506,8 @@ def handle_offset_fetch(services: BrokerServices, context: RequestContext, reque
                 cls.OffsetFetchResponseGroup(group_id=g.group_id, error_code=owner_error, topics=[])
             )
             continue
+        if stable:
+            await coordinator.await_writes(g.group_id)
         groups.append(
             cls.OffsetFetchResponseGroup(
                 group_id=g.group_id,
@@ -338,7 +526,7 @@ def handle_offset_fetch(services: BrokerServices, context: RequestContext, reque
                             for p, o, e, m in rows
                         ],
                     )
-                    for name, rows in _fetch_group(services, context, g.group_id, wanted)
+                    for name, rows in _fetch_group(services, context, g.group_id, wanted, stable)
                 ],
             )
         )
@@ -512,4 +700,5 @@ GROUP_HANDLERS: dict[ApiKey, Callable[[BrokerServices, RequestContext, Any], Any
     ApiKey.LIST_GROUPS: handle_list_groups,
     ApiKey.DELETE_GROUPS: handle_delete_groups,
     ApiKey.OFFSET_DELETE: handle_offset_delete,
+    ApiKey.TXN_OFFSET_COMMIT: handle_txn_offset_commit,
 }
