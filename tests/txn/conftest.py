@@ -1,0 +1,305 @@
+"""Fixtures of the client-level transaction tests (issue 13): the broker under test, the
+Java client program of ``tests/txn/java`` compiled against Kafka's jars, and Kafka's
+``kafka-transactions`` tool (``org.apache.kafka.tools.TransactionsCommand``, what
+``kafka-transactions.sh`` runs).
+
+The broker is a fixture parameter, ``txn_target``: ``make test`` runs every test against a
+kafkacore broker (``broker_factory``, one per test module). Setting
+``KAFKACORE_TXN_TESTS_AGAINST=kafka`` runs the same tests against Apache Kafka itself (one
+KRaft node from the jars of ``scripts/kafka-jars.sh`` for the session), ``=both`` against
+each in turn: that is how the tests were checked to be right, and how to tell a test bug
+from a broker bug. Both brokers get the same settings (:data:`BROKER_SETTINGS`), notably
+a 200 ms scan for timed-out transactions, as Kafka's own ``TransactionsTest`` uses.
+
+Helpers shared by the test modules (topics, consuming to the end under an isolation level)
+live here too; they use confluent-kafka (librdkafka), the client every kafkacore user has.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import confluent_kafka as ck
+import pytest
+from confluent_kafka import admin as admin_mod
+
+from support.brokers import BrokerFactory, free_port
+from support.kafka_jars import (
+    JVM_FLAGS,
+    compile_java,
+    kraft_single_node_props,
+    start_kraft_node,
+    stop_process,
+)
+from support.kafka_jars import kafka_libs as fetch_kafka_libs
+
+__all__ = [
+    "BROKER_SETTINGS",
+    "TARGET_ENV",
+    "JavaRun",
+    "Record",
+    "TxnTarget",
+    "create_topic",
+    "read_to_end",
+]
+
+TARGET_ENV = "KAFKACORE_TXN_TESTS_AGAINST"
+JAVA_SOURCES = Path(__file__).resolve().parent / "java"
+
+# The same on both brokers. Small internal topics (Kafka's TransactionsTest uses 3
+# transaction-log partitions), no rebalance delay, and the scan for timed-out
+# transactions every 200 ms so the timeout cases take a second, not ten.
+BROKER_SETTINGS = (
+    "offsets.topic.num.partitions=3",
+    "offsets.topic.replication.factor=1",
+    "transaction.state.log.num.partitions=3",
+    "transaction.state.log.replication.factor=1",
+    "transaction.state.log.min.isr=1",
+    "transaction.abort.timed.out.transaction.cleanup.interval.ms=200",
+    "group.initial.rebalance.delay.ms=0",
+)
+
+
+def _targets() -> list[str]:
+    value = os.environ.get(TARGET_ENV, "kafkacore")
+    names = ["kafkacore", "kafka"] if value == "both" else value.split(",")
+    unknown = set(names) - {"kafkacore", "kafka"}
+    if unknown:
+        raise pytest.UsageError(f"{TARGET_ENV}: unknown broker(s) {sorted(unknown)}")
+    return names
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A test run against Kafka runs Kafka's code from downloaded jars."""
+    here = Path(__file__).resolve().parent
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        if callspec is None or callspec.params.get("txn_target") != "kafka":
+            continue
+        if here in Path(str(item.fspath)).resolve().parents:
+            item.add_marker(pytest.mark.interop)
+            item.add_marker(pytest.mark.downloads)
+
+
+@dataclass(frozen=True)
+class TxnTarget:
+    """The broker under test: ``name`` is ``kafkacore`` or ``kafka``; ``log_text`` gives
+    what it printed (for failure messages)."""
+
+    name: str
+    bootstrap: str
+    log_text: Callable[[], str]
+
+    def log_tail(self, chars: int = 3000) -> str:
+        return f"--- {self.name} log ---\n{self.log_text()[-chars:]}"
+
+
+class _KafkaNode:
+    """Apache Kafka (KRaft, broker and controller in one JVM) on free ports."""
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self.port = free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def log(self) -> Path:
+        return self.home / "kafka.log"
+
+    def start(self) -> _KafkaNode:
+        props = self.home / "server.properties"
+        props.write_text(
+            kraft_single_node_props(self.home, self.port, free_port(), *BROKER_SETTINGS)
+        )
+        self.proc = start_kraft_node(fetch_kafka_libs(), props, self.log)
+        admin = admin_mod.AdminClient({"bootstrap.servers": f"localhost:{self.port}"})
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                admin.list_topics(timeout=2)
+                return self
+            except ck.KafkaException:
+                assert self.proc.poll() is None, self.log.read_text()[-3000:]
+                assert time.monotonic() < deadline, "Kafka did not start"
+
+    def stop(self) -> None:
+        stop_process(self.proc)
+
+
+@pytest.fixture(scope="session")
+def txn_kafka_node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_KafkaNode]:
+    """Apache Kafka for the session (only started when a test runs against it)."""
+    node = _KafkaNode(tmp_path_factory.mktemp("txn-kafka")).start()
+    try:
+        yield node
+    finally:
+        node.stop()
+
+
+@pytest.fixture(scope="module", params=_targets())
+def txn_target(request: pytest.FixtureRequest) -> TxnTarget:
+    """The broker the module's tests run against (see the module docstring)."""
+    if request.param == "kafka":
+        node: _KafkaNode = request.getfixturevalue("txn_kafka_node")
+        return TxnTarget(
+            "kafka", f"localhost:{node.port}", lambda: node.log.read_text(errors="replace")
+        )
+    factory: BrokerFactory = request.getfixturevalue("broker_factory")
+    broker = factory(*BROKER_SETTINGS, name="txn")
+    return TxnTarget("kafkacore", broker.bootstrap, broker.log_text)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def create_topic(bootstrap: str, name: str, partitions: int = 1) -> str:
+    """Creates ``name`` and waits until every partition has a leader."""
+    admin = admin_mod.AdminClient({"bootstrap.servers": bootstrap})
+    admin.create_topics([admin_mod.NewTopic(name, partitions, 1)])[name].result(30)
+    deadline = time.monotonic() + 30
+    while True:
+        meta = admin.list_topics(name, timeout=10).topics.get(name)
+        if (
+            meta is not None
+            and meta.error is None
+            and len(meta.partitions) == partitions
+            and all(p.leader >= 0 for p in meta.partitions.values())
+        ):
+            return name
+        assert time.monotonic() < deadline, f"{name}: no leaders"
+        time.sleep(0.1)
+
+
+@dataclass(frozen=True)
+class Record:
+    partition: int
+    offset: int
+    value: bytes
+
+
+def consumer(bootstrap: str, isolation: str, **conf: object) -> ck.Consumer:
+    """A consumer with ``isolation.level`` set explicitly (librdkafka's default is
+    read_committed, Java's read_uncommitted) and no auto commit."""
+    return ck.Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": conf.pop("group.id", "txn-reader"),
+            "isolation.level": isolation,
+            "enable.auto.commit": False,
+            "auto.offset.reset": "earliest",
+            **conf,
+        }
+    )
+
+
+def end_offsets(c: ck.Consumer, topic: str, partitions: Sequence[int]) -> list[int]:
+    """ListOffsets LATEST under the consumer's isolation level: the high watermark
+    (read_uncommitted) or the last stable offset (read_committed)."""
+    return [
+        c.get_watermark_offsets(ck.TopicPartition(topic, p), timeout=10, cached=False)[1]
+        for p in partitions
+    ]
+
+
+def read_to_end(
+    bootstrap: str, topic: str, partitions: Sequence[int], isolation: str, timeout_s: float = 20
+) -> tuple[list[Record], list[int]]:
+    """Everything ``isolation`` lets a consumer read of ``partitions`` from offset 0 up to
+    their end offsets under that isolation level (asked first); returns the records and
+    the end offsets. Consumption ends when the consumer's positions reach those offsets,
+    control batches included (librdkafka moves past them)."""
+    c = consumer(bootstrap, isolation)
+    try:
+        ends = end_offsets(c, topic, partitions)
+        c.assign([ck.TopicPartition(topic, p, 0) for p in partitions])
+        out: list[Record] = []
+        deadline = time.monotonic() + timeout_s
+        while True:
+            positions = [
+                tp.offset for tp in c.position([ck.TopicPartition(topic, p) for p in partitions])
+            ]
+            if all(pos >= end for pos, end in zip(positions, ends, strict=True)):
+                return out, ends
+            assert time.monotonic() < deadline, (
+                f"{isolation} consumer of {topic} stuck at {positions}, ends {ends}; read {out}"
+            )
+            msg = c.poll(0.2)
+            if msg is None:
+                continue
+            assert msg.error() is None, msg.error()
+            out.append(Record(msg.partition(), msg.offset(), msg.value()))
+    finally:
+        c.close()
+
+
+def wait_for(what: str, probe: Callable[[], object], timeout_s: float = 20) -> object:
+    """Polls ``probe`` until it returns something true; fails with the last value."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        last = probe()
+        if last:
+            return last
+        assert time.monotonic() < deadline, f"{what}: gave up, last {last!r}"
+        time.sleep(0.1)
+
+
+# --------------------------------------------------------------------------- Java
+
+
+@dataclass(frozen=True)
+class JavaRun:
+    args: tuple[str, ...]
+    returncode: int
+    stdout: str
+    stderr: str
+
+    def check(self) -> JavaRun:
+        if self.returncode != 0:
+            raise AssertionError(
+                f"java {' '.join(self.args)} exited {self.returncode}\n"
+                f"stdout:\n{self.stdout[-3000:]}\nstderr:\n{self.stderr[-4000:]}"
+            )
+        return self
+
+
+@dataclass(frozen=True)
+class JavaRunner:
+    """Runs main classes of Kafka's jars and of ``tests/txn/java`` (compiled)."""
+
+    classpath: str
+
+    def run(self, main: str, *args: str, timeout: float = 120) -> JavaRun:
+        cmd = ["java", *JVM_FLAGS, "-cp", self.classpath, main, *args]
+        proc = subprocess.run(cmd, capture_output=True, timeout=timeout, check=False)
+        return JavaRun(
+            (main, *args),
+            proc.returncode,
+            proc.stdout.decode("utf-8", "replace"),
+            proc.stderr.decode("utf-8", "replace"),
+        )
+
+    def run_all(self, jobs: Sequence[tuple[str, ...]]) -> list[JavaRun]:
+        """Several JVMs at once (each ``(main, *args)``); results in order."""
+        with ThreadPoolExecutor(max_workers=max(1, len(jobs))) as pool:
+            return list(pool.map(lambda job: self.run(*job), jobs))
+
+
+@pytest.fixture(scope="session")
+def java(tmp_path_factory: pytest.TempPathFactory) -> JavaRunner:
+    """``tests/txn/java/*.java`` compiled against Kafka's jars (fetched if needed)."""
+    libs = fetch_kafka_libs()
+    classes = tmp_path_factory.mktemp("txn-classes")
+    compile_java(libs, classes, sorted(JAVA_SOURCES.glob("*.java")))
+    return JavaRunner(f"{classes}{os.pathsep}{libs}/*")
+
+
+@pytest.fixture(scope="session")
+def kafka_tools() -> JavaRunner:
+    """Kafka's jars, for its command-line tools' main classes."""
+    return JavaRunner(f"{fetch_kafka_libs()}/*")
