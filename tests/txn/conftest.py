@@ -4,12 +4,13 @@ Java client program of ``tests/txn/java`` compiled against Kafka's jars, and Kaf
 ``kafka-transactions.sh`` runs).
 
 The broker is a fixture parameter, ``txn_target``: ``make test`` runs every test against a
-kafkacore broker (``broker_factory``, one per test module). Setting
-``KAFKACORE_TXN_TESTS_AGAINST=kafka`` runs the same tests against Apache Kafka itself (one
-KRaft node from the jars of ``scripts/kafka-jars.sh`` for the session), ``=both`` against
-each in turn: that is how the tests were checked to be right, and how to tell a test bug
-from a broker bug. Both brokers get the same settings (:data:`BROKER_SETTINGS`), notably
-a 200 ms scan for timed-out transactions, as Kafka's own ``TransactionsTest`` uses.
+kafkacore broker (``broker_factory``, one per test module). ``KAFKACORE_TXN_TESTS_AGAINST``
+picks others (a comma-separated list): ``kafka`` is Apache Kafka itself (one KRaft node
+from the jars of ``scripts/kafka-jars.sh`` for the session), ``kafka-tv1`` Kafka speaking
+the classic transaction protocol (feature ``transaction.version=1``), ``both`` means
+``kafkacore,kafka``. That is how the tests were checked to be right, and how to tell a test
+bug from a broker bug. Every broker gets the same settings (:data:`BROKER_SETTINGS`),
+notably a 200 ms scan for timed-out transactions, as Kafka's own ``TransactionsTest`` uses.
 
 Helpers shared by the test modules (topics, consuming to the end under an isolation level)
 live here too; they use confluent-kafka (librdkafka), the client every kafkacore user has.
@@ -66,10 +67,13 @@ BROKER_SETTINGS = (
 )
 
 
+TARGETS = ("kafkacore", "kafka", "kafka-tv1")
+
+
 def _targets() -> list[str]:
     value = os.environ.get(TARGET_ENV, "kafkacore")
     names = ["kafkacore", "kafka"] if value == "both" else value.split(",")
-    unknown = set(names) - {"kafkacore", "kafka"}
+    unknown = set(names) - set(TARGETS)
     if unknown:
         raise pytest.UsageError(f"{TARGET_ENV}: unknown broker(s) {sorted(unknown)}")
     return names
@@ -80,7 +84,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     here = Path(__file__).resolve().parent
     for item in items:
         callspec = getattr(item, "callspec", None)
-        if callspec is None or callspec.params.get("txn_target") != "kafka":
+        if callspec is None or callspec.params.get("txn_target", "kafkacore") == "kafkacore":
             continue
         if here in Path(str(item.fspath)).resolve().parents:
             item.add_marker(pytest.mark.interop)
@@ -101,10 +105,12 @@ class TxnTarget:
 
 
 class _KafkaNode:
-    """Apache Kafka (KRaft, broker and controller in one JVM) on free ports."""
+    """Apache Kafka (KRaft, broker and controller in one JVM) on free ports; with a
+    ``transaction_version``, that level of the feature (default: Kafka's, 2)."""
 
-    def __init__(self, home: Path) -> None:
+    def __init__(self, home: Path, transaction_version: int | None = None) -> None:
         self.home = home
+        self.transaction_version = transaction_version
         self.port = free_port()
         self.proc: subprocess.Popen[bytes] | None = None
 
@@ -123,32 +129,51 @@ class _KafkaNode:
         while True:
             try:
                 admin.list_topics(timeout=2)
-                return self
+                break
             except ck.KafkaException:
                 assert self.proc.poll() is None, self.log.read_text()[-3000:]
                 assert time.monotonic() < deadline, "Kafka did not start"
+        if self.transaction_version is not None:
+            feature = f"transaction.version={self.transaction_version}"
+            downgrade = ("downgrade", "--feature", feature)
+            JavaRunner(f"{fetch_kafka_libs()}/*").run(
+                "org.apache.kafka.tools.FeatureCommand",
+                "--bootstrap-server",
+                f"localhost:{self.port}",
+                *downgrade,
+            ).check()
+        return self
 
     def stop(self) -> None:
         stop_process(self.proc)
 
 
 @pytest.fixture(scope="session")
-def txn_kafka_node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_KafkaNode]:
-    """Apache Kafka for the session (only started when a test runs against it)."""
-    node = _KafkaNode(tmp_path_factory.mktemp("txn-kafka")).start()
+def txn_kafka_nodes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, _KafkaNode]]:
+    """Apache Kafka nodes for the session, by target name, each started when a test first
+    runs against it."""
+    nodes: dict[str, _KafkaNode] = {}
     try:
-        yield node
+        yield nodes
     finally:
-        node.stop()
+        for node in nodes.values():
+            node.stop()
 
 
 @pytest.fixture(scope="module", params=_targets())
 def txn_target(request: pytest.FixtureRequest) -> TxnTarget:
-    """The broker the module's tests run against (see the module docstring)."""
-    if request.param == "kafka":
-        node: _KafkaNode = request.getfixturevalue("txn_kafka_node")
+    """The broker the module's tests run against (see the module docstring):
+    ``kafka-tv1`` is Kafka with the feature ``transaction.version`` downgraded to 1, the
+    classic protocol kafkacore's clients speak (librdkafka always does)."""
+    if request.param != "kafkacore":
+        nodes: dict[str, _KafkaNode] = request.getfixturevalue("txn_kafka_nodes")
+        if request.param not in nodes:
+            home = request.getfixturevalue("tmp_path_factory").mktemp(request.param)
+            version = 1 if request.param == "kafka-tv1" else None
+            nodes[request.param] = _KafkaNode(home, version).start()
+        node = nodes[request.param]
         return TxnTarget(
-            "kafka", f"localhost:{node.port}", lambda: node.log.read_text(errors="replace")
+            request.param, f"localhost:{node.port}", lambda: node.log.read_text(errors="replace")
         )
     factory: BrokerFactory = request.getfixturevalue("broker_factory")
     broker = factory(*BROKER_SETTINGS, name="txn")

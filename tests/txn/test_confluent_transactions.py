@@ -43,7 +43,7 @@ pytestmark = pytest.mark.timeout(120)
 def producer(target: TxnTarget, txn_id: str, **conf: object) -> ck.Producer:
     """A transactional producer with ``init_transactions`` done."""
     p = ck.Producer({"bootstrap.servers": target.bootstrap, "transactional.id": txn_id, **conf})
-    p.init_transactions(30)
+    p.init_transactions(15)
     return p
 
 
