@@ -280,7 +280,8 @@ def test_transaction_timeout_aborts_and_fences(txn_target: TxnTarget) -> None:
     topic = create_topic(txn_target.bootstrap, unique("timeout"))
     txn_id = unique("tx-timeout")
     # librdkafka wants message.timeout.ms <= transaction.timeout.ms
-    p = producer(txn_target, txn_id, **{"transaction.timeout.ms": 1000, "message.timeout.ms": 1000})
+    # (2 s, not less: a busy machine must still deliver the record within message.timeout.ms)
+    p = producer(txn_target, txn_id, **{"transaction.timeout.ms": 2000, "message.timeout.ms": 2000})
     p.begin_transaction()
     p.produce(topic, b"expired", partition=0)
     p.flush(30)

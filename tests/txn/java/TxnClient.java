@@ -37,7 +37,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *   <li>{@code offsets}: consume-transform-produce with sendOffsetsToTransaction and the
  *       consumer's group metadata: an aborted attempt, then a committed one.
  *   <li>{@code fencing}: a second producer with the same transactional.id fences the first.
- *   <li>{@code timeout}: transaction.timeout.ms 1000; the broker aborts, the producer is
+ *   <li>{@code timeout}: transaction.timeout.ms 2000; the broker aborts, the producer is
  *       fenced (testFencingOnTransactionExpiration).
  * </ul>
  */
@@ -390,7 +390,7 @@ public final class TxnClient {
         String topic = topic("timeout", 1);
         String id = prefix + "-tx-timeout";
         Map<String, Object> out = new LinkedHashMap<>();
-        try (KafkaProducer<String, String> producer = producer(id, 1000)) {
+        try (KafkaProducer<String, String> producer = producer(id, 2000)) {
             producer.beginTransaction();
             producer.send(new ProducerRecord<>(topic, 0, null, "expired"));
             producer.flush();
