@@ -22,7 +22,6 @@ import os
 import subprocess
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,9 +29,9 @@ import confluent_kafka as ck
 import pytest
 from confluent_kafka import admin as admin_mod
 
+from compat.conftest import KafkaTools
 from support.brokers import BrokerFactory, free_port
 from support.kafka_jars import (
-    JVM_FLAGS,
     compile_java,
     kraft_single_node_props,
     start_kraft_node,
@@ -43,7 +42,6 @@ from support.kafka_jars import kafka_libs as fetch_kafka_libs
 __all__ = [
     "BROKER_SETTINGS",
     "TARGET_ENV",
-    "JavaRun",
     "Record",
     "TxnTarget",
     "create_topic",
@@ -136,7 +134,7 @@ class _KafkaNode:
         if self.transaction_version is not None:
             feature = f"transaction.version={self.transaction_version}"
             downgrade = ("downgrade", "--feature", feature)
-            JavaRunner(f"{fetch_kafka_libs()}/*").run(
+            KafkaTools(fetch_kafka_libs()).run(
                 "org.apache.kafka.tools.FeatureCommand",
                 "--bootstrap-server",
                 f"localhost:{self.port}",
@@ -277,54 +275,17 @@ def wait_for(what: str, probe: Callable[[], object], timeout_s: float = 20) -> o
 # --------------------------------------------------------------------------- Java
 
 
-@dataclass(frozen=True)
-class JavaRun:
-    args: tuple[str, ...]
-    returncode: int
-    stdout: str
-    stderr: str
-
-    def check(self) -> JavaRun:
-        if self.returncode != 0:
-            raise AssertionError(
-                f"java {' '.join(self.args)} exited {self.returncode}\n"
-                f"stdout:\n{self.stdout[-3000:]}\nstderr:\n{self.stderr[-4000:]}"
-            )
-        return self
-
-
-@dataclass(frozen=True)
-class JavaRunner:
-    """Runs main classes of Kafka's jars and of ``tests/txn/java`` (compiled)."""
-
-    classpath: str
-
-    def run(self, main: str, *args: str, timeout: float = 120) -> JavaRun:
-        cmd = ["java", *JVM_FLAGS, "-cp", self.classpath, main, *args]
-        proc = subprocess.run(cmd, capture_output=True, timeout=timeout, check=False)
-        return JavaRun(
-            (main, *args),
-            proc.returncode,
-            proc.stdout.decode("utf-8", "replace"),
-            proc.stderr.decode("utf-8", "replace"),
-        )
-
-    def run_all(self, jobs: Sequence[tuple[str, ...]]) -> list[JavaRun]:
-        """Several JVMs at once (each ``(main, *args)``); results in order."""
-        with ThreadPoolExecutor(max_workers=max(1, len(jobs))) as pool:
-            return list(pool.map(lambda job: self.run(*job), jobs))
-
-
 @pytest.fixture(scope="session")
-def java(tmp_path_factory: pytest.TempPathFactory) -> JavaRunner:
-    """``tests/txn/java/*.java`` compiled against Kafka's jars (fetched if needed)."""
+def java(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The class path of ``tests/txn/java/*.java`` compiled against Kafka's jars (fetched
+    if needed), those jars included."""
     libs = fetch_kafka_libs()
     classes = tmp_path_factory.mktemp("txn-classes")
     compile_java(libs, classes, sorted(JAVA_SOURCES.glob("*.java")))
-    return JavaRunner(f"{classes}{os.pathsep}{libs}/*")
+    return f"{classes}{os.pathsep}{libs}/*"
 
 
 @pytest.fixture(scope="session")
-def kafka_tools() -> JavaRunner:
+def kafka_tools() -> KafkaTools:
     """Kafka's jars, for its command-line tools' main classes."""
-    return JavaRunner(f"{fetch_kafka_libs()}/*")
+    return KafkaTools(fetch_kafka_libs())

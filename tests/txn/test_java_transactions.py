@@ -19,20 +19,29 @@ against Kafka 4.3.1 formatted with ``transaction.version=1`` and with its defaul
 from __future__ import annotations
 
 import json
+import subprocess
 import uuid
 from typing import Any
 
 import pytest
 
-from txn.conftest import JavaRunner, TxnTarget
+from support.kafka_jars import JVM_FLAGS
+from txn.conftest import TxnTarget
 
 pytestmark = [pytest.mark.interop, pytest.mark.timeout(180)]
 
 
 @pytest.fixture(scope="module")
-def observed(java: JavaRunner, txn_target: TxnTarget) -> dict[str, Any]:
+def observed(java: str, txn_target: TxnTarget) -> dict[str, Any]:
+    """TxnClient's JSON (``java`` is its class path)."""
     prefix = f"java-{uuid.uuid4().hex[:8]}"
-    run = java.run("TxnClient", txn_target.bootstrap, prefix, timeout=150)
+    run = subprocess.run(
+        ["java", *JVM_FLAGS, "-cp", java, "TxnClient", txn_target.bootstrap, prefix],
+        capture_output=True,
+        text=True,
+        timeout=150,
+        check=False,
+    )
     if run.returncode != 0:
         raise AssertionError(f"{run.stderr[-4000:]}\n{txn_target.log_tail()}")
     result: dict[str, Any] = json.loads(run.stdout.strip().splitlines()[-1])

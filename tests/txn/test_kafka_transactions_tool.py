@@ -22,7 +22,8 @@ from dataclasses import dataclass
 import confluent_kafka as ck
 import pytest
 
-from txn.conftest import JavaRunner, TxnTarget, create_topic, read_to_end
+from compat.conftest import KafkaTools
+from txn.conftest import TxnTarget, create_topic, read_to_end
 
 pytestmark = [pytest.mark.interop, pytest.mark.timeout(180)]
 
@@ -110,22 +111,17 @@ def tool(target: TxnTarget, *args: str) -> tuple[str, ...]:
 
 
 def test_list_describe_and_abort_a_hanging_transaction(
-    kafka_tools: JavaRunner, txn_target: TxnTarget, scene: Scene
+    kafka_tools: KafkaTools, txn_target: TxnTarget, scene: Scene
 ) -> None:
+    partition = ("--topic", scene.topic, "--partition", "0")
+    describe_producers = tool(txn_target, "describe-producers", *partition)
     listed, hanging, committed, missing, producers = kafka_tools.run_all(
         [
             tool(txn_target, "list"),
             tool(txn_target, "describe", "--transactional-id", scene.hanging_id),
             tool(txn_target, "describe", "--transactional-id", scene.committed_id),
             tool(txn_target, "describe", "--transactional-id", "tool-no-such-id"),
-            tool(
-                txn_target,
-                "describe-producers",
-                "--topic",
-                scene.topic,
-                "--partition",
-                "0",
-            ),
+            describe_producers,
         ]
     )
     now = int(time.time() * 1000)
@@ -196,29 +192,8 @@ def test_list_describe_and_abort_a_hanging_transaction(
     assert ends == [1]
 
     # abort: an ABORT marker written by the partition leader (WriteTxnMarkers)
-    aborted = kafka_tools.run(
-        *tool(
-            txn_target,
-            "abort",
-            "--topic",
-            scene.topic,
-            "--partition",
-            "0",
-            "--start-offset",
-            "1",
-        )
-    )
-    aborted.check()
-    after = kafka_tools.run(
-        *tool(
-            txn_target,
-            "describe-producers",
-            "--topic",
-            scene.topic,
-            "--partition",
-            "0",
-        )
-    ).check()
+    kafka_tools.run(*tool(txn_target, "abort", *partition, "--start-offset", "1")).check()
+    after = kafka_tools.run(*describe_producers).check()
     hanger_after = {row["ProducerId"]: row for row in table(after.stdout)}[open_txn["ProducerId"]]
     assert hanger_after["CurrentTransactionStartOffset"] == "None"
     # the marker takes offset 4; read_committed gets past the aborted records

@@ -190,6 +190,21 @@ public final class TxnClient {
         }
     }
 
+    /** A step that may fail. */
+    private interface Action {
+        void run() throws Exception;
+    }
+
+    /** The exception classes {@code action} fails with, outermost first (empty: it did not). */
+    private static List<String> errorOf(Action action) {
+        try {
+            action.run();
+            return List.of();
+        } catch (Exception e) {
+            return chain(e);
+        }
+    }
+
     /** The exception classes of a failure, outermost first, through its causes. */
     private static List<String> chain(Throwable e) {
         List<String> out = new ArrayList<>();
@@ -361,24 +376,15 @@ public final class TxnClient {
         try (KafkaProducer<String, String> successor = producer(id, 0)) {
             successor.beginTransaction();
             successor.send(new ProducerRecord<>(topic, 0, null, "successor"));
-            try {
+            out.put("zombie_error", errorOf(() -> {
                 Future<RecordMetadata> sent = zombie.send(new ProducerRecord<>(topic, 0, null, "zombie-1"));
                 zombie.commitTransaction();
                 sent.get();
-                out.put("zombie_error", List.of());
-            } catch (Exception e) {
-                out.put("zombie_error", chain(e));
-            }
-            // an abortable error (TV2's InvalidProducerEpochException) or a fatal one: either
-            // way the zombie can no longer end a transaction
-            try {
-                zombie.abortTransaction();
-                out.put("zombie_abort_error", List.of());
-            } catch (Exception e) {
-                out.put("zombie_abort_error", chain(e));
-            } finally {
-                zombie.close(Duration.ZERO);
-            }
+            }));
+            // an abortable error (InvalidProducerEpochException) or a fatal one: either way
+            // the zombie can no longer end a transaction
+            out.put("zombie_abort_error", errorOf(zombie::abortTransaction));
+            zombie.close(Duration.ZERO);
             successor.commitTransaction();
         }
         out.put("read_committed", readToEnd(topic, 1, "read_committed"));
@@ -396,12 +402,7 @@ public final class TxnClient {
             producer.flush();
             // the broker aborts it: the record, then its ABORT marker
             waitFor("the broker's abort marker", () -> endOffset(topic, "read_uncommitted") == 2);
-            try {
-                producer.commitTransaction();
-                out.put("commit_error", List.of());
-            } catch (Exception e) {
-                out.put("commit_error", chain(e));
-            }
+            out.put("commit_error", errorOf(producer::commitTransaction));
             producer.close(Duration.ZERO);
         }
         try (KafkaProducer<String, String> successor = producer(id, 0)) {
