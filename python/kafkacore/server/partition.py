@@ -14,9 +14,10 @@ follower appends the leader's batches unchanged
 
 A single node is the replication-factor-1 case: the replicas and the ISR are
 ``[this node]``, so :meth:`Partition.maybe_increment_leader_hw` moves the high watermark
-to the log end offset after every append, and the last stable offset is the high
-watermark (no transactions yet). Follower LEOs and ISR changes land here with
-replication.
+to the log end offset after every append. The last stable offset is
+``min(first unstable offset, HW)``: the log's producer state knows the open transactions
+(:meth:`~kafkacore.log.log.Log.last_stable_offset`). Follower LEOs and ISR changes land
+here with replication.
 
 Thread-safety (as ``Partition.scala`` states it):
 
@@ -214,8 +215,10 @@ class Partition:
 
     @property
     def last_stable_offset(self) -> int:
-        """No transactions yet: the first offset of no open transaction is the HW."""
-        return self._high_watermark
+        """``min(first unstable offset, HW)`` (Kafka's ``lastStableOffset``): the first
+        offset of the earliest transaction still open (or whose marker the HW has not
+        passed), the HW when there is none. What read_committed consumers read up to."""
+        return self.log.last_stable_offset(self._high_watermark)
 
     def initialize_high_watermark(self, checkpointed: int) -> None:
         """Start from the ``replication-offset-checkpoint`` value (a restarted replica),
@@ -351,6 +354,40 @@ class Partition:
             self._notify_hw()
         return info
 
+    def append_txn_marker(
+        self,
+        producer_id: int,
+        producer_epoch: int,
+        coordinator_epoch: int,
+        commit: bool,
+        *,
+        required_acks: int = -1,
+        timestamp_ms: int | None = None,
+    ) -> LogAppendInfo:
+        """Append a COMMIT/ABORT marker as leader at the current leader epoch (Kafka's
+        ``appendRecordsToLeader`` with ``AppendOrigin.COORDINATOR``; see
+        :meth:`Log.append_txn_marker` for the producer checks); refused like
+        :meth:`append_records_to_leader`. The high watermark follows."""
+        with self._leader_isr_lock:
+            if not self.is_leader:
+                raise NotLeaderOrFollowerError(
+                    f"Leader not local for partition {self.topic_partition} on broker "
+                    f"{self.local_broker_id}"
+                )
+            self.ensure_enough_replicas(required_acks)
+            info = self.log.append_txn_marker(
+                producer_id,
+                producer_epoch,
+                coordinator_epoch,
+                commit,
+                self._leader_epoch,
+                timestamp_ms,
+            )
+            moved = self._maybe_increment_leader_hw_locked()
+        if moved:
+            self._notify_hw()
+        return info
+
     def ensure_enough_replicas(self, required_acks: int) -> None:
         """``acks=-1`` needs at least ``min.insync.replicas`` in the ISR (Kafka checks it
         before the append, with this message). A replicated partition uses
@@ -434,6 +471,8 @@ class Partition:
         return False
 
     def _notify_hw(self) -> None:
+        # completed transactions whose marker the HW passed no longer hold the LSO
+        self.log.update_high_watermark(self._high_watermark)
         callback = self.on_high_watermark
         if callback is not None:
             callback(self.topic_partition)

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 from kafkacore.protocol.messages import (
+    add_offsets_to_txn,
+    add_partitions_to_txn,
     allocate_producer_ids,
     alter_client_quotas,
     alter_configs,
@@ -25,8 +27,11 @@ from kafkacore.protocol.messages import (
     describe_configs,
     describe_groups,
     describe_log_dirs,
+    describe_producers,
+    describe_transactions,
     describe_user_scram_credentials,
     elect_leaders,
+    end_txn,
     fetch,
     find_coordinator,
     heartbeat,
@@ -38,6 +43,7 @@ from kafkacore.protocol.messages import (
     list_groups,
     list_offsets,
     list_partition_reassignments,
+    list_transactions,
     metadata,
     offset_commit,
     offset_delete,
@@ -49,9 +55,12 @@ from kafkacore.protocol.messages import (
     stop_replica,
     sync_group,
     update_metadata,
+    write_txn_markers,
 )
 
 __all__ = [
+    "add_offsets_to_txn",
+    "add_partitions_to_txn",
     "allocate_producer_ids",
     "alter_client_quotas",
     "alter_configs",
@@ -73,8 +82,11 @@ __all__ = [
     "describe_configs",
     "describe_groups",
     "describe_log_dirs",
+    "describe_producers",
+    "describe_transactions",
     "describe_user_scram_credentials",
     "elect_leaders",
+    "end_txn",
     "fetch",
     "find_coordinator",
     "heartbeat",
@@ -86,6 +98,7 @@ __all__ = [
     "list_groups",
     "list_offsets",
     "list_partition_reassignments",
+    "list_transactions",
     "metadata",
     "offset_commit",
     "offset_delete",
@@ -97,4 +110,5 @@ __all__ = [
     "stop_replica",
     "sync_group",
     "update_metadata",
+    "write_txn_markers",
 ]
