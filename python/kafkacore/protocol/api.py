@@ -78,6 +78,7 @@ class ApiKey(IntEnum):
     ADD_OFFSETS_TO_TXN = 25
     END_TXN = 26
     WRITE_TXN_MARKERS = 27
+    TXN_OFFSET_COMMIT = 28
     DESCRIBE_ACLS = 29
     CREATE_ACLS = 30
     DELETE_ACLS = 31
@@ -167,6 +168,7 @@ _TABLE = [
     _api("AddPartitionsToTxn", m.add_partitions_to_txn, (0, 5), (0, 5)),
     _api("AddOffsetsToTxn", m.add_offsets_to_txn, (0, 4), (0, 4)),
     _api("EndTxn", m.end_txn, (0, 4), (0, 4)),
+    _api("TxnOffsetCommit", m.txn_offset_commit, (0, 4), (0, 4)),
     _api("DescribeAcls", m.describe_acls, (1, 3), (1, 3)),
     _api("CreateAcls", m.create_acls, (1, 3), (1, 3)),
     _api("DeleteAcls", m.delete_acls, (1, 3), (1, 3)),

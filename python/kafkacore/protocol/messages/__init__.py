@@ -54,6 +54,7 @@ from kafkacore.protocol.messages import (
     sasl_handshake,
     stop_replica,
     sync_group,
+    txn_offset_commit,
     update_metadata,
     write_txn_markers,
 )
@@ -109,6 +110,7 @@ __all__ = [
     "sasl_handshake",
     "stop_replica",
     "sync_group",
+    "txn_offset_commit",
     "update_metadata",
     "write_txn_markers",
 ]
