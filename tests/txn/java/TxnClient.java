@@ -57,13 +57,15 @@ public final class TxnClient {
     public static void main(String[] args) throws Exception {
         TxnClient client = new TxnClient(args[0], args[1]);
         Map<String, Object> out = new LinkedHashMap<>();
+        Map<String, Long> elapsedMs = new LinkedHashMap<>();
         try {
             out.put("transaction_version", client.transactionVersion());
-            out.put("basic", client.basic());
-            out.put("open", client.open());
-            out.put("offsets", client.offsets());
-            out.put("fencing", client.fencing());
-            out.put("timeout", client.timeout());
+            for (String name : List.of("basic", "open", "offsets", "fencing", "timeout")) {
+                long start = System.nanoTime();
+                out.put(name, client.runCase(name));
+                elapsedMs.put(name, (System.nanoTime() - start) / 1_000_000);
+            }
+            out.put("elapsed_ms", elapsedMs);
         } finally {
             client.admin.close(Duration.ofSeconds(5));
         }
@@ -238,6 +240,23 @@ public final class TxnClient {
     }
 
     // ------------------------------------------------------------------ cases
+
+    private Map<String, Object> runCase(String name) throws Exception {
+        switch (name) {
+            case "basic":
+                return basic();
+            case "open":
+                return open();
+            case "offsets":
+                return offsets();
+            case "fencing":
+                return fencing();
+            case "timeout":
+                return timeout();
+            default:
+                throw new IllegalArgumentException(name);
+        }
+    }
 
     private Map<String, Object> basic() throws Exception {
         String topic = topic("basic", 2);
