@@ -91,15 +91,28 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @dataclass(frozen=True)
 class TxnTarget:
-    """The broker under test: ``name`` is ``kafkacore`` or ``kafka``; ``log_text`` gives
-    what it printed (for failure messages)."""
+    """The broker under test: ``name`` is a target (``kafkacore``, ``kafka``, ...);
+    ``log_text`` gives what it printed (for failure messages); ``restart`` stops it cleanly
+    and starts it again on the same data."""
 
     name: str
     bootstrap: str
     log_text: Callable[[], str]
+    restart: Callable[[], None]
 
     def log_tail(self, chars: int = 3000) -> str:
         return f"--- {self.name} log ---\n{self.log_text()[-chars:]}"
+
+
+# The JVM of a restarted Kafka node (start_kraft_node's flags; it formats, which a restart
+# must not do).
+_KAFKA_SERVER = (
+    "java",
+    "-Xmx512m",
+    "-XX:+UseSerialGC",
+    "-XX:TieredStopAtLevel=1",
+    "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+)
 
 
 class _KafkaNode:
@@ -116,21 +129,16 @@ class _KafkaNode:
     def log(self) -> Path:
         return self.home / "kafka.log"
 
+    @property
+    def props(self) -> Path:
+        return self.home / "server.properties"
+
     def start(self) -> _KafkaNode:
-        props = self.home / "server.properties"
-        props.write_text(
+        self.props.write_text(
             kraft_single_node_props(self.home, self.port, free_port(), *BROKER_SETTINGS)
         )
-        self.proc = start_kraft_node(fetch_kafka_libs(), props, self.log)
-        admin = admin_mod.AdminClient({"bootstrap.servers": f"localhost:{self.port}"})
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                admin.list_topics(timeout=2)
-                break
-            except ck.KafkaException:
-                assert self.proc.poll() is None, self.log.read_text()[-3000:]
-                assert time.monotonic() < deadline, "Kafka did not start"
+        self.proc = start_kraft_node(fetch_kafka_libs(), self.props, self.log)
+        self._wait_serving()
         if self.transaction_version is not None:
             feature = f"transaction.version={self.transaction_version}"
             downgrade = ("downgrade", "--feature", feature)
@@ -141,6 +149,29 @@ class _KafkaNode:
                 *downgrade,
             ).check()
         return self
+
+    def restart(self) -> None:
+        """A clean stop (SIGTERM) and a start on the same storage (formatted already)."""
+        stop_process(self.proc)
+        with self.log.open("ab") as out:
+            self.proc = subprocess.Popen(
+                [*_KAFKA_SERVER, "-cp", f"{fetch_kafka_libs()}/*", "kafka.Kafka", str(self.props)],
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
+        self._wait_serving()
+
+    def _wait_serving(self) -> None:
+        assert self.proc is not None
+        admin = admin_mod.AdminClient({"bootstrap.servers": f"localhost:{self.port}"})
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                admin.list_topics(timeout=2)
+                return
+            except ck.KafkaException:
+                assert self.proc.poll() is None, self.log.read_text()[-3000:]
+                assert time.monotonic() < deadline, "Kafka did not start"
 
     def stop(self) -> None:
         stop_process(self.proc)
@@ -171,11 +202,14 @@ def txn_target(request: pytest.FixtureRequest) -> TxnTarget:
             nodes[request.param] = _KafkaNode(home, version).start()
         node = nodes[request.param]
         return TxnTarget(
-            request.param, f"localhost:{node.port}", lambda: node.log.read_text(errors="replace")
+            request.param,
+            f"localhost:{node.port}",
+            lambda: node.log.read_text(errors="replace"),
+            node.restart,
         )
     factory: BrokerFactory = request.getfixturevalue("broker_factory")
     broker = factory(*BROKER_SETTINGS, name="txn")
-    return TxnTarget("kafkacore", broker.bootstrap, broker.log_text)
+    return TxnTarget("kafkacore", broker.bootstrap, broker.log_text, broker.restart)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -230,13 +264,45 @@ def end_offsets(c: ck.Consumer, topic: str, partitions: Sequence[int]) -> list[i
     ]
 
 
+def settle(bootstrap: str, topic: str, partitions: Sequence[int]) -> None:
+    """Waits until no transaction is open on ``partitions`` (LSO = HW). A client's commit
+    or abort returns once the coordinator has decided (PrepareCommit/PrepareAbort); the
+    markers are written after it, so a read right after a commit may still see the
+    transaction open, on Kafka as on any broker that does the same."""
+    committed = consumer(bootstrap, "read_committed")
+    uncommitted = consumer(bootstrap, "read_uncommitted")
+    deadline = time.monotonic() + 20
+    try:
+        while True:
+            lso = end_offsets(committed, topic, partitions)
+            hw = end_offsets(uncommitted, topic, partitions)
+            if lso == hw:
+                return
+            assert time.monotonic() < deadline, (
+                f"{topic}: a transaction stays open: LSO {lso}, HW {hw}"
+            )
+            time.sleep(0.1)
+    finally:
+        committed.close()
+        uncommitted.close()
+
+
 def read_to_end(
-    bootstrap: str, topic: str, partitions: Sequence[int], isolation: str, timeout_s: float = 20
+    bootstrap: str,
+    topic: str,
+    partitions: Sequence[int],
+    isolation: str,
+    *,
+    settled: bool = True,
+    timeout_s: float = 20,
 ) -> tuple[list[Record], list[int]]:
     """Everything ``isolation`` lets a consumer read of ``partitions`` from offset 0 up to
-    their end offsets under that isolation level (asked first); returns the records and
+    their end offsets under that isolation level (asked first, after :func:`settle` unless
+    ``settled`` is false: a transaction is knowingly left open); returns the records and
     the end offsets. Consumption ends when the consumer's positions reach those offsets,
     control batches included (librdkafka moves past them)."""
+    if settled:
+        settle(bootstrap, topic, partitions)
     c = consumer(bootstrap, isolation)
     try:
         ends = end_offsets(c, topic, partitions)

@@ -75,6 +75,7 @@ def test_open_transaction_under_read_committed(observed: dict[str, Any]) -> None
     assert opened["position_after_seek_to_end"] == 2
     assert [r["value"] for r in opened["seen_while_open"]] == ["plain-0", "plain-1"]
     assert opened["position_while_open"] == 2
+    assert opened["lag_while_open"] == 0  # LSO 2 - position 2 (not HW 5 - 2)
     after = opened["after_commit"]
     assert [r["offset"] for r in after["records"]] == [0, 1, 2, 3, 4]
     assert after["end_offsets"] == [6]

@@ -188,7 +188,7 @@ def test_list_describe_and_abort_a_hanging_transaction(
     assert list(by_pid) == [open_txn["ProducerId"]]  # the plain producer has no id
 
     # the open transaction holds read_committed back at offset 1
-    _, ends = read_to_end(txn_target.bootstrap, scene.topic, [0], "read_committed")
+    _, ends = read_to_end(txn_target.bootstrap, scene.topic, [0], "read_committed", settled=False)
     assert ends == [1]
 
     # abort: an ABORT marker written by the partition leader (WriteTxnMarkers)

@@ -143,8 +143,14 @@ public final class TxnClient {
         return out;
     }
 
-    /** Everything {@code isolation} reads from offset 0 up to its end offsets, and those. */
-    private Map<String, Object> readToEnd(String topic, int count, String isolation) {
+    /**
+     * Everything {@code isolation} reads from offset 0 up to its end offsets, and those; first
+     * waits until no transaction is open (a commit returns before the markers are written).
+     */
+    private Map<String, Object> readToEnd(String topic, int count, String isolation)
+            throws InterruptedException {
+        waitFor("no open transaction on " + topic, () ->
+                endOffsets(topic, count, "read_committed").equals(endOffsets(topic, count, "read_uncommitted")));
         try (KafkaConsumer<String, String> consumer = consumer(isolation, null)) {
             List<TopicPartition> tps = partitions(topic, count);
             consumer.assign(tps);
@@ -185,11 +191,15 @@ public final class TxnClient {
         }
     }
 
-    private long endOffset(String topic, String isolation) {
+    private List<Long> endOffsets(String topic, int count, String isolation) {
         try (KafkaConsumer<String, String> consumer = consumer(isolation, null)) {
-            TopicPartition tp = new TopicPartition(topic, 0);
-            return consumer.endOffsets(List.of(tp)).get(tp);
+            List<TopicPartition> tps = partitions(topic, count);
+            return endList(consumer.endOffsets(tps), tps);
         }
+    }
+
+    private long endOffset(String topic, String isolation) {
+        return endOffsets(topic, 1, isolation).get(0);
     }
 
     /** A step that may fail. */
@@ -314,6 +324,9 @@ public final class TxnClient {
             }
             out.put("seen_while_open", seen);
             out.put("position_while_open", reader.position(tp));
+            // the lag the consumer computes from the Fetch response's LastStableOffset
+            var lag = reader.currentLag(tp);
+            out.put("lag_while_open", lag.isPresent() ? lag.getAsLong() : null);
             producer.commitTransaction();
         }
         out.put("after_commit", readToEnd(topic, 1, "read_committed"));
