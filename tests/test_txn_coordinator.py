@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -28,11 +28,25 @@ from kafkacore.coordinator.txn_records import (
     TransactionState,
     decode_txn_key,
     decode_txn_value,
+    encode_txn_key,
+    encode_txn_value,
     partition_for_transactional_id,
 )
 from kafkacore.log import LogManager, TopicPartition
 from kafkacore.metadata import BrokerInfo, EmbeddedMetadataStore, MetadataCache
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+from kafkacore.security.acl import (
+    CLUSTER_NAME,
+    AccessControlEntry,
+    AclBinding,
+    AclOperation,
+    AclPermissionType,
+    AclStore,
+    Authorizer,
+    PatternType,
+    ResourcePattern,
+    ResourceType,
+)
 from kafkacore.server import KafkaServer
 from kafkacore.server.replica_manager import ReplicaManager
 from kafkacore.server.txn import TransactionCoordinator
@@ -202,15 +216,24 @@ def _txn_records(server: KafkaServer, tid: str) -> list[tuple[str, Any]]:
         TRANSACTION_STATE_TOPIC, partition_for_transactional_id(tid, partitions)
     )
     assert log is not None
-    data = log.read(0, 1 << 20).read_bytes()
     out = []
-    for pos, _magic, _size in record.iter_batches(data):
+    for data, pos in _batches(log):
         header = record.batch_header(data, pos)
         assert header.compression == 0 and not header.is_transactional
         for r in record.records(data, pos):
             assert r.key is not None
             out.append((decode_txn_key(r.key), decode_txn_value(r.value)))
     return [entry for entry in out if entry[0] == tid]
+
+
+def _batches(log: Any) -> Iterator[tuple[bytes, int]]:
+    """``(bytes, position)`` of every batch of ``log``, across its segments."""
+    offset = log.log_start_offset
+    while offset < log.log_end_offset:
+        data = log.read(offset, 1 << 20).read_bytes()
+        for pos, _magic, _size in record.iter_batches(data):
+            offset = record.batch_header(data, pos).last_offset + 1
+            yield data, pos
 
 
 def _control_batches(
@@ -220,9 +243,8 @@ def _control_batches(
     assert server.replicas is not None
     log = server.replicas.get_log(topic, partition)
     assert log is not None
-    data = log.read(0, 1 << 20).read_bytes()
     out = []
-    for pos, _magic, _size in record.iter_batches(data):
+    for data, pos in _batches(log):
         header = record.batch_header(data, pos)
         if not header.is_control:
             continue
@@ -328,7 +350,7 @@ def test_add_partitions_end_txn_and_errors(tmp_path: Path) -> None:
         )
         assert d.transaction_timeout_ms == 60000 and d.transaction_start_time_ms > 0
         offsets_partition = TopicPartition("__consumer_offsets", partition_for_group("g", 3))
-        assert {(t.name, p) for t in d.topic_partitions for p in t.partition_indexes} == {
+        assert {(t.topic, p) for t in d.topics for p in t.partitions} == {
             ("t", 0),
             ("t", 1),
             (offsets_partition.topic, offsets_partition.partition),
@@ -391,7 +413,7 @@ def test_add_partitions_end_txn_and_errors(tmp_path: Path) -> None:
         # markers written: Complete* with no partitions; a retried commit is NONE, an
         # abort INVALID_TXN_STATE
         d = await _wait_state(c, "tx", "CompleteCommit")
-        assert (d.transaction_state, d.topic_partitions) == ("CompleteCommit", [])
+        assert (d.transaction_state, d.topics) == ("CompleteCommit", [])
         assert await _end(c, "tx", pid, epoch, True) == 0
         assert await _end(c, "tx", pid, epoch, False) == ErrorCode.INVALID_TXN_STATE
         states = [v.state for _k, v in _txn_records(server, "tx")]
@@ -503,7 +525,7 @@ def test_state_is_loaded_after_a_restart(tmp_path: Path) -> None:
             seen["pid"],
             0,
         )
-        assert [(t.name, t.partition_indexes) for t in d.topic_partitions] == [("t", [1])]
+        assert [(t.topic, t.partitions) for t in d.topics] == [("t", [1])]
         assert await _add(c, "tx-r", seen["pid"], 0, {"t": [0]}) == {("t", 0): 0}
 
     run(tmp_path, before)
@@ -645,3 +667,224 @@ def test_cluster_topic_gets_the_replication_factor_over_the_live_brokers() -> No
         "min.insync.replicas": "2",
     }
     assert all(sorted(r) == [1, 2, 3] for r in assignment)
+
+
+def test_prepare_commit_found_on_load_is_completed(tmp_path: Path) -> None:
+    """A broker stopped between PrepareCommit and the markers (the record written here
+    as the coordinator writes it) completes the transaction when it loads the partition:
+    the markers are sent, CompleteCommit written, the read_committed end moves on."""
+    seen: dict[str, int] = {}
+
+    async def before(server: KafkaServer, c: Client) -> None:
+        init = await _init(c, "tx-p")
+        pid = seen["pid"] = init.producer_id
+        assert await _add(c, "tx-p", pid, 0, {"t": [0]}) == {("t", 0): 0}
+        batch = record.build_batch(
+            [(0, 1, b"k", b"v", [])],
+            producer_id=pid,
+            producer_epoch=0,
+            base_sequence=0,
+            transactional=True,
+        )
+        cls = APIS_BY_NAME["Produce"].request.cls
+        r = await c.call(
+            "Produce",
+            9,
+            transactional_id="tx-p",
+            acks=-1,
+            timeout_ms=5000,
+            topic_data=[
+                cls.TopicProduceData(
+                    name="t", partition_data=[cls.PartitionProduceData(index=0, records=batch)]
+                )
+            ],
+        )
+        assert r.responses[0].partition_responses[0].error_code == 0
+        coordinator = _coordinator(server)
+        [(_epoch, metadata)] = [
+            (e, m) for e, m in coordinator.state.all_transactions() if m.transactional_id == "tx-p"
+        ]
+        value = metadata.prepare_abort_or_commit(
+            S.PREPARE_COMMIT, coordinator.clock()
+        ).to_log_value()
+        metadata.abort_transition()
+        index = coordinator.partition_for("tx-p")
+        await asyncio.to_thread(
+            coordinator.state.topic.write, index, encode_txn_key("tx-p"), encode_txn_value(value)
+        )
+        assert server.replicas is not None
+        assert server.replicas.get_log("t", 0).first_unstable_offset == 0  # type: ignore[union-attr]
+
+    async def after(server: KafkaServer, c: Client) -> None:
+        d = await _wait_state(c, "tx-p", "CompleteCommit")
+        assert (d.transaction_state, d.producer_id, d.topics) == (
+            "CompleteCommit",
+            seen["pid"],
+            [],
+        )
+        assert _control_batches(server, "t", 0) == [(seen["pid"], 0, True, 0)]
+        assert server.replicas is not None
+        assert server.replicas.get_log("t", 0).first_unstable_offset is None  # type: ignore[union-attr]
+
+    run(tmp_path, before)
+    run(tmp_path, after)
+
+
+# -- a real client -------------------------------------------------------------------------
+
+
+def test_confluent_kafka_commit_and_abort(tmp_path: Path) -> None:
+    """librdkafka's transactional producer (FindCoordinator key type 1, InitProducerId v4,
+    AddPartitionsToTxn v0, EndTxn v1): an aborted then a committed transaction; a
+    read_committed consumer sees only the committed record, read_uncommitted both."""
+    ck = pytest.importorskip("confluent_kafka")
+
+    def clients(port: int) -> tuple[list[bytes], list[bytes]]:
+        bootstrap = f"localhost:{port}"
+        producer = ck.Producer(
+            {"bootstrap.servers": bootstrap, "transactional.id": "ck-tx", "linger.ms": 0}
+        )
+        producer.init_transactions(20)
+        producer.begin_transaction()
+        producer.produce("t", value=b"aborted", partition=0)
+        assert producer.flush(10) == 0
+        producer.abort_transaction(20)
+        producer.begin_transaction()
+        producer.produce("t", value=b"committed", partition=0)
+        producer.commit_transaction(20)
+
+        def read(isolation: str) -> list[bytes]:
+            consumer = ck.Consumer(
+                {
+                    "bootstrap.servers": bootstrap,
+                    "group.id": f"reader-{isolation}",
+                    "isolation.level": isolation,
+                    "enable.auto.commit": False,
+                    "enable.partition.eof": True,
+                }
+            )
+            consumer.assign([ck.TopicPartition("t", 0, ck.OFFSET_BEGINNING)])
+            values: list[bytes] = []
+            deadline = time.monotonic() + 15
+            try:
+                while time.monotonic() < deadline:
+                    msg = consumer.poll(0.2)
+                    if msg is None:
+                        continue
+                    if msg.error():
+                        if msg.error().code() == ck.KafkaError._PARTITION_EOF:
+                            break
+                        raise AssertionError(msg.error())
+                    values.append(msg.value())
+            finally:
+                consumer.close()
+            return values
+
+        return read("read_committed"), read("read_uncommitted")
+
+    async def scenario(server: KafkaServer, c: Client) -> None:
+        committed, uncommitted = await asyncio.to_thread(clients, server.bound_port)
+        assert committed == [b"committed"]
+        assert uncommitted == [b"aborted", b"committed"]
+        d = await _wait_state(c, "ck-tx", "CompleteCommit")
+        assert (d.transaction_state, d.producer_epoch) == ("CompleteCommit", 0)
+        assert [ctrl[2] for ctrl in _control_batches(server, "t", 0)] == [False, True]
+
+    run(tmp_path, scenario)
+
+
+# -- authorization -------------------------------------------------------------------------
+
+
+def test_authorization(tmp_path: Path) -> None:
+    """WRITE on the TransactionalId (53), WRITE on the topics (29, the others 55), READ on
+    the group (30), CLUSTER_ACTION for the v4+ form (31), DESCRIBE for Describe/List."""
+
+    def acl(rt: ResourceType, name: str, op: AclOperation) -> AclBinding:
+        return AclBinding(
+            ResourcePattern(rt, name, PatternType.LITERAL),
+            AccessControlEntry("User:ANONYMOUS", "*", op, AclPermissionType.ALLOW),
+        )
+
+    def use(server: KafkaServer, *bindings: AclBinding, super_user: bool = False) -> None:
+        authorizer = Authorizer(
+            AclStore(bindings), super_users=["User:ANONYMOUS"] if super_user else []
+        )
+        object.__setattr__(server.services, "authorizer", authorizer)
+
+    async def scenario(server: KafkaServer, c: Client) -> None:
+        use(server, super_user=True)
+        a = await _init(c, "az-a")
+        await _init(c, "az-b")
+        pid = a.producer_id
+        use(server)  # no ACL: everything refused
+        assert (await _init(c, "az-a")).error_code == 53
+        r = await c.call("FindCoordinator", 4, key_type=1, coordinator_keys=["az-a"])
+        assert r.coordinators[0].error_code == 53
+        assert await _add(c, "az-a", pid, 0, {"t": [0, 1]}) == {("t", 0): 53, ("t", 1): 53}
+        r = await c.call(
+            "AddOffsetsToTxn",
+            0,
+            transactional_id="az-a",
+            producer_id=pid,
+            producer_epoch=0,
+            group_id="g",
+        )
+        assert r.error_code == 53
+        assert await _end(c, "az-a", pid, 0, True) == 53
+        assert (await _describe(c, "az-a")).error_code == 53
+        r = await c.call("ListTransactions", 0, state_filters=[], producer_id_filters=[])
+        assert (r.error_code, r.transaction_states) == (0, [])
+        cls = APIS_BY_NAME["AddPartitionsToTxn"].request.cls
+        r = await c.call("AddPartitionsToTxn", 4, transactions=[])
+        assert (r.error_code, r.results_by_transaction) == (31, [])
+
+        txn_write = acl(ResourceType.TRANSACTIONAL_ID, "az-a", AclOperation.WRITE)
+        use(server, txn_write)
+        assert await _add(c, "az-a", pid, 0, {"t": [0], "az-missing": [0]}) == {
+            ("t", 0): 29,
+            ("az-missing", 0): 29,
+        }
+        topics_write = [
+            acl(ResourceType.TOPIC, name, AclOperation.WRITE) for name in ("t", "az-missing")
+        ]
+        use(server, txn_write, *topics_write)
+        assert await _add(c, "az-a", pid, 0, {"t": [0], "az-missing": [0]}) == {
+            ("t", 0): 55,
+            ("az-missing", 0): 3,
+        }
+        assert await _add(c, "az-a", pid, 0, {"t": [0]}) == {("t", 0): 0}
+        r = await c.call(
+            "AddOffsetsToTxn",
+            0,
+            transactional_id="az-a",
+            producer_id=pid,
+            producer_epoch=0,
+            group_id="g",
+        )
+        assert r.error_code == ErrorCode.GROUP_AUTHORIZATION_FAILED
+        assert (await _describe(c, "az-a")).transaction_state == "Ongoing"  # WRITE implies DESCRIBE
+        assert (await _describe(c, "az-b")).error_code == 53
+        r = await c.call("ListTransactions", 0, state_filters=[], producer_id_filters=[])
+        assert [x.transactional_id for x in r.transaction_states] == ["az-a"]
+        use(server, acl(ResourceType.CLUSTER, CLUSTER_NAME, AclOperation.CLUSTER_ACTION))
+        r = await c.call(
+            "AddPartitionsToTxn",
+            4,
+            transactions=[
+                cls.AddPartitionsToTxnTransaction(
+                    transactional_id="az-a",
+                    producer_id=pid,
+                    producer_epoch=0,
+                    verify_only=True,
+                    topics=_topics(cls, {"t": [0, 1]}),
+                )
+            ],
+        )
+        assert r.error_code == 0
+        assert [
+            (p.partition_index, p.partition_error_code)
+            for p in r.results_by_transaction[0].topic_results[0].results_by_partition
+        ] == [(0, 0), (1, ErrorCode.TRANSACTION_ABORTABLE)]
+
+    run(tmp_path, scenario)

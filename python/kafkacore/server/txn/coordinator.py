@@ -634,21 +634,28 @@ class TransactionCoordinator:
         return removed
 
     async def _abort_periodically(self) -> None:
-        while True:
-            await asyncio.sleep(
-                self.config.transaction_abort_timed_out_transaction_cleanup_interval_ms / 1000
-            )
-            try:
-                await self.abort_timed_out_transactions()
-            except Exception:
-                logger.exception("Aborting timed-out transactions failed")
+        """Kafka's ``transaction-abort`` task."""
+        await self._every(
+            lambda: self.config.transaction_abort_timed_out_transaction_cleanup_interval_ms,
+            self.abort_timed_out_transactions,
+            "Aborting timed-out transactions",
+        )
 
     async def _expire_periodically(self) -> None:
+        """Kafka's ``transactionalId-expiration`` task."""
+        await self._every(
+            lambda: self.config.transaction_remove_expired_transaction_cleanup_interval_ms,
+            self.remove_expired_transactional_ids,
+            "Expiring transactional ids",
+        )
+
+    @staticmethod
+    async def _every(
+        interval_ms: Callable[[], int], job: Callable[[], Awaitable[object]], what: str
+    ) -> None:
         while True:
-            await asyncio.sleep(
-                self.config.transaction_remove_expired_transaction_cleanup_interval_ms / 1000
-            )
+            await asyncio.sleep(interval_ms() / 1000)
             try:
-                await self.remove_expired_transactional_ids()
-            except Exception:
-                logger.exception("Expiring transactional ids failed")
+                await job()
+            except Exception:  # keep the task alive, as Kafka's scheduler does
+                logger.exception("%s failed", what)
