@@ -395,3 +395,110 @@ def test_offset_commit_key_of_the_batch(tmp_path: Path) -> None:
         assert value.expire_timestamp == recs.NO_EXPIRE_TIMESTAMP
 
     run(tmp_path, scenario)
+
+
+def test_confluent_kafka_send_offsets_to_transaction(tmp_path: Path) -> None:
+    """librdkafka's consume-transform-produce: offsets sent in a committed transaction
+    are the group's once the coordinator's markers land (its ``committed()`` asks with
+    RequireStable, so a pending offset would keep it waiting); an aborted transaction's
+    offsets are never seen."""
+    ck = pytest.importorskip("confluent_kafka")
+
+    def flow(port: int) -> list[int]:
+        bootstrap = f"localhost:{port}"
+        producer = ck.Producer({"bootstrap.servers": bootstrap, "transactional.id": "ctp"})
+        producer.init_transactions(30)
+        consumer = ck.Consumer(
+            {"bootstrap.servers": bootstrap, "group.id": "ctp-group", "enable.auto.commit": False}
+        )
+        seen: list[int] = []
+        try:
+            consumer.assign([ck.TopicPartition("t", 0)])
+            for offset, commit in ((5, True), (9, False), (7, True)):
+                producer.begin_transaction()
+                producer.produce("t", b"out", partition=1)
+                producer.send_offsets_to_transaction(
+                    [ck.TopicPartition("t", 0, offset)], consumer.consumer_group_metadata(), 30
+                )
+                if commit:
+                    producer.commit_transaction(30)
+                else:
+                    producer.abort_transaction(30)
+                (committed,) = consumer.committed([ck.TopicPartition("t", 0)], 10)
+                seen.append(committed.offset)
+        finally:
+            consumer.close()
+        return seen
+
+    async def scenario(server: KafkaServer, c: Client) -> None:
+        assert await asyncio.to_thread(flow, server.bound_port) == [5, 5, 7]
+        assert await _fetch(c, "ctp-group", stable=True, partitions=(0,)) == {0: (7, 0)}
+
+    run(tmp_path, scenario)
+
+
+async def _until_none(call: Callable[[], Awaitable[Any]], code_of: Callable[[Any], int]) -> Any:
+    """``call()`` again while it answers a retriable coordinator error (the transaction
+    state topic is created and loaded on first use)."""
+    retriable = {
+        ErrorCode.COORDINATOR_NOT_AVAILABLE,
+        ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
+        ErrorCode.NOT_COORDINATOR,
+        ErrorCode.CONCURRENT_TRANSACTIONS,
+    }
+    for _ in range(100):
+        response = await call()
+        if code_of(response) not in retriable:
+            return response
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"still {code_of(response)}")
+
+
+def test_offsets_partition_must_be_in_the_transaction(tmp_path: Path) -> None:
+    """KIP-890 verification (``transaction.partition.verification.enable``, on by
+    default): a TxnOffsetCommit before AddOffsetsToTxn put the group's
+    ``__consumer_offsets`` partition in the transaction is refused - INVALID_TXN_STATE
+    before v4, TRANSACTION_ABORTABLE from v4 - and nothing is written; after it, accepted;
+    a stale epoch is INVALID_PRODUCER_EPOCH."""
+
+    async def scenario(server: KafkaServer, c: Client) -> None:
+        init = await _until_none(
+            lambda: c.call(
+                "InitProducerId",
+                4,
+                transactional_id="tx",
+                transaction_timeout_ms=60000,
+                producer_id=-1,
+                producer_epoch=-1,
+            ),
+            lambda r: r.error_code,
+        )
+        assert init.error_code == ErrorCode.NONE
+        pid, epoch = init.producer_id, init.producer_epoch
+        assert await _commit(c, "g", 3) == ErrorCode.NONE  # a plain commit: no verification
+        before = len(_offsets_batches(server, "g"))
+        args = {"pid": pid, "epoch": epoch}
+        assert await _txn_commit(c, "g", {0: 1}, **args) == [("t", 0, ErrorCode.INVALID_TXN_STATE)]
+        assert await _txn_commit(c, "g", {0: 1}, version=4, **args) == [
+            ("t", 0, ErrorCode.TRANSACTION_ABORTABLE)
+        ]
+        assert len(_offsets_batches(server, "g")) == before  # nothing written
+        added = await _until_none(
+            lambda: c.call(
+                "AddOffsetsToTxn",
+                0,
+                transactional_id="tx",
+                producer_id=pid,
+                producer_epoch=epoch,
+                group_id="g",
+            ),
+            lambda r: r.error_code,
+        )
+        assert added.error_code == ErrorCode.NONE
+        assert await _txn_commit(c, "g", {0: 1}, pid=pid, epoch=epoch - 1) == [
+            ("t", 0, ErrorCode.INVALID_PRODUCER_EPOCH)
+        ]
+        assert await _txn_commit(c, "g", {0: 1}, **args) == [("t", 0, ErrorCode.NONE)]
+        assert await _fetch(c, "g", stable=True, partitions=(0,)) == {0: (-1, UNSTABLE)}
+
+    run(tmp_path, scenario)

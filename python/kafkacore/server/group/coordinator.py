@@ -1032,16 +1032,7 @@ class GroupCoordinator:
         The records are appended on the I/O executor; the offsets are stored (visible to
         :meth:`fetch`) once written; a failed append answers its error
         (:func:`append_error_code`) for every partition written."""
-        answer: dict[str, list[tuple[int, int]]] = {}
-        valid: list[tuple[str, int, int, int, str | None]] = []
-        for entry in offsets:
-            topic, partition = entry[0], entry[1]
-            if self._partition_exists(topic, partition):
-                valid.append(entry)
-            else:
-                answer.setdefault(topic, []).append(
-                    (partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
-                )
+        answer, valid = self._split_unknown(offsets)
         if valid:
             async with self._write_lock(group_id):  # validate, append, apply in log order
                 codes = await self._commit_locked(
@@ -1056,6 +1047,24 @@ class GroupCoordinator:
             for (topic, partition, *_), code in zip(valid, codes, strict=True):
                 answer.setdefault(topic, []).append((partition, code))
         return list(answer.items())
+
+    def _split_unknown(
+        self, offsets: list[tuple[str, int, int, int, str | None]]
+    ) -> tuple[dict[str, list[tuple[int, int]]], list[tuple[str, int, int, int, str | None]]]:
+        """``(answer, valid)``: the offsets of partitions that do not exist answered
+        UNKNOWN_TOPIC_OR_PARTITION (by topic, as KafkaApis does before the coordinator),
+        and the others."""
+        answer: dict[str, list[tuple[int, int]]] = {}
+        valid: list[tuple[str, int, int, int, str | None]] = []
+        for entry in offsets:
+            topic, partition = entry[0], entry[1]
+            if self._partition_exists(topic, partition):
+                valid.append(entry)
+            else:
+                answer.setdefault(topic, []).append(
+                    (partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+                )
+        return answer, valid
 
     def _partition_exists(self, topic: str, partition: int) -> bool:
         count = self.topic.replicas.cache.partition_count(topic)
@@ -1192,6 +1201,7 @@ class GroupCoordinator:
         offsets: list[tuple[str, int, int, int, str | None]],
         *,
         api_version: int = 3,
+        verify: Callable[[int], int] | None = None,
     ) -> list[tuple[str, list[tuple[int, int]]]]:
         """TxnOffsetCommit: ``offsets`` (topic, partition, offset, leader epoch,
         metadata) committed in the open transaction of ``producer_id`` at
@@ -1205,21 +1215,16 @@ class GroupCoordinator:
         commit without generation (ILLEGAL_GENERATION with one); v3+'s member fields are
         checked as an OffsetCommit's (UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID,
         ILLEGAL_GENERATION); metadata over ``offset.metadata.max.bytes`` is
-        OFFSET_METADATA_TOO_LARGE for its partition. The accepted offsets are appended as
+        OFFSET_METADATA_TOO_LARGE for its partition. ``verify`` (KIP-890, Kafka's
+        ``maybeStartTransactionVerificationForPartition``): called with the group's
+        ``__consumer_offsets`` partition once ownership is checked, the error to answer
+        for every partition when that partition is not in the producer's transaction (NONE
+        when it is). The accepted offsets are appended as
         one transactional batch of the producer (:meth:`OffsetsTopic.write`); the log's
         producer checks answer as Kafka's (INVALID_PRODUCER_EPOCH for a fenced epoch,
         ...). They stay pending - invisible to :meth:`fetch`, UNSTABLE_OFFSET_COMMIT for
         OffsetFetch with RequireStable - until :meth:`on_transaction_completed`."""
-        answer: dict[str, list[tuple[int, int]]] = {}
-        valid: list[tuple[str, int, int, int, str | None]] = []
-        for entry in offsets:
-            topic, partition = entry[0], entry[1]
-            if self._partition_exists(topic, partition):
-                valid.append(entry)
-            else:
-                answer.setdefault(topic, []).append(
-                    (partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
-                )
+        answer, valid = self._split_unknown(offsets)
         if valid:
             if not group_id:
                 codes = [int(ErrorCode.INVALID_GROUP_ID)] * len(valid)
@@ -1233,6 +1238,7 @@ class GroupCoordinator:
                         instance_id,
                         valid,
                         api_version,
+                        verify,
                     )
             for (topic, partition, *_), code in zip(valid, codes, strict=True):
                 answer.setdefault(topic, []).append((partition, code))
@@ -1247,10 +1253,15 @@ class GroupCoordinator:
         instance_id: str | None,
         offsets: list[tuple[str, int, int, int, str | None]],
         api_version: int,
+        verify: Callable[[int], int] | None,
     ) -> list[int]:
         owner_error = self.coordinator_error(group_id)
         if owner_error:
             return [owner_error] * len(offsets)
+        if verify is not None:
+            verify_error = verify(self.topic.partition_for(group_id))
+            if verify_error:
+                return [verify_error] * len(offsets)
         created = group_id not in self.groups
         code, group = self._validate_commit(
             group_id, generation, member_id, instance_id, api_version, transactional=True
@@ -1455,8 +1466,7 @@ class GroupCoordinator:
         TxnOffsetCommit still being written is applied first. Event loop only."""
         loading = self._loading.get(partition)
         if loading is not None:
-            with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.shield(loading)
+            await asyncio.wait({loading})  # done or cancelled (resigned); not cancelled by us
         if not self._owns(partition):
             return
         async with self._partition_lock(partition):
