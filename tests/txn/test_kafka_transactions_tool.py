@@ -114,14 +114,13 @@ def test_list_describe_and_abort_a_hanging_transaction(
     kafka_tools: KafkaTools, txn_target: TxnTarget, scene: Scene
 ) -> None:
     partition = ("--topic", scene.topic, "--partition", "0")
-    describe_producers = tool(txn_target, "describe-producers", *partition)
     listed, hanging, committed, missing, producers = kafka_tools.run_all(
         [
             tool(txn_target, "list"),
             tool(txn_target, "describe", "--transactional-id", scene.hanging_id),
             tool(txn_target, "describe", "--transactional-id", scene.committed_id),
             tool(txn_target, "describe", "--transactional-id", "tool-no-such-id"),
-            describe_producers,
+            tool(txn_target, "describe-producers", *partition),
         ]
     )
     now = int(time.time() * 1000)
@@ -193,9 +192,6 @@ def test_list_describe_and_abort_a_hanging_transaction(
 
     # abort: an ABORT marker written by the partition leader (WriteTxnMarkers)
     kafka_tools.run(*tool(txn_target, "abort", *partition, "--start-offset", "1")).check()
-    after = kafka_tools.run(*describe_producers).check()
-    hanger_after = {row["ProducerId"]: row for row in table(after.stdout)}[open_txn["ProducerId"]]
-    assert hanger_after["CurrentTransactionStartOffset"] == "None"
     # the marker takes offset 4; read_committed gets past the aborted records
     records, ends = read_to_end(txn_target.bootstrap, scene.topic, [0], "read_committed")
     assert [(r.offset, r.value) for r in records] == [(0, b"plain")], txn_target.log_tail()

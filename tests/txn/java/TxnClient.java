@@ -316,7 +316,7 @@ public final class TxnClient {
             out.put("position_after_seek_to_end", reader.position(tp));
             reader.seekToBeginning(List.of(tp));
             List<Object> seen = new ArrayList<>();
-            long until = System.currentTimeMillis() + 2_000;
+            long until = System.currentTimeMillis() + 1_500;
             while (System.currentTimeMillis() < until) {
                 for (ConsumerRecord<String, String> r : reader.poll(Duration.ofMillis(200))) {
                     seen.add(record(r));
