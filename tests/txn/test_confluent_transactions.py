@@ -53,7 +53,9 @@ def producer(target: TxnTarget, txn_id: str, **conf: object) -> ck.Producer:
 
 
 def values(records: list[Record]) -> list[tuple[int, int, bytes]]:
-    return [(r.partition, r.offset, r.value) for r in records]
+    """(partition, offset, value) in partition order: a consumer interleaves partitions
+    as it likes."""
+    return sorted((r.partition, r.offset, r.value) for r in records)
 
 
 def fatal_error(action: Callable[[], object]) -> ck.KafkaError:
