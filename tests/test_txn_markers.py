@@ -29,7 +29,14 @@ from kafkacore.security.acl import (
     ResourceType,
 )
 from kafkacore.server.handlers.txn_markers import write_txn_markers
-from support.raw_client import OneShotClient, RawClient, fetch_request, make_request, run_broker
+from support.raw_client import (
+    OneShotClient,
+    RawClient,
+    fetch_request,
+    make_request,
+    produce_request,
+    run_broker,
+)
 
 TOPIC = "txn"
 P1, P2, P3 = 4000, 5000, 6000
@@ -68,25 +75,19 @@ def codes(response: Any) -> list[list[int]]:
     return [[p.error_code for t in m.topics for p in t.partitions] for m in response.markers]
 
 
+async def produce_answer(
+    client: RawClient, records: bytes, *, transactional_id: str = "tx", version: int = 9
+) -> Any:
+    """The partition answer of a Produce of ``records`` to partition 0 (acks=-1)."""
+    request = produce_request(TOPIC, 0, records)
+    request.transactional_id = transactional_id
+    response = await client.call("Produce", version, request)
+    return response.responses[0].partition_responses[0]
+
+
 async def produce(client: RawClient, records: bytes) -> int:
-    request = make_request(
-        "Produce",
-        transactional_id="tx",
-        acks=-1,
-        timeout_ms=5000,
-        topic_data=[
-            APIS_BY_NAME["Produce"].request.cls.TopicProduceData(
-                name=TOPIC,
-                partition_data=[
-                    APIS_BY_NAME["Produce"].request.cls.PartitionProduceData(
-                        index=0, records=records
-                    )
-                ],
-            )
-        ],
-    )
-    response = await client.call("Produce", 9, request)
-    part = response.responses[0].partition_responses[0]
+    """The error code, or -1000 - the base offset."""
+    part = await produce_answer(client, records)
     return part.error_code if part.error_code else -part.base_offset - 1000
 
 
@@ -314,24 +315,8 @@ def test_transactional_produce_is_verified_with_the_coordinator(tmp_path: Path) 
         client = await RawClient.connect(server.bound_port)
 
         async def send(seq: int, version: int = 9) -> tuple[int, str | None]:
-            request = make_request(
-                "Produce",
-                transactional_id="v-tx",
-                acks=-1,
-                timeout_ms=5000,
-                topic_data=[
-                    APIS_BY_NAME["Produce"].request.cls.TopicProduceData(
-                        name=TOPIC,
-                        partition_data=[
-                            APIS_BY_NAME["Produce"].request.cls.PartitionProduceData(
-                                index=0, records=txn_batch(pid, seq, epoch=epoch)
-                            )
-                        ],
-                    )
-                ],
-            )
-            part = (await client.call("Produce", version, request)).responses[0]
-            answer = part.partition_responses[0]
+            records = txn_batch(pid, seq, epoch=epoch)
+            answer = await produce_answer(client, records, transactional_id="v-tx", version=version)
             return answer.error_code, answer.error_message
 
         try:
