@@ -1001,6 +1001,14 @@ class Log:
                 and entry.producer_epoch == producer_epoch
             )
 
+    def verification_guard(self, producer_id: int) -> int:
+        """:meth:`ProducerStateManager.verification_guard` (0 without a producer state)."""
+        manager = self._producer_state
+        if manager is None:
+            return 0
+        with self._lock:
+            return manager.verification_guard(producer_id)
+
     def active_producers(self) -> list[ProducerStateEntry]:
         """A copy of each producer's state (DescribeProducers; Kafka's
         ``activeProducers``); none without a producer state."""

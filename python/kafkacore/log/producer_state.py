@@ -346,6 +346,7 @@ class _AppendInfo:
     __slots__ = (
         "completed",
         "current",
+        "markers",
         "origin",
         "producer_id",
         "started",
@@ -361,6 +362,7 @@ class _AppendInfo:
         self.updated = current.copy(with_batches=False)
         self.started: list[TxnMetadata] = []
         self.completed: list[CompletedTxn] = []
+        self.markers = 0  # COMMIT/ABORT markers in the append
 
     def _check_epoch(self, epoch: int, offset: int) -> None:
         if epoch < self.updated.producer_epoch:
@@ -434,6 +436,7 @@ class _AppendInfo:
         the record was not read (type and coordinator epoch unknown; the transaction
         counts as committed)."""
         self._check_epoch(epoch, offset)
+        self.markers += 1
         updated = self.updated
         if marker is not None and updated.coordinator_epoch > marker.coordinator_epoch:
             message = (
@@ -631,6 +634,9 @@ class ProducerStateManager:
         self._ongoing_offsets: list[int] = []
         self._unreplicated: dict[int, TxnMetadata] = {}
         self._unreplicated_offsets: list[int] = []
+        # markers applied per producer since this manager was created: what a KIP-890
+        # verification guard compares (Kafka's VerificationGuard)
+        self._markers_applied: dict[int, int] = {}
         self._snapshots: list[int] = _list_snapshot_offsets(self._dir)
         self._map_end_offset = 0
         self._last_snap_offset = 0
@@ -717,6 +723,13 @@ class ProducerStateManager:
     def ongoing_transactions(self) -> list[TxnMetadata]:
         """The open transactions, by first offset."""
         return [self._ongoing[o] for o in self._ongoing_offsets]
+
+    def verification_guard(self, producer_id: int) -> int:
+        """A token that changes whenever a marker of ``producer_id`` is applied: taken
+        before a transactional write is verified with the coordinator, compared before
+        it is appended, so that a transaction ended meanwhile is not reopened by it
+        (KIP-890's ``VerificationGuard``)."""
+        return self._markers_applied.get(producer_id, 0)
 
     def last_stable_offset(self, completed: CompletedTxn) -> int:
         """The LSO right after ``completed``'s marker (Kafka's ``lastStableOffset``): the
@@ -868,6 +881,8 @@ class ProducerStateManager:
             for txn in info.started:
                 self._add_ongoing(txn)
             completed.extend(info.completed)
+            if info.markers:
+                self._markers_applied[pid] = self._markers_applied.get(pid, 0) + info.markers
         done: list[tuple[CompletedTxn, int]] = []
         if completed:
             completed.sort(key=lambda c: c.last_offset)

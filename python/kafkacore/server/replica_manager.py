@@ -476,12 +476,16 @@ class ReplicaManager:
         *,
         required_acks: int = 1,
         origin: AppendOrigin = AppendOrigin.CLIENT,
+        verification_guard: tuple[int, int] | None = None,
     ) -> LogAppendInfo:
         """Append ``records`` to ``partition`` as leader, on the calling thread; the
         caller wakes the delayed fetches (:meth:`FetchPurgatory.wake`) on the event loop.
         See :meth:`Partition.append_records_to_leader` for what is refused."""
         return partition.append_records_to_leader(
-            records, required_acks=required_acks, origin=origin
+            records,
+            required_acks=required_acks,
+            origin=origin,
+            verification_guard=verification_guard,
         )
 
     async def append_records(

@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import struct
 import time
+from dataclasses import dataclass, field
 from typing import Any
 
 from kafkacore.errors import RecordValidationError
@@ -115,9 +116,11 @@ def _produce_partition(
     acks: int,
     appended: list[TopicPartition],
     required: dict[TopicPartition, tuple[Any, int]],
+    guard: tuple[int, int] | None = None,
 ) -> Any:
     """One partition's answer; runs on an I/O thread (the append writes, may roll a
-    segment or fsync for ``flush.messages``)."""
+    segment or fsync for ``flush.messages``). ``guard``: the KIP-890 verification guard
+    of a verified transactional write."""
     replicas = services.replica_manager
     response = _RESPONSE.PartitionProduceResponse(
         index=index, error_code=0, base_offset=-1, log_append_time_ms=-1, log_start_offset=-1
@@ -132,7 +135,9 @@ def _produce_partition(
         data = _check_batch(records)
         partition.ensure_enough_replicas(acks)
         _check_timestamps(data, partition.log.config, int(time.time() * 1000))
-        info = replicas.append_to_leader(partition, data, required_acks=acks)
+        info = replicas.append_to_leader(
+            partition, data, required_acks=acks, verification_guard=guard
+        )
         appended.append(partition.topic_partition)
         required[partition.topic_partition] = (response, info.last_offset + 1)
     except _Refused as exc:
@@ -165,12 +170,12 @@ def _produce_all(
     request: Any,
     refused: dict[str, ErrorCode],
     required: dict[TopicPartition, tuple[Any, int]],
-    unverified: dict[tuple[str, int], tuple[ErrorCode, str | None]] | None = None,
+    verified: _Verified | None = None,
 ) -> tuple[Any, list[TopicPartition]]:
     """The response and the partitions appended to, in request order (one I/O-thread
     job per request: appends to one log stay in order); ``required`` gets each appended
-    partition's response and the offset its high watermark must reach; ``unverified``:
-    the partitions whose transaction verification failed, with the error to answer."""
+    partition's response and the offset its high watermark must reach; ``verified``:
+    the outcome of the transaction verification (refusals and guards)."""
     acks = request.acks
     appended: list[TopicPartition] = []
     results = []
@@ -179,7 +184,8 @@ def _produce_all(
         code = refused.get(name)
         partitions = []
         for pdata in topic_data.partition_data:
-            failed = unverified.get((name, pdata.index)) if unverified else None
+            key = (name, pdata.index)
+            failed = verified.refused.get(key) if verified is not None else None
             if failed is not None:
                 partitions.append(
                     _RESPONSE.PartitionProduceResponse(
@@ -204,7 +210,14 @@ def _produce_all(
             else:
                 partitions.append(
                     _produce_partition(
-                        services, name, pdata.index, pdata.records, acks, appended, required
+                        services,
+                        name,
+                        pdata.index,
+                        pdata.records,
+                        acks,
+                        appended,
+                        required,
+                        verified.guards.get(key) if verified is not None else None,
                     )
                 )
         results.append(_RESPONSE.TopicProduceResponse(name=name, partition_responses=partitions))
@@ -301,9 +314,9 @@ async def handle_produce(services: BrokerServices, context: RequestContext, requ
             if code is not None:
                 refused[name] = code
     required: dict[TopicPartition, tuple[Any, int]] = {}
-    unverified = await _verify_transactional_partitions(services, context, request, refused)
+    verified = await _verify_transactional_partitions(services, context, request, refused)
     response, appended = await services.run_io(
-        _produce_all, services, request, refused, required, unverified
+        _produce_all, services, request, refused, required, verified
     )
     purgatory = services.replica_manager.purgatory
     for tp in appended:
@@ -329,9 +342,19 @@ _RETRIED_AS_NOT_ENOUGH_REPLICAS = frozenset(
 )
 
 
+@dataclass(slots=True)
+class _Verified:
+    """What the KIP-890 verification of a Produce decided, by (topic, partition): the
+    partitions refused with their error and message, and the guard of each verified
+    one (``(producer id, token)``, see :meth:`Partition.append_records_to_leader`)."""
+
+    refused: dict[tuple[str, int], tuple[ErrorCode, str | None]] = field(default_factory=dict)
+    guards: dict[tuple[str, int], tuple[int, int]] = field(default_factory=dict)
+
+
 async def _verify_transactional_partitions(
     services: BrokerServices, context: RequestContext, request: Any, refused: dict[str, ErrorCode]
-) -> dict[tuple[str, int], tuple[ErrorCode, str | None]]:
+) -> _Verified:
     """KIP-890 part 1 (``transaction.partition.verification.enable``, Kafka's
     ``ReplicaManager.appendRecords`` with its ``AddPartitionsToTxnManager``): before a
     transactional batch of a producer that has no open transaction on a partition this
@@ -344,10 +367,13 @@ async def _verify_transactional_partitions(
     a partition not in the transaction INVALID_TXN_STATE ("Partition was not added to the
     transaction") for Produce <= 10, TRANSACTION_ABORTABLE for 11; a fenced producer
     INVALID_PRODUCER_EPOCH; the coordinator's retriable errors NOT_ENOUGH_REPLICAS; others
-    as the coordinator answered."""
+    as the coordinator answered. A verified partition gets a guard taken before the
+    question: a marker of the producer appended before the write refuses it
+    (INVALID_TXN_STATE; Kafka's ``VerificationGuard``)."""
+    verified = _Verified()
     transactional_id = request.transactional_id
     if not transactional_id or not services.config.transaction_partition_verification_enable:
-        return {}
+        return verified
     coordinator = services.txn_coordinator
     replicas = services.replica_manager
     # (producer id, epoch) -> the partitions to verify for it
@@ -370,9 +396,10 @@ async def _verify_transactional_partitions(
                 continue
             tp = TopicPartition(topic_data.name, pdata.index)
             wanted.setdefault((producer_id, epoch), set()).add(tp)
-    unverified: dict[tuple[str, int], tuple[ErrorCode, str | None]] = {}
+            token = partition.log.verification_guard(producer_id)
+            verified.guards[(tp.topic, tp.partition)] = (producer_id, token)
     if not wanted:
-        return unverified
+        return verified
     state_tp = TopicPartition(_TXN_STATE_TOPIC, coordinator.partition_for(transactional_id))
     state = services.metadata_cache.partition_state(state_tp)
     leader = state.leader if state is not None else -1
@@ -389,6 +416,7 @@ async def _verify_transactional_partitions(
             code = ErrorCode(raw)
             if code == ErrorCode.NONE:
                 continue
+            verified.guards.pop((tp.topic, tp.partition), None)
             answer: tuple[ErrorCode, str | None]
             if code == ErrorCode.TRANSACTION_ABORTABLE and context.api_version <= 10:
                 answer = (ErrorCode.INVALID_TXN_STATE, "Partition was not added to the transaction")
@@ -402,8 +430,8 @@ async def _verify_transactional_partitions(
                 )
             else:
                 answer = (code, default_message(code))
-            unverified[(tp.topic, tp.partition)] = answer
-    return unverified
+            verified.refused[(tp.topic, tp.partition)] = answer
+    return verified
 
 
 def _may_create(services: BrokerServices, context: RequestContext, name: str) -> bool:
