@@ -937,7 +937,10 @@ class Log:
     def _markers(self, data: bytes, headers: list[BatchHeader]) -> list[EndTxnMarker | None] | None:
         """The decoded record of each control batch of ``data`` (``None`` for the other
         batches), or ``None`` when there is no control batch."""
-        if not any(h.attributes & CONTROL_FLAG_MASK for h in headers):
+        for h in headers:
+            if h.attributes & CONTROL_FLAG_MASK:
+                break
+        else:
             return None
         markers: list[EndTxnMarker | None] = []
         position = 0

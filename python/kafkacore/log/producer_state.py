@@ -100,6 +100,9 @@ __all__ = [
     "NO_PRODUCER_ID",
     "NO_SEQUENCE",
     "NUM_BATCHES_TO_RETAIN",
+    "ORIGIN_CLIENT",
+    "ORIGIN_COORDINATOR",
+    "ORIGIN_REPLICATION",
     "SNAPSHOT_VERSION",
     "BatchMetadata",
     "CompletedTxn",
@@ -360,8 +363,9 @@ class _AppendInfo:
         self.origin = origin
         self.topic_partition = tp
         self.updated = current.copy(with_batches=False)
-        self.started: list[TxnMetadata] = []
-        self.completed: list[CompletedTxn] = []
+        # created when needed (most appends start and end no transaction)
+        self.started: list[TxnMetadata] | None = None
+        self.completed: list[CompletedTxn] | None = None
         self.markers = 0  # COMMIT/ABORT markers in the append
 
     def _check_epoch(self, epoch: int, offset: int) -> None:
@@ -424,6 +428,8 @@ class _AppendInfo:
         if transactional and open_txn is None:
             # a new transaction begins
             self.updated.current_txn_first_offset = first_offset
+            if self.started is None:
+                self.started = []
             self.started.append(TxnMetadata(self.producer_id, first_offset))
 
     def append_end_txn_marker(
@@ -452,6 +458,8 @@ class _AppendInfo:
         first = updated.current_txn_first_offset
         if first is not None:
             aborted = marker is not None and not marker.commit
+            if self.completed is None:
+                self.completed = []
             self.completed.append(CompletedTxn(self.producer_id, first, offset, aborted))
         updated.maybe_update_producer_epoch(epoch)
         if marker is not None:
@@ -871,18 +879,20 @@ class ProducerStateManager:
         ``end_offset`` defaults to the one computed from the headers (the log end offset
         after the write). Returns each transaction the append's markers completed with
         the last stable offset after it (what an ABORT's ``.txnindex`` entry records)."""
-        completed: list[CompletedTxn] = []
+        completed: list[CompletedTxn] | None = None
         for pid, info in pending.infos.items():
             current = self._producers.get(pid)
             if current is not None:
                 current.update(info.updated)
             else:
                 self._producers[pid] = info.updated
-            for txn in info.started:
-                self._add_ongoing(txn)
-            completed.extend(info.completed)
+            if info.started is not None:
+                for txn in info.started:
+                    self._add_ongoing(txn)
             if info.markers:
                 self._markers_applied[pid] = self._markers_applied.get(pid, 0) + info.markers
+                if info.completed is not None:
+                    completed = (completed or []) + info.completed
         done: list[tuple[CompletedTxn, int]] = []
         if completed:
             completed.sort(key=lambda c: c.last_offset)
