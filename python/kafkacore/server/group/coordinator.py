@@ -34,7 +34,7 @@ import contextlib
 import logging
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from concurrent.futures import Executor
 from typing import Any, NamedTuple
 
@@ -67,11 +67,17 @@ __all__ = [
     "GroupCoordinator",
     "JoinResult",
     "OffsetsReplicationTimeoutError",
+    "TxnVerifier",
     "append_error_code",
 ]
 
 DEFAULT_RETENTION_TIME = -1
 """OffsetCommit v2-4's RetentionTimeMs meaning "the broker's offsets.retention.minutes"."""
+
+
+TxnVerifier = Callable[[int], Awaitable[tuple[int, tuple[int, int] | None]]]
+"""KIP-890 verification of a TxnOffsetCommit: given the group's ``__consumer_offsets``
+partition, ``(error, verification guard)`` (see :meth:`GroupCoordinator.commit_transactional`)."""
 
 
 class OffsetsReplicationTimeoutError(KafkaCoreError):
@@ -518,13 +524,14 @@ class GroupCoordinator:
         group_id: str,
         entries: list[tuple[bytes, bytes | None]],
         txn: tuple[int, int] | None = None,
+        guard: tuple[int, int] | None = None,
     ) -> int:
         """Append ``entries`` to ``group_id``'s partition on the I/O executor and wait for
         it (the caller holds :meth:`_write_lock`); delayed fetches of the partition are
-        woken back on the loop. ``txn``: (producer id, epoch) of a transactional batch
-        (:meth:`OffsetsTopic.write`). The log offset after the batch (its records are
-        the ``len(entries)`` before it; -1 when ``entries`` is empty). Raises what the
-        append raised."""
+        woken back on the loop. ``txn``: (producer id, epoch) of a transactional batch,
+        ``guard`` its KIP-890 verification guard (:meth:`OffsetsTopic.write`). The log
+        offset after the batch (its records are the ``len(entries)`` before it; -1 when
+        ``entries`` is empty). Raises what the append raised."""
         if not entries:
             return -1
         index = self.topic.partition_for(group_id)
@@ -533,7 +540,7 @@ class GroupCoordinator:
             raise NotLeaderOrFollowerError(f"{OFFSETS_TOPIC}-{index} is not owned here")
         loop = asyncio.get_running_loop()
         tp, end = await loop.run_in_executor(
-            self.io_executor, self.topic.write, group_id, entries, txn
+            self.io_executor, self.topic.write, group_id, entries, txn, guard
         )
         self.topic.replicas.purgatory.wake(tp)
         await self._await_replication(tp, end)
@@ -1201,7 +1208,7 @@ class GroupCoordinator:
         offsets: list[tuple[str, int, int, int, str | None]],
         *,
         api_version: int = 3,
-        verify: Callable[[int], int] | None = None,
+        verify: TxnVerifier | None = None,
     ) -> list[tuple[str, list[tuple[int, int]]]]:
         """TxnOffsetCommit: ``offsets`` (topic, partition, offset, leader epoch,
         metadata) committed in the open transaction of ``producer_id`` at
@@ -1216,18 +1223,23 @@ class GroupCoordinator:
         checked as an OffsetCommit's (UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID,
         ILLEGAL_GENERATION); metadata over ``offset.metadata.max.bytes`` is
         OFFSET_METADATA_TOO_LARGE for its partition. ``verify`` (KIP-890, Kafka's
-        ``maybeStartTransactionVerificationForPartition``): called with the group's
-        ``__consumer_offsets`` partition once ownership is checked, the error to answer
-        for every partition when that partition is not in the producer's transaction (NONE
-        when it is). The accepted offsets are appended as
+        ``maybeStartTransactionVerificationForPartition``): awaited with the group's
+        ``__consumer_offsets`` partition once ownership is checked, before the write lock
+        is taken; ``(error, guard)``: the error to answer for every partition when that
+        partition is not in the producer's transaction, else NONE and the verification
+        guard the append checks. The accepted offsets are appended as
         one transactional batch of the producer (:meth:`OffsetsTopic.write`); the log's
         producer checks answer as Kafka's (INVALID_PRODUCER_EPOCH for a fenced epoch,
         ...). They stay pending - invisible to :meth:`fetch`, UNSTABLE_OFFSET_COMMIT for
         OffsetFetch with RequireStable - until :meth:`on_transaction_completed`."""
         answer, valid = self._split_unknown(offsets)
         if valid:
-            if not group_id:
-                codes = [int(ErrorCode.INVALID_GROUP_ID)] * len(valid)
+            guard: tuple[int, int] | None = None
+            error = ErrorCode.INVALID_GROUP_ID if not group_id else self.coordinator_error(group_id)
+            if not error and verify is not None:
+                error, guard = await verify(self.topic.partition_for(group_id))
+            if error:
+                codes = [int(error)] * len(valid)
             else:
                 async with self._write_lock(group_id):
                     codes = await self._commit_transactional_locked(
@@ -1238,7 +1250,7 @@ class GroupCoordinator:
                         instance_id,
                         valid,
                         api_version,
-                        verify,
+                        guard,
                     )
             for (topic, partition, *_), code in zip(valid, codes, strict=True):
                 answer.setdefault(topic, []).append((partition, code))
@@ -1253,15 +1265,11 @@ class GroupCoordinator:
         instance_id: str | None,
         offsets: list[tuple[str, int, int, int, str | None]],
         api_version: int,
-        verify: Callable[[int], int] | None,
+        guard: tuple[int, int] | None,
     ) -> list[int]:
-        owner_error = self.coordinator_error(group_id)
+        owner_error = self.coordinator_error(group_id)  # again: the lock was waited for
         if owner_error:
             return [owner_error] * len(offsets)
-        if verify is not None:
-            verify_error = verify(self.topic.partition_for(group_id))
-            if verify_error:
-                return [verify_error] * len(offsets)
         created = group_id not in self.groups
         code, group = self._validate_commit(
             group_id, generation, member_id, instance_id, api_version, transactional=True
@@ -1286,7 +1294,7 @@ class GroupCoordinator:
             )
             codes.append(ErrorCode.NONE)
         try:
-            end = await self._append(group_id, records, producer)
+            end = await self._append(group_id, records, producer, guard)
         except Exception as exc:
             failed = _txn_append_error_code(exc)
             logger.warning(

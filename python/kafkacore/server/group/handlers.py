@@ -15,7 +15,7 @@ from kafkacore.log import TopicPartition
 from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
 from kafkacore.security.acl import AclOperation, ResourceType
 from kafkacore.server import authz
-from kafkacore.server.group.coordinator import GroupCoordinator
+from kafkacore.server.group.coordinator import GroupCoordinator, TxnVerifier
 from kafkacore.server.group.offsets import OFFSETS_TOPIC
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.services import BrokerServices
@@ -257,38 +257,54 @@ def _offset_commit_error(code: int) -> int:
 
 def _txn_verifier(
     services: BrokerServices, context: RequestContext, request: Any
-) -> Callable[[int], int] | None:
-    """KIP-890 part 1 for TxnOffsetCommit (``transaction.partition.verification.enable``):
-    unless the producer already has a transaction open on the group's
-    ``__consumer_offsets`` partition, the transaction coordinator is asked whether that
-    partition is in the transaction (AddOffsetsToTxn put it there), so that a late commit
-    cannot leave offsets no marker will decide. Done in-process when this broker is the
-    coordinator of the transactional id (as the Produce path does); else ``None`` (not
-    verified). A partition not in the transaction is TRANSACTION_ABORTABLE for v4+,
-    INVALID_TXN_STATE before (``AddPartitionsToTxnManager``); a fenced producer
-    INVALID_PRODUCER_EPOCH; the rest through :func:`_offset_commit_error`."""
+) -> TxnVerifier | None:
+    """KIP-890 part 1 for TxnOffsetCommit (``transaction.partition.verification.enable``,
+    Kafka's ``maybeStartTransactionVerificationForPartition``): unless the producer already
+    has a transaction open on the group's ``__consumer_offsets`` partition, the
+    transaction coordinator is asked whether that partition is in the transaction
+    (AddOffsetsToTxn put it there), so that a late commit cannot leave offsets no marker
+    will decide: in-process when this broker leads the transactional id's
+    ``__transaction_state`` partition, else AddPartitionsToTxn v4 ``VerifyOnly`` to its
+    leader (:meth:`ReplicaManager.verify_transaction_remotely`; none known:
+    COORDINATOR_NOT_AVAILABLE). A partition not in the transaction is
+    TRANSACTION_ABORTABLE for v4, INVALID_TXN_STATE before (``AddPartitionsToTxnManager``);
+    a fenced producer INVALID_PRODUCER_EPOCH; the rest through
+    :func:`_offset_commit_error`. A verified write carries the guard taken before the
+    question (a marker appended meanwhile refuses it)."""
     if not services.config.transaction_partition_verification_enable:
         return None
     coordinator = getattr(services, "txn_coordinator", None)
     if coordinator is None or not request.transactional_id:
         return None
-    state_tp = TopicPartition(_TXN_STATE_TOPIC, coordinator.partition_for(request.transactional_id))
-    state = services.metadata_cache.partition_state(state_tp)
-    if state is None or state.leader != services.node_id:
-        return None
+    transactional_id = request.transactional_id
     producer_id, epoch = request.producer_id, request.producer_epoch
+    replicas = services.replica_manager
 
-    def verify(index: int) -> int:
-        log = services.replica_manager.get_log(OFFSETS_TOPIC, index)
+    async def verify(index: int) -> tuple[int, tuple[int, int] | None]:
+        log = replicas.get_log(OFFSETS_TOPIC, index)  # None: created by the first write
         if log is not None and log.has_ongoing_transaction(producer_id, epoch):
-            return ErrorCode.NONE
+            return ErrorCode.NONE, None
+        guard = None if log is None else (producer_id, log.verification_guard(producer_id))
         tp = TopicPartition(OFFSETS_TOPIC, index)
-        code = coordinator.verify_partitions(request.transactional_id, producer_id, epoch, {tp})[tp]
+        state_tp = TopicPartition(_TXN_STATE_TOPIC, coordinator.partition_for(transactional_id))
+        state = services.metadata_cache.partition_state(state_tp)
+        leader = state.leader if state is not None else -1
+        if leader == services.node_id:
+            answers = coordinator.verify_partitions(transactional_id, producer_id, epoch, {tp})
+        elif leader >= 0:
+            answers = await replicas.verify_transaction_remotely(
+                leader, transactional_id, producer_id, epoch, {tp}
+            )
+        else:
+            answers = {tp: int(ErrorCode.COORDINATOR_NOT_AVAILABLE)}
+        code = answers[tp]
+        if code == ErrorCode.NONE:
+            return ErrorCode.NONE, guard
         if code == ErrorCode.PRODUCER_FENCED:
-            return ErrorCode.INVALID_PRODUCER_EPOCH
+            return ErrorCode.INVALID_PRODUCER_EPOCH, None
         if code == ErrorCode.TRANSACTION_ABORTABLE and context.api_version < 4:
-            return ErrorCode.INVALID_TXN_STATE
-        return _offset_commit_error(code)
+            return ErrorCode.INVALID_TXN_STATE, None
+        return _offset_commit_error(code), None
 
     return verify
 
