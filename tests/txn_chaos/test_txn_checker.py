@@ -96,7 +96,7 @@ def flagged(events: list[dict[str, Any]]) -> set[str]:
 def test_aborted_read_g1a() -> None:
     h, committed = clean_history()
     aborted = [(0, 3, "w0.1#0")]  # w0.1 wrote w0.1#0 at partition 0 offset 1... read anyway
-    h.final(committed + [(0, 9, "w0.1#0"), (1, 9, "w1.1#0")])
+    h.final([*committed, (0, 9, "w0.1#0"), (1, 9, "w1.1#0")])
     assert "aborted_read" in flagged(h.events)
     h2, committed2 = clean_history()
     h2.poll("live", aborted)
@@ -139,13 +139,13 @@ def test_lost_write() -> None:
 def test_torn_transaction() -> None:
     # an unknown transaction half visible
     h, committed = clean_history()
-    h.final(committed + [(2, 9, "w1.3#0")])
+    h.final([*committed, (2, 9, "w1.3#0")])
     assert flagged(h.events) == {"torn_transaction"}
 
 
 def test_duplicate() -> None:
     h, committed = clean_history()
-    h.final(committed + [(3, 20, committed[0][2])])
+    h.final([*committed, (3, 20, committed[0][2])])
     found = flagged(h.events)
     assert "duplicate" in found and "aborted_read" not in found
     # one value at two offsets in two consumers' reads
@@ -176,7 +176,7 @@ def test_inconsistent_offsets() -> None:
 
 def test_phantom_read() -> None:
     h, committed = clean_history()
-    h.final(committed + [(0, 50, "nobody#0")])
+    h.final([*committed, (0, 50, "nobody#0")])
     assert flagged(h.events) == {"phantom_read"}
 
 

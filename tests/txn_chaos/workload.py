@@ -65,8 +65,10 @@ PRODUCER_BASE: dict[str, object] = {
 
 class TxnWorker(threading.Thread):
     """One transactional producer (``transactional.id`` = ``name``) looping until
-    :meth:`stop`; ``pause_s`` between transactions; ``on_end`` is called with ``(txn,
-    commit)`` right before each EndTxn (the crash sweep's kill trigger)."""
+    :meth:`stop` (or ``max_txns``); transactions are named ``<txn_prefix>.<n>``
+    (``txn_prefix`` defaults to ``name``); ``pause_s`` between transactions; ``on_end``
+    is called with ``(txn, commit)`` right before each EndTxn (the crash sweep's kill
+    trigger)."""
 
     def __init__(
         self,
@@ -84,12 +86,14 @@ class TxnWorker(threading.Thread):
         max_txns: int | None = None,
         on_end: Callable[[str, bool], None] | None = None,
         extra: dict[str, object] | None = None,
+        txn_prefix: str | None = None,
     ) -> None:
         super().__init__(name=f"txn-worker-{name}", daemon=True)
         self.bootstrap = bootstrap
         self.topic = topic
         self.partitions = partitions
         self.txn_name = name
+        self.txn_prefix = txn_prefix or name
         self.history = history
         self.rng = random.Random(f"{seed}/{name}")
         self.abort_rate = abort_rate
@@ -103,6 +107,7 @@ class TxnWorker(threading.Thread):
         self.producer: Producer | None = None
         self.generation = 0
         self.done_txns = 0
+        self.committed = 0
         self.errors: list[str] = []
         self._delivery_failed = False
 
@@ -161,7 +166,7 @@ class TxnWorker(threading.Thread):
             try:
                 if self.producer is None:
                     self.producer = self._new_producer()
-                self.one_transaction(f"{self.txn_name}.{n}")
+                self.one_transaction(f"{self.txn_prefix}.{n}")
             except Exception as exc:
                 self.errors.append(f"{type(exc).__name__}: {exc}")
                 self._drop_producer()
@@ -193,6 +198,10 @@ class TxnWorker(threading.Thread):
                 failed = True
                 break
             producer.poll(0)
+        if not failed:
+            # the records land before the EndTxn: aborted transactions leave records, an
+            # ABORT marker and a .txnindex entry (abort_transaction would purge them)
+            failed = producer.flush(self.patience_s) > 0 or self._delivery_failed
         commit = not failed and self.rng.random() >= self.abort_rate
         self.end(txn, commit, failed)
 
@@ -212,6 +221,7 @@ class TxnWorker(threading.Thread):
             try:
                 producer.commit_transaction(5)
                 self.history.write("outcome", txn=txn, outcome="committed")
+                self.committed += 1
                 return
             except KafkaException as exc:
                 err = exc.args[0]

@@ -1,0 +1,218 @@
+"""The transaction crash sweep's rounds (``test_txn_crash_sweep.py``; also runnable by
+hand against either target: ``python -m txn_chaos.sweep --target kafka|kafkacore``).
+
+A round (one seed) on a running single-node target whose data outlives the rounds:
+
+1. an *orphan* producer (its own ``transactional.id``, ``transaction.timeout.ms`` 3 s)
+   begins a transaction, writes to two partitions, flushes and is abandoned open;
+2. a transactional worker runs transactions of 2-6 records over up to three partitions
+   (a quarter aborted); at the first EndTxn of the round's kind (commit or abort) after
+   its ``skip``-th transaction, a killer thread waits the round's delay (0-80 ms) and
+   SIGKILLs the broker, which is started again at once; the worker retries its commit or
+   abort (librdkafka resumes after a timeout) and finishes its transactions;
+3. a new producer on the worker's ``transactional.id`` (``init_transactions`` fences the
+   old one) commits one more transaction: the producer can continue;
+4. checks: LSO = HW on every partition once the orphan timed out (the coordinator must
+   abort it after the restart); a fresh read_committed consumer reads every partition
+   from 0; :func:`support.txn_checker.check` over the history (every transaction all or
+   nothing, no aborted/uncommitted read, no committed value lost, ...), and per partition
+   :func:`support.txn_checker.check_partition_log`: the raw log (read_uncommitted) against
+   the ``.txnindex`` files (each aborted transaction's entry: its producer, first offset,
+   ABORT marker offset and LSO) and against the read_committed read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from confluent_kafka import Producer
+
+from support.txn_checker import History, Result, check, check_partition_log
+from txn_chaos.campaign import KafkacoreNode, KafkaNode, Target, create_topic
+from txn_chaos.workload import (
+    PRODUCER_BASE,
+    TxnWorker,
+    final_read,
+    raw_log,
+    read_txnindex,
+    wait_stable,
+)
+
+TOPIC = "txn-chaos"
+PARTITIONS = 3
+ORPHAN_TIMEOUT_MS = 3000
+ORPHANS: list[Producer] = []
+
+
+@dataclass(frozen=True)
+class Round:
+    seed: int
+    kind: str  # "commit" or "abort": the EndTxn the kill follows
+    skip: int  # transactions before the one whose EndTxn is hit
+    delay_s: float
+
+    @classmethod
+    def draw(cls, master: int, seed: int) -> Round:
+        rng = random.Random(f"{master}/{seed}")
+        return cls(
+            seed,
+            "commit" if seed % 2 == 0 else "abort",
+            rng.randint(1, 4),
+            round(rng.uniform(0.0, 0.08), 3),
+        )
+
+
+def _orphan(target: Target, history: History, seed: int) -> None:
+    name = f"sweep-orphan-{seed}"
+    producer = Producer(
+        {
+            "bootstrap.servers": target.bootstrap,
+            "transactional.id": name,
+            **PRODUCER_BASE,
+            "transaction.timeout.ms": ORPHAN_TIMEOUT_MS,
+            "message.timeout.ms": ORPHAN_TIMEOUT_MS - 500,
+        }
+    )
+    producer.init_transactions(30)
+    producer.begin_transaction()
+    txn = f"{name}.0"
+    for i, p in enumerate((0, PARTITIONS - 1)):
+        value = f"{txn}#{i}"
+        history.write("send", txn=txn, value=value, partition=p, producer=name)
+        producer.produce(TOPIC, value=value.encode(), partition=p)
+    assert producer.flush(30) == 0, "the orphan's records were not written"
+    # abandoned open: no outcome; the coordinator must time it out
+    ORPHANS.append(producer)  # kept (never destroyed) until the process ends
+
+
+def run_round(target: Target, history: History, r: Round, log: list[str]) -> Result:
+    """One round (see the module docstring); the checker's result."""
+    _orphan(target, history, r.seed)
+    name = f"sweep-{r.seed}"
+    fired = threading.Event()
+    killed = threading.Event()
+    seen = [0]
+
+    def on_end(txn: str, commit: bool) -> None:
+        seen[0] += 1
+        if fired.is_set() or seen[0] <= r.skip or commit != (r.kind == "commit"):
+            return
+        fired.set()
+
+        def kill() -> None:
+            time.sleep(r.delay_s)
+            history.write("fault", kind="kill", txn=txn, delay_s=r.delay_s)
+            target.kill(1)
+            killed.set()
+
+        threading.Thread(target=kill, daemon=True).start()
+
+    worker = TxnWorker(
+        target.bootstrap,
+        TOPIC,
+        PARTITIONS,
+        name,
+        history,
+        seed=r.seed,
+        max_txns=r.skip + 8,
+        on_end=on_end,
+        patience_s=30.0,
+    )
+    worker.start()
+    if not killed.wait(60):
+        raise AssertionError(f"round {r}: the kill point was never reached: {worker.errors[-5:]}")
+    target.restart(1)
+    history.write("heal", node=1)
+    worker.join(120)
+    assert not worker.is_alive(), f"round {r}: the worker is stuck: {worker.errors[-5:]}"
+    log.append(f"round {r}: worker errors {worker.errors[-3:]}")
+
+    # the producer can continue: a new one on the same id
+    again = TxnWorker(
+        target.bootstrap,
+        TOPIC,
+        PARTITIONS,
+        name,
+        history,
+        seed=r.seed + 1000,
+        abort_rate=0.0,
+        max_txns=1,
+        patience_s=30.0,
+        txn_prefix=f"{name}-again",
+    )
+    again.run()
+    last = [e for e in history.events if e["type"] == "outcome" and e["txn"] == f"{name}-again.0"]
+    assert last and last[-1]["outcome"] == "committed", (
+        f"round {r}: the new producer on {name} could not commit: {again.errors}"
+    )
+
+    ends = wait_stable(target.bootstrap, TOPIC, PARTITIONS, timeout_s=30 + ORPHAN_TIMEOUT_MS / 1000)
+    reader = f"final-{r.seed}"
+    final = final_read(target.bootstrap, TOPIC, PARTITIONS, history, ends, name=reader)
+    events = [e for e in history.events if not e.get("final") or e["consumer"] == reader]
+    result = check(events)
+    outcomes: dict[str, str] = {}
+    for e in events:
+        if e["type"] == "send":
+            outcomes.setdefault(e["txn"], "open")
+        elif e["type"] == "outcome":
+            outcomes[e["txn"]] = e["outcome"]
+    for p in range(PARTITIONS):
+        batches = raw_log(target.bootstrap, TOPIC, p)
+        pdir = target.partition_dir(TOPIC, p)
+        index = read_txnindex(pdir) if pdir is not None else None
+        part, open_at_end = check_partition_log(p, batches, index, outcomes, final[p])
+        if open_at_end:
+            part.flag(
+                "open_at_end", {"partition": p, "first_offsets": open_at_end, "lso=hw": ends[p]}
+            )
+        result.merge(part)
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="txn_chaos.sweep", description=__doc__)
+    parser.add_argument("--target", choices=("kafkacore", "kafka"), default="kafkacore")
+    parser.add_argument("--master-seed", type=int, default=20261125)
+    parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--out", type=Path, default=Path("chaos-runs/txn-sweep"))
+    args = parser.parse_args(argv)
+    out = args.out.resolve()
+    import shutil
+
+    shutil.rmtree(out / args.target, ignore_errors=True)
+    (out / args.target).mkdir(parents=True)
+    target: Target = (
+        KafkacoreNode(out / args.target)
+        if args.target == "kafkacore"
+        else KafkaNode(out / args.target)
+    )
+    target.start()
+    ok = True
+    try:
+        create_topic(target.bootstrap, 1)
+        history = History(out / args.target / "history.jsonl")
+        for seed in range(args.rounds):
+            r = Round.draw(args.master_seed, seed)
+            started = time.monotonic()
+            notes: list[str] = []
+            result = run_round(target, history, r, notes)
+            print(f"{r} {result.summary()} {time.monotonic() - started:.1f}s", flush=True)
+            if not result.ok:
+                ok = False
+                print(result.details(), flush=True)
+    finally:
+        target.stop()
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    sys.exit(main())

@@ -1,0 +1,65 @@
+"""The transaction crash sweep (issue 13): one kafkacore broker SIGKILLed at seeded points
+right after a transactional producer calls ``commit_transaction`` or
+``abort_transaction`` (a seeded 0-80 ms later: while the producer flushes, while EndTxn
+is in flight, while PrepareCommit/PrepareAbort is written, while the markers are), then
+started again on the same data, round after round (chained: each round recovers what the
+previous ones left). The rounds are :func:`txn_chaos.sweep.run_round`; after each:
+
+* every transaction is all or nothing to a read_committed consumer, no aborted or open
+  transaction's record is read, no committed one is missing (``support.txn_checker``);
+* the LSO equals the high watermark on every partition once the open transactions are
+  decided (an abandoned one is timed out by the coordinator after the restart);
+* the ``.txnindex`` files hold exactly one entry per ABORT marker that closed a
+  transaction, with that producer's first offset, the marker's offset and the LSO then,
+  and the read_committed read is the raw log minus those ranges' records and the markers;
+* a new producer on the same ``transactional.id`` initialises and commits.
+
+``python -m txn_chaos.sweep --target kafka`` runs the same rounds against Apache Kafka.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from support.txn_checker import History
+from txn_chaos.campaign import KafkacoreNode, create_topic
+from txn_chaos.sweep import Round, run_round
+
+MASTER_SEED = 20261125
+ROUNDS = 4  # two kills after a commit, two after an abort
+
+pytestmark = pytest.mark.timeout(240)
+
+
+@pytest.fixture(scope="module")
+def node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KafkacoreNode]:
+    target = KafkacoreNode(tmp_path_factory.mktemp("txn-sweep"))
+    target.start()
+    try:
+        create_topic(target.bootstrap, 1)
+        yield target
+    finally:
+        target.stop()
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory: pytest.TempPathFactory) -> History:
+    return History(tmp_path_factory.mktemp("txn-sweep-history") / "history.jsonl")
+
+
+@pytest.mark.parametrize("seed", range(ROUNDS))
+def test_kill_during_end_txn(node: KafkacoreNode, history: History, seed: int) -> None:
+    r = Round.draw(MASTER_SEED, seed)
+    started = time.monotonic()
+    notes: list[str] = []
+    result = run_round(node, history, r, notes)
+    print(f"{r} {result.summary()} {time.monotonic() - started:.1f}s")
+    assert result.ok, (
+        f"{r}: {result.summary()}\n{result.details()}\n{notes}\n{node.log_text()[-4000:]}"
+    )
+    assert any(e["type"] == "fault" for e in history.events)
+    # the round's transactions really ran: some committed, some aborted
+    assert result.outcomes["committed"] >= 2 and result.outcomes["aborted"] >= 1, result.summary()
