@@ -12,14 +12,17 @@ __all__ = [
     "IndexFullError",
     "InvalidOffsetError",
     "InvalidPartitionsError",
+    "InvalidProducerEpochError",
     "InvalidRecordError",
     "InvalidReplicationFactorError",
+    "InvalidTxnStateError",
     "KafkaCoreError",
     "OffsetOutOfRangeError",
     "RecordBatchTooLargeError",
     "RecordTooLargeError",
     "RecordValidationError",
     "StorageIOError",
+    "TransactionCoordinatorFencedError",
     "UnexpectedAppendOffsetError",
     "UnsupportedCompressionError",
 ]
@@ -117,3 +120,19 @@ class InvalidReplicationFactorError(KafkaCoreError):
 
 class AdminOperationError(KafkaCoreError):
     """Kafka's ``AdminOperationException`` (e.g. racks known for only some brokers)."""
+
+
+class InvalidProducerEpochError(KafkaCoreError):
+    """A producer epoch below the one the partition has seen, on a data batch or a
+    transaction marker (Kafka's INVALID_PRODUCER_EPOCH, 47, ``InvalidProducerEpochException``)."""
+
+
+class TransactionCoordinatorFencedError(KafkaCoreError):
+    """A transaction marker whose coordinator epoch is below the one the partition stored
+    for the producer: a zombie coordinator (Kafka's TRANSACTION_COORDINATOR_FENCED, 52)."""
+
+
+class InvalidTxnStateError(KafkaCoreError):
+    """A write the producer's transaction state forbids, e.g. a non-transactional batch
+    while the producer has an open transaction on the partition (Kafka's
+    INVALID_TXN_STATE, 48)."""

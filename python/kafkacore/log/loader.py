@@ -84,7 +84,14 @@ from kafkacore.record.layout import (
     RECORD_OVERHEAD_V0,
 )
 
-__all__ = ["LoadedLog", "LogLoader", "ProgressCallback", "read_next_offset", "recovery_progress"]
+__all__ = [
+    "LoadedLog",
+    "LogLoader",
+    "ProgressCallback",
+    "SegmentRecovered",
+    "read_next_offset",
+    "recovery_progress",
+]
 
 logger = logging.getLogger("kafkacore.log")
 
@@ -93,6 +100,11 @@ _MIN_OFFSET = -(2**63)
 
 #: ``(segments recovered so far, segments to recover)`` during step 4 of a load.
 ProgressCallback = Callable[[int, int], None]
+
+#: ``(the segments before it, the recovered segment, the log start offset)``: told after
+#: a segment's log and indexes were rebuilt; rebuilds its ``.txnindex`` with the producer
+#: state (the :class:`~kafkacore.log.log.Log`'s part of Kafka's ``recoverSegment``).
+SegmentRecovered = Callable[[list[LogSegment], LogSegment, int], None]
 
 _thread_progress = threading.local()
 
@@ -200,8 +212,10 @@ class LogLoader:
         scheduler: Scheduler | None = None,
         delete_delay_ms: int = 0,
         progress: ProgressCallback | None = None,
+        segment_recovered: SegmentRecovered | None = None,
     ) -> None:
         self.directory = directory
+        self.segment_recovered = segment_recovered
         self.open_segment = open_segment
         self.log_start_offset_checkpoint = log_start_offset
         self.recover_from = recover_from
@@ -396,6 +410,7 @@ class LogLoader:
             else:
                 try:
                     segment.files.sanity_check()
+                    segment.txn_index.sanity_check()
                 except CorruptIndexError as exc:
                     logger.warning(
                         "Found a corrupted index file corresponding to log file %s due to %s, "
@@ -410,8 +425,15 @@ class LogLoader:
 
     def recover_segment(self, segment: LogSegment) -> int:
         """Rebuild the segment's indexes from its log, truncating at the first invalid
-        byte; returns the bytes truncated."""
-        return segment.files.recover()
+        byte, then its ``.txnindex`` (``segment_recovered``; without it the entries past
+        the segment's new end are cut); returns the bytes truncated."""
+        truncated = segment.files.recover()
+        if self.segment_recovered is not None:
+            previous = self.segments.values(None, segment.base_offset)
+            self.segment_recovered(previous, segment, self.log_start_offset_checkpoint)
+        else:
+            segment.txn_index.truncate_to(segment.next_offset)
+        return truncated
 
     # -- step 4: recovery ----------------------------------------------------------------
 
@@ -451,6 +473,7 @@ class LogLoader:
                         segment.base_offset,
                     )
                     truncated = segment.files.truncate_to(segment.base_offset)
+                    segment.txn_index.reset()
                 if truncated > 0:
                     logger.warning(
                         "Corruption found in segment %d, truncating to offset %d",

@@ -70,7 +70,17 @@ from kafkacore.log.files import (
     parse_topic_partition_name,
 )
 from kafkacore.log.loader import LogLoader
-from kafkacore.log.producer_state import ProducerStateManager, rebuild_producer_state
+from kafkacore.log.producer_state import (
+    ORIGIN_CLIENT,
+    ORIGIN_COORDINATOR,
+    ORIGIN_REPLICATION,
+    CompletedTxn,
+    EndTxnMarker,
+    ProducerStateManager,
+    end_txn_marker,
+    iter_segment_batches,
+    rebuild_producer_state,
+)
 from kafkacore.log.retention import (
     SegmentPredicate,
     deletable_segments,
@@ -87,12 +97,15 @@ from kafkacore.log.segments import (
     read_region,
     segment_file_paths,
 )
+from kafkacore.log.txn_index import AbortedTxn, TransactionIndex
 from kafkacore.record import (
     COMPRESSION_CODEC_MASK,
     CONTROL_FLAG_MASK,
     LOG_OVERHEAD,
     MIN_BATCH_LENGTH,
     BatchHeader,
+    ControlType,
+    build_control_batch,
 )
 
 if TYPE_CHECKING:
@@ -147,6 +160,13 @@ class AppendOrigin(enum.Enum):
     CLIENT = "client"  # a producer: Kafka's client-batch checks apply
     COORDINATOR = "coordinator"  # group/transaction coordinator writing its own records
     REPLICATION = "replication"  # a follower copying the leader: offsets kept
+
+
+_PRODUCER_ORIGIN = {
+    AppendOrigin.CLIENT: ORIGIN_CLIENT,
+    AppendOrigin.COORDINATOR: ORIGIN_COORDINATOR,
+    AppendOrigin.REPLICATION: ORIGIN_REPLICATION,
+}
 
 
 class LogAppendInfo(NamedTuple):
@@ -293,6 +313,8 @@ class Log:
         # point over offsets a truncation rewrote meanwhile
         self._truncations = 0
 
+        # idempotent-producer state: latest snapshot + replay of the batches after it
+        self._producer_state = options.get("producer_state")
         loaded = LogLoader(
             self._dir,
             open_segment=self._open_segment,
@@ -300,6 +322,7 @@ class Log:
             recover_from=options.get("recover_from"),
             scheduler=self._scheduler,
             delete_delay_ms=self._config.file_delete_delay_ms,
+            segment_recovered=self._rebuild_txn_index,
         ).load()
         self._segments: LogSegments = loaded.segments
         self._log_start_offset = loaded.log_start_offset
@@ -321,8 +344,6 @@ class Log:
         if topic_id is not None:
             self.assign_topic_id(topic_id)
 
-        # idempotent-producer state: latest snapshot + replay of the batches after it
-        self._producer_state = options.get("producer_state")
         if self._producer_state is not None:
             self._rebuild_producer_state()
 
@@ -460,7 +481,55 @@ class Log:
                 self._log_end_offset,
                 self._backend.batch_header,
                 now_ms=self._time.milliseconds(),
+                batch_records=self._backend.batch_records,
             )
+
+    def _rebuild_txn_index(
+        self, previous: list[LogSegment], segment: LogSegment, log_start_offset: int
+    ) -> None:
+        """The loader recovered ``segment`` (``previous``: the segments before it): its
+        ``.txnindex`` is rebuilt from its batches while the producer state is brought
+        through it (Kafka's ``LogLoader.recoverSegment`` + ``LogSegment.recover``'s
+        ``updateProducerState``): the state is rebuilt up to the segment's base offset
+        (latest snapshot + replay), each batch applied, each ABORT of a transaction that
+        had data indexed with the last stable offset of that moment; then a snapshot at
+        the segment's end spares the next segment's recovery the replay."""
+        manager = self._producer_state
+        index = segment.txn_index
+        if manager is None:
+            index.truncate_to(segment.next_offset)
+            return
+        index.reset()
+        backend = self._backend
+        rebuild_producer_state(
+            manager,
+            previous,
+            log_start_offset,
+            segment.base_offset,
+            backend.batch_header,
+            batch_records=backend.batch_records,
+        )
+        for header, chunk, position in iter_segment_batches(
+            segment, segment.base_offset, segment.next_offset, backend.batch_header
+        ):
+            if header.producer_id >= 0:
+                marker = None
+                if header.attributes & CONTROL_FLAG_MASK:
+                    marker = end_txn_marker(backend.batch_records(chunk, position))
+                self._index_aborted(index, manager.update_from_batch(header, marker))
+            manager.update_map_end_offset(header.last_offset + 1)
+        manager.update_map_end_offset(segment.next_offset)
+        manager.take_snapshot()
+
+    @staticmethod
+    def _index_aborted(index: TransactionIndex, completed: list[tuple[CompletedTxn, int]]) -> None:
+        for txn, last_stable_offset in completed:
+            if txn.is_aborted:
+                index.append(
+                    AbortedTxn(
+                        txn.producer_id, txn.first_offset, txn.last_offset, last_stable_offset
+                    )
+                )
 
     def _check_open(self) -> None:
         if self._storage_error is not None:
@@ -786,6 +855,8 @@ class Log:
                     headers,
                     first_offset if assign_offsets else None,
                     client=assign_offsets and origin is AppendOrigin.CLIENT,
+                    origin=_PRODUCER_ORIGIN[origin] if assign_offsets else ORIGIN_REPLICATION,
+                    markers=self._markers(data, headers),
                 )
 
             segment = self._maybe_roll(active, size, max_timestamp, first_offset, last_offset, now)
@@ -826,7 +897,11 @@ class Log:
             first, last, append_max_ts, append_max_offset, written = result
             self._log_end_offset = last + 1
             if pending is not None and self._producer_state is not None:
-                self._producer_state.complete_append(pending, self._log_end_offset)
+                completed = self._producer_state.complete_append(pending, self._log_end_offset)
+                if completed:
+                    # Kafka's append: each ABORT's entry, with the LSO after it, goes to
+                    # the .txnindex of the segment holding the marker
+                    self._index_aborted(segment.txn_index, completed)
 
             flush_due = self._log_end_offset - self._recovery_point >= config.flush_messages
             info = LogAppendInfo(
@@ -846,6 +921,134 @@ class Log:
             # outside the lock, as Kafka's append: other appends go on during the fsync
             self._flush(None, if_open=True)
         return info
+
+    def _markers(self, data: bytes, headers: list[BatchHeader]) -> list[EndTxnMarker | None] | None:
+        """The decoded record of each control batch of ``data`` (``None`` for the other
+        batches), or ``None`` when there is no control batch."""
+        if not any(h.attributes & CONTROL_FLAG_MASK for h in headers):
+            return None
+        markers: list[EndTxnMarker | None] = []
+        position = 0
+        for h in headers:
+            marker = None
+            if h.attributes & CONTROL_FLAG_MASK:
+                marker = end_txn_marker(self._backend.batch_records(data, position))
+            markers.append(marker)
+            position += LOG_OVERHEAD + h.batch_length
+        return markers
+
+    # -- transactions --------------------------------------------------------------------
+
+    def append_txn_marker(
+        self,
+        producer_id: int,
+        producer_epoch: int,
+        coordinator_epoch: int,
+        commit: bool,
+        leader_epoch: int,
+        timestamp_ms: int | None = None,
+    ) -> LogAppendInfo:
+        """Append a COMMIT or ABORT marker as leader (Kafka's ``appendAsLeader`` with
+        ``AppendOrigin.COORDINATOR`` of ``MemoryRecords.withEndTransactionMarker``): one
+        78-byte control batch - transactional and control attributes, the producer's id
+        and epoch, base sequence -1, one record with key ``(version 0, type)`` and value
+        ``(version 0, coordinator_epoch)`` - timestamped ``timestamp_ms`` (default now).
+
+        Raises ``InvalidProducerEpochError`` (INVALID_PRODUCER_EPOCH) when
+        ``producer_epoch`` is below the producer's, ``TransactionCoordinatorFencedError``
+        (TRANSACTION_COORDINATOR_FENCED) when ``coordinator_epoch`` is below the one
+        stored for it; nothing is written then. A marker for a producer without an open
+        transaction is written but changes neither the last stable offset nor the
+        ``.txnindex``; an ABORT that ends one adds an :class:`AbortedTxn` to the
+        ``.txnindex`` of the segment it lands in. Needs a producer state
+        (``ValueError`` without)."""
+        if self._producer_state is None:
+            raise ValueError(f"log {self._dir} keeps no producer state: no transactions")
+        timestamp = self._time.milliseconds() if timestamp_ms is None else timestamp_ms
+        batch = build_control_batch(
+            ControlType.COMMIT if commit else ControlType.ABORT,
+            producer_id=producer_id,
+            producer_epoch=producer_epoch,
+            timestamp=timestamp,
+            coordinator_epoch=coordinator_epoch,
+        )
+        return self.append(batch, leader_epoch, origin=AppendOrigin.COORDINATOR)
+
+    @property
+    def first_unstable_offset(self) -> int | None:
+        """The first offset of the earliest transaction still open, or completed by a
+        marker the high watermark has not passed (:meth:`update_high_watermark`);
+        ``None`` when there is none or the log keeps no producer state."""
+        manager = self._producer_state
+        if manager is None:
+            return None
+        with self._lock:
+            return manager.first_unstable_offset
+
+    def update_high_watermark(self, high_watermark: int) -> None:
+        """The replication layer's high watermark moved to ``high_watermark``: completed
+        transactions whose marker it passed stop holding the first unstable offset
+        (Kafka's ``onHighWatermarkUpdated``)."""
+        manager = self._producer_state
+        if manager is None:
+            return
+        with self._lock:
+            manager.on_high_watermark_updated(high_watermark)
+
+    def last_stable_offset(self, high_watermark: int | None = None) -> int:
+        """``min(first unstable offset, high_watermark)`` (Kafka's ``lastStableOffset``);
+        ``high_watermark`` defaults to the log end offset (a log without replication)."""
+        with self._lock:
+            hw = self._log_end_offset if high_watermark is None else high_watermark
+            manager = self._producer_state
+            if manager is None:
+                return hw
+            manager.on_high_watermark_updated(hw)
+            first = manager.first_unstable_offset
+            return hw if first is None else min(first, hw)
+
+    def collect_aborted_transactions(
+        self, start_offset: int, upper_bound_offset: int
+    ) -> list[AbortedTxn]:
+        """The aborted transactions overlapping ``[start_offset, upper_bound_offset)``
+        (Kafka's ``collectAbortedTransactions``): the ``.txnindex`` of the segment holding
+        ``start_offset`` first, then of each later segment until one says no later
+        segment can hold more (an entry whose last stable offset reaches the bound)."""
+        with self._lock:
+            segment = self._segments.floor_segment(start_offset)
+            if segment is None:
+                segment = self._segments.first_segment()
+            segments = [] if segment is None else [segment]
+            if segment is not None:
+                segments += self._segments.higher_segments(segment.base_offset)
+        found: list[AbortedTxn] = []
+        for current in segments:
+            result = current.txn_index.collect(start_offset, upper_bound_offset)
+            found.extend(result.aborted)
+            if result.complete:
+                break
+        return found
+
+    def aborted_transactions_for(self, info: FetchDataInfo) -> list[AbortedTxn]:
+        """The aborted transactions a read_committed consumer needs for the region
+        ``info`` (Kafka's ``addAbortedTransactions``): those overlapping [the fetch
+        offset, the first offset after the region's last batch)."""
+        if info.length <= 0:
+            return []
+        return self.collect_aborted_transactions(info.offset, self._offset_after(info))
+
+    def _offset_after(self, info: FetchDataInfo) -> int:
+        """The first offset after the region: the base offset of the batch that follows
+        it in its segment, else the next segment's base offset (or the log end)."""
+        end = info.position + info.length
+        with self._lock:
+            segment = self._segments.get(info.segment_base_offset)
+            if segment is not None and end + LOG_OVERHEAD <= segment.size:
+                head = read_region(info.file, end, 8)
+                if len(head) == 8:
+                    return int.from_bytes(head, "big", signed=True)
+            following = self._segments.higher_segment(info.segment_base_offset)
+            return following.base_offset if following is not None else self._log_end_offset
 
     def _check_replica_offsets(self, headers: list[BatchHeader]) -> tuple[int, int]:
         """A replica's batches keep their offsets: increasing, from the log end offset on;

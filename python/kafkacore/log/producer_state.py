@@ -49,11 +49,17 @@ import logging
 import os
 import struct
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from kafkacore.errors import KafkaCoreError, StorageIOError
+from kafkacore.errors import (
+    InvalidProducerEpochError,
+    InvalidTxnStateError,
+    KafkaCoreError,
+    StorageIOError,
+    TransactionCoordinatorFencedError,
+)
 from kafkacore.log.checkpoints import write_atomically
 from kafkacore.log.files import (
     PRODUCER_SNAPSHOT_FILE_SUFFIX,
@@ -79,17 +85,24 @@ __all__ = [
     "NUM_BATCHES_TO_RETAIN",
     "SNAPSHOT_VERSION",
     "BatchMetadata",
+    "CompletedTxn",
     "CorruptSnapshotError",
     "DuplicateSequenceError",
+    "EndTxnMarker",
     "InvalidProducerEpochError",
+    "InvalidTxnStateError",
     "OutOfOrderSequenceError",
     "PendingProducerUpdate",
     "ProducerStateEntry",
     "ProducerStateManager",
     "SnapshotRow",
+    "TransactionCoordinatorFencedError",
+    "TxnMetadata",
     "UnknownProducerIdError",
     "decrement_sequence",
+    "end_txn_marker",
     "increment_sequence",
+    "iter_segment_batches",
     "parse_snapshot",
     "read_snapshot",
     "rebuild_producer_state",
@@ -115,6 +128,10 @@ _VERSION = struct.Struct(">h")
 _VERSION_SIZE = _VERSION.size
 _HEADER = struct.Struct(">hIi")  # version, crc, entry count
 _ENTRY = struct.Struct(">qhiqiqiq")  # 46 bytes
+# a control record's key (version, type) and a transaction marker's value (version,
+# coordinator epoch): Kafka's ControlRecordType and EndTransactionMarker
+_CONTROL_KEY = struct.Struct(">hh")
+_MARKER_VALUE = struct.Struct(">hi")
 
 
 # -- errors ------------------------------------------------------------------------------
@@ -123,11 +140,6 @@ _ENTRY = struct.Struct(">qhiqiqiq")  # 46 bytes
 class OutOfOrderSequenceError(KafkaCoreError):
     """A sequence number that does not follow the producer's last one, or a new epoch not
     starting at 0 (Kafka's OUT_OF_ORDER_SEQUENCE_NUMBER)."""
-
-
-class InvalidProducerEpochError(KafkaCoreError):
-    """A producer epoch below the one the partition has seen (Kafka's
-    INVALID_PRODUCER_EPOCH, ``InvalidProducerEpochException``)."""
 
 
 class UnknownProducerIdError(KafkaCoreError):
@@ -275,21 +287,63 @@ class ProducerStateEntry:
         return None
 
 
+class EndTxnMarker(NamedTuple):
+    """The record of a transaction marker batch (Kafka's ``EndTransactionMarker``):
+    COMMIT or ABORT, and the epoch of the coordinator that wrote it."""
+
+    commit: bool
+    coordinator_epoch: int
+
+
+class CompletedTxn(NamedTuple):
+    """A transaction a marker ended (Kafka's ``CompletedTxn``): ``first_offset`` is its
+    first batch's, ``last_offset`` the marker's."""
+
+    producer_id: int
+    first_offset: int
+    last_offset: int
+    is_aborted: bool
+
+
+@dataclass(slots=True)
+class TxnMetadata:
+    """An open transaction, or a completed one whose marker the high watermark has not
+    passed yet (``last_offset`` = the marker's offset; Kafka's ``TxnMetadata``)."""
+
+    producer_id: int
+    first_offset: int
+    last_offset: int | None = None
+
+
+# Who appends (Kafka's AppendOrigin): which producer checks apply
+ORIGIN_CLIENT = "client"
+ORIGIN_COORDINATOR = "coordinator"
+ORIGIN_REPLICATION = "replication"
+
+
 class _AppendInfo:
     """Kafka's ``ProducerAppendInfo``: validates the batches of one producer in one append
-    against its state and accumulates the updated entry (applied only if the write
-    succeeds)."""
+    against its state and accumulates the updated entry, the transactions it starts and
+    the ones its markers complete (applied only if the write succeeds)."""
 
-    __slots__ = ("current", "origin_is_client", "producer_id", "topic_partition", "updated")
+    __slots__ = (
+        "completed",
+        "current",
+        "origin",
+        "producer_id",
+        "started",
+        "topic_partition",
+        "updated",
+    )
 
-    def __init__(
-        self, producer_id: int, current: ProducerStateEntry, client: bool, tp: str
-    ) -> None:
+    def __init__(self, producer_id: int, current: ProducerStateEntry, origin: str, tp: str) -> None:
         self.producer_id = producer_id
         self.current = current
-        self.origin_is_client = client
+        self.origin = origin
         self.topic_partition = tp
         self.updated = current.copy(with_batches=False)
+        self.started: list[TxnMetadata] = []
+        self.completed: list[CompletedTxn] = []
 
     def _check_epoch(self, epoch: int, offset: int) -> None:
         if epoch < self.updated.producer_epoch:
@@ -298,7 +352,7 @@ class _AppendInfo:
                 f"{self.topic_partition} is {epoch}, which is smaller than the last seen epoch "
                 f"{self.updated.producer_epoch}"
             )
-            if not self.origin_is_client:
+            if self.origin == ORIGIN_REPLICATION:
                 logger.warning(message)
             else:
                 raise InvalidProducerEpochError(message)
@@ -339,21 +393,51 @@ class _AppendInfo:
         transactional: bool,
     ) -> None:
         self._check_epoch(epoch, first_offset)
-        if self.origin_is_client:
+        if self.origin == ORIGIN_CLIENT:
             self._check_sequence(epoch, first_seq, first_offset)
+        open_txn = self.updated.current_txn_first_offset
+        if open_txn is not None and not transactional and self.origin != ORIGIN_REPLICATION:
+            raise InvalidTxnStateError(
+                f"Expected transactional write from producer {self.producer_id} at offset "
+                f"{first_offset} in partition {self.topic_partition}"
+            )
         self.updated.add_batch(epoch, last_seq, last_offset, last_offset - first_offset, timestamp)
-        if transactional and self.updated.current_txn_first_offset is None:
+        if transactional and open_txn is None:
+            # a new transaction begins
             self.updated.current_txn_first_offset = first_offset
+            self.started.append(TxnMetadata(self.producer_id, first_offset))
 
     def append_end_txn_marker(
-        self, epoch: int, coordinator_epoch: int | None, offset: int, timestamp: int
+        self, epoch: int, marker: EndTxnMarker | None, offset: int, timestamp: int
     ) -> None:
+        """A COMMIT/ABORT marker at ``offset`` (Kafka's ``appendEndTxnMarker``): a lower
+        producer epoch is INVALID_PRODUCER_EPOCH, a lower coordinator epoch
+        TRANSACTION_COORDINATOR_FENCED (a replica only logs them); a marker for a
+        producer without an open transaction completes nothing. ``marker`` ``None``:
+        the record was not read (type and coordinator epoch unknown; the transaction
+        counts as committed)."""
         self._check_epoch(epoch, offset)
-        self.updated.maybe_update_producer_epoch(epoch)
-        if coordinator_epoch is not None:
-            self.updated.coordinator_epoch = coordinator_epoch
-        self.updated.current_txn_first_offset = None
-        self.updated.last_timestamp = timestamp
+        updated = self.updated
+        if marker is not None and updated.coordinator_epoch > marker.coordinator_epoch:
+            message = (
+                f"Detected invalid coordinator epoch for producerId {self.producer_id} at "
+                f"offset {offset} in partition {self.topic_partition}: "
+                f"{marker.coordinator_epoch} is older than previously known coordinator epoch "
+                f"{updated.coordinator_epoch}"
+            )
+            if self.origin == ORIGIN_REPLICATION:
+                logger.info(message)
+            else:
+                raise TransactionCoordinatorFencedError(message)
+        first = updated.current_txn_first_offset
+        if first is not None:
+            aborted = marker is not None and not marker.commit
+            self.completed.append(CompletedTxn(self.producer_id, first, offset, aborted))
+        updated.maybe_update_producer_epoch(epoch)
+        if marker is not None:
+            updated.coordinator_epoch = marker.coordinator_epoch
+        updated.current_txn_first_offset = None
+        updated.last_timestamp = timestamp
 
 
 @dataclass(slots=True)
@@ -487,6 +571,12 @@ def _list_snapshot_offsets(directory: str) -> list[int]:
     return sorted(offsets)
 
 
+def _remove_sorted(offsets: list[int], offset: int) -> None:
+    index = bisect.bisect_left(offsets, offset)
+    if index < len(offsets) and offsets[index] == offset:
+        del offsets[index]
+
+
 def _delete_if_exists(path: str) -> None:
     with contextlib.suppress(FileNotFoundError):
         os.remove(path)
@@ -518,6 +608,12 @@ class ProducerStateManager:
         self.producer_id_expiration_ms = producer_id_expiration_ms
         self._crc32c = crc32c or _default_crc32c()
         self._producers: dict[int, ProducerStateEntry] = {}
+        # Kafka's ongoingTxns and unreplicatedTxns, keyed by first offset; the sorted keys
+        # of each beside them (few entries: one per producer with an open transaction)
+        self._ongoing: dict[int, TxnMetadata] = {}
+        self._ongoing_offsets: list[int] = []
+        self._unreplicated: dict[int, TxnMetadata] = {}
+        self._unreplicated_offsets: list[int] = []
         self._snapshots: list[int] = _list_snapshot_offsets(self._dir)
         self._map_end_offset = 0
         self._last_snap_offset = 0
@@ -580,6 +676,76 @@ class ProducerStateManager:
     def is_empty(self) -> bool:
         return not self._producers
 
+    # -- transactions --------------------------------------------------------------------
+
+    @property
+    def first_unstable_offset(self) -> int | None:
+        """The first offset of the earliest transaction that is open, or completed by a
+        marker the high watermark has not passed (Kafka's ``firstUnstableOffset``);
+        ``None`` when there is none."""
+        ongoing, unreplicated = self._ongoing_offsets, self._unreplicated_offsets
+        if ongoing and unreplicated:
+            return min(ongoing[0], unreplicated[0])
+        if ongoing:
+            return ongoing[0]
+        return unreplicated[0] if unreplicated else None
+
+    @property
+    def ongoing_transactions(self) -> list[TxnMetadata]:
+        """The open transactions, by first offset."""
+        return [self._ongoing[o] for o in self._ongoing_offsets]
+
+    def last_stable_offset(self, completed: CompletedTxn) -> int:
+        """The LSO right after ``completed``'s marker (Kafka's ``lastStableOffset``): the
+        first offset of the earliest open transaction of another producer, else the
+        marker's offset + 1."""
+        for offset in self._ongoing_offsets:
+            txn = self._ongoing[offset]
+            if txn.producer_id != completed.producer_id:
+                return txn.first_offset
+        return completed.last_offset + 1
+
+    def complete_txn(self, completed: CompletedTxn) -> None:
+        """Move ``completed`` from the open transactions to those waiting for the high
+        watermark to pass their marker (Kafka's ``completeTxn``)."""
+        txn = self._ongoing.pop(completed.first_offset, None)
+        if txn is None:  # Kafka throws; the marker is written already, so only log
+            logger.error(
+                "Attempted to complete transaction %s on partition %s which was not started",
+                completed,
+                self._tp,
+            )
+            return
+        _remove_sorted(self._ongoing_offsets, completed.first_offset)
+        txn.last_offset = completed.last_offset
+        self._unreplicated[completed.first_offset] = txn
+        bisect.insort(self._unreplicated_offsets, completed.first_offset)
+
+    def on_high_watermark_updated(self, high_watermark: int) -> None:
+        """Forget the completed transactions whose marker lies below ``high_watermark``
+        (Kafka's ``onHighWatermarkUpdated``)."""
+        self._remove_unreplicated(high_watermark)
+
+    def _remove_unreplicated(self, offset: int) -> None:
+        if not self._unreplicated:
+            return
+        for first in list(self._unreplicated_offsets):
+            last = self._unreplicated[first].last_offset
+            if last is not None and last < offset:
+                del self._unreplicated[first]
+                _remove_sorted(self._unreplicated_offsets, first)
+
+    def _add_ongoing(self, txn: TxnMetadata) -> None:
+        if txn.first_offset not in self._ongoing:
+            bisect.insort(self._ongoing_offsets, txn.first_offset)
+        self._ongoing[txn.first_offset] = txn
+
+    def _clear_transactions(self) -> None:
+        self._ongoing.clear()
+        self._ongoing_offsets.clear()
+        self._unreplicated.clear()
+        self._unreplicated_offsets.clear()
+
     def __repr__(self) -> str:
         return (
             f"ProducerStateManager(dir={self._dir!r}, producers={len(self._producers)}, "
@@ -589,21 +755,35 @@ class ProducerStateManager:
     # -- appends -------------------------------------------------------------------------
 
     def prepare_append(
-        self, headers: Sequence[BatchHeader], first_offset: int | None, *, client: bool
+        self,
+        headers: Sequence[BatchHeader],
+        first_offset: int | None,
+        *,
+        client: bool,
+        origin: str | None = None,
+        markers: Sequence[EndTxnMarker | None] | None = None,
     ) -> PendingProducerUpdate:
         """Validate the producer state of one append (Kafka's
         ``analyzeAndValidateProducerState``): ``headers`` are the batches' headers;
         ``first_offset`` is the offset the leader assigns to the first batch (``None``:
-        the batches keep their own base offsets, as on a replica). ``client``:
-        full validation and duplicate detection (``AppendOrigin.CLIENT``); otherwise only
-        epochs are checked and a lower one only warned about.
+        the batches keep their own base offsets, as on a replica). ``origin`` (Kafka's
+        ``AppendOrigin``; default ``client`` when ``client`` else ``replication``):
+        ``client`` gets full validation and duplicate detection, ``coordinator`` (a
+        transaction marker) the epoch and coordinator-epoch checks, ``replication`` only
+        warnings. ``markers``: the decoded record of each control batch, in the order of
+        ``headers`` (``None`` for the others; without it a marker counts as a commit of
+        unknown coordinator epoch).
 
         Raises :class:`DuplicateSequenceError`, :class:`InvalidProducerEpochError`,
-        :class:`OutOfOrderSequenceError`; changes nothing."""
+        :class:`OutOfOrderSequenceError`, :class:`InvalidTxnStateError`,
+        :class:`TransactionCoordinatorFencedError`; changes nothing."""
+        if origin is None:
+            origin = ORIGIN_CLIENT if client else ORIGIN_REPLICATION
+        check_duplicates = origin == ORIGIN_CLIENT
         infos: dict[int, _AppendInfo] = {}
         next_offset = first_offset
         end_offset = self._map_end_offset
-        for h in headers:
+        for index, h in enumerate(headers):
             delta = h.last_offset_delta
             base = h.base_offset if next_offset is None else next_offset
             last = base + delta
@@ -615,7 +795,7 @@ class ProducerStateManager:
                 continue
             epoch, base_seq, ts = h.producer_epoch, h.base_sequence, h.max_timestamp
             last_seq = increment_sequence(base_seq, delta) if base_seq >= 0 else NO_SEQUENCE
-            if client:
+            if check_duplicates:
                 entry = self._producers.get(pid)
                 duplicate = entry.find_duplicate(epoch, base_seq, last_seq) if entry else None
                 if duplicate is not None:
@@ -630,10 +810,11 @@ class ProducerStateManager:
             info = infos.get(pid)
             if info is None:
                 current = self._producers.get(pid) or ProducerStateEntry(pid)
-                info = infos[pid] = _AppendInfo(pid, current, client, self._tp)
+                info = infos[pid] = _AppendInfo(pid, current, origin, self._tp)
             if h.attributes & CONTROL_FLAG_MASK:
-                # the marker's coordinator epoch is in its record, not the header
-                info.append_end_txn_marker(epoch, None, base, ts)
+                # the marker's type and coordinator epoch are in its record
+                marker = markers[index] if markers is not None else None
+                info.append_end_txn_marker(epoch, marker, base, ts)
             else:
                 info.append_data_batch(
                     epoch,
@@ -648,22 +829,42 @@ class ProducerStateManager:
 
     def complete_append(
         self, pending: PendingProducerUpdate, end_offset: int | None = None
-    ) -> None:
-        """Apply a validated append once written (Kafka's ``update`` +
-        ``updateMapEndOffset``); ``end_offset`` defaults to the one computed from the
-        headers (the log end offset after the write)."""
+    ) -> list[tuple[CompletedTxn, int]]:
+        """Apply a validated append once written (Kafka's ``update``, then per completed
+        transaction ``lastStableOffset`` + ``completeTxn``, then ``updateMapEndOffset``);
+        ``end_offset`` defaults to the one computed from the headers (the log end offset
+        after the write). Returns each transaction the append's markers completed with
+        the last stable offset after it (what an ABORT's ``.txnindex`` entry records)."""
+        completed: list[CompletedTxn] = []
         for pid, info in pending.infos.items():
             current = self._producers.get(pid)
             if current is not None:
                 current.update(info.updated)
             else:
                 self._producers[pid] = info.updated
+            for txn in info.started:
+                self._add_ongoing(txn)
+            completed.extend(info.completed)
+        done: list[tuple[CompletedTxn, int]] = []
+        if completed:
+            completed.sort(key=lambda c: c.last_offset)
+            for done_txn in completed:
+                done.append((done_txn, self.last_stable_offset(done_txn)))
+                self.complete_txn(done_txn)
         self._map_end_offset = pending.end_offset if end_offset is None else end_offset
+        return done
 
-    def update_from_batch(self, header: BatchHeader) -> None:
+    def update_from_batch(
+        self, header: BatchHeader, marker: EndTxnMarker | None = None
+    ) -> list[tuple[CompletedTxn, int]]:
         """Replay one batch already in the log (loading/recovery; Kafka's
-        ``loadProducersFromRecords``): no sequence check, the state end moves past it."""
-        self.complete_append(self.prepare_append([header], None, client=False))
+        ``loadProducersFromRecords``/``updateProducers``): no sequence check, the state end
+        moves past it. ``marker``: the record of a control batch. Returns what
+        :meth:`complete_append` returns."""
+        markers = None if marker is None else [marker]
+        return self.complete_append(
+            self.prepare_append([header], None, client=False, markers=markers)
+        )
 
     def update_map_end_offset(self, offset: int) -> None:
         self._map_end_offset = offset
@@ -730,6 +931,9 @@ class ProducerStateManager:
             for entry in entries:
                 if now_ms < 0 or not self._is_expired(now_ms, entry):
                     self._producers[entry.producer_id] = entry
+                    first = entry.current_txn_first_offset
+                    if first is not None:
+                        self._add_ongoing(TxnMetadata(entry.producer_id, first))
             self._last_snap_offset = self._map_end_offset = offset
             return
         self._last_snap_offset = self._map_end_offset = log_start_offset
@@ -743,11 +947,14 @@ class ProducerStateManager:
         the state no longer ends at ``log_end_offset`` (or ``force``), reload it from the
         latest remaining snapshot (Kafka's ``truncateAndReload``; the caller replays the
         batches from :attr:`map_end_offset`)."""
+        if force:  # the directory is the truth (a recovery may have written some)
+            self._snapshots = _list_snapshot_offsets(self._dir)
         for snapshot in list(self._snapshots):
             if snapshot > log_end_offset or snapshot <= log_start_offset:
                 self.remove_snapshot(snapshot)
         if force or log_end_offset != self._map_end_offset:
             self._producers.clear()
+            self._clear_transactions()
             self._load_latest_snapshot(log_start_offset, now_ms)
         else:
             self.on_log_start_offset_incremented(log_start_offset)
@@ -755,12 +962,14 @@ class ProducerStateManager:
     def truncate_fully_and_start_at(self, offset: int) -> None:
         """Forget every producer and delete every snapshot; the state starts at ``offset``."""
         self._producers.clear()
+        self._clear_transactions()
         for snapshot in list(self._snapshots):
             self.remove_snapshot(snapshot)
         self._last_snap_offset = 0
         self._map_end_offset = offset
 
     def on_log_start_offset_incremented(self, log_start_offset: int) -> None:
+        self._remove_unreplicated(log_start_offset)
         self._map_end_offset = max(self._map_end_offset, log_start_offset)
         latest = self.latest_snapshot_offset
         self._last_snap_offset = log_start_offset if latest is None else latest
@@ -785,6 +994,65 @@ class ProducerStateManager:
 _REPLAY_CHUNK = 1 << 20
 
 
+def end_txn_marker(records: Sequence[Sequence[Any]]) -> EndTxnMarker | None:
+    """The :class:`EndTxnMarker` of a control batch from its decoded records (backend
+    tuples ``(offset, timestamp, key, value, headers)``): key ``int16 version, int16
+    type`` (ABORT 0, COMMIT 1), value ``int16 version, int32 coordinator epoch``.
+    ``None`` for another control type or a record too short to be a marker."""
+    if not records:
+        return None
+    key, value = records[0][2], records[0][3]
+    if key is None or value is None or len(key) < 4 or len(value) < 6:
+        return None
+    _, kind = _CONTROL_KEY.unpack_from(key)
+    if kind not in (0, 1):
+        return None
+    _, coordinator_epoch = _MARKER_VALUE.unpack_from(value)
+    return EndTxnMarker(kind == 1, coordinator_epoch)
+
+
+def iter_segment_batches(
+    log_segment: LogSegment,
+    start: int,
+    end: int,
+    batch_header: Callable[[bytes, int], Sequence[int]],
+) -> Iterator[tuple[BatchHeader, bytes, int]]:
+    """``(header, chunk, position in chunk)`` of each batch of ``log_segment`` whose last
+    offset is >= ``start`` and base offset < ``end``, read in chunks of at most 1 MiB
+    (headers only are decoded; the chunk holds the whole batch unless it is larger than
+    a chunk)."""
+    segment = log_segment.files
+    if segment.next_offset <= start or log_segment.base_offset >= end:
+        return
+    located = segment.translate_offset(start)
+    if located is None:
+        return
+    position, size_end = located[1], segment.size
+    done = False
+    while not done and position + RECORD_BATCH_OVERHEAD <= size_end:
+        chunk = segment.read_bytes(position, min(_REPLAY_CHUNK, size_end - position))
+        offset = 0
+        while offset + RECORD_BATCH_OVERHEAD <= len(chunk):
+            # reads the 61 header bytes only
+            header = BatchHeader._make(batch_header(chunk, offset))
+            size = LOG_OVERHEAD + header.batch_length
+            if size < RECORD_BATCH_OVERHEAD:  # corrupt tail: recovery's business
+                done = True
+                break
+            if offset > 0 and offset + size > len(chunk):
+                break  # read again from this batch; a first batch larger than a
+                # chunk is handled from its header alone
+            if header.base_offset >= end:
+                done = True
+                break
+            if header.last_offset >= start:
+                yield header, chunk, offset
+            offset += size
+        if offset == 0:
+            break
+        position += offset
+
+
 def rebuild_producer_state(
     manager: ProducerStateManager,
     segments: Iterable[LogSegment],
@@ -793,39 +1061,21 @@ def rebuild_producer_state(
     batch_header: Callable[[bytes, int], Sequence[int]],
     *,
     now_ms: int = -1,
+    batch_records: Callable[[bytes, int], Sequence[Sequence[Any]]] | None = None,
 ) -> None:
     """Bring ``manager`` to ``log_end_offset`` (Kafka's ``UnifiedLog.rebuildProducerState``):
     reload from the latest snapshot in range, then replay the headers of the batches from
-    its offset to the log end, reading each segment in chunks of at most 1 MiB."""
+    its offset to the log end, reading each segment in chunks of at most 1 MiB; with
+    ``batch_records`` the records of control batches are read too (the marker's type and
+    coordinator epoch)."""
     manager.truncate_and_reload(log_start_offset, log_end_offset, now_ms, force=True)
     start = manager.map_end_offset
     for log_segment in segments:
-        segment = log_segment.files
-        if segment.next_offset <= start or log_segment.base_offset >= log_end_offset:
-            continue
-        located = segment.translate_offset(start)
-        if located is None:
-            continue
-        position, end = located[1], segment.size
-        done = False
-        while not done and position + RECORD_BATCH_OVERHEAD <= end:
-            chunk = segment.read_bytes(position, min(_REPLAY_CHUNK, end - position))
-            offset = 0
-            while offset + RECORD_BATCH_OVERHEAD <= len(chunk):
-                # reads the 61 header bytes only
-                header = BatchHeader._make(batch_header(chunk, offset))
-                size = LOG_OVERHEAD + header.batch_length
-                if size < RECORD_BATCH_OVERHEAD:  # corrupt tail: recovery's business
-                    done = True
-                    break
-                if offset > 0 and offset + size > len(chunk):
-                    break  # read again from this batch; a first batch larger than a
-                    # chunk is handled from its header alone
-                if header.base_offset >= log_end_offset:
-                    done = True
-                    break
-                if header.last_offset >= start:
-                    manager.update_from_batch(header)
-                offset += size
-            position += offset
+        for header, chunk, position in iter_segment_batches(
+            log_segment, start, log_end_offset, batch_header
+        ):
+            marker = None
+            if batch_records is not None and header.attributes & CONTROL_FLAG_MASK:
+                marker = end_txn_marker(batch_records(chunk, position))
+            manager.update_from_batch(header, marker)
     manager.update_map_end_offset(log_end_offset)

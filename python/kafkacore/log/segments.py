@@ -30,8 +30,10 @@ from kafkacore.log.files import (
     DELETED_FILE_SUFFIX,
     SEGMENT_FILE_SUFFIXES,
     filename_prefix_from_offset,
+    transaction_index_file,
 )
 from kafkacore.log.scheduler import Scheduler
+from kafkacore.log.txn_index import TransactionIndex
 
 if TYPE_CHECKING:
     from kafkacore._backend import Backend, SegmentFiles
@@ -53,14 +55,16 @@ I32_MAX = 2**31 - 1
 
 class LogSegment:
     """One segment: ``files``, the backend ``Segment`` (``.log`` + ``.index`` +
-    ``.timeindex``), and Kafka's in-memory facts about it.
+    ``.timeindex``), ``txn_index``, its ``.txnindex`` (the transactions aborted by a
+    marker in the segment; Kafka's ``TransactionIndex``), and Kafka's in-memory facts
+    about it.
 
     ``created_ms`` is when it was opened (or emptied by truncation): ``segment.ms`` counts
     from it while the segment holds no timestamped batch. ``roll_jitter_ms`` is drawn once
     per segment from ``segment.jitter.ms``.
     """
 
-    __slots__ = ("base_offset", "created_ms", "directory", "files", "roll_jitter_ms")
+    __slots__ = ("base_offset", "created_ms", "directory", "files", "roll_jitter_ms", "txn_index")
 
     def __init__(
         self, files: SegmentFiles, directory: str, *, created_ms: int, roll_jitter_ms: int = 0
@@ -70,6 +74,9 @@ class LogSegment:
         self.directory = directory
         self.created_ms = created_ms
         self.roll_jitter_ms = roll_jitter_ms
+        self.txn_index = TransactionIndex(
+            self.base_offset, transaction_index_file(directory, self.base_offset)
+        )
 
     @classmethod
     def open(
@@ -176,8 +183,10 @@ class LogSegment:
         return waited > max_segment_ms - self.roll_jitter_ms
 
     def truncate_to(self, offset: int, now_ms: int) -> int:
-        """Truncate at the batch holding ``offset``; an emptied segment counts as new."""
+        """Truncate at the batch holding ``offset`` (the ``.txnindex`` loses the entries
+        of markers at or after it); an emptied segment counts as new."""
         truncated = self.files.truncate_to(offset)
+        self.txn_index.truncate_to(self.files.next_offset)
         if self.files.size == 0:
             self.created_ms = now_ms
         return truncated

@@ -74,6 +74,10 @@ class ApiKey(IntEnum):
     DELETE_RECORDS = 21
     INIT_PRODUCER_ID = 22
     OFFSET_FOR_LEADER_EPOCH = 23
+    ADD_PARTITIONS_TO_TXN = 24
+    ADD_OFFSETS_TO_TXN = 25
+    END_TXN = 26
+    TXN_OFFSET_COMMIT = 28
     DESCRIBE_ACLS = 29
     CREATE_ACLS = 30
     DELETE_ACLS = 31
@@ -94,6 +98,8 @@ class ApiKey(IntEnum):
     ALTER_USER_SCRAM_CREDENTIALS = 51
     ALTER_PARTITION = 56
     DESCRIBE_CLUSTER = 60
+    DESCRIBE_TRANSACTIONS = 65
+    LIST_TRANSACTIONS = 66
     ALLOCATE_PRODUCER_IDS = 67
 
 
@@ -157,6 +163,10 @@ _TABLE = [
     _api("DeleteRecords", m.delete_records, (0, 2), (0, 2)),
     _api("InitProducerId", m.init_producer_id, (0, 5), (0, 5)),
     _api("OffsetForLeaderEpoch", m.offset_for_leader_epoch, (2, 4), (2, 4)),
+    _api("AddPartitionsToTxn", m.add_partitions_to_txn, (0, 5), (0, 5)),
+    _api("AddOffsetsToTxn", m.add_offsets_to_txn, (0, 4), (0, 4)),
+    _api("EndTxn", m.end_txn, (0, 4), (0, 4)),
+    _api("TxnOffsetCommit", m.txn_offset_commit, (0, 4), (0, 4)),
     _api("DescribeAcls", m.describe_acls, (1, 3), (1, 3)),
     _api("CreateAcls", m.create_acls, (1, 3), (1, 3)),
     _api("DeleteAcls", m.delete_acls, (1, 3), (1, 3)),
@@ -176,6 +186,8 @@ _TABLE = [
     _api("DescribeUserScramCredentials", m.describe_user_scram_credentials, (0, 0), (0, 0)),
     _api("AlterUserScramCredentials", m.alter_user_scram_credentials, (0, 0), (0, 0)),
     _api("DescribeCluster", m.describe_cluster, (0, 1), (0, 1)),
+    _api("DescribeTransactions", m.describe_transactions, (0, 0), (0, 0)),
+    _api("ListTransactions", m.list_transactions, (0, 1), (0, 1)),
     # Inter-broker APIs of a ZooKeeper-mode cluster (Kafka 3.9 at IBP 3.9). ControlledShutdown
     # v0 has a request header without client id, which kafkacore does not read.
     _api("LeaderAndIsr", m.leader_and_isr, (0, 7), (0, 7)),

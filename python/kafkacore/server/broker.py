@@ -33,6 +33,7 @@ import logging
 import os
 import socket
 import ssl
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -40,7 +41,7 @@ from kafkacore.config import BrokerConfig
 from kafkacore.config.defs import ConfigError
 from kafkacore.config.listeners import parse_csv_map
 from kafkacore.controller.controller import KafkaController
-from kafkacore.log import LogManager
+from kafkacore.log import LogManager, TopicPartition
 from kafkacore.log.checkpoints import random_uuid, uuid_to_base64
 from kafkacore.log.cleaner import CleanerConfig, LogCleaner
 from kafkacore.log.dir_failure import LogDirFailureChannel
@@ -66,6 +67,7 @@ from kafkacore.server.network import Limits, SocketServer, TlsListener
 from kafkacore.server.replica_manager import ReplicaManager
 from kafkacore.server.sasl import SaslListenerSettings, sasl_listener_settings
 from kafkacore.server.services import BrokerConfigHolder, BrokerServices
+from kafkacore.server.txn import TransactionCoordinator
 from kafkacore.zk.client import KafkaZkClient
 from kafkacore.zk.data import BrokerRegistration
 from kafkacore.zk.data import Endpoint as ZkEndpoint
@@ -203,6 +205,11 @@ class _KeystoreReloader:
             logger.info("Reloaded the keystore of listener %s", name)
 
 
+async def _run_on(executor: ThreadPoolExecutor, fn: Callable[[], int]) -> int:
+    """``fn()`` on ``executor``, awaited (a producer id allocation writes the store)."""
+    return await asyncio.get_running_loop().run_in_executor(executor, fn)
+
+
 class KafkaServer:
     def __init__(self, config: BrokerConfig, **log_manager_options: Any) -> None:
         self.config = config
@@ -325,7 +332,24 @@ class KafkaServer:
         if not self.cluster_mode:
             groups.load()  # synchronous: no COORDINATOR_LOAD_IN_PROGRESS window
         groups.start()
-        replicas.on_leadership_change = groups.on_leadership_change
+        # __transaction_state: new transactional ids take producer ids from the store
+        txns = TransactionCoordinator(
+            config,
+            replicas,
+            functools.partial(_run_on, io_executor, store.allocate_producer_id),
+            io_executor=io_executor,
+        )
+        if not self.cluster_mode:
+            txns.load()
+        txns.start()
+
+        def on_leadership_change(
+            leaders: list[tuple[TopicPartition, int]], followers: list[tuple[TopicPartition, int]]
+        ) -> None:  # KafkaApis' onLeadershipChange: both coordinators
+            groups.on_leadership_change(leaders, followers)
+            txns.on_leadership_change(leaders, followers)
+
+        replicas.on_leadership_change = on_leadership_change
         quotas = ClientQuotaManager()
         store.add_listener(quotas)
         quotas.load(store.quota_configs())
@@ -336,6 +360,7 @@ class KafkaServer:
             metadata_store=store,
             replica_manager=replicas,
             group_coordinator=groups,
+            txn_coordinator=txns,
             io_executor=io_executor,
             client_quotas=quotas,
             controller=(KafkaController(node_id, self.zk, config) if self.zk is not None else None),
@@ -343,6 +368,7 @@ class KafkaServer:
         )
         self.controller = services.controller
         self.services = services
+        txns.markers.attach(services)
         follow_scram_credentials(store, services.scram_credentials)
         endpoints = config.listener_endpoints()
         if tls:
@@ -517,6 +543,7 @@ class KafkaServer:
         if services is not None:
             await services.replica_manager.shutdown_replication()
             await services.group_coordinator.stop()
+            await services.txn_coordinator.stop()
             services.replica_manager.purgatory.wake_all()
         if self.socket_server is not None:
             await self.socket_server.close_connections()

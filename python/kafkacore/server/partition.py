@@ -14,9 +14,10 @@ follower appends the leader's batches unchanged
 
 A single node is the replication-factor-1 case: the replicas and the ISR are
 ``[this node]``, so :meth:`Partition.maybe_increment_leader_hw` moves the high watermark
-to the log end offset after every append, and the last stable offset is the high
-watermark (no transactions yet). Follower LEOs and ISR changes land here with
-replication.
+to the log end offset after every append. The last stable offset is
+``min(first unstable offset, HW)``: the log's producer state knows the open transactions
+(:meth:`~kafkacore.log.log.Log.last_stable_offset`). Follower LEOs and ISR changes land
+here with replication.
 
 Thread-safety (as ``Partition.scala`` states it):
 
@@ -214,8 +215,10 @@ class Partition:
 
     @property
     def last_stable_offset(self) -> int:
-        """No transactions yet: the first offset of no open transaction is the HW."""
-        return self._high_watermark
+        """``min(first unstable offset, HW)`` (Kafka's ``lastStableOffset``): the first
+        offset of the earliest transaction still open (or whose marker the HW has not
+        passed), the HW when there is none. What read_committed consumers read up to."""
+        return self.log.last_stable_offset(self._high_watermark)
 
     def initialize_high_watermark(self, checkpointed: int) -> None:
         """Start from the ``replication-offset-checkpoint`` value (a restarted replica),
@@ -434,6 +437,8 @@ class Partition:
         return False
 
     def _notify_hw(self) -> None:
+        # completed transactions whose marker the HW passed no longer hold the LSO
+        self.log.update_high_watermark(self._high_watermark)
         callback = self.on_high_watermark
         if callback is not None:
             callback(self.topic_partition)

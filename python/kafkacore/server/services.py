@@ -31,6 +31,7 @@ from kafkacore.server.client_quotas import ClientQuotaManager
 from kafkacore.server.group.coordinator import GroupCoordinator
 from kafkacore.server.replica_manager import ReplicaManager
 from kafkacore.server.request_quota import io_timed
+from kafkacore.server.txn.coordinator import TransactionCoordinator
 
 if TYPE_CHECKING:
     from kafkacore.controller.controller import KafkaController
@@ -77,6 +78,7 @@ class BrokerServices:
     metadata_store: MetadataStore
     replica_manager: ReplicaManager
     group_coordinator: GroupCoordinator
+    txn_coordinator: TransactionCoordinator
     io_executor: ThreadPoolExecutor
     # the client quotas in force (fed by the metadata store) and their measured rates
     client_quotas: ClientQuotaManager = field(default_factory=ClientQuotaManager)

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 from kafkacore.protocol.messages import (
+    add_offsets_to_txn,
+    add_partitions_to_txn,
     allocate_producer_ids,
     alter_client_quotas,
     alter_configs,
@@ -25,8 +27,10 @@ from kafkacore.protocol.messages import (
     describe_configs,
     describe_groups,
     describe_log_dirs,
+    describe_transactions,
     describe_user_scram_credentials,
     elect_leaders,
+    end_txn,
     fetch,
     find_coordinator,
     heartbeat,
@@ -38,6 +42,7 @@ from kafkacore.protocol.messages import (
     list_groups,
     list_offsets,
     list_partition_reassignments,
+    list_transactions,
     metadata,
     offset_commit,
     offset_delete,
@@ -48,10 +53,13 @@ from kafkacore.protocol.messages import (
     sasl_handshake,
     stop_replica,
     sync_group,
+    txn_offset_commit,
     update_metadata,
 )
 
 __all__ = [
+    "add_offsets_to_txn",
+    "add_partitions_to_txn",
     "allocate_producer_ids",
     "alter_client_quotas",
     "alter_configs",
@@ -73,8 +81,10 @@ __all__ = [
     "describe_configs",
     "describe_groups",
     "describe_log_dirs",
+    "describe_transactions",
     "describe_user_scram_credentials",
     "elect_leaders",
+    "end_txn",
     "fetch",
     "find_coordinator",
     "heartbeat",
@@ -86,6 +96,7 @@ __all__ = [
     "list_groups",
     "list_offsets",
     "list_partition_reassignments",
+    "list_transactions",
     "metadata",
     "offset_commit",
     "offset_delete",
@@ -96,5 +107,6 @@ __all__ = [
     "sasl_handshake",
     "stop_replica",
     "sync_group",
+    "txn_offset_commit",
     "update_metadata",
 ]

@@ -38,6 +38,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Executor
 from typing import Any, NamedTuple
 
+from kafkacore import record
 from kafkacore.config import BrokerConfig
 from kafkacore.coordinator import records as recs
 from kafkacore.errors import KafkaCoreError, RecordBatchTooLargeError, RecordTooLargeError
@@ -124,6 +125,22 @@ def append_error_code(exc: BaseException) -> int:
     return ErrorCode.UNKNOWN_SERVER_ERROR
 
 
+def _txn_append_error_code(exc: BaseException) -> int:
+    """What a failed TxnOffsetCommit append answers: :func:`append_error_code`'s
+    normalisation, and the log's own error otherwise (Kafka's
+    ``CoordinatorOperationExceptionHelper``: INVALID_PRODUCER_EPOCH, INVALID_TXN_STATE,
+    ... reach the producer as they are)."""
+    code = append_error_code(exc)
+    if code != ErrorCode.UNKNOWN_SERVER_ERROR or isinstance(
+        exc, (RecordTooLargeError, RecordBatchTooLargeError)
+    ):
+        return code
+    # imported here: the handler package imports this module
+    from kafkacore.server.handlers.errors import error_code_for
+
+    return int(error_code_for(exc))
+
+
 def _java_length(text: str) -> int:
     """Java's ``String.length()``: UTF-16 code units (Kafka compares the metadata's)."""
     return len(text.encode("utf-16-le")) // 2
@@ -184,25 +201,51 @@ class GroupCoordinator:
     def _read_partition(self, index: int) -> dict[str, Group]:
         """The groups and offsets of partition ``index``, rebuilt from its records (the
         last record of a key wins). Blocking (log reads), touches no coordinator state:
-        runs on the I/O executor for an election."""
+        runs on the I/O executor for an election.
+
+        Transactions (Kafka's ``OffsetMetadataManager.replay`` and
+        ``replayEndTransactionMarker``): an offset in a transactional batch is pending
+        under the batch's producer id; the producer's COMMIT marker materialises its
+        pending offsets (each unless a later record already committed that partition),
+        its ABORT marker drops them; a tombstone removes the partition's committed and
+        pending offsets. Offsets still pending at the log end stay pending in their group
+        (:attr:`Group.pending_txn`), for the marker the transaction coordinator will
+        write."""
         groups: dict[str, Group] = {}
         with_metadata: set[str] = set()
-        for key, value in self.topic.read_partition(index):
-            if isinstance(key, recs.OffsetCommitKey):
+        pending_groups: dict[int, set[str]] = {}  # producer id -> groups it wrote
+        for entry in self.topic.read_partition_entries(index):
+            key, value = entry.key, entry.value
+            if entry.marker is not None:
+                for group_id in pending_groups.pop(entry.producer_id, ()):
+                    group = groups.get(group_id)
+                    if group is not None:
+                        self._complete_txn(
+                            group, entry.producer_id, entry.marker == record.ControlType.COMMIT
+                        )
+            elif isinstance(key, recs.OffsetCommitKey):
                 group = groups.get(key.group)
+                tp = (key.topic, key.partition)
                 if value is None:
                     if group is not None:
-                        group.offsets.pop((key.topic, key.partition), None)
+                        group.offsets.pop(tp, None)
+                        group.drop_pending_txn(tp)
                     continue
                 v = recs.decode_offset_commit_value(value)
                 group = groups.setdefault(key.group, Group(key.group))
-                group.offsets[(key.topic, key.partition)] = Offset(
+                offset = Offset(
                     v.offset,
                     v.leader_epoch,
                     v.metadata,
                     v.commit_timestamp,
                     None if v.expire_timestamp == recs.NO_EXPIRE_TIMESTAMP else v.expire_timestamp,
+                    entry.offset,
                 )
+                if entry.producer_id >= 0:
+                    group.pending_txn.setdefault(entry.producer_id, {})[tp] = offset
+                    pending_groups.setdefault(entry.producer_id, set()).add(key.group)
+                else:
+                    group.offsets[tp] = offset
             elif isinstance(key, recs.GroupMetadataKey):
                 if value is None:
                     groups.pop(key.group, None)
@@ -240,7 +283,7 @@ class GroupCoordinator:
                 }
                 group.set_loaded_state(STABLE if group.members else EMPTY)
         # a group known only by offsets whose every offset was tombstoned is gone
-        for group_id in [g for g, v in groups.items() if not v.offsets]:
+        for group_id in [g for g, v in groups.items() if not v.offsets and not v.pending_txn]:
             if group_id not in with_metadata:
                 del groups[group_id]
         return groups
@@ -462,26 +505,39 @@ class GroupCoordinator:
     def _write_lock(self, group_id: str) -> asyncio.Lock:
         """The lock ordering the writes to ``group_id``'s ``__consumer_offsets``
         partition: held across validate -> :meth:`_append` -> apply."""
-        index = self.topic.partition_for(group_id)
+        return self._partition_lock(self.topic.partition_for(group_id))
+
+    def _partition_lock(self, index: int) -> asyncio.Lock:
         lock = self._write_locks.get(index)
         if lock is None:
             lock = self._write_locks[index] = asyncio.Lock()
         return lock
 
-    async def _append(self, group_id: str, entries: list[tuple[bytes, bytes | None]]) -> None:
+    async def _append(
+        self,
+        group_id: str,
+        entries: list[tuple[bytes, bytes | None]],
+        txn: tuple[int, int] | None = None,
+    ) -> int:
         """Append ``entries`` to ``group_id``'s partition on the I/O executor and wait for
         it (the caller holds :meth:`_write_lock`); delayed fetches of the partition are
-        woken back on the loop. Raises what the append raised."""
+        woken back on the loop. ``txn``: (producer id, epoch) of a transactional batch
+        (:meth:`OffsetsTopic.write`). The log offset after the batch (its records are
+        the ``len(entries)`` before it; -1 when ``entries`` is empty). Raises what the
+        append raised."""
         if not entries:
-            return
+            return -1
         index = self.topic.partition_for(group_id)
         if not self._owns(index) or index in self._loading:
             # resigned while the caller waited: the new leader's coordinator writes now
             raise NotLeaderOrFollowerError(f"{OFFSETS_TOPIC}-{index} is not owned here")
         loop = asyncio.get_running_loop()
-        tp, end = await loop.run_in_executor(self.io_executor, self.topic.write, group_id, entries)
+        tp, end = await loop.run_in_executor(
+            self.io_executor, self.topic.write, group_id, entries, txn
+        )
         self.topic.replicas.purgatory.wake(tp)
         await self._await_replication(tp, end)
+        return end
 
     async def _await_replication(self, tp: TopicPartition, end: int) -> None:
         """Kafka's coordinator append is acks=-1: done once the high watermark reaches
@@ -1012,16 +1068,21 @@ class GroupCoordinator:
         member_id: str,
         instance_id: str | None,
         api_version: int,
+        *,
+        transactional: bool = False,
     ) -> tuple[int, Group | None]:
-        """OffsetMetadataManager.validateOffsetCommit + ClassicGroup.validateOffsetCommit:
-        the group-level error, and the group (created Empty for a simple commit)."""
+        """OffsetMetadataManager.validateOffsetCommit (``validateTransactionalOffsetCommit``
+        when ``transactional``) + ClassicGroup.validateOffsetCommit: the group-level error,
+        and the group (created Empty for a simple commit). A transactional commit without
+        member (TxnOffsetCommit v0-2, or v3+ without group metadata) is accepted whatever
+        the group's state, and one with member is not held back by a rebalance."""
         group = self.groups.get(group_id)  # "" is a group id like any other (Kafka 4.3.1)
         if group is None or group.state == DEAD:
             if generation >= 0:
                 # v9+ answers GROUP_ID_NOT_FOUND; older versions keep ILLEGAL_GENERATION
                 return (
                     ErrorCode.GROUP_ID_NOT_FOUND
-                    if api_version >= 9
+                    if api_version >= 9 and not transactional
                     else ErrorCode.ILLEGAL_GENERATION
                 ), None
             logger.info(
@@ -1042,9 +1103,9 @@ class GroupCoordinator:
                 return ErrorCode.UNKNOWN_MEMBER_ID, group
             if generation != group.generation:
                 return ErrorCode.ILLEGAL_GENERATION, group
-        elif group.state != EMPTY:
+        elif not transactional and group.state != EMPTY:
             return ErrorCode.UNKNOWN_MEMBER_ID, group
-        if group.state == COMPLETING:
+        if not transactional and group.state == COMPLETING:
             return ErrorCode.REBALANCE_IN_PROGRESS, group
         return ErrorCode.NONE, group
 
@@ -1089,13 +1150,15 @@ class GroupCoordinator:
             )
             codes.append(ErrorCode.NONE)
         try:
-            await self._append(group_id, records)
+            end = await self._append(group_id, records)
         except Exception as exc:
             failed = append_error_code(exc)
             logger.warning("Failed to write the offsets of group %s: %s", group_id, exc)
             if created and not group.offsets and self.groups.get(group_id) is group:
                 del self.groups[group_id]  # the simple group was never written
             return [failed if c == ErrorCode.NONE else c for c in codes]
+        for i, (_tp, stored) in enumerate(written):
+            stored.record_offset = end - len(written) + i
         group.offsets.update(written)  # in log order: the write lock is held
         return codes
 
@@ -1115,6 +1178,152 @@ class GroupCoordinator:
             version=4,
             topic_id=None if known is None else known.topic_id,
         )
+
+    # -- transactional offsets (TxnOffsetCommit, the markers) -----------------------------
+
+    async def commit_transactional(
+        self,
+        group_id: str,
+        producer_id: int,
+        producer_epoch: int,
+        generation: int,
+        member_id: str,
+        instance_id: str | None,
+        offsets: list[tuple[str, int, int, int, str | None]],
+        *,
+        api_version: int = 3,
+    ) -> list[tuple[str, list[tuple[int, int]]]]:
+        """TxnOffsetCommit: ``offsets`` (topic, partition, offset, leader epoch,
+        metadata) committed in the open transaction of ``producer_id`` at
+        ``producer_epoch`` -> the response's topics, ``(topic, [(partition, error)])``,
+        the partitions of unknown topics or partitions first (UNKNOWN_TOPIC_OR_PARTITION,
+        as Kafka's ``KafkaApis``), then the coordinator's answer for the rest.
+
+        Kafka's ``GroupCoordinatorService.commitTransactionalOffsets`` and
+        ``OffsetMetadataManager.commitTransactionalOffset``: an empty group id is
+        INVALID_GROUP_ID; ownership errors; a missing group is created Empty for a
+        commit without generation (ILLEGAL_GENERATION with one); v3+'s member fields are
+        checked as an OffsetCommit's (UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID,
+        ILLEGAL_GENERATION); metadata over ``offset.metadata.max.bytes`` is
+        OFFSET_METADATA_TOO_LARGE for its partition. The accepted offsets are appended as
+        one transactional batch of the producer (:meth:`OffsetsTopic.write`); the log's
+        producer checks answer as Kafka's (INVALID_PRODUCER_EPOCH for a fenced epoch,
+        ...). They stay pending - invisible to :meth:`fetch`, UNSTABLE_OFFSET_COMMIT for
+        OffsetFetch with RequireStable - until :meth:`on_transaction_completed`."""
+        answer: dict[str, list[tuple[int, int]]] = {}
+        valid: list[tuple[str, int, int, int, str | None]] = []
+        for entry in offsets:
+            topic, partition = entry[0], entry[1]
+            if self._partition_exists(topic, partition):
+                valid.append(entry)
+            else:
+                answer.setdefault(topic, []).append(
+                    (partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+                )
+        if valid:
+            if not group_id:
+                codes = [int(ErrorCode.INVALID_GROUP_ID)] * len(valid)
+            else:
+                async with self._write_lock(group_id):
+                    codes = await self._commit_transactional_locked(
+                        group_id,
+                        (producer_id, producer_epoch),
+                        generation,
+                        member_id,
+                        instance_id,
+                        valid,
+                        api_version,
+                    )
+            for (topic, partition, *_), code in zip(valid, codes, strict=True):
+                answer.setdefault(topic, []).append((partition, code))
+        return list(answer.items())
+
+    async def _commit_transactional_locked(
+        self,
+        group_id: str,
+        producer: tuple[int, int],
+        generation: int,
+        member_id: str,
+        instance_id: str | None,
+        offsets: list[tuple[str, int, int, int, str | None]],
+        api_version: int,
+    ) -> list[int]:
+        owner_error = self.coordinator_error(group_id)
+        if owner_error:
+            return [owner_error] * len(offsets)
+        created = group_id not in self.groups
+        code, group = self._validate_commit(
+            group_id, generation, member_id, instance_id, api_version, transactional=True
+        )
+        if code or group is None:
+            return [code] * len(offsets)
+        now = self.clock()
+        codes: list[int] = []
+        records: list[tuple[bytes, bytes | None]] = []
+        written: list[tuple[tuple[str, int], Offset]] = []
+        for topic, partition, offset, epoch, metadata in offsets:
+            text = metadata or ""
+            if _java_length(text) > self.config.offset_metadata_max_bytes:
+                codes.append(ErrorCode.OFFSET_METADATA_TOO_LARGE)
+                continue
+            written.append(((topic, partition), Offset(offset, epoch, text, now)))
+            records.append(
+                (
+                    recs.offset_commit_key(group_id, topic, partition),
+                    self._offset_commit_value(topic, offset, epoch, text, now, None),
+                )
+            )
+            codes.append(ErrorCode.NONE)
+        try:
+            end = await self._append(group_id, records, producer)
+        except Exception as exc:
+            failed = _txn_append_error_code(exc)
+            logger.warning(
+                "Failed to write the transactional offsets of group %s for producer %d: %s",
+                group_id,
+                producer[0],
+                exc,
+            )
+            unwritten = not group.offsets and not group.pending_txn
+            if created and unwritten and self.groups.get(group_id) is group:
+                del self.groups[group_id]  # the simple group was never written
+            return [failed if c == ErrorCode.NONE else c for c in codes]
+        if written:
+            pending = group.pending_txn.setdefault(producer[0], {})
+            for i, (tp, stored) in enumerate(written):
+                stored.record_offset = end - len(written) + i
+                pending[tp] = stored
+        return codes
+
+    @staticmethod
+    def _complete_txn(group: Group, producer_id: int, committed: bool) -> int:
+        """Kafka's ``replayEndTransactionMarker`` for one group: ``producer_id``'s pending
+        offsets of ``group`` become committed (each unless the committed offset's record
+        is later in the log) or are dropped; how many were materialised."""
+        pending = group.pending_txn.pop(producer_id, None)
+        if not pending or not committed:
+            return 0
+        materialised = 0
+        for tp, offset in pending.items():
+            existing = group.offsets.get(tp)
+            if existing is None or offset.record_offset > existing.record_offset:
+                group.offsets[tp] = offset
+                materialised += 1
+            else:
+                logger.info(
+                    "Skipped the materialization of transactional offset commit %s for "
+                    "producer id %d in group %s with topic %s, partition %d since its record "
+                    "offset %d is smaller than the record offset %d of the last committed "
+                    "offset.",
+                    offset,
+                    producer_id,
+                    group.group_id,
+                    tp[0],
+                    tp[1],
+                    offset.record_offset,
+                    existing.record_offset,
+                )
+        return materialised
 
     def _expired_offsets(self, group: Group, now: int) -> list[tuple[str, int]]:
         """GroupMetadata.removeExpiredOffsets: which offsets of ``group`` have expired."""
@@ -1146,7 +1355,12 @@ class GroupCoordinator:
                 return now >= o.expire_timestamp
             return now - base(o) >= retention
 
-        return [tp for tp, o in group.offsets.items() if tp[0] not in subscribed and expired(o)]
+        # an offset an open transaction is about to replace does not expire (Kafka 4.x)
+        return [
+            tp
+            for tp, o in group.offsets.items()
+            if tp[0] not in subscribed and expired(o) and not group.has_pending_txn(tp)
+        ]
 
     async def cleanup_expired(self, now_ms: int | None = None) -> int:
         """GroupMetadataManager.cleanupGroupMetadata: remove expired offsets (a tombstone
@@ -1174,7 +1388,7 @@ class GroupCoordinator:
         records: list[tuple[bytes, bytes | None]] = [
             (recs.offset_commit_key(group.group_id, *tp), None) for tp in expired
         ]
-        emptied = not group.offsets.keys() - set(expired)
+        emptied = not group.offsets.keys() - set(expired) and not group.pending_txn
         delete = group.state == EMPTY and not group.members and emptied
         if delete and group.generation > 0:
             records.append((recs.group_metadata_key(group.group_id), None))
@@ -1187,7 +1401,8 @@ class GroupCoordinator:
             group.offsets.pop(tp, None)
         # a member may have joined during the write: the group then lives on, and its
         # metadata, written when the join completes, follows the tombstone in the log
-        if delete and group.state == EMPTY and not group.members and not group.offsets:
+        gone = not group.offsets and not group.pending_txn
+        if delete and group.state == EMPTY and not group.members and gone:
             group.transition_to(DEAD)
             del self.groups[group.group_id]
         return len(expired)
@@ -1202,7 +1417,8 @@ class GroupCoordinator:
         removed = 0
         for group in list(self.groups.values()):
             async with self._write_lock(group.group_id):
-                gone = [tp for tp in group.offsets if tp[0] in deleted]
+                known = set(group.offsets).union(*group.pending_txn.values())
+                gone = [tp for tp in known if tp[0] in deleted]
                 if not gone:
                     continue
                 try:
@@ -1218,6 +1434,7 @@ class GroupCoordinator:
                     continue
                 for tp in gone:
                     group.offsets.pop(tp, None)
+                    group.drop_pending_txn(tp)
                 removed += len(gone)
         if removed:
             logger.info("Removed %d offsets of deleted topics %s", removed, sorted(deleted))
@@ -1227,11 +1444,48 @@ class GroupCoordinator:
         self, partition: int, producer_id: int, committed: bool
     ) -> None:
         """Called by the WriteTxnMarkers handler once a COMMIT (``committed``) or ABORT
-        marker of ``producer_id`` is in ``__consumer_offsets-<partition>``: the
-        transactional offsets of that producer become visible, or are dropped (Kafka's
-        ``GroupCoordinator.onTransactionCompleted``). SEAM: filled in by the txngroup
-        branch."""
-        return None
+        marker of ``producer_id`` is in ``__consumer_offsets-<partition>``: the pending
+        transactional offsets of that producer in the groups of that partition become
+        visible (each unless a later record committed its partition), or are dropped
+        (Kafka's ``GroupCoordinator.onTransactionCompleted``, the marker's replay).
+
+        A partition being loaded is waited for (its load reads the marker too, so the
+        offsets are already decided then); one not owned here is left alone (its
+        leader's load replays the marker). Taken under the partition's write lock, so a
+        TxnOffsetCommit still being written is applied first. Event loop only."""
+        loading = self._loading.get(partition)
+        if loading is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.shield(loading)
+        if not self._owns(partition):
+            return
+        async with self._partition_lock(partition):
+            done = 0
+            for group in list(self.groups.values()):
+                mine = self.topic.partition_for(group.group_id) == partition
+                if mine and producer_id in group.pending_txn:
+                    done += self._complete_txn(group, producer_id, committed)
+        logger.debug(
+            "%s transactional offsets of producer %d in %s-%d (%d materialised)",
+            "Committed" if committed else "Aborted",
+            producer_id,
+            OFFSETS_TOPIC,
+            partition,
+            done,
+        )
+
+    async def await_writes(self, group_id: str) -> None:
+        """Wait until the writes to ``group_id``'s partition under way are applied
+        (OffsetFetch with RequireStable: Kafka 4.x runs it as a write operation, behind
+        the writes already queued)."""
+        async with self._write_lock(group_id):
+            pass
+
+    def has_pending_txn(self, group_id: str, topic: str, partition: int) -> bool:
+        """An open transaction committed an offset of the partition for ``group_id``
+        (Kafka's ``hasPendingTransactionalOffsets``)."""
+        group = self.groups.get(group_id)
+        return group is not None and group.has_pending_txn((topic, partition))
 
     def fetch(self, group_id: str) -> dict[tuple[str, int], Offset]:
         group = self.groups.get(group_id)
@@ -1267,8 +1521,11 @@ class GroupCoordinator:
             if subscribed and topic in subscribed:
                 codes.append(ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC)
                 continue
-            if (topic, partition) in group.offsets and (topic, partition) not in gone:
-                gone.append((topic, partition))
+            tp = (topic, partition)
+            # a tombstone also removes the offsets of open transactions (Kafka 4.x)
+            known = tp in group.offsets or group.has_pending_txn(tp)
+            if known and tp not in gone:
+                gone.append(tp)
                 records.append((recs.offset_commit_key(group_id, topic, partition), None))
             codes.append(ErrorCode.NONE)
         try:
@@ -1278,6 +1535,7 @@ class GroupCoordinator:
             return append_error_code(exc), []
         for tp in gone:
             group.offsets.pop(tp, None)
+            group.drop_pending_txn(tp)
         return ErrorCode.NONE, codes
 
     async def delete_group(self, group_id: str) -> int:
@@ -1296,8 +1554,11 @@ class GroupCoordinator:
             return ErrorCode.GROUP_ID_NOT_FOUND
         if group.state != EMPTY or group.members:
             return ErrorCode.NON_EMPTY_GROUP
+        # the offsets of open transactions get a tombstone too (Kafka's deleteAllOffsets)
+        pending_only = set().union(*group.pending_txn.values()) - group.offsets.keys()
         records: list[tuple[bytes, bytes | None]] = [
-            (recs.offset_commit_key(group_id, t, p), None) for t, p in group.offsets
+            (recs.offset_commit_key(group_id, t, p), None)
+            for t, p in [*group.offsets, *sorted(pending_only)]
         ]
         records.append((recs.group_metadata_key(group_id), None))
         try:
@@ -1306,6 +1567,7 @@ class GroupCoordinator:
             logger.warning("Failed to delete group %s: %s", group_id, exc)
             return append_error_code(exc)
         group.offsets.clear()  # all tombstoned; commits wait for the write lock
+        group.pending_txn.clear()
         # a member may have joined during the write: the group then lives on, and its
         # metadata, written when the join completes, follows the tombstone in the log
         if group.state == EMPTY and not group.members and self.groups.get(group_id) is group:

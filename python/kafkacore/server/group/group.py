@@ -1,4 +1,5 @@
-"""A classic group's state: its members, generation and committed offsets.
+"""A classic group's state: its members, generation, committed offsets and the offsets
+of open transactions.
 
 The state machine is Kafka's (``GroupMetadata.scala``; ``ClassicGroupState`` in 4.x)::
 
@@ -77,13 +78,17 @@ class IllegalGroupStateTransition(RuntimeError):
 class Offset:
     """A committed offset; ``expire_timestamp``: when it expires regardless of the
     group's state (an OffsetCommit v2-4 RetentionTimeMs), else ``None``: after
-    ``offsets.retention.minutes``."""
+    ``offsets.retention.minutes``. ``record_offset``: where its record is in
+    ``__consumer_offsets`` (Kafka's ``OffsetAndMetadata.recordOffset``; -1 unknown): a
+    transactional offset materialised at its COMMIT marker replaces a committed one only
+    if its record is the later one in the log."""
 
     offset: int
     leader_epoch: int
     metadata: str
     commit_timestamp: int
     expire_timestamp: int | None = None
+    record_offset: int = -1
 
 
 @dataclass
@@ -121,8 +126,26 @@ class Group:
     pending: dict[str, float] = field(default_factory=dict)  # member id -> expiry
     static: dict[str, str] = field(default_factory=dict)  # instance id -> member id
     offsets: dict[tuple[str, int], Offset] = field(default_factory=dict)
+    pending_txn: dict[int, dict[tuple[str, int], Offset]] = field(default_factory=dict)
+    """Transactional offsets written by TxnOffsetCommit whose transaction is not decided
+    yet, by producer id (Kafka's ``pendingTransactionalOffsets`` of the group): invisible
+    to OffsetFetch until the producer's COMMIT marker, dropped at its ABORT."""
     joined: asyncio.Event | None = None
     rebalance: asyncio.Task[None] | None = None
+
+    def has_pending_txn(self, tp: tuple[str, int]) -> bool:
+        """Some open transaction wrote an offset of ``tp`` (Kafka's
+        ``hasPendingTransactionalOffsets``: OffsetFetch with RequireStable answers
+        UNSTABLE_OFFSET_COMMIT for it)."""
+        return any(tp in offsets for offsets in self.pending_txn.values())
+
+    def drop_pending_txn(self, tp: tuple[str, int]) -> None:
+        """Forget every open transaction's offset of ``tp`` (a tombstone of ``tp``
+        removes them too, as Kafka's ``OffsetMetadataManager.replay``)."""
+        for producer_id, offsets in list(self.pending_txn.items()):
+            offsets.pop(tp, None)
+            if not offsets:
+                del self.pending_txn[producer_id]
 
     @property
     def state(self) -> GroupState:

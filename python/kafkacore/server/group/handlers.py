@@ -1,6 +1,7 @@
 """The group APIs' handlers: decode the request objects, ask the coordinator, build
 the responses. No sockets. The handlers that write ``__consumer_offsets`` (OffsetCommit,
-DeleteGroups, OffsetDelete) are coroutines: the coordinator's append runs on the I/O
+TxnOffsetCommit, DeleteGroups, OffsetDelete) and OffsetFetch (RequireStable waits for the
+writes under way) are coroutines: the coordinator's append runs on the I/O
 executor and is awaited. A group whose ``__consumer_offsets`` partition this broker does
 not own (or is still loading) gets the coordinator's error (Kafka 3.9's
 ``validateGroupStatus``, per API)."""
@@ -219,7 +220,95 @@ async def handle_offset_commit(
     return cls(throttle_time_ms=0, topics=topics)
 
 
+async def handle_txn_offset_commit(
+    services: BrokerServices, context: RequestContext, request: Any
+) -> Any:
+    """TxnOffsetCommit (Kafka 3.9's ``KafkaApis.handleTxnOffsetCommitRequest``): WRITE on
+    the TransactionalId, else TRANSACTIONAL_ID_AUTHORIZATION_FAILED for every partition;
+    READ on the group, else GROUP_AUTHORIZATION_FAILED for every partition; READ on each
+    topic, else TOPIC_AUTHORIZATION_FAILED for its partitions (listed first, as Kafka's
+    builder); the coordinator's answer for the rest
+    (:meth:`GroupCoordinator.commit_transactional`). Versions 0-1 get
+    COORDINATOR_NOT_AVAILABLE in place of COORDINATOR_LOAD_IN_PROGRESS (clients before
+    KAFKA-7296 did not expect it)."""
+    cls = _cls("TxnOffsetCommit")
+
+    def everywhere(code: int) -> list[tuple[str, list[tuple[int, int]]]]:
+        return [(t.name, [(p.partition_index, code) for p in t.partitions]) for t in request.topics]
+
+    if not authz.authorize(
+        services,
+        context,
+        AclOperation.WRITE,
+        ResourceType.TRANSACTIONAL_ID,
+        request.transactional_id,
+    ):
+        answer = everywhere(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+    elif not _group_allowed(services, context, AclOperation.READ, request.group_id):
+        answer = everywhere(ErrorCode.GROUP_AUTHORIZATION_FAILED)
+    else:
+        readable = _topics_allowed(
+            services, context, AclOperation.READ, (t.name for t in request.topics)
+        )
+        answer = [
+            (
+                t.name,
+                [(p.partition_index, ErrorCode.TOPIC_AUTHORIZATION_FAILED) for p in t.partitions],
+            )
+            for t in request.topics
+            if readable is not None and t.name not in readable
+        ]
+        flat = [
+            (
+                t.name,
+                p.partition_index,
+                p.committed_offset,
+                p.committed_leader_epoch,
+                p.committed_metadata,
+            )
+            for t in request.topics
+            if readable is None or t.name in readable
+            for p in t.partitions
+        ]
+        if flat:
+            answer += await _coordinator(services).commit_transactional(
+                request.group_id,
+                request.producer_id,
+                request.producer_epoch,
+                request.generation_id,
+                request.member_id,
+                request.group_instance_id,
+                flat,
+                api_version=context.api_version,
+            )
+    merged: dict[str, list[tuple[int, int]]] = {}
+    for name, partitions in answer:
+        merged.setdefault(name, []).extend(partitions)
+    old_client = context.api_version < 2
+    return cls(
+        throttle_time_ms=0,
+        topics=[
+            cls.TxnOffsetCommitResponseTopic(
+                name=name,
+                partitions=[
+                    cls.TxnOffsetCommitResponsePartition(
+                        partition_index=p,
+                        error_code=(
+                            ErrorCode.COORDINATOR_NOT_AVAILABLE
+                            if old_client and code == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS
+                            else code
+                        ),
+                    )
+                    for p, code in partitions
+                ],
+            )
+            for name, partitions in merged.items()
+        ],
+    )
+
+
 _UNAUTHORIZED_ROW = -2  # a partition row of a topic the principal may not describe
+_UNSTABLE_ROW = -3  # a partition row with offsets of an open transaction (RequireStable)
 
 
 def _fetch_group(
@@ -227,12 +316,16 @@ def _fetch_group(
     context: RequestContext,
     group_id: str,
     topics: list[tuple[str, list[int]]] | None,
+    require_stable: bool = False,
 ) -> list[tuple[str, list[tuple[int, int, int, str]]]]:
     """The committed offsets; with an authorizer only of topics the principal may
     DESCRIBE: the others are left out of an all-topics answer, and answered
     TOPIC_AUTHORIZATION_FAILED (rows marked :data:`_UNAUTHORIZED_ROW`) after the rest
-    when named (Kafka's ``fetchOffsetsForGroup``)."""
-    offsets = _coordinator(services).fetch(group_id)
+    when named (Kafka's ``fetchOffsetsForGroup``). ``require_stable``: a partition an
+    open transaction committed an offset of is UNSTABLE_OFFSET_COMMIT (rows marked
+    :data:`_UNSTABLE_ROW`; Kafka's ``OffsetMetadataManager.fetchOffsets``)."""
+    coordinator = _coordinator(services)
+    offsets = coordinator.fetch(group_id)
     refused: list[tuple[str, list[int]]] = []
     if topics is None:
         by_topic: dict[str, list[int]] = {}
@@ -252,7 +345,9 @@ def _fetch_group(
         rows = []
         for p in partitions:
             o = offsets.get((name, p))
-            if o is None:
+            if require_stable and coordinator.has_pending_txn(group_id, name, p):
+                rows.append((p, _UNSTABLE_ROW, -1, ""))
+            elif o is None:
                 rows.append((p, -1, -1, ""))
             else:
                 rows.append((p, o.offset, o.leader_epoch, o.metadata))
@@ -266,14 +361,24 @@ def _row_error(offset: int) -> tuple[int, int]:
     """(committed offset, error code) of a row of :func:`_fetch_group`."""
     if offset == _UNAUTHORIZED_ROW:
         return -1, ErrorCode.TOPIC_AUTHORIZATION_FAILED
+    if offset == _UNSTABLE_ROW:
+        return -1, ErrorCode.UNSTABLE_OFFSET_COMMIT
     return offset, 0
 
 
-def handle_offset_fetch(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+async def handle_offset_fetch(
+    services: BrokerServices, context: RequestContext, request: Any
+) -> Any:
     """A group not served here: its error at the group level (v8+), at the top level
-    (v2-7), with no topics (Kafka 3.9: versions 0-1 have no field for it)."""
+    (v2-7), with no topics (Kafka 3.9: versions 0-1 have no field for it).
+
+    v7+ ``RequireStable``: the answer waits for the group's writes under way, and a
+    partition with offsets of an open transaction is answered UNSTABLE_OFFSET_COMMIT
+    (offset -1) in its row, in every version (Kafka's ``fetchOffsets``/``fetchAllOffsets``;
+    the client retries until the transaction is decided)."""
     cls = _cls("OffsetFetch")
     coordinator = _coordinator(services)
+    stable = context.api_version >= 7 and bool(request.require_stable)
     if context.api_version < 8:
         wanted = (
             None
@@ -285,6 +390,8 @@ def handle_offset_fetch(services: BrokerServices, context: RequestContext, reque
             owner_error = ErrorCode.GROUP_AUTHORIZATION_FAILED
         if owner_error:
             return cls(throttle_time_ms=0, error_code=owner_error, topics=[])
+        if stable:
+            await coordinator.await_writes(request.group_id)
         return cls(
             throttle_time_ms=0,
             error_code=0,
@@ -302,7 +409,7 @@ def handle_offset_fetch(services: BrokerServices, context: RequestContext, reque
                         for p, o, e, m in rows
                     ],
                 )
-                for name, rows in _fetch_group(services, context, request.group_id, wanted)
+                for name, rows in _fetch_group(services, context, request.group_id, wanted, stable)
             ],
         )
     groups = []
@@ -320,6 +427,8 @@ def handle_offset_fetch(services: BrokerServices, context: RequestContext, reque
                 cls.OffsetFetchResponseGroup(group_id=g.group_id, error_code=owner_error, topics=[])
             )
             continue
+        if stable:
+            await coordinator.await_writes(g.group_id)
         groups.append(
             cls.OffsetFetchResponseGroup(
                 group_id=g.group_id,
@@ -338,7 +447,7 @@ def handle_offset_fetch(services: BrokerServices, context: RequestContext, reque
                             for p, o, e, m in rows
                         ],
                     )
-                    for name, rows in _fetch_group(services, context, g.group_id, wanted)
+                    for name, rows in _fetch_group(services, context, g.group_id, wanted, stable)
                 ],
             )
         )
@@ -512,4 +621,5 @@ GROUP_HANDLERS: dict[ApiKey, Callable[[BrokerServices, RequestContext, Any], Any
     ApiKey.LIST_GROUPS: handle_list_groups,
     ApiKey.DELETE_GROUPS: handle_delete_groups,
     ApiKey.OFFSET_DELETE: handle_offset_delete,
+    ApiKey.TXN_OFFSET_COMMIT: handle_txn_offset_commit,
 }

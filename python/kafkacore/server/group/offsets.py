@@ -13,7 +13,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 from kafkacore import record
 from kafkacore.controller.algorithms import BrokerMetadata, assign_replicas_to_brokers
@@ -23,7 +23,7 @@ from kafkacore.log import AppendOrigin, TopicPartition
 from kafkacore.server.partition import Partition
 from kafkacore.server.replica_manager import ReplicaManager
 
-__all__ = ["OFFSETS_TOPIC", "OffsetsPartitionMissingError", "OffsetsTopic"]
+__all__ = ["OFFSETS_TOPIC", "OffsetsLogEntry", "OffsetsPartitionMissingError", "OffsetsTopic"]
 
 OFFSETS_TOPIC = "__consumer_offsets"
 logger = logging.getLogger("kafkacore.server.group")
@@ -101,16 +101,36 @@ class OffsetsTopic:
         return partition
 
     def write(
-        self, group: str, entries: list[tuple[bytes, bytes | None]]
+        self,
+        group: str,
+        entries: list[tuple[bytes, bytes | None]],
+        txn: tuple[int, int] | None = None,
     ) -> tuple[TopicPartition, int]:
         """Append ``(key, value)`` records for ``group`` in one batch with acks=-1 (Kafka's
         ``offsets.commit.required.acks`` default: refused below ``min.insync.replicas``),
         on the calling thread (an I/O thread: this blocks); the partition written, whose
         delayed fetches the caller wakes on the event loop, and the offset its high
-        watermark must reach for the batch to be committed. Raises what the append
-        raised."""
+        watermark must reach for the batch to be committed (the batch's records are the
+        ``len(entries)`` offsets before it). Raises what the append raised.
+
+        ``txn`` = ``(producer id, producer epoch)``: a TxnOffsetCommit's batch, written as
+        Kafka's coordinator runtime writes it - transactional, under that producer id and
+        epoch, base sequence 0 (a coordinator append: the log checks the epoch, not the
+        sequence); otherwise no producer id (-1/-1/-1), not transactional."""
         now = int(time.time() * 1000)
-        batch = record.build_batch([(i, now, k, v, []) for i, (k, v) in enumerate(entries)])
+        rows: list[tuple[int, int, bytes, bytes | None, list[tuple[str, bytes | None]]]] = [
+            (i, now, k, v, []) for i, (k, v) in enumerate(entries)
+        ]
+        if txn is None:
+            batch = record.build_batch(rows)
+        else:
+            batch = record.build_batch(
+                rows,
+                producer_id=txn[0],
+                producer_epoch=txn[1],
+                base_sequence=0,
+                transactional=True,
+            )
         partition = self._partition(self.partition_for(group))
         info = self.replicas.append_to_leader(
             partition, batch, required_acks=-1, origin=AppendOrigin.COORDINATOR
@@ -125,8 +145,19 @@ class OffsetsTopic:
             yield from self.read_partition(partition)
 
     def read_partition(self, partition: int) -> Iterator[tuple[Any, bytes | None]]:
-        """``(decoded key, value)`` of every record of one partition, in log order, up
-        to its log end (Kafka's load reads to the log end offset). Blocking."""
+        """``(decoded key, value)`` of every data record of one partition, in log order,
+        up to its log end (Kafka's load reads to the log end offset); transaction markers
+        are left out. Blocking."""
+        for entry in self.read_partition_entries(partition):
+            if entry.marker is None:
+                yield entry.key, entry.value
+
+    def read_partition_entries(self, partition: int) -> Iterator[OffsetsLogEntry]:
+        """Every record of one partition as an :class:`OffsetsLogEntry`, in log order, up
+        to its log end: the data records (undecodable keys skipped, as Kafka logs them)
+        with their batch's producer id when the batch is transactional, and the COMMIT
+        and ABORT markers of control batches (Kafka's ``CoordinatorLoaderImpl`` replays
+        both). Blocking."""
         log = self.replicas.get_log(OFFSETS_TOPIC, partition)
         if log is None:
             return
@@ -138,7 +169,17 @@ class OffsetsTopic:
             for pos, _magic, _size in record.iter_batches(data):
                 header = record.batch_header(data, pos)
                 offset = header.last_offset + 1
+                producer_id = header.producer_id if header.is_transactional else -1
                 if header.is_control:
+                    for r in record.records(data, pos):
+                        if r.key is None or r.value is None:
+                            continue
+                        try:
+                            kind, _epoch = record.parse_control_record(r.key, r.value)
+                        except (ValueError, KafkaCoreError) as exc:  # not a txn marker
+                            logger.warning("Skipping unknown control record: %s", exc)
+                            continue
+                        yield OffsetsLogEntry(r.offset, producer_id, None, None, kind)
                     continue
                 for r in record.records(data, pos):
                     if r.key is None:
@@ -148,4 +189,17 @@ class OffsetsTopic:
                     except Exception as exc:  # a foreign record: skip it, as Kafka logs
                         logger.warning("Skipping undecodable offsets record: %s", exc)
                         continue
-                    yield key, r.value
+                    yield OffsetsLogEntry(r.offset, producer_id, key, r.value, None)
+
+
+class OffsetsLogEntry(NamedTuple):
+    """One record of ``__consumer_offsets`` as a load replays it: ``offset`` in the log;
+    ``producer_id`` of a transactional batch (a TxnOffsetCommit's, or a marker's), else
+    -1; a data record's decoded ``key`` and ``value`` (``None``: a tombstone); a
+    transaction marker's ``marker`` type (then ``key`` and ``value`` are ``None``)."""
+
+    offset: int
+    producer_id: int
+    key: Any
+    value: bytes | None
+    marker: record.ControlType | None

@@ -67,6 +67,7 @@ from kafkacore.server.handlers.topics import (
 from kafkacore.server.handlers.unimplemented import error_response, unimplemented_response
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.services import BrokerServices
+from kafkacore.server.txn.handlers import TXN_HANDLERS
 
 __all__ = ["HANDLERS", "Handler", "error_response", "unimplemented_response"]
 
@@ -109,4 +110,5 @@ HANDLERS: dict[ApiKey, Handler] = {
     ApiKey.CREATE_ACLS: handle_create_acls,
     ApiKey.DELETE_ACLS: handle_delete_acls,
     **GROUP_HANDLERS,
+    **TXN_HANDLERS,
 }

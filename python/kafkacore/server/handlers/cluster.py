@@ -6,6 +6,7 @@ import uuid
 from typing import Any
 
 from kafkacore.config import ConfigError
+from kafkacore.coordinator.txn_records import TRANSACTION_STATE_TOPIC
 from kafkacore.log import TopicPartition
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode, api_versions_response
 from kafkacore.protocol.errors import message as error_message
@@ -15,6 +16,7 @@ from kafkacore.server.group.offsets import OFFSETS_TOPIC
 from kafkacore.server.replica_manager import INTERNAL_TOPICS, topic_name_error
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.services import BrokerServices
+from kafkacore.server.txn.handlers import init_transactional_producer_id
 
 __all__ = [
     "handle_api_versions",
@@ -215,7 +217,8 @@ async def handle_find_coordinator(
     the leader of the group's ``__consumer_offsets`` partition, from the metadata cache;
     COORDINATOR_NOT_AVAILABLE while the topic does not exist (its creation starts in
     the background, as Kafka 3.9's auto-creation) or the partition has no live leader.
-    Transaction keys (type 1): COORDINATOR_NOT_AVAILABLE (no transactions)."""
+    Transaction keys (type 1) alike, with ``__transaction_state`` (the leader of the
+    transactional id's partition is its coordinator); other key types INVALID_REQUEST."""
 
     async def answer(key_type: int, key: str) -> tuple[int, str | None, int, str, int]:
         # Kafka's getCoordinator: DESCRIBE on the group / the transactional id first
@@ -227,15 +230,17 @@ async def handle_find_coordinator(
             services, context, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, key
         ):
             return ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, None, -1, "", -1
-        if key_type == 0 and services.controller is not None:
-            return _cluster_group_coordinator(services, key, context.listener_name)
+        if key_type not in (0, 1):
+            return ErrorCode.INVALID_REQUEST, None, -1, "", -1
+        if services.controller is not None:
+            return _cluster_coordinator(services, key_type, key, context.listener_name)
+        # Kafka creates the internal topic here
         if key_type == 0:
-            # Kafka creates the offsets topic here
             await services.run_io(services.group_coordinator.topic.ensure_created)
-            me = services.local_broker
-            return ErrorCode.NONE, None, me.node_id, *me.endpoint(context.listener_name)
-        code = ErrorCode.COORDINATOR_NOT_AVAILABLE if key_type == 1 else ErrorCode.INVALID_REQUEST
-        return code, None, -1, "", -1
+        else:
+            await services.txn_coordinator.state.ensure_topic()
+        me = services.local_broker
+        return ErrorCode.NONE, None, me.node_id, *me.endpoint(context.listener_name)
 
     if context.api_version >= 4:
         coordinators = []
@@ -268,16 +273,26 @@ async def handle_find_coordinator(
     )
 
 
-def _cluster_group_coordinator(
-    services: BrokerServices, key: str, listener: str | None = None
+def _cluster_coordinator(
+    services: BrokerServices, key_type: int, key: str, listener: str | None = None
 ) -> tuple[int, str | None, int, str, int]:
+    """The leader of the key's partition of ``__consumer_offsets`` (groups) or
+    ``__transaction_state`` (transactional ids)."""
     cache = services.metadata_cache
-    groups = services.group_coordinator
     unavailable = (ErrorCode.COORDINATOR_NOT_AVAILABLE, None, -1, "", -1)
-    if not cache.contains_topic(OFFSETS_TOPIC):
-        groups.create_offsets_topic()
-        return unavailable
-    state = cache.partition_state(TopicPartition(OFFSETS_TOPIC, groups.topic.partition_for(key)))
+    if key_type == 0:
+        groups = services.group_coordinator
+        topic, partition = OFFSETS_TOPIC, groups.topic.partition_for(key)
+        if not cache.contains_topic(topic):
+            groups.create_offsets_topic()
+            return unavailable
+    else:
+        txns = services.txn_coordinator.state
+        topic, partition = TRANSACTION_STATE_TOPIC, txns.partition_for(key)
+        if not cache.contains_topic(topic):
+            txns.create_topic_in_background()
+            return unavailable
+    state = cache.partition_state(TopicPartition(topic, partition))
     if state is None or state.leader < 0:
         return unavailable
     leader = cache.broker(state.leader)
@@ -292,7 +307,8 @@ async def handle_init_producer_id(
     """Idempotent producers always get a fresh producer id with epoch 0: Kafka's
     coordinator ignores the ``producer_id``/``producer_epoch`` of a request without a
     transactional id (KIP-360's epoch bump applies to transactional producers only).
-    Transactional ids: COORDINATOR_NOT_AVAILABLE until the transaction coordinator exists.
+    A transactional id goes to the transaction coordinator
+    (:func:`~kafkacore.server.txn.handlers.init_transactional_producer_id`).
 
     Authorization (Kafka's ``handleInitProducerIdRequest``): a transactional id needs WRITE
     on it (TRANSACTIONAL_ID_AUTHORIZATION_FAILED); without one, IDEMPOTENT_WRITE on the
@@ -318,11 +334,12 @@ async def handle_init_producer_id(
     if denied is not None:
         return _INIT_PID(throttle_time_ms=0, error_code=denied, producer_id=-1, producer_epoch=-1)
     if request.transactional_id is not None:
+        result = await init_transactional_producer_id(services, context, request)
         return _INIT_PID(
             throttle_time_ms=0,
-            error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE,
-            producer_id=-1,
-            producer_epoch=-1,
+            error_code=result.error_code,
+            producer_id=result.producer_id,
+            producer_epoch=result.producer_epoch,
         )
     new_pid = await services.run_io(services.metadata_store.allocate_producer_id)
     return _INIT_PID(throttle_time_ms=0, error_code=0, producer_id=new_pid, producer_epoch=0)

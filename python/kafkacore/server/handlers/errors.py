@@ -7,10 +7,12 @@ from kafkacore.errors import (
     CorruptRecordError,
     InconsistentTopicIdError,
     InvalidRecordError,
+    InvalidTxnStateError,
     OffsetOutOfRangeError,
     RecordBatchTooLargeError,
     RecordTooLargeError,
     StorageIOError,
+    TransactionCoordinatorFencedError,
     UnsupportedCompressionError,
 )
 from kafkacore.log.producer_state import (
@@ -35,6 +37,8 @@ _CODES: list[tuple[type[BaseException], ErrorCode]] = [
     (StorageIOError, ErrorCode.KAFKA_STORAGE_ERROR),
     (OutOfOrderSequenceError, ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER),
     (InvalidProducerEpochError, ErrorCode.INVALID_PRODUCER_EPOCH),
+    (InvalidTxnStateError, ErrorCode.INVALID_TXN_STATE),
+    (TransactionCoordinatorFencedError, ErrorCode.TRANSACTION_COORDINATOR_FENCED),
     (UnknownProducerIdError, ErrorCode.UNKNOWN_PRODUCER_ID),
     (NotEnoughReplicasError, ErrorCode.NOT_ENOUGH_REPLICAS),
     (NotLeaderOrFollowerError, ErrorCode.NOT_LEADER_OR_FOLLOWER),

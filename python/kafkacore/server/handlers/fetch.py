@@ -5,8 +5,11 @@ Fetch: whole batches from each partition, at most ``partition_max_bytes`` each a
 always returned whole (KIP-74). The records are a :class:`~kafkacore.server.network.FileRegion`
 the transport sends from the segment file, read for Fetch < 10 only (a zstd batch there is
 UNSUPPORTED_COMPRESSION_TYPE). With less than ``min_bytes`` the fetch waits in the
-purgatory up to ``max_wait_ms``, woken by appends. Clients read up to the high watermark
-(= last stable offset: no transactions), so read_committed reads the same data.
+purgatory up to ``max_wait_ms``, woken by appends (a transaction marker's too, which moves
+the last stable offset). read_uncommitted consumers read up to the high watermark,
+read_committed ones up to the last stable offset (``FetchIsolation.TXN_COMMITTED``) and
+get the ``AbortedTransactions`` overlapping [fetch offset, the offset after the last
+batch returned) from the ``.txnindex`` files (read_uncommitted: null, as Kafka).
 
 Topics are named (v4-12) or given by topic id (v13+: an id the metadata cache does not
 know is UNKNOWN_TOPIC_ID for each of its partitions, the response carries the ids). A
@@ -256,6 +259,13 @@ def _read_all(
                 continue
             if info.length == 0:
                 continue
+            if read_committed and not from_follower:
+                data.aborted_transactions = [
+                    _FETCH.AbortedTransaction(
+                        producer_id=a.producer_id, first_offset=a.first_offset
+                    )
+                    for a in log.aborted_transactions_for(info)
+                ]
             region = FileRegion(info.file, info.position, info.length)
             if version < 10:
                 raw = region.read_bytes()
@@ -414,7 +424,11 @@ def _record_throttled_bytes(services: BrokerServices, topics: Any) -> None:
 
 def handle_list_offsets(services: BrokerServices, context: RequestContext, request: Any) -> Any:
     """Each topic needs DESCRIBE (also from a follower, as in Kafka); the refused ones
-    are answered TOPIC_AUTHORIZATION_FAILED after the others."""
+    are answered TOPIC_AUTHORIZATION_FAILED after the others. The isolation level bounds
+    the answers (Kafka's ``fetchOffsetForTimestamp``): LATEST is the last stable offset
+    under read_committed, the high watermark under read_uncommitted, the log end for a
+    follower; a timestamp (or max-timestamp) hit at or past that bound is "not found"
+    (offset and timestamp -1)."""
     replicas = services.replica_manager
     version = context.api_version
     topics = []
@@ -473,14 +487,17 @@ def handle_list_offsets(services: BrokerServices, context: RequestContext, reque
             log = partition.log
             ts = p.timestamp
             try:
+                # Kafka's lastFetchableOffset: a follower asks for the leader's log end,
+                # read_committed consumers for the LSO, the others for the HW
+                fetchable = (
+                    log.log_end_offset
+                    if request.replica_id >= 0
+                    else partition.last_stable_offset
+                    if request.isolation_level == _READ_COMMITTED
+                    else partition.high_watermark
+                )
                 if ts == LATEST_TIMESTAMP:
-                    answer.offset = (
-                        log.log_end_offset  # a follower asks for the leader's log end
-                        if request.replica_id >= 0
-                        else partition.last_stable_offset
-                        if request.isolation_level == _READ_COMMITTED
-                        else partition.high_watermark
-                    )
+                    answer.offset = fetchable
                     epoch = log.latest_epoch
                     answer.leader_epoch = -1 if epoch is None else epoch
                     continue
@@ -493,6 +510,8 @@ def handle_list_offsets(services: BrokerServices, context: RequestContext, reque
                 continue
             if found is None or (ts != EARLIEST_TIMESTAMP and found.offset < 0):
                 continue
+            if ts != EARLIEST_TIMESTAMP and found.offset >= fetchable:
+                continue  # not fetchable yet under the isolation level: -1, -1
             answer.timestamp = found.timestamp
             answer.offset = found.offset
             answer.leader_epoch = -1 if found.leader_epoch is None else found.leader_epoch

@@ -1,0 +1,452 @@
+"""The transaction coordinator: its state machine alone (Kafka's valid previous states,
+KIP-360 epoch bumps, fencing, producer id rotation), then through the raw protocol
+against an in-process broker: FindCoordinator key type 1, InitProducerId bumps and
+fencing, AddPartitionsToTxn (client and KIP-890 verify forms), AddOffsetsToTxn, EndTxn,
+DescribeTransactions, ListTransactions with Kafka's error codes per version, the
+``__transaction_state`` records (decoded with ``txn_records``, in the id's partition),
+timed-out transactions and expired ids (through the coordinator's clock), and the
+state read back after a restart."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kafkacore import record
+from kafkacore.coordinator.records import partition_for_group
+from kafkacore.coordinator.txn_records import (
+    TRANSACTION_STATE_TOPIC,
+    TransactionState,
+    decode_txn_key,
+    decode_txn_value,
+    partition_for_transactional_id,
+)
+from kafkacore.log import TopicPartition
+from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+from kafkacore.server import KafkaServer
+from kafkacore.server.txn.state import (
+    VALID_PREVIOUS_STATES,
+    IllegalTransitionError,
+    TransactionMetadata,
+)
+from support.raw_client import OneShotClient, run_broker
+
+pytestmark = pytest.mark.timeout(30)
+
+S = TransactionState
+PROPS = {"transaction.state.log.num.partitions": 5, "offsets.topic.num.partitions": 3}
+
+
+# -- the state machine alone ---------------------------------------------------------------
+
+
+def _metadata(state: TransactionState = S.EMPTY, epoch: int = 0) -> TransactionMetadata:
+    return TransactionMetadata("t", 1000, -1, epoch, -1, 60000, state, last_update_timestamp_ms=0)
+
+
+def test_valid_previous_states_are_kafkas() -> None:
+    assert VALID_PREVIOUS_STATES[S.PREPARE_COMMIT] == {S.ONGOING}
+    assert VALID_PREVIOUS_STATES[S.PREPARE_ABORT] == {S.ONGOING, S.PREPARE_EPOCH_FENCE}
+    assert VALID_PREVIOUS_STATES[S.DEAD] == {S.EMPTY, S.COMPLETE_COMMIT, S.COMPLETE_ABORT}
+    assert S.PREPARE_COMMIT not in VALID_PREVIOUS_STATES[S.ONGOING]
+    m = _metadata(S.EMPTY)
+    with pytest.raises(IllegalTransitionError):
+        m.prepare_abort_or_commit(S.PREPARE_COMMIT, 1)  # Empty -> PrepareCommit
+    transit = m.prepare_add_partitions({TopicPartition("a", 0)}, 5)
+    with pytest.raises(IllegalTransitionError):  # one pending transition at a time
+        m.prepare_add_partitions({TopicPartition("a", 1)}, 6)
+    m.complete_transition(transit)
+    assert (m.state, m.start_timestamp_ms, m.pending_state) == (S.ONGOING, 5, None)
+    transit = m.prepare_add_partitions({TopicPartition("a", 1)}, 9)
+    assert transit.start_timestamp_ms == 5  # the first add starts the transaction
+    assert transit.partitions == {TopicPartition("a", 0), TopicPartition("a", 1)}
+    value = transit.to_log_value()
+    assert value.partitions == {"a": [0, 1]}
+    m.abort_transition()
+    assert m.partitions == {TopicPartition("a", 0)}
+
+
+def test_epoch_bumps_kip360_and_rotation() -> None:
+    m = _metadata(S.COMPLETE_COMMIT, epoch=3)
+    t = m.prepare_increment_producer_epoch(100, None, 1)
+    assert not isinstance(t, int)
+    assert (t.producer_epoch, t.last_producer_epoch, t.state) == (4, -1, S.EMPTY)
+    m.complete_transition(t)
+    t = m.prepare_increment_producer_epoch(100, 4, 2)  # KIP-360: expected = current
+    assert not isinstance(t, int)
+    assert (t.producer_epoch, t.last_producer_epoch) == (5, 4)
+    m.complete_transition(t)
+    t = m.prepare_increment_producer_epoch(100, 4, 3)  # the retry: the same answer
+    assert not isinstance(t, int)
+    assert (t.producer_epoch, t.last_producer_epoch) == (5, 4)
+    m.abort_transition()
+    assert m.prepare_increment_producer_epoch(100, 2, 4) == ErrorCode.PRODUCER_FENCED
+    assert m.pending_state is None
+    exhausted = _metadata(S.EMPTY, epoch=32766)
+    assert exhausted.is_producer_epoch_exhausted
+    with pytest.raises(IllegalTransitionError):
+        exhausted.prepare_increment_producer_epoch(100, None, 1)
+    rotated = exhausted.prepare_producer_id_rotation(2000, 100, 1, record_last_epoch=True)
+    assert (rotated.producer_id, rotated.producer_epoch) == (2000, 0)
+    assert (rotated.last_producer_id, rotated.last_producer_epoch) == (1000, 32766)
+
+
+def test_fence_then_abort_carries_the_bumped_epoch() -> None:
+    m = _metadata(S.EMPTY, epoch=7)
+    m.complete_transition(m.prepare_add_partitions({TopicPartition("a", 0)}, 1))
+    fence = m.prepare_fence_producer_epoch()
+    assert (fence.state, fence.producer_epoch) == (S.PREPARE_EPOCH_FENCE, 8)
+    abort = m.prepare_fenced_abort(fence.producer_epoch, 2)
+    assert (abort.state, abort.producer_epoch, abort.partitions) == (
+        S.PREPARE_ABORT,
+        8,
+        {TopicPartition("a", 0)},
+    )
+    m.complete_transition(abort)
+    done = m.prepare_complete(3)
+    assert (done.state, done.partitions) == (S.COMPLETE_ABORT, frozenset())
+
+
+# -- through the protocol ------------------------------------------------------------------
+
+Client = OneShotClient
+
+
+def run(
+    tmp_path: Path, scenario: Callable[[KafkaServer, Client], Awaitable[None]], **props: Any
+) -> None:
+    async def with_server(server: KafkaServer) -> None:
+        assert server.replicas is not None
+        server.replicas.ensure_topic("t", 2)
+        await scenario(server, Client(server.bound_port))
+
+    run_broker(tmp_path, with_server, **{**PROPS, **props})
+
+
+async def _init(c: Client, tid: str, version: int = 4, timeout: int = 60000, **kw: Any) -> Any:
+    fields: dict[str, Any] = {"transactional_id": tid, "transaction_timeout_ms": timeout}
+    if version >= 3:
+        fields.update(producer_id=kw.get("pid", -1), producer_epoch=kw.get("epoch", -1))
+    return await c.call("InitProducerId", version, **fields)
+
+
+def _topics(cls: Any, partitions: dict[str, list[int]]) -> list[Any]:
+    return [cls.AddPartitionsToTxnTopic(name=t, partitions=ps) for t, ps in partitions.items()]
+
+
+async def _add(
+    c: Client, tid: str, pid: int, epoch: int, partitions: dict[str, list[int]], version: int = 0
+) -> dict[tuple[str, int], int]:
+    cls = APIS_BY_NAME["AddPartitionsToTxn"].request.cls
+    r = await c.call(
+        "AddPartitionsToTxn",
+        version,
+        v3_and_below_transactional_id=tid,
+        v3_and_below_producer_id=pid,
+        v3_and_below_producer_epoch=epoch,
+        v3_and_below_topics=_topics(cls, partitions),
+    )
+    return {
+        (t.name, p.partition_index): p.partition_error_code
+        for t in r.results_by_topic_v3_and_below
+        for p in t.results_by_partition
+    }
+
+
+async def _end(c: Client, tid: str, pid: int, epoch: int, commit: bool, version: int = 1) -> int:
+    r = await c.call(
+        "EndTxn",
+        version,
+        transactional_id=tid,
+        producer_id=pid,
+        producer_epoch=epoch,
+        committed=commit,
+    )
+    return int(r.error_code)
+
+
+async def _describe(c: Client, tid: str) -> Any:
+    r = await c.call("DescribeTransactions", 0, transactional_ids=[tid])
+    (state,) = r.transaction_states
+    return state
+
+
+async def _wait_state(c: Client, tid: str, state: str, timeout_s: float = 10) -> Any:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        d = await _describe(c, tid)
+        if d.transaction_state == state or time.monotonic() > deadline:
+            return d
+        await asyncio.sleep(0.05)
+
+
+def _txn_records(server: KafkaServer, tid: str) -> list[tuple[str, Any]]:
+    """``(transactional id, decoded value)`` of every record of the id's partition."""
+    assert server.replicas is not None
+    partitions = server.replicas.cache.partition_count(TRANSACTION_STATE_TOPIC)
+    assert partitions is not None
+    log = server.replicas.get_log(
+        TRANSACTION_STATE_TOPIC, partition_for_transactional_id(tid, partitions)
+    )
+    assert log is not None
+    data = log.read(0, 1 << 20).read_bytes()
+    out = []
+    for pos, _magic, _size in record.iter_batches(data):
+        header = record.batch_header(data, pos)
+        assert header.compression == 0 and not header.is_transactional
+        for r in record.records(data, pos):
+            assert r.key is not None
+            out.append((decode_txn_key(r.key), decode_txn_value(r.value)))
+    return [entry for entry in out if entry[0] == tid]
+
+
+def test_find_coordinator_and_init_producer_id(tmp_path: Path) -> None:
+    async def scenario(server: KafkaServer, c: Client) -> None:
+        r = await c.call("FindCoordinator", 3, key="tx-a", key_type=1)
+        assert (r.error_code, r.node_id, r.port) == (0, 1, server.bound_port)
+        r = await c.call("FindCoordinator", 4, key_type=1, coordinator_keys=["tx-a", "tx-b"])
+        assert [(x.key, x.error_code, x.node_id) for x in r.coordinators] == [
+            ("tx-a", 0, 1),
+            ("tx-b", 0, 1),
+        ]
+        r = await c.call("FindCoordinator", 4, key_type=2, coordinator_keys=["x"])
+        assert r.coordinators[0].error_code == ErrorCode.INVALID_REQUEST
+        assert server.replicas is not None
+        assert server.replicas.cache.partition_count(TRANSACTION_STATE_TOPIC) == 5
+        configs = server.replicas.cache.topic_configs(TRANSACTION_STATE_TOPIC)
+        assert configs["cleanup.policy"] == "compact"
+        assert configs["compression.type"] == "uncompressed"
+
+        first = await _init(c, "tx-a")
+        assert (first.error_code, first.producer_epoch) == (0, 0)
+        assert first.producer_id >= 0
+        again = await _init(c, "tx-a")
+        assert (again.producer_id, again.producer_epoch) == (first.producer_id, 1)
+        # KIP-360: the current (pid, epoch) bumps; a retry of it answers the same epoch
+        bumped = await _init(c, "tx-a", pid=first.producer_id, epoch=1)
+        assert (bumped.error_code, bumped.producer_epoch) == (0, 2)
+        retried = await _init(c, "tx-a", pid=first.producer_id, epoch=1)
+        assert (retried.error_code, retried.producer_epoch) == (0, 2)
+        # an unknown producer id is fenced: 90 from v4, 47 below
+        assert (await _init(c, "tx-a", pid=first.producer_id + 999, epoch=0)).error_code == 90
+        fenced_v3 = await _init(c, "tx-a", version=3, pid=first.producer_id + 999, epoch=0)
+        assert (fenced_v3.error_code, fenced_v3.producer_id, fenced_v3.producer_epoch) == (
+            47,
+            -1,
+            -1,
+        )
+        assert (await _init(c, "tx-a", pid=-1, epoch=3)).error_code == ErrorCode.INVALID_REQUEST
+        assert (await _init(c, "tx-a", timeout=0)).error_code == 50
+        assert (await _init(c, "tx-a", timeout=900001)).error_code == 50
+        assert (await _init(c, "", version=1)).error_code == ErrorCode.INVALID_REQUEST
+        # v0 and the idempotent path still work
+        assert (await _init(c, "tx-v0", version=0)).producer_epoch == 0
+        idem = await c.call("InitProducerId", 4, transactional_id=None, transaction_timeout_ms=1)
+        assert (idem.error_code, idem.producer_epoch) == (0, 0)
+
+        records = _txn_records(server, "tx-a")
+        assert [v.producer_epoch for _k, v in records] == [0, 1, 2, 2]  # a retry writes too
+        assert {v.state for _k, v in records} == {S.EMPTY}
+        assert all(v.partitions is None and v.timeout_ms == 60000 for _k, v in records)
+
+    run(tmp_path, scenario)
+
+
+def test_add_partitions_end_txn_and_errors(tmp_path: Path) -> None:
+    async def scenario(server: KafkaServer, c: Client) -> None:
+        init = await _init(c, "tx")
+        pid, epoch = init.producer_id, init.producer_epoch
+        assert await _end(c, "tx", pid, epoch, True) == ErrorCode.INVALID_TXN_STATE  # Empty
+        assert await _add(c, "tx-unknown", pid, epoch, {"t": [0]}) == {("t", 0): 49}
+        assert await _add(c, "tx", pid + 1, epoch, {"t": [0]}) == {("t", 0): 49}
+        assert await _add(c, "tx", pid, epoch + 1, {"t": [0]}, version=1) == {("t", 0): 47}
+        assert await _add(c, "tx", pid, epoch + 1, {"t": [0]}, version=2) == {("t", 0): 90}
+        assert await _add(c, "tx", pid, epoch, {"t": [0], "nope": [0]}) == {
+            ("t", 0): ErrorCode.OPERATION_NOT_ATTEMPTED,
+            ("nope", 0): ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+        }
+        assert await _add(c, "tx", pid, epoch, {"t": [5]}) == {("t", 5): 3}
+        # an internal topic is never written through AddPartitionsToTxn
+        assert await _add(c, "tx", pid, epoch, {"__consumer_offsets": [0]}, version=3) == {
+            ("__consumer_offsets", 0): ErrorCode.TOPIC_AUTHORIZATION_FAILED
+        }
+        assert (await _describe(c, "tx")).transaction_state == "Empty"
+
+        assert await _add(c, "tx", pid, epoch, {"t": [0]}) == {("t", 0): 0}
+        assert await _add(c, "tx", pid, epoch, {"t": [0]}) == {("t", 0): 0}  # already in
+        assert await _add(c, "tx", pid, epoch, {"t": [1]}, version=3) == {("t", 1): 0}
+        r = await c.call(
+            "AddOffsetsToTxn",
+            0,
+            transactional_id="tx",
+            producer_id=pid,
+            producer_epoch=epoch,
+            group_id="g",
+        )
+        assert r.error_code == 0
+        d = await _describe(c, "tx")
+        assert (d.error_code, d.transaction_state, d.producer_id, d.producer_epoch) == (
+            0,
+            "Ongoing",
+            pid,
+            epoch,
+        )
+        assert d.transaction_timeout_ms == 60000 and d.transaction_start_time_ms > 0
+        offsets_partition = TopicPartition("__consumer_offsets", partition_for_group("g", 3))
+        assert {(t.name, p) for t in d.topic_partitions for p in t.partition_indexes} == {
+            ("t", 0),
+            ("t", 1),
+            (offsets_partition.topic, offsets_partition.partition),
+        }
+        last = _txn_records(server, "tx")[-1][1]
+        assert last.state is S.ONGOING
+        assert last.partitions == {"__consumer_offsets": [offsets_partition.partition], "t": [0, 1]}
+
+        # KIP-890 verification (v4+, the broker's form)
+        cls = APIS_BY_NAME["AddPartitionsToTxn"].request.cls
+        r = await c.call(
+            "AddPartitionsToTxn",
+            4,
+            transactions=[
+                cls.AddPartitionsToTxnTransaction(
+                    transactional_id="tx",
+                    producer_id=pid,
+                    producer_epoch=epoch,
+                    verify_only=True,
+                    topics=_topics(cls, {"t": [0]}),
+                ),
+                cls.AddPartitionsToTxnTransaction(
+                    transactional_id="tx",
+                    producer_id=pid,
+                    producer_epoch=epoch + 5,
+                    verify_only=True,
+                    topics=_topics(cls, {"t": [1]}),
+                ),
+            ],
+        )
+        assert r.error_code == 0
+        got = [
+            (x.transactional_id, t.name, p.partition_index, p.partition_error_code)
+            for x in r.results_by_transaction
+            for t in x.topic_results
+            for p in t.results_by_partition
+        ]
+        assert got == [("tx", "t", 0, 0), ("tx", "t", 1, ErrorCode.PRODUCER_FENCED)]
+
+        # describe / list
+        assert (await _describe(c, "nobody")).error_code == ErrorCode.TRANSACTIONAL_ID_NOT_FOUND
+        r = await c.call(
+            "ListTransactions", 1, state_filters=[], producer_id_filters=[], duration_filter=-1
+        )
+        assert sorted((x.transactional_id, x.transaction_state) for x in r.transaction_states) == [
+            ("tx", "Ongoing")
+        ]
+        r = await c.call(
+            "ListTransactions", 0, state_filters=["CompleteCommit", "Bogus"], producer_id_filters=[]
+        )
+        assert (r.error_code, r.unknown_state_filters, r.transaction_states) == (0, ["Bogus"], [])
+        r = await c.call("ListTransactions", 0, state_filters=[], producer_id_filters=[pid])
+        assert [x.producer_id for x in r.transaction_states] == [pid]
+
+        # EndTxn: a wrong epoch, then the commit (answered once PrepareCommit is written)
+        assert await _end(c, "tx", pid, epoch + 1, True) == 47
+        assert await _end(c, "tx", pid, epoch + 1, True, version=2) == 90
+        assert await _end(c, "tx", pid, epoch, True) == 0
+        assert _txn_records(server, "tx")[-1][1].state is S.PREPARE_COMMIT
+
+    run(tmp_path, scenario)
+
+
+def _coordinator(server: KafkaServer) -> Any:
+    assert server.services is not None
+    return server.services.txn_coordinator
+
+
+def test_timed_out_transaction_is_fenced_and_aborted(tmp_path: Path) -> None:
+    async def scenario(server: KafkaServer, c: Client) -> None:
+        init = await _init(c, "tx-to", timeout=1000)
+        pid, epoch = init.producer_id, init.producer_epoch
+        assert await _add(c, "tx-to", pid, epoch, {"t": [0]}, version=2) == {("t", 0): 0}
+        coordinator = _coordinator(server)
+        assert await coordinator.abort_timed_out_transactions() == []  # not yet
+        now = coordinator.clock()
+        coordinator.clock = lambda: now + 1001
+        assert await coordinator.abort_timed_out_transactions() == ["tx-to"]
+        last = _txn_records(server, "tx-to")[-1][1]
+        assert (last.state, last.producer_id, last.producer_epoch) == (
+            S.PREPARE_ABORT,
+            pid,
+            epoch + 1,
+        )
+        assert last.partitions == {"t": [0]}
+        # the old producer is fenced (Kafka's testFencingOnTransactionExpiration)
+        assert await _add(c, "tx-to", pid, epoch, {"t": [1]}, version=2) == {("t", 1): 90}
+        assert await _end(c, "tx-to", pid, epoch, True, version=3) == 90
+        assert (await _describe(c, "tx-to")).producer_epoch == epoch + 1
+
+    run(tmp_path, scenario)
+
+
+def test_init_producer_id_while_ongoing_fences_and_aborts(tmp_path: Path) -> None:
+    async def scenario(server: KafkaServer, c: Client) -> None:
+        init = await _init(c, "tx-f")
+        pid, epoch = init.producer_id, init.producer_epoch
+        assert await _add(c, "tx-f", pid, epoch, {"t": [0, 1]}) == {("t", 0): 0, ("t", 1): 0}
+        r = await _init(c, "tx-f")
+        assert (r.error_code, r.producer_id, r.producer_epoch) == (51, -1, -1)
+        last = _txn_records(server, "tx-f")[-1][1]
+        assert (last.state, last.producer_epoch) == (S.PREPARE_ABORT, epoch + 1)
+        assert await _end(c, "tx-f", pid, epoch, False) == 47  # the zombie, EndTxn v1
+
+    run(tmp_path, scenario)
+
+
+def test_expired_transactional_id_is_tombstoned(tmp_path: Path) -> None:
+    async def scenario(server: KafkaServer, c: Client) -> None:
+        first = await _init(c, "tx-exp")
+        kept = await _init(c, "tx-kept")
+        coordinator = _coordinator(server)
+        assert await coordinator.remove_expired_transactional_ids() == []
+        assert await _add(c, "tx-kept", kept.producer_id, 0, {"t": [0]}) == {("t", 0): 0}
+        now = coordinator.clock()
+        coordinator.clock = lambda: now + 7 * 24 * 3600 * 1000 + 1
+        # an Ongoing transaction never expires
+        assert await coordinator.remove_expired_transactional_ids() == ["tx-exp"]
+        key, value = _txn_records(server, "tx-exp")[-1]
+        assert (key, value) == ("tx-exp", None)
+        assert (await _describe(c, "tx-exp")).error_code == ErrorCode.TRANSACTIONAL_ID_NOT_FOUND
+        r = await c.call("ListTransactions", 0, state_filters=[], producer_id_filters=[])
+        assert [x.transactional_id for x in r.transaction_states] == ["tx-kept"]
+        assert await _add(c, "tx-exp", first.producer_id, 0, {"t": [0]}) == {("t", 0): 49}
+        again = await _init(c, "tx-exp")
+        assert again.error_code == 0 and again.producer_id != first.producer_id
+
+    run(tmp_path, scenario)
+
+
+def test_state_is_loaded_after_a_restart(tmp_path: Path) -> None:
+    seen: dict[str, Any] = {}
+
+    async def before(server: KafkaServer, c: Client) -> None:
+        init = await _init(c, "tx-r")
+        seen["pid"] = init.producer_id
+        assert await _add(c, "tx-r", init.producer_id, 0, {"t": [1]}) == {("t", 1): 0}
+
+    async def after(server: KafkaServer, c: Client) -> None:
+        d = await _describe(c, "tx-r")
+        assert (d.error_code, d.transaction_state, d.producer_id, d.producer_epoch) == (
+            0,
+            "Ongoing",
+            seen["pid"],
+            0,
+        )
+        assert [(t.name, t.partition_indexes) for t in d.topic_partitions] == [("t", [1])]
+        assert await _add(c, "tx-r", seen["pid"], 0, {"t": [0]}) == {("t", 0): 0}
+
+    run(tmp_path, before)
+    run(tmp_path, after)
