@@ -257,3 +257,42 @@ def test_corrupt_txnindex_is_rebuilt_on_load(tmp_path: Path) -> None:
     with open_log(directory) as reopened:
         assert [s.txn_index.all_aborted() for s in reopened.segments] == [expected, []]
         assert reopened.last_stable_offset() == 4  # P2 opened another at 4
+
+
+# -- the .txnindex file (Kafka's TransactionIndex rules) ------------------------------------
+
+
+def test_transaction_index_file_rules(tmp_path: Path) -> None:
+    from kafkacore.errors import CorruptIndexError
+    from kafkacore.log.txn_index import TransactionIndex
+
+    path = str(tmp_path / "00000000000000000010.txnindex")
+    index = TransactionIndex(10, path)
+    assert index.collect(0, 100) == ([], False) and not os.path.exists(path)
+    entries = [AbortedTxn(1, 5, 12, 13), AbortedTxn(2, 11, 15, 16), AbortedTxn(3, 14, 20, 30)]
+    for entry in entries:
+        index.append(entry)  # visible although the file was seen missing before
+    with pytest.raises(ValueError, match="must increase sequentially"):
+        index.append(AbortedTxn(4, 16, 20, 21))
+    assert os.path.getsize(path) == 3 * 34
+    # lastOffset >= fetch offset and firstOffset < upper; complete at lastStableOffset >= upper
+    assert index.collect(13, 16) == ([entries[1]], True)
+    assert index.collect(16, 40) == ([entries[2]], False)
+    assert index.collect(0, 12) == ([entries[0]], True)
+    with open(path, "ab") as f:
+        f.write(b"\x00\x00\x00")  # a torn entry: ignored, cut by truncation
+    assert index.all_aborted() == entries
+    index.truncate_to(15)
+    assert index.all_aborted() == entries[:1] and os.path.getsize(path) == 34
+    index.append(AbortedTxn(5, 14, 16, 17))
+    index.sanity_check()
+    TransactionIndex(12, path).sanity_check()  # the first entry ends at 12
+    with pytest.raises(CorruptIndexError, match="less than start offset 13"):
+        TransactionIndex(13, path).sanity_check()
+    with open(path, "r+b") as f:
+        f.write(b"\x00\x01")
+    with pytest.raises(CorruptIndexError, match="Unexpected aborted transaction version 1"):
+        index.all_aborted()
+    index.reset()
+    assert index.all_aborted() == [] and os.path.getsize(path) == 0
+    assert index.delete() and not os.path.exists(path)

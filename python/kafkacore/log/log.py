@@ -1,5 +1,5 @@
-"""One partition's log (Kafka's ``UnifiedLog`` + ``LocalLog``, without the high watermark,
-producer state and tiered storage, which belong to the layers above).
+"""One partition's log (Kafka's ``UnifiedLog`` + ``LocalLog``, without the high watermark
+and tiered storage, which belong to the layers above).
 
 A :class:`Log` owns a partition directory ``<log.dir>/<topic>-<partition>``: its segments
 (:class:`~kafkacore.log.segments.LogSegments`), its leader epoch cache
@@ -17,6 +17,17 @@ Offsets kept here:
 
 The high watermark is the replication layer's: it passes ``upper_bound`` (HW, or LEO
 for replicas) to :meth:`Log.read` and ``high_watermark`` to :meth:`Log.delete_old_segments`.
+
+Transactions (with a producer state): :meth:`Log.append_txn_marker` writes COMMIT/ABORT
+markers (``AppendOrigin.COORDINATOR``); a replica's markers arrive in its appends. Each
+ABORT that ends a transaction adds an :class:`~kafkacore.log.txn_index.AbortedTxn` to the
+``.txnindex`` of the segment holding the marker (Kafka's ``updateTxnIndex``); truncation
+cuts the index with the segment, deletion and compaction swaps rename it with the
+segment's other files, and recovery rebuilds it from the batches with the producer state
+(:meth:`Log._rebuild_txn_index`). The last stable offset is ``min(first unstable offset,
+HW)`` (:meth:`Log.last_stable_offset`); read_committed readers get the aborted
+transactions of what they read (:meth:`Log.aborted_transactions_for`,
+:meth:`Log.collect_aborted_transactions`).
 
 Thread-safety: every public method takes the log's lock (one ``RLock``), so a log may be
 used from many threads: appends, rolls, truncations, retention and reads are serialized.
@@ -76,6 +87,7 @@ from kafkacore.log.producer_state import (
     ORIGIN_REPLICATION,
     CompletedTxn,
     EndTxnMarker,
+    ProducerStateEntry,
     ProducerStateManager,
     end_txn_marker,
     iter_segment_batches,
@@ -974,6 +986,15 @@ class Log:
         )
         return self.append(batch, leader_epoch, origin=AppendOrigin.COORDINATOR)
 
+    def active_producers(self) -> list[ProducerStateEntry]:
+        """A copy of each producer's state (DescribeProducers; Kafka's
+        ``activeProducers``); none without a producer state."""
+        with self._lock:
+            manager = self._producer_state
+            if manager is None:
+                return []
+            return [entry.copy() for entry in manager.active_producers.values()]
+
     @property
     def first_unstable_offset(self) -> int | None:
         """The first offset of the earliest transaction still open, or completed by a
@@ -990,19 +1011,20 @@ class Log:
         transactions whose marker it passed stop holding the first unstable offset
         (Kafka's ``onHighWatermarkUpdated``)."""
         manager = self._producer_state
-        if manager is None:
+        if manager is None or not manager.has_unstable_transactions:
             return
         with self._lock:
             manager.on_high_watermark_updated(high_watermark)
 
     def last_stable_offset(self, high_watermark: int | None = None) -> int:
         """``min(first unstable offset, high_watermark)`` (Kafka's ``lastStableOffset``);
-        ``high_watermark`` defaults to the log end offset (a log without replication)."""
+        ``high_watermark`` defaults to the log end offset (a log without replication).
+        Without any transaction in flight it is read without the log's lock."""
+        manager = self._producer_state
+        if manager is None or not manager.has_unstable_transactions:
+            return self._log_end_offset if high_watermark is None else high_watermark
         with self._lock:
             hw = self._log_end_offset if high_watermark is None else high_watermark
-            manager = self._producer_state
-            if manager is None:
-                return hw
             manager.on_high_watermark_updated(hw)
             first = manager.first_unstable_offset
             return hw if first is None else min(first, hw)
@@ -1409,6 +1431,10 @@ class Log:
             if self._producer_state is not None:
                 # Kafka snapshots at shutdown so that loading replays nothing
                 self._producer_state.take_snapshot()
+            # the .txnindex files written since the last flush (the recovery point will
+            # be the log end: they are not rebuilt at the next start)
+            for segment in self._segments.values(self._recovery_point, _MAX_OFFSET):
+                segment.txn_index.flush()
             self._segments.close()
             self._recovery_point = self._log_end_offset
             self._closed = True

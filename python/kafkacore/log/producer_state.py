@@ -1,6 +1,6 @@
-"""Idempotent-producer state of one partition: Kafka's ``ProducerStateManager``,
-``ProducerAppendInfo``, ``ProducerStateEntry`` and ``BatchMetadata``, and the
-``<offset>.snapshot`` files that persist it.
+"""Idempotent and transactional producer state of one partition: Kafka's
+``ProducerStateManager``, ``ProducerAppendInfo``, ``ProducerStateEntry``, ``BatchMetadata``,
+``TxnMetadata`` and ``CompletedTxn``, and the ``<offset>.snapshot`` files that persist it.
 
 Per producer id the manager keeps the epoch, the metadata of the last
 :data:`NUM_BATCHES_TO_RETAIN` (5) batches (duplicate detection: a producer retries at most
@@ -23,6 +23,23 @@ Leader-side validation of a client batch with a producer id (Kafka's
   know (evicted by retention or expiry) is accepted at any sequence, as Kafka >= 2.8
   does (older brokers answered UNKNOWN_PRODUCER_ID: :class:`UnknownProducerIdError` is
   kept for callers that want to map it).
+
+Transactions (Kafka's ``ongoingTxns``/``unreplicatedTxns``): a transactional batch of a
+producer without an open transaction opens one at its first offset; a non-transactional
+batch while one is open is :class:`InvalidTxnStateError` (INVALID_TXN_STATE). A COMMIT or
+ABORT marker (a control batch, decoded to an :class:`EndTxnMarker`) checks the epoch as a
+data batch does and the coordinator epoch (lower than the stored one:
+:class:`TransactionCoordinatorFencedError`, TRANSACTION_COORDINATOR_FENCED; a replica
+only logs both), stores the coordinator epoch, and completes the open transaction, if
+any (a marker without one completes nothing). :meth:`ProducerStateManager.complete_append`
+returns each :class:`CompletedTxn` with its last stable offset
+(:meth:`~ProducerStateManager.last_stable_offset`: the first offset of the earliest open
+transaction of another producer, else the marker's offset + 1), which the log writes to
+the ``.txnindex`` for an ABORT; the transaction then waits in the unreplicated set until
+the high watermark passes its marker (:meth:`~ProducerStateManager.on_high_watermark_updated`).
+:attr:`~ProducerStateManager.first_unstable_offset` is the smallest first offset of both
+sets. A snapshot keeps each producer's open transaction (``currentTxnFirstOffset``), so
+the open transactions are rebuilt from it on load; the unreplicated set is not kept.
 
 Snapshot file ``<20-digit offset>.snapshot`` (state of offsets ``[0, offset)``; Kafka's
 ``ProducerSnapshot`` message, version 1, not flexible), big-endian::
@@ -689,6 +706,12 @@ class ProducerStateManager:
         if ongoing:
             return ongoing[0]
         return unreplicated[0] if unreplicated else None
+
+    @property
+    def has_unstable_transactions(self) -> bool:
+        """Whether a transaction is open or awaits the high watermark (a cheap test: two
+        list reads, no lock needed)."""
+        return bool(self._ongoing_offsets or self._unreplicated_offsets)
 
     @property
     def ongoing_transactions(self) -> list[TxnMetadata]:

@@ -17,7 +17,9 @@ ignored by readers and cut by :meth:`TransactionIndex.truncate_to`.
 
 Thread-safety: one writer (the log's append or recovery, under the log's lock); readers
 (:meth:`TransactionIndex.collect`) read whole entries below the size they saw, so a
-concurrent append is either seen completely or not at all.
+concurrent append is either seen completely or not at all. An index remembers that its
+file is missing until it appends one (the file is only ever written through it), so
+reading the many indexes without a file costs no system call.
 """
 
 from __future__ import annotations
@@ -86,14 +88,21 @@ class TransactionIndex:
         self.path = path
         self._last_offset: int | None = None
         self._loaded_last = False
+        # False once the file was found missing and not written since: a read_committed
+        # fetch scans the indexes of many segments, most of which have no file (Kafka
+        # keeps the channel, or its absence, in memory)
+        self._present: bool | None = None
 
     # -- reading -------------------------------------------------------------------------
 
     def _read(self) -> bytes:
+        if self._present is False:
+            return b""
         try:
             with open(self.path, "rb") as f:
                 return f.read()
         except FileNotFoundError:
+            self._present = False
             return b""
 
     def entries(self) -> Iterator[AbortedTxn]:
@@ -134,7 +143,9 @@ class TransactionIndex:
         return self._last_offset
 
     def exists(self) -> bool:
-        return os.path.exists(self.path)
+        present = os.path.exists(self.path)
+        self._present = present
+        return present
 
     def size_bytes(self) -> int:
         try:
@@ -160,6 +171,7 @@ class TransactionIndex:
             if size % ABORTED_TXN_SIZE:  # drop a torn entry before appending
                 f.truncate(size - size % ABORTED_TXN_SIZE)
             f.write(entry.encode())
+        self._present = True
         self._last_offset = entry.last_offset
         self._loaded_last = True
 
@@ -198,7 +210,9 @@ class TransactionIndex:
         try:
             os.remove(self.path)
         except FileNotFoundError:
+            self._present = False
             return False
+        self._present = False
         self._last_offset = None
         self._loaded_last = True
         return True
@@ -207,6 +221,7 @@ class TransactionIndex:
         if self.exists():
             os.replace(self.path, path)
         self.path = path
+        self._present = None
 
     def sanity_check(self) -> None:
         """Kafka's ``sanityCheck``: ``CorruptIndexError`` if an entry's ``last_offset``

@@ -77,6 +77,7 @@ class ApiKey(IntEnum):
     ADD_PARTITIONS_TO_TXN = 24
     ADD_OFFSETS_TO_TXN = 25
     END_TXN = 26
+    WRITE_TXN_MARKERS = 27
     TXN_OFFSET_COMMIT = 28
     DESCRIBE_ACLS = 29
     CREATE_ACLS = 30
@@ -98,6 +99,7 @@ class ApiKey(IntEnum):
     ALTER_USER_SCRAM_CREDENTIALS = 51
     ALTER_PARTITION = 56
     DESCRIBE_CLUSTER = 60
+    DESCRIBE_PRODUCERS = 61
     DESCRIBE_TRANSACTIONS = 65
     LIST_TRANSACTIONS = 66
     ALLOCATE_PRODUCER_IDS = 67
@@ -188,6 +190,7 @@ _TABLE = [
     _api("DescribeCluster", m.describe_cluster, (0, 1), (0, 1)),
     _api("DescribeTransactions", m.describe_transactions, (0, 0), (0, 0)),
     _api("ListTransactions", m.list_transactions, (0, 1), (0, 1)),
+    _api("DescribeProducers", m.describe_producers, (0, 0), (0, 0)),
     # Inter-broker APIs of a ZooKeeper-mode cluster (Kafka 3.9 at IBP 3.9). ControlledShutdown
     # v0 has a request header without client id, which kafkacore does not read.
     _api("LeaderAndIsr", m.leader_and_isr, (0, 7), (0, 7)),
@@ -196,6 +199,7 @@ _TABLE = [
     _api("ControlledShutdown", m.controlled_shutdown, (1, 3), (1, 3)),
     _api("AlterPartition", m.alter_partition, (0, 3), (0, 3)),
     _api("AllocateProducerIds", m.allocate_producer_ids, (0, 0), (0, 0)),
+    _api("WriteTxnMarkers", m.write_txn_markers, (0, 1), (0, 1)),
 ]
 
 APIS: dict[int, Api] = {api.key: api for api in sorted(_TABLE, key=lambda a: a.key)}

@@ -354,6 +354,40 @@ class Partition:
             self._notify_hw()
         return info
 
+    def append_txn_marker(
+        self,
+        producer_id: int,
+        producer_epoch: int,
+        coordinator_epoch: int,
+        commit: bool,
+        *,
+        required_acks: int = -1,
+        timestamp_ms: int | None = None,
+    ) -> LogAppendInfo:
+        """Append a COMMIT/ABORT marker as leader at the current leader epoch (Kafka's
+        ``appendRecordsToLeader`` with ``AppendOrigin.COORDINATOR``; see
+        :meth:`Log.append_txn_marker` for the producer checks); refused like
+        :meth:`append_records_to_leader`. The high watermark follows."""
+        with self._leader_isr_lock:
+            if not self.is_leader:
+                raise NotLeaderOrFollowerError(
+                    f"Leader not local for partition {self.topic_partition} on broker "
+                    f"{self.local_broker_id}"
+                )
+            self.ensure_enough_replicas(required_acks)
+            info = self.log.append_txn_marker(
+                producer_id,
+                producer_epoch,
+                coordinator_epoch,
+                commit,
+                self._leader_epoch,
+                timestamp_ms,
+            )
+            moved = self._maybe_increment_leader_hw_locked()
+        if moved:
+            self._notify_hw()
+        return info
+
     def ensure_enough_replicas(self, required_acks: int) -> None:
         """``acks=-1`` needs at least ``min.insync.replicas`` in the ISR (Kafka checks it
         before the append, with this message). A replicated partition uses

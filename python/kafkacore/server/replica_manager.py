@@ -501,6 +501,57 @@ class ReplicaManager:
         self.purgatory.wake(partition.topic_partition)
         return info
 
+    async def append_txn_marker(
+        self,
+        partition: Partition,
+        producer_id: int,
+        producer_epoch: int,
+        coordinator_epoch: int,
+        commit: bool,
+    ) -> LogAppendInfo:
+        """:meth:`Partition.append_txn_marker` (``acks=-1``: refused under
+        ``min.insync.replicas``) on the I/O executor; delayed fetches of the partition
+        (read_committed ones wait for the last stable offset) are woken back on the loop.
+        The caller waits for the replication (:meth:`wait_for_replication`)."""
+        loop = asyncio.get_running_loop()
+        self._loop = loop
+        info = await loop.run_in_executor(
+            self.io_executor,
+            lambda: partition.append_txn_marker(
+                producer_id, producer_epoch, coordinator_epoch, commit, required_acks=-1
+            ),
+        )
+        self.purgatory.wake(partition.topic_partition)
+        return info
+
+    async def wait_for_replication(
+        self, required: Sequence[tuple[TopicPartition, int]], timeout_ms: int
+    ) -> list[ErrorCode]:
+        """Kafka's ``DelayedProduce`` for ``acks=-1`` appends: for each ``(partition,
+        offset its high watermark must reach)`` the outcome of
+        :meth:`check_enough_replicas_reach_offset` once decided - NONE,
+        NOT_ENOUGH_REPLICAS_AFTER_APPEND or NOT_LEADER_OR_FOLLOWER - and
+        REQUEST_TIMED_OUT for what is still waiting after ``timeout_ms``. Re-checked on
+        every high watermark move."""
+        codes: list[ErrorCode | None] = [None] * len(required)
+        deadline = time.monotonic() + max(0, timeout_ms) / 1000
+        while True:
+            waiting: list[TopicPartition] = []
+            for index, (tp, offset) in enumerate(required):
+                if codes[index] is not None:
+                    continue
+                code = self.check_enough_replicas_reach_offset(tp, offset)
+                if code is None:
+                    waiting.append(tp)
+                else:
+                    codes[index] = code
+            remaining = deadline - time.monotonic()
+            if not waiting or remaining <= 0:
+                break
+            # bounded: a move on an I/O thread between the check and the wait is not lost
+            await self.produce_purgatory.wait(waiting, min(remaining, 0.5))
+        return [ErrorCode.REQUEST_TIMED_OUT if code is None else code for code in codes]
+
     def check_enough_replicas_reach_offset(
         self, tp: TopicPartition, required_offset: int
     ) -> ErrorCode | None:

@@ -27,6 +27,7 @@ from kafkacore.protocol.messages import (
     describe_configs,
     describe_groups,
     describe_log_dirs,
+    describe_producers,
     describe_transactions,
     describe_user_scram_credentials,
     elect_leaders,
@@ -55,6 +56,7 @@ from kafkacore.protocol.messages import (
     sync_group,
     txn_offset_commit,
     update_metadata,
+    write_txn_markers,
 )
 
 __all__ = [
@@ -81,6 +83,7 @@ __all__ = [
     "describe_configs",
     "describe_groups",
     "describe_log_dirs",
+    "describe_producers",
     "describe_transactions",
     "describe_user_scram_credentials",
     "elect_leaders",
@@ -109,4 +112,5 @@ __all__ = [
     "sync_group",
     "txn_offset_commit",
     "update_metadata",
+    "write_txn_markers",
 ]

@@ -64,6 +64,10 @@ from kafkacore.server.handlers.topics import (
     handle_create_topics,
     handle_delete_topics,
 )
+from kafkacore.server.handlers.txn_markers import (
+    handle_describe_producers,
+    handle_write_txn_markers,
+)
 from kafkacore.server.handlers.unimplemented import error_response, unimplemented_response
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.services import BrokerServices
@@ -109,6 +113,8 @@ HANDLERS: dict[ApiKey, Handler] = {
     ApiKey.DESCRIBE_ACLS: handle_describe_acls,
     ApiKey.CREATE_ACLS: handle_create_acls,
     ApiKey.DELETE_ACLS: handle_delete_acls,
+    ApiKey.WRITE_TXN_MARKERS: handle_write_txn_markers,
+    ApiKey.DESCRIBE_PRODUCERS: handle_describe_producers,
     **GROUP_HANDLERS,
     **TXN_HANDLERS,
 }

@@ -316,24 +316,12 @@ async def _await_replication(
     watermark reaches the batch's end (then NONE, or NOT_ENOUGH_REPLICAS_AFTER_APPEND if
     the ISR shrank below the minimum), or the broker stops leading it
     (NOT_LEADER_OR_FOLLOWER); what is still waiting after ``timeout_ms`` is answered
-    REQUEST_TIMED_OUT. Re-checked on every high watermark move."""
-    replicas = services.replica_manager
-    pending = dict(required)
-    deadline = time.monotonic() + max(0, timeout_ms) / 1000
-    while True:
-        for tp, (response, offset) in list(pending.items()):
-            code = replicas.check_enough_replicas_reach_offset(tp, offset)
-            if code is None:
-                continue
-            del pending[tp]
-            if code != ErrorCode.NONE:
-                response.error_code = code
-                response.error_message = default_message(code)
-        remaining = deadline - time.monotonic()
-        if not pending or remaining <= 0:
-            break
-        # bounded: a move on an I/O thread between the check and the wait is not lost
-        await replicas.produce_purgatory.wait(pending, min(remaining, 0.5))
-    for response, _offset in pending.values():
-        response.error_code = ErrorCode.REQUEST_TIMED_OUT
-        response.error_message = default_message(ErrorCode.REQUEST_TIMED_OUT)
+    REQUEST_TIMED_OUT (:meth:`ReplicaManager.wait_for_replication`)."""
+    pending = list(required.items())
+    codes = await services.replica_manager.wait_for_replication(
+        [(tp, offset) for tp, (_response, offset) in pending], timeout_ms
+    )
+    for (_tp, (response, _offset)), code in zip(pending, codes, strict=True):
+        if code != ErrorCode.NONE:
+            response.error_code = code
+            response.error_message = default_message(code)

@@ -1,0 +1,77 @@
+"""WriteTxnMarkers (API key 27), versions 0-1: the transaction coordinator asks the
+leaders of a transaction's partitions to write its COMMIT or ABORT markers (an
+inter-broker API; version 1 is flexible).
+
+Declared from the facts of Kafka 3.9's message definitions ``WriteTxnMarkersRequest.json``
+and ``WriteTxnMarkersResponse.json`` (Kafka 4.0 dropped version 0; 4.2 adds a version 2
+with a ``TransactionVersion`` per marker, not declared here).
+"""
+
+from kafkacore.protocol.schema import field, message
+
+__all__ = ["REQUEST", "RESPONSE"]
+
+REQUEST = message(
+    "WriteTxnMarkersRequest",
+    27,
+    "request",
+    valid="0-1",
+    flexible="1+",
+    fields=[
+        field(
+            "Markers",
+            "[]WritableTxnMarker",
+            "0+",
+            fields=[
+                field("ProducerId", "int64", "0+"),
+                field("ProducerEpoch", "int16", "0+"),
+                field("TransactionResult", "bool", "0+"),
+                field(
+                    "Topics",
+                    "[]WritableTxnMarkerTopic",
+                    "0+",
+                    fields=[
+                        field("Name", "string", "0+"),
+                        field("PartitionIndexes", "[]int32", "0+"),
+                    ],
+                ),
+                field("CoordinatorEpoch", "int32", "0+"),
+            ],
+        ),
+    ],
+)
+
+RESPONSE = message(
+    "WriteTxnMarkersResponse",
+    27,
+    "response",
+    valid="0-1",
+    flexible="1+",
+    fields=[
+        field(
+            "Markers",
+            "[]WritableTxnMarkerResult",
+            "0+",
+            fields=[
+                field("ProducerId", "int64", "0+"),
+                field(
+                    "Topics",
+                    "[]WritableTxnMarkerTopicResult",
+                    "0+",
+                    fields=[
+                        field("Name", "string", "0+"),
+                        field(
+                            "Partitions",
+                            "[]WritableTxnMarkerPartitionResult",
+                            "0+",
+                            fields=[
+                                field("PartitionIndex", "int32", "0+"),
+                                field("ErrorCode", "int16", "0+"),
+                            ],
+                        ),
+                    ],
+                ),
+            ],
+        ),
+    ],
+)
