@@ -10,25 +10,47 @@ state read back after a restart."""
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from kafkacore import record
+from kafkacore.config import BrokerConfig
+from kafkacore.controller.algorithms import InvalidReplicationFactorError
 from kafkacore.coordinator.records import partition_for_group
 from kafkacore.coordinator.txn_records import (
     TRANSACTION_STATE_TOPIC,
     TransactionState,
     decode_txn_key,
     decode_txn_value,
+    encode_txn_key,
+    encode_txn_value,
     partition_for_transactional_id,
 )
-from kafkacore.log import TopicPartition
+from kafkacore.log import LogManager, TopicPartition
+from kafkacore.metadata import BrokerInfo, EmbeddedMetadataStore, MetadataCache
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+from kafkacore.security.acl import (
+    CLUSTER_NAME,
+    AccessControlEntry,
+    AclBinding,
+    AclOperation,
+    AclPermissionType,
+    AclStore,
+    Authorizer,
+    PatternType,
+    ResourcePattern,
+    ResourceType,
+)
 from kafkacore.server import KafkaServer
+from kafkacore.server.replica_manager import ReplicaManager
+from kafkacore.server.txn import TransactionCoordinator
+from kafkacore.server.txn.manager import TransactionStateTopic
 from kafkacore.server.txn.state import (
     VALID_PREVIOUS_STATES,
     IllegalTransitionError,
@@ -194,15 +216,45 @@ def _txn_records(server: KafkaServer, tid: str) -> list[tuple[str, Any]]:
         TRANSACTION_STATE_TOPIC, partition_for_transactional_id(tid, partitions)
     )
     assert log is not None
-    data = log.read(0, 1 << 20).read_bytes()
     out = []
-    for pos, _magic, _size in record.iter_batches(data):
+    for data, pos in _batches(log):
         header = record.batch_header(data, pos)
         assert header.compression == 0 and not header.is_transactional
         for r in record.records(data, pos):
             assert r.key is not None
             out.append((decode_txn_key(r.key), decode_txn_value(r.value)))
     return [entry for entry in out if entry[0] == tid]
+
+
+def _batches(log: Any) -> Iterator[tuple[bytes, int]]:
+    """``(bytes, position)`` of every batch of ``log``, across its segments."""
+    offset = log.log_start_offset
+    while offset < log.log_end_offset:
+        data = log.read(offset, 1 << 20).read_bytes()
+        for pos, _magic, _size in record.iter_batches(data):
+            offset = record.batch_header(data, pos).last_offset + 1
+            yield data, pos
+
+
+def _control_batches(
+    server: KafkaServer, topic: str, partition: int
+) -> list[tuple[int, int, bool, int]]:
+    """``(producer id, epoch, commit, coordinator epoch)`` of each control batch."""
+    assert server.replicas is not None
+    log = server.replicas.get_log(topic, partition)
+    assert log is not None
+    out = []
+    for data, pos in _batches(log):
+        header = record.batch_header(data, pos)
+        if not header.is_control:
+            continue
+        assert header.is_transactional
+        [r] = list(record.records(data, pos))
+        assert r.key is not None and r.value is not None
+        kind = int.from_bytes(r.key[2:4], "big")
+        coordinator_epoch = int.from_bytes(r.value[2:6], "big", signed=True)
+        out.append((header.producer_id, header.producer_epoch, kind == 1, coordinator_epoch))
+    return out
 
 
 def test_find_coordinator_and_init_producer_id(tmp_path: Path) -> None:
@@ -357,7 +409,24 @@ def test_add_partitions_end_txn_and_errors(tmp_path: Path) -> None:
         assert await _end(c, "tx", pid, epoch + 1, True) == 47
         assert await _end(c, "tx", pid, epoch + 1, True, version=2) == 90
         assert await _end(c, "tx", pid, epoch, True) == 0
-        assert _txn_records(server, "tx")[-1][1].state is S.PREPARE_COMMIT
+        assert S.PREPARE_COMMIT in [v.state for _k, v in _txn_records(server, "tx")]
+        # markers written: Complete* with no partitions; a retried commit is NONE, an
+        # abort INVALID_TXN_STATE
+        d = await _wait_state(c, "tx", "CompleteCommit")
+        assert (d.transaction_state, d.topic_partitions) == ("CompleteCommit", [])
+        assert await _end(c, "tx", pid, epoch, True) == 0
+        assert await _end(c, "tx", pid, epoch, False) == ErrorCode.INVALID_TXN_STATE
+        states = [v.state for _k, v in _txn_records(server, "tx")]
+        assert states[-2:] == [S.PREPARE_COMMIT, S.COMPLETE_COMMIT]
+        assert _txn_records(server, "tx")[-1][1].partitions == {}
+        # each partition got one COMMIT control batch with the coordinator epoch
+        for tp in ("t", 0), ("t", 1), (offsets_partition.topic, offsets_partition.partition):
+            assert _control_batches(server, *tp) == [(pid, epoch, True, 0)]
+        # the next transaction starts from CompleteCommit
+        assert await _add(c, "tx", pid, epoch, {"t": [1]}) == {("t", 1): 0}
+        assert await _end(c, "tx", pid, epoch, False) == 0
+        assert (await _wait_state(c, "tx", "CompleteAbort")).transaction_state == "CompleteAbort"
+        assert _control_batches(server, "t", 1)[-1] == (pid, epoch, False, 0)
 
     run(tmp_path, scenario)
 
@@ -387,7 +456,13 @@ def test_timed_out_transaction_is_fenced_and_aborted(tmp_path: Path) -> None:
         # the old producer is fenced (Kafka's testFencingOnTransactionExpiration)
         assert await _add(c, "tx-to", pid, epoch, {"t": [1]}, version=2) == {("t", 1): 90}
         assert await _end(c, "tx-to", pid, epoch, True, version=3) == 90
-        assert (await _describe(c, "tx-to")).producer_epoch == epoch + 1
+        d = await _wait_state(c, "tx-to", "CompleteAbort")
+        assert (d.transaction_state, d.producer_epoch) == ("CompleteAbort", epoch + 1)
+        assert _control_batches(server, "t", 0) == [(pid, epoch + 1, False, 0)]
+        # the producer's next InitProducerId (KIP-360, with its old epoch) is fenced; a new
+        # one gets the next epoch
+        assert (await _init(c, "tx-to", pid=pid, epoch=epoch)).error_code == 90
+        assert (await _init(c, "tx-to")).producer_epoch == epoch + 2
 
     run(tmp_path, scenario)
 
@@ -402,6 +477,11 @@ def test_init_producer_id_while_ongoing_fences_and_aborts(tmp_path: Path) -> Non
         last = _txn_records(server, "tx-f")[-1][1]
         assert (last.state, last.producer_epoch) == (S.PREPARE_ABORT, epoch + 1)
         assert await _end(c, "tx-f", pid, epoch, False) == 47  # the zombie, EndTxn v1
+        await _wait_state(c, "tx-f", "CompleteAbort")
+        for p in (0, 1):
+            assert _control_batches(server, "t", p) == [(pid, epoch + 1, False, 0)]
+        r = await _init(c, "tx-f")  # the retry: a second bump
+        assert (r.error_code, r.producer_id, r.producer_epoch) == (0, pid, epoch + 2)
 
     run(tmp_path, scenario)
 
@@ -450,3 +530,361 @@ def test_state_is_loaded_after_a_restart(tmp_path: Path) -> None:
 
     run(tmp_path, before)
     run(tmp_path, after)
+
+
+# -- cluster mode: ownership by election (Kafka's onElection / onResignation) -------------
+
+
+class Node:
+    """A real replica manager and logs on a tmp dir, one node leading every partition,
+    with a one-thread I/O executor a test can hold to keep a load under way."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.config = BrokerConfig({"log.dirs": str(tmp_path / "logs"), "node.id": 1, **PROPS})
+        (tmp_path / "meta").mkdir(exist_ok=True)
+        self.store = EmbeddedMetadataStore(tmp_path / "meta", 1)
+        self.logs = LogManager(
+            broker_config=self.config, cluster_id=self.store.cluster_id, node_id=1, progress=None
+        )
+        self.logs.startup()
+        self.cache = MetadataCache(controller_id=1)
+        self.executor = ThreadPoolExecutor(max_workers=1)
+        self.replicas = ReplicaManager(
+            lambda: self.config, self.logs, self.store, self.cache, 1, self.executor
+        )
+        self.store.add_listener(self.replicas)
+        self.cache.follow(self.store, ("1", "default"))
+        self.replicas.load()
+        if not self.cache.contains_topic("t"):
+            self.replicas.ensure_topic("t", 2)
+
+    def coordinator(self, *, cluster_mode: bool) -> TransactionCoordinator:
+        async def allocate() -> int:
+            return self.store.allocate_producer_id()
+
+        return TransactionCoordinator(
+            self.config,
+            self.replicas,
+            allocate,
+            io_executor=self.executor,
+            cluster_mode=cluster_mode,
+        )
+
+    def hold(self) -> threading.Event:
+        gate = threading.Event()
+        self.executor.submit(gate.wait, 10)
+        return gate
+
+    def close(self) -> None:
+        self.executor.shutdown(wait=True)
+        self.logs.shutdown()
+
+
+def test_cluster_ownership_follows_elections(tmp_path: Path) -> None:
+    async def scenario(node: Node) -> None:
+        writer = node.coordinator(cluster_mode=False)
+        await writer.state.ensure_topic()
+        init = await writer.init_producer_id("a", 60000)
+        assert init.error_code == 0
+        tp = TopicPartition("t", 0)
+        assert await writer.add_partitions("a", init.producer_id, 0, {tp}) == 0
+        p = writer.partition_for("a")
+        await writer.stop()
+
+        c = node.coordinator(cluster_mode=True)
+        assert c.state.owned_partitions() == set()
+        assert (await c.init_producer_id("a", 60000)).error_code == ErrorCode.NOT_COORDINATOR
+        assert c.describe("a").error_code == ErrorCode.NOT_COORDINATOR
+        gate = node.hold()
+        c.on_leadership_change([(TopicPartition(TRANSACTION_STATE_TOPIC, p), 4)], [])
+        assert c.describe("a").error_code == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS
+        assert await c.add_partitions("a", init.producer_id, 0, {tp}) == 14
+        assert c.list_transactions([], [])[0] == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS
+        gate.set()
+        deadline = time.monotonic() + 10
+        while c.state.loading:
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.01)
+        d = c.describe("a")
+        assert (d.error_code, d.state, d.producer_id, d.partitions) == (
+            0,
+            "Ongoing",
+            init.producer_id,
+            (("t", (0,)),),
+        )
+        assert c.state.get_state("a")[1] == 4  # the coordinator epoch is the leader epoch
+        c.on_leadership_change([], [(TopicPartition(TRANSACTION_STATE_TOPIC, p), 3)])  # stale
+        assert c.describe("a").error_code == 0
+        c.on_leadership_change([], [(TopicPartition(TRANSACTION_STATE_TOPIC, p), 5)])
+        assert c.describe("a").error_code == ErrorCode.NOT_COORDINATOR
+        c.on_leadership_change([(TopicPartition(TRANSACTION_STATE_TOPIC, p), 4)], [])  # stale
+        assert not c.state.loading
+        c.on_leadership_change([(TopicPartition(TRANSACTION_STATE_TOPIC, p), 6)], [])
+        while c.state.loading:
+            await asyncio.sleep(0.01)
+        assert c.state.get_state("a")[1] == 6
+        assert (
+            await c.init_producer_id("a", 60000)
+        ).error_code == ErrorCode.CONCURRENT_TRANSACTIONS
+        await c.stop()
+
+    node = Node(tmp_path)
+    try:
+        asyncio.run(scenario(node))
+    finally:
+        node.close()
+
+
+class _RecordingReplicas:
+    def __init__(self, cache: MetadataCache) -> None:
+        self.config = BrokerConfig(PROPS)
+        self.cache = cache
+        self.created: list[tuple[str, int, dict[str, str], list[list[int]]]] = []
+
+    def create_topic(
+        self, name: str, partitions: int, configs: dict[str, str], *, assignment: list[list[int]]
+    ) -> None:
+        self.created.append((name, partitions, configs, assignment))
+
+
+def test_cluster_topic_gets_the_replication_factor_over_the_live_brokers() -> None:
+    cache = MetadataCache(controller_id=1)
+    for n in (1, 2):
+        cache.register_broker(BrokerInfo(n, "h", 9090 + n))
+    replicas = _RecordingReplicas(cache)
+    topic = TransactionStateTopic(replicas, cluster_mode=True)  # type: ignore[arg-type]
+    with pytest.raises(InvalidReplicationFactorError):  # 3 replicas by default
+        topic.ensure_created()
+    cache.register_broker(BrokerInfo(3, "h", 9093))
+    topic.ensure_created()
+    [(name, count, configs, assignment)] = replicas.created
+    assert (name, count) == (TRANSACTION_STATE_TOPIC, 5)
+    assert configs == {
+        "cleanup.policy": "compact",
+        "compression.type": "uncompressed",
+        "unclean.leader.election.enable": "false",
+        "segment.bytes": str(100 * 1024 * 1024),
+        "min.insync.replicas": "2",
+    }
+    assert all(sorted(r) == [1, 2, 3] for r in assignment)
+
+
+def test_prepare_commit_found_on_load_is_completed(tmp_path: Path) -> None:
+    """A broker stopped between PrepareCommit and the markers (the record written here
+    as the coordinator writes it) completes the transaction when it loads the partition:
+    the markers are sent, CompleteCommit written, the read_committed end moves on."""
+    seen: dict[str, int] = {}
+
+    async def before(server: KafkaServer, c: Client) -> None:
+        init = await _init(c, "tx-p")
+        pid = seen["pid"] = init.producer_id
+        assert await _add(c, "tx-p", pid, 0, {"t": [0]}) == {("t", 0): 0}
+        batch = record.build_batch(
+            [(0, 1, b"k", b"v", [])],
+            producer_id=pid,
+            producer_epoch=0,
+            base_sequence=0,
+            transactional=True,
+        )
+        cls = APIS_BY_NAME["Produce"].request.cls
+        r = await c.call(
+            "Produce",
+            9,
+            transactional_id="tx-p",
+            acks=-1,
+            timeout_ms=5000,
+            topic_data=[
+                cls.TopicProduceData(
+                    name="t", partition_data=[cls.PartitionProduceData(index=0, records=batch)]
+                )
+            ],
+        )
+        assert r.responses[0].partition_responses[0].error_code == 0
+        coordinator = _coordinator(server)
+        [(_epoch, metadata)] = [
+            (e, m) for e, m in coordinator.state.all_transactions() if m.transactional_id == "tx-p"
+        ]
+        value = metadata.prepare_abort_or_commit(
+            S.PREPARE_COMMIT, coordinator.clock()
+        ).to_log_value()
+        metadata.abort_transition()
+        index = coordinator.partition_for("tx-p")
+        await asyncio.to_thread(
+            coordinator.state.topic.write, index, encode_txn_key("tx-p"), encode_txn_value(value)
+        )
+        assert server.replicas is not None
+        assert server.replicas.get_log("t", 0).first_unstable_offset == 0  # type: ignore[union-attr]
+
+    async def after(server: KafkaServer, c: Client) -> None:
+        d = await _wait_state(c, "tx-p", "CompleteCommit")
+        assert (d.transaction_state, d.producer_id, d.topic_partitions) == (
+            "CompleteCommit",
+            seen["pid"],
+            [],
+        )
+        assert _control_batches(server, "t", 0) == [(seen["pid"], 0, True, 0)]
+        assert server.replicas is not None
+        assert server.replicas.get_log("t", 0).first_unstable_offset is None  # type: ignore[union-attr]
+
+    run(tmp_path, before)
+    run(tmp_path, after)
+
+
+# -- a real client -------------------------------------------------------------------------
+
+
+def test_confluent_kafka_commit_and_abort(tmp_path: Path) -> None:
+    """librdkafka's transactional producer (FindCoordinator key type 1, InitProducerId v4,
+    AddPartitionsToTxn v0, EndTxn v1): an aborted then a committed transaction; a
+    read_committed consumer sees only the committed record, read_uncommitted both."""
+    ck = pytest.importorskip("confluent_kafka")
+
+    def clients(port: int) -> tuple[list[bytes], list[bytes]]:
+        bootstrap = f"localhost:{port}"
+        producer = ck.Producer(
+            {"bootstrap.servers": bootstrap, "transactional.id": "ck-tx", "linger.ms": 0}
+        )
+        producer.init_transactions(20)
+        producer.begin_transaction()
+        producer.produce("t", value=b"aborted", partition=0)
+        assert producer.flush(10) == 0
+        producer.abort_transaction(20)
+        producer.begin_transaction()
+        producer.produce("t", value=b"committed", partition=0)
+        producer.commit_transaction(20)
+
+        def read(isolation: str) -> list[bytes]:
+            consumer = ck.Consumer(
+                {
+                    "bootstrap.servers": bootstrap,
+                    "group.id": f"reader-{isolation}",
+                    "isolation.level": isolation,
+                    "enable.auto.commit": False,
+                    "enable.partition.eof": True,
+                }
+            )
+            consumer.assign([ck.TopicPartition("t", 0, ck.OFFSET_BEGINNING)])
+            values: list[bytes] = []
+            deadline = time.monotonic() + 15
+            try:
+                while time.monotonic() < deadline:
+                    msg = consumer.poll(0.2)
+                    if msg is None:
+                        continue
+                    if msg.error():
+                        if msg.error().code() == ck.KafkaError._PARTITION_EOF:
+                            break
+                        raise AssertionError(msg.error())
+                    values.append(msg.value())
+            finally:
+                consumer.close()
+            return values
+
+        return read("read_committed"), read("read_uncommitted")
+
+    async def scenario(server: KafkaServer, c: Client) -> None:
+        committed, uncommitted = await asyncio.to_thread(clients, server.bound_port)
+        assert committed == [b"committed"]
+        assert uncommitted == [b"aborted", b"committed"]
+        d = await _wait_state(c, "ck-tx", "CompleteCommit")
+        assert (d.transaction_state, d.producer_epoch) == ("CompleteCommit", 0)
+        assert [ctrl[2] for ctrl in _control_batches(server, "t", 0)] == [False, True]
+
+    run(tmp_path, scenario)
+
+
+# -- authorization -------------------------------------------------------------------------
+
+
+def test_authorization(tmp_path: Path) -> None:
+    """WRITE on the TransactionalId (53), WRITE on the topics (29, the others 55), READ on
+    the group (30), CLUSTER_ACTION for the v4+ form (31), DESCRIBE for Describe/List."""
+
+    def acl(rt: ResourceType, name: str, op: AclOperation) -> AclBinding:
+        return AclBinding(
+            ResourcePattern(rt, name, PatternType.LITERAL),
+            AccessControlEntry("User:ANONYMOUS", "*", op, AclPermissionType.ALLOW),
+        )
+
+    def use(server: KafkaServer, *bindings: AclBinding, super_user: bool = False) -> None:
+        authorizer = Authorizer(
+            AclStore(bindings), super_users=["User:ANONYMOUS"] if super_user else []
+        )
+        object.__setattr__(server.services, "authorizer", authorizer)
+
+    async def scenario(server: KafkaServer, c: Client) -> None:
+        use(server, super_user=True)
+        a = await _init(c, "az-a")
+        await _init(c, "az-b")
+        pid = a.producer_id
+        use(server)  # no ACL: everything refused
+        assert (await _init(c, "az-a")).error_code == 53
+        r = await c.call("FindCoordinator", 4, key_type=1, coordinator_keys=["az-a"])
+        assert r.coordinators[0].error_code == 53
+        assert await _add(c, "az-a", pid, 0, {"t": [0, 1]}) == {("t", 0): 53, ("t", 1): 53}
+        r = await c.call(
+            "AddOffsetsToTxn",
+            0,
+            transactional_id="az-a",
+            producer_id=pid,
+            producer_epoch=0,
+            group_id="g",
+        )
+        assert r.error_code == 53
+        assert await _end(c, "az-a", pid, 0, True) == 53
+        assert (await _describe(c, "az-a")).error_code == 53
+        r = await c.call("ListTransactions", 0, state_filters=[], producer_id_filters=[])
+        assert (r.error_code, r.transaction_states) == (0, [])
+        cls = APIS_BY_NAME["AddPartitionsToTxn"].request.cls
+        r = await c.call("AddPartitionsToTxn", 4, transactions=[])
+        assert (r.error_code, r.results_by_transaction) == (31, [])
+
+        txn_write = acl(ResourceType.TRANSACTIONAL_ID, "az-a", AclOperation.WRITE)
+        use(server, txn_write)
+        assert await _add(c, "az-a", pid, 0, {"t": [0], "az-missing": [0]}) == {
+            ("t", 0): 29,
+            ("az-missing", 0): 29,
+        }
+        topics_write = [
+            acl(ResourceType.TOPIC, name, AclOperation.WRITE) for name in ("t", "az-missing")
+        ]
+        use(server, txn_write, *topics_write)
+        assert await _add(c, "az-a", pid, 0, {"t": [0], "az-missing": [0]}) == {
+            ("t", 0): 55,
+            ("az-missing", 0): 3,
+        }
+        assert await _add(c, "az-a", pid, 0, {"t": [0]}) == {("t", 0): 0}
+        r = await c.call(
+            "AddOffsetsToTxn",
+            0,
+            transactional_id="az-a",
+            producer_id=pid,
+            producer_epoch=0,
+            group_id="g",
+        )
+        assert r.error_code == ErrorCode.GROUP_AUTHORIZATION_FAILED
+        assert (await _describe(c, "az-a")).transaction_state == "Ongoing"  # WRITE implies DESCRIBE
+        assert (await _describe(c, "az-b")).error_code == 53
+        r = await c.call("ListTransactions", 0, state_filters=[], producer_id_filters=[])
+        assert [x.transactional_id for x in r.transaction_states] == ["az-a"]
+        use(server, acl(ResourceType.CLUSTER, CLUSTER_NAME, AclOperation.CLUSTER_ACTION))
+        r = await c.call(
+            "AddPartitionsToTxn",
+            4,
+            transactions=[
+                cls.AddPartitionsToTxnTransaction(
+                    transactional_id="az-a",
+                    producer_id=pid,
+                    producer_epoch=0,
+                    verify_only=True,
+                    topics=_topics(cls, {"t": [0, 1]}),
+                )
+            ],
+        )
+        assert r.error_code == 0
+        assert [
+            (p.partition_index, p.partition_error_code)
+            for p in r.results_by_transaction[0].topic_results[0].results_by_partition
+        ] == [(0, 0), (1, ErrorCode.TRANSACTION_ABORTABLE)]
+
+    run(tmp_path, scenario)

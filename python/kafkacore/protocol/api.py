@@ -188,9 +188,9 @@ _TABLE = [
     _api("DescribeUserScramCredentials", m.describe_user_scram_credentials, (0, 0), (0, 0)),
     _api("AlterUserScramCredentials", m.alter_user_scram_credentials, (0, 0), (0, 0)),
     _api("DescribeCluster", m.describe_cluster, (0, 1), (0, 1)),
+    _api("DescribeProducers", m.describe_producers, (0, 0), (0, 0)),
     _api("DescribeTransactions", m.describe_transactions, (0, 0), (0, 0)),
     _api("ListTransactions", m.list_transactions, (0, 1), (0, 1)),
-    _api("DescribeProducers", m.describe_producers, (0, 0), (0, 0)),
     # Inter-broker APIs of a ZooKeeper-mode cluster (Kafka 3.9 at IBP 3.9). ControlledShutdown
     # v0 has a request header without client id, which kafkacore does not read.
     _api("LeaderAndIsr", m.leader_and_isr, (0, 7), (0, 7)),

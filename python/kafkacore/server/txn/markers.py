@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
 import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -80,8 +79,9 @@ LocalWriter = Callable[["BrokerServices", Any], Awaitable[Any]]
 async def _default_local_writer(services: BrokerServices, request: Any) -> Any:
     """WriteTxnMarkers in-process (the log side's handler module, imported on first use:
     it imports the broker's services)."""
-    module: Any = importlib.import_module("kafkacore.server.handlers.txn_markers")
-    return await module.write_txn_markers(services, request)
+    from kafkacore.server.handlers.txn_markers import write_txn_markers
+
+    return await write_txn_markers(services, request)
 
 
 class TransactionMarkerChannelManager:
