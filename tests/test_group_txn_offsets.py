@@ -395,3 +395,43 @@ def test_offset_commit_key_of_the_batch(tmp_path: Path) -> None:
         assert value.expire_timestamp == recs.NO_EXPIRE_TIMESTAMP
 
     run(tmp_path, scenario)
+
+
+def test_confluent_kafka_send_offsets_to_transaction(tmp_path: Path) -> None:
+    """librdkafka's consume-transform-produce: offsets sent in a committed transaction
+    are the group's once the coordinator's markers land (its ``committed()`` asks with
+    RequireStable, so a pending offset would keep it waiting); an aborted transaction's
+    offsets are never seen."""
+    ck = pytest.importorskip("confluent_kafka")
+
+    def flow(port: int) -> list[int]:
+        bootstrap = f"localhost:{port}"
+        producer = ck.Producer({"bootstrap.servers": bootstrap, "transactional.id": "ctp"})
+        producer.init_transactions(30)
+        consumer = ck.Consumer(
+            {"bootstrap.servers": bootstrap, "group.id": "ctp-group", "enable.auto.commit": False}
+        )
+        seen: list[int] = []
+        try:
+            consumer.assign([ck.TopicPartition("t", 0)])
+            for offset, commit in ((5, True), (9, False), (7, True)):
+                producer.begin_transaction()
+                producer.produce("t", b"out", partition=1)
+                producer.send_offsets_to_transaction(
+                    [ck.TopicPartition("t", 0, offset)], consumer.consumer_group_metadata(), 30
+                )
+                if commit:
+                    producer.commit_transaction(30)
+                else:
+                    producer.abort_transaction(30)
+                (committed,) = consumer.committed([ck.TopicPartition("t", 0)], 10)
+                seen.append(committed.offset)
+        finally:
+            consumer.close()
+        return seen
+
+    async def scenario(server: KafkaServer, c: Client) -> None:
+        assert await asyncio.to_thread(flow, server.bound_port) == [5, 5, 7]
+        assert await _fetch(c, "ctp-group", stable=True, partitions=(0,)) == {0: (7, 0)}
+
+    run(tmp_path, scenario)

@@ -99,6 +99,9 @@ class FetchResult(NamedTuple):
     high_watermark: int
     log_start_offset: int
     last_stable_offset: int
+    aborted_transactions: tuple[tuple[int, int], ...] = ()
+    """``(producer id, first offset)`` of the aborted transactions the records overlap
+    (a ``read_committed`` fetch; empty otherwise)."""
 
 
 class _Connection:
@@ -550,6 +553,7 @@ class Client:
             answer.high_watermark,
             answer.log_start_offset,
             answer.last_stable_offset,
+            tuple((a.producer_id, a.first_offset) for a in answer.aborted_transactions or ()),
         )
 
     # --- producing ------------------------------------------------------------------------

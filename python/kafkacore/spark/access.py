@@ -4,6 +4,11 @@
 ``KafkaOffsetReader`` asks on the driver (which partitions, earliest, latest, offset for a
 timestamp) and read one offset range into Arrow record batches on an executor.
 
+Under ``kafka.isolation.level=read_committed`` both answer as Kafka's consumer sees the
+log: the latest offset is the last stable offset (LSO: below the first record of a
+transaction still open), and the records of aborted transactions are left out (the
+filter of :mod:`kafkacore.spark.transactions`); transaction markers never give rows.
+
 Data loss follows Spark's rules (``KafkaDataConsumer``): a range starting below the log
 start offset, or reaching past the end of the log, fails with :class:`DataLossError`
 naming the partition and the offsets, unless ``failOnDataLoss`` is false; then the missing
@@ -26,6 +31,7 @@ from kafkacore.spark.options import (
     Subscription,
     tp_string,
 )
+from kafkacore.spark.transactions import READ_COMMITTED, READ_UNCOMMITTED, AbortedFilter
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -97,13 +103,19 @@ class PartitionAccess(Protocol):
 
 
 class BrokerAccess:
-    """Metadata, ListOffsets and Fetch through one :class:`~kafkacore.client.Client`."""
+    """Metadata, ListOffsets and Fetch through one :class:`~kafkacore.client.Client`;
+    ``read_committed``: ListOffsets and Fetch with Kafka's READ_COMMITTED isolation (the
+    broker answers the LSO for the latest offset, and sends the aborted transactions
+    with the records, which :class:`~kafkacore.spark.transactions.AbortedFilter` drops)."""
 
-    def __init__(self, bootstrap_servers: str, fetch_max_bytes: int) -> None:
+    def __init__(
+        self, bootstrap_servers: str, fetch_max_bytes: int, read_committed: bool = False
+    ) -> None:
         from kafkacore.client import Client
 
         self._client = Client(bootstrap_servers, client_id="kafkacore-spark")
         self._fetch_max_bytes = fetch_max_bytes
+        self._isolation = READ_COMMITTED if read_committed else READ_UNCOMMITTED
 
     def close(self) -> None:
         self._client.close()
@@ -112,7 +124,9 @@ class BrokerAccess:
         return {topic: list(range(count)) for topic, count in self._client.topics().items()}
 
     def _list(self, tps: Iterable[TopicPartition], spec: int) -> dict[TopicPartition, int]:
-        answer = self._client.list_offsets({(tp.topic, tp.partition): spec for tp in tps})
+        answer = self._client.list_offsets(
+            {(tp.topic, tp.partition): spec for tp in tps}, isolation_level=self._isolation
+        )
         return {TopicPartition(t, p): offset for (t, p), (offset, _) in answer.items()}
 
     def earliest(self, tps: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
@@ -138,16 +152,32 @@ class BrokerAccess:
         max_bytes = self._fetch_max_bytes
         while offset < end:
             try:
-                fetched = self._client.fetch(tp.topic, tp.partition, offset, max_bytes=max_bytes)
+                fetched = self._client.fetch(
+                    tp.topic,
+                    tp.partition,
+                    offset,
+                    max_bytes=max_bytes,
+                    isolation_level=self._isolation,
+                )
             except KafkaError as exc:
                 if exc.code == _OFFSET_OUT_OF_RANGE:
                     return  # the caller compares with the log's offsets
                 raise
             if not fetched.records:
                 return
-            records, next_offset = decode(
-                fetched.records, tp.topic, tp.partition, offset, end, include_headers
-            )
+            if self._isolation == READ_COMMITTED:
+                records, next_offset = _decode_committed(
+                    fetched.records,
+                    fetched.aborted_transactions,
+                    tp,
+                    offset,
+                    end,
+                    include_headers,
+                )
+            else:
+                records, next_offset = decode(
+                    fetched.records, tp.topic, tp.partition, offset, end, include_headers
+                )
             if next_offset <= offset:
                 if max_bytes >= 1 << 30:
                     return
@@ -157,14 +187,38 @@ class BrokerAccess:
             yield records, offset
 
 
-class DirectAccess:
-    """A log directory read in place (see :mod:`kafkacore.spark.logdir`)."""
+def _decode_committed(
+    data: bytes,
+    aborted: Iterable[tuple[int, int]],
+    tp: TopicPartition,
+    start: int,
+    end: int,
+    include_headers: bool,
+) -> tuple[pa.RecordBatch, int]:
+    """:func:`kafkacore.arrow.decode` of the batches of ``data`` a read_committed consumer
+    sees (``aborted``: ``(producer id, first offset)`` of the aborted transactions they
+    overlap); the next offset is past the last complete batch of ``data`` (or ``end``),
+    whether that batch was kept or not."""
+    from kafkacore.arrow import decode
 
-    def __init__(self, path: str, chunk_bytes: int) -> None:
+    kept, scanned = AbortedFilter(aborted).filter(data)
+    records, next_offset = decode(kept, tp.topic, tp.partition, start, end, include_headers)
+    if scanned is not None:
+        next_offset = max(next_offset, min(scanned, end))
+    return records, next_offset
+
+
+class DirectAccess:
+    """A log directory read in place (see :mod:`kafkacore.spark.logdir`); with
+    ``read_committed``, up to each partition's last stable offset, without the records of
+    aborted transactions (its ``.txnindex`` files)."""
+
+    def __init__(self, path: str, chunk_bytes: int, read_committed: bool = False) -> None:
         from kafkacore.spark.logdir import LogDirectory
 
         self._dir = LogDirectory(path)
         self._chunk_bytes = chunk_bytes
+        self._read_committed = read_committed
 
     def close(self) -> None:
         pass
@@ -173,28 +227,36 @@ class DirectAccess:
         return self._dir.topics()
 
     def offsets(self, tp: TopicPartition) -> tuple[int, int]:
-        return self._dir.offsets(tp)
+        start, end = self._dir.offsets(tp)
+        if self._read_committed:
+            end = max(start, min(end, self._dir.last_stable_offset(tp)))
+        return start, end
 
     def earliest(self, tps: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
-        return {tp: self._dir.offsets(tp)[0] for tp in tps}
+        return {tp: self.offsets(tp)[0] for tp in tps}
 
     def latest(self, tps: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
-        return {tp: self._dir.offsets(tp)[1] for tp in tps}
+        return {tp: self.offsets(tp)[1] for tp in tps}
 
     def offset_for_timestamp(self, tp: TopicPartition, timestamp: int) -> int | None:
-        return self._dir.offset_for_timestamp(tp, timestamp)
+        found = self._dir.offset_for_timestamp(tp, timestamp)
+        if found is not None and self._read_committed and found >= self.offsets(tp)[1]:
+            return None  # Kafka: a hit at or past the LSO is not found under read_committed
+        return found
 
     def read(
         self, tp: TopicPartition, start: int, end: int, include_headers: bool
     ) -> Iterator[tuple[pa.RecordBatch, int]]:
-        return self._dir.read(tp, start, end, include_headers, self._chunk_bytes)
+        return self._dir.read(
+            tp, start, end, include_headers, self._chunk_bytes, read_committed=self._read_committed
+        )
 
 
 def open_access(options: ReadOptions) -> PartitionAccess:
     if options.log_path:
-        return DirectAccess(options.log_path, options.fetch_max_bytes)
+        return DirectAccess(options.log_path, options.fetch_max_bytes, options.read_committed)
     assert options.bootstrap_servers is not None
-    return BrokerAccess(options.bootstrap_servers, options.fetch_max_bytes)
+    return BrokerAccess(options.bootstrap_servers, options.fetch_max_bytes, options.read_committed)
 
 
 # -- the driver's questions ----------------------------------------------------------------------

@@ -15,6 +15,14 @@ batch at the end of a file ends the segment. Reads stop at the high watermark wh
 checkpoint names the partition (a running broker rewrites it every few seconds; a cleanly
 stopped one on shutdown), otherwise at the end of the log.
 
+Transactions (``read_committed``): the last stable offset is computed as the broker's
+producer state has it - the open transactions of the newest ``.snapshot`` file (each
+producer's current transaction's first offset), then the batches after it up to the high
+watermark (a transactional batch opens its producer's transaction, a marker closes it) -
+and capped by the high watermark; the aborted transactions come from the segments'
+``.txnindex`` files with Kafka's ``collectAbortedTransactions`` walk, and the records of
+aborted transactions are dropped before decoding (:mod:`kafkacore.spark.transactions`).
+
 Thread-safety: none needed; every call opens and closes its own files.
 """
 
@@ -23,9 +31,9 @@ from __future__ import annotations
 import os
 import struct
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from kafkacore.errors import StorageIOError
+from kafkacore.errors import KafkaCoreError, StorageIOError
 from kafkacore.log.checkpoints import OffsetCheckpointFile
 from kafkacore.log.files import (
     DELETE_DIR_SUFFIX,
@@ -33,14 +41,26 @@ from kafkacore.log.files import (
     INDEX_FILE_SUFFIX,
     LOG_FILE_SUFFIX,
     LOG_START_OFFSET_CHECKPOINT_FILE,
+    PRODUCER_SNAPSHOT_FILE_SUFFIX,
     REPLICATION_OFFSET_CHECKPOINT_FILE,
     STRAY_DIR_SUFFIX,
     TIME_INDEX_FILE_SUFFIX,
+    TXN_INDEX_FILE_SUFFIX,
     TopicPartition,
     filename_prefix_from_offset,
     log_dir_name,
     parse_topic_partition_name,
 )
+from kafkacore.log.producer_state import read_snapshot
+from kafkacore.log.txn_index import AbortedTxn, TransactionIndex
+from kafkacore.record.layout import (
+    ATTRIBUTES_OFFSET,
+    CONTROL_FLAG_MASK,
+    PRODUCER_ID_OFFSET,
+    RECORD_BATCH_OVERHEAD,
+    TRANSACTIONAL_FLAG_MASK,
+)
+from kafkacore.spark.transactions import AbortedFilter
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -56,6 +76,8 @@ _LAST_OFFSET_DELTA_AT = 23
 _V2_PREFIX = _LAST_OFFSET_DELTA_AT + 4
 _OFFSET_AND_SIZE = struct.Struct(">qi")
 _I32 = struct.Struct(">i")
+_I16 = struct.Struct(">h")
+_I64 = struct.Struct(">q")
 _INDEX_ENTRY = struct.Struct(">II")  # relative offset, position
 _TIME_ENTRY = struct.Struct(">qI")  # timestamp, relative offset
 
@@ -146,6 +168,9 @@ class _Segment:
         if length <= 0 or position + size > os.fstat(self.fd).st_size:
             return None
         return offset, size
+
+    def batch_bytes(self, position: int, size: int) -> bytes:
+        return os.pread(self.fd, size, position)
 
     def locate(self, offset: int, not_before: int = 0) -> int | None:
         """Position of the first batch whose last offset is >= ``offset``, walking from
@@ -264,12 +289,21 @@ class LogDirectory:
         end: int,
         include_headers: bool,
         chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+        *,
+        read_committed: bool = False,
     ) -> Iterator[tuple[pa.RecordBatch, int]]:
         """``(record batch, next offset)`` for the records in ``[start, end)``, decoded
         from up to ``chunk_bytes`` of a segment at a time. Ends early (the last next offset
-        below ``end``) when the segments run out or a segment disappears."""
+        below ``end``) when the segments run out or a segment disappears.
+        ``read_committed``: without the records of the aborted transactions (the caller
+        keeps ``end`` at or below :meth:`last_stable_offset`)."""
         from kafkacore.arrow import decode
 
+        aborted: AbortedFilter | None = None
+        if read_committed:
+            aborted = AbortedFilter(
+                (a.producer_id, a.first_offset) for a in self.aborted_transactions(tp, start, end)
+            )
         offset = start
         bases = self.segments(tp)
         directory = self._dir(tp)
@@ -289,13 +323,110 @@ class LogDirectory:
                     if batch is None:
                         break
                     data = os.pread(segment.fd, max(chunk_bytes, batch[1]), position)
+                    scanned = None
+                    if aborted is not None:
+                        data, scanned = aborted.filter(data)
                     records, next_offset = decode(
                         data, tp.topic, tp.partition, offset, end, include_headers
                     )
+                    if scanned is not None:
+                        next_offset = max(next_offset, min(scanned, end))
                     next_offset = max(next_offset, min(batch[0] + 1, end))
                     offset = next_offset
                     yield records, offset
                     position = segment.locate(offset, position + batch[1])
+
+    # -- transactions -----------------------------------------------------------------------
+
+    def aborted_transactions(
+        self, tp: TopicPartition, start: int, upper_bound: int
+    ) -> list[AbortedTxn]:
+        """The aborted transactions overlapping ``[start, upper_bound)`` (Kafka's
+        ``LocalLog.collectAbortedTransactions``): the ``.txnindex`` of the segment holding
+        ``start`` (the first one when none does), then of each later segment until an
+        entry's last stable offset reaches ``upper_bound``."""
+        bases = self.segments(tp)
+        first = max((i for i, base in enumerate(bases) if base <= start), default=0)
+        found: list[AbortedTxn] = []
+        directory = self._dir(tp)
+        for base in bases[first:]:
+            path = os.path.join(directory, filename_prefix_from_offset(base)) + (
+                TXN_INDEX_FILE_SUFFIX
+            )
+            result = TransactionIndex(base, path).collect(start, upper_bound)
+            found.extend(result.aborted)
+            if result.complete:
+                break
+        return found
+
+    def last_stable_offset(self, tp: TopicPartition) -> int:
+        """The partition's last stable offset: the first offset of its earliest
+        transaction still open at the high watermark (a marker at or past the high
+        watermark does not close it, as the broker's LSO only moves with the high
+        watermark), else the high watermark."""
+        _, high_watermark = self.offsets(tp)
+        bases = self.segments(tp)
+        directory = self._dir(tp)
+        open_txns: dict[int, int] = {}  # producer id -> first offset
+        scan_from = bases[0] if bases else 0
+        snapshot = self._latest_snapshot(tp, high_watermark)
+        if snapshot is not None:
+            scan_from, entries = snapshot
+            open_txns = {
+                e.producer_id: e.current_txn_first_offset
+                for e in entries
+                if e.current_txn_first_offset is not None
+            }
+        first = max((i for i, base in enumerate(bases) if base <= scan_from), default=0)
+        for i in range(first, len(bases)):
+            if bases[i] >= high_watermark:
+                break
+            try:
+                segment = _Segment(directory, bases[i])
+            except FileNotFoundError:
+                continue
+            with segment:
+                position = segment.locate(scan_from)
+                while position is not None:
+                    batch = segment.batch_at(position)
+                    if batch is None:
+                        break
+                    _last, size = batch
+                    head = segment.batch_bytes(position, RECORD_BATCH_OVERHEAD)
+                    base_offset = _I64.unpack_from(head, 0)[0]
+                    if base_offset >= high_watermark:
+                        break
+                    position += size
+                    if len(head) < RECORD_BATCH_OVERHEAD or head[_MAGIC_AT] < 2:
+                        continue
+                    attributes = _I16.unpack_from(head, ATTRIBUTES_OFFSET)[0]
+                    producer_id = _I64.unpack_from(head, PRODUCER_ID_OFFSET)[0]
+                    if not attributes & TRANSACTIONAL_FLAG_MASK:
+                        continue
+                    if attributes & CONTROL_FLAG_MASK:
+                        open_txns.pop(producer_id, None)  # COMMIT or ABORT: decided
+                    else:
+                        open_txns.setdefault(producer_id, base_offset)
+        if not open_txns:
+            return high_watermark
+        return min(high_watermark, min(open_txns.values()))
+
+    def _latest_snapshot(self, tp: TopicPartition, at_most: int) -> tuple[int, list[Any]] | None:
+        """``(offset, entries)`` of the newest readable producer snapshot at or below
+        ``at_most`` (the state of the offsets before it); None when there is none."""
+        directory = self._dir(tp)
+        offsets = []
+        for name in os.listdir(directory):
+            stem = name[: -len(PRODUCER_SNAPSHOT_FILE_SUFFIX)]
+            if name.endswith(PRODUCER_SNAPSHOT_FILE_SUFFIX) and stem.isdigit():
+                offsets.append(int(stem))
+        for offset in sorted((o for o in offsets if o <= at_most), reverse=True):
+            path = os.path.join(directory, filename_prefix_from_offset(offset))
+            try:
+                return offset, read_snapshot(path + PRODUCER_SNAPSHOT_FILE_SUFFIX)
+            except (KafkaCoreError, OSError):
+                continue  # being replaced or corrupt: an older one, or the whole log
+        return None
 
     def offset_for_timestamp(self, tp: TopicPartition, timestamp: int) -> int | None:
         """The first offset below the high watermark whose record timestamp is at or after

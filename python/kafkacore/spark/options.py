@@ -332,6 +332,9 @@ class ReadOptions:
     min_partitions: int | None = None
     max_records_per_partition: int | None = None
     fetch_max_bytes: int = _DEFAULT_FETCH_MAX_BYTES
+    read_committed: bool = False
+    """``kafka.isolation.level=read_committed``: the latest offset is the last stable
+    offset, and records of aborted transactions are skipped (Kafka's consumer)."""
 
 
 def _lower(options: Mapping[str, str]) -> dict[str, str]:
@@ -367,12 +370,20 @@ def _validate_general(params: Mapping[str, str]) -> None:
     for key, message in _CONSUMER_UNSUPPORTED.items():
         if key in params:
             raise ValueError(message)
+    _read_committed(params)
+
+
+def _read_committed(params: Mapping[str, str]) -> bool:
+    """``kafka.isolation.level`` as Kafka's ``ConsumerConfig`` validates it (case
+    insensitive; Spark passes it to its consumers unchanged): read_committed or
+    read_uncommitted (the default)."""
     level = params.get(ISOLATION_LEVEL, "read_uncommitted").strip().lower()
-    if level != "read_uncommitted":
+    if level not in ("read_committed", "read_uncommitted"):
         raise ValueError(
-            f"Kafka option 'isolation.level' = '{params[ISOLATION_LEVEL]}' is not supported by "
-            "the kafkacore source: only read_uncommitted"
+            f"Invalid value {params[ISOLATION_LEVEL]} for configuration isolation.level: "
+            "String must be one of (case insensitive): read_committed, read_uncommitted"
         )
+    return level == "read_committed"
 
 
 def parse_read_options(options: Mapping[str, str], *, streaming: bool) -> ReadOptions:
@@ -445,6 +456,7 @@ def parse_read_options(options: Mapping[str, str], *, streaming: bool) -> ReadOp
         min_partitions=min_partitions,
         max_records_per_partition=max_records,
         fetch_max_bytes=fetch_max_bytes or _DEFAULT_FETCH_MAX_BYTES,
+        read_committed=_read_committed(params),
     )
 
 
