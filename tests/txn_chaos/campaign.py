@@ -76,6 +76,9 @@ class KafkacoreNode:
             directory / "data",
             [
                 "offsets.topic.replication.factor=1",
+                # few internal partitions: a restart after SIGKILL recovers every log
+                "offsets.topic.num.partitions=1",
+                "transaction.state.log.num.partitions=4",
                 "transaction.state.log.replication.factor=1",
                 "transaction.state.log.min.isr=1",
                 "group.initial.rebalance.delay.ms=0",

@@ -7,7 +7,7 @@ A round (one seed) on a running single-node target whose data outlives the round
    begins a transaction, writes to two partitions, flushes and is abandoned open;
 2. a transactional worker runs transactions of 2-6 records over up to three partitions
    (a quarter aborted); at the first EndTxn of the round's kind (commit or abort) after
-   its ``skip``-th transaction, a killer thread waits the round's delay (0-80 ms) and
+   its ``skip``-th transaction, a killer thread waits the round's delay (0-30 ms) and
    SIGKILLs the broker, which is started again at once; the worker retries its commit or
    abort (librdkafka resumes after a timeout) and finishes its transactions;
 3. a new producer on the worker's ``transactional.id`` (``init_transactions`` fences the
@@ -65,7 +65,7 @@ class Round:
             seed,
             "commit" if seed % 2 == 0 else "abort",
             rng.randint(1, 4),
-            round(rng.uniform(0.0, 0.08), 3),
+            round(rng.uniform(0.0, 0.03), 3),
         )
 
 
@@ -94,7 +94,13 @@ def _orphan(target: Target, history: History, seed: int) -> None:
 
 def run_round(target: Target, history: History, r: Round, log: list[str]) -> Result:
     """One round (see the module docstring); the checker's result."""
+    t0 = time.monotonic()
+
+    def mark(what: str) -> None:
+        log.append(f"{time.monotonic() - t0:.1f}s {what}")
+
     _orphan(target, history, r.seed)
+    mark("orphan open")
     name = f"sweep-{r.seed}"
     fired = threading.Event()
     killed = threading.Event()
@@ -128,11 +134,13 @@ def run_round(target: Target, history: History, r: Round, log: list[str]) -> Res
     worker.start()
     if not killed.wait(60):
         raise AssertionError(f"round {r}: the kill point was never reached: {worker.errors[-5:]}")
+    mark("killed")
     target.restart(1)
     history.write("heal", node=1)
+    mark("restarted")
     worker.join(120)
     assert not worker.is_alive(), f"round {r}: the worker is stuck: {worker.errors[-5:]}"
-    log.append(f"round {r}: worker errors {worker.errors[-3:]}")
+    mark(f"worker done, errors {worker.errors[-3:]}")
 
     # the producer can continue: a new one on the same id
     again = TxnWorker(
@@ -153,10 +161,13 @@ def run_round(target: Target, history: History, r: Round, log: list[str]) -> Res
         f"round {r}: the new producer on {name} could not commit: {again.errors}"
     )
 
+    mark("new producer committed")
     ends = wait_stable(target.bootstrap, TOPIC, PARTITIONS, timeout_s=30 + ORPHAN_TIMEOUT_MS / 1000)
+    mark("LSO = HW")
     reader = f"final-{r.seed}"
     final = final_read(target.bootstrap, TOPIC, PARTITIONS, history, ends, name=reader)
     events = [e for e in history.events if not e.get("final") or e["consumer"] == reader]
+    mark("final read")
     result = check(events)
     outcomes: dict[str, str] = {}
     for e in events:

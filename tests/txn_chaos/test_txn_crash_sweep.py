@@ -1,6 +1,6 @@
 """The transaction crash sweep (issue 13): one kafkacore broker SIGKILLed at seeded points
 right after a transactional producer calls ``commit_transaction`` or
-``abort_transaction`` (a seeded 0-80 ms later: while the producer flushes, while EndTxn
+``abort_transaction`` (a seeded 0-30 ms later: while the producer flushes, while EndTxn
 is in flight, while PrepareCommit/PrepareAbort is written, while the markers are), then
 started again on the same data, round after round (chained: each round recovers what the
 previous ones left). The rounds are :func:`txn_chaos.sweep.run_round`; after each:
@@ -29,7 +29,7 @@ from txn_chaos.campaign import KafkacoreNode, create_topic
 from txn_chaos.sweep import Round, run_round
 
 MASTER_SEED = 20261125
-ROUNDS = 4  # two kills after a commit, two after an abort
+ROUNDS = 6  # three kills after a commit, three after an abort
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -56,7 +56,7 @@ def test_kill_during_end_txn(node: KafkacoreNode, history: History, seed: int) -
     started = time.monotonic()
     notes: list[str] = []
     result = run_round(node, history, r, notes)
-    print(f"{r} {result.summary()} {time.monotonic() - started:.1f}s")
+    print(f"{r} {result.summary()} {time.monotonic() - started:.1f}s {notes}")
     assert result.ok, (
         f"{r}: {result.summary()}\n{result.details()}\n{notes}\n{node.log_text()[-4000:]}"
     )
