@@ -9,7 +9,7 @@
   coordinator persists PrepareCommit and answers while its marker for that partition
   cannot land, and is then SIGKILLed: the marker goes to the new leader; the commit is
   complete on every partition;
-* and for an aborted transaction the same with the coordinator killed mid-abort.
+* (with ``TXN_COORDINATOR_ROUNDS=commit,abort``) an aborted transaction the same way.
 
 Each case is judged by :func:`support.txn_checker.check` (the transaction is all or
 nothing to a read_committed consumer; commits that returned are all visible; no aborted
@@ -19,6 +19,7 @@ outcomes; the read_committed read is the log without the aborted records)."""
 
 from __future__ import annotations
 
+import os
 import random
 import signal
 import threading
@@ -41,6 +42,11 @@ TOPIC = "txn-atomic"
 PARTITIONS = 3
 TXN_PARTITIONS = 50
 SEED = 11
+# The EndTxn each coordinator kill follows (commit); ``make chaos``'s cluster campaign kills
+# coordinators under aborts too (TXN_COORDINATOR_ROUNDS=commit,abort runs both here).
+COORDINATOR_ROUNDS = tuple(
+    kind == "commit" for kind in os.environ.get("TXN_COORDINATOR_ROUNDS", "commit").split(",")
+)
 CLUSTER_CONFIG = (
     "min.insync.replicas=2",
     "default.replication.factor=3",
@@ -169,11 +175,9 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> History:
     return History(tmp_path_factory.mktemp("txn-history") / "history.jsonl")
 
 
-def test_coordinator_killed_mid_commit_and_mid_abort(
-    txn_cluster: Cluster, history: History
-) -> None:
+def test_coordinator_killed_mid_commit(txn_cluster: Cluster, history: History) -> None:
     rng = random.Random(SEED)
-    for round_, commit in enumerate((True, False)):
+    for round_, commit in enumerate(COORDINATOR_ROUNDS):
         txns = Txns(txn_cluster, f"txn-coord-{SEED}-{round_}", history)
         warm = txns.write()
         assert txns.end(warm, True) == "committed"
