@@ -57,6 +57,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from chaos.check import read_history  # the same JSON-lines files, cut lines skipped
+
 __all__ = [
     "ANOMALIES",
     "History",
@@ -121,19 +123,6 @@ class History:
             if self._file is not None:
                 self._file.close()
                 self._file = None
-
-
-def read_history(path: Path) -> list[dict[str, Any]]:
-    events = []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            line = line.strip()
-            if line:
-                try:
-                    events.append(json.loads(line))
-                except json.JSONDecodeError:  # a line cut by a crash of the recorder
-                    continue
-    return events
 
 
 @dataclass
