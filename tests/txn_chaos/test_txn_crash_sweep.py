@@ -26,7 +26,8 @@ import pytest
 
 from support.txn_checker import History
 from txn_chaos.campaign import KafkacoreNode, create_topic
-from txn_chaos.sweep import Round, run_round
+from txn_chaos.sweep import PARTITIONS, TOPIC, Round, run_round
+from txn_chaos.workload import read_txnindex
 
 MASTER_SEED = 20261125
 ROUNDS = 4  # two kills after a commit, two after an abort (make chaos: 20 rounds)
@@ -63,3 +64,6 @@ def test_kill_during_end_txn(node: KafkacoreNode, history: History, seed: int) -
     assert any(e["type"] == "fault" for e in history.events)
     # the round's transactions really ran: some committed, some aborted
     assert result.outcomes["committed"] >= 2 and result.outcomes["aborted"] >= 1, result.summary()
+    # the aborted transactions left .txnindex entries (which the round checked)
+    entries = [read_txnindex(node.broker.data / f"{TOPIC}-{p}") for p in range(PARTITIONS)]
+    assert sum(map(len, entries)) >= 1, entries
