@@ -36,6 +36,9 @@ Anomalies (each a list of examples; a valid history has none):
 * ``nonmonotonic_poll``: one consumer reading a partition's offsets out of order;
 * ``poll_skip``: one consumer stepping over an offset where the final reads hold a value.
 
+:func:`check_copy` judges a consume-transform-produce copier (exactly one copy of each
+committed source value).
+
 Jepsen's Elle cycle analyses (G0, G1c) need write-read dependencies across keys that
 this workload does not create; Kafka allows G0 anyway.
 
@@ -65,6 +68,7 @@ __all__ = [
     "LogBatch",
     "Result",
     "check",
+    "check_copy",
     "check_partition_log",
     "read_history",
     "txn_of",
@@ -142,11 +146,11 @@ class Result:
         if len(bucket) < MAX_EXAMPLES:
             bucket.append(example)
 
-    def merge(self, other: Result) -> None:
+    def merge(self, other: Result, prefix: str = "") -> None:
         for name, examples in other.anomalies.items():
             for example in examples:
-                self.flag(name, example)
-            self.counts[name] += other.counts[name] - len(examples)
+                self.flag(prefix + name, example)
+            self.counts[prefix + name] += other.counts[name] - len(examples)
 
     @property
     def ok(self) -> bool:
@@ -302,6 +306,44 @@ def check(events: Iterable[dict[str, Any]]) -> Result:
                         },
                     )
         last[key] = offset if before is None else max(before, offset)
+    return result
+
+
+def check_copy(events: Iterable[dict[str, Any]], source_values: Iterable[str]) -> Result:
+    """The consume-transform-produce check (Kafka's transactions system test): the final
+    reads of the sink (``poll`` with ``final`` in ``events``, whose ``send`` events carry
+    the ``source`` value each copy was made from) hold exactly one copy of every value of
+    ``source_values`` (the final read of the source) and nothing else.
+
+    * ``copy_duplicate``: a source value copied (visibly) more than once - exactly-once
+      broken, e.g. offsets committed apart from the copies;
+    * ``copy_lost``: a source value without a visible copy although the copier caught up;
+    * ``copy_phantom``: a visible copy of a value the source does not hold (read from an
+      aborted transaction, or from nowhere).
+    """
+    result = Result()
+    source_of: dict[str, str] = {}
+    copies: Counter[str] = Counter()
+    examples: dict[str, list[str]] = defaultdict(list)
+    for e in events:
+        if e["type"] == "send" and "source" in e:
+            source_of[e["value"]] = e["source"]
+        elif e["type"] == "poll" and e.get("final"):
+            source = source_of.get(e["value"])
+            if source is None:
+                result.flag("copy_phantom", {"copy": e["value"], "source": None})
+                continue
+            copies[source] += 1
+            examples[source].append(e["value"])
+    expected = set(source_values)
+    for source, count in sorted(copies.items()):
+        if source not in expected:
+            result.flag("copy_phantom", {"copy": examples[source], "source": source})
+        elif count > 1:
+            result.flag("copy_duplicate", {"source": source, "copies": examples[source]})
+    for source in sorted(expected - set(copies)):
+        result.flag("copy_lost", {"source": source})
+    result.final_reads = sum(copies.values())
     return result
 
 

@@ -35,8 +35,17 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from kafkacore.coordinator.txn_records import partition_for_transactional_id
 from support.brokers import Broker, free_port
 from support.kafka_jars import kafka_libs, kraft_single_node_props, start_kraft_node
-from support.txn_checker import History, Result, check, check_partition_log, read_history, txn_of
+from support.txn_checker import (
+    History,
+    Result,
+    check,
+    check_copy,
+    check_partition_log,
+    read_history,
+    txn_of,
+)
 from txn_chaos.workload import (
+    CopyWorker,
     LiveReader,
     TxnWorker,
     final_read,
@@ -46,6 +55,7 @@ from txn_chaos.workload import (
 )
 
 TOPIC = "txn-chaos"
+COPY_TOPIC = "txn-chaos-copy"
 PARTITIONS = 4
 TXN_STATE_PARTITIONS = 50
 # Broker settings every target gets: timed-out transactions found within a second.
@@ -270,12 +280,14 @@ class KafkacoreCluster:
         )
 
 
-def create_topic(bootstrap: str, replication_factor: int) -> None:
+def create_topic(bootstrap: str, replication_factor: int, *names: str) -> None:
     admin = AdminClient({"bootstrap.servers": bootstrap})
+    topics = names or (TOPIC,)
     futures = admin.create_topics(
-        [NewTopic(TOPIC, PARTITIONS, replication_factor)], operation_timeout=30
+        [NewTopic(name, PARTITIONS, replication_factor) for name in topics], operation_timeout=30
     )
-    futures[TOPIC].result(60)
+    for name in topics:
+        futures[name].result(60)
 
 
 def nemesis_schedule(seed: int, duration_s: float, gap_s: tuple[float, float]) -> list[float]:
@@ -298,6 +310,7 @@ def run_once(
     gap_s: tuple[float, float] = (6.0, 10.0),
     down_s: tuple[float, float] = (0.2, 1.5),
     replication_factor: int = 1,
+    copy: bool = True,
     log: Callable[[str], None] = lambda s: None,
 ) -> Result:
     """One seeded run against a started ``target``; the checker's result (history and
@@ -307,13 +320,27 @@ def run_once(
     rng = random.Random(f"run/{seed}")
     faults = nemesis_schedule(seed, duration_s, gap_s)
     history.write("meta", seed=seed, topic=TOPIC, partitions=PARTITIONS, faults=faults)
-    create_topic(target.bootstrap, replication_factor)
+    create_topic(target.bootstrap, replication_factor, TOPIC, COPY_TOPIC)
     names = [f"txnchaos-{seed}-w{i}" for i in range(workers)]
     pool = [
         TxnWorker(target.bootstrap, TOPIC, PARTITIONS, name, history, seed=seed, pause_s=0.01)
         for name in names
     ]
     reader = LiveReader(target.bootstrap, TOPIC, PARTITIONS, "live", history)
+    copy_history = History(directory / "copy-history.jsonl")
+    copier = None
+    if copy:
+        copier = CopyWorker(
+            target.bootstrap,
+            TOPIC,
+            COPY_TOPIC,
+            PARTITIONS,
+            f"txnchaos-{seed}-copier",
+            copy_history,
+            seed=seed,
+        )
+        names.append(copier.txn_name)
+        copier.start()
     for w in pool:
         w.start()
     reader.start()
@@ -356,11 +383,27 @@ def run_once(
     history.write("workers-stopped", stuck=stuck, txns={w.txn_name: w.done_txns for w in pool})
     ends = wait_stable(target.bootstrap, TOPIC, PARTITIONS, timeout_s=60)
     final = final_read(target.bootstrap, TOPIC, PARTITIONS, history, ends)
+    if copier is not None:
+        # the copier catches up with everything committed, then its output is read
+        copier.finish(ends)
+        caught_up = copier.caught_up.wait(90)
+        copier.stop()
+        copier.join(60)
+        history.write("copier-stopped", caught_up=caught_up, errors=copier.errors[-5:])
+        if not caught_up:
+            raise AssertionError(f"the copier did not catch up: {copier.errors[-5:]}")
+        copy_ends = wait_stable(target.bootstrap, COPY_TOPIC, PARTITIONS, timeout_s=60)
+        final_read(target.bootstrap, COPY_TOPIC, PARTITIONS, copy_history, copy_ends)
+    copy_history.close()
     time.sleep(0.5)
     reader.stop()
     reader.join(30)
     history.close()
     result = check(history.events)
+    if copier is not None:
+        sources = [value for p in final for _, value in final[p]]
+        result.merge(check(copy_history.events), "copy:")
+        result.merge(check_copy(copy_history.events, sources))
     outcomes = _outcomes_of(history.events)
     for p in range(PARTITIONS):
         batches = raw_log(target.bootstrap, TOPIC, p)

@@ -18,6 +18,7 @@ from support.txn_checker import (
     AbortedEntry,
     LogBatch,
     check,
+    check_copy,
     check_partition_log,
 )
 from txn_chaos.campaign import KafkacoreNode, run_once
@@ -212,6 +213,30 @@ def test_every_anomaly_has_a_crafted_case() -> None:
         "poll_skip",
     }
     assert names == tested
+
+
+def test_copy_check() -> None:
+    h = H()
+    copies = h.txn("c.0", [0, 1])
+    copies2 = h.txn("c.1", [0], outcome="aborted")
+    for e in h.events:
+        if e["type"] == "send":
+            e["source"] = {"c.0#0": "s#0", "c.0#1": "s#1", "c.1#0": "s#2"}[e["value"]]
+    clean = H()
+    clean.events = list(h.events)
+    clean.final(copies)
+    assert check_copy(clean.events, ["s#0", "s#1"]).ok
+    assert set(check_copy(clean.events, ["s#0", "s#1", "s#3"]).counts) == {"copy_lost"}
+    assert set(check_copy(clean.events, ["s#0"]).counts) == {"copy_phantom"}
+    twice = H()
+    twice.events = list(h.events)
+    twice.final(copies + copies2)  # the aborted copy of s#2 visible: s#2 not in the source
+    assert set(check_copy(twice.events, ["s#0", "s#1"]).counts) == {"copy_phantom"}
+    dup = H()
+    dup.events = list(h.events)
+    dup.add("send", txn="c.2", value="c.2#0", partition=1, source="s#1")
+    dup.final([*copies, (1, 7, "c.2#0")])
+    assert set(check_copy(dup.events, ["s#0", "s#1"]).counts) == {"copy_duplicate"}
 
 
 # -- the log-level check ------------------------------------------------------------------

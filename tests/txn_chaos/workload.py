@@ -41,6 +41,7 @@ from kafkacore.record import batch_header, iter_batches, parse_control_record, r
 from support.txn_checker import AbortedEntry, History, LogBatch
 
 __all__ = [
+    "CopyWorker",
     "LiveReader",
     "TxnWorker",
     "final_read",
@@ -252,6 +253,141 @@ class TxnWorker(threading.Thread):
                     continue
                 self._drop_producer()
                 return False
+
+
+class CopyWorker(TxnWorker):
+    """Consume-transform-produce (Kafka's ``TransactionalMessageCopier``): a read_committed
+    consumer of ``source`` (group ``name``, every partition assigned at the group's
+    committed offsets) and a transactional producer (``transactional.id`` ``name``)
+    copying each record to the same partition of ``sink``, with the consumed positions
+    committed in the transaction (``send_offsets_to_transaction``). Copies are values
+    ``<txn>#<i>`` whose ``send`` events carry the ``source`` value. After a failed or
+    undecided transaction the consumer and the producer are opened again (the consumer
+    resumes at the committed offsets). :meth:`finish` asks it to stop once it has copied
+    up to given end offsets."""
+
+    def __init__(
+        self,
+        bootstrap: str,
+        source: str,
+        sink: str,
+        partitions: int,
+        name: str,
+        history: History,
+        *,
+        seed: int,
+        patience_s: float = 30.0,
+    ) -> None:
+        super().__init__(
+            bootstrap,
+            sink,
+            partitions,
+            name,
+            history,
+            seed=seed,
+            abort_rate=0.0,
+            patience_s=patience_s,
+        )
+        self.source = source
+        self.consumer: Consumer | None = None
+        self.ends: dict[int, int] | None = None
+        self.caught_up = threading.Event()
+
+    def finish(self, ends: dict[int, int]) -> None:
+        self.ends = dict(ends)
+
+    def _open_consumer(self) -> Consumer:
+        consumer = _consumer(self.bootstrap, self.txn_name)
+        wanted = [CkTopicPartition(self.source, p) for p in range(self.partitions)]
+        deadline = time.monotonic() + self.patience_s * 2
+        while True:
+            try:
+                committed = consumer.committed(wanted, timeout=10)
+                break
+            except KafkaException as exc:  # e.g. UNSTABLE_OFFSET_COMMIT while one is pending
+                self.errors.append(f"committed: {exc}")
+                if time.monotonic() > deadline:
+                    consumer.close()
+                    raise
+                time.sleep(0.2)
+        consumer.assign(
+            [
+                CkTopicPartition(
+                    self.source, tp.partition, tp.offset if tp.offset >= 0 else OFFSET_BEGINNING
+                )
+                for tp in committed
+            ]
+        )
+        self.history.write("copier-open", offsets={tp.partition: tp.offset for tp in committed})
+        return consumer
+
+    def _drop_consumer(self) -> None:
+        consumer, self.consumer = self.consumer, None
+        if consumer is not None:
+            consumer.close()
+
+    def _done(self) -> bool:
+        if self.ends is None or self.consumer is None:
+            return False
+        positions = self.consumer.position(
+            [CkTopicPartition(self.source, p) for p in range(self.partitions)]
+        )
+        return all(tp.offset >= self.ends[tp.partition] for tp in positions)
+
+    def run(self) -> None:
+        n = 0
+        try:
+            while not self._halt.is_set():
+                try:
+                    if self.producer is None:
+                        self._drop_consumer()  # both again: resume at the committed offsets
+                        self.producer = self._new_producer()
+                    if self.consumer is None:
+                        self.consumer = self._open_consumer()
+                    if self._done():
+                        self.caught_up.set()
+                        break
+                    if self.copy_once(f"{self.txn_prefix}.{n}"):
+                        n += 1
+                except Exception as exc:
+                    self.errors.append(f"{type(exc).__name__}: {exc}")
+                    self._drop_producer()
+                    time.sleep(0.2)
+        finally:
+            self._drop_producer()
+            self._drop_consumer()
+
+    def copy_once(self, txn: str) -> bool:
+        producer, consumer = self.producer, self.consumer
+        assert producer is not None and consumer is not None
+        msgs = [m for m in consumer.consume(100, 0.3) if m.error() is None]
+        if not msgs:
+            return False
+        producer.begin_transaction()
+        self._delivery_failed = False
+        for i, m in enumerate(msgs):
+            value = f"{txn}#{i}"
+            self.history.write(
+                "send",
+                txn=txn,
+                value=value,
+                partition=m.partition(),
+                source=m.value().decode(),
+                source_offset=m.offset(),
+            )
+            producer.produce(
+                self.topic,
+                value=value.encode(),
+                partition=m.partition(),
+                on_delivery=self._on_delivery,
+            )
+        positions = consumer.position(consumer.assignment())
+        producer.send_offsets_to_transaction(positions, consumer.consumer_group_metadata(), 30)
+        failed = producer.flush(self.patience_s) > 0 or self._delivery_failed
+        self.end(txn, not failed, failed)
+        if self.producer is None or failed:
+            self._drop_producer()  # not committed (or undecided): read the input again
+        return True
 
 
 def _consumer(bootstrap: str, group: str, **extra: object) -> Consumer:
