@@ -319,8 +319,9 @@ DURATION_S = 12.0
 
 @pytest.mark.timeout(120)
 def test_bounded_run_against_kafkacore(tmp_path: Path) -> None:
-    """Two transactional producers (a quarter of their transactions aborted) and a live
-    read_committed reader while the broker is SIGKILLed and restarted at seeded moments;
+    """Two transactional producers (a quarter of their transactions aborted), a copier
+    (consume-transform-produce) and a live read_committed reader while the broker is
+    SIGKILLed and restarted at seeded moments;
     then LSO = HW everywhere, a final read, the raw logs and ``.txnindex`` files: no
     anomaly, and the faults and both kinds of transaction really happened."""
     started = time.monotonic()
@@ -340,3 +341,5 @@ def test_bounded_run_against_kafkacore(tmp_path: Path) -> None:
         e for e in (tmp_path / "run" / "history.jsonl").read_text().splitlines() if '"fault"' in e
     ]
     assert len(faults) >= 2, faults
+    copies = (tmp_path / "run" / "copy-history.jsonl").read_text().count('"final":true')
+    assert copies == result.final_reads, "the copier did not copy every committed value"
