@@ -72,6 +72,7 @@ class Target(Protocol):
     def stop(self) -> None: ...
     def nodes(self) -> list[int]: ...
     def kill(self, node: int) -> None: ...
+    def signal(self, node: int, sig: int) -> None: ...
     def restart(self, node: int) -> None: ...
     def partition_dir(self, topic: str, partition: int) -> Path | None: ...
     def coordinator_node(self, transactional_id: str) -> int | None: ...
@@ -112,6 +113,10 @@ class KafkacoreNode:
 
     def kill(self, node: int) -> None:
         self.broker.kill()
+
+    def signal(self, node: int, sig: int) -> None:
+        if self.broker.proc is not None:
+            self.broker.proc.send_signal(sig)
 
     def restart(self, node: int) -> None:
         self.broker.start()
@@ -188,6 +193,10 @@ class KafkaNode:
             self.proc.wait(30)
             self.proc = None
 
+    def signal(self, node: int, sig: int) -> None:
+        if self.proc is not None:
+            self.proc.send_signal(sig)
+
     def restart(self, node: int) -> None:
         from support.kafka_jars import _QUIET_LOGGER, _SERVER_JVM_FLAGS, require
 
@@ -258,6 +267,11 @@ class KafkacoreCluster:
 
     def kill(self, node: int) -> None:
         self.cluster.kill(node)
+
+    def signal(self, node: int, sig: int) -> None:
+        proc = self.cluster.brokers[node].proc
+        if proc is not None:
+            proc.send_signal(sig)
 
     def restart(self, node: int) -> None:
         self.cluster.restart(node)

@@ -6,10 +6,13 @@ A round (one seed) on a running single-node target whose data outlives the round
 1. an *orphan* producer (its own ``transactional.id``, ``transaction.timeout.ms`` 3 s)
    begins a transaction, writes to two partitions, flushes and is abandoned open;
 2. a transactional worker runs transactions of 2-6 records over up to three partitions
-   (a quarter aborted); at the first EndTxn of the round's kind (commit or abort) after
-   its ``skip``-th transaction, a killer thread waits the round's delay (0-30 ms) and
-   SIGKILLs the broker, which is started again at once; the worker retries its commit or
-   abort (librdkafka resumes after a timeout) and finishes its transactions;
+   (a quarter aborted, the records flushed before the EndTxn); at the first EndTxn of the
+   round's kind (commit or abort) after its ``skip``-th transaction, the broker is frozen
+   (SIGSTOP) before the client sends the EndTxn, let go 100 ms later (SIGCONT: it reads
+   the EndTxn) and SIGKILLed the round's delay (0-20 ms) after that: while it handles the
+   EndTxn, writes PrepareCommit/PrepareAbort, answers or writes the markers; it is started
+   again at once; the worker retries its commit or abort (librdkafka resumes after a
+   timeout) and finishes its transactions;
 3. a new producer on the worker's ``transactional.id`` (``init_transactions`` fences the
    old one) commits one more transaction: the producer can continue;
 4. checks: LSO = HW on every partition once the orphan timed out (the coordinator must
@@ -26,6 +29,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import signal
 import sys
 import threading
 import time
@@ -48,6 +52,7 @@ from txn_chaos.workload import (
 TOPIC = "txn-chaos"
 PARTITIONS = 3
 ORPHAN_TIMEOUT_MS = 3000
+FROZEN_S = 0.1  # how long the broker stays stopped while the client sends its EndTxn
 ORPHANS: list[Producer] = []
 
 
@@ -65,7 +70,7 @@ class Round:
             seed,
             "commit" if seed % 2 == 0 else "abort",
             rng.randint(1, 4),
-            round(rng.uniform(0.0, 0.03), 3),
+            round(rng.uniform(0.0, 0.02), 3),
         )
 
 
@@ -111,11 +116,16 @@ def run_round(target: Target, history: History, r: Round, log: list[str]) -> Res
         if fired.is_set() or seen[0] <= r.skip or commit != (r.kind == "commit"):
             return
         fired.set()
+        # frozen before the EndTxn leaves the client: the broker takes it from its socket
+        # when it is let go, and dies delay_s into handling it
+        target.signal(1, signal.SIGSTOP)
 
         def kill() -> None:
+            time.sleep(FROZEN_S)
+            target.signal(1, signal.SIGCONT)
             time.sleep(r.delay_s)
-            history.write("fault", kind="kill", txn=txn, delay_s=r.delay_s)
             target.kill(1)
+            history.write("fault", kind="kill", txn=txn, delay_s=r.delay_s)
             killed.set()
 
         threading.Thread(target=kill, daemon=True).start()

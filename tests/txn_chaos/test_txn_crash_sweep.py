@@ -1,7 +1,7 @@
 """The transaction crash sweep (issue 13): one kafkacore broker SIGKILLed at seeded points
-right after a transactional producer calls ``commit_transaction`` or
-``abort_transaction`` (a seeded 0-30 ms later: while the producer flushes, while EndTxn
-is in flight, while PrepareCommit/PrepareAbort is written, while the markers are), then
+while it handles a transactional producer's EndTxn (commit or abort): frozen before the
+request is sent, let go, and killed a seeded 0-20 ms into handling it (while
+PrepareCommit/PrepareAbort is written, answered, while the markers are written), then
 started again on the same data, round after round (chained: each round recovers what the
 previous ones left). The rounds are :func:`txn_chaos.sweep.run_round`; after each:
 
