@@ -294,11 +294,13 @@ class KafkacoreCluster:
         )
 
 
-def create_topic(bootstrap: str, replication_factor: int, *names: str) -> None:
+def create_topic(
+    bootstrap: str, replication_factor: int, *names: str, partitions: int = PARTITIONS
+) -> None:
     admin = AdminClient({"bootstrap.servers": bootstrap})
     topics = names or (TOPIC,)
     futures = admin.create_topics(
-        [NewTopic(name, PARTITIONS, replication_factor) for name in topics], operation_timeout=30
+        [NewTopic(name, partitions, replication_factor) for name in topics], operation_timeout=30
     )
     for name in topics:
         futures[name].result(60)

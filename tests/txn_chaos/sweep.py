@@ -38,10 +38,11 @@ from pathlib import Path
 
 from confluent_kafka import Producer
 
-from support.txn_checker import History, Result, check, check_partition_log
-from txn_chaos.campaign import KafkacoreNode, KafkaNode, Target, create_topic
+from support.txn_checker import History, Result, check, check_copy, check_partition_log
+from txn_chaos.campaign import COPY_TOPIC, KafkacoreNode, KafkaNode, Target, create_topic
 from txn_chaos.workload import (
     PRODUCER_BASE,
+    CopyWorker,
     TxnWorker,
     final_read,
     raw_log,
@@ -49,7 +50,7 @@ from txn_chaos.workload import (
     wait_stable,
 )
 
-TOPIC = "txn-chaos"
+TOPIC = "txn-chaos"  # the campaign's topics, with three partitions here
 PARTITIONS = 3
 ORPHAN_TIMEOUT_MS = 3000
 FROZEN_S = 0.1  # how long the broker stays stopped while the client sends its EndTxn
@@ -59,7 +60,7 @@ ORPHANS: list[Producer] = []
 @dataclass(frozen=True)
 class Round:
     seed: int
-    kind: str  # "commit" or "abort": the EndTxn the kill follows
+    kind: str  # "commit", "abort" or "copy" (the copier's commit): the EndTxn the kill hits
     skip: int  # transactions before the one whose EndTxn is hit
     delay_s: float
 
@@ -68,7 +69,7 @@ class Round:
         rng = random.Random(f"{master}/{seed}")
         return cls(
             seed,
-            "commit" if seed % 2 == 0 else "abort",
+            ("commit", "abort", "copy")[seed % 3],
             rng.randint(1, 4),
             round(rng.uniform(0.0, 0.02), 3),
         )
@@ -97,8 +98,11 @@ def _orphan(target: Target, history: History, seed: int) -> None:
     ORPHANS.append(producer)  # kept (never destroyed) until the process ends
 
 
-def run_round(target: Target, history: History, r: Round, log: list[str]) -> Result:
-    """One round (see the module docstring); the checker's result."""
+def run_round(
+    target: Target, history: History, r: Round, log: list[str], copy_history: History
+) -> Result:
+    """One round (see the module docstring); the checker's result. ``copy_history``
+    records the copier (the same one, resuming, in every round)."""
     t0 = time.monotonic()
 
     def mark(what: str) -> None:
@@ -113,8 +117,20 @@ def run_round(target: Target, history: History, r: Round, log: list[str]) -> Res
 
     def on_end(txn: str, commit: bool) -> None:
         seen[0] += 1
-        if fired.is_set() or seen[0] <= r.skip or commit != (r.kind == "commit"):
+        if (
+            fired.is_set()
+            or r.kind == "copy"
+            or seen[0] <= r.skip
+            or commit != (r.kind == "commit")
+        ):
             return
+        freeze_then_kill(txn)
+
+    def on_copier_end(txn: str, commit: bool) -> None:
+        if not fired.is_set() and r.kind == "copy" and commit:
+            freeze_then_kill(txn)
+
+    def freeze_then_kill(txn: str) -> None:
         fired.set()
         # frozen before the EndTxn leaves the client: the broker takes it from its socket
         # when it is let go, and dies delay_s into handling it
@@ -141,6 +157,18 @@ def run_round(target: Target, history: History, r: Round, log: list[str]) -> Res
         on_end=on_end,
         patience_s=30.0,
     )
+    copier = CopyWorker(
+        target.bootstrap,
+        TOPIC,
+        COPY_TOPIC,
+        PARTITIONS,
+        "sweep-copier",
+        copy_history,
+        seed=r.seed,
+        on_end=on_copier_end,
+    )
+    copier.txn_prefix = f"sweep-copier-{r.seed}"
+    copier.start()
     worker.start()
     if not killed.wait(60):
         raise AssertionError(f"round {r}: the kill point was never reached: {worker.errors[-5:]}")
@@ -178,7 +206,19 @@ def run_round(target: Target, history: History, r: Round, log: list[str]) -> Res
     final = final_read(target.bootstrap, TOPIC, PARTITIONS, history, ends, name=reader)
     events = [e for e in history.events if not e.get("final") or e["consumer"] == reader]
     mark("final read")
+    # the copier copies everything committed once, whatever the kill did to it
+    copier.finish(ends)
+    caught_up = copier.caught_up.wait(60)
+    copier.stop()
+    copier.join(60)
+    assert caught_up, f"round {r}: the copier did not catch up: {copier.errors[-5:]}"
+    copy_ends = wait_stable(target.bootstrap, COPY_TOPIC, PARTITIONS, timeout_s=30)
+    final_read(target.bootstrap, COPY_TOPIC, PARTITIONS, copy_history, copy_ends, name=reader)
+    copy_events = [e for e in copy_history.events if not e.get("final") or e["consumer"] == reader]
+    mark(f"copier caught up, errors {copier.errors[-3:]}")
     result = check(events)
+    result.merge(check(copy_events), "copy:")
+    result.merge(check_copy(copy_events, [v for p in final for _, v in final[p]]))
     outcomes: dict[str, str] = {}
     for e in events:
         if e["type"] == "send":
@@ -218,13 +258,14 @@ def main(argv: list[str] | None = None) -> int:
     target.start()
     ok = True
     try:
-        create_topic(target.bootstrap, 1)
+        create_topic(target.bootstrap, 1, TOPIC, COPY_TOPIC, partitions=PARTITIONS)
         history = History(out / args.target / "history.jsonl")
+        copy_history = History(out / args.target / "copy-history.jsonl")
         for seed in range(args.rounds):
             r = Round.draw(args.master_seed, seed)
             started = time.monotonic()
             notes: list[str] = []
-            result = run_round(target, history, r, notes)
+            result = run_round(target, history, r, notes, copy_history)
             print(f"{r} {result.summary()} {time.monotonic() - started:.1f}s", flush=True)
             if not result.ok:
                 ok = False

@@ -25,12 +25,12 @@ from collections.abc import Iterator
 import pytest
 
 from support.txn_checker import History
-from txn_chaos.campaign import KafkacoreNode, create_topic
+from txn_chaos.campaign import COPY_TOPIC, KafkacoreNode, create_topic
 from txn_chaos.sweep import PARTITIONS, TOPIC, Round, run_round
 from txn_chaos.workload import read_txnindex
 
 MASTER_SEED = 20261125
-ROUNDS = 4  # two kills after a commit, two after an abort (make chaos: 20 rounds)
+ROUNDS = 3  # kills in a commit, an abort, the copier's commit (make chaos: 20 rounds)
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -40,7 +40,7 @@ def node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KafkacoreNode]:
     target = KafkacoreNode(tmp_path_factory.mktemp("txn-sweep"))
     target.start()
     try:
-        create_topic(target.bootstrap, 1)
+        create_topic(target.bootstrap, 1, TOPIC, COPY_TOPIC, partitions=PARTITIONS)
         yield target
     finally:
         target.stop()
@@ -51,12 +51,19 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> History:
     return History(tmp_path_factory.mktemp("txn-sweep-history") / "history.jsonl")
 
 
+@pytest.fixture(scope="module")
+def copy_history(tmp_path_factory: pytest.TempPathFactory) -> History:
+    return History(tmp_path_factory.mktemp("txn-sweep-history") / "copy-history.jsonl")
+
+
 @pytest.mark.parametrize("seed", range(ROUNDS))
-def test_kill_during_end_txn(node: KafkacoreNode, history: History, seed: int) -> None:
+def test_kill_during_end_txn(
+    node: KafkacoreNode, history: History, copy_history: History, seed: int
+) -> None:
     r = Round.draw(MASTER_SEED, seed)
     started = time.monotonic()
     notes: list[str] = []
-    result = run_round(node, history, r, notes)
+    result = run_round(node, history, r, notes, copy_history)
     print(f"{r} {result.summary()} {time.monotonic() - started:.1f}s {notes}")
     assert result.ok, (
         f"{r}: {result.summary()}\n{result.details()}\n{notes}\n{node.log_text()[-4000:]}"

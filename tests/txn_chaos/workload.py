@@ -277,6 +277,7 @@ class CopyWorker(TxnWorker):
         *,
         seed: int,
         patience_s: float = 30.0,
+        on_end: Callable[[str, bool], None] | None = None,
     ) -> None:
         super().__init__(
             bootstrap,
@@ -287,6 +288,7 @@ class CopyWorker(TxnWorker):
             seed=seed,
             abort_rate=0.0,
             patience_s=patience_s,
+            on_end=on_end,
         )
         self.source = source
         self.consumer: Consumer | None = None
