@@ -12,7 +12,10 @@ A round (one seed) on a running single-node target whose data outlives the round
    the EndTxn) and SIGKILLed the round's delay (0-20 ms) after that: while it handles the
    EndTxn, writes PrepareCommit/PrepareAbort, answers or writes the markers; it is started
    again at once; the worker retries its commit or abort (librdkafka resumes after a
-   timeout) and finishes its transactions;
+   timeout) and finishes its transactions; a copier (consume-transform-produce with
+   ``send_offsets_to_transaction``; one consumer group and ``transactional.id`` resumed in
+   every round) copies the topic meanwhile; in the rounds of kind ``copy`` the kill hits
+   the copier's EndTxn (commit) instead;
 3. a new producer on the worker's ``transactional.id`` (``init_transactions`` fences the
    old one) commits one more transaction: the producer can continue;
 4. checks: LSO = HW on every partition once the orphan timed out (the coordinator must
@@ -21,7 +24,8 @@ A round (one seed) on a running single-node target whose data outlives the round
    nothing, no aborted/uncommitted read, no committed value lost, ...), and per partition
    :func:`support.txn_checker.check_partition_log`: the raw log (read_uncommitted) against
    the ``.txnindex`` files (each aborted transaction's entry: its producer, first offset,
-   ABORT marker offset and LSO) and against the read_committed read.
+   ABORT marker offset and LSO) and against the read_committed read; once the copier has
+   caught up, exactly one copy of every committed value is visible in the copy topic.
 """
 
 from __future__ import annotations

@@ -12,7 +12,9 @@ previous ones left). The rounds are :func:`txn_chaos.sweep.run_round`; after eac
 * the ``.txnindex`` files hold exactly one entry per ABORT marker that closed a
   transaction, with that producer's first offset, the marker's offset and the LSO then,
   and the read_committed read is the raw log minus those ranges' records and the markers;
-* a new producer on the same ``transactional.id`` initialises and commits.
+* a new producer on the same ``transactional.id`` initialises and commits;
+* a consume-transform-produce copier (offsets committed in its transactions), killed in
+  its own commit in one round, ends with exactly one visible copy of each committed value.
 
 ``python -m txn_chaos.sweep --target kafka`` runs the same rounds against Apache Kafka.
 """
