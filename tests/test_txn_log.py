@@ -296,3 +296,28 @@ def test_transaction_index_file_rules(tmp_path: Path) -> None:
     index.reset()
     assert index.all_aborted() == [] and os.path.getsize(path) == 0
     assert index.delete() and not os.path.exists(path)
+
+
+def test_partition_lso_markers_and_the_verification_guard(tmp_path: Path) -> None:
+    """The leader's Partition: the LSO is min(first unstable offset, HW); a transactional
+    write verified before a marker of its producer landed is refused (KIP-890's guard)."""
+    from kafkacore.metadata import PartitionState
+    from kafkacore.server.partition import Partition
+
+    log = open_log(tmp_path / "t-0")
+    partition = Partition(log.topic_partition, log, 1)
+    partition.make_leader(PartitionState((1,), 1, 4, (1,), 0))
+    partition.append_records_to_leader(txn_batch(P1, 0))
+    assert (partition.high_watermark, partition.last_stable_offset) == (1, 0)
+    guard = (P1, log.verification_guard(P1))
+    info = partition.append_txn_marker(P1, 0, 2, False)
+    assert info.last_leader_epoch == 4
+    assert (partition.high_watermark, partition.last_stable_offset) == (2, 2)
+    assert log.first_unstable_offset is None  # the HW passed the marker
+    with pytest.raises(InvalidTxnStateError, match="ended while the write was verified"):
+        partition.append_records_to_leader(txn_batch(P1, 1), verification_guard=guard)
+    assert log.log_end_offset == 2
+    fresh = (P1, log.verification_guard(P1))
+    partition.append_records_to_leader(txn_batch(P1, 1), verification_guard=fresh)
+    assert (partition.high_watermark, partition.last_stable_offset) == (3, 2)
+    log.close()

@@ -12,6 +12,7 @@ import heapq
 from pathlib import Path
 from typing import Any
 
+from kafkacore.log import TopicPartition
 from kafkacore.native import backend
 from kafkacore.protocol import APIS_BY_NAME
 from kafkacore.record import batch_header, iter_batches
@@ -28,7 +29,14 @@ from kafkacore.security.acl import (
     ResourceType,
 )
 from kafkacore.server.handlers.txn_markers import write_txn_markers
-from support.raw_client import RawClient, fetch_request, make_request, run_broker
+from support.raw_client import (
+    OneShotClient,
+    RawClient,
+    fetch_request,
+    make_request,
+    produce_request,
+    run_broker,
+)
 
 TOPIC = "txn"
 P1, P2, P3 = 4000, 5000, 6000
@@ -67,25 +75,19 @@ def codes(response: Any) -> list[list[int]]:
     return [[p.error_code for t in m.topics for p in t.partitions] for m in response.markers]
 
 
+async def produce_answer(
+    client: RawClient, records: bytes, *, transactional_id: str = "tx", version: int = 9
+) -> Any:
+    """The partition answer of a Produce of ``records`` to partition 0 (acks=-1)."""
+    request = produce_request(TOPIC, 0, records)
+    request.transactional_id = transactional_id
+    response = await client.call("Produce", version, request)
+    return response.responses[0].partition_responses[0]
+
+
 async def produce(client: RawClient, records: bytes) -> int:
-    request = make_request(
-        "Produce",
-        transactional_id="tx",
-        acks=-1,
-        timeout_ms=5000,
-        topic_data=[
-            APIS_BY_NAME["Produce"].request.cls.TopicProduceData(
-                name=TOPIC,
-                partition_data=[
-                    APIS_BY_NAME["Produce"].request.cls.PartitionProduceData(
-                        index=0, records=records
-                    )
-                ],
-            )
-        ],
-    )
-    response = await client.call("Produce", 9, request)
-    part = response.responses[0].partition_responses[0]
+    """The error code, or -1000 - the base offset."""
+    part = await produce_answer(client, records)
     return part.error_code if part.error_code else -part.base_offset - 1000
 
 
@@ -229,7 +231,8 @@ def test_markers_lso_fetch_list_offsets_and_produce_errors(tmp_path: Path) -> No
         finally:
             client.close()
 
-    run_broker(tmp_path, scenario)
+    # made-up producer ids, no coordinator: the KIP-890 verification is the next test's
+    run_broker(tmp_path, scenario, **{"transaction.partition.verification.enable": "false"})
 
 
 def test_markers_on_consumer_offsets_reach_the_group_coordinator_and_need_cluster_action(
@@ -286,3 +289,87 @@ def test_markers_on_consumer_offsets_reach_the_group_coordinator_and_need_cluste
             client.close()
 
     run_broker(tmp_path, scenario, **{"offsets.topic.num.partitions": 2})
+
+
+def test_transactional_produce_is_verified_with_the_coordinator(tmp_path: Path) -> None:
+    """KIP-890 part 1 against the in-process coordinator: a transactional write to a
+    partition not in the transaction is refused (INVALID_TXN_STATE up to Produce 10,
+    TRANSACTION_ABORTABLE at 11), also after the commit (no hanging transaction); once
+    added it is appended, and EndTxn's markers move the LSO."""
+
+    async def scenario(server: Any) -> None:
+        services = server.services
+        await services.run_io(services.replica_manager.create_topic, TOPIC, 2)
+        c = OneShotClient(server.bound_port)
+        assert (await c.call("FindCoordinator", 3, key="v-tx", key_type=1)).error_code == 0
+        init = await c.call(
+            "InitProducerId",
+            4,
+            transactional_id="v-tx",
+            transaction_timeout_ms=60_000,
+            producer_id=-1,
+            producer_epoch=-1,
+        )
+        assert init.error_code == 0
+        pid, epoch = init.producer_id, init.producer_epoch
+        client = await RawClient.connect(server.bound_port)
+
+        async def send(seq: int, version: int = 9) -> tuple[int, str | None]:
+            records = txn_batch(pid, seq, epoch=epoch)
+            answer = await produce_answer(client, records, transactional_id="v-tx", version=version)
+            return answer.error_code, answer.error_message
+
+        try:
+            assert await send(0) == (48, "Partition was not added to the transaction")
+            assert (await send(0, version=11))[0] == 120
+            added = await c.call(
+                "AddPartitionsToTxn",
+                0,
+                v3_and_below_transactional_id="v-tx",
+                v3_and_below_producer_id=pid,
+                v3_and_below_producer_epoch=epoch,
+                v3_and_below_topics=[
+                    APIS_BY_NAME["AddPartitionsToTxn"].request.cls.AddPartitionsToTxnTopic(
+                        name=TOPIC, partitions=[0]
+                    )
+                ],
+            )
+            assert (
+                added.results_by_topic_v3_and_below[0].results_by_partition[0].partition_error_code
+                == 0
+            )
+            # the same question over the wire (what a leader asks a remote coordinator)
+            rm = services.replica_manager
+            other = TopicPartition(TOPIC, 1)
+            answers = await rm.verify_transaction_remotely(
+                services.node_id, "v-tx", pid, epoch, {TopicPartition(TOPIC, 0), other}
+            )
+            assert answers == {TopicPartition(TOPIC, 0): 0, other: 120}
+            fenced = await rm.verify_transaction_remotely(
+                services.node_id, "v-tx", pid, epoch + 1, {other}
+            )
+            assert fenced == {other: 90}
+            assert await send(0) == (0, None)
+            assert await send(1) == (0, None)  # the transaction is open here: not asked
+            assert await list_offset(client, -1, 1) == (0, -1)
+            ended = await c.call(
+                "EndTxn",
+                1,
+                transactional_id="v-tx",
+                producer_id=pid,
+                producer_epoch=epoch,
+                committed=True,
+            )
+            assert ended.error_code == 0
+            for _ in range(100):  # the markers are written after EndTxn's answer
+                if await list_offset(client, -1, 1) == (3, -1):
+                    break
+                await asyncio.sleep(0.05)
+            assert await list_offset(client, -1, 1) == (3, -1)
+            # a late write of the ended transaction does not open a new one
+            assert (await send(2))[0] == 48
+            assert await list_offset(client, -1, 1) == (3, -1)
+        finally:
+            client.close()
+
+    run_broker(tmp_path, scenario, **{"transaction.state.log.num.partitions": 1})

@@ -937,7 +937,10 @@ class Log:
     def _markers(self, data: bytes, headers: list[BatchHeader]) -> list[EndTxnMarker | None] | None:
         """The decoded record of each control batch of ``data`` (``None`` for the other
         batches), or ``None`` when there is no control batch."""
-        if not any(h.attributes & CONTROL_FLAG_MASK for h in headers):
+        for h in headers:
+            if h.attributes & CONTROL_FLAG_MASK:
+                break
+        else:
             return None
         markers: list[EndTxnMarker | None] = []
         position = 0
@@ -985,6 +988,29 @@ class Log:
             coordinator_epoch=coordinator_epoch,
         )
         return self.append(batch, leader_epoch, origin=AppendOrigin.COORDINATOR)
+
+    def has_ongoing_transaction(self, producer_id: int, producer_epoch: int) -> bool:
+        """Whether ``producer_id`` has a transaction open here at ``producer_epoch``
+        (Kafka's ``hasOngoingTransaction``: what spares a transactional write the
+        coordinator's verification)."""
+        manager = self._producer_state
+        if manager is None:
+            return False
+        with self._lock:
+            entry = manager.last_entry(producer_id)
+            return (
+                entry is not None
+                and entry.current_txn_first_offset is not None
+                and entry.producer_epoch == producer_epoch
+            )
+
+    def verification_guard(self, producer_id: int) -> int:
+        """:meth:`ProducerStateManager.verification_guard` (0 without a producer state)."""
+        manager = self._producer_state
+        if manager is None:
+            return 0
+        with self._lock:
+            return manager.verification_guard(producer_id)
 
     def active_producers(self) -> list[ProducerStateEntry]:
         """A copy of each producer's state (DescribeProducers; Kafka's

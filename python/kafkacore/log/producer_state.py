@@ -100,6 +100,9 @@ __all__ = [
     "NO_PRODUCER_ID",
     "NO_SEQUENCE",
     "NUM_BATCHES_TO_RETAIN",
+    "ORIGIN_CLIENT",
+    "ORIGIN_COORDINATOR",
+    "ORIGIN_REPLICATION",
     "SNAPSHOT_VERSION",
     "BatchMetadata",
     "CompletedTxn",
@@ -346,6 +349,7 @@ class _AppendInfo:
     __slots__ = (
         "completed",
         "current",
+        "markers",
         "origin",
         "producer_id",
         "started",
@@ -359,8 +363,10 @@ class _AppendInfo:
         self.origin = origin
         self.topic_partition = tp
         self.updated = current.copy(with_batches=False)
-        self.started: list[TxnMetadata] = []
-        self.completed: list[CompletedTxn] = []
+        # created when needed (most appends start and end no transaction)
+        self.started: list[TxnMetadata] | None = None
+        self.completed: list[CompletedTxn] | None = None
+        self.markers = 0  # COMMIT/ABORT markers in the append
 
     def _check_epoch(self, epoch: int, offset: int) -> None:
         if epoch < self.updated.producer_epoch:
@@ -422,6 +428,8 @@ class _AppendInfo:
         if transactional and open_txn is None:
             # a new transaction begins
             self.updated.current_txn_first_offset = first_offset
+            if self.started is None:
+                self.started = []
             self.started.append(TxnMetadata(self.producer_id, first_offset))
 
     def append_end_txn_marker(
@@ -434,6 +442,7 @@ class _AppendInfo:
         the record was not read (type and coordinator epoch unknown; the transaction
         counts as committed)."""
         self._check_epoch(epoch, offset)
+        self.markers += 1
         updated = self.updated
         if marker is not None and updated.coordinator_epoch > marker.coordinator_epoch:
             message = (
@@ -449,6 +458,8 @@ class _AppendInfo:
         first = updated.current_txn_first_offset
         if first is not None:
             aborted = marker is not None and not marker.commit
+            if self.completed is None:
+                self.completed = []
             self.completed.append(CompletedTxn(self.producer_id, first, offset, aborted))
         updated.maybe_update_producer_epoch(epoch)
         if marker is not None:
@@ -631,6 +642,9 @@ class ProducerStateManager:
         self._ongoing_offsets: list[int] = []
         self._unreplicated: dict[int, TxnMetadata] = {}
         self._unreplicated_offsets: list[int] = []
+        # markers applied per producer since this manager was created: what a KIP-890
+        # verification guard compares (Kafka's VerificationGuard)
+        self._markers_applied: dict[int, int] = {}
         self._snapshots: list[int] = _list_snapshot_offsets(self._dir)
         self._map_end_offset = 0
         self._last_snap_offset = 0
@@ -717,6 +731,13 @@ class ProducerStateManager:
     def ongoing_transactions(self) -> list[TxnMetadata]:
         """The open transactions, by first offset."""
         return [self._ongoing[o] for o in self._ongoing_offsets]
+
+    def verification_guard(self, producer_id: int) -> int:
+        """A token that changes whenever a marker of ``producer_id`` is applied: taken
+        before a transactional write is verified with the coordinator, compared before
+        it is appended, so that a transaction ended meanwhile is not reopened by it
+        (KIP-890's ``VerificationGuard``)."""
+        return self._markers_applied.get(producer_id, 0)
 
     def last_stable_offset(self, completed: CompletedTxn) -> int:
         """The LSO right after ``completed``'s marker (Kafka's ``lastStableOffset``): the
@@ -858,16 +879,20 @@ class ProducerStateManager:
         ``end_offset`` defaults to the one computed from the headers (the log end offset
         after the write). Returns each transaction the append's markers completed with
         the last stable offset after it (what an ABORT's ``.txnindex`` entry records)."""
-        completed: list[CompletedTxn] = []
+        completed: list[CompletedTxn] | None = None
         for pid, info in pending.infos.items():
             current = self._producers.get(pid)
             if current is not None:
                 current.update(info.updated)
             else:
                 self._producers[pid] = info.updated
-            for txn in info.started:
-                self._add_ongoing(txn)
-            completed.extend(info.completed)
+            if info.started is not None:
+                for txn in info.started:
+                    self._add_ongoing(txn)
+            if info.markers:
+                self._markers_applied[pid] = self._markers_applied.get(pid, 0) + info.markers
+                if info.completed is not None:
+                    completed = (completed or []) + info.completed
         done: list[tuple[CompletedTxn, int]] = []
         if completed:
             completed.sort(key=lambda c: c.last_offset)

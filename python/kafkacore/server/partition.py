@@ -41,7 +41,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from kafkacore.errors import KafkaCoreError
+from kafkacore.errors import InvalidTxnStateError, KafkaCoreError
 from kafkacore.log import Log, LogAppendInfo, TopicPartition
 from kafkacore.log.log import AppendOrigin
 from kafkacore.log.producer_state import DuplicateSequenceError
@@ -333,11 +333,18 @@ class Partition:
         *,
         required_acks: int = 1,
         origin: AppendOrigin = AppendOrigin.CLIENT,
+        verification_guard: tuple[int, int] | None = None,
     ) -> LogAppendInfo:
         """Append a batch as leader (Kafka's ``appendRecordsToLeader``): refused when this
         node does not lead, or with ``acks=-1`` when the ISR is smaller than
         ``min.insync.replicas``; a duplicate idempotent batch is answered with its
-        original offsets and nothing written. The high watermark follows."""
+        original offsets and nothing written. ``verification_guard``: ``(producer id,
+        token)`` of a transactional write verified with the coordinator (KIP-890); if a
+        marker of that producer was appended since the token was taken
+        (:meth:`Log.verification_guard`), the write is refused with
+        ``InvalidTxnStateError`` - it would reopen the transaction the marker ended.
+        Markers are appended under the same lock (:meth:`append_txn_marker`). The high
+        watermark follows."""
         with self._leader_isr_lock:
             if not self.is_leader:
                 raise NotLeaderOrFollowerError(
@@ -345,6 +352,13 @@ class Partition:
                     f"{self.local_broker_id}"
                 )
             self.ensure_enough_replicas(required_acks)
+            if verification_guard is not None:
+                producer_id, token = verification_guard
+                if self.log.verification_guard(producer_id) != token:
+                    raise InvalidTxnStateError(
+                        f"The transaction of producer {producer_id} on "
+                        f"{self.topic_partition} ended while the write was verified"
+                    )
             try:
                 info = self.log.append_as_leader(records, self._leader_epoch, origin=origin)
             except DuplicateSequenceError as duplicate:

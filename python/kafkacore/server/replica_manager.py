@@ -34,6 +34,7 @@ loop). The purgatory is event-loop only.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import re
@@ -54,8 +55,9 @@ from kafkacore.metadata import (
     PartitionState,
     TopicMetadata,
 )
-from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
 from kafkacore.server.delayed import FetchPurgatory, ProducePurgatory
+from kafkacore.server.inter_broker import NodeClient, inter_broker_security
 from kafkacore.server.partition import AlterPartitionSubmitter, Partition
 from kafkacore.server.replication_quota import ReplicationQuota
 
@@ -175,6 +177,9 @@ class ReplicaManager:
         # cluster mode: re-reads this broker's dynamic configs from the store (a change
         # notification for its id or <default>) and puts them in force
         self.dynamic_config_reloader: Callable[[], None] | None = None
+        # KIP-890 verification requests to other brokers' transaction coordinators (Kafka's
+        # AddPartitionsToTxnManager), one connection per broker; event loop only
+        self._txn_verification_clients: dict[int, NodeClient] = {}
 
     @property
     def config(self) -> BrokerConfig:
@@ -471,12 +476,16 @@ class ReplicaManager:
         *,
         required_acks: int = 1,
         origin: AppendOrigin = AppendOrigin.CLIENT,
+        verification_guard: tuple[int, int] | None = None,
     ) -> LogAppendInfo:
         """Append ``records`` to ``partition`` as leader, on the calling thread; the
         caller wakes the delayed fetches (:meth:`FetchPurgatory.wake`) on the event loop.
         See :meth:`Partition.append_records_to_leader` for what is refused."""
         return partition.append_records_to_leader(
-            records, required_acks=required_acks, origin=origin
+            records,
+            required_acks=required_acks,
+            origin=origin,
+            verification_guard=verification_guard,
         )
 
     async def append_records(
@@ -551,6 +560,72 @@ class ReplicaManager:
             # bounded: a move on an I/O thread between the check and the wait is not lost
             await self.produce_purgatory.wait(waiting, min(remaining, 0.5))
         return [ErrorCode.REQUEST_TIMED_OUT if code is None else code for code in codes]
+
+    async def verify_transaction_remotely(
+        self,
+        coordinator_id: int,
+        transactional_id: str,
+        producer_id: int,
+        producer_epoch: int,
+        partitions: set[TopicPartition],
+    ) -> dict[TopicPartition, int]:
+        """Ask the transaction coordinator on broker ``coordinator_id`` whether
+        ``partitions`` are in the producer's transaction (AddPartitionsToTxn v4
+        ``VerifyOnly``, Kafka's ``AddPartitionsToTxnManager``); the error per partition,
+        NETWORK_EXCEPTION when the broker cannot be reached, COORDINATOR_NOT_AVAILABLE
+        when it is not known."""
+        unreachable = dict.fromkeys(partitions, int(ErrorCode.NETWORK_EXCEPTION))
+        client = self._txn_verification_clients.get(coordinator_id)
+        if client is None or client.closed:
+            broker = self.cache.broker(coordinator_id)
+            if broker is None:
+                return dict.fromkeys(partitions, int(ErrorCode.COORDINATOR_NOT_AVAILABLE))
+            config = self.config
+            listener, _protocol = config.inter_broker_listener()
+            host, port = broker.endpoint(listener)
+            client = NodeClient(
+                host,
+                port,
+                client_id=f"broker-{self.node_id}-txn-verification",
+                request_timeout_s=config.request_timeout_ms / 1000,
+                security=inter_broker_security(config),
+            )
+            self._txn_verification_clients[coordinator_id] = client
+        api = APIS_BY_NAME["AddPartitionsToTxn"]
+        cls: Any = api.request.cls
+        by_topic: dict[str, list[int]] = {}
+        for tp in sorted(partitions):
+            by_topic.setdefault(tp.topic, []).append(tp.partition)
+        request = cls(
+            transactions=[
+                cls.AddPartitionsToTxnTransaction(
+                    transactional_id=transactional_id,
+                    producer_id=producer_id,
+                    producer_epoch=producer_epoch,
+                    verify_only=True,
+                    topics=[
+                        cls.AddPartitionsToTxnTopic(name=name, partitions=indexes)
+                        for name, indexes in by_topic.items()
+                    ],
+                )
+            ]
+        )
+        try:
+            response: Any = await client.send(ApiKey(api.key), 4, request)
+        except (ConnectionError, TimeoutError, OSError) as exc:
+            logger.info("Transaction verification with broker %d failed: %s", coordinator_id, exc)
+            self._txn_verification_clients.pop(coordinator_id, None)
+            return unreachable
+        if response.error_code != ErrorCode.NONE:
+            return dict.fromkeys(partitions, int(response.error_code))
+        answers: dict[TopicPartition, int] = {}
+        for result in response.results_by_transaction:
+            for topic in result.topic_results:
+                for p in topic.results_by_partition:
+                    answers[TopicPartition(topic.name, p.partition_index)] = p.partition_error_code
+        for tp in partitions:
+            answers.setdefault(tp, int(ErrorCode.NETWORK_EXCEPTION))
+        return answers
 
     def check_enough_replicas_reach_offset(
         self, tp: TopicPartition, required_offset: int
@@ -919,6 +994,10 @@ class ReplicaManager:
         alter = self.alter_partition_manager
         if alter is not None and hasattr(alter, "shutdown"):
             await alter.shutdown()
+        clients, self._txn_verification_clients = self._txn_verification_clients, {}
+        for client in clients.values():
+            with contextlib.suppress(Exception):
+                await client.close()
         self.produce_purgatory.wake_all()
 
     # -- replication: high watermark checkpoints -------------------------------------------

@@ -41,7 +41,13 @@ import time
 from typing import Any
 
 from kafkacore.errors import OffsetOutOfRangeError
-from kafkacore.log import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP, TopicPartition
+from kafkacore.log import (
+    EARLIEST_LOCAL_TIMESTAMP,
+    EARLIEST_TIMESTAMP,
+    LATEST_TIMESTAMP,
+    MAX_TIMESTAMP,
+    TopicPartition,
+)
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
 from kafkacore.protocol.types import ZERO_UUID
 from kafkacore.record import Compression
@@ -510,7 +516,10 @@ def handle_list_offsets(services: BrokerServices, context: RequestContext, reque
                 continue
             if found is None or (ts != EARLIEST_TIMESTAMP and found.offset < 0):
                 continue
-            if ts != EARLIEST_TIMESTAMP and found.offset >= fetchable:
+            if (
+                ts not in (EARLIEST_TIMESTAMP, EARLIEST_LOCAL_TIMESTAMP)
+                and found.offset >= fetchable
+            ):
                 continue  # not fetchable yet under the isolation level: -1, -1
             answer.timestamp = found.timestamp
             answer.offset = found.offset

@@ -6,9 +6,13 @@ too short to be a batch: CORRUPT_MESSAGE); ``acks=-1`` with ``min.insync.replica
 the ISR size -> NOT_ENOUGH_REPLICAS; CreateTime timestamps within
 ``message.timestamp.before/after.max.ms`` (INVALID_TIMESTAMP; checked on the batch's base
 and max timestamps); then the log's own checks (``max.message.bytes`` -> MESSAGE_TOO_LARGE,
-CRCs -> CORRUPT_MESSAGE, ...). Batches are stored compressed as sent. ``acks=-1``
+CRCs -> CORRUPT_MESSAGE, ...; a producer's checks: OUT_OF_ORDER_SEQUENCE_NUMBER,
+INVALID_PRODUCER_EPOCH, INVALID_TXN_STATE for a non-transactional batch while the producer
+has a transaction open on the partition). Batches are stored compressed as sent. ``acks=-1``
 then waits for the high watermark (the delayed produce, below); on a single node it is
-already there.
+already there. A transactional batch that would open a transaction on a partition is
+first verified with the transaction coordinator (KIP-890, see
+:func:`_verify_transactional_partitions`).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import logging
 import struct
 import time
+from dataclasses import dataclass, field
 from typing import Any
 
 from kafkacore.errors import RecordValidationError
@@ -29,6 +34,7 @@ from kafkacore.record.layout import (
     LOG_OVERHEAD,
     MAGIC_OFFSET,
     MAGIC_V2,
+    PRODUCER_ID_OFFSET,
     RECORD_BATCH_OVERHEAD,
     TIMESTAMP_TYPE_MASK,
     TRANSACTIONAL_FLAG_MASK,
@@ -110,9 +116,11 @@ def _produce_partition(
     acks: int,
     appended: list[TopicPartition],
     required: dict[TopicPartition, tuple[Any, int]],
+    guard: tuple[int, int] | None = None,
 ) -> Any:
     """One partition's answer; runs on an I/O thread (the append writes, may roll a
-    segment or fsync for ``flush.messages``)."""
+    segment or fsync for ``flush.messages``). ``guard``: the KIP-890 verification guard
+    of a verified transactional write."""
     replicas = services.replica_manager
     response = _RESPONSE.PartitionProduceResponse(
         index=index, error_code=0, base_offset=-1, log_append_time_ms=-1, log_start_offset=-1
@@ -127,7 +135,9 @@ def _produce_partition(
         data = _check_batch(records)
         partition.ensure_enough_replicas(acks)
         _check_timestamps(data, partition.log.config, int(time.time() * 1000))
-        info = replicas.append_to_leader(partition, data, required_acks=acks)
+        info = replicas.append_to_leader(
+            partition, data, required_acks=acks, verification_guard=guard
+        )
         appended.append(partition.topic_partition)
         required[partition.topic_partition] = (response, info.last_offset + 1)
     except _Refused as exc:
@@ -160,10 +170,12 @@ def _produce_all(
     request: Any,
     refused: dict[str, ErrorCode],
     required: dict[TopicPartition, tuple[Any, int]],
+    verified: _Verified | None = None,
 ) -> tuple[Any, list[TopicPartition]]:
     """The response and the partitions appended to, in request order (one I/O-thread
     job per request: appends to one log stay in order); ``required`` gets each appended
-    partition's response and the offset its high watermark must reach."""
+    partition's response and the offset its high watermark must reach; ``verified``:
+    the outcome of the transaction verification (refusals and guards)."""
     acks = request.acks
     appended: list[TopicPartition] = []
     results = []
@@ -172,7 +184,20 @@ def _produce_all(
         code = refused.get(name)
         partitions = []
         for pdata in topic_data.partition_data:
-            if code is not None:
+            key = (name, pdata.index)
+            failed = verified.refused.get(key) if verified is not None else None
+            if failed is not None:
+                partitions.append(
+                    _RESPONSE.PartitionProduceResponse(
+                        index=pdata.index,
+                        error_code=failed[0],
+                        error_message=failed[1],
+                        base_offset=-1,
+                        log_append_time_ms=-1,
+                        log_start_offset=-1,
+                    )
+                )
+            elif code is not None:
                 partitions.append(
                     _RESPONSE.PartitionProduceResponse(
                         index=pdata.index,
@@ -185,7 +210,14 @@ def _produce_all(
             else:
                 partitions.append(
                     _produce_partition(
-                        services, name, pdata.index, pdata.records, acks, appended, required
+                        services,
+                        name,
+                        pdata.index,
+                        pdata.records,
+                        acks,
+                        appended,
+                        required,
+                        verified.guards.get(key) if verified is not None else None,
                     )
                 )
         results.append(_RESPONSE.TopicProduceResponse(name=name, partition_responses=partitions))
@@ -282,7 +314,10 @@ async def handle_produce(services: BrokerServices, context: RequestContext, requ
             if code is not None:
                 refused[name] = code
     required: dict[TopicPartition, tuple[Any, int]] = {}
-    response, appended = await services.run_io(_produce_all, services, request, refused, required)
+    verified = await _verify_transactional_partitions(services, context, request, refused)
+    response, appended = await services.run_io(
+        _produce_all, services, request, refused, required, verified
+    )
     purgatory = services.replica_manager.purgatory
     for tp in appended:
         purgatory.wake(tp)
@@ -290,6 +325,113 @@ async def handle_produce(services: BrokerServices, context: RequestContext, requ
         await _await_replication(services, required, request.timeout_ms)
     response.throttle_time_ms = _produce_quota_throttle_ms(services, context, request)
     return response
+
+
+_BATCH_PRODUCER = struct.Struct(">qh")  # producer id and epoch, adjacent in the header
+_TXN_STATE_TOPIC = "__transaction_state"
+# verification errors an older client does not retry: answered NOT_ENOUGH_REPLICAS, which
+# it retries without a metadata refresh (Kafka's ReplicaManager)
+_RETRIED_AS_NOT_ENOUGH_REPLICAS = frozenset(
+    {
+        ErrorCode.CONCURRENT_TRANSACTIONS,
+        ErrorCode.NETWORK_EXCEPTION,
+        ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
+        ErrorCode.COORDINATOR_NOT_AVAILABLE,
+        ErrorCode.NOT_COORDINATOR,
+    }
+)
+
+
+@dataclass(slots=True)
+class _Verified:
+    """What the KIP-890 verification of a Produce decided, by (topic, partition): the
+    partitions refused with their error and message, and the guard of each verified
+    one (``(producer id, token)``, see :meth:`Partition.append_records_to_leader`)."""
+
+    refused: dict[tuple[str, int], tuple[ErrorCode, str | None]] = field(default_factory=dict)
+    guards: dict[tuple[str, int], tuple[int, int]] = field(default_factory=dict)
+
+
+async def _verify_transactional_partitions(
+    services: BrokerServices, context: RequestContext, request: Any, refused: dict[str, ErrorCode]
+) -> _Verified:
+    """KIP-890 part 1 (``transaction.partition.verification.enable``, Kafka's
+    ``ReplicaManager.appendRecords`` with its ``AddPartitionsToTxnManager``): before a
+    transactional batch of a producer that has no open transaction on a partition this
+    broker leads is appended, the transaction coordinator is asked whether the partition
+    is in the producer's transaction (AddPartitionsToTxn ``VerifyOnly``), so that a late
+    write cannot open a transaction nobody will end: in-process when this broker leads
+    the transactional id's ``__transaction_state`` partition, else AddPartitionsToTxn v4
+    to its leader (:meth:`ReplicaManager.verify_transaction_remotely`; none known:
+    COORDINATOR_NOT_AVAILABLE). Returns the partitions refused and what to answer:
+    a partition not in the transaction INVALID_TXN_STATE ("Partition was not added to the
+    transaction") for Produce <= 10, TRANSACTION_ABORTABLE for 11; a fenced producer
+    INVALID_PRODUCER_EPOCH; the coordinator's retriable errors NOT_ENOUGH_REPLICAS; others
+    as the coordinator answered. A verified partition gets a guard taken before the
+    question: a marker of the producer appended before the write refuses it
+    (INVALID_TXN_STATE; Kafka's ``VerificationGuard``)."""
+    verified = _Verified()
+    transactional_id = request.transactional_id
+    if not transactional_id or not services.config.transaction_partition_verification_enable:
+        return verified
+    coordinator = services.txn_coordinator
+    replicas = services.replica_manager
+    # (producer id, epoch) -> the partitions to verify for it
+    wanted: dict[tuple[int, int], set[TopicPartition]] = {}
+    for topic_data in request.topic_data:
+        if topic_data.name in refused:
+            continue
+        for pdata in topic_data.partition_data:
+            records = pdata.records
+            if not records or len(records) < RECORD_BATCH_OVERHEAD:
+                continue
+            (attributes,) = _ATTRIBUTES.unpack_from(records, ATTRIBUTES_OFFSET)
+            if not attributes & TRANSACTIONAL_FLAG_MASK:
+                continue
+            producer_id, epoch = _BATCH_PRODUCER.unpack_from(records, PRODUCER_ID_OFFSET)
+            partition = replicas.partition(topic_data.name, pdata.index)
+            if producer_id < 0 or partition is None or not partition.is_leader:
+                continue  # the append answers these
+            if partition.log.has_ongoing_transaction(producer_id, epoch):
+                continue
+            tp = TopicPartition(topic_data.name, pdata.index)
+            wanted.setdefault((producer_id, epoch), set()).add(tp)
+            token = partition.log.verification_guard(producer_id)
+            verified.guards[(tp.topic, tp.partition)] = (producer_id, token)
+    if not wanted:
+        return verified
+    state_tp = TopicPartition(_TXN_STATE_TOPIC, coordinator.partition_for(transactional_id))
+    state = services.metadata_cache.partition_state(state_tp)
+    leader = state.leader if state is not None else -1
+    for (producer_id, epoch), tps in wanted.items():
+        if leader == services.node_id:
+            answers = coordinator.verify_partitions(transactional_id, producer_id, epoch, tps)
+        elif leader >= 0:
+            answers = await replicas.verify_transaction_remotely(
+                leader, transactional_id, producer_id, epoch, tps
+            )
+        else:
+            answers = dict.fromkeys(tps, int(ErrorCode.COORDINATOR_NOT_AVAILABLE))
+        for tp, raw in answers.items():
+            code = ErrorCode(raw)
+            if code == ErrorCode.NONE:
+                continue
+            verified.guards.pop((tp.topic, tp.partition), None)
+            answer: tuple[ErrorCode, str | None]
+            if code == ErrorCode.TRANSACTION_ABORTABLE and context.api_version <= 10:
+                answer = (ErrorCode.INVALID_TXN_STATE, "Partition was not added to the transaction")
+            elif code == ErrorCode.PRODUCER_FENCED:
+                answer = (ErrorCode.INVALID_PRODUCER_EPOCH, default_message(code))
+            elif code in _RETRIED_AS_NOT_ENOUGH_REPLICAS:
+                answer = (
+                    ErrorCode.NOT_ENOUGH_REPLICAS,
+                    "Unable to verify the partition has been added to the transaction. "
+                    f"Underlying error: {code.name}",
+                )
+            else:
+                answer = (code, default_message(code))
+            verified.refused[(tp.topic, tp.partition)] = answer
+    return verified
 
 
 def _may_create(services: BrokerServices, context: RequestContext, name: str) -> bool:

@@ -123,9 +123,19 @@ async def write_txn_markers(services: BrokerServices, request: Any) -> Any:
             result.error_code = code
     for marker, landed in zip(request.markers, offsets_partitions, strict=True):
         for result, index in landed:
-            if result.error_code == ErrorCode.NONE:
+            if result.error_code != ErrorCode.NONE:
+                continue
+            try:
                 await services.group_coordinator.on_transaction_completed(
                     index, marker.producer_id, marker.transaction_result
+                )
+            except Exception:  # the marker is written: the answer stands
+                logger.exception(
+                    "The group coordinator failed to complete the transaction of producer "
+                    "%d on %s-%d",
+                    marker.producer_id,
+                    _GROUP_METADATA_TOPIC,
+                    index,
                 )
     return _MARKERS(markers=results)
 
