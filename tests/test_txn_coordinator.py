@@ -180,6 +180,35 @@ async def _add(
     }
 
 
+async def _verify(
+    c: Client, *transactions: tuple[str, int, int, dict[str, list[int]]]
+) -> list[tuple[str, str, int, int]]:
+    """AddPartitionsToTxn v4 with ``VerifyOnly`` (the broker's form): ``(id, topic,
+    partition, error)`` in answer order; the top-level error must be NONE."""
+    cls = APIS_BY_NAME["AddPartitionsToTxn"].request.cls
+    r = await c.call(
+        "AddPartitionsToTxn",
+        4,
+        transactions=[
+            cls.AddPartitionsToTxnTransaction(
+                transactional_id=tid,
+                producer_id=pid,
+                producer_epoch=epoch,
+                verify_only=True,
+                topics=_topics(cls, partitions),
+            )
+            for tid, pid, epoch, partitions in transactions
+        ],
+    )
+    assert r.error_code == 0
+    return [
+        (x.transactional_id, t.name, p.partition_index, p.partition_error_code)
+        for x in r.results_by_transaction
+        for t in x.topic_results
+        for p in t.results_by_partition
+    ]
+
+
 async def _end(c: Client, tid: str, pid: int, epoch: int, commit: bool, version: int = 1) -> int:
     r = await c.call(
         "EndTxn",
@@ -350,7 +379,7 @@ def test_add_partitions_end_txn_and_errors(tmp_path: Path) -> None:
         )
         assert d.transaction_timeout_ms == 60000 and d.transaction_start_time_ms > 0
         offsets_partition = TopicPartition("__consumer_offsets", partition_for_group("g", 3))
-        assert {(t.name, p) for t in d.topic_partitions for p in t.partition_indexes} == {
+        assert {(t.topic, p) for t in d.topics for p in t.partitions} == {
             ("t", 0),
             ("t", 1),
             (offsets_partition.topic, offsets_partition.partition),
@@ -360,35 +389,12 @@ def test_add_partitions_end_txn_and_errors(tmp_path: Path) -> None:
         assert last.partitions == {"__consumer_offsets": [offsets_partition.partition], "t": [0, 1]}
 
         # KIP-890 verification (v4+, the broker's form)
-        cls = APIS_BY_NAME["AddPartitionsToTxn"].request.cls
-        r = await c.call(
-            "AddPartitionsToTxn",
-            4,
-            transactions=[
-                cls.AddPartitionsToTxnTransaction(
-                    transactional_id="tx",
-                    producer_id=pid,
-                    producer_epoch=epoch,
-                    verify_only=True,
-                    topics=_topics(cls, {"t": [0]}),
-                ),
-                cls.AddPartitionsToTxnTransaction(
-                    transactional_id="tx",
-                    producer_id=pid,
-                    producer_epoch=epoch + 5,
-                    verify_only=True,
-                    topics=_topics(cls, {"t": [1]}),
-                ),
-            ],
-        )
-        assert r.error_code == 0
-        got = [
-            (x.transactional_id, t.name, p.partition_index, p.partition_error_code)
-            for x in r.results_by_transaction
-            for t in x.topic_results
-            for p in t.results_by_partition
+        assert await _verify(
+            c, ("tx", pid, epoch, {"t": [0]}), ("tx", pid, epoch + 5, {"t": [1]})
+        ) == [
+            ("tx", "t", 0, 0),
+            ("tx", "t", 1, ErrorCode.PRODUCER_FENCED),
         ]
-        assert got == [("tx", "t", 0, 0), ("tx", "t", 1, ErrorCode.PRODUCER_FENCED)]
 
         # describe / list
         assert (await _describe(c, "nobody")).error_code == ErrorCode.TRANSACTIONAL_ID_NOT_FOUND
@@ -413,7 +419,7 @@ def test_add_partitions_end_txn_and_errors(tmp_path: Path) -> None:
         # markers written: Complete* with no partitions; a retried commit is NONE, an
         # abort INVALID_TXN_STATE
         d = await _wait_state(c, "tx", "CompleteCommit")
-        assert (d.transaction_state, d.topic_partitions) == ("CompleteCommit", [])
+        assert (d.transaction_state, d.topics) == ("CompleteCommit", [])
         assert await _end(c, "tx", pid, epoch, True) == 0
         assert await _end(c, "tx", pid, epoch, False) == ErrorCode.INVALID_TXN_STATE
         states = [v.state for _k, v in _txn_records(server, "tx")]
@@ -463,6 +469,33 @@ def test_timed_out_transaction_is_fenced_and_aborted(tmp_path: Path) -> None:
         # one gets the next epoch
         assert (await _init(c, "tx-to", pid=pid, epoch=epoch)).error_code == 90
         assert (await _init(c, "tx-to")).producer_epoch == epoch + 2
+
+    run(tmp_path, scenario)
+
+
+def test_exhausted_epoch_rotates_the_producer_id(tmp_path: Path) -> None:
+    async def scenario(server: KafkaServer, c: Client) -> None:
+        first = await _init(c, "tx-x")
+        _error, _epoch, metadata = _coordinator(server).state.get_state("tx-x")
+        metadata.producer_epoch = 32766  # as after 32766 bumps
+        rotated = await _init(c, "tx-x", pid=first.producer_id, epoch=32766)
+        assert rotated.error_code == 0 and rotated.producer_id != first.producer_id
+        assert rotated.producer_epoch == 0
+        # KIP-360: the retry of that call (the old id at its exhausted epoch) gets the same
+        again = await _init(c, "tx-x", pid=first.producer_id, epoch=32766)
+        assert (again.error_code, again.producer_id, again.producer_epoch) == (
+            0,
+            rotated.producer_id,
+            0,
+        )
+        # the old id at another epoch is fenced
+        assert (await _init(c, "tx-x", pid=first.producer_id, epoch=3)).error_code == 90
+        last = _txn_records(server, "tx-x")[-1][1]
+        assert (last.producer_id, last.producer_epoch, last.state) == (
+            rotated.producer_id,
+            0,
+            S.EMPTY,
+        )
 
     run(tmp_path, scenario)
 
@@ -525,7 +558,7 @@ def test_state_is_loaded_after_a_restart(tmp_path: Path) -> None:
             seen["pid"],
             0,
         )
-        assert [(t.name, t.partition_indexes) for t in d.topic_partitions] == [("t", [1])]
+        assert [(t.topic, t.partitions) for t in d.topics] == [("t", [1])]
         assert await _add(c, "tx-r", seen["pid"], 0, {"t": [0]}) == {("t", 0): 0}
 
     run(tmp_path, before)
@@ -717,7 +750,7 @@ def test_prepare_commit_found_on_load_is_completed(tmp_path: Path) -> None:
 
     async def after(server: KafkaServer, c: Client) -> None:
         d = await _wait_state(c, "tx-p", "CompleteCommit")
-        assert (d.transaction_state, d.producer_id, d.topic_partitions) == (
+        assert (d.transaction_state, d.producer_id, d.topics) == (
             "CompleteCommit",
             seen["pid"],
             [],
@@ -835,7 +868,6 @@ def test_authorization(tmp_path: Path) -> None:
         assert (await _describe(c, "az-a")).error_code == 53
         r = await c.call("ListTransactions", 0, state_filters=[], producer_id_filters=[])
         assert (r.error_code, r.transaction_states) == (0, [])
-        cls = APIS_BY_NAME["AddPartitionsToTxn"].request.cls
         r = await c.call("AddPartitionsToTxn", 4, transactions=[])
         assert (r.error_code, r.results_by_transaction) == (31, [])
 
@@ -868,23 +900,9 @@ def test_authorization(tmp_path: Path) -> None:
         r = await c.call("ListTransactions", 0, state_filters=[], producer_id_filters=[])
         assert [x.transactional_id for x in r.transaction_states] == ["az-a"]
         use(server, acl(ResourceType.CLUSTER, CLUSTER_NAME, AclOperation.CLUSTER_ACTION))
-        r = await c.call(
-            "AddPartitionsToTxn",
-            4,
-            transactions=[
-                cls.AddPartitionsToTxnTransaction(
-                    transactional_id="az-a",
-                    producer_id=pid,
-                    producer_epoch=0,
-                    verify_only=True,
-                    topics=_topics(cls, {"t": [0, 1]}),
-                )
-            ],
-        )
-        assert r.error_code == 0
-        assert [
-            (p.partition_index, p.partition_error_code)
-            for p in r.results_by_transaction[0].topic_results[0].results_by_partition
-        ] == [(0, 0), (1, ErrorCode.TRANSACTION_ABORTABLE)]
+        assert await _verify(c, ("az-a", pid, 0, {"t": [0, 1]})) == [
+            ("az-a", "t", 0, 0),
+            ("az-a", "t", 1, ErrorCode.TRANSACTION_ABORTABLE),
+        ]
 
     run(tmp_path, scenario)

@@ -1,7 +1,8 @@
 """The single-node broker (Kafka's ``KafkaServer``/``BrokerServer`` with the controller
 in the same process): log manager, embedded metadata store and the metadata cache that
-follows it, replica manager, group coordinator, request channel and socket server,
-started and stopped in order.
+follows it, replica manager, group and transaction coordinators, request channel and
+socket server, started and stopped in order. A LeaderAndIsr's leadership changes go to
+both coordinators (``__consumer_offsets`` and ``__transaction_state`` partitions).
 
 Start-up: the metadata store is loaded from ``metadata.log.dir`` (else the first log
 dir); the :class:`~kafkacore.log.LogManager` loads the logs (recovering after an unclean

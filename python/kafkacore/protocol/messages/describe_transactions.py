@@ -1,7 +1,8 @@
 """DescribeTransactions (API key 65), version 0.
 
 Declared from the facts of Kafka's message definitions
-``DescribeTransactionsRequest.json`` and ``DescribeTransactionsResponse.json``.
+``DescribeTransactionsRequest.json`` and ``DescribeTransactionsResponse.json`` (as Kafka
+3.9 ships them).
 """
 
 from kafkacore.protocol.schema import field, message
@@ -38,14 +39,14 @@ RESPONSE = message(
                 field("TransactionTimeoutMs", "int32", "0+"),
                 field("TransactionStartTimeMs", "int64", "0+"),
                 field("ProducerId", "int64", "0+"),
-                field("ProducerEpoch", "int32", "0+"),
+                field("ProducerEpoch", "int16", "0+"),
                 field(
-                    "TopicPartitions",
+                    "Topics",
                     "[]TopicData",
                     "0+",
                     fields=[
-                        field("Name", "string", "0+"),
-                        field("PartitionIndexes", "[]int32", "0+"),
+                        field("Topic", "string", "0+"),
+                        field("Partitions", "[]int32", "0+"),
                     ],
                 ),
             ],

@@ -39,6 +39,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
@@ -98,7 +99,7 @@ class TransactionCoordinator:
         allocate_producer_id: Callable[[], Awaitable[int]],
         *,
         clock: Callable[[], int] = _now_ms,
-        io_executor: object | None = None,
+        io_executor: Executor | None = None,
         cluster_mode: bool | None = None,
         markers: TransactionMarkerChannelManager | None = None,
     ) -> None:
@@ -108,7 +109,7 @@ class TransactionCoordinator:
             config,
             replicas,
             clock=clock,
-            io_executor=io_executor,  # type: ignore[arg-type]
+            io_executor=io_executor,
             cluster_mode=cluster_mode,
         )
         self.state.on_loaded = self._on_partition_loaded
@@ -393,6 +394,8 @@ class TransactionCoordinator:
             if not committed and metadata.pending_state is S.PREPARE_EPOCH_FENCE:
                 fence = True
                 transit = metadata.prepare_fenced_abort(producer_epoch, self.clock())
+            elif metadata.pending_transition_in_progress:  # a fence not yet turned abort
+                return ErrorCode.CONCURRENT_TRANSACTIONS
             else:
                 transit = metadata.prepare_abort_or_commit(
                     S.PREPARE_COMMIT if committed else S.PREPARE_ABORT, self.clock()
@@ -634,21 +637,28 @@ class TransactionCoordinator:
         return removed
 
     async def _abort_periodically(self) -> None:
-        while True:
-            await asyncio.sleep(
-                self.config.transaction_abort_timed_out_transaction_cleanup_interval_ms / 1000
-            )
-            try:
-                await self.abort_timed_out_transactions()
-            except Exception:
-                logger.exception("Aborting timed-out transactions failed")
+        """Kafka's ``transaction-abort`` task."""
+        await self._every(
+            lambda: self.config.transaction_abort_timed_out_transaction_cleanup_interval_ms,
+            self.abort_timed_out_transactions,
+            "Aborting timed-out transactions",
+        )
 
     async def _expire_periodically(self) -> None:
+        """Kafka's ``transactionalId-expiration`` task."""
+        await self._every(
+            lambda: self.config.transaction_remove_expired_transaction_cleanup_interval_ms,
+            self.remove_expired_transactional_ids,
+            "Expiring transactional ids",
+        )
+
+    @staticmethod
+    async def _every(
+        interval_ms: Callable[[], int], job: Callable[[], Awaitable[object]], what: str
+    ) -> None:
         while True:
-            await asyncio.sleep(
-                self.config.transaction_remove_expired_transaction_cleanup_interval_ms / 1000
-            )
+            await asyncio.sleep(interval_ms() / 1000)
             try:
-                await self.remove_expired_transactional_ids()
-            except Exception:
-                logger.exception("Expiring transactional ids failed")
+                await job()
+            except Exception:  # keep the task alive, as Kafka's scheduler does
+                logger.exception("%s failed", what)

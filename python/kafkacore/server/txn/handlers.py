@@ -135,9 +135,10 @@ async def _add_partitions_one(
         return {tp: failed.get(tp, int(ErrorCode.OPERATION_NOT_ATTEMPTED)) for tp in partitions}
     coordinator = services.txn_coordinator
     if verify_only:
-        return coordinator.verify_partitions(
+        verified = coordinator.verify_partitions(
             transactional_id, producer_id, producer_epoch, set(accepted)
         )
+        return {tp: verified[tp] for tp in partitions}  # in the request's order
     code = await coordinator.add_partitions(
         transactional_id, producer_id, producer_epoch, set(accepted)
     )
@@ -256,7 +257,7 @@ def handle_describe_transactions(
                     transaction_start_time_ms=0,
                     producer_id=0,
                     producer_epoch=0,
-                    topic_partitions=[],
+                    topics=[],
                 )
             )
             continue
@@ -270,9 +271,8 @@ def handle_describe_transactions(
                 transaction_start_time_ms=d.start_timestamp_ms,
                 producer_id=d.producer_id,
                 producer_epoch=d.producer_epoch,
-                topic_partitions=[
-                    cls.TopicData(name=topic, partition_indexes=list(ps))
-                    for topic, ps in d.partitions
+                topics=[
+                    cls.TopicData(topic=topic, partitions=list(ps)) for topic, ps in d.partitions
                 ],
             )
         )

@@ -506,19 +506,14 @@ class TransactionStateManager:
         return ErrorCode.NONE
 
     async def _await_replication(self, tp: TopicPartition, end: int) -> None:
-        """acks=-1: done once the high watermark reaches ``end`` (as the group
-        coordinator's append), within ``request.timeout.ms``."""
+        """acks=-1: done once the high watermark reaches ``end`` (the replica manager's
+        delayed-produce wait, at most ``request.timeout.ms``); raises what the produce
+        status maps from (Kafka's ``appendTransactionToLog``)."""
         replicas = self.topic.replicas
-        deadline = time.monotonic() + self.config.request_timeout_ms / 1000
-        while True:
-            code = replicas.check_enough_replicas_reach_offset(tp, end)
-            if code == ErrorCode.NONE:
-                return
-            if code == ErrorCode.NOT_LEADER_OR_FOLLOWER:
-                raise NotLeaderOrFollowerError(f"{tp} is no longer led here")
-            if code is not None:
-                raise NotEnoughReplicasError(f"{tp}: too few in-sync replicas after the append")
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise TxnReplicationTimeoutError(f"{tp}: not replicated to offset {end}")
-            await replicas.produce_purgatory.wait([tp], min(remaining, 0.5))
+        [code] = await replicas.wait_for_replication([(tp, end)], self.config.request_timeout_ms)
+        if code == ErrorCode.NOT_LEADER_OR_FOLLOWER:
+            raise NotLeaderOrFollowerError(f"{tp} is no longer led here")
+        if code == ErrorCode.REQUEST_TIMED_OUT:
+            raise TxnReplicationTimeoutError(f"{tp}: not replicated to offset {end}")
+        if code != ErrorCode.NONE:
+            raise NotEnoughReplicasError(f"{tp}: too few in-sync replicas after the append")

@@ -19,7 +19,8 @@ inter-broker listener (v1). Answers per partition, as Kafka's completion handler
 * UNSUPPORTED_FOR_MESSAGE_FORMAT, UNSUPPORTED_VERSION: the partition is dropped from the
   wait;
 * anything else (CORRUPT_MESSAGE, MESSAGE_TOO_LARGE, ...): Kafka's
-  ``IllegalStateException``; logged as an error and retried, never completed silently.
+  ``IllegalStateException``; logged as an error and retried, never completed silently
+  (so is a request that failed in an unexpected way).
 
 A partition the metadata no longer knows (its topic deleted) is skipped; one whose
 leader is unknown or not alive waits for one. The sending stops (cancelled) as soon as
@@ -270,6 +271,9 @@ class TransactionMarkerChannelManager:
         except (ConnectionError, TimeoutError, OSError) as exc:
             logger.info("Sending transaction markers to broker %d failed: %s", leader, exc)
             self._clients.pop(leader, None)
+            return retry
+        except Exception:  # an undecodable answer, a bug: retried, as Kafka's sender does
+            logger.exception("Sending transaction markers to broker %d failed", leader)
             return retry
         answers: dict[TopicPartition, int] = {}
         for marker in response.markers:
