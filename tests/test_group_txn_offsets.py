@@ -54,6 +54,15 @@ def run(
     run_broker(tmp_path, with_server, **{**PROPS, **props})
 
 
+def run_unverified(
+    tmp_path: Path, scenario: Callable[[KafkaServer, Client], Awaitable[None]]
+) -> None:
+    """:func:`run` with ``transaction.partition.verification.enable=false``: the
+    coordinator's own rules, for made-up producers without a transaction coordinator
+    (KIP-890's verification has its own test)."""
+    run(tmp_path, scenario, **{"transaction.partition.verification.enable": "false"})
+
+
 async def _txn_commit(
     c: Client,
     group: str,
@@ -195,7 +204,7 @@ def test_offsets_pending_until_commit_marker_and_dropped_at_abort(tmp_path: Path
         await _marker(server, "g", committed=True)
         assert await _fetch(c, "g", stable=True) == {0: (10, 0), 1: (21, 0)}
 
-    run(tmp_path, scenario)
+    run_unverified(tmp_path, scenario)
 
 
 def test_a_later_plain_commit_wins_over_the_transaction(tmp_path: Path) -> None:
@@ -207,7 +216,7 @@ def test_a_later_plain_commit_wins_over_the_transaction(tmp_path: Path) -> None:
         await _marker(server, "g", committed=True)
         assert await _fetch(c, "g", stable=True, partitions=(0,)) == {0: (7, 0)}
 
-    run(tmp_path, scenario)
+    run_unverified(tmp_path, scenario)
 
 
 def test_restart_replays_pending_offsets_and_markers(tmp_path: Path) -> None:
@@ -233,8 +242,8 @@ def test_restart_replays_pending_offsets_and_markers(tmp_path: Path) -> None:
         await _marker(server, "open", committed=True, pid=3)
         assert await _fetch(c, "open", stable=True) == {0: (4, 0), 1: (5, 0)}
 
-    run(tmp_path, before)
-    run(tmp_path, after)
+    run_unverified(tmp_path, before)
+    run_unverified(tmp_path, after)
 
 
 def test_reload_after_election_replays_the_log(tmp_path: Path) -> None:
@@ -256,7 +265,7 @@ def test_reload_after_election_replays_the_log(tmp_path: Path) -> None:
         assert rebuilt["g"].offsets[("t", 0)].offset == 9
         assert rebuilt["g"].offsets == server.groups.groups["g"].offsets
 
-    run(tmp_path, scenario)
+    run_unverified(tmp_path, scenario)
 
 
 def test_errors_as_kafka_answers_them(tmp_path: Path) -> None:
@@ -300,7 +309,7 @@ def test_errors_as_kafka_answers_them(tmp_path: Path) -> None:
             ("t", 0, ErrorCode.INVALID_PRODUCER_EPOCH)
         ]
 
-    run(tmp_path, scenario)
+    run_unverified(tmp_path, scenario)
 
 
 def test_static_member_fenced(tmp_path: Path) -> None:
@@ -315,7 +324,7 @@ def test_static_member_fenced(tmp_path: Path) -> None:
         )
         assert got == [("t", 0, ErrorCode.NONE)]
 
-    run(tmp_path, scenario)
+    run_unverified(tmp_path, scenario)
 
 
 def _allow(rt: ResourceType, name: str, op: AclOperation) -> AclBinding:
@@ -355,7 +364,7 @@ def test_authorization_order(tmp_path: Path) -> None:
             ("secret", 0, ErrorCode.TOPIC_AUTHORIZATION_FAILED),
         ]
 
-    run(tmp_path, scenario)
+    run_unverified(tmp_path, scenario)
 
 
 def test_pending_offsets_block_expiry_and_go_with_the_group(tmp_path: Path) -> None:
@@ -374,7 +383,7 @@ def test_pending_offsets_block_expiry_and_go_with_the_group(tmp_path: Path) -> N
         await _marker(server, "g", committed=True)
         assert await _fetch(c, "g", stable=True, partitions=(0,)) == {0: (-1, 0)}
 
-    run(tmp_path, scenario)
+    run_unverified(tmp_path, scenario)
 
 
 def test_offset_commit_key_of_the_batch(tmp_path: Path) -> None:
@@ -394,7 +403,7 @@ def test_offset_commit_key_of_the_batch(tmp_path: Path) -> None:
         assert (value.offset, value.leader_epoch, value.metadata) == (42, 1, "txn")
         assert value.expire_timestamp == recs.NO_EXPIRE_TIMESTAMP
 
-    run(tmp_path, scenario)
+    run_unverified(tmp_path, scenario)
 
 
 def test_confluent_kafka_send_offsets_to_transaction(tmp_path: Path) -> None:
@@ -433,5 +442,73 @@ def test_confluent_kafka_send_offsets_to_transaction(tmp_path: Path) -> None:
     async def scenario(server: KafkaServer, c: Client) -> None:
         assert await asyncio.to_thread(flow, server.bound_port) == [5, 5, 7]
         assert await _fetch(c, "ctp-group", stable=True, partitions=(0,)) == {0: (7, 0)}
+
+    run(tmp_path, scenario)
+
+
+async def _until_none(call: Callable[[], Awaitable[Any]], code_of: Callable[[Any], int]) -> Any:
+    """``call()`` again while it answers a retriable coordinator error (the transaction
+    state topic is created and loaded on first use)."""
+    retriable = {
+        ErrorCode.COORDINATOR_NOT_AVAILABLE,
+        ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
+        ErrorCode.NOT_COORDINATOR,
+        ErrorCode.CONCURRENT_TRANSACTIONS,
+    }
+    for _ in range(100):
+        response = await call()
+        if code_of(response) not in retriable:
+            return response
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"still {code_of(response)}")
+
+
+def test_offsets_partition_must_be_in_the_transaction(tmp_path: Path) -> None:
+    """KIP-890 verification (``transaction.partition.verification.enable``, on by
+    default): a TxnOffsetCommit before AddOffsetsToTxn put the group's
+    ``__consumer_offsets`` partition in the transaction is refused - INVALID_TXN_STATE
+    before v4, TRANSACTION_ABORTABLE from v4 - and nothing is written; after it, accepted;
+    a stale epoch is INVALID_PRODUCER_EPOCH."""
+
+    async def scenario(server: KafkaServer, c: Client) -> None:
+        init = await _until_none(
+            lambda: c.call(
+                "InitProducerId",
+                4,
+                transactional_id="tx",
+                transaction_timeout_ms=60000,
+                producer_id=-1,
+                producer_epoch=-1,
+            ),
+            lambda r: r.error_code,
+        )
+        assert init.error_code == ErrorCode.NONE
+        pid, epoch = init.producer_id, init.producer_epoch
+        args = {"pid": pid, "epoch": epoch}
+        # before __consumer_offsets exists, and after
+        assert await _txn_commit(c, "g", {0: 1}, **args) == [("t", 0, ErrorCode.INVALID_TXN_STATE)]
+        assert await _commit(c, "g", 3) == ErrorCode.NONE  # a plain commit: no verification
+        assert await _txn_commit(c, "g", {0: 1}, **args) == [("t", 0, ErrorCode.INVALID_TXN_STATE)]
+        assert await _txn_commit(c, "g", {0: 1}, version=4, **args) == [
+            ("t", 0, ErrorCode.TRANSACTION_ABORTABLE)
+        ]
+        assert not any(b.is_transactional for b in _offsets_batches(server, "g"))  # no write
+        added = await _until_none(
+            lambda: c.call(
+                "AddOffsetsToTxn",
+                0,
+                transactional_id="tx",
+                producer_id=pid,
+                producer_epoch=epoch,
+                group_id="g",
+            ),
+            lambda r: r.error_code,
+        )
+        assert added.error_code == ErrorCode.NONE
+        assert await _txn_commit(c, "g", {0: 1}, pid=pid, epoch=epoch - 1) == [
+            ("t", 0, ErrorCode.INVALID_PRODUCER_EPOCH)
+        ]
+        assert await _txn_commit(c, "g", {0: 1}, **args) == [("t", 0, ErrorCode.NONE)]
+        assert await _fetch(c, "g", stable=True, partitions=(0,)) == {0: (-1, UNSTABLE)}
 
     run(tmp_path, scenario)

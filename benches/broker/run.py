@@ -5,6 +5,7 @@ after the other on the same machine, loopback only.
     make bench-broker                              # builds, then runs this
     .venv/bin/python benches/broker/run.py [--quick] [--seconds 5] [--no-profile]
     .venv/bin/python benches/broker/run.py --cases ssl,sasl_ssl --seconds 10  # TLS cases only
+    .venv/bin/python benches/broker/run.py --cases txn --seconds 10  # transactions only
 
 For each broker: start it with its data in a temp dir, wait until it answers, then for each
 case of the matrix (record size 1 KiB / 100 B x acks=1 / acks=all x 1 / 6 partitions;
@@ -29,6 +30,14 @@ and, as its own case set (``fetch``, in the default), one topic (1 KiB, 6 partit
 filled once, then read from offset 0 over PLAINTEXT, SSL and SASL_SSL in turn, twice, with
 the same consumer: over TLS neither broker can use sendfile, so this isolates the TLS
 fetch path.
+
+The transactional case (``txn``, in the default): a confluent-kafka transactional
+producer (``transactional.id``, so idempotent and acks=all) writes 1 KiB records to a
+6-partition topic in transactions of 1000 records (``--txn-records``), each committed
+with ``commit_transaction()``, for ``--seconds`` after a warm-up run of half
+``--warmup``; reported: records/s and MiB/s over the whole run (commits included), the
+commit latency (p50/p99 of ``commit_transaction()``), and a read back of the topic under
+read_committed (librdkafka's default isolation) that must see every committed record.
 
 Record counts are scaled so each measurement runs about ``--seconds`` (a warm-up run per
 broker and record size estimates the rate). After kafkacore's matrix, one more produce run
@@ -552,6 +561,150 @@ def confluent_consume(
     }
 
 
+TXN_CASE = "1KiB acks=all p=6 txn"
+TXN_PARTITIONS = 6
+
+
+def transactional_produce(
+    broker: Broker, topic: str, size: int, txn_records: int, seconds: float
+) -> dict[str, Any]:
+    """Transactions of ``txn_records`` records of ``size`` bytes from one confluent-kafka
+    transactional producer for about ``seconds`` (whole transactions: the last one started
+    is committed); every record must be acknowledged and every commit succeed."""
+    from confluent_kafka import KafkaException, Producer
+
+    producer = Producer(
+        {
+            **client_conf(broker),
+            "transactional.id": f"bench-txn-{uuid.uuid4()}",
+            "acks": "all",
+            "batch.size": BATCH_SIZE,
+            "linger.ms": LINGER_MS,
+            "queue.buffering.max.kbytes": 32768,
+        }
+    )
+    producer.init_transactions(60)
+    payload = os.urandom(size)
+    errors: list[str] = []
+
+    def report(err: Any, msg: Any) -> None:
+        if err is not None:
+            errors.append(str(err))
+
+    commits: list[float] = []
+    sent = 0
+    produce = producer.produce
+    started = time.monotonic()
+    end = started + seconds
+    while time.monotonic() < end:
+        producer.begin_transaction()
+        for i in range(txn_records):
+            while True:
+                try:
+                    produce(topic, payload, on_delivery=report)
+                    break
+                except BufferError:
+                    producer.poll(0.001)
+            if i % 1000 == 999:
+                producer.poll(0)
+        before = time.monotonic()
+        producer.commit_transaction(60)
+        commits.append(time.monotonic() - before)
+        sent += txn_records
+    elapsed = time.monotonic() - started
+    producer.flush(60)
+    if errors:
+        raise KafkaException(f"errors {errors[:3]}")
+    commits.sort()
+    return {
+        "tool": "confluent-kafka transactional producer",
+        "records": sent,
+        "transactions": len(commits),
+        "records_per_transaction": txn_records,
+        "records_per_s": round(sent / elapsed, 1),
+        "mb_per_s": round(sent * size / elapsed / 2**20, 2),
+        "commit_ms": {
+            k: round(percentile(commits, q) * 1000, 1) for k, q in (("p50", 0.5), ("p99", 0.99))
+        },
+    }
+
+
+def run_txn(broker: Broker, txn_records: int, seconds: float, warmup_s: float) -> dict[str, Any]:
+    """The transactional case against one broker: a warm-up run on its own topic, the
+    measured run, then the read back under read_committed."""
+    warm = f"bench-{broker.name}-txn-warmup"
+    create_topic(broker, warm, TXN_PARTITIONS)
+    transactional_produce(broker, warm, 1024, txn_records, max(1.0, warmup_s / 2))
+    topic = f"bench-{broker.name}-txn"
+    create_topic(broker, topic, TXN_PARTITIONS)
+    res: dict[str, Any] = {
+        "produce": transactional_produce(broker, topic, 1024, txn_records, seconds)
+    }
+    written = res["produce"]["records"]
+    res["consume_read_committed"] = confluent_consume(
+        broker, topic, TXN_PARTITIONS, written, seconds
+    )
+    if not res["consume_read_committed"]["complete"]:
+        raise RuntimeError(
+            f"read_committed read back {res['consume_read_committed']['records']} of "
+            f"{written} committed records"
+        )
+    pr = res["produce"]
+    log(
+        f"{broker.name} {TXN_CASE}: {pr['records_per_s']:,.0f} rec/s {pr['mb_per_s']} MiB/s, "
+        f"{pr['transactions']} transactions, commit p50 {pr['commit_ms']['p50']} ms "
+        f"p99 {pr['commit_ms']['p99']} ms | read_committed "
+        f"{res['consume_read_committed']['records_per_s'] or 0:,.0f} rec/s"
+    )
+    return res
+
+
+def txn_table(txn: dict[str, dict[str, Any]]) -> tuple[str, dict[str, Any]]:
+    hdr = (
+        f"{'case':<24} {'broker':<9} {'rec/s':>10} {'MiB/s':>7} {'txns':>6} {'commit p50':>10}"
+        f" {'p99':>6} | {'rc cons rec/s':>13}"
+    )
+    lines = [hdr, "-" * len(hdr)]
+    for b in ("kafka", "kafkacore"):
+        r = txn.get(b)
+        if r is None:
+            continue
+        if "error" in r:
+            first = r["error"].strip().splitlines()[0] if r["error"].strip() else "?"
+            lines.append(f"{TXN_CASE:<24} {b:<9} FAILED: {first[:90]}")
+            continue
+        pr, co = r["produce"], r["consume_read_committed"]
+        lines.append(
+            f"{TXN_CASE:<24} {b:<9} {pr['records_per_s']:>10,.0f} {pr['mb_per_s']:>7.1f}"
+            f" {pr['transactions']:>6} {pr['commit_ms']['p50']:>10} {pr['commit_ms']['p99']:>6}"
+            f" | {co['records_per_s'] or 0:>13,.0f}"
+        )
+    ratios: dict[str, Any] = {}
+    k, c = txn.get("kafka"), txn.get("kafkacore")
+    if k and c and "error" not in k and "error" not in c:
+        ratios = {
+            "case": TXN_CASE,
+            "records_per_s": ratio(c["produce"]["records_per_s"], k["produce"]["records_per_s"]),
+            "commit_p50": ratio(c["produce"]["commit_ms"]["p50"], k["produce"]["commit_ms"]["p50"]),
+            "commit_p99": ratio(c["produce"]["commit_ms"]["p99"], k["produce"]["commit_ms"]["p99"]),
+            "consume_read_committed_records_per_s": ratio(
+                c["consume_read_committed"]["records_per_s"],
+                k["consume_read_committed"]["records_per_s"],
+            ),
+        }
+        lines.append(
+            f"{'':<24} {'kc/kafka':<9} {ratios['records_per_s']:>9}x {'':>7} {'':>6}"
+            f" {ratios['commit_p50'] or '-':>9}x {ratios['commit_p99'] or '-':>5}x"
+            f" | {ratios['consume_read_committed_records_per_s']:>12}x"
+        )
+    lines.append(
+        "transactions of 1000 records (1 KiB, acks=all) from one confluent-kafka transactional "
+        "producer; commit = commit_transaction() latency in ms; rc cons = read back under "
+        "read_committed"
+    )
+    return "\n".join(lines), ratios
+
+
 def fill_topic(broker: Broker, topic: str, size: int, records: int) -> None:
     """``records`` records of ``size`` bytes through the PLAINTEXT listener (acks=1)."""
     from confluent_kafka import KafkaException, Producer
@@ -983,11 +1136,12 @@ def cleaned_up() -> Iterator[None]:
         cleanup()
 
 
-CASE_SETS = ("matrix", "plaintext", "ssl", "sasl_ssl", "fetch")
-DEFAULT_CASES = "matrix,ssl,sasl_ssl,fetch"
+CASE_SETS = ("matrix", "plaintext", "ssl", "sasl_ssl", "fetch", "txn")
+DEFAULT_CASES = "matrix,ssl,sasl_ssl,fetch,txn"
 # The security cases: 1 KiB, acks=1, 6 partitions over each protocol (``plaintext`` is the
 # same case without TLS, as the baseline a run of only these cases compares against).
-# ``fetch`` is not a produce case: one filled topic read over each protocol in turn.
+# ``fetch`` is not a produce case: one filled topic read over each protocol in turn; ``txn``
+# is its own case too (a transactional producer, see ``transactional_produce``).
 SECURITY_CASE = {"plaintext": "PLAINTEXT", "ssl": "SSL", "sasl_ssl": "SASL_SSL"}
 
 
@@ -998,7 +1152,7 @@ def select_cases(spec: str, quick: bool) -> list[Case]:
         raise SystemExit(f"--cases {spec!r}: expected a comma-separated subset of {CASE_SETS}")
     cases: list[Case] = []
     for key in keys:
-        if key == "fetch":
+        if key in ("fetch", "txn"):
             continue
         if key == "matrix":
             sizes, parts = ([1024], [1]) if quick else ([1024, 100], [1, 6])
@@ -1047,6 +1201,12 @@ def main() -> int:
         "--fetch-rounds", type=int, default=2, help="reads per protocol in the fetch case"
     )
     ap.add_argument(
+        "--txn-records",
+        type=int,
+        default=1000,
+        help="records per transaction in the txn case (default 1000)",
+    )
+    ap.add_argument(
         "--kafkacore-python",
         type=Path,
         default=None,
@@ -1078,6 +1238,16 @@ def main() -> int:
     tls: dict[str, Any] = {}
     fetch: dict[str, dict[str, Any]] = {}
     want_fetch = "fetch" in keys
+    want_txn = "txn" in keys
+    txn: dict[str, dict[str, Any]] = {}
+
+    def run_txn_case(broker: Broker) -> None:
+        if want_txn:
+            try:
+                txn[broker.name] = run_txn(broker, args.txn_records, seconds, warmup_s)
+            except Exception as exc:
+                log(f"{broker.name} txn case failed: {exc}")
+                txn[broker.name] = {"error": str(exc)[-3000:]}
 
     def run_fetch(broker: Broker) -> None:
         if want_fetch:
@@ -1107,6 +1277,7 @@ def main() -> int:
                     tls["kafka"] = security.probe(kafka.listeners["SSL"])
                 results["kafka"] = run_broker(libs, kafka, cases, seconds, warmup_s, {})
                 run_fetch(kafka)
+                run_txn_case(kafka)
             finally:
                 stop(kafka.proc)
             kafka_peaks = {
@@ -1131,6 +1302,7 @@ def main() -> int:
                         libs, kc, cases, seconds, warmup_s, kafka_peaks
                     )
                     run_fetch(kc)
+                    run_txn_case(kc)
                     measured = results["kafkacore"].get(profile_case.name, {})
                     if want_profile and "peak" in measured:
                         rate = measured["peak"]["records_per_s"]
@@ -1149,6 +1321,11 @@ def main() -> int:
         fetch_text, fetch_ratios = fetch_table(fetch)
         print()
         print(fetch_text)
+    txn_ratios: dict[str, Any] = {}
+    if txn:
+        txn_text, txn_ratios = txn_table(txn)
+        print()
+        print(txn_text)
     if want_profile:
         print()
         print(profile_text(profile))
@@ -1201,6 +1378,12 @@ def main() -> int:
         ],
         "ratios_kafkacore_over_kafka": ratios,
         "fetch_over_protocols": fetch and {**fetch, "ratios_kafkacore_over_kafka": fetch_ratios},
+        "transactions": txn
+        and {
+            **txn,
+            "records_per_transaction": args.txn_records,
+            "ratios_kafkacore_over_kafka": txn_ratios,
+        },
         "profile": profile,
     }
     write_report(out, doc)

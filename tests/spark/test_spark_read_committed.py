@@ -206,6 +206,7 @@ def test_broker_reads_exactly_the_committed_records(spark: Any, broker: Broker) 
         producer.commit_transaction(30)
         producer.begin_transaction()
         producer.produce(BROKER_TOPIC, b"a1", partition=0)
+        producer.flush(30)  # written: abort_transaction purges what is not sent yet
         producer.abort_transaction(30)
         plain.produce(BROKER_TOPIC, b"plain-1", partition=0)
         plain.flush(30)
@@ -243,3 +244,25 @@ def test_path_mode_of_a_stopped_broker(spark: Any, tmp_path: Path) -> None:
     assert committed[:1] == ["plain-0"]
     assert _values(_read(spark, "read_committed", **path)) == ["plain-0"]
     assert _values(_read(spark, "read_uncommitted", **path)) == ["plain-0", "c1-a", "c1-b"]
+
+
+def test_stream_latest_offset_is_the_lso(tmp_path: Path) -> None:
+    """A streaming query's micro-batches end at the last stable offset under
+    read_committed (Spark's ``latestOffset`` through ``ListOffsets`` with the isolation
+    level), at the log end otherwise."""
+    from kafkacore.spark.reader import KafkaCoreStreamReader
+
+    write_log(tmp_path / f"{TOPIC}-0")
+    lso = LogDirectory(str(tmp_path)).last_stable_offset(TopicPartition(TOPIC, 0))
+    ends = {}
+    for level in ("read_committed", "read_uncommitted"):
+        options = {
+            "kafkacore.path": str(tmp_path),
+            "subscribe": TOPIC,
+            "startingOffsets": "earliest",
+            "kafka.isolation.level": level,
+        }
+        reader = KafkaCoreStreamReader(parse_read_options(options, streaming=True))
+        ends[level] = reader.latestOffset(reader.initialOffset(), None)[TOPIC]["0"]
+    # open-1 (P3's open transaction) is at offset 12; the log ends at 18
+    assert (lso, ends) == (12, {"read_committed": 12, "read_uncommitted": 18})

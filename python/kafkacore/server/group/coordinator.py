@@ -34,7 +34,7 @@ import contextlib
 import logging
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from concurrent.futures import Executor
 from typing import Any, NamedTuple
 
@@ -67,11 +67,17 @@ __all__ = [
     "GroupCoordinator",
     "JoinResult",
     "OffsetsReplicationTimeoutError",
+    "TxnVerifier",
     "append_error_code",
 ]
 
 DEFAULT_RETENTION_TIME = -1
 """OffsetCommit v2-4's RetentionTimeMs meaning "the broker's offsets.retention.minutes"."""
+
+
+TxnVerifier = Callable[[int], Awaitable[tuple[int, tuple[int, int] | None]]]
+"""KIP-890 verification of a TxnOffsetCommit: given the group's ``__consumer_offsets``
+partition, ``(error, verification guard)`` (see :meth:`GroupCoordinator.commit_transactional`)."""
 
 
 class OffsetsReplicationTimeoutError(KafkaCoreError):
@@ -518,13 +524,14 @@ class GroupCoordinator:
         group_id: str,
         entries: list[tuple[bytes, bytes | None]],
         txn: tuple[int, int] | None = None,
+        guard: tuple[int, int] | None = None,
     ) -> int:
         """Append ``entries`` to ``group_id``'s partition on the I/O executor and wait for
         it (the caller holds :meth:`_write_lock`); delayed fetches of the partition are
-        woken back on the loop. ``txn``: (producer id, epoch) of a transactional batch
-        (:meth:`OffsetsTopic.write`). The log offset after the batch (its records are
-        the ``len(entries)`` before it; -1 when ``entries`` is empty). Raises what the
-        append raised."""
+        woken back on the loop. ``txn``: (producer id, epoch) of a transactional batch,
+        ``guard`` its KIP-890 verification guard (:meth:`OffsetsTopic.write`). The log
+        offset after the batch (its records are the ``len(entries)`` before it; -1 when
+        ``entries`` is empty). Raises what the append raised."""
         if not entries:
             return -1
         index = self.topic.partition_for(group_id)
@@ -533,7 +540,7 @@ class GroupCoordinator:
             raise NotLeaderOrFollowerError(f"{OFFSETS_TOPIC}-{index} is not owned here")
         loop = asyncio.get_running_loop()
         tp, end = await loop.run_in_executor(
-            self.io_executor, self.topic.write, group_id, entries, txn
+            self.io_executor, self.topic.write, group_id, entries, txn, guard
         )
         self.topic.replicas.purgatory.wake(tp)
         await self._await_replication(tp, end)
@@ -1032,16 +1039,7 @@ class GroupCoordinator:
         The records are appended on the I/O executor; the offsets are stored (visible to
         :meth:`fetch`) once written; a failed append answers its error
         (:func:`append_error_code`) for every partition written."""
-        answer: dict[str, list[tuple[int, int]]] = {}
-        valid: list[tuple[str, int, int, int, str | None]] = []
-        for entry in offsets:
-            topic, partition = entry[0], entry[1]
-            if self._partition_exists(topic, partition):
-                valid.append(entry)
-            else:
-                answer.setdefault(topic, []).append(
-                    (partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
-                )
+        answer, valid = self._split_unknown(offsets)
         if valid:
             async with self._write_lock(group_id):  # validate, append, apply in log order
                 codes = await self._commit_locked(
@@ -1056,6 +1054,24 @@ class GroupCoordinator:
             for (topic, partition, *_), code in zip(valid, codes, strict=True):
                 answer.setdefault(topic, []).append((partition, code))
         return list(answer.items())
+
+    def _split_unknown(
+        self, offsets: list[tuple[str, int, int, int, str | None]]
+    ) -> tuple[dict[str, list[tuple[int, int]]], list[tuple[str, int, int, int, str | None]]]:
+        """``(answer, valid)``: the offsets of partitions that do not exist answered
+        UNKNOWN_TOPIC_OR_PARTITION (by topic, as KafkaApis does before the coordinator),
+        and the others."""
+        answer: dict[str, list[tuple[int, int]]] = {}
+        valid: list[tuple[str, int, int, int, str | None]] = []
+        for entry in offsets:
+            topic, partition = entry[0], entry[1]
+            if self._partition_exists(topic, partition):
+                valid.append(entry)
+            else:
+                answer.setdefault(topic, []).append(
+                    (partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+                )
+        return answer, valid
 
     def _partition_exists(self, topic: str, partition: int) -> bool:
         count = self.topic.replicas.cache.partition_count(topic)
@@ -1192,6 +1208,7 @@ class GroupCoordinator:
         offsets: list[tuple[str, int, int, int, str | None]],
         *,
         api_version: int = 3,
+        verify: TxnVerifier | None = None,
     ) -> list[tuple[str, list[tuple[int, int]]]]:
         """TxnOffsetCommit: ``offsets`` (topic, partition, offset, leader epoch,
         metadata) committed in the open transaction of ``producer_id`` at
@@ -1205,24 +1222,24 @@ class GroupCoordinator:
         commit without generation (ILLEGAL_GENERATION with one); v3+'s member fields are
         checked as an OffsetCommit's (UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID,
         ILLEGAL_GENERATION); metadata over ``offset.metadata.max.bytes`` is
-        OFFSET_METADATA_TOO_LARGE for its partition. The accepted offsets are appended as
+        OFFSET_METADATA_TOO_LARGE for its partition. ``verify`` (KIP-890, Kafka's
+        ``maybeStartTransactionVerificationForPartition``): awaited with the group's
+        ``__consumer_offsets`` partition once ownership is checked, before the write lock
+        is taken; ``(error, guard)``: the error to answer for every partition when that
+        partition is not in the producer's transaction, else NONE and the verification
+        guard the append checks. The accepted offsets are appended as
         one transactional batch of the producer (:meth:`OffsetsTopic.write`); the log's
         producer checks answer as Kafka's (INVALID_PRODUCER_EPOCH for a fenced epoch,
         ...). They stay pending - invisible to :meth:`fetch`, UNSTABLE_OFFSET_COMMIT for
         OffsetFetch with RequireStable - until :meth:`on_transaction_completed`."""
-        answer: dict[str, list[tuple[int, int]]] = {}
-        valid: list[tuple[str, int, int, int, str | None]] = []
-        for entry in offsets:
-            topic, partition = entry[0], entry[1]
-            if self._partition_exists(topic, partition):
-                valid.append(entry)
-            else:
-                answer.setdefault(topic, []).append(
-                    (partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
-                )
+        answer, valid = self._split_unknown(offsets)
         if valid:
-            if not group_id:
-                codes = [int(ErrorCode.INVALID_GROUP_ID)] * len(valid)
+            guard: tuple[int, int] | None = None
+            error = ErrorCode.INVALID_GROUP_ID if not group_id else self.coordinator_error(group_id)
+            if not error and verify is not None:
+                error, guard = await verify(self.topic.partition_for(group_id))
+            if error:
+                codes = [int(error)] * len(valid)
             else:
                 async with self._write_lock(group_id):
                     codes = await self._commit_transactional_locked(
@@ -1233,6 +1250,7 @@ class GroupCoordinator:
                         instance_id,
                         valid,
                         api_version,
+                        guard,
                     )
             for (topic, partition, *_), code in zip(valid, codes, strict=True):
                 answer.setdefault(topic, []).append((partition, code))
@@ -1247,8 +1265,9 @@ class GroupCoordinator:
         instance_id: str | None,
         offsets: list[tuple[str, int, int, int, str | None]],
         api_version: int,
+        guard: tuple[int, int] | None,
     ) -> list[int]:
-        owner_error = self.coordinator_error(group_id)
+        owner_error = self.coordinator_error(group_id)  # again: the lock was waited for
         if owner_error:
             return [owner_error] * len(offsets)
         created = group_id not in self.groups
@@ -1275,7 +1294,7 @@ class GroupCoordinator:
             )
             codes.append(ErrorCode.NONE)
         try:
-            end = await self._append(group_id, records, producer)
+            end = await self._append(group_id, records, producer, guard)
         except Exception as exc:
             failed = _txn_append_error_code(exc)
             logger.warning(
@@ -1455,8 +1474,7 @@ class GroupCoordinator:
         TxnOffsetCommit still being written is applied first. Event loop only."""
         loading = self._loading.get(partition)
         if loading is not None:
-            with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.shield(loading)
+            await asyncio.wait({loading})  # done or cancelled (resigned); not cancelled by us
         if not self._owns(partition):
             return
         async with self._partition_lock(partition):

@@ -11,10 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kafkacore.log import TopicPartition
 from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
 from kafkacore.security.acl import AclOperation, ResourceType
 from kafkacore.server import authz
-from kafkacore.server.group.coordinator import GroupCoordinator
+from kafkacore.server.group.coordinator import GroupCoordinator, TxnVerifier
+from kafkacore.server.group.offsets import OFFSETS_TOPIC
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.services import BrokerServices
 
@@ -144,6 +146,25 @@ def handle_leave_group(services: BrokerServices, context: RequestContext, reques
     )
 
 
+def _offsets_to_commit(
+    request: Any, readable: set[str] | None
+) -> list[tuple[str, int, int, int, str | None]]:
+    """(topic, partition, offset, leader epoch, metadata) of an OffsetCommit's or a
+    TxnOffsetCommit's topics the principal may read (all with no authorizer)."""
+    return [
+        (
+            t.name,
+            p.partition_index,
+            p.committed_offset,
+            p.committed_leader_epoch,
+            p.committed_metadata,
+        )
+        for t in request.topics
+        if readable is None or t.name in readable
+        for p in t.partitions
+    ]
+
+
 async def handle_offset_commit(
     services: BrokerServices, context: RequestContext, request: Any
 ) -> Any:
@@ -183,18 +204,7 @@ async def handle_offset_commit(
                         ],
                     )
                 )
-    flat = [
-        (
-            t.name,
-            p.partition_index,
-            p.committed_offset,
-            p.committed_leader_epoch,
-            p.committed_metadata,
-        )
-        for t in request.topics
-        if readable is None or t.name in readable
-        for p in t.partitions
-    ]
+    flat = _offsets_to_commit(request, readable)
     if refused and not flat:
         answer = refused
     else:
@@ -218,6 +228,85 @@ async def handle_offset_commit(
         for name, partitions in answer
     ]
     return cls(throttle_time_ms=0, topics=topics)
+
+
+_TXN_STATE_TOPIC = "__transaction_state"
+
+
+def _offset_commit_error(code: int) -> int:
+    """Kafka's ``GroupMetadataManager.maybeConvertOffsetCommitError`` of a failed
+    verification."""
+    if code == ErrorCode.NETWORK_EXCEPTION:
+        return ErrorCode.COORDINATOR_LOAD_IN_PROGRESS  # retried without a new lookup
+    if code in (
+        ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+        ErrorCode.NOT_ENOUGH_REPLICAS,
+        ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+    ):
+        return ErrorCode.COORDINATOR_NOT_AVAILABLE
+    if code in (ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.KAFKA_STORAGE_ERROR):
+        return ErrorCode.NOT_COORDINATOR
+    if code in (
+        ErrorCode.MESSAGE_TOO_LARGE,
+        ErrorCode.RECORD_LIST_TOO_LARGE,
+        ErrorCode.INVALID_FETCH_SIZE,
+    ):
+        return ErrorCode.INVALID_COMMIT_OFFSET_SIZE
+    return code
+
+
+def _txn_verifier(
+    services: BrokerServices, context: RequestContext, request: Any
+) -> TxnVerifier | None:
+    """KIP-890 part 1 for TxnOffsetCommit (``transaction.partition.verification.enable``,
+    Kafka's ``maybeStartTransactionVerificationForPartition``): unless the producer already
+    has a transaction open on the group's ``__consumer_offsets`` partition, the
+    transaction coordinator is asked whether that partition is in the transaction
+    (AddOffsetsToTxn put it there), so that a late commit cannot leave offsets no marker
+    will decide: in-process when this broker leads the transactional id's
+    ``__transaction_state`` partition, else AddPartitionsToTxn v4 ``VerifyOnly`` to its
+    leader (:meth:`ReplicaManager.verify_transaction_remotely`; none known:
+    COORDINATOR_NOT_AVAILABLE). A partition not in the transaction is
+    TRANSACTION_ABORTABLE for v4, INVALID_TXN_STATE before (``AddPartitionsToTxnManager``);
+    a fenced producer INVALID_PRODUCER_EPOCH; the rest through
+    :func:`_offset_commit_error`. A verified write carries the guard taken before the
+    question (a marker appended meanwhile refuses it)."""
+    if not services.config.transaction_partition_verification_enable:
+        return None
+    coordinator = getattr(services, "txn_coordinator", None)
+    if coordinator is None or not request.transactional_id:
+        return None
+    transactional_id = request.transactional_id
+    producer_id, epoch = request.producer_id, request.producer_epoch
+    replicas = services.replica_manager
+
+    async def verify(index: int) -> tuple[int, tuple[int, int] | None]:
+        log = replicas.get_log(OFFSETS_TOPIC, index)  # None: created by the first write
+        if log is not None and log.has_ongoing_transaction(producer_id, epoch):
+            return ErrorCode.NONE, None
+        guard = None if log is None else (producer_id, log.verification_guard(producer_id))
+        tp = TopicPartition(OFFSETS_TOPIC, index)
+        state_tp = TopicPartition(_TXN_STATE_TOPIC, coordinator.partition_for(transactional_id))
+        state = services.metadata_cache.partition_state(state_tp)
+        leader = state.leader if state is not None else -1
+        if leader == services.node_id:
+            answers = coordinator.verify_partitions(transactional_id, producer_id, epoch, {tp})
+        elif leader >= 0:
+            answers = await replicas.verify_transaction_remotely(
+                leader, transactional_id, producer_id, epoch, {tp}
+            )
+        else:
+            answers = {tp: int(ErrorCode.COORDINATOR_NOT_AVAILABLE)}
+        code = answers[tp]
+        if code == ErrorCode.NONE:
+            return ErrorCode.NONE, guard
+        if code == ErrorCode.PRODUCER_FENCED:
+            return ErrorCode.INVALID_PRODUCER_EPOCH, None
+        if code == ErrorCode.TRANSACTION_ABORTABLE and context.api_version < 4:
+            return ErrorCode.INVALID_TXN_STATE, None
+        return _offset_commit_error(code), None
+
+    return verify
 
 
 async def handle_txn_offset_commit(
@@ -258,18 +347,7 @@ async def handle_txn_offset_commit(
             for t in request.topics
             if readable is not None and t.name not in readable
         ]
-        flat = [
-            (
-                t.name,
-                p.partition_index,
-                p.committed_offset,
-                p.committed_leader_epoch,
-                p.committed_metadata,
-            )
-            for t in request.topics
-            if readable is None or t.name in readable
-            for p in t.partitions
-        ]
+        flat = _offsets_to_commit(request, readable)
         if flat:
             answer += await _coordinator(services).commit_transactional(
                 request.group_id,
@@ -280,6 +358,7 @@ async def handle_txn_offset_commit(
                 request.group_instance_id,
                 flat,
                 api_version=context.api_version,
+                verify=_txn_verifier(services, context, request),
             )
     merged: dict[str, list[tuple[int, int]]] = {}
     for name, partitions in answer:

@@ -105,6 +105,7 @@ class OffsetsTopic:
         group: str,
         entries: list[tuple[bytes, bytes | None]],
         txn: tuple[int, int] | None = None,
+        verification_guard: tuple[int, int] | None = None,
     ) -> tuple[TopicPartition, int]:
         """Append ``(key, value)`` records for ``group`` in one batch with acks=-1 (Kafka's
         ``offsets.commit.required.acks`` default: refused below ``min.insync.replicas``),
@@ -116,7 +117,9 @@ class OffsetsTopic:
         ``txn`` = ``(producer id, producer epoch)``: a TxnOffsetCommit's batch, written as
         Kafka's coordinator runtime writes it - transactional, under that producer id and
         epoch, base sequence 0 (a coordinator append: the log checks the epoch, not the
-        sequence); otherwise no producer id (-1/-1/-1), not transactional."""
+        sequence); otherwise no producer id (-1/-1/-1), not transactional.
+        ``verification_guard``: the KIP-890 guard of a verified TxnOffsetCommit (a marker
+        of the producer appended since refuses the write, INVALID_TXN_STATE)."""
         now = int(time.time() * 1000)
         rows: list[tuple[int, int, bytes, bytes | None, list[tuple[str, bytes | None]]]] = [
             (i, now, k, v, []) for i, (k, v) in enumerate(entries)
@@ -133,7 +136,11 @@ class OffsetsTopic:
             )
         partition = self._partition(self.partition_for(group))
         info = self.replicas.append_to_leader(
-            partition, batch, required_acks=-1, origin=AppendOrigin.COORDINATOR
+            partition,
+            batch,
+            required_acks=-1,
+            origin=AppendOrigin.COORDINATOR,
+            verification_guard=verification_guard,
         )
         return partition.topic_partition, info.last_offset + 1
 
