@@ -212,7 +212,7 @@ def run_round(
     mark("final read")
     # the copier copies everything committed once, whatever the kill did to it
     copier.finish(ends)
-    caught_up = copier.caught_up.wait(60)
+    caught_up = copier.caught_up.wait(float(os.environ.get("TXNCHAOS_COPIER_WAIT", "60")))
     copier.stop()
     copier.join(60)
     assert caught_up, f"round {r}: the copier did not catch up: {copier.errors[-5:]}"
