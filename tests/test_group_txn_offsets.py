@@ -191,6 +191,18 @@ def test_offsets_pending_until_commit_marker_and_dropped_at_abort(tmp_path: Path
         # the next transaction of the producer aborts: its offsets are dropped
         assert await _txn_commit(c, "g", {0: 11}) == [("t", 0, 0)]
         assert await _fetch(c, "g", stable=True) == {0: (-1, UNSTABLE), 1: (20, 0)}
+        cls = APIS_BY_NAME["OffsetFetch"].request.cls
+        every = await c.call(  # all topics: the committed partitions, unstable ones marked
+            "OffsetFetch",
+            8,
+            groups=[cls.OffsetFetchRequestGroup(group_id="g", topics=None)],
+            require_stable=True,
+        )
+        assert [
+            (p.partition_index, p.committed_offset, p.error_code)
+            for t in every.groups[0].topics
+            for p in t.partitions
+        ] == [(0, -1, UNSTABLE), (1, 20, 0)]
         await _marker(server, "g", committed=False)
         assert await _fetch(c, "g", stable=True) == {0: (10, 0), 1: (20, 0)}
 
