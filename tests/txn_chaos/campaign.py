@@ -48,6 +48,7 @@ from txn_chaos.workload import (
     CopyWorker,
     LiveReader,
     TxnWorker,
+    drain_copier,
     final_read,
     raw_log,
     read_txnindex,
@@ -401,13 +402,21 @@ def run_once(
     final = final_read(target.bootstrap, TOPIC, PARTITIONS, history, ends)
     if copier is not None:
         # the copier catches up with everything committed, then its output is read
-        copier.finish(ends)
-        caught_up = copier.caught_up.wait(90)
-        copier.stop()
-        copier.join(60)
-        history.write("copier-stopped", caught_up=caught_up, errors=copier.errors[-5:])
-        if not caught_up:
-            raise AssertionError(f"the copier did not catch up: {copier.errors[-5:]}")
+        def replacement(attempt: int) -> CopyWorker:
+            again = CopyWorker(
+                target.bootstrap,
+                TOPIC,
+                COPY_TOPIC,
+                PARTITIONS,
+                f"txnchaos-{seed}-copier",
+                copy_history,
+                seed=seed,
+            )
+            again.txn_prefix = f"txnchaos-{seed}-copier-r{attempt}"
+            return again
+
+        copier = drain_copier(copier, ends, replacement, wait_s=30)
+        history.write("copier-stopped", errors=copier.errors[-5:])
         copy_ends = wait_stable(target.bootstrap, COPY_TOPIC, PARTITIONS, timeout_s=60)
         final_read(target.bootstrap, COPY_TOPIC, PARTITIONS, copy_history, copy_ends)
     copy_history.close()

@@ -48,6 +48,7 @@ from txn_chaos.workload import (
     PRODUCER_BASE,
     CopyWorker,
     TxnWorker,
+    drain_copier,
     final_read,
     raw_log,
     read_txnindex,
@@ -210,12 +211,24 @@ def run_round(
     final = final_read(target.bootstrap, TOPIC, PARTITIONS, history, ends, name=reader)
     events = [e for e in history.events if not e.get("final") or e["consumer"] == reader]
     mark("final read")
+
     # the copier copies everything committed once, whatever the kill did to it
-    copier.finish(ends)
-    caught_up = copier.caught_up.wait(float(os.environ.get("TXNCHAOS_COPIER_WAIT", "60")))
-    copier.stop()
-    copier.join(60)
-    assert caught_up, f"round {r}: the copier did not catch up: {copier.errors[-5:]}"
+    def replacement(attempt: int) -> CopyWorker:
+        again = CopyWorker(
+            target.bootstrap,
+            TOPIC,
+            COPY_TOPIC,
+            PARTITIONS,
+            "sweep-copier",
+            copy_history,
+            seed=r.seed,
+        )
+        again.txn_prefix = f"sweep-copier-{r.seed}-r{attempt}"
+        return again
+
+    copier = drain_copier(
+        copier, ends, replacement, wait_s=float(os.environ.get("TXNCHAOS_COPIER_WAIT", "15"))
+    )
     copy_ends = wait_stable(target.bootstrap, COPY_TOPIC, PARTITIONS, timeout_s=30)
     final_read(target.bootstrap, COPY_TOPIC, PARTITIONS, copy_history, copy_ends, name=reader)
     copy_events = [e for e in copy_history.events if not e.get("final") or e["consumer"] == reader]

@@ -44,6 +44,7 @@ __all__ = [
     "CopyWorker",
     "LiveReader",
     "TxnWorker",
+    "drain_copier",
     "final_read",
     "raw_log",
     "read_txnindex",
@@ -390,6 +391,32 @@ class CopyWorker(TxnWorker):
         if self.producer is None or failed:
             self._drop_producer()  # not committed (or undecided): read the input again
         return True
+
+
+def drain_copier(
+    copier: CopyWorker,
+    ends: dict[int, int],
+    replace: Callable[[int], CopyWorker],
+    *,
+    wait_s: float = 20.0,
+    attempts: int = 3,
+) -> CopyWorker:
+    """Lets ``copier`` copy up to ``ends`` and stops it. A copier that has not caught up
+    after ``wait_s`` is left behind (librdkafka 2.16's ``send_offsets_to_transaction`` can
+    stall for good after a re-bootstrap, its timeout notwithstanding) and
+    ``replace(attempt)`` starts another on the same ``transactional.id`` and group, which
+    fences it; exactly-once must hold all the same. The copier that finished."""
+    for attempt in range(attempts):
+        copier.finish(ends)
+        if copier.caught_up.wait(wait_s):
+            copier.stop()
+            copier.join(30)
+            return copier
+        copier.stop()
+        copier.history.write("copier-replaced", attempt=attempt, errors=copier.errors[-3:])
+        copier = replace(attempt)
+        copier.start()
+    raise AssertionError(f"no copier caught up in {attempts} tries: {copier.errors[-5:]}")
 
 
 def _consumer(bootstrap: str, group: str, **extra: object) -> Consumer:
