@@ -300,7 +300,8 @@ class CopyWorker(TxnWorker):
         self.ends = dict(ends)
 
     def _open_consumer(self) -> Consumer:
-        consumer = _consumer(self.bootstrap, self.txn_name)
+        consumer = _consumer(self.bootstrap, self.txn_name, **{"enable.partition.eof": True})
+        self.eof: dict[int, int] = {}
         wanted = [CkTopicPartition(self.source, p) for p in range(self.partitions)]
         deadline = time.monotonic() + self.patience_s * 2
         while True:
@@ -330,12 +331,12 @@ class CopyWorker(TxnWorker):
             consumer.close()
 
     def _done(self) -> bool:
+        """Caught up: every partition read to its end (an end-of-partition event at or
+        after it; the position alone stays before trailing aborted records and markers,
+        which return nothing)."""
         if self.ends is None or self.consumer is None:
             return False
-        positions = self.consumer.position(
-            [CkTopicPartition(self.source, p) for p in range(self.partitions)]
-        )
-        return all(tp.offset >= self.ends[tp.partition] for tp in positions)
+        return all(self.eof.get(p, -1) >= end for p, end in self.ends.items())
 
     def run(self) -> None:
         n = 0
@@ -363,7 +364,13 @@ class CopyWorker(TxnWorker):
     def copy_once(self, txn: str) -> bool:
         producer, consumer = self.producer, self.consumer
         assert producer is not None and consumer is not None
-        msgs = [m for m in consumer.consume(100, 0.3) if m.error() is None]
+        msgs = []
+        for m in consumer.consume(100, 0.3):
+            err = m.error()
+            if err is None:
+                msgs.append(m)
+            elif err.code() == KafkaError._PARTITION_EOF:
+                self.eof[m.partition()] = m.offset()
         if not msgs:
             return False
         producer.begin_transaction()
