@@ -25,6 +25,7 @@ to a :class:`support.txn_checker.History`.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import struct
 import threading
@@ -146,8 +147,9 @@ class TxnWorker(threading.Thread):
     def _drop_producer(self) -> None:
         producer, self.producer = self.producer, None
         if producer is not None:
-            producer.purge(in_queue=True, in_flight=True, blocking=False)
-            producer.poll(0)
+            with contextlib.suppress(KafkaException):  # a fenced producer raises its fatal error
+                producer.purge(in_queue=True, in_flight=True, blocking=False)
+                producer.poll(0)
 
     def _on_delivery(self, err: KafkaError | None, msg: Any) -> None:
         if err is not None:
