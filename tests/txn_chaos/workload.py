@@ -412,7 +412,8 @@ def drain_copier(
 ) -> CopyWorker:
     """Lets ``copier`` copy up to ``ends`` and stops it. A copier that has not caught up
     after ``wait_s`` is left behind (librdkafka 2.16's ``send_offsets_to_transaction`` can
-    stall for good after a re-bootstrap, its timeout notwithstanding) and
+    stall for good once a broker crash dropped its connection: it sends AddOffsetsToTxn
+    again and never the TxnOffsetCommit, its timeout notwithstanding) and
     ``replace(attempt)`` starts another on the same ``transactional.id`` and group, which
     fences it; exactly-once must hold all the same. The copier that finished."""
     for attempt in range(attempts):
