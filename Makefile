@@ -42,9 +42,15 @@ cluster: build
 # behind fault-injecting proxies, one table row per seed; histories in ./chaos-runs/seed-N/
 # (re-check one: PYTHONPATH=python:tests $(PYTHON) -m chaos.check chaos-runs/seed-N/history.jsonl).
 # Mounts a tmpfs for the full-disk fault (root; ARGS=--no-disk-fault to leave it out).
+# Then the transaction runs (tests/txn_chaos): 5 seeded runs of transactional producers and
+# read_committed readers while the broker is SIGKILLed (one node, then the 3-broker cluster),
+# judged by support/txn_checker.py, and 20 crash-sweep rounds; TXN_ARGS go to the campaigns.
 chaos: build
 	KAFKA_VERSION=3.9.1 scripts/kafka-jars.sh >/dev/null
 	PYTHONPATH=python:tests $(PYTHON) -m chaos.campaign --seeds 20 --out chaos-runs $(ARGS)
+	PYTHONPATH=python:tests $(PYTHON) -m txn_chaos.campaign --target kafkacore --seeds 5 --out chaos-runs/txn $(TXN_ARGS)
+	PYTHONPATH=python:tests $(PYTHON) -m txn_chaos.campaign --target cluster --seeds 5 --out chaos-runs/txn $(TXN_ARGS)
+	PYTHONPATH=python:tests $(PYTHON) -m txn_chaos.sweep --rounds 20 --out chaos-runs/txn-sweep
 
 # The storage demo: a partition directory with several segments, printed by the dump tool.
 demo: build
