@@ -48,10 +48,64 @@ DOWNLOADING_FIXTURES = frozenset(
 )
 
 
+# `make test` runs the suite on pytest-xdist workers (`--dist loadgroup`), then the tests
+# marked `serial` alone. Every test module is one xdist group, so its module-scoped
+# brokers and clusters start once, on one worker; the Spark tests share one group for the
+# session's one SparkSession. Groups are handed out in the order of the items: the costly
+# ones first (they would otherwise end the run alone on one worker), by what their
+# fixtures start, the `slow` ones before all; the unit tests' modules last, in their order.
+SPARK_GROUP = "spark"
+FIXTURE_COST = {
+    "cluster": 10,
+    "spark": 10,
+    "zookeeper": 5,
+    "broker_factory": 2,
+    "java": 2,
+    "kafka_tools": 2,
+    "kafka_libs": 1,
+    "test_clients": 1,
+    "broker": 1,
+}
+SLOW_COST = 100
+
+
+def xdist_group_of(item: pytest.Item) -> str:
+    """The xdist group of ``item``: its module's path, or ``spark`` under tests/spark."""
+    module = item.nodeid.split("::", 1)[0]
+    return SPARK_GROUP if module.startswith("spark/") or "/spark/" in module else module
+
+
+def _cost(item: pytest.Item) -> int:
+    cost = sum(FIXTURE_COST.get(f, 0) for f in getattr(item, "fixturenames", ()))
+    return cost + (SLOW_COST if item.get_closest_marker("slow") else 0)
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the xdist_group markers
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if DOWNLOADING_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.downloads)
+        if item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(xdist_group_of(item)))
+
+
+class _CostlyGroupsFirst:
+    """Orders the items last (after pytest's own reordering for parametrized fixtures):
+    costly groups first, each group's items together and in their order."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        groups: dict[str, list[pytest.Item]] = {}
+        for item in items:
+            marker = item.get_closest_marker("xdist_group")
+            name = marker.args[0] if marker and marker.args else xdist_group_of(item)
+            groups.setdefault(str(name), []).append(item)
+        ranked = sorted(groups.values(), key=lambda group: -sum(map(_cost, group)))
+        items[:] = [item for group in ranked for item in group]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(_CostlyGroupsFirst(), "kafkacore-costly-groups-first")
 
 
 @pytest.fixture(scope="session")
