@@ -4,8 +4,9 @@ and hypothesis profiles (CI runs the `ci` profile)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from types import ModuleType
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -49,11 +50,13 @@ DOWNLOADING_FIXTURES = frozenset(
 
 
 # `make test` runs the suite on pytest-xdist workers (`--dist loadgroup`), then the tests
-# marked `serial` alone. Every test module is one xdist group, so its module-scoped
-# brokers and clusters start once, on one worker; the Spark tests share one group for the
-# session's one SparkSession. Groups are handed out in the order of the items: the costly
-# ones first (they would otherwise end the run alone on one worker), by what their
-# fixtures start, the `slow` ones before all; the unit tests' modules last, in their order.
+# marked `serial` alone. The scheduler below hands out whole groups: every test module is
+# one, so its module-scoped brokers and clusters start once, on one worker; the Spark tests
+# are one group, for the session's one SparkSession. (xdist's own loadgroup reads
+# `xdist_group` markers by renaming node ids, which pytest 9.2 no longer allows.) Groups
+# go out in the order of the items: the costly ones first (they would otherwise end the
+# run alone on one worker), by what their fixtures start, the `slow` ones before all; the
+# unit tests' modules last, in their order.
 SPARK_GROUP = "spark"
 FIXTURE_COST = {
     "cluster": 10,
@@ -69,9 +72,10 @@ FIXTURE_COST = {
 SLOW_COST = 100
 
 
-def xdist_group_of(item: pytest.Item) -> str:
-    """The xdist group of ``item``: its module's path, or ``spark`` under tests/spark."""
-    module = item.nodeid.split("::", 1)[0]
+def group_of(nodeid: str) -> str:
+    """The scheduling group of the test ``nodeid``: its module's path, or ``spark`` for
+    the tests under tests/spark."""
+    module = nodeid.split("::", 1)[0]
     return SPARK_GROUP if module.startswith("spark/") or "/spark/" in module else module
 
 
@@ -80,32 +84,43 @@ def _cost(item: pytest.Item) -> int:
     return cost + (SLOW_COST if item.get_closest_marker("slow") else 0)
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the xdist_group markers
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(
+    config: pytest.Config, items: list[pytest.Item]
+) -> Generator[None, None, None]:
     for item in items:
         if DOWNLOADING_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.downloads)
-        if item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(xdist_group_of(item)))
+    yield
+    # after every other implementation (pytest's reordering for parametrized fixtures
+    # among them): costly groups first, each group's items together and in their order
+    groups: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        groups.setdefault(group_of(item.nodeid), []).append(item)
+    ranked = sorted(groups.values(), key=lambda group: -sum(map(_cost, group)))
+    items[:] = [item for group in ranked for item in group]
 
 
-class _CostlyGroupsFirst:
-    """Orders the items last (after pytest's own reordering for parametrized fixtures):
-    costly groups first, each group's items together and in their order."""
+class _GroupScheduler:
+    """pytest-xdist's ``--dist loadgroup`` with the groups of :func:`group_of`."""
 
-    @pytest.hookimpl(trylast=True)
-    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
-        groups: dict[str, list[pytest.Item]] = {}
-        for item in items:
-            marker = item.get_closest_marker("xdist_group")
-            name = marker.args[0] if marker and marker.args else xdist_group_of(item)
-            groups.setdefault(str(name), []).append(item)
-        ranked = sorted(groups.values(), key=lambda group: -sum(map(_cost, group)))
-        items[:] = [item for group in ranked for item in group]
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
+        if config.getvalue("dist") != "loadgroup":
+            return None
+        from xdist.scheduler import LoadScopeScheduling
+
+        class GroupScheduling(LoadScopeScheduling):  # type: ignore[misc]
+            def _split_scope(self, nodeid: str) -> str:
+                return group_of(nodeid)
+
+        return GroupScheduling(config, log)
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.pluginmanager.register(_CostlyGroupsFirst(), "kafkacore-costly-groups-first")
+    # registered only with xdist there: its hook is unknown without it
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(_GroupScheduler(), "kafkacore-group-scheduler")
 
 
 @pytest.fixture(scope="session")
