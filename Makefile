@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 PYTHON := $(BIN)/python
 export KAFKACORE_CACHE ?= $(HOME)/.cache/kafkacore
 RUST_SOURCES := $(shell find rust -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
-DEV_DEPS := pytest pytest-benchmark pytest-timeout hypothesis ruff mypy 'maturin>=1.7,<2' \
+DEV_DEPS := pytest pytest-benchmark pytest-timeout pytest-xdist hypothesis ruff mypy 'maturin>=1.7,<2' \
 	google-crc32c lz4 zstandard cramjam confluent-kafka 'pyspark==4.3.0' 'pyarrow>=16' \
 	ziglang auditwheel 'kazoo>=2.9' cryptography
 
@@ -76,9 +76,17 @@ test-clients: $(VENV)/.deps
 spark-jars: $(VENV)/.deps
 	PYTHON=$(abspath $(PYTHON)) bash scripts/spark-jars.sh >/dev/null
 
+# The tests in two passes: everything but the `serial` tests on PYTEST_WORKERS pytest-xdist
+# workers (most tests wait on JVMs, brokers and sockets, so more workers than cores pay),
+# each test module on one worker (its brokers start once: see tests/conftest.py), then the
+# timing-sensitive `serial` tests (measured rates) alone.
+PYTEST_WORKERS ?= 3
+PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadgroup --no-loadscope-reorder
+
 py-test: build test-clients spark-jars
 	$(PYTHON) -m mypy.stubtest kafkacore._native --allowlist stubtest-allowlist.txt
-	$(BIN)/pytest -q --durations=25 tests
+	$(BIN)/pytest -q $(PYTEST_PARALLEL) --durations=25 -m "not serial" tests
+	$(BIN)/pytest -q --durations=10 -m serial tests
 
 test: lint rust-test py-test
 
@@ -86,7 +94,8 @@ test: lint rust-test py-test
 # (no Kafka/Spark jars, no third-party clients): `interop` and `downloads` are deselected.
 test-fast: build lint rust-test
 	$(PYTHON) -m mypy.stubtest kafkacore._native --allowlist stubtest-allowlist.txt
-	$(BIN)/pytest -q -m "not interop and not downloads" tests
+	$(BIN)/pytest -q $(PYTEST_PARALLEL) -m "not interop and not downloads and not serial" tests
+	$(BIN)/pytest -q -m "serial and not interop and not downloads" tests
 
 # Rewrites the sources in place: cargo fmt, ruff format, ruff's fixes.
 format: $(VENV)/.deps

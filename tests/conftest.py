@@ -4,8 +4,9 @@ and hypothesis profiles (CI runs the `ci` profile)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from types import ModuleType
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -48,10 +49,78 @@ DOWNLOADING_FIXTURES = frozenset(
 )
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+# `make test` runs the suite on pytest-xdist workers (`--dist loadgroup`), then the tests
+# marked `serial` alone. The scheduler below hands out whole groups: every test module is
+# one, so its module-scoped brokers and clusters start once, on one worker; the Spark tests
+# are one group, for the session's one SparkSession. (xdist's own loadgroup reads
+# `xdist_group` markers by renaming node ids, which pytest 9.2 no longer allows.) Groups
+# go out in the order of the items: the costly ones first (they would otherwise end the
+# run alone on one worker), by what their fixtures start, the `slow` ones before all; the
+# unit tests' modules last, in their order.
+SPARK_GROUP = "spark"
+FIXTURE_COST = {
+    "cluster": 10,
+    "spark": 10,
+    "zookeeper": 5,
+    "broker_factory": 2,
+    "java": 2,
+    "kafka_tools": 2,
+    "kafka_libs": 1,
+    "test_clients": 1,
+    "broker": 1,
+}
+SLOW_COST = 100
+
+
+def group_of(nodeid: str) -> str:
+    """The scheduling group of the test ``nodeid``: its module's path, or ``spark`` for
+    the tests under tests/spark."""
+    module = nodeid.split("::", 1)[0]
+    return SPARK_GROUP if module.startswith("spark/") or "/spark/" in module else module
+
+
+def _cost(item: pytest.Item) -> int:
+    cost = sum(FIXTURE_COST.get(f, 0) for f in getattr(item, "fixturenames", ()))
+    return cost + (SLOW_COST if item.get_closest_marker("slow") else 0)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(
+    config: pytest.Config, items: list[pytest.Item]
+) -> Generator[None, None, None]:
     for item in items:
         if DOWNLOADING_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.downloads)
+    yield
+    # after every other implementation (pytest's reordering for parametrized fixtures
+    # among them): costly groups first, each group's items together and in their order
+    groups: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        groups.setdefault(group_of(item.nodeid), []).append(item)
+    ranked = sorted(groups.values(), key=lambda group: -sum(map(_cost, group)))
+    items[:] = [item for group in ranked for item in group]
+
+
+class _GroupScheduler:
+    """pytest-xdist's ``--dist loadgroup`` with the groups of :func:`group_of`."""
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
+        if config.getvalue("dist") != "loadgroup":
+            return None
+        from xdist.scheduler import LoadScopeScheduling
+
+        class GroupScheduling(LoadScopeScheduling):  # type: ignore[misc]
+            def _split_scope(self, nodeid: str) -> str:
+                return group_of(nodeid)
+
+        return GroupScheduling(config, log)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # registered only with xdist there: its hook is unknown without it
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(_GroupScheduler(), "kafkacore-group-scheduler")
 
 
 @pytest.fixture(scope="session")

@@ -274,6 +274,7 @@ def _rows(stdout: str) -> list[list[str]]:
     return [line.split() for line in stdout.splitlines() if line.strip()]
 
 
+@pytest.mark.slow
 def test_consumer_groups(group_broker: str) -> None:
     from confluent_kafka import Producer
 

@@ -399,6 +399,7 @@ def run_chain(chain: Chain, base_dir: Path, backend: ModuleType) -> int:
     return POINTS_PER_CHAIN
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize("backend_under_test", ["native", "pure"])
 def test_crash_sweep(tmp_path: Path, backend_under_test: str) -> None:

@@ -19,11 +19,15 @@ import threading
 import time
 from typing import Any
 
+import pytest
 from confluent_kafka import Consumer, Producer
 
 from kafkacore.client import Client
 from kafkacore.protocol import APIS_BY_NAME
 from support.brokers import Broker, BrokerFactory
+
+# serial: the achieved byte rates are measured against the quotas (within 10 %)
+pytestmark = pytest.mark.serial
 
 PRODUCE_QUOTA = 256 * 1024  # bytes/s
 FETCH_QUOTA = 256 * 1024

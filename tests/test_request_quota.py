@@ -12,6 +12,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
+
 from kafkacore.protocol import APIS_BY_NAME, ApiKey
 from kafkacore.server import KafkaServer
 from kafkacore.server.client_quotas import ClientQuotaManager
@@ -22,6 +24,9 @@ from kafkacore.server.request_quota import (
     io_timed,
 )
 from support.raw_client import RawClient, make_request, run_broker
+
+# serial: request time on the broker's threads is measured and throttled against its quota
+pytestmark = pytest.mark.serial
 
 
 def test_the_manager_bounds_the_throttle_by_one_window() -> None:

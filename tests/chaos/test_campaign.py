@@ -7,6 +7,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+
 from chaos.campaign import run_once
 from chaos.check import check, read_history
 from chaos.schedule import make_schedule
@@ -23,6 +25,7 @@ def test_schedule_is_seeded() -> None:
     assert all(f.kind != "disk-full" for f in make_schedule(5, 300, disk_fault=False))
 
 
+@pytest.mark.slow
 def test_bounded_chaos_run(zookeeper: ZooKeeperServer, tmp_path: Path) -> None:
     started = time.monotonic()
     result = run_once(zookeeper, tmp_path / f"seed-{SEED}", SEED, duration_s=DURATION_S)

@@ -22,7 +22,7 @@ from cluster.test_cluster_basics import wait_for_identical_replicas
 from support.cluster import Cluster, wait_until
 from support.zookeeper import ZooKeeperServer
 
-pytestmark = pytest.mark.timeout(420)
+pytestmark = [pytest.mark.timeout(420), pytest.mark.slow]
 
 BOUNCES = 5
 

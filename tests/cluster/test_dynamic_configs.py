@@ -425,6 +425,7 @@ def test_topic_and_broker_configs(configs_cluster: Cluster) -> None:
 # -- throttling --------------------------------------------------------------------------------
 
 
+@pytest.mark.serial  # the producer's achieved rate is measured (within 20 %)
 def test_producer_byte_rate_throttles_a_producer(configs_cluster: Cluster) -> None:
     from confluent_kafka import Producer
 

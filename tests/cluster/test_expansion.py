@@ -24,7 +24,7 @@ from kafkacore.cli import main
 from support.cluster import Cluster, wait_until
 from support.zookeeper import ZooKeeperServer
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.timeout(300), pytest.mark.slow]
 
 TOPICS = {"grow-a": (4, 3), "grow-b": (3, 2)}  # name: (partitions, replication factor)
 

@@ -39,7 +39,8 @@ from support.cluster import Cluster, wait_until
 from support.kafka_jars import KAFKA_ZK_VERSION, kafka_libs
 
 # Kafka 3.9's jars (scripts/kafka-jars.sh) run the tools
-pytestmark = [pytest.mark.timeout(180), pytest.mark.downloads]
+# serial: the throttled rates are measured (within 10 %); see `serial` in pyproject.toml
+pytestmark = [pytest.mark.timeout(180), pytest.mark.downloads, pytest.mark.serial]
 
 MiB = 1024 * 1024
 REASSIGN = "org.apache.kafka.tools.reassign.ReassignPartitionsCommand"

@@ -13,7 +13,7 @@ import pytest
 
 from compat.conftest import Broker, batch_attributes, run_python_client
 
-pytestmark = pytest.mark.timeout(180)
+pytestmark = [pytest.mark.timeout(180), pytest.mark.slow]
 
 VERSIONS = ["2.0.2", "2.3.3", "3.0.12"]
 CODECS = {"none": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}

@@ -29,7 +29,7 @@ from confluent_kafka import (
 from compat.conftest import KafkaTools, ToolResult
 from support.brokers import free_port
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.timeout(300), pytest.mark.slow]
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "secure_broker"
 CONSUMER = "org.apache.kafka.tools.consumer.ConsoleConsumer"

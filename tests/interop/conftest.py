@@ -21,6 +21,7 @@ import pytest
 
 from support.kafka_jars import JVM_FLAGS, KAFKA_ZK_VERSION, compile_java
 from support.kafka_jars import kafka_libs as fetch_kafka_libs
+from support.shared import build_once
 
 JAVA_SOURCES = Path(__file__).resolve().parent / "java"
 # Helpers compiled by their own tests, not with the others: those that need Kafka 3.9's
@@ -79,8 +80,14 @@ def kafka_libs() -> Path:
     return fetch_kafka_libs()
 
 
-def _compile_helpers(libs: Path, classes: Path, sources: Sequence[str]) -> Java:
-    compile_java(libs, classes, sources)
+def _compile_helpers(
+    libs: Path, tmp_path_factory: pytest.TempPathFactory, name: str, sources: Sequence[str]
+) -> Java:
+    """``sources`` compiled against ``libs`` into the run's directory ``name``, once for
+    all the xdist workers of the run (see ``support.shared``)."""
+    with build_once(tmp_path_factory, name) as (classes, built):
+        if not built:
+            compile_java(libs, classes, sources)
     version = libs.parent.name.removeprefix("kafka-")
     return Java(libs=libs, classes=classes, version=version)
 
@@ -91,7 +98,7 @@ def java(kafka_libs: Path, tmp_path_factory: pytest.TempPathFactory) -> Java:
     sources = sorted(
         str(p) for p in JAVA_SOURCES.glob("*.java") if p.name not in KAFKA_39_ONLY_SOURCES
     )
-    return _compile_helpers(kafka_libs, tmp_path_factory.mktemp("interop-classes"), sources)
+    return _compile_helpers(kafka_libs, tmp_path_factory, "interop-classes", sources)
 
 
 @pytest.fixture(scope="session")
@@ -105,7 +112,7 @@ def kafka_zk_libs() -> Path:
 def java_zk(kafka_zk_libs: Path, tmp_path_factory: pytest.TempPathFactory) -> Java:
     """ProtocolMessages.java compiled against Kafka 3.9's jars."""
     sources = [str(JAVA_SOURCES / "ProtocolMessages.java")]
-    return _compile_helpers(kafka_zk_libs, tmp_path_factory.mktemp("interop-zk-classes"), sources)
+    return _compile_helpers(kafka_zk_libs, tmp_path_factory, "interop-zk-classes", sources)
 
 
 @dataclass(frozen=True)
@@ -122,7 +129,8 @@ class JavaBatches:
 
 @pytest.fixture(scope="session")
 def java_batches(java: Java, tmp_path_factory: pytest.TempPathFactory) -> JavaBatches:
-    out = tmp_path_factory.mktemp("java-batches")
-    java.run("BuildBatches", str(out)).check()
+    with build_once(tmp_path_factory, "java-batches") as (out, built):
+        if not built:  # once for all the xdist workers of the run
+            java.run("BuildBatches", str(out)).check()
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     return JavaBatches(out, manifest["kafka_version"], manifest["cases"])

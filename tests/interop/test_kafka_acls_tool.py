@@ -74,7 +74,7 @@ from support.kafka_jars import (
 )
 from support.raw_client import receive_blocking
 
-pytestmark = [pytest.mark.interop, pytest.mark.timeout(600)]
+pytestmark = [pytest.mark.interop, pytest.mark.timeout(600), pytest.mark.slow]
 
 SETTINGS = [
     "authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer",

@@ -24,7 +24,7 @@ from support.cluster import wait_until
 from support.kafka_jars import JVM_FLAGS, require
 from support.zookeeper import unique_chroot
 
-pytestmark = [pytest.mark.downloads]
+pytestmark = [pytest.mark.downloads, pytest.mark.slow]
 
 TOOL_43 = "kafka.admin.ConfigCommand"  # still in core (the Scala tool) in 4.3.1
 TOOL_39 = "kafka.admin.ConfigCommand"

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -15,14 +14,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Protocol
 
+from support.ports import free_port
+
 START_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 20.0
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("localhost", 0))
-        return int(s.getsockname()[1])
 
 
 class Broker:
@@ -39,6 +34,7 @@ class Broker:
         self.data = data
         self.node_id = node_id
         self.port = port if port is not None else free_port()
+        self._port_chosen = port is None
         self.overrides = list(overrides)
         self.proc: subprocess.Popen[bytes] | None = None
         self.returncode: int | None = None
@@ -59,7 +55,17 @@ class Broker:
         return self.log_file.read_text(encoding="utf-8", errors="replace")
 
     def start(self) -> Broker:
-        return self.spawn().wait_started()
+        for attempt in range(3):
+            try:
+                return self.spawn().wait_started()
+            except AssertionError as exc:
+                # A port found free can still be taken before the broker binds it (by
+                # another test session's server): a first start moves to another one.
+                taken = "Address already in use" in str(exc) or "Errno 98" in str(exc)
+                if not (taken and self._port_chosen and self.returncode and attempt < 2):
+                    raise
+                self.port = free_port()
+        raise AssertionError("unreachable")
 
     def spawn(self) -> Broker:
         """Start the process without waiting for it (:meth:`wait_started` waits): brokers
@@ -92,6 +98,7 @@ class Broker:
                 self.proc = None
                 raise AssertionError(f"broker did not start:\n{self.log_text()[-4000:]}")
             time.sleep(0.05)
+        self._port_chosen = False  # clients know this port now: restarts keep it
         return self
 
     def stop(self, *, check: bool = True) -> int:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import socket
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -17,15 +16,10 @@ from kafkacore.config import BrokerConfig
 from kafkacore.security.scram import ScramMechanism, create_credential
 from kafkacore.server import KafkaServer
 from support.certs import Pki
+from support.ports import free_port as free_port  # re-exported for the tests
 
 PLAIN_MODULE = "org.apache.kafka.common.security.plain.PlainLoginModule"
 SCRAM_MODULE = "org.apache.kafka.common.security.scram.ScramLoginModule"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("localhost", 0))
-        return int(s.getsockname()[1])
 
 
 @dataclass(frozen=True)

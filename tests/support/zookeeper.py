@@ -28,6 +28,7 @@ from types import TracebackType
 import pytest
 
 from support.kafka_jars import JVM_FLAGS, REPO, require
+from support.ports import free_port
 
 # Kafka 3.9 is the last line with ZooKeeper mode, and its libs carry ZooKeeper 3.8.
 ZK_KAFKA_VERSION = "3.9.1"
@@ -52,12 +53,6 @@ def zookeeper_libs() -> Path:
     assert (libs / ".complete").is_file(), libs
     assert any(libs.glob("zookeeper-3.*.jar")), f"no zookeeper jar in {libs}"
     return libs
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def four_letter_word(port: int, word: str, timeout: float = 2.0) -> str:

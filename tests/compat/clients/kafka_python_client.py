@@ -33,13 +33,17 @@ def scenario(name: str):  # type: ignore[no-untyped-def]
     return wrap
 
 
-def consume(topic: str, partition: int, count: int, start: int = 0) -> list[dict[str, Any]]:
+def consume(
+    topic: str, partition: int, count: int, start: int = 0, seconds: float = 60
+) -> list[dict[str, Any]]:
+    """Up to ``count`` records from ``start``, waiting at most ``seconds`` (a loaded
+    machine, several test sessions at once, can take tens of seconds)."""
     consumer = KafkaConsumer(bootstrap_servers=BOOTSTRAP, enable_auto_commit=False)
     tp = TopicPartition(topic, partition)
     consumer.assign([tp])
     consumer.seek(tp, start)
     got: list[dict[str, Any]] = []
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + seconds
     while len(got) < count and time.monotonic() < deadline:
         for records in consumer.poll(timeout_ms=500).values():
             for r in records:
@@ -76,7 +80,9 @@ for codec in CODECS:
         producer.flush(20)
         offsets = [f.get(10).offset for f in futures]
         producer.close(10)
-        return {"produced_offsets": offsets, "consumed": consume(topic, 0, 50)}
+        # kafka-python 2.0.2 gets no zstd batch (see the test): that waits out its deadline
+        seconds = 20 if codec == "zstd" and kafka.__version__ == "2.0.2" else 60
+        return {"produced_offsets": offsets, "consumed": consume(topic, 0, 50, seconds=seconds)}
 
 
 @scenario("create_time")
