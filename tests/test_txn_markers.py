@@ -145,6 +145,10 @@ def test_markers_lso_fetch_list_offsets_and_produce_errors(tmp_path: Path) -> No
         try:
             assert await produce(client, txn_batch(P1, 0)) == -1000  # offset 0
             assert await produce(client, txn_batch(P2, 0)) == -1001  # offset 1
+            # transactional batches without a transactional id: refused, nothing appended
+            orphan = produce_request(TOPIC, 0, txn_batch(P3, 0))
+            answer = (await client.call("Produce", 9, orphan)).responses[0]
+            assert [(p.error_code, p.base_offset) for p in answer.partition_responses] == [(53, -1)]
             # a non-transactional write of a producer with an open transaction
             assert await produce(client, txn_batch(P1, 1, transactional=False)) == 48
 

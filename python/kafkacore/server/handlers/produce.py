@@ -270,25 +270,31 @@ async def handle_produce(services: BrokerServices, context: RequestContext, requ
     auto-created first; the appends then run on the I/O executor, and delayed fetches of
     the partitions written are woken back on the event loop.
 
-    With an authorizer (Kafka's ``handleProduceRequest``): transactional batches need
-    WRITE on the request's transactional id, else every partition is answered
-    TRANSACTIONAL_ID_AUTHORIZATION_FAILED (CVE-2018-17196); then each topic needs WRITE
+    Transactional batches need a transactional id (and, with an authorizer, WRITE on it),
+    else every partition is answered TRANSACTIONAL_ID_AUTHORIZATION_FAILED and nothing is
+    appended (Kafka's ``handleProduceRequest``, CVE-2018-17196). With an authorizer, each
+    topic then needs WRITE
     (TOPIC_AUTHORIZATION_FAILED, before its existence is looked at), and auto-creation
     CREATE on the cluster or the topic."""
     refused: dict[str, ErrorCode] = {}
     secured = authz.enabled(services)
-    if secured:
-        if _has_transactional_batches(request) and not (
-            request.transactional_id is not None
-            and authz.authorize(
+    if _has_transactional_batches(request) and not (
+        request.transactional_id is not None
+        and (
+            not secured
+            or authz.authorize(
                 services,
                 context,
                 AclOperation.WRITE,
                 ResourceType.TRANSACTIONAL_ID,
                 request.transactional_id,
             )
-        ):
-            return _refused_everywhere(request, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+        )
+    ):
+        # Kafka checks this without an authorizer too: transactional batches without a
+        # transactional id would open a transaction no coordinator knows of.
+        return _refused_everywhere(request, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+    if secured:
         writable = authz.filter_authorized(
             services,
             context,
