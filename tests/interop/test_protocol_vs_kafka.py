@@ -42,6 +42,7 @@ INTER_BROKER = {
     ApiKey.UPDATE_METADATA,
     ApiKey.CONTROLLED_SHUTDOWN,
     ApiKey.ALTER_PARTITION,
+    ApiKey.WRITE_TXN_MARKERS,  # Kafka 4 removed v0 (KIP-896); 3.9 brokers still send it
 }
 
 ALL_CASES = [
