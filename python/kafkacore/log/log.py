@@ -49,7 +49,7 @@ import random
 import shutil
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import wraps
 from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict, TypeVar
@@ -117,7 +117,9 @@ from kafkacore.record import (
     MIN_BATCH_LENGTH,
     BatchHeader,
     ControlType,
+    batch_header,
     build_control_batch,
+    iter_batches,
 )
 
 if TYPE_CHECKING:
@@ -1121,6 +1123,20 @@ class Log:
         return first_offset, previous_last
 
     # -- read ----------------------------------------------------------------------------
+
+    def batches(self, chunk_bytes: int = 1 << 20) -> Iterator[tuple[bytes, int, BatchHeader]]:
+        """Every batch from the log start to the log end, in order, as ``(buffer,
+        position, header)``, read ``chunk_bytes`` at a time (a coordinator's load of its
+        partition). Blocking."""
+        offset = self.log_start_offset
+        while offset < self.log_end_offset:
+            data = self.read(offset, chunk_bytes).read_bytes()
+            if not data:
+                return
+            for pos, _magic, _size in iter_batches(data):
+                header = batch_header(data, pos)
+                offset = header.last_offset + 1
+                yield data, pos, header
 
     def read(
         self,

@@ -48,8 +48,9 @@ from kafkacore.server.timeouts import stop_task, within
 
 if TYPE_CHECKING:
     from kafkacore.config import BrokerConfig
+    from kafkacore.metadata import BrokerInfo
 
-__all__ = ["ClientSecurity", "NodeClient", "inter_broker_security"]
+__all__ = ["ClientSecurity", "NodeClient", "broker_client", "inter_broker_security"]
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +84,21 @@ def inter_broker_security(config: BrokerConfig) -> ClientSecurity | None:
         sorted((k, str(v)) for k, v in config.originals.items() if k.startswith(_SECURITY_KEYS))
     )
     return _inter_broker_security(relevant, config)
+
+
+def broker_client(config: BrokerConfig, broker: BrokerInfo, client_id: str) -> NodeClient:
+    """A client to ``broker``'s endpoint on this broker's inter-broker listener, with
+    ``request.timeout.ms`` and :func:`inter_broker_security` (the coordinators' and the
+    replica manager's connections to other brokers)."""
+    listener, _protocol = config.inter_broker_listener()
+    host, port = broker.endpoint(listener)
+    return NodeClient(
+        host,
+        port,
+        client_id=client_id,
+        request_timeout_s=config.request_timeout_ms / 1000,
+        security=inter_broker_security(config),
+    )
 
 
 @functools.lru_cache(maxsize=8)

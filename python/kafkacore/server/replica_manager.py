@@ -57,7 +57,7 @@ from kafkacore.metadata import (
 )
 from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
 from kafkacore.server.delayed import FetchPurgatory, ProducePurgatory
-from kafkacore.server.inter_broker import NodeClient, inter_broker_security
+from kafkacore.server.inter_broker import NodeClient, broker_client
 from kafkacore.server.partition import AlterPartitionSubmitter, Partition
 from kafkacore.server.replication_quota import ReplicationQuota
 
@@ -580,16 +580,7 @@ class ReplicaManager:
             broker = self.cache.broker(coordinator_id)
             if broker is None:
                 return dict.fromkeys(partitions, int(ErrorCode.COORDINATOR_NOT_AVAILABLE))
-            config = self.config
-            listener, _protocol = config.inter_broker_listener()
-            host, port = broker.endpoint(listener)
-            client = NodeClient(
-                host,
-                port,
-                client_id=f"broker-{self.node_id}-txn-verification",
-                request_timeout_s=config.request_timeout_ms / 1000,
-                security=inter_broker_security(config),
-            )
+            client = broker_client(self.config, broker, f"broker-{self.node_id}-txn-verification")
             self._txn_verification_clients[coordinator_id] = client
         api = APIS_BY_NAME["AddPartitionsToTxn"]
         cls: Any = api.request.cls

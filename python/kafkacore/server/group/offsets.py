@@ -168,35 +168,28 @@ class OffsetsTopic:
         log = self.replicas.get_log(OFFSETS_TOPIC, partition)
         if log is None:
             return
-        offset = log.log_start_offset
-        while offset < log.log_end_offset:
-            data = log.read(offset, 1 << 20).read_bytes()
-            if not data:
-                break
-            for pos, _magic, _size in record.iter_batches(data):
-                header = record.batch_header(data, pos)
-                offset = header.last_offset + 1
-                producer_id = header.producer_id if header.is_transactional else -1
-                if header.is_control:
-                    for r in record.records(data, pos):
-                        if r.key is None or r.value is None:
-                            continue
-                        try:
-                            kind, _epoch = record.parse_control_record(r.key, r.value)
-                        except (ValueError, KafkaCoreError) as exc:  # not a txn marker
-                            logger.warning("Skipping unknown control record: %s", exc)
-                            continue
-                        yield OffsetsLogEntry(r.offset, producer_id, None, None, kind)
-                    continue
+        for data, pos, header in log.batches():
+            producer_id = header.producer_id if header.is_transactional else -1
+            if header.is_control:
                 for r in record.records(data, pos):
-                    if r.key is None:
+                    if r.key is None or r.value is None:
                         continue
                     try:
-                        key = recs.decode_key(r.key)
-                    except Exception as exc:  # a foreign record: skip it, as Kafka logs
-                        logger.warning("Skipping undecodable offsets record: %s", exc)
+                        kind, _epoch = record.parse_control_record(r.key, r.value)
+                    except (ValueError, KafkaCoreError) as exc:  # not a txn marker
+                        logger.warning("Skipping unknown control record: %s", exc)
                         continue
-                    yield OffsetsLogEntry(r.offset, producer_id, key, r.value, None)
+                    yield OffsetsLogEntry(r.offset, producer_id, None, None, kind)
+                continue
+            for r in record.records(data, pos):
+                if r.key is None:
+                    continue
+                try:
+                    key = recs.decode_key(r.key)
+                except Exception as exc:  # a foreign record: skip it, as Kafka logs
+                    logger.warning("Skipping undecodable offsets record: %s", exc)
+                    continue
+                yield OffsetsLogEntry(r.offset, producer_id, key, r.value, None)
 
 
 class OffsetsLogEntry(NamedTuple):

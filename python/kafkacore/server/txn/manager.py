@@ -191,25 +191,18 @@ class TransactionStateTopic:
         log = self.replicas.get_log(TRANSACTION_STATE_TOPIC, index)
         if log is None:
             return
-        offset = log.log_start_offset
-        while offset < log.log_end_offset:
-            data = log.read(offset, 1 << 20).read_bytes()
-            if not data:
-                break
-            for pos, _magic, _size in record.iter_batches(data):
-                header = record.batch_header(data, pos)
-                offset = header.last_offset + 1
-                if header.is_control:
+        for data, pos, header in log.batches():
+            if header.is_control:
+                continue
+            for r in record.records(data, pos):
+                if r.key is None:
                     continue
-                for r in record.records(data, pos):
-                    if r.key is None:
-                        continue
-                    try:
-                        key = decode_txn_key(r.key)
-                    except Exception as exc:
-                        logger.warning("Skipping undecodable transaction log record: %s", exc)
-                        continue
-                    yield key, r.value
+                try:
+                    key = decode_txn_key(r.key)
+                except Exception as exc:
+                    logger.warning("Skipping undecodable transaction log record: %s", exc)
+                    continue
+                yield key, r.value
 
 
 @dataclass

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from kafkacore.log import TopicPartition
 from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
-from kafkacore.server.inter_broker import NodeClient, inter_broker_security
+from kafkacore.server.inter_broker import NodeClient, broker_client
 
 if TYPE_CHECKING:
     from kafkacore.server.services import BrokerServices
@@ -293,15 +293,8 @@ class TransactionMarkerChannelManager:
         broker = services.metadata_cache.broker(node_id)
         if broker is None:
             return None
-        config = services.config
-        listener, _protocol = config.inter_broker_listener()
-        host, port = broker.endpoint(listener)
-        client = NodeClient(
-            host,
-            port,
-            client_id=f"broker-{services.node_id}-txn-marker-sender",
-            request_timeout_s=config.request_timeout_ms / 1000,
-            security=inter_broker_security(config),
+        client = broker_client(
+            services.config, broker, f"broker-{services.node_id}-txn-marker-sender"
         )
         self._clients[node_id] = client
         return client
