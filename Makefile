@@ -8,7 +8,8 @@ export KAFKACORE_CACHE ?= $(HOME)/.cache/kafkacore
 RUST_SOURCES := $(shell find rust -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 DEV_DEPS := pytest pytest-benchmark pytest-timeout pytest-xdist hypothesis ruff mypy 'maturin>=1.7,<2' \
 	google-crc32c lz4 zstandard cramjam confluent-kafka 'pyspark==4.3.0' 'pyarrow>=16' \
-	ziglang auditwheel 'kazoo>=2.9' cryptography
+	ziglang auditwheel 'kazoo>=2.9' cryptography \
+	starlette jinja2 uvicorn python-multipart playwright matplotlib py-spy atheris
 
 .PHONY: run test test-fast format build wheel bench bench-broker bench-spark lint rust-test py-test \
 	kafka-jars spark-jars clean demo test-clients pipeline cluster bench-cluster chaos
