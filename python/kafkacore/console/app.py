@@ -31,7 +31,11 @@ __all__ = ["VIEWS", "create_app"]
 
 logger = logging.getLogger("kafkacore.console")
 
-VIEWS: tuple[str, ...] = ("kafkacore.console.views.cluster",)
+VIEWS: tuple[str, ...] = (
+    "kafkacore.console.views.cluster",
+    "kafkacore.console.views.topics",
+    "kafkacore.console.views.security",
+)
 """The view modules, in nav-bar order."""
 
 
