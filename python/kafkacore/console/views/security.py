@@ -178,8 +178,9 @@ def routes(ctx: ConsoleContext) -> list[BaseRoute]:
             error = _error_text(exc)
             await ctx.audit(request, action, detail, result=error)
             return await page(request, error=f"{action}: {error}", status=400)
-        await ctx.audit(request, action, detail)
-        return RedirectResponse(f"/security?done={done}", status_code=303)
+        audited = await ctx.audit(request, action, detail)
+        flag = "" if audited else "&audit=failed"
+        return RedirectResponse(f"/security?done={done}{flag}", status_code=303)
 
     async def acl_create(request: Request) -> Response:
         ctx.require_write(request)

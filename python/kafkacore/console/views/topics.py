@@ -367,9 +367,10 @@ def routes(ctx: ConsoleContext) -> list[BaseRoute]:
                 sizes=PAGE_SIZES, query="", internal=False, pager_base="/topics?",
                 done=None, error=f"Create {name or 'topic'}: {error}", form=form,
             )  # fmt: skip
-        await ctx.audit(request, "topic.create", detail)
+        audited = await ctx.audit(request, "topic.create", detail)
         invalidate(request)
-        return RedirectResponse(f"/topics/{quote(name)}?done=created", status_code=303)
+        flag = "" if audited else "&audit=failed"
+        return RedirectResponse(f"/topics/{quote(name)}?done=created{flag}", status_code=303)
 
     async def topic_detail(
         request: Request, error: str | None = None, status: int = 200
@@ -436,12 +437,12 @@ def routes(ctx: ConsoleContext) -> list[BaseRoute]:
             error = _error_text(exc)
             await ctx.audit(request, action, detail, result=error)
             return await topic_detail(request, error=f"{action}: {error}", status=400)
-        await ctx.audit(request, action, detail)
+        audited = await ctx.audit(request, action, detail)
         invalidate(request)
         target = (
             "/topics?done=deleted" if done == "deleted" else f"/topics/{quote(name)}?done={done}"
         )
-        return RedirectResponse(target, status_code=303)
+        return RedirectResponse(target + ("" if audited else "&audit=failed"), status_code=303)
 
     async def topic_config(request: Request) -> Response:
         ctx.require_write(request)
