@@ -7,33 +7,19 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from console.conftest import create_topics, produce, screenshot
+from console.conftest import create_topics, produce, screenshot, wait_http
 from support.kafka_jars import kafka_libs, kraft_single_node_props, start_kraft_node, stop_process
 from support.ports import free_port
 
 pytestmark = pytest.mark.interop
 
 SEED = {0: 5, 1: 9}
-
-
-def wait_http(url: str, timeout_s: float = 30) -> None:
-    deadline = time.monotonic() + timeout_s
-    while True:
-        try:
-            with urllib.request.urlopen(url, timeout=5) as answer:
-                if answer.status == 200:
-                    return
-        except OSError:
-            if time.monotonic() > deadline:
-                raise
-        time.sleep(0.2)
 
 
 @pytest.fixture(scope="module")
