@@ -1,6 +1,9 @@
 """`kafkacore console` as its own process against Apache Kafka 4.3.1 (KRaft, from the jars):
 the same pages work over the Kafka protocol alone, with the broker-only facts (log end
-offset, exact counts) left out and a notice saying why."""
+offset, exact counts) left out and a notice saying why.
+
+Not collected by `make test` (a Kafka JVM's start costs more than the console tests' share
+of its time): `make console-kafka-test` runs it."""
 
 from __future__ import annotations
 
