@@ -89,6 +89,7 @@ def test_login_rights_csrf_and_audit(secured: ConsoleBroker, page: Any) -> None:
     assert topics == ["alice-t"]
 
     # ... and what she may change: no Create ACL
+    page.click("details.actions summary")
     form = page.locator("#create-topic")
     form.locator("input[name=name]").fill("alice-new")
     form.locator("button").click()

@@ -131,6 +131,7 @@ def test_topic_actions_checked_with_kafka_tools(
 ) -> None:
     url, bootstrap = seeded.console_url, seeded.bootstrap
     page.goto(url + "/topics")
+    page.click("details.actions summary")
     form = page.locator("#create-topic")
     form.locator("input[name=name]").fill("browser-made")
     form.locator("input[name=partitions]").fill("2")
