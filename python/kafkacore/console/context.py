@@ -239,6 +239,34 @@ class ConsoleContext:
             context, config["sasl.mechanism"], config["sasl.username"], config["sasl.password"]
         )
 
+    async def raw_request(
+        self,
+        request: Request | None,
+        api: str,
+        version: int,
+        body: Any,
+        *,
+        node: tuple[str, int] | None = None,
+        timeout_s: float = 10,
+    ) -> Any:
+        """One request the admin client does not make (DescribeLogDirs, DescribeClientQuotas,
+        DescribeConfigs with ``configuration_keys``), on a connection of its own to ``node``
+        (default: the first bootstrap server), secured as the request's user; the response."""
+        from kafkacore.protocol import ApiKey
+        from kafkacore.server.inter_broker import NodeClient
+
+        if node is None:
+            host, _, port = self.bootstrap.split(",")[0].strip().rpartition(":")
+            node = (host.strip("[]"), int(port))
+        client = NodeClient(
+            node[0], node[1], client_id="kafkacore-console", request_timeout_s=timeout_s,
+            security=self.raw_security(request),
+        )  # fmt: skip
+        try:
+            return await client.send(ApiKey[api], version, body)
+        finally:
+            await client.close()
+
     def admin(self, request: Request | None) -> AdminClient:
         """The cluster's admin client for the request's user (cached per user)."""
         from confluent_kafka.admin import AdminClient

@@ -143,23 +143,17 @@ async def describe_log_dirs(
     ctx: ConsoleContext, request: Request, nodes: Iterable[Any]
 ) -> dict[int, Any]:
     """Each broker's DescribeLogDirs v4 answer (or the exception it failed with)."""
-    from kafkacore.protocol import APIS_BY_NAME, ApiKey
-    from kafkacore.server.inter_broker import NodeClient
-
-    security = ctx.raw_security(request)
+    from kafkacore.protocol import APIS_BY_NAME
 
     async def one(node: Any) -> Any:
         req = APIS_BY_NAME["DescribeLogDirs"].request.cls(topics=None)
-        client = NodeClient(
-            node.host, node.port, client_id="kafkacore-console", request_timeout_s=10,
-            security=security,
-        )  # fmt: skip
         try:
-            return await client.send(ApiKey.DESCRIBE_LOG_DIRS, DESCRIBE_LOG_DIRS_VERSION, req)
+            return await ctx.raw_request(
+                request, "DESCRIBE_LOG_DIRS", DESCRIBE_LOG_DIRS_VERSION, req,
+                node=(node.host, node.port),
+            )  # fmt: skip
         except Exception as exc:
             return exc
-        finally:
-            await client.close()
 
     nodes = list(nodes)
     answers = await asyncio.gather(*(one(n) for n in nodes))
@@ -172,8 +166,7 @@ async def min_isr_of(ctx: ConsoleContext, request: Request, topics: list[str]) -
     request to the bootstrap broker, as the user. (Asked through the admin client, with
     every config of every topic, 10,000 topics took 37 s against Kafka 4.3.1 here; this
     way the answer holds one entry per topic.)"""
-    from kafkacore.protocol import APIS_BY_NAME, ApiKey
-    from kafkacore.server.inter_broker import NodeClient
+    from kafkacore.protocol import APIS_BY_NAME
 
     if not topics:
         return {}
@@ -190,15 +183,9 @@ async def min_isr_of(ctx: ConsoleContext, request: Request, topics: list[str]) -
         include_synonyms=False,
         include_documentation=False,
     )
-    host, _, port = ctx.bootstrap.split(",")[0].strip().rpartition(":")
-    client = NodeClient(
-        host.strip("[]"), int(port), client_id="kafkacore-console", request_timeout_s=30,
-        security=ctx.raw_security(request),
-    )  # fmt: skip
-    try:
-        answer = await client.send(ApiKey.DESCRIBE_CONFIGS, DESCRIBE_CONFIGS_VERSION, req)
-    finally:
-        await client.close()
+    answer = await ctx.raw_request(
+        request, "DESCRIBE_CONFIGS", DESCRIBE_CONFIGS_VERSION, req, timeout_s=30
+    )
     out: dict[str, int] = {}
     for result in answer.results:
         for entry in result.configs if result.error_code == 0 else ():

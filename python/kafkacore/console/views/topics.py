@@ -257,26 +257,21 @@ async def _replica_sizes(
 ) -> dict[int, dict[int, int]]:
     """``{partition: {broker: bytes}}`` from DescribeLogDirs v4 (only ``topic`` asked)."""
     from kafkacore.console.views.cluster import DESCRIBE_LOG_DIRS_VERSION
-    from kafkacore.protocol import APIS_BY_NAME, ApiKey
-    from kafkacore.server.inter_broker import NodeClient
+    from kafkacore.protocol import APIS_BY_NAME
 
     cluster = await ctx.run_io(lambda: admin.describe_cluster(request_timeout=10).result())
-    security = ctx.raw_security(request)
     cls: Any = APIS_BY_NAME["DescribeLogDirs"].request.cls
     sizes: dict[int, dict[int, int]] = {}
 
     async def one(node: Any) -> None:
         req = cls(topics=[cls.DescribableLogDirTopic(topic=topic, partitions=partitions)])
-        client = NodeClient(
-            node.host, node.port, client_id="kafkacore-console", request_timeout_s=10,
-            security=security,
-        )  # fmt: skip
         try:
-            answer = await client.send(ApiKey.DESCRIBE_LOG_DIRS, DESCRIBE_LOG_DIRS_VERSION, req)
+            answer = await ctx.raw_request(
+                request, "DESCRIBE_LOG_DIRS", DESCRIBE_LOG_DIRS_VERSION, req,
+                node=(node.host, node.port),
+            )  # fmt: skip
         except Exception:
             return
-        finally:
-            await client.close()
         for result in answer.results:
             for t in result.topics:
                 if t.name != topic:
