@@ -7,10 +7,12 @@ change is in the audit topic."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+import kafkacore.console
 from console.conftest import (
     ConsoleBroker,
     KafkaTools,
@@ -75,8 +77,13 @@ def test_topic_list_filters_and_pages(seeded: ConsoleBroker, page: Any) -> None:
     screenshot(page, "topics-list")
     page.click("a[rel=next]")
     assert page.locator("#topics tr[data-topic]").count() == total - 50
+    # typing filters in place (htmx swaps the results; the URL follows)
+    vendor = Path(kafkacore.console.__file__).parent / "static" / "vendor" / "htmx.min.js"
+    assert vendor.exists(), "htmx is missing: run scripts/console-assets.sh (make build)"
     page.fill("input[name=q]", "ORD")
-    page.click("#filter button")
+    page.wait_for_function("document.querySelectorAll('#topics tr[data-topic]').length === 1")
+    assert "q=ORD" in page.url
+    assert page.locator("#topic-total").inner_text() == f"1 of {total}"
     rows = page.locator("#topics tr[data-topic]")
     assert rows.count() == 1
     assert rows.first.get_attribute("data-topic") == "orders"
