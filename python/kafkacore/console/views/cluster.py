@@ -16,9 +16,11 @@ their skew from the per-broker average in percent (``(n - avg) / avg``), and the
 for which the broker is *skewed* (holds more replicas of the topic than
 ``ceil(replicas of the topic / brokers)``).
 
-Outside the broker, each topic's ``min.insync.replicas`` is kept per user for
-:data:`MIN_ISR_TTL_S` and asked again in the background (the page says as of when); a
-topic created since counts with the default of 1 until then.
+The log directories are kept per user for :data:`LOG_DIRS_TTL_S`, and outside the broker
+each topic's ``min.insync.replicas`` for :data:`MIN_ISR_TTL_S`; both are asked again in the
+background once that old (the page says as of when; a topic created since counts with a
+minimum ISR of 1 until then). The partition states come from a fresh Metadata answer at
+every view.
 
 Thread-safety: the blocking admin calls run on the console's pool (``ctx.run_io``).
 """
@@ -52,6 +54,9 @@ __all__ = [
 NAV: tuple[str, str] | None = ("Cluster", "/cluster")
 
 DESCRIBE_LOG_DIRS_VERSION = 4
+LOG_DIRS_TTL_S = 10.0
+"""How long each user's DescribeLogDirs answers (every replica of every broker) are served
+before they are asked again in the background."""
 MIN_ISR_TTL_S = 60.0
 """Outside the broker, how long each user's ``min.insync.replicas`` of every topic is
 served before it is asked again in the background (topic configs change rarely; asking
@@ -248,6 +253,7 @@ def routes(ctx: ConsoleContext) -> list[BaseRoute]:
     from kafkacore.console.context import Kept
 
     min_isr_kept: Kept[str | None, dict[str, int]] = Kept(MIN_ISR_TTL_S)
+    log_dirs_kept: Kept[str | None, list[dict[str, Any]]] = Kept(LOG_DIRS_TTL_S)
 
     async def cluster(request: Request) -> Response:
         admin = ctx.admin(request)
@@ -264,7 +270,11 @@ def routes(ctx: ConsoleContext) -> list[BaseRoute]:
         partitions = partitions_of(metadata)
         health = partition_health(partitions, min_isr)
         rows = spread([n.id for n in nodes], partitions)
-        log_dirs = _log_dir_rows(await describe_log_dirs(ctx, request, nodes))
+
+        async def fetch_log_dirs() -> list[dict[str, Any]]:
+            return _log_dir_rows(await describe_log_dirs(ctx, request, nodes))
+
+        log_dirs, log_dirs_as_of = await log_dirs_kept.get(ctx.user(request), fetch_log_dirs)
         controller = info.controller.id if info.controller is not None else None
         internal = sum(1 for t in metadata.topics if t.startswith("__"))
         return ctx.render(
@@ -281,6 +291,7 @@ def routes(ctx: ConsoleContext) -> list[BaseRoute]:
             spread=rows,
             log_dirs=log_dirs,
             listeners=_local_listeners(ctx),
+            log_dirs_as_of=time.strftime("%H:%M:%S", time.localtime(log_dirs_as_of)),
             min_isr_as_of=(
                 time.strftime("%H:%M:%S", time.localtime(min_isr_as_of))
                 if min_isr_as_of is not None
