@@ -155,3 +155,23 @@ bench-cluster: build
 # Side-by-side produce/consume benchmark: Apache Kafka 4.3.1 (from the jars) vs kafkacore.
 bench-broker: build
 	$(PYTHON) benches/broker/run.py
+
+# --- web console (issue 15, console-core) --------------------------------------------------
+# console-assets: htmx, its SSE extension and uPlot from the npm registry (`npm pack`,
+# sha256-pinned) into python/kafkacore/console/static/vendor/ (gitignored; in the wheel).
+# chromium: Debian's browser for the console's Playwright tests (tests/console), installed
+# with apt-get when /usr/bin/chromium is missing (Playwright never downloads one).
+# console: the console as its own process against BOOTSTRAP (default localhost:9092).
+.PHONY: console-assets chromium console
+build: console-assets
+py-test: chromium
+
+console-assets:
+	bash scripts/console-assets.sh
+
+chromium:
+	@test -x /usr/bin/chromium || (apt-get update -q && apt-get install -y -q chromium)
+
+BOOTSTRAP ?= localhost:9092
+console: build
+	$(PYTHON) -m kafkacore.cli console --bootstrap-server $(BOOTSTRAP) $(ARGS)
