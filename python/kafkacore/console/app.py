@@ -31,7 +31,11 @@ __all__ = ["VIEWS", "create_app"]
 
 logger = logging.getLogger("kafkacore.console")
 
-VIEWS: tuple[str, ...] = ("kafkacore.console.views.cluster",)
+VIEWS: tuple[str, ...] = (
+    "kafkacore.console.views.cluster",
+    "kafkacore.console.views.messages",
+    "kafkacore.console.views.storage",
+)
 """The view modules, in nav-bar order."""
 
 

@@ -319,14 +319,15 @@ def _refs(directory: str, bases: Sequence[int]) -> list[SegmentRef]:
 
 class LogPartition:
     """A partition of the broker: its :class:`~kafkacore.log.Log` and, from the replica
-    manager, its high watermark and last stable offset (``None``: the log end offset, as
-    for a log without replication)."""
+    manager, its high watermark and last stable offset - values, or functions giving the
+    current ones (a live tail follows them) - ``None``: the log end offset, as for a log
+    without replication."""
 
     def __init__(
         self,
         log: Log,
-        high_watermark: int | None = None,
-        last_stable_offset: int | None = None,
+        high_watermark: int | Callable[[], int] | None = None,
+        last_stable_offset: int | Callable[[], int] | None = None,
     ) -> None:
         self.log = log
         self._high_watermark = high_watermark
@@ -346,12 +347,11 @@ class LogPartition:
     def offsets(self) -> PartitionOffsets:
         log = self.log
         end = log.log_end_offset
-        hw = end if self._high_watermark is None else min(self._high_watermark, end)
-        lso = (
-            self._last_stable_offset
-            if self._last_stable_offset is not None
-            else log.last_stable_offset(hw)
-        )
+        given = _current(self._high_watermark)
+        hw = end if given is None else min(given, end)
+        lso = _current(self._last_stable_offset)
+        if lso is None:
+            lso = log.last_stable_offset(hw)
         return PartitionOffsets(log.log_start_offset, hw, min(lso, hw), end)
 
     def read_chunk(self, offset: int, max_bytes: int, upper_bound: int) -> bytes:
@@ -366,6 +366,10 @@ class LogPartition:
 
     def aborted_transactions(self, start: int, upper_bound: int) -> list[AbortedTxn]:
         return self.log.collect_aborted_transactions(start, upper_bound)
+
+
+def _current(value: int | Callable[[], int] | None) -> int | None:
+    return value() if callable(value) else value
 
 
 class DirectoryPartition:

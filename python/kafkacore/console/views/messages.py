@@ -211,7 +211,11 @@ def _log_source(ctx: ConsoleContext, tp: TopicPartition) -> LogPartition | None:
     partition = replicas.get_partition(tp)
     if partition is None:
         return None
-    return LogPartition(partition.log, partition.high_watermark, partition.last_stable_offset)
+    return LogPartition(
+        partition.log,
+        lambda: partition.high_watermark,
+        lambda: partition.last_stable_offset,
+    )
 
 
 def _ck_tp(tp: TopicPartition, offset: int | None = None) -> Any:

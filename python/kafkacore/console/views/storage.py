@@ -46,7 +46,6 @@ from kafkacore.log.files import (
 
 if TYPE_CHECKING:
     from kafkacore.console.context import ConsoleContext
-
     from kafkacore.log import LogManager
     from kafkacore.server.broker import KafkaServer
 
