@@ -175,3 +175,13 @@ chromium:
 BOOTSTRAP ?= localhost:9092
 console: build
 	$(PYTHON) -m kafkacore.cli console --bootstrap-server $(BOOTSTRAP) $(ARGS)
+
+# --- web console: Messages and Storage (issue 15, console-data) ----------------------------
+# bench-console: a kafkacore broker with the console and a 1 GiB topic; produce latency
+# (p50/p99) at rest and while the console's first key search indexes the whole topic, the
+# key lookup time after it, CPU seconds of the broker and of the console's scan process;
+# writes benches/results/console.json (ARGS: --gib, --seconds, --rate).
+.PHONY: bench-console
+bench-console: build
+	mkdir -p benches/results
+	$(PYTHON) benches/console/run.py $(ARGS)
