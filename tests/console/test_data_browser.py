@@ -275,3 +275,58 @@ def test_live_tail_shows_a_record_produced_after_the_page_opened(
     page.evaluate("window.consoleTail.close()")
     page.wait_for_timeout(300)
     page.errors[:] = [e for e in page.errors if "/tail?" not in e or "ERR_ABORTED" not in e]
+
+
+def test_outside_the_broker_messages_read_through_a_consumer(
+    seeded: ConsoleBroker, page: Any
+) -> None:
+    """The console as its own process (``kafkacore console``'s app, here on a thread):
+    Messages works through a consumer and says that a key search is not complete there;
+    Storage says it needs the broker."""
+    import threading
+
+    import uvicorn
+
+    from kafkacore.console.app import create_app
+    from kafkacore.console.context import ConsoleContext
+    from support.ports import free_port
+
+    ctx = ConsoleContext(bootstrap=seeded.bootstrap)
+    port = free_port()
+    server = uvicorn.Server(
+        uvicorn.Config(
+            create_app(ctx), host="127.0.0.1", port=port, lifespan="off", log_level="warning"
+        )
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not server.started:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        url = f"http://127.0.0.1:{port}"
+        page.goto(f"{url}/messages/{PLAIN}?search={NEEDLE.decode()}")
+        summary = page.locator("#search-summary").inner_text()
+        assert summary.startswith("3 records") and "not complete" in summary
+        assert "read through a consumer" in page.locator("main").inner_text()
+        assert [int(t) for t in page.locator("#records td.offset").all_inner_texts()] == [
+            3,
+            290,
+            597,
+        ]
+        screenshot(page, "messages-outside-broker")
+        page.goto(f"{url}/messages/{PLAIN}?mode=offset&offset=100&count=3")
+        assert [int(t) for t in page.locator("#records td.offset").all_inner_texts()] == [
+            100,
+            101,
+            102,
+        ]
+        page.goto(f"{url}/messages/{PLAIN}")  # newest
+        assert page.locator("#records td.offset").last.inner_text() == "599"
+        page.goto(f"{url}/storage")
+        assert "inside a kafkacore broker" in page.locator("main").inner_text()
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        ctx.close()

@@ -200,6 +200,8 @@ def test_key_search_is_complete_incremental_and_follows_compaction(tmp_path: Pat
     assert found.complete and found.indexed_bytes == found.total_bytes == log.size
     assert [r.offset for r in found.records] == [o for o, k in every if k == b"user-3"]
     assert found.total == len(found.records) > 10
+    for r in found.records[:3]:  # the whole record, as a read by offset gives it
+        assert [r] == logview.read_records(source, r.offset, max_records=1).records
     assert found.records[0].offset < log.segments[1].base_offset  # from the oldest segment
     assert index.entries == len(every) and index.memory_bytes >= 8 * index.entries
 

@@ -993,6 +993,48 @@ def _decode(data: bytes, lo: int, hi: int) -> list[Record]:
     return found
 
 
+def _le(raw: bytes, code: str) -> array[int]:
+    values = array(code)
+    values.frombytes(raw)
+    if struct.pack("=i", 1) != struct.pack("<i", 1):  # Arrow buffers are little-endian
+        values.byteswap()
+    return values
+
+
+def _valid(validity: bytes | None, i: int) -> bool:
+    return validity is None or bool(validity[i >> 3] >> (i & 7) & 1)
+
+
+def _record_at(data: bytes, offset: int) -> Record | None:
+    """The data record at ``offset`` in the whole batches of ``data``, decoded by the
+    native columnar decoder (which walks the batch without building the other records)."""
+    count, _next, keys, values, offsets, stamps, _types, headers = backend.decode_columns(
+        data, offset, offset + 1, True
+    )
+    if count != 1:
+        return None
+
+    def cell(column: tuple[bytes | None, bytes, bytes]) -> bytes | None:
+        validity, bounds, payload = column
+        if not _valid(validity, 0):
+            return None
+        at = _le(bounds, "i")
+        return payload[at[0] : at[1]]
+
+    found: list[tuple[str, bytes | None]] = []
+    if headers is not None:
+        lists, key_bounds, key_data, value_validity, value_bounds, value_data = headers
+        rows, kb, vb = _le(lists, "i"), _le(key_bounds, "i"), _le(value_bounds, "i")
+        for j in range(rows[0], rows[1]):
+            name = key_data[kb[j] : kb[j + 1]].decode()
+            found.append(
+                (name, value_data[vb[j] : vb[j + 1]] if _valid(value_validity, j) else None)
+            )
+    return Record(
+        _le(offsets, "q")[0], _le(stamps, "q")[0] // 1000, cell(keys), cell(values), found
+    )
+
+
 def _last_offset_of(data: bytes) -> int | None:
     last: int | None = None
     for pos, magic, _size in iter_batches(data):
@@ -1148,13 +1190,8 @@ def _key_task(
                 data[:end], 0, _NO_END, False
             )
             validity, key_offsets_raw, key_data = keys
-            key_offsets = array("i")
-            key_offsets.frombytes(key_offsets_raw)
-            record_offsets = array("q")
-            record_offsets.frombytes(offsets)
-            if struct.pack("=i", 1) != struct.pack("<i", 1):  # Arrow buffers are little-endian
-                key_offsets.byteswap()
-                record_offsets.byteswap()
+            key_offsets = _le(key_offsets_raw, "i")
+            record_offsets = _le(offsets, "q")
             view = memoryview(key_data)
             crc32 = zlib.crc32
             for i in range(count):
@@ -1193,12 +1230,18 @@ class _SegmentKeys:
             self.tail.setdefault(packed >> 32, []).append(packed & 0xFFFFFFFF)
         self.tail_count += len(new)
         if self.tail_count > max(65536, len(self.packed) // 4):
-            merged = list(self.packed)
-            for h, rels in self.tail.items():
-                merged.extend(h << 32 | rel for rel in rels)
-            self.packed = array("Q", sorted(merged))
-            self.tail.clear()
-            self.tail_count = 0
+            self.compact()
+
+    def compact(self) -> None:
+        """Merge the tail into the sorted array (8 bytes per entry from then on)."""
+        if not self.tail_count:
+            return
+        merged = list(self.packed)
+        for h, rels in self.tail.items():
+            merged.extend(h << 32 | rel for rel in rels)
+        self.packed = array("Q", sorted(merged))
+        self.tail.clear()
+        self.tail_count = 0
 
     def relative_offsets(self, h: int) -> list[int]:
         lo = bisect.bisect_left(self.packed, h << 32)
@@ -1316,6 +1359,8 @@ class KeyIndex:
                     keys.position = position
                     if progress is not None:
                         progress(indexed, total)
+                if not ref.active:
+                    keys.compact()  # a closed segment: sorted once and for all
             return indexed, total
 
     def candidates(self, key: bytes) -> list[int]:
@@ -1362,21 +1407,20 @@ class KeyIndex:
         ]
         found: list[Record] = []
         total_found = 0
-        batch: list[Record] = []
+        data = b""
         batch_end = -1
         for offset in candidates:
-            if offset > batch_end or not batch:
+            if offset > batch_end or not data:
                 data = source.read_chunk(offset, 1, offsets.high_watermark)
                 if not data:
                     continue
-                batch = _decode(data, offset, offsets.high_watermark)
                 last = _last_offset_of(data)
                 batch_end = offset if last is None else last
-            for r in batch:
-                if r.offset == offset and r.key == key:
-                    total_found += 1
-                    if len(found) < limit:
-                        found.append(r)
+            r = _record_at(data, offset)
+            if r is not None and r.key == key:
+                total_found += 1
+                if len(found) < limit:
+                    found.append(r)
         return KeySearchResult(
             found,
             total_found,
