@@ -1202,61 +1202,54 @@ def _key_task(
                     | (record_offsets[i] - base_offset)
                 )
             position += end
-        return out.tobytes(), position, (st.st_dev, st.st_ino)
+        return array("Q", sorted(out)).tobytes(), position, (st.st_dev, st.st_ino)
     finally:
         os.close(fd)
 
 
-class _SegmentKeys:
-    """One segment's key hashes: ``packed`` sorted, plus ``tail`` (hash -> relative
-    offsets) for what was added since it was last sorted (the active segment)."""
+_SMALL_RUN = 65536
 
-    __slots__ = ("identity", "packed", "position", "tail", "tail_count")
+
+class _SegmentKeys:
+    """One segment's key hashes: sorted runs of ``crc32(key) << 32 | relative offset``,
+    one per worker task (sorted there, so the broker process only copies them); small runs
+    (the active segment's increments) are merged as they come, two of similar size at a
+    time, so a segment keeps a few runs and each entry is merged O(log n) times."""
+
+    __slots__ = ("identity", "position", "runs")
 
     def __init__(self, identity: tuple[int, int]) -> None:
         self.identity = identity
-        self.packed = array("Q")
         self.position = 0
-        self.tail: dict[int, list[int]] = {}
-        self.tail_count = 0
+        self.runs: list[array[int]] = []
 
     def add(self, raw: bytes) -> None:
-        new = array("Q")
-        new.frombytes(raw)
-        if not self.packed and not self.tail:
-            self.packed = array("Q", sorted(new))
+        run = array("Q")
+        run.frombytes(raw)
+        if not run:
             return
-        for packed in new:
-            self.tail.setdefault(packed >> 32, []).append(packed & 0xFFFFFFFF)
-        self.tail_count += len(new)
-        if self.tail_count > max(65536, len(self.packed) // 4):
-            self.compact()
-
-    def compact(self) -> None:
-        """Merge the tail into the sorted array (8 bytes per entry from then on)."""
-        if not self.tail_count:
-            return
-        merged = list(self.packed)
-        for h, rels in self.tail.items():
-            merged.extend(h << 32 | rel for rel in rels)
-        self.packed = array("Q", sorted(merged))
-        self.tail.clear()
-        self.tail_count = 0
+        runs = self.runs
+        runs.append(run)
+        while len(runs) > 1 and len(runs[-1]) < _SMALL_RUN and 2 * len(runs[-1]) >= len(runs[-2]):
+            newer = runs.pop()
+            older = runs.pop()
+            runs.append(array("Q", sorted(older + newer)))
 
     def relative_offsets(self, h: int) -> list[int]:
-        lo = bisect.bisect_left(self.packed, h << 32)
-        hi = bisect.bisect_left(self.packed, (h + 1) << 32)
-        found = [p & 0xFFFFFFFF for p in self.packed[lo:hi]]
-        found.extend(self.tail.get(h, ()))
+        found: list[int] = []
+        for run in self.runs:
+            lo = bisect.bisect_left(run, h << 32)
+            hi = bisect.bisect_left(run, (h + 1) << 32, lo)
+            found.extend(p & 0xFFFFFFFF for p in run[lo:hi])
         return found
 
     @property
     def entries(self) -> int:
-        return len(self.packed) + self.tail_count
+        return sum(len(run) for run in self.runs)
 
     @property
     def memory_bytes(self) -> int:
-        return self.packed.buffer_info()[1] * self.packed.itemsize + self.tail_count * 64
+        return 8 * self.entries
 
 
 @dataclass(frozen=True)
@@ -1359,8 +1352,6 @@ class KeyIndex:
                     keys.position = position
                     if progress is not None:
                         progress(indexed, total)
-                if not ref.active:
-                    keys.compact()  # a closed segment: sorted once and for all
             return indexed, total
 
     def candidates(self, key: bytes) -> list[int]:
