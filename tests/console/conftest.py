@@ -8,8 +8,11 @@ test (its own cookies) that fails the test on a JavaScript error or a failed req
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -103,3 +106,71 @@ def screenshot(page: Any, name: str) -> Path:
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+@dataclass(frozen=True)
+class KafkaTools:
+    """Runs Kafka 4.3.1's command-line tools from its jars (``java -cp libs/* Main ...``)."""
+
+    libs: Path
+
+    TOPICS = "org.apache.kafka.tools.TopicCommand"
+    CONFIGS = "kafka.admin.ConfigCommand"  # still in core (Scala) in 4.3.1
+    ACLS = "org.apache.kafka.tools.AclCommand"
+
+    def run(self, main: str, *args: str, timeout: float = 90) -> ToolResult:
+        from support.kafka_jars import JVM_FLAGS
+
+        proc = subprocess.run(
+            ["java", *JVM_FLAGS, "-cp", f"{self.libs}/*", main, *args],
+            capture_output=True, text=True, timeout=timeout, check=False,
+        )  # fmt: skip
+        return ToolResult(proc.returncode, proc.stdout, proc.stderr)
+
+    def run_all(self, *jobs: tuple[str, ...]) -> list[ToolResult]:
+        """Several JVMs side by side (each job ``(main, *args)``), results in order."""
+        with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+            return list(pool.map(lambda job: self.run(*job), jobs))
+
+
+@pytest.fixture(scope="session")
+def kafka_tools() -> KafkaTools:
+    from support.kafka_jars import kafka_libs
+
+    return KafkaTools(kafka_libs())
+
+
+def produce(bootstrap: str, topic: str, counts: dict[int, int], key_prefix: str = "k") -> None:
+    """``counts[p]`` records into partition ``p`` of ``topic`` (acks=all), keys
+    ``<key_prefix><p>-<i>``, values JSON."""
+    from confluent_kafka import Producer
+
+    producer = Producer({"bootstrap.servers": bootstrap, "acks": "all", "linger.ms": 5})
+    for partition, n in counts.items():
+        for i in range(n):
+            producer.produce(
+                topic,
+                key=f"{key_prefix}{partition}-{i}".encode(),
+                value=json.dumps({"p": partition, "i": i}).encode(),
+                partition=partition,
+            )
+    assert producer.flush(30) == 0
+
+
+def create_topics(bootstrap: str, *topics: tuple[str, int, dict[str, str]]) -> None:
+    """Create ``(name, partitions, configs)`` topics (replication factor 1)."""
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    futures = admin.create_topics(
+        [NewTopic(name, partitions, 1, config=configs) for name, partitions, configs in topics]
+    )
+    for future in futures.values():
+        future.result(30)

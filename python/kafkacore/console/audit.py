@@ -8,10 +8,14 @@ A record's key is the user (``ANONYMOUS`` without a login), its value one JSON o
      "detail": {"topic": "orders", "partitions": 3}, "result": "ok"}
 
 ``result`` is ``ok`` or the error the cluster answered. The topic is created on first use
-(one partition, the cluster's default replication factor, ``cleanup.policy=delete``) and
-written with the acting user's own client, so the user needs Write (and Create, the first
-time) on it when the cluster has an authorizer; a record that cannot be written is logged
-as an error and the page says so.
+(one partition, the cluster's default replication factor, ``cleanup.policy=delete``).
+
+Who writes it: inside the broker, the broker itself (a client on its inter-broker listener
+with the broker's own credentials, so users need no rights on the audit topic and cannot
+skip it); in ``kafkacore console``, the ``--command-config`` account, or with a login the
+acting user (who then needs Write, and Create the first time, on the audit topic when the
+cluster has an authorizer). A record that cannot be written is logged as an error
+(``kafkacore.console.audit``) and :meth:`AuditLog.write` returns False.
 
 Thread-safety: :meth:`AuditLog.write` runs on the loop; its blocking part runs on the
 console's pool; the producer cache is locked.
@@ -32,15 +36,11 @@ if TYPE_CHECKING:
 
     from kafkacore.console.context import ConsoleContext
 
-__all__ = ["AuditError", "AuditLog", "audit_record"]
+__all__ = ["AuditLog", "audit_record"]
 
 logger = logging.getLogger("kafkacore.console.audit")
 
 ANONYMOUS = "ANONYMOUS"
-
-
-class AuditError(Exception):
-    """The audit record could not be written."""
 
 
 def audit_record(user: str, action: str, detail: dict[str, Any], result: str) -> bytes:
@@ -51,34 +51,45 @@ def audit_record(user: str, action: str, detail: dict[str, Any], result: str) ->
 
 
 class AuditLog:
-    def __init__(self, ctx: ConsoleContext, topic: str) -> None:
+    """The audit topic's writer; ``service_config``: the librdkafka settings of the
+    identity that writes every record (None: each user's own)."""
+
+    def __init__(
+        self, ctx: ConsoleContext, topic: str, service_config: dict[str, str] | None = None
+    ) -> None:
         self.ctx = ctx
         self.topic = topic
+        self.service_config = service_config
         self._producers: dict[str, Producer] = {}
         self._created = False
         self._lock = threading.Lock()
 
     async def write(
         self, request: Request, action: str, detail: dict[str, Any], result: str
-    ) -> None:
+    ) -> bool:
+        """Write one record; False (and an error in the log) when it could not be."""
         user = self.ctx.user(request) or ANONYMOUS
-        config = self.ctx.client_config(request)
         value = audit_record(user, action, detail, result)
+        if self.service_config is not None:
+            writer, config = "", self.service_config
+        else:
+            writer, config = user, self.ctx.client_config(request)
         try:
-            await self.ctx.run_io(self._write, request, user, config, value)
+            await self.ctx.run_io(self._write, writer, config, user, value)
         except Exception as exc:
             logger.error("audit record not written (%s): %s", exc, value.decode())
-            raise AuditError(str(exc)) from exc
+            return False
+        return True
 
-    def _write(self, request: Request, user: str, config: dict[str, str], value: bytes) -> None:
+    def _write(self, writer: str, config: dict[str, str], user: str, value: bytes) -> None:
         from confluent_kafka import KafkaException, Producer
 
-        self._ensure_topic(request)
+        self._ensure_topic(config)
         with self._lock:
-            producer = self._producers.get(user)
+            producer = self._producers.get(writer)
             if producer is None:
                 producer = Producer({**config, "acks": "all", "linger.ms": 0})
-                self._producers[user] = producer
+                self._producers[writer] = producer
         failures: list[str] = []
 
         def delivered(err: Any, _msg: Any) -> None:
@@ -91,14 +102,14 @@ class AuditLog:
         if failures:
             raise KafkaException(failures[0])
 
-    def _ensure_topic(self, request: Request) -> None:
+    def _ensure_topic(self, config: dict[str, str]) -> None:
         from confluent_kafka import KafkaError, KafkaException
 
         from kafkacore.console.context import kafka_admin
 
         if self._created:
             return
-        admin = self.ctx.admin(request)
+        admin = kafka_admin().AdminClient(dict(config))
         if self.topic not in admin.list_topics(timeout=10).topics:
             topic = kafka_admin().NewTopic(
                 self.topic, num_partitions=1, replication_factor=-1,

@@ -90,6 +90,7 @@ class ConsoleContext:
         io_threads: int = CONSOLE_IO_THREADS,
         secret: bytes | None = None,
         command_props: Mapping[str, str] | None = None,
+        audit_config: Mapping[str, str] | None = None,
     ) -> None:
         from kafkacore.console.audit import AuditLog
         from kafkacore.console.auth import Sessions
@@ -105,7 +106,9 @@ class ConsoleContext:
         self.audit_topic = audit_topic
         self.cluster_label = cluster_label or bootstrap
         self.sessions: Sessions = Sessions(secret or os.urandom(32))
-        self.audit_log: AuditLog = AuditLog(self, audit_topic)
+        self.audit_log: AuditLog = AuditLog(
+            self, audit_topic, dict(audit_config) if audit_config is not None else None
+        )
         #: (title, path) of each view in the nav bar, set by :func:`create_app`
         self.nav: list[tuple[str, str]] = []
         self.vendor_present = _vendor_present()
@@ -252,9 +255,10 @@ class ConsoleContext:
 
     async def audit(
         self, request: Request, action: str, detail: Mapping[str, Any], result: str = "ok"
-    ) -> None:
-        """Write ``{"time", "user", "action", "detail", "result"}`` to the audit topic."""
-        await self.audit_log.write(request, action, dict(detail), result)
+    ) -> bool:
+        """Write ``{"time", "user", "action", "detail", "result"}`` to the audit topic;
+        False (logged as an error) when the record could not be written."""
+        return await self.audit_log.write(request, action, dict(detail), result)
 
 
 def kafka_admin() -> Any:

@@ -155,11 +155,37 @@ def broker_context(broker: KafkaServer) -> ConsoleContext:
     return ConsoleContext(
         bootstrap=f"{host}:{port}",
         login=login,
+        audit_config=_broker_identity(broker),
         broker=broker,
         read_only=config.console_read_only,
         audit_topic=config.console_audit_topic,
         cluster_label=f"kafkacore broker {broker.node_id}",
     )
+
+
+def _broker_identity(broker: KafkaServer) -> dict[str, str] | None:
+    """librdkafka settings of a client acting as the broker itself: its inter-broker
+    listener and credentials (the audit trail's writer). None when that listener uses TLS
+    (the console's clients then write as each user)."""
+    from kafkacore.server.inter_broker import inter_broker_security
+
+    config = broker.config
+    listener, protocol = config.inter_broker_listener()
+    if protocol not in ("PLAINTEXT", "SASL_PLAINTEXT"):
+        return None
+    assert broker.socket_server is not None
+    endpoint = next(e for e in config.listener_endpoints() if e.listener_name == listener)
+    host = endpoint.host if endpoint.host not in (None, "", "0.0.0.0", "::") else "127.0.0.1"
+    port = broker.socket_server.bound_ports.get(listener, endpoint.port)
+    out = {"bootstrap.servers": f"{host}:{port}", "security.protocol": protocol}
+    security = inter_broker_security(config)
+    if security is not None and security.sasl_mechanism is not None:
+        out |= {
+            "sasl.mechanism": security.sasl_mechanism,
+            "sasl.username": security.username,
+            "sasl.password": security.password,
+        }
+    return out
 
 
 async def start_in_broker(broker: KafkaServer) -> ConsoleServer:

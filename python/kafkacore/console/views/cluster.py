@@ -178,11 +178,25 @@ def min_isr_of(admin: Any, topics: list[str]) -> dict[str, int]:
     return out
 
 
-def _overview(admin: Any) -> tuple[Any, Any, dict[str, int]]:
+def _overview(admin: Any, in_broker: bool) -> tuple[Any, Any, dict[str, int] | None]:
     cluster = admin.describe_cluster(request_timeout=15).result()
     metadata = admin.list_topics(timeout=15)
-    topics = sorted(metadata.topics)
-    return cluster, metadata, min_isr_of(admin, topics)
+    return cluster, metadata, None if in_broker else min_isr_of(admin, sorted(metadata.topics))
+
+
+def _broker_min_isr(ctx: ConsoleContext, topics: Iterable[str]) -> dict[str, int]:
+    """In the broker (on its loop): each topic's ``min.insync.replicas`` from its metadata
+    cache, the topic's override else the broker's default (what DescribeConfigs answers,
+    without a request per 500 topics)."""
+    broker = ctx.broker
+    assert broker is not None and broker.replicas is not None
+    cache = broker.replicas.cache
+    default = int(broker.config.min_insync_replicas)
+    out = {}
+    for topic in topics:
+        value = (cache.topic_configs(topic) or {}).get("min.insync.replicas")
+        out[topic] = int(value) if value is not None else default
+    return out
 
 
 def _log_dir_rows(answers: Mapping[int, Any]) -> list[dict[str, Any]]:
@@ -218,7 +232,9 @@ def _log_dir_rows(answers: Mapping[int, Any]) -> list[dict[str, Any]]:
 def routes(ctx: ConsoleContext) -> list[BaseRoute]:
     async def cluster(request: Request) -> Response:
         admin = ctx.admin(request)
-        info, metadata, min_isr = await ctx.run_io(_overview, admin)
+        info, metadata, min_isr = await ctx.run_io(_overview, admin, ctx.broker is not None)
+        if min_isr is None:
+            min_isr = _broker_min_isr(ctx, metadata.topics)
         nodes = sorted(info.nodes, key=lambda n: n.id)
         partitions = partitions_of(metadata)
         health = partition_health(partitions, min_isr)
