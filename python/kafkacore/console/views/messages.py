@@ -65,7 +65,7 @@ from kafkacore.record import Record
 if TYPE_CHECKING:
     from kafkacore.console.context import ConsoleContext
 
-__all__ = ["NAV", "Row", "Source", "routes"]
+__all__ = ["NAV", "Row", "Source", "routes", "run_scan"]
 
 NAV: tuple[str, str] | None = ("Messages", "/messages")
 
@@ -307,7 +307,7 @@ def _consumer_read(
 # -- running scans ---------------------------------------------------------------------------
 
 
-async def _scan(
+async def run_scan(
     ctx: ConsoleContext,
     request: Request,
     budget: Budget,
@@ -487,7 +487,7 @@ def routes(ctx: ConsoleContext) -> list[BaseRoute]:
         note: str | None = None
         budget = Budget.of(seconds=SEARCH_SECONDS if search else CONSUMER_SECONDS * 3)
         if search is not None and search != "":
-            outcome = await _scan(
+            outcome = await run_scan(
                 ctx,
                 request,
                 budget,
@@ -502,7 +502,7 @@ def routes(ctx: ConsoleContext) -> list[BaseRoute]:
             )
             rows = outcome.rows
         else:
-            records, next_offset, complete, note = await _scan(
+            records, next_offset, complete, note = await run_scan(
                 ctx,
                 request,
                 budget,

@@ -23,7 +23,6 @@ Thread-safety: handlers run on the event loop; the scans on the console's pool, 
 
 from __future__ import annotations
 
-import asyncio
 import os
 import time
 from dataclasses import dataclass
@@ -36,6 +35,7 @@ from starlette.routing import BaseRoute, Route
 
 from kafkacore.console import logview
 from kafkacore.console.logview import Budget, LogPartition
+from kafkacore.console.views.messages import run_scan
 from kafkacore.log.files import (
     INDEX_FILE_SUFFIX,
     LOG_FILE_SUFFIX,
@@ -46,7 +46,7 @@ from kafkacore.log.files import (
 
 if TYPE_CHECKING:
     from kafkacore.console.context import ConsoleContext
-    from kafkacore.log import LogManager
+    from kafkacore.log import Log, LogManager
     from kafkacore.server.broker import KafkaServer
 
 __all__ = ["NAV", "PartitionRow", "routes"]
@@ -81,6 +81,21 @@ def _broker(ctx: ConsoleContext) -> KafkaServer | None:
     return ctx.broker
 
 
+def _row_of(log: Log, high_watermark: int | None) -> PartitionRow:
+    tp = log.topic_partition
+    return PartitionRow(
+        tp.topic,
+        tp.partition,
+        os.path.dirname(log.dir),
+        log.number_of_segments,
+        log.size,
+        logview.partition_disk_usage(log.dir),
+        log.log_start_offset,
+        log.log_end_offset,
+        high_watermark,
+    )
+
+
 def _logs(broker: KafkaServer) -> LogManager:
     if broker.logs is None:
         raise HTTPException(503, "The broker is still starting.")
@@ -95,19 +110,7 @@ def _partition_rows(broker: KafkaServer, topic_filter: str) -> list[PartitionRow
         if topic_filter and topic_filter not in tp.topic:
             continue
         hw = replicas.high_watermark_of(tp) if replicas is not None else None
-        rows.append(
-            PartitionRow(
-                tp.topic,
-                tp.partition,
-                os.path.dirname(log.dir),
-                log.number_of_segments,
-                log.size,
-                logview.partition_disk_usage(log.dir),
-                log.log_start_offset,
-                log.log_end_offset,
-                hw,
-            )
-        )
+        rows.append(_row_of(log, hw))
     rows.sort(key=lambda r: (r.topic, r.partition))
     return rows
 
@@ -156,17 +159,7 @@ def _detail(broker: KafkaServer, tp: TopicPartition, budget: Budget) -> Partitio
             cleaner=broker.cleaner,
         )
     offsets = source.offsets()
-    row = PartitionRow(
-        tp.topic,
-        tp.partition,
-        os.path.dirname(log.dir),
-        log.number_of_segments,
-        log.size,
-        logview.partition_disk_usage(log.dir),
-        offsets.log_start_offset,
-        offsets.log_end_offset,
-        offsets.high_watermark,
-    )
+    row = _row_of(log, offsets.high_watermark)
     return PartitionDetail(
         row,
         counts,
@@ -232,19 +225,7 @@ def routes(ctx: ConsoleContext) -> list[BaseRoute]:
             return broker
         tp = _tp(request)
         budget = Budget.of(seconds=SCAN_SECONDS)
-
-        async def watch() -> None:
-            while not budget.cancel.is_set():
-                if await request.is_disconnected():
-                    budget.cancel.set()
-                    return
-                await asyncio.sleep(0.25)
-
-        watcher = asyncio.create_task(watch())
-        try:
-            found = await ctx.run_io(_detail, broker, tp, budget)
-        finally:
-            watcher.cancel()
+        found = await run_scan(ctx, request, budget, _detail, broker, tp, budget)
         return ctx.render(request, "storage_partition.html", d=found, tp=tp)
 
     async def dump(request: Request) -> Response:
