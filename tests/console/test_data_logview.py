@@ -33,7 +33,8 @@ from kafkacore.log.cleaner import CleanerConfig, LogCleaner, cleanable_offsets
 from kafkacore.log.producer_state import ProducerStateManager
 from kafkacore.native import backend
 from kafkacore.tools.dump_log import DumpOptions, dump_files
-from support.kafka_jars import JVM_FLAGS, kafka_libs
+from support.kafka_jars import JVM_FLAGS
+from support.kafka_jars import kafka_libs as fetch_kafka_libs
 
 T0 = 1_700_000_000_000
 P_COMMIT, P_ABORT = 1000, 2000
@@ -297,7 +298,15 @@ def test_transactional_counts_leave_markers_and_aborts_apart(tmp_path: Path) -> 
     assert sum(i.txn_index_entries for i in infos) == 1
 
 
-def test_counts_match_kafkas_dump_log_segments(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def kafka_libs() -> Path:
+    """Kafka 4.3.1's jars (fetched once by scripts/kafka-jars.sh; the fixture's name marks
+    the test ``downloads``)."""
+    return fetch_kafka_libs()
+
+
+@pytest.mark.interop
+def test_counts_match_kafkas_dump_log_segments(tmp_path: Path, kafka_libs: Path) -> None:
     """Kafka 4.3.1's DumpLogSegments over the plain, compacted and transactional logs'
     segments, in one JVM: its batch lines give the same counts."""
     clock = MockTime(T0)
@@ -320,7 +329,7 @@ def test_counts_match_kafkas_dump_log_segments(tmp_path: Path) -> None:
             "java",
             *JVM_FLAGS,
             "-cp",
-            f"{kafka_libs()}/*",
+            f"{kafka_libs}/*",
             "org.apache.kafka.tools.DumpLogSegments",
             "--files",
             ",".join(files),
