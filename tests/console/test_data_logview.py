@@ -380,8 +380,13 @@ def test_budgets_cancel_and_the_worker_process_answers_the_same(
     log = open_log(tmp_path / "w-0", clock)
     for i in range(40):
         append(log, clock, [b"k%d" % (i % 4), b"k%d" % (i % 6)])
-    source = LogPartition(log)
+    txn = open_log(tmp_path / "t-0", clock, internal_segment_bytes=300)
+    write_transactions(txn, clock)
+    source, txn_source = LogPartition(log), LogPartition(txn)
     expected = logview.partition_counts(source)
+    expected_txn = logview.partition_counts(txn_source)
+    only = RecordFilter(value="vk5")
+    expected_page = logview.read_records(source, 0, max_records=4, record_filter=only)
     KeyIndex.forget()
     logview._summaries.clear()
     with pytest.raises(ScanCancelled):
@@ -389,6 +394,11 @@ def test_budgets_cancel_and_the_worker_process_answers_the_same(
     monkeypatch.setenv("KAFKACORE_CONSOLE_SCAN_PROCESS", "1")
     try:
         assert logview.partition_counts(source) == expected
+        assert logview.partition_counts(txn_source) == expected_txn
+        assert expected_txn.aborted_records == 6
+        page = logview.read_records(source, 0, max_records=4, record_filter=only)
+        assert page == expected_page and len(page.records) == 4 and not page.complete
+        assert all(r.key == b"k5" for r in page.records)
         found = KeyIndex.of(source).search(source, b"k2")
         assert found.complete and found.total == 10 + 7
     finally:

@@ -397,27 +397,34 @@ class DirectoryPartition:
         return PartitionOffsets(start, hw, min(lso, hw), self.log_dir.log_end_offset(self._tp))
 
     def read_chunk(self, offset: int, max_bytes: int, upper_bound: int) -> bytes:
-        for ref in self.segments():
-            if ref.next_base is not None and ref.next_base <= offset:
-                continue
-            if ref.base_offset >= upper_bound:
-                return b""
-            try:
-                segment = SegmentReader(ref.directory, ref.base_offset)
-            except FileNotFoundError:
-                continue
-            with segment:
-                position = segment.locate(offset)
-                if position is None:
-                    continue
-                return _whole_batches(segment, position, max_bytes, upper_bound)
-        return b""
+        return _read_files(self.segments(), offset, max_bytes, upper_bound)
 
     def offset_for_timestamp(self, timestamp: int) -> int | None:
         return self.log_dir.offset_for_timestamp(self._tp, timestamp)
 
     def aborted_transactions(self, start: int, upper_bound: int) -> list[AbortedTxn]:
         return self.log_dir.aborted_transactions(self._tp, start, upper_bound)
+
+
+def _read_files(refs: Sequence[SegmentRef], offset: int, max_bytes: int, upper_bound: int) -> bytes:
+    """Whole batches from the one holding ``offset``, read from the segment files (their
+    offset indexes, ``pread``): at least one when any, none at or above ``upper_bound``.
+    A segment deleted meanwhile is skipped."""
+    for ref in refs:
+        if ref.next_base is not None and ref.next_base <= offset:
+            continue
+        if ref.base_offset >= upper_bound:
+            return b""
+        try:
+            segment = SegmentReader(ref.directory, ref.base_offset)
+        except FileNotFoundError:
+            continue
+        with segment:
+            position = segment.locate(offset)
+            if position is None:
+                continue
+            return _whole_batches(segment, position, max_bytes, upper_bound)
+    return b""
 
 
 def _whole_batches(
@@ -754,18 +761,43 @@ def _aborted_records(source: PartitionSource, start: int, hw: int, budget: Budge
         return 0
     keep = AbortedFilter((a.producer_id, a.first_offset) for a in aborted)
     offset = max(start, min(a.first_offset for a in aborted))
+    refs = source.segments()
     found = 0
     while offset < hw:
-        data = source.read_chunk(offset, _KEY_CHUNK, hw)
+        more, next_offset, keep, scanned = _run_task(
+            budget, _aborted_task, refs, keep, offset, start, hw, _TASK_BYTES
+        )
+        budget.spend(scanned)
+        found += more
+        if next_offset <= offset:
+            break
+        offset = next_offset
+    return found
+
+
+def _aborted_task(
+    refs: Sequence[SegmentRef],
+    keep: AbortedFilter,
+    offset: int,
+    start: int,
+    hw: int,
+    max_bytes: int,
+) -> tuple[int, int, AbortedFilter, int]:
+    """Worker task: the data records in ``[start, hw)`` that ``keep`` (a
+    ``read_committed`` consumer's filter, carried from task to task) drops, in the batches
+    from ``offset`` (about ``max_bytes`` of them): ``(count, next offset, filter, bytes)``."""
+    found = scanned = 0
+    while offset < hw and scanned < max_bytes:
+        data = _read_files(refs, offset, _KEY_CHUNK, hw)
         if not data:
             break
-        budget.spend(len(data))
+        scanned += len(data)
         kept, next_offset = keep.filter(data)
         found += _data_records(data, start, hw) - _data_records(kept, start, hw)
         if next_offset is None or next_offset <= offset:
             break
         offset = next_offset
-    return found
+    return found, offset, keep, scanned
 
 
 def topic_counts(
@@ -1081,9 +1113,28 @@ def read_records(
     found: list[Record] = []
     scanned = 0
     stopped: str | None = None
+    refs = source.segments() if record_filter is not None and _use_process() else None
     while offset < stop and len(found) < max_records:
         try:
             budget.spend()
+            if refs is not None:
+                # a filter may read the whole log: in the scan process, a task at a time
+                got, offset, nbytes = _run_task(
+                    budget,
+                    _scan_task,
+                    refs,
+                    offset,
+                    stop,
+                    record_filter,
+                    max_records - len(found),
+                    _TASK_BYTES,
+                )
+                found += got
+                scanned += nbytes
+                budget.spend(nbytes)
+                if not nbytes:
+                    break
+                continue
         except ScanCancelled as exc:
             stopped = str(exc)
             break
@@ -1092,16 +1143,47 @@ def read_records(
             break
         scanned += len(data)
         budget.spent += len(data)
-        for r in _decode(data, offset, stop):
-            if record_filter is None or record_filter.matches(r):
-                found.append(r)
-                if len(found) == max_records:
-                    offset = r.offset + 1
-                    break
-        else:
-            last = _last_offset_of(data)
-            offset = stop if last is None else max(offset + 1, last + 1)
+        got, offset = _filter_chunk(data, offset, stop, record_filter, max_records - len(found))
+        found += got
     return ReadResult(found, first, min(offset, stop), stop, scanned, offset >= stop, stopped)
+
+
+def _filter_chunk(
+    data: bytes, offset: int, stop: int, record_filter: RecordFilter | None, limit: int
+) -> tuple[list[Record], int]:
+    """The records of ``data`` in ``[offset, stop)`` matching ``record_filter``, at most
+    ``limit``, and the offset to read next."""
+    found: list[Record] = []
+    for r in _decode(data, offset, stop):
+        if record_filter is None or record_filter.matches(r):
+            found.append(r)
+            if len(found) == limit:
+                return found, r.offset + 1
+    last = _last_offset_of(data)
+    return found, stop if last is None else max(offset + 1, last + 1)
+
+
+def _scan_task(
+    refs: Sequence[SegmentRef],
+    offset: int,
+    stop: int,
+    record_filter: RecordFilter | None,
+    limit: int,
+    max_bytes: int,
+) -> tuple[list[Record], int, int]:
+    """Worker task: :func:`_filter_chunk` over the segment files from ``offset`` until
+    ``limit`` matches, ``stop`` or about ``max_bytes`` read: ``(matches, next offset, bytes
+    read)``."""
+    found: list[Record] = []
+    scanned = 0
+    while offset < stop and len(found) < limit and scanned < max_bytes:
+        data = _read_files(refs, offset, 1 << 20, stop)
+        if not data:
+            break
+        scanned += len(data)
+        got, offset = _filter_chunk(data, offset, stop, record_filter, limit - len(found))
+        found += got
+    return found, offset, scanned
 
 
 def newest_records(source: PartitionSource, n: int, budget: Budget | None = None) -> ReadResult:
