@@ -65,7 +65,7 @@ from kafkacore.record import Record
 if TYPE_CHECKING:
     from kafkacore.console.context import ConsoleContext
 
-__all__ = ["NAV", "Row", "Source", "routes", "run_scan"]
+__all__ = ["NAV", "Row", "Source", "require_topic_access", "routes", "run_scan"]
 
 NAV: tuple[str, str] | None = ("Messages", "/messages")
 
@@ -330,8 +330,35 @@ async def run_scan(
         watcher.cancel()
 
 
-def _topic_partitions(ctx: ConsoleContext, topic: str) -> list[int]:
-    metadata = ctx.admin(None).list_topics(topic=topic, timeout=CONSUMER_SECONDS)
+def require_topic_access(
+    ctx: ConsoleContext, request: Request, topic: str, operation: str = "READ"
+) -> None:
+    """In the broker with a login, the files are read directly, so the cluster's ACLs
+    are applied here: the logged-in user needs ``operation`` (READ to see records,
+    DESCRIBE for the Storage facts) on ``topic`` from the broker's authorizer (403
+    otherwise). Outside the broker the cluster checks every request itself; without a
+    login or an authorizer there is nothing to check."""
+    broker = ctx.broker
+    if broker is None or ctx.login is None or broker.services is None:
+        return
+    authorizer = broker.services.authorizer
+    if authorizer is None:
+        return
+    from kafkacore.security.acl import AclOperation, AuthorizationResult, ResourceType
+
+    user = ctx.user(request)
+    host = request.client.host if request.client is not None else "*"
+    decision = authorizer.authorize(
+        f"User:{user}", host, AclOperation[operation], ResourceType.TOPIC, topic
+    )
+    if decision is not AuthorizationResult.ALLOWED:
+        raise HTTPException(
+            403, f"User {user} is not authorized to {operation} topic {topic} (the cluster's ACLs)."
+        )
+
+
+def _topic_partitions(ctx: ConsoleContext, request: Request, topic: str) -> list[int]:
+    metadata = ctx.admin(request).list_topics(topic=topic, timeout=CONSUMER_SECONDS)
     found = metadata.topics.get(topic)
     if found is None or found.error is not None:
         raise HTTPException(404, f"Topic {topic} does not exist.")
@@ -468,7 +495,8 @@ def routes(ctx: ConsoleContext) -> list[BaseRoute]:
     async def browse(request: Request) -> Response:
         topic = request.path_params["topic"]
         params = request.query_params
-        partitions = await ctx.run_io(_topic_partitions, ctx, topic)
+        require_topic_access(ctx, request, topic)
+        partitions = await ctx.run_io(_topic_partitions, ctx, request, topic)
         partition = _int(params.get("partition"), partitions[0])
         if partition not in partitions:
             raise HTTPException(404, f"Topic {topic} has no partition {partition}.")
@@ -564,6 +592,7 @@ def routes(ctx: ConsoleContext) -> list[BaseRoute]:
         partition = _int(params.get("partition"), 0)
         decode = _decode_mode(params)
         after = _int(params.get("after"), -1)
+        require_topic_access(ctx, request, topic)
         tp = TopicPartition(topic, partition)
         source = await ctx.run_io(Source, ctx, request, tp)
         return StreamingResponse(

@@ -35,7 +35,7 @@ from starlette.routing import BaseRoute, Route
 
 from kafkacore.console import logview
 from kafkacore.console.logview import Budget, LogPartition
-from kafkacore.console.views.messages import run_scan
+from kafkacore.console.views.messages import require_topic_access, run_scan
 from kafkacore.log.files import (
     INDEX_FILE_SUFFIX,
     LOG_FILE_SUFFIX,
@@ -209,6 +209,7 @@ def routes(ctx: ConsoleContext) -> list[BaseRoute]:
             return broker
         topic = request.query_params.get("topic", "")
         rows = await ctx.run_io(_partition_rows, broker, topic)
+        rows = [r for r in rows if _described(ctx, request, r.topic)]
         return ctx.render(
             request,
             "storage.html",
@@ -224,6 +225,7 @@ def routes(ctx: ConsoleContext) -> list[BaseRoute]:
         if isinstance(broker, Response):
             return broker
         tp = _tp(request)
+        require_topic_access(ctx, request, tp.topic, "DESCRIBE")
         budget = Budget.of(seconds=SCAN_SECONDS)
         found = await run_scan(ctx, request, budget, _detail, broker, tp, budget)
         return ctx.render(request, "storage_partition.html", d=found, tp=tp)
@@ -243,6 +245,7 @@ def routes(ctx: ConsoleContext) -> list[BaseRoute]:
             raise HTTPException(400, "segment= is a base offset") from None
         deep = bool(params.get("deep"))
         data = bool(params.get("data"))
+        require_topic_access(ctx, request, tp.topic, "READ" if deep or data else "DESCRIBE")
         path, out, err = await ctx.run_io(_dump, broker, tp, base, kind, deep, data)
         return ctx.render(
             request,
@@ -263,6 +266,14 @@ def routes(ctx: ConsoleContext) -> list[BaseRoute]:
         Route("/storage/{topic:str}/{partition:int}", detail),
         Route("/storage/{topic:str}/{partition:int}/dump", dump),
     ]
+
+
+def _described(ctx: ConsoleContext, request: Request, topic: str) -> bool:
+    try:
+        require_topic_access(ctx, request, topic, "DESCRIBE")
+    except HTTPException:
+        return False
+    return True
 
 
 def _tp(request: Request) -> TopicPartition:
