@@ -147,6 +147,7 @@ class Source:
         self.tp = tp
         self.log_source = _log_source(ctx, tp)
         self.client_config = ctx.client_config(request) if self.log_source is None else {}
+        self.watermarks: tuple[int, int] | None = None
 
     @property
     def exact(self) -> bool:
@@ -158,6 +159,8 @@ class Source:
         if self.log_source is not None:
             o = self.log_source.offsets()
             return o.log_start_offset, o.high_watermark
+        if self.watermarks is not None:  # the page's read just asked for them
+            return self.watermarks
         with _consumer(self.client_config) as consumer:
             low, high = consumer.get_watermark_offsets(_ck_tp(self.tp), timeout=CONSUMER_SECONDS)
             return int(low), int(high)
@@ -195,9 +198,20 @@ class Source:
                     src, start, max_records=count, record_filter=record_filter, budget=budget
                 )
             return result.records, result.next_offset, result.complete, result.stopped
-        return _consumer_read(
-            self.client_config, self.tp, mode, offset, timestamp, count, record_filter, budget
+        watermarks: list[int] = []
+        page = _consumer_read(
+            self.client_config,
+            self.tp,
+            mode,
+            offset,
+            timestamp,
+            count,
+            record_filter,
+            budget,
+            watermarks,
         )
+        self.watermarks = (watermarks[0], watermarks[1])
+        return page
 
 
 def _log_source(ctx: ConsoleContext, tp: TopicPartition) -> LogPartition | None:
@@ -237,6 +251,7 @@ def _consumer(config: dict[str, str]) -> Any:
             "enable.auto.commit": "false",
             "enable.partition.eof": "true",
             "auto.offset.reset": "earliest",
+            "fetch.wait.max.ms": "100",
         }
     )
     try:
@@ -254,11 +269,15 @@ def _consumer_read(
     count: int,
     record_filter: RecordFilter | None,
     budget: Budget,
+    watermarks: list[int] | None = None,
 ) -> tuple[list[Record], int, bool, str | None]:
     """A page through a consumer: ``assign`` at the start offset, ``consume`` until the
-    page is full, the end of the partition, or the budget (records, time)."""
+    page is full, the end of the partition, or the budget (records, time). The
+    partition's ``(low, high)`` watermarks are appended to ``watermarks``."""
     with _consumer(config) as consumer:
         low, high = consumer.get_watermark_offsets(_ck_tp(tp), timeout=CONSUMER_SECONDS)
+        if watermarks is not None:
+            watermarks += [int(low), int(high)]
         if mode == "timestamp" and timestamp is not None:
             found = consumer.offsets_for_times([_ck_tp(tp, timestamp)], timeout=CONSUMER_SECONDS)
             start = found[0].offset if found and found[0].offset >= 0 else high
