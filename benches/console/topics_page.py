@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import socket
 import statistics
@@ -37,11 +38,22 @@ def free_port() -> int:
 
 
 def get(url: str) -> tuple[float, int]:
+    ms, body = get_body(url)
+    return ms, len(body)
+
+
+def get_body(url: str) -> tuple[float, bytes]:
     start = time.perf_counter()
     with urllib.request.urlopen(url, timeout=120) as answer:
         body = answer.read()
         assert answer.status == 200
-    return (time.perf_counter() - start) * 1000, len(body)
+    return (time.perf_counter() - start) * 1000, body
+
+
+def listed(body: bytes) -> str:
+    """The page's "N of M" topic count."""
+    found = re.search(rb'id="topic-total">([^<]*)<', body)
+    return found.group(1).decode() if found else "?"
 
 
 def main() -> int:
@@ -104,6 +116,14 @@ def main() -> int:
                     assert time.monotonic() - start < 900, exc
                     time.sleep(1)
         created_s = time.monotonic() - start
+        # Kafka's brokers learn the new topics from the metadata log a little later: wait
+        # until a Metadata request lists them all
+        while len([t for t in admin.list_topics(timeout=60).topics if t in set(names)]) < len(
+            names
+        ):
+            assert time.monotonic() - start < 1800, "the topics never all showed"
+            time.sleep(2)
+        visible_s = time.monotonic() - start
         pages = {
             "first page (50 rows)": "/topics",
             "filtered (q=topic-09, 50 of 1000)": "/topics?q=topic-09",
@@ -115,20 +135,23 @@ def main() -> int:
         out: dict[str, object] = {
             "topics": args.topics,
             "create_s": round(created_s, 1),
+            "all_in_metadata_s": round(visible_s, 1),
             "first_view_ms": round(first_ms, 1),
         }
         for label, path in pages.items():
             samples = []
-            size = 0
+            body = b""
             for _ in range(args.rounds):
                 time.sleep(0.5)
-                ms, size = get(url + path)
+                ms, body = get_body(url + path)
                 samples.append(ms)
+            size = len(body)
             samples.sort()
             out[label] = {
                 "ms_median": round(statistics.median(samples), 1),
                 "ms_p90": round(samples[max(0, int(0.9 * len(samples)) - 1)], 1),
                 "html_bytes": size,
+                "listed": listed(body),
             }
         print(json.dumps(out, indent=1))
     finally:
