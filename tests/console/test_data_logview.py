@@ -124,6 +124,9 @@ def test_plain_partition_counts_sizes_segments_and_seeks(tmp_path: Path) -> None
     assert (counts.records, counts.control_records, counts.batches) == (data, control, batches)
     assert counts.records == len(written) == counts.offset_span
     assert counts.aborted_records == 0
+    for hw in (written[-2][0], written[-7][0], log.segments[-1].base_offset + 1):
+        below = logview.partition_counts(LogPartition(log, high_watermark=hw))
+        assert below.records == sum(1 for w in written if w[0] < hw), hw  # mid-batch too
 
     usage = logview.partition_disk_usage(log.dir)
     assert usage.log_bytes == log.size == sum(os.path.getsize(f) for f in log_files(log, ".log"))

@@ -621,10 +621,15 @@ def _file_identity(path: str) -> tuple[tuple[int, int], int] | None:
 
 def _segment_counts(ref: SegmentRef, budget: Budget) -> _Counts:
     """The counts of every batch of the segment (cached; incremental for the active one)."""
+    return _segment_summary(ref, budget)[0]
+
+
+def _segment_summary(ref: SegmentRef, budget: Budget) -> tuple[_Counts, int]:
+    """:func:`_segment_counts` and the position up to which they were counted."""
     path = ref.log_path
     found = _file_identity(path)
     if found is None:
-        return _Counts()
+        return _Counts(), 0
     identity, size = found
     with _summaries_lock:
         summary = _summaries.get(path)
@@ -649,25 +654,33 @@ def _segment_counts(ref: SegmentRef, budget: Budget) -> _Counts:
         _summaries.move_to_end(path)
         while len(_summaries) > _MAX_SUMMARIES:
             _summaries.popitem(last=False)
-    return replace(summary.counts)
+    return replace(summary.counts), summary.position
 
 
-def _range_counts(ref: SegmentRef, offset: int, lo: int, hi: int, budget: Budget) -> _Counts:
+def _range_counts(
+    ref: SegmentRef,
+    offset: int,
+    lo: int,
+    hi: int,
+    budget: Budget,
+    stop_position: int = 2**63 - 1,
+) -> _Counts:
     """Counts of the segment's records in ``[lo, hi)``, walking from the batch holding
-    ``offset`` (found with the offset index). Not cached."""
+    ``offset`` (found with the offset index) to ``stop_position`` at most. Not cached."""
     try:
         with SegmentReader(ref.directory, ref.base_offset) as segment:
             position = segment.locate(offset)
     except FileNotFoundError:
         return _Counts()
     total = _Counts()
-    while position is not None:
+    while position is not None and position < stop_position:
+        step = min(_TASK_BYTES, stop_position - position)
         counts, reached, _identity = _run_task(
-            budget, _walk_task, ref.log_path, position, _TASK_BYTES, lo, hi
+            budget, _walk_task, ref.log_path, position, step, lo, hi
         )
         budget.spend(reached - position)
         total.add(counts)
-        if reached == position or reached - position < _TASK_BYTES:
+        if reached == position or reached - position < step:
             break
         position = reached
     return total
@@ -721,9 +734,10 @@ def partition_counts(source: PartitionSource, budget: Budget | None = None) -> P
                 # the log start offset (DeleteRecords) is inside: count from it
                 total.add(_range_counts(ref, start, start, hw, budget))
                 continue
-            counts = _segment_counts(ref, budget)
+            counts, counted_to = _segment_summary(ref, budget)
             if ref.next_base is None or ref.next_base > hw:
-                counts.subtract(_range_counts(ref, hw, hw, _NO_END, budget))
+                # what is at or above the high watermark, within what was just counted
+                counts.subtract(_range_counts(ref, hw, hw, _NO_END, budget, counted_to))
             total.add(counts)
     aborted = _aborted_records(source, start, hw, budget) if total.transactional_batches else 0
     return PartitionCounts(
