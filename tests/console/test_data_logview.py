@@ -14,6 +14,7 @@ import io
 import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -120,7 +121,13 @@ def test_plain_partition_counts_sizes_segments_and_seeks(tmp_path: Path) -> None
     source = LogPartition(log)
 
     counts = logview.partition_counts(source)
-    data, control, batches = dump_counts(dump(log_files(log, ".log")))
+    files = ",".join(log_files(log, ".log"))
+    cli = subprocess.run(  # the `kafkacore dump-log` command itself, once
+        [sys.executable, "-m", "kafkacore.cli", "dump-log", "--files", files],
+        capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    assert cli.stdout.splitlines() == dump(log_files(log, ".log"))
+    data, control, batches = dump_counts(cli.stdout.splitlines())
     assert (counts.records, counts.control_records, counts.batches) == (data, control, batches)
     assert counts.records == len(written) == counts.offset_span
     assert counts.aborted_records == 0
