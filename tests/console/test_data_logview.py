@@ -10,9 +10,11 @@ the calling thread, except in the test of the worker process."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -411,6 +413,13 @@ def test_budgets_cancel_and_the_worker_process_answers_the_same(
         assert all(r.key == b"k5" for r in page.records)
         found = KeyIndex.of(source).search(source, b"k2")
         assert found.complete and found.total == 10 + 7
+        # the scan process killed: the scan in flight stops, the next one gets a new process
+        for pid in list(logview.scan_pool()._processes):
+            os.kill(pid, signal.SIGKILL)
+        logview._summaries.clear()
+        with contextlib.suppress(ScanCancelled):
+            logview.partition_counts(source)
+        assert logview.partition_counts(source) == expected
     finally:
         logview.shutdown_scan_pool()
 

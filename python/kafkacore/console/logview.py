@@ -249,6 +249,9 @@ def _run_task(budget: Budget, fn: Callable[..., _T], *args: Any) -> _T:
             except ScanCancelled:
                 future.cancel()  # a task is bounded (_TASK_BYTES): a running one just ends
                 raise
+        except concurrent.futures.BrokenExecutor:
+            shutdown_scan_pool()  # the next scan starts a new process
+            raise ScanCancelled("the scan process ended unexpectedly") from None
 
 
 # -- segments and sources -----------------------------------------------------------------
