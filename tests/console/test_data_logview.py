@@ -200,7 +200,9 @@ def test_plain_partition_counts_sizes_segments_and_seeks(tmp_path: Path) -> None
     assert logview.offset_for_timestamp(directory, target[2]) == target[0]
 
 
-def test_key_search_is_complete_incremental_and_follows_compaction(tmp_path: Path) -> None:
+def test_key_search_is_complete_incremental_and_follows_compaction(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     clock = MockTime(T0)
     log = open_log(tmp_path / "users-0", clock, cleanup_policy="compact")
     for i in range(120):
@@ -235,6 +237,16 @@ def test_key_search_is_complete_incremental_and_follows_compaction(tmp_path: Pat
     found = index.search(source, b"user-3")
     assert found.complete
     assert [r.offset for r in found.records] == [o for o, k in survivors if k == b"user-3"]
+
+    # over the memory cap, the least recently searched partition's index goes first
+    other = open_log(tmp_path / "other-0", clock)
+    append(other, clock, [b"user-3"])
+    other_source = LogPartition(other)
+    KeyIndex.of(other_source).search(other_source, b"user-3")
+    KeyIndex.of(source)  # the first partition is now the most recently used
+    monkeypatch.setattr(KeyIndex, "max_memory_bytes", index.memory_bytes)
+    KeyIndex.of(source).search(source, b"user-3")
+    assert KeyIndex.of(source) is index and KeyIndex.of(other_source).entries == 0
 
     # a budget that runs out leaves a resumable, incomplete answer
     KeyIndex.forget()

@@ -1372,8 +1372,11 @@ class KeyIndex:
     up to date with :meth:`update` (bounded, cancellable, resumable: what was indexed
     stays), look up with :meth:`search`. Thread-safe: one update at a time per partition."""
 
-    _registry: dict[str, KeyIndex] = {}
+    _registry: OrderedDict[str, KeyIndex] = OrderedDict()
     _registry_lock = threading.Lock()
+    max_memory_bytes = int(os.environ.get("KAFKACORE_CONSOLE_KEY_INDEX_BYTES", 512 << 20))
+    """All partitions' indexes together stay under this (the least recently searched
+    partitions' indexes are dropped first; a later search rebuilds them)."""
 
     def __init__(self, directory: str) -> None:
         self.directory = directory
@@ -1387,7 +1390,21 @@ class KeyIndex:
             index = cls._registry.get(source.directory)
             if index is None:
                 index = cls._registry[source.directory] = cls(source.directory)
+            cls._registry.move_to_end(source.directory)
             return index
+
+    @classmethod
+    def _evict(cls, keep: KeyIndex) -> None:
+        """Drop the least recently used indexes (never ``keep``) while all of them hold
+        more than :attr:`max_memory_bytes`."""
+        with cls._registry_lock:
+            total = sum(index.memory_bytes for index in cls._registry.values())
+            for directory, index in list(cls._registry.items()):
+                if total <= cls.max_memory_bytes:
+                    break
+                if index is not keep:
+                    total -= index.memory_bytes
+                    del cls._registry[directory]
 
     @classmethod
     def forget(cls, directory: str | None = None) -> None:
@@ -1479,6 +1496,7 @@ class KeyIndex:
         stopped: str | None = None
         try:
             indexed, total = self.update(source.segments(), budget, progress)
+            KeyIndex._evict(self)
         except ScanCancelled as exc:
             stopped = str(exc)
             indexed, total = (
