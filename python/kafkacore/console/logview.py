@@ -32,9 +32,10 @@ What is computed, and how
   by offset and by timestamp through the indexes, newest-N, with filters
   (:class:`RecordFilter`) and rendering (:func:`render_bytes`: JSON, text, hex).
 * **Key search** (:class:`KeyIndex`): the first search of a partition reads every segment
-  once and keeps, per segment, a sorted ``array('Q')`` of ``crc32(key) << 32 | (offset -
-  base offset)`` - 8 bytes per keyed record; a later lookup is a binary search per segment
-  plus the reads that check each candidate's key (so a hash collision never returns a wrong
+  once and keeps, per segment, sorted ``array('Q')`` runs of ``crc32(key) << 32 | (offset -
+  base offset)`` - 8 bytes per keyed record, all partitions together under
+  :attr:`KeyIndex.max_memory_bytes`; a later lookup is a binary search per run plus the
+  reads that check each candidate's key (so a hash collision never returns a wrong
   record, and the answer is complete). Closed segments are indexed once (and again if the
   file is replaced - the cleaner's swap gives a new inode - or shrinks); the active
   segment is indexed incrementally from the position where the last scan stopped.
@@ -1421,7 +1422,7 @@ class KeyIndex:
 
     @property
     def memory_bytes(self) -> int:
-        """Bytes held by the sorted arrays (8 per keyed record) and the unsorted tails."""
+        """Bytes held by the sorted runs: 8 per keyed record."""
         return sum(s.memory_bytes for s in list(self._segments.values()))
 
     def update(
