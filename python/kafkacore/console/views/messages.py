@@ -540,7 +540,7 @@ def routes(ctx: ConsoleContext) -> list[BaseRoute]:
                 budget,
                 _search_key,
                 ctx,
-                source.client_config,
+                ctx.client_config(request),  # partitions this broker lacks: a consumer
                 topic,
                 partitions,
                 search.encode(),
