@@ -1630,8 +1630,6 @@ def retention_report(
         by_size = excess >= 0 and excess - seg.size >= 0
         by_start = nxt is not None and nxt.base_offset <= start
         reasons: list[str] = []
-        if blocked:
-            reasons.append("an older segment stays, and deletion only takes the oldest segments")
         if hw < upper:
             reasons.append(f"holds offsets at or above the high watermark {hw}")
         if nxt is None and seg.size == 0:
@@ -1656,6 +1654,10 @@ def retention_report(
                 reasons.append(why)
         if by_size and not reasons:
             excess -= seg.size
+        if blocked and not reasons:
+            reasons.append(
+                "waits behind an older segment that stays (deletion only takes the oldest)"
+            )
         if reasons:
             blocked = True
         rows.append(
