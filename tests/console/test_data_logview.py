@@ -44,8 +44,9 @@ P_COMMIT, P_ABORT = 1000, 2000
 
 
 @pytest.fixture(autouse=True)
-def in_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+def in_thread(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("KAFKACORE_CONSOLE_SCAN_PROCESS", "0")
+    monkeypatch.setenv("KAFKACORE_CONSOLE_KEY_CACHE", str(tmp_path / "key-cache"))
     KeyIndex.forget()
 
 
@@ -237,6 +238,23 @@ def test_key_search_is_complete_incremental_and_follows_compaction(
     found = index.search(source, b"user-3")
     assert found.complete
     assert [r.offset for r in found.records] == [o for o, k in survivors if k == b"user-3"]
+
+    # a new index (a restarted broker) reads the closed segments' stored runs: only the
+    # active segment is scanned again
+    scans: list[int] = []
+    real_task = logview._key_task
+
+    def counted(path: str, *args: object) -> object:
+        scans.append(int(os.path.basename(path).split(".")[0]))
+        return real_task(path, *args)  # type: ignore[arg-type]
+
+    KeyIndex.forget()
+    monkeypatch.setattr(logview, "_key_task", counted)
+    again = KeyIndex.of(source).search(source, b"user-3")
+    assert [r.offset for r in again.records] == [r.offset for r in found.records]
+    assert scans == [log.segments[-1].base_offset]
+    monkeypatch.setattr(logview, "_key_task", real_task)
+    index = KeyIndex.of(source)
 
     # over the memory cap, the least recently searched partition's index goes first
     other = open_log(tmp_path / "other-0", clock)

@@ -1310,6 +1310,94 @@ def _key_task(
 _SMALL_RUN = 65536
 
 
+# The key runs of closed segments are also kept on disk, outside the log directories (Kafka
+# refuses to start on a log directory holding a directory that is not a partition's), so a
+# restarted broker's first search reads them instead of the segments. A file is named by the
+# segment file's path, device, inode and size and the run's start position: a segment that
+# changes (the cleaner's swap, a truncation) gets new names, and old files are pruned after
+# a week. KAFKACORE_CONSOLE_KEY_CACHE names the directory ("" turns it off).
+_RUN_HEADER = struct.Struct("<q")
+_CACHE_MAX_AGE_S = 7 * 24 * 3600
+
+
+def _cache_dir() -> str | None:
+    path = os.environ.get("KAFKACORE_CONSOLE_KEY_CACHE")
+    if path == "":
+        return None
+    if path is None:
+        import tempfile
+
+        path = os.path.join(tempfile.gettempdir(), f"kafkacore-console-keys-{os.getuid()}")
+    try:
+        os.makedirs(path, mode=0o700, exist_ok=True)
+        st = os.stat(path)
+    except OSError:
+        return None
+    if st.st_uid != os.getuid() or st.st_mode & 0o077:
+        return None  # not ours alone: never trust what is in it
+    return path
+
+
+def _run_path(ref: SegmentRef, identity: tuple[int, int], size: int, position: int) -> str | None:
+    directory = _cache_dir()
+    if directory is None:
+        return None
+    import hashlib
+
+    name = hashlib.sha1(os.path.abspath(ref.log_path).encode()).hexdigest()[:20]
+    return os.path.join(directory, f"{name}-{identity[0]}-{identity[1]}-{size}-{position}.keys")
+
+
+def _load_run(
+    ref: SegmentRef, identity: tuple[int, int], size: int, position: int
+) -> tuple[bytes, int] | None:
+    """``(run bytes, end position)`` stored for this segment file from ``position``."""
+    path = _run_path(ref, identity, size, position)
+    if path is None:
+        return None
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    if len(data) < _RUN_HEADER.size or (len(data) - _RUN_HEADER.size) % 8:
+        return None
+    (end,) = _RUN_HEADER.unpack_from(data)
+    if not position < end <= size:
+        return None
+    return data[_RUN_HEADER.size :], end
+
+
+def _store_run(
+    ref: SegmentRef, identity: tuple[int, int], size: int, position: int, end: int, raw: bytes
+) -> None:
+    path = _run_path(ref, identity, size, position)
+    if path is None:
+        return
+    temp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
+    try:
+        with open(temp, "wb") as f:
+            f.write(_RUN_HEADER.pack(end))
+            f.write(raw)
+        os.replace(temp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.remove(temp)
+        return
+    if position == 0:
+        _prune(os.path.dirname(path))
+
+
+def _prune(directory: str) -> None:
+    """Remove the stored runs not read or written for a week."""
+    cutoff = time.time() - _CACHE_MAX_AGE_S
+    with contextlib.suppress(OSError), os.scandir(directory) as entries:
+        for entry in entries:
+            with contextlib.suppress(OSError):
+                if entry.stat().st_atime < cutoff and entry.stat().st_mtime < cutoff:
+                    os.remove(entry.path)
+
+
 class _SegmentKeys:
     """One segment's key hashes: sorted runs of ``crc32(key) << 32 | relative offset``,
     one per worker task (sorted there, so the broker process only copies them); small runs
@@ -1458,9 +1546,21 @@ class KeyIndex:
                         indexed -= min(keys.position, size) if keys.identity == identity else 0
                     keys = self._segments[ref.base_offset] = _SegmentKeys(identity)
                 while keys.position < size:
-                    raw, position, seen = _run_task(
-                        budget, _key_task, ref.log_path, keys.position, _TASK_BYTES, ref.base_offset
-                    )
+                    stored = None if ref.active else _load_run(ref, identity, size, keys.position)
+                    if stored is not None:
+                        raw, position = stored
+                        seen = identity
+                    else:
+                        raw, position, seen = _run_task(
+                            budget,
+                            _key_task,
+                            ref.log_path,
+                            keys.position,
+                            _TASK_BYTES,
+                            ref.base_offset,
+                        )
+                        if not ref.active and seen == identity and position > keys.position:
+                            _store_run(ref, identity, size, keys.position, position, raw)
                     if seen != identity or position == keys.position:
                         break
                     budget.spend(position - keys.position)
