@@ -37,8 +37,10 @@ What is computed, and how
   :attr:`KeyIndex.max_memory_bytes`; a later lookup is a binary search per run plus the
   reads that check each candidate's key (so a hash collision never returns a wrong
   record, and the answer is complete). Closed segments are indexed once (and again if the
-  file is replaced - the cleaner's swap gives a new inode - or shrinks); the active
-  segment is indexed incrementally from the position where the last scan stopped.
+  file is replaced - the cleaner's swap gives a new inode - or shrinks), and their runs are
+  stored on disk outside the log directories (see :func:`_cache_dir`), so a restarted
+  broker's first search scans only the active segment; the active segment is indexed
+  incrementally from the position where the last scan stopped.
 * **Why not deleted / compacted yet** (:func:`retention_report`,
   :func:`compaction_report`): the predicates of :mod:`kafkacore.log.retention` and the
   offsets of Kafka's ``LogCleanerManager`` (:mod:`kafkacore.log.cleaner`), per segment and
