@@ -1309,7 +1309,7 @@ def _key_task(
         os.close(fd)
 
 
-_SMALL_RUN = 65536
+_SMALL_RUN = 4096  # merged in the broker process: only the active segment's small increments
 
 
 # The key runs of closed segments are also kept on disk, outside the log directories (Kafka
