@@ -151,6 +151,37 @@ def fill(bootstrap: str, gib: float) -> None:
     assert producer.flush(300) == 0
 
 
+_IDLE = re.compile(
+    r"(Condition\.wait|select \(|_worker \(concurrent/futures/thread.py:81\)|"
+    r"Connection\._recv|_read_from_self|Event\.wait|_poll)"
+)
+_CONSOLE = re.compile(
+    r"console|starlette|uvicorn|jinja2|concurrent/futures/process|multiprocessing"
+)
+
+
+def py_spy_shares(raw: Path) -> dict[str, int]:
+    """Samples of ``py-spy record --subprocesses -f raw`` by where they were taken: the
+    broker process running console code, the broker process otherwise, idle broker
+    threads, and the console's scan process. Proportions, so the machine's load matters
+    less than for latencies."""
+    shares = {"broker_console": 0, "broker_other": 0, "broker_idle": 0, "scan_process": 0}
+    for line in raw.read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        frames = stack.split(";")
+        if not count.isdigit() or len(frames) < 2:
+            continue
+        if frames[1].startswith("process "):
+            shares["scan_process"] += int(count)
+        elif _IDLE.search(frames[-1]):
+            shares["broker_idle"] += int(count)
+        elif _CONSOLE.search(";".join(frames[1:])):
+            shares["broker_console"] += int(count)
+        else:
+            shares["broker_other"] += int(count)
+    return shares
+
+
 def search(console: str, key: str) -> tuple[float, float, str]:
     """``(console's ms, HTTP round trip ms, summary)`` of a key search."""
     began = time.perf_counter()
@@ -169,6 +200,12 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=20.0)
     ap.add_argument("--rate", type=int, default=500)
     ap.add_argument("--out", type=Path, default=REPO / "benches" / "results" / "console.json")
+    ap.add_argument(
+        "--py-spy",
+        action="store_true",
+        help="sample the broker and its scan process with py-spy during the first search "
+        "(its latencies are then not comparable)",
+    )
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="kafkacore-bench-console-"))
     port, http = free_port(), free_port()
@@ -244,10 +281,24 @@ def main() -> int:
             done.set()
 
         c0 = cpu_now()
+        spy = None
+        if args.py_spy:
+            # --nonblocking: the broker is not paused per sample (the latencies of a --py-spy
+            # run are still not comparable: py-spy takes CPU from the same 2 cores)
+            spy_cmd = [str(Path(sys.executable).parent / "py-spy"), "record", "--subprocesses"]
+            spy_cmd += ["--nonblocking"]
+            spy_cmd += ["-r", "200", "-f", "raw", "-o", str(work / "spy.txt"), "-p"]
+            spy = subprocess.Popen([*spy_cmd, str(broker.pid)], stdout=subprocess.DEVNULL)
+            time.sleep(1)
         thread = threading.Thread(target=first_search)
         thread.start()
         during = paced.run(0, until=done)
         thread.join()
+        if spy is not None:
+            spy.send_signal(signal.SIGINT)  # py-spy writes its samples and exits
+            spy.wait(60)
+            result["py_spy_samples"] = py_spy_shares(work / "spy.txt")
+            log(f"py-spy: {result['py_spy_samples']}")
         phase("during_first_search", during, c0)
         result["first_search"] = first
         log(f"first search: {first}")
