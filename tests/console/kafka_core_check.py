@@ -90,3 +90,11 @@ def test_console_against_kafka(kafka: str, console: str, page: Any) -> None:
     source = page.locator("#configs tr[data-config='retention.ms'] td.source")
     assert source.inner_text() == "DYNAMIC_TOPIC_CONFIG"
     screenshot(page, "kafka-topic-detail")
+
+    # Security: no ACLs, SCRAM users or quotas on this Kafka; each list answered (no error)
+    page.goto(console + "/security")
+    assert page.locator("main .notice.error").count() == 0, page.locator("main").inner_text()
+    assert page.locator("#acl-count").inner_text() == "0"
+    assert page.locator("#user-count").inner_text() == "0"
+    assert page.locator("#quota-count").inner_text() == "0"
+    screenshot(page, "kafka-security")
