@@ -184,3 +184,13 @@ console: build
 
 console-kafka-test: build chromium kafka-jars
 	$(BIN)/pytest -q -p no:cacheprovider tests/console/kafka_core_check.py
+
+# --- web console: Messages and Storage (issue 15, console-data) ----------------------------
+# bench-console: a kafkacore broker with the console and a 1 GiB topic; produce latency
+# (p50/p99) at rest and while the console's first key search indexes the whole topic, the
+# key lookup time after it, CPU seconds of the broker and of the console's scan process;
+# writes benches/results/console.json (ARGS: --gib, --seconds, --rate).
+.PHONY: bench-console
+bench-console: build
+	mkdir -p benches/results
+	$(PYTHON) benches/console/run.py $(ARGS)

@@ -10,10 +10,13 @@ the calling thread, except in the test of the worker process."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import re
+import signal
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -33,15 +36,17 @@ from kafkacore.log.cleaner import CleanerConfig, LogCleaner, cleanable_offsets
 from kafkacore.log.producer_state import ProducerStateManager
 from kafkacore.native import backend
 from kafkacore.tools.dump_log import DumpOptions, dump_files
-from support.kafka_jars import JVM_FLAGS, kafka_libs
+from support.kafka_jars import JVM_FLAGS
+from support.kafka_jars import kafka_libs as fetch_kafka_libs
 
 T0 = 1_700_000_000_000
 P_COMMIT, P_ABORT = 1000, 2000
 
 
 @pytest.fixture(autouse=True)
-def in_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+def in_thread(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("KAFKACORE_CONSOLE_SCAN_PROCESS", "0")
+    monkeypatch.setenv("KAFKACORE_CONSOLE_KEY_CACHE", str(tmp_path / "key-cache"))
     KeyIndex.forget()
 
 
@@ -119,10 +124,19 @@ def test_plain_partition_counts_sizes_segments_and_seeks(tmp_path: Path) -> None
     source = LogPartition(log)
 
     counts = logview.partition_counts(source)
-    data, control, batches = dump_counts(dump(log_files(log, ".log")))
+    files = ",".join(log_files(log, ".log"))
+    cli = subprocess.run(  # the `kafkacore dump-log` command itself, once
+        [sys.executable, "-m", "kafkacore.cli", "dump-log", "--files", files],
+        capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    assert cli.stdout.splitlines() == dump(log_files(log, ".log"))
+    data, control, batches = dump_counts(cli.stdout.splitlines())
     assert (counts.records, counts.control_records, counts.batches) == (data, control, batches)
     assert counts.records == len(written) == counts.offset_span
     assert counts.aborted_records == 0
+    for hw in (written[-2][0], written[-7][0], log.segments[-1].base_offset + 1):
+        below = logview.partition_counts(LogPartition(log, high_watermark=hw))
+        assert below.records == sum(1 for w in written if w[0] < hw), hw  # mid-batch too
 
     usage = logview.partition_disk_usage(log.dir)
     assert usage.log_bytes == log.size == sum(os.path.getsize(f) for f in log_files(log, ".log"))
@@ -187,7 +201,9 @@ def test_plain_partition_counts_sizes_segments_and_seeks(tmp_path: Path) -> None
     assert logview.offset_for_timestamp(directory, target[2]) == target[0]
 
 
-def test_key_search_is_complete_incremental_and_follows_compaction(tmp_path: Path) -> None:
+def test_key_search_is_complete_incremental_and_follows_compaction(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     clock = MockTime(T0)
     log = open_log(tmp_path / "users-0", clock, cleanup_policy="compact")
     for i in range(120):
@@ -200,6 +216,8 @@ def test_key_search_is_complete_incremental_and_follows_compaction(tmp_path: Pat
     assert found.complete and found.indexed_bytes == found.total_bytes == log.size
     assert [r.offset for r in found.records] == [o for o, k in every if k == b"user-3"]
     assert found.total == len(found.records) > 10
+    for r in found.records[:3]:  # the whole record, as a read by offset gives it
+        assert [r] == logview.read_records(source, r.offset, max_records=1).records
     assert found.records[0].offset < log.segments[1].base_offset  # from the oldest segment
     assert index.entries == len(every) and index.memory_bytes >= 8 * index.entries
 
@@ -220,6 +238,33 @@ def test_key_search_is_complete_incremental_and_follows_compaction(tmp_path: Pat
     found = index.search(source, b"user-3")
     assert found.complete
     assert [r.offset for r in found.records] == [o for o, k in survivors if k == b"user-3"]
+
+    # a new index (a restarted broker) reads the closed segments' stored runs: only the
+    # active segment is scanned again
+    scans: list[int] = []
+    real_task = logview._key_task
+
+    def counted(path: str, *args: object) -> object:
+        scans.append(int(os.path.basename(path).split(".")[0]))
+        return real_task(path, *args)  # type: ignore[arg-type]
+
+    KeyIndex.forget()
+    monkeypatch.setattr(logview, "_key_task", counted)
+    again = KeyIndex.of(source).search(source, b"user-3")
+    assert [r.offset for r in again.records] == [r.offset for r in found.records]
+    assert scans == [log.segments[-1].base_offset]
+    monkeypatch.setattr(logview, "_key_task", real_task)
+    index = KeyIndex.of(source)
+
+    # over the memory cap, the least recently searched partition's index goes first
+    other = open_log(tmp_path / "other-0", clock)
+    append(other, clock, [b"user-3"])
+    other_source = LogPartition(other)
+    KeyIndex.of(other_source).search(other_source, b"user-3")
+    KeyIndex.of(source)  # the first partition is now the most recently used
+    monkeypatch.setattr(KeyIndex, "max_memory_bytes", index.memory_bytes)
+    KeyIndex.of(source).search(source, b"user-3")
+    assert KeyIndex.of(source) is index and KeyIndex.of(other_source).entries == 0
 
     # a budget that runs out leaves a resumable, incomplete answer
     KeyIndex.forget()
@@ -295,7 +340,15 @@ def test_transactional_counts_leave_markers_and_aborts_apart(tmp_path: Path) -> 
     assert sum(i.txn_index_entries for i in infos) == 1
 
 
-def test_counts_match_kafkas_dump_log_segments(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def kafka_libs() -> Path:
+    """Kafka 4.3.1's jars (fetched once by scripts/kafka-jars.sh; the fixture's name marks
+    the test ``downloads``)."""
+    return fetch_kafka_libs()
+
+
+@pytest.mark.interop
+def test_counts_match_kafkas_dump_log_segments(tmp_path: Path, kafka_libs: Path) -> None:
     """Kafka 4.3.1's DumpLogSegments over the plain, compacted and transactional logs'
     segments, in one JVM: its batch lines give the same counts."""
     clock = MockTime(T0)
@@ -318,7 +371,7 @@ def test_counts_match_kafkas_dump_log_segments(tmp_path: Path) -> None:
             "java",
             *JVM_FLAGS,
             "-cp",
-            f"{kafka_libs()}/*",
+            f"{kafka_libs}/*",
             "org.apache.kafka.tools.DumpLogSegments",
             "--files",
             ",".join(files),
@@ -369,8 +422,13 @@ def test_budgets_cancel_and_the_worker_process_answers_the_same(
     log = open_log(tmp_path / "w-0", clock)
     for i in range(40):
         append(log, clock, [b"k%d" % (i % 4), b"k%d" % (i % 6)])
-    source = LogPartition(log)
+    txn = open_log(tmp_path / "t-0", clock, internal_segment_bytes=300)
+    write_transactions(txn, clock)
+    source, txn_source = LogPartition(log), LogPartition(txn)
     expected = logview.partition_counts(source)
+    expected_txn = logview.partition_counts(txn_source)
+    only = RecordFilter(value="vk5")
+    expected_page = logview.read_records(source, 0, max_records=4, record_filter=only)
     KeyIndex.forget()
     logview._summaries.clear()
     with pytest.raises(ScanCancelled):
@@ -378,8 +436,20 @@ def test_budgets_cancel_and_the_worker_process_answers_the_same(
     monkeypatch.setenv("KAFKACORE_CONSOLE_SCAN_PROCESS", "1")
     try:
         assert logview.partition_counts(source) == expected
+        assert logview.partition_counts(txn_source) == expected_txn
+        assert expected_txn.aborted_records == 6
+        page = logview.read_records(source, 0, max_records=4, record_filter=only)
+        assert page == expected_page and len(page.records) == 4 and not page.complete
+        assert all(r.key == b"k5" for r in page.records)
         found = KeyIndex.of(source).search(source, b"k2")
         assert found.complete and found.total == 10 + 7
+        # the scan process killed: the scan in flight stops, the next one gets a new process
+        for pid in list(logview.scan_pool()._processes):
+            os.kill(pid, signal.SIGKILL)
+        logview._summaries.clear()
+        with contextlib.suppress(ScanCancelled):
+            logview.partition_counts(source)
+        assert logview.partition_counts(source) == expected
     finally:
         logview.shutdown_scan_pool()
 

@@ -34,6 +34,8 @@ logger = logging.getLogger("kafkacore.console")
 VIEWS: tuple[str, ...] = (
     "kafkacore.console.views.cluster",
     "kafkacore.console.views.topics",
+    "kafkacore.console.views.messages",
+    "kafkacore.console.views.storage",
     "kafkacore.console.views.security",
 )
 """The view modules, in nav-bar order."""

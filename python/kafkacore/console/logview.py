@@ -32,12 +32,15 @@ What is computed, and how
   by offset and by timestamp through the indexes, newest-N, with filters
   (:class:`RecordFilter`) and rendering (:func:`render_bytes`: JSON, text, hex).
 * **Key search** (:class:`KeyIndex`): the first search of a partition reads every segment
-  once and keeps, per segment, a sorted ``array('Q')`` of ``crc32(key) << 32 | (offset -
-  base offset)`` - 8 bytes per keyed record; a later lookup is a binary search per segment
-  plus the reads that check each candidate's key (so a hash collision never returns a wrong
+  once and keeps, per segment, sorted ``array('Q')`` runs of ``crc32(key) << 32 | (offset -
+  base offset)`` - 8 bytes per keyed record, all partitions together under
+  :attr:`KeyIndex.max_memory_bytes`; a later lookup is a binary search per run plus the
+  reads that check each candidate's key (so a hash collision never returns a wrong
   record, and the answer is complete). Closed segments are indexed once (and again if the
-  file is replaced - the cleaner's swap gives a new inode - or shrinks); the active
-  segment is indexed incrementally from the position where the last scan stopped.
+  file is replaced - the cleaner's swap gives a new inode - or shrinks), and their runs are
+  stored on disk outside the log directories (see :func:`_cache_dir`), so a restarted
+  broker's first search scans only the active segment; the active segment is indexed
+  incrementally from the position where the last scan stopped.
 * **Why not deleted / compacted yet** (:func:`retention_report`,
   :func:`compaction_report`): the predicates of :mod:`kafkacore.log.retention` and the
   offsets of Kafka's ``LogCleanerManager`` (:mod:`kafkacore.log.cleaner`), per segment and
@@ -249,6 +252,9 @@ def _run_task(budget: Budget, fn: Callable[..., _T], *args: Any) -> _T:
             except ScanCancelled:
                 future.cancel()  # a task is bounded (_TASK_BYTES): a running one just ends
                 raise
+        except concurrent.futures.BrokenExecutor:
+            shutdown_scan_pool()  # the next scan starts a new process
+            raise ScanCancelled("the scan process ended unexpectedly") from None
 
 
 # -- segments and sources -----------------------------------------------------------------
@@ -319,14 +325,15 @@ def _refs(directory: str, bases: Sequence[int]) -> list[SegmentRef]:
 
 class LogPartition:
     """A partition of the broker: its :class:`~kafkacore.log.Log` and, from the replica
-    manager, its high watermark and last stable offset (``None``: the log end offset, as
-    for a log without replication)."""
+    manager, its high watermark and last stable offset - values, or functions giving the
+    current ones (a live tail follows them) - ``None``: the log end offset, as for a log
+    without replication."""
 
     def __init__(
         self,
         log: Log,
-        high_watermark: int | None = None,
-        last_stable_offset: int | None = None,
+        high_watermark: int | Callable[[], int] | None = None,
+        last_stable_offset: int | Callable[[], int] | None = None,
     ) -> None:
         self.log = log
         self._high_watermark = high_watermark
@@ -346,12 +353,11 @@ class LogPartition:
     def offsets(self) -> PartitionOffsets:
         log = self.log
         end = log.log_end_offset
-        hw = end if self._high_watermark is None else min(self._high_watermark, end)
-        lso = (
-            self._last_stable_offset
-            if self._last_stable_offset is not None
-            else log.last_stable_offset(hw)
-        )
+        given = _current(self._high_watermark)
+        hw = end if given is None else min(given, end)
+        lso = _current(self._last_stable_offset)
+        if lso is None:
+            lso = log.last_stable_offset(hw)
         return PartitionOffsets(log.log_start_offset, hw, min(lso, hw), end)
 
     def read_chunk(self, offset: int, max_bytes: int, upper_bound: int) -> bytes:
@@ -366,6 +372,10 @@ class LogPartition:
 
     def aborted_transactions(self, start: int, upper_bound: int) -> list[AbortedTxn]:
         return self.log.collect_aborted_transactions(start, upper_bound)
+
+
+def _current(value: int | Callable[[], int] | None) -> int | None:
+    return value() if callable(value) else value
 
 
 class DirectoryPartition:
@@ -393,27 +403,34 @@ class DirectoryPartition:
         return PartitionOffsets(start, hw, min(lso, hw), self.log_dir.log_end_offset(self._tp))
 
     def read_chunk(self, offset: int, max_bytes: int, upper_bound: int) -> bytes:
-        for ref in self.segments():
-            if ref.next_base is not None and ref.next_base <= offset:
-                continue
-            if ref.base_offset >= upper_bound:
-                return b""
-            try:
-                segment = SegmentReader(ref.directory, ref.base_offset)
-            except FileNotFoundError:
-                continue
-            with segment:
-                position = segment.locate(offset)
-                if position is None:
-                    continue
-                return _whole_batches(segment, position, max_bytes, upper_bound)
-        return b""
+        return _read_files(self.segments(), offset, max_bytes, upper_bound)
 
     def offset_for_timestamp(self, timestamp: int) -> int | None:
         return self.log_dir.offset_for_timestamp(self._tp, timestamp)
 
     def aborted_transactions(self, start: int, upper_bound: int) -> list[AbortedTxn]:
         return self.log_dir.aborted_transactions(self._tp, start, upper_bound)
+
+
+def _read_files(refs: Sequence[SegmentRef], offset: int, max_bytes: int, upper_bound: int) -> bytes:
+    """Whole batches from the one holding ``offset``, read from the segment files (their
+    offset indexes, ``pread``): at least one when any, none at or above ``upper_bound``.
+    A segment deleted meanwhile is skipped."""
+    for ref in refs:
+        if ref.next_base is not None and ref.next_base <= offset:
+            continue
+        if ref.base_offset >= upper_bound:
+            return b""
+        try:
+            segment = SegmentReader(ref.directory, ref.base_offset)
+        except FileNotFoundError:
+            continue
+        with segment:
+            position = segment.locate(offset)
+            if position is None:
+                continue
+            return _whole_batches(segment, position, max_bytes, upper_bound)
+    return b""
 
 
 def _whole_batches(
@@ -610,10 +627,15 @@ def _file_identity(path: str) -> tuple[tuple[int, int], int] | None:
 
 def _segment_counts(ref: SegmentRef, budget: Budget) -> _Counts:
     """The counts of every batch of the segment (cached; incremental for the active one)."""
+    return _segment_summary(ref, budget)[0]
+
+
+def _segment_summary(ref: SegmentRef, budget: Budget) -> tuple[_Counts, int]:
+    """:func:`_segment_counts` and the position up to which they were counted."""
     path = ref.log_path
     found = _file_identity(path)
     if found is None:
-        return _Counts()
+        return _Counts(), 0
     identity, size = found
     with _summaries_lock:
         summary = _summaries.get(path)
@@ -638,25 +660,33 @@ def _segment_counts(ref: SegmentRef, budget: Budget) -> _Counts:
         _summaries.move_to_end(path)
         while len(_summaries) > _MAX_SUMMARIES:
             _summaries.popitem(last=False)
-    return replace(summary.counts)
+    return replace(summary.counts), summary.position
 
 
-def _range_counts(ref: SegmentRef, offset: int, lo: int, hi: int, budget: Budget) -> _Counts:
+def _range_counts(
+    ref: SegmentRef,
+    offset: int,
+    lo: int,
+    hi: int,
+    budget: Budget,
+    stop_position: int = 2**63 - 1,
+) -> _Counts:
     """Counts of the segment's records in ``[lo, hi)``, walking from the batch holding
-    ``offset`` (found with the offset index). Not cached."""
+    ``offset`` (found with the offset index) to ``stop_position`` at most. Not cached."""
     try:
         with SegmentReader(ref.directory, ref.base_offset) as segment:
             position = segment.locate(offset)
     except FileNotFoundError:
         return _Counts()
     total = _Counts()
-    while position is not None:
+    while position is not None and position < stop_position:
+        step = min(_TASK_BYTES, stop_position - position)
         counts, reached, _identity = _run_task(
-            budget, _walk_task, ref.log_path, position, _TASK_BYTES, lo, hi
+            budget, _walk_task, ref.log_path, position, step, lo, hi
         )
         budget.spend(reached - position)
         total.add(counts)
-        if reached == position or reached - position < _TASK_BYTES:
+        if reached == position or reached - position < step:
             break
         position = reached
     return total
@@ -710,9 +740,10 @@ def partition_counts(source: PartitionSource, budget: Budget | None = None) -> P
                 # the log start offset (DeleteRecords) is inside: count from it
                 total.add(_range_counts(ref, start, start, hw, budget))
                 continue
-            counts = _segment_counts(ref, budget)
+            counts, counted_to = _segment_summary(ref, budget)
             if ref.next_base is None or ref.next_base > hw:
-                counts.subtract(_range_counts(ref, hw, hw, _NO_END, budget))
+                # what is at or above the high watermark, within what was just counted
+                counts.subtract(_range_counts(ref, hw, hw, _NO_END, budget, counted_to))
             total.add(counts)
     aborted = _aborted_records(source, start, hw, budget) if total.transactional_batches else 0
     return PartitionCounts(
@@ -750,18 +781,43 @@ def _aborted_records(source: PartitionSource, start: int, hw: int, budget: Budge
         return 0
     keep = AbortedFilter((a.producer_id, a.first_offset) for a in aborted)
     offset = max(start, min(a.first_offset for a in aborted))
+    refs = source.segments()
     found = 0
     while offset < hw:
-        data = source.read_chunk(offset, _KEY_CHUNK, hw)
+        more, next_offset, keep, scanned = _run_task(
+            budget, _aborted_task, refs, keep, offset, start, hw, _TASK_BYTES
+        )
+        budget.spend(scanned)
+        found += more
+        if next_offset <= offset:
+            break
+        offset = next_offset
+    return found
+
+
+def _aborted_task(
+    refs: Sequence[SegmentRef],
+    keep: AbortedFilter,
+    offset: int,
+    start: int,
+    hw: int,
+    max_bytes: int,
+) -> tuple[int, int, AbortedFilter, int]:
+    """Worker task: the data records in ``[start, hw)`` that ``keep`` (a
+    ``read_committed`` consumer's filter, carried from task to task) drops, in the batches
+    from ``offset`` (about ``max_bytes`` of them): ``(count, next offset, filter, bytes)``."""
+    found = scanned = 0
+    while offset < hw and scanned < max_bytes:
+        data = _read_files(refs, offset, _KEY_CHUNK, hw)
         if not data:
             break
-        budget.spend(len(data))
+        scanned += len(data)
         kept, next_offset = keep.filter(data)
         found += _data_records(data, start, hw) - _data_records(kept, start, hw)
         if next_offset is None or next_offset <= offset:
             break
         offset = next_offset
-    return found
+    return found, offset, keep, scanned
 
 
 def topic_counts(
@@ -989,6 +1045,48 @@ def _decode(data: bytes, lo: int, hi: int) -> list[Record]:
     return found
 
 
+def _le(raw: bytes, code: str) -> array[int]:
+    values = array(code)
+    values.frombytes(raw)
+    if struct.pack("=i", 1) != struct.pack("<i", 1):  # Arrow buffers are little-endian
+        values.byteswap()
+    return values
+
+
+def _valid(validity: bytes | None, i: int) -> bool:
+    return validity is None or bool(validity[i >> 3] >> (i & 7) & 1)
+
+
+def _record_at(data: bytes, offset: int) -> Record | None:
+    """The data record at ``offset`` in the whole batches of ``data``, decoded by the
+    native columnar decoder (which walks the batch without building the other records)."""
+    count, _next, keys, values, offsets, stamps, _types, headers = backend.decode_columns(
+        data, offset, offset + 1, True
+    )
+    if count != 1:
+        return None
+
+    def cell(column: tuple[bytes | None, bytes, bytes]) -> bytes | None:
+        validity, bounds, payload = column
+        if not _valid(validity, 0):
+            return None
+        at = _le(bounds, "i")
+        return payload[at[0] : at[1]]
+
+    found: list[tuple[str, bytes | None]] = []
+    if headers is not None:
+        lists, key_bounds, key_data, value_validity, value_bounds, value_data = headers
+        rows, kb, vb = _le(lists, "i"), _le(key_bounds, "i"), _le(value_bounds, "i")
+        for j in range(rows[0], rows[1]):
+            name = key_data[kb[j] : kb[j + 1]].decode()
+            found.append(
+                (name, value_data[vb[j] : vb[j + 1]] if _valid(value_validity, j) else None)
+            )
+    return Record(
+        _le(offsets, "q")[0], _le(stamps, "q")[0] // 1000, cell(keys), cell(values), found
+    )
+
+
 def _last_offset_of(data: bytes) -> int | None:
     last: int | None = None
     for pos, magic, _size in iter_batches(data):
@@ -1035,9 +1133,28 @@ def read_records(
     found: list[Record] = []
     scanned = 0
     stopped: str | None = None
+    refs = source.segments() if record_filter is not None and _use_process() else None
     while offset < stop and len(found) < max_records:
         try:
             budget.spend()
+            if refs is not None:
+                # a filter may read the whole log: in the scan process, a task at a time
+                got, offset, nbytes = _run_task(
+                    budget,
+                    _scan_task,
+                    refs,
+                    offset,
+                    stop,
+                    record_filter,
+                    max_records - len(found),
+                    _TASK_BYTES,
+                )
+                found += got
+                scanned += nbytes
+                budget.spend(nbytes)
+                if not nbytes:
+                    break
+                continue
         except ScanCancelled as exc:
             stopped = str(exc)
             break
@@ -1046,16 +1163,47 @@ def read_records(
             break
         scanned += len(data)
         budget.spent += len(data)
-        for r in _decode(data, offset, stop):
-            if record_filter is None or record_filter.matches(r):
-                found.append(r)
-                if len(found) == max_records:
-                    offset = r.offset + 1
-                    break
-        else:
-            last = _last_offset_of(data)
-            offset = stop if last is None else max(offset + 1, last + 1)
+        got, offset = _filter_chunk(data, offset, stop, record_filter, max_records - len(found))
+        found += got
     return ReadResult(found, first, min(offset, stop), stop, scanned, offset >= stop, stopped)
+
+
+def _filter_chunk(
+    data: bytes, offset: int, stop: int, record_filter: RecordFilter | None, limit: int
+) -> tuple[list[Record], int]:
+    """The records of ``data`` in ``[offset, stop)`` matching ``record_filter``, at most
+    ``limit``, and the offset to read next."""
+    found: list[Record] = []
+    for r in _decode(data, offset, stop):
+        if record_filter is None or record_filter.matches(r):
+            found.append(r)
+            if len(found) == limit:
+                return found, r.offset + 1
+    last = _last_offset_of(data)
+    return found, stop if last is None else max(offset + 1, last + 1)
+
+
+def _scan_task(
+    refs: Sequence[SegmentRef],
+    offset: int,
+    stop: int,
+    record_filter: RecordFilter | None,
+    limit: int,
+    max_bytes: int,
+) -> tuple[list[Record], int, int]:
+    """Worker task: :func:`_filter_chunk` over the segment files from ``offset`` until
+    ``limit`` matches, ``stop`` or about ``max_bytes`` read: ``(matches, next offset, bytes
+    read)``."""
+    found: list[Record] = []
+    scanned = 0
+    while offset < stop and len(found) < limit and scanned < max_bytes:
+        data = _read_files(refs, offset, 1 << 20, stop)
+        if not data:
+            break
+        scanned += len(data)
+        got, offset = _filter_chunk(data, offset, stop, record_filter, limit - len(found))
+        found += got
+    return found, offset, scanned
 
 
 def newest_records(source: PartitionSource, n: int, budget: Budget | None = None) -> ReadResult:
@@ -1144,13 +1292,8 @@ def _key_task(
                 data[:end], 0, _NO_END, False
             )
             validity, key_offsets_raw, key_data = keys
-            key_offsets = array("i")
-            key_offsets.frombytes(key_offsets_raw)
-            record_offsets = array("q")
-            record_offsets.frombytes(offsets)
-            if struct.pack("=i", 1) != struct.pack("<i", 1):  # Arrow buffers are little-endian
-                key_offsets.byteswap()
-                record_offsets.byteswap()
+            key_offsets = _le(key_offsets_raw, "i")
+            record_offsets = _le(offsets, "q")
             view = memoryview(key_data)
             crc32 = zlib.crc32
             for i in range(count):
@@ -1161,55 +1304,142 @@ def _key_task(
                     | (record_offsets[i] - base_offset)
                 )
             position += end
-        return out.tobytes(), position, (st.st_dev, st.st_ino)
+        return array("Q", sorted(out)).tobytes(), position, (st.st_dev, st.st_ino)
     finally:
         os.close(fd)
 
 
-class _SegmentKeys:
-    """One segment's key hashes: ``packed`` sorted, plus ``tail`` (hash -> relative
-    offsets) for what was added since it was last sorted (the active segment)."""
+_SMALL_RUN = 4096  # merged in the broker process: only the active segment's small increments
 
-    __slots__ = ("identity", "packed", "position", "tail", "tail_count")
+
+# The key runs of closed segments are also kept on disk, outside the log directories (Kafka
+# refuses to start on a log directory holding a directory that is not a partition's), so a
+# restarted broker's first search reads them instead of the segments. A file is named by the
+# segment file's path, device, inode and size and the run's start position: a segment that
+# changes (the cleaner's swap, a truncation) gets new names, and old files are pruned after
+# a week. KAFKACORE_CONSOLE_KEY_CACHE names the directory ("" turns it off).
+_RUN_HEADER = struct.Struct("<q")
+_CACHE_MAX_AGE_S = 7 * 24 * 3600
+
+
+def _cache_dir() -> str | None:
+    path = os.environ.get("KAFKACORE_CONSOLE_KEY_CACHE")
+    if path == "":
+        return None
+    if path is None:
+        import tempfile
+
+        path = os.path.join(tempfile.gettempdir(), f"kafkacore-console-keys-{os.getuid()}")
+    try:
+        os.makedirs(path, mode=0o700, exist_ok=True)
+        st = os.stat(path)
+    except OSError:
+        return None
+    if st.st_uid != os.getuid() or st.st_mode & 0o077:
+        return None  # not ours alone: never trust what is in it
+    return path
+
+
+def _run_path(ref: SegmentRef, identity: tuple[int, int], size: int, position: int) -> str | None:
+    directory = _cache_dir()
+    if directory is None:
+        return None
+    import hashlib
+
+    name = hashlib.sha1(os.path.abspath(ref.log_path).encode()).hexdigest()[:20]
+    return os.path.join(directory, f"{name}-{identity[0]}-{identity[1]}-{size}-{position}.keys")
+
+
+def _load_run(
+    ref: SegmentRef, identity: tuple[int, int], size: int, position: int
+) -> tuple[bytes, int] | None:
+    """``(run bytes, end position)`` stored for this segment file from ``position``."""
+    path = _run_path(ref, identity, size, position)
+    if path is None:
+        return None
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    if len(data) < _RUN_HEADER.size or (len(data) - _RUN_HEADER.size) % 8:
+        return None
+    (end,) = _RUN_HEADER.unpack_from(data)
+    if not position < end <= size:
+        return None
+    return data[_RUN_HEADER.size :], end
+
+
+def _store_run(
+    ref: SegmentRef, identity: tuple[int, int], size: int, position: int, end: int, raw: bytes
+) -> None:
+    path = _run_path(ref, identity, size, position)
+    if path is None:
+        return
+    temp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
+    try:
+        with open(temp, "wb") as f:
+            f.write(_RUN_HEADER.pack(end))
+            f.write(raw)
+        os.replace(temp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.remove(temp)
+        return
+    if position == 0:
+        _prune(os.path.dirname(path))
+
+
+def _prune(directory: str) -> None:
+    """Remove the stored runs not read or written for a week."""
+    cutoff = time.time() - _CACHE_MAX_AGE_S
+    with contextlib.suppress(OSError), os.scandir(directory) as entries:
+        for entry in entries:
+            with contextlib.suppress(OSError):
+                if entry.stat().st_atime < cutoff and entry.stat().st_mtime < cutoff:
+                    os.remove(entry.path)
+
+
+class _SegmentKeys:
+    """One segment's key hashes: sorted runs of ``crc32(key) << 32 | relative offset``,
+    one per worker task (sorted there, so the broker process only copies them); small runs
+    (the active segment's increments) are merged as they come, two of similar size at a
+    time, so a segment keeps a few runs and each entry is merged O(log n) times."""
+
+    __slots__ = ("identity", "position", "runs")
 
     def __init__(self, identity: tuple[int, int]) -> None:
         self.identity = identity
-        self.packed = array("Q")
         self.position = 0
-        self.tail: dict[int, list[int]] = {}
-        self.tail_count = 0
+        self.runs: list[array[int]] = []
 
     def add(self, raw: bytes) -> None:
-        new = array("Q")
-        new.frombytes(raw)
-        if not self.packed and not self.tail:
-            self.packed = array("Q", sorted(new))
+        run = array("Q")
+        run.frombytes(raw)
+        if not run:
             return
-        for packed in new:
-            self.tail.setdefault(packed >> 32, []).append(packed & 0xFFFFFFFF)
-        self.tail_count += len(new)
-        if self.tail_count > max(65536, len(self.packed) // 4):
-            merged = list(self.packed)
-            for h, rels in self.tail.items():
-                merged.extend(h << 32 | rel for rel in rels)
-            self.packed = array("Q", sorted(merged))
-            self.tail.clear()
-            self.tail_count = 0
+        runs = self.runs
+        runs.append(run)
+        while len(runs) > 1 and len(runs[-1]) < _SMALL_RUN and 2 * len(runs[-1]) >= len(runs[-2]):
+            newer = runs.pop()
+            older = runs.pop()
+            runs.append(array("Q", sorted(older + newer)))
 
     def relative_offsets(self, h: int) -> list[int]:
-        lo = bisect.bisect_left(self.packed, h << 32)
-        hi = bisect.bisect_left(self.packed, (h + 1) << 32)
-        found = [p & 0xFFFFFFFF for p in self.packed[lo:hi]]
-        found.extend(self.tail.get(h, ()))
+        found: list[int] = []
+        for run in self.runs:
+            lo = bisect.bisect_left(run, h << 32)
+            hi = bisect.bisect_left(run, (h + 1) << 32, lo)
+            found.extend(p & 0xFFFFFFFF for p in run[lo:hi])
         return found
 
     @property
     def entries(self) -> int:
-        return len(self.packed) + self.tail_count
+        return sum(len(run) for run in self.runs)
 
     @property
     def memory_bytes(self) -> int:
-        return self.packed.buffer_info()[1] * self.packed.itemsize + self.tail_count * 64
+        return 8 * self.entries
 
 
 @dataclass(frozen=True)
@@ -1233,8 +1463,11 @@ class KeyIndex:
     up to date with :meth:`update` (bounded, cancellable, resumable: what was indexed
     stays), look up with :meth:`search`. Thread-safe: one update at a time per partition."""
 
-    _registry: dict[str, KeyIndex] = {}
+    _registry: OrderedDict[str, KeyIndex] = OrderedDict()
     _registry_lock = threading.Lock()
+    max_memory_bytes = int(os.environ.get("KAFKACORE_CONSOLE_KEY_INDEX_BYTES", 512 << 20))
+    """All partitions' indexes together stay under this (the least recently searched
+    partitions' indexes are dropped first; a later search rebuilds them)."""
 
     def __init__(self, directory: str) -> None:
         self.directory = directory
@@ -1248,7 +1481,21 @@ class KeyIndex:
             index = cls._registry.get(source.directory)
             if index is None:
                 index = cls._registry[source.directory] = cls(source.directory)
+            cls._registry.move_to_end(source.directory)
             return index
+
+    @classmethod
+    def _evict(cls, keep: KeyIndex) -> None:
+        """Drop the least recently used indexes (never ``keep``) while all of them hold
+        more than :attr:`max_memory_bytes`."""
+        with cls._registry_lock:
+            total = sum(index.memory_bytes for index in cls._registry.values())
+            for directory, index in list(cls._registry.items()):
+                if total <= cls.max_memory_bytes:
+                    break
+                if index is not keep:
+                    total -= index.memory_bytes
+                    del cls._registry[directory]
 
     @classmethod
     def forget(cls, directory: str | None = None) -> None:
@@ -1265,7 +1512,7 @@ class KeyIndex:
 
     @property
     def memory_bytes(self) -> int:
-        """Bytes held by the sorted arrays (8 per keyed record) and the unsorted tails."""
+        """Bytes held by the sorted runs: 8 per keyed record."""
         return sum(s.memory_bytes for s in list(self._segments.values()))
 
     def update(
@@ -1301,9 +1548,21 @@ class KeyIndex:
                         indexed -= min(keys.position, size) if keys.identity == identity else 0
                     keys = self._segments[ref.base_offset] = _SegmentKeys(identity)
                 while keys.position < size:
-                    raw, position, seen = _run_task(
-                        budget, _key_task, ref.log_path, keys.position, _TASK_BYTES, ref.base_offset
-                    )
+                    stored = None if ref.active else _load_run(ref, identity, size, keys.position)
+                    if stored is not None:
+                        raw, position = stored
+                        seen = identity
+                    else:
+                        raw, position, seen = _run_task(
+                            budget,
+                            _key_task,
+                            ref.log_path,
+                            keys.position,
+                            _TASK_BYTES,
+                            ref.base_offset,
+                        )
+                        if not ref.active and seen == identity and position > keys.position:
+                            _store_run(ref, identity, size, keys.position, position, raw)
                     if seen != identity or position == keys.position:
                         break
                     budget.spend(position - keys.position)
@@ -1340,6 +1599,7 @@ class KeyIndex:
         stopped: str | None = None
         try:
             indexed, total = self.update(source.segments(), budget, progress)
+            KeyIndex._evict(self)
         except ScanCancelled as exc:
             stopped = str(exc)
             indexed, total = (
@@ -1358,21 +1618,20 @@ class KeyIndex:
         ]
         found: list[Record] = []
         total_found = 0
-        batch: list[Record] = []
+        data = b""
         batch_end = -1
         for offset in candidates:
-            if offset > batch_end or not batch:
+            if offset > batch_end or not data:
                 data = source.read_chunk(offset, 1, offsets.high_watermark)
                 if not data:
                     continue
-                batch = _decode(data, offset, offsets.high_watermark)
                 last = _last_offset_of(data)
                 batch_end = offset if last is None else last
-            for r in batch:
-                if r.offset == offset and r.key == key:
-                    total_found += 1
-                    if len(found) < limit:
-                        found.append(r)
+            r = _record_at(data, offset)
+            if r is not None and r.key == key:
+                total_found += 1
+                if len(found) < limit:
+                    found.append(r)
         return KeySearchResult(
             found,
             total_found,
@@ -1473,8 +1732,6 @@ def retention_report(
         by_size = excess >= 0 and excess - seg.size >= 0
         by_start = nxt is not None and nxt.base_offset <= start
         reasons: list[str] = []
-        if blocked:
-            reasons.append("an older segment stays, and deletion only takes the oldest segments")
         if hw < upper:
             reasons.append(f"holds offsets at or above the high watermark {hw}")
         if nxt is None and seg.size == 0:
@@ -1499,6 +1756,10 @@ def retention_report(
                 reasons.append(why)
         if by_size and not reasons:
             excess -= seg.size
+        if blocked and not reasons:
+            reasons.append(
+                "waits behind an older segment that stays (deletion only takes the oldest)"
+            )
         if reasons:
             blocked = True
         rows.append(
