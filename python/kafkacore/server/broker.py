@@ -394,6 +394,7 @@ class KafkaServer:
             {e.listener_name: e.security_protocol for e in endpoints},
             tls,
         )
+        server.on_request_done = services.metrics.record_request
         await server.start()
         self.socket_server = server
         loop = asyncio.get_running_loop()
