@@ -484,6 +484,7 @@ class KafkaServer:
         assert zk is not None
         listener, _protocol = self.config.inter_broker_listener()
         services.replica_manager.start_replication(listener=listener, run_io=services.run_io)
+        _count_replication_in(services)
         security = inter_broker_security(self.config)
         for manager in (
             services.replica_manager.fetcher_manager,
@@ -583,3 +584,12 @@ class KafkaServer:
         if self.zk is not None:
             await self.zk.close()  # the ephemeral /brokers/ids/<id> goes with the session
         logger.info("%s shut down completed", self._prefix)
+
+
+def _count_replication_in(services: BrokerServices) -> None:
+    """The replica fetchers' appends counted in the broker's metrics."""
+    from kafkacore.server.replica_fetcher import ReplicaFetcherManager
+
+    fetchers = services.replica_manager.fetcher_manager
+    if isinstance(fetchers, ReplicaFetcherManager):
+        fetchers.on_appended = services.metrics.record_replication_in
