@@ -29,9 +29,11 @@ $(VENV)/.built: $(VENV)/.deps $(RUST_SOURCES)
 
 build: $(VENV)/.built
 
-# The main job: the single-node broker on localhost:9092, data in ./data.
+# The main job: the single-node broker on localhost:9092, data in ./data, its web console
+# at $(CONSOLE) (http://127.0.0.1:8080; `make run CONSOLE=` for none).
 run: build
-	$(PYTHON) -m kafkacore.cli server-start config/server.properties --override log.dirs=./data
+	$(PYTHON) -m kafkacore.cli server-start config/server.properties --override log.dirs=./data \
+		--override console.listeners=$(CONSOLE)
 
 # A local cluster: Apache ZooKeeper (from Kafka 3.9.1's jars) on 127.0.0.1:2181 and three
 # brokers on localhost:9092-9094, data in ./cluster-data; Ctrl-C stops everything.
@@ -155,3 +157,25 @@ bench-cluster: build
 # Side-by-side produce/consume benchmark: Apache Kafka 4.3.1 (from the jars) vs kafkacore.
 bench-broker: build
 	$(PYTHON) benches/broker/run.py
+
+# --- web console (issue 15, console-core) --------------------------------------------------
+# console-assets: htmx, its SSE extension and uPlot from the npm registry (`npm pack`,
+# sha256-pinned) into python/kafkacore/console/static/vendor/ (gitignored; in the wheel).
+# chromium: Debian's browser for the console's Playwright tests (tests/console), installed
+# with apt-get when /usr/bin/chromium is missing (Playwright never downloads one).
+# console: the console as its own process against BOOTSTRAP (default localhost:9092), on
+# http://127.0.0.1:8081 (make run's broker serves its own on 8080).
+.PHONY: console-assets chromium console
+build: console-assets
+py-test: chromium
+
+console-assets:
+	bash scripts/console-assets.sh
+
+chromium:
+	@test -x /usr/bin/chromium || (apt-get update -q && apt-get install -y -q chromium)
+
+CONSOLE ?= http://127.0.0.1:8080
+BOOTSTRAP ?= localhost:9092
+console: build
+	$(PYTHON) -m kafkacore.cli console --bootstrap-server $(BOOTSTRAP) --listen http://127.0.0.1:8081 $(ARGS)

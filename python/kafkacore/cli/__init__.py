@@ -48,6 +48,7 @@ def _build_parser() -> argparse.ArgumentParser:
         reassign,
         server,
         topics,
+        web_console,
     )
     from kafkacore.cli import console as console_cli
 
@@ -68,6 +69,7 @@ def _build_parser() -> argparse.ArgumentParser:
     reassign.register(subparsers)
     leader_election.register(subparsers)
     acls.register(subparsers)
+    web_console.register(subparsers)
     return parser
 
 

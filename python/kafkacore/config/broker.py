@@ -191,6 +191,9 @@ class BrokerConfig:
     zookeeper_set_acl: bool
     zookeeper_max_in_flight_requests: int
     listeners: list[str]
+    console_listeners: list[str] | None
+    console_read_only: bool
+    console_audit_topic: str
     advertised_listeners: list[str] | None
     listener_security_protocol_map: str
     socket_send_buffer_bytes: int

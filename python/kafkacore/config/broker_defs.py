@@ -16,6 +16,7 @@ from kafkacore.config.defs import (
     ConfigKey,
     Importance,
     LambdaValidator,
+    NonEmptyString,
     NonNullValidator,
     Range,
     Type,
@@ -75,6 +76,31 @@ DEFAULT_LISTENER_SECURITY_PROTOCOL_MAP: Final = (
     # Kafka builds it from a HashMap: this is that map's iteration order.
     "SASL_SSL:SASL_SSL,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT"
 )
+
+
+def parse_console_listener(name: str, entry: str) -> tuple[str, int]:
+    """One ``console.listeners`` entry, ``http://host:port``, as ``(host, port)``: only
+    plain HTTP; an empty host is the loopback address ``127.0.0.1`` (unlike Kafka's
+    listeners, where it is every interface: the console is reachable from elsewhere only
+    when a host says so). Raises :class:`ConfigError` with Kafka's message form."""
+    scheme, sep, rest = entry.strip().partition("://")
+    if not sep or scheme.lower() != "http":
+        raise ConfigError(
+            name, entry, "only http://host:port listeners are supported (empty host: 127.0.0.1)"
+        )
+    host, colon, port_text = rest.rstrip("/").rpartition(":")
+    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    if not colon or not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
+        raise ConfigError(name, entry, "expected http://host:port with a port in [0,...,65535]")
+    return host or "127.0.0.1", int(port_text)
+
+
+def _check_console_listeners(name: str, value: Any) -> None:
+    if value is None:
+        return
+    ValidList.any_non_duplicate_values(True, True).ensure_valid(name, value)
+    for entry in value:
+        parse_console_listener(name, entry)
 
 
 def _k(
@@ -367,6 +393,16 @@ BROKER_CONFIG_DEF: Final = ConfigDef(
         _k("alter.log.dirs.replication.quota.window.size.seconds", INT, 1, at_least(1), LOW),
         _k("controller.quota.window.size.seconds", INT, 1, at_least(1), LOW),
         _k("client.quota.callback.class", CLASS, None, None, LOW),
+        # --- the web console (kafkacore.console; not Kafka's) ---------------------------------
+        _k("console.listeners", LIST, None,
+           LambdaValidator(_check_console_listeners, "http://host:port, ..."), LOW,
+           "Where the web console listens (http://host:port; empty host = 127.0.0.1); "
+           "unset (the default): no console.", internal=True),
+        _k("console.read.only", BOOLEAN, False, None, LOW,
+           "The web console shows but changes nothing.", internal=True),
+        _k("console.audit.topic", STRING, "__console_audit", NonEmptyString(), LOW,
+           "The topic the web console writes every change to (JSON records).",
+           internal=True),
         # --- tiered storage switches (RemoteLogManagerConfig) ----------------------------------
         _k("remote.log.storage.system.enable", BOOLEAN, False, None, MEDIUM),
         _k("log.local.retention.ms", LONG, -2, at_least(-2), MEDIUM),

@@ -1,0 +1,23 @@
+"""kafkacore's web console (``kafkacore[console]``): server-rendered pages (Starlette +
+Jinja2, htmx for partial swaps, uPlot for charts, server-sent events for live data) over a
+Kafka-protocol cluster.
+
+Two ways to run it:
+
+* inside the broker, on the broker's own event loop: ``console.listeners=http://127.0.0.1:8080``
+  (off by default; :mod:`kafkacore.console.serve`, started by
+  :class:`kafkacore.server.broker.KafkaServer` once its listeners are bound);
+* as a separate process against any cluster, Apache Kafka's too:
+  ``kafkacore console --bootstrap-server H:P`` (:mod:`kafkacore.cli.web_console`); the views
+  that need the broker's own objects (its logs, counters) show a notice there.
+
+The pieces: :mod:`~kafkacore.console.context` (:class:`ConsoleContext`, what every view is
+given), :mod:`~kafkacore.console.app` (``VIEWS`` and :func:`create_app`),
+:mod:`~kafkacore.console.auth` (login with the cluster's SASL credentials, signed session
+cookie, CSRF), :mod:`~kafkacore.console.audit` (every change as a JSON record in the audit
+topic), ``views/*`` (one module per page group).
+"""
+
+from __future__ import annotations
+
+__all__: list[str] = []

@@ -1,0 +1,290 @@
+"""``ConsoleContext``: what every view of the console is given (built once per app).
+
+* ``render(request, template, **values)``: a Jinja2 page (``templates/``); requests made
+  by htmx (``HX-Request`` header, not boosted) get the ``content`` block only.
+* ``admin(request)``: a confluent-kafka ``AdminClient`` for the cluster, authenticated as
+  the logged-in user when there is a login (one client per user, cached), so the
+  cluster's ACLs decide what the console may do for that user. Its calls block: run them
+  with ``await ctx.run_io(fn, *args)``, on the console's own small thread pool (never the
+  broker's I/O threads, so that the console cannot starve the broker).
+* ``client_config(request)``: librdkafka settings for a Producer/Consumer as that user;
+  ``bootstrap``: the ``host:port`` the clients use.
+* ``broker``: the in-process :class:`~kafkacore.server.broker.KafkaServer` when the
+  console runs inside the broker, else ``None`` (views that need it show
+  :data:`BROKER_ONLY_NOTICE`); ``metrics``: the broker's counters, else ``None``.
+* ``read_only`` and ``require_write(request)``: every mutating route calls it first (a
+  403 page when the console is read-only); ``await form(request)`` parses a POST and
+  checks its CSRF token; ``await audit(request, action, detail, result=...)`` writes the
+  change to the audit topic (:mod:`kafkacore.console.audit`).
+
+Thread-safety: ``render``, ``require_write``, ``form`` and ``audit`` run on the event
+loop; ``admin`` and ``client_config`` may be called from any thread (the client cache is
+locked).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import importlib
+import os
+import threading
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from importlib import resources
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import jinja2
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse
+
+if TYPE_CHECKING:
+    from confluent_kafka.admin import AdminClient
+
+    from kafkacore.console.audit import AuditLog
+    from kafkacore.console.auth import Sessions
+    from kafkacore.server.broker import KafkaServer
+    from kafkacore.server.inter_broker import ClientSecurity
+
+__all__ = ["BROKER_ONLY_NOTICE", "ConsoleContext", "Login", "kafka_admin"]
+
+T = TypeVar("T")
+
+BROKER_ONLY_NOTICE = (
+    "This view reads the broker's own files and counters: it is there when the console "
+    "runs inside a kafkacore broker (console.listeners), not in `kafkacore console`."
+)
+
+CONSOLE_IO_THREADS = 4
+"""Threads of the console's own pool for blocking client calls and scans."""
+
+
+@dataclass(frozen=True)
+class Login:
+    """How users log in: SASL ``mechanism`` (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512) over
+    ``security_protocol`` (SASL_PLAINTEXT or SASL_SSL)."""
+
+    mechanism: str
+    security_protocol: str
+
+
+class ConsoleContext:
+    """The console's shared state; see the module docstring.
+
+    ``base_config``: librdkafka settings every client gets (``bootstrap.servers`` and the
+    ``--command-config`` security settings); ``login``: set when users must log in with
+    the cluster's SASL credentials; ``cluster_label``: shown in the header."""
+
+    def __init__(
+        self,
+        *,
+        bootstrap: str,
+        base_config: Mapping[str, str] | None = None,
+        login: Login | None = None,
+        broker: KafkaServer | None = None,
+        read_only: bool = False,
+        audit_topic: str = "__console_audit",
+        cluster_label: str = "",
+        io_threads: int = CONSOLE_IO_THREADS,
+        secret: bytes | None = None,
+        command_props: Mapping[str, str] | None = None,
+        audit_config: Mapping[str, str] | None = None,
+    ) -> None:
+        from kafkacore.console.audit import AuditLog
+        from kafkacore.console.auth import Sessions
+
+        self.bootstrap = bootstrap
+        self.base_config: dict[str, str] = {"bootstrap.servers": bootstrap, **(base_config or {})}
+        self.base_config["bootstrap.servers"] = bootstrap
+        self.login = login
+        #: the ``--command-config`` properties (Java client names), for raw-protocol calls
+        self.command_props: dict[str, str] = dict(command_props or {})
+        self.broker = broker
+        self.read_only = read_only
+        self.audit_topic = audit_topic
+        self.cluster_label = cluster_label or bootstrap
+        self.sessions: Sessions = Sessions(secret or os.urandom(32))
+        self.audit_log: AuditLog = AuditLog(
+            self, audit_topic, dict(audit_config) if audit_config is not None else None
+        )
+        #: (title, path) of each view in the nav bar, set by :func:`create_app`
+        self.nav: list[tuple[str, str]] = []
+        self.vendor_present = _vendor_present()
+        self._executor = ThreadPoolExecutor(io_threads, thread_name_prefix="console-io")
+        self._admins: dict[str | None, AdminClient] = {}
+        self._lock = threading.Lock()
+        self.templates = jinja2.Environment(
+            loader=jinja2.PackageLoader("kafkacore.console", "templates"),
+            autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
+            undefined=jinja2.StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+        self.templates.globals.update(_FILTERS_AND_GLOBALS)
+        self.templates.filters.update(_FILTERS_AND_GLOBALS)
+
+    # -- where things run ------------------------------------------------------------------
+
+    @property
+    def metrics(self) -> Any:
+        """The broker's counters (``server.metrics.BrokerMetrics``) in the broker, else None."""
+        return getattr(self.broker, "metrics", None) if self.broker is not None else None
+
+    @property
+    def in_broker(self) -> bool:
+        return self.broker is not None
+
+    async def run_io(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """``fn(*args, **kwargs)`` on the console's thread pool (blocking client calls,
+        file scans); the request's task waits without blocking the loop."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, functools.partial(fn, *args, **kwargs))
+
+    def close(self) -> None:
+        """Stop the thread pool (running calls finish) and drop the clients."""
+        self._executor.shutdown(wait=False, cancel_futures=True)
+        with self._lock:
+            self._admins.clear()
+        self.audit_log.close()
+
+    # -- clients ---------------------------------------------------------------------------
+
+    def user(self, request: Request) -> str | None:
+        """The logged-in user's name (None without a login)."""
+        session = self.sessions.login_of(request)
+        return session.user if session is not None else None
+
+    def client_config(self, request: Request | None) -> dict[str, str]:
+        """librdkafka settings for a client acting as the request's user."""
+        config = dict(self.base_config)
+        if self.login is not None:
+            session = self.sessions.login_of(request) if request is not None else None
+            if session is None:
+                raise HTTPException(401, "Log in first.")
+            config.update(self.credentials_config(session.user, session.password))
+        return config
+
+    def credentials_config(self, user: str, password: str) -> dict[str, str]:
+        assert self.login is not None
+        return {
+            "security.protocol": self.login.security_protocol,
+            "sasl.mechanism": self.login.mechanism,
+            "sasl.username": user,
+            "sasl.password": password,
+        }
+
+    def raw_security(self, request: Request | None) -> ClientSecurity | None:
+        """The security of a raw-protocol connection (``NodeClient``) as the request's
+        user: for the requests the admin client does not make (DescribeLogDirs)."""
+        from kafkacore.cli._wire import client_security
+        from kafkacore.server.inter_broker import ClientSecurity
+
+        security = client_security(self.command_props)
+        if self.login is None:
+            return security
+        config = self.client_config(request)
+        context = security.ssl_context if security is not None else None
+        return ClientSecurity(
+            context, config["sasl.mechanism"], config["sasl.username"], config["sasl.password"]
+        )
+
+    def admin(self, request: Request | None) -> AdminClient:
+        """The cluster's admin client for the request's user (cached per user)."""
+        from confluent_kafka.admin import AdminClient
+
+        user = self.user(request) if request is not None and self.login is not None else None
+        with self._lock:
+            client = self._admins.get(user)
+            if client is None:
+                client = AdminClient(dict(self.client_config(request)))
+                self._admins[user] = client
+            return client
+
+    def forget_user(self, user: str) -> None:
+        """Drop ``user``'s cached admin client (at logout)."""
+        with self._lock:
+            self._admins.pop(user, None)
+
+    # -- pages -----------------------------------------------------------------------------
+
+    def render(
+        self, request: Request, template: str, status_code: int = 200, **values: Any
+    ) -> HTMLResponse:
+        """``template`` rendered with ``values`` plus the page's common values (user,
+        nav, CSRF token, read-only flag); an htmx request gets the ``content`` block only."""
+        partial = bool(request.headers.get("HX-Request")) and not request.headers.get("HX-Boosted")
+        context: dict[str, Any] = {
+            "request": request,
+            "ctx": self,
+            "nav": self.nav,
+            "user": self.user(request) if self.login is not None else None,
+            "csrf_token": self._csrf_token(request),
+            "read_only": self.read_only,
+            "in_broker": self.in_broker,
+            "vendor_present": self.vendor_present,
+            "broker_only_notice": BROKER_ONLY_NOTICE,
+            "partial": partial,
+            "path": request.url.path,
+        }
+        context.update(values)
+        html = self.templates.get_template(template).render(context)
+        return HTMLResponse(html, status_code=status_code)
+
+    def _csrf_token(self, request: Request) -> str:
+        try:
+            return self.sessions.csrf_token(request)
+        except AssertionError:  # an error page before the session middleware ran
+            return ""
+
+    def require_write(self, request: Request) -> None:
+        """Refuse (403) a change when the console is read-only."""
+        if self.read_only:
+            raise HTTPException(403, "The console is read-only (console.read.only=true).")
+
+    async def form(self, request: Request) -> dict[str, str]:
+        """A POSTed form whose CSRF token (hidden field ``csrf_token`` or header
+        ``X-CSRF-Token``) matches the session's; 403 otherwise. Repeated fields keep
+        their last value; use ``request.form()`` after this for lists."""
+        form = await request.form()
+        token = form.get("csrf_token") or request.headers.get("X-CSRF-Token")
+        if not isinstance(token, str) or not self.sessions.check_csrf(request, token):
+            raise HTTPException(403, "Missing or wrong CSRF token: reload the page.")
+        return {k: v for k, v in form.items() if isinstance(v, str)}
+
+    async def audit(
+        self, request: Request, action: str, detail: Mapping[str, Any], result: str = "ok"
+    ) -> bool:
+        """Write ``{"time", "user", "action", "detail", "result"}`` to the audit topic;
+        False (logged as an error) when the record could not be written."""
+        return await self.audit_log.write(request, action, dict(detail), result)
+
+
+def kafka_admin() -> Any:
+    """``confluent_kafka.admin`` (partly typed, names re-exported untyped) as ``Any``:
+    ``kafka_admin().NewTopic``, ``.ConfigResource``, ``.AclBinding`` ..."""
+    return importlib.import_module("confluent_kafka.admin")
+
+
+def _vendor_present() -> bool:
+    static = resources.files("kafkacore.console").joinpath("static")
+    return static.joinpath("vendor").joinpath("htmx.min.js").is_file()
+
+
+def _human_bytes(n: int | float | None) -> str:
+    if n is None:
+        return "-"
+    value = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(value) < 1024 or unit == "TiB":
+            return f"{int(value)} B" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} TiB"
+
+
+def _thousands(n: int | None) -> str:
+    return "-" if n is None else f"{n:,}"
+
+
+_FILTERS_AND_GLOBALS: dict[str, Any] = {"human_bytes": _human_bytes, "thousands": _thousands}

@@ -1,0 +1,92 @@
+"""The Cluster view: the page of a broker with seeded topics in a real browser (Debian's
+chromium through Playwright) with the right counts; CMAK's spread and skew and Kafka's
+partition-state counts on a made-up three-broker layout; the console's config keys and
+their Kafka-style errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from console.conftest import ConsoleBroker, create_topics, produce, screenshot
+from kafkacore.config import BrokerConfig, ConfigError
+from kafkacore.console.views.cluster import PartitionInfo, partition_health, spread
+
+
+def test_cluster_page_in_the_browser(console_broker: ConsoleBroker, page: Any) -> None:
+    create_topics(
+        console_broker.bootstrap,
+        ("spread-a", 4, {}),
+        ("strict", 2, {"min.insync.replicas": "2"}),  # one replica: under min ISR
+    )
+    produce(console_broker.bootstrap, "spread-a", {0: 3, 1: 3})
+    page.goto(console_broker.console_url + "/")
+    assert page.url == console_broker.console_url + "/cluster"
+    assert page.title().startswith("Cluster")
+    row = page.locator("#brokers tr[data-broker='1']")
+    assert "controller" in row.inner_text()
+    assert console_broker.bootstrap.split(":")[1] in row.inner_text()
+    assert row.locator("td.replicas").inner_text() == "6"
+    assert row.locator("td.leaders").inner_text() == "6"
+    assert page.locator("#topic-count").inner_text() == "2"
+    assert page.locator("#partition-count").inner_text() == "6"
+    assert page.locator("#urp").inner_text() == "0"
+    assert page.locator("#offline").inner_text() == "0"
+    assert page.locator("#under-min-isr").inner_text() == "2"
+    rows = page.locator("#under_min_isr tr").all_inner_texts()[1:]
+    assert [r.split()[:2] for r in rows] == [["strict", "0"], ["strict", "1"]]
+    # the broker's one log directory, online, with its six replicas
+    log_dir = page.locator("#log-dirs tr").nth(1).inner_text()
+    assert str(console_broker.data_dir) in log_dir and "online" in log_dir
+    assert log_dir.split()[2] == "6"
+    screenshot(page, "cluster")
+
+
+def test_spread_and_skew_as_cmak() -> None:
+    parts = [
+        PartitionInfo("t", 0, 1, (1, 2), (1, 2)),
+        PartitionInfo("t", 1, 1, (1, 3), (1,)),  # under-replicated
+        PartitionInfo("t", 2, 2, (1, 2), (2, 1)),
+        PartitionInfo("u", 0, -1, (3,), ()),  # offline
+    ]
+    rows = {r.broker: r for r in spread([1, 2, 3], parts)}
+    assert [(rows[b].replicas, rows[b].leaders) for b in (1, 2, 3)] == [(3, 2), (2, 1), (2, 0)]
+    # average 7/3 replicas and 1 leader per broker
+    assert round(rows[1].replica_skew_pct, 1) == 28.6
+    assert round(rows[3].replica_skew_pct, 1) == -14.3
+    assert [rows[b].leader_skew_pct for b in (1, 2, 3)] == [100.0, 0.0, -100.0]
+    # t: 6 replicas over 3 brokers, fair share 2: broker 1 holds 3
+    assert [rows[b].skewed_topics for b in (1, 2, 3)] == [["t"], [], []]
+    health = partition_health(parts, {"t": 2, "u": 1})
+    assert [(p.topic, p.partition) for p in health["under_replicated"]] == [("t", 1), ("u", 0)]
+    assert [(p.topic, p.partition) for p in health["under_min_isr"]] == [("t", 1), ("u", 0)]
+    assert [(p.topic, p.partition) for p in health["offline"]] == [("u", 0)]
+
+
+def test_console_config_keys() -> None:
+    config = BrokerConfig({"console.listeners": "http://:8080"})
+    assert config.console_listeners == ["http://:8080"]
+    assert config.console_read_only is False
+    assert config.console_audit_topic == "__console_audit"
+    assert BrokerConfig({}).console_listeners is None  # off by default
+    with pytest.raises(ConfigError) as exc:
+        BrokerConfig({"console.listeners": "https://:8443"})
+    assert str(exc.value) == (
+        "Invalid value https://:8443 for configuration console.listeners: only "
+        "http://host:port listeners are supported (empty host: 127.0.0.1)"
+    )
+    with pytest.raises(ConfigError, match=r"console\.audit\.topic: String must be non-empty"):
+        BrokerConfig({"console.audit.topic": ""})
+
+
+def test_bad_console_listener_stops_server_start() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "kafkacore.cli", "server-start",
+         "--override", "console.listeners=ftp://x:1"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 1
+    assert "Invalid value ftp://x:1 for configuration console.listeners" in proc.stderr
