@@ -64,6 +64,7 @@ from kafkacore.server.client_quotas import ClientQuotaManager
 from kafkacore.server.group import GroupCoordinator
 from kafkacore.server.handlers.configs import DEFAULT_ENTITY, with_stored_dynamic_configs
 from kafkacore.server.inter_broker import NodeClient, inter_broker_security
+from kafkacore.server.metrics import BrokerMetrics
 from kafkacore.server.network import Limits, SocketServer, TlsListener
 from kafkacore.server.replica_manager import ReplicaManager
 from kafkacore.server.sasl import SaslListenerSettings, sasl_listener_settings
@@ -254,6 +255,11 @@ class KafkaServer:
     @property
     def replicas(self) -> ReplicaManager | None:
         return self.services.replica_manager if self.services is not None else None
+
+    @property
+    def metrics(self) -> BrokerMetrics | None:
+        """The broker's counters (the console's charts and ``/metrics``)."""
+        return self.services.metrics if self.services is not None else None
 
     def _cleaner_upper_bound(self, tp: TopicPartition) -> int | None:
         """The high watermark of ``tp`` (``None``, the log end, before the replica
