@@ -35,6 +35,9 @@ VIEWS: tuple[str, ...] = (
     "kafkacore.console.views.cluster",
     "kafkacore.console.views.topics",
     "kafkacore.console.views.security",
+    "kafkacore.console.views.groups",
+    "kafkacore.console.views.operations",
+    "kafkacore.console.views.charts",
 )
 """The view modules, in nav-bar order."""
 

@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from kafkacore.server.broker import KafkaServer
 
 __all__ = [
+    "TP",
     "ElectionScheduler",
     "ReplicaProgress",
     "ScheduledElection",
@@ -60,8 +61,12 @@ __all__ = [
     "clear_throttles",
     "current_assignment",
     "decommission_plan",
+    "elect_preferred",
+    "election_text",
     "execute",
     "format_reassignment_json",
+    "list_reassignments",
+    "parse_partitions",
     "parse_reassignment",
     "progress",
     "propose",
@@ -278,6 +283,7 @@ class ScheduledElection:
     status: str = "scheduled"  # scheduled, running, done, failed, cancelled
     result: str = ""
     handle: asyncio.TimerHandle | None = field(default=None, repr=False)
+    run: Callable[[], Awaitable[str]] | None = field(default=None, repr=False)
 
     @property
     def target(self) -> str:
@@ -288,19 +294,24 @@ class ScheduledElection:
 
 class ElectionScheduler:
     """Preferred leader elections run at a given time (CMAK's scheduled election): each
-    a timer on the event loop that runs ``run(partitions)`` (which returns the result's
-    text) when it fires. Kept in memory: a restart of the console forgets them."""
+    a timer on the event loop that awaits its ``run()`` (which returns the result's text;
+    it holds the client of the user who scheduled it) when it fires. Kept in memory: a
+    restart of the console forgets them."""
 
-    def __init__(self, run: Callable[[list[TP] | None], Awaitable[str]]) -> None:
-        self._run = run
+    def __init__(self) -> None:
         self._ids = itertools.count(1)
         self._elections: dict[int, ScheduledElection] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
 
     def schedule(
-        self, at: float, partitions: list[TP] | None, user: str | None
+        self,
+        at: float,
+        partitions: list[TP] | None,
+        user: str | None,
+        run: Callable[[], Awaitable[str]],
     ) -> ScheduledElection:
         loop = asyncio.get_running_loop()
-        election = ScheduledElection(next(self._ids), at, partitions, user)
+        election = ScheduledElection(next(self._ids), at, partitions, user, run=run)
         delay = max(0.0, at - time.time())
         election.handle = loop.call_later(delay, self._fire, election)
         self._elections[election.id] = election
@@ -310,11 +321,13 @@ class ElectionScheduler:
         election.status = "running"
         election.handle = None
         task = asyncio.get_running_loop().create_task(self._execute(election))
-        task.add_done_callback(lambda _t: None)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def _execute(self, election: ScheduledElection) -> None:
         try:
-            election.result = await self._run(election.partitions)
+            assert election.run is not None
+            election.result = await election.run()
             election.status = "done"
         except Exception as exc:
             election.result = str(exc)
@@ -336,3 +349,58 @@ class ElectionScheduler:
         for election in self._elections.values():
             if election.handle is not None:
                 election.handle.cancel()
+        for task in self._tasks:
+            task.cancel()
+
+
+def election_text(succeeded: list[TP], noop: list[TP], failed: Mapping[TP, str]) -> str:
+    """What ``kafka-leader-election --election-type PREFERRED`` prints for an outcome."""
+    from kafkacore.cli.reassign import _java_tp_hash, java_set_order
+
+    lines = []
+    if succeeded:
+        lines.append(
+            "Successfully completed leader election (PREFERRED) for partitions "
+            + ", ".join(f"{t}-{p}" for t, p in java_set_order(succeeded, _java_tp_hash))
+        )
+    if noop:
+        lines.append(
+            "Valid replica already elected for partitions "
+            + ", ".join(f"{t}-{p}" for t, p in java_set_order(noop, _java_tp_hash))
+        )
+    for tp in java_set_order(failed, _java_tp_hash):
+        lines.append(
+            f"Error completing leader election (PREFERRED) for partition: {tp[0]}-{tp[1]}: "
+            f"{failed[tp]}"
+        )
+    return "\n".join(lines) or "No partition to elect."
+
+
+def elect_preferred(admin: Any, partitions: list[TP] | None) -> str:
+    """A preferred leader election now (ElectLeaders to the controller); its text."""
+    from kafkacore.cli.leader_election import elect_leaders
+
+    return election_text(*elect_leaders(admin, 0, partitions))
+
+
+def parse_partitions(text: str) -> list[TP] | None:
+    """``topic-0, topic-1`` or ``topic:0,1`` lists; empty or ``*``: None (all)."""
+    text = text.strip()
+    if text in ("", "*"):
+        return None
+    out: list[TP] = []
+    for item in text.replace("\n", ";").split(";"):
+        item = item.strip()
+        if not item:
+            continue
+        if ":" in item:
+            topic, _, parts = item.partition(":")
+            out.extend((topic.strip(), int(p)) for p in parts.split(",") if p.strip())
+            continue
+        for spec in item.split(","):
+            spec = spec.strip()
+            topic, _, p = spec.rpartition("-")
+            if not topic or not p.isdigit():
+                raise ValueError(f"Not a partition: {spec!r} (topic-N)")
+            out.append((topic, int(p)))
+    return out
