@@ -523,10 +523,26 @@ def reset_plan(admin: Any, group: str, topics: list[str] | None, spec: ResetSpec
 
 
 def reset_table(group: str, targets: list[Any]) -> str:
-    """What the tool prints for a reset (dry run or executed): a blank line, then the
-    ``GROUP TOPIC PARTITION NEW-OFFSET`` table."""
-    rows = [[group, tp.topic, str(tp.partition), str(tp.offset)] for tp in targets]
-    return "\n" + table_text(["GROUP", "TOPIC", "PARTITION", "NEW-OFFSET"], rows)
+    """What the tool prints for a reset (dry run or executed), as Kafka's
+    ``printOffsetsToReset``: each line starts with a line break, the group and topic
+    columns are at least 15 wide, the partition column 10, the partitions in the order
+    of Java's ``HashMap``; a line break at the end."""
+    from kafkacore.cli.reassign import _java_tp_hash, java_set_order
+
+    if not targets:
+        return "\n"
+    group_width = max(15, len(group))
+    topic_width = max(15, *(len(tp.topic) for tp in targets))
+
+    def line(*cells: object) -> str:
+        g, t, p, o = (str(c) for c in cells)
+        return f"\n{g.ljust(group_width)} {t.ljust(topic_width)} {p.ljust(10)} {o}"
+
+    offsets = {(tp.topic, tp.partition): tp.offset for tp in targets}
+    order = java_set_order(offsets, _java_tp_hash)
+    lines = [line("GROUP", "TOPIC", "PARTITION", "NEW-OFFSET")]
+    lines.extend(line(group, t, p, offsets[(t, p)]) for t, p in order)
+    return "".join(lines) + "\n"
 
 
 def execute_reset(admin: Any, group: str, targets: list[Any]) -> None:
