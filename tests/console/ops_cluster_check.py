@@ -1,0 +1,129 @@
+"""The Operations view on a three-broker ZooKeeper cluster (the console served by broker
+1): a decommission plan, a throttled reassignment executed in the browser whose outcome
+Kafka 4.3.1's kafka-reassign-partitions --verify confirms, and a preferred leader
+election scheduled in the browser that moves the leader (read back from ZooKeeper).
+
+Not collected by ``make test`` (its name is not ``test_*.py``: a ZooKeeper server and
+three brokers take longer than the console's budget there); run it with
+``make test-console-cluster``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from console.conftest import KafkaTools, screenshot
+from support.cluster import Cluster, wait_until
+from support.ports import free_port
+from support.zookeeper import ZooKeeperServer, unique_chroot
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
+
+REASSIGN = "org.apache.kafka.tools.reassign.ReassignPartitionsCommand"
+
+
+@pytest.fixture(scope="module")
+def cluster(
+    zookeeper: ZooKeeperServer, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Cluster, str]]:
+    from confluent_kafka import Producer
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    port = free_port()
+    cl = Cluster(
+        unique_chroot(zookeeper.connect_string),
+        tmp_path_factory.mktemp("ops-cluster"),
+        size=3,
+        broker_overrides={1: [f"console.listeners=http://127.0.0.1:{port}"]},
+    ).start()
+    try:
+        admin = AdminClient({"bootstrap.servers": cl.bootstrap})
+        futures = admin.create_topics(
+            [
+                NewTopic("moving", 2, replica_assignment=[[2], [3]]),
+                NewTopic("lead", 1, replica_assignment=[[2, 3]]),
+            ]
+        )
+        for future in futures.values():
+            future.result(30)
+        cl.wait_for_leader("lead", 0)
+        producer = Producer({"bootstrap.servers": cl.bootstrap, "acks": "all"})
+        for i in range(400):
+            producer.produce("moving", value=b"m" * 1000, partition=i % 2)
+        assert producer.flush(30) == 0
+        yield cl, f"http://127.0.0.1:{port}"
+    finally:
+        cl.stop()
+
+
+def test_decommission_reassign_and_elect(
+    cluster: tuple[Cluster, str], page: Any, kafka_tools: KafkaTools, tmp_path: Path
+) -> None:
+    cl, url = cluster
+    page.goto(url + "/operations")
+    assert page.locator("#no-reassignment").count() == 1
+
+    # decommission broker 3: every partition with a replica there gets one elsewhere
+    page.select_option("#decommission select[name=broker]", "3")
+    page.click("#decommission button")
+    plan = json.loads(page.locator("#plan-json").input_value())
+    moved = {(p["topic"], p["partition"]): p["replicas"] for p in plan["partitions"]}
+    assert moved[("moving", 1)] in ([1], [2])
+    assert moved[("lead", 0)] in ([2, 1],)  # 3 replaced in place by the only free broker
+    assert ("moving", 0) not in moved
+    assert all(3 not in replicas for replicas in moved.values())
+    screenshot(page, "ops-decommission")
+
+    # a throttled reassignment: moving-0 from broker 2 to 1, lead-0's preferred leader to 3
+    target = {
+        "version": 1,
+        "partitions": [
+            {"topic": "moving", "partition": 0, "replicas": [1], "log_dirs": ["any"]},
+            {"topic": "lead", "partition": 0, "replicas": [3, 2], "log_dirs": ["any", "any"]},
+        ],
+    }
+    page.fill("#plan-json", json.dumps(target))
+    page.fill("#execute input[name=throttle]", "50000000")
+    page.click("#execute button.primary")
+    result = page.locator("#result").inner_text()
+    assert "The inter-broker throttle limit was set to 50000000 B/s" in result
+    assert "Successfully started partition reassignments for lead-0,moving-0" in result
+    page.wait_for_selector("#no-reassignment", timeout=90_000)  # the progress box polls
+    screenshot(page, "ops-reassigned")
+    plan_file = tmp_path / "plan.json"
+    plan_file.write_text(json.dumps(target))
+    verified = kafka_tools.run(
+        REASSIGN, "--bootstrap-server", cl.bootstrap, "--reassignment-json-file", str(plan_file),
+        "--verify",
+    )  # fmt: skip
+    assert verified.returncode == 0, verified.stderr
+    assert "Reassignment of partition moving-0 is completed." in verified.stdout
+    assert "Reassignment of partition lead-0 is completed." in verified.stdout
+    assert cl.leader("lead", 0) == 2  # a reassignment keeps a live leader
+
+    # a preferred election in 2 s: broker 3, now first in lead-0's replicas, leads
+    at = (datetime.now(timezone.utc) + timedelta(seconds=2)).strftime("%Y-%m-%dT%H:%M:%S")
+    page.goto(url + "/operations")
+    page.fill("#elect input[name=partitions]", "lead-0")
+    page.fill("#elect input[name=at]", at)
+    page.click("#elect button")
+    assert "scheduled at" in page.locator("#result").inner_text()
+    row = page.locator('#elections tr[data-election="1"]')
+    assert row.locator("td.status").inner_text() in ("scheduled", "running", "done")
+
+    def done() -> bool:
+        page.goto(url + "/operations")
+        return row.locator("td.status").inner_text() == "done"
+
+    wait_until(done, 30, "the scheduled election")
+    assert "Successfully completed leader election (PREFERRED) for partitions lead-0" in (
+        row.inner_text()
+    )
+    wait_until(lambda: cl.leader("lead", 0) == 3, 30, "broker 3 to lead lead-0")
+    screenshot(page, "ops-elections")
