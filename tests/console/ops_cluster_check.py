@@ -11,6 +11,7 @@ three brokers take longer than the console's budget there); run it with
 from __future__ import annotations
 
 import json
+import urllib.request
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -106,6 +107,16 @@ def test_decommission_reassign_and_elect(
     assert "Reassignment of partition moving-0 is completed." in verified.stdout
     assert "Reassignment of partition lead-0 is completed." in verified.stdout
     assert cl.leader("lead", 0) == 2  # a reassignment keeps a live leader
+    # broker 1 (the console's) fetched moving-0 from broker 2: its replication bytes in
+    # are what its copy holds on disk
+    with urllib.request.urlopen(url + "/metrics", timeout=10) as response:
+        metrics = response.read().decode()
+    copied = sum(f.stat().st_size for f in cl.brokers[1].data.glob("moving-0/*.log"))
+    assert copied > 200 * 1000
+    assert (
+        f'kafka_server_brokertopicmetrics_replicationbytesin_total{{topic="moving"}} {copied}'
+        in (metrics.splitlines())
+    )
 
     # a preferred election in 2 s: broker 3, now first in lead-0's replicas, leads
     at = (datetime.now(timezone.utc) + timedelta(seconds=2)).strftime("%Y-%m-%dT%H:%M:%S")

@@ -81,6 +81,22 @@ def test_group_page_shows_lag_in_records_and_time(seeded: ConsoleBroker, page: A
     screenshot(page, "ops-group")
 
 
+def test_lag_in_time_by_fetch_outside_the_broker(seeded: ConsoleBroker) -> None:
+    """``kafkacore console`` (no broker in the process) reads the first unconsumed
+    record's timestamp with a consumer: the same answer as the broker's log."""
+    from confluent_kafka.admin import AdminClient
+
+    from kafkacore.console.grouplag import describe_group
+
+    config = {"bootstrap.servers": seeded.bootstrap}
+    state = describe_group(AdminClient(config), GROUP, consumer_config=config)
+    assert state.time_source == "fetch"
+    by_partition = {p.partition: p for p in state.partitions}
+    assert by_partition[0].first_unconsumed_ms == seeded.seed_start_ms + 10_000  # type: ignore[attr-defined]
+    assert by_partition[0].lag == 20
+    assert (by_partition[1].lag, by_partition[1].lag_ms) == (0, 0)
+
+
 def test_reset_in_the_browser_matches_kafka_tools(
     seeded: ConsoleBroker, page: Any, kafka_tools: KafkaTools
 ) -> None:
