@@ -138,3 +138,30 @@ def test_decommission_reassign_and_elect(
     )
     wait_until(lambda: cl.leader("lead", 0) == 3, 30, "broker 3 to lead lead-0")
     screenshot(page, "ops-elections")
+
+    # a move that cannot finish: moving-1's only replica (broker 3) is down, broker 2 is
+    # to copy it; the progress shows both replicas, then the move is cancelled
+    cl.kill(3)
+    wait_until(lambda: cl.leader("moving", 1) == -1, 60, "moving-1 to go offline")
+    page.goto(url + "/operations")
+    stuck = {"version": 1, "partitions": [{"topic": "moving", "partition": 1, "replicas": [2]}]}
+    page.fill("#plan-json", json.dumps(stuck))
+    page.click("#execute button.primary")
+    assert "Successfully started partition reassignment for moving-1" in (
+        page.locator("#result").inner_text()
+    )
+    roles = {
+        replica: page.locator(f'#progress tr[data-tp="moving-1"][data-replica="{replica}"] td')
+        .nth(2)
+        .inner_text()
+        for replica in (2, 3)
+    }
+    assert roles == {2: "adding", 3: "removing"}
+    screenshot(page, "ops-reassignment-stuck")
+    page.click("#cancel-reassignments button")
+    assert "Successfully cancelled partition reassignment for: moving-1" in (
+        page.locator("#result").inner_text()
+    )
+    listed = kafka_tools.run(REASSIGN, "--bootstrap-server", cl.bootstrap, "--list")
+    assert listed.returncode == 0, listed.stderr
+    assert "No partition reassignments found." in listed.stdout

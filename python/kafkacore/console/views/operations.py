@@ -1,6 +1,7 @@
 """The Operations view (``/operations``): partition reassignment (a plan over chosen
 brokers or a broker's decommission plan, executed with a replication throttle, its
-progress per replica refreshed every 2 s, cancel, clear the throttles), and preferred
+progress per replica refreshed every 2 s while partitions move, cancel, clear the
+throttles), and preferred
 leader election now or at a given time (:mod:`kafkacore.console.operations_plan`).
 
 Every change (POST, CSRF-checked, refused when read-only) is audited:
@@ -96,7 +97,10 @@ def routes(ctx: ConsoleContext) -> list[BaseRoute]:
 
     async def progress(request: Request) -> Response:
         rows = await progress_rows(request)
-        return ctx.render(request, "operations_progress.html", rows=rows)
+        # 286: htmx swaps the answer and stops polling (nothing moves any more)
+        return ctx.render(
+            request, "operations_progress.html", status_code=200 if rows else 286, rows=rows
+        )
 
     async def plan(request: Request) -> Response:
         form = await ctx.form(request)
