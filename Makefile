@@ -165,7 +165,9 @@ bench-broker: build
 # with apt-get when /usr/bin/chromium is missing (Playwright never downloads one).
 # console: the console as its own process against BOOTSTRAP (default localhost:9092), on
 # http://127.0.0.1:8081 (make run's broker serves its own on 8080).
-.PHONY: console-assets chromium console
+# console-kafka-test: `kafkacore console` against Apache Kafka 4.3.1 in the browser (outside
+# `make test`: a Kafka JVM's start-up is over the console tests' time budget).
+.PHONY: console-assets chromium console console-kafka-test
 build: console-assets
 py-test: chromium
 
@@ -179,6 +181,9 @@ CONSOLE ?= http://127.0.0.1:8080
 BOOTSTRAP ?= localhost:9092
 console: build
 	$(PYTHON) -m kafkacore.cli console --bootstrap-server $(BOOTSTRAP) --listen http://127.0.0.1:8081 $(ARGS)
+
+console-kafka-test: build chromium kafka-jars
+	$(BIN)/pytest -q -p no:cacheprovider tests/console/kafka_core_check.py
 
 # --- web console operations (issue 15, console-ops) -------------------------------------------
 # test-console-cluster: the Operations view on a three-broker ZooKeeper cluster (decommission

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
+import urllib.request
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -98,6 +100,20 @@ def page(browser: Any) -> Iterator[Any]:
     # resource": those are the tests' business, not failures here
     unexpected = [e for e in errors if "Failed to load resource" not in e]
     assert not unexpected, "\n".join(unexpected)
+
+
+def wait_http(url: str, timeout_s: float = 30) -> None:
+    """Until ``url`` answers 200."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=5) as answer:
+                if answer.status == 200:
+                    return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+        time.sleep(0.1)
 
 
 def screenshot(page: Any, name: str) -> Path:

@@ -5,20 +5,16 @@ the audit topic. The ACL created in the browser is checked with Kafka 4.3.1's ka
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from console.conftest import (
-    ConsoleBroker,
-    KafkaTools,
-    create_topics,
-    screenshot,
-    start_console_broker,
-)
+from console.conftest import ConsoleBroker, KafkaTools, create_topics, screenshot, wait_http
 from console.test_core_topics import audit_records
-from support.brokers import Broker, BrokerFactory
+from support.brokers import Broker
 from support.ports import free_port
 
 USERS = {"alice": "alice-pw", "admin": "admin-pw"}
@@ -93,6 +89,7 @@ def test_login_rights_csrf_and_audit(secured: ConsoleBroker, page: Any) -> None:
     assert topics == ["alice-t"]
 
     # ... and what she may change: no Create ACL
+    page.click("details.actions summary")
     form = page.locator("#create-topic")
     form.locator("input[name=name]").fill("alice-new")
     form.locator("button").click()
@@ -147,20 +144,34 @@ def test_admin_creates_acl_checked_with_kafka_acls(
     assert records[0]["detail"]["name"] == "alice-t"
 
 
-def test_read_only_console(broker_factory: BrokerFactory, page: Any) -> None:
-    console = start_console_broker(broker_factory, "console.read.only=true")
-    create_topics(console.bootstrap, ("ro-t", 1, {}))
-    page.goto(console.console_url + "/topics/ro-t")
-    assert page.locator("header .badge.ro").inner_text() == "read-only"
-    assert page.locator("form[method=post]").count() == 0  # no way to change anything
-    page.goto(console.console_url + "/topics")
-    assert page.locator("#create-topic").count() == 0
-    token = page.locator("body").get_attribute("hx-headers")
-    assert token is not None
-    answer = page.request.post(
-        console.console_url + "/topics/ro-t/delete",
-        form={"confirm": "ro-t", "csrf_token": token.split('"')[3]},
-    )
-    assert answer.status == 403
-    assert "read-only" in answer.text()
-    screenshot(page, "topics-read-only")
+def test_read_only_console_process(secured: ConsoleBroker, page: Any) -> None:
+    """`kafkacore console --read-only` against the broker's PLAINTEXT listener: no form
+    to change anything, and a change POSTed anyway (with a good CSRF token) is refused."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kafkacore.cli", "console", "--bootstrap-server",
+         secured.bootstrap, "--listen", url, "--read-only"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        wait_http(url + "/static/console.css")
+        page.goto(url + "/topics/alice-t")
+        assert page.locator("header .badge.ro").inner_text() == "read-only"
+        assert page.locator("form[method=post]").count() == 0  # no way to change anything
+        assert "inside a kafkacore broker" in page.locator("main").inner_text()
+        page.goto(url + "/topics")
+        assert page.locator("#create-topic").count() == 0
+        token = page.locator("body").get_attribute("hx-headers")
+        assert token is not None
+        answer = page.request.post(
+            url + "/topics/alice-t/delete",
+            form={"confirm": "alice-t", "csrf_token": token.split('"')[3]},
+        )
+        assert answer.status == 403
+        assert "read-only" in answer.text()
+        screenshot(page, "topics-read-only")
+    finally:
+        proc.terminate()
+        _out, err = proc.communicate(timeout=20)
+        assert proc.returncode == 0, err.decode()

@@ -38,6 +38,8 @@ OPERATIONS = (
     "DESCRIBE_CONFIGS", "ALTER_CONFIGS", "IDEMPOTENT_WRITE",
 )  # fmt: skip
 PERMISSIONS = ("ALLOW", "DENY")
+ACL_FIELDS = ("resource_type", "name", "pattern", "principal", "host", "operation", "permission")
+"""The form fields of an ACL (and the audit record's detail)."""
 SCRAM_MECHANISMS = ("SCRAM-SHA-256", "SCRAM-SHA-512")
 SCRAM_ITERATIONS = 4096
 _DONE = {
@@ -186,18 +188,7 @@ def routes(ctx: ConsoleContext) -> list[BaseRoute]:
         ctx.require_write(request)
         form = await ctx.form(request)
         admin = ctx.admin(request)
-        detail = {
-            k: form.get(k, "")
-            for k in (
-                "resource_type",
-                "name",
-                "pattern",
-                "principal",
-                "host",
-                "operation",
-                "permission",
-            )
-        }
+        detail = {k: form.get(k, "") for k in ACL_FIELDS}
         return await act(
             request, "acl.create", detail,
             lambda: admin.create_acls([_binding(form)], request_timeout=15), "acl",
@@ -207,18 +198,7 @@ def routes(ctx: ConsoleContext) -> list[BaseRoute]:
         ctx.require_write(request)
         form = await ctx.form(request)
         admin = ctx.admin(request)
-        detail = {
-            k: form.get(k, "")
-            for k in (
-                "resource_type",
-                "name",
-                "pattern",
-                "principal",
-                "host",
-                "operation",
-                "permission",
-            )
-        }
+        detail = {k: form.get(k, "") for k in ACL_FIELDS}
         return await act(
             request, "acl.delete", detail,
             lambda: admin.delete_acls([_binding(form, as_filter=True)], request_timeout=15),

@@ -3,8 +3,11 @@ server, so 10,000 topics cost one Metadata answer and one page of HTML), the top
 (``/topics/{name}``) and the topic actions (create, alter configs, add partitions, delete).
 
 The list comes from one Metadata request (as the logged-in user, so it holds the topics the
-user may describe), kept for :data:`LIST_TTL_S` per user so that paging and filtering do not
-ask again. The detail shows each partition's leader, replicas, ISR, log start offset and
+user may describe); each user's is kept and served at once, and fetched again in the
+background once it is :data:`LIST_TTL_S` old (a page may show a list up to one refresh
+old; after a change made in the console the next page waits for a fresh one).
+
+The detail shows each partition's leader, replicas, ISR, log start offset and
 high watermark (ListOffsets earliest/latest), its size on disk (DescribeLogDirs v4, every
 replica) and the topic's configs with their source (DescribeConfigs). Inside the broker it
 also shows, for the partitions whose log is on this broker, the log end offset, the exact
@@ -290,21 +293,41 @@ async def _replica_sizes(
 
 def routes(ctx: ConsoleContext) -> list[BaseRoute]:
     lists: dict[str | None, tuple[float, list[TopicRow]]] = {}
+    refreshing: dict[str | None, asyncio.Task[list[TopicRow]]] = {}
+    generation: dict[str | None, int] = {}
 
-    async def rows_for(request: Request, fresh: bool = False) -> list[TopicRow]:
+    async def fetch(user: str | None, admin: Any) -> list[TopicRow]:
+        started = generation.get(user, 0)
+        try:
+            metadata = await ctx.run_io(admin.list_topics, timeout=15)
+            rows = await ctx.run_io(topic_rows, metadata)
+            if generation.get(user, 0) == started:  # not asked before a change
+                lists[user] = (time.monotonic(), rows)
+            return rows
+        finally:
+            if refreshing.get(user) is asyncio.current_task():
+                refreshing.pop(user, None)
+
+    async def rows_for(request: Request) -> list[TopicRow]:
+        """The user's topic list: fetched when there is none; older than LIST_TTL_S, it
+        is still used while a fresh one is fetched in the background (one at a time)."""
         user = ctx.user(request)
         cached = lists.get(user)
-        now = time.monotonic()
-        if cached is not None and not fresh and now - cached[0] < LIST_TTL_S:
+        task = refreshing.get(user)
+        if task is None and (cached is None or time.monotonic() - cached[0] >= LIST_TTL_S):
+            task = asyncio.get_running_loop().create_task(fetch(user, ctx.admin(request)))
+            refreshing[user] = task
+        if cached is not None:
             return cached[1]
-        admin = ctx.admin(request)
-        metadata = await ctx.run_io(admin.list_topics, timeout=15)
-        rows = await ctx.run_io(topic_rows, metadata)
-        lists[user] = (time.monotonic(), rows)
-        return rows
+        assert task is not None
+        return await asyncio.shield(task)
 
     def invalidate(request: Request) -> None:
-        lists.pop(ctx.user(request), None)
+        """After a change: the next list is fetched, not the stale one shown."""
+        user = ctx.user(request)
+        lists.pop(user, None)
+        refreshing.pop(user, None)
+        generation[user] = generation.get(user, 0) + 1
 
     async def topic_list(request: Request) -> Response:
         params = request.query_params

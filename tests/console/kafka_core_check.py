@@ -1,39 +1,28 @@
 """`kafkacore console` as its own process against Apache Kafka 4.3.1 (KRaft, from the jars):
 the same pages work over the Kafka protocol alone, with the broker-only facts (log end
-offset, exact counts) left out and a notice saying why."""
+offset, exact counts) left out and a notice saying why.
+
+Not collected by `make test` (a Kafka JVM's start costs more than the console tests' share
+of its time): `make console-kafka-test` runs it."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from console.conftest import create_topics, produce, screenshot
+from console.conftest import create_topics, produce, screenshot, wait_http
 from support.kafka_jars import kafka_libs, kraft_single_node_props, start_kraft_node, stop_process
 from support.ports import free_port
 
 pytestmark = pytest.mark.interop
 
 SEED = {0: 5, 1: 9}
-
-
-def wait_http(url: str, timeout_s: float = 30) -> None:
-    deadline = time.monotonic() + timeout_s
-    while True:
-        try:
-            with urllib.request.urlopen(url, timeout=5) as answer:
-                if answer.status == 200:
-                    return
-        except OSError:
-            if time.monotonic() > deadline:
-                raise
-        time.sleep(0.2)
 
 
 @pytest.fixture(scope="module")
