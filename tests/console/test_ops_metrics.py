@@ -175,3 +175,47 @@ def test_broker_counts_what_clients_produce_and_consume() -> None:
     assert topic["bytes_out"] >= on_disk
     assert totals["requests"]["Produce"] == 40
     assert totals["requests"]["Fetch"] >= 1
+
+
+def _asgi_get(app: Any, path: str) -> tuple[int, str]:
+    """One GET through the ASGI app (its middleware included), without a server."""
+    import asyncio
+
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET",
+        "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"",
+        "headers": [(b"host", b"console")], "client": ("127.0.0.1", 1),
+        "server": ("console", 80), "root_path": "",
+    }  # fmt: skip
+    asyncio.run(app(scope, receive, send))
+    status = next(m["status"] for m in sent if m["type"] == "http.response.start")
+    body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    return status, body.decode()
+
+
+def test_outside_the_broker_charts_say_so_and_metrics_is_404() -> None:
+    """``kafkacore console`` (no broker in its process) has no counters: the Charts page
+    says why, ``/metrics`` answers 404 (no cluster is contacted for either)."""
+    from kafkacore.console.app import create_app
+    from kafkacore.console.context import BROKER_ONLY_NOTICE, ConsoleContext
+
+    ctx = ConsoleContext(bootstrap="127.0.0.1:1")
+    try:
+        app = create_app(ctx)
+        status, text = _asgi_get(app, "/charts")
+        assert status == 200
+        assert 'id="broker-only"' in text
+        assert "runs inside a kafkacore broker (console.listeners)" in BROKER_ONLY_NOTICE
+        assert "runs inside a kafkacore broker (console.listeners)" in text
+        assert _asgi_get(app, "/metrics")[0] == 404
+        assert _asgi_get(app, "/charts/data")[0] == 404
+    finally:
+        ctx.close()
