@@ -514,6 +514,9 @@ def generate(admin: Any, topics_json: str, broker_list: str, rack_aware: bool) -
         brokers = [int(b) for b in broker_list.split(",")]
     except ValueError as exc:
         raise BrokerError(f"For input string: {exc}") from None
+    dups = _duplicates(brokers)  # checked before the topics are read, as Kafka's tool does
+    if dups:
+        raise BrokerError(f"Broker list contains duplicate entries: {_jlist(dups)}")
     current, proposed = propose(admin, parse_topics(topics_json), brokers, rack_aware)
     print(f"Current partition replica assignment\n{format_reassignment_json(current)}\n")
     print(f"Proposed partition reassignment configuration\n{format_reassignment_json(proposed)}")
