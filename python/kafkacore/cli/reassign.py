@@ -698,31 +698,32 @@ def set_throttles(admin: Any, moves: dict[TP, tuple[set[int], set[int]]], rate: 
 
 
 def _clear_all_throttles(admin: Any, targets: list[tuple[TP, list[int]]]) -> None:
-    for line in clear_all_throttles(admin, targets):
-        print(line)
+    clear_all_throttles(admin, targets, print)
 
 
-def clear_all_throttles(admin: Any, targets: list[tuple[TP, list[int]]]) -> list[str]:
-    """Remove the replication throttles of every broker and of ``targets``' topics; the
-    lines the tool prints."""
+def clear_all_throttles(
+    admin: Any, targets: list[tuple[TP, list[int]]], emit: Callable[[str], None]
+) -> None:
+    """Remove the replication throttles of every broker and of ``targets``' topics;
+    ``emit`` gets each line the tool prints, before the step it announces (so the lines
+    before a failing step are out when it raises)."""
     brokers = _int_order([*(n.id for n in _nodes(admin)), *(b for _, rs in targets for b in rs)])
-    lines = [
+    emit(
         f"Clearing broker-level throttles on broker{'' if len(brokers) == 1 else 's'} "
         + ",".join(map(str, brokers))
-    ]
+    )
     _incremental_alter(
         admin,
         {("broker", str(b)): [(k, None) for k in BROKER_LEVEL_THROTTLES] for b in brokers},
     )
     topics = _str_order(tp[0] for tp, _ in targets)
-    lines.append(
+    emit(
         f"Clearing topic-level throttles on topic{'' if len(topics) == 1 else 's'} "
         + ",".join(topics)
     )
     _incremental_alter(
         admin, {("topic", t): [(k, None) for k in TOPIC_LEVEL_THROTTLES] for t in topics}
     )
-    return lines
 
 
 def reassignment_states(

@@ -174,7 +174,9 @@ def cancel(admin: Any, partitions: Iterable[TP] | None = None) -> list[str]:
 def clear_throttles(admin: Any, partitions: Iterable[TP]) -> list[str]:
     """Remove the replication throttles (as ``--verify`` does once nothing moves)."""
     targets: list[tuple[TP, list[int]]] = [(tp, []) for tp in partitions]
-    return clear_all_throttles(admin, targets)
+    lines: list[str] = []
+    clear_all_throttles(admin, targets, lines.append)
+    return lines
 
 
 @dataclass(frozen=True)
