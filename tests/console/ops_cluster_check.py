@@ -63,6 +63,16 @@ def cluster(
         cl.stop()
 
 
+def _throttled_replicas(cl: Cluster, topic: str) -> str:
+    """The topic's ``leader.replication.throttled.replicas`` (DescribeConfigs)."""
+    from confluent_kafka.admin import AdminClient, ConfigResource, ResourceType
+
+    admin = AdminClient({"bootstrap.servers": cl.bootstrap})
+    resource = ConfigResource(ResourceType.TOPIC, topic)
+    entries = admin.describe_configs([resource])[resource].result(30)
+    return str(entries["leader.replication.throttled.replicas"].value or "")
+
+
 def test_decommission_reassign_and_elect(
     cluster: tuple[Cluster, str], page: Any, kafka_tools: KafkaTools, tmp_path: Path
 ) -> None:
@@ -97,6 +107,12 @@ def test_decommission_reassign_and_elect(
     assert "Successfully started partition reassignments for lead-0,moving-0" in result
     page.wait_for_selector("#no-reassignment", timeout=90_000)  # the progress box polls
     screenshot(page, "ops-reassigned")
+    assert _throttled_replicas(cl, "moving") != ""  # set by the execute
+    page.click('#execute button[formaction="/operations/clear-throttles"]')
+    cleared = page.locator("#result").inner_text()
+    assert "Clearing broker-level throttles on brokers 1,2,3" in cleared
+    assert "Clearing topic-level throttles on topics" in cleared
+    assert _throttled_replicas(cl, "moving") == ""
     plan_file = tmp_path / "plan.json"
     plan_file.write_text(json.dumps(target))
     verified = kafka_tools.run(
