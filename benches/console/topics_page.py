@@ -153,6 +153,10 @@ def main() -> int:
                 "html_bytes": size,
                 "listed": listed(body),
             }
+        # the Cluster page: Metadata of every topic, DescribeLogDirs of every replica (and,
+        # outside the broker, DescribeConfigs of every topic in chunks of 500) per view
+        cluster = sorted(get(url + "/cluster")[0] for _ in range(3))
+        out["cluster page"] = {"ms_median": round(cluster[1], 1), "ms_max": round(cluster[2], 1)}
         print(json.dumps(out, indent=1))
     finally:
         for proc in reversed(procs):

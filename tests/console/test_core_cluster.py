@@ -4,8 +4,10 @@ errors. (The page itself, in the browser: test_core_topics.py, on its seeded bro
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -58,3 +60,37 @@ def test_bad_console_listener_stops_server_start() -> None:
     )  # fmt: skip
     assert proc.returncode == 1
     assert "Invalid value ftp://x:1 for configuration console.listeners" in proc.stderr
+
+
+def test_kafkacore_console_login_from_command_config(tmp_path: Path) -> None:
+    """SASL in --command-config without credentials: each user logs in; with them: the
+    console acts as that one account."""
+    from kafkacore.cli.web_console import console_context
+    from kafkacore.console.context import Login
+
+    bare = tmp_path / "bare.properties"
+    bare.write_text("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-256\n")
+    args = argparse.Namespace(
+        bootstrap_server="h:1", command_config=str(bare), read_only=True, audit_topic="audit"
+    )
+    ctx = console_context(args)
+    try:
+        assert ctx.login == Login("SCRAM-SHA-256", "SASL_PLAINTEXT")
+        assert ctx.base_config == {"bootstrap.servers": "h:1"}
+        assert ctx.credentials_config("u", "p")["sasl.username"] == "u"
+        assert ctx.read_only and ctx.audit_topic == "audit" and ctx.broker is None
+    finally:
+        ctx.close()
+    account = tmp_path / "account.properties"
+    account.write_text(
+        "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\nsasl.jaas.config="
+        'org.apache.kafka.common.security.plain.PlainLoginModule required username="svc" '
+        'password="pw";\n'
+    )
+    ctx = console_context(argparse.Namespace(**{**vars(args), "command_config": str(account)}))
+    try:
+        assert ctx.login is None
+        assert ctx.base_config["sasl.username"] == "svc"
+        assert ctx.base_config["security.protocol"] == "SASL_PLAINTEXT"
+    finally:
+        ctx.close()

@@ -82,21 +82,23 @@ class TopicRow:
 
 
 def topic_rows(metadata: Any) -> list[TopicRow]:
-    """One row per topic of a confluent-kafka ``ClusterMetadata``, sorted by name."""
+    """One row per topic of a confluent-kafka ``ClusterMetadata``, sorted by name (one pass
+    over each topic's partitions: 10,000 topics are a few hundred milliseconds of Python)."""
     rows = []
     for name, topic in metadata.topics.items():
-        parts = topic.partitions.values()
-        rows.append(
-            TopicRow(
-                name,
-                len(topic.partitions),
-                max((len(p.replicas) for p in parts), default=0),
-                sum(1 for p in parts if len(p.isrs) < len(p.replicas)),
-                sum(1 for p in parts if p.leader < 0),
-                name.startswith("__"),
-                str(topic.error) if topic.error is not None else None,
-            )
-        )
+        rf = urp = offline = 0
+        partitions = topic.partitions
+        for p in partitions.values():
+            replicas = len(p.replicas)
+            if replicas > rf:
+                rf = replicas
+            if len(p.isrs) < replicas:
+                urp += 1
+            if p.leader < 0:
+                offline += 1
+        error = None if topic.error is None else str(topic.error)
+        internal = name.startswith("__")
+        rows.append(TopicRow(name, len(partitions), rf, urp, offline, internal, error))
     rows.sort(key=lambda r: r.name)
     return rows
 
