@@ -80,6 +80,15 @@ def test_decommission_reassign_and_elect(
     page.goto(url + "/operations")
     assert page.locator("#no-reassignment").count() == 1
 
+    # a plan over brokers 1 and 2 only (Kafka's --generate): moving's partitions land there
+    page.select_option("#plan select[name=topic]", ["moving"])
+    page.uncheck('#plan input[name=broker][value="3"]')
+    page.click("#plan button")
+    generated = json.loads(page.locator("#plan-json").input_value())["partitions"]
+    assert sorted(p["partition"] for p in generated) == [0, 1]
+    assert all(p["topic"] == "moving" and p["replicas"][0] in (1, 2) for p in generated)
+    assert '"partition":1,"replicas":[3]' in page.locator("#current-plan").inner_text()
+
     # decommission broker 3: every partition with a replica there gets one elsewhere
     page.select_option("#decommission select[name=broker]", "3")
     page.click("#decommission button")
@@ -159,7 +168,10 @@ def test_decommission_reassign_and_elect(
     # to copy it; the progress shows both replicas, then the move is cancelled
     cl.kill(3)
     wait_until(lambda: cl.leader("moving", 1) == -1, 60, "moving-1 to go offline")
+    # the console's admin client may first wait on the dead broker: pages can take longer
+    page.set_default_timeout(60_000)
     page.goto(url + "/operations")
+    screenshot(page, "ops-broker-down")
     stuck = {"version": 1, "partitions": [{"topic": "moving", "partition": 1, "replicas": [2]}]}
     page.fill("#plan-json", json.dumps(stuck))
     page.click("#execute button.primary")

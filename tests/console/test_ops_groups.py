@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import time
 import urllib.request
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -101,6 +102,14 @@ def test_reset_in_the_browser_matches_kafka_tools(
     seeded: ConsoleBroker, page: Any, kafka_tools: KafkaTools
 ) -> None:
     page.goto(f"{seeded.console_url}/groups/{GROUP}")
+    # by time: the first record stamped at or after start + 15 s is offset 15 in both
+    at = seeded.seed_start_ms + 15_000  # type: ignore[attr-defined]
+    when = datetime.fromtimestamp(at / 1000, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")
+    page.select_option("#reset-offsets select[name=spec]", "to-datetime")
+    page.fill("#reset-offsets input[name=value]", when[:-3])
+    page.click('#reset-offsets button[value="dry-run"]')
+    rows = [line.split() for line in page.locator("#result").inner_text().splitlines()[1:]]
+    assert sorted(rows) == [[GROUP, TOPIC, "0", "15"], [GROUP, TOPIC, "1", "15"]]
     page.select_option("#reset-offsets select[name=topic]", TOPIC)
     page.select_option("#reset-offsets select[name=spec]", "to-earliest")
     page.click('#reset-offsets button[value="dry-run"]')

@@ -73,8 +73,16 @@ def routes(ctx: ConsoleContext) -> list[BaseRoute]:
         chosen: list[int] | None = None,
     ) -> Response:
         admin = ctx.admin(request)
-        nodes, topics = await ctx.run_io(_cluster, admin)
-        rows = await progress_rows(request)
+        # a broker down or a controller moving must not take the page (and its forms) away
+        nodes: list[Any] = []
+        topics: list[str] = []
+        rows: list[ops.ReplicaProgress] = []
+        try:
+            nodes, topics = await ctx.run_io(_cluster, admin)
+            rows = await progress_rows(request)
+        except Exception as exc:
+            unavailable = f"The cluster's state could not be read: {exc}"
+            error = f"{error}\n{unavailable}" if error else unavailable
         return ctx.render(
             request,
             "operations.html",
