@@ -29,11 +29,12 @@ import functools
 import importlib
 import os
 import threading
-from collections.abc import Callable, Mapping
+import time
+from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from importlib import resources
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import jinja2
 from starlette.exceptions import HTTPException
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
     from kafkacore.server.broker import KafkaServer
     from kafkacore.server.inter_broker import ClientSecurity
 
-__all__ = ["BROKER_ONLY_NOTICE", "ConsoleContext", "Login", "kafka_admin"]
+__all__ = ["BROKER_ONLY_NOTICE", "ConsoleContext", "Kept", "Login", "kafka_admin"]
 
 T = TypeVar("T")
 
@@ -59,6 +60,54 @@ BROKER_ONLY_NOTICE = (
 
 CONSOLE_IO_THREADS = 4
 """Threads of the console's own pool for blocking client calls and scans."""
+
+
+K = TypeVar("K")
+
+
+class Kept(Generic[K, T]):
+    """Values kept per key (a user, say) and served at once: the first :meth:`get` of a
+    key waits for ``fetch()``; once a value is ``ttl_s`` old, the next :meth:`get` still
+    returns it and starts one fetch in the background. :meth:`invalidate` (after a change)
+    drops the value and any fetch already under way, so the next :meth:`get` waits for a
+    fresh one. Event loop only."""
+
+    def __init__(self, ttl_s: float) -> None:
+        self.ttl_s = ttl_s
+        self._values: dict[K, tuple[float, T]] = {}
+        self._tasks: dict[K, asyncio.Task[T]] = {}
+        self._generation: dict[K, int] = {}
+
+    async def get(self, key: K, fetch: Callable[[], Awaitable[T]]) -> tuple[T, float]:
+        """The value and when it was fetched (``time.time()``)."""
+        kept = self._values.get(key)
+        task = self._tasks.get(key)
+        if task is None and (kept is None or time.time() - kept[0] >= self.ttl_s):
+            task = asyncio.get_running_loop().create_task(self._fetch(key, fetch))
+            # a background fetch that fails is retried at the next get; mark it seen
+            task.add_done_callback(lambda t: t.cancelled() or t.exception())
+            self._tasks[key] = task
+        if kept is not None:
+            return kept[1], kept[0]
+        assert task is not None
+        value = await asyncio.shield(task)
+        return value, self._values.get(key, (time.time(), value))[0]
+
+    async def _fetch(self, key: K, fetch: Callable[[], Awaitable[T]]) -> T:
+        started = self._generation.get(key, 0)
+        try:
+            value = await fetch()
+            if self._generation.get(key, 0) == started:  # not asked before a change
+                self._values[key] = (time.time(), value)
+            return value
+        finally:
+            if self._tasks.get(key) is asyncio.current_task():
+                self._tasks.pop(key, None)
+
+    def invalidate(self, key: K) -> None:
+        self._values.pop(key, None)
+        self._tasks.pop(key, None)
+        self._generation[key] = self._generation.get(key, 0) + 1
 
 
 @dataclass(frozen=True)
@@ -189,6 +238,34 @@ class ConsoleContext:
         return ClientSecurity(
             context, config["sasl.mechanism"], config["sasl.username"], config["sasl.password"]
         )
+
+    async def raw_request(
+        self,
+        request: Request | None,
+        api: str,
+        version: int,
+        body: Any,
+        *,
+        node: tuple[str, int] | None = None,
+        timeout_s: float = 10,
+    ) -> Any:
+        """One request the admin client does not make (DescribeLogDirs, DescribeClientQuotas,
+        DescribeConfigs with ``configuration_keys``), on a connection of its own to ``node``
+        (default: the first bootstrap server), secured as the request's user; the response."""
+        from kafkacore.protocol import ApiKey
+        from kafkacore.server.inter_broker import NodeClient
+
+        if node is None:
+            host, _, port = self.bootstrap.split(",")[0].strip().rpartition(":")
+            node = (host.strip("[]"), int(port))
+        client = NodeClient(
+            node[0], node[1], client_id="kafkacore-console", request_timeout_s=timeout_s,
+            security=self.raw_security(request),
+        )  # fmt: skip
+        try:
+            return await client.send(ApiKey[api], version, body)
+        finally:
+            await client.close()
 
     def admin(self, request: Request | None) -> AdminClient:
         """The cluster's admin client for the request's user (cached per user)."""

@@ -4,8 +4,9 @@ how replicas and leaders are spread over the brokers.
 
 Sources, all through the Kafka protocol (so the view works against any cluster):
 DescribeCluster (brokers, controller), Metadata (every partition's leader, replicas and
-ISR), DescribeConfigs (each topic's ``min.insync.replicas``), DescribeLogDirs v4 to each
-broker (its log directories with total and usable bytes and the size of each replica).
+ISR), DescribeConfigs asking for ``min.insync.replicas`` only (inside the broker: its
+metadata cache), DescribeLogDirs v4 to each broker (its log directories with total and
+usable bytes and the size of each replica).
 
 The counts are Kafka's: *under-replicated* = ISR smaller than the replica set (Kafka's
 ``UnderReplicatedPartitions``), *under min ISR* = ISR smaller than the topic's
@@ -15,6 +16,10 @@ their skew from the per-broker average in percent (``(n - avg) / avg``), and the
 for which the broker is *skewed* (holds more replicas of the topic than
 ``ceil(replicas of the topic / brokers)``).
 
+Outside the broker, each topic's ``min.insync.replicas`` is kept per user for
+:data:`MIN_ISR_TTL_S` and asked again in the background (the page says as of when); a
+topic created since counts with the default of 1 until then.
+
 Thread-safety: the blocking admin calls run on the console's pool (``ctx.run_io``).
 """
 
@@ -22,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -46,8 +52,12 @@ __all__ = [
 NAV: tuple[str, str] | None = ("Cluster", "/cluster")
 
 DESCRIBE_LOG_DIRS_VERSION = 4
-CONFIG_CHUNK = 500
-"""Topics per DescribeConfigs request."""
+MIN_ISR_TTL_S = 60.0
+"""Outside the broker, how long each user's ``min.insync.replicas`` of every topic is
+served before it is asked again in the background (topic configs change rarely; asking
+for 10,000 topics cost Kafka 4.3.1 8 to 18 s here)."""
+DESCRIBE_CONFIGS_VERSION = 4
+TOPIC_RESOURCE = 2  # ConfigResource.Type.TOPIC
 
 
 @dataclass(frozen=True)
@@ -133,55 +143,60 @@ async def describe_log_dirs(
     ctx: ConsoleContext, request: Request, nodes: Iterable[Any]
 ) -> dict[int, Any]:
     """Each broker's DescribeLogDirs v4 answer (or the exception it failed with)."""
-    from kafkacore.protocol import APIS_BY_NAME, ApiKey
-    from kafkacore.server.inter_broker import NodeClient
-
-    security = ctx.raw_security(request)
+    from kafkacore.protocol import APIS_BY_NAME
 
     async def one(node: Any) -> Any:
         req = APIS_BY_NAME["DescribeLogDirs"].request.cls(topics=None)
-        client = NodeClient(
-            node.host, node.port, client_id="kafkacore-console", request_timeout_s=10,
-            security=security,
-        )  # fmt: skip
         try:
-            return await client.send(ApiKey.DESCRIBE_LOG_DIRS, DESCRIBE_LOG_DIRS_VERSION, req)
+            return await ctx.raw_request(
+                request, "DESCRIBE_LOG_DIRS", DESCRIBE_LOG_DIRS_VERSION, req,
+                node=(node.host, node.port),
+            )  # fmt: skip
         except Exception as exc:
             return exc
-        finally:
-            await client.close()
 
     nodes = list(nodes)
     answers = await asyncio.gather(*(one(n) for n in nodes))
     return {n.id: a for n, a in zip(nodes, answers, strict=True)}
 
 
-def min_isr_of(admin: Any, topics: list[str]) -> dict[str, int]:
-    """Each topic's ``min.insync.replicas`` (DescribeConfigs, in chunks; blocking)."""
-    from kafkacore.console.context import kafka_admin
+async def min_isr_of(ctx: ConsoleContext, request: Request, topics: list[str]) -> dict[str, int]:
+    """Each topic's ``min.insync.replicas``: DescribeConfigs v4 asking for that one key
+    (``configuration_keys``, which confluent-kafka does not expose), every topic in one
+    request to the bootstrap broker, as the user. (Asked through the admin client, with
+    every config of every topic, 10,000 topics took 37 s against Kafka 4.3.1 here; this
+    way the answer holds one entry per topic.)"""
+    from kafkacore.protocol import APIS_BY_NAME
 
-    ck = kafka_admin()
-
+    if not topics:
+        return {}
+    cls: Any = APIS_BY_NAME["DescribeConfigs"].request.cls
+    req = cls(
+        resources=[
+            cls.DescribeConfigsResource(
+                resource_type=TOPIC_RESOURCE,
+                resource_name=t,
+                configuration_keys=["min.insync.replicas"],
+            )
+            for t in topics
+        ],
+        include_synonyms=False,
+        include_documentation=False,
+    )
+    answer = await ctx.raw_request(
+        request, "DESCRIBE_CONFIGS", DESCRIBE_CONFIGS_VERSION, req, timeout_s=30
+    )
     out: dict[str, int] = {}
-    for start in range(0, len(topics), CONFIG_CHUNK):
-        chunk = topics[start : start + CONFIG_CHUNK]
-        futures = admin.describe_configs(
-            [ck.ConfigResource(ck.ResourceType.TOPIC, t) for t in chunk], request_timeout=30
-        )
-        for resource, future in futures.items():
-            try:
-                entry = future.result().get("min.insync.replicas")
-            except Exception:
-                continue
-            if entry is not None and entry.value is not None:
-                out[resource.name] = int(entry.value)
+    for result in answer.results:
+        for entry in result.configs if result.error_code == 0 else ():
+            if entry.name == "min.insync.replicas" and entry.value is not None:
+                out[result.resource_name] = int(entry.value)
     return out
 
 
-def _overview(admin: Any, in_broker: bool) -> tuple[Any, Any, dict[str, int] | None]:
+def _overview(admin: Any) -> tuple[Any, Any]:
     cluster = admin.describe_cluster(request_timeout=15).result()
-    metadata = admin.list_topics(timeout=15)
-    return cluster, metadata, None if in_broker else min_isr_of(admin, sorted(metadata.topics))
+    return cluster, admin.list_topics(timeout=15)
 
 
 def _broker_min_isr(ctx: ConsoleContext, topics: Iterable[str]) -> dict[str, int]:
@@ -230,11 +245,21 @@ def _log_dir_rows(answers: Mapping[int, Any]) -> list[dict[str, Any]]:
 
 
 def routes(ctx: ConsoleContext) -> list[BaseRoute]:
+    from kafkacore.console.context import Kept
+
+    min_isr_kept: Kept[str | None, dict[str, int]] = Kept(MIN_ISR_TTL_S)
+
     async def cluster(request: Request) -> Response:
         admin = ctx.admin(request)
-        info, metadata, min_isr = await ctx.run_io(_overview, admin, ctx.broker is not None)
-        if min_isr is None:
+        info, metadata = await ctx.run_io(_overview, admin)
+        min_isr_as_of = None
+        if ctx.broker is not None:
             min_isr = _broker_min_isr(ctx, metadata.topics)
+        else:
+            topics = sorted(metadata.topics)
+            min_isr, min_isr_as_of = await min_isr_kept.get(
+                ctx.user(request), lambda: min_isr_of(ctx, request, topics)
+            )
         nodes = sorted(info.nodes, key=lambda n: n.id)
         partitions = partitions_of(metadata)
         health = partition_health(partitions, min_isr)
@@ -256,6 +281,11 @@ def routes(ctx: ConsoleContext) -> list[BaseRoute]:
             spread=rows,
             log_dirs=log_dirs,
             listeners=_local_listeners(ctx),
+            min_isr_as_of=(
+                time.strftime("%H:%M:%S", time.localtime(min_isr_as_of))
+                if min_isr_as_of is not None
+                else None
+            ),
         )
 
     return [Route("/cluster", cluster)]

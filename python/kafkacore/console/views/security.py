@@ -110,21 +110,13 @@ def _scram_users(admin: Any) -> tuple[list[dict[str, Any]], str | None]:
 
 
 async def _quotas(ctx: ConsoleContext, request: Request) -> tuple[list[dict[str, Any]], str | None]:
-    from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
-    from kafkacore.server.inter_broker import NodeClient
+    from kafkacore.protocol import APIS_BY_NAME, ErrorCode
 
-    host, _, port = ctx.bootstrap.split(",")[0].rpartition(":")
     req = APIS_BY_NAME["DescribeClientQuotas"].request.cls(components=[], strict=False)
-    client = NodeClient(
-        host.strip("[]"), int(port), client_id="kafkacore-console", request_timeout_s=10,
-        security=ctx.raw_security(request),
-    )  # fmt: skip
     try:
-        answer = await client.send(ApiKey.DESCRIBE_CLIENT_QUOTAS, 1, req)
+        answer = await ctx.raw_request(request, "DESCRIBE_CLIENT_QUOTAS", 1, req)
     except Exception as exc:
         return [], f"DescribeClientQuotas failed: {exc}"
-    finally:
-        await client.close()
     if answer.error_code != ErrorCode.NONE:
         return [], f"{ErrorCode(answer.error_code).name}: {answer.error_message or ''}"
     rows = []

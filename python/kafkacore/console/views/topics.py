@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode
@@ -37,7 +36,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from kafkacore.console.context import kafka_admin
+from kafkacore.console.context import Kept, kafka_admin
 
 if TYPE_CHECKING:
     from kafkacore.console.context import ConsoleContext
@@ -258,26 +257,21 @@ async def _replica_sizes(
 ) -> dict[int, dict[int, int]]:
     """``{partition: {broker: bytes}}`` from DescribeLogDirs v4 (only ``topic`` asked)."""
     from kafkacore.console.views.cluster import DESCRIBE_LOG_DIRS_VERSION
-    from kafkacore.protocol import APIS_BY_NAME, ApiKey
-    from kafkacore.server.inter_broker import NodeClient
+    from kafkacore.protocol import APIS_BY_NAME
 
     cluster = await ctx.run_io(lambda: admin.describe_cluster(request_timeout=10).result())
-    security = ctx.raw_security(request)
     cls: Any = APIS_BY_NAME["DescribeLogDirs"].request.cls
     sizes: dict[int, dict[int, int]] = {}
 
     async def one(node: Any) -> None:
         req = cls(topics=[cls.DescribableLogDirTopic(topic=topic, partitions=partitions)])
-        client = NodeClient(
-            node.host, node.port, client_id="kafkacore-console", request_timeout_s=10,
-            security=security,
-        )  # fmt: skip
         try:
-            answer = await client.send(ApiKey.DESCRIBE_LOG_DIRS, DESCRIBE_LOG_DIRS_VERSION, req)
+            answer = await ctx.raw_request(
+                request, "DESCRIBE_LOG_DIRS", DESCRIBE_LOG_DIRS_VERSION, req,
+                node=(node.host, node.port),
+            )  # fmt: skip
         except Exception:
             return
-        finally:
-            await client.close()
         for result in answer.results:
             for t in result.topics:
                 if t.name != topic:
@@ -294,42 +288,22 @@ async def _replica_sizes(
 
 
 def routes(ctx: ConsoleContext) -> list[BaseRoute]:
-    lists: dict[str | None, tuple[float, list[TopicRow]]] = {}
-    refreshing: dict[str | None, asyncio.Task[list[TopicRow]]] = {}
-    generation: dict[str | None, int] = {}
-
-    async def fetch(user: str | None, admin: Any) -> list[TopicRow]:
-        started = generation.get(user, 0)
-        try:
-            metadata = await ctx.run_io(admin.list_topics, timeout=15)
-            rows = await ctx.run_io(topic_rows, metadata)
-            if generation.get(user, 0) == started:  # not asked before a change
-                lists[user] = (time.monotonic(), rows)
-            return rows
-        finally:
-            if refreshing.get(user) is asyncio.current_task():
-                refreshing.pop(user, None)
+    lists: Kept[str | None, list[TopicRow]] = Kept(LIST_TTL_S)
 
     async def rows_for(request: Request) -> list[TopicRow]:
-        """The user's topic list: fetched when there is none; older than LIST_TTL_S, it
-        is still used while a fresh one is fetched in the background (one at a time)."""
-        user = ctx.user(request)
-        cached = lists.get(user)
-        task = refreshing.get(user)
-        if task is None and (cached is None or time.monotonic() - cached[0] >= LIST_TTL_S):
-            task = asyncio.get_running_loop().create_task(fetch(user, ctx.admin(request)))
-            refreshing[user] = task
-        if cached is not None:
-            return cached[1]
-        assert task is not None
-        return await asyncio.shield(task)
+        """The user's topic list (see :class:`~kafkacore.console.context.Kept`)."""
+        admin = ctx.admin(request)
+
+        async def fetch() -> list[TopicRow]:
+            metadata = await ctx.run_io(admin.list_topics, timeout=15)
+            return await ctx.run_io(topic_rows, metadata)
+
+        rows, _when = await lists.get(ctx.user(request), fetch)
+        return rows
 
     def invalidate(request: Request) -> None:
-        """After a change: the next list is fetched, not the stale one shown."""
-        user = ctx.user(request)
-        lists.pop(user, None)
-        refreshing.pop(user, None)
-        generation[user] = generation.get(user, 0) + 1
+        """After a change: the next list is fetched, not the one kept."""
+        lists.invalidate(ctx.user(request))
 
     async def topic_list(request: Request) -> Response:
         params = request.query_params
