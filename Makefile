@@ -194,3 +194,15 @@ console-kafka-test: build chromium kafka-jars
 bench-console: build
 	mkdir -p benches/results
 	$(PYTHON) benches/console/run.py $(ARGS)
+# --- web console operations (issue 15, console-ops) -------------------------------------------
+# test-console-cluster: the Operations view on a three-broker ZooKeeper cluster (decommission
+# plan, a throttled reassignment checked with Kafka's kafka-reassign-partitions --verify, a
+# scheduled preferred election); too slow for make test's console budget, so a file make test
+# does not collect (tests/console/ops_cluster_check.py). bench-console-metrics: what the
+# broker's counters cost a Produce request (CPU time of the hooks vs the broker's per request).
+.PHONY: test-console-cluster bench-console-metrics
+test-console-cluster: build chromium
+	$(BIN)/pytest -q -p no:cacheprovider tests/console/ops_cluster_check.py
+
+bench-console-metrics: build
+	$(PYTHON) benches/console/metrics_overhead.py $(ARGS)

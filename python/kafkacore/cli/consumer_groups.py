@@ -6,11 +6,21 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from typing import Any
 
 from kafkacore.cli.topics import BrokerError, add_common, admin_client, error_text, wait
 
-__all__ = ["register", "run"]
+__all__ = [
+    "ResetSpec",
+    "execute_reset",
+    "register",
+    "reset_plan",
+    "reset_spec",
+    "reset_table",
+    "run",
+    "table_text",
+]
 
 PROG = "kafkacore consumer-groups"
 
@@ -135,13 +145,19 @@ def _list(admin: Any, args: argparse.Namespace) -> int:
     return 0
 
 
-def _table(headers: list[str], rows: list[list[str]]) -> None:
+def table_text(headers: list[str], rows: list[list[str]]) -> str:
+    """The tool's table: columns as wide as their widest cell, one space apart."""
     widths = [
         max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)
     ]
-    print(" ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip())
+    lines = [" ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()]
     for r in rows:
-        print(" ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+        lines.append(" ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+    return "\n".join(lines) + "\n"
+
+
+def _table(headers: list[str], rows: list[list[str]]) -> None:
+    sys.stdout.write(table_text(headers, rows))
 
 
 def _committed(admin: Any, group: str) -> list[Any]:
@@ -434,68 +450,126 @@ def _parse_datetime(text: str) -> int:
     raise BrokerError(f"Error parsing timestamp {text}: expected yyyy-MM-ddTHH:mm:SS.sss")
 
 
-def _reset(admin: Any, args: argparse.Namespace) -> None:
+@dataclass(frozen=True)
+class ResetSpec:
+    """One of the tool's reset specifications: ``kind`` is ``to-earliest``, ``to-latest``,
+    ``to-current``, ``to-offset`` (``value``: the offset), ``shift-by`` (``value``: the
+    shift), ``to-datetime`` (``value``: epoch ms) or ``by-duration`` (``value``: ms)."""
+
+    kind: str
+    value: int = 0
+
+
+def reset_spec(args: argparse.Namespace) -> ResetSpec:
+    if args.to_earliest:
+        return ResetSpec("to-earliest")
+    if args.to_latest:
+        return ResetSpec("to-latest")
+    if args.to_current:
+        return ResetSpec("to-current")
+    if args.to_offset is not None:
+        return ResetSpec("to-offset", args.to_offset)
+    if args.shift_by is not None:
+        return ResetSpec("shift-by", args.shift_by)
+    if args.to_datetime is not None:
+        return ResetSpec("to-datetime", _parse_datetime(args.to_datetime))
+    return ResetSpec("by-duration", _parse_duration(args.by_duration))
+
+
+def reset_plan(admin: Any, group: str, topics: list[str] | None, spec: ResetSpec) -> list[Any]:
+    """The new offsets (confluent-kafka ``TopicPartition`` with ``offset``) a reset of
+    ``group`` would commit: over ``topics`` (``topic`` or ``topic:p,q`` specs) or, when
+    None, every partition the group has an offset for (``--all-topics``); each clamped to
+    [earliest, latest], as Kafka's tool does."""
     import time
 
     from kafkacore.cli.topics import ck_module
 
-    _ckm = ck_module("confluent_kafka")
-    ConsumerGroupTopicPartitions = _ckm.ConsumerGroupTopicPartitions
-    TopicPartition = _ckm.TopicPartition
-    from kafkacore.cli.topics import ck_module
-
+    TopicPartition = ck_module("confluent_kafka").TopicPartition
     OffsetSpec = ck_module("confluent_kafka.admin").OffsetSpec
 
-    group = args.group[0]
     committed = {(tp.topic, tp.partition): tp.offset for tp in _committed(admin, group)}
-    if args.all_topics:
+    if topics is None:
         tps = [TopicPartition(t, p) for t, p in sorted(committed)]
     else:
-        tps = _topic_partitions(admin, args.topic)
+        tps = _topic_partitions(admin, topics)
     earliest = _end_offsets(admin, tps, OffsetSpec.earliest())
     latest = _end_offsets(admin, tps, OffsetSpec.latest())
     by_time: dict[tuple[str, int], int] = {}
-    if args.to_datetime is not None or args.by_duration is not None:
-        ts = (
-            _parse_datetime(args.to_datetime)
-            if args.to_datetime is not None
-            else int(time.time() * 1000) - _parse_duration(args.by_duration)
-        )
+    if spec.kind in ("to-datetime", "by-duration"):
+        ts = spec.value if spec.kind == "to-datetime" else int(time.time() * 1000) - spec.value
         by_time = _end_offsets(admin, tps, OffsetSpec.for_timestamp(ts))
-    rows = []
     targets = []
     for tp in tps:
         key = (tp.topic, tp.partition)
         lo, hi = earliest.get(key, 0), latest.get(key, 0)
         current = committed.get(key, lo)
-        if args.to_earliest:
+        if spec.kind == "to-earliest":
             target = lo
-        elif args.to_latest:
+        elif spec.kind == "to-latest":
             target = hi
-        elif args.to_current:
+        elif spec.kind == "to-current":
             target = current
-        elif args.to_offset is not None:
-            target = args.to_offset
-        elif args.shift_by is not None:
-            target = current + args.shift_by
+        elif spec.kind == "to-offset":
+            target = spec.value
+        elif spec.kind == "shift-by":
+            target = current + spec.value
         else:
             target = by_time.get(key, -1)
             target = hi if target < 0 else target
         target = min(max(target, lo), hi)
         targets.append(TopicPartition(tp.topic, tp.partition, target))
-        rows.append([group, tp.topic, str(tp.partition), str(target)])
+    return targets
+
+
+def reset_table(group: str, targets: list[Any]) -> str:
+    """What the tool prints for a reset (dry run or executed), as Kafka's
+    ``printOffsetsToReset``: each line starts with a line break, the group and topic
+    columns are at least 15 wide, the partition column 10, the partitions in the order
+    of Java's ``HashMap``; a line break at the end."""
+    from kafkacore.cli.reassign import _java_tp_hash, java_set_order
+
+    if not targets:
+        return "\n"
+    group_width = max(15, len(group))
+    topic_width = max(15, *(len(tp.topic) for tp in targets))
+
+    def line(*cells: object) -> str:
+        g, t, p, o = (str(c) for c in cells)
+        return f"\n{g.ljust(group_width)} {t.ljust(topic_width)} {p.ljust(10)} {o}"
+
+    offsets = {(tp.topic, tp.partition): tp.offset for tp in targets}
+    order = java_set_order(offsets, _java_tp_hash)
+    lines = [line("GROUP", "TOPIC", "PARTITION", "NEW-OFFSET")]
+    lines.extend(line(group, t, p, offsets[(t, p)]) for t, p in order)
+    return "".join(lines) + "\n"
+
+
+def execute_reset(admin: Any, group: str, targets: list[Any]) -> None:
+    """Commit ``targets`` for ``group`` (AlterConsumerGroupOffsets; the group must have
+    no active members)."""
+    from kafkacore.cli.topics import ck_module
+
+    ConsumerGroupTopicPartitions = ck_module("confluent_kafka").ConsumerGroupTopicPartitions
+    futures = admin.alter_consumer_group_offsets(
+        [ConsumerGroupTopicPartitions(group, targets)], request_timeout=30
+    )
+    wait(futures[group])
+
+
+def _reset(admin: Any, args: argparse.Namespace) -> None:
+    group = args.group[0]
+    targets = reset_plan(
+        admin, group, None if args.all_topics else list(args.topic), reset_spec(args)
+    )
     if args.export:
         for tp in targets:
             print(f"{tp.topic},{tp.partition},{tp.offset}")
         return
     if args.execute:
-        futures = admin.alter_consumer_group_offsets(
-            [ConsumerGroupTopicPartitions(group, targets)], request_timeout=30
-        )
-        wait(futures[group])
+        execute_reset(admin, group, targets)
     elif not args.dry_run:
         print(
             "WARN: No action will be performed as the --execute option is missing. In a future major release, the default behavior of this command will be to prompt the user before executing the reset rather than doing a dry run. You should add the --dry-run option explicitly if you are scripting this command and want to keep the current default behavior without prompting."
         )
-    print()
-    _table(["GROUP", "TOPIC", "PARTITION", "NEW-OFFSET"], rows)
+    sys.stdout.write(reset_table(group, targets))

@@ -24,7 +24,7 @@ from kafkacore.cli.reassign import (
 )
 from kafkacore.cli.topics import BrokerError, admin_client
 
-__all__ = ["register", "run"]
+__all__ = ["elect_leaders", "register", "run"]
 
 PROG = "kafkacore leader-election"
 _TYPES = {"PREFERRED": 0, "UNCLEAN": 1}
@@ -110,8 +110,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from kafkacore.protocol import APIS_BY_NAME, ErrorCode
-
     kind = _validate(args)
     if args.admin_config:
         print(
@@ -129,6 +127,35 @@ def _run(args: argparse.Namespace) -> int:
     elif args.topic is not None:
         partitions = [(args.topic, args.partition)]
     admin = admin_client(args)
+    succeeded, noop, failed = elect_leaders(admin, kind, partitions)
+    name = args.election_type.upper()
+    if succeeded:
+        print(
+            f"Successfully completed leader election ({name}) for partitions "
+            + ", ".join(f"{t}-{p}" for t, p in java_set_order(succeeded, _java_tp_hash))
+        )
+    if noop:
+        print(
+            "Valid replica already elected for partitions "
+            + ", ".join(f"{t}-{p}" for t, p in java_set_order(noop, _java_tp_hash))
+        )
+    if failed:
+        for tp in java_set_order(failed, _java_tp_hash):
+            print(
+                f"Error completing leader election ({name}) for partition: {tp[0]}-{tp[1]}: {failed[tp]}"
+            )
+        raise _Failed(f"{len(failed)} replica(s) could not be elected")
+    return 0
+
+
+def elect_leaders(
+    admin: Any, kind: int, partitions: list[TP] | None
+) -> tuple[list[TP], list[TP], dict[TP, str]]:
+    """ElectLeaders v1 (``kind`` 0 preferred, 1 unclean) for ``partitions`` (None: all)
+    sent to the controller: the partitions elected, those that needed no election
+    (ELECTION_NOT_NEEDED) and those that failed with Kafka's exception text."""
+    from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+
     cls: Any = APIS_BY_NAME["ElectLeaders"].request.cls
     topic_partitions = None
     if partitions is not None:
@@ -157,21 +184,4 @@ def _run(args: argparse.Namespace) -> int:
                     f"org.apache.kafka.common.errors.{exception_name(p.error_code)}: "
                     + _error_message(p.error_code, p.error_message)
                 )
-    name = args.election_type.upper()
-    if succeeded:
-        print(
-            f"Successfully completed leader election ({name}) for partitions "
-            + ", ".join(f"{t}-{p}" for t, p in java_set_order(succeeded, _java_tp_hash))
-        )
-    if noop:
-        print(
-            "Valid replica already elected for partitions "
-            + ", ".join(f"{t}-{p}" for t, p in java_set_order(noop, _java_tp_hash))
-        )
-    if failed:
-        for tp in java_set_order(failed, _java_tp_hash):
-            print(
-                f"Error completing leader election ({name}) for partition: {tp[0]}-{tp[1]}: {failed[tp]}"
-            )
-        raise _Failed(f"{len(failed)} replica(s) could not be elected")
-    return 0
+    return succeeded, noop, failed

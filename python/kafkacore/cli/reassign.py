@@ -25,7 +25,17 @@ from typing import Any, TypeVar
 from kafkacore.cli._java_order import java_hash_map_order, java_string_hash, topic_partition_hash
 from kafkacore.cli.topics import BrokerError, add_common, admin_client, ck_module, error_text, wait
 
-__all__ = ["format_reassignment_json", "java_set_order", "register", "run"]
+__all__ = [
+    "alter_reassignments",
+    "clear_all_throttles",
+    "format_reassignment_json",
+    "java_set_order",
+    "list_reassignments",
+    "propose",
+    "register",
+    "run",
+    "set_throttles",
+]
 
 PROG = "kafkacore reassign-partitions"
 ANY_LOG_DIR = "any"
@@ -500,16 +510,28 @@ def _incremental_alter(
 
 
 def generate(admin: Any, topics_json: str, broker_list: str, rack_aware: bool) -> None:
-    from kafkacore.controller.algorithms import BrokerMetadata, assign_replicas_to_brokers
-
     try:
         brokers = [int(b) for b in broker_list.split(",")]
     except ValueError as exc:
         raise BrokerError(f"For input string: {exc}") from None
+    dups = _duplicates(brokers)  # checked before the topics are read, as Kafka's tool does
+    if dups:
+        raise BrokerError(f"Broker list contains duplicate entries: {_jlist(dups)}")
+    current, proposed = propose(admin, parse_topics(topics_json), brokers, rack_aware)
+    print(f"Current partition replica assignment\n{format_reassignment_json(current)}\n")
+    print(f"Proposed partition reassignment configuration\n{format_reassignment_json(proposed)}")
+
+
+def propose(
+    admin: Any, topics: list[str], brokers: list[int], rack_aware: bool
+) -> tuple[dict[TP, list[int]], dict[TP, list[int]]]:
+    """``--generate``: the current assignment of ``topics`` and a new one over
+    ``brokers`` (Kafka's ``assignReplicasToBrokers``, rack-aware when asked)."""
+    from kafkacore.controller.algorithms import BrokerMetadata, assign_replicas_to_brokers
+
     dups = _duplicates(brokers)
     if dups:
         raise BrokerError(f"Broker list contains duplicate entries: {_jlist(dups)}")
-    topics = parse_topics(topics_json)
     dup_topics = _duplicates(topics)
     if dup_topics:
         raise BrokerError(
@@ -541,8 +563,7 @@ def generate(admin: Any, topics_json: str, broker_list: str, rack_aware: bool) -
             raise BrokerError(str(exc)) from None
         for p, replicas in placed.items():
             proposed[(topic, p)] = replicas
-    print(f"Current partition replica assignment\n{format_reassignment_json(current)}\n")
-    print(f"Proposed partition reassignment configuration\n{format_reassignment_json(proposed)}")
+    return current, proposed
 
 
 def _check_reassignment(entries: list[tuple[TP, list[int]]]) -> dict[TP, list[int]]:
@@ -606,7 +627,7 @@ def execute(
         print(_VERIFY_WARNING)
         if throttle >= 0:
             moves = _move_map(ongoing, proposed, current)
-            _set_throttles(admin, moves, throttle)
+            print(set_throttles(admin, moves, throttle))
         if log_dir_throttle >= 0:
             print(f"The replica-alter-dir throttle limit was set to {log_dir_throttle} B/s")
     errors = alter_reassignments(admin, dict(proposed))
@@ -652,7 +673,9 @@ def throttle_configs(
     return {t: (",".join(sorted(lead)), ",".join(sorted(fol))) for t, (lead, fol) in out.items()}
 
 
-def _set_throttles(admin: Any, moves: dict[TP, tuple[set[int], set[int]]], rate: int) -> None:
+def set_throttles(admin: Any, moves: dict[TP, tuple[set[int], set[int]]], rate: int) -> str:
+    """The replication throttles of ``moves`` at ``rate`` B/s (topic throttled replicas,
+    broker rates); the line the tool prints."""
     ops: dict[tuple[str, str], list[tuple[str, str | None]]] = {}
     for topic, (leader, follower) in throttle_configs(moves).items():
         ops[("topic", topic)] = [
@@ -671,12 +694,21 @@ def _set_throttles(admin: Any, moves: dict[TP, tuple[set[int], set[int]]], rate:
             for b in brokers
         },
     )
-    print(f"The inter-broker throttle limit was set to {rate} B/s")
+    return f"The inter-broker throttle limit was set to {rate} B/s"
 
 
 def _clear_all_throttles(admin: Any, targets: list[tuple[TP, list[int]]]) -> None:
+    clear_all_throttles(admin, targets, print)
+
+
+def clear_all_throttles(
+    admin: Any, targets: list[tuple[TP, list[int]]], emit: Callable[[str], None]
+) -> None:
+    """Remove the replication throttles of every broker and of ``targets``' topics;
+    ``emit`` gets each line the tool prints, before the step it announces (so the lines
+    before a failing step are out when it raises)."""
     brokers = _int_order([*(n.id for n in _nodes(admin)), *(b for _, rs in targets for b in rs)])
-    print(
+    emit(
         f"Clearing broker-level throttles on broker{'' if len(brokers) == 1 else 's'} "
         + ",".join(map(str, brokers))
     )
@@ -685,7 +717,7 @@ def _clear_all_throttles(admin: Any, targets: list[tuple[TP, list[int]]]) -> Non
         {("broker", str(b)): [(k, None) for k in BROKER_LEVEL_THROTTLES] for b in brokers},
     )
     topics = _str_order(tp[0] for tp, _ in targets)
-    print(
+    emit(
         f"Clearing topic-level throttles on topic{'' if len(topics) == 1 else 's'} "
         + ",".join(topics)
     )

@@ -37,6 +37,9 @@ VIEWS: tuple[str, ...] = (
     "kafkacore.console.views.messages",
     "kafkacore.console.views.storage",
     "kafkacore.console.views.security",
+    "kafkacore.console.views.groups",
+    "kafkacore.console.views.operations",
+    "kafkacore.console.views.charts",
 )
 """The view modules, in nav-bar order."""
 

@@ -64,6 +64,7 @@ from kafkacore.server.client_quotas import ClientQuotaManager
 from kafkacore.server.group import GroupCoordinator
 from kafkacore.server.handlers.configs import DEFAULT_ENTITY, with_stored_dynamic_configs
 from kafkacore.server.inter_broker import NodeClient, inter_broker_security
+from kafkacore.server.metrics import BrokerMetrics
 from kafkacore.server.network import Limits, SocketServer, TlsListener
 from kafkacore.server.replica_manager import ReplicaManager
 from kafkacore.server.sasl import SaslListenerSettings, sasl_listener_settings
@@ -255,6 +256,11 @@ class KafkaServer:
     def replicas(self) -> ReplicaManager | None:
         return self.services.replica_manager if self.services is not None else None
 
+    @property
+    def metrics(self) -> BrokerMetrics | None:
+        """The broker's counters (the console's charts and ``/metrics``)."""
+        return self.services.metrics if self.services is not None else None
+
     def _cleaner_upper_bound(self, tp: TopicPartition) -> int | None:
         """The high watermark of ``tp`` (``None``, the log end, before the replica
         manager knows the partition)."""
@@ -399,6 +405,7 @@ class KafkaServer:
             {e.listener_name: e.security_protocol for e in endpoints},
             tls,
         )
+        server.on_request_done = services.metrics.record_request
         await server.start()
         self.socket_server = server
         loop = asyncio.get_running_loop()
@@ -498,6 +505,7 @@ class KafkaServer:
         assert zk is not None
         listener, _protocol = self.config.inter_broker_listener()
         services.replica_manager.start_replication(listener=listener, run_io=services.run_io)
+        _count_replication_in(services)
         security = inter_broker_security(self.config)
         for manager in (
             services.replica_manager.fetcher_manager,
@@ -600,3 +608,12 @@ class KafkaServer:
         if self.zk is not None:
             await self.zk.close()  # the ephemeral /brokers/ids/<id> goes with the session
         logger.info("%s shut down completed", self._prefix)
+
+
+def _count_replication_in(services: BrokerServices) -> None:
+    """The replica fetchers' appends counted in the broker's metrics."""
+    from kafkacore.server.replica_fetcher import ReplicaFetcherManager
+
+    fetchers = services.replica_manager.fetcher_manager
+    if isinstance(fetchers, ReplicaFetcherManager):
+        fetchers.on_appended = services.metrics.record_replication_in

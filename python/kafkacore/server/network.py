@@ -183,6 +183,7 @@ class SocketServer:
         self._per_ip: dict[str, int] = {}
         self._next_id = 0
         self.bound_ports: dict[str, int] = {}
+        self.on_request_done: Callable[[bytes, float, float], None] | None = None  # metrics
 
     @property
     def connection_count(self) -> int:
@@ -360,11 +361,14 @@ class SocketServer:
                 if frame is None:
                     return
                 info.requests += 1
+                started = asyncio.get_running_loop().time()
                 outcome = await self._processor.process(frame, info)
                 if outcome.throttle_ms > 0 and outcome.delay_response:
                     await asyncio.sleep(outcome.throttle_ms / 1000)
                 if outcome.parts:
                     await self._write(writer, outcome.parts)
+                if self.on_request_done is not None:
+                    self.on_request_done(frame, started, asyncio.get_running_loop().time())
                 if outcome.throttle_ms > 0 and not outcome.delay_response:
                     await asyncio.sleep(outcome.throttle_ms / 1000)  # muted
                 if frames.empty():

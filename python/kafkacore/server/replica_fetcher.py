@@ -376,6 +376,7 @@ class ReplicaFetcher:
                 await self.manager.run_io(
                     partition.append_records_as_follower, payload, state.leader_epoch
                 )
+                self.manager.on_appended(tp.topic, len(payload))
                 quota = self.manager.replica_manager.follower_quota
                 if quota.is_throttled(tp.topic, tp.partition):
                     quota.record(len(payload))
@@ -473,6 +474,7 @@ class ReplicaFetcherManager:
             )
         )
         self._run_io = run_io
+        self.on_appended: Callable[[str, int], None] = lambda topic, size: None  # metrics
         self._fetchers: dict[tuple[int, int], ReplicaFetcher] = {}
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None

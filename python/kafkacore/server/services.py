@@ -29,6 +29,7 @@ from kafkacore.security.acl import Authorizer
 from kafkacore.security.credentials import ScramCredentialCache
 from kafkacore.server.client_quotas import ClientQuotaManager
 from kafkacore.server.group.coordinator import GroupCoordinator
+from kafkacore.server.metrics import BrokerMetrics
 from kafkacore.server.replica_manager import ReplicaManager
 from kafkacore.server.request_quota import io_timed
 from kafkacore.server.txn.coordinator import TransactionCoordinator
@@ -89,6 +90,8 @@ class BrokerServices:
     authorizer: Authorizer | None = None
     # the SCRAM credentials SASL logins are checked against (fed by the metadata store)
     scram_credentials: ScramCredentialCache = field(default_factory=ScramCredentialCache)
+    # the broker's own counters (bytes/records in and out, request latency): the console
+    metrics: BrokerMetrics = field(default_factory=BrokerMetrics)
 
     @property
     def config(self) -> BrokerConfig:

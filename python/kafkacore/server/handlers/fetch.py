@@ -395,6 +395,7 @@ async def handle_fetch(services: BrokerServices, context: RequestContext, reques
     )
     if _replica_id(version, request) < 0:
         _apply_fetch_quota(services, context, response)
+    services.metrics.record_fetch(response.responses, _replica_id(version, request) >= 0)
     return response
 
 

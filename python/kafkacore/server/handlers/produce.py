@@ -324,6 +324,7 @@ async def handle_produce(services: BrokerServices, context: RequestContext, requ
     response, appended = await services.run_io(
         _produce_all, services, request, refused, required, verified
     )
+    services.metrics.record_produce(request, response)
     purgatory = services.replica_manager.purgatory
     for tp in appended:
         purgatory.wake(tp)

@@ -1,0 +1,345 @@
+"""Consumer groups as the console shows them: members (client id, host, assignment), and
+per partition the committed offset, the log end offset, the high watermark, the lag in
+records and the lag in time; resets and deletes with a dry run.
+
+* **Lag in records** is Kafka's (``kafka-consumer-groups --describe``'s ``LAG``): the
+  partition's latest offset for a read_uncommitted consumer (ListOffsets ``LATEST``, the
+  high watermark) minus the committed offset; none ("-") without a committed offset.
+* **Lag in time** is the age of the first record the group has not consumed: now minus
+  the timestamp of the first data record at or after the committed offset (control
+  records, the transaction markers, are skipped: a group whose only unconsumed records
+  are markers has caught up). Inside the broker it is read from the partition's log
+  (:meth:`Log.read` at the committed offset, the batch decoded in memory, bounded to
+  :data:`PROBE_BYTES` per partition); outside it, or for a partition another broker
+  leads, one consumer fetches the committed offsets of the lagging partitions (under
+  ``budget_s``). A lag of 0 records is 0 ms.
+* The log end offset shown next to the high watermark is the leader's own (inside the
+  broker, for the partitions it hosts); elsewhere it is not known to a client and shown
+  as the high watermark.
+* **Reset** reuses ``kafkacore consumer-groups``' plan
+  (:func:`kafkacore.cli.consumer_groups.reset_plan`: the same clamping to [earliest,
+  latest]) and prints its table, so a dry run's text is ``kafka-consumer-groups
+  --reset-offsets --dry-run``'s.
+
+Thread-safety: every function here blocks (admin calls, log reads, a consumer); call
+them through ``ctx.run_io``. The log reads take each log's own lock.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from kafkacore.cli.consumer_groups import (
+    ResetSpec,
+    _committed,
+    _end_offsets,
+    _kafka_error,
+    _state_name,
+    execute_reset,
+    reset_plan,
+    reset_table,
+)
+from kafkacore.cli.topics import ck_module, wait
+
+if TYPE_CHECKING:
+    from kafkacore.server.broker import KafkaServer
+
+__all__ = [
+    "PROBE_BYTES",
+    "GroupState",
+    "GroupSummary",
+    "Member",
+    "PartitionLag",
+    "ResetSpec",
+    "delete_group",
+    "describe_group",
+    "first_timestamp_in_log",
+    "list_groups",
+    "reset_offsets",
+]
+
+PROBE_BYTES = 256 * 1024
+"""The most read from a log to find the first unconsumed record's timestamp."""
+
+
+@dataclass(frozen=True)
+class Member:
+    member_id: str
+    client_id: str
+    host: str
+    assignment: tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True)
+class PartitionLag:
+    topic: str
+    partition: int
+    committed: int | None
+    high_watermark: int
+    log_end_offset: int
+    lag: int | None
+    #: the first unconsumed record's timestamp (epoch ms), when there is one
+    first_unconsumed_ms: int | None
+    lag_ms: int | None
+    member: Member | None
+
+
+@dataclass(frozen=True)
+class GroupState:
+    group_id: str
+    state: str
+    assignor: str
+    coordinator: str
+    members: list[Member]
+    partitions: list[PartitionLag]
+    #: where the lag in time came from: "log" (the broker's files), "fetch" (a consumer)
+    time_source: str = "log"
+    exists: bool = True
+
+    @property
+    def total_lag(self) -> int:
+        return sum(p.lag for p in self.partitions if p.lag is not None)
+
+    @property
+    def max_lag_ms(self) -> int | None:
+        values = [p.lag_ms for p in self.partitions if p.lag_ms is not None]
+        return max(values) if values else None
+
+
+@dataclass(frozen=True)
+class GroupSummary:
+    group_id: str
+    state: str
+    members: int
+    total_lag: int | None = None
+    topics: list[str] = field(default_factory=list)
+
+
+def list_groups(admin: Any, with_lag: int = 50) -> list[GroupSummary]:
+    """Every consumer group with its state and member count; the total lag of the first
+    ``with_lag`` groups (a ListOffsets per group)."""
+    from kafkacore.cli.consumer_groups import _listed
+
+    listed = _listed(admin)
+    ids = [g.group_id for g in listed]
+    members: dict[str, int] = {}
+    if ids:
+        for gid, future in admin.describe_consumer_groups(ids, request_timeout=30).items():
+            try:
+                members[gid] = len(wait(future).members)
+            except Exception:
+                members[gid] = 0
+    out = []
+    for i, g in enumerate(listed):
+        total: int | None = None
+        topics: list[str] = []
+        if i < with_lag:
+            committed = _committed(admin, g.group_id)
+            ends = _end_offsets(admin, committed)
+            total = sum(
+                max(0, ends.get((tp.topic, tp.partition), tp.offset) - tp.offset)
+                for tp in committed
+            )
+            topics = sorted({tp.topic for tp in committed})
+        out.append(
+            GroupSummary(
+                g.group_id, _state_name(g.state), members.get(g.group_id, 0), total, topics
+            )
+        )
+    return out
+
+
+def first_timestamp_in_log(log: Any, offset: int, upper_bound: int) -> int | None:
+    """The timestamp of the first data record at or after ``offset`` and below
+    ``upper_bound`` in ``log`` (a :class:`~kafkacore.log.Log`), reading at most
+    :data:`PROBE_BYTES`; None when there is none in that range."""
+    from kafkacore.record import batch_header, iter_batches, records
+
+    position = offset
+    read = 0
+    while position < upper_bound and read < PROBE_BYTES:
+        info = log.read(position, 64 * 1024, upper_bound, min_one_batch=True)
+        if info.length == 0:
+            return None
+        data = info.read_bytes()
+        read += len(data)
+        last = position - 1
+        for pos, magic, _size in iter_batches(data):
+            if magic < 2:
+                for r in records(data, pos):
+                    if r.offset >= offset:
+                        return int(r.timestamp)
+                continue
+            header = batch_header(data, pos)
+            last = header.last_offset
+            if last < offset or header.is_control:
+                continue
+            for r in records(data, pos):
+                if r.offset >= offset:
+                    return int(r.timestamp)
+        if last < position:
+            return None
+        position = last + 1
+    return None
+
+
+def _timestamps_by_fetch(
+    config: Mapping[str, str], wanted: dict[tuple[str, int], int], budget_s: float
+) -> dict[tuple[str, int], int]:
+    """One consumer (no group membership: ``assign``) reading one record at each
+    ``(topic, partition) -> offset``; what it got within ``budget_s``."""
+    if not wanted:
+        return {}
+    ck = ck_module("confluent_kafka")
+    consumer = ck.Consumer(
+        {
+            **config,
+            "group.id": f"__console-lag-probe-{uuid.uuid4().hex[:8]}",
+            "enable.auto.commit": False,
+            "enable.partition.eof": False,
+            "fetch.max.bytes": 1024 * 1024,
+            "max.partition.fetch.bytes": 64 * 1024,
+        }
+    )
+    found: dict[tuple[str, int], int] = {}
+    try:
+        consumer.assign([ck.TopicPartition(t, p, o) for (t, p), o in wanted.items()])
+        deadline = time.monotonic() + budget_s
+        while len(found) < len(wanted) and time.monotonic() < deadline:
+            msg = consumer.poll(0.2)
+            if msg is None or msg.error() is not None:
+                continue
+            key = (msg.topic(), msg.partition())
+            if key in wanted and key not in found:
+                found[key] = int(msg.timestamp()[1])
+                consumer.pause([ck.TopicPartition(key[0], key[1])])
+    finally:
+        consumer.close()
+    return found
+
+
+def describe_group(
+    admin: Any,
+    group: str,
+    *,
+    broker: KafkaServer | None = None,
+    consumer_config: Mapping[str, str] | None = None,
+    now_ms: int | None = None,
+    budget_s: float = 5.0,
+) -> GroupState:
+    """``group``'s members and per-partition offsets and lags (see the module
+    docstring); ``broker``: the in-process broker whose logs give the lag in time,
+    ``consumer_config``: the consumer settings for the partitions it does not host."""
+    ck = ck_module("confluent_kafka")
+    desc = wait(admin.describe_consumer_groups([group], request_timeout=30)[group])
+    state = _state_name(desc.state)
+    members = [
+        Member(
+            m.member_id,
+            m.client_id,
+            "/" + m.host.lstrip("/"),
+            tuple(sorted((tp.topic, tp.partition) for tp in (m.assignment.topic_partitions or [])))
+            if m.assignment
+            else (),
+        )
+        for m in desc.members
+    ]
+    owner = {tp: m for m in members for tp in m.assignment}
+    committed = {(tp.topic, tp.partition): tp.offset for tp in _committed(admin, group)}
+    coord = desc.coordinator
+    coordinator = f"{coord.host}:{coord.port} ({coord.id})" if coord is not None else "-"
+    if state in ("Dead", "Unknown") and not members and not committed:
+        return GroupState(group, state, "", coordinator, [], [], exists=False)
+    keys = sorted(set(committed) | set(owner))
+    ends = _end_offsets(admin, [ck.TopicPartition(t, p) for t, p in keys])
+    now = int(time.time() * 1000) if now_ms is None else now_ms
+    timestamps: dict[tuple[str, int], int] = {}
+    leo: dict[tuple[str, int], int] = {}
+    remote: dict[tuple[str, int], int] = {}
+    replicas = broker.replicas if broker is not None else None
+    for key in keys:
+        offset = committed.get(key)
+        hw = ends.get(key, -1)
+        partition = replicas.partition(*key) if replicas is not None else None
+        if partition is not None:
+            leo[key] = partition.log.log_end_offset
+        if offset is None or hw < 0 or offset >= hw:
+            continue
+        if partition is not None and partition.is_leader:
+            ts = first_timestamp_in_log(partition.log, offset, hw)
+            if ts is not None:
+                timestamps[key] = ts
+        else:
+            remote[key] = offset
+    source = "log"
+    if remote and consumer_config is not None:
+        timestamps.update(_timestamps_by_fetch(consumer_config, remote, budget_s))
+        source = "fetch" if broker is None else "log+fetch"
+    rows = []
+    for key in keys:
+        offset = committed.get(key)
+        hw = ends.get(key, -1)
+        lag = hw - offset if offset is not None and hw >= 0 else None
+        ts = timestamps.get(key)
+        lag_ms: int | None
+        if lag == 0:
+            lag_ms = 0
+        elif ts is not None:
+            lag_ms = max(0, now - ts)
+        else:
+            lag_ms = None
+        rows.append(
+            PartitionLag(
+                key[0], key[1], offset, hw, leo.get(key, hw), lag, ts, lag_ms, owner.get(key)
+            )
+        )
+    return GroupState(
+        group,
+        state,
+        desc.partition_assignor or "",
+        coordinator,
+        members,
+        rows,
+        time_source=source,
+    )
+
+
+def reset_offsets(
+    admin: Any, group: str, topics: list[str] | None, spec: ResetSpec, *, execute: bool
+) -> str:
+    """Plan (and with ``execute`` commit) a reset of ``group``'s offsets; the text
+    ``kafka-consumer-groups --reset-offsets`` prints (``--dry-run`` or ``--execute``).
+    ``topics``: ``topic`` / ``topic:p,q`` specs, or None for all the group's topics."""
+    targets = reset_plan(admin, group, topics, spec)
+    if execute:
+        execute_reset(admin, group, targets)
+    return reset_table(group, targets)
+
+
+def delete_group(admin: Any, group: str, *, execute: bool) -> tuple[bool, str]:
+    """Delete ``group`` (DeleteGroups; it must have no members). A dry run says what
+    would go: its state, members and committed offsets. ``(ok, message)``, the message
+    as ``kafka-consumer-groups --delete`` words it."""
+    if not execute:
+        desc = wait(admin.describe_consumer_groups([group], request_timeout=30)[group])
+        committed = _committed(admin, group)
+        state = _state_name(desc.state)
+        if desc.members:
+            return False, (
+                f"Group '{group}' could not be deleted: it has {len(desc.members)} active "
+                f"member(s) ({state}); Kafka answers NON_EMPTY_GROUP."
+            )
+        return True, (
+            f"Dry run: deleting group '{group}' ({state}) would remove its "
+            f"{len(committed)} committed offset(s)."
+        )
+    futures = admin.delete_consumer_groups([group], request_timeout=30)
+    try:
+        futures[group].result()
+    except Exception as exc:
+        return False, f"* Group '{group}' could not be deleted due to: {_kafka_error(exc)}"
+    return True, f"Deletion of requested consumer groups ('{group}') was successful."
