@@ -1180,8 +1180,13 @@ class Log:
                 if current.base_offset < bound_base:
                     max_position = -1
                 elif current.base_offset == bound_base:
-                    located = current.files.translate_offset(bound)
-                    max_position = current.size if located is None else located[1]
+                    if bound >= current.next_offset:
+                        # the bound (a caught-up high watermark) is past every batch of
+                        # the segment: no walk to find its position
+                        max_position = -1
+                    else:
+                        located = current.files.translate_offset(bound)
+                        max_position = current.size if located is None else located[1]
                 else:
                     return self._empty_read(start_offset, current)
                 found = current.files.read(start_offset, max_bytes, max_position, min_one_batch)

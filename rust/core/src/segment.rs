@@ -67,6 +67,15 @@ pub const MAX_SEGMENT_BYTES: u64 = i32::MAX as u64;
 /// First read of a lookup scan; each refill doubles, up to the maximum.
 const SCAN_CHUNK_MIN: usize = 16 * 1024;
 const SCAN_CHUNK_MAX: usize = 8 * 1024 * 1024;
+/// A header walk refills its window with this many bytes after a batch of `size`
+/// bytes: the header alone after a big batch, a chunk of several headers after small ones.
+fn header_chunk(size: usize) -> usize {
+    if size >= SCAN_CHUNK_MIN / 4 {
+        batch::RECORD_BATCH_OVERHEAD
+    } else {
+        SCAN_CHUNK_MIN
+    }
+}
 /// Recovery reads big chunks from the start.
 const RECOVER_CHUNK: usize = 4 * 1024 * 1024;
 
@@ -546,14 +555,27 @@ impl Segment {
         if !fits_position(first.end()) {
             return Ok(Some((position, 0)));
         }
-        let mut total = first.size as i64;
         let mut pos = first.end() as u64;
-        scanner.grow_chunk((max_bytes - total).max(0) as usize);
-        while let Some(b) = scanner.next(pos)? {
+        // Jump over the whole batches the offset index vouches for: its entries are
+        // batch starts, so every batch before the last entry at or below the region's
+        // furthest end ends at or before it; then walk the few batches after it by
+        // their headers only.
+        let furthest = (position as i64).saturating_add(max_bytes).min(limit);
+        if furthest > pos as i64 {
+            if let Some(p) = self.files()?.offset_index.lookup_position(furthest as u64) {
+                if p as u64 > pos {
+                    pos = p as u64;
+                }
+            }
+        }
+        let mut total = (pos - position) as i64;
+        let mut chunk = header_chunk(first.size);
+        while let Some(b) = scanner.next_header(pos, chunk)? {
             if total + b.size as i64 > max_bytes || !fits_position(b.end()) {
                 break;
             }
             total += b.size as i64;
+            chunk = header_chunk(b.size);
             pos = b.end() as u64;
         }
         Ok(Some((position, total as u64)))
@@ -619,10 +641,12 @@ impl Segment {
         let (_, index_position) = files.offset_index.lookup(offset);
         let mut pos = (index_position as i64).max(starting_position) as u64;
         let mut scanner = self.scanner(self.size, SCAN_CHUNK_MIN)?;
-        while let Some(b) = scanner.next(pos)? {
+        let mut chunk = SCAN_CHUNK_MIN;
+        while let Some(b) = scanner.next_header(pos, chunk)? {
             if b.last_offset >= offset {
                 return Ok((scanner, Some(b)));
             }
+            chunk = header_chunk(b.size);
             pos = b.end() as u64;
         }
         Ok((scanner, None))
@@ -1043,11 +1067,6 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    /// Read bigger chunks from now on (a read that will walk `hint` more bytes).
-    fn grow_chunk(&mut self, hint: usize) {
-        self.chunk = self.chunk.max(hint.min(SCAN_CHUNK_MAX));
-    }
-
     /// Make the window hold `[pos, upto)` (`upto <= end`).
     fn cover(&mut self, pos: u64, upto: u64) -> Result<()> {
         let window_end = self.window_start + self.window_len as u64;
@@ -1110,6 +1129,60 @@ impl<'a> Scanner<'a> {
             Ok(Some(mut b)) => {
                 // The walk also refuses a size below its magic's header, as the pure
                 // twin's walk does (next_batch leaves that to ensure_valid).
+                let minimum = match b.magic {
+                    2 => batch::RECORD_BATCH_OVERHEAD - batch::LOG_OVERHEAD,
+                    1 => RECORD_OVERHEAD_V1,
+                    _ => RECORD_OVERHEAD_V0,
+                };
+                if b.size - batch::LOG_OVERHEAD < minimum {
+                    return Err(Error::corrupt(
+                        self.context,
+                        pos,
+                        format!(
+                            "v{} batch size {} is below the minimum {minimum}",
+                            b.magic,
+                            b.size - batch::LOG_OVERHEAD
+                        ),
+                    ));
+                }
+                b.position = pos as usize;
+                Ok(Some(b))
+            }
+            Ok(None) => Ok(None),
+            Err(e) => Err(self.absolute_error(e)),
+        }
+    }
+
+    /// [`Scanner::next`] reading the batch's 61-byte header only, not the whole batch:
+    /// the same verdict (partial tail, corrupt size or magic), for walks that need sizes
+    /// and offsets only (a fetch's region, an offset's batch). The window is refilled
+    /// with `header_chunk` bytes when the header is not in it: small when batches are
+    /// big (one short `pread` per batch), a chunk when they are small (many headers
+    /// per `pread`).
+    fn next_header(&mut self, pos: u64, header_chunk: usize) -> Result<Option<ShallowBatch>> {
+        if pos >= self.end {
+            return Ok(None);
+        }
+        let header_end = (pos + batch::RECORD_BATCH_OVERHEAD as u64).min(self.end);
+        let window_end = self.window_start + self.window_len as u64;
+        if pos < self.window_start || header_end > window_end {
+            let len = ((header_end - pos) as usize)
+                .max(header_chunk)
+                .min((self.end - pos) as usize);
+            if self.buf.len() < len {
+                self.buf.resize(len, 0);
+            }
+            self.file
+                .read_exact_at(&mut self.buf[..len], pos)
+                .map_err(|e| Error::io(self.path, e))?;
+            self.window_start = pos;
+            self.window_len = len;
+        }
+        let rel = self.relative(pos);
+        let head_end = self.relative(header_end);
+        let remaining = (self.end - pos) as usize;
+        match shallow::next_batch_header(&self.buf[rel..head_end], rel, remaining, self.context) {
+            Ok(Some(mut b)) => {
                 let minimum = match b.magic {
                     2 => batch::RECORD_BATCH_OVERHEAD - batch::LOG_OVERHEAD,
                     1 => RECORD_OVERHEAD_V1,
