@@ -1085,6 +1085,17 @@ class Log:
         offset, the first offset after the region's last batch)."""
         if info.length <= 0:
             return []
+        with self._lock:
+            segment = self._segments.floor_segment(info.offset)
+            if segment is None:
+                segment = self._segments.first_segment()
+            segments = [] if segment is None else [segment]
+            if segment is not None:
+                segments += self._segments.higher_segments(segment.base_offset)
+        if all(s.txn_index.known_absent for s in segments):
+            # no transaction was ever aborted in these segments (known from an earlier
+            # look, without touching the disk): no bound to find
+            return []
         return self.collect_aborted_transactions(info.offset, self._offset_after(info))
 
     def _offset_after(self, info: FetchDataInfo) -> int:

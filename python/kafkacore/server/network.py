@@ -19,9 +19,9 @@ Per connection:
   transport (``write``/``drain``, ``loop.sendfile``), so a slow reader is back-pressured
   as before. ``sendfile`` cannot go through
   TLS: on a TLS connection a region is read (one ``pread`` per region, on a worker
-  thread when large) and written with the response's other parts in one write, so
-  OpenSSL encrypts the whole response in one pass instead of asyncio's 16 KiB
-  executor round trips.
+  thread when large) and handed to the TLS transport with the response's other parts
+  in one ``writelines`` (no joined copy), so OpenSSL encrypts the whole response in one
+  pass instead of asyncio's 16 KiB executor round trips.
 * **TLS**: a listener with an :class:`ssl.SSLContext` (``tls``) serves only after the
   handshake; the peer certificate's principal name (``principal_of``) is put in
   :attr:`ConnectionInfo.principal_name` (``ANONYMOUS`` without a certificate); a
@@ -384,17 +384,22 @@ class SocketServer:
         if writer.get_extra_info("ssl_object") is None:
             await _write_plain(writer, parts)
             return
-        # no sendfile through TLS: each region is read and sent with the other parts
+        # no sendfile through TLS: the regions are read (all in one worker-thread call
+        # when they are large) and sent with the other parts
+        regions = [p for p in parts if isinstance(p, FileRegion) and p.length]
+        if sum(r.length for r in regions) > _INLINE_READ_BYTES:
+            read = await asyncio.to_thread(_read_regions, regions)
+        else:
+            read = _read_regions(regions)
         pending: list[bytes | bytearray | memoryview] = []
         for part in parts:
             if not isinstance(part, FileRegion):
                 pending.append(part)
-            elif part.length > _INLINE_READ_BYTES:
-                pending.append(await asyncio.to_thread(part.read_bytes))
             elif part.length:
-                pending.append(part.read_bytes())
+                pending.append(read[id(part)])
         if pending:
-            writer.write(b"".join(pending))
+            # one list to the TLS transport: encrypted part by part, no joined copy
+            writer.writelines(pending)
         await writer.drain()
 
 
@@ -403,6 +408,11 @@ async def _read_within(reader: asyncio.StreamReader, n: int, timeout_s: float) -
     cancellation (:func:`~kafkacore.server.timeouts.within`): a shutdown would otherwise
     wait for the connection's idle timeout."""
     return await within(reader.readexactly(n), timeout_s)
+
+
+def _read_regions(regions: Sequence[FileRegion]) -> dict[int, bytes]:
+    """Each region's bytes, by ``id`` of the region (blocking: file reads)."""
+    return {id(r): r.read_bytes() for r in regions}
 
 
 def _direct_socket(writer: asyncio.StreamWriter) -> socket.socket | None:
