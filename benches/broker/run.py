@@ -73,6 +73,7 @@ import argparse
 import base64
 import collections
 import contextlib
+import functools
 import os
 import platform
 import re
@@ -840,7 +841,13 @@ def fetch_over_protocols(
                 out[protocol]["error"] = broker.unavailable[protocol]
                 continue
             try:
-                r = confluent_consume(broker, topic, 6, records, seconds, protocol)
+                r = with_cpu(
+                    broker,
+                    lambda r: r["bytes"],
+                    functools.partial(
+                        confluent_consume, broker, topic, 6, records, seconds, protocol
+                    ),
+                )
             except Exception as exc:
                 out[protocol]["error"] = str(exc)[-2000:]
                 continue
@@ -850,6 +857,10 @@ def fetch_over_protocols(
         if done:
             best = max(done, key=lambda r: r["records_per_s"])
             out[protocol] |= {k: best[k] for k in ("records_per_s", "mb_per_s", "complete")}
+            out[protocol]["broker_cpu_s_per_gib"] = min(
+                (r["broker_cpu_s_per_gib"] for r in done if r.get("broker_cpu_s_per_gib")),
+                default=None,
+            )
     log(
         f"{broker.name} fetch (best of {rounds}): "
         + ", ".join(f"{p} {out[p].get('records_per_s') or 0:,.0f} rec/s" for p in PROTOCOLS)
@@ -880,9 +891,25 @@ def fetch_table(fetch: dict[str, dict[str, Any]]) -> tuple[str, dict[str, Any]]:
         ssl_ratio = ratio(rate(b, "SSL"), plain)
         sasl_ratio = ratio(rate(b, "SASL_SSL"), plain)
         lines.append(f"{b:<9} {' '.join(cells)} {ssl_ratio or '-':>9}x {sasl_ratio or '-':>14}x")
-    ratios = {p: ratio(rate("kafkacore", p), rate("kafka", p)) for p in PROTOCOLS}
+
+    def cpu(b: str, p: str) -> float | None:
+        v = fetch.get(b, {}).get(p, {}).get("broker_cpu_s_per_gib")
+        return float(v) if v else None
+
+    for b in fetch:
+        lines.append(
+            f"{b + ' cpu':<9} "
+            + " ".join(f"{_cell(cpu(b, p), 13, '.2f')} s/GiB" for p in PROTOCOLS)
+        )
+    ratios: dict[str, Any] = {p: ratio(rate("kafkacore", p), rate("kafka", p)) for p in PROTOCOLS}
+    ratios |= {f"{p}_cpu_s_per_gib": ratio(cpu("kafkacore", p), cpu("kafka", p)) for p in PROTOCOLS}
     if "kafka" in fetch and "kafkacore" in fetch:
         lines.append(f"{'kc/kafka':<9} " + " ".join(f"{ratios[p] or '-':>18}x" for p in PROTOCOLS))
+        lines.append(
+            f"{'cpu kc/k':<9} "
+            + " ".join(f"{ratios[p + '_cpu_s_per_gib'] or '-':>18}x" for p in PROTOCOLS)
+        )
+    lines.append("cpu = the broker's CPU seconds per GiB read (the lowest of the rounds)")
     return "\n".join(lines), ratios
 
 
