@@ -1116,7 +1116,25 @@ def profile_kafkacore(libs: Path, broker: Broker, rate: float, seconds: float) -
     t = threading.Thread(target=load)
     t.start()
     time.sleep(2)  # past the producer JVM's start-up
-    spy = subprocess.run(
+    spy = py_spy(pyspy, broker, raw, duration)
+    t.join()
+    if spy.returncode != 0 or not raw.exists():
+        return {"error": f"py-spy exited {spy.returncode}: {spy.stderr[-2000:]}", "load": result}
+    out = {
+        "case": case.name,
+        "collapsed_stacks": str(raw.relative_to(REPO)),
+        "load_while_sampled": result,
+        **summarise_profile(raw, duration * PYSPY_RATE),
+    }
+    if result.get("records"):
+        out["consume"] = profile_consume(pyspy, broker, topic, int(result["records"]), duration)
+    return out
+
+
+def py_spy(
+    pyspy: str, broker: Broker, raw: Path, duration: int
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
         [
             pyspy,
             "record",
@@ -1137,13 +1155,37 @@ def profile_kafkacore(libs: Path, broker: Broker, rate: float, seconds: float) -
         text=True,
         timeout=duration + 60,
     )
+
+
+def profile_consume(
+    pyspy: str, broker: Broker, topic: str, records: int, duration: int
+) -> dict[str, Any]:
+    """py-spy on kafkacore while confluent-kafka consumers read the profile topic from
+    offset 0 over and over (1 KiB records, 1 partition, about 1 MiB per fetch)."""
+    raw = RESULTS / "kafkacore-consume.txt"
+    raw.unlink(missing_ok=True)
+    stop_at = time.monotonic() + duration + 1
+    reads: list[dict[str, Any]] = []
+
+    def load() -> None:
+        with contextlib.suppress(Exception):  # the samples say what was read
+            while time.monotonic() < stop_at:
+                reads.append(confluent_consume(broker, topic, 1, records, duration))
+
+    t = threading.Thread(target=load)
+    t.start()
+    time.sleep(0.5)
+    spy = py_spy(pyspy, broker, raw, duration)
     t.join()
     if spy.returncode != 0 or not raw.exists():
-        return {"error": f"py-spy exited {spy.returncode}: {spy.stderr[-2000:]}", "load": result}
+        return {"error": f"py-spy exited {spy.returncode}: {spy.stderr[-2000:]}"}
     return {
-        "case": case.name,
+        "case": "1KiB p=1 confluent-kafka consume from offset 0",
         "collapsed_stacks": str(raw.relative_to(REPO)),
-        "load_while_sampled": result,
+        "load_while_sampled": {
+            "reads": len(reads),
+            "records_per_s": [r["records_per_s"] for r in reads],
+        },
         **summarise_profile(raw, duration * PYSPY_RATE),
     }
 
@@ -1410,6 +1452,16 @@ def profile_text(p: dict[str, Any]) -> str:
     lines += [f"  {r['pct_of_busy']:>5}%  {r['frame']}" for r in p["top_self"]]
     lines.append("Top inclusive kafkacore frames (% of the event loop's busy samples):")
     lines += [f"  {r['pct_of_busy']:>5}%  {r['frame']}" for r in p["top_inclusive_kafkacore"]]
+    consume = p.get("consume")
+    if consume and "error" not in consume:
+        lines.append(
+            f"py-spy during a consume ({consume['case']}): event loop busy "
+            f"{consume['event_loop_busy_pct']}% of {consume['samples_taken']} samples; "
+            "top self frames (% of its busy samples):"
+        )
+        lines += [f"  {r['pct_of_busy']:>5}%  {r['frame']}" for r in consume["top_self"]]
+    elif consume:
+        lines.append(f"consume profile: {consume['error']}")
     return "\n".join(lines)
 
 
