@@ -1488,6 +1488,55 @@ mod tests {
         }
     }
 
+    /// `read` (header walk plus the offset-index jump) against a plain walk over the
+    /// batches' spans, for index intervals from every batch to none, every start batch,
+    /// byte limits around batch boundaries and position limits.
+    #[test]
+    fn read_with_index_jump_matches_a_walk_of_whole_batches() {
+        for interval in [0, 1000, 5000, 1 << 30] {
+            let dir = tempfile::tempdir().unwrap();
+            let mut seg = Segment::open(dir.path(), 0, config(interval, 1 << 20)).unwrap();
+            let spans = fill(&mut seg, 30);
+            let size = spans[0].1 as i64;
+            let walk = |first: usize, max_bytes: i64, limit: i64| -> (u64, u64) {
+                let start = spans[first].0;
+                let mut total = spans[first].1;
+                for &(pos, len) in &spans[first + 1..] {
+                    if (total + len) as i64 > max_bytes || (pos + len) as i64 > limit {
+                        break;
+                    }
+                    total += len;
+                }
+                (start, total)
+            };
+            for (first, &(start, _)) in spans.iter().enumerate() {
+                let offset = first as i64 * 5 + 2;
+                for max_bytes in [
+                    size,
+                    size + 1,
+                    3 * size - 1,
+                    3 * size,
+                    7 * size + 5,
+                    1 << 30,
+                ] {
+                    for limit in [-1, seg.size() as i64 / 2, start as i64 + 4 * size] {
+                        let end = if limit < 0 { seg.size() as i64 } else { limit };
+                        let got = seg.read(offset, max_bytes, limit, true).unwrap().unwrap();
+                        let want = if start as i64 + size > end {
+                            (start, 0)
+                        } else {
+                            walk(first, max_bytes, end)
+                        };
+                        assert_eq!(
+                            got, want,
+                            "interval {interval} first {first} max {max_bytes} limit {limit}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn read_translate_and_lookups() {
         let dir = tempfile::tempdir().unwrap();
