@@ -1125,10 +1125,20 @@ impl<'a> Scanner<'a> {
             }
         }
         let rel = self.relative(pos);
-        match shallow::next_batch(&self.buf[..self.window_len], rel, self.context) {
+        let found = shallow::next_batch(&self.buf[..self.window_len], rel, self.context);
+        self.walked(found, pos)
+    }
+
+    /// A walk's verdict on the batch at `pos` (`found`, parsed from the window): the walk
+    /// also refuses a size below its magic's header, as the pure twin's walk does
+    /// (`next_batch` leaves that to `ensure_valid`); positions made absolute.
+    fn walked(
+        &self,
+        found: Result<Option<ShallowBatch>>,
+        pos: u64,
+    ) -> Result<Option<ShallowBatch>> {
+        match found {
             Ok(Some(mut b)) => {
-                // The walk also refuses a size below its magic's header, as the pure
-                // twin's walk does (next_batch leaves that to ensure_valid).
                 let minimum = match b.magic {
                     2 => batch::RECORD_BATCH_OVERHEAD - batch::LOG_OVERHEAD,
                     1 => RECORD_OVERHEAD_V1,
@@ -1181,30 +1191,9 @@ impl<'a> Scanner<'a> {
         let rel = self.relative(pos);
         let head_end = self.relative(header_end);
         let remaining = (self.end - pos) as usize;
-        match shallow::next_batch_header(&self.buf[rel..head_end], rel, remaining, self.context) {
-            Ok(Some(mut b)) => {
-                let minimum = match b.magic {
-                    2 => batch::RECORD_BATCH_OVERHEAD - batch::LOG_OVERHEAD,
-                    1 => RECORD_OVERHEAD_V1,
-                    _ => RECORD_OVERHEAD_V0,
-                };
-                if b.size - batch::LOG_OVERHEAD < minimum {
-                    return Err(Error::corrupt(
-                        self.context,
-                        pos,
-                        format!(
-                            "v{} batch size {} is below the minimum {minimum}",
-                            b.magic,
-                            b.size - batch::LOG_OVERHEAD
-                        ),
-                    ));
-                }
-                b.position = pos as usize;
-                Ok(Some(b))
-            }
-            Ok(None) => Ok(None),
-            Err(e) => Err(self.absolute_error(e)),
-        }
+        let head = &self.buf[rel..head_end];
+        let found = shallow::next_batch_header(head, rel, remaining, self.context);
+        self.walked(found, pos)
     }
 
     /// `b` as the window sees it (`b` was just returned by `next`).
