@@ -1069,12 +1069,25 @@ impl<'a> Scanner<'a> {
 
     /// Make the window hold `[pos, upto)` (`upto <= end`).
     fn cover(&mut self, pos: u64, upto: u64) -> Result<()> {
-        let window_end = self.window_start + self.window_len as u64;
-        if pos >= self.window_start && upto <= window_end {
+        if self.holds(pos, upto) {
             return Ok(());
         }
-        let want = (upto - pos) as usize;
-        let len = want.max(self.chunk).min((self.end - pos) as usize);
+        self.fill(pos, upto, self.chunk)?;
+        self.chunk = (self.chunk * 2).min(SCAN_CHUNK_MAX);
+        Ok(())
+    }
+
+    /// Whether the window holds `[pos, upto)`.
+    fn holds(&self, pos: u64, upto: u64) -> bool {
+        pos >= self.window_start && upto <= self.window_start + self.window_len as u64
+    }
+
+    /// Read `[pos, upto)`, or `chunk` bytes from `pos` if more, into the window (clipped
+    /// at the end).
+    fn fill(&mut self, pos: u64, upto: u64, chunk: usize) -> Result<()> {
+        let len = ((upto - pos) as usize)
+            .max(chunk)
+            .min((self.end - pos) as usize);
         if self.buf.len() < len {
             self.buf.resize(len, 0);
         }
@@ -1083,7 +1096,6 @@ impl<'a> Scanner<'a> {
             .map_err(|e| Error::io(self.path, e))?;
         self.window_start = pos;
         self.window_len = len;
-        self.chunk = (self.chunk * 2).min(SCAN_CHUNK_MAX);
         Ok(())
     }
 
@@ -1174,19 +1186,8 @@ impl<'a> Scanner<'a> {
             return Ok(None);
         }
         let header_end = (pos + batch::RECORD_BATCH_OVERHEAD as u64).min(self.end);
-        let window_end = self.window_start + self.window_len as u64;
-        if pos < self.window_start || header_end > window_end {
-            let len = ((header_end - pos) as usize)
-                .max(header_chunk)
-                .min((self.end - pos) as usize);
-            if self.buf.len() < len {
-                self.buf.resize(len, 0);
-            }
-            self.file
-                .read_exact_at(&mut self.buf[..len], pos)
-                .map_err(|e| Error::io(self.path, e))?;
-            self.window_start = pos;
-            self.window_len = len;
+        if !self.holds(pos, header_end) {
+            self.fill(pos, header_end, header_chunk)?;
         }
         let rel = self.relative(pos);
         let head_end = self.relative(header_end);
