@@ -322,7 +322,11 @@ def start_kafkacore(
 ) -> Broker:
     tmp = mktemp("kafkacore-bench-kc-")
     ports = listener_ports(security)
-    configs = listener_configs(ports, security) | {"log.dirs": str(tmp / "data")}
+    configs = listener_configs(ports, security) | {
+        "log.dirs": str(tmp / "data"),
+        # as Kafka is started above: a consumer group's first join is not held 3 s
+        "group.initial.rebalance.delay.ms": "0",
+    }
     overrides = [arg for k, v in configs.items() for arg in ("--override", f"{k}={v}")]
     logfile = tmp / "kafkacore.log"
     proc = spawn(
