@@ -154,7 +154,9 @@ bench-cluster: build
 	$(PYTHON) benches/cluster/run.py $(ARGS)
 	$(PYTHON) benches/cluster/reassign.py $(REASSIGN_ARGS)
 
-# Side-by-side produce/consume benchmark: Apache Kafka 4.3.1 (from the jars) vs kafkacore.
+# Side-by-side produce/consume benchmark: Apache Kafka 4.3.1 (from the jars) vs kafkacore
+# (throughput, latency at half load x3, CPU s/GiB, ConsumerPerformance, 1 vs 2 cores).
+# ARGS go to benches/broker/run.py, e.g. ARGS="--cases matrix --seconds 10".
 bench-broker: build
 	$(PYTHON) benches/broker/run.py
 
@@ -206,3 +208,4 @@ test-console-cluster: build chromium
 
 bench-console-metrics: build
 	$(PYTHON) benches/console/metrics_overhead.py $(ARGS)
+	$(PYTHON) benches/broker/run.py $(ARGS)

@@ -6,6 +6,8 @@ after the other on the same machine, loopback only.
     .venv/bin/python benches/broker/run.py [--quick] [--seconds 5] [--no-profile]
     .venv/bin/python benches/broker/run.py --cases ssl,sasl_ssl --seconds 10  # TLS cases only
     .venv/bin/python benches/broker/run.py --cases txn --seconds 10  # transactions only
+    .venv/bin/python benches/broker/run.py --cases scaling  # 1 core vs 2 cores only
+    make bench-broker ARGS="--half-load-reps 5 --half-load-seconds 10"  # longer latency runs
 
 For each broker: start it with its data in a temp dir, wait until it answers, then for each
 case of the matrix (record size 1 KiB / 100 B x acks=1 / acks=all x 1 / 6 partitions;
@@ -17,14 +19,21 @@ fresh topic with the admin client and measure
 * ``peak``: Kafka's own ``org.apache.kafka.tools.ProducerPerformance`` with
   ``--throughput -1`` (records/s, MB/s, p50/p99/p99.9 latency from its final line);
 * ``half_load``: ProducerPerformance throttled to half of *Kafka's* peak records/s of the
-  case, to compare p99 latency below saturation (if kafkacore's own peak is below that
-  rate, it runs saturated and says so);
+  case, ``--half-load-reps`` times (3), to compare p50/p99/p99.9 latency below saturation:
+  the median of each percentile over the runs and the p99's range (if kafkacore's own peak
+  is below that rate, it runs saturated and says so);
 * ``confluent``: a confluent-kafka (librdkafka) producer in this process, as a second
   opinion (latency from the delivery reports);
-* ``consume``: confluent-kafka consumer with ``assign()`` from offset 0 -- not Kafka's
-  ConsumerPerformance, which subscribes with a consumer group, and kafkacore has no group
-  coordinator yet; the same client is used against both brokers; it reads back everything
-  the case's three produce runs wrote;
+* ``consume``: confluent-kafka consumer with ``assign()`` from offset 0, reading back
+  everything the case's produce runs wrote;
+* ``consumer_perf``: Kafka's own ``ConsumerPerformance`` (kafka-consumer-perf-test)
+  subscribing with a new consumer group, reading the same records (its rate without the
+  group join);
+
+and, for the peak produce run and both consume runs, the broker process's CPU seconds
+(user + system from ``/proc/<pid>/stat``, all its threads) per GiB moved
+(``broker_cpu_s_per_gib``): what the broker spends per byte, which decides how it scales
+on a bigger machine and does not depend on how loaded this one is.
 
 and, as its own case set (``fetch``, in the default), one topic (1 KiB, 6 partitions)
 filled once, then read from offset 0 over PLAINTEXT, SSL and SASL_SSL in turn, twice, with
@@ -38,6 +47,11 @@ with ``commit_transaction()``, for ``--seconds`` after a warm-up run of half
 ``--warmup``; reported: records/s and MiB/s over the whole run (commits included), the
 commit latency (p50/p99 of ``commit_transaction()``), and a read back of the topic under
 read_committed (librdkafka's default isolation) that must see every committed record.
+
+The scaling case (``scaling``, in the default): each broker started pinned to one core
+(``taskset -c 0``), then to two (``-c 0,1``), a warm-up, a peak ProducerPerformance run
+and a confluent-kafka read back of 1 KiB, acks=1, 6 partitions each time (clients not
+pinned): records/s and CPU s/GiB per pinning and the two-core/one-core ratio.
 
 Record counts are scaled so each measurement runs about ``--seconds`` (a warm-up run per
 broker and record size estimates the rate). After kafkacore's matrix, one more produce run
@@ -59,6 +73,7 @@ import argparse
 import base64
 import collections
 import contextlib
+import functools
 import os
 import platform
 import re
@@ -215,7 +230,12 @@ def listener_configs(ports: dict[str, int], security: Security | None) -> dict[s
     return {"listeners": f"PLAINTEXT://localhost:{ports['PLAINTEXT']}"}
 
 
-def start_kafka(libs: Path, security: Security | None = None) -> Broker:
+def pinned(cpus: str | None) -> list[str]:
+    """The command prefix pinning a broker to ``cpus`` (``taskset -c``), or nothing."""
+    return ["taskset", "-c", cpus] if cpus else []
+
+
+def start_kafka(libs: Path, security: Security | None = None, cpus: str | None = None) -> Broker:
     tmp = mktemp("kafkacore-bench-kafka-")
     ports, cport = listener_ports(security), free_port()
     port = ports["PLAINTEXT"]
@@ -274,6 +294,7 @@ def start_kafka(libs: Path, security: Security | None = None) -> Broker:
     logfile = tmp / "kafka.log"
     proc = spawn(
         [
+            *pinned(cpus),
             "java",
             *KAFKA_JVM,
             "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
@@ -296,14 +317,21 @@ def start_kafka(libs: Path, security: Security | None = None) -> Broker:
     return broker
 
 
-def start_kafkacore(security: Security | None = None, python_dir: Path | None = None) -> Broker:
+def start_kafkacore(
+    security: Security | None = None, python_dir: Path | None = None, cpus: str | None = None
+) -> Broker:
     tmp = mktemp("kafkacore-bench-kc-")
     ports = listener_ports(security)
-    configs = listener_configs(ports, security) | {"log.dirs": str(tmp / "data")}
+    configs = listener_configs(ports, security) | {
+        "log.dirs": str(tmp / "data"),
+        # as Kafka is started above: a consumer group's first join is not held 3 s
+        "group.initial.rebalance.delay.ms": "0",
+    }
     overrides = [arg for k, v in configs.items() for arg in ("--override", f"{k}={v}")]
     logfile = tmp / "kafkacore.log"
     proc = spawn(
         [
+            *pinned(cpus),
             sys.executable,
             "-m",
             "kafkacore.cli",
@@ -463,6 +491,29 @@ def percentile(sorted_vals: list[float], q: float) -> float:
     return sorted_vals[min(len(sorted_vals) - 1, int(q * len(sorted_vals)))]
 
 
+_CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def cpu_seconds(pid: int) -> float:
+    """The process's CPU time so far (user + system, all its threads), from
+    ``/proc/<pid>/stat`` (fields 14 and 15, in clock ticks)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / _CLK_TCK
+
+
+def with_cpu(broker: Broker, nbytes: Any, measure: Any) -> dict[str, Any]:
+    """``measure()``'s result plus the broker's CPU seconds during it and those per GiB
+    moved (``nbytes(result)`` bytes)."""
+    before = cpu_seconds(broker.proc.pid)
+    res: dict[str, Any] = measure()
+    used = cpu_seconds(broker.proc.pid) - before
+    moved = nbytes(res)
+    res["broker_cpu_s"] = round(used, 3)
+    res["broker_cpu_s_per_gib"] = round(used / (moved / 2**30), 3) if moved else None
+    return res
+
+
 def confluent_produce(broker: Broker, topic: str, case: Case, seconds: float) -> dict[str, Any]:
     from confluent_kafka import KafkaException, Producer
 
@@ -555,9 +606,55 @@ def confluent_consume(
     return {
         "tool": "confluent-kafka assign()",
         "records": count,
+        "bytes": nbytes,
         "complete": count >= limit,
         "records_per_s": round(count / elapsed, 1) if elapsed > 0 else None,
         "mb_per_s": round(nbytes / elapsed / 2**20, 2) if elapsed > 0 else None,
+    }
+
+
+CP_HEADER = "start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg"
+
+
+def consumer_perf(
+    libs: Path, broker: Broker, topic: str, records: int, protocol: str = "PLAINTEXT"
+) -> dict[str, Any]:
+    """Kafka's own ``org.apache.kafka.tools.ConsumerPerformance`` (kafka-consumer-perf-test):
+    a Java consumer subscribing with a fresh consumer group, reading ``records`` records
+    from the earliest offset. Its ``fetch.*`` figures exclude the group join (rebalance)
+    time, which is reported separately."""
+    args = ["java", *TOOL_JVM, "-cp", f"{libs}/*", "org.apache.kafka.tools.ConsumerPerformance"]
+    args += ["--bootstrap-server", broker.address(protocol), "--topic", topic]
+    args += ["--num-records", str(records), "--group", f"bench-cp-{uuid.uuid4().hex[:12]}"]
+    args += ["--timeout", "30000"]
+    config = broker.security.java_client_config_file(protocol) if broker.security else None
+    if config is not None:
+        args += ["--command-config", str(config)]
+    started = time.monotonic()
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    wall = time.monotonic() - started
+    lines = proc.stdout.splitlines()
+    heads = [i for i, line in enumerate(lines) if line.startswith(CP_HEADER)]
+    if proc.returncode != 0 or not heads or heads[-1] + 1 >= len(lines):
+        raise RuntimeError(
+            f"ConsumerPerformance exited {proc.returncode}:\n"
+            f"{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}"
+        )
+    names = [c.strip() for c in lines[heads[-1]].split(",")]
+    values = dict(zip(names, (c.strip() for c in lines[heads[-1] + 1].split(",")), strict=False))
+    count = int(values["data.consumed.in.nMsg"])
+    mib = float(values["data.consumed.in.MB"])
+    return {
+        "tool": "ConsumerPerformance (consumer group)",
+        "records": count,
+        "bytes": int(mib * 2**20),
+        "complete": count >= records,
+        "records_per_s": float(values["fetch.nMsg.sec"]),
+        "mb_per_s": float(values["fetch.MB.sec"]),
+        "records_per_s_with_join": float(values["nMsg.sec"]),
+        "rebalance_ms": int(values["rebalance.time.ms"]),
+        "fetch_ms": int(values["fetch.time.ms"]),
+        "wall_s": round(wall, 2),
     }
 
 
@@ -748,7 +845,13 @@ def fetch_over_protocols(
                 out[protocol]["error"] = broker.unavailable[protocol]
                 continue
             try:
-                r = confluent_consume(broker, topic, 6, records, seconds, protocol)
+                r = with_cpu(
+                    broker,
+                    lambda r: r["bytes"],
+                    functools.partial(
+                        confluent_consume, broker, topic, 6, records, seconds, protocol
+                    ),
+                )
             except Exception as exc:
                 out[protocol]["error"] = str(exc)[-2000:]
                 continue
@@ -758,6 +861,10 @@ def fetch_over_protocols(
         if done:
             best = max(done, key=lambda r: r["records_per_s"])
             out[protocol] |= {k: best[k] for k in ("records_per_s", "mb_per_s", "complete")}
+            out[protocol]["broker_cpu_s_per_gib"] = min(
+                (r["broker_cpu_s_per_gib"] for r in done if r.get("broker_cpu_s_per_gib")),
+                default=None,
+            )
     log(
         f"{broker.name} fetch (best of {rounds}): "
         + ", ".join(f"{p} {out[p].get('records_per_s') or 0:,.0f} rec/s" for p in PROTOCOLS)
@@ -788,10 +895,123 @@ def fetch_table(fetch: dict[str, dict[str, Any]]) -> tuple[str, dict[str, Any]]:
         ssl_ratio = ratio(rate(b, "SSL"), plain)
         sasl_ratio = ratio(rate(b, "SASL_SSL"), plain)
         lines.append(f"{b:<9} {' '.join(cells)} {ssl_ratio or '-':>9}x {sasl_ratio or '-':>14}x")
-    ratios = {p: ratio(rate("kafkacore", p), rate("kafka", p)) for p in PROTOCOLS}
+
+    def cpu(b: str, p: str) -> float | None:
+        v = fetch.get(b, {}).get(p, {}).get("broker_cpu_s_per_gib")
+        return float(v) if v else None
+
+    for b in fetch:
+        lines.append(
+            f"{b + ' cpu':<9} "
+            + " ".join(f"{_cell(cpu(b, p), 13, '.2f')} s/GiB" for p in PROTOCOLS)
+        )
+    ratios: dict[str, Any] = {p: ratio(rate("kafkacore", p), rate("kafka", p)) for p in PROTOCOLS}
+    ratios |= {f"{p}_cpu_s_per_gib": ratio(cpu("kafkacore", p), cpu("kafka", p)) for p in PROTOCOLS}
     if "kafka" in fetch and "kafkacore" in fetch:
         lines.append(f"{'kc/kafka':<9} " + " ".join(f"{ratios[p] or '-':>18}x" for p in PROTOCOLS))
+        lines.append(
+            f"{'cpu kc/k':<9} "
+            + " ".join(f"{ratios[p + '_cpu_s_per_gib'] or '-':>18}x" for p in PROTOCOLS)
+        )
+    lines.append("cpu = the broker's CPU seconds per GiB read (the lowest of the rounds)")
     return "\n".join(lines), ratios
+
+
+# --------------------------------------------------------------------------- scaling
+
+SCALING_CASE = Case(1024, "1", 6)
+SCALING_CPUS = ("0", "0,1")
+
+
+def run_scaling(
+    libs: Path, name: str, seconds: float, warmup_s: float, python_dir: Path | None
+) -> dict[str, Any]:
+    """How one broker uses more cores: started pinned to one core (``taskset -c 0``),
+    then to two (``-c 0,1``), each time a warm-up, a peak ProducerPerformance run and a
+    confluent-kafka read back of :data:`SCALING_CASE` (1 KiB, acks=1, 6 partitions); the
+    clients are not pinned. Reported per pinning: records/s and the broker's CPU seconds
+    per GiB, and the two-core/one-core throughput ratios."""
+    case = SCALING_CASE
+    out: dict[str, Any] = {"case": case.name}
+    for cpus in SCALING_CPUS:
+        broker = start_kafka(libs, cpus=cpus) if name == "kafka" else None
+        if broker is None:
+            broker = start_kafkacore(python_dir=python_dir, cpus=cpus)
+        try:
+            res = scaling_run(libs, broker, f"-{len(cpus)}", seconds, warmup_s)
+            out[f"cpus {cpus}"] = res
+            log(
+                f"{name} pinned to cpus {cpus}: produce {res['produce']['records_per_s']:,.0f} "
+                f"rec/s, consume {res['consume']['records_per_s'] or 0:,.0f} rec/s"
+            )
+        except Exception as exc:
+            log(f"{name} scaling with cpus {cpus} failed: {exc}")
+            out[f"cpus {cpus}"] = {"error": str(exc)[-3000:]}
+        finally:
+            stop(broker.proc)
+    one, two = (out.get(f"cpus {c}", {}) for c in SCALING_CPUS)
+    out["two_over_one_core"] = {
+        k: ratio(_get(two, k, "records_per_s"), _get(one, k, "records_per_s"))
+        for k in ("produce", "consume")
+    }
+    return out
+
+
+def scaling_run(
+    libs: Path, broker: Broker, tag: str, seconds: float, warmup_s: float
+) -> dict[str, Any]:
+    """One pinning of :func:`run_scaling`: warm-up, peak produce, read back."""
+    case = SCALING_CASE
+    warm = case.topic(broker.name, f"-scale-warm{tag}")
+    create_topic(broker, warm, case.partitions)
+    spent, r = 0.0, producer_perf(libs, broker, warm, case, 50_000, -1)
+    while (spent := spent + r["records"] / r["records_per_s"]) < warmup_s / 2:
+        n = max(50_000, int(r["records_per_s"] * min(4.0, warmup_s / 2 - spent)))
+        r = producer_perf(libs, broker, warm, case, n, -1)
+    topic = case.topic(broker.name, f"-scale{tag}")
+    create_topic(broker, topic, case.partitions)
+    n = max(20_000, int(r["records_per_s"] * seconds))
+    res: dict[str, Any] = {
+        "produce": with_cpu(
+            broker,
+            lambda r: r["records"] * case.size,
+            lambda: producer_perf(libs, broker, topic, case, n, -1),
+        )
+    }
+    written = res["produce"]["records"]
+    res["consume"] = with_cpu(
+        broker,
+        lambda r: r["bytes"],
+        lambda: confluent_consume(broker, topic, case.partitions, written, seconds),
+    )
+    return res
+
+
+def scaling_table(scaling: dict[str, dict[str, Any]]) -> str:
+    hdr = (
+        f"scaling: {SCALING_CASE.name}, broker pinned with taskset (clients not pinned)\n"
+        f"{'broker':<9} {'cpus':<5} {'produce rec/s':>13} {'cpu/G':>6} {'consume rec/s':>13}"
+        f" {'cpu/G':>6}"
+    )
+    lines = [hdr, "-" * 58]
+    for b, r in scaling.items():
+        for cpus in SCALING_CPUS:
+            row = r.get(f"cpus {cpus}", {})
+            if "error" in row:
+                lines.append(f"{b:<9} {cpus:<5} FAILED: {row['error'].strip()[:60]}")
+                continue
+            lines.append(
+                f"{b:<9} {cpus:<5} {_cell(_get(row, 'produce', 'records_per_s'), 13, ',.0f')}"
+                f" {_cell(_get(row, 'produce', 'broker_cpu_s_per_gib'), 6, '.2f')}"
+                f" {_cell(_get(row, 'consume', 'records_per_s'), 13, ',.0f')}"
+                f" {_cell(_get(row, 'consume', 'broker_cpu_s_per_gib'), 6, '.2f')}"
+            )
+        two = r.get("two_over_one_core", {})
+        lines.append(
+            f"{b:<9} {'2/1':<5} {_cell(two.get('produce'), 12)}x {'':>6}"
+            f" {_cell(two.get('consume'), 12)}x"
+        )
+    return "\n".join(lines)
 
 
 # --------------------------------------------------------------------------- profile
@@ -900,7 +1120,25 @@ def profile_kafkacore(libs: Path, broker: Broker, rate: float, seconds: float) -
     t = threading.Thread(target=load)
     t.start()
     time.sleep(2)  # past the producer JVM's start-up
-    spy = subprocess.run(
+    spy = py_spy(pyspy, broker, raw, duration)
+    t.join()
+    if spy.returncode != 0 or not raw.exists():
+        return {"error": f"py-spy exited {spy.returncode}: {spy.stderr[-2000:]}", "load": result}
+    out = {
+        "case": case.name,
+        "collapsed_stacks": str(raw.relative_to(REPO)),
+        "load_while_sampled": result,
+        **summarise_profile(raw, duration * PYSPY_RATE),
+    }
+    if result.get("records"):
+        out["consume"] = profile_consume(pyspy, broker, topic, int(result["records"]), duration)
+    return out
+
+
+def py_spy(
+    pyspy: str, broker: Broker, raw: Path, duration: int
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
         [
             pyspy,
             "record",
@@ -921,13 +1159,37 @@ def profile_kafkacore(libs: Path, broker: Broker, rate: float, seconds: float) -
         text=True,
         timeout=duration + 60,
     )
+
+
+def profile_consume(
+    pyspy: str, broker: Broker, topic: str, records: int, duration: int
+) -> dict[str, Any]:
+    """py-spy on kafkacore while confluent-kafka consumers read the profile topic from
+    offset 0 over and over (1 KiB records, 1 partition, about 1 MiB per fetch)."""
+    raw = RESULTS / "kafkacore-consume.txt"
+    raw.unlink(missing_ok=True)
+    stop_at = time.monotonic() + duration + 1
+    reads: list[dict[str, Any]] = []
+
+    def load() -> None:
+        with contextlib.suppress(Exception):  # the samples say what was read
+            while time.monotonic() < stop_at:
+                reads.append(confluent_consume(broker, topic, 1, records, duration))
+
+    t = threading.Thread(target=load)
+    t.start()
+    time.sleep(0.5)
+    spy = py_spy(pyspy, broker, raw, duration)
     t.join()
     if spy.returncode != 0 or not raw.exists():
-        return {"error": f"py-spy exited {spy.returncode}: {spy.stderr[-2000:]}", "load": result}
+        return {"error": f"py-spy exited {spy.returncode}: {spy.stderr[-2000:]}"}
     return {
-        "case": case.name,
+        "case": "1KiB p=1 confluent-kafka consume from offset 0",
         "collapsed_stacks": str(raw.relative_to(REPO)),
-        "load_while_sampled": result,
+        "load_while_sampled": {
+            "reads": len(reads),
+            "records_per_s": [r["records_per_s"] for r in reads],
+        },
         **summarise_profile(raw, duration * PYSPY_RATE),
     }
 
@@ -999,13 +1261,21 @@ def run_case(
     topic = case.topic(broker.name)
     create_topic(broker, topic, case.partitions)
     n = max(20_000, int(rates[case.size, case.protocol] * seconds))
-    res["peak"] = producer_perf(libs, broker, topic, case, n, -1)
+    res["peak"] = with_cpu(
+        broker,
+        lambda r: r["records"] * case.size,
+        lambda: producer_perf(libs, broker, topic, case, n, -1),
+    )
     peak = res["peak"]["records_per_s"]
     if res["peak"]["records"] / peak < 0.6 * seconds:
         # the rate estimate (warm-up: 1 partition, maybe a cold JIT) was far too low and the
         # run too short to be a measurement: it was one more warm-up, measure again
         short = res["peak"]
-        res["peak"] = producer_perf(libs, broker, topic, case, int(peak * seconds), -1)
+        res["peak"] = with_cpu(
+            broker,
+            lambda r: r["records"] * case.size,
+            lambda: producer_perf(libs, broker, topic, case, int(peak * seconds), -1),
+        )
         res["peak"]["discarded_short_run"] = {
             k: short[k] for k in ("records", "records_per_s", "wall_s")
         }
@@ -1013,24 +1283,65 @@ def run_case(
     rates[case.size, case.protocol] = peak
     target = kafka_peaks.get(case.name, peak) / 2
     saturated = peak < 0.95 * target
-    n_half = max(10_000, int(min(target, peak) * seconds))
-    res["half_load"] = producer_perf(libs, broker, topic, case, n_half, target)
-    res["half_load"]["saturated"] = saturated
+    n_half = max(10_000, int(min(target, peak) * (HALF_LOAD["seconds"] or seconds)))
+    reps = [
+        producer_perf(libs, broker, topic, case, n_half, target)
+        for _ in range(max(1, HALF_LOAD["reps"]))
+    ]
+    res["half_load"] = half_load_summary(reps, saturated)
     res["confluent"] = confluent_produce(broker, topic, case, seconds)
-    # everything the three runs wrote (about 3 x --seconds of produce): long enough that
-    # the consumer's start-up and first fetches do not dominate the rate
-    produced = sum(res[k]["records"] for k in ("peak", "half_load", "confluent"))
-    res["consume"] = confluent_consume(
-        broker, topic, case.partitions, produced, seconds, case.protocol
+    # everything the runs wrote (several x --seconds of produce): long enough that the
+    # consumer's start-up and first fetches do not dominate the rate
+    produced = sum(res[k]["records"] for k in ("peak", "confluent")) + n_half * len(reps)
+    res["consume"] = with_cpu(
+        broker,
+        lambda r: r["bytes"],
+        lambda: confluent_consume(broker, topic, case.partitions, produced, seconds, case.protocol),
     )
+    try:
+        res["consumer_perf"] = with_cpu(
+            broker,
+            lambda r: r["bytes"],
+            lambda: consumer_perf(libs, broker, topic, produced, case.protocol),
+        )
+    except Exception as exc:  # reported in its cell; the case's other figures stand
+        log(f"{broker.name} {case.name}: ConsumerPerformance failed: {exc}")
+        res["consumer_perf"] = {"error": str(exc)[-3000:]}
+    hl = res["half_load"]["latency_ms"]
     log(
         f"{broker.name} {case.name}: peak {peak:,.0f} rec/s {res['peak']['mb_per_s']} MiB/s "
-        f"p99 {res['peak']['latency_ms']['p99']} ms | half-load p99 "
-        f"{res['half_load']['latency_ms']['p99']} ms{' (saturated)' if saturated else ''} | "
+        f"p99 {res['peak']['latency_ms']['p99']} ms, {res['peak']['broker_cpu_s_per_gib']} "
+        f"CPU s/GiB | half-load p50/p99/p99.9 {hl['p50']}/{hl['p99']}/{hl['p99.9']} ms "
+        f"(p99 over {len(reps)} runs {res['half_load']['spread']['p99']})"
+        f"{' (saturated)' if saturated else ''} | "
         f"confluent {res['confluent']['records_per_s']:,.0f} rec/s | "
-        f"consume {res['consume']['records_per_s'] or 0:,.0f} rec/s"
+        f"consume {res['consume']['records_per_s'] or 0:,.0f} rec/s "
+        f"{res['consume']['broker_cpu_s_per_gib']} CPU s/GiB | ConsumerPerformance "
+        f"{res['consumer_perf'].get('records_per_s') or 0:,.0f} rec/s"
     )
     return res
+
+
+# Repetitions and length of the half-load run (set from the command line in main()).
+HALF_LOAD: dict[str, Any] = {"reps": 3, "seconds": None}
+
+
+def half_load_summary(reps: list[dict[str, Any]], saturated: bool) -> dict[str, Any]:
+    """Several half-load runs as one: the median of each percentile over the runs, their
+    spread (min, max), and every run."""
+    keys = ("p50", "p99", "p99.9")
+    med = {k: sorted(r["latency_ms"][k] for r in reps)[len(reps) // 2] for k in keys}
+    return {
+        **{k: v for k, v in reps[len(reps) // 2].items() if k != "latency_ms"},
+        "latency_ms": med,
+        "spread": {
+            k: [min(r["latency_ms"][k] for r in reps), max(r["latency_ms"][k] for r in reps)]
+            for k in keys
+        },
+        "runs": [r["latency_ms"] for r in reps],
+        "repetitions": len(reps),
+        "saturated": saturated,
+    }
 
 
 def ratio(a: float | None, b: float | None) -> float | None:
@@ -1039,12 +1350,42 @@ def ratio(a: float | None, b: float | None) -> float | None:
     return round(a / b, 3)
 
 
+def _get(r: dict[str, Any], *path: str) -> Any:
+    for key in path:
+        if not isinstance(r, dict) or key not in r:
+            return None
+        r = r[key]
+    return r
+
+
+def _cell(v: Any, width: int, fmt: str = "") -> str:
+    return f"{'-' if v is None else format(v, fmt):>{width}}"
+
+
+# (ratio name, path in a case's result): kafkacore / Kafka, one per figure of the table
+RATIO_FIGURES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("peak_records_per_s", ("peak", "records_per_s")),
+    ("peak_p99", ("peak", "latency_ms", "p99")),
+    ("produce_cpu_s_per_gib", ("peak", "broker_cpu_s_per_gib")),
+    ("half_load_p50", ("half_load", "latency_ms", "p50")),
+    ("half_load_p99", ("half_load", "latency_ms", "p99")),
+    ("half_load_p99.9", ("half_load", "latency_ms", "p99.9")),
+    ("confluent_records_per_s", ("confluent", "records_per_s")),
+    ("consume_records_per_s", ("consume", "records_per_s")),
+    ("consume_cpu_s_per_gib", ("consume", "broker_cpu_s_per_gib")),
+    ("consumer_perf_records_per_s", ("consumer_perf", "records_per_s")),
+    ("consumer_perf_cpu_s_per_gib", ("consumer_perf", "broker_cpu_s_per_gib")),
+)
+
+
 def table(
     cases: list[Case], results: dict[str, dict[str, dict[str, Any]]]
 ) -> tuple[str, list[dict[str, Any]]]:
     hdr = (
-        f"{'case':<26} {'broker':<9} {'rec/s':>10} {'MiB/s':>7} {'p50':>5} {'p99':>5} {'p99.9':>6}"
-        f" | {'½load p99':>9} | {'ck rec/s':>9} {'ck p99':>7} | {'cons rec/s':>10} {'MiB/s':>7}"
+        f"{'case':<26} {'broker':<9} {'rec/s':>9} {'MiB/s':>6} {'p99':>5} {'cpu/G':>6}"
+        f" | {'½load p50':>9} {'p99':>5} {'p99.9':>6} {'p99 range':>11}"
+        f" | {'ck rec/s':>9} | {'cons rec/s':>10} {'MiB/s':>6} {'cpu/G':>6}"
+        f" | {'CP rec/s':>9} {'cpu/G':>6}"
     )
     lines = [hdr, "-" * len(hdr)]
     ratios = []
@@ -1057,41 +1398,47 @@ def table(
                 first = r["error"].strip().splitlines()[0] if r["error"].strip() else "?"
                 lines.append(f"{case.name:<26} {b:<9} FAILED: {first[:90]}")
                 continue
-            pk, hl, ck, co = r["peak"], r["half_load"], r["confluent"], r["consume"]
-            lat = pk["latency_ms"]
+            pk, hl = r["peak"], r["half_load"]
             sat = "*" if hl.get("saturated") else " "
+            spread = hl.get("spread", {}).get("p99")
+            rng = f"{spread[0]}-{spread[1]}" if spread else "-"
             lines.append(
-                f"{case.name:<26} {b:<9} {pk['records_per_s']:>10,.0f} {pk['mb_per_s']:>7.1f}"
-                f" {lat['p50']:>5} {lat['p99']:>5} {lat['p99.9']:>6}"
-                f" | {hl['latency_ms']['p99']:>8}{sat} | {ck['records_per_s']:>9,.0f}"
-                f" {ck['latency_ms']['p99']:>7} | {co['records_per_s'] or 0:>10,.0f}"
-                f" {co['mb_per_s'] or 0:>7.1f}"
+                f"{case.name:<26} {b:<9} {_cell(pk['records_per_s'], 9, ',.0f')}"
+                f" {_cell(pk['mb_per_s'], 6, '.1f')} {_cell(pk['latency_ms']['p99'], 5)}"
+                f" {_cell(pk.get('broker_cpu_s_per_gib'), 6, '.2f')}"
+                f" | {_cell(hl['latency_ms']['p50'], 9)} {_cell(hl['latency_ms']['p99'], 5)}"
+                f" {_cell(hl['latency_ms']['p99.9'], 6)}{sat}{rng:>10}"
+                f" | {_cell(_get(r, 'confluent', 'records_per_s'), 9, ',.0f')}"
+                f" | {_cell(_get(r, 'consume', 'records_per_s'), 10, ',.0f')}"
+                f" {_cell(_get(r, 'consume', 'mb_per_s'), 6, '.1f')}"
+                f" {_cell(_get(r, 'consume', 'broker_cpu_s_per_gib'), 6, '.2f')}"
+                f" | {_cell(_get(r, 'consumer_perf', 'records_per_s'), 9, ',.0f')}"
+                f" {_cell(_get(r, 'consumer_perf', 'broker_cpu_s_per_gib'), 6, '.2f')}"
             )
         k, c = rows["kafka"], rows["kafkacore"]
         if k and c and "error" not in k and "error" not in c:
-            r = {
-                "case": case.name,
-                "peak_records_per_s": ratio(c["peak"]["records_per_s"], k["peak"]["records_per_s"]),
-                "peak_p99": ratio(c["peak"]["latency_ms"]["p99"], k["peak"]["latency_ms"]["p99"]),
-                "half_load_p99": ratio(
-                    c["half_load"]["latency_ms"]["p99"], k["half_load"]["latency_ms"]["p99"]
-                ),
-                "confluent_records_per_s": ratio(
-                    c["confluent"]["records_per_s"], k["confluent"]["records_per_s"]
-                ),
-                "consume_records_per_s": ratio(
-                    c["consume"]["records_per_s"], k["consume"]["records_per_s"]
-                ),
+            r = {"case": case.name} | {
+                name: ratio(_get(c, *path), _get(k, *path)) for name, path in RATIO_FIGURES
             }
             ratios.append(r)
             lines.append(
-                f"{'':<26} {'kc/kafka':<9} {r['peak_records_per_s']:>10}x {'':>7} {'':>5}"
-                f" {r['peak_p99'] or '-':>5} {'':>6} | {r['half_load_p99'] or '-':>8}x"
-                f" | {r['confluent_records_per_s']:>8}x {'':>7} | {r['consume_records_per_s']:>9}x"
+                f"{'':<26} {'kc/kafka':<9} {_cell(r['peak_records_per_s'], 8)}x {'':>6}"
+                f" {_cell(r['peak_p99'], 5)} {_cell(r['produce_cpu_s_per_gib'], 6)}"
+                f" | {_cell(r['half_load_p50'], 9)} {_cell(r['half_load_p99'], 5)}"
+                f" {_cell(r['half_load_p99.9'], 6)} {'':>11}"
+                f" | {_cell(r['confluent_records_per_s'], 8)}x"
+                f" | {_cell(r['consume_records_per_s'], 9)}x {'':>6}"
+                f" {_cell(r['consume_cpu_s_per_gib'], 6)}"
+                f" | {_cell(r['consumer_perf_records_per_s'], 8)}x"
+                f" {_cell(r['consumer_perf_cpu_s_per_gib'], 6)}"
             )
     lines.append(
-        "latencies in ms; * = kafkacore's peak is below half of Kafka's peak, so the half-load run"
-        " was saturated; ck = confluent-kafka producer; cons = confluent-kafka assign() consumer"
+        "latencies in ms (ProducerPerformance); cpu/G = the broker process's CPU seconds (user +"
+        " system, /proc/<pid>/stat) per GiB produced (peak run) or consumed; ½load = "
+        "ProducerPerformance at half of Kafka's peak, median of the repetitions, p99 range = "
+        "min-max over them (* = kafkacore's peak is below that rate: saturated); ck = "
+        "confluent-kafka producer; cons = confluent-kafka assign() consumer; CP = Kafka's "
+        "ConsumerPerformance with a consumer group (rate without the group join)"
     )
     return "\n".join(lines), ratios
 
@@ -1109,6 +1456,16 @@ def profile_text(p: dict[str, Any]) -> str:
     lines += [f"  {r['pct_of_busy']:>5}%  {r['frame']}" for r in p["top_self"]]
     lines.append("Top inclusive kafkacore frames (% of the event loop's busy samples):")
     lines += [f"  {r['pct_of_busy']:>5}%  {r['frame']}" for r in p["top_inclusive_kafkacore"]]
+    consume = p.get("consume")
+    if consume and "error" not in consume:
+        lines.append(
+            f"py-spy during a consume ({consume['case']}): event loop busy "
+            f"{consume['event_loop_busy_pct']}% of {consume['samples_taken']} samples; "
+            "top self frames (% of its busy samples):"
+        )
+        lines += [f"  {r['pct_of_busy']:>5}%  {r['frame']}" for r in consume["top_self"]]
+    elif consume:
+        lines.append(f"consume profile: {consume['error']}")
     return "\n".join(lines)
 
 
@@ -1136,8 +1493,8 @@ def cleaned_up() -> Iterator[None]:
         cleanup()
 
 
-CASE_SETS = ("matrix", "plaintext", "ssl", "sasl_ssl", "fetch", "txn")
-DEFAULT_CASES = "matrix,ssl,sasl_ssl,fetch,txn"
+CASE_SETS = ("matrix", "plaintext", "ssl", "sasl_ssl", "fetch", "txn", "scaling")
+DEFAULT_CASES = "matrix,ssl,sasl_ssl,fetch,txn,scaling"
 # The security cases: 1 KiB, acks=1, 6 partitions over each protocol (``plaintext`` is the
 # same case without TLS, as the baseline a run of only these cases compares against).
 # ``fetch`` is not a produce case: one filled topic read over each protocol in turn; ``txn``
@@ -1152,7 +1509,7 @@ def select_cases(spec: str, quick: bool) -> list[Case]:
         raise SystemExit(f"--cases {spec!r}: expected a comma-separated subset of {CASE_SETS}")
     cases: list[Case] = []
     for key in keys:
-        if key in ("fetch", "txn"):
+        if key in ("fetch", "txn", "scaling"):
             continue
         if key == "matrix":
             sizes, parts = ([1024], [1]) if quick else ([1024, 100], [1, 6])
@@ -1190,6 +1547,19 @@ def main() -> int:
     ap.add_argument(
         "--warmup", type=float, default=None, help="warm-up seconds per record size and protocol"
     )
+    ap.add_argument(
+        "--half-load-reps",
+        type=int,
+        default=3,
+        help="repetitions of each half-load run (default 3; the table shows their median "
+        "and the p99 range)",
+    )
+    ap.add_argument(
+        "--half-load-seconds",
+        type=float,
+        default=None,
+        help="seconds per half-load run (default: --seconds)",
+    )
     ap.add_argument("--no-profile", action="store_true", help="skip the py-spy run")
     ap.add_argument(
         "--fetch-records",
@@ -1222,6 +1592,7 @@ def main() -> int:
     args = ap.parse_args()
     seconds = args.seconds or (3.0 if args.quick else 5.0)
     warmup_s = args.warmup if args.warmup is not None else 6.0 if args.quick else 12.0
+    HALF_LOAD.update(reps=args.half_load_reps, seconds=args.half_load_seconds)
     cases = select_cases(args.cases, args.quick)
     brokers = [b.strip() for b in args.brokers.split(",") if b.strip()]
     if not brokers or any(b not in ("kafka", "kafkacore") for b in brokers):
@@ -1240,6 +1611,7 @@ def main() -> int:
     want_fetch = "fetch" in keys
     want_txn = "txn" in keys
     txn: dict[str, dict[str, Any]] = {}
+    scaling: dict[str, dict[str, Any]] = {}
 
     def run_txn_case(broker: Broker) -> None:
         if want_txn:
@@ -1312,6 +1684,14 @@ def main() -> int:
                     if code != 0:
                         log(f"kafkacore exited {code}:\n{kc.tail()}")
 
+        for name in brokers if "scaling" in keys else ():
+            log(f"scaling: {name} pinned to 1 core, then 2")
+            try:
+                scaling[name] = run_scaling(libs, name, seconds, warmup_s, args.kafkacore_python)
+            except Exception as exc:
+                log(f"{name} scaling failed: {exc}")
+                scaling[name] = {"error": str(exc)[-3000:]}
+
     text, ratios = table(cases, results)
     if cases:
         print()
@@ -1326,6 +1706,9 @@ def main() -> int:
         txn_text, txn_ratios = txn_table(txn)
         print()
         print(txn_text)
+    if scaling:
+        print()
+        print(scaling_table(scaling))
     if want_profile:
         print()
         print(profile_text(profile))
@@ -1358,9 +1741,12 @@ def main() -> int:
                     "tls_session_seen_by_a_python_client": tls,
                 },
                 "kafka_jvm": list(KAFKA_JVM),
-                "consumer": "confluent-kafka assign() from offset 0 (ConsumerPerformance needs a "
-                "consumer group; kafkacore has no group coordinator yet), all the records the "
-                "case's three produce runs wrote",
+                "consumer": "confluent-kafka assign() from offset 0, then Kafka's "
+                "ConsumerPerformance with a new consumer group, each reading all the records "
+                "the case's produce runs wrote",
+                "half_load": HALF_LOAD,
+                "cpu": "broker process user+system seconds from /proc/<pid>/stat around the "
+                "peak produce run and each consume run, per GiB of record payload",
                 "mb": "MiB (2**20 bytes), as ProducerPerformance reports it",
             },
             "wall_s": round(time.monotonic() - started, 1),
@@ -1384,6 +1770,7 @@ def main() -> int:
             "records_per_transaction": args.txn_records,
             "ratios_kafkacore_over_kafka": txn_ratios,
         },
+        "scaling": scaling,
         "profile": profile,
     }
     write_report(out, doc)

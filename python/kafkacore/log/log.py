@@ -1085,6 +1085,17 @@ class Log:
         offset, the first offset after the region's last batch)."""
         if info.length <= 0:
             return []
+        with self._lock:
+            segment = self._segments.floor_segment(info.offset)
+            if segment is None:
+                segment = self._segments.first_segment()
+            segments = [] if segment is None else [segment]
+            if segment is not None:
+                segments += self._segments.higher_segments(segment.base_offset)
+        if all(s.txn_index.known_absent for s in segments):
+            # no transaction was ever aborted in these segments (known from an earlier
+            # look, without touching the disk): no bound to find
+            return []
         return self.collect_aborted_transactions(info.offset, self._offset_after(info))
 
     def _offset_after(self, info: FetchDataInfo) -> int:
@@ -1180,8 +1191,13 @@ class Log:
                 if current.base_offset < bound_base:
                     max_position = -1
                 elif current.base_offset == bound_base:
-                    located = current.files.translate_offset(bound)
-                    max_position = current.size if located is None else located[1]
+                    if bound >= current.next_offset:
+                        # the bound (a caught-up high watermark) is past every batch of
+                        # the segment: no walk to find its position
+                        max_position = -1
+                    else:
+                        located = current.files.translate_offset(bound)
+                        max_position = current.size if located is None else located[1]
                 else:
                     return self._empty_read(start_offset, current)
                 found = current.files.read(start_offset, max_bytes, max_position, min_one_batch)

@@ -142,6 +142,11 @@ class TransactionIndex:
             self._loaded_last = True
         return self._last_offset
 
+    @property
+    def known_absent(self) -> bool:
+        """The file was found missing and nothing was written since (no disk access)."""
+        return self._present is False
+
     def exists(self) -> bool:
         present = os.path.exists(self.path)
         self._present = present

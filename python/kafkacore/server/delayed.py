@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from kafkacore.log import TopicPartition
 from kafkacore.server.timeouts import within
@@ -71,10 +71,18 @@ class ProducePurgatory:
     def watched(self) -> int:
         return len(self._waiters)
 
-    async def wait(self, partitions: Iterable[TopicPartition], timeout_s: float) -> bool:
+    async def wait(
+        self,
+        partitions: Iterable[TopicPartition],
+        timeout_s: float,
+        ready: Callable[[], bool] | None = None,
+    ) -> bool:
         """Wait until one of ``partitions``' high watermark or leadership changes, or
         ``timeout_s`` passes; whether it was woken. The caller re-checks its
-        completion after each wake (an operation completes once)."""
+        completion after each wake (an operation completes once). ``ready``, asked once
+        the waiter is registered (so a move on an I/O thread between the caller's check
+        and the registration is not missed, Kafka's ``tryCompleteElseWatch``): when it
+        says the operation can complete, no wait."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
         keys = list(dict.fromkeys(partitions))
@@ -82,6 +90,8 @@ class ProducePurgatory:
             for tp in keys:
                 self._waiters.setdefault(tp, set()).add(future)
         try:
+            if ready is not None and ready():
+                return True
             await within(asyncio.shield(future), max(0.0, timeout_s))
             return True
         except TimeoutError:

@@ -12,12 +12,16 @@ Per connection:
   while its request is in flight for the same reason: appends from one producer
   connection must not be reordered).
 * **Answers**: the processor returns an :class:`Outcome`: response parts to write,
-  nothing (``acks=0`` Produce), or "close". A part is ``bytes`` or a :class:`FileRegion`,
-  sent with ``loop.sendfile`` (zero copy on plain TCP). ``sendfile`` cannot go through
+  nothing (``acks=0`` Produce), or "close". A part is ``bytes`` or a :class:`FileRegion`.
+  On plain TCP, while the transport has nothing queued, a response goes straight to the
+  socket from the request's task: bytes with ``send(MSG_MORE)``, regions with
+  ``os.sendfile`` (zero copy); what the socket does not take at once goes through the
+  transport (``write``/``drain``, ``loop.sendfile``), so a slow reader is back-pressured
+  as before. ``sendfile`` cannot go through
   TLS: on a TLS connection a region is read (one ``pread`` per region, on a worker
-  thread when large) and written with the response's other parts in one write, so
-  OpenSSL encrypts the whole response in one pass instead of asyncio's 16 KiB
-  executor round trips.
+  thread when large) and handed to the TLS transport with the response's other parts
+  in one ``writelines`` (no joined copy), so OpenSSL encrypts the whole response in one
+  pass instead of asyncio's 16 KiB executor round trips.
 * **TLS**: a listener with an :class:`ssl.SSLContext` (``tls``) serves only after the
   handshake; the peer certificate's principal name (``principal_of``) is put in
   :attr:`ConnectionInfo.principal_name` (``ANONYMOUS`` without a certificate); a
@@ -66,6 +70,7 @@ _SIZE = struct.Struct(">i")
 # a file region up to this size is read on the event loop (a page-cache read is faster
 # than a thread hop); a larger one on a worker thread
 _INLINE_READ_BYTES = 256 * 1024
+_MSG_MORE = getattr(socket, "MSG_MORE", 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -380,27 +385,25 @@ class SocketServer:
                 frames.task_done()
 
     async def _write(self, writer: asyncio.StreamWriter, parts: Sequence[Part]) -> None:
+        if writer.get_extra_info("ssl_object") is None:
+            await _write_plain(writer, parts)
+            return
+        # no sendfile through TLS: the regions are read (all in one worker-thread call
+        # when they are large) and sent with the other parts
+        regions = [p for p in parts if isinstance(p, FileRegion) and p.length]
+        if sum(r.length for r in regions) > _INLINE_READ_BYTES:
+            read = await asyncio.to_thread(_read_regions, regions)
+        else:
+            read = _read_regions(regions)
         pending: list[bytes | bytearray | memoryview] = []
-        tls = writer.get_extra_info("ssl_object") is not None
         for part in parts:
             if not isinstance(part, FileRegion):
                 pending.append(part)
-                continue
-            if part.length == 0:
-                continue
-            if tls:  # no sendfile through TLS: read the region, send it with the rest
-                if part.length <= _INLINE_READ_BYTES:
-                    pending.append(part.read_bytes())
-                else:
-                    pending.append(await asyncio.to_thread(part.read_bytes))
-                continue
-            if pending:
-                writer.write(b"".join(pending))
-                pending = []
-            await writer.drain()
-            await _send_region(writer, part)
+            elif part.length:
+                pending.append(read[id(part)])
         if pending:
-            writer.write(b"".join(pending))
+            # one list to the TLS transport: encrypted part by part, no joined copy
+            writer.writelines(pending)
         await writer.drain()
 
 
@@ -411,17 +414,103 @@ async def _read_within(reader: asyncio.StreamReader, n: int, timeout_s: float) -
     return await within(reader.readexactly(n), timeout_s)
 
 
-async def _send_region(writer: asyncio.StreamWriter, region: FileRegion) -> None:
-    loop = asyncio.get_running_loop()
+def _read_regions(regions: Sequence[FileRegion]) -> dict[int, bytes]:
+    """Each region's bytes, by ``id`` of the region (blocking: file reads)."""
+    return {id(r): r.read_bytes() for r in regions}
+
+
+def _direct_socket(writer: asyncio.StreamWriter) -> socket.socket | None:
+    """The connection's socket when bytes may be written to it directly: a plain TCP
+    transport with nothing queued (so nothing can be overtaken) that is not closing."""
+    transport = writer.transport
+    if transport.is_closing() or transport.get_write_buffer_size():
+        return None
+    # asyncio's TransportSocket wraps the real socket as ``_sock`` (3.8+)
+    sock = getattr(writer.get_extra_info("socket"), "_sock", None)
+    return sock if isinstance(sock, socket.socket) else None
+
+
+def _send_direct(sock: socket.socket, data: bytes, more: bool) -> int:
+    """Bytes of ``data`` the kernel took now (``MSG_MORE`` when parts follow, so a
+    response's header goes out in the same segments as its records)."""
     try:
-        f = open(region.file, "rb")  # noqa: SIM115 (closed below)
+        return sock.send(data, _MSG_MORE if more else 0)
+    except (BlockingIOError, InterruptedError):
+        return 0
+
+
+def _open_region(region: FileRegion) -> int | None:
+    """A descriptor on the region's file, or ``None`` when the region must be sent from
+    :meth:`FileRegion.read_bytes` (the segment was deleted since, or truncated below the
+    region: the response already declared its length)."""
+    try:
+        fd = os.open(region.file, os.O_RDONLY | os.O_CLOEXEC)
     except FileNotFoundError:
-        writer.write(region.read_bytes())
-        return
-    try:
-        if os.fstat(f.fileno()).st_size < region.position + region.length:
-            writer.write(region.read_bytes())  # truncated since the read: keep the framing
-            return
-        await loop.sendfile(writer.transport, f, region.position, region.length, fallback=True)
-    finally:
-        f.close()
+        return None
+    if os.fstat(fd).st_size < region.position + region.length:
+        os.close(fd)
+        return None
+    return fd
+
+
+async def _write_plain(writer: asyncio.StreamWriter, parts: Sequence[Part]) -> None:
+    """A response on a plain TCP connection. While the transport has nothing queued, the
+    parts go straight to the socket from this call: bytes with ``send`` (``MSG_MORE``
+    when more follow), file regions with ``os.sendfile`` -- no task switch, no
+    ``pause_reading``/``resume_reading``, one file descriptor per region. What the
+    kernel does not take at once (a full socket buffer: a slow reader) goes through the
+    transport (``write`` + ``drain``, ``loop.sendfile``), which applies back-pressure."""
+    sock = _direct_socket(writer)
+    pending: list[bytes | bytearray | memoryview] = []
+    last = len(parts) - 1
+    for i, part in enumerate(parts):
+        if not isinstance(part, FileRegion):
+            pending.append(part)
+            continue
+        if part.length == 0:
+            continue
+        if pending:
+            data = b"".join(pending)
+            pending = []
+            sent = _send_direct(sock, data, True) if sock is not None else 0
+            if sent < len(data):
+                sock = None
+                writer.write(data[sent:])
+        fd = _open_region(part)
+        if fd is None:
+            data = part.read_bytes()
+            sent = _send_direct(sock, data, i < last) if sock is not None else 0
+            if sent < len(data):
+                sock = None
+                writer.write(data[sent:])
+            continue
+        try:
+            position, left = part.position, part.length
+            if sock is not None:
+                with contextlib.suppress(BlockingIOError, InterruptedError):
+                    while left > 0:
+                        n = os.sendfile(sock.fileno(), fd, position, left)
+                        if n == 0:  # the file ended under us: keep the declared framing
+                            break
+                        position += n
+                        left -= n
+            if left > 0:
+                sock = None
+                rest = FileRegion(part.file, position, left)
+                await writer.drain()
+                with open(fd, "rb", closefd=False) as f:
+                    fits = os.fstat(fd).st_size >= position + left
+                    if fits:
+                        await asyncio.get_running_loop().sendfile(
+                            writer.transport, f, position, left, fallback=True
+                        )
+                    else:
+                        writer.write(rest.read_bytes())
+        finally:
+            os.close(fd)
+    if pending:
+        data = b"".join(pending)
+        sent = _send_direct(sock, data, False) if sock is not None else 0
+        if sent < len(data):
+            writer.write(data[sent:])
+    await writer.drain()

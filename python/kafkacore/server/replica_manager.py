@@ -557,8 +557,19 @@ class ReplicaManager:
             remaining = deadline - time.monotonic()
             if not waiting or remaining <= 0:
                 break
-            # bounded: a move on an I/O thread between the check and the wait is not lost
-            await self.produce_purgatory.wait(waiting, min(remaining, 0.5))
+            # re-checked once the waiter is registered: a move on an I/O thread between
+            # the check above and the registration is not lost (it would have cost the
+            # 0.5 s bound, a latency tail); the bound stays as a safety net
+            watched = set(waiting)
+            pairs = [(tp, offset) for tp, offset in required if tp in watched]
+
+            def ready(pairs: list[tuple[TopicPartition, int]] = pairs) -> bool:
+                return any(
+                    self.check_enough_replicas_reach_offset(tp, offset) is not None
+                    for tp, offset in pairs
+                )
+
+            await self.produce_purgatory.wait(waiting, min(remaining, 0.5), ready)
         return [ErrorCode.REQUEST_TIMED_OUT if code is None else code for code in codes]
 
     async def verify_transaction_remotely(

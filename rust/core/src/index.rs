@@ -387,6 +387,15 @@ impl OffsetIndex {
         }
     }
 
+    /// Position of the last entry whose position is <= `target` (positions grow with
+    /// offsets), `None` if there is none: a batch start at or before `target`.
+    pub fn lookup_position(&self, target: u64) -> Option<u32> {
+        let target = i64::try_from(target).unwrap_or(i64::MAX);
+        self.inner
+            .largest_lower_bound(target, |n| self.position_at(n) as i64)
+            .map(|slot| self.position_at(slot))
+    }
+
     /// Append `(offset, position)`. `IndexFull` when full; `InvalidOffset` when the offset
     /// is not above the last one or does not fit as a relative offset.
     pub fn append(&mut self, offset: i64, position: u64) -> Result<()> {

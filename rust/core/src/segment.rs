@@ -67,6 +67,15 @@ pub const MAX_SEGMENT_BYTES: u64 = i32::MAX as u64;
 /// First read of a lookup scan; each refill doubles, up to the maximum.
 const SCAN_CHUNK_MIN: usize = 16 * 1024;
 const SCAN_CHUNK_MAX: usize = 8 * 1024 * 1024;
+/// A header walk refills its window with this many bytes after a batch of `size`
+/// bytes: the header alone after a big batch, a chunk of several headers after small ones.
+fn header_chunk(size: usize) -> usize {
+    if size >= SCAN_CHUNK_MIN / 4 {
+        batch::RECORD_BATCH_OVERHEAD
+    } else {
+        SCAN_CHUNK_MIN
+    }
+}
 /// Recovery reads big chunks from the start.
 const RECOVER_CHUNK: usize = 4 * 1024 * 1024;
 
@@ -546,14 +555,27 @@ impl Segment {
         if !fits_position(first.end()) {
             return Ok(Some((position, 0)));
         }
-        let mut total = first.size as i64;
         let mut pos = first.end() as u64;
-        scanner.grow_chunk((max_bytes - total).max(0) as usize);
-        while let Some(b) = scanner.next(pos)? {
+        // Jump over the whole batches the offset index vouches for: its entries are
+        // batch starts, so every batch before the last entry at or below the region's
+        // furthest end ends at or before it; then walk the few batches after it by
+        // their headers only.
+        let furthest = (position as i64).saturating_add(max_bytes).min(limit);
+        if furthest > pos as i64 {
+            if let Some(p) = self.files()?.offset_index.lookup_position(furthest as u64) {
+                if p as u64 > pos {
+                    pos = p as u64;
+                }
+            }
+        }
+        let mut total = (pos - position) as i64;
+        let mut chunk = header_chunk(first.size);
+        while let Some(b) = scanner.next_header(pos, chunk)? {
             if total + b.size as i64 > max_bytes || !fits_position(b.end()) {
                 break;
             }
             total += b.size as i64;
+            chunk = header_chunk(b.size);
             pos = b.end() as u64;
         }
         Ok(Some((position, total as u64)))
@@ -619,10 +641,12 @@ impl Segment {
         let (_, index_position) = files.offset_index.lookup(offset);
         let mut pos = (index_position as i64).max(starting_position) as u64;
         let mut scanner = self.scanner(self.size, SCAN_CHUNK_MIN)?;
-        while let Some(b) = scanner.next(pos)? {
+        let mut chunk = SCAN_CHUNK_MIN;
+        while let Some(b) = scanner.next_header(pos, chunk)? {
             if b.last_offset >= offset {
                 return Ok((scanner, Some(b)));
             }
+            chunk = header_chunk(b.size);
             pos = b.end() as u64;
         }
         Ok((scanner, None))
@@ -1043,19 +1067,27 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    /// Read bigger chunks from now on (a read that will walk `hint` more bytes).
-    fn grow_chunk(&mut self, hint: usize) {
-        self.chunk = self.chunk.max(hint.min(SCAN_CHUNK_MAX));
-    }
-
     /// Make the window hold `[pos, upto)` (`upto <= end`).
     fn cover(&mut self, pos: u64, upto: u64) -> Result<()> {
-        let window_end = self.window_start + self.window_len as u64;
-        if pos >= self.window_start && upto <= window_end {
+        if self.holds(pos, upto) {
             return Ok(());
         }
-        let want = (upto - pos) as usize;
-        let len = want.max(self.chunk).min((self.end - pos) as usize);
+        self.fill(pos, upto, self.chunk)?;
+        self.chunk = (self.chunk * 2).min(SCAN_CHUNK_MAX);
+        Ok(())
+    }
+
+    /// Whether the window holds `[pos, upto)`.
+    fn holds(&self, pos: u64, upto: u64) -> bool {
+        pos >= self.window_start && upto <= self.window_start + self.window_len as u64
+    }
+
+    /// Read `[pos, upto)`, or `chunk` bytes from `pos` if more, into the window (clipped
+    /// at the end).
+    fn fill(&mut self, pos: u64, upto: u64, chunk: usize) -> Result<()> {
+        let len = ((upto - pos) as usize)
+            .max(chunk)
+            .min((self.end - pos) as usize);
         if self.buf.len() < len {
             self.buf.resize(len, 0);
         }
@@ -1064,7 +1096,6 @@ impl<'a> Scanner<'a> {
             .map_err(|e| Error::io(self.path, e))?;
         self.window_start = pos;
         self.window_len = len;
-        self.chunk = (self.chunk * 2).min(SCAN_CHUNK_MAX);
         Ok(())
     }
 
@@ -1106,10 +1137,20 @@ impl<'a> Scanner<'a> {
             }
         }
         let rel = self.relative(pos);
-        match shallow::next_batch(&self.buf[..self.window_len], rel, self.context) {
+        let found = shallow::next_batch(&self.buf[..self.window_len], rel, self.context);
+        self.walked(found, pos)
+    }
+
+    /// A walk's verdict on the batch at `pos` (`found`, parsed from the window): the walk
+    /// also refuses a size below its magic's header, as the pure twin's walk does
+    /// (`next_batch` leaves that to `ensure_valid`); positions made absolute.
+    fn walked(
+        &self,
+        found: Result<Option<ShallowBatch>>,
+        pos: u64,
+    ) -> Result<Option<ShallowBatch>> {
+        match found {
             Ok(Some(mut b)) => {
-                // The walk also refuses a size below its magic's header, as the pure
-                // twin's walk does (next_batch leaves that to ensure_valid).
                 let minimum = match b.magic {
                     2 => batch::RECORD_BATCH_OVERHEAD - batch::LOG_OVERHEAD,
                     1 => RECORD_OVERHEAD_V1,
@@ -1132,6 +1173,28 @@ impl<'a> Scanner<'a> {
             Ok(None) => Ok(None),
             Err(e) => Err(self.absolute_error(e)),
         }
+    }
+
+    /// [`Scanner::next`] reading the batch's 61-byte header only, not the whole batch:
+    /// the same verdict (partial tail, corrupt size or magic), for walks that need sizes
+    /// and offsets only (a fetch's region, an offset's batch). The window is refilled
+    /// with `header_chunk` bytes when the header is not in it: small when batches are
+    /// big (one short `pread` per batch), a chunk when they are small (many headers
+    /// per `pread`).
+    fn next_header(&mut self, pos: u64, header_chunk: usize) -> Result<Option<ShallowBatch>> {
+        if pos >= self.end {
+            return Ok(None);
+        }
+        let header_end = (pos + batch::RECORD_BATCH_OVERHEAD as u64).min(self.end);
+        if !self.holds(pos, header_end) {
+            self.fill(pos, header_end, header_chunk)?;
+        }
+        let rel = self.relative(pos);
+        let head_end = self.relative(header_end);
+        let remaining = (self.end - pos) as usize;
+        let head = &self.buf[rel..head_end];
+        let found = shallow::next_batch_header(head, rel, remaining, self.context);
+        self.walked(found, pos)
     }
 
     /// `b` as the window sees it (`b` was just returned by `next`).
@@ -1412,6 +1475,55 @@ mod tests {
         let mut seg = Segment::open(dir.path(), 100, config(1 << 20, 24)).unwrap();
         for _ in 0..5 {
             seg.append(&make_batch(1, 10, 5), -1, -1, true).unwrap();
+        }
+    }
+
+    /// `read` (header walk plus the offset-index jump) against a plain walk over the
+    /// batches' spans, for index intervals from every batch to none, every start batch,
+    /// byte limits around batch boundaries and position limits.
+    #[test]
+    fn read_with_index_jump_matches_a_walk_of_whole_batches() {
+        for interval in [0, 1000, 5000, 1 << 30] {
+            let dir = tempfile::tempdir().unwrap();
+            let mut seg = Segment::open(dir.path(), 0, config(interval, 1 << 20)).unwrap();
+            let spans = fill(&mut seg, 30);
+            let size = spans[0].1 as i64;
+            let walk = |first: usize, max_bytes: i64, limit: i64| -> (u64, u64) {
+                let start = spans[first].0;
+                let mut total = spans[first].1;
+                for &(pos, len) in &spans[first + 1..] {
+                    if (total + len) as i64 > max_bytes || (pos + len) as i64 > limit {
+                        break;
+                    }
+                    total += len;
+                }
+                (start, total)
+            };
+            for (first, &(start, _)) in spans.iter().enumerate() {
+                let offset = first as i64 * 5 + 2;
+                for max_bytes in [
+                    size,
+                    size + 1,
+                    3 * size - 1,
+                    3 * size,
+                    7 * size + 5,
+                    1 << 30,
+                ] {
+                    for limit in [-1, seg.size() as i64 / 2, start as i64 + 4 * size] {
+                        let end = if limit < 0 { seg.size() as i64 } else { limit };
+                        let got = seg.read(offset, max_bytes, limit, true).unwrap().unwrap();
+                        let want = if start as i64 + size > end {
+                            (start, 0)
+                        } else {
+                            walk(first, max_bytes, end)
+                        };
+                        assert_eq!(
+                            got, want,
+                            "interval {interval} first {first} max {max_bytes} limit {limit}"
+                        );
+                    }
+                }
+            }
         }
     }
 

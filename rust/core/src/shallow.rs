@@ -58,10 +58,26 @@ fn be_i32(b: &[u8], at: usize) -> Option<i32> {
 /// [`ensure_valid`] rejects it.
 pub fn next_batch(buf: &[u8], pos: usize, context: &str) -> Result<Option<ShallowBatch>> {
     let remaining = buf.len().saturating_sub(pos);
+    let header = buf.get(pos..(pos + RECORD_BATCH_OVERHEAD).min(buf.len()));
+    next_batch_header(header.unwrap_or(&[]), pos, remaining, context)
+}
+
+/// [`next_batch`] from the batch's first bytes only: `head` holds the bytes from `pos`
+/// (at least the first 61, or all `remaining` when fewer remain), `remaining` how many
+/// bytes the walk has from `pos` on (the file's). Every field a [`ShallowBatch`] holds
+/// lies in those 61 bytes, so a walk that only needs sizes and offsets (a fetch locating
+/// its region) reads headers instead of whole batches; the verdict is `next_batch`'s.
+pub fn next_batch_header(
+    head: &[u8],
+    pos: usize,
+    remaining: usize,
+    context: &str,
+) -> Result<Option<ShallowBatch>> {
     if remaining <= HEADER_SIZE_UP_TO_MAGIC {
         return Ok(None);
     }
-    let Some(head) = buf.get(pos..pos + HEADER_SIZE_UP_TO_MAGIC) else {
+    let full = head;
+    let Some(head) = full.get(..HEADER_SIZE_UP_TO_MAGIC) else {
         return Ok(None);
     };
     let base_offset = be_i64(head, 0).unwrap_or(0);
@@ -79,7 +95,8 @@ pub fn next_batch(buf: &[u8], pos: usize, context: &str) -> Result<Option<Shallo
     if size > remaining {
         return Ok(None);
     }
-    let batch = &buf[pos..pos + size];
+    // the header fields only (a batch smaller than its header: its own bytes)
+    let batch = &full[..size.min(full.len())];
     let magic = head[16] as i8;
     let shallow = match magic {
         2 => {

@@ -367,15 +367,20 @@ async def handle_fetch(services: BrokerServices, context: RequestContext, reques
     topics, total, failed = await _read(services, context, request, names, endpoints, denied)
     deadline = time.monotonic() + request.max_wait_ms / 1000
     # the partitions read (Kafka's "interesting" ones): none, and the answer is immediate
+    # (only listed when the fetch may wait: a fetch with its bytes answers at once)
     cache = services.metadata_cache
-    watched = [
-        tp
-        for t, name in zip(request.topics, names, strict=True)
-        if name is not None and not (denied is True or (denied and name in denied))
-        for tp in (TopicPartition(name, p.partition) for p in t.partitions)
-        if cache.partition_state(tp) is not None
-        or services.replica_manager.partition(tp.topic, tp.partition) is not None
-    ]
+    watched = (
+        [
+            tp
+            for t, name in zip(request.topics, names, strict=True)
+            if name is not None and not (denied is True or (denied and name in denied))
+            for tp in (TopicPartition(name, p.partition) for p in t.partitions)
+            if cache.partition_state(tp) is not None
+            or services.replica_manager.partition(tp.topic, tp.partition) is not None
+        ]
+        if total < request.min_bytes and not failed
+        else []
+    )
     while total < request.min_bytes and not failed and watched:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
