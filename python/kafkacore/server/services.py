@@ -28,6 +28,7 @@ from kafkacore.metadata import BrokerInfo, MetadataCache, MetadataStore
 from kafkacore.security.acl import Authorizer
 from kafkacore.security.credentials import ScramCredentialCache
 from kafkacore.server.client_quotas import ClientQuotaManager
+from kafkacore.server.fetch_session import FetchSessionCache
 from kafkacore.server.group.coordinator import GroupCoordinator
 from kafkacore.server.replica_manager import ReplicaManager
 from kafkacore.server.request_quota import io_timed
@@ -89,6 +90,8 @@ class BrokerServices:
     authorizer: Authorizer | None = None
     # the SCRAM credentials SASL logins are checked against (fed by the metadata store)
     scram_credentials: ScramCredentialCache = field(default_factory=ScramCredentialCache)
+    # the incremental fetch sessions (KIP-227), max.incremental.fetch.session.cache.slots
+    fetch_sessions: FetchSessionCache = field(default_factory=FetchSessionCache)
 
     @property
     def config(self) -> BrokerConfig:
