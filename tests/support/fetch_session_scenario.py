@@ -234,5 +234,3 @@ def _steps(raw: Raw, topic_id: Any) -> list[tuple[str, dict[str, Any]]]:
     step("after the final epoch", 13, _fetch(s3, 1, [], ids=ids))
     step("v4", 4, _fetch(0, 0, [(TOPIC, 0, 0)]))
     return out
-
-
