@@ -155,3 +155,10 @@ bench-cluster: build
 # Side-by-side produce/consume benchmark: Apache Kafka 4.3.1 (from the jars) vs kafkacore.
 bench-broker: build
 	$(PYTHON) benches/broker/run.py
+
+# --- scale (issue 14): 10,000 partitions and 10,000 idle connections on one broker,
+# kafkacore vs Apache Kafka 4.3.1 (KRaft, from the jars); ARGS=--quick for a short run.
+# Writes benches/results/scale_vs_kafka.json.
+.PHONY: bench-scale
+bench-scale: build kafka-jars
+	$(PYTHON) benches/scale/run.py $(ARGS)
