@@ -65,7 +65,16 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "benches"))  # run as a script: benches/_common.py
 sys.path.insert(0, str(REPO / "python"))
-from _common import run_main, write_report  # noqa: E402
+from _common import (  # noqa: E402
+    KAFKA_JVM,
+    KAFKA_VERSION,
+    TOOL_JVM,
+    free_port,
+    kafka_libs,
+    log,
+    run_main,
+    write_report,
+)
 from kafkacore.protocol import (  # noqa: E402
     APIS_BY_NAME,
     RequestHeader,
@@ -74,36 +83,13 @@ from kafkacore.protocol import (  # noqa: E402
 )
 
 RESULTS = REPO / "benches" / "results"
-KAFKA_VERSION = "4.3.1"
 SPREAD = 1000  # the partitions produce is spread over (100 with --quick)
 TOPIC_PARTITIONS = 10
-# kafka-server-start.sh's defaults.
-KAFKA_JVM = (
-    "-Xmx1g",
-    "-Xms1g",
-    "-server",
-    "-XX:+UseG1GC",
-    "-XX:MaxGCPauseMillis=20",
-    "-XX:InitiatingHeapOccupancyPercent=35",
-    "-XX:+ExplicitGCInvokesConcurrent",
-    "-Djava.awt.headless=true",
-)
-TOOL_JVM = ("-Xmx512m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")
 PAGE = os.sysconf("SC_PAGE_SIZE")
 TICKS = os.sysconf("SC_CLK_TCK")
 
 _PROCS: list[subprocess.Popen[bytes]] = []
 _TMPDIRS: list[Path] = []
-
-
-def log(msg: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("localhost", 0))
-        return int(s.getsockname()[1])
 
 
 def mktemp(prefix: str) -> Path:
@@ -339,17 +325,6 @@ def new_broker(name: str, libs: Path | None) -> Broker:
         lines = ["node.id=1", f"listeners=PLAINTEXT://localhost:{broker.port}", *common]
         (home / "server.properties").write_text("\n".join(lines) + "\n")
     return broker
-
-
-def kafka_libs() -> Path:
-    out = subprocess.run(
-        ["bash", str(REPO / "scripts" / "kafka-jars.sh")],
-        check=True,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "KAFKA_VERSION": KAFKA_VERSION},
-    ).stdout
-    return Path(out.strip().splitlines()[-1])
 
 
 # --------------------------------------------------------------------------- connections
