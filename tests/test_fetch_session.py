@@ -16,6 +16,7 @@ from kafkacore.server.fetch_session import (
     MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS,
     NUM_SHARDS,
     FetchSessionCache,
+    FetchSessionHandler,
     next_epoch,
 )
 from support.brokers import BrokerFactory
@@ -197,3 +198,76 @@ def test_incremental_epochs() -> None:
 )
 def test_next_epoch(epoch: int, following: int) -> None:
     assert next_epoch(epoch) == following
+
+
+# --- the fetcher's side (the replica fetcher's FetchSessionHandler) ------------------------
+
+
+def _partition(partition: int, offset: int) -> Any:
+    return _REQ.FetchPartition(
+        partition=partition, fetch_offset=offset, log_start_offset=0, partition_max_bytes=1024
+    )
+
+
+def _round(
+    handler: FetchSessionHandler, cache: FetchSessionCache, wanted: dict[int, int]
+) -> tuple[Any, Any]:
+    """One Fetch of ``wanted`` (partition -> offset of topic "t") through the handler and
+    the leader's cache (every partition answered with HW 5); the request and response."""
+    sid, epoch, topics, forgotten = handler.build(
+        {("t", p): _partition(p, o) for p, o in wanted.items()}
+    )
+    request = _REQ(
+        replica_id=2,
+        max_bytes=1 << 20,
+        session_id=sid,
+        session_epoch=epoch,
+        topics=topics,
+        forgotten_topics_data=forgotten,
+    )
+    context = cache.new_context(12, request, True)
+    if context.error:
+        response = _RESP(error_code=context.error, session_id=0, responses=[])
+    else:
+        response = _response(context.request)
+        for t in response.responses:
+            for p in t.partitions:
+                p.high_watermark = 5
+        context.finish(response)
+    assert handler.handle_response(response) == (response.error_code not in (70, 71, 106))
+    return request, response
+
+
+def test_fetcher_session_handler() -> None:
+    cache = FetchSessionCache()
+    handler = FetchSessionHandler()
+    request, response = _round(handler, cache, {0: 0, 1: 0})
+    assert (request.session_id, request.session_epoch) == (0, 0)
+    assert response.session_id and handler.epoch == 1
+    # nothing changed: nothing sent, nothing answered (the HW is the cached one)
+    request, response = _round(handler, cache, {0: 0, 1: 0})
+    assert request.session_epoch == 1 and request.topics == [] and response.responses == []
+    # one offset moved, one partition added, one dropped
+    request, response = _round(handler, cache, {0: 3, 2: 0})
+    assert [(t.topic, [p.partition for p in t.partitions]) for t in request.topics] == [
+        ("t", [0, 2])
+    ]
+    assert [(t.topic, t.partitions) for t in request.forgotten_topics_data] == [("t", [1])]
+    assert [p.partition_index for t in response.responses for p in t.partitions] == [2]
+    session = cache.session(response.session_id)
+    assert session is not None and list(session.partitions) == [("t", 0), ("t", 2)]
+    assert session.partitions[("t", 0)].fetch_offset == 3
+    # the leader lost the session (evicted): 70, then a full request makes a new one
+    cache.shards[response.session_id // ((2**31 - 1) // NUM_SHARDS)].sessions.clear()
+    _, response = _round(handler, cache, {0: 3, 2: 0})
+    assert response.error_code == ErrorCode.FETCH_SESSION_ID_NOT_FOUND
+    request, response = _round(handler, cache, {0: 3, 2: 0})
+    assert (request.session_id, request.session_epoch) == (0, 0)
+    assert len(request.topics[0].partitions) == 2 and response.session_id
+    # a request left unanswered (a lost connection): the next one is full, closing the
+    # old session
+    handler.build({("t", 0): _partition(0, 3)})
+    request, response = _round(handler, cache, {0: 3})
+    assert request.session_epoch == 0 and request.session_id != 0
+    assert cache.num_sessions == 1
+    assert (handler.full_requests, handler.incremental_requests) == (3, 4)

@@ -49,8 +49,14 @@ Counters (Kafka's FetchSessionCache metrics): ``NumIncrementalFetchSessions``
 (:attr:`~FetchSessionCache.evictions`), and the incremental fetches served
 (:attr:`~FetchSessionCache.incremental_fetches`).
 
+The fetcher's side, :class:`FetchSessionHandler` (Kafka's ``FetchSessionHandler``, used
+by the replica fetcher): it sends a full request first, then, once the leader gave a
+session, only the partitions whose fetch parameters changed (new ones included) and
+forgets the ones it no longer fetches; a session error or a lost response starts over
+with a full request that closes the old session.
+
 Thread-safety: one lock guards the cache and its sessions; the Fetch handler calls in
-from the event loop.
+from the event loop. A :class:`FetchSessionHandler` belongs to one fetcher task.
 """
 
 from __future__ import annotations
@@ -75,6 +81,7 @@ __all__ = [
     "FetchContext",
     "FetchSession",
     "FetchSessionCache",
+    "FetchSessionHandler",
     "next_epoch",
 ]
 
@@ -524,3 +531,84 @@ def _session_request(session: FetchSession, request: Any, version: int) -> Any:
     view.topics = topics
     view.forgotten_topics_data = []
     return view
+
+
+_SESSION_ERRORS = (
+    ErrorCode.FETCH_SESSION_ID_NOT_FOUND,
+    ErrorCode.INVALID_FETCH_SESSION_EPOCH,
+    ErrorCode.FETCH_SESSION_TOPIC_ID_ERROR,
+)
+
+
+class FetchSessionHandler:
+    """One fetcher's session with one leader (Kafka's ``FetchSessionHandler``), for
+    requests by topic name (Fetch v7-12)."""
+
+    def __init__(self) -> None:
+        self.session_id = INVALID_SESSION_ID
+        self.epoch = INITIAL_EPOCH
+        # what the leader's session caches: (topic, partition) -> the fetch parameters
+        self._sent: dict[tuple[str, int], tuple[int, ...]] = {}
+        self._pending: dict[tuple[str, int], tuple[int, ...]] | None = None
+        self.full_requests = 0
+        self.incremental_requests = 0
+
+    @staticmethod
+    def _params(p: Any) -> tuple[int, ...]:
+        return (
+            p.fetch_offset,
+            p.log_start_offset,
+            p.current_leader_epoch,
+            p.last_fetched_epoch,
+            p.partition_max_bytes,
+        )
+
+    def build(self, wanted: dict[tuple[str, int], Any]) -> tuple[int, int, list[Any], list[Any]]:
+        """``(session id, epoch, topics, forgotten topics)`` for a Fetch of ``wanted``
+        (``(topic, partition)`` -> its ``FetchPartition``)."""
+        if self._pending is not None:  # the last request got no answer: start over
+            self.epoch = INITIAL_EPOCH
+        nxt = {key: self._params(p) for key, p in wanted.items()}
+        self._pending = nxt
+        if self.session_id == INVALID_SESSION_ID or self.epoch == INITIAL_EPOCH:
+            self.full_requests += 1
+            send = list(wanted)
+            forget: list[tuple[str, int]] = []
+        else:
+            self.incremental_requests += 1
+            send = [key for key, params in nxt.items() if self._sent.get(key) != params]
+            forget = [key for key in self._sent if key not in nxt]
+        topics: dict[str, list[Any]] = {}
+        for key in send:
+            topics.setdefault(key[0], []).append(wanted[key])
+        forgotten: dict[str, list[int]] = {}
+        for topic, partition in forget:
+            forgotten.setdefault(topic, []).append(partition)
+        return (
+            self.session_id,
+            self.epoch,
+            [_FETCH_REQUEST.FetchTopic(topic=t, partitions=ps) for t, ps in topics.items()],
+            [_FETCH_REQUEST.ForgottenTopic(topic=t, partitions=ps) for t, ps in forgotten.items()],
+        )
+
+    def handle_response(self, response: Any) -> bool:
+        """Takes the leader's answer to the last :meth:`build`; False on a session error
+        (the next request is a full one; nothing else to do), True otherwise."""
+        pending, self._pending = self._pending, None
+        full = self.epoch == INITIAL_EPOCH or self.session_id == INVALID_SESSION_ID
+        if response.error_code != ErrorCode.NONE:
+            if response.error_code == ErrorCode.FETCH_SESSION_ID_NOT_FOUND:
+                self.session_id = INVALID_SESSION_ID
+            self.epoch = INITIAL_EPOCH
+            return response.error_code not in _SESSION_ERRORS
+        if full:
+            self.session_id = response.session_id
+            self.epoch = (
+                next_epoch(INITIAL_EPOCH)
+                if self.session_id != INVALID_SESSION_ID
+                else INITIAL_EPOCH
+            )
+        else:
+            self.epoch = next_epoch(self.epoch)
+        self._sent = pending or {}
+        return True
