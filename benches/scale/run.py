@@ -471,14 +471,16 @@ def produce_spread(broker: Broker, spread: int, seconds: float, size: int = 1024
             except BufferError:
                 producer.poll(0.01)
         producer.poll(0)
-    producer.flush(120)
+    unflushed = producer.flush(120)  # still queued or in flight when the wait ends
     elapsed = time.monotonic() - start
     cpu = cpu_seconds(broker.pid) - cpu0
     ok = delivered[0]
     return {
         "seconds": elapsed,
         "records": ok,
+        "sent": sent,
         "failed": delivered[1],
+        "unflushed_after_120_s": unflushed,
         "records_per_s": ok / elapsed,
         "mib_per_s": ok * size / elapsed / 2**20,
         "broker_cpu_s": cpu,
