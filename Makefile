@@ -209,3 +209,9 @@ test-console-cluster: build chromium
 bench-console-metrics: build
 	$(PYTHON) benches/console/metrics_overhead.py $(ARGS)
 	$(PYTHON) benches/broker/run.py $(ARGS)
+# --- scale (issue 14): 10,000 partitions and 10,000 idle connections on one broker,
+# kafkacore vs Apache Kafka 4.3.1 (KRaft, from the jars); ARGS=--quick for a short run.
+# Writes benches/results/scale_vs_kafka.json.
+.PHONY: bench-scale
+bench-scale: build kafka-jars
+	$(PYTHON) benches/scale/run.py $(ARGS)

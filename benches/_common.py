@@ -1,16 +1,57 @@
 """What the stand-alone benchmark scripts (``benches/broker/run.py``,
-``benches/spark/run.py``) share: writing their JSON report and the ``__main__`` wrapper
-that turns Ctrl-C into exit status 130."""
+``benches/spark/run.py``, ``benches/scale/run.py``) share: writing their JSON report, the
+``__main__`` wrapper that turns Ctrl-C into exit status 130, and the pieces of a side-by-side
+run with Apache Kafka (its version, its JVM flags, its jars, free ports, log lines)."""
 
 from __future__ import annotations
 
 import json
+import os
+import socket
+import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
 REPO = Path(__file__).resolve().parents[1]
+KAFKA_VERSION = "4.3.1"
+# kafka-server-start.sh's defaults.
+KAFKA_JVM = (
+    "-Xmx1g",
+    "-Xms1g",
+    "-server",
+    "-XX:+UseG1GC",
+    "-XX:MaxGCPauseMillis=20",
+    "-XX:InitiatingHeapOccupancyPercent=35",
+    "-XX:+ExplicitGCInvokesConcurrent",
+    "-Djava.awt.headless=true",
+)
+# Kafka's tools (kafka-storage format, ProducerPerformance...).
+TOOL_JVM = ("-Xmx512m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")
+
+
+def log(msg: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("localhost", 0))
+        return int(s.getsockname()[1])
+
+
+def kafka_libs() -> Path:
+    """The directory of Kafka's jars (KAFKA_VERSION), fetched by scripts/kafka-jars.sh."""
+    out = subprocess.run(
+        ["bash", str(REPO / "scripts" / "kafka-jars.sh")],
+        check=True,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "KAFKA_VERSION": KAFKA_VERSION},
+    ).stdout
+    return Path(out.strip().splitlines()[-1])
 
 
 def write_report(out: Path, doc: dict[str, Any]) -> None:

@@ -532,6 +532,8 @@ class LogManager:
         """Log directories by the number of logs they hold, fewest first (Kafka's
         ``nextLogDirs``; ties keep the configured order)."""
         online = [d for d in self._log_dirs if not self._is_offline(d)]
+        if len(online) < 2:  # nothing to choose: no count of every log per new log
+            return online
         counts = {d: 0 for d in online}
         for log in self._logs.values():
             parent = os.path.dirname(log.dir)

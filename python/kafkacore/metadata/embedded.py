@@ -91,6 +91,10 @@ def _configs(data: Mapping[str, Any]) -> dict[str, str]:
     return {str(k): str(v) for k, v in dict(data.get("configs", {})).items()}
 
 
+# where the topics go in the file's text (no topic name or config holds a NUL)
+_TOPICS_MARK = "\x00topics\x00"
+
+
 def _topic_to_json(topic: TopicMetadata) -> dict[str, Any]:
     return {
         "topic_id": str(topic.topic_id),
@@ -157,6 +161,8 @@ class EmbeddedMetadataStore:
         self._listeners: list[MetadataListener] = []
         self._cluster_id: str | None = None
         self._topics: dict[str, TopicMetadata] = {}
+        # each topic's text in the file, while its (immutable) metadata is the same object
+        self._topic_texts: dict[str, tuple[TopicMetadata, str]] = {}
         self._broker_configs: dict[str, dict[str, str]] = {}
         self._quota_configs: dict[str, dict[str, str]] = {}  # by entity path, "users/alice"
         self._acls: dict[ResourcePattern, frozenset[AccessControlEntry]] = {}
@@ -214,7 +220,7 @@ class EmbeddedMetadataStore:
             "version": FORMAT_VERSION,
             "cluster_id": self._cluster_id,
             "next_producer_id": self._producer_id_limit,
-            "topics": {name: _topic_to_json(t) for name, t in sorted(self._topics.items())},
+            "topics": _TOPICS_MARK,  # replaced by _topics_text(): the same text
             "broker_configs": self._broker_configs,
         }
         if self._quota_configs:  # absent until used: older readers see the same file
@@ -222,7 +228,29 @@ class EmbeddedMetadataStore:
         if self._acls:
             data["acls"] = _acls_to_json(self._acls)
         os.makedirs(self._dir, exist_ok=True)
-        write_atomically(self._path, (json.dumps(data, indent=1, sort_keys=True) + "\n").encode())
+        text = json.dumps(data, indent=1, sort_keys=True)
+        text = text.replace(json.dumps(_TOPICS_MARK), self._topics_text(), 1)
+        write_atomically(self._path, (text + "\n").encode())
+
+    def _topics_text(self) -> str:
+        """The ``"topics"`` object exactly as ``json.dumps(..., indent=1, sort_keys=True)``
+        writes it at its depth in the file, from each topic's text, encoded again only when
+        the topic changed (a save used to encode every topic: creating 1,000 topics one by
+        one encoded half a million)."""
+        texts = self._topic_texts
+        for gone in texts.keys() - self._topics.keys():
+            del texts[gone]
+        if not self._topics:
+            return "{}"
+        lines = []
+        for name in sorted(self._topics):
+            topic = self._topics[name]
+            cached = texts.get(name)
+            if cached is None or cached[0] is not topic:
+                encoded = json.dumps(_topic_to_json(topic), indent=1, sort_keys=True)
+                cached = texts[name] = (topic, encoded.replace("\n", "\n  "))
+            lines.append(f"  {json.dumps(name)}: {cached[1]}")
+        return "{\n" + ",\n".join(lines) + "\n }"
 
     def add_listener(self, listener: MetadataListener) -> None:
         with self._lock:

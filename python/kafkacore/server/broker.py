@@ -61,6 +61,7 @@ from kafkacore.security.ssl import (
 )
 from kafkacore.server.channel import RequestChannel
 from kafkacore.server.client_quotas import ClientQuotaManager
+from kafkacore.server.fetch_session import FetchSessionCache
 from kafkacore.server.group import GroupCoordinator
 from kafkacore.server.handlers.configs import DEFAULT_ENTITY, with_stored_dynamic_configs
 from kafkacore.server.inter_broker import NodeClient, inter_broker_security
@@ -390,6 +391,7 @@ class KafkaServer:
             client_quotas=quotas,
             controller=(KafkaController(node_id, self.zk, config) if self.zk is not None else None),
             authorizer=build_authorizer(config, store),
+            fetch_sessions=FetchSessionCache(config.max_incremental_fetch_session_cache_slots),
         )
         self.controller = services.controller
         self.services = services

@@ -15,7 +15,10 @@ gave, and whether it must truncate first. Each round:
    truncates to ``min(leader end, own end for it, LEO)`` and is done, an unknown one
    truncates to the end of the follower's own largest epoch below it and asks again; an
    undefined answer (or no epoch at all here) truncates to the high watermark.
-2. **Fetch** v12 with ``replica_id`` and each partition's ``last_fetched_epoch``: records
+2. **Fetch** v12 with ``replica_id`` and each partition's ``last_fetched_epoch``, in a
+   fetch session with the leader (KIP-227, :class:`FetchSessionHandler`: after the first
+   full request only the partitions whose fetch state changed are sent, and the leader
+   answers only those with news); records
    are appended unchanged on the I/O executor, the follower HW becomes
    ``min(leader HW, LEO)`` and the log start follows the leader's; a ``DivergingEpoch``
    in the answer truncates as in 1; OFFSET_OUT_OF_RANGE asks the leader for its log end
@@ -56,6 +59,7 @@ from kafkacore.config import BrokerConfig
 from kafkacore.log import TopicPartition
 from kafkacore.metadata import MetadataCache
 from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
+from kafkacore.server.fetch_session import FetchSessionHandler
 from kafkacore.server.inter_broker import ClientSecurity, NodeClient
 from kafkacore.server.timeouts import stop_task, within
 
@@ -125,6 +129,7 @@ class ReplicaFetcher:
         self._client: NodeClient | None = None
         self._task: asyncio.Task[None] | None = None
         self._closing = False
+        self.session = FetchSessionHandler()  # with the leader (KIP-227)
 
     # called on the loop
     def add(self, tp: TopicPartition, state: _FetchState) -> None:
@@ -299,7 +304,7 @@ class ReplicaFetcher:
     async def _fetch(self, states: Mapping[TopicPartition, _FetchState]) -> None:
         manager = self.manager
         config = self._config
-        topics: dict[str, list[Any]] = {}
+        wanted: dict[tuple[str, int], Any] = {}
         throttled = False
         for tp, state in states.items():
             partition = manager.replica_manager.get_partition(tp)
@@ -310,36 +315,37 @@ class ReplicaFetcher:
                 throttled = True
                 continue
             latest = partition.log.latest_epoch
-            topics.setdefault(tp.topic, []).append(
-                _FETCH.FetchPartition(
-                    partition=tp.partition,
-                    current_leader_epoch=state.leader_epoch,
-                    fetch_offset=state.fetch_offset,
-                    last_fetched_epoch=-1 if latest is None else latest,
-                    log_start_offset=partition.log.log_start_offset,
-                    partition_max_bytes=config.replica_fetch_max_bytes,
-                )
+            wanted[(tp.topic, tp.partition)] = _FETCH.FetchPartition(
+                partition=tp.partition,
+                current_leader_epoch=state.leader_epoch,
+                fetch_offset=state.fetch_offset,
+                last_fetched_epoch=-1 if latest is None else latest,
+                log_start_offset=partition.log.log_start_offset,
+                partition_max_bytes=config.replica_fetch_max_bytes,
             )
-        if not topics:
+        if not wanted:
             if throttled:
                 # nothing to ask for: Kafka's fetcher backs off with an empty request
                 await asyncio.sleep(config.replica_fetch_backoff_ms / 1000)
             return
+        session_id, epoch, topics, forgotten = self.session.build(wanted)  # KIP-227
         request = _FETCH(
             replica_id=manager.node_id,
             max_wait_ms=config.replica_fetch_wait_max_ms,
             min_bytes=config.replica_fetch_min_bytes,
             max_bytes=config.replica_fetch_response_max_bytes,
             isolation_level=0,
-            session_id=0,
-            session_epoch=-1,
-            topics=[_FETCH.FetchTopic(topic=t, partitions=ps) for t, ps in topics.items()],
-            forgotten_topics_data=[],
+            session_id=session_id,
+            session_epoch=epoch,
+            topics=topics,
+            forgotten_topics_data=forgotten,
             rack_id="",
         )
         client = self._connection()
         timeout = config.replica_fetch_wait_max_ms / 1000 + config.replica_socket_timeout_ms / 1000
         response = await within(client.send(ApiKey.FETCH, FETCH_VERSION, request), timeout)
+        if not self.session.handle_response(response):
+            return  # a session error: the next request is a full one
         if response.error_code != ErrorCode.NONE:
             raise ConnectionError(f"Fetch answered error {response.error_code}")
         for topic in response.responses:

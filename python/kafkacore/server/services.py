@@ -28,6 +28,7 @@ from kafkacore.metadata import BrokerInfo, MetadataCache, MetadataStore
 from kafkacore.security.acl import Authorizer
 from kafkacore.security.credentials import ScramCredentialCache
 from kafkacore.server.client_quotas import ClientQuotaManager
+from kafkacore.server.fetch_session import FetchSessionCache
 from kafkacore.server.group.coordinator import GroupCoordinator
 from kafkacore.server.metrics import BrokerMetrics
 from kafkacore.server.replica_manager import ReplicaManager
@@ -92,6 +93,8 @@ class BrokerServices:
     scram_credentials: ScramCredentialCache = field(default_factory=ScramCredentialCache)
     # the broker's own counters (bytes/records in and out, request latency): the console
     metrics: BrokerMetrics = field(default_factory=BrokerMetrics)
+    # the incremental fetch sessions (KIP-227), max.incremental.fetch.session.cache.slots
+    fetch_sessions: FetchSessionCache = field(default_factory=FetchSessionCache)
 
     @property
     def config(self) -> BrokerConfig:

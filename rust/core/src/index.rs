@@ -53,9 +53,14 @@ fn round_down(n: usize, factor: usize) -> usize {
 }
 
 /// The memory-mapped file under both index kinds: length, entry count, growth and trim.
+///
+/// No descriptor is kept once the file is mapped (Kafka's `AbstractIndex` closes its
+/// `RandomAccessFile` too): a broker with 10,000 partitions would otherwise hold two
+/// descriptors per segment for its indexes alone. The rare operations that need one (a
+/// resize, the `pwrite` of an entry reaching a new page, the fsync of a flush) open the
+/// path for themselves; a segment's files are only renamed once it is closed.
 struct IndexFile {
     path: PathBuf,
-    file: File,
     mmap: MmapMut,
     entry_size: usize,
     entries: usize,
@@ -114,7 +119,6 @@ impl IndexFile {
         Ok(IndexFile {
             path: path.to_path_buf(),
             mmap: map(&file, path, mapped)?,
-            file,
             entry_size,
             entries,
             max_index_size,
@@ -124,6 +128,15 @@ impl IndexFile {
 
     fn max_entries(&self) -> usize {
         self.mmap.len() / self.entry_size
+    }
+
+    /// The file, opened for reading and writing (never created: it exists since `open`).
+    fn open_file(&self) -> Result<File> {
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&self.path)
+            .map_err(|e| Error::io(&self.path, e))
     }
 
     fn slot(&self, n: usize) -> &[u8] {
@@ -137,10 +150,27 @@ impl IndexFile {
         if target == self.mmap.len() {
             return Ok(());
         }
-        self.file
-            .set_len(target as u64)
+        let file = self.open_file()?;
+        file.set_len(target as u64)
             .map_err(|e| Error::io(&self.path, e))?;
-        self.mmap = map(&self.file, &self.path, target)?;
+        self.mmap = map(&file, &self.path, target)?;
+        Ok(())
+    }
+
+    /// Remove every entry and grow the file back to the max index size, all zeros. The
+    /// file system zeroes it (cut to nothing, then extended sparse) rather than a write
+    /// through the mapping: an index found preallocated after an unclean shutdown counts
+    /// every slot of its 10 MiB as an entry, and zeroing those by hand touched every page
+    /// (tens of ms per segment at start-up, for nothing).
+    fn reset(&mut self) -> Result<()> {
+        self.misaligned_length = None;
+        self.entries = 0;
+        let target = round_down(self.max_index_size, self.entry_size);
+        let file = self.open_file()?;
+        file.set_len(0).map_err(|e| Error::io(&self.path, e))?;
+        file.set_len(target as u64)
+            .map_err(|e| Error::io(&self.path, e))?;
+        self.mmap = map(&file, &self.path, target)?;
         Ok(())
     }
 
@@ -165,7 +195,7 @@ impl IndexFile {
         let end = start + bytes.len();
         let new_page = start == 0 || (start - 1) / ALLOCATION_PAGE != (end - 1) / ALLOCATION_PAGE;
         if new_page {
-            self.file
+            self.open_file()?
                 .write_all_at(bytes, start as u64)
                 .map_err(|e| Error::io(&self.path, e))?;
         }
@@ -176,7 +206,9 @@ impl IndexFile {
 
     fn flush(&self) -> Result<()> {
         self.mmap.flush().map_err(|e| Error::io(&self.path, e))?;
-        self.file.sync_all().map_err(|e| Error::io(&self.path, e))
+        File::open(&self.path)
+            .and_then(|file| file.sync_all())
+            .map_err(|e| Error::io(&self.path, e))
     }
 
     fn misaligned_check(&self) -> Result<()> {
@@ -231,7 +263,16 @@ fn map(file: &File, path: &Path, len: usize) -> Result<MmapMut> {
     // directory, one owner); we never shrink it below the mapped length without remapping
     // first, and every access stays below `len`, which equals the file length we just set
     // or read. Another process truncating the file under us would be outside that contract.
-    unsafe { MmapOptions::new().len(len).map_mut(file) }.map_err(|e| Error::io(path, e))
+    let mmap =
+        unsafe { MmapOptions::new().len(len).map_mut(file) }.map_err(|e| Error::io(path, e))?;
+    // Lookups are binary searches and appends touch one page at a time: no read-ahead.
+    // With it, the first read of a preallocated (sparse) index found after an unclean
+    // shutdown faulted in and zeroed a whole read-ahead window of page cache, ~10 ms a
+    // segment at start-up. The advice is only a hint: its failure changes nothing.
+    if len > 0 {
+        let _ = mmap.advise(memmap2::Advice::Random);
+    }
+    Ok(mmap)
 }
 
 fn relative_offset(base_offset: i64, offset: i64, path: &Path) -> Result<u32> {
@@ -301,8 +342,7 @@ macro_rules! index_file_methods {
 
             /// Remove every entry and grow the file back to the max index size.
             pub fn reset(&mut self) -> Result<()> {
-                self.truncate();
-                self.resize_to_max()
+                self.inner.reset()
             }
 
             /// Resize the file to `new_size` rounded down to the entry size (never below
@@ -812,6 +852,17 @@ mod tests {
         assert_eq!(oi.file_len(), 8);
         oi.reset().unwrap();
         assert_eq!((oi.entries(), oi.file_len()), (0, 80));
+        oi.flush().unwrap();
+        assert!(std::fs::read(oi.path()).unwrap().iter().all(|&b| b == 0));
+        // a full preallocated file found at open (every slot counts as an entry) resets
+        // to zeros too
+        drop(oi);
+        std::fs::write(dir.path().join("full.index"), [0xffu8; 80]).unwrap();
+        let mut full = OffsetIndex::open(dir.path().join("full.index"), 0, 80).unwrap();
+        assert_eq!(full.entries(), 10);
+        full.reset().unwrap();
+        assert_eq!((full.entries(), full.file_len()), (0, 80));
+        assert!(std::fs::read(full.path()).unwrap().iter().all(|&b| b == 0));
     }
 
     #[test]

@@ -29,9 +29,10 @@ and records read up to the log end offset. KIP-73: a throttled partition whose f
 is not in the ISR gets no records while the leader's replication quota is exceeded, and
 the records sent for throttled partitions count against that quota.
 
-Fetch sessions (KIP-227): kafkacore keeps none. Full requests (session id 0) are answered
-sessionless (session id 0), which makes clients send full requests every time; an
-incremental request (session id > 0) gets FETCH_SESSION_ID_NOT_FOUND.
+Fetch sessions (KIP-227, :mod:`kafkacore.server.fetch_session`): the session cache gives
+each request its context first (a session error is answered at once; an incremental
+request reads the session's partitions) and sets the response's session id last,
+keeping only the partitions an incremental response must carry.
 """
 
 from __future__ import annotations
@@ -354,13 +355,12 @@ def _fetch_denied(
 
 async def handle_fetch(services: BrokerServices, context: RequestContext, request: Any) -> Any:
     version = context.api_version
-    if version >= 7 and request.session_id > 0:
-        return _FETCH(
-            throttle_time_ms=0,
-            error_code=ErrorCode.FETCH_SESSION_ID_NOT_FOUND,
-            session_id=0,
-            responses=[],
-        )
+    session = services.fetch_sessions.new_context(
+        version, request, _replica_id(version, request) >= 0
+    )
+    if session.error:
+        return _FETCH(throttle_time_ms=0, error_code=session.error, session_id=0, responses=[])
+    request = session.request  # an incremental request's: the session's partitions
     names = _topic_names(services, version, request)
     denied = _fetch_denied(services, context, request, names)
     endpoints: dict[int, Any] = {}
@@ -400,6 +400,7 @@ async def handle_fetch(services: BrokerServices, context: RequestContext, reques
     )
     if _replica_id(version, request) < 0:
         _apply_fetch_quota(services, context, response)
+    session.finish(response)
     services.metrics.record_fetch(response.responses, _replica_id(version, request) >= 0)
     return response
 
