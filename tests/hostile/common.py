@@ -20,6 +20,7 @@ from support.raw_client import fetch_request, make_request, produce_request
 __all__ = [
     "Probe",
     "batch",
+    "established",
     "fetch_frame",
     "frame",
     "open_sockets",
@@ -52,6 +53,19 @@ def open_sockets(broker: Broker) -> int:
                 count += 1
         except FileNotFoundError:
             pass
+    return count
+
+
+def established(broker: Broker) -> int:
+    """TCP connections established to the broker's port (its side of them, from
+    ``/proc/net/tcp``): accepted or still in the listen backlog."""
+    count = 0
+    with open("/proc/net/tcp", encoding="ascii") as f:
+        next(f)
+        for line in f:
+            fields = line.split()
+            if fields[3] == "01" and int(fields[1].rsplit(":", 1)[1], 16) == broker.port:
+                count += 1
     return count
 
 

@@ -22,11 +22,13 @@ from hostile.common import (
     Probe,
     api_versions_frame,
     closed_by_peer,
+    established,
     open_sockets,
     read_response,
     rss_bytes,
     until,
 )
+from kafkacore.server.network import MAX_WAITING_CONNECTIONS
 from support.brokers import Broker, BrokerFactory
 
 IDLE_MS = 2000
@@ -160,13 +162,25 @@ def test_connections_over_max_connections_per_ip_are_closed_at_once(
 def test_over_max_connections_a_connection_waits_for_a_slot_as_kafkas_acceptor_does(
     limited_broker: Broker,
 ) -> None:
-    until(lambda: open_sockets(limited_broker) <= 1, 10, "earlier connections closed")
+    until(lambda: established(limited_broker) == 0, 10, "earlier connections closed")
     held = [_connect(limited_broker.port, f"127.0.1.{i}") for i in range(40)]
     try:
         assert all(_answered(sock, 5) for sock in held)
         waiting = _connect(limited_broker.port, "127.0.2.1")
         assert not _answered(waiting, 1.5), "served over max.connections"
         held.append(waiting)
+        # up to MAX_WAITING_CONNECTIONS wait (the listen backlog); more are closed at once
+        more = [
+            _connect(limited_broker.port, "127.0.2.2") for _ in range(MAX_WAITING_CONNECTIONS - 1)
+        ]
+        held += more
+        extra = _connect(limited_broker.port, "127.0.2.3")
+        assert closed_by_peer(extra, 2)
+        extra.close()
+        assert not any(closed_by_peer(sock, 0.01) for sock in more[:5])
+        for sock in more:
+            held.remove(sock)
+            sock.close()
         held.pop(0).close()  # a slot is free: the waiting connection is served
         assert _read_late_answer(waiting, 5)
         assert all(_answered(sock, 5) for sock in held[:5])
