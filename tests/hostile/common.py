@@ -5,6 +5,7 @@ client whose latency shows whether the broker still serves others."""
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import struct
 import time
@@ -20,6 +21,7 @@ from support.raw_client import fetch_request, make_request, produce_request
 __all__ = [
     "Probe",
     "batch",
+    "connection_tasks",
     "established",
     "fetch_frame",
     "frame",
@@ -67,6 +69,25 @@ def established(broker: Broker) -> int:
             if fields[3] == "01" and int(fields[1].rsplit(":", 1)[1], 16) == broker.port:
                 count += 1
     return count
+
+
+def connection_tasks(broker: Broker) -> dict[str, int]:
+    """The broker's asyncio tasks serving connections, by coroutine (its ``SIGUSR1`` dump:
+    every task's stack in the log): ``_accept`` (a connection), ``_process_frames`` (its
+    worker: a request in flight, a delayed Fetch or Produce waiting in purgatory)."""
+    assert broker.proc is not None
+    seen = len(broker.log_text())
+    broker.proc.send_signal(signal.SIGUSR1)
+    until(lambda: "asyncio tasks:" in broker.log_text()[seen:], 10, "the task dump")
+    time.sleep(0.2)  # the dump is one log record: let it be written whole
+    dump = broker.log_text()[seen:]
+    counts = {"_accept": 0, "_process_frames": 0}
+    for line in dump.splitlines():
+        if line.startswith("Stack for <Task"):
+            for name in counts:
+                if f"SocketServer.{name}()" in line:
+                    counts[name] += 1
+    return counts
 
 
 def batch(n: int = 4, size: int = 200, *, seed: int = 0) -> bytes:
