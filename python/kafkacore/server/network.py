@@ -384,7 +384,7 @@ class SocketServer:
         worker.add_done_callback(lambda _: flow.room.set())
         try:
             while not worker.done():
-                while not self._may_read_ahead(frames, flow):
+                while not worker.done() and not self._may_read_ahead(frames, flow):
                     flow.room.clear()  # muted until the worker catches up
                     await self._active(flow.room.wait, flow, busy)
                 size = await self._read_size(reader, busy, worker, flow)
