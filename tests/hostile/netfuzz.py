@@ -3,7 +3,9 @@ connections, with a well-behaved client producing and consuming on another conne
 
 Seeds: a request of every API at every version the broker implements, encoded by
 kafkacore's codec (each API's defaults, and values drawn from its schema by
-:func:`kafkacore.protocol.samples.sample`). Mutations: bit flips, truncation, a wrong
+:func:`kafkacore.protocol.samples.sample`), and the frames of a real client's session
+(confluent-kafka producing with every codec, consuming in a group, administering:
+:mod:`hostile.capture`). Mutations: bit flips, truncation, a wrong
 size field, another API key or version (unknown, negative, one past the newest), huge
 array and string lengths (int32 and unsigned varint), bytes inserted or dropped,
 frames spliced together.
@@ -222,6 +224,8 @@ class Fuzzer:
         answer_s: float = 5.0,
         findings_dir: Path | None = None,
         control_apis: bool = False,
+        captured: list[bytes] | None = None,
+        probe_bootstrap: str | None = None,
     ) -> None:
         self.host, self.port, self.pid, self.log = host, port, pid, log
         self.rnd = random.Random(seed)
@@ -230,6 +234,9 @@ class Fuzzer:
         self.findings_dir = findings_dir
         self.control_apis = control_apis
         self.corpus = seeds(self.rnd, control_apis=control_apis)
+        self.captured = [f for f in captured or () if _acceptable(f, control_apis)]
+        self.corpus += self.captured
+        self.probe_bootstrap = probe_bootstrap or f"{host}:{port}"
         self.report = Report()
         self._log_seen = log.stat().st_size if log.exists() else 0
 
@@ -340,7 +347,7 @@ class Fuzzer:
         records = bytes(backend.build_batch([(0, 1_700_000_000_000, b"k", b"v" * 100, [])]))
         topic = f"netfuzz-probe-{self.rnd.randrange(1 << 30)}"
         try:
-            with Client(f"{self.host}:{self.port}", timeout_s=15) as client:
+            with Client(self.probe_bootstrap, timeout_s=15) as client:
                 client.create_topic(topic, 1)
                 while not stop.is_set():
                     start = time.monotonic()
@@ -411,14 +418,26 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     import tempfile
 
+    from hostile.capture import Proxy, capture_confluent
     from support.brokers import Broker
+    from support.ports import free_port
 
     with tempfile.TemporaryDirectory(prefix="netfuzz-") as tmp:
         work = args.work or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
-        broker = Broker(work / "data", ["connections.max.idle.ms=10000"]).start()
+        proxy_port = free_port()
+        broker = Broker(
+            work / "data",
+            [
+                "connections.max.idle.ms=10000",
+                "group.initial.rebalance.delay.ms=0",
+                f"advertised.listeners=PLAINTEXT://localhost:{proxy_port}",
+            ],
+        ).start()
+        proxy = Proxy(("127.0.0.1", broker.port), proxy_port).start()
         try:
             assert broker.proc is not None
+            captured = capture_confluent(proxy)
             fuzzer = Fuzzer(
                 "localhost",
                 broker.port,
@@ -429,10 +448,16 @@ def main(argv: list[str] | None = None) -> int:
                 answer_s=args.answer_s,
                 findings_dir=args.findings,
                 control_apis=args.control_apis,
+                captured=captured,
+                probe_bootstrap=f"localhost:{proxy_port}",
             )
-            print(f"seed {args.seed}; {len(fuzzer.corpus)} seed frames; broker on {broker.port}")
+            print(
+                f"seed {args.seed}; {len(fuzzer.corpus)} seed frames "
+                f"({len(fuzzer.captured)} from confluent-kafka); broker on {broker.port}"
+            )
             report = fuzzer.run(args.seconds)
         finally:
+            proxy.stop()
             if broker.running:
                 broker.stop(check=False)
     print(report.summary())

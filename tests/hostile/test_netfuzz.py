@@ -6,22 +6,40 @@ from __future__ import annotations
 import socket
 import time
 import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+from hostile.capture import Proxy, capture_confluent
 from hostile.common import Probe, frame, read_response, rss_bytes
 from hostile.netfuzz import Fuzzer, seeds
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
 from support.brokers import Broker, BrokerFactory
+from support.ports import free_port
 from support.raw_client import make_request
 
 SECONDS = 12.0
 
 
 @pytest.fixture(scope="module")
-def broker(broker_factory: BrokerFactory) -> Broker:
-    return broker_factory("connections.max.idle.ms=10000")
+def proxied(broker_factory: BrokerFactory) -> Iterator[tuple[Broker, Proxy]]:
+    """The module's broker, advertising a recording proxy's address (the confluent-kafka
+    session the fuzzer captures goes through it, and so do the probe's connections)."""
+    proxy_port = free_port()
+    b = broker_factory(
+        "connections.max.idle.ms=10000",
+        "group.initial.rebalance.delay.ms=0",
+        f"advertised.listeners=PLAINTEXT://localhost:{proxy_port}",
+    )
+    proxy = Proxy(("127.0.0.1", b.port), proxy_port).start()
+    yield b, proxy
+    proxy.stop()
+
+
+@pytest.fixture(scope="module")
+def broker(proxied: tuple[Broker, Proxy]) -> Broker:
+    return proxied[0]
 
 
 def test_seeds_cover_every_api_and_version_the_broker_implements() -> None:
@@ -37,9 +55,12 @@ def test_seeds_cover_every_api_and_version_the_broker_implements() -> None:
 
 
 def test_mutated_frames_get_an_answer_or_a_close_and_others_are_served(
-    broker: Broker, tmp_path: Any
+    proxied: tuple[Broker, Proxy], tmp_path: Any
 ) -> None:
+    broker, proxy = proxied
     assert broker.proc is not None
+    captured = capture_confluent(proxy, seconds=3)
+    assert {int.from_bytes(f[4:6], "big") for f in captured} >= {0, 1, 3}  # Produce, Fetch, ...
     fuzzer = Fuzzer(
         "localhost",
         broker.port,
@@ -48,6 +69,8 @@ def test_mutated_frames_get_an_answer_or_a_close_and_others_are_served(
         seed=int(time.time()),
         connections=12,
         findings_dir=tmp_path / "findings",
+        captured=captured,
+        probe_bootstrap=f"localhost:{proxy.port}",
     )
     report = fuzzer.run(SECONDS)
     print("\n" + report.summary())
