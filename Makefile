@@ -158,7 +158,7 @@ bench-broker: build
 
 # The network fuzzer, long: mutated frames of every API and version against a running
 # kafkacore broker over many connections, a well-behaved client producing and consuming
-# throughout (tests/hostile/netfuzz.py; `make test` runs it for 12 s). Prints sends/s and
+# throughout (tests/hostile/netfuzz.py; `make test` runs it for 10 s). Prints sends/s and
 # the findings (written to netfuzz-findings/); exit status 1 when there are any.
 NETFUZZ_SECONDS ?= 600
 NETFUZZ_CONNECTIONS ?= 32

@@ -7,16 +7,16 @@ from __future__ import annotations
 import os
 import signal
 import socket
-import struct
 import time
 from collections.abc import Callable
 from typing import Any
 
 from kafkacore.client import Client
 from kafkacore.native import load_backend
-from kafkacore.protocol import APIS_BY_NAME, RequestHeader, decode_response, encode_request
+from kafkacore.protocol import APIS_BY_NAME, RequestHeader, encode_request
 from support.brokers import Broker
 from support.raw_client import fetch_request, make_request, produce_request
+from support.raw_client import receive_blocking as read_response
 
 __all__ = [
     "Probe",
@@ -27,6 +27,7 @@ __all__ = [
     "frame",
     "open_sockets",
     "produce_frame",
+    "read_response",
     "rss_bytes",
     "until",
 ]
@@ -118,22 +119,6 @@ def produce_frame(topic: str, records: bytes, correlation_id: int = 1, acks: int
 def api_versions_frame(correlation_id: int = 1) -> bytes:
     request = make_request("ApiVersions", client_software_name="h", client_software_version="1")
     return frame("ApiVersions", 3, correlation_id, request)
-
-
-def read_response(sock: socket.socket, name: str, version: int) -> tuple[int, Any]:
-    head = _recv(sock, 4)
-    (size,) = struct.unpack(">i", head)
-    return decode_response(_recv(sock, size), APIS_BY_NAME[name].key, version)
-
-
-def _recv(sock: socket.socket, n: int) -> bytes:
-    out = bytearray()
-    while len(out) < n:
-        chunk = sock.recv(n - len(out))
-        if not chunk:
-            raise ConnectionError("closed by the broker")
-        out += chunk
-    return bytes(out)
 
 
 def closed_by_peer(sock: socket.socket, timeout_s: float) -> bool:

@@ -55,11 +55,11 @@ from kafkacore.protocol import (
 )
 from kafkacore.protocol.samples import sample
 
-__all__ = ["Fuzzer", "Report", "main", "seeds"]
+__all__ = ["CONTROL_APIS", "Fuzzer", "Report", "main", "seeds"]
 
 _SIZE = struct.Struct(">i")
 _WASTEFUL = {"CreateTopics", "CreatePartitions"}
-_CONTROL = {"LeaderAndIsr", "UpdateMetadata", "StopReplica", "ControlledShutdown"}
+CONTROL_APIS = ("LeaderAndIsr", "UpdateMetadata", "StopReplica", "ControlledShutdown")
 _MAX_PARTITIONS = 100
 _INTERESTING_INT32 = [0x7FFFFFFF, 0xFFFFFFFF, 0x80000000, 0x7FFFFFF0, 0x00FFFFFF, 0x10000]
 _HUGE_UVARINT = [b"\xff\xff\xff\xff\x0f", b"\xff\xff\xff\x7f", b"\x80\x80\x80\x80\x80\x01"]
@@ -99,7 +99,7 @@ def _acceptable(frame: bytes, control_apis: bool) -> bool:
     except Exception:
         return True
     name = _name_of(header.api_key)
-    if name in _CONTROL:
+    if name in CONTROL_APIS:
         return control_apis
     if name not in _WASTEFUL:
         return True
