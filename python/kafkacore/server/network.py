@@ -202,6 +202,8 @@ class _Flow:
     queued_bytes: int = 0
     #: the worker is writing a response (its progress is the connection's activity)
     writing: bool = False
+    #: the worker waits out a quota's throttle time (the channel is muted)
+    throttled: bool = False
     last_written: float = field(default_factory=time.monotonic)
     #: the transport's unsent bytes when last looked at (a change is progress)
     unsent: int = 0
@@ -442,8 +444,10 @@ class SocketServer:
     def _may_read_ahead(frames: asyncio.Queue[bytes | None], flow: _Flow) -> bool:
         """Whether the reader may read another frame: few enough queued, and the unsent
         output below the transport's high-water mark (a slow reader's connection is
-        muted until its answers leave)."""
+        muted until its answers leave), and not throttled by a quota."""
         if frames.qsize() >= MAX_QUEUED_FRAMES or flow.queued_bytes >= READ_AHEAD_BYTES:
+            return False
+        if flow.throttled:
             return False
         return flow.transport.get_write_buffer_size() <= flow.transport.get_write_buffer_limits()[1]
 
@@ -520,7 +524,11 @@ class SocketServer:
                         flow.writing = False
                         flow.last_written = time.monotonic()
                 if outcome.throttle_ms > 0 and not outcome.delay_response:
-                    await asyncio.sleep(outcome.throttle_ms / 1000)  # muted
+                    flow.throttled = True  # KIP-219: nothing is read while throttled
+                    try:
+                        await asyncio.sleep(outcome.throttle_ms / 1000)
+                    finally:
+                        flow.throttled = False
                 if frames.empty():
                     busy.clear()
                 if outcome.close:
