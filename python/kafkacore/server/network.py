@@ -186,6 +186,11 @@ class _Reader(asyncio.StreamReader):
         self.last_received = time.monotonic()
         super().feed_data(data)
 
+    def holds(self, n: int) -> bool:
+        """Whether ``n`` bytes are buffered already (``readexactly(n)`` will not wait)."""
+        buffer: bytearray = getattr(self, "_buffer")  # noqa: B009 (asyncio's own buffer)
+        return len(buffer) >= n
+
 
 class _IdleConnection(Exception):
     """No socket activity for ``connections.max.idle.ms``."""
@@ -411,7 +416,7 @@ class SocketServer:
                     )
                     break
                 # a half-sent frame is no activity: it is subject to the idle expiry too
-                frame = await self._active(functools.partial(reader.readexactly, size), flow, busy)
+                frame = await self._read_exactly(reader, size, flow, busy)
                 busy.set()
                 flow.queued_bytes += size
                 frames.put_nowait(frame)
@@ -451,6 +456,15 @@ class SocketServer:
             return False
         return flow.transport.get_write_buffer_size() <= flow.transport.get_write_buffer_limits()[1]
 
+    async def _read_exactly(
+        self, reader: _Reader, n: int, flow: _Flow, busy: asyncio.Event
+    ) -> bytes:
+        """``reader.readexactly(n)`` under the idle expiry; without a timer when the bytes
+        are there already (pipelined frames, a frame's body after its size)."""
+        if reader.holds(n):
+            return await reader.readexactly(n)
+        return await self._active(functools.partial(reader.readexactly, n), flow, busy)
+
     async def _active(
         self, operation: Callable[[], Awaitable[_T]], flow: _Flow, busy: asyncio.Event
     ) -> _T:
@@ -484,7 +498,7 @@ class SocketServer:
 
     async def _read_size(
         self,
-        reader: asyncio.StreamReader,
+        reader: _Reader,
         busy: asyncio.Event,
         worker: asyncio.Task[None],
         flow: _Flow,
@@ -494,7 +508,7 @@ class SocketServer:
         if worker.done():
             return None
         try:
-            head = await self._active(functools.partial(reader.readexactly, 4), flow, busy)
+            head = await self._read_exactly(reader, 4, flow, busy)
         except asyncio.IncompleteReadError:
             return None
         return int(_SIZE.unpack(head)[0])
