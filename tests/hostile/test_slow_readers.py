@@ -96,7 +96,7 @@ def test_slow_readers_hold_bounded_memory_and_others_are_served(
         during = statistics.median(probe.latencies)
         # the machine is shared and loaded: generous bounds, a stalled broker fails them
         assert during < max(10 * baseline, 0.2), (during, baseline)
-        assert probe.worst < 3.0, probe.latencies
+        assert probe.worst < 5.0, probe.latencies
     finally:
         for sock in readers:
             sock.close()

@@ -100,7 +100,7 @@ def test_half_frames_are_closed_after_the_idle_time_and_others_are_served(
         for sock in halves:
             sock.close()
     assert closed_after >= IDLE_MS / 1000
-    assert idle_probe.worst < 3.0, idle_probe.latencies
+    assert idle_probe.worst < 5.0, idle_probe.latencies
     # the declared 1 MiB frames were never allocated: only what arrived is held
     assert rss_bytes(idle_broker) - rss_before < 20 << 20
 
