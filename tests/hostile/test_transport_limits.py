@@ -6,14 +6,19 @@ in the other modules here."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import socket
 import struct
 import time
+from pathlib import Path
+
+import pytest
 
 from kafkacore.server.network import (
     MAX_QUEUED_FRAMES,
     READ_AHEAD_BYTES,
     ConnectionInfo,
+    FileRegion,
     Limits,
     Outcome,
     SocketServer,
@@ -161,3 +166,47 @@ def test_a_half_sent_frame_is_closed_after_connections_max_idle_ms() -> None:
     closed_after, trickle_alive = asyncio.run(main())
     assert 0.9 <= closed_after <= 2.0, closed_after
     assert trickle_alive
+
+
+class FromFile:
+    """Answers every request with 4 MiB of ``path`` (a Fetch's records: sendfile)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    async def process(self, frame: bytes, connection: ConnectionInfo) -> Outcome:
+        size = 4 << 20
+        header = struct.pack(">ii", size + 4, 1)
+        return Outcome(parts=[header, FileRegion(self.path, 0, size)])
+
+
+def test_a_reader_stuck_in_a_sendfile_is_closed_after_the_idle_time_cleanly(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Its answer makes no progress (the kernel's send queue does not go down): closed an
+    idle time (plus the one-second sampling) later, the stuck sendfile ended without
+    asyncio complaining (a transport aborted under loop.sendfile does)."""
+    path = tmp_path / "records"
+    path.write_bytes(bytes(8 << 20))
+
+    async def main() -> float:
+        server = await _server(FromFile(str(path)), idle_ms=1500)
+        sock = _connect(server.bound_ports["PLAINTEXT"])
+        try:
+            await _send_for(sock, (struct.pack(">i", 10) + bytes(10)) * 10, 0.2)
+            while not server.connection_count:
+                await asyncio.sleep(0.01)
+            start = time.monotonic()
+            while server.connection_count and time.monotonic() - start < 10:
+                await asyncio.sleep(0.1)
+            return time.monotonic() - start
+        finally:
+            sock.close()
+            await server.stop_accepting()
+            await server.close_connections()
+
+    with caplog.at_level(logging.INFO):
+        closed_after = asyncio.run(main())
+    assert 1.3 <= closed_after <= 4.0, closed_after
+    assert "idle for connections.max.idle.ms 1500" in caplog.text
+    assert "Exception in callback" not in caplog.text

@@ -47,12 +47,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import functools
 import logging
 import os
 import socket
 import ssl
 import struct
+import sys
+import termios
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
@@ -75,6 +78,7 @@ __all__ = [
 
 logger = logging.getLogger("kafkacore.network")
 _T = TypeVar("_T")
+_TIOCOUTQ: int | None = getattr(termios, "TIOCOUTQ", None)  # Linux: SIOCOUTQ
 
 MAX_QUEUED_FRAMES = 64
 #: read-ahead stops while a connection's queued requests hold more bytes than this
@@ -210,17 +214,22 @@ class _Flow:
     #: the worker waits out a quota's throttle time (the channel is muted)
     throttled: bool = False
     last_written: float = field(default_factory=time.monotonic)
-    #: the transport's unsent bytes when last looked at (a change is progress)
-    unsent: int = 0
+    #: the unsent bytes in the transport and in the kernel when last looked at: either
+    #: going down is progress (moved to the kernel, acknowledged by the peer)
+    unsent: tuple[int, int] = (0, 0)
     #: set whenever the worker finished a frame (the reader may read ahead again)
     room: asyncio.Event = field(default_factory=asyncio.Event)
 
     def quiet_s(self) -> float:
-        """Seconds since the last byte received or the last progress writing."""
+        """Seconds since the last byte received or the last progress writing (the
+        transport's buffer or the kernel's send queue went down: a ``sendfile`` in
+        progress leaves the first empty; the second grows as the kernel's buffer is
+        autotuned, without the peer reading anything)."""
         now = time.monotonic()
-        unsent = self.transport.get_write_buffer_size()
-        if unsent != self.unsent:
-            self.unsent, self.last_written = unsent, now
+        unsent = (self.transport.get_write_buffer_size(), _kernel_unsent(self.transport))
+        if unsent[0] < self.unsent[0] or unsent[1] < self.unsent[1]:
+            self.last_written = now
+        self.unsent = unsent
         return now - max(self.reader.last_received, self.last_written)
 
 
@@ -431,8 +440,12 @@ class SocketServer:
                 info.connection_id,
                 self._limits.idle_ms,
             )
-            writer.transport.abort()  # its unsent answers go nowhere
+            # the worker first (a write stuck in loop.sendfile: aborting the transport under
+            # it leaves asyncio a finished waiter to fail), then the transport: its unsent
+            # answers go nowhere
             worker.cancel()
+            await asyncio.wait({worker}, timeout=1.0)
+            writer.transport.abort()
         except asyncio.CancelledError:
             # a shutdown past its grace period: the request in flight is dropped (its
             # response would go nowhere) instead of holding the shutdown until it completes
@@ -481,6 +494,8 @@ class SocketServer:
                 left = idle_s - flow.quiet_s()
                 if left <= 0:
                     raise _IdleConnection
+                if flow.writing:
+                    left = min(left, 1.0)  # progress is sampled: date it within a second
             try:
                 return await within(operation(), left)
             except TimeoutError:
@@ -577,6 +592,19 @@ class SocketServer:
         if pending:
             writer.write(b"".join(pending))
         await writer.drain()
+
+
+def _kernel_unsent(transport: asyncio.BaseTransport) -> int:
+    """Bytes in the socket's send queue not yet acknowledged by the peer (``TIOCOUTQ``;
+    0 where the platform has no such query)."""
+    sock = transport.get_extra_info("socket")
+    if sock is None or _TIOCOUTQ is None:
+        return 0
+    try:
+        raw = fcntl.ioctl(sock.fileno(), _TIOCOUTQ, b"\0\0\0\0")
+    except OSError:
+        return 0
+    return int.from_bytes(raw, sys.byteorder, signed=True)
 
 
 async def _send_region(writer: asyncio.StreamWriter, region: FileRegion) -> None:
