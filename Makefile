@@ -215,3 +215,15 @@ bench-console-metrics: build
 .PHONY: bench-scale
 bench-scale: build kafka-jars
 	$(PYTHON) benches/scale/run.py $(ARGS)
+# The network fuzzer, long: mutated frames of every API and version against a running
+# kafkacore broker over many connections, a well-behaved client producing and consuming
+# throughout (tests/hostile/netfuzz.py; `make test` runs it for 10 s). Prints sends/s and
+# the findings (written to netfuzz-findings/); exit status 1 when there are any.
+NETFUZZ_SECONDS ?= 600
+NETFUZZ_CONNECTIONS ?= 32
+NETFUZZ_ARGS ?=
+.PHONY: fuzz-net
+fuzz-net: build
+	cd tests && PYTHONPATH=../python:. $(abspath $(PYTHON)) -m hostile.netfuzz \
+		--seconds $(NETFUZZ_SECONDS) --connections $(NETFUZZ_CONNECTIONS) \
+		--findings ../netfuzz-findings $(NETFUZZ_ARGS)

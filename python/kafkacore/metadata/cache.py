@@ -16,6 +16,7 @@ never a half-applied change.
 
 from __future__ import annotations
 
+import logging
 import threading
 import uuid
 from collections.abc import Mapping
@@ -25,6 +26,11 @@ from kafkacore.log import TopicPartition
 from kafkacore.metadata.store import NO_LEADER, MetadataStore, PartitionState, TopicMetadata
 
 __all__ = ["BrokerInfo", "MetadataCache"]
+
+logger = logging.getLogger("kafkacore.server")
+
+#: partitions an UpdateMetadata may leave undescribed below the ids it lists
+MAX_PARTITION_GAP = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,13 +175,27 @@ class MetadataCache:
         """Merge one UpdateMetadata topic: each listed partition takes its state
         (``None``: the partition is gone - Kafka's leader -2 for deletion; a topic left
         without partitions is dropped). Partitions not yet known in between are filled
-        with leaderless states so that indexes stay partition ids."""
+        with leaderless states so that indexes stay partition ids; a partition id that
+        would leave more than :data:`MAX_PARTITION_GAP` of them (a negative one, or
+        2**31 - 1 from a broken or hostile peer: a list of that length, the event loop
+        stuck building it) is ignored and logged."""
         with self._lock:
             topics = dict(self._topics)
             by_id = dict(self._by_id)
             old = topics.get(topic)
             partitions: list[PartitionState | None] = list(old.partitions) if old else []
+            bound = len(partitions) + len(states) + MAX_PARTITION_GAP
             for index, state in states.items():
+                if not 0 <= index < bound:
+                    logger.warning(
+                        "Ignoring the state of partition %d of %s: it would leave too many "
+                        "partitions nobody described (%d known, %d described)",
+                        index,
+                        topic,
+                        len(partitions),
+                        len(states),
+                    )
+                    continue
                 while len(partitions) <= index:
                     partitions.append(None)
                 partitions[index] = state

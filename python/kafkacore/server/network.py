@@ -29,10 +29,20 @@ Per connection:
 * **Before authentication** (SASL): :attr:`ConnectionInfo.max_frame_bytes`, when set
   (``sasl.server.max.receive.size``), bounds the declared size instead of
   ``socket.request.max.bytes``, checked before anything is allocated (CVE-2022-34917).
-* **Idle**: a connection with no request in flight and no byte received for
-  ``connections.max.idle.ms`` is closed.
-* **Limits**: ``max.connections`` and ``max.connections.per.ip`` (plus
-  ``max.connections.per.ip.overrides``): a connection over a limit is closed at once.
+* **Back-pressure**: read-ahead stops while the connection's unsent output is above the
+  transport's high-water mark or its queued requests hold more than
+  :data:`READ_AHEAD_BYTES`, and resumes when the worker catches up; the socket's receive
+  buffer then fills and TCP stops the client. A client that sends requests but never reads
+  its answers (a slow reader) so holds about one response and a bounded read-ahead in the
+  broker, whatever it asks for (Kafka mutes the channel while a response is in flight).
+* **Idle** (Kafka's idle expiry): a connection is closed after ``connections.max.idle.ms``
+  with no socket activity: no byte received (a frame's head or body alike: a half-sent
+  frame is no activity) and no progress writing its answer (a reader that stopped
+  reading). A request being handled (a long-polling Fetch) is not idleness.
+* **Limits**: ``max.connections.per.ip`` (plus ``max.connections.per.ip.overrides``): a
+  connection over the limit is closed at once. ``max.connections``: as Kafka's acceptor
+  blocks until a slot is free, a connection over the limit waits, unread, for one (up to
+  :data:`MAX_WAITING_CONNECTIONS` of them, the listen backlog's size; more are closed).
 
 Thread-safety: everything runs on the event loop thread.
 """
@@ -41,21 +51,28 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import functools
 import logging
 import os
 import socket
 import ssl
 import struct
-from collections.abc import Callable, Mapping, Sequence
+import sys
+import termios
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, SupportsIndex, TypeVar
 
 from kafkacore.log import read_region
 from kafkacore.server.timeouts import within
 
 __all__ = [
     "MAX_QUEUED_FRAMES",
+    "MAX_WAITING_CONNECTIONS",
+    "READ_AHEAD_BYTES",
     "ConnectionInfo",
     "FileRegion",
     "Outcome",
@@ -64,8 +81,14 @@ __all__ = [
 ]
 
 logger = logging.getLogger("kafkacore.network")
+_T = TypeVar("_T")
+_TIOCOUTQ: int | None = getattr(termios, "TIOCOUTQ", None)  # Linux: SIOCOUTQ
 
 MAX_QUEUED_FRAMES = 64
+#: read-ahead stops while a connection's queued requests hold more bytes than this
+READ_AHEAD_BYTES = 1 << 20
+#: connections over ``max.connections`` waiting for a slot (the listen backlog's size)
+MAX_WAITING_CONNECTIONS = 100
 _SIZE = struct.Struct(">i")
 # a file region up to this size is read on the event loop (a page-cache read is faster
 # than a thread hop); a larger one on a worker thread
@@ -161,6 +184,60 @@ class Limits:
     per_ip_overrides: dict[str, int] = field(default_factory=dict)
 
 
+class _Reader(asyncio.StreamReader):
+    """A stream reader that notes when it last received bytes (for idle expiry)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.last_received = time.monotonic()
+
+    def feed_data(self, data: Iterable[SupportsIndex]) -> None:
+        self.last_received = time.monotonic()
+        super().feed_data(data)
+
+    def holds(self, n: int) -> bool:
+        """Whether ``n`` bytes are buffered already (``readexactly(n)`` will not wait)."""
+        buffer: bytearray = getattr(self, "_buffer")  # noqa: B009 (asyncio's own buffer)
+        return len(buffer) >= n
+
+
+class _IdleConnection(Exception):
+    """No socket activity for ``connections.max.idle.ms``."""
+
+
+@dataclass(slots=True)
+class _Flow:
+    """One connection's read-ahead (back-pressure) and activity (idle expiry). The
+    reader and the worker of the connection share it, on the event loop thread."""
+
+    reader: _Reader
+    transport: asyncio.WriteTransport
+    #: bytes of the frames read but not processed yet
+    queued_bytes: int = 0
+    #: the worker is writing a response (its progress is the connection's activity)
+    writing: bool = False
+    #: the worker waits out a quota's throttle time (the channel is muted)
+    throttled: bool = False
+    last_written: float = field(default_factory=time.monotonic)
+    #: the unsent bytes in the transport and in the kernel when last looked at: either
+    #: going down is progress (moved to the kernel, acknowledged by the peer)
+    unsent: tuple[int, int] = (0, 0)
+    #: set whenever the worker finished a frame (the reader may read ahead again)
+    room: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def quiet_s(self) -> float:
+        """Seconds since the last byte received or the last progress writing (the
+        transport's buffer or the kernel's send queue went down: a ``sendfile`` in
+        progress leaves the first empty; the second grows as the kernel's buffer is
+        autotuned, without the peer reading anything)."""
+        now = time.monotonic()
+        unsent = (self.transport.get_write_buffer_size(), _kernel_unsent(self.transport))
+        if unsent[0] < self.unsent[0] or unsent[1] < self.unsent[1]:
+            self.last_written = now
+        self.unsent = unsent
+        return now - max(self.reader.last_received, self.last_written)
+
+
 class SocketServer:
     """Listeners plus their connections. ``listeners``: ``(name, host, port)``; port 0
     binds a free port (:attr:`bound_ports` says which). ``security_protocols``: listener
@@ -186,6 +263,9 @@ class SocketServer:
         self._servers: list[asyncio.Server] = []
         self._connections: dict[str, asyncio.Task[None]] = {}
         self._per_ip: dict[str, int] = {}
+        # connections over max.connections waiting for a slot, oldest first
+        self._slot_waiters: deque[asyncio.Future[None]] = deque()
+        self._closing = False
         self._next_id = 0
         self.bound_ports: dict[str, int] = {}
         self.on_request_done: Callable[[bytes, float, float], None] | None = None  # metrics
@@ -195,10 +275,17 @@ class SocketServer:
         return len(self._connections)
 
     async def start(self) -> None:
+        loop = asyncio.get_running_loop()
         for name, host, port in self._listeners:
             tls = self._tls.get(name)
-            server = await asyncio.start_server(
-                functools.partial(self._accept, listener=name),
+            accept = functools.partial(self._accept, listener=name)
+
+            def protocol(accept: Any = accept) -> asyncio.StreamReaderProtocol:
+                # asyncio.start_server's protocol, with a reader that notes its activity
+                return asyncio.StreamReaderProtocol(_Reader(loop=loop), accept, loop=loop)
+
+            server = await loop.create_server(
+                protocol,
                 host=host or None,
                 port=port,
                 reuse_address=True,
@@ -217,6 +304,10 @@ class SocketServer:
                 await asyncio.wait_for(server.wait_closed(), 0.1)
 
     async def close_connections(self, grace_s: float = 1.0) -> None:
+        self._closing = True
+        for waiter in self._slot_waiters:
+            if not waiter.done():
+                waiter.set_result(None)
         tasks = list(self._connections.values())
         if tasks:
             _, pending = await asyncio.wait(tasks, timeout=grace_s)
@@ -231,9 +322,14 @@ class SocketServer:
         local = writer.get_extra_info("sockname") or ("?", 0)
         ip = str(peer[0])
         limits = self._limits
+        if len(self._connections) >= limits.max_connections and not await self._slot(ip):
+            writer.close()
+            return
         ip_limit = limits.per_ip_overrides.get(ip, limits.max_connections_per_ip)
-        if len(self._connections) >= limits.max_connections or self._per_ip.get(ip, 0) >= ip_limit:
-            logger.info("Refusing connection from %s: too many connections", ip)
+        if self._per_ip.get(ip, 0) >= ip_limit:
+            logger.info(
+                "Refusing connection from %s: too many connections (maximum %d)", ip, ip_limit
+            )
             writer.close()
             return
         sock = writer.get_extra_info("socket")
@@ -271,19 +367,49 @@ class SocketServer:
             self._per_ip[ip] -= 1
             if not self._per_ip[ip]:
                 del self._per_ip[ip]
+            while self._slot_waiters:
+                waiter = self._slot_waiters.popleft()
+                if not waiter.done():
+                    waiter.set_result(None)
+                    break
             writer.close()
             with contextlib.suppress(Exception):
                 await writer.wait_closed()
 
+    async def _slot(self, ip: str) -> bool:
+        """Wait until fewer than ``max.connections`` are open (Kafka's acceptor blocks
+        the same way); ``False`` when too many connections wait already."""
+        if len(self._slot_waiters) >= MAX_WAITING_CONNECTIONS:
+            logger.info("Refusing connection from %s: too many connections waiting", ip)
+            return False
+        while len(self._connections) >= self._limits.max_connections:
+            waiter = asyncio.get_running_loop().create_future()
+            self._slot_waiters.append(waiter)
+            try:
+                await waiter
+            finally:
+                with contextlib.suppress(ValueError):
+                    self._slot_waiters.remove(waiter)
+            if self._closing:
+                return False
+        return True
+
     async def _serve(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, info: ConnectionInfo
     ) -> None:
-        frames: asyncio.Queue[bytes | None] = asyncio.Queue(MAX_QUEUED_FRAMES)
+        # unbounded: the reader stops reading ahead before MAX_QUEUED_FRAMES (_may_read_ahead)
+        frames: asyncio.Queue[bytes | None] = asyncio.Queue()
         busy = asyncio.Event()  # set while a request is queued or in flight
-        worker = asyncio.create_task(self._process_frames(frames, writer, info, busy))
+        assert isinstance(reader, _Reader)
+        flow = _Flow(reader, writer.transport)
+        worker = asyncio.create_task(self._process_frames(frames, writer, info, busy, flow))
+        worker.add_done_callback(lambda _: flow.room.set())
         try:
             while not worker.done():
-                size = await self._read_size(reader, busy, worker)
+                while not worker.done() and not self._may_read_ahead(frames, flow):
+                    flow.room.clear()  # muted until the worker catches up
+                    await self._active(flow.room.wait, flow, busy)
+                size = await self._read_size(reader, busy, worker, flow)
                 if size is None:
                     break
                 if info.max_frame_bytes is not None and not 0 <= size <= info.max_frame_bytes:
@@ -304,14 +430,28 @@ class SocketServer:
                         self._limits.max_request_bytes,
                     )
                     break
-                frame = await reader.readexactly(size)
+                # a half-sent frame is no activity: it is subject to the idle expiry too
+                frame = await self._read_exactly(reader, size, flow, busy)
                 busy.set()
-                await frames.put(frame)
+                flow.queued_bytes += size
+                frames.put_nowait(frame)
                 if info.max_frame_bytes is not None:
                     # not authenticated: no read-ahead (Kafka mutes the channel while a
                     # request is in flight), so an unauthenticated peer holds at most one
                     # frame of sasl.server.max.receive.size in the broker's memory
                     await self._until_processed(frames, worker)
+        except _IdleConnection:
+            logger.info(
+                "Closing connection %s: idle for connections.max.idle.ms %d",
+                info.connection_id,
+                self._limits.idle_ms,
+            )
+            # the worker first (a write stuck in loop.sendfile: aborting the transport under
+            # it leaves asyncio a finished waiter to fail), then the transport: its unsent
+            # answers go nowhere
+            worker.cancel()
+            await asyncio.wait({worker}, timeout=1.0)
+            writer.transport.abort()
         except asyncio.CancelledError:
             # a shutdown past its grace period: the request in flight is dropped (its
             # response would go nowhere) instead of holding the shutdown until it completes
@@ -320,9 +460,52 @@ class SocketServer:
             raise
         finally:
             if not worker.done():
-                await frames.put(None)
-                with contextlib.suppress(Exception):
-                    await worker
+                frames.put_nowait(None)
+            with contextlib.suppress(Exception):
+                await worker  # also retrieves its error (a reset while writing)
+
+    @staticmethod
+    def _may_read_ahead(frames: asyncio.Queue[bytes | None], flow: _Flow) -> bool:
+        """Whether the reader may read another frame: few enough queued, and the unsent
+        output below the transport's high-water mark (a slow reader's connection is
+        muted until its answers leave), and not throttled by a quota."""
+        if frames.qsize() >= MAX_QUEUED_FRAMES or flow.queued_bytes >= READ_AHEAD_BYTES:
+            return False
+        if flow.throttled:
+            return False
+        return flow.transport.get_write_buffer_size() <= flow.transport.get_write_buffer_limits()[1]
+
+    async def _read_exactly(
+        self, reader: _Reader, n: int, flow: _Flow, busy: asyncio.Event
+    ) -> bytes:
+        """``reader.readexactly(n)`` under the idle expiry; without a timer when the bytes
+        are there already (pipelined frames, a frame's body after its size)."""
+        if reader.holds(n):
+            return await reader.readexactly(n)
+        return await self._active(functools.partial(reader.readexactly, n), flow, busy)
+
+    async def _active(
+        self, operation: Callable[[], Awaitable[_T]], flow: _Flow, busy: asyncio.Event
+    ) -> _T:
+        """``operation()``'s result (it must be safe to cancel and start again, as
+        ``readexactly`` is: it consumes nothing until it has every byte); raises
+        :class:`_IdleConnection` once the connection had no socket activity for
+        ``connections.max.idle.ms``. A request being handled (not written) keeps the
+        connection active."""
+        idle_s = self._limits.idle_ms / 1000
+        while True:
+            if busy.is_set() and not flow.writing:
+                left = min(idle_s, 1.0)  # handling a request: look again later
+            else:
+                left = idle_s - flow.quiet_s()
+                if left <= 0:
+                    raise _IdleConnection
+                if flow.writing:
+                    left = min(left, 1.0)  # progress is sampled: date it within a second
+            try:
+                return await within(operation(), left)
+            except TimeoutError:
+                continue
 
     @staticmethod
     async def _until_processed(
@@ -335,23 +518,21 @@ class SocketServer:
             join.cancel()
 
     async def _read_size(
-        self, reader: asyncio.StreamReader, busy: asyncio.Event, worker: asyncio.Task[None]
+        self,
+        reader: _Reader,
+        busy: asyncio.Event,
+        worker: asyncio.Task[None],
+        flow: _Flow,
     ) -> int | None:
-        """The next frame's size; ``None`` at EOF, idle timeout or when the worker ended."""
-        idle_s = self._limits.idle_ms / 1000
-        while not worker.done():
-            try:
-                # readexactly consumes nothing until all 4 bytes are there: safe to time out
-                head = await _read_within(reader, 4, idle_s)
-            except asyncio.IncompleteReadError:
-                return None
-            except TimeoutError:
-                if busy.is_set():
-                    continue
-                logger.debug("Closing idle connection")
-                return None
-            return int(_SIZE.unpack(head)[0])
-        return None
+        """The next frame's size; ``None`` at EOF or when the worker ended (idle:
+        :class:`_IdleConnection`)."""
+        if worker.done():
+            return None
+        try:
+            head = await self._read_exactly(reader, 4, flow, busy)
+        except asyncio.IncompleteReadError:
+            return None
+        return int(_SIZE.unpack(head)[0])
 
     async def _process_frames(
         self,
@@ -359,6 +540,7 @@ class SocketServer:
         writer: asyncio.StreamWriter,
         info: ConnectionInfo,
         busy: asyncio.Event,
+        flow: _Flow,
     ) -> None:
         while True:
             frame = await frames.get()
@@ -371,17 +553,29 @@ class SocketServer:
                 if outcome.throttle_ms > 0 and outcome.delay_response:
                     await asyncio.sleep(outcome.throttle_ms / 1000)
                 if outcome.parts:
-                    await self._write(writer, outcome.parts)
+                    flow.writing = True
+                    try:
+                        await self._write(writer, outcome.parts)
+                    finally:
+                        flow.writing = False
+                        flow.last_written = time.monotonic()
                 if self.on_request_done is not None:
                     self.on_request_done(frame, started, asyncio.get_running_loop().time())
                 if outcome.throttle_ms > 0 and not outcome.delay_response:
-                    await asyncio.sleep(outcome.throttle_ms / 1000)  # muted
+                    flow.throttled = True  # KIP-219: nothing is read while throttled
+                    try:
+                        await asyncio.sleep(outcome.throttle_ms / 1000)
+                    finally:
+                        flow.throttled = False
                 if frames.empty():
                     busy.clear()
                 if outcome.close:
                     writer.close()
                     return
             finally:
+                if frame is not None:
+                    flow.queued_bytes -= len(frame)
+                flow.room.set()
                 frames.task_done()
 
     async def _write(self, writer: asyncio.StreamWriter, parts: Sequence[Part]) -> None:
@@ -407,11 +601,17 @@ class SocketServer:
         await writer.drain()
 
 
-async def _read_within(reader: asyncio.StreamReader, n: int, timeout_s: float) -> bytes:
-    """``reader.readexactly(n)`` or ``TimeoutError`` after ``timeout_s``, without losing a
-    cancellation (:func:`~kafkacore.server.timeouts.within`): a shutdown would otherwise
-    wait for the connection's idle timeout."""
-    return await within(reader.readexactly(n), timeout_s)
+def _kernel_unsent(transport: asyncio.BaseTransport) -> int:
+    """Bytes in the socket's send queue not yet acknowledged by the peer (``TIOCOUTQ``;
+    0 where the platform has no such query)."""
+    sock = transport.get_extra_info("socket")
+    if sock is None or _TIOCOUTQ is None:
+        return 0
+    try:
+        raw = fcntl.ioctl(sock.fileno(), _TIOCOUTQ, b"\0\0\0\0")
+    except OSError:
+        return 0
+    return int.from_bytes(raw, sys.byteorder, signed=True)
 
 
 def _read_regions(regions: Sequence[FileRegion]) -> dict[int, bytes]:

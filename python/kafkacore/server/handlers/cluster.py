@@ -119,7 +119,29 @@ async def handle_metadata(services: BrokerServices, context: RequestContext, req
     auto = allow_auto and services.config.auto_create_topics_enable
     requested = request.topics
     refused: list[Any] = []
-    if requested is None or (version == 0 and not requested):
+    all_topics = requested is None or (version == 0 and not requested)
+    if (
+        not all_topics
+        and version < 12
+        and any(t.name is None or (t.topic_id and t.topic_id != ZERO_UUID) for t in requested)
+    ):
+        # Kafka: InvalidRequestException ("Topic IDs are not supported in requests for
+        # version 11", "Topic name can not be null ..."), answered by its error response:
+        # every topic INVALID_REQUEST, a null name as "" (v10-11 answers cannot carry null)
+        return _METADATA(
+            brokers=[],
+            topics=[
+                _METADATA.MetadataResponseTopic(
+                    error_code=ErrorCode.INVALID_REQUEST,
+                    name=t.name or "",
+                    topic_id=t.topic_id or ZERO_UUID,
+                    is_internal=False,
+                    partitions=[],
+                )
+                for t in requested
+            ],
+        )
+    if all_topics:
         listed = [t.name for t in cache.topics()]
         if secured:
             describable = authz.filter_authorized(
