@@ -158,7 +158,7 @@ bench-cluster: build
 # (throughput, latency at half load x3, CPU s/GiB, ConsumerPerformance, 1 vs 2 cores).
 # ARGS go to benches/broker/run.py, e.g. ARGS="--cases matrix --seconds 10".
 bench-broker: build
-	$(PYTHON) benches/broker/run.py
+	$(PYTHON) benches/broker/run.py $(ARGS)
 
 # --- web console (issue 15, console-core) --------------------------------------------------
 # console-assets: htmx, its SSE extension and uPlot from the npm registry (`npm pack`,
@@ -196,6 +196,7 @@ console-kafka-test: build chromium kafka-jars
 bench-console: build
 	mkdir -p benches/results
 	$(PYTHON) benches/console/run.py $(ARGS)
+
 # --- web console operations (issue 15, console-ops) -------------------------------------------
 # test-console-cluster: the Operations view on a three-broker ZooKeeper cluster (decommission
 # plan, a throttled reassignment checked with Kafka's kafka-reassign-partitions --verify, a
@@ -208,13 +209,14 @@ test-console-cluster: build chromium
 
 bench-console-metrics: build
 	$(PYTHON) benches/console/metrics_overhead.py $(ARGS)
-	$(PYTHON) benches/broker/run.py $(ARGS)
+
 # --- scale (issue 14): 10,000 partitions and 10,000 idle connections on one broker,
 # kafkacore vs Apache Kafka 4.3.1 (KRaft, from the jars); ARGS=--quick for a short run.
 # Writes benches/results/scale_vs_kafka.json.
 .PHONY: bench-scale
 bench-scale: build kafka-jars
 	$(PYTHON) benches/scale/run.py $(ARGS)
+
 # The network fuzzer, long: mutated frames of every API and version against a running
 # kafkacore broker over many connections, a well-behaved client producing and consuming
 # throughout (tests/hostile/netfuzz.py; `make test` runs it for 10 s). Prints sends/s and
