@@ -125,8 +125,9 @@ INJECTION_TARGETS: tuple[tuple[str, int], ...] = (
     ("kafkacore.log.log:Log.append_as_leader", 200),
     ("kafkacore.log.log:Log.roll", 12),
     ("kafkacore.log.log:Log.flush", 20),
-    ("kafkacore.log.log:Log.replace_segments", 4),
-    ("kafkacore.log.log:Log.delete_records_before", 6),
+    ("kafkacore.log.log:Log.replace_segments", 2),
+    ("kafkacore.log.log:Log._remove_and_delete_segments", 4),
+    ("kafkacore.log.log:Log.delete", 2),
     ("kafkacore.log.manager:LogManager.cleanup_logs", 8),
     ("kafkacore.log.manager:LogManager.delete_log", 2),
     ("kafkacore.log.manager:LogManager.checkpoint_recovery_offsets", 4),
@@ -749,7 +750,15 @@ def unexpected_reports(report: list[str], sections: dict[str, list[str]]) -> lis
 
 
 class SweepBroker(Broker):
+    """The broker run by ``broker_crash.launch`` (importable from the tests directory)."""
+
     module = "broker_crash.launch"
+
+    def spawn(self) -> Broker:
+        tests = str(Path(__file__).resolve().parents[1])
+        path = os.environ.get("PYTHONPATH")
+        self.env = {**self.env, "PYTHONPATH": tests + (os.pathsep + path if path else "")}
+        return super().spawn()
 
 
 @dataclass
@@ -851,15 +860,27 @@ class Sweeper:
             self.stats.startup_kills += 1
             return f"start-up kill after {delay:.2f}s"
         injected = draw >= 1 - INJECTED_RATE
+        phases: list[str] = []
+        mark = time.monotonic()
+
+        def phase(name: str) -> None:
+            nonlocal mark
+            now = time.monotonic()
+            phases.append(f"{name} {now - mark:.1f}")
+            mark = now
+
         try:
             self.start()
             if point == 0:
                 self.create_topics()
+            phase("start")
             counts = verify(self.broker.bootstrap, self.model)
+            phase("verify")
             self.stats.verified += counts["records"]
             clean = injected or rng.random() < CLEAN_CHECK_RATE
             if clean:
                 self.clean_check(point)
+                phase("clean")
             target = ""
             if injected:
                 name, most = rng.choice(INJECTION_TARGETS)
@@ -879,6 +900,7 @@ class Sweeper:
             for w in chosen:
                 self.stats.workloads[w] = self.stats.workloads.get(w, 0) + 1
             how = self.load_and_kill(rng, chosen, injected)
+            phase("load")
         except SweepFailure as exc:
             raise self.failure(point, str(exc)) from None
         except AssertionError as exc:  # a broker that would not start or stop cleanly
@@ -888,7 +910,7 @@ class Sweeper:
         extra = f" injected {target}" if injected else ""
         return (
             f"verified {counts['records']}{' +clean' if clean else ''}; "
-            f"{','.join(chosen)}; {how}{extra}"
+            f"{','.join(chosen)}; {how}{extra} [{', '.join(phases)}]"
         )
 
     def start(self) -> None:
