@@ -21,7 +21,10 @@ listener) gets, from client threads of this process, for the whole run:
 
 Every ``--interval`` seconds a sample: the broker's RSS (``/proc/<pid>/status``), open
 files (``/proc/<pid>/fd``), threads, CPU seconds (``/proc/<pid>/stat``), records produced
-and consumed, produce latency p50/p99 per producer, probe p99 and max. Written to
+and consumed, produce latency p50/p99 per producer (and, from librdkafka's statistics,
+the acks=1 producer's broker round trip p99 and the p99 time its requests waited in the
+client's queues, which tell the broker's share of a latency from the client's), probe p99
+and max. Written to
 ``trace.csv`` and ``trace.json`` (with the verdict) and plotted to ``soak.png``.
 
 Verdict (:func:`verdict`): per series, a Theil-Sen line over the second half of the
@@ -107,6 +110,8 @@ class Sample:
     acks1_p99_ms: float
     acksall_p50_ms: float
     acksall_p99_ms: float
+    acks1_rtt_p99_ms: float  # librdkafka: the broker round trip
+    acks1_queued_p99_ms: float  # librdkafka: time in the client's queues
     probe_p99_ms: float
     probe_max_ms: float
     tls_connections: int
@@ -181,6 +186,7 @@ class Counters:
     churned: int = 0
     errors: int = 0
     kinds: dict[str, int] = field(default_factory=dict)
+    client: dict[str, tuple[float, float]] = field(default_factory=dict)  # rtt, queued ms
     latencies: dict[str, list[float]] = field(
         default_factory=lambda: {"acks1": [], "acksall": [], "probe": []}
     )
@@ -248,10 +254,17 @@ class Soak:
     def produce(self, topic: str, rate: float, acks: str, keys: int | None) -> None:
         config: dict[str, Any] = {"bootstrap.servers": self.broker.bootstrap, "linger.ms": 5}
         config |= {"acks": "all", "enable.idempotence": True} if acks == "all" else {"acks": "1"}
+        latency_name = topic if topic in ("acks1", "acksall") else None
+        if latency_name is not None:
+            # librdkafka's own view, to tell the broker's share of a latency from the
+            # client's queueing: the broker round trip and the time in the client's queues
+            config |= {
+                "statistics.interval.ms": max(1000, int(self.interval * 1000)),
+                "stats_cb": lambda text: self.client_stats(latency_name, text),
+            }
         producer = Producer(config)
         rng = random.Random(topic)
         partitions = TOPICS[topic][0] if topic in TOPICS else 1
-        latency_name = topic if topic in ("acks1", "acksall") else None
 
         def report(err: Any, _msg: Any, sent: float) -> None:
             if err is not None:
@@ -283,6 +296,19 @@ class Soak:
                 self.stop.wait(tick)
         finally:
             producer.flush(10)
+
+    def client_stats(self, name: str, text: str) -> None:
+        """librdkafka's statistics of producer ``name``: its brokers' round-trip p99
+        (``rtt``) and the p99 time a request waited in the client (``int_latency``: from
+        produce() to the request being built; ``outbuf_latency``: before it is sent)."""
+        stats = json.loads(text)
+        brokers = [b for b in stats.get("brokers", {}).values() if b.get("nodeid", -1) >= 0]
+        rtt = max((b["rtt"]["p99"] for b in brokers), default=0) / 1000
+        queued = max(
+            (b["int_latency"]["p99"] + b["outbuf_latency"]["p99"] for b in brokers), default=0
+        )
+        with self.counters.lock:
+            self.counters.client[name] = (rtt, queued / 1000)
 
     def consume(self, member: int) -> None:
         consumer = Consumer(
@@ -362,6 +388,7 @@ class Soak:
         rss, threads = proc_status(pid)
         with self.counters.lock:
             c = self.counters
+            client = dict(c.client)
             produced, consumed, tls, churned, errors = (
                 c.produced,
                 c.consumed,
@@ -381,6 +408,8 @@ class Soak:
             acks1_p99_ms=round(percentile(latencies["acks1"], 0.99), 2),
             acksall_p50_ms=round(percentile(latencies["acksall"], 0.5), 2),
             acksall_p99_ms=round(percentile(latencies["acksall"], 0.99), 2),
+            acks1_rtt_p99_ms=round(client.get("acks1", (0.0, 0.0))[0], 2),
+            acks1_queued_p99_ms=round(client.get("acks1", (0.0, 0.0))[1], 2),
             probe_p99_ms=round(percentile(latencies["probe"], 0.99), 2),
             probe_max_ms=round(max(latencies["probe"], default=0.0), 2),
             tls_connections=tls,
@@ -420,7 +449,8 @@ class Soak:
                     f"{s.t:7.0f}s rss {s.rss_mib:6.1f} MiB  fds {s.open_files:4d}  threads "
                     f"{s.threads:3d}  cpu {s.cpu_s:7.1f}s  produced {s.produced:8d}  consumed "
                     f"{s.consumed:8d}  p99 acks1 {s.acks1_p99_ms:6.1f} ms acksall "
-                    f"{s.acksall_p99_ms:6.1f} ms  probe p99 {s.probe_p99_ms:5.1f} ms  "
+                    f"{s.acksall_p99_ms:6.1f} ms (acks1 rtt {s.acks1_rtt_p99_ms:.0f}, queued "
+                    f"{s.acks1_queued_p99_ms:.0f})  probe p99 {s.probe_p99_ms:5.1f} ms  "
                     f"errors {s.errors}"
                 )
                 next_at += self.interval
@@ -504,6 +534,18 @@ def plot(out: Path, samples: list[Sample], title: str) -> Path:
     lat.plot(minutes, [s.acks1_p99_ms for s in samples], label="produce acks=1 p99")
     lat.plot(minutes, [s.acksall_p99_ms for s in samples], label="produce acks=all p99")
     lat.plot(minutes, [s.probe_p99_ms for s in samples], label="ApiVersions probe p99")
+    lat.plot(
+        minutes,
+        [s.acks1_rtt_p99_ms for s in samples],
+        label="acks=1 broker round trip p99 (librdkafka)",
+        linestyle="--",
+    )
+    lat.plot(
+        minutes,
+        [s.acks1_queued_p99_ms for s in samples],
+        label="acks=1 time in client queues p99 (librdkafka)",
+        linestyle=":",
+    )
     lat.set_title("latency per interval (ms)")
     lat.set_ylim(bottom=0)
     lat.legend(loc="upper left", fontsize="small")

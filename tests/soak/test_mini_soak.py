@@ -4,8 +4,9 @@ churn) on one broker for 15 s, then leak checks that do not depend on timing: on
 load has stopped and ``log.segment.delete.delay.ms`` has passed, the broker holds as many
 sockets as before the load, no file descriptor on a deleted file (segments of deleted
 topics and of retention), only files under its log directory, and a bounded RSS; its
-thread count stops growing once its pools have filled (the second half of the run has no
-more threads than the first).
+threads stay within its pools (thread pools start workers lazily, up to their size, so
+a count that still rises late in a short run is not a leak; a bound is what can be
+asserted here: the baseline plus ``num.io.threads`` plus a few).
 The 30-minute soak with its plot and verdict is ``make soak``."""
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import pytest
 from soak.soak import Soak, verdict
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
+
+IO_THREADS = 8  # num.io.threads, Kafka's default
 
 
 def test_mini_soak(tmp_path: Path) -> None:
@@ -36,7 +39,6 @@ def test_mini_soak(tmp_path: Path) -> None:
     ), after.files
     assert after.sockets <= before.sockets + 1, (before.sockets, after.sockets)
     threads = [s.threads for s in samples]
-    half = len(threads) // 2
-    assert max(threads[half:]) <= max(threads[:half]), threads
+    assert max(threads) <= before.threads + IO_THREADS + 4, (before.threads, threads)
     assert after.threads <= max(threads), (after.threads, threads)
     assert after.rss_mib < 400, after.rss_mib
