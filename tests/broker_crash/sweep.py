@@ -4,7 +4,8 @@ point left, check it, load it, SIGKILL it", seeded and resumable.
 Run: ``PYTHONPATH=python:tests python -m broker_crash.sweep --points 1000 --state DIR``
 (``make crash-sweep``). ``DIR/state.json`` records the finished points and the model of
 what the broker must hold; a second run with the same ``DIR`` continues where the first
-stopped (``--points`` is the total). ``DIR/data`` is the broker's log directory,
+stopped (``--points`` is the total; Ctrl-C or SIGTERM ends a run after the point under
+way). ``DIR/data`` is the broker's log directory,
 ``DIR/data-broker.log`` its output over all points.
 
 A point (its draws from ``random.Random(f"{seed}/{point}")``, so a rerun repeats it):
@@ -60,6 +61,7 @@ import os
 import random
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -821,10 +823,12 @@ class Sweeper:
         tmp.write_text(json.dumps(state))
         os.replace(tmp, self.state_file)
 
-    def run(self, total: int) -> Stats:
+    def run(self, total: int, stop: threading.Event | None = None) -> Stats:
+        """Points up to ``total``; ``stop`` (set by a signal) ends the run after the point
+        under way, its state saved: the next run continues from there."""
         start = time.monotonic()
         try:
-            while self.done < total:
+            while self.done < total and not (stop is not None and stop.is_set()):
                 t0 = time.monotonic()
                 self.save(in_point=True)
                 summary = self.point(self.done)
@@ -1024,8 +1028,16 @@ def main(argv: list[str] | None = None) -> int:
         f"state {args.state}",
         flush=True,
     )
+    stop = threading.Event()
+
+    def finish_point(signum: int, _frame: object) -> None:
+        print(f"signal {signum}: stopping after this point (rerun to continue)", flush=True)
+        stop.set()
+
+    signal.signal(signal.SIGINT, finish_point)
+    signal.signal(signal.SIGTERM, finish_point)
     try:
-        stats = sweeper.run(args.points)
+        stats = sweeper.run(args.points, stop)
     except SweepFailure as exc:
         print(f"FAILED: {exc}", flush=True)
         return 1
