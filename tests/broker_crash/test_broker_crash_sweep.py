@@ -1,5 +1,5 @@
-"""The bounded broker crash sweep of ``make test``: 12 seeded points (start-up kills,
-timed kills, clean checks, one DumpLogSegments JVM at the end) of
+"""The bounded broker crash sweep of ``make test``: 10 seeded points (start-up kills,
+timed kills, an injected kill point, clean checks, one DumpLogSegments JVM at the end) of
 :mod:`broker_crash.sweep`, then proof that its checks bite: the same broker's data
 verified against a model missing an acknowledged record (a phantom) and against one
 with an acknowledged record that was never written (a loss) must both fail. The
@@ -23,10 +23,10 @@ from broker_crash.sweep import (
     verify,
 )
 
-pytestmark = [pytest.mark.interop, pytest.mark.slow, pytest.mark.timeout(240)]
+pytestmark = [pytest.mark.interop, pytest.mark.slow, pytest.mark.timeout(600)]
 
-SEED = 14
-POINTS = 12
+SEED = 1  # two start-up kills, an injected kill point, two clean checks, all workloads
+POINTS = 10
 
 
 def test_dump_reports_that_are_faults() -> None:
@@ -76,10 +76,10 @@ def test_bounded_broker_crash_sweep(tmp_path: Path) -> None:
     stats = sweeper.run(POINTS)
     print(summary(stats, SEED), f"wall {time.monotonic() - started:.0f}s")
     assert stats.points == POINTS
-    assert stats.timed_kills + stats.injected_kills + stats.injected_missed >= 8, stats
+    assert stats.timed_kills + stats.injected_kills + stats.injected_missed >= 6, stats
     assert stats.startup_kills >= 1, stats
     assert stats.clean_checks >= 2 and stats.dump_runs >= 1 and stats.dumped_files > 0, stats
-    assert stats.acked > 500 and stats.verified > 500, stats
+    assert stats.acked > 300 and stats.verified > 300, stats
     assert len(stats.workloads) >= 5, stats.workloads
 
     # The checks can fail: the broker's data against wrong models.
