@@ -5,7 +5,8 @@ soak``). The broker (a subprocess, ``support.brokers.Broker``, with a PLAINTEXT 
 listener) gets, from client threads of this process, for the whole run:
 
 * ``acks1``: a confluent-kafka producer, acks=1, 500 records/s of 200-1,000 bytes over 3
-  partitions; each record's latency (send to delivery report) is kept;
+  partitions; each record's latency (send to delivery report) is kept; every producer
+  has ``linger.ms`` 5 and at most 5 requests in flight (the Java producer's default);
 * ``acksall``: an idempotent acks=all producer, 200 records/s, latencies kept too;
 * ``compacted``: 100 records/s over 100 keys (``cleanup.policy=compact``, 64 KiB segments,
   ``min.cleanable.dirty.ratio`` 0.01, the cleaner every second);
@@ -252,8 +253,17 @@ class Soak:
         self.threads.append(thread)
 
     def produce(self, topic: str, rate: float, acks: str, keys: int | None) -> None:
-        config: dict[str, Any] = {"bootstrap.servers": self.broker.bootstrap, "linger.ms": 5}
+        config: dict[str, Any] = {
+            "bootstrap.servers": self.broker.bootstrap,
+            "linger.ms": 5,
+            # the Java producer's default (librdkafka's is 1,000,000: a backlog of tiny
+            # requests queued on the broker's connection instead of bigger batches)
+            "max.in.flight.requests.per.connection": 5,
+        }
         config |= {"acks": "all", "enable.idempotence": True} if acks == "all" else {"acks": "1"}
+        segment = TOPICS.get(topic, (0, {}))[1].get("internal.segment.bytes")
+        if segment is not None:  # a batch must fit a segment (else RECORD_LIST_TOO_LARGE)
+            config["batch.size"] = int(segment) // 2
         latency_name = topic if topic in ("acks1", "acksall") else None
         if latency_name is not None:
             # librdkafka's own view, to tell the broker's share of a latency from the
