@@ -900,6 +900,7 @@ class Sweeper:
                         raise
                     self.stats.injected_kills += 1
                     return f"verified {counts['records']}, injected {target}: killed in start-up"
+                phase("restart")
             chosen = rng.sample(WORKLOADS, rng.randint(1, 4))
             for w in chosen:
                 self.stats.workloads[w] = self.stats.workloads.get(w, 0) + 1
