@@ -55,16 +55,14 @@ from types import ModuleType
 import pytest
 
 from kafkacore.log import (
-    LeaderEpochFileCache,
     LogManager,
-    MetaProperties,
     MockScheduler,
     MockTime,
-    OffsetCheckpointFile,
     TopicPartition,
 )
 from kafkacore.native import load_backend
-from support import crash_child
+from support import crash_child, log_checks
+from support.log_checks import check_log_structure
 
 CHILD = crash_child.__file__
 POINTS_PER_CHAIN = 25
@@ -173,23 +171,6 @@ class Model:
 # -- the checks -------------------------------------------------------------------------------
 
 
-@dataclass
-class Batch:
-    segment_base: int
-    position: int
-    size: int
-    header: tuple[int, ...]
-    records: list[tuple[int, bytes, bytes]]
-
-    @property
-    def base(self) -> int:
-        return self.header[0]
-
-    @property
-    def last(self) -> int:
-        return self.header[0] + self.header[6]
-
-
 def leftover_files(workdir: Path) -> Iterator[Path]:
     for data in ("data0", "data1"):
         for partition in (workdir / data).iterdir():
@@ -203,45 +184,7 @@ def check_log_files(backend: ModuleType, manager: LogManager, model: Model) -> N
         part = model.get(tp)
         assert part.exists != "no", f"{tp} is back although its deletion completed"
         where = f"{tp}"
-        batches: list[Batch] = []
-        for segment in log.segments:
-            native = segment.segment
-            data = native.read_bytes(0, segment.size)
-            position = 0
-            in_segment: list[Batch] = []
-            while position < len(data):
-                header = tuple(backend.validate_batch(data, position))  # CRC and structure
-                records = [(r[0], r[2], r[3]) for r in backend.batch_records(data, position)]
-                batch = Batch(segment.base_offset, position, 12 + header[1], header, records)
-                assert batch.base >= segment.base_offset, f"{where}: batch below its segment"
-                if batches:
-                    assert batch.base > batches[-1].last, (
-                        f"{where}: offsets {batch.base}..{batch.last} after {batches[-1].last}:"
-                        " a batch is present twice or out of order"
-                    )
-                batches.append(batch)
-                in_segment.append(batch)
-                position += batch.size
-            by_position = {b.position: b for b in in_segment}
-            by_last = {b.last: b for b in in_segment}
-            for offset, pos in native.offset_index():
-                target = by_position.get(pos)
-                assert target is not None and target.last == offset, (
-                    f"{where}: offset index entry ({offset}, {pos}) of segment "
-                    f"{segment.base_offset} does not point at the batch ending at {offset}"
-                )
-            for timestamp, offset in native.time_index():
-                target = by_last.get(offset)
-                assert target is not None and target.header[8] == timestamp, (
-                    f"{where}: time index entry ({timestamp}, {offset}) of segment "
-                    f"{segment.base_offset} names no batch with that max timestamp"
-                )
-            for b in in_segment:
-                found = native.translate_offset(b.last)
-                assert found is not None and tuple(found) == (b.last, b.position, b.size), (
-                    f"{where}: translate_offset({b.last}) = {found}, the batch is at "
-                    f"{b.position} ({b.size} bytes)"
-                )
+        batches = check_log_structure(backend, log)
         # content: everything on disk was written by the child, at that offset
         present: dict[int, tuple[bytes, bytes]] = {}
         for b in batches:
@@ -259,22 +202,6 @@ def check_log_files(backend: ModuleType, manager: LogManager, model: Model) -> N
             assert offset >= log.log_start_offset, (
                 f"{where}: log start offset {log.log_start_offset} passed required offset {offset}"
             )
-        end = max(batches[-1].last + 1 if batches else 0, log.active_segment.base_offset)
-        assert log.log_end_offset == end, f"{where}: log end offset {log.log_end_offset} != {end}"
-        assert log.recovery_point <= log.log_end_offset
-        assert log.log_start_offset <= log.log_end_offset
-        # The cache is truncated from the start by delete_records_before before the log
-        # start offset is checkpointed (as in Kafka): below its first entry, no epoch.
-        cache: LeaderEpochFileCache = log.leader_epoch_cache
-        earliest = cache.earliest_entry()
-        first_epoch_offset = earliest.start_offset if earliest is not None else 0
-        for b in batches:
-            if b.base >= max(log.log_start_offset, first_epoch_offset) and b.header[2] >= 0:
-                epoch = cache.epoch_for_offset(b.base)
-                assert epoch == b.header[2], (
-                    f"{where}: the epoch cache gives epoch {epoch} for offset {b.base}, "
-                    f"written with epoch {b.header[2]}"
-                )
         # resolve the model to what is on disk
         part.exists = "yes"
         part.records = dict(present)
@@ -293,14 +220,7 @@ def check_log_files(backend: ModuleType, manager: LogManager, model: Model) -> N
 
 def check_checkpoints(workdir: Path) -> None:
     for data in ("data0", "data1"):
-        for name in (
-            "recovery-point-offset-checkpoint",
-            "log-start-offset-checkpoint",
-            "replication-offset-checkpoint",
-            "cleaner-offset-checkpoint",
-        ):
-            OffsetCheckpointFile(str(workdir / data / name)).read()
-        MetaProperties.read(str(workdir / data / "meta.properties"))
+        log_checks.check_checkpoints(workdir / data)
 
 
 def reopen_and_check(

@@ -21,7 +21,11 @@ STOP_TIMEOUT_S = 20.0
 
 
 class Broker:
-    """``kafkacore.cli server-start`` on ``data`` with ``overrides`` (``key=value``)."""
+    """``kafkacore.cli server-start`` on ``data`` with ``overrides`` (``key=value``).
+    ``module`` is what ``python -m`` runs (a wrapper of ``kafkacore.cli`` in the crash
+    sweep), ``env`` what its environment adds."""
+
+    module = "kafkacore.cli"
 
     def __init__(
         self,
@@ -39,6 +43,7 @@ class Broker:
         self.proc: subprocess.Popen[bytes] | None = None
         self.returncode: int | None = None
         self._seen = 0
+        self.env: dict[str, str] = {}
 
     @property
     def bootstrap(self) -> str:
@@ -73,12 +78,12 @@ class Broker:
         self._seen = self.log_file.stat().st_size if self.log_file.exists() else 0
         args = [f"listeners=PLAINTEXT://localhost:{self.port}", f"log.dirs={self.data}"]
         args += [f"node.id={self.node_id}", *self.overrides]
-        command = [sys.executable, "-m", "kafkacore.cli", "server-start"]
+        command = [sys.executable, "-m", self.module, "server-start"]
         for arg in args:
             command += ["--override", arg]
         with open(self.log_file, "ab") as out:
             proc = subprocess.Popen(
-                command, stdout=out, stderr=subprocess.STDOUT, env=os.environ.copy()
+                command, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, **self.env}
             )
         self.proc, self.returncode = proc, None
         return self
