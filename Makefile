@@ -229,7 +229,6 @@ fuzz-net: build
 	cd tests && PYTHONPATH=../python:. $(abspath $(PYTHON)) -m hostile.netfuzz \
 		--seconds $(NETFUZZ_SECONDS) --connections $(NETFUZZ_CONNECTIONS) \
 		--findings ../netfuzz-findings $(NETFUZZ_ARGS)
-	$(PYTHON) benches/broker/run.py
 
 # --- Crash sweep and soak (issue 14) ------------------------------------------------------------
 .PHONY: crash-sweep soak
