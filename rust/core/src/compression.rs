@@ -317,12 +317,33 @@ fn xxh32_short(input: &[u8], seed: u32) -> u32 {
     h
 }
 
-fn decompress_snappy_raw(data: &[u8]) -> Result<Vec<u8>> {
+/// Most bytes one byte of a raw snappy block can expand to: a 3-byte copy element
+/// writes at most 64 bytes (literals and 2-byte copies expand less).
+const SNAPPY_MAX_EXPANSION: usize = 22;
+
+/// The decompressed length a raw snappy block declares, refused before anything is
+/// allocated when its elements could not produce it (or it exceeds the 1 GiB cap).
+fn snappy_raw_len(block: &[u8]) -> Result<usize> {
     let codec = Codec::Snappy;
-    let len = snap::raw::decompress_len(data).map_err(|e| corrupt(codec, e))?;
+    let len = snap::raw::decompress_len(block).map_err(|e| corrupt(codec, e))?;
     if len > MAX_DECOMPRESSED_SIZE {
         return Err(corrupt(codec, "decompressed size exceeds 1 GiB"));
     }
+    if len > block.len().saturating_mul(SNAPPY_MAX_EXPANSION) {
+        return Err(corrupt(
+            codec,
+            format!(
+                "block of {} bytes declares {len} decompressed bytes",
+                block.len()
+            ),
+        ));
+    }
+    Ok(len)
+}
+
+fn decompress_snappy_raw(data: &[u8]) -> Result<Vec<u8>> {
+    let codec = Codec::Snappy;
+    let len = snappy_raw_len(data)?;
     let mut out = vec![0u8; len];
     let n = snap::raw::Decoder::new()
         .decompress(data, &mut out)
@@ -361,7 +382,7 @@ fn decompress_xerial(data: &[u8]) -> Result<Vec<u8>> {
         let block = rest
             .get(4..4 + len as usize)
             .ok_or_else(|| corrupt(codec, "xerial block runs past the end of the data"))?;
-        let n = snap::raw::decompress_len(block).map_err(|e| corrupt(codec, e))?;
+        let n = snappy_raw_len(block)?;
         if out.len() + n > MAX_DECOMPRESSED_SIZE {
             return Err(corrupt(codec, "decompressed size exceeds 1 GiB"));
         }
@@ -580,5 +601,33 @@ mod tests {
             decompress(Codec::Snappy, &bomb),
             Err(Error::Corrupt { .. })
         ));
+    }
+
+    /// Fuzz finding (decompress target): a raw snappy block of a few bytes declaring
+    /// ~1 GiB made the decoder allocate the declared size before decoding anything.
+    /// The declared length is now checked against what the block's bytes can produce.
+    #[test]
+    fn snappy_declared_length_beyond_the_block_is_refused_before_allocating() {
+        // varint 0x3FFF_FFF8 (just under 1 GiB), then one literal byte.
+        let tiny = [0xf8, 0xff, 0xff, 0xff, 0x03, 0x00, b'x'];
+        match decompress(Codec::Snappy, &tiny) {
+            Err(Error::Corrupt { reason, .. }) => assert!(reason.contains("declares"), "{reason}"),
+            other => panic!("{other:?}"),
+        }
+        let mut framed = XERIAL_MAGIC.to_vec();
+        framed.extend_from_slice(&[0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, tiny.len() as u8]);
+        framed.extend_from_slice(&tiny);
+        match decompress(Codec::Snappy, &framed) {
+            Err(Error::Corrupt { reason, .. }) => assert!(reason.contains("declares"), "{reason}"),
+            other => panic!("{other:?}"),
+        }
+        // The bound is loose enough for the densest real block (runs of one byte).
+        let dense = snap::raw::Encoder::new()
+            .compress_vec(&[7u8; 60_000])
+            .unwrap();
+        assert_eq!(
+            decompress(Codec::Snappy, &dense).unwrap(),
+            vec![7u8; 60_000]
+        );
     }
 }
