@@ -46,13 +46,17 @@ def build(env: dict[str, str]) -> None:
     subprocess.run(cmd, cwd=ROOT, env=env, check=True)
 
 
-def run_target(target: str, runs: int, env: dict[str, str], seconds: int = 0) -> dict[str, object]:
+def _paths(target: str) -> tuple[Path, Path, Path, Path]:
+    """``(corpus, seeds, artifacts, log)`` of ``target``, the directories created."""
     corpus = FUZZ_DIR / "corpus" / target
-    seeds = FUZZ_DIR / "corpus" / "seeds" / target
     artifacts = FUZZ_DIR / "artifacts" / target
     for d in (corpus, artifacts):
         d.mkdir(parents=True, exist_ok=True)
-    log_path = FUZZ_DIR / "artifacts" / f"{target}.log"
+    return corpus, FUZZ_DIR / "corpus" / "seeds" / target, artifacts, artifacts.with_suffix(".log")
+
+
+def run_target(target: str, runs: int, env: dict[str, str], seconds: int = 0) -> dict[str, object]:
+    corpus, seeds, artifacts, log_path = _paths(target)
     cmd = [
         str(BIN_DIR / target),
         f"-runs={runs}",
@@ -70,12 +74,7 @@ def run_target(target: str, runs: int, env: dict[str, str], seconds: int = 0) ->
 
 
 def run_atheris(runs: int, seconds: int = 0) -> dict[str, object]:
-    corpus = FUZZ_DIR / "corpus" / "protocol"
-    seeds = FUZZ_DIR / "corpus" / "seeds" / "protocol"
-    artifacts = FUZZ_DIR / "artifacts" / "protocol"
-    for d in (corpus, artifacts):
-        d.mkdir(parents=True, exist_ok=True)
-    log_path = FUZZ_DIR / "artifacts" / "protocol.log"
+    corpus, seeds, artifacts, log_path = _paths("protocol")
     cmd = [
         sys.executable,
         "-m",
