@@ -136,15 +136,36 @@ fn corrupt(codec: Codec, reason: impl std::fmt::Display) -> Error {
 /// Read a decoder to its end, refusing more than [`MAX_DECOMPRESSED_SIZE`] bytes.
 fn read_bounded(codec: Codec, reader: impl Read, size_hint: usize) -> Result<Vec<u8>> {
     let mut out = Vec::with_capacity(size_hint.min(MAX_DECOMPRESSED_SIZE));
-    let limit = MAX_DECOMPRESSED_SIZE as u64 + 1;
-    reader
-        .take(limit)
-        .read_to_end(&mut out)
-        .map_err(|e| corrupt(codec, e))?;
-    if out.len() > MAX_DECOMPRESSED_SIZE {
-        return Err(corrupt(codec, "decompressed size exceeds 1 GiB"));
-    }
+    read_capped(codec, reader, &mut out)?;
     Ok(out)
+}
+
+/// Read `reader` to its end, appending to `out`, refusing to hold more than
+/// [`MAX_DECOMPRESSED_SIZE`] bytes. The buffer doubles as it fills but its capacity never
+/// passes the cap + 1 byte: each read is limited to the spare capacity, so `read_to_end`
+/// does not grow it (it would double a full 1 GiB buffer to 2 GiB before learning that
+/// the data goes on).
+fn read_capped(codec: Codec, mut reader: impl Read, out: &mut Vec<u8>) -> Result<()> {
+    const MIN_GROWTH: usize = 32 * 1024;
+    let cap = MAX_DECOMPRESSED_SIZE + 1;
+    loop {
+        let spare = out.capacity() - out.len();
+        if spare == 0 {
+            let grow = out.len().max(MIN_GROWTH).min(cap - out.len());
+            out.reserve_exact(grow);
+            continue;
+        }
+        let n = (&mut reader)
+            .take(spare as u64)
+            .read_to_end(out)
+            .map_err(|e| corrupt(codec, e))?;
+        if out.len() > MAX_DECOMPRESSED_SIZE {
+            return Err(corrupt(codec, "decompressed size exceeds 1 GiB"));
+        }
+        if n == 0 {
+            return Ok(());
+        }
+    }
 }
 
 /// Decompress; snappy accepts raw and xerial-framed. Bad input is `Error::Corrupt`
@@ -275,14 +296,7 @@ fn decompress_gzip(data: &[u8], hint: usize) -> Result<Vec<u8>> {
     let mut rest = data;
     loop {
         let mut member = flate2::bufread::GzDecoder::new(rest);
-        let limit = (MAX_DECOMPRESSED_SIZE - out.len()) as u64 + 1;
-        (&mut member)
-            .take(limit)
-            .read_to_end(&mut out)
-            .map_err(|e| corrupt(codec, e))?;
-        if out.len() > MAX_DECOMPRESSED_SIZE {
-            return Err(corrupt(codec, "decompressed size exceeds 1 GiB"));
-        }
+        read_capped(codec, &mut member, &mut out)?;
         rest = member.into_inner();
         if !rest.starts_with(&MEMBER_MAGIC) {
             return Ok(out);
@@ -629,5 +643,27 @@ mod tests {
             decompress(Codec::Snappy, &dense).unwrap(),
             vec![7u8; 60_000]
         );
+    }
+
+    /// A zstd bomb: RLE blocks (4 bytes for 128 KiB each) past the 1 GiB cap. It is
+    /// refused, and the buffer never grew past the cap (`read_to_end` alone doubled a
+    /// full 1 GiB buffer to 2 GiB before the limit stopped it).
+    #[test]
+    fn bomb_refused_without_growing_past_the_cap() {
+        let mut out = Vec::with_capacity(1024);
+        let mut endless = std::io::repeat(7);
+        match read_capped(Codec::Zstd, &mut endless, &mut out) {
+            Err(Error::Corrupt { reason, .. }) => assert!(reason.contains("exceeds 1 GiB")),
+            other => panic!("{other:?}"),
+        }
+        assert!(
+            out.capacity() <= MAX_DECOMPRESSED_SIZE + 1,
+            "{}",
+            out.capacity()
+        );
+        let mut short = &[1u8, 2, 3][..];
+        let mut out = Vec::new();
+        read_capped(Codec::Zstd, &mut short, &mut out).unwrap();
+        assert_eq!(out, [1, 2, 3]);
     }
 }
