@@ -64,3 +64,29 @@ def test_pure_backend_caps_output(
         two = pure.compress(codec, b"z" * (cap // 2 + 1)) * 2
         with pytest.raises(CorruptRecordError, match="exceeds 1 GiB"):
             pure.decompress(codec, two)
+
+
+# Differential finding: a magic-0 LZ4 wrapper whose block holds a match of offset 0 (the
+# LZ4 block format calls it invalid). The native decoder refused it, the pure one
+# (liblz4) copied the output onto itself there and returned records.
+ZERO_OFFSET_LEGACY = bytes.fromhex(
+    "0000000000000002000000c737740daa0003ffffffff000000b904224d18604082aa0000001600010051"
+    "33304f2b520f00f11b026b300000002304bcb23dbe9f5238d80b5855f3f80cf726eb8b220262cd3ae2e7"
+    "4b0db5f63fcfcc8c462f00b0000001000000215ea617b30d00f10a00026b33000000115e5323f263efe0"
+    "7c4b319d738fb55cc43d0000b00000020000003d1f2de93f0d00f02600026b310000002dca450dbb402c"
+    "12a481149c421ec7ddfab77f59f4a7f4aaef3cabd7f82e2891ef00613633939726816e845195e900000000"
+)
+
+
+def test_lz4_zero_offset_is_corrupt_on_both_backends(native: ModuleType, pure: ModuleType) -> None:
+    for backend in (native, pure):
+        with pytest.raises(CorruptRecordError):
+            backend.legacy_records(ZERO_OFFSET_LEGACY)
+        with pytest.raises(CorruptRecordError):
+            backend.decode_columns(ZERO_OFFSET_LEGACY, 0, 2**62, True)
+    frame = pure_compression.fix_lz4_header_checksum(ZERO_OFFSET_LEGACY[26:])
+    with pytest.raises(CorruptRecordError, match="offset zero"):
+        pure.decompress(3, frame)
+    # Real frames (matches at every distance) still decode.
+    data = bytes(range(256)) * 300 + b"a" * 5000
+    assert pure.decompress(3, native.compress(3, data)) == data

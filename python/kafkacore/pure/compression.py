@@ -34,7 +34,8 @@ zstd
 Decoding refuses to inflate past :data:`MAX_DECOMPRESSED_SIZE` (1 GiB, a guard against
 bombs, as the native backend): gzip, lz4 and zstd stop decoding once the output passes it;
 a raw snappy block whose declared length exceeds it, or exceeds what its bytes can
-produce (22 bytes per byte), is refused before anything is allocated.
+produce (22 bytes per byte), is refused before anything is allocated. An LZ4 match of
+offset 0 (invalid in the block format) is corrupt, as the native decoder has it.
 
 Thread-safe: compressor objects are per thread.
 """
@@ -261,7 +262,58 @@ def _unlz4(data: bytes) -> bytes:
         raise _Undecodable("decompressed size exceeds 1 GiB")
     if not dec.eof:
         raise _Undecodable("frame incomplete")
+    if _lz4_has_zero_offset(data):
+        raise _Undecodable("match offset zero")
     return bytes(out)
+
+
+def _lz4_has_zero_offset(frame: bytes) -> bool:
+    """Whether a compressed block of the (decoded) first frame holds a match of offset
+    0, which the LZ4 block format declares invalid: liblz4 copies the output onto itself
+    there, the native backend (lz4_flex) refuses the block, and so do we."""
+    flags = frame[LZ4_FLG_OFFSET]
+    pos = LZ4_FLG_OFFSET + 3  # FLG, BD, header checksum
+    if flags & LZ4_FLG_CONTENT_SIZE:
+        pos += LZ4_CONTENT_SIZE_LENGTH
+    if flags & LZ4_FLG_DICT_ID:
+        pos += LZ4_DICT_ID_LENGTH
+    try:
+        while True:
+            (size,) = struct.unpack_from("<I", frame, pos)
+            pos += 4
+            if size == 0:
+                return False
+            end = pos + (size & 0x7FFFFFFF)
+            if not size & 0x80000000 and _lz4_block_has_zero_offset(frame, pos, end):
+                return True
+            pos = end + (4 if flags & 0x10 else 0)  # block checksum
+    except (struct.error, IndexError):
+        return False
+
+
+def _lz4_block_has_zero_offset(block: bytes, pos: int, end: int) -> bool:
+    while pos < end:
+        token = block[pos]
+        pos += 1
+        literals = token >> 4
+        if literals == 15:
+            while True:
+                b = block[pos]
+                pos += 1
+                literals += b
+                if b != 255:
+                    break
+        pos += literals
+        if pos >= end:  # the last sequence has literals only
+            return False
+        if block[pos] == 0 and block[pos + 1] == 0:
+            return True
+        pos += 2
+        if token & 15 == 15:
+            while block[pos] == 255:
+                pos += 1
+            pos += 1
+    return False
 
 
 def _unzstd(data: bytes) -> bytes:
