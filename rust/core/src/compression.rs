@@ -141,13 +141,23 @@ fn read_bounded(codec: Codec, reader: impl Read, size_hint: usize) -> Result<Vec
 }
 
 /// Read `reader` to its end, appending to `out`, refusing to hold more than
-/// [`MAX_DECOMPRESSED_SIZE`] bytes. The buffer doubles as it fills but its capacity never
-/// passes the cap + 1 byte: each read is limited to the spare capacity, so `read_to_end`
-/// does not grow it (it would double a full 1 GiB buffer to 2 GiB before learning that
-/// the data goes on).
-fn read_capped(codec: Codec, mut reader: impl Read, out: &mut Vec<u8>) -> Result<()> {
+/// [`MAX_DECOMPRESSED_SIZE`] bytes (see [`read_capped_to`]).
+fn read_capped(codec: Codec, reader: impl Read, out: &mut Vec<u8>) -> Result<()> {
+    read_capped_to(codec, reader, out, MAX_DECOMPRESSED_SIZE)
+}
+
+/// Read `reader` to its end, appending to `out`, refusing to hold more than `max` bytes.
+/// The buffer doubles as it fills but its capacity never passes `max` + 1 byte: each
+/// read is limited to the spare capacity, so `read_to_end` does not grow it (it would
+/// double a full 1 GiB buffer to 2 GiB before learning that the data goes on).
+fn read_capped_to(
+    codec: Codec,
+    mut reader: impl Read,
+    out: &mut Vec<u8>,
+    max: usize,
+) -> Result<()> {
     const MIN_GROWTH: usize = 32 * 1024;
-    let cap = MAX_DECOMPRESSED_SIZE + 1;
+    let cap = max + 1;
     loop {
         let spare = out.capacity() - out.len();
         if spare == 0 {
@@ -159,8 +169,15 @@ fn read_capped(codec: Codec, mut reader: impl Read, out: &mut Vec<u8>) -> Result
             .take(spare as u64)
             .read_to_end(out)
             .map_err(|e| corrupt(codec, e))?;
-        if out.len() > MAX_DECOMPRESSED_SIZE {
-            return Err(corrupt(codec, "decompressed size exceeds 1 GiB"));
+        if out.len() > max {
+            return Err(corrupt(
+                codec,
+                if max == MAX_DECOMPRESSED_SIZE {
+                    "decompressed size exceeds 1 GiB".to_string()
+                } else {
+                    format!("decompressed size exceeds {max} bytes")
+                },
+            ));
         }
         if n == 0 {
             return Ok(());
@@ -645,25 +662,23 @@ mod tests {
         );
     }
 
-    /// A zstd bomb: RLE blocks (4 bytes for 128 KiB each) past the 1 GiB cap. It is
-    /// refused, and the buffer never grew past the cap (`read_to_end` alone doubled a
-    /// full 1 GiB buffer to 2 GiB before the limit stopped it).
+    /// A bomb (here an endless reader) past the cap is refused, and the buffer never grew
+    /// past the cap: `read_to_end` alone on a reader limited to the cap + 1 byte doubled a
+    /// full buffer (at 1 GiB: to 2 GiB) before the limit stopped it.
     #[test]
     fn bomb_refused_without_growing_past_the_cap() {
+        let max = 3 << 20;
         let mut out = Vec::with_capacity(1024);
-        let mut endless = std::io::repeat(7);
-        match read_capped(Codec::Zstd, &mut endless, &mut out) {
-            Err(Error::Corrupt { reason, .. }) => assert!(reason.contains("exceeds 1 GiB")),
+        match read_capped_to(Codec::Zstd, std::io::repeat(7), &mut out, max) {
+            Err(Error::Corrupt { reason, .. }) => assert!(reason.contains("exceeds"), "{reason}"),
             other => panic!("{other:?}"),
         }
-        assert!(
-            out.capacity() <= MAX_DECOMPRESSED_SIZE + 1,
-            "{}",
-            out.capacity()
-        );
-        let mut short = &[1u8, 2, 3][..];
+        assert!(out.capacity() <= max + 1, "{}", out.capacity());
         let mut out = Vec::new();
-        read_capped(Codec::Zstd, &mut short, &mut out).unwrap();
+        read_capped_to(Codec::Zstd, &[1u8, 2, 3][..], &mut out, max).unwrap();
         assert_eq!(out, [1, 2, 3]);
+        let mut exact = Vec::new();
+        read_capped_to(Codec::Zstd, &vec![9u8; max][..], &mut exact, max).unwrap();
+        assert_eq!(exact.len(), max);
     }
 }
