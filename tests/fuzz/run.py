@@ -27,8 +27,10 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -69,7 +71,12 @@ def run_target(target: str, runs: int, env: dict[str, str], seconds: int = 0) ->
     ]
     started = time.monotonic()
     with log_path.open("w") as log:
-        proc = subprocess.run(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, check=False)
+        child = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)
+        child.wait()
+    # The file-backed targets' scratch directory (rust/fuzz/src/lib.rs, scratch_dir).
+    for base in (Path("/dev/shm"), Path(tempfile.gettempdir())):
+        shutil.rmtree(base / f"kafkacore-fuzz-{child.pid}", ignore_errors=True)
+    proc = subprocess.CompletedProcess(cmd, child.returncode)
     return _summary(target, log_path, corpus, artifacts, time.monotonic() - started, proc)
 
 
