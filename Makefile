@@ -246,3 +246,21 @@ crash-sweep: build kafka-jars
 # soak-out/soak.png, with a stable/growing verdict. SOAK_ARGS (e.g. --minutes 5) go to it.
 soak: build
 	PYTHONPATH=tests $(PYTHON) -m soak.soak --out soak-out $(SOAK_ARGS)
+	$(PYTHON) benches/broker/run.py
+
+# Fuzzing (issue 14, tests/fuzz, rust/fuzz): the cargo-fuzz (libFuzzer) targets over the
+# native parsers - batch_v2, legacy, decompress, columns, index, segment, cleaner -
+# FUZZ_RUNS executions each (10 M by default; FUZZ_SECONDS caps each target's time),
+# then the atheris protocol-codec fuzzer (ATHERIS_RUNS executions) seeded with real
+# frames of every API and version. Prints execs, execs/s and findings per target;
+# corpora and findings in rust/fuzz/corpus and rust/fuzz/artifacts (gitignored). Exit 1
+# on a finding. cargo-fuzz needs nightly compiler flags: RUSTC_BOOTSTRAP=1 lets the
+# stable compiler accept them for this build only (see tests/fuzz/run.py).
+FUZZ_RUNS ?= 10000000
+FUZZ_SECONDS ?= 0
+ATHERIS_RUNS ?= 2000000
+.PHONY: fuzz
+fuzz: build
+	command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
+	cd tests && PYTHONPATH=../python:. $(abspath $(PYTHON)) -m fuzz.run --runs $(FUZZ_RUNS) \
+		--seconds $(FUZZ_SECONDS) --atheris-runs $(ATHERIS_RUNS) $(ARGS)

@@ -31,6 +31,12 @@ zstd
     is streaming (frames may lack the content size) and decodes concatenated frames; a
     truncated frame or trailing bytes that are not a frame are corrupt.
 
+Decoding refuses to inflate past :data:`MAX_DECOMPRESSED_SIZE` (1 GiB, a guard against
+bombs, as the native backend): gzip, lz4 and zstd stop decoding once the output passes it;
+a raw snappy block whose declared length exceeds it, or exceeds what its bytes can
+produce (22 bytes per byte), is refused before anything is allocated. An LZ4 match of
+offset 0 (invalid in the block format) is corrupt, as the native decoder has it.
+
 Thread-safe: compressor objects are per thread.
 """
 
@@ -52,6 +58,7 @@ __all__ = [
     "CODEC_NAMES",
     "GZIP",
     "LZ4",
+    "MAX_DECOMPRESSED_SIZE",
     "NONE",
     "SNAPPY",
     "ZSTD",
@@ -80,6 +87,14 @@ SNAPPY_BLOCK_SIZE = 32 * 1024
 _CHUNK_LENGTH = struct.Struct(">i")
 
 ZSTD_LEVEL = 3
+
+MAX_DECOMPRESSED_SIZE = 1 << 30
+"""Decompressed data larger than this is corrupt (read at each call: tests lower it)."""
+# Most bytes one byte of a raw snappy block can expand to (a 3-byte copy writes <= 64).
+_SNAPPY_MAX_EXPANSION = 22
+# zstd input is fed in pieces of this size, so that one piece cannot inflate far past
+# the cap (a 4-byte RLE block writes 128 KiB: at most 32 MiB per piece).
+_ZSTD_PIECE = 1024
 
 # LZ4 frame header: magic (LE u32), FLG, BD, [content size u64], HC
 LZ4_FRAME_MAGIC = b"\x04\x22\x4d\x18"
@@ -164,12 +179,17 @@ class _Undecodable(Exception):
 def _gunzip(data: bytes) -> bytes:
     parts = []
     rest = data
+    room = MAX_DECOMPRESSED_SIZE
     while True:
         dec = zlib.decompressobj(GZIP_WBITS)
         try:
-            parts.append(dec.decompress(rest))
+            part = dec.decompress(rest, room + 1)
         except zlib.error as exc:
             raise _Undecodable(str(exc)) from None
+        if len(part) > room:
+            raise _Undecodable("decompressed size exceeds 1 GiB")
+        room -= len(part)
+        parts.append(part)
         if not dec.eof:
             raise _Undecodable("truncated gzip member")
         rest = dec.unused_data
@@ -178,7 +198,25 @@ def _gunzip(data: bytes) -> bytes:
             return b"".join(parts)
 
 
+def _snappy_declared_length(block: bytes | memoryview) -> int:
+    """The uvarint length at the start of a raw snappy block (at most 32 bits)."""
+    value = 0
+    for i in range(min(len(block), 5)):
+        b = block[i]
+        value |= (b & 0x7F) << (7 * i)
+        if b < 0x80:
+            if value > 0xFFFFFFFF:
+                break
+            return value
+    raise _Undecodable("invalid snappy length header")
+
+
 def _snappy_raw(block: bytes | memoryview) -> bytes:
+    declared = _snappy_declared_length(block)
+    if declared > MAX_DECOMPRESSED_SIZE:
+        raise _Undecodable("decompressed size exceeds 1 GiB")
+    if declared > len(block) * _SNAPPY_MAX_EXPANSION:
+        raise _Undecodable(f"block of {len(block)} bytes declares {declared} decompressed bytes")
     try:
         return bytes(cramjam.snappy.decompress_raw(block))
     except Exception as exc:  # cramjam.DecompressionError
@@ -192,6 +230,7 @@ def _unsnappy(data: bytes) -> bytes:
     n = len(view)
     parts = []
     pos = 0
+    total = 0
     while pos < n:
         if data.startswith(SNAPPY_MAGIC, pos):  # a (further) stream header
             if n - pos < SNAPPY_HEADER_LENGTH:
@@ -204,31 +243,100 @@ def _unsnappy(data: bytes) -> bytes:
         pos += _CHUNK_LENGTH.size
         if length < 0 or length > n - pos:
             raise _Undecodable(f"xerial snappy chunk of {length} bytes runs past the end")
-        parts.append(_snappy_raw(view[pos : pos + length]))
+        part = _snappy_raw(view[pos : pos + length])
+        total += len(part)
+        if total > MAX_DECOMPRESSED_SIZE:
+            raise _Undecodable("decompressed size exceeds 1 GiB")
+        parts.append(part)
         pos += length
     return b"".join(parts)
 
 
 def _unlz4(data: bytes) -> bytes:
+    dec = lz4.frame.LZ4FrameDecompressor()
     try:
-        return bytes(lz4.frame.decompress(data))
+        out = dec.decompress(data, max_length=MAX_DECOMPRESSED_SIZE + 1)
     except Exception as exc:  # RuntimeError from liblz4
         raise _Undecodable(str(exc)) from None
+    if len(out) > MAX_DECOMPRESSED_SIZE:
+        raise _Undecodable("decompressed size exceeds 1 GiB")
+    if not dec.eof:
+        raise _Undecodable("frame incomplete")
+    if _lz4_has_zero_offset(data):
+        raise _Undecodable("match offset zero")
+    return bytes(out)
+
+
+def _lz4_has_zero_offset(frame: bytes) -> bool:
+    """Whether a compressed block of the (decoded) first frame holds a match of offset
+    0, which the LZ4 block format declares invalid: liblz4 copies the output onto itself
+    there, the native backend (lz4_flex) refuses the block, and so do we."""
+    flags = frame[LZ4_FLG_OFFSET]
+    pos = LZ4_FLG_OFFSET + 3  # FLG, BD, header checksum
+    if flags & LZ4_FLG_CONTENT_SIZE:
+        pos += LZ4_CONTENT_SIZE_LENGTH
+    if flags & LZ4_FLG_DICT_ID:
+        pos += LZ4_DICT_ID_LENGTH
+    try:
+        while True:
+            (size,) = struct.unpack_from("<I", frame, pos)
+            pos += 4
+            if size == 0:
+                return False
+            end = pos + (size & 0x7FFFFFFF)
+            if not size & 0x80000000 and _lz4_block_has_zero_offset(frame, pos, end):
+                return True
+            pos = end + (4 if flags & 0x10 else 0)  # block checksum
+    except (struct.error, IndexError):
+        return False
+
+
+def _lz4_block_has_zero_offset(block: bytes, pos: int, end: int) -> bool:
+    while pos < end:
+        token = block[pos]
+        pos += 1
+        literals = token >> 4
+        if literals == 15:
+            while True:
+                b = block[pos]
+                pos += 1
+                literals += b
+                if b != 255:
+                    break
+        pos += literals
+        if pos >= end:  # the last sequence has literals only
+            return False
+        if block[pos] == 0 and block[pos + 1] == 0:
+            return True
+        pos += 2
+        if token & 15 == 15:
+            while block[pos] == 255:
+                pos += 1
+            pos += 1
+    return False
 
 
 def _unzstd(data: bytes) -> bytes:
     parts = []
     rest = data
     dec = _zstd_decompressor()
+    total = 0
     while True:
         obj = dec.decompressobj()
-        try:
-            parts.append(obj.decompress(rest))
-        except Exception as exc:  # zstandard.ZstdError
-            raise _Undecodable(str(exc)) from None
+        fed = 0
+        while not obj.eof and fed < len(rest):
+            try:
+                part = obj.decompress(rest[fed : fed + _ZSTD_PIECE])
+            except Exception as exc:  # zstandard.ZstdError
+                raise _Undecodable(str(exc)) from None
+            fed += _ZSTD_PIECE
+            total += len(part)
+            if total > MAX_DECOMPRESSED_SIZE:
+                raise _Undecodable("decompressed size exceeds 1 GiB")
+            parts.append(part)
         if not obj.eof:
             raise _Undecodable("truncated zstd frame")
-        rest = obj.unused_data
+        rest = obj.unused_data + rest[fed:]
         if not rest:
             return b"".join(parts)
 

@@ -136,15 +136,53 @@ fn corrupt(codec: Codec, reason: impl std::fmt::Display) -> Error {
 /// Read a decoder to its end, refusing more than [`MAX_DECOMPRESSED_SIZE`] bytes.
 fn read_bounded(codec: Codec, reader: impl Read, size_hint: usize) -> Result<Vec<u8>> {
     let mut out = Vec::with_capacity(size_hint.min(MAX_DECOMPRESSED_SIZE));
-    let limit = MAX_DECOMPRESSED_SIZE as u64 + 1;
-    reader
-        .take(limit)
-        .read_to_end(&mut out)
-        .map_err(|e| corrupt(codec, e))?;
-    if out.len() > MAX_DECOMPRESSED_SIZE {
-        return Err(corrupt(codec, "decompressed size exceeds 1 GiB"));
-    }
+    read_capped(codec, reader, &mut out)?;
     Ok(out)
+}
+
+/// Read `reader` to its end, appending to `out`, refusing to hold more than
+/// [`MAX_DECOMPRESSED_SIZE`] bytes (see [`read_capped_to`]).
+fn read_capped(codec: Codec, reader: impl Read, out: &mut Vec<u8>) -> Result<()> {
+    read_capped_to(codec, reader, out, MAX_DECOMPRESSED_SIZE)
+}
+
+/// Read `reader` to its end, appending to `out`, refusing to hold more than `max` bytes.
+/// The buffer doubles as it fills but its capacity never passes `max` + 1 byte: each
+/// read is limited to the spare capacity, so `read_to_end` does not grow it (it would
+/// double a full 1 GiB buffer to 2 GiB before learning that the data goes on).
+fn read_capped_to(
+    codec: Codec,
+    mut reader: impl Read,
+    out: &mut Vec<u8>,
+    max: usize,
+) -> Result<()> {
+    const MIN_GROWTH: usize = 32 * 1024;
+    let cap = max + 1;
+    loop {
+        let spare = out.capacity() - out.len();
+        if spare == 0 {
+            let grow = out.len().max(MIN_GROWTH).min(cap - out.len());
+            out.reserve_exact(grow);
+            continue;
+        }
+        let n = (&mut reader)
+            .take(spare as u64)
+            .read_to_end(out)
+            .map_err(|e| corrupt(codec, e))?;
+        if out.len() > max {
+            return Err(corrupt(
+                codec,
+                if max == MAX_DECOMPRESSED_SIZE {
+                    "decompressed size exceeds 1 GiB".to_string()
+                } else {
+                    format!("decompressed size exceeds {max} bytes")
+                },
+            ));
+        }
+        if n == 0 {
+            return Ok(());
+        }
+    }
 }
 
 /// Decompress; snappy accepts raw and xerial-framed. Bad input is `Error::Corrupt`
@@ -275,14 +313,7 @@ fn decompress_gzip(data: &[u8], hint: usize) -> Result<Vec<u8>> {
     let mut rest = data;
     loop {
         let mut member = flate2::bufread::GzDecoder::new(rest);
-        let limit = (MAX_DECOMPRESSED_SIZE - out.len()) as u64 + 1;
-        (&mut member)
-            .take(limit)
-            .read_to_end(&mut out)
-            .map_err(|e| corrupt(codec, e))?;
-        if out.len() > MAX_DECOMPRESSED_SIZE {
-            return Err(corrupt(codec, "decompressed size exceeds 1 GiB"));
-        }
+        read_capped(codec, &mut member, &mut out)?;
         rest = member.into_inner();
         if !rest.starts_with(&MEMBER_MAGIC) {
             return Ok(out);
@@ -317,12 +348,33 @@ fn xxh32_short(input: &[u8], seed: u32) -> u32 {
     h
 }
 
-fn decompress_snappy_raw(data: &[u8]) -> Result<Vec<u8>> {
+/// Most bytes one byte of a raw snappy block can expand to: a 3-byte copy element
+/// writes at most 64 bytes (literals and 2-byte copies expand less).
+const SNAPPY_MAX_EXPANSION: usize = 22;
+
+/// The decompressed length a raw snappy block declares, refused before anything is
+/// allocated when its elements could not produce it (or it exceeds the 1 GiB cap).
+fn snappy_raw_len(block: &[u8]) -> Result<usize> {
     let codec = Codec::Snappy;
-    let len = snap::raw::decompress_len(data).map_err(|e| corrupt(codec, e))?;
+    let len = snap::raw::decompress_len(block).map_err(|e| corrupt(codec, e))?;
     if len > MAX_DECOMPRESSED_SIZE {
         return Err(corrupt(codec, "decompressed size exceeds 1 GiB"));
     }
+    if len > block.len().saturating_mul(SNAPPY_MAX_EXPANSION) {
+        return Err(corrupt(
+            codec,
+            format!(
+                "block of {} bytes declares {len} decompressed bytes",
+                block.len()
+            ),
+        ));
+    }
+    Ok(len)
+}
+
+fn decompress_snappy_raw(data: &[u8]) -> Result<Vec<u8>> {
+    let codec = Codec::Snappy;
+    let len = snappy_raw_len(data)?;
     let mut out = vec![0u8; len];
     let n = snap::raw::Decoder::new()
         .decompress(data, &mut out)
@@ -361,7 +413,7 @@ fn decompress_xerial(data: &[u8]) -> Result<Vec<u8>> {
         let block = rest
             .get(4..4 + len as usize)
             .ok_or_else(|| corrupt(codec, "xerial block runs past the end of the data"))?;
-        let n = snap::raw::decompress_len(block).map_err(|e| corrupt(codec, e))?;
+        let n = snappy_raw_len(block)?;
         if out.len() + n > MAX_DECOMPRESSED_SIZE {
             return Err(corrupt(codec, "decompressed size exceeds 1 GiB"));
         }
@@ -580,5 +632,53 @@ mod tests {
             decompress(Codec::Snappy, &bomb),
             Err(Error::Corrupt { .. })
         ));
+    }
+
+    /// Fuzz finding (decompress target): a raw snappy block of a few bytes declaring
+    /// ~1 GiB made the decoder allocate the declared size before decoding anything.
+    /// The declared length is now checked against what the block's bytes can produce.
+    #[test]
+    fn snappy_declared_length_beyond_the_block_is_refused_before_allocating() {
+        // varint 0x3FFF_FFF8 (just under 1 GiB), then one literal byte.
+        let tiny = [0xf8, 0xff, 0xff, 0xff, 0x03, 0x00, b'x'];
+        match decompress(Codec::Snappy, &tiny) {
+            Err(Error::Corrupt { reason, .. }) => assert!(reason.contains("declares"), "{reason}"),
+            other => panic!("{other:?}"),
+        }
+        let mut framed = XERIAL_MAGIC.to_vec();
+        framed.extend_from_slice(&[0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, tiny.len() as u8]);
+        framed.extend_from_slice(&tiny);
+        match decompress(Codec::Snappy, &framed) {
+            Err(Error::Corrupt { reason, .. }) => assert!(reason.contains("declares"), "{reason}"),
+            other => panic!("{other:?}"),
+        }
+        // The bound is loose enough for the densest real block (runs of one byte).
+        let dense = snap::raw::Encoder::new()
+            .compress_vec(&[7u8; 60_000])
+            .unwrap();
+        assert_eq!(
+            decompress(Codec::Snappy, &dense).unwrap(),
+            vec![7u8; 60_000]
+        );
+    }
+
+    /// A bomb (here an endless reader) past the cap is refused, and the buffer never grew
+    /// past the cap: `read_to_end` alone on a reader limited to the cap + 1 byte doubled a
+    /// full buffer (at 1 GiB: to 2 GiB) before the limit stopped it.
+    #[test]
+    fn bomb_refused_without_growing_past_the_cap() {
+        let max = 3 << 20;
+        let mut out = Vec::with_capacity(1024);
+        match read_capped_to(Codec::Zstd, std::io::repeat(7), &mut out, max) {
+            Err(Error::Corrupt { reason, .. }) => assert!(reason.contains("exceeds"), "{reason}"),
+            other => panic!("{other:?}"),
+        }
+        assert!(out.capacity() <= max + 1, "{}", out.capacity());
+        let mut out = Vec::new();
+        read_capped_to(Codec::Zstd, &[1u8, 2, 3][..], &mut out, max).unwrap();
+        assert_eq!(out, [1, 2, 3]);
+        let mut exact = Vec::new();
+        read_capped_to(Codec::Zstd, &vec![9u8; max][..], &mut exact, max).unwrap();
+        assert_eq!(exact.len(), max);
     }
 }
