@@ -246,7 +246,6 @@ crash-sweep: build kafka-jars
 # soak-out/soak.png, with a stable/growing verdict. SOAK_ARGS (e.g. --minutes 5) go to it.
 soak: build
 	PYTHONPATH=tests $(PYTHON) -m soak.soak --out soak-out $(SOAK_ARGS)
-	$(PYTHON) benches/broker/run.py
 
 # Fuzzing (issue 14, tests/fuzz, rust/fuzz): the cargo-fuzz (libFuzzer) targets over the
 # native parsers - batch_v2, legacy, decompress, columns, index, segment, cleaner -
