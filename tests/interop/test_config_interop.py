@@ -281,6 +281,10 @@ KAFKACORE_ONLY_BROKER_CONFIGS = {
     # read by Kafka's authorizer from the originals; internal keys here (never described)
     "super.users",
     "allow.everyone.if.no.acl.found",
+    # kafkacore's web console (Kafka has none)
+    "console.listeners",
+    "console.read.only",
+    "console.audit.topic",
 }
 
 
