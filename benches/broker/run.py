@@ -79,7 +79,6 @@ import platform
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -93,28 +92,24 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "benches"))  # run as a script: benches/_common.py
-from _common import run_main, write_report  # noqa: E402
+from _common import (  # noqa: E402
+    KAFKA_JVM,
+    KAFKA_VERSION,
+    TOOL_JVM,
+    free_port,
+    kafka_libs,
+    log,
+    run_main,
+    write_report,
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # benches/broker/security.py
 from security import MECHANISMS, PROTOCOLS, Security, make_security  # noqa: E402
 
 RESULTS = REPO / "benches" / "results"
-KAFKA_VERSION = "4.3.1"
 BATCH_SIZE = 65536
 LINGER_MS = 5
 PYSPY_RATE = 100
-# kafka-server-start.sh's defaults.
-KAFKA_JVM = (
-    "-Xmx1g",
-    "-Xms1g",
-    "-server",
-    "-XX:+UseG1GC",
-    "-XX:MaxGCPauseMillis=20",
-    "-XX:InitiatingHeapOccupancyPercent=35",
-    "-XX:+ExplicitGCInvokesConcurrent",
-    "-Djava.awt.headless=true",
-)
-TOOL_JVM = ("-Xmx512m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")
 PERF_LINE = re.compile(
     r"(\d+) records sent, ([\d.]+) records/sec \(([\d.]+) MB/sec\), ([\d.]+) ms avg latency, "
     r"([\d.]+) ms max latency, (\d+) ms 50th, (\d+) ms 95th, (\d+) ms 99th, (\d+) ms 99.9th"
@@ -123,16 +118,6 @@ PERF_LINE = re.compile(
 # Everything to undo at exit: processes (terminated, then killed) and temp dirs.
 _PROCS: list[subprocess.Popen[bytes]] = []
 _TMPDIRS: list[Path] = []
-
-
-def log(msg: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("localhost", 0))
-        return int(s.getsockname()[1])
 
 
 def spawn(args: list[str], out: Path, **kw: Any) -> subprocess.Popen[bytes]:
@@ -207,17 +192,6 @@ class Broker:
             except Exception as exc:
                 self.unavailable[protocol] = str(exc).splitlines()[0]
                 log(f"{self.name}: {protocol} does not work: {self.unavailable[protocol]}")
-
-
-def kafka_libs() -> Path:
-    out = subprocess.run(
-        ["bash", str(REPO / "scripts" / "kafka-jars.sh")],
-        check=True,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "KAFKA_VERSION": KAFKA_VERSION},
-    ).stdout
-    return Path(out.strip().splitlines()[-1])
 
 
 def listener_ports(security: Security | None) -> dict[str, int]:
