@@ -54,6 +54,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kafkacore.protocol import APIS
+from kafkacore.record.layout import RECORD_BATCH_OVERHEAD, RECORDS_COUNT_OFFSET
 
 __all__ = [
     "BUCKETS_PER_DECADE",
@@ -224,8 +225,12 @@ class BrokerMetrics:
                     continue
                 records = pdata.records
                 size = len(records)
-                # the batch header's records count (RECORDS_COUNT_OFFSET 57, 61 bytes)
-                count = _RECORDS_COUNT.unpack_from(records, 57)[0] if size >= 61 else 0
+                # the batch header's records count
+                count = (
+                    _RECORDS_COUNT.unpack_from(records, RECORDS_COUNT_OFFSET)[0]
+                    if size >= RECORD_BATCH_OVERHEAD
+                    else 0
+                )
                 c[BYTES_IN] += size
                 c[RECORDS_IN] += count
                 total_bytes += size
