@@ -35,6 +35,7 @@ from kafkacore.server.partition import (
     NotLeaderOrFollowerError,
     Partition,
 )
+from kafkacore.server.replica_manager import InlineAppends
 from kafkacore.server.request_context import ANONYMOUS, RequestContext, SecurityProtocol
 from support.raw_client import OneShotClient, RawClient, make_request, run_broker
 
@@ -308,44 +309,98 @@ def test_client_address_reaches_group_handlers(tmp_path: Path) -> None:
 # -- the event loop stays free ----------------------------------------------------------------
 
 
-def test_produce_append_runs_on_an_io_thread(tmp_path: Path, monkeypatch: Any) -> None:
-    threads: list[threading.Thread] = []
+def _produce_threads(
+    tmp_path: Path, monkeypatch: Any, batches: list[bytes], slow_at: int = -1, **props: Any
+) -> tuple[list[bool], int]:
+    """Produces ``batches`` one request each to ``t``; for each append, whether it ran on
+    the event loop's thread (else it must be an I/O thread); and the high watermark.
+    ``slow_at``: that append sleeps 300 ms (a stalling disk); without it, no append counts
+    as slow (a busy test machine may take a core from the broker for longer than the
+    threshold)."""
+    monkeypatch.setattr(InlineAppends, "slow_s", 0.2 if slow_at >= 0 else 60.0)
+    on_loop: list[bool] = []
     real_append = Partition.append_records_to_leader
 
     def recording_append(self: Partition, records: bytes, **kwargs: Any) -> Any:
-        threads.append(threading.current_thread())
+        thread = threading.current_thread()
+        on_loop.append(thread is loop_thread[0])
+        assert thread is loop_thread[0] or thread.name.startswith("kafkacore-io")
+        if len(on_loop) - 1 == slow_at:
+            time.sleep(0.3)
         return real_append(self, records, **kwargs)
 
     monkeypatch.setattr(Partition, "append_records_to_leader", recording_append)
+    loop_thread: list[threading.Thread] = []
+    hw: list[int] = []
 
     async def scenario(server: KafkaServer) -> None:
-        loop_thread = threading.current_thread()
+        loop_thread.append(threading.current_thread())
         client = await RawClient.connect(server.bound_port)
         produce: Any = type(make_request("Produce"))
-        request = produce(
-            acks=1,
-            timeout_ms=1000,
-            topic_data=[
-                produce.TopicProduceData(
-                    name="t",
-                    partition_data=[
-                        produce.PartitionProduceData(index=0, records=_batch([b"x", b"y"]))
-                    ],
-                )
-            ],
-        )
-        response = await client.call("Produce", 9, request)
+        for records in batches:
+            request = produce(
+                acks=1,
+                timeout_ms=1000,
+                topic_data=[
+                    produce.TopicProduceData(
+                        name="t",
+                        partition_data=[produce.PartitionProduceData(index=0, records=records)],
+                    )
+                ],
+            )
+            response = await client.call("Produce", 9, request)
+            assert response.responses[0].partition_responses[0].error_code == 0
         client.close()
-        answer = response.responses[0].partition_responses[0]
-        assert (answer.error_code, answer.base_offset) == (0, 0)
-        assert threads and all(t is not loop_thread for t in threads)
-        assert all(t.name.startswith("kafkacore-io") for t in threads)
         replicas = server.replicas
         assert replicas is not None
         partition = replicas.partition("t", 0)
-        assert partition is not None and partition.high_watermark == 2
+        assert partition is not None
+        hw.append(partition.high_watermark)
 
-    run_broker(tmp_path, scenario, **{"num.io.threads": 2})
+    run_broker(tmp_path, scenario, **{"num.io.threads": 2, **props})
+    return on_loop, hw[0]
+
+
+def test_small_produce_appends_run_on_the_event_loop(tmp_path: Path, monkeypatch: Any) -> None:
+    """An append that only copies into the active segment's page cache runs on the loop
+    (no I/O-thread hand-offs); the first one of the topic too, once it exists."""
+    on_loop, hw = _produce_threads(tmp_path, monkeypatch, [_batch([b"x", b"y"])] * 3)
+    assert hw == 6
+    assert on_loop[1:] == [True, True]
+
+
+def test_appends_that_may_block_run_on_an_io_thread(tmp_path: Path, monkeypatch: Any) -> None:
+    """An fsync for ``flush.messages`` and a request over 1 MiB go to the I/O threads:
+    the loop keeps serving other connections while they write."""
+    big = _batch([bytes(300_000)] * 4)  # 1.2 MB
+    on_loop, hw = _produce_threads(
+        tmp_path,
+        monkeypatch,
+        [_batch([b"x"]), big, _batch([b"y"])],
+        **{"message.max.bytes": 2 << 20},
+    )
+    assert hw == 6
+    assert on_loop[1:] == [False, True]
+    on_loop, hw = _produce_threads(
+        tmp_path / "flush",
+        monkeypatch,
+        [_batch([b"x"])] * 3,
+        **{"log.flush.interval.messages": 2},
+    )
+    assert hw == 3
+    # the first append leaves one unflushed offset: the second would fsync
+    assert on_loop[1:] == [False, False]
+
+
+def test_a_slow_append_on_the_loop_sends_the_next_ones_to_io_threads(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """An append on the loop that took 300 ms (a disk stalling writes into the page cache):
+    the appends after it run on the I/O threads for a while."""
+    on_loop, hw = _produce_threads(tmp_path, monkeypatch, [_batch([b"x"])] * 4, slow_at=1)
+    assert hw == 4
+    # the first append of a new leader epoch writes the epoch checkpoint: I/O thread
+    assert on_loop == [False, True, False, False]
 
 
 def test_create_topics_writes_the_store_on_an_io_thread(tmp_path: Path, monkeypatch: Any) -> None:

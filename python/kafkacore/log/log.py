@@ -788,6 +788,38 @@ class Log:
         stamped with ``leader_epoch`` (and the broker time on LogAppendTime topics)."""
         return self.append(records, leader_epoch, assign_offsets=True, origin=origin)
 
+    def append_is_quick(self, size: int, leader_epoch: int) -> bool:
+        """Whether an append of ``size`` bytes as leader at ``leader_epoch`` would, as far
+        as can be told now, only write into the active segment's page cache: nobody holds
+        the log's lock, no roll (:meth:`LogSegment.should_roll` with the append's largest
+        possible offset), no ``flush.messages`` fsync, no new epoch for the checkpoint
+        file, no I/O error seen. A hint for the broker, which runs such appends on its
+        event loop instead of handing them to an I/O thread (see ``handlers/produce.py``);
+        read without waiting for anything, so an append may still find otherwise."""
+        if not self._lock.acquire(blocking=False):
+            return False
+        try:
+            if self._closed or self._storage_error is not None:
+                return False
+            config = self._config
+            if self._log_end_offset - self._recovery_point + size >= config.flush_messages:
+                return False
+            if leader_epoch >= 0 and self._epoch_cache.latest_epoch() != leader_epoch:
+                return False
+            active = self._segments.active_segment
+            now = self._time.milliseconds()
+            return not active.should_roll(
+                max_segment_ms=self._max_segment_ms,
+                max_segment_bytes=config.segment_bytes,
+                max_timestamp_in_messages=now,
+                # at most one record per byte: the largest last offset the append can have
+                max_offset_in_messages=active.files.next_offset + size,
+                messages_size=size,
+                now_ms=now,
+            )
+        finally:
+            self._lock.release()
+
     def append_as_follower(self, records: bytes) -> LogAppendInfo:
         """Append a leader's batches unchanged (offsets, epochs and timestamps kept)."""
         return self.append(records, assign_offsets=False, origin=AppendOrigin.REPLICATION)

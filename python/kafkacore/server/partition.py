@@ -368,6 +368,17 @@ class Partition:
             self._notify_hw()
         return info
 
+    def append_is_quick(self, size: int) -> bool:
+        """Whether :meth:`append_records_to_leader` of ``size`` bytes would now take no
+        lock anybody holds and only write into the page cache (:meth:`Log.append_is_quick`);
+        a hint, read without waiting."""
+        if not self._leader_isr_lock.acquire(blocking=False):
+            return False
+        try:
+            return self.is_leader and self.log.append_is_quick(size, self._leader_epoch)
+        finally:
+            self._leader_isr_lock.release()
+
     def append_txn_marker(
         self,
         producer_id: int,

@@ -119,6 +119,34 @@ def topic_name_error(name: str) -> str | None:
     return None
 
 
+class InlineAppends:
+    """Whether the broker may run small appends on its event loop (see
+    ``handlers/produce.py``): yes, unless one of them took longer than ``slow_s`` within
+    the last ``pause_s`` - a disk that stalls writes into the page cache (writeback
+    throttling, a failing device) then gets every append on the I/O threads again, where
+    a stall holds up only its own request. Used on the event loop only."""
+
+    slow_s = 0.05
+    pause_s = 5.0
+
+    def __init__(self) -> None:
+        self._paused_until = 0.0
+
+    def allowed(self) -> bool:
+        return time.monotonic() >= self._paused_until
+
+    def took(self, seconds: float) -> None:
+        """An inline append took ``seconds``."""
+        if seconds > self.slow_s:
+            self._paused_until = time.monotonic() + self.pause_s
+            logger.info(
+                "An append on the event loop took %.1f ms: appends run on the I/O threads "
+                "for the next %.0f s",
+                seconds * 1000,
+                self.pause_s,
+            )
+
+
 class ReplicaManager:
     def __init__(
         self,
@@ -138,6 +166,7 @@ class ReplicaManager:
         self.io_executor = io_executor
         self.purgatory = purgatory or FetchPurgatory()
         self.produce_purgatory = ProducePurgatory()
+        self.inline_appends = InlineAppends()
         self._partitions: dict[TopicPartition, Partition] = {}
         # partitions whose log directory failed (Kafka's HostedPartition.Offline)
         self._offline_partitions: set[TopicPartition] = set()
