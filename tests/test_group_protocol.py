@@ -12,11 +12,13 @@ from typing import Any
 
 import pytest
 
+from kafkacore.coordinator.txn_records import TRANSACTION_STATE_TOPIC
 from kafkacore.protocol import (
     APIS_BY_NAME,
     ErrorCode,
 )
 from kafkacore.server import KafkaServer
+from kafkacore.server.group.offsets import OFFSETS_TOPIC
 from support.raw_client import OneShotClient, make_request, run_broker
 
 pytestmark = pytest.mark.timeout(30)
@@ -242,3 +244,31 @@ def test_simple_consumer_offsets_survive_restart(tmp_path: Path) -> None:
 
     run(tmp_path, commit)
     run(tmp_path, after_restart)
+
+
+@pytest.mark.parametrize(
+    ("key", "key_type"),
+    [("offsets.topic.segment.bytes", 0), ("transaction.state.log.segment.bytes", 1)],
+)
+def test_internal_topic_refused_config_answers_coordinator_not_available(
+    tmp_path: Path, key: str, key_type: int
+) -> None:
+    """A broker config that makes the internal topic's own config invalid (segment.bytes
+    below the topic config's 1 MiB minimum; the broker key itself only needs >= 1): Kafka
+    4.3.1 logs "Auto topic creation failed for __consumer_offsets with error
+    'INVALID_CONFIG'" and answers every FindCoordinator COORDINATOR_NOT_AVAILABLE; the
+    topic is not created, and the broker keeps serving."""
+
+    async def scenario(server: KafkaServer) -> None:
+        c = Client(server.bound_port)
+        for _ in range(2):
+            r = await c.call("FindCoordinator", 3, key="g", key_type=key_type)
+            assert r.error_code == ErrorCode.COORDINATOR_NOT_AVAILABLE
+            assert (r.node_id, r.port) == (-1, -1)
+        assert server.replicas is not None
+        assert not server.replicas.cache.contains_topic(OFFSETS_TOPIC)
+        assert not server.replicas.cache.contains_topic(TRANSACTION_STATE_TOPIC)
+        meta = await c.call("Metadata", 12, topics=None, allow_auto_topic_creation=False)
+        assert [t.name for t in meta.topics] == []
+
+    run_broker(tmp_path, scenario, **{**PROPS, key: 1000})

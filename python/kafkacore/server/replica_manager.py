@@ -377,9 +377,12 @@ class ReplicaManager:
         *,
         assignment: Sequence[Sequence[int]] | None = None,
     ) -> TopicMetadata:
-        """Create ``name`` (configs already validated) with ``assignment`` (default: every
-        partition on this node): the store, then (as its listener) the logs and
-        partitions. Blocking (file writes): off the event loop."""
+        """Create ``name`` with ``assignment`` (default: every partition on this node): the
+        store, then (as its listener) the logs and partitions. Raises ``ConfigError`` before
+        the store is touched when ``configs`` are refused (an internal topic's segment.bytes
+        below Kafka's 1 MiB minimum, say: the store would keep a topic whose every config
+        read raises). Blocking (file writes): off the event loop."""
+        self.topic_config(name, dict(configs or {}))
         with self._admin_lock:
             replicas = assignment if assignment is not None else self._assignment(partitions)
             topic = self.store.create_topic(name, replicas, configs)

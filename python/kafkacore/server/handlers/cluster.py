@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import uuid
 from typing import Any
 
@@ -17,6 +18,8 @@ from kafkacore.server.replica_manager import INTERNAL_TOPICS, topic_name_error
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.services import BrokerServices
 from kafkacore.server.txn.handlers import init_transactional_producer_id
+
+logger = logging.getLogger("kafkacore.server")
 
 __all__ = [
     "handle_api_versions",
@@ -256,11 +259,19 @@ async def handle_find_coordinator(
             return ErrorCode.INVALID_REQUEST, None, -1, "", -1
         if services.controller is not None:
             return _cluster_coordinator(services, key_type, key, context.listener_name)
-        # Kafka creates the internal topic here
-        if key_type == 0:
-            await services.run_io(services.group_coordinator.topic.ensure_created)
-        else:
-            await services.txn_coordinator.state.ensure_topic()
+        # Kafka creates the internal topic here; when its creation is refused (configs
+        # below a topic config's minimum), Kafka logs it and answers COORDINATOR_NOT_AVAILABLE
+        try:
+            if key_type == 0:
+                await services.run_io(services.group_coordinator.topic.ensure_created)
+            else:
+                await services.txn_coordinator.state.ensure_topic()
+        except ConfigError as exc:
+            topic = OFFSETS_TOPIC if key_type == 0 else TRANSACTION_STATE_TOPIC
+            logger.warning(
+                "Auto topic creation failed for %s with error 'INVALID_CONFIG': %s", topic, exc
+            )
+            return ErrorCode.COORDINATOR_NOT_AVAILABLE, None, -1, "", -1
         me = services.local_broker
         return ErrorCode.NONE, None, me.node_id, *me.endpoint(context.listener_name)
 
