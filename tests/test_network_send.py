@@ -138,3 +138,39 @@ def test_region_of_a_deleted_or_truncated_file_keeps_the_declared_length(
             await server.close_connections()
 
     asyncio.run(scenario())
+
+
+def test_a_request_failing_outside_its_handler_closes_the_connection_at_once(
+    tmp_path: Path,
+) -> None:
+    """The processor raising (a bug below the handlers, which answer their own errors):
+    nothing can be answered in order any more, so the connection closes at once - it
+    used to wait for the client's next request until the idle expiry - and the server
+    goes on serving other connections."""
+
+    class Failing:
+        async def process(self, frame: bytes, connection: ConnectionInfo) -> Outcome:
+            (n,) = struct.unpack(">i", frame)
+            if n == 13:
+                raise RuntimeError("a bug below the request handlers")
+            return Outcome(parts=[struct.pack(">ii", 4, n)])
+
+    def one_request(port: int, n: int) -> bytes:
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+            sock.sendall(struct.pack(">ii", 4, n))
+            return sock.recv(64)
+
+    async def scenario() -> None:
+        server = SocketServer(Failing(), [("PLAINTEXT", "127.0.0.1", 0)])
+        await server.start()
+        try:
+            port = server.bound_ports["PLAINTEXT"]
+            started = time.monotonic()
+            assert await asyncio.to_thread(one_request, port, 13) == b""  # closed
+            assert time.monotonic() - started < 5  # not the 10 min idle expiry
+            assert await asyncio.to_thread(one_request, port, 7) == struct.pack(">ii", 4, 7)
+        finally:
+            await server.stop_accepting()
+            await server.close_connections()
+
+    asyncio.run(scenario())

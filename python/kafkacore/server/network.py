@@ -403,7 +403,25 @@ class SocketServer:
         assert isinstance(reader, _Reader)
         flow = _Flow(reader, writer.transport)
         worker = asyncio.create_task(self._process_frames(frames, writer, info, busy, flow))
-        worker.add_done_callback(lambda _: flow.room.set())
+
+        def worker_done(task: asyncio.Task[None]) -> None:
+            flow.room.set()
+            exc = None if task.cancelled() else task.exception()
+            if exc is None:
+                return
+            # the requests of a connection are answered in order: one that failed outside
+            # its handler (which answers its own errors) leaves nothing to answer with, so
+            # the connection closes now, as Kafka's Processor closes it, instead of waiting
+            # for the client's next request until connections.max.idle.ms
+            if not isinstance(exc, ConnectionError):
+                logger.error(
+                    "Closing connection %s: processing a request failed",
+                    info.connection_id,
+                    exc_info=exc,
+                )
+            writer.transport.abort()
+
+        worker.add_done_callback(worker_done)
         try:
             while not worker.done():
                 while not worker.done() and not self._may_read_ahead(frames, flow):
