@@ -62,6 +62,10 @@ def client_config(args: argparse.Namespace) -> dict[str, Any]:
         except ValueError as exc:
             raise UsageError(args.prog, str(exc)) from None
     conf["bootstrap.servers"] = args.bootstrap_server
+    # librdkafka's informational lines (e.g. BGQUEUE "Purging 1 unserved events" when a
+    # client closes with a callback pending) are not the tool's output; warnings stay, as
+    # Kafka's tools log WARN to stderr
+    conf.setdefault("log_level", 4)
     return conf
 
 
