@@ -899,7 +899,6 @@ class Sweeper:
                 # the last point's kill is checked as every other one is: a restart, the checks
                 try:
                     self.start()
-                    self.reap_commit_consumers()
                     counts = verify(self.broker.bootstrap, self.model)
                 except (SweepFailure, AssertionError) as exc:
                     raise self.failure(self.done, str(exc)) from None
@@ -943,7 +942,6 @@ class Sweeper:
             if point == 0:
                 self.create_topics()
             phase("start")
-            self.reap_commit_consumers()
             counts = verify(self.broker.bootstrap, self.model)
             self.model.churn_carried.clear()  # their producer is gone
             phase("verify")
@@ -986,8 +984,12 @@ class Sweeper:
         )
 
     def start(self) -> None:
+        """The broker started (no injected kill), and the committing consumers of earlier
+        points closed (:meth:`reap_commit_consumers`): nothing is checked while a killed
+        point's client may still write."""
         self.broker.env = {}
         self.broker.start()
+        self.reap_commit_consumers()
 
     def reap_commit_consumers(self) -> None:
         """Wait (the broker up) until the committing consumers of earlier points have
