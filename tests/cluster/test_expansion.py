@@ -72,7 +72,12 @@ def move(cluster: Cluster, directory: Path, brokers: list[int], name: str) -> di
 
     def verified() -> str | None:
         text = reassign(cluster, "--verify", "--reassignment-json-file", str(path))
-        if "still in progress" in text:
+        # "There is no active reassignment of partition …, but replica set is …": the
+        # controller has ended the reassignment (ListPartitionReassignments answers from
+        # its memory) but the broker that answered Metadata has not had the
+        # UpdateMetadata yet, which comes after the controller's ZooKeeper writes. Kafka's
+        # controller and tool have the same window; the next --verify sees the new set.
+        if "still in progress" in text or "There is no active reassignment" in text:
             time.sleep(0.5)
             return None
         return text

@@ -166,6 +166,7 @@ def wait_done(cluster: Cluster, topic: str, target: dict[int, list[int]]) -> Non
         )
 
     wait_until(done, 60, f"{topic} reassigned to {target}")
+    cluster.wait_for_replicas(topic, target)
 
 
 def configs(cluster: Cluster, kind: ResourceType, name: str) -> dict[str, str]:

@@ -228,6 +228,7 @@ def _move_with_split_throttles(cluster: Cluster, kafka39: KafkaTools, tmp_path: 
         return not znode.get("adding_replicas") and znode["partitions"]["1"] == [2, 1, 3]
 
     wait_until(completed, 60, "the reassignment to complete")
+    cluster.wait_for_replicas(topic, {0: [1, 2, 3], 1: [2, 1, 3]})
     out = kafka39.run(REASSIGN, *b, "--verify").check()
     assert out.stdout.count("is completed") == 2, out.stdout
     stored = json.loads(cluster.zk.get(f"/config/topics/{topic}")[0])["config"]

@@ -122,6 +122,8 @@ def test_decommission_reassign_and_elect(
     assert "Clearing broker-level throttles on brokers 1,2,3" in cleared
     assert "Clearing topic-level throttles on topics" in cleared
     assert _throttled_replicas(cl, "moving") == ""
+    cl.wait_for_replicas("moving", {0: [1]})
+    cl.wait_for_replicas("lead", {0: [3, 2]})
     plan_file = tmp_path / "plan.json"
     plan_file.write_text(json.dumps(target))
     verified = kafka_tools.run(

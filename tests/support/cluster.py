@@ -259,3 +259,25 @@ class Cluster:
             return isr if len(isr) == size else None
 
         return wait_until(check, timeout_s, f"{topic}-{partition} ISR of {size}")
+
+    def wait_for_replicas(
+        self, topic: str, replicas: Mapping[int, list[int]], timeout_s: float = 60.0
+    ) -> None:
+        """Until every running broker's Metadata gives ``topic``'s partitions these replica
+        lists. The controller writes a reassignment's end to ZooKeeper (and stops listing
+        it) before it sends the UpdateMetadata, as Kafka's does; a tool that reads the
+        metadata of some broker (``--verify``) sees the new lists only after this."""
+        from kafkacore.client import Client
+
+        wanted = {p: list(r) for p, r in replicas.items()}
+        for node_id in sorted(n for n, b in self.brokers.items() if b.running):
+
+            def check(node_id: int = node_id) -> bool:
+                # a new client asks its one bootstrap broker first, so this broker answers
+                with Client(self.brokers[node_id].bootstrap, timeout_s=10) as client:
+                    response = client._metadata([topic])
+                (t,) = response.topics
+                got = {p.partition_index: list(p.replica_nodes) for p in t.partitions}
+                return all(got.get(p) == r for p, r in wanted.items())
+
+            wait_until(check, timeout_s, f"broker {node_id}'s replicas of {topic}: {wanted}")
