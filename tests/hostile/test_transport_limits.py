@@ -10,6 +10,7 @@ import logging
 import socket
 import struct
 import time
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -210,3 +211,43 @@ def test_a_reader_stuck_in_a_sendfile_is_closed_after_the_idle_time_cleanly(
     assert 1.3 <= closed_after <= 4.0, closed_after
     assert "idle for connections.max.idle.ms 1500" in caplog.text
     assert "Exception in callback" not in caplog.text
+
+
+def test_an_idle_connection_holds_neither_its_last_request_nor_its_answer() -> None:
+    """Four clients each send one request of 1 MiB, read its answer of 4 MiB, then stay
+    connected and quiet: the broker keeps no part of either (it used to keep the last
+    frame and the answer's parts in the connection's reader and worker until the next
+    request: 20 MiB here, 5 MiB per idle connection)."""
+    clients, request_bytes, answer_bytes = 4, 1 << 20, 4 << 20
+
+    async def exchange(port: int) -> socket.socket:
+        sock = socket.create_connection(("127.0.0.1", port))
+        frame = struct.pack(">i", request_bytes) + bytes(request_bytes)
+        await asyncio.to_thread(sock.sendall, frame)
+        got = 0
+        while got < answer_bytes:
+            got += len(await asyncio.to_thread(sock.recv, 1 << 20))
+        return sock
+
+    async def main() -> int:
+        tracemalloc.start()
+        server = await _server(Large(answer_bytes))
+        port = server.bound_ports["PLAINTEXT"]
+        socks = [await exchange(port)]  # imports, the thread pool: before the baseline
+        try:
+            await asyncio.sleep(0.2)
+            before = tracemalloc.get_traced_memory()[0]
+            for _ in range(clients):
+                socks.append(await exchange(port))
+            await asyncio.sleep(0.2)  # the workers are back waiting for a next request
+            return tracemalloc.get_traced_memory()[0] - before
+        finally:
+            tracemalloc.stop()
+            for sock in socks:
+                sock.close()
+            await server.stop_accepting()
+            await server.close_connections()
+
+    held = asyncio.run(main())
+    print(f"{clients} idle connections hold {held} bytes")
+    assert held < 256 * 1024, held

@@ -205,6 +205,86 @@ class _IdleConnection(Exception):
     """No socket activity for ``connections.max.idle.ms``."""
 
 
+class _Frames:
+    """A connection's frames read ahead and not processed yet, oldest first: the part of
+    ``asyncio.Queue`` the connection uses (``put_nowait``, ``get`` for its one worker,
+    ``task_done``, ``join``). An ``asyncio.Queue`` holds four deques, and an empty deque
+    takes about 600 bytes; every idle connection has one of these."""
+
+    __slots__ = ("_getter", "_items", "_joiner", "_unfinished")
+
+    def __init__(self) -> None:
+        self._items: list[bytes | None] = []
+        self._unfinished = 0
+        self._getter: asyncio.Future[None] | None = None
+        self._joiner: asyncio.Future[None] | None = None
+
+    def qsize(self) -> int:
+        return len(self._items)
+
+    def empty(self) -> bool:
+        return not self._items
+
+    def put_nowait(self, frame: bytes | None) -> None:
+        self._items.append(frame)
+        self._unfinished += 1
+        _wake(self._getter)
+
+    async def get(self) -> bytes | None:
+        while not self._items:
+            self._getter = asyncio.get_running_loop().create_future()
+            try:
+                await self._getter
+            finally:
+                self._getter = None
+        return self._items.pop(0)
+
+    def task_done(self) -> None:
+        self._unfinished -= 1
+        if not self._unfinished:
+            _wake(self._joiner)
+
+    async def join(self) -> None:
+        """Until every frame put has been marked done."""
+        while self._unfinished:
+            self._joiner = asyncio.get_running_loop().create_future()
+            try:
+                await self._joiner
+            finally:
+                self._joiner = None
+
+
+class _Signal:
+    """``asyncio.Event``'s ``set``/``clear``/``wait`` for one waiter, without the event's
+    deque of waiters (see :class:`_Frames`)."""
+
+    __slots__ = ("_value", "_waiter")
+
+    def __init__(self) -> None:
+        self._value = False
+        self._waiter: asyncio.Future[None] | None = None
+
+    def set(self) -> None:
+        self._value = True
+        _wake(self._waiter)
+
+    def clear(self) -> None:
+        self._value = False
+
+    async def wait(self) -> None:
+        while not self._value:
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+
+
+def _wake(waiter: asyncio.Future[None] | None) -> None:
+    if waiter is not None and not waiter.done():
+        waiter.set_result(None)
+
+
 @dataclass(slots=True)
 class _Flow:
     """One connection's read-ahead (back-pressure) and activity (idle expiry). The
@@ -218,12 +298,14 @@ class _Flow:
     writing: bool = False
     #: the worker waits out a quota's throttle time (the channel is muted)
     throttled: bool = False
+    #: a request is queued or in flight
+    busy: bool = False
     last_written: float = field(default_factory=time.monotonic)
     #: the unsent bytes in the transport and in the kernel when last looked at: either
     #: going down is progress (moved to the kernel, acknowledged by the peer)
     unsent: tuple[int, int] = (0, 0)
     #: set whenever the worker finished a frame (the reader may read ahead again)
-    room: asyncio.Event = field(default_factory=asyncio.Event)
+    room: _Signal = field(default_factory=_Signal)
 
     def quiet_s(self) -> float:
         """Seconds since the last byte received or the last progress writing (the
@@ -398,11 +480,10 @@ class SocketServer:
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, info: ConnectionInfo
     ) -> None:
         # unbounded: the reader stops reading ahead before MAX_QUEUED_FRAMES (_may_read_ahead)
-        frames: asyncio.Queue[bytes | None] = asyncio.Queue()
-        busy = asyncio.Event()  # set while a request is queued or in flight
+        frames = _Frames()
         assert isinstance(reader, _Reader)
         flow = _Flow(reader, writer.transport)
-        worker = asyncio.create_task(self._process_frames(frames, writer, info, busy, flow))
+        worker = asyncio.create_task(self._process_frames(frames, writer, info, flow))
 
         def worker_done(task: asyncio.Task[None]) -> None:
             flow.room.set()
@@ -426,8 +507,8 @@ class SocketServer:
             while not worker.done():
                 while not worker.done() and not self._may_read_ahead(frames, flow):
                     flow.room.clear()  # muted until the worker catches up
-                    await self._active(flow.room.wait, flow, busy)
-                size = await self._read_size(reader, busy, worker, flow)
+                    await self._active(flow.room.wait, flow)
+                size = await self._read_size(reader, worker, flow)
                 if size is None:
                     break
                 if info.max_frame_bytes is not None and not 0 <= size <= info.max_frame_bytes:
@@ -449,10 +530,11 @@ class SocketServer:
                     )
                     break
                 # a half-sent frame is no activity: it is subject to the idle expiry too
-                frame = await self._read_exactly(reader, size, flow, busy)
-                busy.set()
+                frame = await self._read_exactly(reader, size, flow)
+                flow.busy = True
                 flow.queued_bytes += size
                 frames.put_nowait(frame)
+                del frame  # the queue's now: an idle connection holds no request
                 if info.max_frame_bytes is not None:
                     # not authenticated: no read-ahead (Kafka mutes the channel while a
                     # request is in flight), so an unauthenticated peer holds at most one
@@ -483,7 +565,7 @@ class SocketServer:
                 await worker  # also retrieves its error (a reset while writing)
 
     @staticmethod
-    def _may_read_ahead(frames: asyncio.Queue[bytes | None], flow: _Flow) -> bool:
+    def _may_read_ahead(frames: _Frames, flow: _Flow) -> bool:
         """Whether the reader may read another frame: few enough queued, and the unsent
         output below the transport's high-water mark (a slow reader's connection is
         muted until its answers leave), and not throttled by a quota."""
@@ -493,18 +575,14 @@ class SocketServer:
             return False
         return flow.transport.get_write_buffer_size() <= flow.transport.get_write_buffer_limits()[1]
 
-    async def _read_exactly(
-        self, reader: _Reader, n: int, flow: _Flow, busy: asyncio.Event
-    ) -> bytes:
+    async def _read_exactly(self, reader: _Reader, n: int, flow: _Flow) -> bytes:
         """``reader.readexactly(n)`` under the idle expiry; without a timer when the bytes
         are there already (pipelined frames, a frame's body after its size)."""
         if reader.holds(n):
             return await reader.readexactly(n)
-        return await self._active(functools.partial(reader.readexactly, n), flow, busy)
+        return await self._active(functools.partial(reader.readexactly, n), flow)
 
-    async def _active(
-        self, operation: Callable[[], Awaitable[_T]], flow: _Flow, busy: asyncio.Event
-    ) -> _T:
+    async def _active(self, operation: Callable[[], Awaitable[_T]], flow: _Flow) -> _T:
         """``operation()``'s result (it must be safe to cancel and start again, as
         ``readexactly`` is: it consumes nothing until it has every byte); raises
         :class:`_IdleConnection` once the connection had no socket activity for
@@ -512,7 +590,7 @@ class SocketServer:
         connection active."""
         idle_s = self._limits.idle_ms / 1000
         while True:
-            if busy.is_set() and not flow.writing:
+            if flow.busy and not flow.writing:
                 left = min(idle_s, 1.0)  # handling a request: look again later
             else:
                 left = idle_s - flow.quiet_s()
@@ -526,9 +604,7 @@ class SocketServer:
                 continue
 
     @staticmethod
-    async def _until_processed(
-        frames: asyncio.Queue[bytes | None], worker: asyncio.Task[None]
-    ) -> None:
+    async def _until_processed(frames: _Frames, worker: asyncio.Task[None]) -> None:
         join = asyncio.ensure_future(frames.join())
         try:
             await asyncio.wait({join, worker}, return_when=asyncio.FIRST_COMPLETED)
@@ -538,7 +614,6 @@ class SocketServer:
     async def _read_size(
         self,
         reader: _Reader,
-        busy: asyncio.Event,
         worker: asyncio.Task[None],
         flow: _Flow,
     ) -> int | None:
@@ -547,17 +622,16 @@ class SocketServer:
         if worker.done():
             return None
         try:
-            head = await self._read_exactly(reader, 4, flow, busy)
+            head = await self._read_exactly(reader, 4, flow)
         except asyncio.IncompleteReadError:
             return None
         return int(_SIZE.unpack(head)[0])
 
     async def _process_frames(
         self,
-        frames: asyncio.Queue[bytes | None],
+        frames: _Frames,
         writer: asyncio.StreamWriter,
         info: ConnectionInfo,
-        busy: asyncio.Event,
         flow: _Flow,
     ) -> None:
         while True:
@@ -586,7 +660,7 @@ class SocketServer:
                     finally:
                         flow.throttled = False
                 if frames.empty():
-                    busy.clear()
+                    flow.busy = False
                 if outcome.close:
                     writer.close()
                     return
@@ -595,6 +669,9 @@ class SocketServer:
                     flow.queued_bytes -= len(frame)
                 flow.room.set()
                 frames.task_done()
+            # while it waits for the next request, an idle connection holds neither the
+            # last request nor its answer's parts
+            del frame, outcome
 
     async def _write(self, writer: asyncio.StreamWriter, parts: Sequence[Part]) -> None:
         if writer.get_extra_info("ssl_object") is None:
