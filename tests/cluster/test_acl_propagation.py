@@ -287,6 +287,7 @@ def test_shared_with_kafka_acl_authorizer(zookeeper: ZooKeeperServer, tmp_path: 
             broker.wait_started(60)
         cluster.wait_for_brokers(3, 120)
         wait_until(lambda: _answers(kafka.port), 120, "Kafka answers DescribeAcls")
+        cluster.wait_for_metadata(120, others={KAFKA_ID: kafka.bootstrap})
         ports = [kafka.port, *(b.port for b in cluster.brokers.values())]
 
         def everywhere(expected: set[tuple[Any, ...]], what: str) -> None:

@@ -104,6 +104,7 @@ def mixed(zookeeper: ZooKeeperServer, tmp_path: Path) -> Iterator[tuple[Cluster,
         for broker in cluster.brokers.values():
             broker.wait_started(60)
         cluster.wait_for_brokers(3, 120)
+        cluster.wait_for_metadata(120, others={KAFKA_ID: kafka.bootstrap})
         yield cluster, kafka
     finally:
         kafka.stop()

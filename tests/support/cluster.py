@@ -120,18 +120,28 @@ class Cluster:
         self.wait_for_metadata()
         return self
 
-    def wait_for_metadata(self, timeout_s: float = 60.0) -> None:
+    def wait_for_metadata(
+        self, timeout_s: float = 60.0, *, others: Mapping[int, str] | None = None
+    ) -> None:
         """Until every running broker's metadata (from the controller's UpdateMetadata)
-        names the controller and every running broker, as clients need it."""
+        names the controller and every running broker, as clients need it: before the
+        first UpdateMetadata a broker's Metadata lists no broker (Kafka's does the same),
+        and librdkafka drops the brokers a Metadata answer leaves out, so a client that
+        asked too early waits out its request timeout for one. ``others``: brokers of
+        the same cluster outside this object (an Apache Kafka broker), id -> bootstrap;
+        theirs is waited for too, and every broker's must list them."""
         from confluent_kafka.admin import AdminClient
 
-        running = {n for n, b in self.brokers.items() if b.running}
-        for node_id in sorted(running):
-            admin = AdminClient({"bootstrap.servers": self.brokers[node_id].bootstrap})
+        bootstraps = {n: b.bootstrap for n, b in self.brokers.items() if b.running}
+        bootstraps.update(others or {})
+        everyone = set(bootstraps)
+        for node_id, bootstrap in sorted(bootstraps.items()):
+            # a new client asks its one bootstrap broker first
+            admin = AdminClient({"bootstrap.servers": bootstrap})
 
             def ready(admin: AdminClient = admin) -> bool:
                 md = admin.list_topics(timeout=5)
-                return md.controller_id >= 0 and set(md.brokers) == running
+                return md.controller_id >= 0 and set(md.brokers) == everyone
 
             wait_until(ready, timeout_s, f"broker {node_id}'s metadata")
 
