@@ -394,3 +394,36 @@ def test_error_codes() -> None:
     assert len(e) >= 120
     assert protocol_errors.message(35) == "The version of API is not supported."
     assert protocol_errors.message(0) is None
+
+
+_FIXED_VALUES = {
+    "b": st.integers(-(2**7), 2**7 - 1),
+    "h": st.integers(-(2**15), 2**15 - 1),
+    "H": st.integers(0, 2**16 - 1),
+    "i": st.integers(-(2**31), 2**31 - 1),
+    "I": st.integers(0, 2**32 - 1),
+    "q": st.integers(-(2**63), 2**63 - 1),
+    "d": st.floats(allow_nan=False),
+    "?": st.booleans(),
+}
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), compact=st.booleans())
+def test_write_fixed_array_is_the_length_then_the_items(data: st.DataObject, compact: bool) -> None:
+    """The one-``pack`` array writer the generated code uses gives the bytes of the
+    length then each item, null included, on both sides of the 1-byte varint length."""
+    fmt = data.draw(st.sampled_from(sorted(t.FIXED_FORMATS.values())))
+    values = data.draw(
+        st.none()
+        | st.lists(_FIXED_VALUES[fmt], max_size=300)
+        | st.lists(_FIXED_VALUES[fmt], min_size=125, max_size=130)
+    )
+    if values is None:
+        wanted = t.write_length(-1, compact, True)
+    else:
+        wanted = t.write_length(len(values), compact, True) + b"".join(
+            struct.pack(">" + fmt, v) for v in values
+        )
+    assert t.write_fixed_array(fmt, values, compact) == wanted
+    assert t.write_fixed_array(fmt, values, compact) == wanted  # from the cached Struct

@@ -221,7 +221,7 @@ def _message_of(value: KafkaStruct) -> MessageSchema:
 
 
 def _frame(parts: list[Any]) -> bytes:
-    size = sum(len(p) for p in parts)
+    size = sum(map(len, parts))
     parts[0] = _SIZE.pack(size)
     return b"".join(parts)
 

@@ -614,18 +614,17 @@ class _Gen:
         compact = self.flexible
         app = f"{out}.append"
         if f.array:
-            lines = [
+            if f.type in t.FIXED_FORMATS:
+                fmt = t.FIXED_FORMATS[f.type]
+                return [f"{app}(t.write_fixed_array({fmt!r}, {src}, {compact}))"]
+            return [
                 f"if {src} is None:",
                 f"    {app}(t.write_length(-1, {compact}, True))",
                 "else:",
                 f"    {app}(t.write_length(len({src}), {compact}, True))",
+                f"    for e in {src}:",
+                *("        " + ln for ln in self.write_scalar(f, "e", False, out)),
             ]
-            if f.type in t.FIXED_FORMATS:
-                lines.append(f"    {app}(t.pack_array({t.FIXED_FORMATS[f.type]!r}, {src}))")
-            else:
-                lines.append(f"    for e in {src}:")
-                lines += ["        " + ln for ln in self.write_scalar(f, "e", False, out)]
-            return lines
         return self.write_scalar(f, src, nullable, out)
 
     def write_scalar(self, f: Field, src: str, nullable: bool, out: str) -> list[str]:

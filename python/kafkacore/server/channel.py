@@ -67,7 +67,7 @@ def encode_response_parts(
         h.ResponseHeader(header.correlation_id), api.response_header_version(v), parts
     )
     api.response.writer(v)(response, parts)
-    parts[0] = _SIZE.pack(sum(len(p) for p in parts))
+    parts[0] = _SIZE.pack(sum(map(len, parts)))
     return parts
 
 

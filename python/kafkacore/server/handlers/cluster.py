@@ -65,9 +65,9 @@ def _topic_response(services: BrokerServices, name: str, version: int) -> Any:
             partition_index=index,
             leader_id=state.leader,
             leader_epoch=state.leader_epoch,
-            replica_nodes=list(state.replicas),
-            isr_nodes=list(state.isr),
-            offline_replicas=[],
+            replica_nodes=state.replicas,  # tuples, never changed: no copy
+            isr_nodes=state.isr,
+            offline_replicas=(),
         )
         for index, state in enumerate(topic.partitions)
     ]
