@@ -205,6 +205,26 @@ class _IdleConnection(Exception):
     """No socket activity for ``connections.max.idle.ms``."""
 
 
+class _Waiter:
+    """The one waiter of :class:`_Frames` and :class:`_Signal`: it awaits ``arm()`` until
+    its condition holds, and ``wake`` completes what it awaits (a plain future, no
+    coroutine frame of its own kept while a connection is idle)."""
+
+    __slots__ = ("_future",)
+
+    def __init__(self) -> None:
+        self._future: asyncio.Future[None] | None = None
+
+    def arm(self) -> asyncio.Future[None]:
+        self._future = future = asyncio.get_running_loop().create_future()
+        return future
+
+    def wake(self) -> None:
+        future, self._future = self._future, None
+        if future is not None and not future.done():
+            future.set_result(None)
+
+
 class _Frames:
     """A connection's frames read ahead and not processed yet, oldest first: the part of
     ``asyncio.Queue`` the connection uses (``put_nowait``, ``get`` for its one worker,
@@ -216,8 +236,8 @@ class _Frames:
     def __init__(self) -> None:
         self._items: list[bytes | None] = []
         self._unfinished = 0
-        self._getter: asyncio.Future[None] | None = None
-        self._joiner: asyncio.Future[None] | None = None
+        self._getter = _Waiter()
+        self._joiner = _Waiter()
 
     def qsize(self) -> int:
         return len(self._items)
@@ -228,30 +248,22 @@ class _Frames:
     def put_nowait(self, frame: bytes | None) -> None:
         self._items.append(frame)
         self._unfinished += 1
-        _wake(self._getter)
+        self._getter.wake()
 
     async def get(self) -> bytes | None:
         while not self._items:
-            self._getter = asyncio.get_running_loop().create_future()
-            try:
-                await self._getter
-            finally:
-                self._getter = None
+            await self._getter.arm()
         return self._items.pop(0)
 
     def task_done(self) -> None:
         self._unfinished -= 1
         if not self._unfinished:
-            _wake(self._joiner)
+            self._joiner.wake()
 
     async def join(self) -> None:
         """Until every frame put has been marked done."""
         while self._unfinished:
-            self._joiner = asyncio.get_running_loop().create_future()
-            try:
-                await self._joiner
-            finally:
-                self._joiner = None
+            await self._joiner.arm()
 
 
 class _Signal:
@@ -262,27 +274,18 @@ class _Signal:
 
     def __init__(self) -> None:
         self._value = False
-        self._waiter: asyncio.Future[None] | None = None
+        self._waiter = _Waiter()
 
     def set(self) -> None:
         self._value = True
-        _wake(self._waiter)
+        self._waiter.wake()
 
     def clear(self) -> None:
         self._value = False
 
     async def wait(self) -> None:
         while not self._value:
-            self._waiter = asyncio.get_running_loop().create_future()
-            try:
-                await self._waiter
-            finally:
-                self._waiter = None
-
-
-def _wake(waiter: asyncio.Future[None] | None) -> None:
-    if waiter is not None and not waiter.done():
-        waiter.set_result(None)
+            await self._waiter.arm()
 
 
 @dataclass(slots=True)
