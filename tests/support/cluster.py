@@ -130,20 +130,34 @@ class Cluster:
         asked too early waits out its request timeout for one. ``others``: brokers of
         the same cluster outside this object (an Apache Kafka broker), id -> bootstrap;
         theirs is waited for too, and every broker's must list them."""
+        everyone = {n for n, b in self.brokers.items() if b.running} | set(others or {})
+        self._until_every_broker(
+            lambda md: md.controller_id >= 0 and set(md.brokers) == everyone,
+            "metadata",
+            timeout_s,
+            others,
+        )
+
+    def _until_every_broker(
+        self,
+        ready: Callable[[Any], bool],
+        what: str,
+        timeout_s: float,
+        others: Mapping[int, str] | None = None,
+    ) -> None:
+        """Until ``ready`` holds for the Metadata (confluent-kafka's ``ClusterMetadata``)
+        of each running broker and of ``others`` (id -> bootstrap). Each look is a new
+        client's first request, so the broker it names as its one bootstrap answers."""
         from confluent_kafka.admin import AdminClient
 
         bootstraps = {n: b.bootstrap for n, b in self.brokers.items() if b.running}
         bootstraps.update(others or {})
-        everyone = set(bootstraps)
         for node_id, bootstrap in sorted(bootstraps.items()):
-            # a new client asks its one bootstrap broker first
-            admin = AdminClient({"bootstrap.servers": bootstrap})
 
-            def ready(admin: AdminClient = admin) -> bool:
-                md = admin.list_topics(timeout=5)
-                return md.controller_id >= 0 and set(md.brokers) == everyone
+            def check(bootstrap: str = bootstrap) -> bool:
+                return ready(AdminClient({"bootstrap.servers": bootstrap}).list_topics(timeout=5))
 
-            wait_until(ready, timeout_s, f"broker {node_id}'s metadata")
+            wait_until(check, timeout_s, f"broker {node_id}'s {what}")
 
     def stop(self) -> None:
         """SIGTERM every running broker (controlled shutdowns), then close ZooKeeper."""
@@ -277,17 +291,11 @@ class Cluster:
         lists. The controller writes a reassignment's end to ZooKeeper (and stops listing
         it) before it sends the UpdateMetadata, as Kafka's does; a tool that reads the
         metadata of some broker (``--verify``) sees the new lists only after this."""
-        from kafkacore.client import Client
-
         wanted = {p: list(r) for p, r in replicas.items()}
-        for node_id in sorted(n for n, b in self.brokers.items() if b.running):
 
-            def check(node_id: int = node_id) -> bool:
-                # a new client asks its one bootstrap broker first, so this broker answers
-                with Client(self.brokers[node_id].bootstrap, timeout_s=10) as client:
-                    response = client._metadata([topic])
-                (t,) = response.topics
-                got = {p.partition_index: list(p.replica_nodes) for p in t.partitions}
-                return all(got.get(p) == r for p, r in wanted.items())
+        def ready(md: Any) -> bool:
+            t = md.topics.get(topic)
+            got = {} if t is None else {p: list(i.replicas) for p, i in t.partitions.items()}
+            return all(got.get(p) == r for p, r in wanted.items())
 
-            wait_until(check, timeout_s, f"broker {node_id}'s replicas of {topic}: {wanted}")
+        self._until_every_broker(ready, f"replicas of {topic}: {wanted}", timeout_s)
