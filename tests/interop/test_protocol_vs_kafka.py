@@ -23,7 +23,6 @@ Error codes are compared with Kafka 4.3.1's ``Errors`` too.
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import json
 import random
@@ -33,23 +32,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from kafkacore.protocol import ErrorCode
 from kafkacore.protocol import errors as protocol_errors
 from kafkacore.protocol.declared import DECLARED
 from kafkacore.protocol.messages import envelope
 from kafkacore.protocol.samples import sample
-from kafkacore.protocol.schema import KafkaStruct, MessageSchema, StructSchema
+from kafkacore.protocol.schema import KafkaStruct, MessageSchema
 from support.kafka_jars import KAFKA_ZK_VERSION
+from support.kafka_json import first_difference, json_element, normalise_records, to_kafka_json
 from support.kafka_schemas import kafka_definitions, schema_differences
+from support.sampled import check_samples
 
 pytestmark = [pytest.mark.interop, pytest.mark.downloads]
 
 KAFKA_4 = "4.3.1"
 RELEASES = (KAFKA_4, KAFKA_ZK_VERSION)  # in order of preference
-EXAMPLES = 8  # hypothesis examples per message and version, besides the dense one
 
 CASES = [
     (api.key, version, kind)
@@ -63,100 +61,6 @@ MESSAGES = [(api.key, kind) for api in DECLARED.values() for kind in ("request",
 def _schema(key: int, kind: str) -> MessageSchema:
     api = DECLARED[key]
     return api.request if kind == "request" else api.response
-
-
-def _json_name(name: str) -> str:
-    return name[0].lower() + name[1:]
-
-
-def to_kafka_json(value: Any, s: StructSchema, version: int) -> dict[str, Any]:
-    """``value`` as Kafka's ``*JsonConverter.read`` takes it."""
-    out: dict[str, Any] = {}
-    for f in s.fields:
-        if version not in f.versions:
-            continue
-        v = getattr(value, f.attr)
-        if f.tag is not None and v == f.default_value():
-            continue  # Kafka neither writes nor prints a tagged field at its default
-        if v is None:
-            out[_json_name(f.name)] = None
-        elif f.array:
-            out[_json_name(f.name)] = [_element(f.type, f.struct, e, version) for e in v]
-        else:
-            out[_json_name(f.name)] = _element(f.type, f.struct, v, version)
-    return out
-
-
-def _element(typ: str, sub: StructSchema | None, v: Any, version: int) -> Any:
-    if typ in ("bytes", "records"):
-        return base64.b64encode(bytes(v)).decode("ascii")
-    if typ == "uuid":
-        return base64.urlsafe_b64encode(v.bytes).rstrip(b"=").decode("ascii")
-    if sub is not None:
-        return to_kafka_json(v, sub, version)
-    return v
-
-
-def _normalise_records(ours: Any, kafka: Any, s: StructSchema, version: int) -> Any:
-    """Kafka's converter does not print unparsable ``records`` (the bytes are compared
-    instead): take its form of them."""
-    if not isinstance(ours, dict) or not isinstance(kafka, dict):
-        return ours
-    out = dict(ours)
-    for f in s.fields:
-        name = _json_name(f.name)
-        if name not in ours or ours[name] is None:
-            continue
-        if f.type == "records" and name in kafka:
-            out[name] = kafka[name]
-        elif f.struct is not None and name in kafka and kafka[name] is not None:
-            if f.array:
-                out[name] = [
-                    _normalise_records(o, k, f.struct, version)
-                    for o, k in zip(ours[name], kafka[name], strict=False)
-                ]
-            else:
-                out[name] = _normalise_records(ours[name], kafka[name], f.struct, version)
-    return out
-
-
-def first_difference(a: Any, b: Any, path: str) -> str:
-    if isinstance(a, dict) and isinstance(b, dict):
-        for k in sorted(set(a) | set(b)):
-            if a.get(k, "<absent>") != b.get(k, "<absent>"):
-                return first_difference(a.get(k, "<absent>"), b.get(k, "<absent>"), f"{path}.{k}")
-    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-        for i, (x, y) in enumerate(zip(a, b, strict=True)):
-            if x != y:
-                return first_difference(x, y, f"{path}[{i}]")
-    return f"{path}: ours {a!r} != Kafka's {b!r}"
-
-
-def non_default_paths(value: Any, s: StructSchema, version: int, prefix: str = "") -> set[str]:
-    """The fields (as paths) a value of ``s`` gives a value other than their default."""
-    found: set[str] = set()
-    for f in s.fields:
-        if version not in f.versions:
-            continue
-        v = getattr(value, f.attr)
-        path = f"{prefix}.{f.name}"
-        if v is not None and v != f.default_value() and v != []:
-            found.add(path)
-        if f.struct is not None and v is not None:
-            for e in v if f.array else [v]:
-                found |= non_default_paths(e, f.struct, version, path)
-    return found
-
-
-def field_paths(s: StructSchema, version: int, prefix: str = "") -> set[str]:
-    """Every field a value of ``s`` carries at ``version``, as paths."""
-    found: set[str] = set()
-    for f in s.fields:
-        if version in f.versions:
-            found.add(f"{prefix}.{f.name}")
-            if f.struct is not None:
-                found |= field_paths(f.struct, version, f"{prefix}.{f.name}")
-    return found
 
 
 # --- Kafka's side ---------------------------------------------------------------------------
@@ -212,7 +116,7 @@ def compare_with_kafka(
     assert msg.encode(value, version) == kafka_bytes, f"{msg.name} v{version}: {value!r}"
     assert msg.decode(kafka_bytes, version) == value, f"{msg.name} v{version}"
     kafka = json.loads(kafka_json)
-    ours = _normalise_records(ours, kafka, msg.struct, version)
+    ours = normalise_records(ours, kafka, msg.struct, version)
     assert ours == kafka, first_difference(ours, kafka, msg.name)
 
 
@@ -259,22 +163,9 @@ def test_same_bytes_and_values_as_kafka(
     release = reference(definitions, msg.name, version)
     assert release is not None, f"no Kafka release defines {msg.name} v{version}"
     codec = kafka_codecs[release]
-    # One value that leaves no field at its default, so no field goes uncompared ...
-    dense = sample(msg, version, random.Random(f"{msg.name}-{version}"), dense=True)
-    assert non_default_paths(dense, msg.struct, version) == field_paths(msg.struct, version)
-    compare_with_kafka(codec, msg, dense, version, str(key), kind)
-
-    @settings(
-        max_examples=EXAMPLES,
-        deadline=None,
-        database=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    check_samples(
+        msg, version, lambda value: compare_with_kafka(codec, msg, value, version, str(key), kind)
     )
-    @given(rnd=st.randoms(use_true_random=False))
-    def check(rnd: random.Random) -> None:  # ... and hypothesis's, nulls and defaults too
-        compare_with_kafka(codec, msg, sample(msg, version, rnd), version, str(key), kind)
-
-    check()
 
 
 def test_default_principal_data_as_kafka(java: Any) -> None:
@@ -317,4 +208,4 @@ def test_error_codes_are_kafkas(java: Any, java_zk: Any) -> None:
 def test_uuid_json_form() -> None:
     # Kafka's Uuid.toString(): URL-safe base64 without padding.
     u = uuid.UUID(int=1)
-    assert _element("uuid", None, u, 0) == "AAAAAAAAAAAAAAAAAAAAAQ"
+    assert json_element("uuid", None, u, 0) == "AAAAAAAAAAAAAAAAAAAAAQ"
