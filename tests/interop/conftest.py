@@ -173,8 +173,8 @@ def kafka_zk_libs() -> Path:
 
 @pytest.fixture(scope="session")
 def java_zk(kafka_zk_libs: Path, tmp_path_factory: pytest.TempPathFactory) -> Java:
-    """ProtocolMessages.java compiled against Kafka 3.9's jars."""
-    sources = [str(JAVA_SOURCES / "ProtocolMessages.java")]
+    """ProtocolMessages.java (and its LineServer) compiled against Kafka 3.9's jars."""
+    sources = [str(JAVA_SOURCES / "ProtocolMessages.java"), str(JAVA_SOURCES / "LineServer.java")]
     return _compile_helpers(kafka_zk_libs, tmp_path_factory, "interop-zk-classes", sources)
 
 

@@ -14,7 +14,7 @@
  * with its __consumer_offsets partition, as the coordinator maps it
  * (Utils.abs(groupId.hashCode()) % 50).
  *
- * Stream mode answers one record per line of stdin, flushed at once:
+ * Stream mode answers one record per line of stdin, flushed at once (LineServer):
  *
  *   {"coordinator": "group"|"share"|"transaction", "type": 1, "key": {...},
  *    "version": 3, "value": {...} or null}
@@ -31,10 +31,8 @@
  * ShareCoordinatorRecordSerde or TransactionCoordinatorRecordSerde.
  */
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.PrintStream;
+import java.lang.reflect.InvocationTargetException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -64,70 +62,47 @@ public final class CoordinatorRecords {
 
     /** One coordinator's serde and generated JSON converters. */
     private enum Coordinator {
-        GROUP(new GroupCoordinatorRecordSerde()),
-        SHARE(new ShareCoordinatorRecordSerde()),
-        TRANSACTION(new TransactionCoordinatorRecordSerde());
+        GROUP(new GroupCoordinatorRecordSerde(), "group"),
+        SHARE(new ShareCoordinatorRecordSerde(), "share"),
+        TRANSACTION(new TransactionCoordinatorRecordSerde(), "transaction");
 
         final CoordinatorRecordSerde serde;
+        private final String converters;
 
-        Coordinator(CoordinatorRecordSerde serde) {
+        Coordinator(CoordinatorRecordSerde serde, String name) {
             this.serde = serde;
+            this.converters = "org.apache.kafka.coordinator." + name + ".generated.CoordinatorRecordJsonConverters";
+        }
+
+        /** A static method of this coordinator's CoordinatorRecordJsonConverters. */
+        private Object converter(String method, Class<?>[] types, Object... args) {
+            try {
+                return Class.forName(converters).getMethod(method, types).invoke(null, args);
+            } catch (InvocationTargetException e) {
+                throw e.getCause() instanceof RuntimeException
+                    ? (RuntimeException) e.getCause() : new RuntimeException(e.getCause());
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException(e);
+            }
         }
 
         ApiMessage readKey(JsonNode node, short type) {
-            switch (this) {
-                case GROUP:
-                    return org.apache.kafka.coordinator.group.generated.CoordinatorRecordJsonConverters
-                        .readRecordKeyFromJson(node, type);
-                case SHARE:
-                    return org.apache.kafka.coordinator.share.generated.CoordinatorRecordJsonConverters
-                        .readRecordKeyFromJson(node, type);
-                default:
-                    return org.apache.kafka.coordinator.transaction.generated.CoordinatorRecordJsonConverters
-                        .readRecordKeyFromJson(node, type);
-            }
+            return (ApiMessage) converter(
+                "readRecordKeyFromJson", new Class<?>[] {JsonNode.class, short.class}, node, type);
         }
 
         ApiMessage readValue(JsonNode node, short type, short version) {
-            switch (this) {
-                case GROUP:
-                    return org.apache.kafka.coordinator.group.generated.CoordinatorRecordJsonConverters
-                        .readRecordValueFromJson(node, type, version);
-                case SHARE:
-                    return org.apache.kafka.coordinator.share.generated.CoordinatorRecordJsonConverters
-                        .readRecordValueFromJson(node, type, version);
-                default:
-                    return org.apache.kafka.coordinator.transaction.generated.CoordinatorRecordJsonConverters
-                        .readRecordValueFromJson(node, type, version);
-            }
+            return (ApiMessage) converter("readRecordValueFromJson",
+                new Class<?>[] {JsonNode.class, short.class, short.class}, node, type, version);
         }
 
         JsonNode writeKey(ApiMessage key) {
-            switch (this) {
-                case GROUP:
-                    return org.apache.kafka.coordinator.group.generated.CoordinatorRecordJsonConverters
-                        .writeRecordKeyAsJson(key);
-                case SHARE:
-                    return org.apache.kafka.coordinator.share.generated.CoordinatorRecordJsonConverters
-                        .writeRecordKeyAsJson(key);
-                default:
-                    return org.apache.kafka.coordinator.transaction.generated.CoordinatorRecordJsonConverters
-                        .writeRecordKeyAsJson(key);
-            }
+            return (JsonNode) converter("writeRecordKeyAsJson", new Class<?>[] {ApiMessage.class}, key);
         }
 
         JsonNode writeValue(ApiMessage value, short version) {
-            switch (this) {
-                case GROUP:
-                    return org.apache.kafka.coordinator.group.generated.CoordinatorRecordJsonConverters
-                        .writeRecordValueAsJson(value, version);
-                case SHARE:
-                    return org.apache.kafka.coordinator.share.generated.CoordinatorRecordJsonConverters
-                        .writeRecordValueAsJson(value, version);
-                default:
-                    return org.apache.kafka.coordinator.transaction.generated.CoordinatorRecordJsonConverters
-                        .writeRecordValueAsJson(value, version);
-            }
+            return (JsonNode) converter(
+                "writeRecordValueAsJson", new Class<?>[] {ApiMessage.class, short.class}, value, version);
         }
     }
 
@@ -162,27 +137,10 @@ public final class CoordinatorRecords {
             + mapper.writeValueAsString(json);
     }
 
-    private static void stream() throws IOException {
-        ObjectMapper mapper = new ObjectMapper();
-        PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        String line;
-        while ((line = in.readLine()) != null) {
-            String result;
-            try {
-                result = one(mapper, line);
-            } catch (Exception e) {
-                result = "err " + e.getClass().getName() + ": "
-                    + String.valueOf(e.getMessage()).replace('\n', ' ');
-            }
-            out.println(result);
-            out.flush();
-        }
-    }
-
     public static void main(String[] args) throws IOException {
         if (args.length == 1 && args[0].equals("-")) {
-            stream();
+            ObjectMapper mapper = new ObjectMapper();
+            LineServer.serve(line -> one(mapper, line));
             return;
         }
         if (args.length != 2) {

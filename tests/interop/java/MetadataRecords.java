@@ -4,7 +4,7 @@
  *
  *   java -cp "<build dir>:<kafka libs>/*" MetadataRecords -
  *
- * One request per line of stdin, one answer per line, flushed at once:
+ * One request per line of stdin, one answer per line, flushed at once (LineServer):
  *
  *   {"type": 3, "version": 2, "record": {...}}
  *       The record is read with Kafka's generated converters (MetadataJsonConverters, the
@@ -19,12 +19,8 @@
  * Either answers "err <exception class>: <message>" when Kafka throws.
  */
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.PrintStream;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -76,19 +72,6 @@ public final class MetadataRecords {
             System.exit(2);
         }
         ObjectMapper mapper = new ObjectMapper();
-        PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        String line;
-        while ((line = in.readLine()) != null) {
-            String result;
-            try {
-                result = one(mapper, line);
-            } catch (Exception e) {
-                result = "err " + e.getClass().getName() + ": "
-                    + String.valueOf(e.getMessage()).replace('\n', ' ');
-            }
-            out.println(result);
-            out.flush();
-        }
+        LineServer.serve(line -> one(mapper, line));
     }
 }

@@ -16,13 +16,11 @@
  *   ok <hex of the serialized message> <the object read back, written by the JsonConverter>
  *   err <exception class>: <message>          (e.g. a version Kafka does not have)
  *
- * Each answer is flushed at once, so the test can drive one JVM case by case.
+ * Each answer is flushed at once, so the test can drive one JVM case by case (LineServer).
  */
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -98,18 +96,6 @@ public final class ProtocolMessages {
             System.exit(2);
         }
         ObjectMapper mapper = new ObjectMapper();
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        String line;
-        while ((line = in.readLine()) != null) {
-            String result;
-            try {
-                result = one(mapper, line);
-            } catch (Exception e) {
-                result = "err " + e.getClass().getName() + ": "
-                    + String.valueOf(e.getMessage()).replace('\n', ' ');
-            }
-            out.println(result);
-            out.flush();
-        }
+        LineServer.serve(line -> one(mapper, line));
     }
 }
