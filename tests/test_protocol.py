@@ -159,10 +159,12 @@ def test_api_versions_response_lists_every_key() -> None:
 
 @pytest.mark.parametrize(("key", "version", "kind"), CASES, ids=IDS)
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 2**32), unknown=st.booleans())
-def test_round_trip(key: int, version: int, kind: str, seed: int, unknown: bool) -> None:
+@given(seed=st.integers(0, 2**32), unknown=st.booleans(), dense=st.booleans())
+def test_round_trip(
+    key: int, version: int, kind: str, seed: int, unknown: bool, dense: bool
+) -> None:
     msg = _schema(key, kind)
-    value = sample(msg, version, random.Random(seed), unknown_tags=unknown)
+    value = sample(msg, version, random.Random(seed), unknown_tags=unknown, dense=dense)
     data = msg.encode(value, version)
     assert msg.decode(data, version) == value
     assert msg.encode(msg.decode(data, version), version) == data
