@@ -1,5 +1,5 @@
-"""The protocol codec: round trips of every API x version, golden bytes, length checks,
-header rules, the API table and the error codes."""
+"""The protocol codec: round trips of every declared API x version, golden bytes, length
+checks, header rules, the API table and the error codes."""
 
 from __future__ import annotations
 
@@ -28,15 +28,19 @@ from kafkacore.protocol import (
 )
 from kafkacore.protocol import errors as protocol_errors
 from kafkacore.protocol import types as t
+from kafkacore.protocol.declared import DECLARED
 from kafkacore.protocol.samples import sample
 
+# Every declared API at every version it declares, served or not.
 CASES = [
     (api.key, version, kind)
-    for api in APIS.values()
-    for version in range(api.request.valid.lo, api.request.valid.hi + 1)
+    for api in DECLARED.values()
+    for version in api.versions
     for kind in ("request", "response")
 ]
-IDS = [f"{APIS[k].name}-v{v}-{kind}" for k, v, kind in CASES]
+IDS = [f"{DECLARED[k].name}-v{v}-{kind}" for k, v, kind in CASES]
+SERVED_CASES = [c for c in CASES if c[0] in APIS]
+SERVED_IDS = [f"{DECLARED[k].name}-v{v}-{kind}" for k, v, kind in SERVED_CASES]
 
 # The "Minimum protocol surface for kafkacore v1": key -> (advertised, implemented, flexible).
 SURFACE = {
@@ -100,7 +104,7 @@ SURFACE = {
 
 
 def _schema(key: int, kind: str):  # type: ignore[no-untyped-def]
-    api = APIS[key]
+    api = DECLARED[key]
     return api.request if kind == "request" else api.response
 
 
@@ -115,8 +119,31 @@ def test_api_table_is_the_surface_table() -> None:
         assert (api.implemented_min, api.implemented_max) == implemented, api.name
         assert api.flexible_from == flexible, api.name
         assert api.response.flexible == api.request.flexible, api.name
+        assert api.request.valid == api.response.valid, api.name
         assert api.request.valid.lo <= api.implemented_min <= api.implemented_max
-        assert api.implemented_max == api.request.valid.hi == api.response.valid.hi
+        assert api.implemented_max <= api.request.valid.hi, api.name
+
+
+def test_served_apis_are_declared_with_the_same_schemas() -> None:
+    """The served table picks from the declarations; it declares nothing of its own."""
+    for key, api in APIS.items():
+        assert DECLARED[key].request is api.request, api.name
+        assert DECLARED[key].response is api.response, api.name
+        assert DECLARED[key].name == api.name
+
+
+def test_declared_apis_carry_their_key_and_flexible_versions() -> None:
+    # the APIs kafkacore declares but does not serve yet
+    assert {api.name for key, api in DECLARED.items() if key not in APIS} >= {
+        "ConsumerGroupHeartbeat",
+        "ShareFetch",
+        "BrokerRegistration",
+        "Envelope",
+    }
+    for key, api in DECLARED.items():
+        assert api.request.api_key == api.response.api_key == key, api.name
+        assert api.request.flexible == api.response.flexible, api.name
+        assert api.request.kind == "request" and api.response.kind == "response", api.name
 
 
 def test_api_versions_response_lists_every_key() -> None:
@@ -132,16 +159,26 @@ def test_api_versions_response_lists_every_key() -> None:
 
 @pytest.mark.parametrize(("key", "version", "kind"), CASES, ids=IDS)
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 2**32), unknown=st.booleans())
-def test_round_trip(key: int, version: int, kind: str, seed: int, unknown: bool) -> None:
+@given(seed=st.integers(0, 2**32), unknown=st.booleans(), dense=st.booleans())
+def test_round_trip(
+    key: int, version: int, kind: str, seed: int, unknown: bool, dense: bool
+) -> None:
     msg = _schema(key, kind)
-    value = sample(msg, version, random.Random(seed), unknown_tags=unknown)
+    value = sample(msg, version, random.Random(seed), unknown_tags=unknown, dense=dense)
     data = msg.encode(value, version)
     assert msg.decode(data, version) == value
     assert msg.encode(msg.decode(data, version), version) == data
 
 
 @pytest.mark.parametrize(("key", "version", "kind"), CASES, ids=IDS)
+def test_defaults_round_trip(key: int, version: int, kind: str) -> None:
+    msg = _schema(key, kind)
+    value = msg.cls()
+    data = msg.encode(value, version)
+    assert msg.decode(data, version) == value
+
+
+@pytest.mark.parametrize(("key", "version", "kind"), SERVED_CASES, ids=SERVED_IDS)
 def test_defaults_round_trip_through_frames(key: int, version: int, kind: str) -> None:
     api = APIS[key]
     msg = _schema(key, kind)
@@ -153,7 +190,7 @@ def test_defaults_round_trip_through_frames(key: int, version: int, kind: str) -
         return
     header = RequestHeader(key, version, 1234, "client-é")
     frame = encode_request(header, value)
-    if not api.implements(version):  # Produce v0-2: refused, as Kafka 4 refuses them
+    if not api.implements(version):  # Produce v0-2 (as Kafka 4) and versions not served yet
         with pytest.raises(UnsupportedVersion) as info:
             decode_request(frame[4:])
         assert info.value.correlation_id == 1234
@@ -391,9 +428,12 @@ def test_error_codes() -> None:
     assert e.FENCED_INSTANCE_ID == 82
     assert e.SECURITY_DISABLED == 54
     assert e.INVALID_REQUEST == 42
-    assert len(e) >= 120
+    assert (e.FENCED_MEMBER_EPOCH, e.STALE_MEMBER_EPOCH, e.INVALID_RECORD_STATE) == (110, 113, 121)
+    assert (e.POSITION_OUT_OF_RANGE, e.SHARE_SESSION_LIMIT_REACHED) == (99, 133)
+    assert len(e) >= 135
     assert protocol_errors.message(35) == "The version of API is not supported."
     assert protocol_errors.message(0) is None
+    assert protocol_errors.message(133) == "The limit of share sessions has been reached."
 
 
 _FIXED_VALUES = {

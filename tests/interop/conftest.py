@@ -8,10 +8,13 @@ them. Nothing here is skipped: a machine without Java fails these tests, loudly.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import select
 import subprocess
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +50,57 @@ class JavaResult:
         return self
 
 
+class JavaServer:
+    """One JVM running a helper's line mode (``<main> -``): :meth:`ask` sends one line and
+    returns the one line it answers. Not thread-safe: one caller at a time."""
+
+    def __init__(self, cmd: Sequence[str], timeout: float = 60) -> None:
+        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close())
+        self._proc = subprocess.Popen(
+            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr
+        )
+        self._timeout = timeout
+        self._pending = b""
+
+    def _failure(self, what: str) -> AssertionError:
+        self._stderr.seek(0)
+        err = self._stderr.read().decode(errors="replace")[-4000:]
+        return AssertionError(f"{what}\nstderr:\n{err}")
+
+    def ask(self, line: str) -> str:
+        assert "\n" not in line
+        proc = self._proc
+        assert proc.stdin is not None and proc.stdout is not None
+        try:
+            proc.stdin.write(line.encode("utf-8") + b"\n")
+            proc.stdin.flush()
+        except BrokenPipeError:
+            raise self._failure("the JVM exited") from None
+        fd = proc.stdout.fileno()
+        while b"\n" not in self._pending:
+            ready, _, _ = select.select([fd], [], [], self._timeout)
+            if not ready:
+                raise self._failure(f"no answer within {self._timeout} s")
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                raise self._failure("the JVM exited")
+            self._pending += chunk
+        answer, _, self._pending = self._pending.partition(b"\n")
+        return answer.decode("utf-8")
+
+    def close(self) -> None:
+        assert self._proc.stdin is not None
+        self._proc.stdin.close()
+        try:
+            self._proc.wait(30)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.wait()
+        assert self._proc.stdout is not None
+        self._proc.stdout.close()
+        self._stderr.close()
+
+
 @dataclass(frozen=True)
 class Java:
     """Runs main classes from Kafka's jars and the compiled helpers."""
@@ -68,6 +122,15 @@ class Java:
         """Run several JVMs at once (each ``(main, *args)``); results in order."""
         with ThreadPoolExecutor(max_workers=max(1, len(jobs))) as pool:
             return list(pool.map(lambda job: self.run(*job), jobs))
+
+    @contextlib.contextmanager
+    def serve(self, main: str, *args: str) -> Iterator[JavaServer]:
+        """A helper in its line mode (``main *args -``), stopped on exit."""
+        server = JavaServer(["java", *JVM_FLAGS, "-cp", self.classpath, main, *args, "-"])
+        try:
+            yield server
+        finally:
+            server.close()
 
     def dump_log_segments(self, files: Sequence[Path], *options: str) -> JavaResult:
         """Kafka's DumpLogSegments over ``files`` in one JVM."""
@@ -110,8 +173,8 @@ def kafka_zk_libs() -> Path:
 
 @pytest.fixture(scope="session")
 def java_zk(kafka_zk_libs: Path, tmp_path_factory: pytest.TempPathFactory) -> Java:
-    """ProtocolMessages.java compiled against Kafka 3.9's jars."""
-    sources = [str(JAVA_SOURCES / "ProtocolMessages.java")]
+    """ProtocolMessages.java (and its LineServer) compiled against Kafka 3.9's jars."""
+    sources = [str(JAVA_SOURCES / "ProtocolMessages.java"), str(JAVA_SOURCES / "LineServer.java")]
     return _compile_helpers(kafka_zk_libs, tmp_path_factory, "interop-zk-classes", sources)
 
 

@@ -1,204 +1,211 @@
-"""kafkacore's protocol codec against Apache Kafka's own generated message classes.
+"""kafkacore's protocol declarations and codec against Apache Kafka's own.
 
-For every API and version kafkacore implements, random requests and responses are drawn
-from our schema (``kafkacore.protocol.samples``); Kafka's ``*JsonConverter`` builds its
-``*Data`` object from their field values (it fails if a field the version carries is
-missing) and Kafka serializes it (java/ProtocolMessages.java, one JVM for all cases).
-Our codec must produce the same bytes, decode Kafka's bytes to the same values, and
-Kafka's reading of the values must equal ours. Versions Kafka 4.x removed (KIP-896) are
-not compared (Kafka 4's schemas no longer describe them); those rely on the round-trip
-tests and the trunk schemas.
+Every declared API (``kafkacore.protocol.declared``, served or not) is checked at every
+version it declares against the Kafka release that defines that version: Kafka 4.3.1, or
+Kafka 3.9.1 (the last release with ZooKeeper mode) for the versions 4.x dropped (Produce
+v0-2, DescribeLogDirs v0, WriteTxnMarkers v0, AlterPartition v0-1) and for the
+ZooKeeper-mode inter-broker APIs (LeaderAndIsr, StopReplica, UpdateMetadata,
+ControlledShutdown). Two checks:
 
-The inter-broker APIs of a ZooKeeper-mode cluster (LeaderAndIsr, StopReplica,
-UpdateMetadata, ControlledShutdown, AlterPartition) are compared with Kafka 3.9.1's
-classes instead (the last release with ZooKeeper mode; Kafka 4 removed the first four and
-AlterPartition v0-1), every version kafkacore implements.
+* **the declaration is Kafka's definition**: the JSON Kafka generates its classes from,
+  read from the release's jars; per version the fields carried, their order, types,
+  nullability, tags and defaults (``support.kafka_schemas``);
+* **the bytes**: hypothesis draws field values from our schema (``samples.sample`` driven
+  by a hypothesis ``Random``), plus one dense value where no field keeps its default.
+  Kafka's ``*JsonConverter`` builds its ``*Data`` object from them, Kafka serializes it and
+  reads its bytes back (java/ProtocolMessages.java, one JVM per release and module, case by
+  case). Our codec must write the same bytes (tagged fields in ascending tag order, absent
+  at their default), decode Kafka's bytes to the same values, and Kafka's reading of its
+  bytes must print our values.
+
+Error codes are compared with Kafka 4.3.1's ``Errors`` too.
 """
 
 from __future__ import annotations
 
-import base64
+import contextlib
 import json
 import random
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from kafkacore.protocol import APIS, ApiKey
+from kafkacore.protocol import ErrorCode
+from kafkacore.protocol import errors as protocol_errors
+from kafkacore.protocol.declared import DECLARED
+from kafkacore.protocol.messages import envelope
 from kafkacore.protocol.samples import sample
-from kafkacore.protocol.schema import KafkaStruct, MessageSchema, StructSchema
+from kafkacore.protocol.schema import KafkaStruct, MessageSchema
+from support.kafka_jars import KAFKA_ZK_VERSION
+from support.kafka_json import first_difference, json_element, normalise_records, to_kafka_json
+from support.kafka_schemas import kafka_definitions, schema_differences
+from support.sampled import check_samples
 
 pytestmark = [pytest.mark.interop, pytest.mark.downloads]
 
-SEEDS = range(3)
-# Versions inside our range that Kafka 4.x no longer serializes (KIP-896).
-REMOVED_IN_KAFKA_4 = {0: range(3), 35: range(1)}
-# Compared with Kafka 3.9's classes (the ZooKeeper-mode inter-broker APIs).
-INTER_BROKER = {
-    ApiKey.LEADER_AND_ISR,
-    ApiKey.STOP_REPLICA,
-    ApiKey.UPDATE_METADATA,
-    ApiKey.CONTROLLED_SHUTDOWN,
-    ApiKey.ALTER_PARTITION,
-    ApiKey.WRITE_TXN_MARKERS,  # Kafka 4 removed v0 (KIP-896); 3.9 brokers still send it
-}
+KAFKA_4 = "4.3.1"
+RELEASES = (KAFKA_4, KAFKA_ZK_VERSION)  # in order of preference
 
-ALL_CASES = [
+CASES = [
     (api.key, version, kind)
-    for api in APIS.values()
-    for version in range(api.request.valid.lo, api.request.valid.hi + 1)
+    for api in DECLARED.values()
+    for version in api.versions
     for kind in ("request", "response")
 ]
-CASES = [c for c in ALL_CASES if c[0] not in INTER_BROKER]
-ZK_CASES = [c for c in ALL_CASES if c[0] in INTER_BROKER]
+MESSAGES = [(api.key, kind) for api in DECLARED.values() for kind in ("request", "response")]
 
 
 def _schema(key: int, kind: str) -> MessageSchema:
-    api = APIS[key]
+    api = DECLARED[key]
     return api.request if kind == "request" else api.response
 
 
-def _json_name(name: str) -> str:
-    return name[0].lower() + name[1:]
-
-
-def to_kafka_json(value: Any, s: StructSchema, version: int) -> dict[str, Any]:
-    """``value`` as Kafka's ``*JsonConverter.read`` takes it."""
-    out: dict[str, Any] = {}
-    for f in s.fields:
-        if version not in f.versions:
-            continue
-        v = getattr(value, f.attr)
-        if f.tag is not None and v == f.default_value():
-            continue  # Kafka neither writes nor prints a tagged field at its default
-        if v is None:
-            out[_json_name(f.name)] = None
-        elif f.array:
-            out[_json_name(f.name)] = [_element(f.type, f.struct, e, version) for e in v]
-        else:
-            out[_json_name(f.name)] = _element(f.type, f.struct, v, version)
-    return out
-
-
-def _element(typ: str, sub: StructSchema | None, v: Any, version: int) -> Any:
-    if typ in ("bytes", "records"):
-        return base64.b64encode(bytes(v)).decode("ascii")
-    if typ == "uuid":
-        return base64.urlsafe_b64encode(v.bytes).rstrip(b"=").decode("ascii")
-    if sub is not None:
-        return to_kafka_json(v, sub, version)
-    return v
-
-
-def _normalise_records(ours: Any, kafka: Any, s: StructSchema, version: int) -> Any:
-    """Kafka's converter does not print unparsable ``records`` (the bytes are compared
-    instead): take its form of them."""
-    if not isinstance(ours, dict) or not isinstance(kafka, dict):
-        return ours
-    out = dict(ours)
-    for f in s.fields:
-        name = _json_name(f.name)
-        if name not in ours or ours[name] is None:
-            continue
-        if f.type == "records" and name in kafka:
-            out[name] = kafka[name]
-        elif f.struct is not None and name in kafka and kafka[name] is not None:
-            if f.array:
-                out[name] = [
-                    _normalise_records(o, k, f.struct, version)
-                    for o, k in zip(ours[name], kafka[name], strict=False)
-                ]
-            else:
-                out[name] = _normalise_records(ours[name], kafka[name], f.struct, version)
-    return out
-
-
-def _first_difference(a: Any, b: Any, path: str) -> str:
-    if isinstance(a, dict) and isinstance(b, dict):
-        for k in sorted(set(a) | set(b)):
-            if a.get(k, "<absent>") != b.get(k, "<absent>"):
-                return _first_difference(a.get(k, "<absent>"), b.get(k, "<absent>"), f"{path}.{k}")
-    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-        for i, (x, y) in enumerate(zip(a, b, strict=True)):
-            if x != y:
-                return _first_difference(x, y, f"{path}[{i}]")
-    return f"{path}: ours {a!r} != Kafka's {b!r}"
-
-
-def _serialize(java: Any, cases: list[Any], directory: Path) -> dict[Any, Any]:
-    """Per (key, version, kind, seed): (our value, Kafka's result line)."""
-    values: dict[Any, KafkaStruct] = {}
-    lines = []
-    for key, version, kind in cases:
-        msg = _schema(key, kind)
-        for seed in SEEDS:
-            rnd = random.Random(f"{key}-{version}-{kind}-{seed}")
-            value = sample(msg, version, rnd)
-            values[(key, version, kind, seed)] = value
-            payload = json.dumps(to_kafka_json(value, msg.struct, version), ensure_ascii=False)
-            lines.append(f"{key} {version} {kind} {payload}")
-    path = directory / "cases.txt"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    result = java.run("ProtocolMessages", str(path)).check()
-    outputs = result.stdout.decode("utf-8").splitlines()
-    assert len(outputs) == len(lines), result.stderr.decode(errors="replace")[-2000:]
-    return {k: (values[k], out) for k, out in zip(values, outputs, strict=True)}
+# --- Kafka's side ---------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
-def kafka_serialized(java: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[Any, Any]:
-    """Kafka 4.x's serialization of every case but the inter-broker APIs."""
-    return _serialize(java, CASES, tmp_path_factory.mktemp("protocol"))
+def definitions(kafka_libs: Path, kafka_zk_libs: Path) -> dict[str, dict[str, Any]]:
+    """Each release's message definitions, by message name."""
+    assert kafka_libs.parent.name == f"kafka-{KAFKA_4}", kafka_libs
+    return {
+        KAFKA_4: kafka_definitions(kafka_libs),
+        KAFKA_ZK_VERSION: kafka_definitions(kafka_zk_libs),
+    }
+
+
+def reference(definitions: dict[str, dict[str, Any]], name: str, version: int) -> str | None:
+    """The release whose definition of message ``name`` has ``version`` (newest first)."""
+    for release in RELEASES:
+        definition = definitions[release].get(name)
+        if definition is not None and version in _versions(definition["validVersions"]):
+            return release
+    return None
+
+
+def _versions(text: str) -> range:
+    if text == "none":
+        return range(0)
+    lo, _, hi = text.partition("-")
+    return range(int(lo), int(hi or lo) + 1)
 
 
 @pytest.fixture(scope="module")
-def kafka_zk_serialized(java_zk: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[Any, Any]:
-    """Kafka 3.9's serialization of the inter-broker APIs."""
-    assert java_zk.version.startswith("3.9"), java_zk.version
-    return _serialize(java_zk, ZK_CASES, tmp_path_factory.mktemp("protocol-zk"))
+def kafka_codecs(java: Any, java_zk: Any) -> Iterator[dict[str, Any]]:
+    """ProtocolMessages in its line mode, one JVM per release."""
+    with contextlib.ExitStack() as stack:
+        yield {
+            KAFKA_4: stack.enter_context(java.serve("ProtocolMessages")),
+            KAFKA_ZK_VERSION: stack.enter_context(java_zk.serve("ProtocolMessages")),
+        }
 
 
-def _check_case(serialized: dict[Any, Any], key: int, version: int, kind: str) -> None:
+def compare_with_kafka(
+    codec: Any, msg: MessageSchema, value: KafkaStruct, version: int, name: str, kind: str
+) -> None:
+    """Kafka builds ``value`` from its JSON, serializes it and reads it back (``name`` and
+    ``kind`` name the message to ProtocolMessages); ours must match at every step."""
+    ours = to_kafka_json(value, msg.struct, version)
+    answer = codec.ask(f"{name} {version} {kind} {json.dumps(ours, ensure_ascii=False)}")
+    status, _, rest = answer.partition(" ")
+    assert status == "ok", f"Kafka refused our {msg.name} v{version}: {rest}"
+    hex_bytes, _, kafka_json = rest.partition(" ")
+    kafka_bytes = bytes.fromhex(hex_bytes)
+    assert msg.encode(value, version) == kafka_bytes, f"{msg.name} v{version}: {value!r}"
+    assert msg.decode(kafka_bytes, version) == value, f"{msg.name} v{version}"
+    kafka = json.loads(kafka_json)
+    ours = normalise_records(ours, kafka, msg.struct, version)
+    assert ours == kafka, first_difference(ours, kafka, msg.name)
+
+
+# --- the declarations -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("key", "kind"), MESSAGES, ids=[f"{DECLARED[k].name}-{kd}" for k, kd in MESSAGES]
+)
+def test_declaration_is_kafkas_definition(
+    definitions: dict[str, dict[str, Any]], key: int, kind: str
+) -> None:
     msg = _schema(key, kind)
-    for seed in SEEDS:
-        value, line = serialized[(key, version, kind, seed)]
-        status, _, rest = line.partition(" ")
-        assert status == "ok", f"Kafka refused our {msg.name} v{version} values: {rest}"
-        hex_bytes, _, kafka_json = rest.partition(" ")
-        kafka_bytes = bytes.fromhex(hex_bytes)
-        assert msg.encode(value, version) == kafka_bytes, f"{msg.name} v{version} seed {seed}"
-        assert msg.decode(kafka_bytes, version) == value
-        ours = to_kafka_json(value, msg.struct, version)
-        kafka = json.loads(kafka_json)
-        ours = _normalise_records(ours, kafka, msg.struct, version)
-        assert ours == kafka, _first_difference(ours, kafka, msg.name)
+    problems = []
+    for version in msg.valid:
+        release = reference(definitions, msg.name, version)
+        assert release is not None, f"no Kafka release defines {msg.name} v{version}"
+        problems += schema_differences(msg, definitions[release][msg.name], [version])
+    assert not problems, "\n".join(problems)
 
 
-def _ids(cases: list[Any]) -> list[str]:
-    return [f"{APIS[k].name}-v{v}-{kd}" for k, v, kd in cases]
+def test_declared_ranges_cover_kafka_4(definitions: dict[str, dict[str, Any]]) -> None:
+    """Each declared message has at least every version Kafka 4.3.1 defines."""
+    for api in DECLARED.values():
+        for msg in (api.request, api.response):
+            kafka = _versions(definitions[KAFKA_4][msg.name]["validVersions"])
+            assert set(kafka) <= set(msg.valid), f"{msg.name}: {msg.valid} lacks {kafka}"
 
 
-@pytest.mark.parametrize(("key", "version", "kind"), CASES, ids=_ids(CASES))
+# --- the bytes ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("key", "version", "kind"), CASES, ids=[f"{DECLARED[k].name}-v{v}-{kd}" for k, v, kd in CASES]
+)
 def test_same_bytes_and_values_as_kafka(
-    kafka_serialized: dict[Any, Any], key: int, version: int, kind: str
+    definitions: dict[str, dict[str, Any]],
+    kafka_codecs: dict[str, Any],
+    key: int,
+    version: int,
+    kind: str,
 ) -> None:
-    if version in REMOVED_IN_KAFKA_4.get(key, ()):
-        # Kafka 4 dropped these versions and simplified its schemas' version ranges
-        # (e.g. "2+" became "0+"), so its classes are no reference for them.
-        return
-    _check_case(kafka_serialized, key, version, kind)
+    msg = _schema(key, kind)
+    release = reference(definitions, msg.name, version)
+    assert release is not None, f"no Kafka release defines {msg.name} v{version}"
+    codec = kafka_codecs[release]
+    check_samples(
+        msg, version, lambda value: compare_with_kafka(codec, msg, value, version, str(key), kind)
+    )
 
 
-@pytest.mark.parametrize(("key", "version", "kind"), ZK_CASES, ids=_ids(ZK_CASES))
-def test_inter_broker_apis_same_bytes_and_values_as_kafka_3_9(
-    kafka_zk_serialized: dict[Any, Any], key: int, version: int, kind: str
-) -> None:
-    _check_case(kafka_zk_serialized, key, version, kind)
+def test_default_principal_data_as_kafka(java: Any) -> None:
+    """The principal an Envelope carries (not an API's message)."""
+    msg = envelope.PRINCIPAL
+    with java.serve("ProtocolMessages") as codec:
+        for seed in range(5):
+            value = sample(msg, 0, random.Random(seed), dense=seed == 0)
+            compare_with_kafka(codec, msg, value, 0, "DefaultPrincipalData", "data")
+
+
+# --- error codes ----------------------------------------------------------------------------
+
+
+def _kafka_errors(java: Any) -> dict[int, tuple[str, str | None]]:
+    out = java.run("ProtocolMessages", "--errors").check().stdout.decode("utf-8")
+    errors = {}
+    for line in out.splitlines():
+        code, name, text = line.split("\t")
+        errors[int(code)] = (name, None if text == "null" else text)
+    return errors
+
+
+def test_error_codes_are_kafkas(java: Any, java_zk: Any) -> None:
+    """Every code of Kafka 4.3.1's ``Errors`` with its name; its default message, except
+    where kafkacore keeps Kafka 3.9's wording (errors.py says which)."""
+    kafka = _kafka_errors(java)
+    assert {c.value: c.name for c in ErrorCode} == {code: name for code, (name, _) in kafka.items()}
+    kept_from_3_9 = {
+        code
+        for code, (_, text) in kafka.items()
+        if code != ErrorCode.NONE and protocol_errors.message(code) != text
+    }
+    assert kept_from_3_9 == {ErrorCode.INVALID_GROUP_ID, ErrorCode.GROUP_MAX_SIZE_REACHED}
+    kafka_3_9 = _kafka_errors(java_zk)
+    for code in kept_from_3_9:
+        assert protocol_errors.message(code) == kafka_3_9[code][1]
 
 
 def test_uuid_json_form() -> None:
     # Kafka's Uuid.toString(): URL-safe base64 without padding.
     u = uuid.UUID(int=1)
-    assert _element("uuid", None, u, 0) == "AAAAAAAAAAAAAAAAAAAAAQ"
+    assert json_element("uuid", None, u, 0) == "AAAAAAAAAAAAAAAAAAAAAQ"

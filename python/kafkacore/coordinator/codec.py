@@ -87,6 +87,7 @@ _PRIMITIVES = {
     "uint16": struct.Struct(">H"),
     "int32": struct.Struct(">i"),
     "int64": struct.Struct(">q"),
+    "float64": struct.Struct(">d"),
 }
 _UUID_SIZE = 16
 _ZERO_UUID = uuid.UUID(int=0)

@@ -8,6 +8,8 @@ block.
   store, persisted as one JSON file under the metadata/log directory;
 * :mod:`~kafkacore.metadata.cache` - :class:`MetadataCache`, each broker's read view
   (all that request handlers read), kept current by the store's notifications.
+* :mod:`~kafkacore.metadata.records` - KRaft's ``__cluster_metadata`` records and their
+  frame, as Kafka 4.3.1 writes them.
 
 The ZooKeeper-backed store (several brokers) will implement the same Protocol.
 """

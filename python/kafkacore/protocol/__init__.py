@@ -3,6 +3,7 @@
 * :mod:`~kafkacore.protocol.types`: the primitive types, with length checks;
 * :mod:`~kafkacore.protocol.schema`: declarations and the compiled codec;
 * :mod:`~kafkacore.protocol.messages`: one declaration per API;
+* :mod:`~kafkacore.protocol.declared`: every declared API, served or not;
 * :mod:`~kafkacore.protocol.headers`: request/response headers and their versions;
 * :mod:`~kafkacore.protocol.api`: the API table and the entry points;
 * :mod:`~kafkacore.protocol.errors`: Kafka's error codes and the codec's exceptions.

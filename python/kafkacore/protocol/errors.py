@@ -1,8 +1,11 @@
 # ruff: noqa: E501  (Kafka's messages, one per line)
 """Kafka's error codes: every code with Kafka's name and default message.
 
-Facts from Kafka's ``clients/.../common/protocol/Errors.java`` (apache/kafka trunk 1eb7644):
-code, name and default message. :class:`ErrorCode` is the code as an ``IntEnum`` (a
+Facts from Kafka's ``clients/.../common/protocol/Errors.java`` (apache/kafka trunk 1eb7644;
+codes 99 and 129-133 from Kafka 4.3.1's ``Errors``): code, name and default message. Kafka
+4.3.1 reworded two messages (24 INVALID_GROUP_ID, "The group id is invalid."; 81
+GROUP_MAX_SIZE_REACHED, "The group has reached its maximum size."); the broker still
+answers with 3.9's. :class:`ErrorCode` is the code as an ``IntEnum`` (a
 response field holds the int, compares equal to the member); :func:`message` gives the
 default message Kafka puts in ``error_message`` fields.
 
@@ -119,6 +122,7 @@ class ErrorCode(IntEnum):
     FEATURE_UPDATE_FAILED = 96
     PRINCIPAL_DESERIALIZATION_FAILURE = 97
     SNAPSHOT_NOT_FOUND = 98
+    POSITION_OUT_OF_RANGE = 99
     UNKNOWN_TOPIC_ID = 100
     DUPLICATE_BROKER_REGISTRATION = 101
     BROKER_ID_NOT_REGISTERED = 102
@@ -148,6 +152,11 @@ class ErrorCode(IntEnum):
     DUPLICATE_VOTER = 126
     VOTER_NOT_FOUND = 127
     INVALID_REGULAR_EXPRESSION = 128
+    REBOOTSTRAP_REQUIRED = 129
+    STREAMS_INVALID_TOPOLOGY = 130
+    STREAMS_INVALID_TOPOLOGY_EPOCH = 131
+    STREAMS_TOPOLOGY_FENCED = 132
+    SHARE_SESSION_LIMIT_REACHED = 133
 
 
 _MESSAGES: dict[int, str | None] = {
@@ -251,6 +260,7 @@ _MESSAGES: dict[int, str | None] = {
     96: "Unable to update finalized features due to an unexpected server error.",
     97: "Request principal deserialization failed during forwarding. This indicates an internal error on the broker cluster security setup.",
     98: "Requested snapshot was not found.",
+    99: "Requested position is not greater than or equal to zero, and less than the size of the snapshot.",
     100: "This server does not host this topic ID.",
     101: "This broker ID is already in use.",
     102: "The given broker ID was not registered.",
@@ -280,6 +290,11 @@ _MESSAGES: dict[int, str | None] = {
     126: "The voter is already part of the set of voters.",
     127: "The voter is not part of the set of voters.",
     128: "The regular expression is not valid.",
+    129: "Client metadata is stale. The client should rebootstrap to obtain new metadata.",
+    130: "The supplied topology is invalid.",
+    131: "The supplied topology epoch is invalid.",
+    132: "The supplied topology epoch is outdated.",
+    133: "The limit of share sessions has been reached.",
 }
 
 

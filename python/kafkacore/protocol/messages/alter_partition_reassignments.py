@@ -1,8 +1,9 @@
-"""AlterPartitionReassignments (API key 45), version 0.
+"""AlterPartitionReassignments (API key 45), versions 0-1.
 
-Declared from the facts of Kafka's message definitions
-``AlterPartitionReassignmentsRequest.json`` and ``AlterPartitionReassignmentsResponse.json``
-(apache/kafka trunk 1eb7644), limited to the versions kafkacore implements.
+Declared from the facts of Kafka 4.3.1's message definitions
+``AlterPartitionReassignmentsRequest.json`` and
+``AlterPartitionReassignmentsResponse.json`` (v1: ``AllowReplicationFactorChange``).
+kafkacore serves v0 (:mod:`kafkacore.protocol.api`).
 """
 
 from kafkacore.protocol.schema import NULL, field, message
@@ -13,10 +14,11 @@ REQUEST = message(
     "AlterPartitionReassignmentsRequest",
     45,
     "request",
-    valid="0",
+    valid="0-1",
     flexible="0+",
     fields=[
         field("TimeoutMs", "int32", "0+", default=60000),
+        field("AllowReplicationFactorChange", "bool", "1+", default=True),
         field(
             "Topics",
             "[]ReassignableTopic",
@@ -41,10 +43,11 @@ RESPONSE = message(
     "AlterPartitionReassignmentsResponse",
     45,
     "response",
-    valid="0",
+    valid="0-1",
     flexible="0+",
     fields=[
         field("ThrottleTimeMs", "int32", "0+"),
+        field("AllowReplicationFactorChange", "bool", "1+", default=True),
         field("ErrorCode", "int16", "0+"),
         field("ErrorMessage", "string", "0+", nullable="0+"),
         field(

@@ -1,8 +1,9 @@
-"""DescribeCluster (API key 60), versions 0-1.
+"""DescribeCluster (API key 60), versions 0-2.
 
-Declared from the facts of Kafka's message definitions
-``DescribeClusterRequest.json`` and ``DescribeClusterResponse.json``
-(apache/kafka trunk 1eb7644), limited to the versions kafkacore implements.
+Declared from the facts of Kafka 4.3.1's message definitions
+``DescribeClusterRequest.json`` and ``DescribeClusterResponse.json`` (v2:
+``IncludeFencedBrokers`` and ``IsFenced``). kafkacore serves v0-1
+(:mod:`kafkacore.protocol.api`).
 """
 
 from kafkacore.protocol.schema import NULL, field, message
@@ -13,11 +14,12 @@ REQUEST = message(
     "DescribeClusterRequest",
     60,
     "request",
-    valid="0-1",
+    valid="0-2",
     flexible="0+",
     fields=[
         field("IncludeClusterAuthorizedOperations", "bool", "0+"),
         field("EndpointType", "int8", "1+", default=1),
+        field("IncludeFencedBrokers", "bool", "2+"),
     ],
 )
 
@@ -25,7 +27,7 @@ RESPONSE = message(
     "DescribeClusterResponse",
     60,
     "response",
-    valid="0-1",
+    valid="0-2",
     flexible="0+",
     fields=[
         field("ThrottleTimeMs", "int32", "0+"),
@@ -43,6 +45,7 @@ RESPONSE = message(
                 field("Host", "string", "0+"),
                 field("Port", "int32", "0+"),
                 field("Rack", "string", "0+", nullable="0+", default=NULL),
+                field("IsFenced", "bool", "2+"),
             ],
         ),
         field("ClusterAuthorizedOperations", "int32", "0+", default=-2147483648),

@@ -1,8 +1,9 @@
-"""DescribeGroups (API key 15), versions 0-5.
+"""DescribeGroups (API key 15), versions 0-6.
 
-Declared from the facts of Kafka's message definitions
-``DescribeGroupsRequest.json`` and ``DescribeGroupsResponse.json``
-(apache/kafka trunk 1eb7644), limited to the versions kafkacore implements.
+Declared from the facts of Kafka 4.3.1's message definitions
+``DescribeGroupsRequest.json`` and ``DescribeGroupsResponse.json`` (v6: a per-group
+``ErrorMessage``, GROUP_ID_NOT_FOUND, KIP-1043). kafkacore serves v0-5
+(:mod:`kafkacore.protocol.api`).
 """
 
 from kafkacore.protocol.schema import NULL, field, message
@@ -13,7 +14,7 @@ REQUEST = message(
     "DescribeGroupsRequest",
     15,
     "request",
-    valid="0-5",
+    valid="0-6",
     flexible="5+",
     fields=[
         field("Groups", "[]string", "0+"),
@@ -25,7 +26,7 @@ RESPONSE = message(
     "DescribeGroupsResponse",
     15,
     "response",
-    valid="0-5",
+    valid="0-6",
     flexible="5+",
     fields=[
         field("ThrottleTimeMs", "int32", "1+"),
@@ -35,6 +36,7 @@ RESPONSE = message(
             "0+",
             fields=[
                 field("ErrorCode", "int16", "0+"),
+                field("ErrorMessage", "string", "6+", nullable="6+", default=NULL),
                 field("GroupId", "string", "0+"),
                 field("GroupState", "string", "0+"),
                 field("ProtocolType", "string", "0+"),

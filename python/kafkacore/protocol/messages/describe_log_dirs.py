@@ -1,8 +1,9 @@
-"""DescribeLogDirs (API key 35), versions 0-4.
+"""DescribeLogDirs (API key 35), versions 0-5.
 
-Declared from the facts of Kafka's message definitions
-``DescribeLogDirsRequest.json`` and ``DescribeLogDirsResponse.json``
-(apache/kafka trunk 1eb7644), limited to the versions kafkacore implements.
+Declared from the facts of Kafka 4.3.1's message definitions
+``DescribeLogDirsRequest.json`` and ``DescribeLogDirsResponse.json`` (v0 from Kafka
+3.9.1's, which 4.x dropped; v5: ``IsCordoned``, KIP-1066). kafkacore serves v0-4
+(:mod:`kafkacore.protocol.api`).
 """
 
 from kafkacore.protocol.schema import field, message
@@ -13,7 +14,7 @@ REQUEST = message(
     "DescribeLogDirsRequest",
     35,
     "request",
-    valid="0-4",
+    valid="0-5",
     flexible="2+",
     fields=[
         field(
@@ -33,7 +34,7 @@ RESPONSE = message(
     "DescribeLogDirsResponse",
     35,
     "response",
-    valid="0-4",
+    valid="0-5",
     flexible="2+",
     fields=[
         field("ThrottleTimeMs", "int32", "0+"),
@@ -66,6 +67,7 @@ RESPONSE = message(
                 ),
                 field("TotalBytes", "int64", "4+", default=-1),
                 field("UsableBytes", "int64", "4+", default=-1),
+                field("IsCordoned", "bool", "5+", default=False),
             ],
         ),
     ],

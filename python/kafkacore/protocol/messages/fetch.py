@@ -1,8 +1,8 @@
-"""Fetch (API key 1), versions 4-17.
+"""Fetch (API key 1), versions 4-18.
 
-Declared from the facts of Kafka's message definitions
-``FetchRequest.json`` and ``FetchResponse.json``
-(apache/kafka trunk 1eb7644), limited to the versions kafkacore implements.
+Declared from the facts of Kafka 4.3.1's message definitions ``FetchRequest.json`` and
+``FetchResponse.json`` (v18: the fetcher's ``HighWatermark``, KIP-1166). kafkacore
+serves v4-17 (:mod:`kafkacore.protocol.api`).
 """
 
 from kafkacore.protocol.schema import NULL, field, message
@@ -13,7 +13,7 @@ REQUEST = message(
     "FetchRequest",
     1,
     "request",
-    valid="4-17",
+    valid="4-18",
     flexible="12+",
     fields=[
         field("ClusterId", "string", "12+", nullable="12+", tagged="12+", tag=0, default=NULL),
@@ -54,6 +54,14 @@ REQUEST = message(
                         field("LogStartOffset", "int64", "5+", default=-1),
                         field("PartitionMaxBytes", "int32", "4+"),
                         field("ReplicaDirectoryId", "uuid", "17+", tagged="17+", tag=0),
+                        field(
+                            "HighWatermark",
+                            "int64",
+                            "18+",
+                            tagged="18+",
+                            tag=1,
+                            default=9223372036854775807,
+                        ),
                     ],
                 ),
             ],
@@ -76,7 +84,7 @@ RESPONSE = message(
     "FetchResponse",
     1,
     "response",
-    valid="4-17",
+    valid="4-18",
     flexible="12+",
     fields=[
         field("ThrottleTimeMs", "int32", "4+"),

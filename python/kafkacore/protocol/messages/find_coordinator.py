@@ -1,8 +1,9 @@
-"""FindCoordinator (API key 10), versions 0-4.
+"""FindCoordinator (API key 10), versions 0-6.
 
-Declared from the facts of Kafka's message definitions
-``FindCoordinatorRequest.json`` and ``FindCoordinatorResponse.json``
-(apache/kafka trunk 1eb7644), limited to the versions kafkacore implements.
+Declared from the facts of Kafka 4.3.1's message definitions
+``FindCoordinatorRequest.json`` and ``FindCoordinatorResponse.json`` (v5 answers
+TRANSACTION_ABORTABLE, v6 the SHARE key type of KIP-932). kafkacore serves v0-4
+(:mod:`kafkacore.protocol.api`).
 """
 
 from kafkacore.protocol.schema import field, message
@@ -13,7 +14,7 @@ REQUEST = message(
     "FindCoordinatorRequest",
     10,
     "request",
-    valid="0-4",
+    valid="0-6",
     flexible="3+",
     fields=[
         field("Key", "string", "0-3"),
@@ -26,7 +27,7 @@ RESPONSE = message(
     "FindCoordinatorResponse",
     10,
     "response",
-    valid="0-4",
+    valid="0-6",
     flexible="3+",
     fields=[
         field("ThrottleTimeMs", "int32", "1+"),

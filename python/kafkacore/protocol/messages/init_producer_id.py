@@ -1,8 +1,9 @@
-"""InitProducerId (API key 22), versions 0-5.
+"""InitProducerId (API key 22), versions 0-6.
 
-Declared from the facts of Kafka's message definitions
-``InitProducerIdRequest.json`` and ``InitProducerIdResponse.json``
-(apache/kafka trunk 1eb7644), limited to the versions kafkacore implements.
+Declared from the facts of Kafka 4.3.1's message definitions
+``InitProducerIdRequest.json`` and ``InitProducerIdResponse.json`` (v6, the 2PC fields
+of KIP-939, is ``latestVersionUnstable``). kafkacore serves v0-5
+(:mod:`kafkacore.protocol.api`).
 """
 
 from kafkacore.protocol.schema import field, message
@@ -13,13 +14,15 @@ REQUEST = message(
     "InitProducerIdRequest",
     22,
     "request",
-    valid="0-5",
+    valid="0-6",
     flexible="2+",
     fields=[
         field("TransactionalId", "string", "0+", nullable="0+"),
         field("TransactionTimeoutMs", "int32", "0+"),
         field("ProducerId", "int64", "3+", default=-1),
         field("ProducerEpoch", "int16", "3+", default=-1),
+        field("Enable2Pc", "bool", "6+", default=False),
+        field("KeepPreparedTxn", "bool", "6+", default=False),
     ],
 )
 
@@ -27,12 +30,14 @@ RESPONSE = message(
     "InitProducerIdResponse",
     22,
     "response",
-    valid="0-5",
+    valid="0-6",
     flexible="2+",
     fields=[
         field("ThrottleTimeMs", "int32", "0+"),
         field("ErrorCode", "int16", "0+"),
         field("ProducerId", "int64", "0+", default=-1),
         field("ProducerEpoch", "int16", "0+"),
+        field("OngoingTxnProducerId", "int64", "6+", default=-1),
+        field("OngoingTxnProducerEpoch", "int16", "6+", default=-1),
     ],
 )

@@ -1,8 +1,9 @@
-"""ListOffsets (API key 2), versions 1-7.
+"""ListOffsets (API key 2), versions 1-11.
 
-Declared from the facts of Kafka's message definitions
-``ListOffsetsRequest.json`` and ``ListOffsetsResponse.json``
-(apache/kafka trunk 1eb7644), limited to the versions kafkacore implements.
+Declared from the facts of Kafka 4.3.1's message definitions ``ListOffsetsRequest.json``
+and ``ListOffsetsResponse.json`` (v8 local log start, KIP-405; v9 last tiered offset,
+KIP-1005; v10 ``TimeoutMs``, KIP-1075; v11 earliest pending upload, KIP-1023). kafkacore
+serves v1-7 (:mod:`kafkacore.protocol.api`).
 """
 
 from kafkacore.protocol.schema import field, message
@@ -13,7 +14,7 @@ REQUEST = message(
     "ListOffsetsRequest",
     2,
     "request",
-    valid="1-7",
+    valid="1-11",
     flexible="6+",
     fields=[
         field("ReplicaId", "int32", "1+"),
@@ -36,6 +37,7 @@ REQUEST = message(
                 ),
             ],
         ),
+        field("TimeoutMs", "int32", "10+"),
     ],
 )
 
@@ -43,7 +45,7 @@ RESPONSE = message(
     "ListOffsetsResponse",
     2,
     "response",
-    valid="1-7",
+    valid="1-11",
     flexible="6+",
     fields=[
         field("ThrottleTimeMs", "int32", "2+"),

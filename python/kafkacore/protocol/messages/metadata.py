@@ -1,8 +1,8 @@
-"""Metadata (API key 3), versions 0-12.
+"""Metadata (API key 3), versions 0-13.
 
-Declared from the facts of Kafka's message definitions
-``MetadataRequest.json`` and ``MetadataResponse.json``
-(apache/kafka trunk 1eb7644), limited to the versions kafkacore implements.
+Declared from the facts of Kafka 4.3.1's message definitions ``MetadataRequest.json``
+and ``MetadataResponse.json`` (v13: a top-level ``ErrorCode``). kafkacore serves v0-12
+(:mod:`kafkacore.protocol.api`).
 """
 
 from kafkacore.protocol.schema import NULL, field, message
@@ -13,7 +13,7 @@ REQUEST = message(
     "MetadataRequest",
     3,
     "request",
-    valid="0-12",
+    valid="0-13",
     flexible="9+",
     fields=[
         field(
@@ -36,7 +36,7 @@ RESPONSE = message(
     "MetadataResponse",
     3,
     "response",
-    valid="0-12",
+    valid="0-13",
     flexible="9+",
     fields=[
         field("ThrottleTimeMs", "int32", "3+"),
@@ -80,5 +80,6 @@ RESPONSE = message(
             ],
         ),
         field("ClusterAuthorizedOperations", "int32", "8-10", default=-2147483648),
+        field("ErrorCode", "int16", "13+"),
     ],
 )

@@ -1,8 +1,8 @@
-"""OffsetCommit (API key 8), versions 2-9.
+"""OffsetCommit (API key 8), versions 2-10.
 
-Declared from the facts of Kafka's message definitions
-``OffsetCommitRequest.json`` and ``OffsetCommitResponse.json``
-(apache/kafka trunk 1eb7644), limited to the versions kafkacore implements.
+Declared from the facts of Kafka 4.3.1's message definitions
+``OffsetCommitRequest.json`` and ``OffsetCommitResponse.json`` (v10 names topics by id,
+KIP-848/KIP-1251). kafkacore serves v2-9 (:mod:`kafkacore.protocol.api`).
 """
 
 from kafkacore.protocol.schema import NULL, field, message
@@ -13,7 +13,7 @@ REQUEST = message(
     "OffsetCommitRequest",
     8,
     "request",
-    valid="2-9",
+    valid="2-10",
     flexible="8+",
     fields=[
         field("GroupId", "string", "2+"),
@@ -26,7 +26,8 @@ REQUEST = message(
             "[]OffsetCommitRequestTopic",
             "2+",
             fields=[
-                field("Name", "string", "2+"),
+                field("Name", "string", "2-9"),
+                field("TopicId", "uuid", "10+"),
                 field(
                     "Partitions",
                     "[]OffsetCommitRequestPartition",
@@ -47,7 +48,7 @@ RESPONSE = message(
     "OffsetCommitResponse",
     8,
     "response",
-    valid="2-9",
+    valid="2-10",
     flexible="8+",
     fields=[
         field("ThrottleTimeMs", "int32", "3+"),
@@ -56,7 +57,8 @@ RESPONSE = message(
             "[]OffsetCommitResponseTopic",
             "2+",
             fields=[
-                field("Name", "string", "2+"),
+                field("Name", "string", "2-9"),
+                field("TopicId", "uuid", "10+"),
                 field(
                     "Partitions",
                     "[]OffsetCommitResponsePartition",

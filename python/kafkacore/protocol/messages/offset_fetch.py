@@ -1,8 +1,8 @@
-"""OffsetFetch (API key 9), versions 1-9.
+"""OffsetFetch (API key 9), versions 1-10.
 
-Declared from the facts of Kafka's message definitions
-``OffsetFetchRequest.json`` and ``OffsetFetchResponse.json``
-(apache/kafka trunk 1eb7644), limited to the versions kafkacore implements.
+Declared from the facts of Kafka 4.3.1's message definitions ``OffsetFetchRequest.json``
+and ``OffsetFetchResponse.json`` (v10 names topics by id). kafkacore serves v1-9
+(:mod:`kafkacore.protocol.api`).
 """
 
 from kafkacore.protocol.schema import NULL, field, message
@@ -13,7 +13,7 @@ REQUEST = message(
     "OffsetFetchRequest",
     9,
     "request",
-    valid="1-9",
+    valid="1-10",
     flexible="6+",
     fields=[
         field("GroupId", "string", "1-7"),
@@ -41,7 +41,8 @@ REQUEST = message(
                     "8+",
                     nullable="8+",
                     fields=[
-                        field("Name", "string", "8+"),
+                        field("Name", "string", "8-9"),
+                        field("TopicId", "uuid", "10+"),
                         field("PartitionIndexes", "[]int32", "8+"),
                     ],
                 ),
@@ -55,7 +56,7 @@ RESPONSE = message(
     "OffsetFetchResponse",
     9,
     "response",
-    valid="1-9",
+    valid="1-10",
     flexible="6+",
     fields=[
         field("ThrottleTimeMs", "int32", "3+"),
@@ -91,7 +92,8 @@ RESPONSE = message(
                     "[]OffsetFetchResponseTopics",
                     "8+",
                     fields=[
-                        field("Name", "string", "8+"),
+                        field("Name", "string", "8-9"),
+                        field("TopicId", "uuid", "10+"),
                         field(
                             "Partitions",
                             "[]OffsetFetchResponsePartitions",

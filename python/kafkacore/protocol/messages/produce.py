@@ -1,8 +1,8 @@
-"""Produce (API key 0), versions 0-11.
+"""Produce (API key 0), versions 0-13.
 
-Declared from the facts of Kafka's message definitions
-``ProduceRequest.json`` and ``ProduceResponse.json``
-(apache/kafka trunk 1eb7644), limited to the versions kafkacore implements.
+Declared from the facts of Kafka 4.3.1's message definitions ``ProduceRequest.json`` and
+``ProduceResponse.json`` (v0-2 from Kafka 3.9.1's, which 4.x dropped; v13 names topics
+by id). kafkacore serves v3-11 and advertises v0-11 (:mod:`kafkacore.protocol.api`).
 """
 
 from kafkacore.protocol.schema import NULL, field, message
@@ -13,7 +13,7 @@ REQUEST = message(
     "ProduceRequest",
     0,
     "request",
-    valid="0-11",
+    valid="0-13",
     flexible="9+",
     fields=[
         field("TransactionalId", "string", "3+", nullable="3+", default=NULL),
@@ -24,7 +24,8 @@ REQUEST = message(
             "[]TopicProduceData",
             "0+",
             fields=[
-                field("Name", "string", "0+"),
+                field("Name", "string", "0-12"),
+                field("TopicId", "uuid", "13+"),
                 field(
                     "PartitionData",
                     "[]PartitionProduceData",
@@ -43,7 +44,7 @@ RESPONSE = message(
     "ProduceResponse",
     0,
     "response",
-    valid="0-11",
+    valid="0-13",
     flexible="9+",
     fields=[
         field(
@@ -51,7 +52,8 @@ RESPONSE = message(
             "[]TopicProduceResponse",
             "0+",
             fields=[
-                field("Name", "string", "0+"),
+                field("Name", "string", "0-12"),
+                field("TopicId", "uuid", "13+"),
                 field(
                     "PartitionResponses",
                     "[]PartitionProduceResponse",

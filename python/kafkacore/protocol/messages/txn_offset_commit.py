@@ -1,13 +1,12 @@
-"""TxnOffsetCommit (API key 28), versions 0-4.
+"""TxnOffsetCommit (API key 28), versions 0-5.
 
-Declared from the facts of Kafka's message definitions
-``TxnOffsetCommitRequest.json`` and ``TxnOffsetCommitResponse.json``
-(apache/kafka trunk 1eb7644, the versions Kafka 3.9 advertises): version 2 adds the
-committed leader epoch, version 3 (flexible) the group member's GenerationId, MemberId and
-GroupInstanceId (KIP-447), version 4 the error TRANSACTION_ABORTABLE (KIP-890). Kafka 4.0's
-version 5 has version 4's frame but enrols the group's ``__consumer_offsets`` partition in
-the transaction (transaction version 2, KIP-890 part 2), which kafkacore does not do: it
-is not declared.
+Declared from the facts of Kafka's message definitions ``TxnOffsetCommitRequest.json``
+and ``TxnOffsetCommitResponse.json`` (Kafka 4.3.1's): version 2 adds the committed
+leader epoch, version 3 (flexible) the group member's GenerationId, MemberId and
+GroupInstanceId (KIP-447), version 4 the error TRANSACTION_ABORTABLE (KIP-890). Kafka
+4.0's version 5 has version 4's frame but enrols the group's ``__consumer_offsets``
+partition in the transaction (transaction version 2, KIP-890 part 2), which kafkacore
+does not do yet: it serves v0-4 (:mod:`kafkacore.protocol.api`).
 """
 
 from kafkacore.protocol.schema import NULL, field, message
@@ -18,7 +17,7 @@ REQUEST = message(
     "TxnOffsetCommitRequest",
     28,
     "request",
-    valid="0-4",
+    valid="0-5",
     flexible="3+",
     fields=[
         field("TransactionalId", "string", "0+"),
@@ -54,7 +53,7 @@ RESPONSE = message(
     "TxnOffsetCommitResponse",
     28,
     "response",
-    valid="0-4",
+    valid="0-5",
     flexible="3+",
     fields=[
         field("ThrottleTimeMs", "int32", "0+"),

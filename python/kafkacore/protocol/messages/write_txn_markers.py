@@ -1,10 +1,12 @@
-"""WriteTxnMarkers (API key 27), versions 0-1: the transaction coordinator asks the
+"""WriteTxnMarkers (API key 27), versions 0-2: the transaction coordinator asks the
 leaders of a transaction's partitions to write its COMMIT or ABORT markers (an
 inter-broker API; version 1 is flexible).
 
-Declared from the facts of Kafka 3.9's message definitions ``WriteTxnMarkersRequest.json``
-and ``WriteTxnMarkersResponse.json`` (Kafka 4.0 dropped version 0; 4.2 adds a version 2
-with a ``TransactionVersion`` per marker, not declared here).
+Declared from the facts of Kafka 4.3.1's message definitions
+``WriteTxnMarkersRequest.json`` and ``WriteTxnMarkersResponse.json`` (v2: a
+``TransactionVersion`` per marker, KIP-1228), and Kafka 3.9.1's for version 0 (which 4.0
+dropped and 3.9 brokers still send). kafkacore serves v0-1
+(:mod:`kafkacore.protocol.api`).
 """
 
 from kafkacore.protocol.schema import field, message
@@ -15,7 +17,7 @@ REQUEST = message(
     "WriteTxnMarkersRequest",
     27,
     "request",
-    valid="0-1",
+    valid="0-2",
     flexible="1+",
     fields=[
         field(
@@ -36,6 +38,7 @@ REQUEST = message(
                     ],
                 ),
                 field("CoordinatorEpoch", "int32", "0+"),
+                field("TransactionVersion", "int8", "2+", default=0),
             ],
         ),
     ],
@@ -45,7 +48,7 @@ RESPONSE = message(
     "WriteTxnMarkersResponse",
     27,
     "response",
-    valid="0-1",
+    valid="0-2",
     flexible="1+",
     fields=[
         field(
