@@ -5,14 +5,14 @@ from our schema (``kafkacore.protocol.samples``); Kafka's ``*JsonConverter`` bui
 ``*Data`` object from their field values (it fails if a field the version carries is
 missing) and Kafka serializes it (java/ProtocolMessages.java, one JVM for all cases).
 Our codec must produce the same bytes, decode Kafka's bytes to the same values, and
-Kafka's reading of the values must equal ours. Versions Kafka 4.x removed (KIP-896) are
-not compared (Kafka 4's schemas no longer describe them); those rely on the round-trip
-tests and the trunk schemas.
+Kafka's reading of the values must equal ours.
 
-The inter-broker APIs of a ZooKeeper-mode cluster (LeaderAndIsr, StopReplica,
-UpdateMetadata, ControlledShutdown, AlterPartition) are compared with Kafka 3.9.1's
-classes instead (the last release with ZooKeeper mode; Kafka 4 removed the first four and
-AlterPartition v0-1), every version kafkacore implements.
+Kafka 3.9.1's classes are the reference where Kafka 4's no longer are: the inter-broker
+APIs of a ZooKeeper-mode cluster (LeaderAndIsr, StopReplica, UpdateMetadata,
+ControlledShutdown, AlterPartition, WriteTxnMarkers; Kafka 4 removed the first four and
+AlterPartition v0-1), every version kafkacore implements, and the versions of the other
+APIs that Kafka 4 removed (KIP-896: Produce v0-2, DescribeLogDirs v0) but kafkacore still
+serves, which Kafka 4's schemas no longer describe.
 """
 
 from __future__ import annotations
@@ -33,7 +33,9 @@ from kafkacore.protocol.schema import KafkaStruct, MessageSchema, StructSchema
 pytestmark = [pytest.mark.interop, pytest.mark.downloads]
 
 SEEDS = range(3)
-# Versions inside our range that Kafka 4.x no longer serializes (KIP-896).
+# Versions inside our range that Kafka 4.x no longer serializes (KIP-896): Kafka 4 dropped
+# them and simplified its schemas' version ranges (e.g. "2+" became "0+"), so Kafka 3.9's
+# classes are their reference.
 REMOVED_IN_KAFKA_4 = {0: range(3), 35: range(1)}
 # Compared with Kafka 3.9's classes (the ZooKeeper-mode inter-broker APIs).
 INTER_BROKER = {
@@ -51,8 +53,15 @@ ALL_CASES = [
     for version in range(api.request.valid.lo, api.request.valid.hi + 1)
     for kind in ("request", "response")
 ]
-CASES = [c for c in ALL_CASES if c[0] not in INTER_BROKER]
-ZK_CASES = [c for c in ALL_CASES if c[0] in INTER_BROKER]
+
+
+def _kafka_3_9_case(case: tuple[int, int, str]) -> bool:
+    key, version, _ = case
+    return key in INTER_BROKER or version in REMOVED_IN_KAFKA_4.get(key, ())
+
+
+CASES = [c for c in ALL_CASES if not _kafka_3_9_case(c)]
+ZK_CASES = [c for c in ALL_CASES if _kafka_3_9_case(c)]
 
 
 def _schema(key: int, kind: str) -> MessageSchema:
@@ -155,7 +164,8 @@ def kafka_serialized(java: Any, tmp_path_factory: pytest.TempPathFactory) -> dic
 
 @pytest.fixture(scope="module")
 def kafka_zk_serialized(java_zk: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[Any, Any]:
-    """Kafka 3.9's serialization of the inter-broker APIs."""
+    """Kafka 3.9's serialization of the inter-broker APIs and of the versions Kafka 4
+    removed."""
     assert java_zk.version.startswith("3.9"), java_zk.version
     return _serialize(java_zk, ZK_CASES, tmp_path_factory.mktemp("protocol-zk"))
 
@@ -184,15 +194,11 @@ def _ids(cases: list[Any]) -> list[str]:
 def test_same_bytes_and_values_as_kafka(
     kafka_serialized: dict[Any, Any], key: int, version: int, kind: str
 ) -> None:
-    if version in REMOVED_IN_KAFKA_4.get(key, ()):
-        # Kafka 4 dropped these versions and simplified its schemas' version ranges
-        # (e.g. "2+" became "0+"), so its classes are no reference for them.
-        return
     _check_case(kafka_serialized, key, version, kind)
 
 
 @pytest.mark.parametrize(("key", "version", "kind"), ZK_CASES, ids=_ids(ZK_CASES))
-def test_inter_broker_apis_same_bytes_and_values_as_kafka_3_9(
+def test_inter_broker_and_removed_versions_same_bytes_and_values_as_kafka_3_9(
     kafka_zk_serialized: dict[Any, Any], key: int, version: int, kind: str
 ) -> None:
     _check_case(kafka_zk_serialized, key, version, kind)
