@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 from fuzz.frames import Frame, apply, mutation_ops, request_frames, response_frames
 from kafkacore.protocol import APIS, ProtocolError, decode_request, decode_response
+from support.budget import examples
 
 # Peak Python allocation allowed for decoding a frame of n bytes: decoded objects take a
 # few dozen times the bytes they came from (a 1-byte element becomes a Python object),
@@ -84,7 +85,7 @@ def test_frames_cover_every_api_and_version() -> None:
     assert len(served) > 200
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(600), deadline=None)
 @given(st.data(), mutation_ops(), st.sampled_from([0, 4, 4, 8]))
 def test_mutated_requests(traced: None, data: st.DataObject, ops: Any, keep: int) -> None:
     frames = _requests()
@@ -92,7 +93,7 @@ def test_mutated_requests(traced: None, data: st.DataObject, ops: Any, keep: int
     check_decode(decode_request, apply(frame, ops, keep_prefix=keep))
 
 
-@settings(max_examples=250, deadline=None)
+@settings(max_examples=examples(250), deadline=None)
 @given(st.data(), mutation_ops())
 def test_mutated_responses(traced: None, data: st.DataObject, ops: Any) -> None:
     frames = _responses()
