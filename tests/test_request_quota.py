@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 
-from kafkacore.client import Client
 from kafkacore.protocol import APIS_BY_NAME, ApiKey, RequestHeader, encode_request
 from kafkacore.server import KafkaServer
 from kafkacore.server.client_quotas import ClientQuotaManager
@@ -27,7 +26,7 @@ from kafkacore.server.request_quota import (
     handle_with_request_quota,
     io_timed,
 )
-from support.brokers import Broker, BrokerFactory
+from support.brokers import BrokerFactory, set_client_quota
 from support.raw_client import RawClient, make_request, recv_exactly, run_broker
 
 # serial: request time on the broker's threads is measured and throttled against its quota
@@ -220,19 +219,6 @@ def _broker_cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _set_client_quota(broker: Broker, client_id: str, key: str, value: float) -> None:
-    request: Any = APIS_BY_NAME["AlterClientQuotas"].request.cls
-    entry = request.EntryData(
-        entity=[request.EntityData(entity_type="client-id", entity_name=client_id)],
-        ops=[request.OpData(key=key, value=value, remove=False)],
-    )
-    with Client(broker.bootstrap, timeout_s=10) as client:
-        response = client._call_any(
-            "AlterClientQuotas", 1, request(entries=[entry], validate_only=False)
-        )
-    assert [e.error_code for e in response.entries] == [0]
-
-
 @pytest.mark.xfail(
     strict=True,
     raises=AssertionError,
@@ -251,7 +237,7 @@ def test_request_percentage_is_achieved(broker_factory: BrokerFactory) -> None:
     span_s, quota = 10.9, 10.0
     broker = broker_factory()
     assert broker.proc is not None
-    _set_client_quota(broker, "busy", "request_percentage", quota)
+    set_client_quota(broker, "busy", "request_percentage", quota)
     header = RequestHeader(ApiKey.METADATA, 12, 1, "busy")
     frame = bytes(encode_request(header, _all_topics_metadata(cluster_operations=True)))
     host, port = broker.bootstrap.split(":")
