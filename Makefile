@@ -9,10 +9,11 @@ RUST_SOURCES := $(shell find rust -name '*.rs' -o -name Cargo.toml) Cargo.toml p
 DEV_DEPS := pytest pytest-benchmark pytest-timeout pytest-xdist hypothesis ruff mypy 'maturin>=1.7,<2' \
 	google-crc32c lz4 zstandard cramjam confluent-kafka 'pyspark==4.3.0' 'pyarrow>=16' \
 	ziglang auditwheel 'kazoo>=2.9' cryptography \
-	starlette jinja2 uvicorn python-multipart playwright matplotlib py-spy atheris
+	starlette jinja2 uvicorn python-multipart playwright matplotlib py-spy atheris \
+	'mkdocs>=1.6,<2' 'mkdocs-material>=9.5'
 
 .PHONY: run test test-fast format build wheel bench bench-broker bench-spark lint rust-test py-test \
-	kafka-jars spark-jars clean demo test-clients pipeline cluster bench-cluster chaos
+	kafka-jars spark-jars clean demo test-clients pipeline cluster bench-cluster chaos docs
 
 $(BIN)/activate:
 	$(PY) -m venv $(VENV)
@@ -22,7 +23,9 @@ $(VENV)/.deps: $(BIN)/activate pyproject.toml Makefile
 	$(BIN)/pip install -q $(DEV_DEPS)
 	touch $@
 
-# The extension, built in release mode into the virtualenv (editable install).
+# The extension, built in release mode into the virtualenv (editable install). Offline once
+# the dependencies are installed: the console's npm assets are fetched by the targets that
+# serve or ship the console (run, console, the tests, wheel), not by every build.
 $(VENV)/.built: $(VENV)/.deps $(RUST_SOURCES)
 	. $(BIN)/activate && maturin develop --release -q
 	touch $@
@@ -31,7 +34,7 @@ build: $(VENV)/.built
 
 # The main job: the single-node broker on localhost:9092, data in ./data, its web console
 # at $(CONSOLE) (http://127.0.0.1:8080; `make run CONSOLE=` for none).
-run: build
+run: build console-assets
 	$(PYTHON) -m kafkacore.cli server-start config/server.properties --override log.dirs=./data \
 		--override console.listeners=$(CONSOLE)
 
@@ -41,7 +44,7 @@ cluster: build
 	KAFKA_VERSION=3.9.1 scripts/kafka-jars.sh >/dev/null
 	$(PYTHON) scripts/cluster.py
 
-# The fault campaign (issue 11, tests/chaos): 20 seeded runs of faults against three brokers
+# The fault campaign (tests/chaos): 20 seeded runs of faults against three brokers
 # behind fault-injecting proxies, one table row per seed; histories in ./chaos-runs/seed-N/
 # (re-check one: PYTHONPATH=python:tests $(PYTHON) -m chaos.check chaos-runs/seed-N/history.jsonl).
 # Mounts a tmpfs for the full-disk fault (root; ARGS=--no-disk-fault to leave it out).
@@ -86,16 +89,22 @@ spark-jars: $(VENV)/.deps
 PYTEST_WORKERS ?= 3
 PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 
-py-test: build test-clients spark-jars
+py-test: build console-assets test-clients spark-jars
 	$(PYTHON) -m mypy.stubtest kafkacore._native --allowlist stubtest-allowlist.txt
 	$(BIN)/pytest -q $(PYTEST_PARALLEL) --durations=25 -m "not serial" tests
 	$(BIN)/pytest -q --durations=10 -m serial tests
 
-test: lint rust-test py-test
+test: lint rust-test docs py-test
+
+# The documentation site (MkDocs, Material theme): docs/ into site/ (gitignored). Strict: a
+# broken link or anchor fails the build, and with it `make test`. Builds offline.
+# NO_MKDOCS_2_WARNING silences Material's banner about MkDocs 2 (not a build warning).
+docs: $(VENV)/.deps
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 # The quick loop: lint, the Rust tests and every Python test that needs nothing downloaded
 # (no Kafka/Spark jars, no third-party clients): `interop` and `downloads` are deselected.
-test-fast: build lint rust-test
+test-fast: build console-assets lint rust-test docs
 	$(PYTHON) -m mypy.stubtest kafkacore._native --allowlist stubtest-allowlist.txt
 	$(BIN)/pytest -q $(PYTEST_PARALLEL) -m "not interop and not downloads and not serial" tests
 	$(BIN)/pytest -q -m "serial and not interop and not downloads" tests
@@ -115,7 +124,7 @@ kafka-jars:
 # tags (run it on a musl host for the musllinux ones).
 WHEEL_TARGETS := x86_64-unknown-linux-gnu:manylinux2014 aarch64-unknown-linux-gnu:manylinux2014 \
 	x86_64-unknown-linux-musl:musllinux_1_2 aarch64-unknown-linux-musl:musllinux_1_2
-wheel: $(VENV)/.deps
+wheel: $(VENV)/.deps console-assets
 	rm -rf dist
 	rustup target add $(foreach t,$(WHEEL_TARGETS),$(firstword $(subst :, ,$(t))))
 	. $(BIN)/activate && for t in $(WHEEL_TARGETS); do \
@@ -135,7 +144,7 @@ bench: build
 
 clean:
 	cargo clean
-	rm -rf $(VENV) dist data
+	rm -rf $(VENV) dist data site
 
 # The log-monitoring pipeline: broker + log agent + Spark job, aggregates printed as they come.
 pipeline: build
@@ -160,9 +169,10 @@ bench-cluster: build
 bench-broker: build
 	$(PYTHON) benches/broker/run.py $(ARGS)
 
-# --- web console (issue 15, console-core) --------------------------------------------------
+# --- web console ------------------------------------------------------------------------------
 # console-assets: htmx, its SSE extension and uPlot from the npm registry (`npm pack`,
-# sha256-pinned) into python/kafkacore/console/static/vendor/ (gitignored; in the wheel).
+# sha256-pinned) into python/kafkacore/console/static/vendor/ (gitignored; in the wheel); a
+# no-op, without the network, when the pinned files are already there.
 # chromium: Debian's browser for the console's Playwright tests (tests/console), installed
 # with apt-get when /usr/bin/chromium is missing (Playwright never downloads one).
 # console: the console as its own process against BOOTSTRAP (default localhost:9092), on
@@ -170,7 +180,6 @@ bench-broker: build
 # console-kafka-test: `kafkacore console` against Apache Kafka 4.3.1 in the browser (outside
 # `make test`: a Kafka JVM's start-up is over the console tests' time budget).
 .PHONY: console-assets chromium console console-kafka-test
-build: console-assets
 py-test: chromium
 
 console-assets:
@@ -181,36 +190,36 @@ chromium:
 
 CONSOLE ?= http://127.0.0.1:8080
 BOOTSTRAP ?= localhost:9092
-console: build
+console: build console-assets
 	$(PYTHON) -m kafkacore.cli console --bootstrap-server $(BOOTSTRAP) --listen http://127.0.0.1:8081 $(ARGS)
 
-console-kafka-test: build chromium kafka-jars
+console-kafka-test: build console-assets chromium kafka-jars
 	$(BIN)/pytest -q -p no:cacheprovider tests/console/kafka_core_check.py
 
-# --- web console: Messages and Storage (issue 15, console-data) ----------------------------
+# --- web console: Messages and Storage --------------------------------------------------------
 # bench-console: a kafkacore broker with the console and a 1 GiB topic; produce latency
 # (p50/p99) at rest and while the console's first key search indexes the whole topic, the
 # key lookup time after it, CPU seconds of the broker and of the console's scan process;
 # writes benches/results/console.json (ARGS: --gib, --seconds, --rate).
 .PHONY: bench-console
-bench-console: build
+bench-console: build console-assets
 	mkdir -p benches/results
 	$(PYTHON) benches/console/run.py $(ARGS)
 
-# --- web console operations (issue 15, console-ops) -------------------------------------------
+# --- web console operations ---------------------------------------------------------------------
 # test-console-cluster: the Operations view on a three-broker ZooKeeper cluster (decommission
 # plan, a throttled reassignment checked with Kafka's kafka-reassign-partitions --verify, a
 # scheduled preferred election); too slow for make test's console budget, so a file make test
 # does not collect (tests/console/ops_cluster_check.py). bench-console-metrics: what the
 # broker's counters cost a Produce request (CPU time of the hooks vs the broker's per request).
 .PHONY: test-console-cluster bench-console-metrics
-test-console-cluster: build chromium
+test-console-cluster: build console-assets chromium
 	$(BIN)/pytest -q -p no:cacheprovider tests/console/ops_cluster_check.py
 
 bench-console-metrics: build
 	$(PYTHON) benches/console/metrics_overhead.py $(ARGS)
 
-# --- scale (issue 14): 10,000 partitions and 10,000 idle connections on one broker,
+# --- scale: 10,000 partitions and 10,000 idle connections on one broker,
 # kafkacore vs Apache Kafka 4.3.1 (KRaft, from the jars); ARGS=--quick for a short run.
 # Writes benches/results/scale_vs_kafka.json.
 .PHONY: bench-scale
@@ -230,7 +239,7 @@ fuzz-net: build
 		--seconds $(NETFUZZ_SECONDS) --connections $(NETFUZZ_CONNECTIONS) \
 		--findings ../netfuzz-findings $(NETFUZZ_ARGS)
 
-# --- Crash sweep and soak (issue 14) ------------------------------------------------------------
+# --- Crash sweep and soak -----------------------------------------------------------------------
 .PHONY: crash-sweep soak
 # The broker crash sweep (tests/broker_crash): 1,000 seeded points of a kafkacore broker
 # SIGKILLed under acks=1/acks=all produce, compaction, retention, group commits and topic
@@ -247,7 +256,7 @@ crash-sweep: build kafka-jars
 soak: build
 	PYTHONPATH=tests $(PYTHON) -m soak.soak --out soak-out $(SOAK_ARGS)
 
-# Fuzzing (issue 14, tests/fuzz, rust/fuzz): the cargo-fuzz (libFuzzer) targets over the
+# Fuzzing (tests/fuzz, rust/fuzz): the cargo-fuzz (libFuzzer) targets over the
 # native parsers - batch_v2, legacy, decompress, columns, index, segment, cleaner -
 # FUZZ_RUNS executions each (10 M by default; FUZZ_SECONDS caps each target's time),
 # then the atheris protocol-codec fuzzer (ATHERIS_RUNS executions) seeded with real

@@ -32,6 +32,7 @@ from kafkacore.log.files import transaction_index_file
 from kafkacore.log.producer_state import ProducerStateManager
 from kafkacore.log.txn_index import AbortedTxn, TransactionIndex
 from kafkacore.native import load_backend
+from support.budget import examples
 
 T0 = 1_700_000_000_000
 HOUR = 3600 * 1000
@@ -433,7 +434,9 @@ def segment_files(env: TxnEnv) -> dict[str, bytes]:
 
 
 @settings(
-    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(8),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(ops=histories())
 def test_random_histories_agree_and_keep_the_committed_view(

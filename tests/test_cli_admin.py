@@ -15,8 +15,6 @@ import pytest
 
 from support.brokers import BrokerFactory
 
-pytest.importorskip("confluent_kafka")
-
 pytestmark = pytest.mark.timeout(180)  # ~25 CLI subprocesses per test; slow on a loaded machine
 
 

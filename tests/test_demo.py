@@ -6,7 +6,6 @@ import io
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from kafkacore import demo
@@ -18,9 +17,7 @@ def test_demo_writes_a_partition_and_dumps_its_first_segment(tmp_path: Path) -> 
     partition.mkdir()
     (partition / "stale.log").write_bytes(b"left from an older run")
     out = io.StringIO()
-    began = time.perf_counter()
     assert demo.main([str(tmp_path)], out=out) == 0
-    assert time.perf_counter() - began < 10
 
     names = sorted(p.name for p in partition.iterdir())
     assert "stale.log" not in names

@@ -7,12 +7,11 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import confluent_kafka as ck
 import pytest
+from confluent_kafka import admin as admin_mod
 
 from support.brokers import Broker, BrokerFactory
-
-ck = pytest.importorskip("confluent_kafka")
-admin_mod = pytest.importorskip("confluent_kafka.admin")
 
 pytestmark = pytest.mark.timeout(120)
 

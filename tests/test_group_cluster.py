@@ -109,6 +109,13 @@ async def loaded(coordinator: GroupCoordinator) -> None:
         await asyncio.sleep(0.01)
 
 
+async def until(check: Callable[[], bool], timeout_s: float = 10) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not check():
+        assert time.monotonic() < deadline, "condition not reached in time"
+        await asyncio.sleep(0.01)
+
+
 def codes(answer: list[tuple[str, list[tuple[int, int]]]]) -> list[int]:
     return [code for _, partitions in answer for _, code in partitions]
 
@@ -227,8 +234,8 @@ def test_on_resigned_drops_the_groups_and_answers_waiting_members(tmp_path: Path
         assert await commit(c, kept, 8) == ErrorCode.NONE
         # a join waits in PreparingRebalance for the initial delay
         waiting = asyncio.create_task(join(c, "g"))
-        await asyncio.sleep(0.1)
-        assert not waiting.done() and c.groups["g"].state == "PreparingRebalance"
+        await until(lambda: "g" in c.groups and c.groups["g"].state == "PreparingRebalance")
+        assert not waiting.done()
         rebalance = c.groups["g"].rebalance
 
         c.on_resigned(p, 2)
@@ -309,13 +316,15 @@ def test_resignation_during_the_load_abandons_it(tmp_path: Path) -> None:
         p = c.topic.partition_for("g")
         gate = node.hold()
         c.on_elected(p, 1)
+        load = c._loading[p]
         assert c.coordinator_error("g") == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS
         c.on_resigned(p, 2)
         assert not c.loading
         assert c.coordinator_error("g") == ErrorCode.NOT_COORDINATOR
         gate.set()
         await asyncio.get_running_loop().run_in_executor(node.executor, lambda: None)
-        await asyncio.sleep(0.05)
+        await asyncio.wait([load], timeout=10)  # the abandoned load has run its course
+        assert load.done()
         assert "g" not in c.groups and c.owned_partitions() == set()
         await c.stop()
 
@@ -538,7 +547,9 @@ def test_a_commit_is_answered_once_the_isr_has_it(tmp_path: Path) -> None:
         partition.make_leader(PartitionState((1, 2), 1, 7, (1, 2), partition.partition_epoch + 1))
         c.on_elected(p, 7)
         await loaded(c)
+        end = partition.log.log_end_offset
         pending = asyncio.create_task(commit(c, "g", 5))
+        await until(lambda: partition.log.log_end_offset > end)  # the commit is appended
         await asyncio.sleep(0.3)
         assert not pending.done()  # the high watermark waits for the follower
         assert c.fetch("g") == {}  # and so does the state

@@ -43,6 +43,18 @@ def run(tmp_path: Path, scenario: Callable[[Client], Awaitable[None]]) -> None:
     run_broker(tmp_path, with_server, **PROPS)
 
 
+async def _until(
+    call: Callable[[], Awaitable[Any]], done: Callable[[Any], bool], timeout_s: float = 10
+) -> Any:
+    """``await call()`` again every 20 ms until ``done`` holds for its answer; that answer
+    (AssertionError after ``timeout_s``)."""
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while not done(answer := await call()):
+        assert asyncio.get_running_loop().time() < deadline, f"still {answer!r}"
+        await asyncio.sleep(0.02)
+    return answer
+
+
 def _protocol(name: str = "range", data: bytes = b"sub") -> Any:
     return APIS_BY_NAME["JoinGroup"].request.cls.JoinGroupRequestProtocol(name=name, metadata=data)
 
@@ -110,9 +122,9 @@ def test_join_sync_two_members_and_errors(tmp_path: Path) -> None:
         assert await _heartbeat(c, gen1, "nobody") == ErrorCode.UNKNOWN_MEMBER_ID
         m2 = (await _join(c)).member_id
         second = asyncio.create_task(_join(c, m2))
-        await asyncio.sleep(0.1)
-        # the new member's join started a rebalance: the old one is told to rejoin
-        assert await _heartbeat(c, gen1, m1) == ErrorCode.REBALANCE_IN_PROGRESS
+        # the new member's join starts a rebalance: the old one is told to rejoin
+        code = await _until(lambda: _heartbeat(c, gen1, m1), lambda code: code != ErrorCode.NONE)
+        assert code == ErrorCode.REBALANCE_IN_PROGRESS
         r1 = await _join(c, m1)
         r2 = await second
         assert r1.generation_id == r2.generation_id == gen1 + 1
@@ -160,10 +172,13 @@ def test_session_expiry_removes_member(tmp_path: Path) -> None:
     async def scenario(c: Client) -> None:
         r = await _join(c, instance="i1", session_timeout_ms=200)
         await _sync(c, r.generation_id, r.member_id, {})
-        await asyncio.sleep(0.6)
+        # no heartbeat while waiting (one would keep the session alive): describe instead
+        d = await _until(
+            lambda: c.call("DescribeGroups", 5, groups=["g"], include_authorized_operations=False),
+            lambda d: d.groups[0].members == [],
+        )
+        assert d.groups[0].group_state == "Empty"
         assert await _heartbeat(c, r.generation_id, r.member_id) == ErrorCode.UNKNOWN_MEMBER_ID
-        d = await c.call("DescribeGroups", 5, groups=["g"], include_authorized_operations=False)
-        assert d.groups[0].group_state == "Empty" and d.groups[0].members == []
 
     run(tmp_path, scenario)
 

@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import confluent_kafka as ck
 import pytest
 
 from kafkacore import record
@@ -423,7 +424,6 @@ def test_confluent_kafka_send_offsets_to_transaction(tmp_path: Path) -> None:
     are the group's once the coordinator's markers land (its ``committed()`` asks with
     RequireStable, so a pending offset would keep it waiting); an aborted transaction's
     offsets are never seen."""
-    ck = pytest.importorskip("confluent_kafka")
 
     def flow(port: int) -> list[int]:
         bootstrap = f"localhost:{port}"

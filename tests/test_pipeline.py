@@ -12,6 +12,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+from confluent_kafka import admin as admin_mod
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the examples package
 
@@ -177,7 +178,6 @@ def test_format_stats_line() -> None:
 
 
 def test_runner_broker_creates_the_topics_and_stops_cleanly(tmp_path: Path) -> None:
-    admin_mod = pytest.importorskip("confluent_kafka.admin")
     broker = runner.BrokerProcess(tmp_path).start()
     try:
         topics.create_topics(broker.bootstrap, {"logs": 3, "log-stats": 1})

@@ -30,6 +30,7 @@ from kafkacore.protocol import errors as protocol_errors
 from kafkacore.protocol import types as t
 from kafkacore.protocol.declared import DECLARED
 from kafkacore.protocol.samples import sample
+from support.budget import examples
 
 # Every declared API at every version it declares, served or not.
 CASES = [
@@ -158,7 +159,7 @@ def test_api_versions_response_lists_every_key() -> None:
 
 
 @pytest.mark.parametrize(("key", "version", "kind"), CASES, ids=IDS)
-@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(4), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32), unknown=st.booleans(), dense=st.booleans())
 def test_round_trip(
     key: int, version: int, kind: str, seed: int, unknown: bool, dense: bool
@@ -362,7 +363,7 @@ def test_truncated_frames_are_protocol_errors() -> None:
     assert err.api_key is None
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(key=st.sampled_from(sorted(APIS)), version=st.integers(0, 12), body=st.binary(max_size=64))
 def test_random_bodies_never_crash(key: int, version: int, body: bytes) -> None:
     frame = struct.pack(">hhi", key, version, 11) + b"\x00\x01c" + body
@@ -448,7 +449,7 @@ _FIXED_VALUES = {
 }
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(data=st.data(), compact=st.booleans())
 def test_write_fixed_array_is_the_length_then_the_items(data: st.DataObject, compact: bool) -> None:
     """The one-``pack`` array writer the generated code uses gives the bytes of the

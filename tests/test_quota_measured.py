@@ -23,8 +23,7 @@ import pytest
 from confluent_kafka import Consumer, Producer
 
 from kafkacore.client import Client
-from kafkacore.protocol import APIS_BY_NAME
-from support.brokers import Broker, BrokerFactory
+from support.brokers import BrokerFactory, set_client_quota
 
 # serial: the achieved byte rates are measured against the quotas (within 10 %)
 pytestmark = pytest.mark.serial
@@ -38,19 +37,6 @@ MESSAGE = 4 * 1024  # large records: batch overhead is about 1 % of the bytes co
 BATCH = 16 * 1024
 TOPIC = "measured"
 TOPIC_IN = "measured-in"
-
-
-def _set_quota(broker: Broker, client_id: str, key: str, value: float) -> None:
-    req: Any = APIS_BY_NAME["AlterClientQuotas"].request.cls
-    entry = req.EntryData(
-        entity=[req.EntityData(entity_type="client-id", entity_name=client_id)],
-        ops=[req.OpData(key=key, value=value, remove=False)],
-    )
-    with Client(broker.bootstrap, timeout_s=10) as client:
-        response = client._call_any(
-            "AlterClientQuotas", 1, req(entries=[entry], validate_only=False)
-        )
-    assert [e.error_code for e in response.entries] == [0]
 
 
 def _produce_greedily(bootstrap: str, result: dict[str, float]) -> None:
@@ -131,8 +117,8 @@ def test_byte_rate_quotas_are_achieved_within_ten_percent(broker_factory: Broker
         filler.produce(TOPIC_IN, b"c" * MESSAGE)
         filler.poll(0)
     assert filler.flush(30) == 0
-    _set_quota(broker, "quota-producer", "producer_byte_rate", PRODUCE_QUOTA)
-    _set_quota(broker, "quota-consumer", "consumer_byte_rate", FETCH_QUOTA)
+    set_client_quota(broker, "quota-producer", "producer_byte_rate", PRODUCE_QUOTA)
+    set_client_quota(broker, "quota-consumer", "consumer_byte_rate", FETCH_QUOTA)
 
     result: dict[str, Any] = {}
     threads = [

@@ -22,6 +22,7 @@ from kafkacore.server.replication_quota import (
     SampledRate,
     parse_throttled_partitions,
 )
+from support.budget import examples
 
 MB = 1024 * 1024
 
@@ -170,7 +171,7 @@ def _simulate(bound: int, chunk: int, pause_ms: int, seconds: int, samples: int 
     return (moved - moved_at_15) / (seconds - 15)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(
     bound=st.integers(256 * 1024, 8 * MB),
     chunks_per_second=st.integers(4, 64),

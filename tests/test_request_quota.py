@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
+import socket
+import struct
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -14,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from kafkacore.protocol import APIS_BY_NAME, ApiKey
+from kafkacore.protocol import APIS_BY_NAME, ApiKey, RequestHeader, encode_request
 from kafkacore.server import KafkaServer
 from kafkacore.server.client_quotas import ClientQuotaManager
 from kafkacore.server.request_quota import (
@@ -23,7 +26,8 @@ from kafkacore.server.request_quota import (
     handle_with_request_quota,
     io_timed,
 )
-from support.raw_client import RawClient, make_request, run_broker
+from support.brokers import BrokerFactory, set_client_quota
+from support.raw_client import RawClient, make_request, recv_exactly, run_broker
 
 # serial: request time on the broker's threads is measured and throttled against its quota
 pytestmark = pytest.mark.serial
@@ -208,42 +212,49 @@ def test_which_clients_wait_out_a_throttle_themselves() -> None:
     assert not client_throttles(ApiKey.DESCRIBE_CLIENT_QUOTAS, 1)  # never overridden
 
 
-def test_request_percentage_is_achieved(tmp_path: Path) -> None:
+def _broker_cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` (all its threads), as the kernel counts
+    them (``/proc/<pid>/stat``): the broker's time, measured outside the broker."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="kafkacore records only the handler's time; Kafka's ClientRequestQuotaManager also "
+    "records the network thread's (recordNoThrottle through the request's "
+    "recordNetworkThreadTimeCallback). Reading, decoding, encoding and writing dominate a cheap "
+    "request: measured 7x the quota (counting decode and encode too still leaves 4.5x)",
+)
+def test_request_percentage_is_achieved(broker_factory: BrokerFactory) -> None:
     """A client sending Metadata requests back to back on one connection with
-    ``request_percentage=2`` (2 % of a thread: 20 ms of handling per second) uses, over
-    the 10.9 s span of the quota's samples (see test_quota_measured), 2 % of a
-    thread: the handling time recorded for it divided by the span."""
-    span_s = 10.9
-    quota = 2.0
-
-    async def scenario(server: KafkaServer) -> None:
-        port = await _port_with_quota(server, "clients/busy", {"request_percentage": str(quota)})
-        services: Any = server.services
-        used = [0.0]
-        manager = services.client_quotas
-        record = manager.record_request_time
-
-        def counting(user: str, client_id: str, percent_seconds: float) -> int:
-            if client_id == "busy":
-                used[0] += percent_seconds
-            return record(user, client_id, percent_seconds)
-
-        manager.record_request_time = counting
-        request = _all_topics_metadata(cluster_operations=True)
-        client = await RawClient.connect(port, client_id="busy")
-        start = time.monotonic()
-        sent = 0
-        try:
-            while time.monotonic() - start < span_s:
-                await client.call("Metadata", 12, request, cid=sent)
-                sent += 1
-        finally:
-            client.close()
-        achieved = used[0] / span_s  # percent of one thread
-        print(f"\nrequest_percentage {quota}: achieved {achieved:.3f} % ({sent} requests)")
-        # 2.02 % on a quiet machine; the bound is wider than the byte rates' 10 %: the
-        # budget is 20 ms a window, and on a loaded machine one slow Metadata can take a
-        # good part of it, which a throttle bounded by one window (Kafka's) cannot repay
-        assert abs(achieved / quota - 1) <= 0.25, (achieved, sent)
-
-    run_broker(tmp_path, scenario)
+    ``request_percentage=10`` (10 % of a thread) costs the broker 10 % of a thread (±10 %)
+    over the 10.9 s span of the quota's samples (see test_quota_measured). Measured outside
+    the broker: the CPU seconds the kernel counts for the broker process while only this
+    client is active, less the idle broker's, divided by the span. Kafka's quota counts the
+    request handler's and the network threads' time, which is all the broker does for it."""
+    span_s, quota = 10.9, 10.0
+    broker = broker_factory()
+    assert broker.proc is not None
+    set_client_quota(broker, "busy", "request_percentage", quota)
+    header = RequestHeader(ApiKey.METADATA, 12, 1, "busy")
+    frame = bytes(encode_request(header, _all_topics_metadata(cluster_operations=True)))
+    host, port = broker.bootstrap.split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        idle_start = _broker_cpu_seconds(broker.proc.pid)
+        time.sleep(2.0)
+        idle_per_s = (_broker_cpu_seconds(broker.proc.pid) - idle_start) / 2.0
+        cpu_start, start = _broker_cpu_seconds(broker.proc.pid), time.monotonic()
+        sent, throttled = 0, 0
+        while time.monotonic() - start < span_s:
+            sock.sendall(frame)
+            body = recv_exactly(sock, struct.unpack(">i", recv_exactly(sock, 4))[0])
+            # correlation id (4), empty tagged fields (1), then throttle_time_ms
+            throttled += struct.unpack_from(">i", body, 5)[0] > 0
+            sent += 1
+        used = _broker_cpu_seconds(broker.proc.pid) - cpu_start - idle_per_s * span_s
+    achieved = 100 * used / span_s  # percent of one thread
+    print(f"\nrequest_percentage {quota}: achieved {achieved:.2f} % ({sent} requests)")
+    assert throttled > 0, "the client was never throttled"
+    assert abs(achieved / quota - 1) <= 0.10, (achieved, sent)

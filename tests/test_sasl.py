@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import struct
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -419,6 +420,14 @@ def test_listener_settings_refuse_what_kafkacore_cannot_serve() -> None:
     assert "secret" not in repr(settings)
 
 
+async def _until(check: Callable[[], bool], timeout_s: float = 5) -> None:
+    """Polls ``check`` until it holds; AssertionError after ``timeout_s``."""
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while not check():
+        assert asyncio.get_running_loop().time() < deadline, "condition not reached in time"
+        await asyncio.sleep(0.01)
+
+
 def test_no_read_ahead_before_authentication(monkeypatch: pytest.MonkeyPatch) -> None:
     """While a frame of an unauthenticated connection is processed, the transport reads
     nothing further (not even the next size), so an unauthenticated peer holds at most one
@@ -459,18 +468,18 @@ def test_no_read_ahead_before_authentication(monkeypatch: pytest.MonkeyPatch) ->
         for body in (b"first", b"login", b"after-1", b"after-2"):
             writer.write(struct.pack(">i", len(body)) + body)
         await writer.drain()
-        await asyncio.sleep(0.3)
-        assert processor.seen == [b"first"]
+        await _until(lambda: processor.seen == [b"first"])
+        await asyncio.sleep(0.3)  # time for a read ahead, which must not happen
         assert read_sizes == [4, 5]  # frame 2 is not even sized yet
         processor.release.set()
+        await _until(lambda: processor.seen == [b"first", b"login"])
         await asyncio.sleep(0.3)
-        assert processor.seen == [b"first", b"login"]
         assert read_sizes == [4, 5, 4, 5]
         processor.release.set()  # authenticated: the next two are read ahead
-        await asyncio.sleep(0.3)
-        assert read_sizes[4:] == [4, 7, 4, 7]
+        await _until(lambda: read_sizes[4:] == [4, 7, 4, 7])
+        await _until(lambda: len(processor.seen) == 3)
         processor.release.set()
-        await asyncio.sleep(0.1)
+        await _until(lambda: len(processor.seen) == 4)
         processor.release.set()
         for _ in range(4):
             assert await asyncio.wait_for(reader.readexactly(6), 2) == b"\0\0\0\2ok"

@@ -25,6 +25,7 @@ from kafkacore.security.scram import (
     salted_password,
     unescape_saslname,
 )
+from support.budget import examples
 from support.kafka_jars import JVM_FLAGS, KAFKA_ZK_VERSION, kafka_libs, require
 
 SHA256 = ScramMechanism.SCRAM_SHA_256
@@ -394,7 +395,7 @@ def test_escaping_round_trips(username: str) -> None:
     assert unescape_saslname(escaped) == username
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(
     st.text(alphabet=st.characters(min_codepoint=0x21, max_codepoint=0x7E), min_size=1, max_size=12)
 )

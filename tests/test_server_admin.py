@@ -13,7 +13,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+import confluent_kafka as ck
 import pytest
+from confluent_kafka import admin as admin_mod
 
 from kafkacore import backend
 from kafkacore.protocol import (
@@ -24,9 +26,6 @@ from kafkacore.protocol import (
     encode_request,
 )
 from support.brokers import Broker
-
-ck = pytest.importorskip("confluent_kafka")
-admin_mod = pytest.importorskip("confluent_kafka.admin")
 
 pytestmark = pytest.mark.timeout(90)
 

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import time
 
+import confluent_kafka as ck
 import pytest
+from confluent_kafka import admin as admin_mod
 
 from support.brokers import BrokerFactory
-
-ck = pytest.importorskip("confluent_kafka")
-admin_mod = pytest.importorskip("confluent_kafka.admin")
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -10,9 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-pytest.importorskip("cryptography")
-
 from cryptography import x509
 from cryptography.x509.oid import NameOID
 

@@ -17,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import confluent_kafka as ck
 import pytest
 
 from kafkacore import record
@@ -770,7 +771,6 @@ def test_confluent_kafka_commit_and_abort(tmp_path: Path) -> None:
     """librdkafka's transactional producer (FindCoordinator key type 1, InitProducerId v4,
     AddPartitionsToTxn v0, EndTxn v1): an aborted then a committed transaction; a
     read_committed consumer sees only the committed record, read_uncommitted both."""
-    ck = pytest.importorskip("confluent_kafka")
 
     def clients(port: int) -> tuple[list[bytes], list[bytes]]:
         bootstrap = f"localhost:{port}"

@@ -20,13 +20,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+import confluent_kafka as ck
 import pytest
+from confluent_kafka import admin as admin_mod
 
 from compat.conftest import Broker, KafkaTools
 from support.brokers import BrokerFactory
-
-ck = pytest.importorskip("confluent_kafka")
-admin_mod = pytest.importorskip("confluent_kafka.admin")
 
 pytestmark = pytest.mark.timeout(120)
 

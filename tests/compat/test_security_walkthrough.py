@@ -1,6 +1,7 @@
-"""The README's security walk-through, as a newcomer runs it: ``examples/secure_broker``'s
-certificates (openssl), its ``server.properties`` (SASL_SSL, SCRAM-SHA-512 and PLAIN,
-the StandardAuthorizer name, ``super.users``) started with ``kafkacore server-start``, and
+"""The security walk-through of docs/security.md, as a newcomer runs it:
+``examples/secure_broker``'s certificates (openssl), its ``server.properties`` (SASL_SSL,
+SCRAM-SHA-512 and PLAIN, the StandardAuthorizer name, ``super.users``) started with
+``kafkacore server-start``, and
 ``walkthrough.sh`` (a SCRAM user, a topic, ``--producer``/``--consumer`` ACLs, alice's
 console producer and consumer). Then what must be refused is: alice on a topic no ACL
 gives her, alice in another group, a wrong password, anyone without TLS; and Kafka's own

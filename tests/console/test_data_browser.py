@@ -251,10 +251,8 @@ def test_live_tail_shows_a_record_produced_after_the_page_opened(
     producer = Producer({"bootstrap.servers": seeded.bootstrap})
     producer.produce(PLAIN, b"tailed value", b"tailed-key", partition=1)
     assert producer.flush(10) == 0
-    began = time.monotonic()
     row = page.locator("#tail-rows tr.record", has_text="tailed-key")
-    row.wait_for(timeout=10_000)
-    assert time.monotonic() - began < 5
+    row.wait_for(timeout=10_000)  # a hang guard, not a latency bound
     assert "tailed value" in row.inner_text()
     screenshot(page, "messages-live-tail")
     # the browser leaves the stream: its request ends as aborted, which is the point

@@ -29,6 +29,7 @@ from fuzz.seeds import batches, legacy_sets
 from kafkacore import errors
 from kafkacore import pure as pure_backend
 from kafkacore.pure import crc32, crc32c
+from support.budget import examples
 
 _rnd = random.Random(14)
 SEEDS = batches(_rnd) + legacy_sets(_rnd)
@@ -63,7 +64,7 @@ def mutated_batches(draw: st.DrawFn) -> bytes:
     return bytes(buf) + tail
 
 
-@settings(max_examples=250, deadline=None)
+@settings(max_examples=examples(250), deadline=None)
 @given(mutated_batches())
 def test_readers_agree(native: ModuleType, pure: ModuleType, buf: bytes) -> None:
     for name in (
@@ -92,7 +93,7 @@ def retained(data: bytes) -> list[Any]:
     return out
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(mutated_batches(), st.integers(1, 6), st.sampled_from([-1, 0, 102]))
 def test_cleaner_agrees(
     native: ModuleType, pure: ModuleType, buf: bytes, capacity: int, round_end: int
@@ -119,7 +120,7 @@ def test_cleaner_agrees(
     assert run(native) == run(pure)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.integers(0, 4), st.binary(max_size=300), mutation_ops())
 def test_decompress_agrees(
     native: ModuleType, pure: ModuleType, codec: int, data: bytes, ops: Any
@@ -130,7 +131,7 @@ def test_decompress_agrees(
     )
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.lists(mutated_batches(), min_size=1, max_size=3))
 def test_recovery_agrees(
     native: ModuleType,

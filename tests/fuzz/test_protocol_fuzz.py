@@ -2,18 +2,20 @@
 
 Property (the broker's contract with a hostile client): decoding a request either
 succeeds or raises :class:`ProtocolError` (the broker answers Kafka's error code or
-closes the connection) - never another exception, never a hang, and never an
-allocation proportional to a length the frame declares rather than the bytes it holds
-(peak traced memory stays within a multiple of the frame's size). Responses (what the
-client and the inter-broker fetchers decode) get the same treatment.
+closes the connection) - never another exception, and never an allocation
+proportional to a length the frame declares rather than the bytes it holds (peak traced
+memory stays within a multiple of the frame's size). Responses (what the client and the
+inter-broker fetchers decode) get the same treatment.
 
-The long, coverage-guided version is ``make fuzz`` (tests/fuzz/atheris_protocol.py).
+Time is not asserted per decode here (a wall-clock bound measures the machine as much as
+the codec): a hang fails the test through its timeout, and the long, coverage-guided
+version, ``make fuzz`` (tests/fuzz/atheris_protocol.py), reports any input slower than
+libFuzzer's ``-timeout`` as a finding.
 """
 
 from __future__ import annotations
 
 import functools
-import time
 import tracemalloc
 from collections.abc import Callable
 from typing import Any
@@ -24,6 +26,7 @@ from hypothesis import strategies as st
 
 from fuzz.frames import Frame, apply, mutation_ops, request_frames, response_frames
 from kafkacore.protocol import APIS, ProtocolError, decode_request, decode_response
+from support.budget import examples
 
 # Peak Python allocation allowed for decoding a frame of n bytes: decoded objects take a
 # few dozen times the bytes they came from (a 1-byte element becomes a Python object),
@@ -31,7 +34,8 @@ from kafkacore.protocol import APIS, ProtocolError, decode_request, decode_respo
 # would allocate gigabytes.
 BYTES_PER_FRAME_BYTE = 200
 CONSTANT_BYTES = 1 << 20
-SLOW_DECODE_S = 2.0
+
+pytestmark = pytest.mark.timeout(600)  # a hang, not a slow decode: no per-frame time bound
 
 
 @functools.cache
@@ -58,19 +62,16 @@ def traced() -> None:
 
 
 def check_decode(decode: Callable[[bytes], Any], frame: bytes) -> None:
-    """``decode(frame)`` succeeds or raises ProtocolError, quickly, in bounded memory."""
+    """``decode(frame)`` succeeds or raises ProtocolError, in bounded memory."""
     tracemalloc.start()  # traced around the decode only: Hypothesis runs untraced
-    started = time.monotonic()
     try:
         decode(frame)
     except ProtocolError as exc:
         str(exc)  # the message is built from the frame: it must render
     finally:
-        elapsed = time.monotonic() - started
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
     assert peak <= BYTES_PER_FRAME_BYTE * len(frame) + CONSTANT_BYTES, (peak, len(frame))
-    assert elapsed < SLOW_DECODE_S, elapsed
 
 
 def test_frames_cover_every_api_and_version() -> None:
@@ -84,7 +85,7 @@ def test_frames_cover_every_api_and_version() -> None:
     assert len(served) > 200
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(600), deadline=None)
 @given(st.data(), mutation_ops(), st.sampled_from([0, 4, 4, 8]))
 def test_mutated_requests(traced: None, data: st.DataObject, ops: Any, keep: int) -> None:
     frames = _requests()
@@ -92,7 +93,7 @@ def test_mutated_requests(traced: None, data: st.DataObject, ops: Any, keep: int
     check_decode(decode_request, apply(frame, ops, keep_prefix=keep))
 
 
-@settings(max_examples=250, deadline=None)
+@settings(max_examples=examples(250), deadline=None)
 @given(st.data(), mutation_ops())
 def test_mutated_responses(traced: None, data: st.DataObject, ops: Any) -> None:
     frames = _responses()

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from kafkacore.errors import CorruptIndexError
 from kafkacore.log.txn_index import ABORTED_TXN_SIZE, AbortedTxn, TransactionIndex
+from support.budget import examples
 
 VALID = b"".join(AbortedTxn(7, 10 * i, 10 * i + 5, 10 * i + 6).encode() for i in range(4))
 
@@ -31,7 +32,7 @@ def index_bytes(draw: st.DrawFn) -> bytes:
     return bytes(data)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(index_bytes(), st.integers(-5, 60), st.integers(-5, 60), st.integers(0, 30))
 def test_txn_index_on_arbitrary_bytes(
     tmp_path_factory: pytest.TempPathFactory, data: bytes, fetch: int, upper: int, start: int

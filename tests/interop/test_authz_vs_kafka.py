@@ -48,6 +48,8 @@ from support.brokers import free_port
 from support.kafka_jars import kafka_libs, require, start_kraft_node, stop_process
 from support.raw_client import RawClient, make_request, run_broker
 
+RECORDING = "kafka_authz_decisions.json"  # in tests/support: test_authz.py's table
+
 pytestmark = pytest.mark.interop
 
 KAFKA_VERSION = "4.3.1"
@@ -346,3 +348,16 @@ def test_every_api_decides_as_kafka(tmp_path: Path) -> None:
         Path(dump).write_text(json.dumps(answers, indent=1, sort_keys=True, default=str))
     assert not problems, "\n".join(problems)
     assert compared["requests"] == len(CASES) * len(PHASES)
+    # the recording test_authz.py checks kafkacore against must be what Kafka answers now
+    recorded = json.loads((Path(__file__).parents[1] / "support" / RECORDING).read_text())
+    live = json.loads(json.dumps(answers, sort_keys=True, default=str))
+    stale = [
+        f"{phase} {case}: recorded {recorded.get(phase, {}).get(case)}, Kafka {decided}"
+        for phase, by_case in live.items()
+        for case, decided in by_case.items()
+        if recorded.get(phase, {}).get(case) != decided
+    ]
+    assert live == recorded, (
+        "tests/support/kafka_authz_decisions.json differs from Kafka's live answers "
+        "(rewrite it with KAFKACORE_AUTHZ_DUMP=<that file>):\n" + "\n".join(stale[:20])
+    )

@@ -472,15 +472,26 @@ def test_topic_describe_matches_kafka(kafka: list[dict[str, Any]], index: int) -
 
 @pytest.mark.parametrize("index", range(len(DESCRIBE_BROKER_CASES)))
 def test_broker_describe_matches_kafka(kafka: list[dict[str, Any]], index: int) -> None:
+    """Both ways: every entry Kafka describes (every config it defines or was given) is
+    ours too, equal, unless kafkacore does not define that config (Kafka 4's KRaft-only,
+    share-group, streams-group, tiered-storage manager configs...; the definitions test
+    lists them); and everything kafkacore describes, Kafka describes, but the configs of
+    kafkacore's own (its ZooKeeper mode: ``KAFKACORE_ONLY_BROKER_CONFIGS``)."""
     expected = kafka[_offset("describe_broker") + index]["entries"]
     broker = _broker(DESCRIBE_BROKER_CASES[index])
     described = {e.name: _entry(e) for e in broker.describe()}
+    defined = {key.name for key in BROKER_CONFIG_DEF.config_keys()}
+    assert len(expected) > 200 and len(described) > 200
     for want in expected:
         name = want["name"]
         if name in described:
             assert described[name] == want
-        else:  # Kafka describes a name it was handed even when unset (value null).
-            assert want["value"] is None and name not in broker.originals, want
+        elif want["value"] is None:  # Kafka describes a name it was handed even when unset
+            assert name not in broker.originals, want
+        else:
+            assert name not in defined, f"Kafka describes {want}; kafkacore does not"
+    ours_only = set(described) - {want["name"] for want in expected}
+    assert ours_only <= KAFKACORE_ONLY_BROKER_CONFIGS, sorted(ours_only)
 
 
 @pytest.mark.parametrize("index", range(len(DYNAMIC_CASES)))
@@ -660,8 +671,9 @@ public class ConfigOracle {
                 config.originals().forEach((k, v) -> { if (v != null) all.put(k, v); });
                 all.putAll(config.nonInternalValues());
                 ArrayNode entries = r.putArray("entries");
-                for (JsonNode name : c.get("names")) {
-                    String n = name.asText();
+                Set<String> names = new TreeSet<>(all.keySet());
+                for (JsonNode name : c.get("names")) names.add(name.asText());
+                for (String n : names) {
                     Object e = m.invoke(helper, true, true, false, n, all.get(n));
                     entries.add(entry((DescribeConfigsResourceResult) e));
                 }

@@ -13,14 +13,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+import confluent_kafka as ck
 import pytest
+from confluent_kafka import admin as admin_mod
 
 from support.brokers import Broker
 
 pytestmark = [pytest.mark.interop, pytest.mark.timeout(300)]
 
-ck = pytest.importorskip("confluent_kafka")
-admin_mod = pytest.importorskip("confluent_kafka.admin")
 
 DUMP_LOG = (sys.executable, "-m", "kafkacore.cli", "dump-log")
 DUMP = "org.apache.kafka.tools.DumpLogSegments"

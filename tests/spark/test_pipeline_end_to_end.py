@@ -21,6 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import confluent_kafka as ck
 import pytest
 
 from support.brokers import Broker
@@ -31,7 +32,6 @@ from examples.log_pipeline import agent, job, topics
 
 pytestmark = pytest.mark.timeout(300)
 
-ck = pytest.importorskip("confluent_kafka")
 
 START_MS = 1_735_689_600_000  # 2025-01-01T00:00:00Z, a window boundary
 SPAN_MS = 200_000

@@ -11,7 +11,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import confluent_kafka as ck
 import pytest
+from confluent_kafka import admin as admin_mod
 
 from kafkacore.client import Client
 from kafkacore.partitioner import partition_for_key
@@ -20,8 +22,6 @@ from support.brokers import Broker
 
 pytestmark = pytest.mark.timeout(300)
 
-admin_mod = pytest.importorskip("confluent_kafka.admin")
-ck = pytest.importorskip("confluent_kafka")
 
 T0 = 1_735_689_600_000
 

@@ -14,6 +14,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import confluent_kafka as ck
 import pytest
 
 from kafkacore import record
@@ -30,7 +31,6 @@ from support.brokers import Broker
 
 pytestmark = pytest.mark.timeout(300)
 
-ck = pytest.importorskip("confluent_kafka")
 
 P1, P2, P3 = 1000, 2000, 3000
 TOPIC = "rc"

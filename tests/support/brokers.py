@@ -12,8 +12,10 @@ import sys
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
+from kafkacore.client import Client
+from kafkacore.protocol import APIS_BY_NAME
 from support.ports import free_port
 
 START_TIMEOUT_S = 30.0
@@ -155,3 +157,18 @@ class BrokerFactory(Protocol):
     the test module ends."""
 
     def __call__(self, *overrides: str, name: str = "data") -> Broker: ...
+
+
+def set_client_quota(broker: Broker, client_id: str, key: str, value: float) -> None:
+    """AlterClientQuotas: quota ``key`` (``producer_byte_rate``, ``request_percentage``, ...)
+    of the client id ``client_id`` set to ``value`` on ``broker``."""
+    request: Any = APIS_BY_NAME["AlterClientQuotas"].request.cls
+    entry = request.EntryData(
+        entity=[request.EntityData(entity_type="client-id", entity_name=client_id)],
+        ops=[request.OpData(key=key, value=value, remove=False)],
+    )
+    with Client(broker.bootstrap, timeout_s=10) as client:
+        response = client._call_any(
+            "AlterClientQuotas", 1, request(entries=[entry], validate_only=False)
+        )
+    assert [e.error_code for e in response.entries] == [0]

@@ -22,20 +22,15 @@ and must not contain (see ``test_crash_sweep.py``). Journal writes bypass the ho
 
 Compaction: a forced round of the real cleaner (:class:`kafkacore.log.cleaner.LogCleaner`,
 attached to the manager, its progress in the manager's ``cleaner-offset-checkpoint``),
-whose swaps go through ``Log.replace_segments``. Without that module the cleaner's file
-sequence (Kafka's ``LocalLog.replaceSegments``) is simulated: the retained records of the
-oldest non-active segments are written to a segment in ``<workdir>/scratch`` and moved
-into the partition as ``<base>.{log,index,timeindex}.cleaned``, renamed to ``.swap``, the
-log is closed, the old segments' files renamed ``.deleted``, the ``.swap`` files renamed
-into place, and the log reopened; the ``.deleted`` files are removed
-``file.delete.delay.ms`` later.
+whose swaps go through ``Log.replace_segments`` (Kafka's ``LocalLog.replaceSegments``:
+``.cleaned`` -> ``.swap`` -> ``.log``, the old files renamed ``.deleted`` and removed
+``file.delete.delay.ms`` later).
 """
 
 from __future__ import annotations
 
 import os
 import random
-import shutil
 import signal
 import sys
 from collections.abc import Callable
@@ -44,13 +39,9 @@ from typing import Any
 
 from kafkacore.config import BrokerConfig, LogConfig
 from kafkacore.log import Log, LogManager, MockScheduler, MockTime, TopicPartition
-from kafkacore.log.checkpoints import fsync_dir, random_uuid
+from kafkacore.log.checkpoints import random_uuid
+from kafkacore.log.cleaner import CleanerConfig, LogCleaner
 from kafkacore.native import load_backend
-
-try:
-    from kafkacore.log.cleaner import CleanerConfig, LogCleaner
-except ImportError:  # the cleaner is younger than this sweep: simulate its swap
-    LogCleaner = None  # type: ignore[assignment,misc]
 
 T0 = 1_700_000_000_000
 MAX_OPS = 5000
@@ -193,18 +184,13 @@ class Workload:
         self.scheduler = MockScheduler(self.time)
         self.manager = manager_for(workdir, self.backend, self.time, self.scheduler)
         self.epoch = run  # leader epochs only grow, one per run
-        self.cleaner = (
-            LogCleaner(
-                self.manager.all_logs,
-                CleanerConfig(dedupe_buffer_size=1 << 20),
-                self.time,
-                checkpoints=self.manager,
-            )
-            if LogCleaner is not None
-            else None
+        self.cleaner = LogCleaner(
+            self.manager.all_logs,
+            CleanerConfig(dedupe_buffer_size=1 << 20),
+            self.time,
+            checkpoints=self.manager,
         )
-        if self.cleaner is not None:
-            self.manager.attach_cleaner(self.cleaner)
+        self.manager.attach_cleaner(self.cleaner)
 
     def start(self) -> None:
         self.manager.startup()
@@ -324,104 +310,11 @@ class Workload:
         segments = log.segments
         if len(segments) < 3:
             return
-        if self.cleaner is not None:
-            # a round cleans [0, end) with a key map over offsets below the active segment
-            cut = segments[-1].base_offset
-            self.journal("C", tp_name(tp), 0, cut, cut)
-            self.cleaner.clean(log, force=True)
-            self.journal("c", tp_name(tp))
-            return
-        self.simulate_compaction(tp, log, segments)
-
-    def simulate_compaction(self, tp: TopicPartition, log: Log, segments: list[Any]) -> None:
-        """The cleaner's file sequence (when ``kafkacore.log.cleaner`` is missing)."""
-        group = segments[: self.rng.randint(2, len(segments) - 1)]
+        # a round cleans [0, end) with a key map over offsets below the active segment
         cut = segments[-1].base_offset
-        group_start = group[0].base_offset
-        group_end = segments[len(group)].base_offset
-        latest: dict[bytes | None, int] = {}
-        for segment in segments[:-1]:
-            for offset, key, _value, _epoch in self.records(segment.files):
-                latest[key] = offset
-        kept: list[bytes] = []
-        for segment in group:
-            data = segment.files.read_bytes(0, segment.size)
-            position = 0
-            while position < len(data):
-                header = self.backend.batch_header(data, position)
-                retained = [
-                    r
-                    for r in self.backend.batch_records(data, position)
-                    if latest.get(r[2]) == r[0]
-                ]
-                if retained:
-                    kept.append(
-                        bytes(self.backend.build_batch(retained, partition_leader_epoch=header[2]))
-                    )
-                position += 12 + header[1]
-        self.journal("C", tp_name(tp), group_start, group_end, cut)
-
-        scratch = self.workdir / "scratch"
-        shutil.rmtree(scratch, ignore_errors=True)
-        scratch.mkdir()
-        cleaned = self.backend.Segment(
-            str(scratch),
-            group_start,
-            index_interval_bytes=log.config.index_interval_bytes,
-            max_index_size=1 << 20,
-        )
-        for batch in kept:
-            cleaned.append(batch, assign_offsets=False)
-        cleaned.close()
-        partition_dir = Path(log.dir)
-        names = [f"{group_start:020d}{kind}" for kind in (".log", ".index", ".timeindex")]
-        for name in names:
-            os.replace(scratch / name, partition_dir / (name + ".cleaned"))
-        for name in names:
-            os.replace(partition_dir / (name + ".cleaned"), partition_dir / (name + ".swap"))
-        fsync_dir(str(partition_dir))
-        log_start = log.log_start_offset
-        log.close()
-        deleted: list[str] = []
-        for segment in group:
-            for path in segment.file_paths():
-                if os.path.exists(path):
-                    os.replace(path, path + ".deleted")
-                    deleted.append(path + ".deleted")
-        for name in names:
-            os.replace(partition_dir / (name + ".swap"), partition_dir / name)
-        fsync_dir(str(partition_dir))
-        reopened = Log(
-            partition_dir,
-            log.config,
-            log_start_offset=log_start,
-            topic_partition=tp,
-            backend=self.backend,
-            time=self.time,
-            scheduler=self.scheduler,
-        )
-        self.manager._logs[tp] = reopened  # the simulated cleaner swaps the manager's log
-
-        def remove() -> None:
-            for path in deleted:
-                if os.path.exists(path):
-                    os.remove(path)
-
-        self.scheduler.schedule_once("delete-file", remove, DELETE_DELAY_MS)
+        self.journal("C", tp_name(tp), 0, cut, cut)
+        self.cleaner.clean(log, force=True)
         self.journal("c", tp_name(tp))
-        self.manager.update_cleaner_checkpoint(partition_dir.parent, (tp, cut))
-
-    def records(self, segment: Any) -> list[tuple[int, bytes | None, bytes | None, int]]:
-        data = segment.read_bytes(0, segment.size)
-        out: list[tuple[int, bytes | None, bytes | None, int]] = []
-        position = 0
-        while position < len(data):
-            header = self.backend.batch_header(data, position)
-            out.extend(
-                (r[0], r[2], r[3], header[2]) for r in self.backend.batch_records(data, position)
-            )
-            position += 12 + header[1]
-        return out
 
 
 def main(argv: list[str]) -> None:
