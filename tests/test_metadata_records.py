@@ -20,6 +20,7 @@ from kafkacore.metadata.records import (
     encode_record,
 )
 from kafkacore.protocol.samples import sample
+from support.budget import examples
 
 CASES = [(t, v) for t, schema in RECORDS.items() for v in schema.valid]
 
@@ -27,7 +28,7 @@ CASES = [(t, v) for t, schema in RECORDS.items() for v in schema.valid]
 @pytest.mark.parametrize(
     ("record_type", "version"), CASES, ids=[f"{RECORDS[t].name}-v{v}" for t, v in CASES]
 )
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(10), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rnd=st.randoms(use_true_random=False), dense=st.booleans())
 def test_round_trip(record_type: int, version: int, rnd: random.Random, dense: bool) -> None:
     value = sample(RECORDS[record_type], version, rnd, dense=dense)

@@ -34,6 +34,7 @@ from kafkacore.metadata.records import (
 )
 from kafkacore.protocol.samples import sample
 from kafkacore.protocol.schema import KafkaStruct, snake_case
+from support.budget import examples
 from support.kafka_json import first_difference, to_kafka_json
 from support.kafka_schemas import kafka_definitions, schema_differences
 from support.sampled import check_samples
@@ -137,7 +138,7 @@ def _frames(draw: st.DrawFn) -> bytes:
 
 
 @settings(
-    max_examples=400,
+    max_examples=examples(400),
     deadline=None,
     database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],

@@ -13,10 +13,11 @@ from hypothesis import strategies as st
 
 from kafkacore.protocol.samples import sample
 from kafkacore.protocol.schema import KafkaStruct, MessageSchema, StructSchema
+from support.budget import examples
 
 __all__ = ["EXAMPLES", "check_samples", "field_paths", "non_default_paths"]
 
-EXAMPLES = 8
+EXAMPLES = examples(8)
 """Hypothesis examples per message and version, besides the dense one."""
 
 
