@@ -39,6 +39,7 @@ from concurrent.futures import Executor
 from typing import Any, NamedTuple
 
 from kafkacore import record
+from kafkacore._java import java_length
 from kafkacore.config import BrokerConfig
 from kafkacore.coordinator import records as recs
 from kafkacore.errors import KafkaCoreError, RecordBatchTooLargeError, RecordTooLargeError
@@ -145,11 +146,6 @@ def _txn_append_error_code(exc: BaseException) -> int:
     from kafkacore.server.handlers.errors import error_code_for
 
     return int(error_code_for(exc))
-
-
-def _java_length(text: str) -> int:
-    """Java's ``String.length()``: UTF-16 code units (Kafka compares the metadata's)."""
-    return len(text.encode("utf-16-le")) // 2
 
 
 class GroupCoordinator:
@@ -1154,7 +1150,7 @@ class GroupCoordinator:
         written: list[tuple[tuple[str, int], Offset]] = []
         for topic, partition, offset, epoch, metadata in offsets:
             text = metadata or ""
-            if _java_length(text) > self.config.offset_metadata_max_bytes:
+            if java_length(text) > self.config.offset_metadata_max_bytes:
                 codes.append(ErrorCode.OFFSET_METADATA_TOO_LARGE)
                 continue
             written.append(((topic, partition), Offset(offset, epoch, text, now, expire)))
@@ -1282,7 +1278,7 @@ class GroupCoordinator:
         written: list[tuple[tuple[str, int], Offset]] = []
         for topic, partition, offset, epoch, metadata in offsets:
             text = metadata or ""
-            if _java_length(text) > self.config.offset_metadata_max_bytes:
+            if java_length(text) > self.config.offset_metadata_max_bytes:
                 codes.append(ErrorCode.OFFSET_METADATA_TOO_LARGE)
                 continue
             written.append(((topic, partition), Offset(offset, epoch, text, now)))
