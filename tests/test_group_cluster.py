@@ -23,10 +23,10 @@ from typing import Any
 import pytest
 
 from kafkacore.config import BrokerConfig
-from kafkacore.controller.algorithms import InvalidReplicationFactorError
 from kafkacore.log import LogManager, TopicPartition
 from kafkacore.metadata import BrokerInfo, EmbeddedMetadataStore, MetadataCache
 from kafkacore.metadata.store import PartitionState, TopicMetadata
+from kafkacore.placement import InvalidReplicationFactorError
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
 from kafkacore.server import KafkaServer
 from kafkacore.server.group.coordinator import GroupCoordinator

@@ -21,7 +21,6 @@ import pytest
 
 from kafkacore import record
 from kafkacore.config import BrokerConfig
-from kafkacore.controller.algorithms import InvalidReplicationFactorError
 from kafkacore.coordinator.records import partition_for_group
 from kafkacore.coordinator.txn_records import (
     TRANSACTION_STATE_TOPIC,
@@ -34,6 +33,7 @@ from kafkacore.coordinator.txn_records import (
 )
 from kafkacore.log import LogManager, TopicPartition
 from kafkacore.metadata import BrokerInfo, EmbeddedMetadataStore, MetadataCache
+from kafkacore.placement import InvalidReplicationFactorError
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
 from kafkacore.security.acl import (
     CLUSTER_NAME,

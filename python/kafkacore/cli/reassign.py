@@ -517,7 +517,7 @@ def propose(
 ) -> tuple[dict[TP, list[int]], dict[TP, list[int]]]:
     """``--generate``: the current assignment of ``topics`` and a new one over
     ``brokers`` (Kafka's ``assignReplicasToBrokers``, rack-aware when asked)."""
-    from kafkacore.controller.algorithms import BrokerMetadata, assign_replicas_to_brokers
+    from kafkacore.placement import BrokerMetadata, assign_replicas_to_brokers
 
     dups = _duplicates(brokers)
     if dups:

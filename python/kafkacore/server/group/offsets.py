@@ -16,10 +16,10 @@ from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from kafkacore import record
-from kafkacore.controller.algorithms import BrokerMetadata, assign_replicas_to_brokers
 from kafkacore.coordinator import records as recs
 from kafkacore.errors import KafkaCoreError
 from kafkacore.log import AppendOrigin, TopicPartition
+from kafkacore.placement import BrokerMetadata, assign_replicas_to_brokers
 from kafkacore.server.partition import Partition
 from kafkacore.server.replica_manager import ReplicaManager
 
@@ -65,7 +65,7 @@ class OffsetsTopic:
         """Create ``__consumer_offsets`` if it does not exist yet (Kafka does this on the
         first FindCoordinator for a group, before any member joins). In a cluster:
         ``offsets.topic.replication.factor`` replicas per partition over the live
-        brokers; raises :class:`~kafkacore.controller.algorithms.InvalidReplicationFactorError`
+        brokers; raises :class:`~kafkacore.placement.InvalidReplicationFactorError`
         when there are fewer. Blocking: off the event loop."""
         if self.cluster_mode:
             if not self.replicas.cache.contains_topic(OFFSETS_TOPIC):

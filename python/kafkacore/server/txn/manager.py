@@ -45,7 +45,6 @@ from dataclasses import dataclass, field
 
 from kafkacore import record
 from kafkacore.config import BrokerConfig
-from kafkacore.controller.algorithms import BrokerMetadata, assign_replicas_to_brokers
 from kafkacore.coordinator.txn_records import (
     TRANSACTION_STATE_TOPIC,
     TransactionState,
@@ -57,6 +56,7 @@ from kafkacore.coordinator.txn_records import (
 )
 from kafkacore.errors import KafkaCoreError, RecordBatchTooLargeError, RecordTooLargeError
 from kafkacore.log import AppendOrigin, TopicPartition
+from kafkacore.placement import BrokerMetadata, assign_replicas_to_brokers
 from kafkacore.protocol import ErrorCode
 from kafkacore.server.partition import NotEnoughReplicasError, NotLeaderOrFollowerError, Partition
 from kafkacore.server.replica_manager import ReplicaManager
@@ -141,7 +141,7 @@ class TransactionStateTopic:
 
     def ensure_created(self) -> None:
         """Create the topic unless it exists (see the module documentation); raises
-        :class:`~kafkacore.controller.algorithms.InvalidReplicationFactorError` in a
+        :class:`~kafkacore.placement.InvalidReplicationFactorError` in a
         cluster with too few live brokers."""
         if self.cluster_mode:
             if not self.exists():
