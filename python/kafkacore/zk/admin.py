@@ -2,6 +2,8 @@
 broker: create a topic (its config first, then ``/brokers/topics/<t>``, which the
 controller's watch picks up), add partitions, change configs, mark for deletion. The
 replicas are placed by :mod:`kafkacore.placement` (Kafka's ``AdminUtils``).
+:class:`~kafkacore.metadata.zookeeper.ZooKeeperMetadataStore` creates topics through
+:meth:`AdminZkClient.create_topic_with_assignment`, as Kafka's ``ZkAdminManager`` does.
 """
 
 from __future__ import annotations
