@@ -9,6 +9,7 @@ import math
 
 import pytest
 
+from kafkacore._java import java_hash_set_order, java_string_hash
 from kafkacore.config import (
     NO_DEFAULT,
     CaseInsensitiveValidString,
@@ -28,7 +29,7 @@ from kafkacore.config import (
     convert_to_string,
     parse_type,
 )
-from kafkacore.config.defs import java_double_str, java_hash_set_order, java_str, java_trim
+from kafkacore.config.defs import java_double_str, java_str, java_trim
 from kafkacore.errors import KafkaCoreError
 
 
@@ -287,7 +288,8 @@ def test_case_insensitive_valid_string_lists_names_in_java_hash_set_order() -> N
         "DISABLED, DOWNGRADE, UPGRADE, BIDIRECTIONAL"
     )
     # The default listener.security.protocol.map is a HashMap in the same order.
-    assert java_hash_set_order(["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"]) == [
+    names = ["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"]
+    assert java_hash_set_order(names, java_string_hash) == [
         "SASL_SSL",
         "PLAINTEXT",
         "SSL",

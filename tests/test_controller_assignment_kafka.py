@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kafkacore.controller.algorithms import (
+from kafkacore.placement import (
     AdminOperationError,
     BrokerMetadata,
     InvalidPartitionsError,

@@ -10,13 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from kafkacore.cli.reassign import (
-    _java_string_hash,
-    _java_tp_hash,
-    format_reassignment_json,
-    java_set_order,
-    throttle_configs,
-)
+from kafkacore._java import java_hash_set_order, java_string_hash
+from kafkacore.cli.reassign import _java_tp_hash, format_reassignment_json, throttle_configs
 from test_controller_cluster import (
     Cluster,
     FakeZk,
@@ -190,12 +185,12 @@ def test_reassignment_json_and_throttles_as_kafka_writes_them() -> None:
 
 
 def test_java_hash_set_order() -> None:
-    assert _java_string_hash("") == 0
-    assert _java_string_hash("a") == 97
-    assert _java_string_hash("hello") == 99162322  # "hello".hashCode()
-    assert _java_string_hash("polygenelubricants") == (-2147483648 & 0xFFFFFFFF)
+    assert java_string_hash("") == 0
+    assert java_string_hash("a") == 97
+    assert java_string_hash("hello") == 99162322  # "hello".hashCode()
+    assert java_string_hash("polygenelubricants") == -2147483648
     # Integers hash to themselves: small ids come out sorted, larger ones by bucket
-    assert java_set_order([3, 1, 2], lambda i: i) == [1, 2, 3]
-    assert java_set_order([17, 1], lambda i: i) == [17, 1]  # same bucket: insertion order
+    assert java_hash_set_order([3, 1, 2], lambda i: i) == [1, 2, 3]
+    assert java_hash_set_order([17, 1], lambda i: i) == [17, 1]  # same bucket: insertion order
     # TopicPartition(t, p).hashCode() = 31 * (31 + p) + t.hashCode()
     assert _java_tp_hash(("a", 0)) == 31 * 31 + 97

@@ -17,15 +17,14 @@ from types import ModuleType
 
 import pytest
 
+from kafkacore._java import decode_utf8, java_hash_map_order, java_string_hash
 from kafkacore.cli import main
 from kafkacore.tools import dump_log
-from kafkacore.tools._java import decode_utf8
 from kafkacore.tools.dump_log import (
     DumpFailure,
     DumpOptions,
     DumpUsageError,
     dump_files,
-    java_hash_map_order,
 )
 
 T0 = 1_700_000_000_000
@@ -471,17 +470,21 @@ def test_missing_file_is_a_usage_error(backend: ModuleType, tmp_path: Path) -> N
         dump(backend, [tmp_path / "00000000000000000000.log"])
 
 
+def _compute_if_absent_order(keys: list[str]) -> list[str]:
+    return java_hash_map_order(keys, java_string_hash, compute_if_absent=True)
+
+
 def test_java_hash_map_order() -> None:
     # "Aa" and "BB" share String.hashCode 2112: computeIfAbsent puts the newer first.
-    assert java_hash_map_order(["Aa", "BB"]) == ["BB", "Aa"]
-    assert java_hash_map_order(["BB", "Aa"]) == ["Aa", "BB"]
+    assert _compute_if_absent_order(["Aa", "BB"]) == ["BB", "Aa"]
+    assert _compute_if_absent_order(["BB", "Aa"]) == ["Aa", "BB"]
     # Otherwise by bucket: "b" (98) sits in bucket 2, "a" (97) in bucket 1.
-    assert java_hash_map_order(["b", "a"]) == ["a", "b"]
+    assert _compute_if_absent_order(["b", "a"]) == ["a", "b"]
     # Eight keys in bucket 1 of the 16-slot table: the eighth makes treeifyBin resize the
     # small table to 32 (it does not become a tree below 64), which splits the bucket into
     # 1 and 17, each keeping its newest-first order.
     crowded = [chr(1 + 16 * k) for k in range(8)]  # codes 1, 17, ..., 113
-    assert java_hash_map_order(crowded) == ["a", "A", "!", "\x01", "q", "Q", "1", "\x11"]
+    assert _compute_if_absent_order(crowded) == ["a", "A", "!", "\x01", "q", "Q", "1", "\x11"]
 
 
 @pytest.mark.parametrize(

@@ -23,14 +23,15 @@ from typing import Any
 import pytest
 
 from kafkacore.config import BrokerConfig
-from kafkacore.controller.algorithms import InvalidReplicationFactorError
 from kafkacore.log import LogManager, TopicPartition
 from kafkacore.metadata import BrokerInfo, EmbeddedMetadataStore, MetadataCache
 from kafkacore.metadata.store import PartitionState, TopicMetadata
+from kafkacore.placement import InvalidReplicationFactorError
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
 from kafkacore.server import KafkaServer
+from kafkacore.server.coordinator_writer import CoordinatorPartitionWriter
 from kafkacore.server.group.coordinator import GroupCoordinator
-from kafkacore.server.group.offsets import OFFSETS_TOPIC, OffsetsTopic
+from kafkacore.server.group.offsets import OFFSETS_TOPIC, offsets_topic
 from kafkacore.server.handlers.cluster import handle_find_coordinator
 from kafkacore.server.replica_manager import ReplicaManager
 from support.raw_client import OneShotClient, run_broker
@@ -68,7 +69,10 @@ class Node:
         self.replicas.load()
         if not self.cache.contains_topic("t"):
             self.replicas.ensure_topic("t", 2)
-        OffsetsTopic(self.replicas).ensure_created()  # elections come for existing partitions
+        # elections come for existing partitions
+        offsets_topic(
+            CoordinatorPartitionWriter(self.replicas), self.config, False
+        ).ensure_created()
 
     def coordinator(self, *, cluster_mode: bool) -> GroupCoordinator:
         return GroupCoordinator(
@@ -451,7 +455,7 @@ class _Creations:
 def _cluster_services(cache: MetadataCache, partitions: int = 3) -> Any:
     config = BrokerConfig({**PROPS, "offsets.topic.num.partitions": partitions})
     replicas = SimpleNamespace(config=config, cache=cache)
-    topic = OffsetsTopic(replicas, cluster_mode=True)  # type: ignore[arg-type]
+    topic = offsets_topic(CoordinatorPartitionWriter(replicas), config, True)  # type: ignore[arg-type]
     groups = _Creations()
     groups.topic = topic  # type: ignore[attr-defined]
     return SimpleNamespace(
@@ -514,7 +518,8 @@ def test_offsets_topic_gets_the_replication_factor_over_the_live_brokers() -> No
     for node in (1, 2):
         cache.register_broker(BrokerInfo(node, "h", 9090 + node))
     replicas = _RecordingReplicas(cache, **{"offsets.topic.num.partitions": 5})
-    topic = OffsetsTopic(replicas, cluster_mode=True)  # type: ignore[arg-type]
+    writer = CoordinatorPartitionWriter(replicas)  # type: ignore[arg-type]
+    topic = offsets_topic(writer, replicas.config, True)
     # the default replication factor is 3: two live brokers are too few (Kafka 3.9)
     with pytest.raises(InvalidReplicationFactorError):
         topic.ensure_created()
@@ -530,7 +535,8 @@ def test_offsets_topic_gets_the_replication_factor_over_the_live_brokers() -> No
     assert {replicas_[0] for replicas_ in assignment} == {1, 2, 3}
 
     one = _RecordingReplicas(cache, **{"offsets.topic.replication.factor": 1})
-    OffsetsTopic(one, cluster_mode=True).ensure_created()  # type: ignore[arg-type]
+    writer = CoordinatorPartitionWriter(one)  # type: ignore[arg-type]
+    offsets_topic(writer, one.config, True).ensure_created()
     assert [len(r) for r in one.created[0][3]] == [1, 1, 1]
 
 

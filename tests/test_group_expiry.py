@@ -16,6 +16,7 @@ from kafkacore.protocol import ErrorCode
 from kafkacore.server import KafkaServer
 from kafkacore.server.group.coordinator import GroupCoordinator
 from kafkacore.tools import offsets_records as recs
+from support.offsets_log import offsets_records
 from support.raw_client import OneShotClient as Client
 from support.raw_client import run_broker
 from test_group_protocol import PROPS, _commit, _fetch, _join, _sync
@@ -52,7 +53,7 @@ def run(tmp_path: Path, scenario: Scenario) -> None:
 
 
 def _tombstones(coordinator: GroupCoordinator) -> list[object]:
-    return [key for key, value in coordinator.topic.read_all() if value is None]
+    return [key for key, value in offsets_records(coordinator) if value is None]
 
 
 def test_empty_group_offsets_expire_after_retention(tmp_path: Path) -> None:
@@ -110,7 +111,7 @@ def test_stable_group_keeps_subscribed_offsets(tmp_path: Path) -> None:
         assert s.error_code == ErrorCode.NONE
         assert await _commit(c, "g", 5, gen=r.generation_id, member=r.member_id) == 0
         # an offset of a topic the group no longer subscribes to
-        coordinator.topic.replicas.create_topic("old", 2, {})
+        coordinator.replicas.create_topic("old", 2, {})
         await coordinator.commit("g", r.generation_id, r.member_id, "i1", [("old", 1, 9, -1, "")])
         assert coordinator.groups["g"].state == "Stable"
         assert await coordinator.cleanup_expired(T0 + 100 * RETENTION) == 1

@@ -21,6 +21,7 @@ from kafkacore.protocol import APIS_BY_NAME, ErrorCode
 from kafkacore.server import KafkaServer
 from kafkacore.server.group.offsets import OFFSETS_TOPIC
 from kafkacore.server.partition import NotEnoughReplicasError, Partition
+from support.offsets_log import offsets_records
 from support.raw_client import OneShotClient as Client
 from support.raw_client import run_broker
 from test_group_protocol import PROPS, _commit, _fetch, _join, _sync
@@ -118,7 +119,7 @@ def _last_offsets(server: KafkaServer, group: str) -> dict[tuple[str, int], int]
     """The last committed offset of each partition of ``group`` as the log has it."""
     assert server.groups is not None
     out: dict[tuple[str, int], int] = {}
-    for key, value in server.groups.topic.read_all():
+    for key, value in offsets_records(server.groups):
         if isinstance(key, recs.OffsetCommitKey) and key.group == group:
             if value is None:
                 out.pop((key.topic, key.partition), None)

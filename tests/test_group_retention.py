@@ -24,6 +24,7 @@ from kafkacore.protocol import ErrorCode
 from kafkacore.server import KafkaServer
 from kafkacore.server.group.coordinator import GroupCoordinator
 from support.brokers import Broker
+from support.offsets_log import offsets_records
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -70,7 +71,7 @@ def run(tmp_path: Path, scenario: Scenario, **overrides: object) -> None:
 
 
 def _records(coordinator: GroupCoordinator) -> list[tuple[object, bytes | None]]:
-    return list(coordinator.topic.read_all())
+    return offsets_records(coordinator)
 
 
 def _codes(answer: list[tuple[str, list[tuple[int, int]]]]) -> list[int]:
@@ -164,7 +165,7 @@ def test_stable_group_offsets_of_unsubscribed_topics_expire(tmp_path: Path) -> N
     offsets never do while it is Stable."""
 
     async def scenario(coordinator: GroupCoordinator, clock: FakeClock) -> None:
-        coordinator.topic.replicas.create_topic("old", 1, {})
+        coordinator.replicas.create_topic("old", 1, {})
         joined = await coordinator.join(
             version=3,
             group_id="g",

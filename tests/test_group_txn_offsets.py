@@ -267,13 +267,17 @@ def test_reload_after_election_replays_the_log(tmp_path: Path) -> None:
         assert server.groups is not None
         assert await _txn_commit(c, "g", {0: 9}) == [("t", 0, 0)]
         index = server.groups.topic.partition_for("g")
-        rebuilt = await asyncio.to_thread(server.groups._read_partition, index)
+        rebuilt = (
+            await asyncio.to_thread(server.groups.runtime.replay_partition, index, -1)
+        ).groups
         assert rebuilt["g"].pending_txn == {
             PID: {("t", 0): server.groups.groups["g"].pending_txn[PID][("t", 0)]}
         }
         assert rebuilt["g"].offsets == {}
         await _marker(server, "g", committed=True)
-        rebuilt = await asyncio.to_thread(server.groups._read_partition, index)
+        rebuilt = (
+            await asyncio.to_thread(server.groups.runtime.replay_partition, index, -1)
+        ).groups
         assert rebuilt["g"].pending_txn == {}
         assert rebuilt["g"].offsets[("t", 0)].offset == 9
         assert rebuilt["g"].offsets == server.groups.groups["g"].offsets
@@ -406,12 +410,10 @@ def test_offset_commit_key_of_the_batch(tmp_path: Path) -> None:
     async def scenario(server: KafkaServer, c: Client) -> None:
         assert await _txn_commit(c, "g", {1: 42}) == [("t", 1, 0)]
         assert server.groups is not None
-        entries = list(
-            server.groups.topic.read_partition_entries(server.groups.topic.partition_for("g"))
-        )
+        entries = list(server.groups.topic.read(server.groups.topic.partition_for("g")))
         entry = entries[-1]
         assert entry.producer_id == PID and entry.marker is None
-        assert entry.key == recs.OffsetCommitKey(group="g", topic="t", partition=1)
+        assert recs.decode_key(entry.key) == recs.OffsetCommitKey(group="g", topic="t", partition=1)
         value = recs.decode_offset_commit_value(entry.value or b"")
         assert (value.offset, value.leader_epoch, value.metadata) == (42, 1, "txn")
         assert value.expire_timestamp == recs.NO_EXPIRE_TIMESTAMP

@@ -22,7 +22,6 @@ import pytest
 
 from kafkacore import record
 from kafkacore.config import BrokerConfig
-from kafkacore.controller.algorithms import InvalidReplicationFactorError
 from kafkacore.coordinator.records import partition_for_group
 from kafkacore.coordinator.txn_records import (
     TRANSACTION_STATE_TOPIC,
@@ -35,6 +34,7 @@ from kafkacore.coordinator.txn_records import (
 )
 from kafkacore.log import LogManager, TopicPartition
 from kafkacore.metadata import BrokerInfo, EmbeddedMetadataStore, MetadataCache
+from kafkacore.placement import InvalidReplicationFactorError
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
 from kafkacore.security.acl import (
     CLUSTER_NAME,
@@ -49,9 +49,10 @@ from kafkacore.security.acl import (
     ResourceType,
 )
 from kafkacore.server import KafkaServer
+from kafkacore.server.coordinator_writer import CoordinatorPartitionWriter
 from kafkacore.server.replica_manager import ReplicaManager
 from kafkacore.server.txn import TransactionCoordinator
-from kafkacore.server.txn.manager import TransactionStateTopic
+from kafkacore.server.txn.manager import transaction_state_topic
 from kafkacore.server.txn.state import (
     VALID_PREVIOUS_STATES,
     IllegalTransitionError,
@@ -686,7 +687,8 @@ def test_cluster_topic_gets_the_replication_factor_over_the_live_brokers() -> No
     for n in (1, 2):
         cache.register_broker(BrokerInfo(n, "h", 9090 + n))
     replicas = _RecordingReplicas(cache)
-    topic = TransactionStateTopic(replicas, cluster_mode=True)  # type: ignore[arg-type]
+    writer = CoordinatorPartitionWriter(replicas)  # type: ignore[arg-type]
+    topic = transaction_state_topic(writer, replicas.config, True)
     with pytest.raises(InvalidReplicationFactorError):  # 3 replicas by default
         topic.ensure_created()
     cache.register_broker(BrokerInfo(3, "h", 9093))
@@ -743,8 +745,8 @@ def test_prepare_commit_found_on_load_is_completed(tmp_path: Path) -> None:
         ).to_log_value()
         metadata.abort_transition()
         index = coordinator.partition_for("tx-p")
-        await asyncio.to_thread(
-            coordinator.state.topic.write, index, encode_txn_key("tx-p"), encode_txn_value(value)
+        await coordinator.state.runtime.append(
+            index, [(encode_txn_key("tx-p"), encode_txn_value(value))]
         )
         assert server.replicas is not None
         assert server.replicas.get_log("t", 0).first_unstable_offset == 0  # type: ignore[union-attr]

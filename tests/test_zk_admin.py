@@ -1,6 +1,5 @@
-"""kafkacore.zk.admin: Kafka's default replica placement (the examples of
-``AdminUtils.assignReplicasToBrokers``' documentation) and topic administration against a
-real ZooKeeper."""
+"""kafkacore.zk.admin: topic administration against a real ZooKeeper (the placement it
+uses: ``test_placement.py``)."""
 
 from __future__ import annotations
 
@@ -13,20 +12,12 @@ from typing import Any, TypeVar
 import pytest
 from kazoo.client import KazooClient
 
-from kafkacore.zk.admin import (
-    AdminZkClient,
-    assign_replicas_to_brokers,
-    new_topic_id,
-    rack_alternated_broker_list,
-    validate_topic_name,
-)
+from kafkacore.zk.admin import AdminZkClient, new_topic_id, validate_topic_name
 from kafkacore.zk.client import KafkaZkClient
 from kafkacore.zk.data import BrokerRegistration, Endpoint, topic_id_to_string
 from kafkacore.zk.errors import (
-    AdminOperationError,
     InvalidPartitionsError,
     InvalidReplicaAssignmentError,
-    InvalidReplicationFactorError,
     InvalidTopicError,
     TopicAlreadyMarkedForDeletion,
     TopicExistsError,
@@ -38,60 +29,6 @@ T = TypeVar("T")
 
 def run(coro: Coroutine[Any, Any, T], timeout: float = 60) -> T:
     return asyncio.run(asyncio.wait_for(coro, timeout))
-
-
-def test_rack_unaware_placement_matches_kafkas_table() -> None:
-    brokers = [(b, None) for b in range(5)]
-    got = assign_replicas_to_brokers(brokers, 10, 3, fixed_start_index=0)
-    # First replicas round-robin; followers shifted, the shift growing after 5 partitions.
-    assert got == {
-        0: (0, 1, 2),
-        1: (1, 2, 3),
-        2: (2, 3, 4),
-        3: (3, 4, 0),
-        4: (4, 0, 1),
-        5: (0, 2, 3),
-        6: (1, 3, 4),
-        7: (2, 4, 0),
-        8: (3, 0, 1),
-        9: (4, 1, 2),
-    }
-
-
-def test_rack_aware_placement_matches_kafkas_example() -> None:
-    racks = {0: "rack1", 1: "rack3", 2: "rack3", 3: "rack2", 4: "rack2", 5: "rack1"}
-    assert rack_alternated_broker_list(racks) == [0, 3, 1, 5, 4, 2]
-    got = assign_replicas_to_brokers(sorted(racks.items()), 7, 3, fixed_start_index=0)
-    assert got == {
-        0: (0, 3, 1),
-        1: (3, 1, 5),
-        2: (1, 5, 4),
-        3: (5, 4, 2),
-        4: (4, 2, 0),
-        5: (2, 0, 3),
-        6: (0, 4, 2),
-    }
-    # Every partition spans all three racks.
-    assert all(len({racks[b] for b in r}) == 3 for r in got.values())
-
-
-def test_random_placement_is_balanced() -> None:
-    brokers = [(b, None) for b in (1, 2, 3)]
-    got = assign_replicas_to_brokers(brokers, 30, 2, rng=random.Random(7))
-    leaders = [r[0] for r in got.values()]
-    assert sorted(leaders.count(b) for b in (1, 2, 3)) == [10, 10, 10]
-    assert all(len(set(r)) == 2 for r in got.values())
-
-
-def test_placement_errors() -> None:
-    with pytest.raises(InvalidPartitionsError):
-        assign_replicas_to_brokers([(1, None)], 0, 1)
-    with pytest.raises(InvalidReplicationFactorError):
-        assign_replicas_to_brokers([(1, None)], 1, 0)
-    with pytest.raises(InvalidReplicationFactorError):
-        assign_replicas_to_brokers([(1, None), (2, None)], 1, 3)
-    with pytest.raises(AdminOperationError):
-        assign_replicas_to_brokers([(1, "a"), (2, None)], 1, 2)
 
 
 def test_topic_names_and_ids() -> None:

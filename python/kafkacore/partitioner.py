@@ -11,6 +11,7 @@ Thread-safe (pure functions).
 
 from __future__ import annotations
 
+from kafkacore._java import to_positive
 from kafkacore.native import backend
 
 __all__ = ["murmur2", "partition_for_key", "to_positive"]
@@ -19,12 +20,6 @@ __all__ = ["murmur2", "partition_for_key", "to_positive"]
 def murmur2(key: bytes) -> int:
     """Kafka's ``Utils.murmur2`` of ``key``, as the signed 32-bit Java int."""
     return backend.murmur2(key)
-
-
-def to_positive(n: int) -> int:
-    """Kafka's ``Utils.toPositive``: ``n & 0x7fffffff`` (the sign bit cleared, which is
-    not the absolute value)."""
-    return n & 0x7FFFFFFF
 
 
 def partition_for_key(key: bytes, num_partitions: int) -> int:

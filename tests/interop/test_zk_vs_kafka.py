@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from kafkacore.zk.admin import assign_replicas_to_brokers
+from kafkacore.placement import BrokerMetadata, assign_replicas_to_brokers
 from kafkacore.zk.client import ControllerMovedError, KafkaZkClient
 from kafkacore.zk.data import (
     BrokerRegistration,
@@ -331,7 +331,12 @@ def test_replica_placement_matches_kafka(kafka39: Kafka39) -> None:
     outputs = [kafka39.run("ZkRead", *job) for job in jobs]
     for (n, rf, start, first, brokers), out in zip(PLACEMENTS, outputs, strict=True):
         kafka = {int(p): tuple(r) for p, r in json.loads(out.strip().splitlines()[-1]).items()}
-        ours = assign_replicas_to_brokers(
-            brokers, n, rf, fixed_start_index=start, start_partition_id=first
+        placed = assign_replicas_to_brokers(
+            [BrokerMetadata(b, r) for b, r in brokers],
+            n,
+            rf,
+            fixed_start_index=start,
+            start_partition_id=first,
         )
+        ours = {p: tuple(r) for p, r in placed.items()}
         assert ours == kafka, (n, rf, start, first, brokers)

@@ -9,7 +9,7 @@ line ``{"brokers":[{"broker":1,"logDirs":[{"partitions":[{"partition":"t-0","siz
 of the topics in ``--topic-list`` only (every topic without it).
 
 Kafka builds that document from Java ``HashMap`` s, so its order is the maps' iteration
-order; ``kafkacore.cli._java_order`` computes it, which makes the output byte for byte the
+order; ``kafkacore._java`` computes it, which makes the output byte for byte the
 same as Kafka's.
 """
 
@@ -21,7 +21,7 @@ import json
 import sys
 from typing import Any
 
-from kafkacore.cli._java_order import (
+from kafkacore._java import (
     java_hash_map_order,
     java_string_hash,
     topic_partition_hash,

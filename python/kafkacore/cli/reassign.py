@@ -22,7 +22,8 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
-from kafkacore.cli._java_order import java_hash_map_order, java_string_hash, topic_partition_hash
+from kafkacore._java import java_hash_set_order as java_set_order
+from kafkacore._java import java_string_hash, topic_partition_hash
 from kafkacore.cli.topics import BrokerError, add_common, admin_client, ck_module, error_text, wait
 
 __all__ = [
@@ -73,28 +74,17 @@ class Terse(Exception):
 # --- Java's HashSet iteration order (Kafka prints some sets as they iterate) -------------
 
 
-def _java_string_hash(s: str) -> int:
-    """``String.hashCode`` as an unsigned 32-bit value."""
-    return java_string_hash(s) & 0xFFFFFFFF
-
-
 def _java_tp_hash(tp: TP) -> int:
-    """``TopicPartition.hashCode`` as an unsigned 32-bit value."""
-    return topic_partition_hash(*tp) & 0xFFFFFFFF
-
-
-def java_set_order(items: Iterable[_T], hash_of: Callable[[_T], int]) -> list[_T]:
-    """``items`` added one by one to a ``java.util.HashSet`` (a ``HashMap`` of the default
-    capacity underneath), in its iteration order."""
-    return java_hash_map_order(list(dict.fromkeys(items)), hash_of)
+    """``TopicPartition.hashCode`` of a ``(topic, partition)`` pair."""
+    return topic_partition_hash(*tp)
 
 
 def _int_order(ids: Iterable[int]) -> list[int]:
-    return java_set_order(ids, lambda i: i & 0xFFFFFFFF)
+    return java_set_order(ids, lambda i: i)
 
 
 def _str_order(names: Iterable[str]) -> list[str]:
-    return java_set_order(names, _java_string_hash)
+    return java_set_order(names, java_string_hash)
 
 
 def _tp_str(tp: TP) -> str:
@@ -527,7 +517,7 @@ def propose(
 ) -> tuple[dict[TP, list[int]], dict[TP, list[int]]]:
     """``--generate``: the current assignment of ``topics`` and a new one over
     ``brokers`` (Kafka's ``assignReplicasToBrokers``, rack-aware when asked)."""
-    from kafkacore.controller.algorithms import BrokerMetadata, assign_replicas_to_brokers
+    from kafkacore.placement import BrokerMetadata, assign_replicas_to_brokers
 
     dups = _duplicates(brokers)
     if dups:

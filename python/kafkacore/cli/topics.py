@@ -12,7 +12,7 @@ import base64
 import sys
 from typing import Any
 
-from kafkacore.cli._java_order import java_hash_map_order, java_string_hash
+from kafkacore._java import java_hash_map_order, java_string_hash
 
 __all__ = ["BrokerError", "admin_client", "client_config", "register", "run", "wait"]
 

@@ -22,11 +22,12 @@ from __future__ import annotations
 import enum
 import math
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Final, Protocol, runtime_checkable
 
+from kafkacore._java import java_hash_set_order, java_string_hash
 from kafkacore.errors import KafkaCoreError
 
 __all__ = [
@@ -229,30 +230,6 @@ def _java_class_name(value: object) -> str:
     if isinstance(value, (list, tuple)):
         return "java.util.ArrayList"
     return type(value).__qualname__
-
-
-def java_string_hash(s: str) -> int:
-    """``String.hashCode`` over UTF-16 code units, as a signed 32-bit int."""
-    h = 0
-    units = s.encode("utf-16-be", "surrogatepass")
-    for i in range(0, len(units), 2):
-        h = (31 * h + ((units[i] << 8) | units[i + 1])) & 0xFFFFFFFF
-    return h - (1 << 32) if h & 0x80000000 else h
-
-
-def java_hash_set_order(items: Sequence[str]) -> list[str]:
-    """The iteration order of a ``java.util.HashSet<String>`` built by adding ``items`` in
-    order (default capacity 16, load factor 0.75): by bucket, then by insertion."""
-    unique = list(dict.fromkeys(items))
-    capacity = 16
-    while len(unique) > capacity * 3 // 4:
-        capacity *= 2
-
-    def bucket(s: str) -> int:
-        h = java_string_hash(s) & 0xFFFFFFFF
-        return (h ^ (h >> 16)) & (capacity - 1)
-
-    return sorted(unique, key=lambda s: (bucket(s), unique.index(s)))
 
 
 _INT_RE = re.compile(r"[+-]?\d+")
@@ -547,7 +524,7 @@ class CaseInsensitiveValidString:
 
     def __init__(self, valid_strings: Iterable[str]) -> None:
         upper = [s.upper() for s in valid_strings]
-        self.valid_strings: tuple[str, ...] = tuple(java_hash_set_order(upper))
+        self.valid_strings: tuple[str, ...] = tuple(java_hash_set_order(upper, java_string_hash))
 
     @classmethod
     def in_(cls, *valid_strings: str) -> CaseInsensitiveValidString:

@@ -8,11 +8,9 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Final
 
+from kafkacore._java import java_hash_set_order, java_string_hash
 from kafkacore.config.broker_defs import BROKER_CONFIG_DEF, DYNAMIC_ONLY_BROKER_CONFIG_DEF
-from kafkacore.config.defs import (
-    ConfigError,
-    java_hash_set_order,
-)
+from kafkacore.config.defs import ConfigError
 
 if TYPE_CHECKING:
     from kafkacore.config.broker import BrokerConfig
@@ -199,7 +197,7 @@ _THREAD_POOL_CONFIGS: Final = (
 
 
 def _java_set(names: Iterable[str]) -> str:
-    return "[" + ", ".join(java_hash_set_order(list(names))) + "]"
+    return "[" + ", ".join(java_hash_set_order(names, java_string_hash)) + "]"
 
 
 def _dynamic_problems(

@@ -1,6 +1,7 @@
 """The ZooKeeper-mode controller (Kafka's ``KafkaController``, cluster.md §2).
 
-* :mod:`~kafkacore.controller.algorithms`: pure leader elections and replica assignment;
+* :mod:`~kafkacore.controller.algorithms`: pure leader elections (replica placement is
+  :mod:`kafkacore.placement`);
 * :mod:`~kafkacore.controller.context`: the controller's cache of cluster state;
 * :mod:`~kafkacore.controller.state_machines`: partition and replica state machines;
 * :mod:`~kafkacore.controller.channel`: per-broker request queues and request batches;

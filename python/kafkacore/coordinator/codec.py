@@ -30,7 +30,7 @@ Decoded values are plain data: a struct is a ``dict`` of its fields by JSON name
 declaration order) plus :data:`UNKNOWN_TAGS` (unknown tagged fields, ``(tag, bytes)``),
 arrays are lists, uuids :class:`uuid.UUID`, strings decoded as Java's
 ``new String(bytes, UTF_8)`` decodes them. Read errors raise
-:class:`~kafkacore.tools._java.JavaException` with the exception Kafka's code throws
+:class:`~kafkacore._java.JavaException` with the exception Kafka's code throws
 (``BufferUnderflowException``: message ``null``, as Java's ``getMessage()`` gives it).
 
 :func:`to_json` prints a value as the generated ``*JsonConverter.write`` builds it and
@@ -51,11 +51,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from kafkacore._java import JavaException, decode_utf8, i32, json_string
 from kafkacore.protocol.schema import NULL, Field, MessageSchema, StructSchema, Versions
 from kafkacore.protocol.schema import field as _schema_field
 from kafkacore.protocol.schema import message as _schema_message
 from kafkacore.protocol.types import write_uvarint
-from kafkacore.tools._java import JavaException, decode_utf8, i32, json_string
 
 __all__ = [
     "NULL",

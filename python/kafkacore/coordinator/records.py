@@ -51,6 +51,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kafkacore._java import JavaException, java_string_hash, utils_abs
 from kafkacore.coordinator.codec import (
     NULL,
     MessageSchema,
@@ -62,7 +63,6 @@ from kafkacore.coordinator.codec import (
     write_message,
 )
 from kafkacore.errors import InvalidRecordError
-from kafkacore.tools._java import JavaException, java_string_hash
 
 __all__ = [
     "CONSUMER_PROTOCOL_ASSIGNMENT",
@@ -821,6 +821,4 @@ def decode_group_metadata_value(data: bytes) -> GroupMetadataValue:
 def partition_for_group(group: str, partitions: int = OFFSETS_TOPIC_PARTITIONS) -> int:
     """The ``__consumer_offsets`` partition of ``group``: ``Utils.abs(group.hashCode())
     % partitions`` (Java's ``String.hashCode``; ``Utils.abs(MIN_VALUE)`` is 0)."""
-    h = java_string_hash(group)
-    signed = h - (1 << 32) if h >= 1 << 31 else h
-    return (abs(signed) if signed != -(1 << 31) else 0) % partitions
+    return utils_abs(java_string_hash(group)) % partitions

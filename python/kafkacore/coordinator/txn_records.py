@@ -35,12 +35,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import IntEnum
 
+from kafkacore._java import JavaException, java_string_hash, utils_abs
 from kafkacore.coordinator.codec import Reader, read_message, to_json, write_message
 from kafkacore.coordinator.records import _read as read_record_part
 from kafkacore.errors import InvalidRecordError
 from kafkacore.protocol.schema import field as _f
 from kafkacore.protocol.schema import message
-from kafkacore.tools._java import JavaException, java_string_hash
 
 __all__ = [
     "TRANSACTION_LOG_VALUE_VERSION",
@@ -312,6 +312,4 @@ def partition_for_transactional_id(
     """``Utils.abs(transactionalId.hashCode) % partitions``: ``"txn-1"`` → 10,
     ``"my-transactional-id"`` → 46 (Java's ``String.hashCode``; ``Utils.abs(MIN_VALUE)``
     is 0)."""
-    h = java_string_hash(transactional_id)
-    signed = h - (1 << 32) if h >= 1 << 31 else h
-    return (abs(signed) if signed != -(1 << 31) else 0) % partitions
+    return utils_abs(java_string_hash(transactional_id)) % partitions

@@ -53,6 +53,7 @@ from kafkacore.security.acl import (
     ResourcePattern,
     zk_acl_path,
 )
+from kafkacore.zk.admin import AdminZkClient, new_topic_id
 from kafkacore.zk.client import KafkaZkClient
 from kafkacore.zk.data import TopicAssignment
 
@@ -96,6 +97,7 @@ class ZooKeeperMetadataStore:
         create_wait_s: float = _CALL_TIMEOUT_S,
     ) -> None:
         self._zk = zk
+        self._admin = AdminZkClient(zk)
         self._loop = loop
         self._node_id = node_id
         self._leaders = leaders
@@ -377,20 +379,14 @@ class ZooKeeperMetadataStore:
         configs: Mapping[str, str] | None = None,
         topic_id: uuid.UUID | None = None,
     ) -> TopicMetadata:
-        """Kafka's ``AdminZkClient.createTopicWithAssignment``: the config node, then the
-        assignment (which the controller's topic watch acts on); then wait, as Kafka's
-        ``DelayedCreatePartitions`` does, until every partition has a leader in this
-        broker's metadata."""
-        topic_id = topic_id or uuid.uuid4()
+        """Kafka's ``ZkAdminManager.createTopics``: ``AdminZkClient``'s recipe (the config
+        node, then the assignment, which the controller's topic watch acts on); then wait,
+        as Kafka's ``DelayedCreatePartitions`` does, until every partition has a leader in
+        this broker's metadata. ``KeyError`` if the topic exists (nothing is written)."""
+        topic_id = topic_id or new_topic_id()
         overrides = dict(configs or {})
-        record = TopicAssignment(
-            topic=name,
-            partitions={i: tuple(r) for i, r in enumerate(assignment)},
-            adding={},
-            removing={},
-            topic_id=topic_id,
-        )
-        self._call(self._create(record, overrides))
+        partitions = {i: tuple(r) for i, r in enumerate(assignment)}
+        self._call(self._create(name, overrides, partitions, topic_id))
         self._wait_for_leaders(name, len(assignment))
         return TopicMetadata(
             name,
@@ -399,11 +395,18 @@ class ZooKeeperMetadataStore:
             overrides,
         )
 
-    async def _create(self, record: TopicAssignment, configs: Mapping[str, str]) -> None:
-        if await self._zk.get_topic_assignment(record.topic) is not None:
-            raise KeyError(record.topic)
-        await self._zk.set_entity_config(_TOPICS, record.topic, configs, notify=False)
-        await self._zk.create_topic_assignment(record)
+    async def _create(
+        self,
+        name: str,
+        configs: Mapping[str, str],
+        partitions: Mapping[int, tuple[int, ...]],
+        topic_id: uuid.UUID,
+    ) -> None:
+        if await self._zk.get_topic_assignment(name) is not None:
+            raise KeyError(name)  # before the recipe, which would write the config first
+        await self._admin.create_topic_with_assignment(
+            name, configs, partitions, validate=False, topic_id=topic_id
+        )
 
     def _wait_for_leaders(self, name: str, partitions: int) -> None:
         deadline = time.monotonic() + self._create_wait_s

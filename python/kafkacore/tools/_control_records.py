@@ -13,7 +13,7 @@ import base64
 import struct
 from collections.abc import Callable
 
-from kafkacore.tools._java import JavaException, json_string
+from kafkacore._java import JavaException, json_string
 
 __all__ = ["CONTROL_TYPES", "control_record_text"]
 

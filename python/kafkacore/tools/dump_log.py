@@ -60,10 +60,28 @@ import struct
 import sys
 import time
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple, TextIO
 
+from kafkacore._java import (
+    INT_MAX,
+    JavaException,
+    absolute_path,
+    base_offset_of,
+    decode_utf8,
+    decrement_sequence,
+    file_name,
+    i32,
+    increment_sequence,
+    java_bool,
+    java_hash_map_order,
+    java_path,
+    java_split,
+    java_string_hash,
+    parent,
+    parse_java_integer,
+)
 from kafkacore.coordinator.txn_records import transaction_log_message_text
 from kafkacore.errors import (
     CorruptCheckpointError,
@@ -94,23 +112,6 @@ from kafkacore.record.layout import (
 )
 from kafkacore.tools._checkpoint_files import CHECKPOINT_FILE_NAMES, dump_checkpoint_file
 from kafkacore.tools._control_records import control_record_text
-from kafkacore.tools._java import (
-    INT_MAX,
-    JavaException,
-    absolute_path,
-    base_offset_of,
-    decode_utf8,
-    decrement_sequence,
-    file_name,
-    i32,
-    increment_sequence,
-    java_bool,
-    java_hash_map_order,
-    java_path,
-    java_split,
-    parent,
-    parse_java_integer,
-)
 from kafkacore.tools.offsets_records import offsets_message_text
 
 if TYPE_CHECKING:
@@ -124,8 +125,14 @@ __all__ = [
     "DumpUsageError",
     "dump_files",
     "files_option",
-    "java_hash_map_order",
 ]
+
+
+def _report_order(report: Mapping[str, object]) -> list[str]:
+    """The paths of one of ``DumpLogSegments``' report maps in its iteration order (a
+    ``HashMap`` filled with ``computeIfAbsent``)."""
+    return java_hash_map_order(list(report), java_string_hash, compute_if_absent=True)
+
 
 # --- Kafka's layout constants (Records, DefaultRecordBatch, LegacyRecord) ----------------
 
@@ -426,27 +433,27 @@ class _Dumper:
     def print_reports(self) -> None:
         self.out.flush()
         lines: list[str] = []
-        for path in java_hash_map_order(list(self.index_mismatches)):
+        for path in _report_order(self.index_mismatches):
             lines.append(f"Mismatches in :{path}")
             for index_offset, log_offset in sorted(
                 self.index_mismatches[path].items(), reverse=True
             ):
                 lines.append(f"  Index offset: {index_offset}, log offset: {log_offset}")
-        for path in java_hash_map_order(list(self.time_mismatches)):
+        for path in _report_order(self.time_mismatches):
             lines.append(f"Found timestamp mismatch in :{path}")
             for index_ts, log_ts in self.time_mismatches[path]:
                 lines.append(f"  Index timestamp: {index_ts}, log timestamp: {log_ts}")
-        for path in java_hash_map_order(list(self.time_out_of_order)):
+        for path in _report_order(self.time_out_of_order):
             lines.append(f"Found out of order timestamp in :{path}")
             for index_ts, previous_ts in self.time_out_of_order[path]:
                 lines.append(
                     f"  Index timestamp: {index_ts}, Previously indexed timestamp: {previous_ts}"
                 )
-        for path in java_hash_map_order(list(self.time_not_found)):
+        for path in _report_order(self.time_not_found):
             lines.append(f"The following indexed offsets are not found in :{path}")
             for index_offset, log_offset in self.time_not_found[path]:
                 lines.append(f"Indexed offset: {index_offset}, found log offset: {log_offset}")
-        for path in java_hash_map_order(list(self.non_consecutive)):
+        for path in _report_order(self.non_consecutive):
             lines.append(f"Non-consecutive offsets in {path}")
             for previous, offset in sorted(self.non_consecutive[path].items()):
                 lines.append(f"  {previous} is followed by {offset}")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kafkacore._java import JavaException
 from kafkacore.coordinator.codec import Field, MessageSchema, Reader, read_message, to_json
 from kafkacore.coordinator.records import *  # noqa: F403  (the formats, re-exported)
 from kafkacore.coordinator.records import (
@@ -26,7 +27,6 @@ from kafkacore.coordinator.records import (
     record_schemas,
 )
 from kafkacore.coordinator.records import __all__ as _records_all
-from kafkacore.tools._java import JavaException
 
 __all__ = [*_records_all, "offsets_message_text"]
 

@@ -1,7 +1,9 @@
 """Topic administration through ZooKeeper, as Kafka's ``AdminZkClient`` does it from a
 broker: create a topic (its config first, then ``/brokers/topics/<t>``, which the
-controller's watch picks up), add partitions, change configs, mark for deletion. Also the
-default replica placement (Kafka's ``AdminUtils.assignReplicasToBrokers``).
+controller's watch picks up), add partitions, change configs, mark for deletion. The
+replicas are placed by :mod:`kafkacore.placement` (Kafka's ``AdminUtils``).
+:class:`~kafkacore.metadata.zookeeper.ZooKeeperMetadataStore` creates topics through
+:meth:`AdminZkClient.create_topic_with_assignment`, as Kafka's ``ZkAdminManager`` does.
 """
 
 from __future__ import annotations
@@ -11,8 +13,7 @@ import re
 import uuid
 from collections.abc import Mapping, Sequence
 
-from kafkacore.controller.algorithms import BrokerMetadata, rack_alternated_broker_list
-from kafkacore.controller.algorithms import assign_replicas_to_brokers as _assign_replicas
+from kafkacore.placement import BrokerMetadata, assign_replicas_to_brokers
 from kafkacore.zk.client import KafkaZkClient
 from kafkacore.zk.data import TopicAssignment, topic_id_to_string
 from kafkacore.zk.errors import (
@@ -23,16 +24,7 @@ from kafkacore.zk.errors import (
     UnknownTopicError,
 )
 
-__all__ = [
-    "AdminZkClient",
-    "BrokerRack",
-    "assign_replicas_to_brokers",
-    "new_topic_id",
-    "rack_alternated_broker_list",
-    "validate_topic_name",
-]
-
-BrokerRack = tuple[int, str | None]  # (broker id, rack or None)
+__all__ = ["AdminZkClient", "new_topic_id", "validate_topic_name"]
 
 _LEGAL_TOPIC = re.compile(r"^[a-zA-Z0-9._-]+$")
 MAX_TOPIC_NAME_LENGTH = 249
@@ -66,29 +58,6 @@ def new_topic_id(rng: random.Random | None = None) -> uuid.UUID:
             return candidate
 
 
-def assign_replicas_to_brokers(
-    brokers: Sequence[BrokerRack],
-    n_partitions: int,
-    replication_factor: int,
-    *,
-    fixed_start_index: int = -1,
-    start_partition_id: int = -1,
-    rng: random.Random | None = None,
-) -> dict[int, tuple[int, ...]]:
-    """Kafka's default placement (:func:`kafkacore.controller.algorithms.
-    assign_replicas_to_brokers`) over ``(broker id, rack)`` pairs in Kafka's order
-    (sorted by id)."""
-    placed = _assign_replicas(
-        [BrokerMetadata(b, rack) for b, rack in brokers],
-        n_partitions,
-        replication_factor,
-        fixed_start_index=fixed_start_index,
-        start_partition_id=start_partition_id,
-        rng=rng,
-    )
-    return {p: tuple(replicas) for p, replicas in placed.items()}
-
-
 class AdminZkClient:
     """Broker-side topic administration over a :class:`KafkaZkClient`."""
 
@@ -96,10 +65,10 @@ class AdminZkClient:
         self.zk = zk
         self._rng = rng or random.Random()
 
-    async def broker_racks(self) -> list[BrokerRack]:
+    async def broker_metadatas(self) -> list[BrokerMetadata]:
         """The registered brokers and their racks, by id (Kafka's ``getBrokerMetadatas``)."""
         brokers = await self.zk.get_all_brokers()
-        return [(b, reg.rack) for b, (reg, _) in sorted(brokers.items())]
+        return [BrokerMetadata(b, reg.rack) for b, (reg, _) in sorted(brokers.items())]
 
     async def create_topic(
         self,
@@ -112,7 +81,7 @@ class AdminZkClient:
     ) -> TopicAssignment:
         """Place the replicas on the live brokers and create the topic."""
         assignment = assign_replicas_to_brokers(
-            await self.broker_racks(), partitions, replication_factor, rng=self._rng
+            await self.broker_metadatas(), partitions, replication_factor, rng=self._rng
         )
         return await self.create_topic_with_assignment(
             topic, config or {}, assignment, topic_id=topic_id
@@ -185,12 +154,12 @@ class AdminZkClient:
                 f"currently has {existing} partitions, {total} would not be an increase."
             )
         if assignment is None:
-            brokers = await self.broker_racks()
-            ids = [b for b, _ in brokers]
+            brokers = await self.broker_metadatas()
+            ids = [b.id for b in brokers]
             first = current.partitions[0][0]
             start = next((i for i, b in enumerate(ids) if b >= first), -1)
             rf = len(current.partitions[0])
-            new = assign_replicas_to_brokers(
+            placed = assign_replicas_to_brokers(
                 brokers,
                 total - existing,
                 rf,
@@ -198,6 +167,7 @@ class AdminZkClient:
                 start_partition_id=existing,
                 rng=self._rng,
             )
+            new = {p: tuple(r) for p, r in placed.items()}
         else:
             new = {p: tuple(r) for p, r in assignment.items()}
             if sorted(new) != list(range(existing, total)):

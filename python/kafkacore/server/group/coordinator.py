@@ -1,31 +1,31 @@
 """The classic group coordinator: JoinGroup/SyncGroup/Heartbeat/LeaveGroup state machine
 and the offset store, with Kafka's error codes.
 
-Writes to ``__consumer_offsets`` (OffsetCommit, group metadata, expiry and topic-deletion
-tombstones, DeleteGroups, OffsetDelete) run on the I/O executor and are awaited, as
-Kafka's coordinator runtime appends and completes the operation once the write is done:
-the in-memory state changes only after its records are in the log (OffsetFetch sees an
-offset once it is written), and a failed append answers the error Kafka's
-``GroupCoordinatorService`` maps it to (:func:`append_error_code`).
-
-Order: one :class:`asyncio.Lock` per ``__consumer_offsets`` partition is held across
-"validate -> append on the executor -> apply", so the state applies writes in the order
-they land in that partition's log (a reload after a restart rebuilds what was served),
-and each validation sees every earlier write applied.
-
-Ownership (Kafka's ``onElection``/``onResignation``): this coordinator serves the groups of
-the ``__consumer_offsets`` partitions it was elected for (:meth:`GroupCoordinator.on_elected`,
-called when this broker becomes the partition's leader), once their records are loaded;
-a group of a partition being loaded answers COORDINATOR_LOAD_IN_PROGRESS, one of a partition
-it does not own NOT_COORDINATOR (:meth:`GroupCoordinator.coordinator_error`, Kafka's
-``validateGroupStatus``). A single node is the replication-factor-1 case: :meth:`load` is
-the election for every partition it leads, done synchronously at start-up, and the
+The state lives in one :class:`~kafkacore.server.group.shard.GroupShard` per
+``__consumer_offsets`` partition, on the coordinator runtime
+(:mod:`kafkacore.coordinator.runtime`), which owns what is not about groups: ownership
+fenced by leader epoch (Kafka's ``onElection``/``onResignation``: this coordinator serves
+the groups of the partitions it was elected for, once loaded on the I/O executor; a group
+of a partition being loaded answers COORDINATOR_LOAD_IN_PROGRESS, one of a partition not
+owned NOT_COORDINATOR, :meth:`GroupCoordinator.coordinator_error`), the appends and the
+wait for the high watermark. A single node is the replication-factor-1 case: :meth:`load`
+is the election for every partition it leads, done synchronously at start-up, and the
 partitions of a topic not created yet are its own (it will lead them).
 
-Thread-safety: the coordinator and its groups are event loop thread only; only
-:meth:`OffsetsTopic.write <kafkacore.server.group.offsets.OffsetsTopic.write>` runs on an
-I/O thread, and it touches no coordinator state (as :meth:`GroupCoordinator._read_partition`,
-the log read of a load)."""
+Writes to ``__consumer_offsets`` (OffsetCommit, group metadata, expiry and topic-deletion
+tombstones, DeleteGroups, OffsetDelete) are awaited, as Kafka's coordinator runtime
+completes an operation once its write is done: the in-memory state changes only after its
+records are in the log (OffsetFetch sees an offset once it is written), and a failed
+append answers the error Kafka's ``GroupCoordinatorService`` maps it to
+(:func:`~kafkacore.coordinator.runtime.append_error_code`).
+
+Order: the runtime's lock of each ``__consumer_offsets`` partition is held across
+"validate -> append -> apply", so the state applies writes in the order they land in that
+partition's log (a reload after a restart rebuilds what was served), and each validation
+sees every earlier write applied.
+
+Thread-safety: the coordinator and its groups are event loop thread only; the appends and
+the loads run on the I/O executor and touch no installed state."""
 
 from __future__ import annotations
 
@@ -36,14 +36,15 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterable
 from concurrent.futures import Executor
-from typing import Any, NamedTuple
+from typing import Any
 
-from kafkacore import record
+from kafkacore._java import java_length
 from kafkacore.config import BrokerConfig
 from kafkacore.coordinator import records as recs
-from kafkacore.errors import KafkaCoreError, RecordBatchTooLargeError, RecordTooLargeError
+from kafkacore.coordinator.runtime import CoordinatorRuntime, append_error_code
 from kafkacore.log import TopicPartition
 from kafkacore.protocol import ErrorCode
+from kafkacore.server.coordinator_writer import CoordinatorPartitionWriter
 from kafkacore.server.group.group import (
     COMPLETING,
     DEAD,
@@ -51,25 +52,16 @@ from kafkacore.server.group.group import (
     PREPARING,
     STABLE,
     Group,
+    JoinResult,
     Member,
     Offset,
+    join_error,
 )
-from kafkacore.server.group.offsets import (
-    OFFSETS_TOPIC,
-    OffsetsPartitionMissingError,
-    OffsetsTopic,
-)
-from kafkacore.server.partition import NotEnoughReplicasError, NotLeaderOrFollowerError
+from kafkacore.server.group.offsets import OFFSETS_TOPIC, offsets_topic
+from kafkacore.server.group.shard import GroupsByPartition, GroupShard
 from kafkacore.server.replica_manager import ReplicaManager
 
-__all__ = [
-    "DEFAULT_RETENTION_TIME",
-    "GroupCoordinator",
-    "JoinResult",
-    "OffsetsReplicationTimeoutError",
-    "TxnVerifier",
-    "append_error_code",
-]
+__all__ = ["DEFAULT_RETENTION_TIME", "GroupCoordinator", "JoinResult", "TxnVerifier"]
 
 DEFAULT_RETENTION_TIME = -1
 """OffsetCommit v2-4's RetentionTimeMs meaning "the broker's offsets.retention.minutes"."""
@@ -79,77 +71,14 @@ TxnVerifier = Callable[[int], Awaitable[tuple[int, tuple[int, int] | None]]]
 """KIP-890 verification of a TxnOffsetCommit: given the group's ``__consumer_offsets``
 partition, ``(error, verification guard)`` (see :meth:`GroupCoordinator.commit_transactional`)."""
 
-
-class OffsetsReplicationTimeoutError(KafkaCoreError):
-    """A ``__consumer_offsets`` append was not replicated to the ISR within
-    ``offsets.commit.timeout.ms`` (Kafka's REQUEST_TIMED_OUT of the coordinator's
-    append)."""
-
-
-class JoinResult(NamedTuple):
-    """A JoinGroup answer: ``members`` (member id, group instance id, protocol metadata)
-    is filled for the leader only."""
-
-    error_code: int
-    generation: int
-    protocol: str | None
-    leader: str | None
-    member_id: str
-    members: list[tuple[str, str | None, bytes]]
-
+SESSION_SWEEP_MS = 50
+"""How often members' sessions and pending member ids are checked for expiry."""
 
 logger = logging.getLogger("kafkacore.server.group")
 
 
 def _now_ms() -> int:
     return int(time.time() * 1000)
-
-
-_APPEND_ERRORS: list[tuple[type[BaseException] | tuple[type[BaseException], ...], int]] = [
-    # UnknownTopicOrPartition, NotEnoughReplicas(AfterAppend), Timeout
-    (
-        (OffsetsPartitionMissingError, NotEnoughReplicasError, OffsetsReplicationTimeoutError),
-        ErrorCode.COORDINATOR_NOT_AVAILABLE,
-    ),
-    # NotLeaderOrFollower, KafkaStorageException (an I/O error: StorageIOError is an OSError)
-    ((NotLeaderOrFollowerError, OSError), ErrorCode.NOT_COORDINATOR),
-    # RecordTooLarge, RecordBatchTooLarge
-    ((RecordTooLargeError, RecordBatchTooLargeError), ErrorCode.UNKNOWN_SERVER_ERROR),
-]
-
-
-def append_error_code(exc: BaseException) -> int:
-    """What a failed ``__consumer_offsets`` append answers (Kafka 4.x
-    ``GroupCoordinatorService`` normalising the runtime's write exception, as the
-    classic ``appendGroupMetadataErrorToResponseError`` did): a partition not hosted or
-    short of replicas -> COORDINATOR_NOT_AVAILABLE; not the leader, or a storage failure
-    -> NOT_COORDINATOR; a batch too large -> UNKNOWN_SERVER_ERROR; anything else ->
-    UNKNOWN_SERVER_ERROR (``Errors.forException`` of an unexpected exception)."""
-    for kinds, code in _APPEND_ERRORS:
-        if isinstance(exc, kinds):
-            return code
-    return ErrorCode.UNKNOWN_SERVER_ERROR
-
-
-def _txn_append_error_code(exc: BaseException) -> int:
-    """What a failed TxnOffsetCommit append answers: :func:`append_error_code`'s
-    normalisation, and the log's own error otherwise (Kafka's
-    ``CoordinatorOperationExceptionHelper``: INVALID_PRODUCER_EPOCH, INVALID_TXN_STATE,
-    ... reach the producer as they are)."""
-    code = append_error_code(exc)
-    if code != ErrorCode.UNKNOWN_SERVER_ERROR or isinstance(
-        exc, (RecordTooLargeError, RecordBatchTooLargeError)
-    ):
-        return code
-    # imported here: the handler package imports this module
-    from kafkacore.server.handlers.errors import error_code_for
-
-    return int(error_code_for(exc))
-
-
-def _java_length(text: str) -> int:
-    """Java's ``String.length()``: UTF-16 code units (Kafka compares the metadata's)."""
-    return len(text.encode("utf-16-le")) // 2
 
 
 class GroupCoordinator:
@@ -165,359 +94,111 @@ class GroupCoordinator:
         """``cluster_mode`` (default: ``zookeeper.connect`` set): groups are served only
         for the partitions this broker was elected for (:meth:`on_elected`)."""
         self.config = config
-        self.groups: dict[str, Group] = {}
-        """The groups of the owned partitions."""
-        self.topic = OffsetsTopic(
-            replicas,
-            cluster_mode=bool(config.zookeeper_connect) if cluster_mode is None else cluster_mode,
+        self.replicas = replicas
+        if cluster_mode is None:
+            cluster_mode = bool(config.zookeeper_connect)
+        self.runtime = CoordinatorRuntime(
+            offsets_topic(CoordinatorPartitionWriter(replicas), replicas.config, cluster_mode),
+            lambda partition, _epoch: GroupShard(partition),
+            io_executor=io_executor,
+            write_timeout_ms=config.offsets_commit_timeout_ms,
+            serve_uncreated=not cluster_mode,
         )
+        self.topic = self.runtime.topic
+        self.groups = GroupsByPartition(self.runtime)
+        """The groups of the owned partitions."""
         self.clock = clock
         """Wall-clock milliseconds for commit/state timestamps and offset expiry."""
-        self.io_executor = io_executor
-        """Where ``__consumer_offsets`` appends run (the broker's ``num.io.threads``
-        pool; ``None``: the event loop's default executor)."""
-        self._write_locks: dict[int, asyncio.Lock] = {}
-        self._sweeper: asyncio.Task[None] | None = None
-        self._expirer: asyncio.Task[None] | None = None
-        self._epochs: dict[int, int] = {}
-        """Kafka's ``epochForPartitionId``: the newest leader epoch seen per partition in
-        an election or a resignation (an older one is stale and ignored)."""
-        self._owned: set[int] = set()
-        """Partitions elected for and loaded: their groups are served."""
-        self._loading: dict[int, asyncio.Task[None]] = {}
-        """Partitions elected for whose load is under way."""
-        self._creating: asyncio.Task[None] | None = None
 
     @property
     def cluster_mode(self) -> bool:
         return self.topic.cluster_mode
 
-    # -- lifecycle -------------------------------------------------------------------------
+    # -- lifecycle and ownership (the runtime's) -------------------------------------------
 
     def load(self) -> None:
         """The election for every ``__consumer_offsets`` partition this node leads, each
         loaded synchronously (start-up: no COORDINATOR_LOAD_IN_PROGRESS window)."""
-        for index in range(self.topic.partitions):
-            partition = self.topic.replicas.partition(OFFSETS_TOPIC, index)
-            if partition is None or not partition.is_leader:
-                continue
-            if self._accept_epoch(index, partition.leader_epoch):
-                self._install(index, self._read_partition(index))
-
-    def _read_partition(self, index: int) -> dict[str, Group]:
-        """The groups and offsets of partition ``index``, rebuilt from its records (the
-        last record of a key wins). Blocking (log reads), touches no coordinator state:
-        runs on the I/O executor for an election.
-
-        Transactions (Kafka's ``OffsetMetadataManager.replay`` and
-        ``replayEndTransactionMarker``): an offset in a transactional batch is pending
-        under the batch's producer id; the producer's COMMIT marker materialises its
-        pending offsets (each unless a later record already committed that partition),
-        its ABORT marker drops them; a tombstone removes the partition's committed and
-        pending offsets. Offsets still pending at the log end stay pending in their group
-        (:attr:`Group.pending_txn`), for the marker the transaction coordinator will
-        write."""
-        groups: dict[str, Group] = {}
-        with_metadata: set[str] = set()
-        pending_groups: dict[int, set[str]] = {}  # producer id -> groups it wrote
-        for entry in self.topic.read_partition_entries(index):
-            key, value = entry.key, entry.value
-            if entry.marker is not None:
-                for group_id in pending_groups.pop(entry.producer_id, ()):
-                    group = groups.get(group_id)
-                    if group is not None:
-                        self._complete_txn(
-                            group, entry.producer_id, entry.marker == record.ControlType.COMMIT
-                        )
-            elif isinstance(key, recs.OffsetCommitKey):
-                group = groups.get(key.group)
-                tp = (key.topic, key.partition)
-                if value is None:
-                    if group is not None:
-                        group.offsets.pop(tp, None)
-                        group.drop_pending_txn(tp)
-                    continue
-                v = recs.decode_offset_commit_value(value)
-                group = groups.setdefault(key.group, Group(key.group))
-                offset = Offset(
-                    v.offset,
-                    v.leader_epoch,
-                    v.metadata,
-                    v.commit_timestamp,
-                    None if v.expire_timestamp == recs.NO_EXPIRE_TIMESTAMP else v.expire_timestamp,
-                    entry.offset,
-                )
-                if entry.producer_id >= 0:
-                    group.pending_txn.setdefault(entry.producer_id, {})[tp] = offset
-                    pending_groups.setdefault(entry.producer_id, set()).add(key.group)
-                else:
-                    group.offsets[tp] = offset
-            elif isinstance(key, recs.GroupMetadataKey):
-                if value is None:
-                    groups.pop(key.group, None)
-                    with_metadata.discard(key.group)
-                    continue
-                with_metadata.add(key.group)
-                g = recs.decode_group_metadata_value(value)
-                group = groups.setdefault(key.group, Group(key.group))
-                group.protocol_type, group.generation = g.protocol_type, g.generation
-                group.protocol, group.leader = g.protocol, g.leader
-                group.state_timestamp = g.current_state_timestamp
-                # Kafka's GroupMetadata.loadGroup: the members of the stored generation come
-                # back, Stable (Empty without members), so that a coordinator failover does
-                # not make every member of every group rejoin; sessions restart in _install
-                group.members = {
-                    m.member_id: Member(
-                        member_id=m.member_id,
-                        instance_id=m.group_instance_id,
-                        client_id=m.client_id,
-                        client_host=m.client_host,
-                        session_timeout=m.session_timeout,
-                        rebalance_timeout=(
-                            m.rebalance_timeout if m.rebalance_timeout >= 0 else m.session_timeout
-                        ),
-                        protocol_type=g.protocol_type,
-                        protocols=[(g.protocol or "", m.subscription)],
-                        assignment=m.assignment,
-                    )
-                    for m in g.members
-                }
-                group.static = {
-                    m.group_instance_id: m.member_id
-                    for m in g.members
-                    if m.group_instance_id is not None
-                }
-                group.set_loaded_state(STABLE if group.members else EMPTY)
-        # a group known only by offsets whose every offset was tombstoned is gone
-        for group_id in [g for g, v in groups.items() if not v.offsets and not v.pending_txn]:
-            if group_id not in with_metadata:
-                del groups[group_id]
-        return groups
-
-    # -- ownership (Kafka's onElection / onResignation) ------------------------------------
-
-    def _accept_epoch(self, index: int, leader_epoch: int | None) -> bool:
-        """Kafka's ``maybeUpdateCoordinatorEpoch``: record ``leader_epoch`` unless a
-        newer one was seen; whether it is current (not stale). ``None`` (a StopReplica
-        without an epoch) is always current and records nothing."""
-        if leader_epoch is None:
-            return True
-        current = self._epochs.get(index)
-        if current is not None and leader_epoch < current:
-            return False
-        self._epochs[index] = leader_epoch
-        return True
-
-    def _owns(self, index: int) -> bool:
-        if index in self._owned:
-            return True
-        # single node: the partitions of a topic not created yet will be led here
-        return not self.cluster_mode and index not in self._epochs
+        self.runtime.load_led_partitions()
 
     def coordinator_error(self, group_id: str) -> int:
         """Kafka's ``validateGroupStatus`` for ownership: COORDINATOR_LOAD_IN_PROGRESS
         while ``group_id``'s partition loads, NOT_COORDINATOR if it is not owned here,
         else NONE."""
-        index = self.topic.partition_for(group_id)
-        if index in self._loading:
-            return ErrorCode.COORDINATOR_LOAD_IN_PROGRESS
-        if not self._owns(index):
-            return ErrorCode.NOT_COORDINATOR
-        return ErrorCode.NONE
+        return self.runtime.partition_error(self.topic.partition_for(group_id))
 
     @property
     def loading(self) -> bool:
         """Some partition is being loaded (ListGroups answers COORDINATOR_LOAD_IN_PROGRESS)."""
-        return bool(self._loading)
+        return self.runtime.loading
 
     def owned_partitions(self) -> set[int]:
-        return set(self._owned)
+        return self.runtime.owned_partitions()
 
     def on_elected(self, partition: int, leader_epoch: int) -> None:
         """Kafka's ``onElection``: this broker leads ``__consumer_offsets`` partition
         ``partition`` at ``leader_epoch``; its groups and offsets are loaded on the I/O
-        executor, and its groups answer COORDINATOR_LOAD_IN_PROGRESS until then. A stale
-        epoch is ignored; a partition already owned or loading keeps its state (the new
-        epoch is recorded). Event loop only."""
-        if not self._accept_epoch(partition, leader_epoch):
-            logger.info(
-                "Not loading %s-%d in epoch %d, since current epoch is %d",
-                OFFSETS_TOPIC,
-                partition,
-                leader_epoch,
-                self._epochs[partition],
-            )
-            return
-        if partition in self._owned or partition in self._loading:
-            return
-        logger.info(
-            "Scheduling loading of offsets and group metadata from %s-%d for epoch %d",
-            OFFSETS_TOPIC,
-            partition,
-            leader_epoch,
-        )
-        task = asyncio.get_running_loop().create_task(self._load_partition(partition))
-        self._loading[partition] = task
-
-    async def _load_partition(self, index: int) -> None:
-        loop = asyncio.get_running_loop()
-        start = time.monotonic()
-        try:
-            groups = await loop.run_in_executor(self.io_executor, self._read_partition, index)
-        except Exception:  # Kafka logs the failure and owns the partition all the same
-            logger.exception("Error loading offsets from %s-%d", OFFSETS_TOPIC, index)
-            groups = {}
-        if self._loading.get(index) is not asyncio.current_task():
-            return  # resigned (or stopped) meanwhile
-        del self._loading[index]
-        self._install(index, groups)
-        logger.info(
-            "Finished loading offsets and group metadata from %s-%d in %d milliseconds (%d groups)",
-            OFFSETS_TOPIC,
-            index,
-            int((time.monotonic() - start) * 1000),
-            len(groups),
-        )
-
-    def _install(self, index: int, groups: dict[str, Group]) -> None:
-        for group_id, group in groups.items():
-            if self.groups.setdefault(group_id, group) is group:
-                for member in group.members.values():  # Kafka's onGroupLoaded
-                    self._touch(member)
-        self._owned.add(index)
+        executor. A partition already owned or loading keeps its state. Event loop only."""
+        self.runtime.schedule_load(partition, leader_epoch)
 
     def on_leadership_change(
         self,
         leaders: Iterable[tuple[TopicPartition, int]],
         followers: Iterable[tuple[TopicPartition, int]],
     ) -> None:
-        """KafkaApis' ``onLeadershipChange`` for this coordinator, after a LeaderAndIsr:
-        ``(partition, leader epoch)`` of the partitions that became leaders here and of
-        those that became followers; only ``__consumer_offsets`` ones matter."""
-        for tp, epoch in leaders:
-            if tp.topic == OFFSETS_TOPIC:
-                self.on_elected(tp.partition, epoch)
-        for tp, epoch in followers:
-            if tp.topic == OFFSETS_TOPIC:
-                self.on_resigned(tp.partition, epoch)
+        """KafkaApis' ``onLeadershipChange`` for ``__consumer_offsets`` partitions."""
+        self.runtime.on_leadership_change(leaders, followers)
 
     def on_resigned(self, partition: int, leader_epoch: int | None) -> None:
         """Kafka's ``onResignation``: this broker no longer leads ``__consumer_offsets``
         partition ``partition``; its load (if under way) is abandoned, its groups are
         dropped from memory, their rebalances cancelled, and members waiting in JoinGroup
-        or SyncGroup answered NOT_COORDINATOR (they find the new coordinator). A stale
-        epoch is ignored; ``None`` (a StopReplica deleting the partition, whose state has
-        no epoch) always applies. Event loop only."""
-        if not self._accept_epoch(partition, leader_epoch):
-            logger.info(
-                "Not unloading %s-%d in epoch %s, since current epoch is %d",
-                OFFSETS_TOPIC,
-                partition,
-                leader_epoch,
-                self._epochs[partition],
-            )
-            return
-        self._owned.discard(partition)
-        loading = self._loading.pop(partition, None)
-        if loading is not None:
-            loading.cancel()
-        gone = [
-            g for g in self.groups.values() if self.topic.partition_for(g.group_id) == partition
-        ]
-        for group in gone:
-            del self.groups[group.group_id]
-            self._unload(group)
-        logger.info(
-            "Unloaded %d groups of %s-%d for epoch %s",
-            len(gone),
-            OFFSETS_TOPIC,
-            partition,
-            leader_epoch,
-        )
-
-    def _unload(self, group: Group) -> None:
-        """Kafka's ``onGroupUnloaded``: the group is Dead here; whoever waits is told to
-        find the new coordinator."""
-        group.transition_to(DEAD)
-        group.pending.clear()
-        for member in group.members.values():
-            if member.join_future is not None and not member.join_future.done():
-                member.join_future.set_result(
-                    self._join_error(ErrorCode.NOT_COORDINATOR, member.member_id)
-                )
-            if member.sync_future is not None and not member.sync_future.done():
-                member.sync_future.set_result((ErrorCode.NOT_COORDINATOR, b""))
-        if group.rebalance is not None:
-            group.rebalance.cancel()
-            group.rebalance = None
+        or SyncGroup answered NOT_COORDINATOR (:meth:`GroupShard.on_unloaded`). ``None``
+        (a StopReplica deleting the partition) always applies. Event loop only."""
+        self.runtime.schedule_unload(partition, leader_epoch)
 
     def create_offsets_topic(self) -> None:
         """Start creating ``__consumer_offsets`` in the background unless under way
         (Kafka's FindCoordinator auto-creation in a cluster: the request answers
         COORDINATOR_NOT_AVAILABLE meanwhile; a failure is logged, the next request
         tries again)."""
-        if self._creating is not None and not self._creating.done():
-            return
-        self._creating = asyncio.get_running_loop().create_task(self._create_offsets_topic())
-
-    async def _create_offsets_topic(self) -> None:
-        loop = asyncio.get_running_loop()
-        try:
-            await loop.run_in_executor(self.io_executor, self.topic.ensure_created)
-        except Exception as exc:
-            logger.warning("Could not create %s: %s", OFFSETS_TOPIC, exc)
+        self.runtime.create_topic_in_background()
 
     def start(self) -> None:
-        loop = asyncio.get_running_loop()
-        self._sweeper = loop.create_task(self._sweep())
-        self._expirer = loop.create_task(self._expire_periodically())
+        self.runtime.schedule_periodic(
+            "Session expiration", lambda: SESSION_SWEEP_MS, self._expire_sessions
+        )
+        # Kafka's delete-expired-group-metadata task
+        self.runtime.schedule_periodic(
+            "Offset expiration",
+            lambda: self.config.offsets_retention_check_interval_ms,
+            self.cleanup_expired,
+        )
 
     async def stop(self) -> None:
-        tasks = [self._sweeper, self._expirer, self._creating]
-        tasks += [g.rebalance for g in self.groups.values()]
-        tasks += list(self._loading.values())
-        self._loading.clear()
-        for task in tasks:
-            if task is not None:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+        await self.runtime.stop()
+        for task in [g.rebalance for g in self.groups.values() if g.rebalance is not None]:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
 
-    async def _sweep(self) -> None:
-        while True:
-            await asyncio.sleep(0.05)
-            now = time.monotonic()
-            for group in list(self.groups.values()):
-                for mid, expiry in list(group.pending.items()):
-                    if expiry <= now:
-                        del group.pending[mid]
-                for member in list(group.members.values()):
-                    waiting = member.join_future is not None and not member.join_future.done()
-                    if not waiting and member.deadline <= now:
-                        self._remove_member(group, member)
-
-    async def _expire_periodically(self) -> None:
-        """Kafka's ``delete-expired-group-metadata`` task, every
-        ``offsets.retention.check.interval.ms``."""
-        while True:
-            await asyncio.sleep(self.config.offsets_retention_check_interval_ms / 1000)
-            try:
-                await self.cleanup_expired()
-            except Exception:  # keep the task alive, as Kafka's scheduler does
-                logger.exception("Offset expiration failed")
+    def _expire_sessions(self) -> None:
+        now = time.monotonic()
+        for group in list(self.groups.values()):
+            for mid, expiry in list(group.pending.items()):
+                if expiry <= now:
+                    del group.pending[mid]
+            for member in list(group.members.values()):
+                waiting = member.join_future is not None and not member.join_future.done()
+                if not waiting and member.deadline <= now:
+                    self._remove_member(group, member)
 
     # -- writes ----------------------------------------------------------------------------
 
     def _write_lock(self, group_id: str) -> asyncio.Lock:
         """The lock ordering the writes to ``group_id``'s ``__consumer_offsets``
         partition: held across validate -> :meth:`_append` -> apply."""
-        return self._partition_lock(self.topic.partition_for(group_id))
-
-    def _partition_lock(self, index: int) -> asyncio.Lock:
-        lock = self._write_locks.get(index)
-        if lock is None:
-            lock = self._write_locks[index] = asyncio.Lock()
-        return lock
+        return self.runtime.partition_lock(self.topic.partition_for(group_id))
 
     async def _append(
         self,
@@ -526,47 +207,14 @@ class GroupCoordinator:
         txn: tuple[int, int] | None = None,
         guard: tuple[int, int] | None = None,
     ) -> int:
-        """Append ``entries`` to ``group_id``'s partition on the I/O executor and wait for
-        it (the caller holds :meth:`_write_lock`); delayed fetches of the partition are
-        woken back on the loop. ``txn``: (producer id, epoch) of a transactional batch,
-        ``guard`` its KIP-890 verification guard (:meth:`OffsetsTopic.write`). The log
-        offset after the batch (its records are the ``len(entries)`` before it; -1 when
-        ``entries`` is empty). Raises what the append raised."""
-        if not entries:
-            return -1
-        index = self.topic.partition_for(group_id)
-        if not self._owns(index) or index in self._loading:
-            # resigned while the caller waited: the new leader's coordinator writes now
-            raise NotLeaderOrFollowerError(f"{OFFSETS_TOPIC}-{index} is not owned here")
-        loop = asyncio.get_running_loop()
-        tp, end = await loop.run_in_executor(
-            self.io_executor, self.topic.write, group_id, entries, txn, guard
+        """Append ``entries`` to ``group_id``'s partition and wait until replicated (the
+        caller holds :meth:`_write_lock`); ``txn``: (producer id, epoch) of a
+        transactional batch, ``guard`` its KIP-890 verification guard. The log offset
+        after the batch (-1 when ``entries`` is empty). Raises
+        :class:`~kafkacore.coordinator.runtime.CoordinatorWriteError`."""
+        return await self.runtime.append(
+            self.topic.partition_for(group_id), entries, producer=txn, verification_guard=guard
         )
-        self.topic.replicas.purgatory.wake(tp)
-        await self._await_replication(tp, end)
-        return end
-
-    async def _await_replication(self, tp: TopicPartition, end: int) -> None:
-        """Kafka's coordinator append is acks=-1: done once the high watermark reaches
-        ``end`` (a committed offset survives the loss of this broker). Raises
-        :class:`NotLeaderOrFollowerError` if leadership is lost meanwhile,
-        :class:`NotEnoughReplicasError` if the ISR shrank below the minimum,
-        :class:`OffsetsReplicationTimeoutError` after ``offsets.commit.timeout.ms``."""
-        replicas = self.topic.replicas
-        deadline = time.monotonic() + self.config.offsets_commit_timeout_ms / 1000
-        while True:
-            code = replicas.check_enough_replicas_reach_offset(tp, end)
-            if code == ErrorCode.NONE:
-                return
-            if code == ErrorCode.NOT_LEADER_OR_FOLLOWER:
-                raise NotLeaderOrFollowerError(f"{tp} is no longer led here")
-            if code is not None:
-                raise NotEnoughReplicasError(f"{tp}: too few in-sync replicas after the append")
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise OffsetsReplicationTimeoutError(f"{tp}: not replicated to offset {end}")
-            # bounded: a move on an I/O thread between the check and the wait is not lost
-            await replicas.produce_purgatory.wait([tp], min(remaining, 0.5))
 
     async def _persist_group(self, group: Group) -> int:
         """Write ``group``'s GroupMetadata record (its state when the write lock is
@@ -612,9 +260,6 @@ class GroupCoordinator:
         )
         return recs.group_metadata_key(group.group_id), value
 
-    def _touch(self, member: Member) -> None:
-        member.deadline = time.monotonic() + member.session_timeout / 1000
-
     def _remove_member(self, group: Group, member: Member) -> None:
         group.members.pop(member.member_id, None)
         if member.instance_id is not None and group.static.get(member.instance_id) == (
@@ -622,7 +267,7 @@ class GroupCoordinator:
         ):
             del group.static[member.instance_id]
         if member.join_future is not None and not member.join_future.done():
-            member.join_future.set_result(self._join_error(ErrorCode.UNKNOWN_MEMBER_ID, ""))
+            member.join_future.set_result(join_error(ErrorCode.UNKNOWN_MEMBER_ID, ""))
         if member.sync_future is not None and not member.sync_future.done():
             member.sync_future.set_result((ErrorCode.UNKNOWN_MEMBER_ID, b""))
         if group.leader == member.member_id:
@@ -631,10 +276,6 @@ class GroupCoordinator:
             self._prepare_rebalance(group, f"removing member {member.member_id}")
         elif group.state == PREPARING and group.joined is not None:
             group.joined.set()
-
-    @staticmethod
-    def _join_error(code: int, member_id: str) -> JoinResult:
-        return JoinResult(code, -1, None, None, member_id, [])
 
     def _prepare_rebalance(self, group: Group, reason: str) -> None:
         logger.info(
@@ -714,7 +355,7 @@ class GroupCoordinator:
             for m in group.members.values()
         ]
         for m in group.members.values():
-            self._touch(m)
+            m.renew_session()
             assert m.join_future is not None
             m.join_future.set_result(
                 JoinResult(
@@ -747,26 +388,26 @@ class GroupCoordinator:
     ) -> JoinResult:
         c = self.config
         if not group_id:
-            return self._join_error(ErrorCode.INVALID_GROUP_ID, member_id)
+            return join_error(ErrorCode.INVALID_GROUP_ID, member_id)
         owner_error = self.coordinator_error(group_id)
         if owner_error:
-            return self._join_error(owner_error, member_id)
+            return join_error(owner_error, member_id)
         if not (
             c.group_min_session_timeout_ms <= session_timeout <= c.group_max_session_timeout_ms
         ):
-            return self._join_error(ErrorCode.INVALID_SESSION_TIMEOUT, member_id)
+            return join_error(ErrorCode.INVALID_SESSION_TIMEOUT, member_id)
         group = self.groups.get(group_id)
         if group is None or group.state == DEAD:
             if member_id:
-                return self._join_error(ErrorCode.UNKNOWN_MEMBER_ID, member_id)
+                return join_error(ErrorCode.UNKNOWN_MEMBER_ID, member_id)
             group = self.groups[group_id] = Group(group_id)
         if not protocol_type or not protocols:
-            return self._join_error(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, member_id)
+            return join_error(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, member_id)
         if group.members and (
             protocol_type != group.protocol_type
             or not group.supported_protocols() & {n for n, _ in protocols}
         ):
-            return self._join_error(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, member_id)
+            return join_error(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, member_id)
         rebalance_timeout = session_timeout if rebalance_timeout < 0 else rebalance_timeout
 
         def new_member(mid: str) -> Member:
@@ -789,12 +430,12 @@ class GroupCoordinator:
                 unchanged = old.protocols == new.protocols
                 self._replace(group, old, new)
                 if group.state == STABLE and unchanged:
-                    self._touch(new)
+                    new.renew_session()
                     code = await self._persist_group(group)
                     if code:  # Kafka reverts the replacement and answers the error
                         if group.members.get(new.member_id) is new:
                             self._replace(group, new, old)
-                        return self._join_error(code, "")
+                        return join_error(code, "")
                     return JoinResult(
                         ErrorCode.NONE,
                         group.generation,
@@ -805,7 +446,7 @@ class GroupCoordinator:
                     )
                 return await self._add_and_wait(group, new, existing=True)
             if len(group.members) >= c.group_max_size:
-                return self._join_error(ErrorCode.GROUP_MAX_SIZE_REACHED, "")
+                return join_error(ErrorCode.GROUP_MAX_SIZE_REACHED, "")
             if instance_id is None:
                 new_id = f"{client_id}-{uuid.uuid4()}"
                 if version >= 4:
@@ -818,7 +459,7 @@ class GroupCoordinator:
                         group.state,
                         new_id,
                     )
-                    return self._join_error(ErrorCode.MEMBER_ID_REQUIRED, new_id)
+                    return join_error(ErrorCode.MEMBER_ID_REQUIRED, new_id)
             else:
                 new_id = f"{instance_id}-{uuid.uuid4()}"
                 group.static[instance_id] = new_id
@@ -826,16 +467,16 @@ class GroupCoordinator:
         if member_id in group.pending:
             del group.pending[member_id]
             if len(group.members) >= c.group_max_size:
-                return self._join_error(ErrorCode.GROUP_MAX_SIZE_REACHED, member_id)
+                return join_error(ErrorCode.GROUP_MAX_SIZE_REACHED, member_id)
             return await self._add_and_wait(group, new_member(member_id), existing=False)
         if instance_id is not None and group.static.get(instance_id, member_id) != member_id:
-            return self._join_error(ErrorCode.FENCED_INSTANCE_ID, member_id)
+            return join_error(ErrorCode.FENCED_INSTANCE_ID, member_id)
         member = group.members.get(member_id)
         if member is None:
-            return self._join_error(ErrorCode.UNKNOWN_MEMBER_ID, member_id)
+            return join_error(ErrorCode.UNKNOWN_MEMBER_ID, member_id)
         unchanged = member.protocols == list(protocols)
         if group.state == COMPLETING and unchanged:
-            self._touch(member)
+            member.renew_session()
             everyone = [
                 (m.member_id, m.instance_id, m.metadata_for(group.protocol))
                 for m in group.members.values()
@@ -849,7 +490,7 @@ class GroupCoordinator:
                 everyone if member_id == group.leader else [],
             )
         if group.state == STABLE and unchanged and member_id != group.leader:
-            self._touch(member)
+            member.renew_session()
             return JoinResult(
                 ErrorCode.NONE, group.generation, group.protocol, group.leader, member_id, []
             )
@@ -865,7 +506,7 @@ class GroupCoordinator:
         if group.leader == old.member_id:
             group.leader = new.member_id
         for fut, result in (
-            (old.join_future, self._join_error(ErrorCode.FENCED_INSTANCE_ID, old.member_id)),
+            (old.join_future, join_error(ErrorCode.FENCED_INSTANCE_ID, old.member_id)),
             (old.sync_future, (ErrorCode.FENCED_INSTANCE_ID, b"")),
         ):
             if fut is not None and not fut.done():
@@ -877,7 +518,7 @@ class GroupCoordinator:
             group.protocol_type = member.protocol_type
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         member.join_future = future
-        self._touch(member)
+        member.renew_session()
         if group.state != PREPARING:
             self._prepare_rebalance(group, f"member {member.member_id} joining")
         assert group.joined is not None
@@ -929,7 +570,7 @@ class GroupCoordinator:
         pt, pn = group.protocol_type, group.protocol
         if group.state == PREPARING:
             return ErrorCode.REBALANCE_IN_PROGRESS, pt, pn, b""
-        self._touch(member)
+        member.renew_session()
         if group.state == STABLE:
             return ErrorCode.NONE, pt, pn, member.assignment
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
@@ -982,7 +623,7 @@ class GroupCoordinator:
         code, group, member = self._check_member(group_id, member_id, instance_id, generation)
         if code or group is None or member is None:
             return code
-        self._touch(member)
+        member.renew_session()
         return ErrorCode.REBALANCE_IN_PROGRESS if group.state == PREPARING else ErrorCode.NONE
 
     def leave(self, group_id: str, members: list[tuple[str, str | None]]) -> tuple[int, list[int]]:
@@ -1074,7 +715,7 @@ class GroupCoordinator:
         return answer, valid
 
     def _partition_exists(self, topic: str, partition: int) -> bool:
-        count = self.topic.replicas.cache.partition_count(topic)
+        count = self.replicas.cache.partition_count(topic)
         return count is not None and 0 <= partition < count
 
     def _validate_commit(
@@ -1146,7 +787,7 @@ class GroupCoordinator:
             return [code] * len(offsets)
         member = group.members.get(member_id)
         if member is not None and group.state in (STABLE, PREPARING):
-            self._touch(member)  # a classic member's commit keeps its session
+            member.renew_session()  # a classic member's commit keeps its session
         now = self.clock()
         expire = None if retention_time_ms == DEFAULT_RETENTION_TIME else now + retention_time_ms
         codes: list[int] = []
@@ -1154,7 +795,7 @@ class GroupCoordinator:
         written: list[tuple[tuple[str, int], Offset]] = []
         for topic, partition, offset, epoch, metadata in offsets:
             text = metadata or ""
-            if _java_length(text) > self.config.offset_metadata_max_bytes:
+            if java_length(text) > self.config.offset_metadata_max_bytes:
                 codes.append(ErrorCode.OFFSET_METADATA_TOO_LARGE)
                 continue
             written.append(((topic, partition), Offset(offset, epoch, text, now, expire)))
@@ -1185,7 +826,7 @@ class GroupCoordinator:
         topic's id (looked up by name, as for a commit by name)."""
         if expire is not None:
             return recs.offset_commit_value(offset, epoch, metadata, now, expire)
-        known = self.topic.replicas.cache.topic(topic)
+        known = self.replicas.cache.topic(topic)
         return recs.offset_commit_value(
             offset,
             epoch,
@@ -1282,7 +923,7 @@ class GroupCoordinator:
         written: list[tuple[tuple[str, int], Offset]] = []
         for topic, partition, offset, epoch, metadata in offsets:
             text = metadata or ""
-            if _java_length(text) > self.config.offset_metadata_max_bytes:
+            if java_length(text) > self.config.offset_metadata_max_bytes:
                 codes.append(ErrorCode.OFFSET_METADATA_TOO_LARGE)
                 continue
             written.append(((topic, partition), Offset(offset, epoch, text, now)))
@@ -1296,7 +937,7 @@ class GroupCoordinator:
         try:
             end = await self._append(group_id, records, producer, guard)
         except Exception as exc:
-            failed = _txn_append_error_code(exc)
+            failed = append_error_code(exc, keep_log_errors=True)
             logger.warning(
                 "Failed to write the transactional offsets of group %s for producer %d: %s",
                 group_id,
@@ -1313,36 +954,6 @@ class GroupCoordinator:
                 stored.record_offset = end - len(written) + i
                 pending[tp] = stored
         return codes
-
-    @staticmethod
-    def _complete_txn(group: Group, producer_id: int, committed: bool) -> int:
-        """Kafka's ``replayEndTransactionMarker`` for one group: ``producer_id``'s pending
-        offsets of ``group`` become committed (each unless the committed offset's record
-        is later in the log) or are dropped; how many were materialised."""
-        pending = group.pending_txn.pop(producer_id, None)
-        if not pending or not committed:
-            return 0
-        materialised = 0
-        for tp, offset in pending.items():
-            existing = group.offsets.get(tp)
-            if existing is None or offset.record_offset > existing.record_offset:
-                group.offsets[tp] = offset
-                materialised += 1
-            else:
-                logger.info(
-                    "Skipped the materialization of transactional offset commit %s for "
-                    "producer id %d in group %s with topic %s, partition %d since its record "
-                    "offset %d is smaller than the record offset %d of the last committed "
-                    "offset.",
-                    offset,
-                    producer_id,
-                    group.group_id,
-                    tp[0],
-                    tp[1],
-                    offset.record_offset,
-                    existing.record_offset,
-                )
-        return materialised
 
     def _expired_offsets(self, group: Group, now: int) -> list[tuple[str, int]]:
         """GroupMetadata.removeExpiredOffsets: which offsets of ``group`` have expired."""
@@ -1472,17 +1083,14 @@ class GroupCoordinator:
         offsets are already decided then); one not owned here is left alone (its
         leader's load replays the marker). Taken under the partition's write lock, so a
         TxnOffsetCommit still being written is applied first. Event loop only."""
-        loading = self._loading.get(partition)
-        if loading is not None:
-            await asyncio.wait({loading})  # done or cancelled (resigned); not cancelled by us
-        if not self._owns(partition):
+        await self.runtime.wait_loaded(partition)
+        if self.runtime.partition_error(partition) != ErrorCode.NONE:
             return
-        async with self._partition_lock(partition):
-            done = 0
-            for group in list(self.groups.values()):
-                mine = self.topic.partition_for(group.group_id) == partition
-                if mine and producer_id in group.pending_txn:
-                    done += self._complete_txn(group, producer_id, committed)
+        async with self.runtime.partition_lock(partition):
+            shard = self.runtime.shard(partition)
+            if shard is None:  # resigned while the lock was waited for
+                return
+            done = shard.complete_transaction(producer_id, committed)
         logger.debug(
             "%s transactional offsets of producer %d in %s-%d (%d materialised)",
             "Committed" if committed else "Aborted",

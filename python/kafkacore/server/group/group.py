@@ -15,8 +15,12 @@ from __future__ import annotations
 
 import asyncio
 import enum
+import logging
+import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
+
+from kafkacore.protocol import ErrorCode
 
 __all__ = [
     "COMPLETING",
@@ -27,9 +31,13 @@ __all__ = [
     "Group",
     "GroupState",
     "IllegalGroupStateTransition",
+    "JoinResult",
     "Member",
     "Offset",
+    "join_error",
 ]
+
+logger = logging.getLogger("kafkacore.server.group")
 
 
 class GroupState(str, enum.Enum):
@@ -74,6 +82,22 @@ class IllegalGroupStateTransition(RuntimeError):
     """Kafka's ``IllegalStateException`` from ``assertValidTransition``: a bug."""
 
 
+class JoinResult(NamedTuple):
+    """A JoinGroup answer: ``members`` (member id, group instance id, protocol metadata)
+    is filled for the leader only."""
+
+    error_code: int
+    generation: int
+    protocol: str | None
+    leader: str | None
+    member_id: str
+    members: list[tuple[str, str | None, bytes]]
+
+
+def join_error(code: int, member_id: str) -> JoinResult:
+    return JoinResult(code, -1, None, None, member_id, [])
+
+
 @dataclass
 class Offset:
     """A committed offset; ``expire_timestamp``: when it expires regardless of the
@@ -105,6 +129,11 @@ class Member:
     deadline: float = 0.0
     join_future: asyncio.Future[Any] | None = None
     sync_future: asyncio.Future[Any] | None = None
+
+    def renew_session(self) -> None:
+        """The member's session starts again (a heartbeat, a join, a sync, a commit, a
+        load by a new coordinator)."""
+        self.deadline = time.monotonic() + self.session_timeout / 1000
 
     def metadata_for(self, protocol: str | None) -> bytes:
         for name, data in self.protocols:
@@ -146,6 +175,52 @@ class Group:
             offsets.pop(tp, None)
             if not offsets:
                 del self.pending_txn[producer_id]
+
+    def complete_transaction(self, producer_id: int, committed: bool) -> int:
+        """Kafka's ``replayEndTransactionMarker`` for this group: ``producer_id``'s pending
+        offsets become committed (each unless the committed offset's record is later in
+        the log) or are dropped; how many were materialised."""
+        pending = self.pending_txn.pop(producer_id, None)
+        if not pending or not committed:
+            return 0
+        materialised = 0
+        for tp, offset in pending.items():
+            existing = self.offsets.get(tp)
+            if existing is None or offset.record_offset > existing.record_offset:
+                self.offsets[tp] = offset
+                materialised += 1
+            else:
+                logger.info(
+                    "Skipped the materialization of transactional offset commit %s for "
+                    "producer id %d in group %s with topic %s, partition %d since its record "
+                    "offset %d is smaller than the record offset %d of the last committed "
+                    "offset.",
+                    offset,
+                    producer_id,
+                    self.group_id,
+                    tp[0],
+                    tp[1],
+                    offset.record_offset,
+                    existing.record_offset,
+                )
+        return materialised
+
+    def unload(self) -> None:
+        """Kafka's ``onGroupUnloaded``: the group is Dead here (its partition resigned);
+        whoever waits in JoinGroup or SyncGroup is told NOT_COORDINATOR (they find the
+        new coordinator), and its rebalance is cancelled."""
+        self.transition_to(DEAD)
+        self.pending.clear()
+        for member in self.members.values():
+            if member.join_future is not None and not member.join_future.done():
+                member.join_future.set_result(
+                    join_error(ErrorCode.NOT_COORDINATOR, member.member_id)
+                )
+            if member.sync_future is not None and not member.sync_future.done():
+                member.sync_future.set_result((ErrorCode.NOT_COORDINATOR, b""))
+        if self.rebalance is not None:
+            self.rebalance.cancel()
+            self.rebalance = None
 
     @property
     def state(self) -> GroupState:

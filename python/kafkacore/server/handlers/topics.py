@@ -13,13 +13,13 @@ import uuid
 from typing import Any
 
 from kafkacore.config import ConfigError, LogConfig
-from kafkacore.controller.algorithms import (
+from kafkacore.log import TopicPartition
+from kafkacore.placement import (
     BrokerMetadata,
     InvalidReplicationFactorError,
     assign_replicas_for_new_partitions,
     assign_replicas_to_brokers,
 )
-from kafkacore.log import TopicPartition
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
 from kafkacore.security.acl import AclOperation, ResourceType
 from kafkacore.server import authz

@@ -116,8 +116,6 @@ class TransactionCoordinator:
         self.allocate_producer_id = allocate_producer_id
         self.markers = markers if markers is not None else TransactionMarkerChannelManager()
         self._tasks: set[asyncio.Task[None]] = set()
-        self._aborter: asyncio.Task[None] | None = None
-        self._expirer: asyncio.Task[None] | None = None
 
     @property
     def cluster_mode(self) -> bool:
@@ -133,17 +131,25 @@ class TransactionCoordinator:
         self.state.load()
 
     def start(self) -> None:
-        loop = asyncio.get_running_loop()
-        self._aborter = loop.create_task(self._abort_periodically())
-        self._expirer = loop.create_task(self._expire_periodically())
+        runtime = self.state.runtime
+        # Kafka's transaction-abort and transactionalId-expiration tasks
+        runtime.schedule_periodic(
+            "Aborting timed-out transactions",
+            lambda: self.config.transaction_abort_timed_out_transaction_cleanup_interval_ms,
+            self.abort_timed_out_transactions,
+        )
+        runtime.schedule_periodic(
+            "Expiring transactional ids",
+            lambda: self.config.transaction_remove_expired_transaction_cleanup_interval_ms,
+            self.remove_expired_transactional_ids,
+        )
 
     async def stop(self) -> None:
-        tasks = [t for t in (self._aborter, self._expirer, *self._tasks) if t is not None]
-        for task in tasks:
+        await self.state.stop()  # first: the periodic jobs and the loads start tasks
+        for task in list(self._tasks):
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-        await self.state.stop()
         await self.markers.close()
 
     def on_leadership_change(
@@ -152,12 +158,7 @@ class TransactionCoordinator:
         followers: list[tuple[TopicPartition, int]],
     ) -> None:
         """KafkaApis' ``onLeadershipChange`` for ``__transaction_state`` partitions."""
-        for tp, epoch in leaders:
-            if tp.topic == "__transaction_state":
-                self.state.on_elected(tp.partition, epoch)
-        for tp, epoch in followers:
-            if tp.topic == "__transaction_state":
-                self.state.on_resigned(tp.partition, epoch)
+        self.state.runtime.on_leadership_change(leaders, followers)
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(coro)
@@ -635,30 +636,3 @@ class TransactionCoordinator:
                     ErrorCode(code).name,
                 )
         return removed
-
-    async def _abort_periodically(self) -> None:
-        """Kafka's ``transaction-abort`` task."""
-        await self._every(
-            lambda: self.config.transaction_abort_timed_out_transaction_cleanup_interval_ms,
-            self.abort_timed_out_transactions,
-            "Aborting timed-out transactions",
-        )
-
-    async def _expire_periodically(self) -> None:
-        """Kafka's ``transactionalId-expiration`` task."""
-        await self._every(
-            lambda: self.config.transaction_remove_expired_transaction_cleanup_interval_ms,
-            self.remove_expired_transactional_ids,
-            "Expiring transactional ids",
-        )
-
-    @staticmethod
-    async def _every(
-        interval_ms: Callable[[], int], job: Callable[[], Awaitable[object]], what: str
-    ) -> None:
-        while True:
-            await asyncio.sleep(interval_ms() / 1000)
-            try:
-                await job()
-            except Exception:  # keep the task alive, as Kafka's scheduler does
-                logger.exception("%s failed", what)

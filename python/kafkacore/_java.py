@@ -1,9 +1,18 @@
-"""The JDK's behaviour where Kafka's tool output depends on it, in Python.
+"""The JDK's behaviour where Kafka's bytes or output depend on it, in Python: the one
+place for it (every package imports it from here).
 
-Kafka's ``DumpLogSegments`` prints paths as ``java.io.File`` normalises them, decodes
-payloads with ``new String(bytes, UTF_8)``, parses names with ``Long.parseLong``, does
-sequence arithmetic in Java ``int`` and reports through ``java.util.HashMap``: the dump
-tool (:mod:`kafkacore.tools.dump_log`) reproduces each of these here. Pure functions.
+- Hashing and iteration order: ``String.hashCode``, ``TopicPartition.hashCode``,
+  ``Utils.abs``/``Utils.toPositive`` (a group's ``__consumer_offsets`` partition, a
+  transactional id's ``__transaction_state`` partition), and the iteration order of a
+  ``java.util.HashMap``/``HashSet`` (Kafka's tools print maps and sets as they iterate;
+  a config's valid values are listed from a ``HashSet``).
+- Strings: ``String.length()`` (UTF-16 code units), ``new String(bytes, UTF_8)``,
+  ``String.split``, ``Long.parseLong``, Jackson's JSON strings.
+- ``java.io.File`` path handling and Java ``int`` arithmetic, as Kafka's
+  ``DumpLogSegments`` does them.
+
+Kafka's ``Utils.murmur2`` is not here: it is on the hot path, in the native core with its
+pure twin (:mod:`kafkacore.partitioner`). Pure functions: thread-safe.
 """
 
 from __future__ import annotations
@@ -11,7 +20,8 @@ from __future__ import annotations
 import codecs
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import TypeVar
 
 from kafkacore.errors import KafkaCoreError
 
@@ -27,12 +37,20 @@ __all__ = [
     "increment_sequence",
     "java_bool",
     "java_hash_map_order",
+    "java_hash_set_order",
+    "java_length",
     "java_path",
     "java_split",
+    "java_string_hash",
     "json_string",
     "parent",
     "parse_java_integer",
+    "to_positive",
+    "topic_partition_hash",
+    "utils_abs",
 ]
+
+_T = TypeVar("_T")
 
 INT_MAX = 2**31 - 1
 
@@ -102,53 +120,106 @@ def base_offset_of(name: str) -> int:
     return parse_java_integer(parts[0], 64)
 
 
+def i32(value: int) -> int:
+    """Java ``int`` overflow."""
+    return (value + 2**31) % 2**32 - 2**31
+
+
 def java_string_hash(text: str) -> int:
-    """``String.hashCode()`` as an unsigned 32-bit value (over UTF-16 code units)."""
+    """``String.hashCode()``: ``s[0]*31^(n-1) + ... + s[n-1]`` over UTF-16 code units, a
+    signed 32-bit Java ``int`` (a lone surrogate counts as the code unit it is)."""
     units = text.encode("utf-16-be", "surrogatepass")
     h = 0
     for i in range(0, len(units), 2):
         h = (31 * h + (units[i] << 8 | units[i + 1])) & 0xFFFFFFFF
-    return h
+    return h - (1 << 32) if h & 0x80000000 else h
 
 
-def java_hash_map_order(keys: Sequence[str]) -> list[str]:
-    """The iteration order of a ``java.util.HashMap<String, …>`` filled through
-    ``computeIfAbsent`` with the distinct ``keys`` in this order (as Kafka's tool fills
-    its report maps), replayed insertion by insertion: bucket ``(h ^ h >>> 16) &
-    (capacity - 1)``; the table (16 at first) doubles before an insertion that finds the
-    size above 3/4 of it, and also after an insertion into a bucket that already held 7
-    keys while the table is below 64 (``treeifyBin`` resizes a small table instead of
-    making a tree: the paths of one report differ in a few characters, so their hashes
-    crowd into few buckets); a new key goes to the head of its bucket, and a resize
-    keeps the order within each bucket. Buckets that become trees (8+ keys in a table
-    of 64+) are not modelled."""
-    capacity = 16
-    table: list[list[tuple[int, str]]] = [[] for _ in range(capacity)]
+def topic_partition_hash(topic: str, partition: int) -> int:
+    """``TopicPartition.hashCode()``: ``31 * (31 + partition) + topic.hashCode()``."""
+    return i32(31 * (31 + partition) + java_string_hash(topic))
 
-    def resize() -> None:
+
+def utils_abs(n: int) -> int:
+    """Kafka's ``Utils.abs``: the absolute value of a Java ``int``, except that
+    ``Integer.MIN_VALUE`` (whose absolute value does not fit) gives 0."""
+    return 0 if n == -(2**31) else abs(n)
+
+
+def to_positive(n: int) -> int:
+    """Kafka's ``Utils.toPositive``: ``n & 0x7fffffff`` (the sign bit cleared, which is
+    not the absolute value)."""
+    return n & 0x7FFFFFFF
+
+
+def java_length(text: str) -> int:
+    """``String.length()``: UTF-16 code units (a character outside the BMP counts 2)."""
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+_TREEIFY_THRESHOLD = 8
+_MIN_TREEIFY_CAPACITY = 64
+
+
+def java_hash_map_order(
+    keys: Sequence[_T],
+    hash_of: Callable[[_T], int],
+    initial_capacity: int = 16,
+    *,
+    compute_if_absent: bool = False,
+) -> list[_T]:
+    """The iteration order of a ``java.util.HashMap`` made with ``initial_capacity``
+    (``new HashMap<>(n)``; 16 for ``new HashMap<>()``) and filled with the distinct
+    ``keys`` in this order, ``hash_of`` giving each key's ``hashCode()``.
+
+    Replayed insertion by insertion, as ``HashMap`` does it: the table holds the
+    capacity rounded up to a power of two; a key goes to bucket ``(h ^ h >>> 16) &
+    (capacity - 1)``. With ``put`` (the default; ``HashSet.add`` too) it is appended to
+    its bucket, a bucket that already held 8 keys makes ``treeifyBin`` double a table
+    smaller than 64 instead of making a tree, and the table doubles once the size
+    exceeds 3/4 of it. With ``computeIfAbsent`` (``compute_if_absent=True``, as Kafka's
+    tools fill their report maps) the table doubles *before* an insertion that finds
+    the size above 3/4, the key goes to the head of its bucket, and a bucket that
+    already held 7 keys doubles a small table. A doubling keeps the order within each
+    bucket. Buckets that become trees (in a table of 64 or more) are not modelled."""
+    capacity = 1
+    while capacity < initial_capacity:
+        capacity *= 2
+    table: list[list[tuple[int, _T]]] = [[] for _ in range(capacity)]
+
+    def grow() -> None:
         nonlocal capacity, table
         capacity *= 2
-        grown: list[list[tuple[int, str]]] = [[] for _ in range(capacity)]
+        grown: list[list[tuple[int, _T]]] = [[] for _ in range(capacity)]
         for bucket in table:
             for entry in bucket:
                 grown[entry[0] & (capacity - 1)].append(entry)
         table = grown
 
     for size, key in enumerate(keys):
-        if size > capacity * 3 // 4:
-            resize()
-        h = java_string_hash(key)
+        if compute_if_absent and size > capacity * 3 // 4:
+            grow()
+        h = hash_of(key) & 0xFFFFFFFF
         h ^= h >> 16
         bucket = table[h & (capacity - 1)]
-        bucket.insert(0, (h, key))
-        if len(bucket) > 7 and capacity < 64:  # TREEIFY_THRESHOLD, MIN_TREEIFY_CAPACITY
-            resize()
+        held = len(bucket)
+        if compute_if_absent:
+            bucket.insert(0, (h, key))
+            crowded = held >= _TREEIFY_THRESHOLD - 1
+        else:
+            bucket.append((h, key))
+            crowded = held >= _TREEIFY_THRESHOLD
+        if crowded and capacity < _MIN_TREEIFY_CAPACITY:
+            grow()
+        if not compute_if_absent and size + 1 > capacity * 3 // 4:
+            grow()
     return [key for bucket in table for _, key in bucket]
 
 
-def i32(value: int) -> int:
-    """Java ``int`` overflow."""
-    return (value + 2**31) % 2**32 - 2**31
+def java_hash_set_order(items: Iterable[_T], hash_of: Callable[[_T], int]) -> list[_T]:
+    """``items`` added one by one to a ``java.util.HashSet`` (a default ``HashMap``
+    underneath; a repeated item is not added again), in its iteration order."""
+    return java_hash_map_order(list(dict.fromkeys(items)), hash_of)
 
 
 def increment_sequence(sequence: int, increment: int) -> int:
@@ -218,7 +289,7 @@ def _java_replace(error: UnicodeError) -> tuple[str, int]:
     return "\ufffd", error.start + _java_malformed_length(error.object, error.start)
 
 
-_JAVA_REPLACE = "kafkacore.tools.java_replace"
+_JAVA_REPLACE = "kafkacore.java_replace"
 codecs.register_error(_JAVA_REPLACE, _java_replace)
 
 
