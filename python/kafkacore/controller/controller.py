@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
 import logging
 import time
 import uuid
@@ -38,6 +37,7 @@ from kafkacore.controller.state_machines import (
     ReplicaStateMachine,
 )
 from kafkacore.log import TopicPartition
+from kafkacore.net import NodeClient, inter_broker_security
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
 from kafkacore.zk.data import TopicAssignment
 
@@ -337,14 +337,14 @@ class KafkaController:
     # --- failover ------------------------------------------------------------------------------
 
     def _default_client(self, host: str, port: int) -> Any:
-        mod = importlib.import_module("kafkacore.server.inter_broker")
         timeout = _cfg(self.config, "controller_socket_timeout_ms", 30000) / 1000
-        return mod.NodeClient(
+        stand_in = not hasattr(self.config, "inter_broker_listener")
+        return NodeClient(
             host,
             port,
             client_id=f"controller-{self.broker_id}",
             request_timeout_s=timeout,
-            security=mod.inter_broker_security(self.config) if self.config is not None else None,
+            security=None if stand_in else inter_broker_security(self.config),
         )
 
     async def _on_controller_failover(self) -> None:

@@ -24,10 +24,10 @@ from typing import Any
 
 from kafkacore.log import TopicPartition
 from kafkacore.metadata import MetadataCache
+from kafkacore.net import ClientSecurity, NodeClient
+from kafkacore.net.timeouts import stop_task
 from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
-from kafkacore.server.inter_broker import ClientSecurity, NodeClient
 from kafkacore.server.partition import AlterPartitionCallback
-from kafkacore.server.timeouts import stop_task
 
 __all__ = ["AlterPartitionManager"]
 

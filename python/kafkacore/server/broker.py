@@ -48,6 +48,7 @@ from kafkacore.log.cleaner import CleanerConfig, LogCleaner
 from kafkacore.log.dir_failure import LogDirFailureChannel
 from kafkacore.metadata import BrokerInfo, EmbeddedMetadataStore, MetadataCache, MetadataStore
 from kafkacore.metadata.zookeeper import ZooKeeperMetadataStore
+from kafkacore.net import NodeClient, inter_broker_security
 from kafkacore.protocol.api import APIS, ApiKey
 from kafkacore.protocol.errors import ErrorCode
 from kafkacore.security import ssl as _ssl
@@ -64,7 +65,6 @@ from kafkacore.server.client_quotas import ClientQuotaManager
 from kafkacore.server.fetch_session import FetchSessionCache
 from kafkacore.server.group import GroupCoordinator
 from kafkacore.server.handlers.configs import DEFAULT_ENTITY, with_stored_dynamic_configs
-from kafkacore.server.inter_broker import NodeClient, inter_broker_security
 from kafkacore.server.metrics import BrokerMetrics
 from kafkacore.server.network import Limits, SocketServer, TlsListener
 from kafkacore.server.replica_manager import ReplicaManager

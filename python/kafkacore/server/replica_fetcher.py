@@ -58,10 +58,10 @@ from typing import TYPE_CHECKING, Any
 from kafkacore.config import BrokerConfig
 from kafkacore.log import TopicPartition
 from kafkacore.metadata import MetadataCache
+from kafkacore.net import ClientSecurity, NodeClient
+from kafkacore.net.timeouts import stop_task, within
 from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
 from kafkacore.server.fetch_session import FetchSessionHandler
-from kafkacore.server.inter_broker import ClientSecurity, NodeClient
-from kafkacore.server.timeouts import stop_task, within
 
 if TYPE_CHECKING:
     from kafkacore.server.partition import Partition

@@ -55,9 +55,9 @@ from kafkacore.metadata import (
     PartitionState,
     TopicMetadata,
 )
+from kafkacore.net import NodeClient, broker_client
 from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
 from kafkacore.server.delayed import FetchPurgatory, ProducePurgatory
-from kafkacore.server.inter_broker import NodeClient, broker_client
 from kafkacore.server.partition import AlterPartitionSubmitter, Partition
 from kafkacore.server.replication_quota import ReplicationQuota
 
@@ -1016,7 +1016,7 @@ class ReplicaManager:
     async def shutdown_replication(self) -> None:
         """Stop what :meth:`start_replication` started (before the logs close): no
         fetcher appends afterwards."""
-        from kafkacore.server.timeouts import stop_task
+        from kafkacore.net.timeouts import stop_task
 
         for task in self._replication_tasks:
             await stop_task(task)

@@ -6,7 +6,7 @@ here (:meth:`TransactionMarkerChannelManager.send_markers`): every partition of 
 transaction gets a WriteTxnMarkers (one marker: producer id and epoch, COMMIT or ABORT,
 the coordinator epoch) sent to its leader — in-process through
 :func:`kafkacore.server.handlers.txn_markers.write_txn_markers` when this broker leads
-it, else over a :class:`~kafkacore.server.inter_broker.NodeClient` to the leader's
+it, else over a :class:`~kafkacore.net.NodeClient` to the leader's
 inter-broker listener (v1). Answers per partition, as Kafka's completion handler:
 
 * NONE: the partition is done (:attr:`on_partition_done` removes it from the
@@ -38,8 +38,8 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from kafkacore.log import TopicPartition
+from kafkacore.net import NodeClient, broker_client
 from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
-from kafkacore.server.inter_broker import NodeClient, broker_client
 
 if TYPE_CHECKING:
     from kafkacore.server.services import BrokerServices
