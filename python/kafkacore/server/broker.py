@@ -389,7 +389,11 @@ class KafkaServer:
             txn_coordinator=txns,
             io_executor=io_executor,
             client_quotas=quotas,
-            controller=(KafkaController(node_id, self.zk, config) if self.zk is not None else None),
+            controller=(
+                KafkaController(node_id, self.zk, config, register_broker=self._register_again)
+                if self.zk is not None
+                else None
+            ),
             authorizer=build_authorizer(config, store),
             fetch_sessions=FetchSessionCache(config.max_incremental_fetch_session_cache_slots),
         )
@@ -521,15 +525,14 @@ class KafkaServer:
         services.replica_manager.broker_epoch = epoch
         logger.info("%s registered in ZooKeeper with broker epoch %d", self._prefix, epoch)
         assert services.controller is not None
-
-        async def register_again() -> int:
-            # a new ZooKeeper session: a new /brokers/ids/<id>, hence a new broker epoch
-            new_epoch = await zk.register_broker(self._registration())
-            services.replica_manager.broker_epoch = new_epoch
-            return new_epoch
-
-        services.controller.register_broker = register_again
         await services.controller.startup()
+
+    async def _register_again(self) -> int:
+        """A new ZooKeeper session: a new ``/brokers/ids/<id>``, hence a new broker epoch."""
+        assert self.zk is not None and self.services is not None
+        new_epoch = await self.zk.register_broker(self._registration())
+        self.services.replica_manager.broker_epoch = new_epoch
+        return new_epoch
 
     async def _controlled_shutdown(self, services: BrokerServices) -> None:
         """Kafka's ``KafkaServer.controlledShutdown``: ask the controller to move this
