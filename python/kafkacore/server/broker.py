@@ -52,16 +52,16 @@ from kafkacore.net import NodeClient, inter_broker_security
 from kafkacore.protocol.api import APIS, ApiKey
 from kafkacore.protocol.errors import ErrorCode
 from kafkacore.security import ssl as _ssl
-from kafkacore.security.acl_sync import build_authorizer
-from kafkacore.security.credential_sync import follow_scram_credentials
 from kafkacore.security.ssl import (
     SslPrincipalMapper,
     listener_ssl_configs,
     peer_principal,
     server_context,
 )
+from kafkacore.server.acl_sync import build_authorizer
 from kafkacore.server.channel import RequestChannel
 from kafkacore.server.client_quotas import ClientQuotaManager
+from kafkacore.server.credential_sync import follow_scram_credentials
 from kafkacore.server.fetch_session import FetchSessionCache
 from kafkacore.server.group import GroupCoordinator
 from kafkacore.server.handlers.configs import DEFAULT_ENTITY, with_stored_dynamic_configs

@@ -51,6 +51,7 @@ from kafkacore.log.log import AppendOrigin
 from kafkacore.metadata import (
     BrokerInfo,
     MetadataCache,
+    MetadataListener,
     MetadataStore,
     PartitionState,
     TopicMetadata,
@@ -147,7 +148,7 @@ class InlineAppends:
             )
 
 
-class ReplicaManager:
+class ReplicaManager(MetadataListener):
     def __init__(
         self,
         config: Callable[[], BrokerConfig],
@@ -358,9 +359,6 @@ class ReplicaManager:
             and quota.is_throttled(tp.topic, tp.partition)
             and quota.is_quota_exceeded()
         )
-
-    def on_cluster_id(self, cluster_id: str) -> None:
-        pass
 
     # -- topics ----------------------------------------------------------------------------
 
