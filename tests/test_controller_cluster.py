@@ -1145,3 +1145,38 @@ def test_alter_partition_old_versions_use_names_and_operation_not_attempted() ->
             await cl.stop()
 
     run(fake_zk, body)
+
+
+def test_requests_answer_not_controller_by_their_type() -> None:
+    """Each request gets Kafka's NOT_CONTROLLER answer, by its type, from a controller that
+    is not running, and from one that learns it moved (a fenced ZooKeeper write) while
+    processing the request."""
+
+    async def body(zk: Any) -> None:
+        idle = KafkaController(9, zk, config(), TestNodeClient)
+        not_controller = int(ErrorCode.NOT_CONTROLLER)
+        resp = await idle.alter_partition(APIS_BY_NAME["AlterPartition"].request.cls(), 3)
+        assert (resp.error_code, resp.topics) == (not_controller, [])
+        assert await idle.controlled_shutdown(1, 5) == (not_controller, [])
+        assert await idle.allocate_producer_ids(1, 5) == (not_controller, -1, 0)
+        assert await idle.elect_leaders([("t", 0)]) == {("t", 0): (not_controller, None)}
+        assert await idle.alter_partition_reassignments({("t", 0): [1]}) == {
+            ("t", 0): (not_controller, None)
+        }
+        assert await idle.list_partition_reassignments() is None
+
+        cl = Cluster(zk)
+        await cl.start()
+        c = cl.controllers[1]
+        try:
+            await zk.create_topic_assignment(new_topic("t", {0: (1, 2), 1: (2, 1)}))
+            await wait_for(lambda: _has_states(zk, "t", 2))
+            # another controller is elected; this one has not seen the watch yet
+            zk.controller_epoch_version += 1
+            got = await c.alter_partition_reassignments({("t", 0): [2, 1], ("t", 1): None})
+            assert got == {("t", 0): (not_controller, None), ("t", 1): (not_controller, None)}
+            assert zk.topics["t"][0].partitions[0] == (1, 2)  # the fenced write did nothing
+        finally:
+            await cl.stop()
+
+    run(fake_zk, body)
