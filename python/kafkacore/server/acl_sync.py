@@ -16,8 +16,7 @@ whatever thread the store tells it on: the store swaps immutable snapshots.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
-
+from kafkacore.config import BrokerConfig
 from kafkacore.config.defs import ConfigError
 from kafkacore.metadata import MetadataListener, MetadataStore
 from kafkacore.security.acl import (
@@ -43,12 +42,6 @@ AUTHORIZER_CLASS_NAMES = (
 )
 
 
-class _Config(Protocol):
-    authorizer_class_name: str
-
-    def get(self, name: str) -> Any: ...
-
-
 class AclFollower(MetadataListener):
     """A metadata listener applying each stored ACL change to an :class:`AclStore`."""
 
@@ -61,7 +54,7 @@ class AclFollower(MetadataListener):
         self.acls.set_entries(pattern, entries)
 
 
-def authorizer_class(config: _Config) -> str | None:
+def authorizer_class(config: BrokerConfig) -> str | None:
     """The configured authorizer name (None: none), or a ConfigError."""
     name = (config.authorizer_class_name or "").strip()
     if not name:
@@ -75,7 +68,7 @@ def authorizer_class(config: _Config) -> str | None:
     return name
 
 
-def build_authorizer(config: _Config, store: MetadataStore) -> Authorizer | None:
+def build_authorizer(config: BrokerConfig, store: MetadataStore) -> Authorizer | None:
     """The broker's authorizer (None when ``authorizer.class.name`` is empty), loaded with
     the stored ACLs and following the store from now on."""
     if authorizer_class(config) is None:

@@ -29,7 +29,6 @@ import os
 from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
 
 from kafkacore.config import BrokerConfig
 from kafkacore.controller import KafkaController
@@ -44,6 +43,7 @@ from kafkacore.metadata import (
 )
 from kafkacore.metadata.zookeeper import ZooKeeperMetadataStore
 from kafkacore.net import broker_client
+from kafkacore.protocol.schema import KafkaStruct
 from kafkacore.server.acl_sync import build_authorizer
 from kafkacore.server.client_quotas import ClientQuotaManager
 from kafkacore.server.credential_sync import follow_scram_credentials
@@ -59,7 +59,17 @@ from kafkacore.server.txn import TransactionCoordinator
 from kafkacore.server.txn.markers import TransactionMarkerChannelManager
 from kafkacore.zk.client import KafkaZkClient
 
-__all__ = ["AssembledBroker", "BrokerConfigHandler", "single_node", "zookeeper_cluster"]
+__all__ = [
+    "AssembledBroker",
+    "BrokerConfigHandler",
+    "LogManagerFactory",
+    "single_node",
+    "zookeeper_cluster",
+]
+
+LogManagerFactory = Callable[..., LogManager]
+"""``LogManager`` with the broker's own options bound (producer state, the log directory
+failure channel, a backend); called with ``broker_config``, ``cluster_id``, ``node_id``."""
 
 
 @dataclass(frozen=True)
@@ -95,7 +105,7 @@ class BrokerConfigHandler(MetadataListener):
 
 
 def single_node(
-    config: BrokerConfig, node_id: int, log_options: Mapping[str, Any]
+    config: BrokerConfig, node_id: int, log_manager: LogManagerFactory
 ) -> AssembledBroker:
     """One node: metadata in ``metadata.log.dir`` (else the first log dir); the stored
     topics get their logs and partitions now, the coordinators load synchronously (no
@@ -106,7 +116,7 @@ def single_node(
     cache = MetadataCache(controller_id=node_id)
     # dynamic broker configs stored by AlterConfigs apply from the start
     config = with_stored_dynamic_configs(config, store, node_id)
-    logs = _logs(config, store, store.cluster_id, node_id, log_options)  # None: a new node
+    logs = _logs(config, store, store.cluster_id, node_id, log_manager)  # None: a new node
     configs = BrokerConfigHolder(config)
     replicas, io_executor, metrics = _replica_manager(configs, logs, store, cache, node_id)
     cleaner = _cleaner(config, logs, replicas)
@@ -120,7 +130,7 @@ def single_node(
 
 
 async def zookeeper_cluster(
-    config: BrokerConfig, node_id: int, log_options: Mapping[str, Any]
+    config: BrokerConfig, node_id: int, log_manager: LogManagerFactory
 ) -> AssembledBroker:
     """One broker of a ZooKeeper-mode cluster: ``/cluster/id`` wins (``meta.properties``
     must agree, checked by the logs); the topic configs are read from ZooKeeper, the
@@ -139,7 +149,7 @@ async def zookeeper_cluster(
     try:
         cluster_id = await store.start(uuid_to_base64(random_uuid()))
         config = with_stored_dynamic_configs(config, store, node_id)
-        logs = _logs(config, store, cluster_id, node_id, log_options)
+        logs = _logs(config, store, cluster_id, node_id, log_manager)
         configs = BrokerConfigHolder(config)
         replicas, io_executor, metrics = _replica_manager(
             configs, logs, store, cache, node_id, topic_config_loader=store.load_topic_config
@@ -164,11 +174,11 @@ def _logs(
     store: MetadataStore,
     cluster_id: str | None,
     node_id: int,
-    options: Mapping[str, Any],
+    log_manager: LogManagerFactory,
 ) -> LogManager:
     """The log manager, started (the logs loaded, recovered after an unclean shutdown,
     and ``meta.properties`` agreeing on the cluster id), and that id in the store."""
-    logs = LogManager(broker_config=config, cluster_id=cluster_id, node_id=node_id, **options)
+    logs = log_manager(broker_config=config, cluster_id=cluster_id, node_id=node_id)
     logs.startup()
     if logs.cluster_id is not None:
         store.set_cluster_id(logs.cluster_id)
@@ -244,12 +254,13 @@ def _services(
     groups = GroupCoordinator(config, replicas, io_executor=io_executor)
     services: BrokerServices | None = None
 
-    async def write_markers_here(request: Any) -> Any:
+    async def write_markers_here(request: KafkaStruct) -> KafkaStruct:
         # The WriteTxnMarkers handler's unchecked part, for the partitions led here: it
         # takes the services being assembled (the replica manager, the group coordinator
         # and the request timeout), so it is reached through them once they exist.
         assert services is not None
-        return await write_txn_markers(services, request)
+        response: KafkaStruct = await write_txn_markers(services, request)
+        return response
 
     markers = TransactionMarkerChannelManager(
         node_id,

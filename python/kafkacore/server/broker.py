@@ -254,10 +254,11 @@ class KafkaServer:
         # config stops the start-up before anything is loaded
         tls, sasl = listener_security(self.config)
         inter_broker_security(self.config)
+        log_manager = functools.partial(LogManager, **self._log_manager_options)
         if self.cluster_mode:
-            broker = await zookeeper_cluster(self.config, self.node_id, self._log_manager_options)
+            broker = await zookeeper_cluster(self.config, self.node_id, log_manager)
         else:
-            broker = single_node(self.config, self.node_id, self._log_manager_options)
+            broker = single_node(self.config, self.node_id, log_manager)
         config = self.config = broker.config
         services = self.services = broker.services
         store = self.store = services.metadata_store

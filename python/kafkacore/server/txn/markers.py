@@ -41,6 +41,7 @@ from kafkacore.log import TopicPartition
 from kafkacore.metadata import BrokerInfo, MetadataCache
 from kafkacore.net import NodeClient
 from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
+from kafkacore.protocol.schema import KafkaStruct
 
 if TYPE_CHECKING:
     from kafkacore.server.replica_manager import ReplicaManager
@@ -75,7 +76,7 @@ class MarkerResult:
     """Fenced, or the coordinator moved: leave the transaction as it is."""
 
 
-LocalWriter = Callable[[Any], Awaitable[Any]]
+LocalWriter = Callable[[KafkaStruct], Awaitable[KafkaStruct]]
 """Writes a WriteTxnMarkers request on this broker and answers it (in-process)."""
 
 
