@@ -145,7 +145,6 @@ async def zookeeper_cluster(
     )
     cache = MetadataCache(controller_id=-1)
     store = ZooKeeperMetadataStore(zk, asyncio.get_running_loop(), node_id, cache)
-    membership = ZooKeeperMembership(config, node_id, zk, store)
     try:
         cluster_id = await store.start(uuid_to_base64(random_uuid()))
         config = with_stored_dynamic_configs(config, store, node_id)
@@ -157,10 +156,12 @@ async def zookeeper_cluster(
         cleaner = _cleaner(config, logs, replicas)
         cache.follow_configs(store, store.topic_configs(), (str(node_id), DEFAULT_ENTITY))
         logs.high_watermark = replicas.high_watermark_of  # retention stays below the HW
+        membership = ZooKeeperMembership(config, node_id, zk, store)
         controller = KafkaController(node_id, zk, config, register_broker=membership.register_again)
         services = _services(configs, store, replicas, io_executor, metrics, controller)
     except BaseException:
-        await membership.close()
+        store.stop()
+        await zk.close()
         raise
     _start_coordinators(services)
     return AssembledBroker(config, logs, cleaner, services, membership)
