@@ -23,8 +23,8 @@ from kafkacore.security.acl import (
     ResourcePattern,
     ResourceType,
 )
-from kafkacore.security.acl_sync import AUTHORIZER_CLASS_NAMES, build_authorizer
 from kafkacore.server import KafkaServer
+from kafkacore.server.acl_sync import AUTHORIZER_CLASS_NAMES, build_authorizer
 from support.acl_requests import (
     ALLOW,
     ALTER,

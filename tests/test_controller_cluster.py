@@ -11,12 +11,13 @@ import struct
 import uuid
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import replace
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
+from kafkacore.config import BrokerConfig
 from kafkacore.controller.controller import KafkaController
+from kafkacore.controller.events import AutoPreferredReplicaLeaderElection
 from kafkacore.log import TopicPartition
 from kafkacore.protocol import APIS, APIS_BY_NAME, ErrorCode
 from kafkacore.protocol.api import decode_request, decode_response, encode_request, encode_response
@@ -362,14 +363,16 @@ class TestNodeClient:
             self.conn = None
 
 
-def config(**overrides: Any) -> Any:
-    values = {
+def config(**overrides: Any) -> BrokerConfig:
+    """A broker config with the controller's settings (``delete_topic_enable=False`` is
+    ``delete.topic.enable=false``)."""
+    values: dict[str, Any] = {
         "delete_topic_enable": True,
         "unclean_leader_election_enable": False,
         "auto_leader_rebalance_enable": False,
     }
     values.update(overrides)
-    return SimpleNamespace(**values)
+    return BrokerConfig({name.replace("_", "."): value for name, value in values.items()})
 
 
 class Cluster:
@@ -379,6 +382,8 @@ class Cluster:
         self.controllers: dict[int, KafkaController] = {}
         self.epochs: dict[int, int] = {}
         self.cfg = cfg
+        # a controller's register_broker (its broker's registration after a new session)
+        self.reregister: dict[int, Callable[[], Awaitable[int]]] = {}
 
     async def start(self, controllers: tuple[int, ...] = (1,)) -> None:
         for b in self.brokers.values():
@@ -387,7 +392,9 @@ class Cluster:
         for cid in controllers:
             czk = await self.zk.session_for_controller()
             factory = getattr(self.zk, "client_factory", TestNodeClient)
-            c = KafkaController(cid, czk, config(**self.cfg), factory)
+            c = KafkaController(
+                cid, czk, config(**self.cfg), factory, register_broker=self.reregister.get(cid)
+            )
             self.controllers[cid] = c
             await c.startup()
             await c.wait_idle()
@@ -793,7 +800,7 @@ async def scenario_preferred_and_isr_notification(zk: Any) -> None:
         cl.epochs[2] = await zk.register_broker(cl.brokers[2].registration())
         await cl.settle(c)
         # preferred replica 2 is not in the ISR: no election
-        c.post("auto_preferred_replica_leader_election")
+        c.post(AutoPreferredReplicaLeaderElection())
         await cl.settle(c)
         assert (await state(zk, "t", 0))[:3] == (3, 1, [3])
         # the leader adds 2 back to the ISR the ZK-direct way plus a notification
@@ -806,7 +813,7 @@ async def scenario_preferred_and_isr_notification(zk: Any) -> None:
         um = cl.brokers[1].of("UpdateMetadata")[-1]
         assert um.topic_states[0].partition_states[0].isr == [3, 2]
         # now the auto rebalance moves leadership back to 2, leader epoch 2
-        c.post("auto_preferred_replica_leader_election")
+        c.post(AutoPreferredReplicaLeaderElection())
         await cl.settle(c)
         assert (await state(zk, "t", 0))[:3] == (2, 2, [3, 2])
     finally:
@@ -1005,8 +1012,6 @@ def test_controller_with_fake_zk(scenario: Callable[[Any], Awaitable[None]]) -> 
 def test_session_expiry_resigns_and_reelects() -> None:
     async def body(zk: Any) -> None:
         cl = Cluster(zk)
-        await cl.start()
-        c = cl.controllers[1]
         registered: list[int] = []
 
         async def reregister() -> int:
@@ -1014,7 +1019,9 @@ def test_session_expiry_resigns_and_reelects() -> None:
             cl.epochs[1] = await zk.register_broker(cl.brokers[1].registration())
             return cl.epochs[1]
 
-        c.register_broker = reregister
+        cl.reregister[1] = reregister
+        await cl.start()
+        c = cl.controllers[1]
         try:
             assert c.is_active and c.epoch == 1
             c._on_session_state("LOST")
@@ -1134,6 +1141,41 @@ def test_alter_partition_old_versions_use_names_and_operation_not_attempted() ->
             assert (p.error_code, p.leader_id, p.isr, p.partition_epoch) == (0, 1, [1], s[4] + 1)
             v2 = await c.alter_partition(alter([1, 2]), 2)  # topic_id unset: unknown id
             assert v2.topics[0].partitions[0].error_code == ErrorCode.UNKNOWN_TOPIC_ID
+        finally:
+            await cl.stop()
+
+    run(fake_zk, body)
+
+
+def test_requests_answer_not_controller_by_their_type() -> None:
+    """Each request gets Kafka's NOT_CONTROLLER answer, by its type, from a controller that
+    is not running, and from one that learns it moved (a fenced ZooKeeper write) while
+    processing the request."""
+
+    async def body(zk: Any) -> None:
+        idle = KafkaController(9, zk, config(), TestNodeClient)
+        not_controller = int(ErrorCode.NOT_CONTROLLER)
+        resp = await idle.alter_partition(APIS_BY_NAME["AlterPartition"].request.cls(), 3)
+        assert (resp.error_code, resp.topics) == (not_controller, [])
+        assert await idle.controlled_shutdown(1, 5) == (not_controller, [])
+        assert await idle.allocate_producer_ids(1, 5) == (not_controller, -1, 0)
+        assert await idle.elect_leaders([("t", 0)]) == {("t", 0): (not_controller, None)}
+        assert await idle.alter_partition_reassignments({("t", 0): [1]}) == {
+            ("t", 0): (not_controller, None)
+        }
+        assert await idle.list_partition_reassignments() is None
+
+        cl = Cluster(zk)
+        await cl.start()
+        c = cl.controllers[1]
+        try:
+            await zk.create_topic_assignment(new_topic("t", {0: (1, 2), 1: (2, 1)}))
+            await wait_for(lambda: _has_states(zk, "t", 2))
+            # another controller is elected; this one has not seen the watch yet
+            zk.controller_epoch_version += 1
+            got = await c.alter_partition_reassignments({("t", 0): [2, 1], ("t", 1): None})
+            assert got == {("t", 0): (not_controller, None), ("t", 1): (not_controller, None)}
+            assert zk.topics["t"][0].partitions[0] == (1, 2)  # the fenced write did nothing
         finally:
             await cl.stop()
 

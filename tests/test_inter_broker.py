@@ -1,4 +1,4 @@
-"""The broker-to-broker client (``kafkacore.server.inter_broker.NodeClient``): against a
+"""The broker-to-broker client (``kafkacore.net.NodeClient``): against a
 real kafkacore broker (ApiVersions, Metadata, 50 pipelined requests matched by
 correlation id), and against scripted peers for what a broker does not do on demand
 (never answering, closing mid-request, a broken frame)."""
@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
+from kafkacore.net import NodeClient
 from kafkacore.protocol import APIS, ApiKey, decode_request, encode_response
 from kafkacore.protocol.errors import ProtocolError
-from kafkacore.server.inter_broker import NodeClient
 from support.brokers import Broker
 
 pytestmark = pytest.mark.timeout(60)

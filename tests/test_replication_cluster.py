@@ -18,10 +18,10 @@ import pytest
 from kafkacore import _native
 from kafkacore.config import BrokerConfig
 from kafkacore.log import TopicPartition
+from kafkacore.net import NodeClient
 from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
 from kafkacore.server.alter_partition import AlterPartitionManager
 from kafkacore.server.broker import KafkaServer
-from kafkacore.server.inter_broker import NodeClient
 from support.raw_client import fetch_request, produce_request
 
 TOPIC = "replicated"

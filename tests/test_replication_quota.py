@@ -14,6 +14,7 @@ from kafkacore.config import BrokerConfig
 from kafkacore.config.defs import ConfigError
 from kafkacore.log import LogManager
 from kafkacore.metadata import EmbeddedMetadataStore, MetadataCache
+from kafkacore.server.assembly import BrokerConfigHandler
 from kafkacore.server.replica_manager import ReplicaManager
 from kafkacore.server.replication_quota import (
     ALL_PARTITIONS,
@@ -22,6 +23,7 @@ from kafkacore.server.replication_quota import (
     SampledRate,
     parse_throttled_partitions,
 )
+from kafkacore.server.services import BrokerConfigHolder
 from support.budget import examples
 
 MB = 1024 * 1024
@@ -239,16 +241,25 @@ def test_replica_manager_quotas_follow_the_configs(replicas: ReplicaManager) -> 
     assert not leader.is_throttled("t", 0) and not follower.is_throttled("t", 9)
 
 
-def test_broker_config_notifications_reload_this_brokers_configs(
-    replicas: ReplicaManager,
-) -> None:
-    reloads: list[str] = []
-    replicas.dynamic_config_reloader = lambda: reloads.append("reload")
-    replicas.on_broker_configs_changed("2", {"leader.replication.throttled.rate": "1"})
-    assert reloads == []
-    replicas.on_broker_configs_changed("1", {"leader.replication.throttled.rate": "1"})
-    replicas.on_broker_configs_changed("default", {})
-    assert reloads == ["reload", "reload"]
+def test_broker_config_notifications_reload_this_brokers_configs(tmp_path: Path) -> None:
+    """Kafka's BrokerConfigHandler: a change of this broker's dynamic configs in the store
+    (its id or the default, by another broker or a tool) is put in force; another
+    broker's is not."""
+    store = EmbeddedMetadataStore(tmp_path, 1)
+    configs = BrokerConfigHolder(BrokerConfig({"log.dirs": str(tmp_path / "logs")}))
+    seen: list[tuple[int, int]] = []
+    configs.add_listener(
+        lambda c: seen.append(
+            (c.leader_replication_throttled_rate, c.follower_replication_throttled_rate)
+        )
+    )
+    store.add_listener(BrokerConfigHandler(store, configs, 1))
+    store.set_broker_configs("2", {"leader.replication.throttled.rate": "1"})
+    assert seen == []
+    store.set_broker_configs("1", {"leader.replication.throttled.rate": "7"})
+    store.set_broker_configs("default", {"follower.replication.throttled.rate": "9"})
+    assert seen == [(7, UNBOUNDED), (7, 9)]
+    assert configs.current.leader_replication_throttled_rate == 7
 
 
 def test_leader_throttles_only_followers_out_of_the_isr(replicas: ReplicaManager) -> None:

@@ -12,10 +12,10 @@ import pytest
 
 from kafkacore.config import BrokerConfig
 from kafkacore.config.defs import ConfigError
+from kafkacore.net import ClientSecurity, NodeClient, inter_broker_security
 from kafkacore.protocol import ApiKey
 from kafkacore.security.ssl import client_context
 from kafkacore.server import KafkaServer
-from kafkacore.server.inter_broker import ClientSecurity, NodeClient, inter_broker_security
 from support.certs import make_pki
 from support.raw_client import make_request, run_broker
 from support.secure import plain_jaas, scram_config, scram_jaas, write_pem_files

@@ -15,7 +15,6 @@ import pytest
 
 from kafkacore.metadata import EmbeddedMetadataStore
 from kafkacore.protocol import ErrorCode
-from kafkacore.security.credential_sync import follow_scram_credentials
 from kafkacore.security.credentials import ScramCredentialCache
 from kafkacore.security.scram import (
     ScramCredential,
@@ -25,6 +24,7 @@ from kafkacore.security.scram import (
     salted_password,
 )
 from kafkacore.server import KafkaServer
+from kafkacore.server.credential_sync import follow_scram_credentials
 from support.raw_client import RawClient, make_request, run_broker
 
 SHA256, SHA512 = ScramMechanism.SCRAM_SHA_256, ScramMechanism.SCRAM_SHA_512

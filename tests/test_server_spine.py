@@ -24,6 +24,7 @@ from kafkacore.metadata import (
     METADATA_FILE,
     EmbeddedMetadataStore,
     MetadataCache,
+    MetadataListener,
     PartitionState,
 )
 from kafkacore.protocol import APIS, ApiKey, ErrorCode, RequestHeader
@@ -486,7 +487,7 @@ def test_concurrent_first_find_coordinators_then_commits_all_succeed(tmp_path: P
     run_broker(tmp_path, scenario, **{"num.io.threads": 4, "offsets.topic.num.partitions": 8})
 
 
-class _PartitionsSeenByLaterListener:
+class _PartitionsSeenByLaterListener(MetadataListener):
     """A store listener registered after the broker started (as the cache is): records,
     at each topic change, whether the replica manager already had every partition."""
 
@@ -506,12 +507,6 @@ class _PartitionsSeenByLaterListener:
         replicas = self.server.replicas
         assert replicas is not None
         self.seen.append((name, replicas.partition(name, 0) is None))
-
-    def on_broker_configs_changed(self, entity: str, configs: Any) -> None:
-        pass
-
-    def on_cluster_id(self, cluster_id: str) -> None:
-        pass
 
 
 def test_partitions_exist_before_the_cache_shows_a_topic(tmp_path: Path) -> None:

@@ -34,6 +34,7 @@ from kafkacore.coordinator.txn_records import (
 )
 from kafkacore.log import LogManager, TopicPartition
 from kafkacore.metadata import BrokerInfo, EmbeddedMetadataStore, MetadataCache
+from kafkacore.net import broker_client
 from kafkacore.placement import InvalidReplicationFactorError
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
 from kafkacore.security.acl import (
@@ -53,6 +54,7 @@ from kafkacore.server.coordinator_writer import CoordinatorPartitionWriter
 from kafkacore.server.replica_manager import ReplicaManager
 from kafkacore.server.txn import TransactionCoordinator
 from kafkacore.server.txn.manager import transaction_state_topic
+from kafkacore.server.txn.markers import TransactionMarkerChannelManager
 from kafkacore.server.txn.state import (
     VALID_PREVIOUS_STATES,
     IllegalTransitionError,
@@ -597,12 +599,19 @@ class Node:
         async def allocate() -> int:
             return self.store.allocate_producer_id()
 
+        markers = TransactionMarkerChannelManager(
+            1,
+            self.cache,
+            self.replicas,
+            lambda broker: broker_client(self.config, broker, "txn-marker-sender"),
+        )
         return TransactionCoordinator(
             self.config,
             self.replicas,
             allocate,
             io_executor=self.executor,
             cluster_mode=cluster_mode,
+            markers=markers,
         )
 
     def hold(self) -> threading.Event:

@@ -200,6 +200,7 @@ def test_zookeeper_store_read_modify_write_and_notifications(zookeeper: ZooKeepe
     """Two stores (two brokers) adding to the same resource at once: the versioned
     read-modify-write keeps every entry; each store hears of the other's changes through
     the notifications; an emptied resource loses its znode; '/' cannot be stored."""
+    from kafkacore.metadata import MetadataListener
     from kafkacore.metadata.zookeeper import ZooKeeperMetadataStore
     from kafkacore.security.acl import (
         AccessControlEntry,
@@ -216,6 +217,15 @@ def test_zookeeper_store_read_modify_write_and_notifications(zookeeper: ZooKeepe
     connect = unique_chroot(zookeeper.connect_string, "aclstore")
     pattern = ResourcePattern(ResourceType.TOPIC, "shared", PatternType.PREFIXED)
 
+    class Heard(MetadataListener):
+        def __init__(self, log: list[Any]) -> None:
+            self.log = log
+
+        def on_acls_changed(
+            self, pattern: ResourcePattern, entries: frozenset[AccessControlEntry]
+        ) -> None:
+            self.log.append((pattern, entries))
+
     def entry(i: int) -> AccessControlEntry:
         return AccessControlEntry(f"User:u{i}", "*", AclOperation.READ, AclPermissionType.ALLOW)
 
@@ -228,9 +238,7 @@ def test_zookeeper_store_read_modify_write_and_notifications(zookeeper: ZooKeepe
         heard: list[list[Any]] = [[], []]
         for store, log in zip(stores, heard, strict=True):
             await store.start("cluster-id")
-            store.add_listener(
-                type("L", (), {"on_acls_changed": lambda self, p, e, log=log: log.append((p, e))})()
-            )
+            store.add_listener(Heard(log))
         try:
             # 20 concurrent additions, alternating stores, from I/O threads
             await asyncio.gather(

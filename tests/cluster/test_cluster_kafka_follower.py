@@ -22,14 +22,8 @@ from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from cluster.conftest import producer
-from kafkacore.cli._wire import exchange
-from kafkacore.protocol import (
-    APIS_BY_NAME,
-    ErrorCode,
-    RequestHeader,
-    decode_response,
-    encode_request,
-)
+from kafkacore.net import send_once
+from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
 from support.brokers import free_port
 from support.cluster import PRODUCER_CONFIG, Cluster, wait_until
 from support.kafka_jars import KAFKA_ZK_VERSION, kafka_libs
@@ -153,10 +147,15 @@ def test_kafka_39_broker_follows_a_kafkacore_leader(mixed: tuple[Cluster, KafkaB
 def _allocate(cluster: Cluster, broker_id: int, broker_epoch: int) -> tuple[int, int, int]:
     api = APIS_BY_NAME["AllocateProducerIds"]
     request = api.request.cls(broker_id=broker_id, broker_epoch=broker_epoch)
-    frame = encode_request(RequestHeader(api.key, 0, 7, "test"), request)
-    response = decode_response(
-        exchange("localhost", cluster.brokers[1].port, frame, 30), api.key, 0
-    )[1]
+    response = send_once(
+        "localhost",
+        cluster.brokers[1].port,
+        ApiKey(api.key),
+        0,
+        request,
+        client_id="test",
+        timeout_s=30,
+    )
     return response.error_code, response.producer_id_start, response.producer_id_len
 
 
@@ -178,8 +177,9 @@ def test_kafka_39_broker_takes_producer_ids_from_the_kafkacore_controller(
         request = api.request.cls(
             transactional_id=None, transaction_timeout_ms=-1, producer_id=-1, producer_epoch=-1
         )
-        frame = encode_request(RequestHeader(api.key, 4, 3, "test"), request)
-        answer = decode_response(exchange("localhost", kafka.port, frame, 30), api.key, 4)[1]
+        answer = send_once(
+            "localhost", kafka.port, ApiKey(api.key), 4, request, client_id="test", timeout_s=30
+        )
         assert answer.error_code in (ErrorCode.NONE, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS)
         return int(answer.producer_id) if answer.error_code == ErrorCode.NONE else None
 

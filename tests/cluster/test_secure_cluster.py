@@ -30,8 +30,8 @@ from confluent_kafka.admin import (
     ResourceType,
 )
 
-from kafkacore.cli._wire import exchange
-from kafkacore.protocol import APIS_BY_NAME, RequestHeader, decode_response, encode_request
+from kafkacore.net import send_once
+from kafkacore.protocol import APIS_BY_NAME, ApiKey
 from support.certs import make_pki
 from support.cluster import PRODUCER_CONFIG, Cluster, wait_until
 from support.secure import free_port, plain_jaas, write_pem_files
@@ -54,8 +54,9 @@ def _alice_acls(port: int) -> int:
         operation=1,  # ANY
         permission_type=1,  # ANY
     )
-    frame = encode_request(RequestHeader(api.key, 3, 1, "harness"), request)
-    response = decode_response(exchange("localhost", port, frame, 10), api.key, 3)[1]
+    response = send_once(
+        "localhost", port, ApiKey(api.key), 3, request, client_id="harness", timeout_s=10
+    )
     return sum(len(r.acls) for r in response.resources)
 
 

@@ -178,8 +178,8 @@ def test_reports_and_log_dirs_match_kafkas_tools_with_a_broker_down(
 
 
 async def describe_log_dirs(port: int) -> Any:
+    from kafkacore.net import NodeClient
     from kafkacore.protocol import APIS_BY_NAME, ApiKey
-    from kafkacore.server.inter_broker import NodeClient
 
     client = NodeClient("localhost", port, client_id="test", request_timeout_s=30)
     try:

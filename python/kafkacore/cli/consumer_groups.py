@@ -352,8 +352,9 @@ def _offset_delete_request(host: str, port: int, group: str, tps: list[Any]) -> 
     """OffsetDelete (API 47) sent to the group's coordinator: confluent-kafka's AdminClient
     has no ``delete_consumer_group_offsets`` (librdkafka's DeleteConsumerGroupOffsets is not
     exposed), so the request is made with kafkacore's own protocol codec."""
-    from kafkacore.cli._wire import ConnectionClosed, exchange
-    from kafkacore.protocol import APIS_BY_NAME, RequestHeader, decode_response, encode_request
+    from kafkacore.cli._wire import call
+    from kafkacore.net import ConnectionClosed
+    from kafkacore.protocol import APIS_BY_NAME, ApiKey
 
     api = APIS_BY_NAME["OffsetDelete"]
     cls: Any = api.request.cls
@@ -370,14 +371,20 @@ def _offset_delete_request(host: str, port: int, group: str, tps: list[Any]) -> 
             for name, parts in by_topic.items()
         ],
     )
-    frame = encode_request(RequestHeader(api.key, 0, 1, "kafkacore-consumer-groups"), request)
     try:
-        data = exchange(host, port, frame, 30)
+        return call(
+            host,
+            port,
+            ApiKey(api.key),
+            0,
+            request,
+            client_id="kafkacore-consumer-groups",
+            timeout_s=30,
+        )
     except ConnectionClosed:
         raise BrokerError("connection closed by the coordinator") from None
     except OSError as exc:
         raise BrokerError(f"coordinator {host}:{port}: {exc}") from None
-    return decode_response(data, api.key, 0)[1]
 
 
 def _delete_offsets(admin: Any, args: argparse.Namespace) -> int:

@@ -104,8 +104,8 @@ async def _describe_all(addresses: dict[int, tuple[str, int]]) -> dict[int, Any]
 
 async def _describe(host: str, port: int) -> Any:
     from kafkacore.cli.topics import BrokerError
+    from kafkacore.net import NodeClient
     from kafkacore.protocol import APIS_BY_NAME, ApiKey
-    from kafkacore.server.inter_broker import NodeClient
 
     request = APIS_BY_NAME["DescribeLogDirs"].request.cls(topics=None)
     client = NodeClient(host, port, client_id="kafkacore-log-dirs", request_timeout_s=TIMEOUT)

@@ -107,15 +107,16 @@ class _WireClient:
             self.brokers.append((host or "localhost", int(port)))
 
     def call(self, api_name: str, version: int, request: Any) -> Any:
-        from kafkacore.cli._wire import exchange
-        from kafkacore.protocol import RequestHeader, decode_response, encode_request
+        from kafkacore.cli._wire import call
+        from kafkacore.protocol import ApiKey
 
-        api = APIS_BY_NAME[api_name]
-        frame = encode_request(RequestHeader(api.key, version, 1, "kafkacore-configs"), request)
+        key = ApiKey(APIS_BY_NAME[api_name].key)
         failure: OSError | None = None
         for host, port in self.brokers:
             try:
-                return decode_response(exchange(host, port, frame, 30), api.key, version)[1]
+                return call(
+                    host, port, key, version, request, client_id="kafkacore-configs", timeout_s=30
+                )
             except OSError as exc:
                 failure = exc
         raise _Failed(f"{api_name} to {self.brokers}: {failure}")

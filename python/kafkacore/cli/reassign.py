@@ -330,27 +330,25 @@ def _assignment(md: Any, topics: Iterable[str]) -> dict[TP, list[int]]:
 
 def _controller_call(admin: Any, api_name: str, request: Any, version: int = 0) -> Any:
     """Send ``request`` to the controller, again after NOT_CONTROLLER."""
-    from kafkacore.cli._wire import exchange
-    from kafkacore.protocol import (
-        APIS_BY_NAME,
-        ErrorCode,
-        RequestHeader,
-        decode_response,
-        encode_request,
-    )
+    from kafkacore.cli._wire import call
+    from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
 
-    api = APIS_BY_NAME[api_name]
+    key = ApiKey(APIS_BY_NAME[api_name].key)
     deadline = time.monotonic() + TIMEOUT
     while True:
         md = _metadata(admin)
         controller = md.brokers.get(md.controller_id)
         if controller is not None:
-            frame = encode_request(
-                RequestHeader(api.key, version, 1, "reassign-partitions-tool"), request
-            )
             try:
-                data = exchange(controller.host, controller.port, frame, TIMEOUT)
-                response = decode_response(data, api.key, version)[1]
+                response = call(
+                    controller.host,
+                    controller.port,
+                    key,
+                    version,
+                    request,
+                    client_id="reassign-partitions-tool",
+                    timeout_s=TIMEOUT,
+                )
             except OSError:
                 response = None
             if response is not None and response.error_code != ErrorCode.NOT_CONTROLLER:

@@ -46,8 +46,8 @@ if TYPE_CHECKING:
 
     from kafkacore.console.audit import AuditLog
     from kafkacore.console.auth import Sessions
+    from kafkacore.net import ClientSecurity
     from kafkacore.server.broker import KafkaServer
-    from kafkacore.server.inter_broker import ClientSecurity
 
 __all__ = ["BROKER_ONLY_NOTICE", "ConsoleContext", "Kept", "Login", "kafka_admin"]
 
@@ -227,8 +227,7 @@ class ConsoleContext:
     def raw_security(self, request: Request | None) -> ClientSecurity | None:
         """The security of a raw-protocol connection (``NodeClient``) as the request's
         user: for the requests the admin client does not make (DescribeLogDirs)."""
-        from kafkacore.cli._wire import client_security
-        from kafkacore.server.inter_broker import ClientSecurity
+        from kafkacore.net import ClientSecurity, client_security
 
         security = client_security(self.command_props)
         if self.login is None:
@@ -252,8 +251,8 @@ class ConsoleContext:
         """One request the admin client does not make (DescribeLogDirs, DescribeClientQuotas,
         DescribeConfigs with ``configuration_keys``), on a connection of its own to ``node``
         (default: the first bootstrap server), secured as the request's user; the response."""
+        from kafkacore.net import NodeClient
         from kafkacore.protocol import ApiKey
-        from kafkacore.server.inter_broker import NodeClient
 
         if node is None:
             host, _, port = self.bootstrap.split(",")[0].strip().rpartition(":")

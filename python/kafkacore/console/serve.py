@@ -167,7 +167,7 @@ def _broker_identity(broker: KafkaServer) -> dict[str, str] | None:
     """librdkafka settings of a client acting as the broker itself: its inter-broker
     listener and credentials (the audit trail's writer). None when that listener uses TLS
     (the console's clients then write as each user)."""
-    from kafkacore.server.inter_broker import inter_broker_security
+    from kafkacore.net import inter_broker_security
 
     config = broker.config
     listener, protocol = config.inter_broker_listener()

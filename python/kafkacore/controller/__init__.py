@@ -5,6 +5,7 @@
 * :mod:`~kafkacore.controller.context`: the controller's cache of cluster state;
 * :mod:`~kafkacore.controller.state_machines`: partition and replica state machines;
 * :mod:`~kafkacore.controller.channel`: per-broker request queues and request batches;
+* :mod:`~kafkacore.controller.events`: the events the controller processes, as types;
 * :mod:`~kafkacore.controller.controller`: the single-task event loop."""
 
 from kafkacore.controller.channel import ControllerBrokerRequestBatch, ControllerChannelManager

@@ -17,9 +17,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from kafkacore.controller.algorithms import LEADER_DURING_DELETE, LeaderAndIsr
-from kafkacore.controller.context import ControllerContext
+from kafkacore.controller.context import ControllerContext, ReplicaAssignment
 from kafkacore.log import TopicPartition
-from kafkacore.protocol import APIS_BY_NAME
+from kafkacore.net import NodeClient, NodeClientFactory
+from kafkacore.protocol import APIS_BY_NAME, ApiKey
+from kafkacore.protocol.schema import KafkaStruct, StructSchema
+from kafkacore.zk.data import BrokerRegistration
 
 __all__ = [
     "LEADER_AND_ISR_VERSION",
@@ -38,10 +41,12 @@ STOP_REPLICA_VERSION = 4
 EPOCH_DURING_DELETE = -2
 NO_EPOCH = -1
 
-Callback = Callable[[Any], None]
+Callback = Callable[[KafkaStruct], None]
+StopReplicaCallback = Callable[[int, KafkaStruct, frozenset[TopicPartition]], None]
+LeaderAndIsrCallback = Callable[[int, KafkaStruct], None]
 
 
-def build_struct(schema: Any, values: dict[str, Any]) -> Any:
+def build_struct(schema: StructSchema, values: dict[str, Any]) -> KafkaStruct:
     """A KafkaStruct of ``schema`` (a StructSchema) from nested dicts/lists keyed by
     attribute name; keys the schema lacks are ignored, missing ones take defaults."""
     kwargs: dict[str, Any] = {}
@@ -52,27 +57,28 @@ def build_struct(schema: Any, values: dict[str, Any]) -> Any:
         if f.struct is not None and v is not None:
             v = [build_struct(f.struct, x) for x in v] if f.array else build_struct(f.struct, v)
         kwargs[f.attr] = v
-    return schema.cls(**kwargs)
+    struct: KafkaStruct = schema.cls(**kwargs)
+    return struct
 
 
-def build_request(api_name: str, values: dict[str, Any]) -> Any:
+def build_request(api_name: str, values: dict[str, Any]) -> KafkaStruct:
     return build_struct(APIS_BY_NAME[api_name].request.struct, values)
 
 
-def _endpoint(registration: Any, listener: str) -> tuple[str, int]:
-    for ep in registration.endpoints:
-        if ep.listener == listener:
-            return ep.host, ep.port
-    ep = registration.endpoints[0]
-    return ep.host, ep.port
+def _endpoint(registration: BrokerRegistration, listener: str) -> tuple[str, int]:
+    """``listener``'s endpoint of a broker (else its first); a null host is empty."""
+    ep = next((e for e in registration.endpoints if e.listener == listener), None)
+    if ep is None:
+        ep = registration.endpoints[0]
+    return ep.host or "", ep.port
 
 
 @dataclass
 class _Item:
-    api_key: int
+    api_key: ApiKey
     api_name: str
     version: int
-    request: Any
+    request: KafkaStruct
     callback: Callback | None
 
 
@@ -88,7 +94,7 @@ class _BrokerSender:
         self.broker_id = broker_id
         self.host, self.port = host, port
         self.queue: asyncio.Queue[_Item] = asyncio.Queue()
-        self.client: Any = None
+        self.client: NodeClient | None = None
         self.task = asyncio.get_running_loop().create_task(
             self._run(), name=f"controller-sender-{broker_id}"
         )
@@ -99,7 +105,7 @@ class _BrokerSender:
             item = await self.queue.get()
             while True:
                 try:
-                    if self.client is None or getattr(self.client, "closed", False):
+                    if self.client is None or self.client.closed:
                         self.client = self.manager.client_factory(self.host, self.port)
                     response = await self.client.send(item.api_key, item.version, item.request)
                     break
@@ -134,12 +140,12 @@ class _BrokerSender:
 
 
 class ControllerChannelManager:
-    """Per-broker ordered request queues. ``client_factory(host, port)`` makes a
-    NodeClient-like object (``send(api_key, version, request)``, ``close()``)."""
+    """Per-broker ordered request queues. ``client_factory(host, port)`` makes the
+    :class:`~kafkacore.net.NodeClient` of one broker."""
 
     def __init__(
         self,
-        client_factory: Callable[[str, int], Any],
+        client_factory: NodeClientFactory,
         *,
         listener: str = "PLAINTEXT",
         retry_backoff_s: float = 0.1,
@@ -149,7 +155,7 @@ class ControllerChannelManager:
         self.retry_backoff_s = retry_backoff_s
         self._senders: dict[int, _BrokerSender] = {}
 
-    def add_broker(self, registration: Any) -> None:
+    def add_broker(self, registration: BrokerRegistration) -> None:
         if registration.id in self._senders:
             return
         host, port = _endpoint(registration, self.listener)
@@ -169,14 +175,14 @@ class ControllerChannelManager:
         broker_id: int,
         api_name: str,
         version: int,
-        request: Any,
+        request: KafkaStruct,
         callback: Callback | None = None,
     ) -> None:
         sender = self._senders.get(broker_id)
         if sender is None:
             log.warning("controller: not sending %s to unknown broker %d", api_name, broker_id)
             return
-        api_key = APIS_BY_NAME[api_name].request.api_key
+        api_key = ApiKey(APIS_BY_NAME[api_name].request.api_key)
         sender.queue.put_nowait(_Item(api_key, api_name, version, request, callback))
 
     @property
@@ -186,7 +192,10 @@ class ControllerChannelManager:
 
 class ControllerBrokerRequestBatch:
     """Collects LeaderAndIsr, UpdateMetadata and StopReplica for one controller action;
-    ``send`` queues them per broker in that order."""
+    ``send`` queues them per broker in that order. ``stop_replica_callback(broker,
+    response, deleted)`` hears the answers to StopReplicas that delete partitions,
+    ``leader_and_isr_callback(broker, response)`` every LeaderAndIsr answer (offline log
+    dirs); ``sent`` collects everything sent (tests and logging)."""
 
     def __init__(
         self,
@@ -194,20 +203,23 @@ class ControllerBrokerRequestBatch:
         context: ControllerContext,
         channel: ControllerChannelManager,
         *,
-        stop_replica_callback: Callable[[int, Any, frozenset[TopicPartition]], None] | None = None,
+        stop_replica_callback: StopReplicaCallback | None = None,
+        leader_and_isr_callback: LeaderAndIsrCallback | None = None,
+        sent: list[tuple[int, str, KafkaStruct]] | None = None,
     ) -> None:
         self.controller_id = controller_id
         self.ctx = context
         self.channel = channel
         self.stop_replica_callback = stop_replica_callback
-        # told (broker, response) of every LeaderAndIsr answer (offline log dirs)
-        self.leader_and_isr_callback: Callable[[int, Any], None] | None = None
-        self.leader_and_isr: dict[int, dict[TopicPartition, tuple[LeaderAndIsr, Any, bool]]] = {}
+        self.leader_and_isr_callback = leader_and_isr_callback
+        self.leader_and_isr: dict[
+            int, dict[TopicPartition, tuple[LeaderAndIsr, ReplicaAssignment | None, bool]]
+        ] = {}
         self.update_metadata_brokers: set[int] = set()
         self.update_metadata_partitions: set[TopicPartition] = set()
         self.stop_replica: dict[int, dict[TopicPartition, bool]] = {}
         # everything sent, for tests and logging: (broker, api name, request)
-        self.sent: list[tuple[int, str, Any]] = []
+        self.sent: list[tuple[int, str, KafkaStruct]] = [] if sent is None else sent
 
     def new_batch(self) -> None:
         self.leader_and_isr = {}
@@ -243,7 +255,7 @@ class ControllerBrokerRequestBatch:
     # --- building -----------------------------------------------------------------------
 
     def _lai_partition(
-        self, tp: TopicPartition, s: LeaderAndIsr, a: Any, is_new: bool
+        self, tp: TopicPartition, s: LeaderAndIsr, a: ReplicaAssignment | None, is_new: bool
     ) -> dict[str, Any]:
         return {
             "topic_name": tp.topic,
@@ -395,7 +407,7 @@ class ControllerBrokerRequestBatch:
         self.new_batch()
 
     def _send(
-        self, broker: int, api: str, version: int, req: Any, cb: Callback | None = None
+        self, broker: int, api: str, version: int, req: KafkaStruct, cb: Callback | None = None
     ) -> None:
         self.sent.append((broker, api, req))
         if len(self.sent) > 10000:
@@ -404,14 +416,14 @@ class ControllerBrokerRequestBatch:
 
 
 def _bind(
-    fn: Callable[[int, Any, frozenset[TopicPartition]], None],
+    fn: StopReplicaCallback,
     broker: int,
     deleted: frozenset[TopicPartition],
 ) -> Callback:
     return lambda response: fn(broker, response, deleted)
 
 
-def _bind_broker(fn: Callable[[int, Any], None], broker: int) -> Callback:
+def _bind_broker(fn: LeaderAndIsrCallback, broker: int) -> Callback:
     return lambda response: fn(broker, response)
 
 

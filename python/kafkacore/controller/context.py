@@ -7,10 +7,10 @@ from __future__ import annotations
 import enum
 import uuid
 from dataclasses import dataclass, field
-from typing import Any
 
 from kafkacore.controller.algorithms import LeaderAndIsr
 from kafkacore.log import TopicPartition
+from kafkacore.zk.data import BrokerRegistration
 
 __all__ = ["ControllerContext", "PartitionState", "ReplicaAssignment", "ReplicaState"]
 
@@ -47,8 +47,8 @@ class ReplicaAssignment:
 class ControllerContext:
     epoch: int = 0
     epoch_zk_version: int = -1
-    # broker id -> registration (zk.data.BrokerRegistration), broker id -> epoch (czxid)
-    live_brokers: dict[int, Any] = field(default_factory=dict)
+    # broker id -> registration, broker id -> epoch (czxid)
+    live_brokers: dict[int, BrokerRegistration] = field(default_factory=dict)
     broker_epochs: dict[int, int] = field(default_factory=dict)
     shutting_down: set[int] = field(default_factory=set)
     assignments: dict[str, dict[int, ReplicaAssignment]] = field(default_factory=dict)
@@ -93,7 +93,7 @@ class ControllerContext:
         """``brokers`` without those whose replica of ``tp`` is in a failed log dir."""
         return {b for b in brokers if tp not in self.replicas_on_offline_dirs.get(b, ())}
 
-    def add_live_broker(self, registration: Any, epoch: int) -> None:
+    def add_live_broker(self, registration: BrokerRegistration, epoch: int) -> None:
         self.live_brokers[registration.id] = registration
         self.broker_epochs[registration.id] = epoch
         self.replicas_on_offline_dirs.pop(registration.id, None)  # a new start: asks again

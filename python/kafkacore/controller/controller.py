@@ -1,21 +1,23 @@
 """Kafka's ZooKeeper-mode ``KafkaController`` (cluster.md §2).
 
 One asyncio queue of events consumed by one task (CONVENTIONS 15): ZooKeeper watches
-(possibly fired on kazoo's thread) and broker requests only post events; every decision
-and every change of the :class:`ControllerContext` happens in that task."""
+(possibly fired on kazoo's thread) and broker requests only post events
+(:mod:`~kafkacore.controller.events`, Kafka's ``ControllerEvent``s); every decision and
+every change of the :class:`ControllerContext` happens in that task, which dispatches on
+the event's type (:meth:`KafkaController._process`)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
 import logging
 import time
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, NoReturn, TypeVar, cast
 
+from kafkacore.config import BrokerConfig
 from kafkacore.controller import zkadapter as zka
 from kafkacore.controller.algorithms import RECOVERED, RECOVERING, LeaderAndIsr
 from kafkacore.controller.channel import (
@@ -29,6 +31,34 @@ from kafkacore.controller.context import (
     ReplicaAssignment,
     ReplicaState,
 )
+from kafkacore.controller.events import (
+    AllocateProducerIds,
+    AlterPartitionReceived,
+    ApiPartitionReassignment,
+    AutoPreferredReplicaLeaderElection,
+    BrokerChange,
+    ControlledShutdown,
+    ControllerEvent,
+    ControllerRequest,
+    ElectionResults,
+    Expire,
+    IsrChangeNotification,
+    LeaderAndIsrResponseReceived,
+    ListPartitionReassignments,
+    LogDirEventNotification,
+    PartitionModifications,
+    Reassignments,
+    Reelect,
+    RegisterBrokerAndReelect,
+    ReplicaLeaderElection,
+    Startup,
+    TopicChange,
+    TopicDeletion,
+    TopicDeletionStopReplicaResponseReceived,
+    WaitIdle,
+    ZkPartitionReassignment,
+    ZkPreferredReplicaElection,
+)
 from kafkacore.controller.state_machines import (
     CONTROLLED_SHUTDOWN,
     OFFLINE,
@@ -38,54 +68,70 @@ from kafkacore.controller.state_machines import (
     ReplicaStateMachine,
 )
 from kafkacore.log import TopicPartition
+from kafkacore.net import NodeClientFactory, inter_broker_security, node_client_factory
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+from kafkacore.protocol.schema import KafkaStruct
+from kafkacore.zk.client import KafkaZkClient
 from kafkacore.zk.data import TopicAssignment
+from kafkacore.zk.errors import ControllerMovedError
 
 __all__ = ["KafkaController"]
 
 log = logging.getLogger(__name__)
 
-_SHUTDOWN = object()
+_T = TypeVar("_T")
+
+# a queued event and, for a ControllerRequest, the future its caller awaits; None stops
+_Item = tuple[ControllerEvent, "asyncio.Future[Any] | None"]
 
 
-def _cfg(config: Any, name: str, default: Any) -> Any:
-    value = getattr(config, name, None) if config is not None else None
-    return default if value is None else value
+def _unknown_event(event: NoReturn) -> NoReturn:
+    """mypy proves this unreachable: ``match`` covers every :data:`ControllerEvent`."""
+    raise TypeError(f"not a controller event: {event!r}")
 
 
 class KafkaController:
+    """The controller a ZooKeeper-mode broker runs (active while it holds ``/controller``).
+
+    ``channel_factory(host, port)`` makes the client of one broker (default: a
+    :class:`~kafkacore.net.NodeClient` on the inter-broker listener, with its security and
+    ``controller.socket.timeout.ms``); ``register_broker()`` registers this broker again
+    after a new ZooKeeper session (its new broker epoch). Thread-safety: :meth:`post` may
+    be called from any thread; everything else runs on the event loop of :meth:`startup`.
+    """
+
     def __init__(
         self,
         broker_id: int,
-        zk: Any,
-        config: Any,
-        channel_factory: Callable[[str, int], Any] | None = None,
+        zk: KafkaZkClient,
+        config: BrokerConfig,
+        channel_factory: NodeClientFactory | None = None,
         *,
+        register_broker: Callable[[], Awaitable[int]] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.broker_id = broker_id
         self.zk = zk
         self.config = config
         self.clock = clock
-        self._client_factory = channel_factory or self._default_client
+        self.listener, _protocol = config.inter_broker_listener()
+        self._client_factory = channel_factory or node_client_factory(
+            f"controller-{broker_id}",
+            request_timeout_s=config.controller_socket_timeout_ms / 1000,
+            security=inter_broker_security(config),
+        )
+        self._register_broker = register_broker
         self.ctx = ControllerContext()
         self.active_controller_id = -1
         self.channel: ControllerChannelManager | None = None
         self.batch: ControllerBrokerRequestBatch | None = None
         self.partition_sm: PartitionStateMachine | None = None
         self.replica_sm: ReplicaStateMachine | None = None
-        # set by the broker: re-registers /brokers/ids/<id> after a new ZK session
-        self.register_broker: Callable[[], Awaitable[int]] | None = None
-        self._queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._queue: asyncio.Queue[_Item | None] = asyncio.Queue()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[None] | None = None
         self._session_lost = False
         self._rebalance_task: asyncio.Task[None] | None = None
-        listener = "PLAINTEXT"
-        if config is not None and hasattr(config, "inter_broker_listener"):
-            with contextlib.suppress(Exception):
-                listener = config.inter_broker_listener()[0]
-        self.listener = listener
         # every batch sent while active (broker, api name, request): for tests
         self.sent: list[tuple[int, str, Any]] = []
 
@@ -101,16 +147,14 @@ class KafkaController:
 
     async def startup(self) -> None:
         self._loop = asyncio.get_running_loop()
-        add_listener = getattr(self.zk, "add_session_listener", None)
-        if add_listener is not None:
-            add_listener(self._on_session_state)
+        self.zk.add_session_listener(self._on_session_state)
         self._task = self._loop.create_task(self._run(), name=f"controller-{self.broker_id}")
-        self.post("startup")
+        self.post(Startup())
 
     async def shutdown(self) -> None:
         if self._task is None:
             return
-        self._queue.put_nowait(_SHUTDOWN)
+        self._queue.put_nowait(None)
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await asyncio.wait_for(asyncio.shield(self._task), 10)
         if not self._task.done():
@@ -120,77 +164,55 @@ class KafkaController:
         self._task = None
         await self._on_resignation()
 
-    async def alter_partition(self, request: Any, version: int) -> Any:
-        if self._task is None:
-            return self._alter_partition_error(ErrorCode.NOT_CONTROLLER)
-        return await self._call("alter_partition", request, version)
+    async def alter_partition(self, request: KafkaStruct, version: int) -> KafkaStruct:
+        return await self._call(AlterPartitionReceived(request, version))
 
     async def controlled_shutdown(
         self, broker_id: int, broker_epoch: int
     ) -> tuple[int, list[tuple[str, int]]]:
-        if self._task is None:
-            return (int(ErrorCode.NOT_CONTROLLER), [])
-        result: tuple[int, list[tuple[str, int]]] = await self._call(
-            "controlled_shutdown", broker_id, broker_epoch
-        )
-        return result
+        return await self._call(ControlledShutdown(broker_id, broker_epoch))
 
     async def allocate_producer_ids(
         self, broker_id: int, broker_epoch: int
     ) -> tuple[int, int, int]:
         """AllocateProducerIds (KIP-730): ``(error code, first id, count)``; a block of
         1000 ids taken from ``/latest_producer_id_block`` for a registered broker."""
-        if self._task is None:
-            return (int(ErrorCode.NOT_CONTROLLER), -1, 0)
-        result: tuple[int, int, int] = await self._call(
-            "allocate_producer_ids", broker_id, broker_epoch
-        )
-        return result
+        return await self._call(AllocateProducerIds(broker_id, broker_epoch))
 
     async def elect_leaders(
         self, partitions: list[tuple[str, int]], unclean: bool = False
-    ) -> dict[tuple[str, int], tuple[int, str | None]]:
+    ) -> ElectionResults:
         """ElectLeaders (admin-triggered PREFERRED or UNCLEAN election): per partition
         ``(error code, message)``, Kafka's ``processReplicaLeaderElection``."""
-        if self._task is None:
-            return dict.fromkeys(partitions, (int(ErrorCode.NOT_CONTROLLER), None))
-        result: dict[tuple[str, int], tuple[int, str | None]] = await self._call(
-            "elect_leaders", partitions, unclean
-        )
-        return result
+        return await self._call(ReplicaLeaderElection(tuple(partitions), unclean))
 
     async def alter_partition_reassignments(
         self, reassignments: dict[tuple[str, int], list[int] | None]
-    ) -> dict[tuple[str, int], tuple[int, str | None]]:
+    ) -> ElectionResults:
         """AlterPartitionReassignments (KIP-455): target replicas, or None to cancel; per
         partition ``(error code, message)``."""
-        if self._task is None:
-            return dict.fromkeys(reassignments, (int(ErrorCode.NOT_CONTROLLER), None))
-        result: dict[tuple[str, int], tuple[int, str | None]] = await self._call(
-            "api_reassignment", reassignments
+        targets = tuple(
+            (key, None if target is None else tuple(target))
+            for key, target in reassignments.items()
         )
-        return result
+        return await self._call(ApiPartitionReassignment(targets))
 
     async def list_partition_reassignments(
         self, partitions: list[tuple[str, int]] | None = None
-    ) -> dict[tuple[str, int], tuple[list[int], list[int], list[int]]] | None:
+    ) -> Reassignments | None:
         """Partitions being reassigned: ``(replicas, adding, removing)``; None when this
         broker is not the controller."""
-        if self._task is None:
-            return None
-        result: (
-            dict[tuple[str, int], tuple[list[int], list[int], list[int]]] | None
-        ) = await self._call("list_reassignments", partitions)
-        return result
+        wanted = None if partitions is None else tuple(partitions)
+        return await self._call(ListPartitionReassignments(wanted))
 
     async def wait_idle(self) -> None:
         """Until every event posted so far is processed (tests)."""
-        await self._call("noop")
+        await self._call(WaitIdle())
 
     # --- event queue ---------------------------------------------------------------------------
 
-    def post(self, name: str, *args: Any) -> None:
-        """Thread-safe: a watch may fire on kazoo's thread."""
+    def post(self, event: ControllerEvent) -> None:
+        """Queue ``event``. Thread-safe: a watch may fire on kazoo's thread."""
         loop = self._loop
         if loop is None or loop.is_closed():
             return
@@ -199,98 +221,139 @@ class KafkaController:
         except RuntimeError:
             running = None
         if running is loop:
-            self._queue.put_nowait((name, args, None))
+            self._queue.put_nowait((event, None))
         else:
-            loop.call_soon_threadsafe(self._queue.put_nowait, (name, args, None))
+            loop.call_soon_threadsafe(self._queue.put_nowait, (event, None))
 
-    async def _call(self, name: str, *args: Any) -> Any:
-        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait((name, args, fut))
-        return await fut
+    async def _call(self, request: ControllerRequest[_T]) -> _T:
+        """Queue ``request`` and await its answer (Kafka's events with a callback)."""
+        event = cast(ControllerEvent, request)
+        if self._task is None:
+            return cast(_T, self._not_controller_answer(event))
+        future: asyncio.Future[_T] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait((event, future))
+        return await future
 
-    def _watch(self, name: str, *args: Any) -> Callable[..., None]:
+    def _watch(self, event: ControllerEvent) -> Callable[..., None]:
+        """A ZooKeeper watch that posts ``event``."""
+
         def fire(*_ignored: Any) -> None:
-            self.post(name, *args)
+            self.post(event)
 
         return fire
 
     def _on_session_state(self, state: str) -> None:
         if state == "LOST":
             self._session_lost = True
-            self.post("expire")
+            self.post(Expire())
         elif state == "CONNECTED" and self._session_lost:
             self._session_lost = False
-            self.post("register_broker_and_reelect")
+            self.post(RegisterBrokerAndReelect())
 
     async def _run(self) -> None:
-        moved = zka.ControllerMoved()
         while True:
             item = await self._queue.get()
-            if item is _SHUTDOWN:
+            if item is None:
                 return
-            name, args, fut = item
+            event, future = item
             try:
-                result = await getattr(self, f"_process_{name}")(*args)
+                result = await self._process(event)
             except asyncio.CancelledError:
                 raise
-            except moved as exc:
-                log.info("controller %d: %s while processing %s", self.broker_id, exc, name)
+            except ControllerMovedError as exc:
+                log.info("controller %d: %s while processing %s", self.broker_id, exc, event)
                 await self._maybe_resign()
-                if fut is not None and not fut.done():
-                    fut.set_result(self._not_controller_result(name, args))
+                if future is not None and not future.done():
+                    future.set_result(self._not_controller_answer(event))
                 continue
             except Exception as exc:
-                log.exception("controller %d: processing %s failed", self.broker_id, name)
-                if fut is not None and not fut.done():
-                    fut.set_exception(exc)
+                log.exception("controller %d: processing %s failed", self.broker_id, event)
+                if future is not None and not future.done():
+                    future.set_exception(exc)
                 continue
-            if fut is not None and not fut.done():
-                fut.set_result(result)
+            if future is not None and not future.done():
+                future.set_result(result)
 
-    def _not_controller_result(self, name: str, args: tuple[Any, ...]) -> Any:
-        if name == "alter_partition":
-            return self._alter_partition_error(ErrorCode.NOT_CONTROLLER)
-        if name == "controlled_shutdown":
-            return (int(ErrorCode.NOT_CONTROLLER), [])
-        if name == "allocate_producer_ids":
-            return (int(ErrorCode.NOT_CONTROLLER), -1, 0)
+    async def _process(self, event: ControllerEvent) -> object:
+        """Kafka's ``KafkaController.process``: one event, its answer for a request."""
+        match event:
+            case Startup():
+                await self._elect()
+            case Reelect():
+                await self._maybe_resign()
+                await self._elect()
+            case Expire():
+                was_active = self.is_active
+                self.active_controller_id = -1
+                if was_active:
+                    await self._on_resignation()
+            case RegisterBrokerAndReelect():
+                if self._register_broker is not None:
+                    await self._register_broker()
+                await self._elect()
+            case BrokerChange():
+                await self._process_broker_change()
+            case TopicChange():
+                await self._process_topic_change()
+            case PartitionModifications(topic=topic):
+                await self._process_partition_modifications(topic)
+            case TopicDeletion():
+                await self._process_topic_deletion()
+            case IsrChangeNotification():
+                await self._process_isr_change()
+            case LogDirEventNotification():
+                await self._process_log_dir_event_notification()
+            case ZkPartitionReassignment():
+                await self._process_zk_partition_reassignment()
+            case ZkPreferredReplicaElection():
+                await self._process_zk_preferred_replica_election()
+            case AutoPreferredReplicaLeaderElection():
+                await self._process_auto_preferred_replica_leader_election()
+            case LeaderAndIsrResponseReceived(broker=broker, response=response):
+                await self._process_leader_and_isr_response(broker, response)
+            case TopicDeletionStopReplicaResponseReceived(
+                broker=broker, response=response, deleted=deleted
+            ):
+                await self._process_stop_replica_response(broker, response, deleted)
+            case AlterPartitionReceived(request=request, version=version):
+                return await self._process_alter_partition(request, version)
+            case ControlledShutdown(broker_id=broker_id, broker_epoch=broker_epoch):
+                return await self._process_controlled_shutdown(broker_id, broker_epoch)
+            case AllocateProducerIds(broker_id=broker_id, broker_epoch=broker_epoch):
+                return await self._process_allocate_producer_ids(broker_id, broker_epoch)
+            case ReplicaLeaderElection(partitions=partitions, unclean=unclean):
+                return await self._process_elect_leaders(list(partitions), unclean)
+            case ApiPartitionReassignment(reassignments=reassignments):
+                return await self._process_api_reassignment(reassignments)
+            case ListPartitionReassignments(partitions=partitions):
+                return await self._process_list_reassignments(partitions)
+            case WaitIdle():
+                pass
+            case _:
+                _unknown_event(event)
         return None
 
-    async def _process_noop(self) -> None:
+    def _not_controller_answer(self, event: ControllerEvent) -> object:
+        """What a request gets when this broker is not (or no longer) the controller."""
+        not_controller = int(ErrorCode.NOT_CONTROLLER)
+        match event:
+            case AlterPartitionReceived():
+                return self._alter_partition_error(ErrorCode.NOT_CONTROLLER)
+            case ControlledShutdown():
+                return (not_controller, [])
+            case AllocateProducerIds():
+                return (not_controller, -1, 0)
+            case ReplicaLeaderElection(partitions=partitions):
+                return dict.fromkeys(partitions, (not_controller, None))
+            case ApiPartitionReassignment(reassignments=reassignments):
+                return dict.fromkeys((key for key, _ in reassignments), (not_controller, None))
         return None
 
     # --- election ------------------------------------------------------------------------------
 
-    async def _process_startup(self) -> None:
-        await self._elect()
-
-    async def _process_controller_change(self) -> None:
-        await self._maybe_resign()
-
-    async def _process_reelect(self) -> None:
-        await self._maybe_resign()
-        await self._elect()
-
-    async def _process_expire(self) -> None:
-        was_active = self.is_active
-        self.active_controller_id = -1
-        if was_active:
-            await self._on_resignation()
-
-    async def _process_register_broker_and_reelect(self) -> None:
-        if self.register_broker is not None:
-            await self.register_broker()
-        await self._elect()
-
     async def _read_controller_id(self) -> int:
-        active = await self.zk.get_controller_id(watch=self._controller_watch)
+        active = await self.zk.get_controller_id(watch=self._watch(Reelect()))
         return -1 if active is None else int(active)
-
-    def _controller_watch(self, *args: Any) -> None:
-        # creation / data change -> ControllerChange, deletion -> Reelect; the client's
-        # one-shot watch does not say which, so re-read in Reelect (elect is a no-op
-        # when /controller exists).
-        self.post("reelect")
 
     async def _elect(self) -> None:
         self.active_controller_id = await self._read_controller_id()
@@ -298,7 +361,7 @@ class KafkaController:
             return
         try:
             epoch, version = await self.zk.register_controller_and_increment_epoch(self.broker_id)
-        except zka.ControllerMoved():
+        except ControllerMovedError:
             await self._maybe_resign()
             return
         self.ctx.epoch, self.ctx.epoch_zk_version = epoch, version
@@ -306,7 +369,7 @@ class KafkaController:
         log.info("controller %d: elected, epoch %d", self.broker_id, epoch)
         try:
             await self._on_controller_failover()
-        except zka.ControllerMoved():
+        except ControllerMovedError:
             raise
         except Exception:
             log.exception("controller %d: failover failed, moving the controller", self.broker_id)
@@ -336,34 +399,23 @@ class KafkaController:
 
     # --- failover ------------------------------------------------------------------------------
 
-    def _default_client(self, host: str, port: int) -> Any:
-        mod = importlib.import_module("kafkacore.server.inter_broker")
-        timeout = _cfg(self.config, "controller_socket_timeout_ms", 30000) / 1000
-        return mod.NodeClient(
-            host,
-            port,
-            client_id=f"controller-{self.broker_id}",
-            request_timeout_s=timeout,
-            security=mod.inter_broker_security(self.config) if self.config is not None else None,
-        )
-
     async def _on_controller_failover(self) -> None:
         ctx = self.ctx
         zk = self.zk
         # 1. watches (registered by the reads below); 2. pending ISR change notifications
-        pending = await zk.get_isr_change_notifications(watch=self._watch("isr_change"))
+        pending = await zk.get_isr_change_notifications(watch=self._watch(IsrChangeNotification()))
         if pending:
             await zk.delete_isr_change_notifications(
                 pending, controller_epoch_zk_version=ctx.epoch_zk_version
             )
         # 3. the context
-        brokers = await zk.get_broker_ids(watch=self._watch("broker_change"))
+        brokers = await zk.get_broker_ids(watch=self._watch(BrokerChange()))
         registrations = await zk.get_all_brokers()
         for bid in brokers:
             if bid in registrations:
                 reg, epoch = registrations[bid]
                 ctx.add_live_broker(reg, epoch)
-        topics = await zk.get_all_topics(watch=self._watch("topic_change"))
+        topics = await zk.get_all_topics(watch=self._watch(TopicChange()))
         for topic in topics:
             await self._load_topic(topic)
         self.channel = ControllerChannelManager(self._client_factory, listener=self.listener)
@@ -371,18 +423,21 @@ class KafkaController:
             self.broker_id,
             ctx,
             self.channel,
-            stop_replica_callback=lambda b, resp, tps: self.post(
-                "stop_replica_response", b, resp, tps
+            stop_replica_callback=lambda broker, response, deleted: self.post(
+                TopicDeletionStopReplicaResponseReceived(broker, response, deleted)
             ),
+            leader_and_isr_callback=lambda broker, response: self.post(
+                LeaderAndIsrResponseReceived(broker, response)
+            ),
+            sent=self.sent,
         )
-        self.batch.sent = self.sent
         await self._start_log_dir_event_handling()
         for reg in ctx.live_brokers.values():
             self.channel.add_broker(reg)
         self.partition_sm = PartitionStateMachine(ctx, zk, self.batch, self._unclean_enabled)
         self.replica_sm = ReplicaStateMachine(ctx, zk, self.batch)
         # 4. topic deletion manager
-        to_delete = set(await zk.get_topics_to_delete(watch=self._watch("topic_deletion")))
+        to_delete = set(await zk.get_topics_to_delete(watch=self._watch(TopicDeletion())))
         ctx.topics_to_delete = to_delete & ctx.all_topics
         for topic in ctx.topics_to_delete:
             if self._has_offline_replicas(topic):
@@ -401,8 +456,8 @@ class KafkaController:
         await self._process_zk_partition_reassignment()
         await self._resume_deletions()
         await self._process_zk_preferred_replica_election()
-        if bool(_cfg(self.config, "auto_leader_rebalance_enable", True)):
-            interval = float(_cfg(self.config, "leader_imbalance_check_interval_seconds", 300))
+        if self.config.auto_leader_rebalance_enable:
+            interval = float(self.config.leader_imbalance_check_interval_seconds)
             self._rebalance_task = asyncio.get_running_loop().create_task(
                 self._rebalance_timer(5.0, interval)
             )
@@ -410,13 +465,13 @@ class KafkaController:
     async def _rebalance_timer(self, first: float, interval: float) -> None:
         await asyncio.sleep(first)
         while True:
-            self.post("auto_preferred_replica_leader_election")
+            self.post(AutoPreferredReplicaLeaderElection())
             await asyncio.sleep(interval)
 
     async def _load_topic(self, topic: str) -> None:
         ctx = self.ctx
         a = await self.zk.get_topic_assignment(
-            topic, watch=self._watch("partition_modifications", topic)
+            topic, watch=self._watch(PartitionModifications(topic))
         )
         if a is None:
             return
@@ -440,7 +495,7 @@ class KafkaController:
             ctx.leader_isr[TopicPartition(topic, p)] = zka.from_zk(state, version)
 
     async def _unclean_enabled(self, topic: str) -> bool:
-        default = bool(_cfg(self.config, "unclean_leader_election_enable", False))
+        default = self.config.unclean_leader_election_enable
         try:
             configs = await self.zk.get_entity_config("topics", topic)
         except Exception:
@@ -463,7 +518,7 @@ class KafkaController:
         if not self._active():
             return
         ctx = self.ctx
-        ids = set(await self.zk.get_broker_ids(watch=self._watch("broker_change")))
+        ids = set(await self.zk.get_broker_ids(watch=self._watch(BrokerChange())))
         registrations = await self.zk.get_all_brokers()
         cached = dict(ctx.broker_epochs)
         new = {b for b in ids - set(cached) if b in registrations}
@@ -561,16 +616,12 @@ class KafkaController:
     # --- offline log directories (Kafka's onBrokerLogDirFailure) ---------------------------
 
     async def _start_log_dir_event_handling(self) -> None:
-        """Failover: LeaderAndIsr answers are watched for KAFKA_STORAGE_ERROR (replicas in
-        a failed log directory), ``/log_dir_event_notification`` is watched, and pending
-        notifications are deleted - the LeaderAndIsr sent to every broker at failover
-        finds their offline replicas anyway (Kafka's ``onControllerFailover``)."""
-        assert self.batch is not None
-        self.batch.leader_and_isr_callback = lambda broker, response: self.post(
-            "leader_and_isr_response", broker, response
-        )
+        """Failover: ``/log_dir_event_notification`` is watched and pending notifications
+        are deleted - the LeaderAndIsr sent to every broker at failover finds their
+        offline replicas anyway, from the KAFKA_STORAGE_ERROR answers (Kafka's
+        ``onControllerFailover``)."""
         pending = await self.zk.get_log_dir_event_notifications(
-            watch=self._watch("log_dir_event_notification")
+            watch=self._watch(LogDirEventNotification())
         )
         if pending:
             await self.zk.delete_log_dir_event_notifications(
@@ -583,7 +634,7 @@ class KafkaController:
         if not self._active():
             return
         names = await self.zk.get_log_dir_event_notifications(
-            watch=self._watch("log_dir_event_notification")
+            watch=self._watch(LogDirEventNotification())
         )
         if not names:
             return
@@ -612,7 +663,7 @@ class KafkaController:
         await rsm.handle_state_changes(replicas, ReplicaState.ONLINE)
         batch.send()
 
-    async def _process_leader_and_isr_response(self, broker: int, response: Any) -> None:
+    async def _process_leader_and_isr_response(self, broker: int, response: KafkaStruct) -> None:
         """Kafka's ``LeaderAndIsrResponseReceived``: the partitions answered
         KAFKA_STORAGE_ERROR are ``broker``'s replicas on offline dirs, those answered NONE
         are online again; replicas newly offline go through :meth:`_on_log_dir_replicas_offline`."""
@@ -680,7 +731,7 @@ class KafkaController:
         if not self._active():
             return
         ctx = self.ctx
-        topics = set(await self.zk.get_all_topics(watch=self._watch("topic_change")))
+        topics = set(await self.zk.get_all_topics(watch=self._watch(TopicChange())))
         new = topics - ctx.all_topics
         gone = ctx.all_topics - topics
         for topic in gone:
@@ -697,7 +748,7 @@ class KafkaController:
             return
         ctx = self.ctx
         a = await self.zk.get_topic_assignment(
-            topic, watch=self._watch("partition_modifications", topic)
+            topic, watch=self._watch(PartitionModifications(topic))
         )
         if a is None or topic not in ctx.assignments:
             return
@@ -738,14 +789,14 @@ class KafkaController:
             return
         ctx = self.ctx
         fence = ctx.epoch_zk_version
-        requested = set(await self.zk.get_topics_to_delete(watch=self._watch("topic_deletion")))
+        requested = set(await self.zk.get_topics_to_delete(watch=self._watch(TopicDeletion())))
         unknown = requested - ctx.all_topics
         for topic in sorted(unknown):
             await self.zk.delete_topic_deletion_node(topic, controller_epoch_zk_version=fence)
         requested -= unknown
         if not requested:
             return
-        if not bool(_cfg(self.config, "delete_topic_enable", True)):
+        if not self.config.delete_topic_enable:
             for topic in sorted(requested):
                 await self.zk.delete_topic_deletion_node(topic, controller_epoch_zk_version=fence)
             return
@@ -809,7 +860,7 @@ class KafkaController:
         batch.send()
 
     async def _process_stop_replica_response(
-        self, broker: int, response: Any, deleted: frozenset[TopicPartition]
+        self, broker: int, response: KafkaStruct, deleted: frozenset[TopicPartition]
     ) -> None:
         """Only partitions the request asked to delete count (Kafka's
         ``isPartitionDeleted``)."""
@@ -849,7 +900,9 @@ class KafkaController:
         if not self._active():
             return
         ctx = self.ctx
-        names = await self.zk.get_isr_change_notifications(watch=self._watch("isr_change"))
+        names = await self.zk.get_isr_change_notifications(
+            watch=self._watch(IsrChangeNotification())
+        )
         if not names:
             return
         try:
@@ -884,7 +937,7 @@ class KafkaController:
         if not self._active():
             return
         ctx = self.ctx
-        ratio = float(_cfg(self.config, "leader_imbalance_per_broker_percentage", 10)) / 100
+        ratio = self.config.leader_imbalance_per_broker_percentage / 100
         by_preferred: dict[int, list[TopicPartition]] = {}
         for tp in ctx.all_partitions():
             replicas = ctx.replicas(tp)
@@ -965,8 +1018,8 @@ class KafkaController:
     # --- reassignment (§2.7, API-triggered) -------------------------------------------
 
     async def _process_list_reassignments(
-        self, partitions: list[tuple[str, int]] | None
-    ) -> dict[tuple[str, int], tuple[list[int], list[int], list[int]]] | None:
+        self, partitions: tuple[tuple[str, int], ...] | None
+    ) -> Reassignments | None:
         if not self._active():
             return None
         ctx = self.ctx
@@ -975,7 +1028,7 @@ class KafkaController:
             if partitions is not None
             else ctx.all_partitions()
         )
-        out = {}
+        out: Reassignments = {}
         for tp in wanted:
             a = ctx.full_assignment(tp)
             if a is not None and a.is_being_reassigned:
@@ -983,13 +1036,16 @@ class KafkaController:
         return out
 
     async def _process_api_reassignment(
-        self, reassignments: dict[tuple[str, int], list[int] | None]
-    ) -> dict[tuple[str, int], tuple[int, str | None]]:
+        self, reassignments: tuple[tuple[tuple[str, int], tuple[int, ...] | None], ...]
+    ) -> ElectionResults:
         ctx = self.ctx
         if not self._active():
-            return dict.fromkeys(reassignments, (int(ErrorCode.NOT_CONTROLLER), None))
-        out: dict[tuple[str, int], tuple[int, str | None]] = {}
-        for (t, p), target in reassignments.items():
+            return dict.fromkeys(
+                (key for key, _ in reassignments), (int(ErrorCode.NOT_CONTROLLER), None)
+            )
+        out: ElectionResults = {}
+        for (t, p), wanted in reassignments:
+            target = None if wanted is None else list(wanted)
             tp = TopicPartition(t, p)
             a = ctx.full_assignment(tp)
             if a is None or ctx.is_topic_queued_for_deletion(t):
@@ -1011,7 +1067,7 @@ class KafkaController:
             await self._on_partition_reassignment(tp, list(target))
             out[(t, p)] = (0, None)
         # an API reassignment replaces a ZK-triggered one of the same partition
-        await self._remove_from_zk_reassignment({(t, p) for t, p in reassignments})
+        await self._remove_from_zk_reassignment({key for key, _ in reassignments})
         return out
 
     def _validate_replicas(self, tp: TopicPartition, target: list[int]) -> str | None:
@@ -1178,7 +1234,7 @@ class KafkaController:
         v = ctx.epoch_zk_version
         try:
             wanted = await self.zk.get_partition_reassignment(
-                watch=self._watch("zk_partition_reassignment")
+                watch=self._watch(ZkPartitionReassignment())
             )
         except (ValueError, KeyError, TypeError) as exc:
             log.warning(
@@ -1237,7 +1293,7 @@ class KafkaController:
             return
         try:
             partitions = await self.zk.get_preferred_replica_election(
-                watch=self._watch("zk_preferred_replica_election")
+                watch=self._watch(ZkPreferredReplicaElection())
             )
         except (ValueError, KeyError, TypeError) as exc:
             log.warning("controller %d: unreadable election node dropped: %s", self.broker_id, exc)
@@ -1260,13 +1316,13 @@ class KafkaController:
 
     # --- AlterPartition (§3.3) -----------------------------------------------------------------
 
-    def _alter_partition_error(self, code: int) -> Any:
+    def _alter_partition_error(self, code: int) -> KafkaStruct:
         return build_struct(
             APIS_BY_NAME["AlterPartition"].response.struct,
             {"throttle_time_ms": 0, "error_code": int(code), "topics": []},
         )
 
-    async def _process_alter_partition(self, request: Any, version: int) -> Any:
+    async def _process_alter_partition(self, request: KafkaStruct, version: int) -> KafkaStruct:
         ctx = self.ctx
         if not self._active():
             return self._alter_partition_error(ErrorCode.NOT_CONTROLLER)
@@ -1344,7 +1400,7 @@ class KafkaController:
         for tp, new, out in accepted:
             try:
                 version_ = await zka.update_partition_state(self.zk, tp, new, ctx)
-            except zka.ControllerMoved():
+            except ControllerMovedError:
                 raise
             except Exception:
                 log.exception("controller: writing the ISR of %s failed", tp)

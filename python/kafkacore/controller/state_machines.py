@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import replace
-from typing import Any
 
 from kafkacore.controller import zkadapter as zka
 from kafkacore.controller.algorithms import (
@@ -24,6 +23,8 @@ from kafkacore.controller.algorithms import (
 from kafkacore.controller.channel import ControllerBrokerRequestBatch
 from kafkacore.controller.context import ControllerContext, PartitionState, ReplicaState
 from kafkacore.log import TopicPartition
+from kafkacore.zk.client import KafkaZkClient
+from kafkacore.zk.errors import ControllerMovedError
 
 __all__ = [
     "CONTROLLED_SHUTDOWN",
@@ -53,7 +54,7 @@ class PartitionStateMachine:
     def __init__(
         self,
         ctx: ControllerContext,
-        zk: Any,
+        zk: KafkaZkClient,
         batch: ControllerBrokerRequestBatch,
         unclean_enabled: Callable[[str], Awaitable[bool]],
     ) -> None:
@@ -147,7 +148,7 @@ class PartitionStateMachine:
         for topic, states in by_topic.items():
             try:
                 versions = await zka.create_partition_states(self.zk, topic, states, self.ctx)
-            except zka.ControllerMoved():
+            except ControllerMovedError:
                 raise
             except Exception as exc:
                 log.error("controller: creating the state of %s failed: %s", topic, exc)
@@ -236,7 +237,7 @@ class PartitionStateMachine:
 
 class ReplicaStateMachine:
     def __init__(
-        self, ctx: ControllerContext, zk: Any, batch: ControllerBrokerRequestBatch
+        self, ctx: ControllerContext, zk: KafkaZkClient, batch: ControllerBrokerRequestBatch
     ) -> None:
         self.ctx = ctx
         self.zk = zk

@@ -6,27 +6,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import replace
-from typing import Any
 
 from kafkacore.controller.algorithms import LeaderAndIsr
 from kafkacore.controller.context import ControllerContext
 from kafkacore.log import TopicPartition
+from kafkacore.zk.client import KafkaZkClient
 from kafkacore.zk.data import LeaderIsrState
-from kafkacore.zk.errors import ControllerMovedError
 
 __all__ = [
-    "ControllerMoved",
     "create_partition_states",
     "from_zk",
     "read_states",
     "to_zk",
     "update_partition_state",
 ]
-
-
-def ControllerMoved() -> type[Exception]:
-    """``kafkacore.zk.errors.ControllerMovedError``."""
-    return ControllerMovedError
 
 
 def to_zk(s: LeaderAndIsr) -> LeaderIsrState:
@@ -39,18 +32,20 @@ def to_zk(s: LeaderAndIsr) -> LeaderIsrState:
     )
 
 
-def from_zk(state: Any, zk_version: int) -> LeaderAndIsr:
+def from_zk(state: LeaderIsrState, zk_version: int) -> LeaderAndIsr:
     return LeaderAndIsr(
         leader=state.leader,
         leader_epoch=state.leader_epoch,
         isr=tuple(state.isr),
         controller_epoch=state.controller_epoch,
         partition_epoch=zk_version,
-        leader_recovery_state=getattr(state, "leader_recovery_state", 0),
+        leader_recovery_state=state.leader_recovery_state,
     )
 
 
-async def read_states(zk: Any, tps: Iterable[TopicPartition]) -> dict[TopicPartition, LeaderAndIsr]:
+async def read_states(
+    zk: KafkaZkClient, tps: Iterable[TopicPartition]
+) -> dict[TopicPartition, LeaderAndIsr]:
     out: dict[TopicPartition, LeaderAndIsr] = {}
     wanted: dict[str, set[int]] = {}
     for tp in tps:
@@ -64,7 +59,7 @@ async def read_states(zk: Any, tps: Iterable[TopicPartition]) -> dict[TopicParti
 
 
 async def create_partition_states(
-    zk: Any, topic: str, states: dict[int, LeaderAndIsr], ctx: ControllerContext
+    zk: KafkaZkClient, topic: str, states: dict[int, LeaderAndIsr], ctx: ControllerContext
 ) -> dict[int, int]:
     result: dict[int, int] = await zk.create_partition_states(
         topic,
@@ -75,7 +70,7 @@ async def create_partition_states(
 
 
 async def update_partition_state(
-    zk: Any, tp: TopicPartition, s: LeaderAndIsr, ctx: ControllerContext
+    zk: KafkaZkClient, tp: TopicPartition, s: LeaderAndIsr, ctx: ControllerContext
 ) -> int | None:
     """CAS on ``s.partition_epoch``; the new zkVersion, or None on BADVERSION."""
     version: int | None = await zk.update_partition_state(

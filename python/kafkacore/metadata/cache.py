@@ -23,7 +23,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from kafkacore.log import TopicPartition
-from kafkacore.metadata.store import NO_LEADER, MetadataStore, PartitionState, TopicMetadata
+from kafkacore.metadata.store import (
+    NO_LEADER,
+    MetadataListener,
+    MetadataStore,
+    PartitionState,
+    TopicMetadata,
+)
 
 __all__ = ["BrokerInfo", "MetadataCache"]
 
@@ -53,7 +59,7 @@ class BrokerInfo:
         return self.host, self.port
 
 
-class MetadataCache:
+class MetadataCache(MetadataListener):
     def __init__(self, controller_id: int = -1) -> None:
         self._lock = threading.Lock()
         self._topics: dict[str, TopicMetadata] = {}

@@ -47,7 +47,6 @@ from kafkacore.metadata.store import (
     MetadataListener,
     PartitionState,
     TopicMetadata,
-    notify_optional,
 )
 from kafkacore.security.acl import (
     AccessControlEntry,
@@ -381,7 +380,8 @@ class EmbeddedMetadataStore:
             else:
                 self._quota_configs.pop(path, None)
             self._save()
-        notify_optional(self._listeners_now(), "on_quota_configs_changed", path, dict(configs))
+        for listener in self._listeners_now():
+            listener.on_quota_configs_changed(path, dict(configs))
 
     # -- producer ids ----------------------------------------------------------------------
 
@@ -419,5 +419,6 @@ class EmbeddedMetadataStore:
             else:
                 self._acls.pop(pattern, None)
             self._save()
-        notify_optional(self._listeners_now(), "on_acls_changed", pattern, after)
+        for listener in self._listeners_now():
+            listener.on_acls_changed(pattern, after)
         return before, after

@@ -2,7 +2,8 @@
 ZooKeeper mode) and the change notifications brokers' caches follow.
 
 Two implementations: :class:`~kafkacore.metadata.embedded.EmbeddedMetadataStore` (one
-node, a JSON file) and, later, a ZooKeeper store at Kafka's classic paths. Calls may be
+node, a JSON file) and :class:`~kafkacore.metadata.zookeeper.ZooKeeperMetadataStore`
+(Kafka's classic paths). Both tell every :class:`MetadataListener` of every change. Calls may be
 slow (a file rewrite with fsync, a ZooKeeper round trip): the broker makes them off the
 event loop. Reads here are the store's own view, for start-up and for the controller;
 request handlers read the :class:`~kafkacore.metadata.cache.MetadataCache` instead.
@@ -14,7 +15,7 @@ replica assignment and LeaderAndIsr state (:class:`PartitionState`).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -28,7 +29,6 @@ __all__ = [
     "PartitionState",
     "QuotaConfigListener",
     "TopicMetadata",
-    "notify_optional",
 ]
 
 NO_LEADER = -1
@@ -77,46 +77,52 @@ conflict), so it must not have effects beyond its result."""
 
 
 class MetadataListener(Protocol):
-    """Told of every change the store makes or learns of (a ZooKeeper store calls it from
-    its own thread: implementations must be thread-safe)."""
+    """Told of every change the store makes or learns of, on every broker of a cluster
+    (Kafka's metadata publishers: the replica manager, the cache, the quota and credential
+    managers, the authorizer). Every method has a no-op default: a listener subclasses this
+    and overrides what it follows. A ZooKeeper store calls it from its own thread:
+    implementations must be thread-safe."""
 
-    def on_topic_changed(self, topic: TopicMetadata) -> None: ...
+    # (``return None`` bodies: defaults, which mypy would take for abstract if empty)
 
-    def on_topic_deleted(self, name: str) -> None: ...
+    def on_topic_changed(self, topic: TopicMetadata) -> None:
+        """A topic was created or changed (partitions, their states, its configs)."""
+        return None
 
-    def on_broker_configs_changed(self, entity: str, configs: Mapping[str, str]) -> None: ...
+    def on_topic_deleted(self, name: str) -> None:
+        return None
 
-    def on_cluster_id(self, cluster_id: str) -> None: ...
+    def on_topic_configs_changed(self, name: str, configs: Mapping[str, str]) -> None:
+        """Cluster mode: a topic's config overrides changed (or were read for a new
+        topic); its partitions come with the controller's requests."""
+        return None
+
+    def on_broker_configs_changed(self, entity: str, configs: Mapping[str, str]) -> None:
+        """The dynamic configs of a broker (its id) or of every broker (``"default"``)."""
+        return None
+
+    def on_quota_configs_changed(self, path: str, configs: Mapping[str, str]) -> None:
+        """A client quota entity's configs (``users/<u>``, ``clients/<c>``,
+        ``users/<u>/clients/<c>``, ``ips/<ip>``; sanitized names), SCRAM credentials
+        included."""
+        return None
+
+    def on_acls_changed(
+        self, pattern: ResourcePattern, entries: frozenset[AccessControlEntry]
+    ) -> None:
+        """``pattern``'s ACLs are now ``entries`` (empty: none)."""
+        return None
+
+    def on_cluster_id(self, cluster_id: str) -> None:
+        return None
 
 
-def notify_optional(listeners: Iterable[object], method: str, *args: object) -> None:
-    """Calls ``method(*args)`` on each listener that has it: the changes beyond
-    :class:`MetadataListener` (quota configs, ACLs, topic configs) are optional."""
-    for listener in listeners:
-        callback = getattr(listener, method, None)
-        if callback is not None:
-            callback(*args)
-
-
-class QuotaConfigListener:
+class QuotaConfigListener(MetadataListener):
     """A :class:`MetadataListener` that follows only the quota entity configs: a subclass
-    implements ``on_quota_configs_changed``; topic, broker config and cluster id changes
-    are ignored."""
+    implements ``on_quota_configs_changed``."""
 
     def on_quota_configs_changed(self, path: str, configs: Mapping[str, str]) -> None:
         raise NotImplementedError
-
-    def on_topic_changed(self, topic: object) -> None:
-        pass
-
-    def on_topic_deleted(self, name: str) -> None:
-        pass
-
-    def on_broker_configs_changed(self, entity: str, configs: Mapping[str, str]) -> None:
-        pass
-
-    def on_cluster_id(self, cluster_id: str) -> None:
-        pass
 
 
 class MetadataStore(Protocol):
@@ -172,16 +178,15 @@ class MetadataStore(Protocol):
         ...
 
     def set_quota_configs(self, path: str, configs: Mapping[str, str]) -> None:
-        """Replace one quota entity's configs; listeners with ``on_quota_configs_changed``
-        hear of it (on every broker of a cluster)."""
+        """Replace one quota entity's configs; the listeners hear of it (on every broker
+        of a cluster)."""
         ...
 
     def allocate_producer_id(self) -> int:
         """A producer id never handed out before."""
         ...
 
-    # -- ACLs (the authorizer's; optional listener method
-    #    ``on_acls_changed(pattern, entries)``, called on every broker) -------------------
+    # -- ACLs (the authorizer's; ``on_acls_changed`` on every broker) ----------------------
 
     def acls(self) -> dict[ResourcePattern, frozenset[AccessControlEntry]]:
         """Every stored ACL, by resource pattern (LITERAL and PREFIXED only)."""

@@ -44,7 +44,6 @@ from kafkacore.metadata.store import (
     MetadataListener,
     PartitionState,
     TopicMetadata,
-    notify_optional,
 )
 from kafkacore.security.acl import (
     ACL_CHANGES_PATH,
@@ -82,10 +81,6 @@ class LeaderView(Protocol):
     def topic(self, name: str) -> TopicMetadata | None: ...
 
 
-class TopicConfigListener(Protocol):
-    def on_topic_configs_changed(self, name: str, configs: Mapping[str, str]) -> None: ...
-
-
 class ZooKeeperMetadataStore:
     def __init__(
         self,
@@ -107,7 +102,7 @@ class ZooKeeperMetadataStore:
         self._topic_configs: dict[str, dict[str, str]] = {}
         self._broker_configs: dict[str, dict[str, str]] = {}
         self._quota_configs: dict[str, dict[str, str]] = {}  # by entity path
-        self._listeners: list[Any] = []
+        self._listeners: list[MetadataListener] = []
         self._seen_changes: set[str] = set()
         self._watching = False
         self._pid_block: tuple[int, int] | None = None  # (next, last) of this broker's block
@@ -199,9 +194,7 @@ class ZooKeeperMetadataStore:
             listeners = list(self._listeners)
         for listener in listeners:
             if entity_type == _TOPICS:
-                on_topic = getattr(listener, "on_topic_configs_changed", None)
-                if on_topic is not None:
-                    on_topic(entity, dict(configs))
+                listener.on_topic_configs_changed(entity, dict(configs))
             else:
                 listener.on_broker_configs_changed(_store_entity(entity), dict(configs))
 
@@ -212,7 +205,8 @@ class ZooKeeperMetadataStore:
             else:
                 self._quota_configs.pop(path, None)
             listeners = list(self._listeners)
-        notify_optional(listeners, "on_quota_configs_changed", path, dict(configs))
+        for listener in listeners:
+            listener.on_quota_configs_changed(path, dict(configs))
 
     # -- ACLs: load and follow (on the event loop) -----------------------------------------
 
@@ -280,7 +274,8 @@ class ZooKeeperMetadataStore:
             else:
                 self._acls.pop(pattern, None)
             listeners = list(self._listeners)
-        notify_optional(listeners, "on_acls_changed", pattern, entries)
+        for listener in listeners:
+            listener.on_acls_changed(pattern, entries)
 
     def acls(self) -> dict[ResourcePattern, frozenset[AccessControlEntry]]:
         with self._lock:

@@ -24,10 +24,10 @@ from typing import Any
 
 from kafkacore.log import TopicPartition
 from kafkacore.metadata import MetadataCache
+from kafkacore.net import ClientSecurity, NodeClient, NodeClientFactory, node_client_factory
+from kafkacore.net.timeouts import stop_task
 from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
-from kafkacore.server.inter_broker import ClientSecurity, NodeClient
 from kafkacore.server.partition import AlterPartitionCallback
-from kafkacore.server.timeouts import stop_task
 
 __all__ = ["AlterPartitionManager"]
 
@@ -56,7 +56,8 @@ class AlterPartitionManager:
         broker_epoch: Callable[[], int] = lambda: -1,
         topic_id: Callable[[TopicPartition], uuid.UUID | None] = lambda tp: None,
         listener: str | None = None,
-        client_factory: Callable[[str, int], NodeClient] | None = None,
+        security: ClientSecurity | None = None,
+        client_factory: NodeClientFactory | None = None,
         retry_backoff_s: float = 0.1,
         version: int = 3,
     ) -> None:
@@ -65,12 +66,9 @@ class AlterPartitionManager:
         self._broker_epoch = broker_epoch
         self._topic_id = topic_id
         self._listener = listener
-        #: TLS/SASL toward the controller (``inter_broker_security``)
-        self.security: ClientSecurity | None = None
-        self._client_factory = client_factory or (
-            lambda host, port: NodeClient(
-                host, port, client_id=f"broker-{broker_id}-alter-partition", security=self.security
-            )
+        # TLS/SASL toward the controller (inter_broker_security)
+        self._client_factory = client_factory or node_client_factory(
+            f"broker-{broker_id}-alter-partition", security=security
         )
         self._retry_backoff_s = retry_backoff_s
         self.version = version

@@ -1,19 +1,19 @@
-"""The single-node broker (Kafka's ``KafkaServer``/``BrokerServer`` with the controller
-in the same process): log manager, embedded metadata store and the metadata cache that
-follows it, replica manager, group and transaction coordinators, request channel and
-socket server, started and stopped in order. A LeaderAndIsr's leadership changes go to
-both coordinators (``__consumer_offsets`` and ``__transaction_state`` partitions).
+"""The broker (Kafka's ``KafkaServer``/``BrokerServer``): its components assembled for
+its mode by :mod:`kafkacore.server.assembly` (a single node with the controller in the
+same process, or a broker of a ZooKeeper cluster), then the listeners (TLS and SASL per
+listener, the request channel over the socket server), started and stopped in order.
 
-Start-up: the metadata store is loaded from ``metadata.log.dir`` (else the first log
-dir); the :class:`~kafkacore.log.LogManager` loads the logs (recovering after an unclean
-shutdown) and agrees on the cluster id with ``meta.properties``; stored topics get their
-logs and partitions; the :class:`~kafkacore.server.services.BrokerServices` are built
-once; then the listeners open, the broker registers its endpoint in the cache and
+Start-up: the listeners' security is checked first (a bad config stops the start-up
+before anything is loaded); the assembly loads the metadata, the logs (recovering after
+an unclean shutdown) and builds the :class:`~kafkacore.server.services.BrokerServices`
+once; then the listeners open, the broker joins (:mod:`kafkacore.server.membership`:
+registers its endpoints, and in a cluster starts replicating and its controller) and
 ``[KafkaServer id=N] started`` is logged.
 
-Shutdown (:meth:`KafkaServer.shutdown`): stop accepting, let connections finish their
-request (1 s), wait for the I/O threads, checkpoint high watermarks, then
-``LogManager.shutdown()`` (flush, checkpoints, clean-shutdown marker).
+Shutdown (:meth:`KafkaServer.shutdown`): a cluster broker hands its leaderships over
+(controlled shutdown); stop accepting, let connections finish their request (1 s), wait
+for the I/O threads, checkpoint high watermarks, then ``LogManager.shutdown()`` (flush,
+checkpoints, clean-shutdown marker); then the controller, the store and the sessions.
 
 A failed log directory (an I/O error: :mod:`kafkacore.log.dir_failure`) is handled on
 the event loop, as Kafka's ``LogDirFailureHandler``: the replica manager stops serving
@@ -31,56 +31,39 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import os
-import socket
 import ssl
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from kafkacore.config import BrokerConfig
 from kafkacore.config.defs import ConfigError
 from kafkacore.config.listeners import parse_csv_map
 from kafkacore.controller.controller import KafkaController
-from kafkacore.log import LogManager, TopicPartition
-from kafkacore.log.checkpoints import random_uuid, uuid_to_base64
-from kafkacore.log.cleaner import CleanerConfig, LogCleaner
+from kafkacore.log import LogManager
+from kafkacore.log.cleaner import LogCleaner
 from kafkacore.log.dir_failure import LogDirFailureChannel
-from kafkacore.metadata import BrokerInfo, EmbeddedMetadataStore, MetadataCache, MetadataStore
-from kafkacore.metadata.zookeeper import ZooKeeperMetadataStore
-from kafkacore.protocol.api import APIS, ApiKey
-from kafkacore.protocol.errors import ErrorCode
+from kafkacore.metadata import MetadataStore
+from kafkacore.net import inter_broker_security
 from kafkacore.security import ssl as _ssl
-from kafkacore.security.acl_sync import build_authorizer
-from kafkacore.security.credential_sync import follow_scram_credentials
 from kafkacore.security.ssl import (
     SslPrincipalMapper,
     listener_ssl_configs,
     peer_principal,
     server_context,
 )
+from kafkacore.server.assembly import single_node, zookeeper_cluster
 from kafkacore.server.channel import RequestChannel
-from kafkacore.server.client_quotas import ClientQuotaManager
-from kafkacore.server.fetch_session import FetchSessionCache
 from kafkacore.server.group import GroupCoordinator
-from kafkacore.server.handlers.configs import DEFAULT_ENTITY, with_stored_dynamic_configs
-from kafkacore.server.inter_broker import NodeClient, inter_broker_security
+from kafkacore.server.membership import Membership
 from kafkacore.server.metrics import BrokerMetrics
 from kafkacore.server.network import Limits, SocketServer, TlsListener
 from kafkacore.server.replica_manager import ReplicaManager
 from kafkacore.server.sasl import SaslListenerSettings, sasl_listener_settings
-from kafkacore.server.services import BrokerConfigHolder, BrokerServices
-from kafkacore.server.txn import TransactionCoordinator
-from kafkacore.zk.client import KafkaZkClient
-from kafkacore.zk.data import BrokerRegistration
-from kafkacore.zk.data import Endpoint as ZkEndpoint
+from kafkacore.server.services import BrokerServices
 
 if TYPE_CHECKING:
     from kafkacore.console.serve import ConsoleServer
 
 __all__ = ["KafkaServer"]
-
-ControlledShutdownRequest = APIS[ApiKey.CONTROLLED_SHUTDOWN].request.cls
 
 logger = logging.getLogger("kafkacore.server")
 
@@ -96,9 +79,6 @@ def _limits(config: BrokerConfig) -> Limits:
         max_connections_per_ip=config.max_connections_per_ip,
         per_ip_overrides=overrides,
     )
-
-
-_PROTOCOL_IDS = {"PLAINTEXT": 0, "SSL": 1, "SASL_PLAINTEXT": 2, "SASL_SSL": 3}
 
 
 def _certificate_principal(mapper: SslPrincipalMapper, ssl_object: Any) -> str:
@@ -211,12 +191,12 @@ class _KeystoreReloader:
             logger.info("Reloaded the keystore of listener %s", name)
 
 
-async def _run_on(executor: ThreadPoolExecutor, fn: Callable[[], int]) -> int:
-    """``fn()`` on ``executor``, awaited (a producer id allocation writes the store)."""
-    return await asyncio.get_running_loop().run_in_executor(executor, fn)
-
-
 class KafkaServer:
+    """A kafkacore broker (Kafka's ``KafkaServer``): :meth:`startup` has the components
+    assembled for its mode (:mod:`kafkacore.server.assembly`: a single node, or a broker
+    of a ZooKeeper cluster when ``zookeeper.connect`` is set), binds the listeners and
+    joins; :meth:`shutdown` stops them in order. Event loop thread only."""
+
     def __init__(self, config: BrokerConfig, **log_manager_options: Any) -> None:
         self.config = config
         self.node_id = config.node_id if config.node_id >= 0 else 1
@@ -233,8 +213,8 @@ class KafkaServer:
         self.socket_server: SocketServer | None = None
         self._prefix = f"[KafkaServer id={self.node_id}]"
         self.store: MetadataStore | None = None
-        self.zk: KafkaZkClient | None = None
         self.controller: KafkaController | None = None
+        self.membership: Membership | None = None
         #: set when the broker must stop on its own (every log directory failed); the
         #: process then exits with :attr:`exit_code`
         self.fatal = asyncio.Event()
@@ -262,12 +242,6 @@ class KafkaServer:
         """The broker's counters (the console's charts and ``/metrics``)."""
         return self.services.metrics if self.services is not None else None
 
-    def _cleaner_upper_bound(self, tp: TopicPartition) -> int | None:
-        """The high watermark of ``tp`` (``None``, the log end, before the replica
-        manager knows the partition)."""
-        replicas = self.replicas
-        return replicas.high_watermark_of(tp) if replicas is not None else None
-
     @property
     def cluster_mode(self) -> bool:
         """``zookeeper.connect`` set: one broker of a cluster whose metadata lives in
@@ -275,131 +249,24 @@ class KafkaServer:
         return bool(self.config.zookeeper_connect)
 
     async def startup(self) -> None:
-        config = self.config
-        node_id = self.node_id
         logger.info("%s starting", self._prefix)
         # TLS contexts, SASL settings and the inter-broker login first: a bad security
         # config stops the start-up before anything is loaded
-        tls, sasl = listener_security(config)
-        inter_broker_security(config)
-        cache = MetadataCache(controller_id=-1 if self.cluster_mode else node_id)
-        store: MetadataStore
-        cluster_id: str | None
+        tls, sasl = listener_security(self.config)
+        inter_broker_security(self.config)
+        log_manager = functools.partial(LogManager, **self._log_manager_options)
         if self.cluster_mode:
-            zk = await KafkaZkClient.connect(
-                config.zookeeper_connect or "",
-                session_timeout_ms=config.zookeeper_session_timeout_ms,
-                connection_timeout_ms=(
-                    config.zookeeper_connection_timeout_ms or config.zookeeper_session_timeout_ms
-                ),
-            )
-            self.zk = zk
-            zk_store = ZooKeeperMetadataStore(zk, asyncio.get_running_loop(), node_id, cache)
-            # /cluster/id wins; meta.properties must agree with it (checked by the logs)
-            cluster_id = await zk_store.start(uuid_to_base64(random_uuid()))
-            store = zk_store
+            broker = await zookeeper_cluster(self.config, self.node_id, log_manager)
         else:
-            metadata_dir = config.metadata_log_dir or config.log_dirs[0]
-            os.makedirs(metadata_dir, exist_ok=True)
-            store = EmbeddedMetadataStore(metadata_dir, node_id)
-            cluster_id = store.cluster_id  # None: a new node
-        self.store = store
-        # dynamic broker configs stored by AlterConfigs apply from the start
-        config = self.config = with_stored_dynamic_configs(config, store, node_id)
-        configs = BrokerConfigHolder(config)
-        logs = LogManager(
-            broker_config=config,
-            cluster_id=cluster_id,
-            node_id=node_id,
-            **self._log_manager_options,
-        )
-        logs.startup()
-        self.logs = logs
-        if config.log_cleaner_enable:
-            # Compaction of `cleanup.policy=compact` topics, in background threads; the
-            # manager pauses it around truncations and deletions.
-            # Never past the high watermark; the log's first unstable offset bounds it too,
-            # so the round stops at the last stable offset, as Kafka's cleaner does.
-            cleaner = LogCleaner(
-                logs.all_logs,
-                CleanerConfig.from_broker(config),
-                checkpoints=logs,
-                upper_bound=self._cleaner_upper_bound,
-            )
-            logs.attach_cleaner(cleaner)
-            cleaner.start()
-            self.cleaner = cleaner
-        if logs.cluster_id is not None:
-            store.set_cluster_id(logs.cluster_id)
-        io_executor = ThreadPoolExecutor(
-            max_workers=max(1, config.num_io_threads), thread_name_prefix="kafkacore-io"
-        )
-        replicas = ReplicaManager(lambda: configs.current, logs, store, cache, node_id, io_executor)
-        configs.add_listener(replicas.reconfigure)
-
-        def reload_dynamic_configs() -> None:
-            # another broker or a tool changed this broker's dynamic configs in the store
-            per_broker = store.broker_configs(str(node_id))
-            default = store.broker_configs(DEFAULT_ENTITY)
-            configs.update(configs.current.with_dynamic(per_broker, default, validate=False))
-
-        replicas.dynamic_config_reloader = reload_dynamic_configs
-        # the replica manager hears of a change before the cache shows it
-        store.add_listener(replicas)
-        if isinstance(store, ZooKeeperMetadataStore):
-            cache.follow_configs(store, store.topic_configs(), (str(node_id), DEFAULT_ENTITY))
-            replicas.topic_config_loader = store.load_topic_config
-        else:
-            cache.follow(store, (str(node_id), DEFAULT_ENTITY))
-        if not self.cluster_mode:
-            replicas.load()  # a cluster's partitions arrive with the controller's LeaderAndIsr
-        # its __consumer_offsets appends run on the I/O threads, as the other writes
-        groups = GroupCoordinator(config, replicas, io_executor=io_executor)
-        if not self.cluster_mode:
-            groups.load()  # synchronous: no COORDINATOR_LOAD_IN_PROGRESS window
-        groups.start()
-        # __transaction_state: new transactional ids take producer ids from the store
-        txns = TransactionCoordinator(
-            config,
-            replicas,
-            functools.partial(_run_on, io_executor, store.allocate_producer_id),
-            io_executor=io_executor,
-        )
-        if not self.cluster_mode:
-            txns.load()
-        txns.start()
-
-        def on_leadership_change(
-            leaders: list[tuple[TopicPartition, int]], followers: list[tuple[TopicPartition, int]]
-        ) -> None:  # KafkaApis' onLeadershipChange: both coordinators
-            groups.on_leadership_change(leaders, followers)
-            txns.on_leadership_change(leaders, followers)
-
-        replicas.on_leadership_change = on_leadership_change
-        quotas = ClientQuotaManager()
-        store.add_listener(quotas)
-        quotas.load(store.quota_configs())
-        services = BrokerServices(
-            node_id=node_id,
-            configs=configs,
-            metadata_cache=cache,
-            metadata_store=store,
-            replica_manager=replicas,
-            group_coordinator=groups,
-            txn_coordinator=txns,
-            io_executor=io_executor,
-            client_quotas=quotas,
-            controller=(KafkaController(node_id, self.zk, config) if self.zk is not None else None),
-            authorizer=build_authorizer(config, store),
-            fetch_sessions=FetchSessionCache(config.max_incremental_fetch_session_cache_slots),
-        )
-        self.controller = services.controller
-        self.services = services
-        txns.markers.attach(services)
-        follow_scram_credentials(store, services.scram_credentials)
+            broker = single_node(self.config, self.node_id, log_manager)
+        config = self.config = broker.config
+        services = self.services = broker.services
+        store = self.store = services.metadata_store
+        self.logs, self.cleaner, self.controller = broker.logs, broker.cleaner, services.controller
+        self.membership = broker.membership
         endpoints = config.listener_endpoints()
         if tls:
-            configs.add_listener(_KeystoreReloader(config, tls))
+            services.configs.add_listener(_KeystoreReloader(config, tls))
         server = SocketServer(
             RequestChannel(services, sasl),
             [(e.listener_name, e.host, e.port) for e in endpoints],
@@ -416,23 +283,7 @@ class KafkaServer:
             loop.call_soon_threadsafe(self._on_log_dir_failure, log_dir)
 
         self.failure_channel.add_listener(on_failure)
-        if self.cluster_mode:
-            await self._join_cluster(services)
-        else:
-            # the broker registration (Kafka: /brokers/ids/<id>), once the listeners are
-            # bound: every advertised listener, so that each request is answered with the
-            # endpoints of the listener it came through
-            registered = tuple(
-                (
-                    e.listener_name,
-                    e.host or socket.getfqdn(),
-                    e.port or server.bound_ports.get(e.listener_name, self.bound_port),
-                    _PROTOCOL_IDS[e.security_protocol],
-                )
-                for e in config.advertised_endpoints()
-            )
-            _, host, port, _ = registered[0]
-            cache.register_broker(BrokerInfo(node_id, host, port, config.broker_rack, registered))
+        await broker.membership.join(services, server.bound_ports)
         if config.console_listeners:
             from kafkacore.console.serve import start_in_broker
 
@@ -458,7 +309,11 @@ class KafkaServer:
         if services is None or logs is None:
             return
         try:
-            await services.run_io(services.replica_manager.handle_log_dir_failure, log_dir)
+            await services.run_io(
+                services.replica_manager.handle_log_dir_failure,
+                log_dir,
+                services.on_leadership_change,
+            )
         except Exception:
             logger.exception("%s handling the failure of log dir %s failed", self._prefix, log_dir)
         if not logs.online_log_dirs:
@@ -470,107 +325,8 @@ class KafkaServer:
             self.exit_code = 1
             self.fatal.set()
             return
-        if self.zk is not None:
-            try:
-                await self.zk.create_log_dir_event_notification(self.node_id)
-            except Exception:
-                logger.exception("%s could not write the log dir event notification", self._prefix)
-            else:
-                logger.info("%s wrote a log dir event notification for %s", self._prefix, log_dir)
-
-    def _registration(self) -> BrokerRegistration:
-        """``/brokers/ids/<id>``: every advertised endpoint, with the port actually bound
-        where the config says 0."""
-        assert self.socket_server is not None
-        bound = self.socket_server.bound_ports
-        endpoints = tuple(
-            ZkEndpoint(
-                e.listener_name,
-                e.host or socket.getfqdn(),
-                e.port or bound.get(e.listener_name, self.bound_port),
-                e.security_protocol,
-            )
-            for e in self.config.advertised_endpoints()
-        )
-        return BrokerRegistration(
-            id=self.node_id,
-            endpoints=endpoints,
-            rack=self.config.broker_rack,
-            listener_security_protocol_map=self.config.effective_listener_security_protocol_map(),
-        )
-
-    async def _join_cluster(self, services: BrokerServices) -> None:
-        """Kafka's ZooKeeper-mode start-up after the listeners are bound: register
-        ``/brokers/ids/<id>`` (its czxid is this broker's epoch), then start the
-        controller (which campaigns for ``/controller``)."""
-        zk = self.zk
-        assert zk is not None
-        listener, _protocol = self.config.inter_broker_listener()
-        services.replica_manager.start_replication(listener=listener, run_io=services.run_io)
-        _count_replication_in(services)
-        security = inter_broker_security(self.config)
-        for manager in (
-            services.replica_manager.fetcher_manager,
-            services.replica_manager.alter_partition_manager,
-        ):
-            if manager is not None and hasattr(manager, "security"):
-                manager.security = security
-        if self.logs is not None:  # retention never deletes above the high watermark
-            self.logs.high_watermark = services.replica_manager.high_watermark_of
-        epoch = await zk.register_broker(self._registration())
-        services.replica_manager.broker_epoch = epoch
-        logger.info("%s registered in ZooKeeper with broker epoch %d", self._prefix, epoch)
-        assert services.controller is not None
-
-        async def register_again() -> int:
-            # a new ZooKeeper session: a new /brokers/ids/<id>, hence a new broker epoch
-            new_epoch = await zk.register_broker(self._registration())
-            services.replica_manager.broker_epoch = new_epoch
-            return new_epoch
-
-        services.controller.register_broker = register_again
-        await services.controller.startup()
-
-    async def _controlled_shutdown(self, services: BrokerServices) -> None:
-        """Kafka's ``KafkaServer.controlledShutdown``: ask the controller to move this
-        broker's leaderships away (ControlledShutdown v3 with the broker epoch) and retry
-        until none remain, ``controlled.shutdown.max.retries`` times at most; then the
-        shutdown goes on either way (a hard failure is what the cluster survives)."""
-        config = self.config
-        if not config.controlled_shutdown_enable:
-            return
-        broker_epoch = services.replica_manager.broker_epoch
-        for attempt in range(max(1, config.controlled_shutdown_max_retries)):
-            controller = services.metadata_cache.broker(services.metadata_cache.controller_id)
-            if controller is not None:
-                client = NodeClient(
-                    controller.host,
-                    controller.port,
-                    client_id=f"broker-{self.node_id}-controlled-shutdown",
-                    request_timeout_s=config.request_timeout_ms / 1000,
-                    security=inter_broker_security(config),
-                )
-                try:
-                    request = ControlledShutdownRequest(
-                        broker_id=self.node_id, broker_epoch=broker_epoch
-                    )
-                    response = await client.send(ApiKey.CONTROLLED_SHUTDOWN, 3, request)
-                    if response.error_code == ErrorCode.NONE and not response.remaining_partitions:
-                        logger.info("%s controlled shutdown succeeded", self._prefix)
-                        return
-                    logger.info(
-                        "%s controlled shutdown: error %d, %d partition(s) remaining",
-                        self._prefix,
-                        response.error_code,
-                        len(response.remaining_partitions),
-                    )
-                except (ConnectionError, TimeoutError, OSError) as exc:
-                    logger.info("%s controlled shutdown attempt failed: %s", self._prefix, exc)
-                finally:
-                    await client.close()
-            if attempt + 1 < config.controlled_shutdown_max_retries:
-                await asyncio.sleep(config.controlled_shutdown_retry_backoff_ms / 1000)
-        logger.warning("%s proceeding to do an unclean shutdown", self._prefix)
+        if self.membership is not None:
+            await self.membership.report_log_dir_failure(log_dir)
 
     async def shutdown(self) -> None:
         logger.info("%s shutting down", self._prefix)
@@ -578,8 +334,8 @@ class KafkaServer:
             await self.console.stop()
             self.console = None
         services = self.services
-        if self.controller is not None and services is not None:
-            await self._controlled_shutdown(services)
+        if self.membership is not None and services is not None:
+            await self.membership.leave(services)
         if self.socket_server is not None:
             await self.socket_server.stop_accepting()
         if services is not None:
@@ -605,17 +361,6 @@ class KafkaServer:
             await asyncio.to_thread(logs.shutdown)
         if self.controller is not None:
             await self.controller.shutdown()
-        if isinstance(self.store, ZooKeeperMetadataStore):
-            self.store.stop()
-        if self.zk is not None:
-            await self.zk.close()  # the ephemeral /brokers/ids/<id> goes with the session
+        if self.membership is not None:
+            await self.membership.close()
         logger.info("%s shut down completed", self._prefix)
-
-
-def _count_replication_in(services: BrokerServices) -> None:
-    """The replica fetchers' appends counted in the broker's metrics."""
-    from kafkacore.server.replica_fetcher import ReplicaFetcherManager
-
-    fetchers = services.replica_manager.fetcher_manager
-    if isinstance(fetchers, ReplicaFetcherManager):
-        fetchers.on_appended = services.metrics.record_replication_in

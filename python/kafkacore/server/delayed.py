@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Iterable
 
 from kafkacore.log import TopicPartition
-from kafkacore.server.timeouts import within
+from kafkacore.net.timeouts import within
 
 __all__ = ["FetchPurgatory", "ProducePurgatory"]
 

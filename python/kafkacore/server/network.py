@@ -67,7 +67,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, SupportsIndex, TypeVar
 
 from kafkacore.log import read_region
-from kafkacore.server.timeouts import within
+from kafkacore.net.timeouts import within
 
 __all__ = [
     "MAX_QUEUED_FRAMES",

@@ -58,10 +58,10 @@ from typing import TYPE_CHECKING, Any
 from kafkacore.config import BrokerConfig
 from kafkacore.log import TopicPartition
 from kafkacore.metadata import MetadataCache
+from kafkacore.net import ClientSecurity, NodeClient, NodeClientFactory, node_client_factory
+from kafkacore.net.timeouts import stop_task, within
 from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
 from kafkacore.server.fetch_session import FetchSessionHandler
-from kafkacore.server.inter_broker import ClientSecurity, NodeClient
-from kafkacore.server.timeouts import stop_task, within
 
 if TYPE_CHECKING:
     from kafkacore.server.partition import Partition
@@ -457,8 +457,10 @@ class ReplicaFetcherManager:
         *,
         run_io: Callable[..., Any] | None = None,
         listener: str | None = None,
-        client_factory: Callable[[str, int], NodeClient] | None = None,
+        security: ClientSecurity | None = None,
+        client_factory: NodeClientFactory | None = None,
         truncate_on_fetch: bool = True,
+        on_appended: Callable[[str, int], None] | None = None,
     ) -> None:
         self.node_id = node_id
         # Kafka's isTruncationOnFetchSupported (IBP >= 2.7-IV1): a partition whose log has
@@ -468,19 +470,15 @@ class ReplicaFetcherManager:
         self.cache = cache
         self.config = config
         self.listener = listener
-        #: TLS/SASL toward the leaders (``inter_broker_security``)
-        self.security: ClientSecurity | None = None
-        self.client_factory = client_factory or (
-            lambda host, port: NodeClient(
-                host,
-                port,
-                client_id=f"broker-{node_id}-fetcher",
-                request_timeout_s=max(30.0, config().replica_socket_timeout_ms / 1000),
-                security=self.security,
-            )
+        # TLS/SASL toward the leaders (inter_broker_security)
+        self.client_factory = client_factory or node_client_factory(
+            f"broker-{node_id}-fetcher",
+            request_timeout_s=max(30.0, config().replica_socket_timeout_ms / 1000),
+            security=security,
         )
         self._run_io = run_io
-        self.on_appended: Callable[[str, int], None] = lambda topic, size: None  # metrics
+        # told (topic, bytes) of every append (the broker's replication-in metrics)
+        self.on_appended: Callable[[str, int], None] = on_appended or (lambda topic, size: None)
         self._fetchers: dict[tuple[int, int], ReplicaFetcher] = {}
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None

@@ -51,13 +51,15 @@ from kafkacore.log.log import AppendOrigin
 from kafkacore.metadata import (
     BrokerInfo,
     MetadataCache,
+    MetadataListener,
     MetadataStore,
     PartitionState,
     TopicMetadata,
 )
+from kafkacore.net import NodeClient, broker_client, inter_broker_security
 from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
 from kafkacore.server.delayed import FetchPurgatory, ProducePurgatory
-from kafkacore.server.inter_broker import NodeClient, broker_client
+from kafkacore.server.metrics import BrokerMetrics
 from kafkacore.server.partition import AlterPartitionSubmitter, Partition
 from kafkacore.server.replication_quota import ReplicationQuota
 
@@ -76,6 +78,14 @@ _NO_EPOCH = -1
 # UpdateMetadata leader of a partition being deleted (LeaderAndIsr.LeaderDuringDelete)
 _LEADER_DURING_DELETE = -2
 _ZERO_UUID = uuid.UUID(int=0)
+
+
+LeadershipChange = Callable[
+    [list[tuple[TopicPartition, int]], list[tuple[TopicPartition, int]]], None
+]
+"""Told, on the event loop, which partitions became leaders and which followers here, with
+their leader epochs (Kafka's ``onLeadershipChange``: the coordinators load or drop their
+``__consumer_offsets`` and ``__transaction_state`` partitions)."""
 
 
 class ReplicaFetcherManagerLike(Protocol):
@@ -147,7 +157,12 @@ class InlineAppends:
             )
 
 
-class ReplicaManager:
+class ReplicaManager(MetadataListener):
+    """See the module documentation. ``config()`` is the broker config in force;
+    ``topic_config_loader(topic)`` (cluster mode) reads a topic's config overrides from
+    ZooKeeper into the cache before its first log is made; ``metrics`` counts the
+    followers' appends."""
+
     def __init__(
         self,
         config: Callable[[], BrokerConfig],
@@ -157,6 +172,9 @@ class ReplicaManager:
         node_id: int,
         io_executor: Executor | None = None,
         purgatory: FetchPurgatory | None = None,
+        *,
+        topic_config_loader: Callable[[str], Awaitable[None]] | None = None,
+        metrics: BrokerMetrics | None = None,
     ) -> None:
         self._config = config
         self.logs = logs
@@ -174,15 +192,11 @@ class ReplicaManager:
         # replication (cluster mode; all unset on a single node)
         self.broker_epoch = -1  # this broker's epoch (czxid of its registration); -1: no check
         self.controller_epoch = -1  # the latest controller epoch seen
+        # made by start_replication (cluster mode)
         self.alter_partition_manager: AlterPartitionSubmitter | None = None
         self.fetcher_manager: ReplicaFetcherManagerLike | None = None
-        # told (on the loop) which partitions became leaders and followers, with epochs
-        self.on_leadership_change: (
-            Callable[[list[tuple[TopicPartition, int]], list[tuple[TopicPartition, int]]], None]
-            | None
-        ) = None
-        # cluster mode: reads a topic's config overrides from ZooKeeper into the cache
-        self.topic_config_loader: Callable[[str], Awaitable[None]] | None = None
+        self._topic_config_loader = topic_config_loader
+        self._metrics = metrics
         self._loop: asyncio.AbstractEventLoop | None = None
         self._checkpointed_hws: dict[TopicPartition, int] | None = None
         self._replication_tasks: list[asyncio.Task[None]] = []
@@ -203,9 +217,6 @@ class ReplicaManager:
             samples=initial.replication_quota_window_num,
             window_size_s=initial.replication_quota_window_size_seconds,
         )
-        # cluster mode: re-reads this broker's dynamic configs from the store (a change
-        # notification for its id or <default>) and puts them in force
-        self.dynamic_config_reloader: Callable[[], None] | None = None
         # KIP-890 verification requests to other brokers' transaction coordinators (Kafka's
         # AddPartitionsToTxnManager), one connection per broker; event loop only
         self._txn_verification_clients: dict[int, NodeClient] = {}
@@ -317,16 +328,6 @@ class ReplicaManager:
         self.leader_quota.remove_throttle(name)
         self.follower_quota.remove_throttle(name)
 
-    def on_broker_configs_changed(self, entity: str, configs: Mapping[str, str]) -> None:
-        """This broker's dynamic configs (its id or the cluster default) changed: they
-        are put in force (the BrokerConfigHolder's listeners, this one's
-        :meth:`reconfigure` included, see the new config)."""
-        if entity not in (str(self.node_id), "default"):
-            return
-        reload = self.dynamic_config_reloader
-        if reload is not None:
-            reload()
-
     def on_topic_configs_changed(self, name: str, configs: Mapping[str, str]) -> None:
         """Cluster mode: a topic config change (ZooKeeper notification) applies to its
         logs and to the replication throttles here."""
@@ -358,9 +359,6 @@ class ReplicaManager:
             and quota.is_throttled(tp.topic, tp.partition)
             and quota.is_quota_exceeded()
         )
-
-    def on_cluster_id(self, cluster_id: str) -> None:
-        pass
 
     # -- topics ----------------------------------------------------------------------------
 
@@ -446,12 +444,15 @@ class ReplicaManager:
         with self._lock:
             return sorted(self._offline_partitions)
 
-    def handle_log_dir_failure(self, log_dir: str) -> list[TopicPartition]:
+    def handle_log_dir_failure(
+        self, log_dir: str, on_leadership_change: LeadershipChange | None = None
+    ) -> list[TopicPartition]:
         """Stop serving the partitions in the failed ``log_dir`` (Kafka's
         ``ReplicaManager.handleLogDirFailure``): their fetchers go, they leave the
         partition table for the offline set (leaderships given up: delayed produces and
-        fetches are answered), then the log manager closes and drops the directory's logs.
-        The partitions, in order. Blocking: on an I/O thread."""
+        fetches are answered, ``on_leadership_change`` hears of the partitions no longer
+        led), then the log manager closes and drops the directory's logs. The partitions,
+        in order. Blocking: on an I/O thread."""
         key = os.path.abspath(log_dir)
         with self._lock:
             failed = {
@@ -472,12 +473,11 @@ class ReplicaManager:
             self._offline_partitions.update(gone)
         for tp in failed:
             self._on_high_watermark(tp)
-        if led and self.on_leadership_change is not None:
-            callback = self.on_leadership_change
+        if led and on_leadership_change is not None:
             loop = self._loop
             if loop is not None and not loop.is_closed():
                 # the coordinators drop the groups they kept in those partitions
-                loop.call_soon_threadsafe(callback, [], led)
+                loop.call_soon_threadsafe(on_leadership_change, [], led)
         logger.warning(
             "Broker %d stopped fetchers and leadership for partitions %s because they are "
             "in the failed log directory %s",
@@ -697,32 +697,38 @@ class ReplicaManager:
             return ErrorCode.STALE_BROKER_EPOCH
         return ErrorCode.NONE
 
-    async def become_leader_or_follower(self, request: Any, version: int) -> Any:
+    async def become_leader_or_follower(
+        self,
+        request: Any,
+        version: int,
+        on_leadership_change: LeadershipChange | None = None,
+    ) -> Any:
         """LeaderAndIsr (Kafka's ``becomeLeaderOrFollower``): request-wide controller and
         broker epoch checks, then per partition: INCONSISTENT_TOPIC_ID, this broker not a
         replica -> UNKNOWN_TOPIC_OR_PARTITION, a leader epoch not above ours ->
         STALE_CONTROLLER_EPOCH; the others become leaders or followers (logs created on
-        the I/O executor), fetchers stopped or started."""
+        the I/O executor), fetchers stopped or started; ``on_leadership_change`` is told
+        of the new leaders and followers (Kafka's callback from ``KafkaApis``)."""
         loop = asyncio.get_running_loop()
         self._loop = loop
         response_cls: Any = APIS_BY_NAME["LeaderAndIsr"].response.cls
         entries = list(_leader_and_isr_partitions(request))
         code = self._check_controller(request.controller_epoch, request.broker_epoch)
         errors: dict[tuple[str, int], ErrorCode] = {}
-        if code == ErrorCode.NONE and self.topic_config_loader is not None:
+        if code == ErrorCode.NONE and self._topic_config_loader is not None:
             # Kafka reads a new topic's config from ZooKeeper when it makes its log
             for topic in {t for t, _i, _ps in entries}:
                 if not self.cache.knows_topic_configs(topic):
-                    await self.topic_config_loader(topic)
+                    await self._topic_config_loader(topic)
         if code == ErrorCode.NONE:
             self.controller_epoch = request.controller_epoch
             self.cache.set_controller(request.controller_id)
             errors, new_leaders, new_followers = await loop.run_in_executor(
                 self.io_executor, self._apply_leader_and_isr, entries
             )
-            if self.on_leadership_change is not None:
+            if on_leadership_change is not None:
                 # KafkaApis' onLeadershipChange: the coordinators load or drop partitions
-                self.on_leadership_change(new_leaders, new_followers)
+                on_leadership_change(new_leaders, new_followers)
         else:
             errors = {(t, ps.partition_index): code for t, _i, ps in entries}
         return self._leader_and_isr_response(response_cls, version, code, entries, errors)
@@ -988,14 +994,24 @@ class ReplicaManager:
         """Cluster mode, on the event loop: the replica fetchers, the AlterPartition
         manager (its requests carry :attr:`broker_epoch`), the ``isr-expiration`` task and
         the periodic high watermark checkpoint. ``listener``: the inter-broker listener
-        name whose endpoints are used (default: each broker's first)."""
+        name whose endpoints are used (default: each broker's first); the connections are
+        secured as :func:`~kafkacore.net.inter_broker_security` says."""
         from kafkacore.server.alter_partition import AlterPartitionManager
         from kafkacore.server.replica_fetcher import ReplicaFetcherManager
 
         loop = asyncio.get_running_loop()
         self._loop = loop
+        security = inter_broker_security(self.config)
+        metrics = self._metrics
         fetchers = ReplicaFetcherManager(
-            self.node_id, self, self.cache, self._config, run_io=run_io, listener=listener
+            self.node_id,
+            self,
+            self.cache,
+            self._config,
+            run_io=run_io,
+            listener=listener,
+            security=security,
+            on_appended=None if metrics is None else metrics.record_replication_in,
         )
         fetchers.start()
         self.fetcher_manager = fetchers
@@ -1005,6 +1021,7 @@ class ReplicaManager:
             broker_epoch=lambda: self.broker_epoch,
             topic_id=self.topic_id_of,
             listener=listener,
+            security=security,
         )
         alter.start()
         self.set_alter_partition_manager(alter)
@@ -1016,7 +1033,7 @@ class ReplicaManager:
     async def shutdown_replication(self) -> None:
         """Stop what :meth:`start_replication` started (before the logs close): no
         fetcher appends afterwards."""
-        from kafkacore.server.timeouts import stop_task
+        from kafkacore.net.timeouts import stop_task
 
         for task in self._replication_tasks:
             await stop_task(task)

@@ -1,6 +1,6 @@
 """What request handlers are given (Kafka's ``KafkaApis`` constructor parameters): the
-broker's services, built once in :meth:`KafkaServer.startup
-<kafkacore.server.broker.KafkaServer.startup>` and never patched afterwards.
+broker's services, built once by :mod:`kafkacore.server.assembly` and never patched
+afterwards.
 
 The one thing that changes at run time, the broker config (AlterConfigs on dynamic
 configs), lives in a :class:`BrokerConfigHolder` inside the frozen services, which tells
@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 from kafkacore.config import BrokerConfig
+from kafkacore.log import TopicPartition
 from kafkacore.metadata import BrokerInfo, MetadataCache, MetadataStore
 from kafkacore.security.acl import Authorizer
 from kafkacore.security.credentials import ScramCredentialCache
@@ -100,6 +101,15 @@ class BrokerServices:
     def config(self) -> BrokerConfig:
         """The broker config in force now."""
         return self.configs.current
+
+    def on_leadership_change(
+        self, leaders: list[tuple[TopicPartition, int]], followers: list[tuple[TopicPartition, int]]
+    ) -> None:
+        """Kafka's ``KafkaApis.onLeadershipChange``: partitions of ``__consumer_offsets``
+        and ``__transaction_state`` that became led here (with their leader epochs) are
+        loaded by their coordinator, those that became followers dropped."""
+        self.group_coordinator.on_leadership_change(leaders, followers)
+        self.txn_coordinator.on_leadership_change(leaders, followers)
 
     @property
     def active_controller(self) -> KafkaController | None:

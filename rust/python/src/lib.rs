@@ -646,7 +646,16 @@ const TYPE_ALIASES: [(&str, &std::ffi::CStr); 5] = [
     ("AppendResult", c"tuple[int, int, int, int, int]"),
 ];
 
-#[pymodule]
+// `gil_used = false` (PyO3's default since 0.28, stated here because it is a claim about
+// this crate): the module is safe on a free-threaded interpreter. It has no static or
+// thread-local state, and nothing Python-owned crosses a `py.detach`: the detached closures
+// see Rust values (copies, such as the records `to_records` builds), slices of immutable
+// `bytes` (PyO3 extracts `&[u8]` only from `bytes`, and the caller's reference keeps the
+// object alive), or the buffer of a `bytes` object created by the call and not yet
+// visible to any other thread (`read_bytes`, `decode_columns`). `Segment` and `KeyMap`
+// are guarded by PyO3's per-object borrow flag, which is atomic in free-threaded builds: a
+// call racing a mutating one raises `RuntimeError` ("already borrowed") instead of racing.
+#[pymodule(gil_used = false)]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(crc32c, m)?)?;
     m.add_function(wrap_pyfunction!(crc32, m)?)?;

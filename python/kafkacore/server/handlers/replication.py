@@ -24,7 +24,9 @@ _UPDATE_METADATA: Any = APIS_BY_NAME["UpdateMetadata"].response.cls
 async def handle_leader_and_isr(
     services: BrokerServices, context: RequestContext, request: Any
 ) -> Any:
-    return await services.replica_manager.become_leader_or_follower(request, context.api_version)
+    return await services.replica_manager.become_leader_or_follower(
+        request, context.api_version, services.on_leadership_change
+    )
 
 
 @authz.requires_cluster(AclOperation.CLUSTER_ACTION)

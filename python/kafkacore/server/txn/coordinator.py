@@ -101,7 +101,7 @@ class TransactionCoordinator:
         clock: Callable[[], int] = _now_ms,
         io_executor: Executor | None = None,
         cluster_mode: bool | None = None,
-        markers: TransactionMarkerChannelManager | None = None,
+        markers: TransactionMarkerChannelManager,
     ) -> None:
         self.config = config
         self.clock = clock
@@ -114,7 +114,7 @@ class TransactionCoordinator:
         )
         self.state.on_loaded = self._on_partition_loaded
         self.allocate_producer_id = allocate_producer_id
-        self.markers = markers if markers is not None else TransactionMarkerChannelManager()
+        self.markers = markers
         self._tasks: set[asyncio.Task[None]] = set()
 
     @property

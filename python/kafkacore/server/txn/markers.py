@@ -4,10 +4,10 @@
 Once a PrepareCommit / PrepareAbort is written, the coordinator hands the transaction
 here (:meth:`TransactionMarkerChannelManager.send_markers`): every partition of the
 transaction gets a WriteTxnMarkers (one marker: producer id and epoch, COMMIT or ABORT,
-the coordinator epoch) sent to its leader — in-process through
-:func:`kafkacore.server.handlers.txn_markers.write_txn_markers` when this broker leads
-it, else over a :class:`~kafkacore.server.inter_broker.NodeClient` to the leader's
-inter-broker listener (v1). Answers per partition, as Kafka's completion handler:
+the coordinator epoch) sent to its leader — in-process through the ``local_writer`` the
+broker gives (the WriteTxnMarkers handler's unchecked part) when this broker leads it,
+else over a :class:`~kafkacore.net.NodeClient` to the leader's inter-broker listener (v1),
+as Kafka sends them to every broker. Answers per partition, as Kafka's completion handler:
 
 * NONE: the partition is done (:attr:`on_partition_done` removes it from the
   transaction's partitions, so DescribeTransactions shows those still waiting);
@@ -38,11 +38,13 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from kafkacore.log import TopicPartition
+from kafkacore.metadata import BrokerInfo, MetadataCache
+from kafkacore.net import NodeClient
 from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
-from kafkacore.server.inter_broker import NodeClient, broker_client
+from kafkacore.protocol.schema import KafkaStruct
 
 if TYPE_CHECKING:
-    from kafkacore.server.services import BrokerServices
+    from kafkacore.server.replica_manager import ReplicaManager
 
 __all__ = ["MarkerResult", "TransactionMarkerChannelManager"]
 
@@ -74,36 +76,36 @@ class MarkerResult:
     """Fenced, or the coordinator moved: leave the transaction as it is."""
 
 
-LocalWriter = Callable[["BrokerServices", Any], Awaitable[Any]]
-
-
-async def _default_local_writer(services: BrokerServices, request: Any) -> Any:
-    """WriteTxnMarkers in-process (the log side's handler module, imported on first use:
-    it imports the broker's services)."""
-    from kafkacore.server.handlers.txn_markers import write_txn_markers
-
-    return await write_txn_markers(services, request)
+LocalWriter = Callable[[KafkaStruct], Awaitable[KafkaStruct]]
+"""Writes a WriteTxnMarkers request on this broker and answers it (in-process)."""
 
 
 class TransactionMarkerChannelManager:
-    """See the module documentation. :meth:`attach` gives it the broker's services
-    (the in-process writer needs them) once they exist."""
+    """See the module documentation (Kafka's ``TransactionMarkerChannelManager(config,
+    metadataCache, networkClient, ...)``). ``cache`` and ``replicas`` say who leads each
+    partition; ``connect(broker)`` opens the client of another broker;
+    ``local_writer(request)`` writes the markers of partitions led by ``node_id`` without
+    a connection (None: those go over the network too, as in Kafka)."""
 
     def __init__(
         self,
+        node_id: int,
+        cache: MetadataCache,
+        replicas: ReplicaManager,
+        connect: Callable[[BrokerInfo], NodeClient],
         *,
+        local_writer: LocalWriter | None = None,
         retry_backoff_s: float = 0.1,
         max_backoff_s: float = 1.0,
-        local_writer: LocalWriter = _default_local_writer,
     ) -> None:
-        self.services: BrokerServices | None = None
+        self.node_id = node_id
+        self.cache = cache
+        self.replicas = replicas
+        self.connect = connect
+        self.local_writer = local_writer
         self.retry_backoff_s = retry_backoff_s
         self.max_backoff_s = max_backoff_s
-        self.local_writer = local_writer
         self._clients: dict[int, NodeClient] = {}
-
-    def attach(self, services: BrokerServices) -> None:
-        self.services = services
 
     async def close(self) -> None:
         clients, self._clients = list(self._clients.values()), {}
@@ -195,15 +197,13 @@ class TransactionMarkerChannelManager:
     ) -> tuple[dict[int, list[TopicPartition]], list[TopicPartition]]:
         """The partitions by leader (-1: leader unknown or not alive: wait), and those
         the metadata does not know (skipped)."""
-        services = self.services
-        assert services is not None, "attach() the broker services first"
-        cache = services.metadata_cache
+        cache = self.cache
         by_leader: dict[int, list[TopicPartition]] = {}
         skipped: list[TopicPartition] = []
         for tp in sorted(partitions):
-            local = services.replica_manager.get_partition(tp)
+            local = self.replicas.get_partition(tp)
             if local is not None and local.is_leader:
-                by_leader.setdefault(services.node_id, []).append(tp)
+                by_leader.setdefault(self.node_id, []).append(tp)
                 continue
             state = cache.partition_state(tp)
             if state is None:
@@ -251,8 +251,6 @@ class TransactionMarkerChannelManager:
     ) -> dict[TopicPartition, int]:
         """One WriteTxnMarkers to ``leader``; the error per partition (a transport
         failure or an unknown leader: NOT_LEADER_OR_FOLLOWER, i.e. retried)."""
-        services = self.services
-        assert services is not None
         retry = {tp: int(ErrorCode.NOT_LEADER_OR_FOLLOWER) for tp in partitions}
         if leader < 0:
             return retry
@@ -260,8 +258,8 @@ class TransactionMarkerChannelManager:
             partitions, producer_id, producer_epoch, committed, coordinator_epoch
         )
         try:
-            if leader == services.node_id:
-                response = await self.local_writer(services, request)
+            if leader == self.node_id and self.local_writer is not None:
+                response = await self.local_writer(request)
             else:
                 client = self._client(leader)
                 if client is None:
@@ -285,16 +283,12 @@ class TransactionMarkerChannelManager:
         return answers
 
     def _client(self, node_id: int) -> NodeClient | None:
-        services = self.services
-        assert services is not None
         client = self._clients.get(node_id)
         if client is not None and not client.closed:
             return client
-        broker = services.metadata_cache.broker(node_id)
+        broker = self.cache.broker(node_id)
         if broker is None:
             return None
-        client = broker_client(
-            services.config, broker, f"broker-{services.node_id}-txn-marker-sender"
-        )
+        client = self.connect(broker)
         self._clients[node_id] = client
         return client

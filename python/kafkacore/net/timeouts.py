@@ -20,7 +20,7 @@ __all__ = ["stop_task", "within"]
 
 _T = TypeVar("_T")
 
-logger = logging.getLogger("kafkacore.server")
+logger = logging.getLogger("kafkacore.net")
 
 
 async def within(awaitable: Awaitable[_T], timeout_s: float | None) -> _T:

@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import urllib.parse
 from collections.abc import Mapping
-from typing import Any
 
-from kafkacore.metadata.store import QuotaConfigListener
+from kafkacore.metadata.store import MetadataStore, QuotaConfigListener
 from kafkacore.security.credentials import ScramCredentialCache
 
 __all__ = ["ScramCredentialFeeder", "follow_scram_credentials"]
@@ -48,7 +47,9 @@ class ScramCredentialFeeder(QuotaConfigListener):
             self.cache.update_user(user, configs)
 
 
-def follow_scram_credentials(store: Any, cache: ScramCredentialCache) -> ScramCredentialFeeder:
+def follow_scram_credentials(
+    store: MetadataStore, cache: ScramCredentialCache
+) -> ScramCredentialFeeder:
     """Fill ``cache`` from ``store`` (a :class:`~kafkacore.metadata.store.MetadataStore`)
     now and keep it current from then on."""
     feeder = ScramCredentialFeeder(cache)

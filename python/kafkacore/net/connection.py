@@ -1,6 +1,7 @@
-"""The broker-to-broker client (the role of Kafka's ``NetworkClient`` for the controller's
-channel, the replica fetchers and the AlterPartition manager): one asyncio connection to
-one broker, requests pipelined and matched to their responses by correlation id.
+"""One connection to one Kafka broker (Kafka's ``NetworkClient`` for one node, aiokafka's
+``AIOKafkaConnection``): the client of the controller's channel, the replica fetchers,
+the transaction marker channel, AlterPartition, KIP-890 verification and the tools' own
+requests. Requests are pipelined and matched to their responses by correlation id.
 
 * **Connection**: opened on the first :meth:`NodeClient.send` (``connect_timeout_s``);
   a client never reconnects: after a transport failure it is :attr:`~NodeClient.closed`
@@ -11,23 +12,21 @@ one broker, requests pipelined and matched to their responses by correlation id.
   correlation id (the broker answers in order, but nothing here relies on it).
 * **Failures**: losing the connection (or reading a frame that cannot belong to it: a
   size over :attr:`NodeClient.max_response_bytes` or negative, an unknown correlation id)
-  fails every pending request with :class:`ConnectionError` and closes the client. A
-  request not answered within ``request_timeout_s`` raises :class:`TimeoutError`; the
-  connection stays up for the others and the late answer is discarded. A response that
-  does not decode fails only its request, with
-  :class:`~kafkacore.protocol.errors.ProtocolError` (frames are length-delimited, so the
-  stream stays in step).
+  fails every pending request with :class:`ConnectionError` (:class:`ConnectionClosed`
+  when the peer closed it) and closes the client. A request not answered within
+  ``request_timeout_s`` raises :class:`TimeoutError`; the connection stays up for the
+  others and the late answer is discarded. A response that does not decode fails only its
+  request, with :class:`~kafkacore.protocol.errors.ProtocolError` (frames are
+  length-delimited, so the stream stays in step).
 * Requests without a response (Produce with ``acks=0``) are not supported.
-* **Security** (:class:`ClientSecurity`, from :func:`inter_broker_security` for the
-  ``inter.broker.listener.name`` / ``security.inter.broker.protocol`` listener): TLS with
-  the listener's ``ssl.*`` configs (``client_context``: the peer's certificate is verified,
-  and its host name unless ``ssl.endpoint.identification.algorithm`` is empty); SASL with
-  ``sasl.mechanism.inter.broker.protocol`` (SaslHandshake v1 then SaslAuthenticate v1 until
-  the mechanism completes), the credentials being the ``username`` / ``password`` options
-  of that listener's JAAS config for the mechanism, as Kafka's broker uses them. A refused
-  login fails the connection (:class:`ConnectionError`) like any other transport failure.
+* **Security** (:class:`~kafkacore.net.security.ClientSecurity`): TLS, then SaslHandshake
+  v1 and SaslAuthenticate v1 until the mechanism completes, before any other request
+  (correlation ids from the same counter). A refused login fails the connection with
+  :class:`AuthenticationError` (a ConnectionError) carrying the broker's message.
+* :func:`send_once`: one request on a connection of its own, from synchronous code (the
+  tools).
 
-Thread-safety: one event loop; every method runs on it.
+Thread-safety: a :class:`NodeClient` belongs to one event loop; every method runs on it.
 """
 
 from __future__ import annotations
@@ -36,60 +35,79 @@ import asyncio
 import contextlib
 import functools
 import logging
-import ssl
 import struct
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
+from kafkacore.net.security import ClientSecurity, inter_broker_security
+from kafkacore.net.timeouts import stop_task, within
 from kafkacore.protocol import ApiKey, RequestHeader, decode_response, encode_request
 from kafkacore.protocol.errors import ProtocolError
 from kafkacore.protocol.schema import KafkaStruct
-from kafkacore.server.timeouts import stop_task, within
+from kafkacore.security.sasl import (
+    SaslAuthenticateRefused,
+    SaslClientError,
+    SaslHandshakeRefused,
+    sasl_login,
+)
 
 if TYPE_CHECKING:
     from kafkacore.config import BrokerConfig
-    from kafkacore.metadata import BrokerInfo
 
-__all__ = ["ClientSecurity", "NodeClient", "broker_client", "inter_broker_security"]
+__all__ = [
+    "AuthenticationError",
+    "ConnectionClosed",
+    "NodeClient",
+    "NodeClientFactory",
+    "broker_client",
+    "node_client_factory",
+    "send_once",
+]
 
 log = logging.getLogger(__name__)
 
 _SIZE = struct.Struct(">i")
 _MAX_CORRELATION_ID = 0x7FFFFFFF
+# a SASL response is a few hundred bytes: a larger frame is not one
+_MAX_SASL_RESPONSE_BYTES = 1024 * 1024
 
 
-class _AuthenticationError(Exception):
-    """The other broker refused this broker's SASL login (or answered nonsense)."""
+class AuthenticationError(ConnectionError):
+    """The broker refused the SASL login (its message), or answered it with nonsense."""
 
 
-@dataclass(frozen=True)
-class ClientSecurity:
-    """How a broker connects to another: TLS context and SASL mechanism + credentials."""
-
-    ssl_context: ssl.SSLContext | None = None
-    sasl_mechanism: str | None = None
-    username: str = ""
-    password: str = field(default="", repr=False)
+class ConnectionClosed(ConnectionError):
+    """The broker closed the connection before answering every request sent on it."""
 
 
-_SECURITY_KEYS = ("ssl.", "sasl.", "listener.", "security.", "inter.broker.")
+NodeClientFactory = Callable[[str, int], "NodeClient"]
+"""Makes the client of one broker from its ``host`` and ``port`` (what the controller's
+channel, the replica fetchers and the AlterPartition manager are given)."""
 
 
-def inter_broker_security(config: BrokerConfig) -> ClientSecurity | None:
-    """The security of this broker's connections to other brokers (None: PLAINTEXT).
-    Raises :class:`~kafkacore.config.defs.ConfigError` for an unusable configuration."""
-    if not hasattr(config, "inter_broker_listener"):  # a stand-in config (tests)
-        return None
-    relevant = tuple(
-        sorted((k, str(v)) for k, v in config.originals.items() if k.startswith(_SECURITY_KEYS))
+def node_client_factory(
+    client_id: str,
+    *,
+    request_timeout_s: float = 30.0,
+    security: ClientSecurity | None = None,
+) -> NodeClientFactory:
+    """A :data:`NodeClientFactory` of clients named ``client_id``, secured as
+    ``security`` says."""
+    return functools.partial(
+        NodeClient, client_id=client_id, request_timeout_s=request_timeout_s, security=security
     )
-    return _inter_broker_security(relevant, config)
 
 
-def broker_client(config: BrokerConfig, broker: BrokerInfo, client_id: str) -> NodeClient:
+class BrokerEndpoints(Protocol):
+    """A broker as the metadata describes it (:class:`~kafkacore.metadata.BrokerInfo`)."""
+
+    def endpoint(self, listener: str) -> tuple[str, int]: ...
+
+
+def broker_client(config: BrokerConfig, broker: BrokerEndpoints, client_id: str) -> NodeClient:
     """A client to ``broker``'s endpoint on this broker's inter-broker listener, with
-    ``request.timeout.ms`` and :func:`inter_broker_security` (the coordinators' and the
-    replica manager's connections to other brokers)."""
+    ``request.timeout.ms`` and :func:`~kafkacore.net.security.inter_broker_security`
+    (the coordinators' and the replica manager's connections to other brokers)."""
     listener, _protocol = config.inter_broker_listener()
     host, port = broker.endpoint(listener)
     return NodeClient(
@@ -101,37 +119,37 @@ def broker_client(config: BrokerConfig, broker: BrokerInfo, client_id: str) -> N
     )
 
 
-@functools.lru_cache(maxsize=8)
-def _inter_broker_security(
-    key: tuple[tuple[str, str], ...], config: BrokerConfig
-) -> ClientSecurity | None:
-    from kafkacore.config.defs import ConfigError
-    from kafkacore.security.jaas import parse_jaas_config
-    from kafkacore.security.ssl import client_context, listener_ssl_configs
+def send_once(
+    host: str,
+    port: int,
+    api_key: ApiKey,
+    version: int,
+    request: KafkaStruct,
+    *,
+    client_id: str,
+    timeout_s: float,
+    security: ClientSecurity | None = None,
+) -> Any:
+    """``request`` as ``api_key`` v``version`` on a connection of its own, from code that
+    runs no event loop (a tool, or a worker thread); the decoded response. Raises as
+    :meth:`NodeClient.send` does; ``timeout_s`` bounds the connection (login included) and
+    the answer each."""
 
-    listener, protocol = config.inter_broker_listener()
-    if protocol == "PLAINTEXT":
-        return None
-    context = None
-    if protocol in ("SSL", "SASL_SSL"):
-        context = client_context(listener_ssl_configs(config.originals, listener))
-    if protocol == "SSL":
-        return ClientSecurity(context)
-    mechanism = config.sasl_mechanism_inter_broker_protocol
-    jaas = config.listener_value(listener, "sasl.jaas.config", mechanism)
-    jaas_key = f"listener.name.{listener.lower()}.{mechanism.lower()}.sasl.jaas.config"
-    if jaas is None:
-        raise ConfigError(
-            jaas_key, None, "required: the username and password this broker logs in with"
+    async def once() -> Any:
+        client = NodeClient(
+            host,
+            port,
+            client_id=client_id,
+            connect_timeout_s=timeout_s,
+            request_timeout_s=timeout_s,
+            security=security,
         )
-    options = parse_jaas_config(jaas, jaas_key).options
-    if "username" not in options or "password" not in options:
-        raise ConfigError(
-            jaas_key,
-            jaas,
-            "the login module needs username and password options for inter-broker SASL",
-        )
-    return ClientSecurity(context, mechanism, options["username"], options["password"])
+        try:
+            return await client.send(api_key, version, request)
+        finally:
+            await client.close()
+
+    return asyncio.run(once())
 
 
 class NodeClient:
@@ -251,7 +269,10 @@ class NodeClient:
                     raise TimeoutError(
                         f"{self}: connect timed out after {self.connect_timeout_s}s"
                     ) from None
-                except (OSError, _AuthenticationError) as exc:
+                except AuthenticationError as exc:
+                    self._closed, self._failure = True, f"login refused: {exc}"
+                    raise
+                except OSError as exc:
                     self._closed, self._failure = True, f"connect failed: {exc}"
                     raise ConnectionError(f"{self}: connect failed: {exc}") from exc
                 self._reader, self._writer = reader, writer
@@ -285,15 +306,9 @@ class NodeClient:
     ) -> None:
         """SaslHandshake v1 + SaslAuthenticate v1 round trips, before any other request
         (correlation ids from the same counter)."""
-        from kafkacore.security.sasl import (
-            SaslAuthenticateRefused,
-            SaslClientError,
-            SaslHandshakeRefused,
-            sasl_login,
-        )
-
-        assert security.sasl_mechanism is not None
-        login = sasl_login(security.sasl_mechanism, security.username, security.password)
+        mechanism = security.sasl_mechanism
+        assert mechanism is not None
+        login = sasl_login(mechanism, security.username, security.password)
         try:
             api_key, request = next(login)
             while True:
@@ -302,17 +317,17 @@ class NodeClient:
         except StopIteration:
             return
         except SaslHandshakeRefused as exc:
-            raise _AuthenticationError(
-                f"SASL handshake failed with error {exc.response.error_code} "
-                f"(broker mechanisms: {list(exc.response.mechanisms)})"
+            enabled = list(exc.response.mechanisms)
+            raise AuthenticationError(
+                f"Unsupported SASL mechanism {mechanism} (the broker enables {enabled})"
             ) from None
         except SaslAuthenticateRefused as exc:
-            raise _AuthenticationError(
-                f"SASL authentication failed: {exc.response.error_message} "
-                f"(error {exc.response.error_code})"
+            message = exc.response.error_message
+            raise AuthenticationError(
+                message or f"SASL authentication failed with error {exc.response.error_code}"
             ) from None
         except SaslClientError as exc:
-            raise _AuthenticationError(str(exc)) from None
+            raise AuthenticationError(str(exc)) from None
 
     async def _round_trip(
         self,
@@ -330,14 +345,18 @@ class NodeClient:
             )
         )
         await writer.drain()
-        (size,) = _SIZE.unpack(await reader.readexactly(4))
-        if size < 4 or size > 1024 * 1024:
-            raise _AuthenticationError(f"response frame size {size} out of range")
-        _, response = decode_response(await reader.readexactly(size), int(api_key), version)
+        try:
+            (size,) = _SIZE.unpack(await reader.readexactly(4))
+            if size < 4 or size > _MAX_SASL_RESPONSE_BYTES:
+                raise AuthenticationError(f"SASL response frame size {size} out of range")
+            frame = await reader.readexactly(size)
+        except asyncio.IncompleteReadError:
+            raise ConnectionClosed("connection closed during the SASL login") from None
+        _, response = decode_response(frame, int(api_key), version)
         return response
 
-    def _fail(self, reason: str) -> None:
-        """Close the transport and fail every pending request with ConnectionError."""
+    def _fail(self, reason: str, error: type[ConnectionError] = ConnectionError) -> None:
+        """Close the transport and fail every pending request with ``error``."""
         if not self._closed:
             self._closed, self._failure = True, reason
             if reason != "client closed":
@@ -347,7 +366,7 @@ class NodeClient:
         pending, self._pending = self._pending, {}
         for future, _, _ in pending.values():
             if not future.done():
-                future.set_exception(ConnectionError(f"{self}: {reason}"))
+                future.set_exception(error(f"{self}: {reason}"))
 
     async def _read_loop(self, reader: asyncio.StreamReader) -> None:
         try:
@@ -378,7 +397,7 @@ class NodeClient:
                 else:
                     future.set_result(response)
         except asyncio.IncompleteReadError:
-            self._fail("connection closed by the peer")
+            self._fail("connection closed by the peer", ConnectionClosed)
         except OSError as exc:
             self._fail(f"connection lost: {exc}")
         except asyncio.CancelledError:

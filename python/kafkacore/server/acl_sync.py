@@ -16,9 +16,9 @@ whatever thread the store tells it on: the store swaps immutable snapshots.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
-
+from kafkacore.config import BrokerConfig
 from kafkacore.config.defs import ConfigError
+from kafkacore.metadata import MetadataListener, MetadataStore
 from kafkacore.security.acl import (
     AccessControlEntry,
     AclStore,
@@ -42,19 +42,7 @@ AUTHORIZER_CLASS_NAMES = (
 )
 
 
-class _AclSource(Protocol):
-    def acls(self) -> dict[ResourcePattern, frozenset[AccessControlEntry]]: ...
-
-    def add_listener(self, listener: Any) -> None: ...
-
-
-class _Config(Protocol):
-    authorizer_class_name: str
-
-    def get(self, name: str) -> Any: ...
-
-
-class AclFollower:
+class AclFollower(MetadataListener):
     """A metadata listener applying each stored ACL change to an :class:`AclStore`."""
 
     def __init__(self, acls: AclStore) -> None:
@@ -65,21 +53,8 @@ class AclFollower:
     ) -> None:
         self.acls.set_entries(pattern, entries)
 
-    # the rest of the MetadataListener protocol: nothing to do
-    def on_topic_changed(self, topic: Any) -> None:
-        pass
 
-    def on_topic_deleted(self, name: str) -> None:
-        pass
-
-    def on_broker_configs_changed(self, entity: str, configs: Any) -> None:
-        pass
-
-    def on_cluster_id(self, cluster_id: str) -> None:
-        pass
-
-
-def authorizer_class(config: _Config) -> str | None:
+def authorizer_class(config: BrokerConfig) -> str | None:
     """The configured authorizer name (None: none), or a ConfigError."""
     name = (config.authorizer_class_name or "").strip()
     if not name:
@@ -93,7 +68,7 @@ def authorizer_class(config: _Config) -> str | None:
     return name
 
 
-def build_authorizer(config: _Config, store: _AclSource) -> Authorizer | None:
+def build_authorizer(config: BrokerConfig, store: MetadataStore) -> Authorizer | None:
     """The broker's authorizer (None when ``authorizer.class.name`` is empty), loaded with
     the stored ACLs and following the store from now on."""
     if authorizer_class(config) is None:

@@ -1,0 +1,311 @@
+"""The broker assembled (Kafka's ``KafkaServer.startup``, ``BrokerServer.startup`` in
+KRaft): every component built once, in the order of what it needs, and given its
+collaborators in its constructor. One small function per mode:
+
+* :func:`single_node` (the default): the embedded metadata store under the data
+  directory; this node is the controller and leads every partition, loaded at start-up.
+* :func:`zookeeper_cluster` (``zookeeper.connect`` set): the metadata in ZooKeeper at
+  Kafka's paths, a :class:`~kafkacore.controller.KafkaController` that campaigns for
+  ``/controller``; the partitions arrive with its LeaderAndIsr.
+* KRaft plugs in here next, as a third function: the metadata store becomes the image
+  replayed from ``__cluster_metadata`` (whose deltas the replica manager and the cache
+  follow as they follow a store today), the :class:`~kafkacore.server.membership.Membership`
+  registers and heartbeats to the controller quorum instead of ``/brokers/ids``, and a
+  quorum controller joins when ``process.roles`` has ``controller``. The shared steps
+  (:func:`_replica_manager`, :func:`_services`) stay as they are.
+
+The socket server and the listeners' security stay with :class:`~kafkacore.server.KafkaServer`,
+which runs what is assembled here: it binds the listeners, then calls the mode's
+``membership.join``.
+
+Thread-safety: event loop thread, at start-up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import os
+from collections.abc import Awaitable, Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from kafkacore.config import BrokerConfig
+from kafkacore.controller import KafkaController
+from kafkacore.log import LogManager
+from kafkacore.log.checkpoints import random_uuid, uuid_to_base64
+from kafkacore.log.cleaner import CleanerConfig, LogCleaner
+from kafkacore.metadata import (
+    EmbeddedMetadataStore,
+    MetadataCache,
+    MetadataListener,
+    MetadataStore,
+)
+from kafkacore.metadata.zookeeper import ZooKeeperMetadataStore
+from kafkacore.net import broker_client
+from kafkacore.protocol.schema import KafkaStruct
+from kafkacore.server.acl_sync import build_authorizer
+from kafkacore.server.client_quotas import ClientQuotaManager
+from kafkacore.server.credential_sync import follow_scram_credentials
+from kafkacore.server.fetch_session import FetchSessionCache
+from kafkacore.server.group import GroupCoordinator
+from kafkacore.server.handlers.configs import DEFAULT_ENTITY, with_stored_dynamic_configs
+from kafkacore.server.handlers.txn_markers import write_txn_markers
+from kafkacore.server.membership import Membership, SingleNode, ZooKeeperMembership
+from kafkacore.server.metrics import BrokerMetrics
+from kafkacore.server.replica_manager import ReplicaManager
+from kafkacore.server.services import BrokerConfigHolder, BrokerServices
+from kafkacore.server.txn import TransactionCoordinator
+from kafkacore.server.txn.markers import TransactionMarkerChannelManager
+from kafkacore.zk.client import KafkaZkClient
+
+__all__ = [
+    "AssembledBroker",
+    "BrokerConfigHandler",
+    "LogManagerFactory",
+    "single_node",
+    "zookeeper_cluster",
+]
+
+LogManagerFactory = Callable[..., LogManager]
+"""``LogManager`` with the broker's own options bound (producer state, the log directory
+failure channel, a backend); called with ``broker_config``, ``cluster_id``, ``node_id``."""
+
+
+@dataclass(frozen=True)
+class AssembledBroker:
+    """What :class:`~kafkacore.server.KafkaServer` runs: the config in force at start-up
+    (with the stored dynamic configs), the logs, the cleaner, the services, and the mode's
+    membership."""
+
+    config: BrokerConfig
+    logs: LogManager
+    cleaner: LogCleaner | None
+    services: BrokerServices
+    membership: Membership
+
+
+class BrokerConfigHandler(MetadataListener):
+    """Kafka's ``BrokerConfigHandler``: this broker's dynamic configs changed in the store
+    (its id or the cluster default, by another broker or a tool): they are read again and
+    put in force through the :class:`BrokerConfigHolder` (whose listeners, the replica
+    manager's ``reconfigure`` among them, see the new config)."""
+
+    def __init__(self, store: MetadataStore, configs: BrokerConfigHolder, node_id: int) -> None:
+        self.store = store
+        self.configs = configs
+        self.entity = str(node_id)
+
+    def on_broker_configs_changed(self, entity: str, configs: Mapping[str, str]) -> None:
+        if entity not in (self.entity, DEFAULT_ENTITY):
+            return
+        per_broker = self.store.broker_configs(self.entity)
+        default = self.store.broker_configs(DEFAULT_ENTITY)
+        self.configs.update(self.configs.current.with_dynamic(per_broker, default, validate=False))
+
+
+def single_node(
+    config: BrokerConfig, node_id: int, log_manager: LogManagerFactory
+) -> AssembledBroker:
+    """One node: metadata in ``metadata.log.dir`` (else the first log dir); the stored
+    topics get their logs and partitions now, the coordinators load synchronously (no
+    COORDINATOR_LOAD_IN_PROGRESS window)."""
+    metadata_dir = config.metadata_log_dir or config.log_dirs[0]
+    os.makedirs(metadata_dir, exist_ok=True)
+    store = EmbeddedMetadataStore(metadata_dir, node_id)
+    cache = MetadataCache(controller_id=node_id)
+    # dynamic broker configs stored by AlterConfigs apply from the start
+    config = with_stored_dynamic_configs(config, store, node_id)
+    logs = _logs(config, store, store.cluster_id, node_id, log_manager)  # None: a new node
+    configs = BrokerConfigHolder(config)
+    replicas, io_executor, metrics = _replica_manager(configs, logs, store, cache, node_id)
+    cleaner = _cleaner(config, logs, replicas)
+    cache.follow(store, (str(node_id), DEFAULT_ENTITY))
+    replicas.load()
+    services = _services(configs, store, replicas, io_executor, metrics, controller=None)
+    services.group_coordinator.load()
+    services.txn_coordinator.load()
+    _start_coordinators(services)
+    return AssembledBroker(config, logs, cleaner, services, SingleNode(config, node_id, cache))
+
+
+async def zookeeper_cluster(
+    config: BrokerConfig, node_id: int, log_manager: LogManagerFactory
+) -> AssembledBroker:
+    """One broker of a ZooKeeper-mode cluster: ``/cluster/id`` wins (``meta.properties``
+    must agree, checked by the logs); the topic configs are read from ZooKeeper, the
+    partitions come with the controller's LeaderAndIsr; the controller this broker runs
+    (active or not) is one of the services."""
+    zk = await KafkaZkClient.connect(
+        config.zookeeper_connect or "",
+        session_timeout_ms=config.zookeeper_session_timeout_ms,
+        connection_timeout_ms=(
+            config.zookeeper_connection_timeout_ms or config.zookeeper_session_timeout_ms
+        ),
+    )
+    cache = MetadataCache(controller_id=-1)
+    store = ZooKeeperMetadataStore(zk, asyncio.get_running_loop(), node_id, cache)
+    try:
+        cluster_id = await store.start(uuid_to_base64(random_uuid()))
+        config = with_stored_dynamic_configs(config, store, node_id)
+        logs = _logs(config, store, cluster_id, node_id, log_manager)
+        configs = BrokerConfigHolder(config)
+        replicas, io_executor, metrics = _replica_manager(
+            configs, logs, store, cache, node_id, topic_config_loader=store.load_topic_config
+        )
+        cleaner = _cleaner(config, logs, replicas)
+        cache.follow_configs(store, store.topic_configs(), (str(node_id), DEFAULT_ENTITY))
+        logs.high_watermark = replicas.high_watermark_of  # retention stays below the HW
+        membership = ZooKeeperMembership(config, node_id, zk, store)
+        controller = KafkaController(node_id, zk, config, register_broker=membership.register_again)
+        services = _services(configs, store, replicas, io_executor, metrics, controller)
+    except BaseException:
+        store.stop()
+        await zk.close()
+        raise
+    _start_coordinators(services)
+    return AssembledBroker(config, logs, cleaner, services, membership)
+
+
+# -- the steps every mode takes ----------------------------------------------------------------
+
+
+def _logs(
+    config: BrokerConfig,
+    store: MetadataStore,
+    cluster_id: str | None,
+    node_id: int,
+    log_manager: LogManagerFactory,
+) -> LogManager:
+    """The log manager, started (the logs loaded, recovered after an unclean shutdown,
+    and ``meta.properties`` agreeing on the cluster id), and that id in the store."""
+    logs = log_manager(broker_config=config, cluster_id=cluster_id, node_id=node_id)
+    logs.startup()
+    if logs.cluster_id is not None:
+        store.set_cluster_id(logs.cluster_id)
+    return logs
+
+
+def _replica_manager(
+    configs: BrokerConfigHolder,
+    logs: LogManager,
+    store: MetadataStore,
+    cache: MetadataCache,
+    node_id: int,
+    *,
+    topic_config_loader: Callable[[str], Awaitable[None]] | None = None,
+) -> tuple[ReplicaManager, ThreadPoolExecutor, BrokerMetrics]:
+    """The replica manager over the logs, with the I/O threads (``num.io.threads``) its
+    writes and the coordinators' run on and the metrics its fetchers count in; it
+    follows the store before the cache does (a handler that finds a topic in the cache
+    finds its partitions), and so do this broker's dynamic configs."""
+    config = configs.current
+    io_executor = ThreadPoolExecutor(
+        max_workers=max(1, config.num_io_threads), thread_name_prefix="kafkacore-io"
+    )
+    metrics = BrokerMetrics()
+    replicas = ReplicaManager(
+        lambda: configs.current,
+        logs,
+        store,
+        cache,
+        node_id,
+        io_executor,
+        topic_config_loader=topic_config_loader,
+        metrics=metrics,
+    )
+    configs.add_listener(replicas.reconfigure)
+    store.add_listener(replicas)
+    store.add_listener(BrokerConfigHandler(store, configs, node_id))
+    return replicas, io_executor, metrics
+
+
+def _cleaner(config: BrokerConfig, logs: LogManager, replicas: ReplicaManager) -> LogCleaner | None:
+    """Compaction of ``cleanup.policy=compact`` topics in background threads
+    (``log.cleaner.enable``); the log manager pauses it around truncations and deletions.
+    Never past the high watermark; the log's first unstable offset bounds it too, so a
+    round stops at the last stable offset, as Kafka's cleaner does."""
+    if not config.log_cleaner_enable:
+        return None
+    cleaner = LogCleaner(
+        logs.all_logs,
+        CleanerConfig.from_broker(config),
+        checkpoints=logs,
+        upper_bound=replicas.high_watermark_of,
+    )
+    logs.attach_cleaner(cleaner)
+    cleaner.start()
+    return cleaner
+
+
+def _services(
+    configs: BrokerConfigHolder,
+    store: MetadataStore,
+    replicas: ReplicaManager,
+    io_executor: ThreadPoolExecutor,
+    metrics: BrokerMetrics,
+    controller: KafkaController | None,
+) -> BrokerServices:
+    """The coordinators (``__consumer_offsets`` and ``__transaction_state`` appends on the
+    I/O threads; new transactional ids take producer ids from the store), the client
+    quotas, the authorizer and the SCRAM credentials (both following the store), as the
+    handlers' :class:`BrokerServices`."""
+    config = configs.current
+    node_id, cache = replicas.node_id, replicas.cache
+    groups = GroupCoordinator(config, replicas, io_executor=io_executor)
+    services: BrokerServices | None = None
+
+    async def write_markers_here(request: KafkaStruct) -> KafkaStruct:
+        # The WriteTxnMarkers handler's unchecked part, for the partitions led here: it
+        # takes the services being assembled (the replica manager, the group coordinator
+        # and the request timeout), so it is reached through them once they exist.
+        assert services is not None
+        response: KafkaStruct = await write_txn_markers(services, request)
+        return response
+
+    markers = TransactionMarkerChannelManager(
+        node_id,
+        cache,
+        replicas,
+        lambda broker: broker_client(
+            configs.current, broker, f"broker-{node_id}-txn-marker-sender"
+        ),
+        local_writer=write_markers_here,
+    )
+    txns = TransactionCoordinator(
+        config,
+        replicas,
+        functools.partial(_run_on, io_executor, store.allocate_producer_id),
+        io_executor=io_executor,
+        markers=markers,
+    )
+    quotas = ClientQuotaManager()
+    store.add_listener(quotas)
+    quotas.load(store.quota_configs())
+    services = BrokerServices(
+        node_id=node_id,
+        configs=configs,
+        metadata_cache=cache,
+        metadata_store=store,
+        replica_manager=replicas,
+        group_coordinator=groups,
+        txn_coordinator=txns,
+        io_executor=io_executor,
+        client_quotas=quotas,
+        controller=controller,
+        authorizer=build_authorizer(config, store),
+        metrics=metrics,
+        fetch_sessions=FetchSessionCache(config.max_incremental_fetch_session_cache_slots),
+    )
+    follow_scram_credentials(store, services.scram_credentials)
+    return services
+
+
+def _start_coordinators(services: BrokerServices) -> None:
+    services.group_coordinator.start()
+    services.txn_coordinator.start()
+
+
+async def _run_on(executor: ThreadPoolExecutor, fn: Callable[[], int]) -> int:
+    """``fn()`` on ``executor``, awaited (a producer id allocation writes the store)."""
+    return await asyncio.get_running_loop().run_in_executor(executor, fn)
