@@ -8,8 +8,8 @@ Pure functions and small caches over one partition's files, from either source:
   <kafkacore.log.Log.offset_for_timestamp>` (the time index's), bounded by the high
   watermark the replica manager gives;
 * :class:`DirectoryPartition` - a log directory read read-only, as the Spark source's
-  ``kafkacore.path`` mode reads it (:class:`~kafkacore.spark.logdir.LogDirectory` and its
-  segment reader: ``pread`` only, nothing written).
+  ``kafkacore.path`` mode reads it (:mod:`kafkacore.log.reader`: ``pread`` only, nothing
+  written).
 
 What is computed, and how
 -------------------------
@@ -20,7 +20,7 @@ What is computed, and how
   records of transaction markers are counted apart: no consumer ever sees them) and, for
   transactional topics, the aborted transactions of the ``.txnindex`` files (the records a
   ``read_committed`` consumer skips, found with the consumer's own algorithm,
-  :class:`~kafkacore.spark.transactions.AbortedFilter`). A batch is decoded only when it
+  :class:`~kafkacore.log.reader.AbortedFilter`). A batch is decoded only when it
   straddles the log start offset or the high watermark. The range counted is what a
   consumer can fetch: ``[log start offset, high watermark)``.
 * **Sizes on disk** (:func:`partition_disk_usage`): every file of the partition directory
@@ -91,6 +91,7 @@ from kafkacore.log.files import (
     filename_prefix_from_offset,
     log_dir_name,
 )
+from kafkacore.log.reader import AbortedFilter, LogDirectory, SegmentReader, written_entries
 from kafkacore.log.txn_index import AbortedTxn
 from kafkacore.native import backend
 from kafkacore.record import Record, iter_batches, records
@@ -103,9 +104,6 @@ from kafkacore.record.layout import (
     TIMESTAMP_TYPE_MASK,
     TRANSACTIONAL_FLAG_MASK,
 )
-from kafkacore.spark.logdir import LogDirectory
-from kafkacore.spark.logdir import _Segment as SegmentReader
-from kafkacore.spark.transactions import AbortedFilter
 
 if TYPE_CHECKING:
     from kafkacore.log import Log, LogSegment
@@ -380,7 +378,7 @@ def _current(value: int | Callable[[], int] | None) -> int | None:
 
 class DirectoryPartition:
     """A partition of a log directory read read-only (no broker needed, or a broker's
-    directory read beside it), through :class:`~kafkacore.spark.logdir.LogDirectory`."""
+    directory read beside it), through :class:`~kafkacore.log.reader.LogDirectory`."""
 
     def __init__(self, log_dir: LogDirectory | str, tp: TopicPartition) -> None:
         self.log_dir = log_dir if isinstance(log_dir, LogDirectory) else LogDirectory(log_dir)
@@ -429,27 +427,8 @@ def _read_files(refs: Sequence[SegmentRef], offset: int, max_bytes: int, upper_b
             position = segment.locate(offset)
             if position is None:
                 continue
-            return _whole_batches(segment, position, max_bytes, upper_bound)
+            return segment.whole_batches(position, max_bytes, upper_bound)
     return b""
-
-
-def _whole_batches(
-    segment: SegmentReader, position: int, max_bytes: int, upper_bound: int
-) -> bytes:
-    """The batches from ``position`` that fit in ``max_bytes`` (the first one whole) and
-    start below ``upper_bound``."""
-    end = position
-    while True:
-        batch = segment.batch_at(end)
-        if batch is None:
-            break
-        head = segment.batch_bytes(end, 8)
-        if _OFFSET_AND_LENGTH.unpack_from(head + bytes(4))[0] >= upper_bound:
-            break
-        if end > position and end + batch[1] - position > max_bytes:
-            break
-        end += batch[1]
-    return segment.batch_bytes(position, end - position) if end > position else b""
 
 
 # -- header walks -------------------------------------------------------------------------
@@ -925,21 +904,13 @@ class SegmentInfo:
 
 def _written_time_entries(path: str) -> tuple[int, int]:
     """``(written entries, file bytes)`` of a ``.timeindex`` (a preallocated one ends in
-    zeros; a written entry is never all zeros past the first)."""
+    zeros)."""
     try:
         fd = os.open(path, os.O_RDONLY)
     except FileNotFoundError:
         return 0, 0
     try:
-        size = os.fstat(fd).st_size
-        lo, hi = 0, size // _TIME_INDEX_ENTRY
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if os.pread(fd, _TIME_INDEX_ENTRY, mid * _TIME_INDEX_ENTRY) == bytes(_TIME_INDEX_ENTRY):
-                hi = mid
-            else:
-                lo = mid + 1
-        return lo, size
+        return written_entries(fd, _TIME_INDEX_ENTRY), os.fstat(fd).st_size
     finally:
         os.close(fd)
 
