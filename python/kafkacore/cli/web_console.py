@@ -53,6 +53,7 @@ def console_context(args: argparse.Namespace) -> Any:
     """The :class:`~kafkacore.console.context.ConsoleContext` ``args`` describe."""
     from kafkacore.cli import UsageError
     from kafkacore.cli._client import librdkafka_config
+    from kafkacore.cli._wire import client_security
     from kafkacore.config import load_properties
     from kafkacore.console.context import ConsoleContext, Login
 
@@ -64,6 +65,7 @@ def console_context(args: argparse.Namespace) -> Any:
             raise UsageError(PROG, f"cannot read {args.command_config}: {exc.strerror}") from None
     try:
         config = librdkafka_config(props)
+        command_security = client_security(props)
     except ValueError as exc:
         raise UsageError(PROG, str(exc)) from None
     protocol = config.get("security.protocol", "PLAINTEXT").upper()
@@ -82,7 +84,7 @@ def console_context(args: argparse.Namespace) -> Any:
         read_only=args.read_only,
         audit_topic=args.audit_topic,
         cluster_label=args.bootstrap_server,
-        command_props=props,
+        command_security=command_security,
     )
 
 

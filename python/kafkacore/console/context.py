@@ -7,6 +7,7 @@
   cluster's ACLs decide what the console may do for that user. Its calls block: run them
   with ``await ctx.run_io(fn, *args)``, on the console's own small thread pool (never the
   broker's I/O threads, so that the console cannot starve the broker).
+  ``cluster_admin(request)`` wraps it for the admin library (:mod:`kafkacore.admin`).
 * ``client_config(request)``: librdkafka settings for a Producer/Consumer as that user;
   ``bootstrap``: the ``host:port`` the clients use.
 * ``broker``: the in-process :class:`~kafkacore.server.broker.KafkaServer` when the
@@ -25,6 +26,7 @@ locked).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import importlib
 import os
@@ -44,8 +46,10 @@ from starlette.responses import HTMLResponse
 if TYPE_CHECKING:
     from confluent_kafka.admin import AdminClient
 
+    from kafkacore.admin import Admin
     from kafkacore.console.audit import AuditLog
     from kafkacore.console.auth import Sessions
+    from kafkacore.protocol import ApiKey
     from kafkacore.server.broker import KafkaServer
     from kafkacore.server.inter_broker import ClientSecurity
 
@@ -138,7 +142,7 @@ class ConsoleContext:
         cluster_label: str = "",
         io_threads: int = CONSOLE_IO_THREADS,
         secret: bytes | None = None,
-        command_props: Mapping[str, str] | None = None,
+        command_security: ClientSecurity | None = None,
         audit_config: Mapping[str, str] | None = None,
     ) -> None:
         from kafkacore.console.audit import AuditLog
@@ -148,8 +152,8 @@ class ConsoleContext:
         self.base_config: dict[str, str] = {"bootstrap.servers": bootstrap, **(base_config or {})}
         self.base_config["bootstrap.servers"] = bootstrap
         self.login = login
-        #: the ``--command-config`` properties (Java client names), for raw-protocol calls
-        self.command_props: dict[str, str] = dict(command_props or {})
+        #: the ``--command-config`` security (TLS, SASL) of raw-protocol connections
+        self.command_security = command_security
         self.broker = broker
         self.read_only = read_only
         self.audit_topic = audit_topic
@@ -227,10 +231,9 @@ class ConsoleContext:
     def raw_security(self, request: Request | None) -> ClientSecurity | None:
         """The security of a raw-protocol connection (``NodeClient``) as the request's
         user: for the requests the admin client does not make (DescribeLogDirs)."""
-        from kafkacore.cli._wire import client_security
         from kafkacore.server.inter_broker import ClientSecurity
 
-        security = client_security(self.command_props)
+        security = self.command_security
         if self.login is None:
             return security
         config = self.client_config(request)
@@ -253,19 +256,34 @@ class ConsoleContext:
         DescribeConfigs with ``configuration_keys``), on a connection of its own to ``node``
         (default: the first bootstrap server), secured as the request's user; the response."""
         from kafkacore.protocol import ApiKey
-        from kafkacore.server.inter_broker import NodeClient
 
         if node is None:
             host, _, port = self.bootstrap.split(",")[0].strip().rpartition(":")
             node = (host.strip("[]"), int(port))
-        client = NodeClient(
-            node[0], node[1], client_id="kafkacore-console", request_timeout_s=timeout_s,
-            security=self.raw_security(request),
-        )  # fmt: skip
-        try:
-            return await client.send(ApiKey[api], version, body)
-        finally:
-            await client.close()
+        return await _send_raw(
+            node, ApiKey[api], version, body, self.raw_security(request), timeout_s
+        )
+
+    def cluster_admin(self, request: Request | None) -> Admin:
+        """The admin library's client (:class:`kafkacore.admin.Admin`) for the request's
+        user: its admin client, and the raw requests (the controller's reassignment and
+        election APIs) sent by the broker's async client on this event loop, logged in
+        as the user. Call it on the loop; use it on the console's threads (``run_io``)."""
+        from kafkacore.admin import Admin
+        from kafkacore.protocol import APIS_BY_NAME
+
+        loop = asyncio.get_running_loop()
+        security = self.raw_security(request)
+
+        def send(host: str, port: int, api: str, version: int, body: Any) -> Any:
+            with contextlib.suppress(RuntimeError):
+                if asyncio.get_running_loop() is loop:  # waiting here would block it for good
+                    raise RuntimeError("admin operations run on the console's threads (run_io)")
+            key = APIS_BY_NAME[api].key
+            call = _send_raw((host, port), key, version, body, security, 30)
+            return asyncio.run_coroutine_threadsafe(call, loop).result()
+
+        return Admin(self.admin(request), send)
 
     def admin(self, request: Request | None) -> AdminClient:
         """The cluster's admin client for the request's user (cached per user)."""
@@ -336,6 +354,27 @@ class ConsoleContext:
         """Write ``{"time", "user", "action", "detail", "result"}`` to the audit topic;
         False (logged as an error) when the record could not be written."""
         return await self.audit_log.write(request, action, dict(detail), result)
+
+
+async def _send_raw(
+    node: tuple[str, int],
+    api: ApiKey,
+    version: int,
+    body: Any,
+    security: ClientSecurity | None,
+    timeout_s: float,
+) -> Any:
+    """``body`` as ``api`` v``version`` to ``node`` on a connection of its own."""
+    from kafkacore.server.inter_broker import NodeClient
+
+    client = NodeClient(
+        node[0], node[1], client_id="kafkacore-console", request_timeout_s=timeout_s,
+        security=security,
+    )  # fmt: skip
+    try:
+        return await client.send(api, version, body)
+    finally:
+        await client.close()
 
 
 def kafka_admin() -> Any:

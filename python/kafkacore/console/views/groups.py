@@ -88,13 +88,13 @@ def parse_reset_form(form: dict[str, str]) -> tuple[list[str] | None, ResetSpec,
 
 def routes(ctx: ConsoleContext) -> list[BaseRoute]:
     async def group_list(request: Request) -> Response:
-        groups = await ctx.run_io(list_groups, ctx.admin(request))
+        groups = await ctx.run_io(list_groups, ctx.cluster_admin(request))
         return ctx.render(request, "groups.html", groups=groups)
 
     async def load(request: Request, group: str) -> GroupState:
         state = await ctx.run_io(
             describe_group,
-            ctx.admin(request),
+            ctx.cluster_admin(request),
             group,
             broker=ctx.broker,
             consumer_config=ctx.client_config(request),
@@ -143,7 +143,7 @@ def routes(ctx: ConsoleContext) -> list[BaseRoute]:
         }
         try:
             text = await ctx.run_io(
-                reset_offsets, ctx.admin(request), group, topics, spec, execute=execute
+                reset_offsets, ctx.cluster_admin(request), group, topics, spec, execute=execute
             )
         except Exception as exc:
             if execute:
@@ -160,7 +160,9 @@ def routes(ctx: ConsoleContext) -> list[BaseRoute]:
         form = await ctx.form(request)
         group = request.path_params["group"]
         execute = form.get("action") == "execute"
-        ok, message = await ctx.run_io(delete_group, ctx.admin(request), group, execute=execute)
+        ok, message = await ctx.run_io(
+            delete_group, ctx.cluster_admin(request), group, execute=execute
+        )
         if execute:
             audited = await ctx.audit(
                 request, "group.delete", {"group": group}, result="ok" if ok else message

@@ -20,6 +20,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from kafkacore.admin import TP, Admin, cluster
+from kafkacore.admin.reassign import (
+    format_reassignment_json,
+    generate_assignment,
+    list_reassignments,
+    parse_reassignment_json,
+)
 from kafkacore.console import operations_plan as ops
 from kafkacore.console.views.cluster import describe_log_dirs
 
@@ -31,17 +38,15 @@ __all__ = ["NAV", "routes"]
 NAV: tuple[str, str] | None = ("Operations", "/operations")
 
 
-def _cluster(admin: Any) -> tuple[list[Any], list[str]]:
-    from kafkacore.cli.reassign import _metadata, _nodes
-
-    nodes = sorted(_nodes(admin), key=lambda n: n.id)
-    topics = sorted(t for t in _metadata(admin).topics if not t.startswith("__"))
-    return nodes, topics
+def _cluster(admin: Admin) -> tuple[list[Any], list[str]]:
+    brokers = sorted(cluster.nodes(admin), key=lambda n: n.id)
+    topics = sorted(t for t in cluster.metadata(admin).topics if not t.startswith("__"))
+    return brokers, topics
 
 
-def _parse_plan(text: str) -> dict[ops.TP, list[int]]:
+def _parse_plan(text: str) -> dict[TP, list[int]]:
     try:
-        return dict(ops.parse_reassignment(text))
+        return dict(parse_reassignment_json(text))
     except Exception as exc:
         raise ValueError(f"Not a reassignment JSON: {exc}") from None
 
@@ -54,8 +59,8 @@ def routes(ctx: ConsoleContext) -> list[BaseRoute]:
     scheduler = ops.ElectionScheduler()
 
     async def progress_rows(request: Request) -> list[ops.ReplicaProgress]:
-        admin = ctx.admin(request)
-        ongoing = await ctx.run_io(ops.list_reassignments, admin)
+        admin = ctx.cluster_admin(request)
+        ongoing = await ctx.run_io(list_reassignments, admin)
         if not ongoing:
             return []
         nodes, _ = await ctx.run_io(_cluster, admin)
@@ -72,7 +77,7 @@ def routes(ctx: ConsoleContext) -> list[BaseRoute]:
         status: int = 200,
         chosen: list[int] | None = None,
     ) -> Response:
-        admin = ctx.admin(request)
+        admin = ctx.cluster_admin(request)
         # a broker down or a controller moving must not take the page (and its forms) away
         nodes: list[Any] = []
         topics: list[str] = []
@@ -119,14 +124,18 @@ def routes(ctx: ConsoleContext) -> list[BaseRoute]:
             return await page(request, error="Choose topics and brokers.", status=400)
         try:
             current, proposed = await ctx.run_io(
-                ops.propose, ctx.admin(request), topics, brokers, form.get("rack_aware") == "1"
+                generate_assignment,
+                ctx.cluster_admin(request),
+                topics,
+                brokers,
+                form.get("rack_aware") == "1",
             )
         except Exception as exc:
             return await page(request, error=f"Plan failed: {exc}", status=400, chosen=brokers)
         return await page(
             request,
-            plan=ops.format_reassignment_json(proposed),
-            current=ops.format_reassignment_json(current),
+            plan=format_reassignment_json(proposed),
+            current=format_reassignment_json(current),
             chosen=brokers,
         )
 
@@ -134,18 +143,22 @@ def routes(ctx: ConsoleContext) -> list[BaseRoute]:
         form = await ctx.form(request)
         try:
             broker_id = int(form.get("broker", ""))
-            proposed = await ctx.run_io(ops.decommission_plan, ctx.admin(request), broker_id)
+            proposed = await ctx.run_io(
+                ops.decommission_plan, ctx.cluster_admin(request), broker_id
+            )
         except Exception as exc:
             return await page(request, error=f"Decommission plan failed: {exc}", status=400)
         if not proposed:
             return await page(request, result=f"Broker {broker_id} holds no replica.")
         current = await ctx.run_io(
-            ops.current_assignment, ctx.admin(request), dict.fromkeys(t for t, _ in proposed)
+            cluster.current_assignment,
+            ctx.cluster_admin(request),
+            dict.fromkeys(t for t, _ in proposed),
         )
         return await page(
             request,
-            plan=ops.format_reassignment_json(proposed),
-            current=ops.format_reassignment_json({tp: current[tp] for tp in proposed}),
+            plan=format_reassignment_json(proposed),
+            current=format_reassignment_json({tp: current[tp] for tp in proposed}),
         )
 
     async def execute(request: Request) -> Response:
@@ -159,7 +172,7 @@ def routes(ctx: ConsoleContext) -> list[BaseRoute]:
             return await page(request, plan=text, error=str(exc), status=400)
         detail = {"plan": json.loads(text), "throttle": throttle}
         try:
-            lines = await ctx.run_io(ops.execute, ctx.admin(request), proposed, throttle)
+            lines = await ctx.run_io(ops.execute, ctx.cluster_admin(request), proposed, throttle)
         except Exception as exc:
             await ctx.audit(request, "reassign.execute", detail, result=str(exc))
             return await page(request, plan=text, error=str(exc), status=400)
@@ -172,7 +185,7 @@ def routes(ctx: ConsoleContext) -> list[BaseRoute]:
         ctx.require_write(request)
         await ctx.form(request)
         try:
-            lines = await ctx.run_io(ops.cancel, ctx.admin(request))
+            lines = await ctx.run_io(ops.cancel, ctx.cluster_admin(request))
         except Exception as exc:
             await ctx.audit(request, "reassign.cancel", {}, result=str(exc))
             return await page(request, error=str(exc), status=400)
@@ -187,7 +200,7 @@ def routes(ctx: ConsoleContext) -> list[BaseRoute]:
             tps = list(_parse_plan(text)) if text.strip() else []
         except ValueError as exc:
             return await page(request, plan=text, error=str(exc), status=400)
-        lines = await ctx.run_io(ops.clear_throttles, ctx.admin(request), tps)
+        lines = await ctx.run_io(ops.clear_throttles, ctx.cluster_admin(request), tps)
         await ctx.audit(request, "reassign.clear-throttles", {"partitions": len(tps)})
         return await page(request, plan=text, result="\n".join(lines))
 
@@ -207,7 +220,7 @@ def routes(ctx: ConsoleContext) -> list[BaseRoute]:
                 return await page(request, error=f"Not a date-time: {when!r}", status=400)
             if at.tzinfo is None:
                 at = at.replace(tzinfo=timezone.utc)
-            admin = ctx.admin(request)  # the scheduling user's client, kept for the run
+            admin = ctx.cluster_admin(request)  # the scheduling user's client, kept for the run
 
             async def run() -> str:
                 return await ctx.run_io(ops.elect_preferred, admin, partitions)
@@ -220,7 +233,7 @@ def routes(ctx: ConsoleContext) -> list[BaseRoute]:
                 f"{_utc(election.at)}.",
             )
         try:
-            text = await ctx.run_io(ops.elect_preferred, ctx.admin(request), partitions)
+            text = await ctx.run_io(ops.elect_preferred, ctx.cluster_admin(request), partitions)
         except Exception as exc:
             await ctx.audit(request, "election.preferred", detail, result=str(exc))
             return await page(request, error=str(exc), status=400)
