@@ -3,6 +3,11 @@ single-node broker until SIGTERM/SIGINT (Kafka's ``kafka-server-start.sh``).
 
 A bad config value exits with status 1 and Kafka's message (key, value, constraint);
 unknown keys are warned about. Logs go to stderr.
+
+With ``console.listeners`` set, the web console is started beside the broker once its
+listeners are bound (:func:`kafkacore.console.serve.start_beside`), on the same event
+loop, seeing the broker through a :class:`~kafkacore.console.broker_view.BrokerView`
+(:class:`ServerView`), and stopped before it; the broker does not know the console.
 """
 
 from __future__ import annotations
@@ -13,9 +18,20 @@ import io
 import logging
 import signal
 import sys
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["register", "run"]
+if TYPE_CHECKING:
+    from kafkacore.config import BrokerConfig
+    from kafkacore.console.serve import ConsoleServer
+    from kafkacore.log import LogManager, TopicPartition
+    from kafkacore.log.cleaner import LogCleaner
+    from kafkacore.security.acl import Authorizer
+    from kafkacore.server import KafkaServer
+    from kafkacore.server.metrics import BrokerMetrics
+    from kafkacore.server.partition import Partition
+
+__all__ = ["ServerView", "register", "run"]
 
 PROG = "kafkacore server-start"
 
@@ -83,10 +99,71 @@ def _dump_tasks() -> None:
     logging.getLogger("kafkacore.server").warning("asyncio tasks:\n%s", out.getvalue())
 
 
+class ServerView:
+    """The console's :class:`~kafkacore.console.broker_view.BrokerView` of a
+    :class:`~kafkacore.server.KafkaServer`: its logs, replicas, cleaner, counters,
+    authorizer and bound ports, read when asked (the broker fills them in as it starts)."""
+
+    def __init__(self, server: KafkaServer) -> None:
+        self._server = server
+
+    @property
+    def node_id(self) -> int:
+        return self._server.node_id
+
+    @property
+    def config(self) -> BrokerConfig:
+        return self._server.config
+
+    @property
+    def logs(self) -> LogManager | None:
+        return self._server.logs
+
+    @property
+    def cleaner(self) -> LogCleaner | None:
+        return self._server.cleaner
+
+    @property
+    def metrics(self) -> BrokerMetrics | None:
+        return self._server.metrics
+
+    @property
+    def authorizer(self) -> Authorizer | None:
+        services = self._server.services
+        return services.authorizer if services is not None else None
+
+    @property
+    def bound_ports(self) -> Mapping[str, int]:
+        sockets = self._server.socket_server
+        return sockets.bound_ports if sockets is not None else {}
+
+    def replica(self, tp: TopicPartition) -> Partition | None:
+        replicas = self._server.replicas
+        return replicas.get_partition(tp) if replicas is not None else None
+
+    def topic_configs(self, topic: str) -> Mapping[str, str] | None:
+        replicas = self._server.replicas
+        return replicas.cache.topic_configs(topic) if replicas is not None else None
+
+
+async def _start_console(server: KafkaServer) -> ConsoleServer:
+    from kafkacore.console.serve import start_beside
+
+    console = await start_beside(ServerView(server))
+    logging.getLogger("kafkacore.server").info(
+        "[KafkaServer id=%d] console at %s%s",
+        server.node_id,
+        " ".join(console.urls),
+        " (read-only)" if server.config.console_read_only else "",
+    )
+    return console
+
+
 async def _serve(config: Any) -> int:
     from kafkacore.server import KafkaServer
 
     server = KafkaServer(config)
+    console: ConsoleServer | None = None
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -95,6 +172,8 @@ async def _serve(config: Any) -> int:
     loop.add_signal_handler(signal.SIGUSR1, _dump_tasks)
     try:
         await server.startup()
+        if config.console_listeners:
+            console = await _start_console(server)
     except Exception as exc:
         logging.getLogger("kafkacore.server").error("Fatal error during startup: %s", exc)
         await server.shutdown()
@@ -104,5 +183,7 @@ async def _serve(config: Any) -> int:
     _done, pending = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
     for task in pending:
         task.cancel()
+    if console is not None:
+        await console.stop()
     await server.shutdown()
     return server.exit_code

@@ -4,9 +4,10 @@ Kafka-protocol cluster.
 
 Two ways to run it:
 
-* inside the broker, on the broker's own event loop: ``console.listeners=http://127.0.0.1:8080``
-  (off by default; :mod:`kafkacore.console.serve`, started by
-  :class:`kafkacore.server.broker.KafkaServer` once its listeners are bound);
+* beside the broker, on the broker's own event loop: ``console.listeners=http://127.0.0.1:8080``
+  (off by default; :func:`kafkacore.console.serve.start_beside`, started by ``kafkacore
+  server-start`` once the broker's listeners are bound, seeing the broker through a
+  :class:`~kafkacore.console.broker_view.BrokerView`);
 * as a separate process against any cluster, Apache Kafka's too:
   ``kafkacore console --bootstrap-server H:P`` (:mod:`kafkacore.cli.web_console`); the views
   that need the broker's own objects (its logs, counters) show a notice there.

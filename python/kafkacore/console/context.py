@@ -10,8 +10,8 @@
   ``cluster_admin(request)`` wraps it for the admin library (:mod:`kafkacore.admin`).
 * ``client_config(request)``: librdkafka settings for a Producer/Consumer as that user;
   ``bootstrap``: the ``host:port`` the clients use.
-* ``broker``: the in-process :class:`~kafkacore.server.broker.KafkaServer` when the
-  console runs inside the broker, else ``None`` (views that need it show
+* ``broker``: the :class:`~kafkacore.console.broker_view.BrokerView` of the broker the
+  console was started beside, else ``None`` (views that need it show
   :data:`BROKER_ONLY_NOTICE`); ``metrics``: the broker's counters, else ``None``.
 * ``read_only`` and ``require_write(request)``: every mutating route calls it first (a
   403 page when the console is read-only); ``await form(request)`` parses a POST and
@@ -49,8 +49,8 @@ if TYPE_CHECKING:
     from kafkacore.admin import Admin
     from kafkacore.console.audit import AuditLog
     from kafkacore.console.auth import Sessions
+    from kafkacore.console.broker_view import BrokerView
     from kafkacore.protocol import ApiKey
-    from kafkacore.server.broker import KafkaServer
     from kafkacore.server.inter_broker import ClientSecurity
 
 __all__ = ["BROKER_ONLY_NOTICE", "ConsoleContext", "Kept", "Login", "kafka_admin"]
@@ -136,7 +136,7 @@ class ConsoleContext:
         bootstrap: str,
         base_config: Mapping[str, str] | None = None,
         login: Login | None = None,
-        broker: KafkaServer | None = None,
+        broker: BrokerView | None = None,
         read_only: bool = False,
         audit_topic: str = "__console_audit",
         cluster_label: str = "",
@@ -183,7 +183,7 @@ class ConsoleContext:
     @property
     def metrics(self) -> Any:
         """The broker's counters (``server.metrics.BrokerMetrics``) in the broker, else None."""
-        return getattr(self.broker, "metrics", None) if self.broker is not None else None
+        return self.broker.metrics if self.broker is not None else None
 
     @property
     def in_broker(self) -> bool:

@@ -38,9 +38,10 @@ from kafkacore.admin import groups as ops
 from kafkacore.admin.client import ck_module, wait
 from kafkacore.admin.groups import GroupMember as Member
 from kafkacore.admin.groups import ResetSpec
+from kafkacore.log.files import TopicPartition
 
 if TYPE_CHECKING:
-    from kafkacore.server.broker import KafkaServer
+    from kafkacore.console.broker_view import BrokerView
 
 __all__ = [
     "PROBE_BYTES",
@@ -203,7 +204,7 @@ def describe_group(
     admin: Admin,
     group: str,
     *,
-    broker: KafkaServer | None = None,
+    broker: BrokerView | None = None,
     consumer_config: Mapping[str, str] | None = None,
     now_ms: int | None = None,
     budget_s: float = 5.0,
@@ -226,11 +227,10 @@ def describe_group(
     timestamps: dict[tuple[str, int], int] = {}
     leo: dict[tuple[str, int], int] = {}
     remote: dict[tuple[str, int], int] = {}
-    replicas = broker.replicas if broker is not None else None
     for key in keys:
         offset = committed.get(key)
         hw = ends.get(key, -1)
-        partition = replicas.partition(*key) if replicas is not None else None
+        partition = broker.replica(TopicPartition(*key)) if broker is not None else None
         if partition is not None:
             leo[key] = partition.log.log_end_offset
         if offset is None or hw < 0 or offset >= hw:

@@ -44,9 +44,10 @@ from kafkacore.admin.reassign import (
     list_reassignments,
 )
 from kafkacore.admin.throttles import clear_all_throttles
+from kafkacore.log.files import TopicPartition
 
 if TYPE_CHECKING:
-    from kafkacore.server.broker import KafkaServer
+    from kafkacore.console.broker_view import BrokerView
 
 __all__ = [
     "ElectionScheduler",
@@ -165,7 +166,7 @@ def replica_sizes(log_dirs: Mapping[int, Any]) -> dict[tuple[str, int, int], int
 
 
 def progress(
-    admin: Admin, log_dirs: Mapping[int, Any], broker: KafkaServer | None = None
+    admin: Admin, log_dirs: Mapping[int, Any], broker: BrokerView | None = None
 ) -> list[ReplicaProgress]:
     """Every replica of every partition being reassigned, with its progress."""
     ongoing = list_reassignments(admin)
@@ -184,9 +185,7 @@ def progress(
         info = t.partitions.get(p) if t is not None else None
         leader = info.leader if info is not None else -1
         isr = set(info.isrs) if info is not None else set()
-        local = (
-            broker.replicas.partition(topic, p) if broker is not None and broker.replicas else None
-        )
+        local = broker.replica(TopicPartition(topic, p)) if broker is not None else None
         leader_leo = local.log.log_end_offset if local is not None and local.is_leader else None
         for r in replicas:
             role = (

@@ -36,7 +36,7 @@ import socket
 import ssl
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from kafkacore.config import BrokerConfig
 from kafkacore.config.defs import ConfigError
@@ -74,9 +74,6 @@ from kafkacore.server.txn import TransactionCoordinator
 from kafkacore.zk.client import KafkaZkClient
 from kafkacore.zk.data import BrokerRegistration
 from kafkacore.zk.data import Endpoint as ZkEndpoint
-
-if TYPE_CHECKING:
-    from kafkacore.console.serve import ConsoleServer
 
 __all__ = ["KafkaServer"]
 
@@ -240,8 +237,6 @@ class KafkaServer:
         self.fatal = asyncio.Event()
         self.exit_code = 0
         self._dir_failure_tasks: set[asyncio.Task[None]] = set()
-        #: the web console (``console.listeners``), started after the listeners
-        self.console: ConsoleServer | None = None
 
     @property
     def bound_port(self) -> int:
@@ -433,16 +428,6 @@ class KafkaServer:
             )
             _, host, port, _ = registered[0]
             cache.register_broker(BrokerInfo(node_id, host, port, config.broker_rack, registered))
-        if config.console_listeners:
-            from kafkacore.console.serve import start_in_broker
-
-            self.console = await start_in_broker(self)
-            logger.info(
-                "%s console at %s%s",
-                self._prefix,
-                " ".join(self.console.urls),
-                " (read-only)" if config.console_read_only else "",
-            )
         logger.info("%s started (cluster id %s)", self._prefix, store.cluster_id)
 
     def _on_log_dir_failure(self, log_dir: str) -> None:
@@ -574,9 +559,6 @@ class KafkaServer:
 
     async def shutdown(self) -> None:
         logger.info("%s shutting down", self._prefix)
-        if self.console is not None:
-            await self.console.stop()
-            self.console = None
         services = self.services
         if self.controller is not None and services is not None:
             await self._controlled_shutdown(services)

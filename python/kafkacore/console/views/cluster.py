@@ -209,12 +209,11 @@ def _broker_min_isr(ctx: ConsoleContext, topics: Iterable[str]) -> dict[str, int
     cache, the topic's override else the broker's default (what DescribeConfigs answers,
     without a request per 500 topics)."""
     broker = ctx.broker
-    assert broker is not None and broker.replicas is not None
-    cache = broker.replicas.cache
+    assert broker is not None
     default = int(broker.config.min_insync_replicas)
     out = {}
     for topic in topics:
-        value = (cache.topic_configs(topic) or {}).get("min.insync.replicas")
+        value = (broker.topic_configs(topic) or {}).get("min.insync.replicas")
         out[topic] = int(value) if value is not None else default
     return out
 
@@ -306,9 +305,9 @@ def _local_listeners(ctx: ConsoleContext) -> list[str]:
     """In the broker: its listeners with the bound ports (the other brokers' are not known
     through the protocol, which gives one endpoint per broker)."""
     broker = ctx.broker
-    if broker is None or broker.socket_server is None:
+    if broker is None:
         return []
-    bound = broker.socket_server.bound_ports
+    bound = broker.bound_ports
     out = []
     for e in broker.config.listener_endpoints():
         port = bound.get(e.listener_name, e.port)

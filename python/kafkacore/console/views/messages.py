@@ -216,13 +216,7 @@ class Source:
 
 def _log_source(ctx: ConsoleContext, tp: TopicPartition) -> LogPartition | None:
     """The broker's own log of ``tp`` with its high watermark, if this broker has it."""
-    broker = ctx.broker
-    if broker is None:
-        return None
-    replicas = broker.replicas
-    if replicas is None:
-        return None
-    partition = replicas.get_partition(tp)
+    partition = ctx.broker.replica(tp) if ctx.broker is not None else None
     if partition is None:
         return None
     return LogPartition(
@@ -358,9 +352,9 @@ def require_topic_access(
     otherwise). Outside the broker the cluster checks every request itself; without a
     login or an authorizer there is nothing to check."""
     broker = ctx.broker
-    if broker is None or ctx.login is None or broker.services is None:
+    if broker is None or ctx.login is None:
         return
-    authorizer = broker.services.authorizer
+    authorizer = broker.authorizer
     if authorizer is None:
         return
     from kafkacore.security.acl import AclOperation, AuthorizationResult, ResourceType

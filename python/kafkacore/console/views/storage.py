@@ -45,9 +45,9 @@ from kafkacore.log.files import (
 )
 
 if TYPE_CHECKING:
+    from kafkacore.console.broker_view import BrokerView
     from kafkacore.console.context import ConsoleContext
     from kafkacore.log import Log, LogManager
-    from kafkacore.server.broker import KafkaServer
 
 __all__ = ["NAV", "PartitionRow", "routes"]
 
@@ -77,7 +77,7 @@ class PartitionRow:
     high_watermark: int | None
 
 
-def _broker(ctx: ConsoleContext) -> KafkaServer | None:
+def _broker(ctx: ConsoleContext) -> BrokerView | None:
     return ctx.broker
 
 
@@ -96,20 +96,20 @@ def _row_of(log: Log, high_watermark: int | None) -> PartitionRow:
     )
 
 
-def _logs(broker: KafkaServer) -> LogManager:
+def _logs(broker: BrokerView) -> LogManager:
     if broker.logs is None:
         raise HTTPException(503, "The broker is still starting.")
     return broker.logs
 
 
-def _partition_rows(broker: KafkaServer, topic_filter: str) -> list[PartitionRow]:
+def _partition_rows(broker: BrokerView, topic_filter: str) -> list[PartitionRow]:
     rows = []
-    replicas = broker.replicas
     for log in _logs(broker).all_logs():
         tp = log.topic_partition
         if topic_filter and topic_filter not in tp.topic:
             continue
-        hw = replicas.high_watermark_of(tp) if replicas is not None else None
+        replica = broker.replica(tp)
+        hw = replica.high_watermark if replica is not None else None
         rows.append(_row_of(log, hw))
     rows.sort(key=lambda r: (r.topic, r.partition))
     return rows
@@ -127,13 +127,12 @@ class PartitionDetail:
     elapsed_ms: float
 
 
-def _detail(broker: KafkaServer, tp: TopicPartition, budget: Budget) -> PartitionDetail:
+def _detail(broker: BrokerView, tp: TopicPartition, budget: Budget) -> PartitionDetail:
     began = time.monotonic()
     log = _logs(broker).get_log(tp)
     if log is None:
         raise HTTPException(404, f"This broker has no replica of {tp}.")
-    replicas = broker.replicas
-    partition = replicas.get_partition(tp) if replicas is not None else None
+    partition = broker.replica(tp)
     hw = partition.high_watermark if partition is not None else None
     lso = partition.last_stable_offset if partition is not None else None
     source = LogPartition(log, hw, lso)
@@ -173,7 +172,7 @@ def _detail(broker: KafkaServer, tp: TopicPartition, budget: Budget) -> Partitio
 
 
 def _dump(
-    broker: KafkaServer, tp: TopicPartition, base: int, kind: str, deep: bool, data: bool
+    broker: BrokerView, tp: TopicPartition, base: int, kind: str, deep: bool, data: bool
 ) -> tuple[str, str, str]:
     log = _logs(broker).get_log(tp)
     if log is None:
@@ -197,7 +196,7 @@ def _ms_iso(ms: int | None) -> str:
 def routes(ctx: ConsoleContext) -> list[BaseRoute]:
     ctx.templates.filters["ms_iso"] = _ms_iso
 
-    def broker_or_notice(request: Request) -> KafkaServer | Response:
+    def broker_or_notice(request: Request) -> BrokerView | Response:
         broker = _broker(ctx)
         if broker is None:
             return ctx.render(request, "storage_disabled.html", status_code=200)

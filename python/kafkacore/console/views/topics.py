@@ -214,8 +214,7 @@ def exact_partition_stats(
     (blocking: runs the header walk of :func:`kafkacore.console.logview.partition_counts`
     under a :data:`EXACT_STATS_SECONDS` budget); empty outside the broker."""
     broker = ctx.broker
-    replicas = broker.replicas if broker is not None else None
-    if replicas is None:
+    if broker is None:
         return {}
     from kafkacore.console import logview
     from kafkacore.log import TopicPartition
@@ -223,10 +222,10 @@ def exact_partition_stats(
     budget = logview.Budget.of(seconds=EXACT_STATS_SECONDS)
     out: dict[int, ExactStats] = {}
     for p in partitions:
-        log = replicas.get_log(topic, p)
-        if log is None:
+        replica = broker.replica(TopicPartition(topic, p))
+        if replica is None:
             continue
-        hw = replicas.high_watermark_of(TopicPartition(topic, p))
+        log, hw = replica.log, replica.high_watermark
         usage = logview.partition_disk_usage(log.dir)
         try:
             counts = logview.partition_counts(logview.LogPartition(log, hw), budget)
