@@ -9,7 +9,7 @@ import os
 import struct
 from pathlib import Path
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from kafkacore.config import LogConfig
@@ -71,7 +71,6 @@ def _check_segment(directory: str, base: int, trimmed: bool) -> None:
                 broker_index.close()
 
 
-@settings(max_examples=25, deadline=None)
 @given(
     sizes=st.lists(st.integers(1, 6), min_size=1, max_size=80),
     value_bytes=st.integers(0, 300),
