@@ -13,6 +13,8 @@
 * ``broker``: the :class:`~kafkacore.console.broker_view.BrokerView` of the broker the
   console was started beside, else ``None`` (views that need it show
   :data:`BROKER_ONLY_NOTICE`); ``metrics``: the broker's counters, else ``None``.
+* ``console_of(request)``: the context of the app serving a request (views are
+  module-level endpoints); ``view_state(factory)``: a view's own state (caches, timers).
 * ``read_only`` and ``require_write(request)``: every mutating route calls it first (a
   403 page when the console is read-only); ``await form(request)`` parses a POST and
   checks its CSRF token; ``await audit(request, action, detail, result=...)`` writes the
@@ -36,7 +38,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from importlib import resources
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 import jinja2
 from starlette.exceptions import HTTPException
@@ -53,7 +55,7 @@ if TYPE_CHECKING:
     from kafkacore.protocol import ApiKey
     from kafkacore.server.inter_broker import ClientSecurity
 
-__all__ = ["BROKER_ONLY_NOTICE", "ConsoleContext", "Kept", "Login", "kafka_admin"]
+__all__ = ["BROKER_ONLY_NOTICE", "ConsoleContext", "Kept", "Login", "console_of", "kafka_admin"]
 
 T = TypeVar("T")
 
@@ -168,6 +170,7 @@ class ConsoleContext:
         self._executor = ThreadPoolExecutor(io_threads, thread_name_prefix="console-io")
         self._admins: dict[str | None, AdminClient] = {}
         self._lock = threading.Lock()
+        self._view_states: dict[Callable[[], Any], Any] = {}
         self.templates = jinja2.Environment(
             loader=jinja2.PackageLoader("kafkacore.console", "templates"),
             autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
@@ -184,6 +187,14 @@ class ConsoleContext:
     def metrics(self) -> Any:
         """The broker's counters (``server.metrics.BrokerMetrics``) in the broker, else None."""
         return self.broker.metrics if self.broker is not None else None
+
+    def view_state(self, factory: Callable[[], T]) -> T:
+        """A view's state in this console (caches, scheduled work): ``factory()``, made on
+        first use and kept (one per factory). Event loop only."""
+        state = self._view_states.get(factory)
+        if state is None:
+            state = self._view_states[factory] = factory()
+        return cast(T, state)
 
     @property
     def in_broker(self) -> bool:
@@ -375,6 +386,14 @@ async def _send_raw(
         return await client.send(api, version, body)
     finally:
         await client.close()
+
+
+def console_of(request: Request) -> ConsoleContext:
+    """The :class:`ConsoleContext` of the console app serving ``request`` (the views are
+    module-level endpoints; :func:`kafkacore.console.app.create_app` keeps the context in
+    the app's state)."""
+    ctx: ConsoleContext = request.app.state.console
+    return ctx
 
 
 def kafka_admin() -> Any:

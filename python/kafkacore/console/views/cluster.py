@@ -38,6 +38,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from kafkacore.console.context import Kept, console_of
+
 if TYPE_CHECKING:
     from kafkacore.console.context import ConsoleContext
 
@@ -248,56 +250,65 @@ def _log_dir_rows(answers: Mapping[int, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def routes(ctx: ConsoleContext) -> list[BaseRoute]:
-    from kafkacore.console.context import Kept
-
-    min_isr_kept: Kept[str | None, dict[str, int]] = Kept(MIN_ISR_TTL_S)
-    log_dirs_kept: Kept[str | None, list[dict[str, Any]]] = Kept(LOG_DIRS_TTL_S)
-
-    async def cluster(request: Request) -> Response:
-        admin = ctx.admin(request)
-        info, metadata = await ctx.run_io(_overview, admin)
-        min_isr_as_of = None
-        if ctx.broker is not None:
-            min_isr = _broker_min_isr(ctx, metadata.topics)
-        else:
-            topics = sorted(metadata.topics)
-            min_isr, min_isr_as_of = await min_isr_kept.get(
-                ctx.user(request), lambda: min_isr_of(ctx, request, topics)
-            )
-        nodes = sorted(info.nodes, key=lambda n: n.id)
-        partitions = partitions_of(metadata)
-        health = partition_health(partitions, min_isr)
-        rows = spread([n.id for n in nodes], partitions)
-
-        async def fetch_log_dirs() -> list[dict[str, Any]]:
-            return _log_dir_rows(await describe_log_dirs(ctx, request, nodes))
-
-        log_dirs, log_dirs_as_of = await log_dirs_kept.get(ctx.user(request), fetch_log_dirs)
-        controller = info.controller.id if info.controller is not None else None
-        internal = sum(1 for t in metadata.topics if t.startswith("__"))
-        return ctx.render(
-            request,
-            "cluster.html",
-            cluster_id=info.cluster_id,
-            controller=controller,
-            nodes=nodes,
-            topic_count=len(metadata.topics),
-            internal_count=internal,
-            partition_count=len(partitions),
-            replica_count=sum(len(p.replicas) for p in partitions),
-            health=health,
-            spread=rows,
-            log_dirs=log_dirs,
-            listeners=_local_listeners(ctx),
-            log_dirs_as_of=time.strftime("%H:%M:%S", time.localtime(log_dirs_as_of)),
-            min_isr_as_of=(
-                time.strftime("%H:%M:%S", time.localtime(min_isr_as_of))
-                if min_isr_as_of is not None
-                else None
-            ),
+async def cluster(request: Request) -> Response:
+    ctx = console_of(request)
+    admin = ctx.admin(request)
+    info, metadata = await ctx.run_io(_overview, admin)
+    min_isr_as_of = None
+    if ctx.broker is not None:
+        min_isr = _broker_min_isr(ctx, metadata.topics)
+    else:
+        topics = sorted(metadata.topics)
+        min_isr, min_isr_as_of = await ctx.view_state(_min_isr_kept).get(
+            ctx.user(request), lambda: min_isr_of(ctx, request, topics)
         )
+    nodes = sorted(info.nodes, key=lambda n: n.id)
+    partitions = partitions_of(metadata)
+    health = partition_health(partitions, min_isr)
+    rows = spread([n.id for n in nodes], partitions)
 
+    async def fetch_log_dirs() -> list[dict[str, Any]]:
+        return _log_dir_rows(await describe_log_dirs(ctx, request, nodes))
+
+    log_dirs, log_dirs_as_of = await ctx.view_state(_log_dirs_kept).get(
+        ctx.user(request), fetch_log_dirs
+    )
+    controller = info.controller.id if info.controller is not None else None
+    internal = sum(1 for t in metadata.topics if t.startswith("__"))
+    return ctx.render(
+        request,
+        "cluster.html",
+        cluster_id=info.cluster_id,
+        controller=controller,
+        nodes=nodes,
+        topic_count=len(metadata.topics),
+        internal_count=internal,
+        partition_count=len(partitions),
+        replica_count=sum(len(p.replicas) for p in partitions),
+        health=health,
+        spread=rows,
+        log_dirs=log_dirs,
+        listeners=_local_listeners(ctx),
+        log_dirs_as_of=time.strftime("%H:%M:%S", time.localtime(log_dirs_as_of)),
+        min_isr_as_of=(
+            time.strftime("%H:%M:%S", time.localtime(min_isr_as_of))
+            if min_isr_as_of is not None
+            else None
+        ),
+    )
+
+
+def _min_isr_kept() -> Kept[str | None, dict[str, int]]:
+    """Each user's topics' ``min.insync.replicas`` outside the broker (a view state)."""
+    return Kept(MIN_ISR_TTL_S)
+
+
+def _log_dirs_kept() -> Kept[str | None, list[dict[str, Any]]]:
+    """Each user's DescribeLogDirs rows (a view state)."""
+    return Kept(LOG_DIRS_TTL_S)
+
+
+def routes(ctx: ConsoleContext) -> list[BaseRoute]:
     return [Route("/cluster", cluster)]
 
 
