@@ -65,11 +65,11 @@ def console_context(args: argparse.Namespace) -> Any:
             raise UsageError(PROG, f"cannot read {args.command_config}: {exc.strerror}") from None
     try:
         config = librdkafka_config(props)
-        command_security = client_security(props)
     except ValueError as exc:
         raise UsageError(PROG, str(exc)) from None
     protocol = config.get("security.protocol", "PLAINTEXT").upper()
     login = None
+    raw_props = props
     if protocol.startswith("SASL") and not config.get("sasl.username"):
         mechanism = config.get("sasl.mechanism", "GSSAPI").upper()
         if mechanism not in ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"):
@@ -77,6 +77,12 @@ def console_context(args: argparse.Namespace) -> Any:
         login = Login(mechanism, protocol)
         for key in ("sasl.mechanism", "security.protocol"):
             config.pop(key, None)
+        # each user logs in: the console's own raw connections keep the TLS part only
+        raw_props = {**props, "security.protocol": protocol.removeprefix("SASL_")}
+    try:
+        command_security = client_security(raw_props)
+    except ValueError as exc:
+        raise UsageError(PROG, str(exc)) from None
     return ConsoleContext(
         bootstrap=args.bootstrap_server,
         base_config=config,
