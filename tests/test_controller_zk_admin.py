@@ -11,7 +11,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from kafkacore._java import java_hash_set_order, java_string_hash
-from kafkacore.cli.reassign import _java_tp_hash, format_reassignment_json, throttle_configs
+from kafkacore.admin.ordering import partition_hash
+from kafkacore.admin.reassign import format_reassignment_json
+from kafkacore.admin.throttles import PartitionMove, throttle_configs
 from test_controller_cluster import (
     Cluster,
     FakeZk,
@@ -180,7 +182,11 @@ def test_reassignment_json_and_throttles_as_kafka_writes_them() -> None:
         '{"topic":"b","partition":1,"replicas":[3,1],"log_dirs":["any","any"]}]}'
     )
     # sources = current replicas, destinations = added ones; "p:b" sorted as strings
-    moves = {("t", 0): ({1, 2}, {3}), ("t", 10): ({2}, {4, 2}), ("u", 0): ({5}, set())}
+    moves = {
+        ("t", 0): PartitionMove(frozenset({1, 2}), frozenset({3})),
+        ("t", 10): PartitionMove(frozenset({2}), frozenset({4, 2})),
+        ("u", 0): PartitionMove(frozenset({5}), frozenset()),
+    }
     assert throttle_configs(moves) == {"t": ("0:1,0:2,10:2", "0:3,10:4"), "u": ("0:5", "")}
 
 
@@ -193,4 +199,4 @@ def test_java_hash_set_order() -> None:
     assert java_hash_set_order([3, 1, 2], lambda i: i) == [1, 2, 3]
     assert java_hash_set_order([17, 1], lambda i: i) == [17, 1]  # same bucket: insertion order
     # TopicPartition(t, p).hashCode() = 31 * (31 + p) + t.hashCode()
-    assert _java_tp_hash(("a", 0)) == 31 * 31 + 97
+    assert partition_hash(("a", 0)) == 31 * 31 + 97

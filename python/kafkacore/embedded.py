@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from kafkacore.config import BrokerConfig
+    from kafkacore.console import ConsoleServer
     from kafkacore.log import LogManagerHealth
     from kafkacore.server import KafkaServer
 
@@ -184,6 +185,7 @@ class AsyncEmbeddedBroker:
         self._topics = _topic_items(topics)
         self._log_manager_options = log_manager_options
         self._server: KafkaServer | None = None
+        self._console: ConsoleServer | None = None
         self._started_at = 0.0
         self._closed = False
         self._topics_created = False
@@ -230,6 +232,12 @@ class AsyncEmbeddedBroker:
         if self._server is None:
             raise RuntimeError("the embedded broker is not running")
         return self._server
+
+    @property
+    def console_urls(self) -> list[str]:
+        """The web console's URLs (``console.listeners``; port 0 gives a free port), or
+        none when the broker serves no console."""
+        return list(self._console.urls) if self._console is not None else []
 
     @property
     def running(self) -> bool:
@@ -287,6 +295,13 @@ class AsyncEmbeddedBroker:
         server = KafkaServer(self._config(), **self._log_manager_options)
         try:
             await server.startup()
+            if server.config.console_listeners:
+                # the console face, started beside the broker through its public entry
+                # point (as `kafkacore server-start` does); the broker does not know it
+                from kafkacore.console import start_beside
+                from kafkacore.server.view import ServerView
+
+                self._console = await start_beside(ServerView(server))
         except BaseException:
             await server.shutdown()
             raise
@@ -302,6 +317,9 @@ class AsyncEmbeddedBroker:
     async def stop(self) -> None:
         """A clean shutdown (flush, checkpoints, clean-shutdown marker); the data stays."""
         server, self._server = self._server, None
+        console, self._console = self._console, None
+        if console is not None:
+            await console.stop()
         if server is None:
             return
         await server.shutdown()
@@ -572,6 +590,11 @@ class EmbeddedBroker:
     def server(self) -> KafkaServer:
         """The :class:`~kafkacore.server.KafkaServer`; it lives on the broker's loop thread."""
         return self.broker.server
+
+    @property
+    def console_urls(self) -> list[str]:
+        """The web console's URLs (``console.listeners``), or none."""
+        return self.broker.console_urls
 
     @property
     def running(self) -> bool:

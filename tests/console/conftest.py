@@ -51,12 +51,21 @@ class ConsoleBroker:
         return self.broker.data
 
 
+def wait_console(broker: Broker, url: str, timeout_s: float = 30) -> ConsoleBroker:
+    """``broker`` once its console (started beside it, after the broker's own "started"
+    line) says it serves ``url``."""
+    deadline = time.monotonic() + timeout_s
+    while f"console at {url}/" not in broker.log_text():
+        assert time.monotonic() < deadline, f"no console at {url}:\n{broker.log_text()[-4000:]}"
+        time.sleep(0.05)
+    return ConsoleBroker(broker, url)
+
+
 def start_console_broker(broker_factory: BrokerFactory, *overrides: str) -> ConsoleBroker:
     """A broker with ``console.listeners`` on a free loopback port, plus ``overrides``."""
     port = free_port()
     broker = broker_factory(f"console.listeners=http://127.0.0.1:{port}", *overrides)
-    assert f"console at http://127.0.0.1:{port}/" in broker.log_text()
-    return ConsoleBroker(broker, f"http://127.0.0.1:{port}")
+    return wait_console(broker, f"http://127.0.0.1:{port}")
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from console.conftest import KafkaTools, screenshot
+from console.conftest import KafkaTools, screenshot, wait_http
 from support.cluster import Cluster, wait_until
 from support.ports import free_port
 from support.zookeeper import ZooKeeperServer, unique_chroot
@@ -44,6 +44,7 @@ def cluster(
         broker_overrides={1: [f"console.listeners=http://127.0.0.1:{port}"]},
     ).start()
     try:
+        wait_http(f"http://127.0.0.1:{port}/static/console.css")
         admin = AdminClient({"bootstrap.servers": cl.bootstrap})
         futures = admin.create_topics(
             [

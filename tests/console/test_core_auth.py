@@ -12,7 +12,14 @@ from typing import Any
 
 import pytest
 
-from console.conftest import ConsoleBroker, KafkaTools, create_topics, screenshot, wait_http
+from console.conftest import (
+    ConsoleBroker,
+    KafkaTools,
+    create_topics,
+    screenshot,
+    wait_console,
+    wait_http,
+)
 from console.test_core_topics import audit_records
 from support.brokers import Broker
 from support.ports import free_port
@@ -47,7 +54,7 @@ def secured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ConsoleBroker]
         ],
         port=port,
     ).start()
-    console = ConsoleBroker(broker, f"http://127.0.0.1:{http_port}")
+    console = wait_console(broker, f"http://127.0.0.1:{http_port}")
     admin = AdminClient({"bootstrap.servers": console.bootstrap})  # ANONYMOUS: super user
     info = ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 4096)
     upserts = [UserScramCredentialUpsertion(u, info, p.encode()) for u, p in USERS.items()]

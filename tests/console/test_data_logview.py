@@ -20,6 +20,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kafkacore.config import LogConfig
 from kafkacore.console import logview
@@ -30,6 +32,8 @@ from kafkacore.console.logview import (
     LogPartition,
     RecordFilter,
     ScanCancelled,
+    counts,
+    keyindex,
 )
 from kafkacore.log import Log, MockScheduler, MockTime
 from kafkacore.log.cleaner import CleanerConfig, LogCleaner, cleanable_offsets
@@ -242,18 +246,18 @@ def test_key_search_is_complete_incremental_and_follows_compaction(
     # a new index (a restarted broker) reads the closed segments' stored runs: only the
     # active segment is scanned again
     scans: list[int] = []
-    real_task = logview._key_task
+    real_task = keyindex._key_task
 
     def counted(path: str, *args: object) -> object:
         scans.append(int(os.path.basename(path).split(".")[0]))
         return real_task(path, *args)  # type: ignore[arg-type]
 
     KeyIndex.forget()
-    monkeypatch.setattr(logview, "_key_task", counted)
+    monkeypatch.setattr(keyindex, "_key_task", counted)
     again = KeyIndex.of(source).search(source, b"user-3")
     assert [r.offset for r in again.records] == [r.offset for r in found.records]
     assert scans == [log.segments[-1].base_offset]
-    monkeypatch.setattr(logview, "_key_task", real_task)
+    monkeypatch.setattr(keyindex, "_key_task", real_task)
     index = KeyIndex.of(source)
 
     # over the memory cap, the least recently searched partition's index goes first
@@ -415,6 +419,54 @@ def test_retention_report_predicts_what_retention_deletes(tmp_path: Path) -> Non
     assert "will be deleted" in report.summary
 
 
+@given(
+    batches=st.integers(1, 60),
+    old=st.integers(0, 60),
+    retention_ms=st.sampled_from([-1, 60_000]),
+    retention_bytes=st.sampled_from([-1, 0, 1500, 4000]),
+    delete_before=st.integers(0, 70),
+    hw_back=st.integers(0, 10),
+    compact=st.booleans(),
+)
+def test_retention_report_is_what_delete_old_segments_deletes(
+    tmp_path_factory: pytest.TempPathFactory,
+    batches: int,
+    old: int,
+    retention_ms: int,
+    retention_bytes: int,
+    delete_before: int,
+    hw_back: int,
+    compact: bool,
+) -> None:
+    """The report asks log/retention.py's predicates in the broker's order: the segments it
+    calls deletable are exactly the ones ``Log.delete_old_segments`` then deletes, whatever
+    the mix of retention.ms, retention.bytes, DeleteRecords and the high watermark."""
+    clock = MockTime(T0)
+    log = open_log(
+        tmp_path_factory.mktemp("r") / "r-0",
+        clock,
+        retention_ms=retention_ms,
+        retention_bytes=retention_bytes,
+        cleanup_policy="compact,delete" if compact else "delete",
+    )
+    for i in range(batches):
+        append(log, clock, [b"k%d" % i])
+        if i == old:
+            clock.sleep(120_000)  # the batches so far are past retention.ms
+    log.delete_records_before(min(delete_before, log.log_end_offset))
+    hw = max(log.log_start_offset, log.log_end_offset - hw_back)
+    report = logview.retention_report(log, high_watermark=hw, now_ms=clock.milliseconds())
+    predicted = [r for r in report.segments if not r.reasons]
+    assert [r.base_offset for r in predicted] == [
+        r.base_offset for r in report.segments[: len(predicted)]
+    ]  # a prefix
+    assert all(r.reasons for r in report.segments[len(predicted) :])
+    assert log.delete_old_segments(high_watermark=hw) == len(predicted)
+    if predicted and len(predicted) < len(report.segments):
+        assert log.log_start_offset >= report.segments[len(predicted)].base_offset
+    log.close()
+
+
 def test_budgets_cancel_and_the_worker_process_answers_the_same(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -430,7 +482,7 @@ def test_budgets_cancel_and_the_worker_process_answers_the_same(
     only = RecordFilter(value="vk5")
     expected_page = logview.read_records(source, 0, max_records=4, record_filter=only)
     KeyIndex.forget()
-    logview._summaries.clear()
+    counts._summaries.clear()
     with pytest.raises(ScanCancelled):
         logview.partition_counts(source, Budget(max_bytes=100))
     monkeypatch.setenv("KAFKACORE_CONSOLE_SCAN_PROCESS", "1")
@@ -446,7 +498,7 @@ def test_budgets_cancel_and_the_worker_process_answers_the_same(
         # the scan process killed: the scan in flight stops, the next one gets a new process
         for pid in list(logview.scan_pool()._processes):
             os.kill(pid, signal.SIGKILL)
-        logview._summaries.clear()
+        counts._summaries.clear()
         with contextlib.suppress(ScanCancelled):
             logview.partition_counts(source)
         assert logview.partition_counts(source) == expected

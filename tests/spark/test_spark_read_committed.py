@@ -23,10 +23,9 @@ from kafkacore.config import LogConfig
 from kafkacore.log import Log, MockScheduler, MockTime
 from kafkacore.log.files import TopicPartition
 from kafkacore.log.producer_state import ProducerStateManager
+from kafkacore.log.reader import AbortedFilter, LogDirectory
 from kafkacore.native import backend
-from kafkacore.spark.logdir import LogDirectory
 from kafkacore.spark.options import parse_read_options
-from kafkacore.spark.transactions import AbortedFilter
 from support.brokers import Broker
 
 pytestmark = pytest.mark.timeout(300)

@@ -16,9 +16,9 @@ import pytest
 
 from kafkacore.config import LogConfig
 from kafkacore.log import Log, OffsetCheckpointFile, TopicPartition
+from kafkacore.log.reader import LogDirectory
 from kafkacore.record import Compression, ControlType, build_batch, build_control_batch
 from kafkacore.spark.access import DataLossError, read_range
-from kafkacore.spark.logdir import LogDirectory
 from kafkacore.spark.options import (
     OffsetLimit,
     Subscription,

@@ -13,9 +13,10 @@ import argparse
 import sys
 from typing import Any
 
+from kafkacore.cli.config_changes import parse_config_changes
 from kafkacore.cli.topics import BrokerError, add_common, admin_client, ck_module, wait
 
-__all__ = ["parse_add_config", "parse_config_changes", "register", "run"]
+__all__ = ["register", "run"]
 
 PROG = "kafkacore configs"
 _SINGULAR = {"topics": "topic", "brokers": "broker", "clients": "client", "users": "user"}
@@ -50,58 +51,6 @@ class _EntityName(argparse.Action):
         names = list(getattr(namespace, self.dest, None) or [])
         names.append(values if isinstance(values, str) else "")
         setattr(namespace, self.dest, names)
-
-
-def parse_add_config(text: str) -> dict[str, str]:
-    """``k1=v1,k2=[a,b]`` → ``{"k1": "v1", "k2": "a,b"}`` (Kafka's syntax)."""
-    from kafkacore.cli import UsageError
-
-    out: dict[str, str] = {}
-    parts: list[str] = []
-    depth = 0
-    current = ""
-    for ch in text:
-        if ch == "[":
-            depth += 1
-        elif ch == "]":
-            depth -= 1
-        if ch == "," and depth == 0:
-            parts.append(current)
-            current = ""
-        else:
-            current += ch
-    parts.append(current)
-    for part in parts:
-        if not part.strip():
-            continue
-        key, sep, value = part.partition("=")
-        if not sep or not key.strip():
-            raise UsageError(
-                PROG,
-                f'Invalid entity config: all configs to be added must be in the format "key=val" (got {part!r})',
-            )
-        value = value.strip()
-        if value.startswith("[") and value.endswith("]"):
-            value = value[1:-1]
-        out[key.strip()] = value
-    return out
-
-
-def parse_config_changes(args: argparse.Namespace, prog: str) -> tuple[dict[str, str], list[str]]:
-    """``--add-config`` and ``--delete-config`` (each may repeat): the configs to set and
-    the names to delete; ``--alter`` needs at least one of them (Kafka's message, as
-    ``prog``)."""
-    from kafkacore.cli import UsageError
-
-    adds: dict[str, str] = {}
-    for item in args.add_config:
-        adds.update(parse_add_config(item))
-    deletes = [k.strip() for item in args.delete_config for k in item.split(",") if k.strip()]
-    if args.alter and not adds and not deletes:
-        raise UsageError(
-            prog, "At least one of --add-config or --delete-config must be specified with --alter"
-        )
-    return adds, deletes
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,10 +1,9 @@
-# ruff: noqa: E501
 """``kafkacore leader-election``: Kafka's ``kafka-leader-election.sh``
 (``LeaderElectionCommand``): the same options, JSON file and output lines.
 
-The ElectLeaders request (v1) goes to the controller with kafkacore's own codec, so the
-broker's error messages reach the output as Kafka's AdminClient reports them; the
-partition sets are printed in the order Kafka's ``HashSet`` iterates them.
+Option parsing and printing over :mod:`kafkacore.admin.elections` (ElectLeaders v1 to the
+controller, with kafkacore's own codec, so the broker's error messages reach the output as
+Kafka's AdminClient reports them; the partition sets in Kafka's ``HashSet`` order).
 """
 
 from __future__ import annotations
@@ -14,20 +13,14 @@ import json
 import sys
 from typing import Any
 
-from kafkacore.cli.reassign import (
-    TP,
-    _controller_call,
-    _error_message,
-    _java_tp_hash,
-    exception_name,
-    java_set_order,
-)
-from kafkacore.cli.topics import BrokerError, admin_client
+from kafkacore.admin import TP, Admin
+from kafkacore.admin.elections import ElectionType, elect_leaders, election_lines
+from kafkacore.cli.topics import BrokerError, admin_client, wire_sender
 
-__all__ = ["elect_leaders", "register", "run"]
+__all__ = ["register", "run"]
 
 PROG = "kafkacore leader-election"
-_TYPES = {"PREFERRED": 0, "UNCLEAN": 1}
+_CLIENT_ID = "reassign-partitions-tool"
 
 
 class _Failed(Exception):
@@ -51,7 +44,7 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(run=run, prog=PROG)
 
 
-def _validate(args: argparse.Namespace) -> int:
+def _validate(args: argparse.Namespace) -> ElectionType:
     missing = [
         name
         for name, value in (
@@ -62,7 +55,7 @@ def _validate(args: argparse.Namespace) -> int:
     ]
     if missing:
         raise _Failed("Missing required option(s): " + ", ".join(missing))
-    kind = _TYPES.get(args.election_type.upper())
+    kind = ElectionType.__members__.get(args.election_type.upper())
     if kind is None:
         raise _Failed(f"Value for argument election-type not recognized: {args.election_type}")
     if args.admin_config and args.command_config:
@@ -126,62 +119,9 @@ def _run(args: argparse.Namespace) -> int:
             raise _Failed(f"{args.path_to_json_file}: {exc.strerror}") from None
     elif args.topic is not None:
         partitions = [(args.topic, args.partition)]
-    admin = admin_client(args)
-    succeeded, noop, failed = elect_leaders(admin, kind, partitions)
-    name = args.election_type.upper()
-    if succeeded:
-        print(
-            f"Successfully completed leader election ({name}) for partitions "
-            + ", ".join(f"{t}-{p}" for t, p in java_set_order(succeeded, _java_tp_hash))
-        )
-    if noop:
-        print(
-            "Valid replica already elected for partitions "
-            + ", ".join(f"{t}-{p}" for t, p in java_set_order(noop, _java_tp_hash))
-        )
-    if failed:
-        for tp in java_set_order(failed, _java_tp_hash):
-            print(
-                f"Error completing leader election ({name}) for partition: {tp[0]}-{tp[1]}: {failed[tp]}"
-            )
-        raise _Failed(f"{len(failed)} replica(s) could not be elected")
+    result = elect_leaders(Admin(admin_client(args), wire_sender(_CLIENT_ID)), kind, partitions)
+    for line in election_lines(kind, result):
+        print(line)
+    if result.failed:
+        raise _Failed(f"{len(result.failed)} replica(s) could not be elected")
     return 0
-
-
-def elect_leaders(
-    admin: Any, kind: int, partitions: list[TP] | None
-) -> tuple[list[TP], list[TP], dict[TP, str]]:
-    """ElectLeaders v1 (``kind`` 0 preferred, 1 unclean) for ``partitions`` (None: all)
-    sent to the controller: the partitions elected, those that needed no election
-    (ELECTION_NOT_NEEDED) and those that failed with Kafka's exception text."""
-    from kafkacore.protocol import APIS_BY_NAME, ErrorCode
-
-    cls: Any = APIS_BY_NAME["ElectLeaders"].request.cls
-    topic_partitions = None
-    if partitions is not None:
-        by_topic: dict[str, list[int]] = {}
-        for t, p in dict.fromkeys(partitions):
-            by_topic.setdefault(t, []).append(p)
-        topic_partitions = [
-            cls.TopicPartitions(topic=t, partitions=ps) for t, ps in by_topic.items()
-        ]
-    request = cls(election_type=kind, topic_partitions=topic_partitions, timeout_ms=30000)
-    response = _controller_call(admin, "ElectLeaders", request, version=1)
-    if response.error_code:
-        raise _Failed(_error_message(response.error_code, None))
-    succeeded: list[TP] = []
-    noop: list[TP] = []
-    failed: dict[TP, str] = {}
-    for result in response.replica_election_results:
-        for p in result.partition_result:
-            tp = (result.topic, p.partition_id)
-            if p.error_code == 0:
-                succeeded.append(tp)
-            elif p.error_code == ErrorCode.ELECTION_NOT_NEEDED:
-                noop.append(tp)
-            else:
-                failed[tp] = (
-                    f"org.apache.kafka.common.errors.{exception_name(p.error_code)}: "
-                    + _error_message(p.error_code, p.error_message)
-                )
-    return succeeded, noop, failed

@@ -48,7 +48,7 @@ class _Failed(Exception):
 
 def run_quotas(args: argparse.Namespace, types: list[str], names: list[str]) -> int:
     from kafkacore.cli import UsageError
-    from kafkacore.cli.configs import parse_config_changes
+    from kafkacore.cli.config_changes import parse_config_changes
 
     if any(t not in _ENTITY_TYPES for t in types) or len(set(types)) != len(types):
         raise UsageError(

@@ -3,6 +3,12 @@ single-node broker until SIGTERM/SIGINT (Kafka's ``kafka-server-start.sh``).
 
 A bad config value exits with status 1 and Kafka's message (key, value, constraint);
 unknown keys are warned about. Logs go to stderr.
+
+With ``console.listeners`` set, the web console is started beside the broker once its
+listeners are bound (:func:`kafkacore.console.start_beside`), on the same event loop,
+seeing the broker through a :class:`~kafkacore.console.broker_view.BrokerView`
+(:class:`~kafkacore.server.view.ServerView`), and stopped before it; the broker does not
+know the console.
 """
 
 from __future__ import annotations
@@ -13,7 +19,11 @@ import io
 import logging
 import signal
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kafkacore.console.serve import ConsoleServer
+    from kafkacore.server import KafkaServer
 
 __all__ = ["register", "run"]
 
@@ -83,10 +93,25 @@ def _dump_tasks() -> None:
     logging.getLogger("kafkacore.server").warning("asyncio tasks:\n%s", out.getvalue())
 
 
+async def _start_console(server: KafkaServer) -> ConsoleServer:
+    from kafkacore.console import start_beside
+    from kafkacore.server.view import ServerView
+
+    console = await start_beside(ServerView(server))
+    logging.getLogger("kafkacore.server").info(
+        "[KafkaServer id=%d] console at %s%s",
+        server.node_id,
+        " ".join(console.urls),
+        " (read-only)" if server.config.console_read_only else "",
+    )
+    return console
+
+
 async def _serve(config: Any) -> int:
     from kafkacore.server import KafkaServer
 
     server = KafkaServer(config)
+    console: ConsoleServer | None = None
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -95,6 +120,8 @@ async def _serve(config: Any) -> int:
     loop.add_signal_handler(signal.SIGUSR1, _dump_tasks)
     try:
         await server.startup()
+        if config.console_listeners:
+            console = await _start_console(server)
     except Exception as exc:
         logging.getLogger("kafkacore.server").error("Fatal error during startup: %s", exc)
         await server.shutdown()
@@ -104,5 +131,7 @@ async def _serve(config: Any) -> int:
     _done, pending = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
     for task in pending:
         task.cancel()
+    if console is not None:
+        await console.stop()
     await server.shutdown()
     return server.exit_code

@@ -13,8 +13,19 @@ import sys
 from typing import Any
 
 from kafkacore._java import java_hash_map_order, java_string_hash
+from kafkacore.admin.client import AdminError, RawSender, ck_module, error_text, wait
 
-__all__ = ["BrokerError", "admin_client", "client_config", "register", "run", "wait"]
+__all__ = [
+    "BrokerError",
+    "admin_client",
+    "ck_module",
+    "client_config",
+    "error_text",
+    "register",
+    "run",
+    "wait",
+    "wire_sender",
+]
 
 PROG = "kafkacore topics"
 TIMEOUT = 30.0
@@ -30,15 +41,9 @@ REPORTS = (
 INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state"})
 
 
-class BrokerError(Exception):
-    """A failed request: printed as one line on stderr, exit status 1."""
-
-
-def ck_module(name: str) -> Any:
-    """confluent-kafka (partly typed) as ``Any``."""
-    import importlib
-
-    return importlib.import_module(name)
+BrokerError = AdminError
+"""A failed request: printed as one line on stderr, exit status 1 (the admin library's
+:class:`~kafkacore.admin.AdminError`)."""
 
 
 def client_config(args: argparse.Namespace) -> dict[str, Any]:
@@ -85,26 +90,23 @@ def admin_client(args: argparse.Namespace) -> Any:
     return AdminClient(conf)
 
 
-def error_text(exc: BaseException) -> str:
-    err = exc.args[0] if exc.args else exc
-    text = err.str() if hasattr(err, "str") else str(err)
-    return str(text)
+def wire_sender(client_id: str) -> RawSender:
+    """The tools' raw requests (:class:`~kafkacore.admin.RawSender`): one blocking
+    connection per request, secured as ``--command-config`` says (:mod:`kafkacore.cli.
+    _wire`), with ``client_id``."""
+    from kafkacore.admin.client import ConnectionClosed
+    from kafkacore.cli._wire import call
+    from kafkacore.net import ConnectionClosed as WireConnectionClosed
+    from kafkacore.protocol import APIS_BY_NAME, ApiKey
 
+    def send(host: str, port: int, api: str, version: int, request: Any) -> Any:
+        key = ApiKey(APIS_BY_NAME[api].key)
+        try:
+            return call(host, port, key, version, request, client_id=client_id, timeout_s=TIMEOUT)
+        except WireConnectionClosed as exc:
+            raise ConnectionClosed(str(exc)) from None
 
-def wait(future: Any) -> Any:
-    """The result of an AdminClient future, or :class:`BrokerError`."""
-    try:
-        return future.result(timeout=TIMEOUT) if _takes_timeout(future) else future.result()
-    except BrokerError:
-        raise
-    except Exception as exc:  # confluent_kafka.KafkaException and friends
-        raise BrokerError(error_text(exc)) from None
-
-
-def _takes_timeout(future: Any) -> bool:
-    import concurrent.futures
-
-    return isinstance(future, concurrent.futures.Future)
+    return send
 
 
 def add_common(parser: argparse.ArgumentParser) -> None:

@@ -55,6 +55,7 @@ def console_context(args: argparse.Namespace) -> Any:
     from kafkacore.cli._client import librdkafka_config
     from kafkacore.config import load_properties
     from kafkacore.console.context import ConsoleContext, Login
+    from kafkacore.net import client_security
 
     props: dict[str, str] = {}
     if args.command_config:
@@ -68,6 +69,7 @@ def console_context(args: argparse.Namespace) -> Any:
         raise UsageError(PROG, str(exc)) from None
     protocol = config.get("security.protocol", "PLAINTEXT").upper()
     login = None
+    raw_props = props
     if protocol.startswith("SASL") and not config.get("sasl.username"):
         mechanism = config.get("sasl.mechanism", "GSSAPI").upper()
         if mechanism not in ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"):
@@ -75,6 +77,12 @@ def console_context(args: argparse.Namespace) -> Any:
         login = Login(mechanism, protocol)
         for key in ("sasl.mechanism", "security.protocol"):
             config.pop(key, None)
+        # each user logs in: the console's own raw connections keep the TLS part only
+        raw_props = {**props, "security.protocol": protocol.removeprefix("SASL_")}
+    try:
+        command_security = client_security(raw_props)
+    except ValueError as exc:
+        raise UsageError(PROG, str(exc)) from None
     return ConsoleContext(
         bootstrap=args.bootstrap_server,
         base_config=config,
@@ -82,7 +90,7 @@ def console_context(args: argparse.Namespace) -> Any:
         read_only=args.read_only,
         audit_topic=args.audit_topic,
         cluster_label=args.bootstrap_server,
-        command_props=props,
+        command_security=command_security,
     )
 
 

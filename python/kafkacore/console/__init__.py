@@ -4,9 +4,10 @@ Kafka-protocol cluster.
 
 Two ways to run it:
 
-* inside the broker, on the broker's own event loop: ``console.listeners=http://127.0.0.1:8080``
-  (off by default; :mod:`kafkacore.console.serve`, started by
-  :class:`kafkacore.server.broker.KafkaServer` once its listeners are bound);
+* beside the broker, on the broker's own event loop: ``console.listeners=http://127.0.0.1:8080``
+  (off by default; :func:`start_beside`, started by ``kafkacore server-start`` and by
+  :class:`~kafkacore.embedded.EmbeddedBroker` once the broker's listeners are bound, seeing
+  the broker through a :class:`~kafkacore.console.broker_view.BrokerView`);
 * as a separate process against any cluster, Apache Kafka's too:
   ``kafkacore console --bootstrap-server H:P`` (:mod:`kafkacore.cli.web_console`); the views
   that need the broker's own objects (its logs, counters) show a notice there.
@@ -20,4 +21,6 @@ topic), ``views/*`` (one module per page group).
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from kafkacore.console.serve import ConsoleServer, start_beside
+
+__all__ = ["ConsoleServer", "start_beside"]

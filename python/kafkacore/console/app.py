@@ -1,7 +1,9 @@
 """The console's Starlette application: :data:`VIEWS` and :func:`create_app`.
 
 Each module named in :data:`VIEWS` exposes ``NAV: tuple[str, str] | None`` (its title and
-path in the nav bar, in the order of ``VIEWS``) and ``routes(ctx) -> list[BaseRoute]``. A
+path in the nav bar, in the order of ``VIEWS``) and ``routes(ctx) -> list[BaseRoute]``: its
+module-level endpoints, which find the context with
+:func:`~kafkacore.console.context.console_of`. A
 view module that fails to import is an error (the console does not start), never skipped.
 
 Around the views: ``/static`` (CSS, and the vendored htmx and uPlot when
@@ -75,7 +77,7 @@ def create_app(ctx: ConsoleContext) -> Starlette:
         return ctx.render(request, "error.html", status_code=500, status=500, message=f"{exc}")
 
     static = resources.files("kafkacore.console").joinpath("static")
-    return Starlette(
+    app = Starlette(
         routes=[
             Route("/", index),
             Mount("/static", StaticFiles(directory=str(static)), name="static"),
@@ -88,3 +90,5 @@ def create_app(ctx: ConsoleContext) -> Starlette:
         ],
         exception_handlers={HTTPException: http_error, Exception: server_error},
     )
+    app.state.console = ctx  # the views' endpoints find it with console_of(request)
+    return app

@@ -7,11 +7,14 @@
   cluster's ACLs decide what the console may do for that user. Its calls block: run them
   with ``await ctx.run_io(fn, *args)``, on the console's own small thread pool (never the
   broker's I/O threads, so that the console cannot starve the broker).
+  ``cluster_admin(request)`` wraps it for the admin library (:mod:`kafkacore.admin`).
 * ``client_config(request)``: librdkafka settings for a Producer/Consumer as that user;
   ``bootstrap``: the ``host:port`` the clients use.
-* ``broker``: the in-process :class:`~kafkacore.server.broker.KafkaServer` when the
-  console runs inside the broker, else ``None`` (views that need it show
+* ``broker``: the :class:`~kafkacore.console.broker_view.BrokerView` of the broker the
+  console was started beside, else ``None`` (views that need it show
   :data:`BROKER_ONLY_NOTICE`); ``metrics``: the broker's counters, else ``None``.
+* ``console_of(request)``: the context of the app serving a request (views are
+  module-level endpoints); ``view_state(factory)``: a view's own state (caches, timers).
 * ``read_only`` and ``require_write(request)``: every mutating route calls it first (a
   403 page when the console is read-only); ``await form(request)`` parses a POST and
   checks its CSRF token; ``await audit(request, action, detail, result=...)`` writes the
@@ -25,6 +28,7 @@ locked).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import importlib
 import os
@@ -34,7 +38,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from importlib import resources
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 import jinja2
 from starlette.exceptions import HTTPException
@@ -44,12 +48,14 @@ from starlette.responses import HTMLResponse
 if TYPE_CHECKING:
     from confluent_kafka.admin import AdminClient
 
+    from kafkacore.admin import Admin
     from kafkacore.console.audit import AuditLog
     from kafkacore.console.auth import Sessions
+    from kafkacore.console.broker_view import BrokerView
     from kafkacore.net import ClientSecurity
-    from kafkacore.server.broker import KafkaServer
+    from kafkacore.protocol import ApiKey
 
-__all__ = ["BROKER_ONLY_NOTICE", "ConsoleContext", "Kept", "Login", "kafka_admin"]
+__all__ = ["BROKER_ONLY_NOTICE", "ConsoleContext", "Kept", "Login", "console_of", "kafka_admin"]
 
 T = TypeVar("T")
 
@@ -132,13 +138,13 @@ class ConsoleContext:
         bootstrap: str,
         base_config: Mapping[str, str] | None = None,
         login: Login | None = None,
-        broker: KafkaServer | None = None,
+        broker: BrokerView | None = None,
         read_only: bool = False,
         audit_topic: str = "__console_audit",
         cluster_label: str = "",
         io_threads: int = CONSOLE_IO_THREADS,
         secret: bytes | None = None,
-        command_props: Mapping[str, str] | None = None,
+        command_security: ClientSecurity | None = None,
         audit_config: Mapping[str, str] | None = None,
     ) -> None:
         from kafkacore.console.audit import AuditLog
@@ -148,8 +154,8 @@ class ConsoleContext:
         self.base_config: dict[str, str] = {"bootstrap.servers": bootstrap, **(base_config or {})}
         self.base_config["bootstrap.servers"] = bootstrap
         self.login = login
-        #: the ``--command-config`` properties (Java client names), for raw-protocol calls
-        self.command_props: dict[str, str] = dict(command_props or {})
+        #: the ``--command-config`` security (TLS, SASL) of raw-protocol connections
+        self.command_security = command_security
         self.broker = broker
         self.read_only = read_only
         self.audit_topic = audit_topic
@@ -164,6 +170,7 @@ class ConsoleContext:
         self._executor = ThreadPoolExecutor(io_threads, thread_name_prefix="console-io")
         self._admins: dict[str | None, AdminClient] = {}
         self._lock = threading.Lock()
+        self._view_states: dict[Callable[[], Any], Any] = {}
         self.templates = jinja2.Environment(
             loader=jinja2.PackageLoader("kafkacore.console", "templates"),
             autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
@@ -179,7 +186,15 @@ class ConsoleContext:
     @property
     def metrics(self) -> Any:
         """The broker's counters (``server.metrics.BrokerMetrics``) in the broker, else None."""
-        return getattr(self.broker, "metrics", None) if self.broker is not None else None
+        return self.broker.metrics if self.broker is not None else None
+
+    def view_state(self, factory: Callable[[], T]) -> T:
+        """A view's state in this console (caches, scheduled work): ``factory()``, made on
+        first use and kept (one per factory). Event loop only."""
+        state = self._view_states.get(factory)
+        if state is None:
+            state = self._view_states[factory] = factory()
+        return cast(T, state)
 
     @property
     def in_broker(self) -> bool:
@@ -227,9 +242,9 @@ class ConsoleContext:
     def raw_security(self, request: Request | None) -> ClientSecurity | None:
         """The security of a raw-protocol connection (``NodeClient``) as the request's
         user: for the requests the admin client does not make (DescribeLogDirs)."""
-        from kafkacore.net import ClientSecurity, client_security
+        from kafkacore.net import ClientSecurity
 
-        security = client_security(self.command_props)
+        security = self.command_security
         if self.login is None:
             return security
         config = self.client_config(request)
@@ -251,20 +266,35 @@ class ConsoleContext:
         """One request the admin client does not make (DescribeLogDirs, DescribeClientQuotas,
         DescribeConfigs with ``configuration_keys``), on a connection of its own to ``node``
         (default: the first bootstrap server), secured as the request's user; the response."""
-        from kafkacore.net import NodeClient
         from kafkacore.protocol import ApiKey
 
         if node is None:
             host, _, port = self.bootstrap.split(",")[0].strip().rpartition(":")
             node = (host.strip("[]"), int(port))
-        client = NodeClient(
-            node[0], node[1], client_id="kafkacore-console", request_timeout_s=timeout_s,
-            security=self.raw_security(request),
-        )  # fmt: skip
-        try:
-            return await client.send(ApiKey[api], version, body)
-        finally:
-            await client.close()
+        return await _send_raw(
+            node, ApiKey[api], version, body, self.raw_security(request), timeout_s
+        )
+
+    def cluster_admin(self, request: Request | None) -> Admin:
+        """The admin library's client (:class:`kafkacore.admin.Admin`) for the request's
+        user: its admin client, and the raw requests (the controller's reassignment and
+        election APIs) sent by the broker's async client on this event loop, logged in
+        as the user. Call it on the loop; use it on the console's threads (``run_io``)."""
+        from kafkacore.admin import Admin
+        from kafkacore.protocol import APIS_BY_NAME
+
+        loop = asyncio.get_running_loop()
+        security = self.raw_security(request)
+
+        def send(host: str, port: int, api: str, version: int, body: Any) -> Any:
+            with contextlib.suppress(RuntimeError):
+                if asyncio.get_running_loop() is loop:  # waiting here would block it for good
+                    raise RuntimeError("admin operations run on the console's threads (run_io)")
+            key = APIS_BY_NAME[api].key
+            call = _send_raw((host, port), key, version, body, security, 30)
+            return asyncio.run_coroutine_threadsafe(call, loop).result()
+
+        return Admin(self.admin(request), send)
 
     def admin(self, request: Request | None) -> AdminClient:
         """The cluster's admin client for the request's user (cached per user)."""
@@ -335,6 +365,35 @@ class ConsoleContext:
         """Write ``{"time", "user", "action", "detail", "result"}`` to the audit topic;
         False (logged as an error) when the record could not be written."""
         return await self.audit_log.write(request, action, dict(detail), result)
+
+
+async def _send_raw(
+    node: tuple[str, int],
+    api: ApiKey,
+    version: int,
+    body: Any,
+    security: ClientSecurity | None,
+    timeout_s: float,
+) -> Any:
+    """``body`` as ``api`` v``version`` to ``node`` on a connection of its own."""
+    from kafkacore.net import NodeClient
+
+    client = NodeClient(
+        node[0], node[1], client_id="kafkacore-console", request_timeout_s=timeout_s,
+        security=security,
+    )  # fmt: skip
+    try:
+        return await client.send(api, version, body)
+    finally:
+        await client.close()
+
+
+def console_of(request: Request) -> ConsoleContext:
+    """The :class:`ConsoleContext` of the console app serving ``request`` (the views are
+    module-level endpoints; :func:`kafkacore.console.app.create_app` keeps the context in
+    the app's state)."""
+    ctx: ConsoleContext = request.app.state.console
+    return ctx
 
 
 def kafka_admin() -> Any:

@@ -16,10 +16,10 @@ records and the lag in time; resets and deletes with a dry run.
 * The log end offset shown next to the high watermark is the leader's own (inside the
   broker, for the partitions it hosts); elsewhere it is not known to a client and shown
   as the high watermark.
-* **Reset** reuses ``kafkacore consumer-groups``' plan
-  (:func:`kafkacore.cli.consumer_groups.reset_plan`: the same clamping to [earliest,
-  latest]) and prints its table, so a dry run's text is ``kafka-consumer-groups
-  --reset-offsets --dry-run``'s.
+* **Reset** is the admin library's, as ``kafkacore consumer-groups`` runs it
+  (:func:`kafkacore.admin.groups.reset_plan`: the same clamping to [earliest, latest]),
+  with its table, so a dry run's text is ``kafka-consumer-groups --reset-offsets
+  --dry-run``'s.
 
 Thread-safety: every function here blocks (admin calls, log reads, a consumer); call
 them through ``ctx.run_io``. The log reads take each log's own lock.
@@ -33,20 +33,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from kafkacore.cli.consumer_groups import (
-    ResetSpec,
-    _committed,
-    _end_offsets,
-    _kafka_error,
-    _state_name,
-    execute_reset,
-    reset_plan,
-    reset_table,
-)
-from kafkacore.cli.topics import ck_module, wait
+from kafkacore.admin import Admin
+from kafkacore.admin import groups as ops
+from kafkacore.admin.client import ck_module, wait
+from kafkacore.admin.groups import GroupMember as Member
+from kafkacore.admin.groups import ResetSpec
+from kafkacore.log.files import TopicPartition
 
 if TYPE_CHECKING:
-    from kafkacore.server.broker import KafkaServer
+    from kafkacore.console.broker_view import BrokerView
 
 __all__ = [
     "PROBE_BYTES",
@@ -64,14 +59,6 @@ __all__ = [
 
 PROBE_BYTES = 256 * 1024
 """The most read from a log to find the first unconsumed record's timestamp."""
-
-
-@dataclass(frozen=True)
-class Member:
-    member_id: str
-    client_id: str
-    host: str
-    assignment: tuple[tuple[str, int], ...]
 
 
 @dataclass(frozen=True)
@@ -119,16 +106,14 @@ class GroupSummary:
     topics: list[str] = field(default_factory=list)
 
 
-def list_groups(admin: Any, with_lag: int = 50) -> list[GroupSummary]:
+def list_groups(admin: Admin, with_lag: int = 50) -> list[GroupSummary]:
     """Every consumer group with its state and member count; the total lag of the first
     ``with_lag`` groups (a ListOffsets per group)."""
-    from kafkacore.cli.consumer_groups import _listed
-
-    listed = _listed(admin)
+    listed = ops.list_groups(admin)
     ids = [g.group_id for g in listed]
     members: dict[str, int] = {}
     if ids:
-        for gid, future in admin.describe_consumer_groups(ids, request_timeout=30).items():
+        for gid, future in admin.client.describe_consumer_groups(ids, request_timeout=30).items():
             try:
                 members[gid] = len(wait(future).members)
             except Exception:
@@ -138,18 +123,11 @@ def list_groups(admin: Any, with_lag: int = 50) -> list[GroupSummary]:
         total: int | None = None
         topics: list[str] = []
         if i < with_lag:
-            committed = _committed(admin, g.group_id)
-            ends = _end_offsets(admin, committed)
-            total = sum(
-                max(0, ends.get((tp.topic, tp.partition), tp.offset) - tp.offset)
-                for tp in committed
-            )
-            topics = sorted({tp.topic for tp in committed})
-        out.append(
-            GroupSummary(
-                g.group_id, _state_name(g.state), members.get(g.group_id, 0), total, topics
-            )
-        )
+            committed = ops.committed_offsets(admin, g.group_id)
+            ends = ops.list_offsets(admin, committed)
+            total = sum(max(0, ends.get(tp, offset) - offset) for tp, offset in committed.items())
+            topics = sorted({t for t, _ in committed})
+        out.append(GroupSummary(g.group_id, g.state, members.get(g.group_id, 0), total, topics))
     return out
 
 
@@ -223,10 +201,10 @@ def _timestamps_by_fetch(
 
 
 def describe_group(
-    admin: Any,
+    admin: Admin,
     group: str,
     *,
-    broker: KafkaServer | None = None,
+    broker: BrokerView | None = None,
     consumer_config: Mapping[str, str] | None = None,
     now_ms: int | None = None,
     budget_s: float = 5.0,
@@ -234,37 +212,25 @@ def describe_group(
     """``group``'s members and per-partition offsets and lags (see the module
     docstring); ``broker``: the in-process broker whose logs give the lag in time,
     ``consumer_config``: the consumer settings for the partitions it does not host."""
-    ck = ck_module("confluent_kafka")
-    desc = wait(admin.describe_consumer_groups([group], request_timeout=30)[group])
-    state = _state_name(desc.state)
-    members = [
-        Member(
-            m.member_id,
-            m.client_id,
-            "/" + m.host.lstrip("/"),
-            tuple(sorted((tp.topic, tp.partition) for tp in (m.assignment.topic_partitions or [])))
-            if m.assignment
-            else (),
-        )
-        for m in desc.members
-    ]
-    owner = {tp: m for m in members for tp in m.assignment}
-    committed = {(tp.topic, tp.partition): tp.offset for tp in _committed(admin, group)}
-    coord = desc.coordinator
-    coordinator = f"{coord.host}:{coord.port} ({coord.id})" if coord is not None else "-"
-    if state in ("Dead", "Unknown") and not members and not committed:
-        return GroupState(group, state, "", coordinator, [], [], exists=False)
-    keys = sorted(set(committed) | set(owner))
-    ends = _end_offsets(admin, [ck.TopicPartition(t, p) for t, p in keys])
+    desc = next(ops.describe_groups(admin, [group]))
+    committed = ops.committed_offsets(admin, group)
+    coordinator = str(desc.coordinator) if desc.coordinator is not None else "-"
+    if desc.state in ("Dead", "Unknown") and not desc.members and not committed:
+        return GroupState(group, desc.state, "", coordinator, [], [], exists=False)
+    states = {
+        (p.topic, p.partition): p for p in ops.partition_assignment_states(admin, desc, committed)
+    }
+    keys = list(states)
+    ends = {key: p.log_end_offset for key, p in states.items()}
+    owner = {key: p.member for key, p in states.items() if p.member is not None}
     now = int(time.time() * 1000) if now_ms is None else now_ms
     timestamps: dict[tuple[str, int], int] = {}
     leo: dict[tuple[str, int], int] = {}
     remote: dict[tuple[str, int], int] = {}
-    replicas = broker.replicas if broker is not None else None
     for key in keys:
         offset = committed.get(key)
         hw = ends.get(key, -1)
-        partition = replicas.partition(*key) if replicas is not None else None
+        partition = broker.replica(TopicPartition(*key)) if broker is not None else None
         if partition is not None:
             leo[key] = partition.log.log_end_offset
         if offset is None or hw < 0 or offset >= hw:
@@ -298,48 +264,39 @@ def describe_group(
             )
         )
     return GroupState(
-        group,
-        state,
-        desc.partition_assignor or "",
-        coordinator,
-        members,
-        rows,
-        time_source=source,
+        group, desc.state, desc.assignor, coordinator, desc.members, rows, time_source=source
     )
 
 
 def reset_offsets(
-    admin: Any, group: str, topics: list[str] | None, spec: ResetSpec, *, execute: bool
+    admin: Admin, group: str, topics: list[str] | None, spec: ResetSpec, *, execute: bool
 ) -> str:
     """Plan (and with ``execute`` commit) a reset of ``group``'s offsets; the text
     ``kafka-consumer-groups --reset-offsets`` prints (``--dry-run`` or ``--execute``).
     ``topics``: ``topic`` / ``topic:p,q`` specs, or None for all the group's topics."""
-    targets = reset_plan(admin, group, topics, spec)
+    targets = ops.reset_plan(admin, group, topics, spec)
     if execute:
-        execute_reset(admin, group, targets)
-    return reset_table(group, targets)
+        ops.execute_reset(admin, group, targets)
+    return ops.reset_table(group, targets)
 
 
-def delete_group(admin: Any, group: str, *, execute: bool) -> tuple[bool, str]:
+def delete_group(admin: Admin, group: str, *, execute: bool) -> tuple[bool, str]:
     """Delete ``group`` (DeleteGroups; it must have no members). A dry run says what
     would go: its state, members and committed offsets. ``(ok, message)``, the message
     as ``kafka-consumer-groups --delete`` words it."""
     if not execute:
-        desc = wait(admin.describe_consumer_groups([group], request_timeout=30)[group])
-        committed = _committed(admin, group)
-        state = _state_name(desc.state)
+        desc = next(ops.describe_groups(admin, [group]))
+        committed = ops.committed_offsets(admin, group)
         if desc.members:
             return False, (
                 f"Group '{group}' could not be deleted: it has {len(desc.members)} active "
-                f"member(s) ({state}); Kafka answers NON_EMPTY_GROUP."
+                f"member(s) ({desc.state}); Kafka answers NON_EMPTY_GROUP."
             )
         return True, (
-            f"Dry run: deleting group '{group}' ({state}) would remove its "
+            f"Dry run: deleting group '{group}' ({desc.state}) would remove its "
             f"{len(committed)} committed offset(s)."
         )
-    futures = admin.delete_consumer_groups([group], request_timeout=30)
-    try:
-        futures[group].result()
-    except Exception as exc:
-        return False, f"* Group '{group}' could not be deleted due to: {_kafka_error(exc)}"
+    failed = ops.delete_groups(admin, [group])
+    if group in failed:
+        return False, f"* Group '{group}' could not be deleted due to: {failed[group]}"
     return True, f"Deletion of requested consumer groups ('{group}') was successful."

@@ -2,14 +2,15 @@
 throttle, progress per replica, cancel), preferred leader election now or at a given
 time, and a broker decommission plan.
 
-Everything that talks to the cluster reuses ``kafkacore reassign-partitions`` and
-``kafkacore leader-election`` (:mod:`kafkacore.cli.reassign`,
-:mod:`kafkacore.cli.leader_election`): the same requests to the controller
-(ListPartitionReassignments, AlterPartitionReassignments, ElectLeaders), the same
-throttle configs as Kafka's tool (``leader/follower.replication.throttled.replicas`` on
-the topics, ``leader/follower.replication.throttled.rate`` on the brokers).
+Everything that talks to the cluster is the admin library's (:mod:`kafkacore.admin`), the
+same operations ``kafkacore reassign-partitions`` and ``kafkacore leader-election`` print:
+the same requests to the controller (ListPartitionReassignments,
+AlterPartitionReassignments, ElectLeaders), the same throttle configs as Kafka's tool
+(``leader/follower.replication.throttled.replicas`` on the topics,
+``leader/follower.replication.throttled.rate`` on the brokers) and the same texts.
 
-* **Plan** (:func:`propose`): Kafka's ``--generate`` over the chosen brokers.
+* **Plan**: Kafka's ``--generate`` over the chosen brokers
+  (:func:`kafkacore.admin.reassign.generate_assignment`).
 * **Decommission** (:func:`decommission_plan`): every replica on the broker replaced by
   the broker, not already a replica of the partition, that holds the fewest replicas so
   far (a broker of the same rack first, when racks are set); the replacement takes the
@@ -33,68 +34,50 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from kafkacore.cli.reassign import (
-    TP,
-    _assignment,
-    _check_reassignment,
-    _metadata,
-    _move_map,
-    _nodes,
-    alter_reassignments,
-    clear_all_throttles,
-    format_reassignment_json,
+from kafkacore.admin import TP, Admin
+from kafkacore.admin.cluster import current_assignment, metadata, nodes
+from kafkacore.admin.elections import ElectionType, elect_leaders, election_lines
+from kafkacore.admin.reassign import (
+    cancel_reassignments,
+    cancelled_text,
+    execute_assignment,
     list_reassignments,
-    parse_reassignment,
-    propose,
-    set_throttles,
 )
+from kafkacore.admin.throttles import clear_all_throttles
+from kafkacore.log.files import TopicPartition
 
 if TYPE_CHECKING:
-    from kafkacore.server.broker import KafkaServer
+    from kafkacore.console.broker_view import BrokerView
 
 __all__ = [
-    "TP",
     "ElectionScheduler",
     "ReplicaProgress",
     "ScheduledElection",
     "cancel",
     "clear_throttles",
-    "current_assignment",
     "decommission_plan",
     "elect_preferred",
-    "election_text",
     "execute",
-    "format_reassignment_json",
-    "list_reassignments",
     "parse_partitions",
-    "parse_reassignment",
     "progress",
-    "propose",
 ]
 
 
-def current_assignment(admin: Any, topics: Iterable[str] | None = None) -> dict[TP, list[int]]:
-    """The replicas of every partition of ``topics`` (all topics when None)."""
-    md = _metadata(admin)
-    names = list(md.topics) if topics is None else list(topics)
-    return _assignment(md, names)
-
-
-def decommission_plan(admin: Any, broker_id: int) -> dict[TP, list[int]]:
+def decommission_plan(admin: Admin, broker_id: int) -> dict[TP, list[int]]:
     """A reassignment moving every replica off ``broker_id`` (see the module docstring);
     only the partitions that have a replica there. ``ValueError`` when no other broker
     can take one of them."""
-    nodes = {n.id: n for n in _nodes(admin)}
-    if broker_id not in nodes:
+    by_id = {n.id: n for n in nodes(admin)}
+    if broker_id not in by_id:
         raise ValueError(f"Unknown broker id {broker_id}")
     current = current_assignment(admin)
-    others = [b for b in sorted(nodes) if b != broker_id]
+    others = [b for b in sorted(by_id) if b != broker_id]
     load = {b: 0 for b in others}
     for replicas in current.values():
         for b in replicas:
             if b in load:
                 load[b] += 1
-    rack = getattr(nodes[broker_id], "rack", None)
+    rack = getattr(by_id[broker_id], "rack", None)
     plan: dict[TP, list[int]] = {}
     for tp in sorted(current):
         replicas = current[tp]
@@ -106,7 +89,7 @@ def decommission_plan(admin: Any, broker_id: int) -> dict[TP, list[int]]:
                 f"{tp[0]}-{tp[1]} has a replica on every other broker: nowhere to move it"
             )
         same_rack = [
-            b for b in free if rack is not None and getattr(nodes[b], "rack", None) == rack
+            b for b in free if rack is not None and getattr(by_id[b], "rack", None) == rack
         ]
         target = min(same_rack or free, key=lambda b: (load[b], b))
         load[target] += 1
@@ -114,68 +97,27 @@ def decommission_plan(admin: Any, broker_id: int) -> dict[TP, list[int]]:
     return plan
 
 
-def execute(admin: Any, proposed: Mapping[TP, list[int]], throttle: int = -1) -> list[str]:
-    """Start the reassignment ``proposed`` (AlterPartitionReassignments), with the
+def execute(admin: Admin, proposed: Mapping[TP, list[int]], throttle: int = -1) -> list[str]:
+    """Start the reassignment ``proposed`` (in addition to any going on), with the
     replication throttle ``throttle`` B/s on the moving replicas first when >= 0; the
-    lines ``kafka-reassign-partitions --execute`` prints (the rollback JSON included).
-    ``ValueError`` with the tool's text when the controller refused a partition."""
-    plan = _check_reassignment(list(proposed.items()))
-    current_all = current_assignment(admin, dict.fromkeys(t for t, _ in plan))
-    missing = [tp for tp in plan if tp not in current_all]
-    if missing:
-        raise ValueError(
-            "Unable to find partition: " + ", ".join(f"{t}-{p}" for t, p in sorted(missing))
-        )
-    current = {tp: current_all[tp] for tp in plan}
-    lines = [
-        "Current partition replica assignment",
-        "",
-        format_reassignment_json(current),
-        "",
-        "Save this to use as the --reassignment-json-file option during rollback",
-    ]
-    if throttle >= 0:
-        moves = _move_map(list_reassignments(admin), plan, current)
-        lines.append(set_throttles(admin, moves, throttle))
-    errors = alter_reassignments(admin, dict(plan))
-    if errors:
-        raise ValueError(
-            "Error reassigning partition(s):\n"
-            + "\n".join(f"{t}-{p}: {errors[(t, p)]}" for t, p in sorted(errors))
-        )
-    done = sorted(plan)
-    lines.append(
-        "Successfully started partition reassignment"
-        + ("" if len(done) == 1 else "s")
-        + " for "
-        + ",".join(f"{t}-{p}" for t, p in done)
+    lines ``kafka-reassign-partitions --execute`` prints (the rollback JSON included)."""
+    lines: list[str] = []
+    execute_assignment(
+        admin, list(proposed.items()), additional=True, throttle=throttle, emit=lines.append
     )
     return lines
 
 
-def cancel(admin: Any, partitions: Iterable[TP] | None = None) -> list[str]:
+def cancel(admin: Admin, partitions: Iterable[TP] | None = None) -> list[str]:
     """Cancel the ongoing reassignments of ``partitions`` (all when None)."""
     ongoing = list_reassignments(admin, None if partitions is None else list(partitions))
-    if not ongoing:
-        return ["None of the specified partition reassignments are active."]
-    errors = alter_reassignments(admin, dict.fromkeys(ongoing))
-    if errors:
-        raise ValueError(
-            "Error cancelling partition reassignment(s) for:\n"
-            + "\n".join(f"{t}-{p}: {errors[(t, p)]}" for t, p in sorted(errors))
-        )
-    names = ",".join(f"{t}-{p}" for t, p in sorted(ongoing))
-    return [
-        f"Successfully cancelled partition reassignment{'' if len(ongoing) == 1 else 's'} "
-        f"for: {names}"
-    ]
+    return [cancelled_text(cancel_reassignments(admin, ongoing))]
 
 
-def clear_throttles(admin: Any, partitions: Iterable[TP]) -> list[str]:
+def clear_throttles(admin: Admin, partitions: Iterable[TP]) -> list[str]:
     """Remove the replication throttles (as ``--verify`` does once nothing moves)."""
-    targets: list[tuple[TP, list[int]]] = [(tp, []) for tp in partitions]
     lines: list[str] = []
-    clear_all_throttles(admin, targets, lines.append)
+    clear_all_throttles(admin, [(tp, []) for tp in partitions], lines.append)
     return lines
 
 
@@ -224,23 +166,26 @@ def replica_sizes(log_dirs: Mapping[int, Any]) -> dict[tuple[str, int, int], int
 
 
 def progress(
-    admin: Any, log_dirs: Mapping[int, Any], broker: KafkaServer | None = None
+    admin: Admin, log_dirs: Mapping[int, Any], broker: BrokerView | None = None
 ) -> list[ReplicaProgress]:
     """Every replica of every partition being reassigned, with its progress."""
     ongoing = list_reassignments(admin)
     if not ongoing:
         return []
-    md = _metadata(admin)
+    md = metadata(admin)
     sizes = replica_sizes(log_dirs)
     rows = []
-    for (topic, p), (replicas, adding, removing) in sorted(ongoing.items()):
+    for (topic, p), reassignment in sorted(ongoing.items()):
+        replicas, adding, removing = (
+            reassignment.replicas,
+            reassignment.adding,
+            reassignment.removing,
+        )
         t = md.topics.get(topic)
         info = t.partitions.get(p) if t is not None else None
         leader = info.leader if info is not None else -1
         isr = set(info.isrs) if info is not None else set()
-        local = (
-            broker.replicas.partition(topic, p) if broker is not None and broker.replicas else None
-        )
+        local = broker.replica(TopicPartition(topic, p)) if broker is not None else None
         leader_leo = local.log.log_end_offset if local is not None and local.is_leader else None
         for r in replicas:
             role = (
@@ -355,34 +300,13 @@ class ElectionScheduler:
             task.cancel()
 
 
-def election_text(succeeded: list[TP], noop: list[TP], failed: Mapping[TP, str]) -> str:
-    """What ``kafka-leader-election --election-type PREFERRED`` prints for an outcome."""
-    from kafkacore.cli.reassign import _java_tp_hash, java_set_order
-
-    lines = []
-    if succeeded:
-        lines.append(
-            "Successfully completed leader election (PREFERRED) for partitions "
-            + ", ".join(f"{t}-{p}" for t, p in java_set_order(succeeded, _java_tp_hash))
-        )
-    if noop:
-        lines.append(
-            "Valid replica already elected for partitions "
-            + ", ".join(f"{t}-{p}" for t, p in java_set_order(noop, _java_tp_hash))
-        )
-    for tp in java_set_order(failed, _java_tp_hash):
-        lines.append(
-            f"Error completing leader election (PREFERRED) for partition: {tp[0]}-{tp[1]}: "
-            f"{failed[tp]}"
-        )
+def elect_preferred(admin: Admin, partitions: list[TP] | None) -> str:
+    """A preferred leader election now (ElectLeaders to the controller); the text
+    ``kafka-leader-election --election-type PREFERRED`` prints."""
+    lines = election_lines(
+        ElectionType.PREFERRED, elect_leaders(admin, ElectionType.PREFERRED, partitions)
+    )
     return "\n".join(lines) or "No partition to elect."
-
-
-def elect_preferred(admin: Any, partitions: list[TP] | None) -> str:
-    """A preferred leader election now (ElectLeaders to the controller); its text."""
-    from kafkacore.cli.leader_election import elect_leaders
-
-    return election_text(*elect_leaders(admin, 0, partitions))
 
 
 def parse_partitions(text: str) -> list[TP] | None:

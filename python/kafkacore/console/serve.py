@@ -1,11 +1,13 @@
 """Serving the console: uvicorn on the caller's event loop.
 
-* In the broker (:func:`start_in_broker`, called by ``KafkaServer.startup`` once its
-  listeners are bound, when ``console.listeners`` is set): a :class:`ConsoleServer` task on
-  the broker's own loop (uvicorn's ``Server.serve()`` without its signal handlers, which
-  are the broker's, and without lifespan or logging set-up). The console's clients talk to
-  the broker through its own listener: a SASL_PLAINTEXT one when there is one (users then
-  log in with the broker's SASL credentials), else a PLAINTEXT one.
+* Beside a broker (:func:`start_beside`, called by the broker's assembly, ``kafkacore
+  server-start``, once the broker's listeners are bound, when ``console.listeners`` is
+  set): a :class:`ConsoleServer` task on the broker's own loop (uvicorn's
+  ``Server.serve()`` without its signal handlers, which are the process's, and without
+  lifespan or logging set-up), seeing the broker through a
+  :class:`~kafkacore.console.broker_view.BrokerView`. The console's clients talk to the
+  broker through its own listener: a SASL_PLAINTEXT one when there is one (users then log
+  in with the broker's SASL credentials), else a PLAINTEXT one.
 * As a separate process (:func:`run_standalone`, ``kafkacore console``): the same server
   on a fresh loop until SIGINT/SIGTERM.
 
@@ -30,10 +32,10 @@ from kafkacore.config.broker_defs import parse_console_listener
 if TYPE_CHECKING:
     from starlette.applications import Starlette
 
+    from kafkacore.console.broker_view import BrokerView
     from kafkacore.console.context import ConsoleContext
-    from kafkacore.server.broker import KafkaServer
 
-__all__ = ["ConsoleServer", "broker_context", "run_standalone", "start_in_broker"]
+__all__ = ["ConsoleServer", "broker_context", "run_standalone", "start_beside"]
 
 logger = logging.getLogger("kafkacore.console")
 
@@ -125,15 +127,14 @@ class ConsoleServer:
             self.ctx.close()
 
 
-def broker_context(broker: KafkaServer) -> ConsoleContext:
-    """The context of a console inside ``broker``: its clients use one of the broker's
+def broker_context(broker: BrokerView) -> ConsoleContext:
+    """The context of a console beside ``broker``: its clients use one of the broker's
     own listeners (SASL_PLAINTEXT with a login, else PLAINTEXT)."""
     from kafkacore.console.context import ConsoleContext, Login
     from kafkacore.server.sasl import sasl_listener_settings
 
     config = broker.config
-    assert broker.socket_server is not None
-    bound = broker.socket_server.bound_ports
+    bound = broker.bound_ports
     endpoints = config.listener_endpoints()
     chosen = None
     for protocol in ("SASL_PLAINTEXT", "PLAINTEXT"):
@@ -163,7 +164,7 @@ def broker_context(broker: KafkaServer) -> ConsoleContext:
     )
 
 
-def _broker_identity(broker: KafkaServer) -> dict[str, str] | None:
+def _broker_identity(broker: BrokerView) -> dict[str, str] | None:
     """librdkafka settings of a client acting as the broker itself: its inter-broker
     listener and credentials (the audit trail's writer). None when that listener uses TLS
     (the console's clients then write as each user)."""
@@ -173,10 +174,9 @@ def _broker_identity(broker: KafkaServer) -> dict[str, str] | None:
     listener, protocol = config.inter_broker_listener()
     if protocol not in ("PLAINTEXT", "SASL_PLAINTEXT"):
         return None
-    assert broker.socket_server is not None
     endpoint = next(e for e in config.listener_endpoints() if e.listener_name == listener)
     host = endpoint.host if endpoint.host not in (None, "", "0.0.0.0", "::") else "127.0.0.1"
-    port = broker.socket_server.bound_ports.get(listener, endpoint.port)
+    port = broker.bound_ports.get(listener, endpoint.port)
     out = {"bootstrap.servers": f"{host}:{port}", "security.protocol": protocol}
     security = inter_broker_security(config)
     if security is not None and security.sasl_mechanism is not None:
@@ -188,8 +188,9 @@ def _broker_identity(broker: KafkaServer) -> dict[str, str] | None:
     return out
 
 
-async def start_in_broker(broker: KafkaServer) -> ConsoleServer:
-    """Start the console of ``broker`` on its ``console.listeners`` (on this loop)."""
+async def start_beside(broker: BrokerView) -> ConsoleServer:
+    """Start the console beside ``broker`` on its ``console.listeners`` (on this loop, the
+    broker's); :meth:`ConsoleServer.stop` stops it."""
     try:
         from kafkacore.console.app import create_app
     except ImportError as exc:

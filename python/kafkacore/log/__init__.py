@@ -13,6 +13,8 @@ Layers (Kafka's, bottom up; each module says who may call it concurrently):
   ``partition.metadata``, ``meta.properties``; :mod:`~kafkacore.log.files` - every file
   name and suffix; :mod:`~kafkacore.log.loader` - loading a directory (with recovery);
   :mod:`~kafkacore.log.retention` - the ``delete`` policy's predicates;
+  :mod:`~kafkacore.log.reader` - the files read read-only, without a broker (the Spark
+  source, the console, the tools);
   :mod:`~kafkacore.log.manager` - :class:`LogManager`, every log of a broker over its
   ``log.dirs``: start-up loading and recovery, partition directories, per-dir
   checkpoints, the clean shutdown marker and background retention/flush/checkpoints;

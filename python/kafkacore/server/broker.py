@@ -32,7 +32,7 @@ import asyncio
 import functools
 import logging
 import ssl
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from kafkacore.config import BrokerConfig
 from kafkacore.config.defs import ConfigError
@@ -59,9 +59,6 @@ from kafkacore.server.network import Limits, SocketServer, TlsListener
 from kafkacore.server.replica_manager import ReplicaManager
 from kafkacore.server.sasl import SaslListenerSettings, sasl_listener_settings
 from kafkacore.server.services import BrokerServices
-
-if TYPE_CHECKING:
-    from kafkacore.console.serve import ConsoleServer
 
 __all__ = ["KafkaServer"]
 
@@ -220,8 +217,6 @@ class KafkaServer:
         self.fatal = asyncio.Event()
         self.exit_code = 0
         self._dir_failure_tasks: set[asyncio.Task[None]] = set()
-        #: the web console (``console.listeners``), started after the listeners
-        self.console: ConsoleServer | None = None
 
     @property
     def bound_port(self) -> int:
@@ -284,16 +279,6 @@ class KafkaServer:
 
         self.failure_channel.add_listener(on_failure)
         await broker.membership.join(services, server.bound_ports)
-        if config.console_listeners:
-            from kafkacore.console.serve import start_in_broker
-
-            self.console = await start_in_broker(self)
-            logger.info(
-                "%s console at %s%s",
-                self._prefix,
-                " ".join(self.console.urls),
-                " (read-only)" if config.console_read_only else "",
-            )
         logger.info("%s started (cluster id %s)", self._prefix, store.cluster_id)
 
     def _on_log_dir_failure(self, log_dir: str) -> None:
@@ -330,9 +315,6 @@ class KafkaServer:
 
     async def shutdown(self) -> None:
         logger.info("%s shutting down", self._prefix)
-        if self.console is not None:
-            await self.console.stop()
-            self.console = None
         services = self.services
         if self.membership is not None and services is not None:
             await self.membership.leave(services)

@@ -1,13 +1,13 @@
 """Where the records come from: a broker (``kafka.bootstrap.servers``, through
 :class:`kafkacore.client.Client`) or a log directory on disk (``kafkacore.path``, through
-:class:`~kafkacore.spark.logdir.LogDirectory`). Both answer the questions Spark's
+:class:`~kafkacore.log.reader.LogDirectory`). Both answer the questions Spark's
 ``KafkaOffsetReader`` asks on the driver (which partitions, earliest, latest, offset for a
 timestamp) and read one offset range into Arrow record batches on an executor.
 
 Under ``kafka.isolation.level=read_committed`` both answer as Kafka's consumer sees the
 log: the latest offset is the last stable offset (LSO: below the first record of a
 transaction still open), and the records of aborted transactions are left out (the
-filter of :mod:`kafkacore.spark.transactions`); transaction markers never give rows.
+filter of :class:`kafkacore.log.reader.AbortedFilter`); transaction markers never give rows.
 
 Data loss follows Spark's rules (``KafkaDataConsumer``): a range starting below the log
 start offset, or reaching past the end of the log, fails with :class:`DataLossError`
@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from kafkacore.errors import KafkaCoreError
 from kafkacore.log.files import TopicPartition
+from kafkacore.log.reader import AbortedFilter, decode_committed
 from kafkacore.spark.options import (
     EARLIEST,
     LATEST,
@@ -31,7 +32,6 @@ from kafkacore.spark.options import (
     Subscription,
     tp_string,
 )
-from kafkacore.spark.transactions import READ_COMMITTED, READ_UNCOMMITTED, AbortedFilter
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -47,6 +47,10 @@ __all__ = [
 ]
 
 logger = logging.getLogger("kafkacore.spark")
+
+READ_UNCOMMITTED = 0
+READ_COMMITTED = 1
+"""Kafka's ``IsolationLevel`` ids, as Fetch and ListOffsets carry them."""
 
 #: Kafka's internal topics and kafkacore's own are never matched by a pattern.
 _INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state"})
@@ -106,7 +110,7 @@ class BrokerAccess:
     """Metadata, ListOffsets and Fetch through one :class:`~kafkacore.client.Client`;
     ``read_committed``: ListOffsets and Fetch with Kafka's READ_COMMITTED isolation (the
     broker answers the LSO for the latest offset, and sends the aborted transactions
-    with the records, which :class:`~kafkacore.spark.transactions.AbortedFilter` drops)."""
+    with the records, which :class:`~kafkacore.log.reader.AbortedFilter` drops)."""
 
     def __init__(
         self, bootstrap_servers: str, fetch_max_bytes: int, read_committed: bool = False
@@ -199,22 +203,16 @@ def _decode_committed(
     sees (``aborted``: ``(producer id, first offset)`` of the aborted transactions they
     overlap); the next offset is past the last complete batch of ``data`` (or ``end``),
     whether that batch was kept or not."""
-    from kafkacore.arrow import decode
-
-    kept, scanned = AbortedFilter(aborted).filter(data)
-    records, next_offset = decode(kept, tp.topic, tp.partition, start, end, include_headers)
-    if scanned is not None:
-        next_offset = max(next_offset, min(scanned, end))
-    return records, next_offset
+    return decode_committed(data, AbortedFilter(aborted), tp, start, end, include_headers)
 
 
 class DirectAccess:
-    """A log directory read in place (see :mod:`kafkacore.spark.logdir`); with
+    """A log directory read in place (see :mod:`kafkacore.log.reader`); with
     ``read_committed``, up to each partition's last stable offset, without the records of
     aborted transactions (its ``.txnindex`` files)."""
 
     def __init__(self, path: str, chunk_bytes: int, read_committed: bool = False) -> None:
-        from kafkacore.spark.logdir import LogDirectory
+        from kafkacore.log.reader import LogDirectory
 
         self._dir = LogDirectory(path)
         self._chunk_bytes = chunk_bytes

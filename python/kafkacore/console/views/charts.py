@@ -27,6 +27,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
+from kafkacore.console.context import console_of
+
 if TYPE_CHECKING:
     from kafkacore.console.context import ConsoleContext
 
@@ -62,57 +64,64 @@ def chart_data(metrics: Any, window: int, topic: str | None, api: str | None) ->
     return {"broker": broker, "topic": topic_series, "latency": latency, "window": window}
 
 
+async def charts(request: Request) -> Response:
+    ctx = console_of(request)
+    metrics = ctx.metrics
+    return ctx.render(
+        request,
+        "charts.html",
+        available=metrics is not None,
+        topics=metrics.topic_names() if metrics is not None else [],
+        apis=metrics.api_names() if metrics is not None else [],
+        topic=request.query_params.get("topic", ""),
+        api=request.query_params.get("api", ""),
+        window=_window(request),
+        windows=WINDOWS,
+    )
+
+
+def require_metrics(request: Request) -> Any:
+    metrics = console_of(request).metrics
+    if metrics is None:
+        raise HTTPException(404, "The broker's counters exist only inside the broker.")
+    return metrics
+
+
+async def data(request: Request) -> Response:
+    metrics = require_metrics(request)
+    q = request.query_params
+    return JSONResponse(chart_data(metrics, _window(request), q.get("topic"), q.get("api")))
+
+
+async def stream(request: Request) -> Response:
+    metrics = require_metrics(request)
+    q = request.query_params
+    window, topic, api = _window(request), q.get("topic"), q.get("api")
+
+    async def events() -> AsyncIterator[str]:
+        while not await request.is_disconnected():
+            payload = json.dumps(chart_data(metrics, window, topic, api))
+            yield f"event: charts\ndata: {payload}\n\n"
+            await asyncio.sleep(STREAM_INTERVAL_S)
+
+    return StreamingResponse(
+        events(),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
+
+
+async def prometheus(request: Request) -> Response:
+    metrics = console_of(request).metrics
+    if metrics is None:
+        return PlainTextResponse(
+            "# The broker's counters exist only inside the broker (console.listeners).\n",
+            status_code=404,
+        )
+    return Response(metrics.prometheus_text(), media_type=PROMETHEUS_CONTENT_TYPE)
+
+
 def routes(ctx: ConsoleContext) -> list[BaseRoute]:
-    async def charts(request: Request) -> Response:
-        metrics = ctx.metrics
-        return ctx.render(
-            request,
-            "charts.html",
-            available=metrics is not None,
-            topics=metrics.topic_names() if metrics is not None else [],
-            apis=metrics.api_names() if metrics is not None else [],
-            topic=request.query_params.get("topic", ""),
-            api=request.query_params.get("api", ""),
-            window=_window(request),
-            windows=WINDOWS,
-        )
-
-    def require_metrics() -> Any:
-        if ctx.metrics is None:
-            raise HTTPException(404, "The broker's counters exist only inside the broker.")
-        return ctx.metrics
-
-    async def data(request: Request) -> Response:
-        metrics = require_metrics()
-        q = request.query_params
-        return JSONResponse(chart_data(metrics, _window(request), q.get("topic"), q.get("api")))
-
-    async def stream(request: Request) -> Response:
-        metrics = require_metrics()
-        q = request.query_params
-        window, topic, api = _window(request), q.get("topic"), q.get("api")
-
-        async def events() -> AsyncIterator[str]:
-            while not await request.is_disconnected():
-                payload = json.dumps(chart_data(metrics, window, topic, api))
-                yield f"event: charts\ndata: {payload}\n\n"
-                await asyncio.sleep(STREAM_INTERVAL_S)
-
-        return StreamingResponse(
-            events(),
-            media_type="text/event-stream",
-            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-        )
-
-    async def prometheus(_request: Request) -> Response:
-        metrics = ctx.metrics
-        if metrics is None:
-            return PlainTextResponse(
-                "# The broker's counters exist only inside the broker (console.listeners).\n",
-                status_code=404,
-            )
-        return Response(metrics.prometheus_text(), media_type=PROMETHEUS_CONTENT_TYPE)
-
     return [
         Route("/charts", charts),
         Route("/charts/data", data),

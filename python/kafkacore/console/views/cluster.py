@@ -38,6 +38,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from kafkacore.console.context import Kept, console_of
+
 if TYPE_CHECKING:
     from kafkacore.console.context import ConsoleContext
 
@@ -209,12 +211,11 @@ def _broker_min_isr(ctx: ConsoleContext, topics: Iterable[str]) -> dict[str, int
     cache, the topic's override else the broker's default (what DescribeConfigs answers,
     without a request per 500 topics)."""
     broker = ctx.broker
-    assert broker is not None and broker.replicas is not None
-    cache = broker.replicas.cache
+    assert broker is not None
     default = int(broker.config.min_insync_replicas)
     out = {}
     for topic in topics:
-        value = (cache.topic_configs(topic) or {}).get("min.insync.replicas")
+        value = (broker.topic_configs(topic) or {}).get("min.insync.replicas")
         out[topic] = int(value) if value is not None else default
     return out
 
@@ -249,56 +250,65 @@ def _log_dir_rows(answers: Mapping[int, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def routes(ctx: ConsoleContext) -> list[BaseRoute]:
-    from kafkacore.console.context import Kept
-
-    min_isr_kept: Kept[str | None, dict[str, int]] = Kept(MIN_ISR_TTL_S)
-    log_dirs_kept: Kept[str | None, list[dict[str, Any]]] = Kept(LOG_DIRS_TTL_S)
-
-    async def cluster(request: Request) -> Response:
-        admin = ctx.admin(request)
-        info, metadata = await ctx.run_io(_overview, admin)
-        min_isr_as_of = None
-        if ctx.broker is not None:
-            min_isr = _broker_min_isr(ctx, metadata.topics)
-        else:
-            topics = sorted(metadata.topics)
-            min_isr, min_isr_as_of = await min_isr_kept.get(
-                ctx.user(request), lambda: min_isr_of(ctx, request, topics)
-            )
-        nodes = sorted(info.nodes, key=lambda n: n.id)
-        partitions = partitions_of(metadata)
-        health = partition_health(partitions, min_isr)
-        rows = spread([n.id for n in nodes], partitions)
-
-        async def fetch_log_dirs() -> list[dict[str, Any]]:
-            return _log_dir_rows(await describe_log_dirs(ctx, request, nodes))
-
-        log_dirs, log_dirs_as_of = await log_dirs_kept.get(ctx.user(request), fetch_log_dirs)
-        controller = info.controller.id if info.controller is not None else None
-        internal = sum(1 for t in metadata.topics if t.startswith("__"))
-        return ctx.render(
-            request,
-            "cluster.html",
-            cluster_id=info.cluster_id,
-            controller=controller,
-            nodes=nodes,
-            topic_count=len(metadata.topics),
-            internal_count=internal,
-            partition_count=len(partitions),
-            replica_count=sum(len(p.replicas) for p in partitions),
-            health=health,
-            spread=rows,
-            log_dirs=log_dirs,
-            listeners=_local_listeners(ctx),
-            log_dirs_as_of=time.strftime("%H:%M:%S", time.localtime(log_dirs_as_of)),
-            min_isr_as_of=(
-                time.strftime("%H:%M:%S", time.localtime(min_isr_as_of))
-                if min_isr_as_of is not None
-                else None
-            ),
+async def cluster(request: Request) -> Response:
+    ctx = console_of(request)
+    admin = ctx.admin(request)
+    info, metadata = await ctx.run_io(_overview, admin)
+    min_isr_as_of = None
+    if ctx.broker is not None:
+        min_isr = _broker_min_isr(ctx, metadata.topics)
+    else:
+        topics = sorted(metadata.topics)
+        min_isr, min_isr_as_of = await ctx.view_state(_min_isr_kept).get(
+            ctx.user(request), lambda: min_isr_of(ctx, request, topics)
         )
+    nodes = sorted(info.nodes, key=lambda n: n.id)
+    partitions = partitions_of(metadata)
+    health = partition_health(partitions, min_isr)
+    rows = spread([n.id for n in nodes], partitions)
 
+    async def fetch_log_dirs() -> list[dict[str, Any]]:
+        return _log_dir_rows(await describe_log_dirs(ctx, request, nodes))
+
+    log_dirs, log_dirs_as_of = await ctx.view_state(_log_dirs_kept).get(
+        ctx.user(request), fetch_log_dirs
+    )
+    controller = info.controller.id if info.controller is not None else None
+    internal = sum(1 for t in metadata.topics if t.startswith("__"))
+    return ctx.render(
+        request,
+        "cluster.html",
+        cluster_id=info.cluster_id,
+        controller=controller,
+        nodes=nodes,
+        topic_count=len(metadata.topics),
+        internal_count=internal,
+        partition_count=len(partitions),
+        replica_count=sum(len(p.replicas) for p in partitions),
+        health=health,
+        spread=rows,
+        log_dirs=log_dirs,
+        listeners=_local_listeners(ctx),
+        log_dirs_as_of=time.strftime("%H:%M:%S", time.localtime(log_dirs_as_of)),
+        min_isr_as_of=(
+            time.strftime("%H:%M:%S", time.localtime(min_isr_as_of))
+            if min_isr_as_of is not None
+            else None
+        ),
+    )
+
+
+def _min_isr_kept() -> Kept[str | None, dict[str, int]]:
+    """Each user's topics' ``min.insync.replicas`` outside the broker (a view state)."""
+    return Kept(MIN_ISR_TTL_S)
+
+
+def _log_dirs_kept() -> Kept[str | None, list[dict[str, Any]]]:
+    """Each user's DescribeLogDirs rows (a view state)."""
+    return Kept(LOG_DIRS_TTL_S)
+
+
+def routes(ctx: ConsoleContext) -> list[BaseRoute]:
     return [Route("/cluster", cluster)]
 
 
@@ -306,9 +316,9 @@ def _local_listeners(ctx: ConsoleContext) -> list[str]:
     """In the broker: its listeners with the bound ports (the other brokers' are not known
     through the protocol, which gives one endpoint per broker)."""
     broker = ctx.broker
-    if broker is None or broker.socket_server is None:
+    if broker is None:
         return []
-    bound = broker.socket_server.bound_ports
+    bound = broker.bound_ports
     out = []
     for e in broker.config.listener_endpoints():
         port = bound.get(e.listener_name, e.port)

@@ -23,6 +23,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from kafkacore.console.context import console_of
 from kafkacore.console.grouplag import (
     GroupState,
     ResetSpec,
@@ -86,92 +87,103 @@ def parse_reset_form(form: dict[str, str]) -> tuple[list[str] | None, ResetSpec,
     return topics, spec, form.get("action") == "execute"
 
 
+async def group_list(request: Request) -> Response:
+    ctx = console_of(request)
+    groups = await ctx.run_io(list_groups, ctx.cluster_admin(request))
+    return ctx.render(request, "groups.html", groups=groups)
+
+
+async def load(request: Request, group: str) -> GroupState:
+    ctx = console_of(request)
+    state = await ctx.run_io(
+        describe_group,
+        ctx.cluster_admin(request),
+        group,
+        broker=ctx.broker,
+        consumer_config=ctx.client_config(request),
+    )
+    if not state.exists:
+        raise HTTPException(404, f"Consumer group '{group}' does not exist.")
+    return state
+
+
+async def group_detail(
+    request: Request, *, result: str = "", error: str = "", status: int = 200
+) -> Response:
+    ctx = console_of(request)
+    group = request.path_params["group"]
+    state = await load(request, group)
+    topics = sorted({p.topic for p in state.partitions})
+    return ctx.render(
+        request,
+        "group_detail.html",
+        status_code=status,
+        g=state,
+        topics=topics,
+        age=age_text,
+        now_iso=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S"),
+        result=result,
+        error=error,
+        done=request.query_params.get("done", ""),
+        measured_at=time.strftime("%H:%M:%S", time.gmtime()),
+    )
+
+
+async def group_page(request: Request) -> Response:
+    return await group_detail(request)
+
+
+async def group_reset(request: Request) -> Response:
+    ctx = console_of(request)
+    ctx.require_write(request)
+    form = await ctx.form(request)
+    group = request.path_params["group"]
+    try:
+        topics, spec, execute = parse_reset_form(form)
+    except ValueError as exc:
+        return await group_detail(request, error=str(exc), status=400)
+    detail = {
+        "group": group,
+        "topics": topics or "all",
+        "spec": spec.kind,
+        "value": spec.value,
+        "execute": execute,
+    }
+    try:
+        text = await ctx.run_io(
+            reset_offsets, ctx.cluster_admin(request), group, topics, spec, execute=execute
+        )
+    except Exception as exc:
+        if execute:
+            await ctx.audit(request, "group.reset", detail, result=str(exc))
+        return await group_detail(request, error=f"Reset failed: {exc}", status=400)
+    if execute:
+        audited = await ctx.audit(request, "group.reset", detail)
+        if not audited:
+            text += "\n(the audit record could not be written)"
+    return await group_detail(request, result=text)
+
+
+async def group_delete(request: Request) -> Response:
+    ctx = console_of(request)
+    ctx.require_write(request)
+    form = await ctx.form(request)
+    group = request.path_params["group"]
+    execute = form.get("action") == "execute"
+    ok, message = await ctx.run_io(delete_group, ctx.cluster_admin(request), group, execute=execute)
+    if execute:
+        audited = await ctx.audit(
+            request, "group.delete", {"group": group}, result="ok" if ok else message
+        )
+        if ok:
+            flag = "" if audited else "&audit=failed"
+            return RedirectResponse(f"/groups?deleted={group}{flag}", status_code=303)
+    if not ok:
+        return await group_detail(request, error=message, status=400)
+    return await group_detail(request, result=message)
+
+
 def routes(ctx: ConsoleContext) -> list[BaseRoute]:
-    async def group_list(request: Request) -> Response:
-        groups = await ctx.run_io(list_groups, ctx.admin(request))
-        return ctx.render(request, "groups.html", groups=groups)
-
-    async def load(request: Request, group: str) -> GroupState:
-        state = await ctx.run_io(
-            describe_group,
-            ctx.admin(request),
-            group,
-            broker=ctx.broker,
-            consumer_config=ctx.client_config(request),
-        )
-        if not state.exists:
-            raise HTTPException(404, f"Consumer group '{group}' does not exist.")
-        return state
-
-    async def group_detail(
-        request: Request, *, result: str = "", error: str = "", status: int = 200
-    ) -> Response:
-        group = request.path_params["group"]
-        state = await load(request, group)
-        topics = sorted({p.topic for p in state.partitions})
-        return ctx.render(
-            request,
-            "group_detail.html",
-            status_code=status,
-            g=state,
-            topics=topics,
-            age=age_text,
-            now_iso=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S"),
-            result=result,
-            error=error,
-            done=request.query_params.get("done", ""),
-            measured_at=time.strftime("%H:%M:%S", time.gmtime()),
-        )
-
-    async def group_page(request: Request) -> Response:
-        return await group_detail(request)
-
-    async def group_reset(request: Request) -> Response:
-        ctx.require_write(request)
-        form = await ctx.form(request)
-        group = request.path_params["group"]
-        try:
-            topics, spec, execute = parse_reset_form(form)
-        except ValueError as exc:
-            return await group_detail(request, error=str(exc), status=400)
-        detail = {
-            "group": group,
-            "topics": topics or "all",
-            "spec": spec.kind,
-            "value": spec.value,
-            "execute": execute,
-        }
-        try:
-            text = await ctx.run_io(
-                reset_offsets, ctx.admin(request), group, topics, spec, execute=execute
-            )
-        except Exception as exc:
-            if execute:
-                await ctx.audit(request, "group.reset", detail, result=str(exc))
-            return await group_detail(request, error=f"Reset failed: {exc}", status=400)
-        if execute:
-            audited = await ctx.audit(request, "group.reset", detail)
-            if not audited:
-                text += "\n(the audit record could not be written)"
-        return await group_detail(request, result=text)
-
-    async def group_delete(request: Request) -> Response:
-        ctx.require_write(request)
-        form = await ctx.form(request)
-        group = request.path_params["group"]
-        execute = form.get("action") == "execute"
-        ok, message = await ctx.run_io(delete_group, ctx.admin(request), group, execute=execute)
-        if execute:
-            audited = await ctx.audit(
-                request, "group.delete", {"group": group}, result="ok" if ok else message
-            )
-            if ok:
-                flag = "" if audited else "&audit=failed"
-                return RedirectResponse(f"/groups?deleted={group}{flag}", status_code=303)
-        if not ok:
-            return await group_detail(request, error=message, status=400)
-        return await group_detail(request, result=message)
-
     return [
         Route("/groups", group_list),
         Route("/groups/{group}", group_page),

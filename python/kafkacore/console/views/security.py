@@ -21,7 +21,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from kafkacore.console.context import kafka_admin
+from kafkacore.console.context import console_of, kafka_admin
 from kafkacore.console.views.topics import _error_text
 
 if TYPE_CHECKING:
@@ -131,110 +131,119 @@ async def _quotas(ctx: ConsoleContext, request: Request) -> tuple[list[dict[str,
     return rows, None
 
 
+async def page(request: Request, error: str | None = None, status: int = 200) -> Response:
+    ctx = console_of(request)
+    admin = ctx.admin(request)
+    try:
+        acls, acl_error = await ctx.run_io(_acls, admin), None
+    except Exception as exc:
+        acls, acl_error = [], _error_text(exc)
+    users, user_error = await ctx.run_io(_scram_users, admin)
+    quotas, quota_error = await _quotas(ctx, request)
+    return ctx.render(
+        request,
+        "security.html",
+        status_code=status,
+        acls=acls,
+        acl_error=acl_error,
+        users=users,
+        user_error=user_error,
+        quotas=quotas,
+        quota_error=quota_error,
+        resource_types=RESOURCE_TYPES,
+        pattern_types=PATTERN_TYPES,
+        operations=OPERATIONS,
+        permissions=PERMISSIONS,
+        mechanisms=SCRAM_MECHANISMS,
+        done=_DONE.get(request.query_params.get("done", "")),
+        error=error,
+    )
+
+
+async def act(
+    request: Request, action: str, detail: dict[str, Any], call: Any, done: str
+) -> Response:
+    ctx = console_of(request)
+    try:
+        futures = call()
+        for future in futures.values() if isinstance(futures, dict) else [futures]:
+            result = await ctx.run_io(future.result, 20)
+            if isinstance(result, list) and action == "acl.delete" and not result:
+                raise ValueError("no such ACL")
+    except Exception as exc:
+        error = _error_text(exc)
+        await ctx.audit(request, action, detail, result=error)
+        return await page(request, error=f"{action}: {error}", status=400)
+    audited = await ctx.audit(request, action, detail)
+    flag = "" if audited else "&audit=failed"
+    return RedirectResponse(f"/security?done={done}{flag}", status_code=303)
+
+
+async def acl_create(request: Request) -> Response:
+    ctx = console_of(request)
+    ctx.require_write(request)
+    form = await ctx.form(request)
+    admin = ctx.admin(request)
+    detail = {k: form.get(k, "") for k in ACL_FIELDS}
+    return await act(
+        request, "acl.create", detail,
+        lambda: admin.create_acls([_binding(form)], request_timeout=15), "acl",
+    )  # fmt: skip
+
+
+async def acl_delete(request: Request) -> Response:
+    ctx = console_of(request)
+    ctx.require_write(request)
+    form = await ctx.form(request)
+    admin = ctx.admin(request)
+    detail = {k: form.get(k, "") for k in ACL_FIELDS}
+    return await act(
+        request, "acl.delete", detail,
+        lambda: admin.delete_acls([_binding(form, as_filter=True)], request_timeout=15),
+        "acl-deleted",
+    )  # fmt: skip
+
+
+async def user_upsert(request: Request) -> Response:
+    ctx = console_of(request)
+    ctx.require_write(request)
+    form = await ctx.form(request)
+    ck = kafka_admin()
+    user = form.get("user", "").strip()
+    mechanism = form.get("mechanism", "SCRAM-SHA-256")
+    iterations = int(form.get("iterations") or SCRAM_ITERATIONS)
+    password = form.get("password", "")
+    admin = ctx.admin(request)
+    info = ck.ScramCredentialInfo(ck.ScramMechanism[mechanism.replace("-", "_")], iterations)
+    change = ck.UserScramCredentialUpsertion(user, info, password.encode(), secrets.token_bytes(32))
+    return await act(
+        request, "scram.upsert",
+        {"user": user, "mechanism": mechanism, "iterations": iterations},
+        lambda: admin.alter_user_scram_credentials([change], request_timeout=15), "user",
+    )  # fmt: skip
+
+
+async def user_delete(request: Request) -> Response:
+    ctx = console_of(request)
+    ctx.require_write(request)
+    form = await ctx.form(request)
+    ck = kafka_admin()
+    user = form.get("user", "").strip()
+    mechanism = form.get("mechanism", "SCRAM-SHA-256")
+    admin = ctx.admin(request)
+    change = ck.UserScramCredentialDeletion(user, ck.ScramMechanism[mechanism.replace("-", "_")])
+    return await act(
+        request, "scram.delete", {"user": user, "mechanism": mechanism},
+        lambda: admin.alter_user_scram_credentials([change], request_timeout=15),
+        "user-deleted",
+    )  # fmt: skip
+
+
+async def get_page(request: Request) -> Response:
+    return await page(request)
+
+
 def routes(ctx: ConsoleContext) -> list[BaseRoute]:
-    async def page(request: Request, error: str | None = None, status: int = 200) -> Response:
-        admin = ctx.admin(request)
-        try:
-            acls, acl_error = await ctx.run_io(_acls, admin), None
-        except Exception as exc:
-            acls, acl_error = [], _error_text(exc)
-        users, user_error = await ctx.run_io(_scram_users, admin)
-        quotas, quota_error = await _quotas(ctx, request)
-        return ctx.render(
-            request,
-            "security.html",
-            status_code=status,
-            acls=acls,
-            acl_error=acl_error,
-            users=users,
-            user_error=user_error,
-            quotas=quotas,
-            quota_error=quota_error,
-            resource_types=RESOURCE_TYPES,
-            pattern_types=PATTERN_TYPES,
-            operations=OPERATIONS,
-            permissions=PERMISSIONS,
-            mechanisms=SCRAM_MECHANISMS,
-            done=_DONE.get(request.query_params.get("done", "")),
-            error=error,
-        )
-
-    async def act(
-        request: Request, action: str, detail: dict[str, Any], call: Any, done: str
-    ) -> Response:
-        try:
-            futures = call()
-            for future in futures.values() if isinstance(futures, dict) else [futures]:
-                result = await ctx.run_io(future.result, 20)
-                if isinstance(result, list) and action == "acl.delete" and not result:
-                    raise ValueError("no such ACL")
-        except Exception as exc:
-            error = _error_text(exc)
-            await ctx.audit(request, action, detail, result=error)
-            return await page(request, error=f"{action}: {error}", status=400)
-        audited = await ctx.audit(request, action, detail)
-        flag = "" if audited else "&audit=failed"
-        return RedirectResponse(f"/security?done={done}{flag}", status_code=303)
-
-    async def acl_create(request: Request) -> Response:
-        ctx.require_write(request)
-        form = await ctx.form(request)
-        admin = ctx.admin(request)
-        detail = {k: form.get(k, "") for k in ACL_FIELDS}
-        return await act(
-            request, "acl.create", detail,
-            lambda: admin.create_acls([_binding(form)], request_timeout=15), "acl",
-        )  # fmt: skip
-
-    async def acl_delete(request: Request) -> Response:
-        ctx.require_write(request)
-        form = await ctx.form(request)
-        admin = ctx.admin(request)
-        detail = {k: form.get(k, "") for k in ACL_FIELDS}
-        return await act(
-            request, "acl.delete", detail,
-            lambda: admin.delete_acls([_binding(form, as_filter=True)], request_timeout=15),
-            "acl-deleted",
-        )  # fmt: skip
-
-    async def user_upsert(request: Request) -> Response:
-        ctx.require_write(request)
-        form = await ctx.form(request)
-        ck = kafka_admin()
-        user = form.get("user", "").strip()
-        mechanism = form.get("mechanism", "SCRAM-SHA-256")
-        iterations = int(form.get("iterations") or SCRAM_ITERATIONS)
-        password = form.get("password", "")
-        admin = ctx.admin(request)
-        info = ck.ScramCredentialInfo(ck.ScramMechanism[mechanism.replace("-", "_")], iterations)
-        change = ck.UserScramCredentialUpsertion(
-            user, info, password.encode(), secrets.token_bytes(32)
-        )
-        return await act(
-            request, "scram.upsert",
-            {"user": user, "mechanism": mechanism, "iterations": iterations},
-            lambda: admin.alter_user_scram_credentials([change], request_timeout=15), "user",
-        )  # fmt: skip
-
-    async def user_delete(request: Request) -> Response:
-        ctx.require_write(request)
-        form = await ctx.form(request)
-        ck = kafka_admin()
-        user = form.get("user", "").strip()
-        mechanism = form.get("mechanism", "SCRAM-SHA-256")
-        admin = ctx.admin(request)
-        change = ck.UserScramCredentialDeletion(
-            user, ck.ScramMechanism[mechanism.replace("-", "_")]
-        )
-        return await act(
-            request, "scram.delete", {"user": user, "mechanism": mechanism},
-            lambda: admin.alter_user_scram_credentials([change], request_timeout=15),
-            "user-deleted",
-        )  # fmt: skip
-
-    async def get_page(request: Request) -> Response:
-        return await page(request)
-
     return [
         Route("/security", get_page, methods=["GET"]),
         Route("/security/acls/create", acl_create, methods=["POST"]),

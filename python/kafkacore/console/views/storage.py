@@ -34,8 +34,9 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from kafkacore.console import logview
+from kafkacore.console.context import console_of
 from kafkacore.console.logview import Budget, LogPartition
-from kafkacore.console.views.messages import require_topic_access, run_scan
+from kafkacore.console.message_reads import require_topic_access, run_scan
 from kafkacore.log.files import (
     INDEX_FILE_SUFFIX,
     LOG_FILE_SUFFIX,
@@ -45,9 +46,9 @@ from kafkacore.log.files import (
 )
 
 if TYPE_CHECKING:
+    from kafkacore.console.broker_view import BrokerView
     from kafkacore.console.context import ConsoleContext
     from kafkacore.log import Log, LogManager
-    from kafkacore.server.broker import KafkaServer
 
 __all__ = ["NAV", "PartitionRow", "routes"]
 
@@ -77,7 +78,7 @@ class PartitionRow:
     high_watermark: int | None
 
 
-def _broker(ctx: ConsoleContext) -> KafkaServer | None:
+def _broker(ctx: ConsoleContext) -> BrokerView | None:
     return ctx.broker
 
 
@@ -96,20 +97,20 @@ def _row_of(log: Log, high_watermark: int | None) -> PartitionRow:
     )
 
 
-def _logs(broker: KafkaServer) -> LogManager:
+def _logs(broker: BrokerView) -> LogManager:
     if broker.logs is None:
         raise HTTPException(503, "The broker is still starting.")
     return broker.logs
 
 
-def _partition_rows(broker: KafkaServer, topic_filter: str) -> list[PartitionRow]:
+def _partition_rows(broker: BrokerView, topic_filter: str) -> list[PartitionRow]:
     rows = []
-    replicas = broker.replicas
     for log in _logs(broker).all_logs():
         tp = log.topic_partition
         if topic_filter and topic_filter not in tp.topic:
             continue
-        hw = replicas.high_watermark_of(tp) if replicas is not None else None
+        replica = broker.replica(tp)
+        hw = replica.high_watermark if replica is not None else None
         rows.append(_row_of(log, hw))
     rows.sort(key=lambda r: (r.topic, r.partition))
     return rows
@@ -127,13 +128,12 @@ class PartitionDetail:
     elapsed_ms: float
 
 
-def _detail(broker: KafkaServer, tp: TopicPartition, budget: Budget) -> PartitionDetail:
+def _detail(broker: BrokerView, tp: TopicPartition, budget: Budget) -> PartitionDetail:
     began = time.monotonic()
     log = _logs(broker).get_log(tp)
     if log is None:
         raise HTTPException(404, f"This broker has no replica of {tp}.")
-    replicas = broker.replicas
-    partition = replicas.get_partition(tp) if replicas is not None else None
+    partition = broker.replica(tp)
     hw = partition.high_watermark if partition is not None else None
     lso = partition.last_stable_offset if partition is not None else None
     source = LogPartition(log, hw, lso)
@@ -173,7 +173,7 @@ def _detail(broker: KafkaServer, tp: TopicPartition, budget: Budget) -> Partitio
 
 
 def _dump(
-    broker: KafkaServer, tp: TopicPartition, base: int, kind: str, deep: bool, data: bool
+    broker: BrokerView, tp: TopicPartition, base: int, kind: str, deep: bool, data: bool
 ) -> tuple[str, str, str]:
     log = _logs(broker).get_log(tp)
     if log is None:
@@ -194,73 +194,80 @@ def _ms_iso(ms: int | None) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(ms / 1000)) + f".{ms % 1000:03d}Z"
 
 
+def broker_or_notice(request: Request) -> BrokerView | Response:
+    ctx = console_of(request)
+    broker = _broker(ctx)
+    if broker is None:
+        return ctx.render(request, "storage_disabled.html", status_code=200)
+    return broker
+
+
+async def index(request: Request) -> Response:
+    ctx = console_of(request)
+    broker = broker_or_notice(request)
+    if isinstance(broker, Response):
+        return broker
+    topic = request.query_params.get("topic", "")
+    rows = await ctx.run_io(_partition_rows, broker, topic)
+    rows = [r for r in rows if _described(ctx, request, r.topic)]
+    return ctx.render(
+        request,
+        "storage.html",
+        rows=rows[:LIST_MAX],
+        total=len(rows),
+        topic=topic,
+        log_bytes=sum(r.log_bytes for r in rows),
+        disk_bytes=sum(r.disk.total_bytes for r in rows),
+    )
+
+
+async def detail(request: Request) -> Response:
+    ctx = console_of(request)
+    broker = broker_or_notice(request)
+    if isinstance(broker, Response):
+        return broker
+    tp = _tp(request)
+    require_topic_access(ctx, request, tp.topic, "DESCRIBE")
+    budget = Budget.of(seconds=SCAN_SECONDS)
+    found = await run_scan(ctx, request, budget, _detail, broker, tp, budget)
+    return ctx.render(request, "storage_partition.html", d=found, tp=tp)
+
+
+async def dump(request: Request) -> Response:
+    ctx = console_of(request)
+    broker = broker_or_notice(request)
+    if isinstance(broker, Response):
+        return broker
+    tp = _tp(request)
+    params = request.query_params
+    kind = params.get("file", "log")
+    if kind not in _SUFFIXES:
+        raise HTTPException(400, f"Unknown file kind: {kind}")
+    try:
+        base = int(params.get("segment", ""))
+    except ValueError:
+        raise HTTPException(400, "segment= is a base offset") from None
+    deep = bool(params.get("deep"))
+    data = bool(params.get("data"))
+    require_topic_access(ctx, request, tp.topic, "READ" if deep or data else "DESCRIBE")
+    path, out, err = await ctx.run_io(_dump, broker, tp, base, kind, deep, data)
+    return ctx.render(
+        request,
+        "storage_dump.html",
+        tp=tp,
+        path=path,
+        out=out,
+        err=err,
+        base=base,
+        kind=kind,
+        deep=deep,
+        data=data,
+        max_bytes=DUMP_MAX_BYTES,
+    )
+
+
 def routes(ctx: ConsoleContext) -> list[BaseRoute]:
     ctx.templates.filters["ms_iso"] = _ms_iso
-
-    def broker_or_notice(request: Request) -> KafkaServer | Response:
-        broker = _broker(ctx)
-        if broker is None:
-            return ctx.render(request, "storage_disabled.html", status_code=200)
-        return broker
-
-    async def index(request: Request) -> Response:
-        broker = broker_or_notice(request)
-        if isinstance(broker, Response):
-            return broker
-        topic = request.query_params.get("topic", "")
-        rows = await ctx.run_io(_partition_rows, broker, topic)
-        rows = [r for r in rows if _described(ctx, request, r.topic)]
-        return ctx.render(
-            request,
-            "storage.html",
-            rows=rows[:LIST_MAX],
-            total=len(rows),
-            topic=topic,
-            log_bytes=sum(r.log_bytes for r in rows),
-            disk_bytes=sum(r.disk.total_bytes for r in rows),
-        )
-
-    async def detail(request: Request) -> Response:
-        broker = broker_or_notice(request)
-        if isinstance(broker, Response):
-            return broker
-        tp = _tp(request)
-        require_topic_access(ctx, request, tp.topic, "DESCRIBE")
-        budget = Budget.of(seconds=SCAN_SECONDS)
-        found = await run_scan(ctx, request, budget, _detail, broker, tp, budget)
-        return ctx.render(request, "storage_partition.html", d=found, tp=tp)
-
-    async def dump(request: Request) -> Response:
-        broker = broker_or_notice(request)
-        if isinstance(broker, Response):
-            return broker
-        tp = _tp(request)
-        params = request.query_params
-        kind = params.get("file", "log")
-        if kind not in _SUFFIXES:
-            raise HTTPException(400, f"Unknown file kind: {kind}")
-        try:
-            base = int(params.get("segment", ""))
-        except ValueError:
-            raise HTTPException(400, "segment= is a base offset") from None
-        deep = bool(params.get("deep"))
-        data = bool(params.get("data"))
-        require_topic_access(ctx, request, tp.topic, "READ" if deep or data else "DESCRIBE")
-        path, out, err = await ctx.run_io(_dump, broker, tp, base, kind, deep, data)
-        return ctx.render(
-            request,
-            "storage_dump.html",
-            tp=tp,
-            path=path,
-            out=out,
-            err=err,
-            base=base,
-            kind=kind,
-            deep=deep,
-            data=data,
-            max_bytes=DUMP_MAX_BYTES,
-        )
-
     return [
         Route("/storage", index),
         Route("/storage/{topic:str}/{partition:int}", detail),

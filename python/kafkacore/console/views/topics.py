@@ -36,7 +36,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from kafkacore.console.context import Kept, kafka_admin
+from kafkacore.console.context import Kept, console_of, kafka_admin
 
 if TYPE_CHECKING:
     from kafkacore.console.context import ConsoleContext
@@ -214,8 +214,7 @@ def exact_partition_stats(
     (blocking: runs the header walk of :func:`kafkacore.console.logview.partition_counts`
     under a :data:`EXACT_STATS_SECONDS` budget); empty outside the broker."""
     broker = ctx.broker
-    replicas = broker.replicas if broker is not None else None
-    if replicas is None:
+    if broker is None:
         return {}
     from kafkacore.console import logview
     from kafkacore.log import TopicPartition
@@ -223,10 +222,10 @@ def exact_partition_stats(
     budget = logview.Budget.of(seconds=EXACT_STATS_SECONDS)
     out: dict[int, ExactStats] = {}
     for p in partitions:
-        log = replicas.get_log(topic, p)
-        if log is None:
+        replica = broker.replica(TopicPartition(topic, p))
+        if replica is None:
             continue
-        hw = replicas.high_watermark_of(TopicPartition(topic, p))
+        log, hw = replica.log, replica.high_watermark
         usage = logview.partition_disk_usage(log.dir)
         try:
             counts = logview.partition_counts(logview.LogPartition(log, hw), budget)
@@ -287,213 +286,229 @@ async def _replica_sizes(
 # -- routes ------------------------------------------------------------------------------
 
 
-def routes(ctx: ConsoleContext) -> list[BaseRoute]:
-    lists: Kept[str | None, list[TopicRow]] = Kept(LIST_TTL_S)
+async def rows_for(request: Request) -> list[TopicRow]:
+    """The user's topic list (see :class:`~kafkacore.console.context.Kept`)."""
+    ctx = console_of(request)
+    admin = ctx.admin(request)
 
-    async def rows_for(request: Request) -> list[TopicRow]:
-        """The user's topic list (see :class:`~kafkacore.console.context.Kept`)."""
+    async def fetch() -> list[TopicRow]:
+        metadata = await ctx.run_io(admin.list_topics, timeout=15)
+        return await ctx.run_io(topic_rows, metadata)
+
+    rows, _when = await ctx.view_state(_topic_lists).get(ctx.user(request), fetch)
+    return rows
+
+
+def invalidate(request: Request) -> None:
+    """After a change: the next list is fetched, not the one kept."""
+    ctx = console_of(request)
+    ctx.view_state(_topic_lists).invalidate(ctx.user(request))
+
+
+async def topic_list(request: Request) -> Response:
+    ctx = console_of(request)
+    params = request.query_params
+    query = params.get("q", "")
+    internal = params.get("internal") == "1"
+    size = _int(params.get("size"), DEFAULT_PAGE_SIZE)
+    size = size if size in PAGE_SIZES else DEFAULT_PAGE_SIZE
+    rows = await rows_for(request)
+    shown, matching, pages = page_of(rows, query, internal, _int(params.get("page"), 1), size)
+    page = min(max(1, _int(params.get("page"), 1)), pages)
+    base = {"q": query, "size": size} | ({"internal": 1} if internal else {})
+    return ctx.render(
+        request,
+        "topics.html",
+        rows=shown,
+        total=len(rows),
+        matching=matching,
+        page=page,
+        pages=pages,
+        size=size,
+        sizes=PAGE_SIZES,
+        query=query,
+        internal=internal,
+        pager_base="/topics?" + urlencode(base) + "&",
+        done=_DONE.get(params.get("done", "")),
+        error=None,
+        form={},
+    )
+
+
+async def topic_create(request: Request) -> Response:
+    ctx = console_of(request)
+    ctx.require_write(request)
+    form = await ctx.form(request)
+    name = form.get("name", "").strip()
+    ck = kafka_admin()
+    detail: dict[str, Any] = {
+        "topic": name,
+        "partitions": _int(form.get("partitions"), -1),
+        "replication_factor": _int(form.get("replication_factor"), -1),
+    }
+    try:
+        configs = parse_configs(form.get("configs", ""))
+        detail["configs"] = configs
+        if not name:
+            raise ValueError("Give the topic a name.")
+        new = ck.NewTopic(
+            name, num_partitions=detail["partitions"],
+            replication_factor=detail["replication_factor"], config=configs,
+        )  # fmt: skip
         admin = ctx.admin(request)
-
-        async def fetch() -> list[TopicRow]:
-            metadata = await ctx.run_io(admin.list_topics, timeout=15)
-            return await ctx.run_io(topic_rows, metadata)
-
-        rows, _when = await lists.get(ctx.user(request), fetch)
-        return rows
-
-    def invalidate(request: Request) -> None:
-        """After a change: the next list is fetched, not the one kept."""
-        lists.invalidate(ctx.user(request))
-
-    async def topic_list(request: Request) -> Response:
-        params = request.query_params
-        query = params.get("q", "")
-        internal = params.get("internal") == "1"
-        size = _int(params.get("size"), DEFAULT_PAGE_SIZE)
-        size = size if size in PAGE_SIZES else DEFAULT_PAGE_SIZE
+        future = admin.create_topics([new], request_timeout=15)[name]
+        await ctx.run_io(future.result, 20)
+    except Exception as exc:
+        error = _error_text(exc)
+        await ctx.audit(request, "topic.create", detail, result=error)
         rows = await rows_for(request)
-        shown, matching, pages = page_of(rows, query, internal, _int(params.get("page"), 1), size)
-        page = min(max(1, _int(params.get("page"), 1)), pages)
-        base = {"q": query, "size": size} | ({"internal": 1} if internal else {})
+        shown, matching, pages = page_of(rows, "", False, 1, DEFAULT_PAGE_SIZE)
         return ctx.render(
-            request,
-            "topics.html",
-            rows=shown,
-            total=len(rows),
-            matching=matching,
-            page=page,
-            pages=pages,
-            size=size,
-            sizes=PAGE_SIZES,
-            query=query,
-            internal=internal,
-            pager_base="/topics?" + urlencode(base) + "&",
-            done=_DONE.get(params.get("done", "")),
-            error=None,
-            form={},
-        )
-
-    async def topic_create(request: Request) -> Response:
-        ctx.require_write(request)
-        form = await ctx.form(request)
-        name = form.get("name", "").strip()
-        ck = kafka_admin()
-        detail: dict[str, Any] = {
-            "topic": name,
-            "partitions": _int(form.get("partitions"), -1),
-            "replication_factor": _int(form.get("replication_factor"), -1),
-        }
-        try:
-            configs = parse_configs(form.get("configs", ""))
-            detail["configs"] = configs
-            if not name:
-                raise ValueError("Give the topic a name.")
-            new = ck.NewTopic(
-                name, num_partitions=detail["partitions"],
-                replication_factor=detail["replication_factor"], config=configs,
-            )  # fmt: skip
-            admin = ctx.admin(request)
-            future = admin.create_topics([new], request_timeout=15)[name]
-            await ctx.run_io(future.result, 20)
-        except Exception as exc:
-            error = _error_text(exc)
-            await ctx.audit(request, "topic.create", detail, result=error)
-            rows = await rows_for(request)
-            shown, matching, pages = page_of(rows, "", False, 1, DEFAULT_PAGE_SIZE)
-            return ctx.render(
-                request, "topics.html", status_code=400, rows=shown, total=len(rows),
-                matching=matching, page=1, pages=pages, size=DEFAULT_PAGE_SIZE,
-                sizes=PAGE_SIZES, query="", internal=False, pager_base="/topics?",
-                done=None, error=f"Create {name or 'topic'}: {error}", form=form,
-            )  # fmt: skip
-        audited = await ctx.audit(request, "topic.create", detail)
-        invalidate(request)
-        flag = "" if audited else "&audit=failed"
-        return RedirectResponse(f"/topics/{quote(name)}?done=created{flag}", status_code=303)
-
-    async def topic_detail(
-        request: Request, error: str | None = None, status: int = 200
-    ) -> Response:
-        name = request.path_params["name"]
-        admin = ctx.admin(request)
-        described = await ctx.run_io(_describe, admin, name)
-        numbers = [p.id for p in described["partitions"]]
-        sizes, exact = await asyncio.gather(
-            _replica_sizes(ctx, request, admin, name, numbers),
-            ctx.run_io(exact_partition_stats, ctx, name, numbers),
-        )
-        partitions = []
-        for p in described["partitions"]:
-            start = described["offsets"]["start"].get(p.id)
-            hw = described["offsets"]["hw"].get(p.id)
-            partitions.append(
-                {
-                    "id": p.id,
-                    "leader": p.leader,
-                    "replicas": list(p.replicas),
-                    "isr": list(p.isrs),
-                    "start": start,
-                    "hw": hw,
-                    "span": hw - start if start is not None and hw is not None else None,
-                    "sizes": sizes.get(p.id, {}),
-                    "exact": exact.get(p.id),
-                }
-            )
-        configs = described["configs"]
-        return ctx.render(
-            request,
-            "topic_detail.html",
-            status_code=status,
-            name=name,
-            partitions=partitions,
-            configs=configs,
-            overridden=[c for c in configs if c["source"] == "DYNAMIC_TOPIC_CONFIG"],
-            leader_size=sum(pt["sizes"].get(pt["leader"], 0) for pt in partitions),
-            all_replicas_size=sum(sum(pt["sizes"].values()) for pt in partitions),
-            exact_total=(
-                sum(e.records for e in exact.values() if e.records is not None)
-                if exact
-                and len(exact) == len(partitions)
-                and all(e.records is not None for e in exact.values())
-                else None
-            ),
-            done=_DONE.get(request.query_params.get("done", "")),
-            error=error,
-        )
-
-    async def topic_page(request: Request) -> Response:
-        return await topic_detail(request)
-
-    async def act(
-        request: Request, action: str, detail: dict[str, Any], call: Any, done: str
-    ) -> Response:
-        """Run the admin future-returning ``call``; audit; redirect or re-render."""
-        name = request.path_params["name"]
-        try:
-            future = call()
-            await ctx.run_io(future.result, 20)
-        except Exception as exc:
-            error = _error_text(exc)
-            await ctx.audit(request, action, detail, result=error)
-            return await topic_detail(request, error=f"{action}: {error}", status=400)
-        audited = await ctx.audit(request, action, detail)
-        invalidate(request)
-        target = (
-            "/topics?done=deleted" if done == "deleted" else f"/topics/{quote(name)}?done={done}"
-        )
-        return RedirectResponse(target + ("" if audited else "&audit=failed"), status_code=303)
-
-    async def topic_config(request: Request) -> Response:
-        ctx.require_write(request)
-        form = await ctx.form(request)
-        name = request.path_params["name"]
-        key = form.get("config", "").strip()
-        op = form.get("op", "set")
-        value = form.get("value", "")
-        ck = kafka_admin()
-        kind = ck.AlterConfigOpType.DELETE if op == "delete" else ck.AlterConfigOpType.SET
-        entry = ck.ConfigEntry(key, None if op == "delete" else value, incremental_operation=kind)
-        resource = ck.ConfigResource(ck.ResourceType.TOPIC, name, incremental_configs=[entry])
-        admin = ctx.admin(request)
-        detail = {"topic": name, "config": key, "op": op.upper()} | (
-            {} if op == "delete" else {"value": value}
-        )
-        return await act(
-            request, "topic.alter_config", detail,
-            lambda: admin.incremental_alter_configs([resource], request_timeout=15)[resource],
-            "config",
+            request, "topics.html", status_code=400, rows=shown, total=len(rows),
+            matching=matching, page=1, pages=pages, size=DEFAULT_PAGE_SIZE,
+            sizes=PAGE_SIZES, query="", internal=False, pager_base="/topics?",
+            done=None, error=f"Create {name or 'topic'}: {error}", form=form,
         )  # fmt: skip
+    audited = await ctx.audit(request, "topic.create", detail)
+    invalidate(request)
+    flag = "" if audited else "&audit=failed"
+    return RedirectResponse(f"/topics/{quote(name)}?done=created{flag}", status_code=303)
 
-    async def topic_partitions(request: Request) -> Response:
-        ctx.require_write(request)
-        form = await ctx.form(request)
-        name = request.path_params["name"]
-        count = _int(form.get("count"), -1)
-        ck = kafka_admin()
-        admin = ctx.admin(request)
-        return await act(
-            request, "topic.add_partitions", {"topic": name, "total": count},
-            lambda: admin.create_partitions(
-                [ck.NewPartitions(name, count)], request_timeout=15
-            )[name],
-            "partitions",
-        )  # fmt: skip
 
-    async def topic_delete(request: Request) -> Response:
-        ctx.require_write(request)
-        form = await ctx.form(request)
-        name = request.path_params["name"]
-        if form.get("confirm", "") != name:
-            return await topic_detail(
-                request, error="Type the topic's name to delete it.", status=400
-            )
-        admin = ctx.admin(request)
-        return await act(
-            request, "topic.delete", {"topic": name},
-            lambda: admin.delete_topics([name], request_timeout=15)[name],
-            "deleted",
-        )  # fmt: skip
+async def topic_detail(request: Request, error: str | None = None, status: int = 200) -> Response:
+    ctx = console_of(request)
+    name = request.path_params["name"]
+    admin = ctx.admin(request)
+    described = await ctx.run_io(_describe, admin, name)
+    numbers = [p.id for p in described["partitions"]]
+    sizes, exact = await asyncio.gather(
+        _replica_sizes(ctx, request, admin, name, numbers),
+        ctx.run_io(exact_partition_stats, ctx, name, numbers),
+    )
+    partitions = []
+    for p in described["partitions"]:
+        start = described["offsets"]["start"].get(p.id)
+        hw = described["offsets"]["hw"].get(p.id)
+        partitions.append(
+            {
+                "id": p.id,
+                "leader": p.leader,
+                "replicas": list(p.replicas),
+                "isr": list(p.isrs),
+                "start": start,
+                "hw": hw,
+                "span": hw - start if start is not None and hw is not None else None,
+                "sizes": sizes.get(p.id, {}),
+                "exact": exact.get(p.id),
+            }
+        )
+    configs = described["configs"]
+    return ctx.render(
+        request,
+        "topic_detail.html",
+        status_code=status,
+        name=name,
+        partitions=partitions,
+        configs=configs,
+        overridden=[c for c in configs if c["source"] == "DYNAMIC_TOPIC_CONFIG"],
+        leader_size=sum(pt["sizes"].get(pt["leader"], 0) for pt in partitions),
+        all_replicas_size=sum(sum(pt["sizes"].values()) for pt in partitions),
+        exact_total=(
+            sum(e.records for e in exact.values() if e.records is not None)
+            if exact
+            and len(exact) == len(partitions)
+            and all(e.records is not None for e in exact.values())
+            else None
+        ),
+        done=_DONE.get(request.query_params.get("done", "")),
+        error=error,
+    )
 
+
+async def topic_page(request: Request) -> Response:
+    return await topic_detail(request)
+
+
+async def act(
+    request: Request, action: str, detail: dict[str, Any], call: Any, done: str
+) -> Response:
+    """Run the admin future-returning ``call``; audit; redirect or re-render."""
+    ctx = console_of(request)
+    name = request.path_params["name"]
+    try:
+        future = call()
+        await ctx.run_io(future.result, 20)
+    except Exception as exc:
+        error = _error_text(exc)
+        await ctx.audit(request, action, detail, result=error)
+        return await topic_detail(request, error=f"{action}: {error}", status=400)
+    audited = await ctx.audit(request, action, detail)
+    invalidate(request)
+    target = "/topics?done=deleted" if done == "deleted" else f"/topics/{quote(name)}?done={done}"
+    return RedirectResponse(target + ("" if audited else "&audit=failed"), status_code=303)
+
+
+async def topic_config(request: Request) -> Response:
+    ctx = console_of(request)
+    ctx.require_write(request)
+    form = await ctx.form(request)
+    name = request.path_params["name"]
+    key = form.get("config", "").strip()
+    op = form.get("op", "set")
+    value = form.get("value", "")
+    ck = kafka_admin()
+    kind = ck.AlterConfigOpType.DELETE if op == "delete" else ck.AlterConfigOpType.SET
+    entry = ck.ConfigEntry(key, None if op == "delete" else value, incremental_operation=kind)
+    resource = ck.ConfigResource(ck.ResourceType.TOPIC, name, incremental_configs=[entry])
+    admin = ctx.admin(request)
+    detail = {"topic": name, "config": key, "op": op.upper()} | (
+        {} if op == "delete" else {"value": value}
+    )
+    return await act(
+        request, "topic.alter_config", detail,
+        lambda: admin.incremental_alter_configs([resource], request_timeout=15)[resource],
+        "config",
+    )  # fmt: skip
+
+
+async def topic_partitions(request: Request) -> Response:
+    ctx = console_of(request)
+    ctx.require_write(request)
+    form = await ctx.form(request)
+    name = request.path_params["name"]
+    count = _int(form.get("count"), -1)
+    ck = kafka_admin()
+    admin = ctx.admin(request)
+    return await act(
+        request, "topic.add_partitions", {"topic": name, "total": count},
+        lambda: admin.create_partitions(
+            [ck.NewPartitions(name, count)], request_timeout=15
+        )[name],
+        "partitions",
+    )  # fmt: skip
+
+
+async def topic_delete(request: Request) -> Response:
+    ctx = console_of(request)
+    ctx.require_write(request)
+    form = await ctx.form(request)
+    name = request.path_params["name"]
+    if form.get("confirm", "") != name:
+        return await topic_detail(request, error="Type the topic's name to delete it.", status=400)
+    admin = ctx.admin(request)
+    return await act(
+        request, "topic.delete", {"topic": name},
+        lambda: admin.delete_topics([name], request_timeout=15)[name],
+        "deleted",
+    )  # fmt: skip
+
+
+def _topic_lists() -> Kept[str | None, list[TopicRow]]:
+    """Each user's topic list, served for :data:`LIST_TTL_S` (a view state of the console)."""
+    return Kept(LIST_TTL_S)
+
+
+def routes(ctx: ConsoleContext) -> list[BaseRoute]:
     return [
         Route("/topics", topic_list, methods=["GET"]),
         Route("/topics/create", topic_create, methods=["POST"]),

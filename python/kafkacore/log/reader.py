@@ -1,4 +1,6 @@
-"""A read-only view of a Kafka log directory, for reads without a broker.
+"""Kafka's log files read read-only, without a broker or beside a running one: the reader
+the Spark source (``kafkacore.path``), the console (its Messages and Storage views, and
+``kafkacore console`` over a log directory) and the tools share.
 
 The files are Apache Kafka's (see :mod:`kafkacore.log.files`): ``<topic>-<partition>``
 directories of segments named by their 20-digit base offset, each a ``.log`` with a sparse
@@ -7,6 +9,15 @@ entries: timestamp, relative offset), all big-endian. The directory's
 ``replication-offset-checkpoint`` holds the high watermarks and
 ``log-start-offset-checkpoint`` the log start offsets moved past a segment's base offset
 (retention by DeleteRecords).
+
+* :class:`SegmentReader` - one segment's ``.log`` and ``.index``: batch framing, the
+  index lookup (Kafka's ``OffsetIndex.lookup``: :func:`~kafkacore.pure.index.
+  largest_lower_bound_slot`, the search the broker's own indexes use) and whole-batch
+  reads;
+* :class:`LogDirectory` - the partitions of one ``log.dirs`` entry: segments, offsets,
+  records as Arrow batches, the last stable offset, aborted transactions, offsets by time;
+* :class:`AbortedFilter` - ``read_committed`` on the reader's side (Kafka's consumer
+  algorithm), for segment chunks and Fetch answers alike.
 
 Nothing is ever written, created, recovered or truncated here: files are read with
 ``pread`` (never memory-mapped, so a broker truncating a file cannot fault a reader), the
@@ -21,18 +32,21 @@ producer's current transaction's first offset), then the batches after it up to 
 watermark (a transactional batch opens its producer's transaction, a marker closes it) -
 and capped by the high watermark; the aborted transactions come from the segments'
 ``.txnindex`` files with Kafka's ``collectAbortedTransactions`` walk, and the records of
-aborted transactions are dropped before decoding (:mod:`kafkacore.spark.transactions`).
+aborted transactions are dropped before decoding (:class:`AbortedFilter`).
 
-Thread-safety: none needed; every call opens and closes its own files.
+Thread-safety: none needed; every call opens and closes its own files, and an
+:class:`AbortedFilter` is one read's state.
 """
 
 from __future__ import annotations
 
+import heapq
 import os
 import struct
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from kafkacore import record
 from kafkacore.errors import KafkaCoreError, StorageIOError
 from kafkacore.log.checkpoints import OffsetCheckpointFile
 from kafkacore.log.files import (
@@ -53,33 +67,44 @@ from kafkacore.log.files import (
 )
 from kafkacore.log.producer_state import read_snapshot
 from kafkacore.log.txn_index import AbortedTxn, TransactionIndex
+from kafkacore.pure.index import (
+    OFFSET_ENTRY,
+    TIME_ENTRY,
+    WARM_SECTION_BYTES,
+    largest_lower_bound_slot,
+)
 from kafkacore.record.layout import (
     ATTRIBUTES_OFFSET,
     CONTROL_FLAG_MASK,
+    LAST_OFFSET_DELTA_OFFSET,
+    LOG_OVERHEAD,
+    MAGIC_OFFSET,
     PRODUCER_ID_OFFSET,
     RECORD_BATCH_OVERHEAD,
     TRANSACTIONAL_FLAG_MASK,
 )
-from kafkacore.spark.transactions import AbortedFilter
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["LogDirectory"]
+__all__ = [
+    "DEFAULT_CHUNK_BYTES",
+    "AbortedFilter",
+    "LogDirectory",
+    "SegmentReader",
+    "decode_committed",
+    "written_entries",
+]
 
 # Batch framing common to every magic: offset (i64), size after these 12 bytes (i32); the
 # magic byte sits at 16. RecordBatch v2 keeps lastOffsetDelta (i32) at 23; a legacy
 # message's offset field already is its last offset.
-_LOG_OVERHEAD = 12
-_MAGIC_AT = 16
-_LAST_OFFSET_DELTA_AT = 23
-_V2_PREFIX = _LAST_OFFSET_DELTA_AT + 4
+_V2_PREFIX = LAST_OFFSET_DELTA_OFFSET + 4
 _OFFSET_AND_SIZE = struct.Struct(">qi")
 _I32 = struct.Struct(">i")
 _I16 = struct.Struct(">h")
 _I64 = struct.Struct(">q")
-_INDEX_ENTRY = struct.Struct(">II")  # relative offset, position
-_TIME_ENTRY = struct.Struct(">qI")  # timestamp, relative offset
+_NO_PRODUCER_ID = -1
 
 DEFAULT_CHUNK_BYTES = 8 << 20
 
@@ -93,8 +118,26 @@ def _read_checkpoint(path: str) -> dict[TopicPartition, int]:
         return {}
 
 
-class _Segment:
-    """One segment's ``.log`` and ``.index``, opened read-only for one read."""
+def written_entries(fd: int, entry_size: int) -> int:
+    """The written entries of an index file open as ``fd``: an active segment's index is
+    preallocated with zeros, and a written entry is never all zeros (an ``.index``
+    entry's position is never 0 - a segment's first batch is never indexed - and a
+    ``.timeindex`` entry past the first has a timestamp), so the first all-zero entry
+    ends them (binary search)."""
+    empty = bytes(entry_size)
+    lo, hi = 0, os.fstat(fd).st_size // entry_size
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if os.pread(fd, entry_size, mid * entry_size) == empty:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+class SegmentReader:
+    """One segment's ``.log`` and ``.index``, opened read-only for one read (a context
+    manager: the descriptors close at its end). Not thread-safe; cheap to open."""
 
     def __init__(self, directory: str, base_offset: int) -> None:
         self.base_offset = base_offset
@@ -105,14 +148,16 @@ class _Segment:
             self.index_fd: int | None = os.open(prefix + INDEX_FILE_SUFFIX, os.O_RDONLY)
         except FileNotFoundError:
             self.index_fd = None
-        self.index_entries = self._count_index_entries()
+        self.index_entries = (
+            0 if self.index_fd is None else written_entries(self.index_fd, OFFSET_ENTRY.size)
+        )
 
     def close(self) -> None:
         os.close(self.fd)
         if self.index_fd is not None:
             os.close(self.index_fd)
 
-    def __enter__(self) -> _Segment:
+    def __enter__(self) -> SegmentReader:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -120,51 +165,35 @@ class _Segment:
 
     def _index_entry(self, slot: int) -> tuple[int, int]:
         assert self.index_fd is not None
-        raw = os.pread(self.index_fd, _INDEX_ENTRY.size, slot * _INDEX_ENTRY.size)
-        if len(raw) < _INDEX_ENTRY.size:
+        raw = os.pread(self.index_fd, OFFSET_ENTRY.size, slot * OFFSET_ENTRY.size)
+        if len(raw) < OFFSET_ENTRY.size:
             return 0, 0
-        relative, position = _INDEX_ENTRY.unpack(raw)
+        relative, position = OFFSET_ENTRY.unpack(raw)
         return relative, position
 
-    def _count_index_entries(self) -> int:
-        """Written entries: an active index is preallocated with zeros, and a written entry
-        never has position 0 (the first batch of a segment is never indexed)."""
-        if self.index_fd is None:
-            return 0
-        lo, hi = 0, os.fstat(self.index_fd).st_size // _INDEX_ENTRY.size
-        while lo < hi:  # first zero entry
-            mid = (lo + hi) // 2
-            if self._index_entry(mid) == (0, 0):
-                hi = mid
-            else:
-                lo = mid + 1
-        return lo
-
     def index_position(self, offset: int) -> int:
-        """Position of the largest index entry with an offset <= ``offset`` (0 if none)."""
-        lo, hi, found = 0, self.index_entries - 1, 0
-        while lo <= hi:
-            mid = (lo + hi) // 2
-            relative, position = self._index_entry(mid)
-            if self.base_offset + relative <= offset:
-                found = position
-                lo = mid + 1
-            else:
-                hi = mid - 1
-        return found
+        """Position of the largest index entry with an offset <= ``offset`` (0 if none):
+        Kafka's ``OffsetIndex.lookup``, searched as the broker's indexes are."""
+        slot = largest_lower_bound_slot(
+            self.index_entries,
+            WARM_SECTION_BYTES // OFFSET_ENTRY.size,
+            lambda n: self._index_entry(n)[0],
+            offset - self.base_offset,
+        )
+        return 0 if slot < 0 else self._index_entry(slot)[1]
 
     def batch_at(self, position: int) -> tuple[int, int] | None:
         """``(last offset, size)`` of the batch at ``position``; None at the end of the
         file or at a torn (partial) last batch."""
         head = os.pread(self.fd, _V2_PREFIX, position)
-        if len(head) <= _MAGIC_AT:
+        if len(head) <= MAGIC_OFFSET:
             return None
         offset, length = _OFFSET_AND_SIZE.unpack_from(head)
-        size = length + _LOG_OVERHEAD
-        if head[_MAGIC_AT] >= 2:
+        size = length + LOG_OVERHEAD
+        if head[MAGIC_OFFSET] >= 2:
             if len(head) < _V2_PREFIX:
                 return None
-            offset += _I32.unpack_from(head, _LAST_OFFSET_DELTA_AT)[0]
+            offset += _I32.unpack_from(head, LAST_OFFSET_DELTA_OFFSET)[0]
         if length <= 0 or position + size > os.fstat(self.fd).st_size:
             return None
         return offset, size
@@ -185,6 +214,22 @@ class _Segment:
                 return position
             position += size
 
+    def whole_batches(self, position: int, max_bytes: int, upper_bound: int) -> bytes:
+        """The batches from ``position`` that fit in ``max_bytes`` (the first one whole,
+        however large) and start below ``upper_bound``, as stored."""
+        end = position
+        while True:
+            batch = self.batch_at(end)
+            if batch is None:
+                break
+            head = self.batch_bytes(end, 8)
+            if _I64.unpack_from(head + bytes(8 - len(head)))[0] >= upper_bound:
+                break
+            if end > position and end + batch[1] - position > max_bytes:
+                break
+            end += batch[1]
+        return self.batch_bytes(position, end - position) if end > position else b""
+
     def time_entries(self) -> list[tuple[int, int]]:
         """Written ``.timeindex`` entries as ``(timestamp, absolute offset)``."""
         try:
@@ -193,12 +238,35 @@ class _Segment:
         except FileNotFoundError:
             return []
         entries = []
-        for at in range(0, len(raw) - len(raw) % _TIME_ENTRY.size, _TIME_ENTRY.size):
-            timestamp, relative = _TIME_ENTRY.unpack_from(raw, at)
+        for at in range(0, len(raw) - len(raw) % TIME_ENTRY.size, TIME_ENTRY.size):
+            timestamp, relative = TIME_ENTRY.unpack_from(raw, at)
             if timestamp == 0 and relative == 0:
                 break
             entries.append((timestamp, self.base_offset + relative))
         return entries
+
+
+def decode_committed(
+    data: bytes,
+    aborted: AbortedFilter | None,
+    tp: TopicPartition,
+    start: int,
+    end: int,
+    include_headers: bool,
+) -> tuple[pa.RecordBatch, int]:
+    """:func:`kafkacore.arrow.decode` of the records in ``[start, end)`` of ``data`` that a
+    reader sees (``aborted``: a ``read_committed`` filter, or None for all of them); the
+    next offset is past the last complete batch of ``data`` (at most ``end``), whether the
+    filter kept that batch or not."""
+    from kafkacore.arrow import decode
+
+    scanned = None
+    if aborted is not None:
+        data, scanned = aborted.filter(data)
+    records, next_offset = decode(data, tp.topic, tp.partition, start, end, include_headers)
+    if scanned is not None:
+        next_offset = max(next_offset, min(scanned, end))
+    return records, next_offset
 
 
 class LogDirectory:
@@ -252,7 +320,7 @@ class LogDirectory:
         bases = self.segments(tp)
         if not bases:
             return 0
-        with _Segment(self._dir(tp), bases[-1]) as segment:
+        with SegmentReader(self._dir(tp), bases[-1]) as segment:
             position = segment.index_position(2**63 - 1)
             end = bases[-1]
             while (batch := segment.batch_at(position)) is not None:
@@ -297,8 +365,6 @@ class LogDirectory:
         below ``end``) when the segments run out or a segment disappears.
         ``read_committed``: without the records of the aborted transactions (the caller
         keeps ``end`` at or below :meth:`last_stable_offset`)."""
-        from kafkacore.arrow import decode
-
         aborted: AbortedFilter | None = None
         if read_committed:
             aborted = AbortedFilter(
@@ -313,7 +379,7 @@ class LogDirectory:
                 return
             offset = max(offset, bases[i])
             try:
-                segment = _Segment(directory, bases[i])
+                segment = SegmentReader(directory, bases[i])
             except FileNotFoundError:
                 return  # deleted by retention meanwhile: the caller re-checks the log start
             with segment:
@@ -323,14 +389,9 @@ class LogDirectory:
                     if batch is None:
                         break
                     data = os.pread(segment.fd, max(chunk_bytes, batch[1]), position)
-                    scanned = None
-                    if aborted is not None:
-                        data, scanned = aborted.filter(data)
-                    records, next_offset = decode(
-                        data, tp.topic, tp.partition, offset, end, include_headers
+                    records, next_offset = decode_committed(
+                        data, aborted, tp, offset, end, include_headers
                     )
-                    if scanned is not None:
-                        next_offset = max(next_offset, min(scanned, end))
                     next_offset = max(next_offset, min(batch[0] + 1, end))
                     offset = next_offset
                     yield records, offset
@@ -382,7 +443,7 @@ class LogDirectory:
             if bases[i] >= high_watermark:
                 break
             try:
-                segment = _Segment(directory, bases[i])
+                segment = SegmentReader(directory, bases[i])
             except FileNotFoundError:
                 continue
             with segment:
@@ -397,7 +458,7 @@ class LogDirectory:
                     if base_offset >= high_watermark:
                         break
                     position += size
-                    if len(head) < RECORD_BATCH_OVERHEAD or head[_MAGIC_AT] < 2:
+                    if len(head) < RECORD_BATCH_OVERHEAD or head[MAGIC_OFFSET] < 2:
                         continue
                     attributes = _I16.unpack_from(head, ATTRIBUTES_OFFSET)[0]
                     producer_id = _I64.unpack_from(head, PRODUCER_ID_OFFSET)[0]
@@ -445,7 +506,7 @@ class LogDirectory:
             if base >= high_watermark:
                 break
             try:
-                with _Segment(directory, base) as segment:
+                with SegmentReader(directory, base) as segment:
                     entries = segment.time_entries()
             except FileNotFoundError:
                 continue
@@ -465,3 +526,80 @@ class LogDirectory:
                 if index >= 0:
                     return int(records.column("offset")[index].as_py())
         return None
+
+
+class AbortedFilter:
+    """The batches of ``data`` (stored batches one after the other, as a Fetch answer or
+    a segment chunk holds them) a ``read_committed`` consumer may see, for the aborted
+    transactions ``aborted`` (``(producer id, first offset)``) that overlap them, with the
+    algorithm of Kafka's consumer (``CompletedFetch.nextFetchedRecord``):
+
+    1. the aborted transactions wait in a min-heap by first offset;
+    2. before each batch that has a producer id, every entry whose first offset is at or
+       below the batch's last offset moves into the set of aborted producers;
+    3. an ABORT marker of a producer takes it out of the set (its aborted transaction
+       ends there: a later transaction of the producer may commit);
+    4. a transactional data batch of a producer in the set is skipped;
+    5. control batches (the markers) are never returned.
+
+    Records past the last stable offset never reach the filter: the broker does not send
+    them under ``read_committed``, and the ranges a reader asks for end at the LSO. One
+    read's state (one fetch answer, the chunks of one range), carried from chunk to chunk.
+    """
+
+    def __init__(self, aborted: Iterable[tuple[int, int]]) -> None:
+        self._heap = [(first_offset, producer_id) for producer_id, first_offset in aborted]
+        heapq.heapify(self._heap)
+        self._aborted_producers: set[int] = set()
+
+    def _consume_up_to(self, offset: int) -> None:
+        """Kafka's ``consumeAbortedTransactionsUpTo``."""
+        while self._heap and self._heap[0][0] <= offset:
+            self._aborted_producers.add(heapq.heappop(self._heap)[1])
+
+    def filter(self, data: bytes) -> tuple[bytes, int | None]:
+        """``(kept, next offset)``: the complete data batches of ``data`` that are not part
+        of an aborted transaction, concatenated, and the offset after the last complete
+        batch of ``data`` (``None`` when it holds none): a reader resumes there even when
+        the last batches were dropped. A trailing partial batch is left out, as the
+        decoders do; legacy (magic 0/1) message sets carry no transactions and are kept."""
+        kept: list[bytes] = []
+        next_offset: int | None = None
+        view = memoryview(data)
+        for pos, magic, size in record.iter_batches(data):
+            base = _I64.unpack_from(data, pos)[0]
+            if magic < 2:
+                kept.append(view[pos : pos + size].tobytes())
+                next_offset = base + 1 if next_offset is None else max(next_offset, base + 1)
+                continue
+            if size < RECORD_BATCH_OVERHEAD:
+                raise KafkaCoreError(f"record batch of {size} bytes at position {pos}")
+            last = base + _I32.unpack_from(data, pos + LAST_OFFSET_DELTA_OFFSET)[0]
+            next_offset = last + 1
+            attributes = _I16.unpack_from(data, pos + ATTRIBUTES_OFFSET)[0]
+            control = bool(attributes & CONTROL_FLAG_MASK)
+            producer_id = _I64.unpack_from(data, pos + PRODUCER_ID_OFFSET)[0]
+            if producer_id != _NO_PRODUCER_ID:
+                self._consume_up_to(last)
+                if control and _is_abort_marker(view[pos : pos + size].tobytes()):
+                    self._aborted_producers.discard(producer_id)
+                elif (
+                    attributes & TRANSACTIONAL_FLAG_MASK and producer_id in self._aborted_producers
+                ):
+                    continue
+            if not control:
+                kept.append(view[pos : pos + size].tobytes())
+        return b"".join(kept), next_offset
+
+
+def _is_abort_marker(batch: bytes) -> bool:
+    """Kafka's ``containsAbortMarker``: the control batch's first record is an ABORT."""
+    for r in record.records(batch, 0):
+        if r.key is None or r.value is None:
+            return False
+        try:
+            kind, _ = record.parse_control_record(r.key, r.value)
+        except (ValueError, KafkaCoreError):
+            return False
+        return kind == record.ControlType.ABORT
+    return False
