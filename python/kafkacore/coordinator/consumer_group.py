@@ -189,7 +189,7 @@ class ConsumerGroupMember:
     client_id: str = ""
     client_host: str = ""
     subscribed_topic_names: frozenset[str] = frozenset()
-    subscribed_topic_regex: str | None = None
+    subscribed_topic_regex: str | None = ""
     rebalance_timeout_ms: int = -1
     server_assignor: str | None = None
     assigned: EpochMap = field(default_factory=dict, compare=False)
@@ -277,7 +277,7 @@ class ConsumerGroup:
 
     def __init__(self, group_id: str) -> None:
         self.group_id = group_id
-        self.group_epoch = 0
+        self.group_epoch = 1  # Kafka 4.3's ModernGroup starts at 1: a new group's first epoch is 2
         self.assignment_epoch = -1
         self.assignment_timestamp = 0
         self.metadata_hash = 0

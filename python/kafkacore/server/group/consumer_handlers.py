@@ -99,6 +99,15 @@ def _assignment(
     return cls.Assignment(topic_partitions=topics)
 
 
+def _owned(
+    assigned: Mapping[uuid.UUID, Any], pending: Mapping[uuid.UUID, Any]
+) -> dict[uuid.UUID, list[int]]:
+    owned: dict[uuid.UUID, list[int]] = {t: list(ps) for t, ps in assigned.items()}
+    for topic_id, partitions in pending.items():
+        owned.setdefault(topic_id, []).extend(p for p in partitions if p not in owned[topic_id])
+    return owned
+
+
 def handle_consumer_group_describe(
     services: BrokerServices, context: RequestContext, request: Any
 ) -> Any:
@@ -146,7 +155,9 @@ def handle_consumer_group_describe(
                     client_host=m.client_host,
                     subscribed_topic_names=sorted(m.subscribed_topic_names),
                     subscribed_topic_regex=m.subscribed_topic_regex,
-                    assignment=_assignment(cls, consumer, m.assigned),
+                    # ConsumerGroupMember.asConsumerGroupDescribeMember: what the member
+                    # owns, its partitions pending revocation included
+                    assignment=_assignment(cls, consumer, _owned(m.assigned, m.pending_revocation)),
                     target_assignment=_assignment(cls, consumer, described["targets"][m.member_id]),
                     member_type=(
                         MEMBER_TYPE_CLASSIC if m.uses_classic_protocol else MEMBER_TYPE_CONSUMER
