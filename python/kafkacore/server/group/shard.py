@@ -102,47 +102,27 @@ class GroupShard:
         return self.consumer_groups.get(group_id) or self.groups.get(group_id)
 
     def _replay_offset(self, key: recs.OffsetCommitKey, record: CoordinatorRecord) -> None:
-        consumer = self.consumer_groups.get(key.group)
-        if consumer is not None:
-            self._replay_offset_into(consumer, key, record)
-            return
-        group = self.groups.get(key.group)
+        """An offset (or its tombstone) into its group: the consumer group of that id, else
+        the classic group, made (as a simple group) by a value."""
+        owner: Group | ConsumerGroup | None = self.offsets_owner(key.group)
         tp = (key.topic, key.partition)
         if record.value is None:
-            if group is not None:
-                group.offsets.pop(tp, None)
-                group.drop_pending_txn(tp)
+            if owner is not None:
+                owner.offsets.pop(tp, None)
+                owner.drop_pending_txn(tp)
             return
         v = recs.decode_offset_commit_value(record.value)
-        group = self.groups.setdefault(key.group, Group(key.group))
+        if owner is None:
+            owner = self.groups.setdefault(key.group, Group(key.group))
         expire = None if v.expire_timestamp == recs.NO_EXPIRE_TIMESTAMP else v.expire_timestamp
         offset = Offset(
             v.offset, v.leader_epoch, v.metadata, v.commit_timestamp, expire, record.offset
         )
         if record.producer_id >= 0:
-            group.pending_txn.setdefault(record.producer_id, {})[tp] = offset
+            owner.pending_txn.setdefault(record.producer_id, {})[tp] = offset
             self._pending_groups.setdefault(record.producer_id, set()).add(key.group)
         else:
-            group.offsets[tp] = offset
-
-    def _replay_offset_into(
-        self, group: ConsumerGroup, key: recs.OffsetCommitKey, record: CoordinatorRecord
-    ) -> None:
-        tp = (key.topic, key.partition)
-        if record.value is None:
-            group.offsets.pop(tp, None)
-            group.drop_pending_txn(tp)
-            return
-        v = recs.decode_offset_commit_value(record.value)
-        expire = None if v.expire_timestamp == recs.NO_EXPIRE_TIMESTAMP else v.expire_timestamp
-        offset = Offset(
-            v.offset, v.leader_epoch, v.metadata, v.commit_timestamp, expire, record.offset
-        )
-        if record.producer_id >= 0:
-            group.pending_txn.setdefault(record.producer_id, {})[tp] = offset
-            self._pending_groups.setdefault(record.producer_id, set()).add(key.group)
-        else:
-            group.offsets[tp] = offset
+            owner.offsets[tp] = offset
 
     def _replay_group(self, key: recs.GroupMetadataKey, value: bytes | None) -> None:
         if value is None:
