@@ -58,7 +58,7 @@ SURFACE = {
     8: ((2, 9), (2, 9), 8),
     9: ((1, 9), (1, 9), 6),
     16: ((0, 5), (0, 5), 3),
-    15: ((0, 5), (0, 5), 5),
+    15: ((0, 6), (0, 6), 5),
     42: ((0, 2), (0, 2), 2),
     47: ((0, 0), (0, 0), None),
     48: ((0, 1), (0, 1), 1),
@@ -95,6 +95,9 @@ SURFACE = {
     # transactions
     27: ((0, 1), (0, 1), 1),
     61: ((0, 0), (0, 0), 0),
+    # KIP-848 consumer groups
+    68: ((0, 1), (0, 1), 0),
+    69: ((0, 1), (0, 1), 0),
     # transactions (the coordinator's)
     24: ((0, 5), (0, 5), 3),
     25: ((0, 4), (0, 4), 3),
@@ -136,7 +139,7 @@ def test_served_apis_are_declared_with_the_same_schemas() -> None:
 def test_declared_apis_carry_their_key_and_flexible_versions() -> None:
     # the APIs kafkacore declares but does not serve yet
     assert {api.name for key, api in DECLARED.items() if key not in APIS} >= {
-        "ConsumerGroupHeartbeat",
+        "ShareGroupHeartbeat",
         "ShareFetch",
         "BrokerRegistration",
         "Envelope",

@@ -20,14 +20,26 @@ from __future__ import annotations
 import codecs
 import os
 import re
-from collections.abc import Callable, Iterable, Sequence
-from typing import TypeVar
+import uuid
+from collections.abc import (
+    Callable,
+    Hashable,
+    Iterable,
+    Iterator,
+    Mapping,
+    MutableMapping,
+    MutableSet,
+    Sequence,
+)
+from typing import Any, TypeVar
 
 from kafkacore.errors import KafkaCoreError
 
 __all__ = [
     "INT_MAX",
     "JavaException",
+    "JavaHashMap",
+    "JavaHashSet",
     "absolute_path",
     "base_offset_of",
     "decode_utf8",
@@ -36,15 +48,22 @@ __all__ = [
     "i32",
     "increment_sequence",
     "java_bool",
+    "java_float_div_int",
+    "java_hash_code",
     "java_hash_map_order",
     "java_hash_set_order",
     "java_length",
     "java_path",
     "java_split",
     "java_string_hash",
+    "java_string_key",
     "json_string",
+    "kafka_uuid_compare",
+    "kafka_uuid_hash",
+    "kafka_uuid_key",
     "parent",
     "parse_java_integer",
+    "table_size_for",
     "to_positive",
     "topic_partition_hash",
     "utils_abs",
@@ -320,3 +339,223 @@ def json_string(text: str) -> str:
             out.append(ch)
     out.append('"')
     return "".join(out)
+
+
+# --- java.util.HashMap as a stateful container ----------------------------------------------
+#
+# Kafka's group coordinator keeps assignments in HashMaps and HashSets, and what it decides
+# (which partitions a member keeps when over its quota) and what it writes (the order of a
+# record's topics and partitions) follow their iteration order. These containers replay it.
+
+_LOAD_FACTOR = 0.75
+_MAX_CAPACITY = 1 << 30
+
+
+def table_size_for(cap: int) -> int:
+    """``HashMap.tableSizeFor``: the power of two at or above ``cap`` (1 for 0 or less)."""
+    n = 1
+    while n < cap and n < _MAX_CAPACITY:
+        n *= 2
+    return n
+
+
+def java_float_div_int(n: int, divisor: float = _LOAD_FACTOR) -> int:
+    """``(int) (n / 0.75f)`` in Java ``float`` arithmetic (the capacity Kafka asks for)."""
+    import struct
+
+    quotient = struct.unpack("f", struct.pack("f", n / divisor))[0]
+    return int(quotient)
+
+
+def kafka_uuid_hash(value: uuid.UUID) -> int:
+    """Kafka's ``Uuid.hashCode``: ``(int) (h >> 32) ^ (int) h`` of ``msb ^ lsb``."""
+    h = (value.int >> 64) ^ (value.int & 0xFFFFFFFFFFFFFFFF)
+    return i32((h >> 32) ^ (h & 0xFFFFFFFF))
+
+
+def kafka_uuid_compare(a: uuid.UUID, b: uuid.UUID) -> int:
+    """Kafka's ``Uuid.compareTo``: the signed most significant 64 bits, then the least."""
+
+    def signed(v: int) -> int:
+        return v - (1 << 64) if v >> 63 else v
+
+    ka = (signed(a.int >> 64), signed(a.int & 0xFFFFFFFFFFFFFFFF))
+    kb = (signed(b.int >> 64), signed(b.int & 0xFFFFFFFFFFFFFFFF))
+    return (ka > kb) - (ka < kb)
+
+
+def kafka_uuid_key(value: uuid.UUID) -> tuple[int, int]:
+    """A sort key ordering Kafka ``Uuid``\\ s as ``Uuid.compareTo`` does."""
+
+    def signed(v: int) -> int:
+        return v - (1 << 64) if v >> 63 else v
+
+    return signed(value.int >> 64), signed(value.int & 0xFFFFFFFFFFFFFFFF)
+
+
+def java_string_key(text: str) -> bytes:
+    """A sort key ordering strings as ``String.compareTo`` does (UTF-16 code units)."""
+    return text.encode("utf-16-be", "surrogatepass")
+
+
+def java_hash_code(value: object) -> int:
+    """``hashCode()`` of the keys Kafka's coordinator hashes: ``Integer`` (the value),
+    ``String`` and Kafka's ``Uuid``."""
+    if isinstance(value, bool):
+        return 1231 if value else 1237
+    if isinstance(value, int):
+        return i32(value)
+    if isinstance(value, str):
+        return java_string_hash(value)
+    if isinstance(value, uuid.UUID):
+        return kafka_uuid_hash(value)
+    raise TypeError(f"no Java hashCode for {type(value).__name__}")
+
+
+_K = TypeVar("_K", bound=Hashable)
+_V = TypeVar("_V")
+
+
+class JavaHashMap(MutableMapping[_K, _V]):
+    """A ``java.util.HashMap``: a mapping that iterates in the order the JDK's does.
+
+    The table is replayed, not stored: each key keeps its spread hash and its place in
+    its bucket, and iteration sorts by (bucket, place). ``put`` appends to the bucket's
+    chain; ``computeIfAbsent`` (:meth:`compute_if_absent`) puts a new key at its head; a
+    resize doubles the table and keeps each chain's order; removing never shrinks. The
+    table is made at the first insertion with ``initial_capacity`` rounded up to a power
+    of two (``new HashMap<>(n)``; 16 by default); it doubles once the size exceeds 3/4 of
+    it (``put``: after inserting; ``computeIfAbsent``: on entry, when already past it,
+    even for a key that is there), and when a chain that already holds 8 keys (7 for
+    ``computeIfAbsent``) grows in a table smaller than 64 (``treeifyBin``). Chains that
+    would become trees in a larger table are not modelled (keys hashed like Kafka's ids
+    and partitions do not collide that much). Not thread-safe."""
+
+    __slots__ = ("_cap", "_entries", "_initial", "_seq")
+
+    def __init__(
+        self, items: Iterable[tuple[_K, _V]] | None = None, *, initial_capacity: int = 16
+    ) -> None:
+        self._initial = table_size_for(initial_capacity)
+        self._cap = 0  # no table yet
+        self._seq = 0
+        # key -> [value, spread hash, place in its chain]
+        self._entries: dict[_K, list[Any]] = {}
+        if items is not None:
+            for key, value in items:
+                self[key] = value
+
+    @classmethod
+    def copy_of(cls, source: Mapping[_K, _V]) -> JavaHashMap[_K, _V]:
+        """``new HashMap<>(source)``: sized for ``source`` (``putMapEntries``), filled in
+        its iteration order."""
+        size = len(source)
+        made = cls(initial_capacity=max(1, int(size / _LOAD_FACTOR + 1.0)) if size else 16)
+        for key, value in source.items():
+            made[key] = value
+        return made
+
+    @staticmethod
+    def _spread(key: object) -> int:
+        h = java_hash_code(key) & 0xFFFFFFFF
+        return h ^ (h >> 16)
+
+    def _threshold(self) -> int:
+        return int(self._cap * _LOAD_FACTOR)
+
+    def _chain_length(self, spread: int) -> int:
+        mask = self._cap - 1
+        return sum(1 for e in self._entries.values() if e[1] & mask == spread & mask)
+
+    def _insert(self, key: _K, value: _V, *, at_head: bool) -> None:
+        if self._cap == 0:
+            self._cap = self._initial
+        spread = self._spread(key)
+        held = self._chain_length(spread) if self._cap < 64 else 0
+        self._seq += 1
+        self._entries[key] = [value, spread, -self._seq if at_head else self._seq]
+        if self._cap < 64 and held >= (7 if at_head else 8):
+            self._cap *= 2
+        if not at_head and len(self._entries) > self._threshold():
+            self._cap *= 2
+
+    def __setitem__(self, key: _K, value: _V) -> None:
+        entry = self._entries.get(key)
+        if entry is not None:
+            entry[0] = value
+        else:
+            self._insert(key, value, at_head=False)
+
+    def compute_if_absent(self, key: _K, make: Callable[[_K], _V]) -> _V:
+        """``computeIfAbsent``: the value of ``key``, made and put first in its chain when
+        absent. Like the JDK's, it first makes the table, or doubles one already past 3/4
+        full, whether or not ``key`` is there."""
+        if self._cap == 0:
+            self._cap = self._initial
+        elif len(self._entries) > self._threshold():
+            self._cap *= 2
+        entry = self._entries.get(key)
+        if entry is not None:
+            value: _V = entry[0]
+            return value
+        value = make(key)
+        self._insert(key, value, at_head=True)
+        return value
+
+    def __getitem__(self, key: _K) -> _V:
+        value: _V = self._entries[key][0]
+        return value
+
+    def __delitem__(self, key: _K) -> None:
+        del self._entries[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._entries
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __iter__(self) -> Iterator[_K]:
+        mask = self._cap - 1
+        order = sorted(self._entries.items(), key=lambda kv: (kv[1][1] & mask, kv[1][2]))
+        return iter([k for k, _ in order])
+
+    def __repr__(self) -> str:
+        return "{" + ", ".join(f"{k}={v}" for k, v in self.items()) + "}"
+
+
+class JavaHashSet(MutableSet[_K]):
+    """A ``java.util.HashSet`` (a :class:`JavaHashMap` underneath): iterates as the JDK's.
+    ``JavaHashSet(items)`` is ``new HashSet<>(collection)`` (sized for it, at least 16);
+    ``JavaHashSet(initial_capacity=n)`` is ``new HashSet<>(n)``. Not thread-safe."""
+
+    __slots__ = ("_map",)
+
+    def __init__(self, items: Iterable[_K] | None = None, *, initial_capacity: int = 16) -> None:
+        if items is not None:
+            listed = list(items)
+            initial_capacity = max(java_float_div_int(len(listed)) + 1, 16)
+            self._map: JavaHashMap[_K, bool] = JavaHashMap(initial_capacity=initial_capacity)
+            for item in listed:
+                self._map[item] = True
+        else:
+            self._map = JavaHashMap(initial_capacity=initial_capacity)
+
+    def add(self, value: _K) -> None:
+        if value not in self._map:
+            self._map[value] = True
+
+    def discard(self, value: _K) -> None:
+        self._map.pop(value, None)
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._map
+
+    def __len__(self) -> int:
+        return len(self._map)
+
+    def __iter__(self) -> Iterator[_K]:
+        return iter(self._map)
+
+    def __repr__(self) -> str:
+        return "[" + ", ".join(str(v) for v in self) + "]"

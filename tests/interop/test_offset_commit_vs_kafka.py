@@ -18,23 +18,17 @@ from __future__ import annotations
 import base64
 import json
 import re
-import socket
 import struct
-import subprocess
-import time
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from kafkacore.protocol import APIS_BY_NAME, ErrorCode, RequestHeader
-from kafkacore.protocol.api import encode_request
-from support.brokers import Broker, free_port
-from support.kafka_jars import kraft_single_node_props, start_kraft_node, stop_process
-from support.raw_client import receive_blocking
+from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+from support.brokers import Broker
+from support.raw_brokers import KafkaNode, Raw, until
 
 pytestmark = [pytest.mark.interop, pytest.mark.timeout(300)]
 
@@ -48,78 +42,12 @@ COMMON = ["offsets.topic.num.partitions=1", "group.initial.rebalance.delay.ms=0"
 # --- a raw client ---------------------------------------------------------------------------
 
 
-class Raw:
-    """Raw requests to one broker, each on its own connection (so a JoinGroup that waits
-    does not hold up the others)."""
-
-    def __init__(self, port: int, data: Path | None = None) -> None:
-        self.port = port
-        self.data = data  # the broker's log directory
-        self.cid = 0
-
-    def send(self, name: str, version: int, **fields: Any) -> tuple[socket.socket, int]:
-        api = APIS_BY_NAME[name]
-        self.cid += 1
-        sock = socket.create_connection(("localhost", self.port), timeout=30)
-        header = RequestHeader(api.key, version, self.cid, "interop")
-        sock.sendall(encode_request(header, api.request.cls(**fields)))
-        return sock, self.cid
-
-    @staticmethod
-    def receive(sock: socket.socket, name: str, version: int, cid: int) -> Any:
-        try:
-            got, response = receive_blocking(sock, name, version)
-            assert got == cid
-            return response
-        finally:
-            sock.close()
-
-    def call(self, name: str, version: int, **fields: Any) -> Any:
-        sock, cid = self.send(name, version, **fields)
-        return self.receive(sock, name, version, cid)
-
-
-def _until(what: str, probe: Any, timeout: float = 60) -> Any:
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        try:
-            last = probe()
-            if last:
-                return last
-        except OSError as exc:
-            last = exc
-        time.sleep(0.2)
-    raise AssertionError(f"{what}: gave up, last {last!r}")
-
-
 # --- the two brokers ------------------------------------------------------------------------
-
-
-@dataclass
-class Kafka:
-    """Apache Kafka from the cached jars: KRaft broker+controller on free ports."""
-
-    libs: Path
-    home: Path
-    port: int = field(default_factory=free_port)
-    proc: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> Kafka:
-        cport = free_port()
-        props = self.home / "server.properties"
-        props.write_text(kraft_single_node_props(self.home, self.port, cport, *COMMON))
-        self.proc = start_kraft_node(self.libs, props, self.home / "kafka.log")
-        _until("Kafka starts", lambda: Raw(self.port).call("ApiVersions", 0) is not None, 120)
-        return self
-
-    def stop(self) -> None:
-        stop_process(self.proc)
 
 
 @pytest.fixture(scope="module")
 def kafka(kafka_libs: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Raw]:
-    broker = Kafka(kafka_libs, tmp_path_factory.mktemp("kafka")).start()
+    broker = KafkaNode(kafka_libs, tmp_path_factory.mktemp("kafka"), COMMON).start()
     try:
         yield _prepared(Raw(broker.port, broker.home / "data"))
     finally:
@@ -153,7 +81,7 @@ def _prepared(raw: Raw) -> Raw:
         parts = m.topics[0].partitions
         return len(parts) == 2 and all(p.error_code == 0 and p.leader_id >= 0 for p in parts)
 
-    _until("the topic has leaders", ready)
+    until("the topic has leaders", ready)
     return raw
 
 
@@ -178,11 +106,11 @@ class Scenario:
         """Until ``group``'s coordinator is found and has loaded its offsets partition:
         FindCoordinator answers before the load ends, and on a busy machine Kafka's
         commits would answer COORDINATOR_LOAD_IN_PROGRESS where ours do not."""
-        _until(
+        until(
             f"coordinator of {group}",
             lambda: self.raw.call("FindCoordinator", 1, key=group, key_type=0).error_code == 0,
         )
-        _until(
+        until(
             f"offsets of {group} loaded",
             lambda: (
                 self.raw.call("OffsetFetch", 2, group_id=group, topics=None).error_code
@@ -253,7 +181,7 @@ class Scenario:
         return str(described.groups[0].group_state)
 
     def wait_state(self, state: str) -> None:
-        _until(f"{self.group} {state}", lambda: self.state() == state, 30)
+        until(f"{self.group} {state}", lambda: self.state() == state, 30)
 
     def run(self) -> list[tuple[str, dict[str, Any]]]:
         self.coordinator_ready(self.group)

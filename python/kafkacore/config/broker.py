@@ -250,6 +250,10 @@ class BrokerConfig:
     group_consumer_max_size: int
     group_consumer_assignors: list[str]
     group_consumer_migration_policy: str
+    group_consumer_assignment_interval_ms: int
+    group_consumer_min_assignment_interval_ms: int
+    group_consumer_max_assignment_interval_ms: int
+    group_consumer_regex_refresh_interval_ms: int
     offset_metadata_max_bytes: int
     offsets_load_buffer_size: int
     offsets_topic_replication_factor: int

@@ -40,14 +40,15 @@ dropped. (2) Describe its topic with a :class:`CoordinatorTopic` and build a
 an empty shard. (3) Send it the broker's leadership changes. (4) Serve a key: check
 ``partition_error`` of its partition, read ``shard(partition)``; to write, hold
 ``partition_lock``, validate, ``await append(...)``, then apply to the shard what
-``replay`` would apply reading those records back. The classic groups and the
+``replay`` would apply reading those records back (or, pipelined, ``append_uncommitted``
+and apply under the lock, then ``await_committed`` outside it). The classic groups and the
 transactional ids are shards this way (``server/group/shard.py``, ``server/txn/manager.py``).
 Kafka keeps KIP-848 consumer groups and KIP-932 share groups in the same
 ``__consumer_offsets`` shard as classic groups (record types 3-8 and 16, 10-15): their
 managers join the group shard and its ``replay`` dispatches on the record type; the share
 coordinator is a second shard type, on a third runtime over ``__share_group_state``. Their
-per-member timers (Kafka's ``CoordinatorTimer``: keyed, cancelled on unload) belong here
-when they come.
+per-member timers are the runtime's (:meth:`CoordinatorRuntime.schedule_timer`, Kafka's
+``CoordinatorTimer``: keyed per partition, cancelled on unload).
 
 Thread-safety: event loop only, except :class:`CoordinatorTopic`'s blocking methods and
 :meth:`CoordinatorRuntime.replay_partition`, which run on the I/O executor and touch no
@@ -62,7 +63,7 @@ import functools
 import inspect
 import logging
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Generic, NamedTuple, Protocol, TypeVar
@@ -306,6 +307,8 @@ class CoordinatorRuntime(Generic[S]):
         self._locks: dict[int, asyncio.Lock] = {}
         self._jobs: list[asyncio.Task[None]] = []
         self._creating: asyncio.Task[None] | None = None
+        self._timers: dict[int, dict[str, asyncio.TimerHandle]] = {}
+        self._timer_tasks: set[asyncio.Task[None]] = set()
 
     # -- ownership -------------------------------------------------------------------------
 
@@ -451,6 +454,7 @@ class CoordinatorRuntime(Generic[S]):
             logger.info("Unloaded %s-%d for epoch %s", self.topic.name, index, epoch)
 
     def _drop(self, index: int) -> None:
+        self._cancel_timers(index)
         loading = self._loading.pop(index, None)
         if loading is not None:
             loading.cancel()
@@ -514,14 +518,49 @@ class CoordinatorRuntime(Generic[S]):
             raise CoordinatorWriteError(
                 ErrorCode.NOT_COORDINATOR, f"{self.topic.name}-{index} is not owned here"
             )
+        end = await self.append_uncommitted(
+            index, records, producer=producer, verification_guard=verification_guard
+        )
+        await self.await_committed(index, end)
+        return end
+
+    async def append_uncommitted(
+        self,
+        index: int,
+        records: Sequence[tuple[bytes, bytes | None]],
+        *,
+        producer: tuple[int, int] | None = None,
+        verification_guard: tuple[int, int] | None = None,
+    ) -> int:
+        """The first half of :meth:`append` (Kafka's runtime writing to the partition
+        before it answers): the records appended to the leader's log as one batch, not
+        waiting for the high watermark; the offset after the batch (-1 for none). A shard
+        whose writes are frequent (KIP-848 heartbeats) applies them to its state now,
+        under :meth:`partition_lock`, releases the lock and answers after
+        :meth:`await_committed`, so that its writes are pipelined instead of serialised
+        one replication round trip apart. Raises :class:`CoordinatorWriteError`."""
+        if not records:
+            return -1
+        if self.partition_error(index) != ErrorCode.NONE:  # resigned while the caller waited
+            raise CoordinatorWriteError(
+                ErrorCode.NOT_COORDINATOR, f"{self.topic.name}-{index} is not owned here"
+            )
         tp = TopicPartition(self.topic.name, index)
         loop = asyncio.get_running_loop()
         end = await loop.run_in_executor(
             self.io_executor, self._write, tp, records, producer, verification_guard
         )
         self.topic.writer.wake_fetches(tp)
-        await self.topic.writer.await_replication(tp, end, self.write_timeout_ms)
         return end
+
+    async def await_committed(self, index: int, end: int) -> None:
+        """Wait until the high watermark of partition ``index`` reaches ``end`` (an offset
+        :meth:`append_uncommitted` returned; -1 returns at once), at most
+        ``write_timeout_ms``. Raises :class:`CoordinatorWriteError`."""
+        if end < 0:
+            return
+        tp = TopicPartition(self.topic.name, index)
+        await self.topic.writer.await_replication(tp, end, self.write_timeout_ms)
 
     def _write(
         self,
@@ -553,6 +592,58 @@ class CoordinatorRuntime(Generic[S]):
         except Exception as exc:
             raise CoordinatorWriteError(writer.error_code(exc), f"{tp}: {exc}") from exc
 
+    # -- timers (Kafka's CoordinatorTimer) -------------------------------------------------
+
+    def schedule_timer(
+        self,
+        index: int,
+        key: str,
+        delay_ms: float,
+        operation: Callable[[], Awaitable[object]],
+        *,
+        if_absent: bool = False,
+    ) -> None:
+        """Run ``operation`` in ``delay_ms`` unless the timer ``key`` of partition ``index``
+        is rescheduled or cancelled first (Kafka's ``CoordinatorTimer.schedule``; with
+        ``if_absent``, ``scheduleIfAbsent``). The timers of a partition are cancelled when
+        it is unloaded; a failed operation is logged. Event loop only."""
+        timers = self._timers.setdefault(index, {})
+        existing = timers.get(key)
+        if existing is not None:
+            if if_absent:
+                return
+            existing.cancel()
+        loop = asyncio.get_running_loop()
+        handle = loop.call_later(max(0.0, delay_ms / 1000), self._fire, index, key, operation)
+        timers[key] = handle
+
+    def cancel_timer(self, index: int, key: str) -> None:
+        handle = self._timers.get(index, {}).pop(key, None)
+        if handle is not None:
+            handle.cancel()
+
+    def timer_scheduled(self, index: int, key: str) -> bool:
+        return key in self._timers.get(index, {})
+
+    def _fire(self, index: int, key: str, operation: Callable[[], Awaitable[object]]) -> None:
+        self._timers.get(index, {}).pop(key, None)
+        task = asyncio.get_running_loop().create_task(self._run_timer(key, operation))
+        self._timer_tasks.add(task)
+        task.add_done_callback(self._timer_tasks.discard)
+
+    @staticmethod
+    async def _run_timer(key: str, operation: Callable[[], Awaitable[object]]) -> None:
+        try:
+            await operation()
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            logger.exception("Timer %s failed", key)
+
+    def _cancel_timers(self, index: int) -> None:
+        for handle in self._timers.pop(index, {}).values():
+            handle.cancel()
+
     # -- background jobs -------------------------------------------------------------------
 
     def schedule_periodic(
@@ -580,7 +671,9 @@ class CoordinatorRuntime(Generic[S]):
 
     async def stop(self) -> None:
         """Cancel the background jobs, the loads and the topic's creation."""
-        tasks = [*self._jobs, *self._loading.values()]
+        for index in list(self._timers):
+            self._cancel_timers(index)
+        tasks = [*self._jobs, *self._loading.values(), *self._timer_tasks]
         if self._creating is not None:
             tasks.append(self._creating)
         self._jobs.clear()

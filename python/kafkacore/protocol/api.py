@@ -103,6 +103,8 @@ class ApiKey(IntEnum):
     DESCRIBE_TRANSACTIONS = 65
     LIST_TRANSACTIONS = 66
     ALLOCATE_PRODUCER_IDS = 67
+    CONSUMER_GROUP_HEARTBEAT = 68
+    CONSUMER_GROUP_DESCRIBE = 69
 
 
 @dataclass(frozen=True, eq=False)
@@ -156,7 +158,7 @@ _TABLE = [
     _api("Heartbeat", m.heartbeat, (0, 4), (0, 4)),
     _api("LeaveGroup", m.leave_group, (0, 5), (0, 5)),
     _api("SyncGroup", m.sync_group, (0, 5), (0, 5)),
-    _api("DescribeGroups", m.describe_groups, (0, 5), (0, 5)),
+    _api("DescribeGroups", m.describe_groups, (0, 6), (0, 6)),
     _api("ListGroups", m.list_groups, (0, 5), (0, 5)),
     _api("SaslHandshake", m.sasl_handshake, (0, 1), (0, 1)),
     _api("ApiVersions", m.api_versions, (0, 4), (0, 4)),
@@ -191,6 +193,8 @@ _TABLE = [
     _api("DescribeProducers", m.describe_producers, (0, 0), (0, 0)),
     _api("DescribeTransactions", m.describe_transactions, (0, 0), (0, 0)),
     _api("ListTransactions", m.list_transactions, (0, 1), (0, 1)),
+    _api("ConsumerGroupHeartbeat", m.consumer_group_heartbeat, (0, 1), (0, 1)),
+    _api("ConsumerGroupDescribe", m.consumer_group_describe, (0, 1), (0, 1)),
     # Inter-broker APIs of a ZooKeeper-mode cluster (Kafka 3.9 at IBP 3.9). ControlledShutdown
     # v0 has a request header without client id, which kafkacore does not read.
     _api("LeaderAndIsr", m.leader_and_isr, (0, 7), (0, 7)),

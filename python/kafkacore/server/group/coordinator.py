@@ -34,7 +34,7 @@ import contextlib
 import logging
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from concurrent.futures import Executor
 from typing import Any
 
@@ -45,6 +45,7 @@ from kafkacore.coordinator.runtime import CoordinatorRuntime, append_error_code
 from kafkacore.log import TopicPartition
 from kafkacore.protocol import ErrorCode
 from kafkacore.server.coordinator_writer import CoordinatorPartitionWriter
+from kafkacore.server.group.consumer import ConsumerGroupCoordinator, GroupError
 from kafkacore.server.group.group import (
     COMPLETING,
     DEAD,
@@ -99,7 +100,7 @@ class GroupCoordinator:
             cluster_mode = bool(config.zookeeper_connect)
         self.runtime = CoordinatorRuntime(
             offsets_topic(CoordinatorPartitionWriter(replicas), replicas.config, cluster_mode),
-            lambda partition, _epoch: GroupShard(partition),
+            lambda partition, _epoch: GroupShard(partition, self._shard_loaded),
             io_executor=io_executor,
             write_timeout_ms=config.offsets_commit_timeout_ms,
             serve_uncreated=not cluster_mode,
@@ -109,6 +110,11 @@ class GroupCoordinator:
         """The groups of the owned partitions."""
         self.clock = clock
         """Wall-clock milliseconds for commit/state timestamps and offset expiry."""
+        self.consumer = ConsumerGroupCoordinator(self)
+        """The KIP-848 consumer groups of the same shards."""
+
+    def _shard_loaded(self, shard: GroupShard) -> None:
+        self.consumer.on_shard_loaded(shard)
 
     @property
     def cluster_mode(self) -> bool:
@@ -396,6 +402,16 @@ class GroupCoordinator:
             c.group_min_session_timeout_ms <= session_timeout <= c.group_max_session_timeout_ms
         ):
             return join_error(ErrorCode.INVALID_SESSION_TIMEOUT, member_id)
+        consumer_group = self.consumer.group(group_id)
+        if consumer_group is not None:
+            if consumer_group.members:
+                # classic members inside a consumer group (the online migration) are not
+                # served: Kafka answers this with the migration disabled
+                return join_error(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, member_id)
+            try:  # an empty consumer group becomes a classic group (its tombstones)
+                await self.consumer.delete_empty(group_id)
+            except GroupError as exc:
+                return join_error(exc.code, member_id)
         group = self.groups.get(group_id)
         if group is None or group.state == DEAD:
             if member_id:
@@ -727,12 +743,24 @@ class GroupCoordinator:
         api_version: int,
         *,
         transactional: bool = False,
+        partitions: Sequence[tuple[str, int]] = (),
     ) -> tuple[int, Group | None]:
         """OffsetMetadataManager.validateOffsetCommit (``validateTransactionalOffsetCommit``
         when ``transactional``) + ClassicGroup.validateOffsetCommit: the group-level error,
         and the group (created Empty for a simple commit). A transactional commit without
         member (TxnOffsetCommit v0-2, or v3+ without group metadata) is accepted whatever
         the group's state, and one with member is not held back by a rebalance."""
+        consumer_group = self.consumer.group(group_id)
+        if consumer_group is not None:
+            return self.consumer.validate_offset_commit(
+                consumer_group,
+                member_id,
+                instance_id,
+                generation,
+                api_version,
+                [(self._topic_id(t), p) for t, p in partitions],
+                transactional=transactional,
+            ), consumer_group  # type: ignore[return-value]
         group = self.groups.get(group_id)  # "" is a group id like any other (Kafka 4.3.1)
         if group is None or group.state == DEAD:
             if generation >= 0:
@@ -781,11 +809,16 @@ class GroupCoordinator:
             return [owner_error] * len(offsets)
         created = group_id not in self.groups
         code, group = self._validate_commit(
-            group_id, generation, member_id, instance_id, api_version
+            group_id,
+            generation,
+            member_id,
+            instance_id,
+            api_version,
+            partitions=[(t, p) for t, p, *_ in offsets],
         )
         if code or group is None:
             return [code] * len(offsets)
-        member = group.members.get(member_id)
+        member = group.members.get(member_id) if isinstance(group, Group) else None
         if member is not None and group.state in (STABLE, PREPARING):
             member.renew_session()  # a classic member's commit keeps its session
         now = self.clock()
@@ -818,6 +851,10 @@ class GroupCoordinator:
             stored.record_offset = end - len(written) + i
         group.offsets.update(written)  # in log order: the write lock is held
         return codes
+
+    def _topic_id(self, topic: str) -> uuid.UUID | None:
+        known = self.replicas.cache.topic(topic)
+        return None if known is None else known.topic_id
 
     def _offset_commit_value(
         self, topic: str, offset: int, epoch: int, metadata: str, now: int, expire: int | None
@@ -913,7 +950,13 @@ class GroupCoordinator:
             return [owner_error] * len(offsets)
         created = group_id not in self.groups
         code, group = self._validate_commit(
-            group_id, generation, member_id, instance_id, api_version, transactional=True
+            group_id,
+            generation,
+            member_id,
+            instance_id,
+            api_version,
+            transactional=True,
+            partitions=[(t, p) for t, p, *_ in offsets],
         )
         if code or group is None:
             return [code] * len(offsets)
@@ -954,6 +997,26 @@ class GroupCoordinator:
                 stored.record_offset = end - len(written) + i
                 pending[tp] = stored
         return codes
+
+    async def _delete_consumer_group(self, group: Any) -> int:
+        """DeleteGroups of a consumer group: NON_EMPTY_GROUP with members; else its
+        offsets' tombstones, then the group's (``createGroupTombstoneRecords``)."""
+        if group.members:
+            return ErrorCode.NON_EMPTY_GROUP
+        pending_only = set().union(*group.pending_txn.values()) - group.offsets.keys()
+        records: list[tuple[bytes, bytes | None]] = [
+            (recs.offset_commit_key(group.group_id, t, p), None)
+            for t, p in [*group.offsets, *sorted(pending_only)]
+        ]
+        records.extend(self.consumer.tombstones(group))
+        try:
+            await self._append(group.group_id, records)
+        except Exception as exc:
+            return append_error_code(exc)
+        shard = self.runtime.shard(self.topic.partition_for(group.group_id))
+        if shard is not None:
+            shard.consumer_groups.pop(group.group_id, None)
+        return ErrorCode.NONE
 
     def _expired_offsets(self, group: Group, now: int) -> list[tuple[str, int]]:
         """GroupMetadata.removeExpiredOffsets: which offsets of ``group`` have expired."""
@@ -1110,14 +1173,28 @@ class GroupCoordinator:
     def has_pending_txn(self, group_id: str, topic: str, partition: int) -> bool:
         """An open transaction committed an offset of the partition for ``group_id``
         (Kafka's ``hasPendingTransactionalOffsets``)."""
-        group = self.groups.get(group_id)
+        group = self._offsets_owner(group_id)
         return group is not None and group.has_pending_txn((topic, partition))
 
+    def _offsets_owner(self, group_id: str) -> Any:
+        """The group holding ``group_id``'s offsets: its consumer group, else its classic
+        group (``None``: neither)."""
+        return self.consumer.group(group_id) or self.groups.get(group_id)
+
     def fetch(self, group_id: str) -> dict[tuple[str, int], Offset]:
-        group = self.groups.get(group_id)
+        group = self._offsets_owner(group_id)
         if group is None:
             return {}
-        return group.offsets
+        offsets: dict[tuple[str, int], Offset] = group.offsets
+        return offsets
+
+    def fetch_error(self, group_id: str, member_id: str | None, member_epoch: int) -> int:
+        """OffsetFetch v9+'s member check (``ConsumerGroup.validateOffsetFetch``): NONE
+        for a classic group or none."""
+        group = self.consumer.group(group_id)
+        if group is None:
+            return ErrorCode.NONE
+        return self.consumer.validate_offset_fetch(group, member_id, member_epoch)
 
     async def delete_offsets(
         self, group_id: str, partitions: list[tuple[str, int]]
@@ -1134,6 +1211,9 @@ class GroupCoordinator:
         owner_error = self.coordinator_error(group_id)
         if owner_error:
             return owner_error, []
+        consumer_group = self.consumer.group(group_id)
+        if consumer_group is not None:
+            return await self._delete_consumer_offsets(consumer_group, partitions)
         group = self.groups.get(group_id)
         if group is None or group.state == DEAD:
             return ErrorCode.GROUP_ID_NOT_FOUND, []
@@ -1171,10 +1251,41 @@ class GroupCoordinator:
         async with self._write_lock(group_id):
             return await self._delete_group_locked(group_id)
 
+    async def _delete_consumer_offsets(
+        self, group: Any, partitions: list[tuple[str, int]]
+    ) -> tuple[int, list[int]]:
+        """OffsetDelete on a consumer group (``ConsumerGroup.validateOffsetDelete``): the
+        topics its members subscribe to stay, GROUP_SUBSCRIBED_TO_TOPIC."""
+        _regexes, counts = group.subscription_counts()
+        codes: list[int] = []
+        records: list[tuple[bytes, bytes | None]] = []
+        gone: list[tuple[str, int]] = []
+        for topic, partition in partitions:
+            if group.members and topic in counts:
+                codes.append(ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC)
+                continue
+            tp = (topic, partition)
+            known = tp in group.offsets or group.has_pending_txn(tp)
+            if known and tp not in gone:
+                gone.append(tp)
+                records.append((recs.offset_commit_key(group.group_id, topic, partition), None))
+            codes.append(ErrorCode.NONE)
+        try:
+            await self._append(group.group_id, records)
+        except Exception as exc:
+            return append_error_code(exc), []
+        for tp in gone:
+            group.offsets.pop(tp, None)
+            group.drop_pending_txn(tp)
+        return ErrorCode.NONE, codes
+
     async def _delete_group_locked(self, group_id: str) -> int:
         owner_error = self.coordinator_error(group_id)
         if owner_error:
             return owner_error
+        consumer_group = self.consumer.group(group_id)
+        if consumer_group is not None:
+            return await self._delete_consumer_group(consumer_group)
         group = self.groups.get(group_id)
         if group is None or group.state == DEAD:
             return ErrorCode.GROUP_ID_NOT_FOUND

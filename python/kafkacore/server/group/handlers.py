@@ -501,6 +501,9 @@ async def handle_offset_fetch(
             if not _group_allowed(services, context, AclOperation.DESCRIBE, g.group_id)
             else coordinator.coordinator_error(g.group_id)
         )
+        if not owner_error and context.api_version >= 9:
+            # a consumer group member's fetch is checked against its epoch (KIP-848)
+            owner_error = coordinator.fetch_error(g.group_id, g.member_id, g.member_epoch)
         if owner_error:
             groups.append(
                 cls.OffsetFetchResponseGroup(group_id=g.group_id, error_code=owner_error, topics=[])
@@ -537,8 +540,9 @@ def handle_list_groups(services: BrokerServices, context: RequestContext, reques
     """The groups of the partitions owned here; COORDINATOR_LOAD_IN_PROGRESS (with the
     groups already loaded) while some partition loads, as Kafka 3.9."""
     cls = _cls("ListGroups")
-    states = {s.lower() for s in (request.states_filter or [])}
-    types = {s.lower() for s in (request.types_filter or [])}
+    states = {s.lower().strip() for s in (request.states_filter or [])}
+    # Group.GroupType.parse: case-insensitive; an unknown type matches no group
+    types = {s.lower().strip() for s in (request.types_filter or [])}
     groups = [
         cls.ListedGroup(
             group_id=g.group_id,
@@ -548,6 +552,16 @@ def handle_list_groups(services: BrokerServices, context: RequestContext, reques
         )
         for g in _coordinator(services).groups.values()
         if (not states or g.state.lower() in states) and (not types or "classic" in types)
+    ]
+    groups += [
+        cls.ListedGroup(
+            group_id=g.group_id,
+            protocol_type="consumer",
+            group_state=str(g.state),
+            group_type="consumer",
+        )
+        for g in _coordinator(services).consumer.all_groups()
+        if (not states or str(g.state).lower() in states) and (not types or "consumer" in types)
     ]
     # DESCRIBE on the cluster lists every group, else those the principal may DESCRIBE
     if authz.enabled(services) and not authz.authorize_cluster(
@@ -590,7 +604,17 @@ def handle_describe_groups(services: BrokerServices, context: RequestContext, re
             continue
         g = _coordinator(services).groups.get(group_id)
         if g is None:
-            out.append(_no_group(cls, group_id, 0, "Dead"))
+            # Kafka 4.x: a group that is not a classic one (a consumer group, none) is
+            # Dead, with GROUP_ID_NOT_FOUND and its reason from v6 (KIP-1043)
+            dead = _no_group(cls, group_id, 0, "Dead")
+            if context.api_version >= 6:
+                dead.error_code = ErrorCode.GROUP_ID_NOT_FOUND
+                dead.error_message = (
+                    f"Group {group_id} is not a classic group."
+                    if _coordinator(services).consumer.group(group_id) is not None
+                    else f"Group {group_id} not found."
+                )
+            out.append(dead)
             continue
         stable = g.state in ("Stable", "CompletingRebalance")
         out.append(

@@ -2,9 +2,9 @@
 ``__consumer_offsets`` partition (Kafka's ``GroupCoordinatorShard``, with its
 ``GroupMetadataManager`` and ``OffsetMetadataManager`` for classic groups), rebuilt from
 the partition's records by ``replay`` and served once the coordinator runtime installs it
-(:mod:`kafkacore.coordinator.runtime`). KIP-848 consumer groups and KIP-932 share groups
-will join it here, as in Kafka: their record types (3-8 and 16, 10-15) dispatched by
-:meth:`GroupShard.replay`.
+(:mod:`kafkacore.coordinator.runtime`). KIP-848 consumer groups live here too
+(:attr:`GroupShard.consumer_groups`, record types 3-8 and 16 dispatched by
+:meth:`GroupShard.replay`), as KIP-932 share groups will (10-15).
 
 :class:`GroupsByPartition` is the coordinator's view of the groups of every installed
 shard, by group id.
@@ -15,9 +15,10 @@ the event loop only."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, MutableMapping, ValuesView
+from collections.abc import Callable, Iterator, MutableMapping, ValuesView
 
 from kafkacore.coordinator import records as recs
+from kafkacore.coordinator.consumer_group import CONSUMER_GROUP_RECORD_TYPES, ConsumerGroup
 from kafkacore.coordinator.runtime import CoordinatorRecord, CoordinatorRuntime
 from kafkacore.server.group.group import EMPTY, STABLE, Group, Member, Offset
 
@@ -37,9 +38,14 @@ class GroupShard:
     Offsets still pending at the log end stay pending in their group
     (:attr:`Group.pending_txn`), for the marker the transaction coordinator will write."""
 
-    def __init__(self, partition: int) -> None:
+    def __init__(
+        self, partition: int, on_loaded: Callable[[GroupShard], None] | None = None
+    ) -> None:
         self.partition = partition
         self.groups: dict[str, Group] = {}
+        self.consumer_groups: dict[str, ConsumerGroup] = {}
+        """The KIP-848 consumer groups (a group id is in one of the two maps)."""
+        self._on_loaded = on_loaded
         self._with_metadata: set[str] = set()
         self._pending_groups: dict[int, set[str]] = {}  # producer id -> groups it wrote
 
@@ -53,31 +59,79 @@ class GroupShard:
             self._replay_offset(key, record)
         elif isinstance(key, recs.GroupMetadataKey):
             self._replay_group(key, record.value)
+        elif key.type in CONSUMER_GROUP_RECORD_TYPES:
+            self._replay_consumer(key, record.key, record.value)
+
+    def replay_consumer_record(self, key: bytes, value: bytes | None) -> None:
+        """Apply a consumer group record just appended (the coordinator's write path)."""
+        decoded = recs.decode_key(key)
+        if isinstance(decoded, recs.OffsetCommitKey):
+            self._replay_offset(decoded, CoordinatorRecord(-1, -1, key, value))
+        elif isinstance(decoded, recs.GroupMetadataKey):
+            self._replay_group(decoded, value)
+        elif decoded.type in CONSUMER_GROUP_RECORD_TYPES:
+            self._replay_consumer(decoded, key, value)
+
+    def _replay_consumer(
+        self, key: recs.CoordinatorRecord, key_bytes: bytes, value: bytes | None
+    ) -> None:
+        """Kafka's ``getOrMaybeCreatePersistedConsumerGroup`` then the record's replay: a
+        value makes the group (a classic group known by offsets only gives it its
+        offsets, as Kafka's simple group is replaced); the group epoch's tombstone
+        deletes it (its offsets, if any remain, stay as a simple group's)."""
+        decoded = recs.decode_record(key_bytes, value)
+        group_id = decoded.key["groupId"]
+        group = self.consumer_groups.get(group_id)
+        if group is None:
+            if value is None:
+                return
+            group = ConsumerGroup(group_id)
+            simple = self.groups.pop(group_id, None)
+            if simple is not None:
+                group.offsets, group.pending_txn = simple.offsets, simple.pending_txn
+            self.consumer_groups[group_id] = group
+        group.replay(decoded.type, decoded.key, decoded.value)
+        if group.deleted:
+            del self.consumer_groups[group_id]
+            if group.offsets or group.pending_txn:
+                simple = self.groups.setdefault(group_id, Group(group_id))
+                simple.offsets, simple.pending_txn = group.offsets, group.pending_txn
+
+    def offsets_owner(self, group_id: str) -> Group | ConsumerGroup | None:
+        """Where ``group_id``'s offsets live: its consumer group, else its classic one."""
+        return self.consumer_groups.get(group_id) or self.groups.get(group_id)
 
     def _replay_offset(self, key: recs.OffsetCommitKey, record: CoordinatorRecord) -> None:
-        group = self.groups.get(key.group)
+        """An offset (or its tombstone) into its group: the consumer group of that id, else
+        the classic group, made (as a simple group) by a value."""
+        owner: Group | ConsumerGroup | None = self.offsets_owner(key.group)
         tp = (key.topic, key.partition)
         if record.value is None:
-            if group is not None:
-                group.offsets.pop(tp, None)
-                group.drop_pending_txn(tp)
+            if owner is not None:
+                owner.offsets.pop(tp, None)
+                owner.drop_pending_txn(tp)
             return
         v = recs.decode_offset_commit_value(record.value)
-        group = self.groups.setdefault(key.group, Group(key.group))
+        if owner is None:
+            owner = self.groups.setdefault(key.group, Group(key.group))
         expire = None if v.expire_timestamp == recs.NO_EXPIRE_TIMESTAMP else v.expire_timestamp
         offset = Offset(
             v.offset, v.leader_epoch, v.metadata, v.commit_timestamp, expire, record.offset
         )
         if record.producer_id >= 0:
-            group.pending_txn.setdefault(record.producer_id, {})[tp] = offset
+            owner.pending_txn.setdefault(record.producer_id, {})[tp] = offset
             self._pending_groups.setdefault(record.producer_id, set()).add(key.group)
         else:
-            group.offsets[tp] = offset
+            owner.offsets[tp] = offset
 
     def _replay_group(self, key: recs.GroupMetadataKey, value: bytes | None) -> None:
         if value is None:
-            self.groups.pop(key.group, None)
+            old = self.groups.pop(key.group, None)
             self._with_metadata.discard(key.group)
+            if old is not None and (old.offsets or old.pending_txn):
+                # the group's metadata is gone, not its offsets (Kafka keeps them apart)
+                simple = self.groups[key.group] = Group(key.group)
+                simple.offsets, simple.pending_txn = old.offsets, old.pending_txn
             return
         self._with_metadata.add(key.group)
         g = recs.decode_group_metadata_value(value)
@@ -111,16 +165,20 @@ class GroupShard:
 
     def replay_end_transaction_marker(self, producer_id: int, committed: bool) -> None:
         for group_id in self._pending_groups.pop(producer_id, ()):
-            group = self.groups.get(group_id)
+            group = self.offsets_owner(group_id)
             if group is not None:
                 group.complete_transaction(producer_id, committed)
 
     def complete_transaction(self, producer_id: int, committed: bool) -> int:
         """A COMMIT or ABORT marker of ``producer_id`` written to this partition after the
         load (Kafka's ``onTransactionCompleted``): how many offsets were materialised."""
+        owners: list[Group | ConsumerGroup] = [
+            *self.groups.values(),
+            *self.consumer_groups.values(),
+        ]
         return sum(
             group.complete_transaction(producer_id, committed)
-            for group in self.groups.values()
+            for group in owners
             if producer_id in group.pending_txn
         )
 
@@ -135,8 +193,14 @@ class GroupShard:
         for group in self.groups.values():
             for member in group.members.values():
                 member.renew_session()
-        if self.groups:
-            logger.info("Loaded %d groups of partition %d", len(self.groups), self.partition)
+        if self.groups or self.consumer_groups:
+            logger.info(
+                "Loaded %d groups of partition %d",
+                len(self.groups) + len(self.consumer_groups),
+                self.partition,
+            )
+        if self._on_loaded is not None:
+            self._on_loaded(self)
 
     def on_unloaded(self) -> None:
         """Resigned: every group is Dead here and its waiting members are answered
@@ -146,6 +210,7 @@ class GroupShard:
         if self.groups:
             logger.info("Unloaded %d groups of partition %d", len(self.groups), self.partition)
         self.groups.clear()
+        self.consumer_groups.clear()
 
 
 class GroupsByPartition(MutableMapping[str, Group]):

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kafkacore.protocol import ApiKey
+from kafkacore.server.group.consumer_handlers import CONSUMER_GROUP_HANDLERS
 from kafkacore.server.group.handlers import GROUP_HANDLERS
 from kafkacore.server.handlers.acls import (
     handle_create_acls,
@@ -116,5 +117,6 @@ HANDLERS: dict[ApiKey, Handler] = {
     ApiKey.WRITE_TXN_MARKERS: handle_write_txn_markers,
     ApiKey.DESCRIBE_PRODUCERS: handle_describe_producers,
     **GROUP_HANDLERS,
+    **CONSUMER_GROUP_HANDLERS,
     **TXN_HANDLERS,
 }
