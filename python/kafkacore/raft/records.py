@@ -31,6 +31,7 @@ from kafkacore.protocol.messages.raft_records import (
     ControlRecordType,
 )
 from kafkacore.protocol.types import MalformedMessage
+from kafkacore.raft.types import java_int_set_order
 from kafkacore.record import BatchHeader, batch_header
 from kafkacore.record.layout import (
     CONTROL_FLAG_MASK,
@@ -122,13 +123,14 @@ def control_batch_size(records: Sequence[ControlRecord]) -> int:
 
 
 def leader_change_message(leader_id: int, voters: Sequence[int], granting: Sequence[int]) -> Any:
-    """The LeaderChangeMessage a new leader writes (Kafka's ``LeaderState``: version 0,
-    voters and granting voters by id, ascending)."""
+    """The LeaderChangeMessage a new leader writes (Kafka's ``LeaderState``: version 0;
+    the voters in Kafka's ``HashMap`` order, the granting voters - a ``Set.copyOf``, whose
+    order varies from JVM to JVM - ascending)."""
     cls: Any = LEADER_CHANGE.cls
     return cls(
         version=CONTROL_WRITE_VERSION,
         leader_id=leader_id,
-        voters=[cls.Voter(voter_id=v) for v in sorted(voters)],
+        voters=[cls.Voter(voter_id=v) for v in java_int_set_order(set(voters))],
         granting_voters=[cls.Voter(voter_id=v) for v in sorted(granting)],
     )
 

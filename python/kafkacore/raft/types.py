@@ -25,6 +25,7 @@ __all__ = [
     "ReplicaKey",
     "ValidKind",
     "ValidOffsetAndEpoch",
+    "java_int_set_order",
 ]
 
 METADATA_TOPIC = "__cluster_metadata"
@@ -149,3 +150,15 @@ class LeaderAndEpoch:
 
     def is_leader(self, node_id: int | None) -> bool:
         return node_id is not None and self.leader_id == node_id
+
+
+def java_int_set_order(ids: frozenset[int] | set[int]) -> list[int]:
+    """The iteration order of Kafka's voter id sets (``java.util.HashMap`` key sets of
+    ``Integer``), which decides the order of the ids Kafka writes in ``quorum-state`` and
+    LeaderChangeMessage: by bucket ``(h ^ h >>> 16) & (capacity - 1)`` in a table of 16
+    doubled whenever it is more than 3/4 full; ids sharing a bucket in ascending order
+    (the order they are configured in, in practice)."""
+    capacity = 16
+    while len(ids) > capacity * 3 // 4:
+        capacity *= 2
+    return sorted(ids, key=lambda v: ((v ^ (v >> 16)) & (capacity - 1), v))

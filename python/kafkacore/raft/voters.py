@@ -65,7 +65,10 @@ class VoterSet:
         """From a decoded ``VotersRecord``."""
         nodes = []
         for voter in record.voters:
-            endpoints = Endpoints(tuple(Endpoint(e.name, e.host, e.port) for e in voter.endpoints))
+            # Kafka normalises listener names (ListenerName.normalised: upper case)
+            endpoints = Endpoints(
+                tuple(Endpoint(e.name.upper(), e.host, e.port) for e in voter.endpoints)
+            )
             feature = voter.k_raft_version_feature
             nodes.append(
                 VoterNode(

@@ -162,7 +162,8 @@ def _listeners_to_wire(cls: Any, endpoints: Endpoints) -> list[Any]:
 
 
 def _listeners_from_wire(items: list[Any]) -> Endpoints:
-    return Endpoints(tuple(Endpoint(i.name, i.host, i.port) for i in items))
+    # Kafka normalises listener names (ListenerName.normalised: upper case)
+    return Endpoints(tuple(Endpoint(i.name.upper(), i.host, i.port) for i in items))
 
 
 def _node_endpoints(
