@@ -1,8 +1,10 @@
 """One KRaft voter as a process, for the multi-process tests (``test_driver_quorum.py``):
 a :class:`~kafkacore.raft.RaftClient` over a :class:`~kafkacore.raft.driver.RaftDriver`
 with its metadata log in ``--dir``. While it leads it appends a record every
-``--append-every-ms``; every 50 ms it writes ``<dir>/status.json`` (state, epoch,
-leader, high watermark, log end). SIGTERM shuts it down gracefully.
+``--append-every-ms``: a string naming it, or with ``--metadata`` real metadata records
+a Kafka controller can replay (the bootstrap feature levels into an empty log, then
+NoOpRecords); every 50 ms it writes ``<dir>/status.json`` (state, epoch, leader, high
+watermark, log end). SIGTERM shuts it down gracefully.
 
     python -m raft.quorum_node --id 1 --dir D --port P --voters 1@127.0.0.1:P,2@...
 """
@@ -31,8 +33,27 @@ from kafkacore.raft import (
 from kafkacore.raft.client import NotLeaderError
 from kafkacore.raft.driver import RaftDriver
 from kafkacore.raft.metadata_log import MetadataLog
+from kafkacore.raft.records import iter_batches
+from raft.metadata_records import feature_level, no_op
 
 LISTENER = "CONTROLLER"
+
+
+# kafka-storage format --release-version 4.3's feature levels (kafka-features
+# version-mapping): what an active controller writes into an empty log.
+BOOTSTRAP = [
+    feature_level("metadata.version", 30),
+    feature_level("eligible.leader.replicas.version", 1),
+    feature_level("group.version", 1),
+    feature_level("share.version", 1),
+    feature_level("streams.version", 1),
+    feature_level("transaction.version", 2),
+]
+
+
+def _has_data(log: MetadataLog) -> bool:
+    data = log.read(log.start_offset, 1 << 20) if log.end_offset > log.start_offset else b""
+    return log.start_offset > 0 or any(not b.is_control for b in iter_batches(data, values=False))
 
 
 def _directory_id(directory: Path) -> uuid.UUID:
@@ -59,7 +80,7 @@ async def main(args: argparse.Namespace) -> None:
     client = RaftClient(
         node_id=args.id,
         directory_id=_directory_id(directory),
-        cluster_id="kafkacore-raft-test",
+        cluster_id=args.cluster_id,
         log=log,
         store=FileQuorumStateStore.in_dir(directory),
         config=config,
@@ -82,8 +103,15 @@ async def main(args: argparse.Namespace) -> None:
                 raise driver.failure
             if client.is_leader():
                 sequence += 1
+                if not args.metadata:
+                    values = [f"{args.id}-{client.epoch}-{sequence}".encode()]
+                elif client.high_watermark is None:
+                    values = []  # the epoch's first commit comes first
+                else:
+                    values = [no_op()] if _has_data(log) else BOOTSTRAP
                 with contextlib.suppress(NotLeaderError):
-                    driver.append([f"{args.id}-{client.epoch}-{sequence}".encode()])
+                    if values:
+                        driver.append(values)
             state = {
                 "pid": os.getpid(),
                 "id": args.id,
@@ -109,6 +137,8 @@ if __name__ == "__main__":
     parser.add_argument("--dir", required=True)
     parser.add_argument("--voters", required=True)
     parser.add_argument("--append-every-ms", type=int, default=50)
+    parser.add_argument("--cluster-id", default="kafkacore-raft-test")
+    parser.add_argument("--metadata", action="store_true")
     parser.add_argument("--election-timeout-ms", type=int, default=500)
     parser.add_argument("--fetch-timeout-ms", type=int, default=1000)
     asyncio.run(main(parser.parse_args()))
