@@ -58,11 +58,12 @@ chaos: build
 	PYTHONPATH=python:tests $(PYTHON) -m txn_chaos.campaign --target cluster --seeds 5 --out chaos-runs/txn $(TXN_ARGS)
 	PYTHONPATH=python:tests $(PYTHON) -m txn_chaos.sweep --rounds 20 --out chaos-runs/txn-sweep
 
-# Raft safety by simulation (tests/raft): many more seeds than `make test` runs, 4 workers
+# Raft safety by simulation (tests/raft): many more seeds than `make test` runs, 4 workers,
+# of the 3- and 5-voter, dynamic-voter and wire-format scenarios
 # (RAFT_SIM_SEEDS per scenario, from RAFT_SIM_FIRST_SEED; RAFT_SIM_RUN_MS of faults each).
 RAFT_SIM_SEEDS ?= 500
 raft-sim: build
-	RAFT_SIM_SEEDS=$(RAFT_SIM_SEEDS) $(BIN)/pytest -q -n 4 -p no:cacheprovider tests/raft/test_simulation.py -k "voters"
+	RAFT_SIM_SEEDS=$(RAFT_SIM_SEEDS) $(BIN)/pytest -q -n 4 -p no:cacheprovider tests/raft/test_simulation.py -k "voters or wire"
 
 # The storage demo: a partition directory with several segments, printed by the dump tool.
 demo: build

@@ -31,7 +31,8 @@ import itertools
 import random
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from kafkacore.protocol.errors import ErrorCode
@@ -46,10 +47,19 @@ from kafkacore.raft import (
     ReplicaKey,
     VoterNode,
     VoterSet,
+    wire,
 )
 from kafkacore.raft.client import NotLeaderError
+from kafkacore.raft.log import RaftLog
 from kafkacore.raft.messages import (
     AddRaftVoterRequest,
+    AddRaftVoterResponse,
+    ApiVersionsResponse,
+    BeginQuorumEpochResponse,
+    DescribeQuorumResponse,
+    EndQuorumEpochResponse,
+    FetchResponse,
+    FetchSnapshotResponse,
     InboundRequest,
     InboundResponse,
     OutboundRequest,
@@ -57,12 +67,18 @@ from kafkacore.raft.messages import (
     RaftRequest,
     RaftResponse,
     RemoveRaftVoterRequest,
+    RemoveRaftVoterResponse,
+    UpdateRaftVoterResponse,
+    VoteResponse,
     error_response,
 )
+from kafkacore.raft.metadata_log import MetadataLog
+from kafkacore.raft.quorum_state import FileQuorumStateStore, QuorumStateStore
 from kafkacore.raft.records import iter_batches
 from kafkacore.raft.snapshots import build_snapshot, read_snapshot
 
 LISTENER = "CONTROLLER"
+SEGMENT_BYTES = 4096  # small segments: rolls, deletions and recovery across segments
 ADMIN_ID = -100
 
 
@@ -92,8 +108,8 @@ class Faults:
 class SimNode:
     node_id: int
     directory_id: uuid.UUID
-    log: MemoryRaftLog
-    store: MemoryQuorumStateStore
+    log: RaftLog
+    store: QuorumStateStore
     client: RaftClient | None = None
     alive: bool = True
     incarnation: int = 0
@@ -202,7 +218,7 @@ class Checker:
                     )
 
 
-def entries(log: MemoryRaftLog, start: int, end: int) -> list[tuple[int, tuple[int, bytes]]]:
+def entries(log: RaftLog, start: int, end: int) -> list[tuple[int, tuple[int, bytes]]]:
     """``(offset, (epoch, digest))`` of each record of ``log`` in ``[start, end)``; a
     control record's digest is its type."""
     out = []
@@ -248,8 +264,11 @@ class Simulation:
         dynamic: bool = False,
         broken: Callable[[RaftClient], None] | None = None,
         config: QuorumConfig | None = None,
+        storage: Path | None = None,
+        on_the_wire: bool = False,
     ) -> None:
         self.seed = seed
+        self.on_the_wire = on_the_wire
         self.rng = random.Random(seed)
         self.faults = faults or Faults()
         self.dynamic = dynamic
@@ -272,9 +291,15 @@ class Simulation:
         self.nodes: dict[int, SimNode] = {}
         for node_id in range(voters + observers):
             directory = uuid.UUID(int=self.rng.getrandbits(128) | 2)
-            self.nodes[node_id] = SimNode(
-                node_id, directory, MemoryRaftLog(), MemoryQuorumStateStore()
-            )
+            log: RaftLog
+            store: QuorumStateStore
+            if storage is None:
+                log, store = MemoryRaftLog(), MemoryQuorumStateStore()
+            else:
+                (storage / f"node{node_id}").mkdir(parents=True)
+                log = MetadataLog(storage / f"node{node_id}", segment_bytes=SEGMENT_BYTES)
+                store = FileQuorumStateStore.in_dir(storage / f"node{node_id}")
+            self.nodes[node_id] = SimNode(node_id, directory, log, store)
         self.static_voters = VoterSet.of(
             VoterNode(
                 ReplicaKey(i, self.nodes[i].directory_id if dynamic else None),
@@ -321,6 +346,9 @@ class Simulation:
         heapq.heappush(self._events, _Event(when, next(self._seq), action))
 
     def _start(self, node: SimNode) -> None:
+        if isinstance(node.log, MetadataLog) and node.incarnation > 0:
+            # a restarted process opens (and recovers) its metadata log directory
+            node.log = MetadataLog(node.log.directory.parent, segment_bytes=SEGMENT_BYTES)
         node.incarnation += 1
         node.alive = True
         node.high_watermark = -1
@@ -465,6 +493,10 @@ class Simulation:
                 target, incarnation, InboundResponse(src, message.correlation_id, message.response)
             )
 
+    def _readable(self) -> list[SimNode]:
+        """The nodes whose log can be read now (a crashed process's files are closed)."""
+        return [n for n in self.nodes.values() if n.alive or isinstance(n.log, MemoryRaftLog)]
+
     def _cut(self, a: int, b: int) -> bool:
         if self.partition is None:
             return False
@@ -475,6 +507,8 @@ class Simulation:
         self, target: int, incarnation: int | None, event: InboundRequest | InboundResponse
     ) -> None:
         delay = self.rng.randint(self.faults.min_delay_ms, self.faults.max_delay_ms)
+        if self.on_the_wire:
+            event = _through_the_wire(event)
 
         def arrive() -> None:
             node = self.nodes[target]
@@ -496,7 +530,11 @@ class Simulation:
             node.alive = False
             node.client = None
             node.incarnation += 1
-            node.log.crash()
+            if isinstance(node.log, MemoryRaftLog):
+                node.log.crash()
+            else:  # the process dies: its files stay as written (the page cache survives)
+                assert isinstance(node.log, MetadataLog)
+                node.log.log.close_handlers()
             self.stats["crashes"] += 1
             down = self.rng.randint(*self.faults.down_ms)
             self.at(self.now + down, lambda: self._start(node))
@@ -597,8 +635,8 @@ class Simulation:
             event.action()
             if self.now >= checkpoint:
                 checkpoint += 10_000
-                self.checker.check_log_matching(self.now, list(self.nodes.values()))
-        self.checker.check_log_matching(self.now, list(self.nodes.values()))
+                self.checker.check_log_matching(self.now, self._readable())
+        self.checker.check_log_matching(self.now, self._readable())
 
     def heal_and_settle(self, settle_ms: int) -> None:
         """Stop the faults, let the quorum converge, and require progress: a leader and
@@ -626,10 +664,45 @@ class Simulation:
             event = heapq.heappop(self._events)
             self.now = event.at
             event.action()
-        self.checker.check_log_matching(self.now, list(self.nodes.values()))
+        self.checker.check_log_matching(self.now, self._readable())
 
 
-def _epoch_at(log: MemoryRaftLog, offset: int) -> int | None:
+_RESPONSE_API_KEYS: dict[type, int] = {
+    VoteResponse: wire.VOTE,
+    BeginQuorumEpochResponse: wire.BEGIN_QUORUM_EPOCH,
+    EndQuorumEpochResponse: wire.END_QUORUM_EPOCH,
+    FetchResponse: wire.FETCH,
+    FetchSnapshotResponse: wire.FETCH_SNAPSHOT,
+    DescribeQuorumResponse: wire.DESCRIBE_QUORUM,
+    AddRaftVoterResponse: wire.ADD_RAFT_VOTER,
+    RemoveRaftVoterResponse: wire.REMOVE_RAFT_VOTER,
+    UpdateRaftVoterResponse: wire.UPDATE_RAFT_VOTER,
+    ApiVersionsResponse: wire.API_VERSIONS,
+}
+
+
+def _through_the_wire(
+    event: InboundRequest | InboundResponse,
+) -> InboundRequest | InboundResponse:
+    """``event``'s message encoded to Kafka's bytes at the latest version and decoded
+    back, as a real network would deliver it."""
+    if isinstance(event, InboundRequest):
+        api_key, body = wire.request_to_wire(
+            event.request, wire.LATEST_VERSIONS[wire.api_key_of(event.request)]
+        )
+        version = wire.LATEST_VERSIONS[api_key]
+        schema = wire.SCHEMAS[api_key][0]
+        decoded = schema.decode(schema.encode(body, version), version)
+        return replace(event, request=wire.request_from_wire(api_key, version, decoded))
+    api_key = _RESPONSE_API_KEYS[type(event.response)]
+    version = wire.LATEST_VERSIONS[api_key]
+    schema = wire.SCHEMAS[api_key][1]
+    body = wire.response_to_wire(api_key, event.response, version, LISTENER)
+    decoded = schema.decode(schema.encode(body, version), version)
+    return replace(event, response=wire.response_from_wire(api_key, version, decoded, LISTENER))
+
+
+def _epoch_at(log: RaftLog, offset: int) -> int | None:
     """The epoch of the batch holding ``offset``."""
     chunk = log.read(offset, 1)
     for batch in iter_batches(chunk, decode=False):

@@ -5,7 +5,9 @@ kraft.version 1 - voters added and removed; every run must keep election safety,
 completeness, state-machine safety, a monotonic high watermark and log matching, and
 converge once the faults stop.
 
-``make test`` runs a bounded number of seeds; ``make raft-sim`` runs many more
+Variants: every message through Kafka's wire format, and every replica on a real
+metadata log directory. ``make test`` runs a bounded number of seeds; ``make raft-sim``
+runs many more
 (``RAFT_SIM_SEEDS``, ``RAFT_SIM_FIRST_SEED``). The last tests break a rule of the client on
 purpose and require the checker to notice: a checker that cannot fail proves nothing.
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -42,22 +45,37 @@ def _run(sim: Simulation, run_ms: int = RUN_MS) -> Simulation:
     return sim
 
 
-@pytest.mark.parametrize("seed", _seeds(20))
+@pytest.mark.parametrize("seed", _seeds(16))
 def test_three_voters_and_an_observer(seed: int) -> None:
     sim = _run(Simulation(seed, voters=3, observers=1))
     assert sim.stats["elections"] >= 1 and sim.stats["crashes"] >= 1
 
 
-@pytest.mark.parametrize("seed", _seeds(8))
+@pytest.mark.parametrize("seed", _seeds(6))
 def test_five_voters_and_two_observers(seed: int) -> None:
     _run(Simulation(seed, voters=5, observers=2))
 
 
-@pytest.mark.parametrize("seed", _seeds(10))
+@pytest.mark.parametrize("seed", _seeds(8))
 def test_dynamic_voters_added_and_removed(seed: int) -> None:
     """kraft.version 1: the voters come from the bootstrap snapshot's VotersRecord, and an
     admin adds observers and removes voters through the leader while faults go on."""
     _run(Simulation(seed, voters=3, observers=2, dynamic=True))
+
+
+@pytest.mark.parametrize("seed", _seeds(2))
+def test_every_message_through_kafkas_wire_format(seed: int) -> None:
+    """Each request and response encoded to Kafka's bytes (raft.wire at the latest
+    versions) and decoded back on its way, the dynamic quorum's included."""
+    _run(Simulation(seed, voters=3, observers=1, dynamic=bool(seed % 2), on_the_wire=True))
+
+
+@pytest.mark.parametrize("seed", _seeds(1))
+def test_on_disk_metadata_logs(seed: int, tmp_path: Path) -> None:
+    """Every replica on a real ``__cluster_metadata-0`` directory (MetadataLog, 4 KiB
+    segments, quorum-state files): a crash closes its files unflushed, a restart
+    recovers the directory."""
+    _run(Simulation(seed, voters=3, observers=1, storage=tmp_path), run_ms=min(RUN_MS, 30_000))
 
 
 def test_the_simulation_is_deterministic() -> None:
