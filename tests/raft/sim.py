@@ -413,6 +413,8 @@ class Simulation:
             self._send(node, message)
         checker = self.checker
         checker.events += 1
+        if client.failed_requests:
+            checker.fail(self.now, f"node {node.node_id} failed to handle a request (see the log)")
         if client.is_leader():
             if client.epoch not in checker.leaders:
                 self.stats["elections"] += 1

@@ -469,3 +469,17 @@ def test_remove_a_voter_commits_with_the_new_majority() -> None:
     assert answers[77].high_watermark == ctx.log.end_offset  # type: ignore[union-attr]
     removed = [r for cid, r in answers.items() if cid != 77]
     assert [r.error for r in removed] == [ErrorCode.NONE]  # type: ignore[union-attr]
+
+
+def test_a_request_that_makes_no_sense_is_refused_and_changes_nothing() -> None:
+    """A Fetch claiming to come from the leader itself, a BeginQuorumEpoch naming this
+    replica as someone else's leader: UNKNOWN_SERVER_ERROR, and the replica goes on."""
+    ctx = Context()
+    ctx.become_leader()
+    before = ctx.snapshot()
+    response = ctx.request(fetch(1, 0, 0, replica=1))
+    assert isinstance(response, FetchResponse) and response.error == ErrorCode.UNKNOWN_SERVER_ERROR
+    response = ctx.request(BeginQuorumEpochRequest(CLUSTER, 1, 9, endpoints(1)))
+    assert response.error == ErrorCode.UNKNOWN_SERVER_ERROR  # type: ignore[union-attr]
+    assert ctx.snapshot() == before and ctx.client.failed_requests == 2
+    assert ctx.request(fetch(1, 1, 1)).high_watermark == 1  # type: ignore[union-attr]

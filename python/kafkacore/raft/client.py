@@ -67,6 +67,7 @@ from kafkacore.raft.messages import (
     UpdateRaftVoterResponse,
     VoteRequest,
     VoteResponse,
+    error_response,
 )
 from kafkacore.raft.quorum import QuorumState
 from kafkacore.raft.quorum_state import QuorumStateStore
@@ -75,6 +76,7 @@ from kafkacore.raft.requests import RequestManager
 from kafkacore.raft.snapshots import build_snapshot
 from kafkacore.raft.states import (
     CandidateState,
+    EpochState,
     FollowerState,
     ProspectiveState,
     ResignedState,
@@ -169,6 +171,8 @@ class RaftClient:
         self._shutdown_deadline: int | None = None
         self.shutdown_complete = False
         self._initialized = False
+        #: requests answered UNKNOWN_SERVER_ERROR because handling them failed
+        self.failed_requests = 0
 
     # -- the owner's API -------------------------------------------------------------------
 
@@ -379,13 +383,15 @@ class RaftClient:
             self._reset_connections()
 
     def _transition_to_unattached(self, epoch: int, leader_id: int | None, now: int) -> None:
-        self._leave_leadership(ErrorCode.NOT_LEADER_OR_FOLLOWER, now)
+        old = self.quorum.state
         self.quorum.transition_to_unattached(epoch, leader_id, now)
+        self._leave_leadership(old)
         self._reset_connections()
 
     def _transition_to_resigned(self, successors: list[ReplicaKey], now: int) -> None:
-        self._leave_leadership(ErrorCode.NOT_LEADER_OR_FOLLOWER, now)
+        old = self.quorum.state
         self.quorum.transition_to_resigned(successors, now)
+        self._leave_leadership(old)
         self._reset_connections()
 
     def _transition_to_follower(
@@ -396,50 +402,66 @@ class RaftClient:
                 f"Unknown leader endpoints ({endpoints}) after request or response with "
                 f"leader ({leader_id}) and the voters {self.quorum.voters}"
             )
-        self._leave_leadership(ErrorCode.NOT_LEADER_OR_FOLLOWER, now)
+        old = self.quorum.state
         self.quorum.transition_to_follower(epoch, leader_id, endpoints, now)
+        self._leave_leadership(old)
         self._on_become_follower(now)
 
     def _on_become_follower(self, now: int) -> None:
         self._reset_connections()
 
-    def _leave_leadership(self, error: int, now: int) -> None:
-        """Answer what a leader holds: parked fetches and the pending voter change."""
-        state = self.quorum.state
+    def _leave_leadership(self, old: EpochState) -> None:
+        """After a transition, answer what the old state held as leader: parked fetches
+        and its pending voter change, NOT_LEADER_OR_FOLLOWER with the new leader's news."""
         for parked in self._parked:
+            error = ErrorCode.NOT_LEADER_OR_FOLLOWER
             self._respond(parked.inbound, self._empty_fetch_response(error, None))
         self._parked.clear()
-        if isinstance(state, LeaderState) and state.pending_voter_change is not None:
-            self._complete_voter_change(state, ErrorCode.NOT_LEADER_OR_FOLLOWER, None)
+        if isinstance(old, LeaderState) and old.pending_voter_change is not None:
+            self._complete_voter_change(old, ErrorCode.NOT_LEADER_OR_FOLLOWER, None)
 
     # -- requests ------------------------------------------------------------------------
 
     def _handle_request(self, inbound: InboundRequest, now: int) -> None:
         request = inbound.request
         response: RaftResponse | None
-        match request:
-            case FetchRequest():
-                response = self._handle_fetch_request(inbound, request, now)
-            case VoteRequest():
-                response = self._handle_vote_request(request, now)
-            case BeginQuorumEpochRequest():
-                response = self._handle_begin_quorum_epoch_request(request, now)
-            case EndQuorumEpochRequest():
-                response = self._handle_end_quorum_epoch_request(request, now)
-            case DescribeQuorumRequest():
-                response = self._handle_describe_quorum_request(now)
-            case FetchSnapshotRequest():
-                response = self._handle_fetch_snapshot_request(request, now)
-            case AddRaftVoterRequest():
-                response = self._handle_add_voter_request(inbound, request, now)
-            case RemoveRaftVoterRequest():
-                response = self._handle_remove_voter_request(inbound, request, now)
-            case UpdateRaftVoterRequest():
-                response = self._handle_update_voter_request(inbound, request, now)
-            case ApiVersionsRequest():
-                response = ApiVersionsResponse(kraft_versions=self.quorum.local_kraft_versions)
+        try:
+            response = self._dispatch_request(inbound, request, now)
+        except Exception:
+            # A request this replica cannot make sense of (a peer claiming to be it, a
+            # leader inconsistent with what it knows): refused before any change, answered
+            # UNKNOWN_SERVER_ERROR; the replica keeps running (Kafka's raft thread would
+            # stop on most of these).
+            logger.exception("node %s: failed to handle %r", self.node_id, request)
+            self.failed_requests += 1
+            response = error_response(request, ErrorCode.UNKNOWN_SERVER_ERROR)
         if response is not None:
             self._respond(inbound, response)
+
+    def _dispatch_request(
+        self, inbound: InboundRequest, request: RaftRequest, now: int
+    ) -> RaftResponse | None:
+        match request:
+            case FetchRequest():
+                return self._handle_fetch_request(inbound, request, now)
+            case VoteRequest():
+                return self._handle_vote_request(request, now)
+            case BeginQuorumEpochRequest():
+                return self._handle_begin_quorum_epoch_request(request, now)
+            case EndQuorumEpochRequest():
+                return self._handle_end_quorum_epoch_request(request, now)
+            case DescribeQuorumRequest():
+                return self._handle_describe_quorum_request(now)
+            case FetchSnapshotRequest():
+                return self._handle_fetch_snapshot_request(request, now)
+            case AddRaftVoterRequest():
+                return self._handle_add_voter_request(inbound, request, now)
+            case RemoveRaftVoterRequest():
+                return self._handle_remove_voter_request(inbound, request, now)
+            case UpdateRaftVoterRequest():
+                return self._handle_update_voter_request(inbound, request, now)
+            case ApiVersionsRequest():
+                return ApiVersionsResponse(kraft_versions=self.quorum.local_kraft_versions)
 
     def _valid_cluster_id(self, cluster_id: str | None) -> bool:
         return cluster_id is None or cluster_id == self.cluster_id
@@ -1204,7 +1226,16 @@ class RaftClient:
         ):
             self._maybe_transition(leader_id, epoch, endpoints, now)
             return True
-        if epoch == self.quorum.epoch and leader_id is not None and not self.quorum.has_leader():
+        if (
+            epoch == self.quorum.epoch
+            and leader_id is not None
+            and leader_id != self.node_id
+            and endpoints
+            and (not self.quorum.has_leader() or self.quorum.is_unattached())
+        ):
+            # the leader of this epoch, newly known - or known only by id until now (an
+            # Unattached replica whose leader was not among its voters: Kafka after 4.3
+            # follows it here too, maybeSwitchObserverFetchToLeader)
             self._transition_to_follower(epoch, leader_id, endpoints, now)
             return _NOT_HANDLED if error == ErrorCode.NONE else True
         if error == ErrorCode.BROKER_NOT_AVAILABLE:
