@@ -25,6 +25,7 @@ import pytest
 
 from kafkacore.log.checkpoints import random_uuid, uuid_to_base64
 from kafkacore.raft.metadata_log import METADATA_LOG_DIR_NAME
+from support.cluster import wait_until
 from support.kafka_jars import JVM_FLAGS, require
 from support.ports import free_port
 
@@ -165,16 +166,6 @@ def quorum(kafka_libs: Path, tmp_path: Path) -> Iterator[list[Member]]:
         member.stop()
 
 
-def _until(what: str, check: Callable[[], Any], timeout_s: float) -> Any:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 def _view(members: list[Member]) -> tuple[int, int, int] | None:
     """``(leader id, epoch, smallest HW)`` when every running kafkacore voter agrees on a
     leader and knows a high watermark."""
@@ -207,7 +198,7 @@ def _progress(members: list[Member], *, above_epoch: int, past_hw: int) -> Calla
 
 def test_two_kafkacore_voters_and_a_kafka_controller(quorum: list[Member]) -> None:
     by_id = {m.node_id: m for m in quorum}
-    leader, epoch, hw = _until("a leader", _progress(quorum, above_epoch=0, past_hw=10), 120)
+    leader, epoch, hw = wait_until(_progress(quorum, above_epoch=0, past_hw=10), 120, "a leader")
     kinds_led = [by_id[leader].kind]
     failovers = 0
     while failovers < 2 or set(kinds_led) != {"kafka", "kafkacore"}:
@@ -221,16 +212,18 @@ def test_two_kafkacore_voters_and_a_kafka_controller(quorum: list[Member]) -> No
             other = next(m for m in quorum if m.kind == "kafkacore" and m is not victim)
             other.kill()
             other.start()
-        leader, epoch, hw = _until(
-            f"a new leader after killing node {victim.node_id} ({victim.kind})",
+        leader, epoch, hw = wait_until(
             _progress(quorum, above_epoch=epoch, past_hw=hw + 10),
             90,
+            f"a new leader after killing node {victim.node_id} ({victim.kind})",
         )
         failovers += 1
         kinds_led.append(by_id[leader].kind)
         for member in down:
             member.start()
-            _until("the killed voter back", lambda m=member: m.kind == "kafka" or m.status(), 60)
+            wait_until(
+                lambda m=member: m.kind == "kafka" or m.status(), 60, "the killed voter back"
+            )
 
     time.sleep(3)  # let the restarted voter catch up
     for member in quorum:

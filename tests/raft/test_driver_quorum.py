@@ -13,9 +13,8 @@ import signal
 import struct
 import subprocess
 import sys
-import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +36,7 @@ from kafkacore.raft.driver import RaftDriver
 from kafkacore.raft.messages import BeginQuorumEpochRequest, DescribeQuorumRequest, VoteRequest
 from kafkacore.raft.metadata_log import METADATA_LOG_DIR_NAME, MetadataLog
 from kafkacore.raft.records import iter_batches
+from support.cluster import wait_until
 from support.ports import free_port
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -108,16 +108,6 @@ def voters(tmp_path: Path) -> Iterator[list[Voter]]:
         node.stop()
 
 
-def _until(what: str, check: Callable[[], Any], timeout_s: float = 60) -> Any:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 def _leader(nodes: list[Voter]) -> tuple[Voter, dict[str, Any]] | None:
     for node in nodes:
         state = node.status()
@@ -147,20 +137,20 @@ def _committed_entries(directory: Path) -> list[tuple[int, int, bytes]]:
 def test_three_voters_elect_replicate_and_survive_sigkill_of_the_leader(
     voters: list[Voter],
 ) -> None:
-    leader, state = _until("a leader", lambda: _leader(voters))
+    leader, state = wait_until(lambda: _leader(voters), 60, "a leader")
     first_epoch = state["epoch"]
-    _until("replication to every voter", lambda: _all_at_least(voters, 30))
+    wait_until(lambda: _all_at_least(voters, 30), 60, "replication to every voter")
     killed_at = max(s["hw"] for s in (n.status() for n in voters) if s is not None)
 
     leader.kill()
     others = [n for n in voters if n is not leader]
-    new_leader, new_state = _until("a new leader", lambda: _leader(others), timeout_s=30)
+    new_leader, new_state = wait_until(lambda: _leader(others), 30, "a new leader")
     assert new_leader is not leader and new_state["epoch"] > first_epoch
-    _until("commits after the failover", lambda: _all_at_least(others, killed_at + 30), 30)
+    wait_until(lambda: _all_at_least(others, killed_at + 30), 30, "commits after the failover")
 
     leader.start()  # the killed voter rejoins as a follower and catches up
     rejoined = new_state["hw"] + 30
-    _until("the killed voter catching up", lambda: _all_at_least(voters, rejoined), 60)
+    wait_until(lambda: _all_at_least(voters, rejoined), 60, "the killed voter catching up")
 
     for node in voters:
         node.stop()

@@ -1170,10 +1170,8 @@ class RaftClient:
                 return self._handle_fetch_response(event.source, response, now)
             case VoteResponse():
                 return self._handle_vote_response(event.source, response, now)
-            case BeginQuorumEpochResponse():
-                return self._handle_begin_quorum_epoch_response(event.source, response, now)
-            case EndQuorumEpochResponse():
-                return self._handle_end_quorum_epoch_response(event.source, response, now)
+            case BeginQuorumEpochResponse() | EndQuorumEpochResponse():
+                return self._handle_epoch_ack_response(event.source, response, now)
             case FetchSnapshotResponse():
                 return self._handle_fetch_snapshot_response(response, now)
             case ApiVersionsResponse():
@@ -1305,9 +1303,14 @@ class RaftClient:
         else:
             self._transition_to_unattached(self.quorum.epoch, state.leader_id, now)
 
-    def _handle_begin_quorum_epoch_response(
-        self, source: Node, response: BeginQuorumEpochResponse, now: int
+    def _handle_epoch_ack_response(
+        self,
+        source: Node,
+        response: BeginQuorumEpochResponse | EndQuorumEpochResponse,
+        now: int,
     ) -> bool:
+        """A voter acknowledged this leader's BeginQuorumEpoch or this resigned leader's
+        EndQuorumEpoch (Kafka's two handlers, alike but for what is acknowledged)."""
         if response.error != ErrorCode.NONE:
             return self._handle_top_level_error(response.error)
         handled = self._maybe_handle_common_response(
@@ -1322,28 +1325,10 @@ class RaftClient:
         if response.partition_error != ErrorCode.NONE:
             return False
         state = self.quorum.state
-        if isinstance(state, LeaderState) and source.id in state.voter_states:
-            state.add_acknowledgement_from(source.id)
-        return True
-
-    def _handle_end_quorum_epoch_response(
-        self, source: Node, response: EndQuorumEpochResponse, now: int
-    ) -> bool:
-        if response.error != ErrorCode.NONE:
-            return self._handle_top_level_error(response.error)
-        handled = self._maybe_handle_common_response(
-            response.partition_error,
-            response.leader_id,
-            response.leader_epoch,
-            response.leader_endpoints,
-            now,
-        )
-        if handled is not None:
-            return handled
-        if response.partition_error != ErrorCode.NONE:
-            return False
-        state = self.quorum.state
-        if isinstance(state, ResignedState) and source.id in state.voters:
+        if isinstance(response, BeginQuorumEpochResponse):
+            if isinstance(state, LeaderState) and source.id in state.voter_states:
+                state.add_acknowledgement_from(source.id)
+        elif isinstance(state, ResignedState) and source.id in state.voters:
             state.acknowledge_resignation(source.id)
         return True
 
