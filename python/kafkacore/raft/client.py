@@ -971,10 +971,8 @@ class RaftClient:
                 error_message=f"New voter {request.voter_key} is not ready to receive requests",
             )
         state.pending_voter_change = PendingVoterChange(
-            "add",
             inbound,
             now + self.config.request_timeout_ms,
-            ack_when_committed=request.ack_when_committed,
             new_voter=VoterNode(request.voter_key, request.listeners),
         )
         return None
@@ -988,7 +986,7 @@ class RaftClient:
         change = state.pending_voter_change
         if (
             change is None
-            or change.kind != "add"
+            or not isinstance(change.inbound.request, AddRaftVoterRequest)
             or change.new_voter is None
             or change.commit_offset is not None
             or change.new_voter.key.id != source.id
@@ -1028,7 +1026,8 @@ class RaftClient:
         if new_voters is None:
             raise RuntimeError(f"Unable to add {key} to the set of voters {self.quorum.voters}")
         change.commit_offset = self._append_voters_record(state, new_voters, now)
-        if not change.ack_when_committed:
+        assert isinstance(change.inbound.request, AddRaftVoterRequest)
+        if not change.inbound.request.ack_when_committed:
             self._complete_voter_change(state, ErrorCode.NONE, None)
         return True
 
@@ -1063,11 +1062,9 @@ class RaftClient:
                 ),
             )
         state.pending_voter_change = PendingVoterChange(
-            "remove",
             inbound,
             now + self.config.request_timeout_ms,
             commit_offset=self._append_voters_record(state, new_voters, now),
-            removed_key=request.voter_key,
         )
         return None
 
@@ -1106,7 +1103,6 @@ class RaftClient:
         if updated is None:
             return self._update_voter_response(ErrorCode.VOTER_NOT_FOUND)
         state.pending_voter_change = PendingVoterChange(
-            "update",
             inbound,
             now + self.config.request_timeout_ms,
             commit_offset=self._append_voters_record(state, updated, now),
@@ -1133,22 +1129,17 @@ class RaftClient:
         if change is None:
             return
         state.pending_voter_change = None
-        inbound = change.reply
-        if change.kind == "add":
-            response: RaftResponse = AddRaftVoterResponse(error=error, error_message=message)
-        elif change.kind == "remove":
-            response = RemoveRaftVoterResponse(error=error, error_message=message)
-        else:
-            response = self._update_voter_response(error)
-        if isinstance(inbound, InboundRequest):
-            self._respond(inbound, response)
-        if (
-            change.kind == "remove"
-            and error == ErrorCode.NONE
-            and change.removed_key is not None
-            and change.removed_key.matches(state.local.key)
-        ):
-            state.resign_requested = True  # a leader that removed itself steps down
+        response: RaftResponse
+        match change.inbound.request:
+            case AddRaftVoterRequest():
+                response = AddRaftVoterResponse(error=error, error_message=message)
+            case RemoveRaftVoterRequest(voter_key=removed):
+                response = RemoveRaftVoterResponse(error=error, error_message=message)
+                if error == ErrorCode.NONE and removed.matches(state.local.key):
+                    state.resign_requested = True  # a leader that removed itself steps down
+            case _:
+                response = self._update_voter_response(error)
+        self._respond(change.inbound, response)
 
     def _expire_voter_change(self, state: LeaderState, now: int) -> int:
         change = state.pending_voter_change

@@ -18,10 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from kafkacore.raft.config import MAX_BATCH_SIZE_BYTES
-from kafkacore.raft.messages import ReplicaDescription
+from kafkacore.raft.messages import InboundRequest, ReplicaDescription
 from kafkacore.raft.quorum_state import ElectionState
 from kafkacore.raft.records import (
     ControlRecord,
@@ -144,17 +143,15 @@ class BatchAccumulator:
 
 @dataclass
 class PendingVoterChange:
-    """The one voter change a leader handles at a time (add, remove or update): the request
-    to answer, when it gives up, the offset whose commit completes it, and for an add the
-    node being added while its ApiVersions is awaited."""
+    """The one voter change a leader handles at a time: the AddRaftVoter, RemoveRaftVoter
+    or UpdateRaftVoter request to answer (its type says which change), when it gives up,
+    the offset whose commit completes it, and for an add the node being added while its
+    ApiVersions is awaited."""
 
-    kind: str
-    reply: Any
+    inbound: InboundRequest
     deadline_ms: int
-    ack_when_committed: bool = True
     commit_offset: int | None = None
     new_voter: VoterNode | None = None
-    removed_key: ReplicaKey | None = None
 
 
 class LeaderState(EpochState):
