@@ -19,6 +19,7 @@ Layers (bottom up):
 * :mod:`~kafkacore.raft.messages` - the RPCs and events, typed;
   :mod:`~kafkacore.raft.requests` - requests in flight;
 * :mod:`~kafkacore.raft.client` - :class:`RaftClient`, the state machine;
+  :mod:`~kafkacore.raft.reconfig` - its voter changes (Add/Remove/UpdateRaftVoter);
 * :mod:`~kafkacore.raft.wire` - the RPCs on Kafka's wire;
   :mod:`~kafkacore.raft.driver` - the client over asyncio sockets.
 """

@@ -38,7 +38,7 @@ from kafkacore.protocol.errors import ErrorCode
 from kafkacore.protocol.messages.raft_records import ControlRecordType
 from kafkacore.raft.config import QuorumConfig
 from kafkacore.raft.control import KRaftControlRecordStateMachine
-from kafkacore.raft.leader import LeaderState, PendingVoterChange
+from kafkacore.raft.leader import LeaderState
 from kafkacore.raft.log import BOOTSTRAP_SNAPSHOT_ID, RaftLog
 from kafkacore.raft.messages import (
     AddRaftVoterRequest,
@@ -71,6 +71,7 @@ from kafkacore.raft.messages import (
 )
 from kafkacore.raft.quorum import QuorumState
 from kafkacore.raft.quorum_state import QuorumStateStore
+from kafkacore.raft.reconfig import VoterChanges
 from kafkacore.raft.records import ControlRecord, kraft_version_record, leader_change_message
 from kafkacore.raft.requests import RequestManager
 from kafkacore.raft.snapshots import build_snapshot
@@ -90,7 +91,7 @@ from kafkacore.raft.types import (
     ReplicaKey,
     ValidKind,
 )
-from kafkacore.raft.voters import VoterNode, VoterSet
+from kafkacore.raft.voters import VoterSet
 
 __all__ = ["NotLeaderError", "RaftClient"]
 
@@ -164,6 +165,14 @@ class RaftClient:
         )
         self.requests = RequestManager(
             bootstrap_servers, config.retry_backoff_ms, config.request_timeout_ms, self._rng
+        )
+        self.voter_changes = VoterChanges(
+            quorum=self.quorum,
+            control=self.control,
+            config=config,
+            listener=listener,
+            send=self._maybe_send_request,
+            respond=self._respond,
         )
         self._outbound: list[OutboundRequest | OutboundResponse] = []
         self._correlation = 0
@@ -418,7 +427,7 @@ class RaftClient:
             self._respond(parked.inbound, self._empty_fetch_response(error, None))
         self._parked.clear()
         if isinstance(old, LeaderState) and old.pending_voter_change is not None:
-            self._complete_voter_change(old, ErrorCode.NOT_LEADER_OR_FOLLOWER, None)
+            self.voter_changes.complete(old, ErrorCode.NOT_LEADER_OR_FOLLOWER, None)
 
     # -- requests ------------------------------------------------------------------------
 
@@ -677,9 +686,7 @@ class RaftClient:
         if hw is None:
             return
         self.log.update_high_watermark(hw)
-        change = state.pending_voter_change
-        if change is not None and change.commit_offset is not None and hw > change.commit_offset:
-            self._complete_voter_change(state, ErrorCode.NONE, None)
+        self.voter_changes.high_watermark_updated(state, hw)
         # parked fetches may now be answered with the new HW
         if self._parked:
             self._complete_parked(now)
@@ -883,37 +890,7 @@ class RaftClient:
             nodes=nodes,
         )
 
-    # -- voter changes (KIP-853) -------------------------------------------------------------
-
-    def _check_voter_change(self, state: LeaderState, now: int) -> tuple[int, str] | None:
-        """The common refusals of Add/Remove/UpdateRaftVoter (Kafka's handlers): a change
-        in progress, no HW yet, kraft.version 0, an uncommitted VotersRecord."""
-        if state.pending_voter_change is not None:
-            return (
-                ErrorCode.REQUEST_TIMED_OUT,
-                "Request timed out waiting for leader to handle previous voter change request",
-            )
-        if state.high_watermark is None:
-            return (
-                ErrorCode.REQUEST_TIMED_OUT,
-                "Request timed out waiting for leader to establish HWM and fence previous "
-                "voter changes",
-            )
-        version = self.control.last_kraft_version()
-        if version < 1:
-            return (
-                ErrorCode.UNSUPPORTED_VERSION,
-                f"Cluster doesn't support adding voter because the kraft.version feature is "
-                f"{version}",
-            )
-        offset = self.control.last_voter_set_offset()
-        if offset is None or offset >= state.high_watermark:
-            return (
-                ErrorCode.REQUEST_TIMED_OUT,
-                f"Request timed out waiting for voters to commit the latest voter change at "
-                f"{offset} with HWM {state.high_watermark}",
-            )
-        return None
+    # -- voter changes (KIP-853): the front checks here, the rest in reconfig -----------
 
     def _leader_for_voter_change(
         self, cluster_id: str | None
@@ -937,105 +914,7 @@ class RaftClient:
         state, error, message = self._leader_for_voter_change(request.cluster_id)
         if state is None:
             return AddRaftVoterResponse(error=error or 0, error_message=message)
-        if request.voter_key.directory_id is None:
-            return AddRaftVoterResponse(
-                error=ErrorCode.INVALID_REQUEST,
-                error_message="Add voter request didn't include a valid voter",
-            )
-        address = request.listeners.address(self.listener)
-        if address is None:
-            return AddRaftVoterResponse(
-                error=ErrorCode.INVALID_REQUEST,
-                error_message=(
-                    f"Add voter request didn't include the endpoint ({request.listeners}) for "
-                    f"the default listener {self.listener}"
-                ),
-            )
-        refused = self._check_voter_change(state, now)
-        if refused is not None:
-            return AddRaftVoterResponse(error=refused[0], error_message=refused[1])
-        voters = self.quorum.voters
-        if request.voter_key.id in voters.voter_ids:
-            return AddRaftVoterResponse(
-                error=ErrorCode.DUPLICATE_VOTER,
-                error_message=(
-                    f"The voter id for {request.voter_key} is already part of the set of "
-                    f"voters {sorted(k.id for k in voters.voter_keys)}."
-                ),
-            )
-        destination = Node(request.voter_key.id, *address)
-        sent, _ = self._maybe_send_request(now, destination, ApiVersionsRequest)
-        if not sent:
-            return AddRaftVoterResponse(
-                error=ErrorCode.REQUEST_TIMED_OUT,
-                error_message=f"New voter {request.voter_key} is not ready to receive requests",
-            )
-        state.pending_voter_change = PendingVoterChange(
-            inbound,
-            now + self.config.request_timeout_ms,
-            new_voter=VoterNode(request.voter_key, request.listeners),
-        )
-        return None
-
-    def _handle_api_versions_response(
-        self, source: Node, response: ApiVersionsResponse, now: int
-    ) -> bool:
-        state = self.quorum.state
-        if not isinstance(state, LeaderState):
-            return True
-        change = state.pending_voter_change
-        if (
-            change is None
-            or not isinstance(change.inbound.request, AddRaftVoterRequest)
-            or change.new_voter is None
-            or change.commit_offset is not None
-            or change.new_voter.key.id != source.id
-        ):
-            return True
-        key = change.new_voter.key
-        if response.error != ErrorCode.NONE:
-            self._complete_voter_change(
-                state,
-                ErrorCode.REQUEST_TIMED_OUT,
-                f"Aborted add voter operation for since API_VERSIONS returned an error "
-                f"{response.error}",
-            )
-            return False
-        version = self.control.last_kraft_version()
-        supported = response.kraft_versions
-        if supported is None or not supported[0] <= version <= supported[1]:
-            shown = (
-                f"(min: {supported[0]}, max: {supported[1]}" if supported else "(min: 0, max: 0)"
-            )
-            self._complete_voter_change(
-                state,
-                ErrorCode.INVALID_REQUEST,
-                f"Aborted add voter operation for {key} since the kraft.version range {shown} "
-                f"doesn't support the finalized version {version}",
-            )
-            return True
-        if not state.is_replica_caught_up(key, now):
-            self._complete_voter_change(
-                state,
-                ErrorCode.REQUEST_TIMED_OUT,
-                f"Aborted add voter operation for {key} since it is lagging behind",
-            )
-            return True
-        node = VoterNode(key, change.new_voter.listeners, supported[0], supported[1])
-        new_voters = self.quorum.voters.add_voter(node)
-        if new_voters is None:
-            raise RuntimeError(f"Unable to add {key} to the set of voters {self.quorum.voters}")
-        change.commit_offset = self._append_voters_record(state, new_voters, now)
-        assert isinstance(change.inbound.request, AddRaftVoterRequest)
-        if not change.inbound.request.ack_when_committed:
-            self._complete_voter_change(state, ErrorCode.NONE, None)
-        return True
-
-    def _append_voters_record(self, state: LeaderState, voters: VoterSet, now: int) -> int:
-        offset = state.accumulator.append_control(
-            [ControlRecord(ControlRecordType.KRAFT_VOTERS, voters.to_voters_record())], now
-        )
-        return offset
+        return self.voter_changes.add(state, inbound, request, now)
 
     def _handle_remove_voter_request(
         self, inbound: InboundRequest, request: RemoveRaftVoterRequest, now: int
@@ -1043,114 +922,19 @@ class RaftClient:
         state, error, message = self._leader_for_voter_change(request.cluster_id)
         if state is None:
             return RemoveRaftVoterResponse(error=error or 0, error_message=message)
-        if request.voter_key.directory_id is None:
-            return RemoveRaftVoterResponse(
-                error=ErrorCode.INVALID_REQUEST,
-                error_message="Remove voter request didn't include a valid voter",
-            )
-        refused = self._check_voter_change(state, now)
-        if refused is not None:
-            return RemoveRaftVoterResponse(error=refused[0], error_message=refused[1])
-        voters = self.quorum.voters
-        new_voters = voters.remove_voter(request.voter_key)
-        if new_voters is None or not len(new_voters):
-            return RemoveRaftVoterResponse(
-                error=ErrorCode.VOTER_NOT_FOUND,
-                error_message=(
-                    f"Cannot remove voter {request.voter_key} from the set of voters "
-                    f"{sorted(k.id for k in voters.voter_keys)}"
-                ),
-            )
-        state.pending_voter_change = PendingVoterChange(
-            inbound,
-            now + self.config.request_timeout_ms,
-            commit_offset=self._append_voters_record(state, new_voters, now),
-        )
-        return None
+        return self.voter_changes.remove(state, inbound, request, now)
 
     def _handle_update_voter_request(
         self, inbound: InboundRequest, request: UpdateRaftVoterRequest, now: int
     ) -> UpdateRaftVoterResponse | None:
         if not self._valid_cluster_id(request.cluster_id):
-            return self._update_voter_response(ErrorCode.INCONSISTENT_CLUSTER_ID)
+            return self.voter_changes.update_response(ErrorCode.INCONSISTENT_CLUSTER_ID)
         error = self._validate_leader_only_request(request.current_leader_epoch)
         if error is not None:
-            return self._update_voter_response(error)
+            return self.voter_changes.update_response(error)
         state = self.quorum.state
         assert isinstance(state, LeaderState)
-        key = request.voter_key
-        if (
-            key.directory_id is None
-            or request.listeners.address(self.listener) is None
-            or request.min_kraft_version < 0
-            or request.max_kraft_version < 0
-            or request.max_kraft_version < request.min_kraft_version
-        ):
-            return self._update_voter_response(ErrorCode.INVALID_REQUEST)
-        node = VoterNode(
-            key, request.listeners, request.min_kraft_version, request.max_kraft_version
-        )
-        if self.control.last_kraft_version() < 1:
-            # kraft.version 0: nothing is written; the leader just learns the endpoints
-            return self._update_voter_response(ErrorCode.NONE)
-        refused = self._check_voter_change(state, now)
-        if refused is not None:
-            return self._update_voter_response(refused[0])
-        version = self.control.last_kraft_version()
-        if not node.min_kraft_version <= version <= node.max_kraft_version:
-            return self._update_voter_response(ErrorCode.INVALID_REQUEST)
-        updated = self.quorum.voters.update_voter(node)
-        if updated is None:
-            return self._update_voter_response(ErrorCode.VOTER_NOT_FOUND)
-        state.pending_voter_change = PendingVoterChange(
-            inbound,
-            now + self.config.request_timeout_ms,
-            commit_offset=self._append_voters_record(state, updated, now),
-        )
-        return None
-
-    def _update_voter_response(self, error: int) -> UpdateRaftVoterResponse:
-        host, port = "", 0
-        leader = self.quorum.leader_id
-        if leader is not None:
-            address = self.quorum.leader_endpoints.address(self.listener)
-            if address is not None:
-                host, port = address
-        return UpdateRaftVoterResponse(
-            error=error,
-            leader_id=leader,
-            leader_epoch=self.quorum.epoch,
-            leader_host=host,
-            leader_port=port,
-        )
-
-    def _complete_voter_change(self, state: LeaderState, error: int, message: str | None) -> None:
-        change = state.pending_voter_change
-        if change is None:
-            return
-        state.pending_voter_change = None
-        response: RaftResponse
-        match change.inbound.request:
-            case AddRaftVoterRequest():
-                response = AddRaftVoterResponse(error=error, error_message=message)
-            case RemoveRaftVoterRequest(voter_key=removed):
-                response = RemoveRaftVoterResponse(error=error, error_message=message)
-                if error == ErrorCode.NONE and removed.matches(state.local.key):
-                    state.resign_requested = True  # a leader that removed itself steps down
-            case _:
-                response = self._update_voter_response(error)
-        self._respond(change.inbound, response)
-
-    def _expire_voter_change(self, state: LeaderState, now: int) -> int:
-        change = state.pending_voter_change
-        if change is None:
-            return 1 << 62
-        if now >= change.deadline_ms:
-            self._complete_voter_change(
-                state, ErrorCode.REQUEST_TIMED_OUT, "Request timed out waiting for the change"
-            )
-            return 1 << 62
-        return change.deadline_ms - now
+        return self.voter_changes.update(state, inbound, request, now)
 
     # -- responses ---------------------------------------------------------------------
 
@@ -1166,7 +950,10 @@ class RaftClient:
             case FetchSnapshotResponse():
                 return self._handle_fetch_snapshot_response(response, now)
             case ApiVersionsResponse():
-                return self._handle_api_versions_response(event.source, response, now)
+                state = self.quorum.state
+                if not isinstance(state, LeaderState):
+                    return True
+                return self.voter_changes.api_versions_received(state, event.source, response, now)
             case UpdateRaftVoterResponse():
                 return self._handle_update_voter_response(response, now)
             case AddRaftVoterResponse() | RemoveRaftVoterResponse():
@@ -1366,7 +1153,7 @@ class RaftClient:
         if self._shutdown_deadline is not None or state.resign_requested or until_check_quorum == 0:
             self._transition_to_resigned(state.non_leader_voters_by_descending_fetch_offset(), now)
             return 0
-        until_voter_change = self._expire_voter_change(state, now)
+        until_voter_change = self.voter_changes.expire(state, now)
         until_drain = self._maybe_append_batches(state, now)
         until_begin_quorum = self._maybe_send_begin_quorum_epoch(state, now)
         return min(until_check_quorum, until_voter_change, until_drain, until_begin_quorum)
