@@ -1,14 +1,14 @@
-"""KRaft's bytes against Apache Kafka 4.3.1's own classes.
+"""KRaft's own bytes against Apache Kafka 4.3.1's classes (the quorum APIs themselves are
+declared in ``kafkacore.protocol.messages`` and proven by ``test_protocol_vs_kafka.py``).
 
-* The quorum APIs (Vote, BeginQuorumEpoch, EndQuorumEpoch, DescribeQuorum, FetchSnapshot,
-  Add/Remove/UpdateRaftVoter), every version: random values drawn from our schemas,
-  serialized by Kafka's generated ``*Data`` classes (java/ProtocolMessages.java), must
-  encode to the same bytes and decode to the same values.
 * The control messages (LeaderChangeMessage, SnapshotHeader/Footer, KRaftVersionRecord,
-  VotersRecord), every version, likewise (java/RaftRecords.java).
+  VotersRecord): declared as Kafka defines them, and every version of dense and
+  hypothesis-drawn samples serialized like Kafka's generated classes.
 * Whole batches: a control batch as ``MemoryRecords.with*Record`` builds it, a data batch
   as the Raft ``BatchBuilder`` builds it, a snapshot file as ``RecordsSnapshotWriter``
   writes it, and the ``quorum-state`` file as ``FileQuorumStateStore`` writes and reads it.
+
+Kafka's side is java/RaftRecords.java in LineServer's line mode, one JVM for the module.
 """
 
 from __future__ import annotations
@@ -16,124 +16,70 @@ from __future__ import annotations
 import json
 import random
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from test_protocol_vs_kafka import _first_difference, _normalise_records, to_kafka_json
 
 from kafkacore.log.checkpoints import uuid_to_base64
 from kafkacore.protocol.messages import raft_records
 from kafkacore.protocol.samples import sample
-from kafkacore.protocol.schema import MessageSchema
-from kafkacore.raft import wire
+from kafkacore.protocol.schema import KafkaStruct, MessageSchema
 from kafkacore.raft.quorum_state import ElectionState
-from kafkacore.raft.records import (
-    ControlRecord,
-    build_control_batch,
-    build_data_batch,
-)
+from kafkacore.raft.records import ControlRecord, build_control_batch, build_data_batch
 from kafkacore.raft.snapshots import build_snapshot, snapshot_file_name
 from kafkacore.raft.types import OffsetAndEpoch, ReplicaKey
 from kafkacore.raft.voters import VoterSet
+from support.kafka_json import to_kafka_json
+from support.kafka_schemas import kafka_definitions, schema_differences
+from support.sampled import check_samples
 
 pytestmark = [pytest.mark.interop, pytest.mark.downloads]
 
 SEEDS = range(4)
-RAFT_APIS = [52, 53, 54, 55, 59, 80, 81, 82]
-API_CASES = [
-    (key, version, kind)
-    for key in RAFT_APIS
-    for version in wire.SCHEMAS[key][0].valid
-    for kind in ("request", "response")
-]
-CONTROL_CASES = [
-    (schema.name, version)
-    for schema in raft_records.CONTROL_VALUES.values()
-    for version in schema.valid
-]
-
-
-def _api_schema(key: int, kind: str) -> MessageSchema:
-    request, response = wire.SCHEMAS[key]
-    return request if kind == "request" else response
-
-
-def _lines_through(java: Any, main: str, lines: list[str], directory: Path) -> list[str]:
-    path = directory / "cases.txt"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    result = java.run(main, str(path)).check()
-    outputs = result.stdout.decode("utf-8").splitlines()
-    assert len(outputs) == len(lines), result.stderr.decode(errors="replace")[-2000:]
-    return outputs
+CONTROL = list(raft_records.CONTROL_VALUES.values())
+CONTROL_CASES = [(schema.name, version) for schema in CONTROL for version in schema.valid]
 
 
 @pytest.fixture(scope="module")
-def kafka_api_bytes(java: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[Any, Any]:
-    values = {}
-    lines = []
-    for key, version, kind in API_CASES:
-        schema = _api_schema(key, kind)
-        for seed in SEEDS:
-            value = sample(schema, version, random.Random(f"raft-{key}-{version}-{kind}-{seed}"))
-            values[(key, version, kind, seed)] = value
-            payload = json.dumps(to_kafka_json(value, schema.struct, version), ensure_ascii=False)
-            lines.append(f"{key} {version} {kind} {payload}")
-    outputs = _lines_through(java, "ProtocolMessages", lines, tmp_path_factory.mktemp("raft-api"))
-    return {k: (values[k], out) for k, out in zip(values, outputs, strict=True)}
+def raft_codec(java: Any) -> Iterator[Any]:
+    with java.serve("RaftRecords") as codec:
+        yield codec
 
 
-@pytest.mark.parametrize(
-    ("key", "version", "kind"), API_CASES, ids=[f"{k}-v{v}-{kd}" for k, v, kd in API_CASES]
-)
-def test_quorum_apis_encode_as_kafka(
-    kafka_api_bytes: dict[Any, Any], key: int, version: int, kind: str
-) -> None:
-    schema = _api_schema(key, kind)
-    for seed in SEEDS:
-        value, line = kafka_api_bytes[(key, version, kind, seed)]
-        status, _, rest = line.partition(" ")
-        assert status == "ok", f"Kafka refused our {schema.name} v{version}: {rest}"
-        hex_bytes, _, kafka_json = rest.partition(" ")
-        kafka = bytes.fromhex(hex_bytes)
-        assert schema.encode(value, version) == kafka, f"{schema.name} v{version} seed {seed}"
-        assert schema.decode(kafka, version) == value
-        ours = _normalise_records(
-            to_kafka_json(value, schema.struct, version),
-            json.loads(kafka_json),
-            schema.struct,
-            version,
-        )
-        assert ours == json.loads(kafka_json), _first_difference(
-            ours, json.loads(kafka_json), schema.name
-        )
-
-
-# -- control messages and batches -----------------------------------------------------------
+def _ask(codec: Any, spec: dict[str, Any]) -> str:
+    answer: str = codec.ask(json.dumps(spec, ensure_ascii=False))
+    status, _, rest = answer.partition(" ")
+    assert status == "ok", f"Kafka refused {spec['kind']}: {rest}"
+    return rest
 
 
 def _control_schema(name: str) -> MessageSchema:
-    return next(s for s in raft_records.CONTROL_VALUES.values() if s.name == name)
+    return next(s for s in CONTROL if s.name == name)
 
 
-@pytest.fixture(scope="module")
-def kafka_records(java: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """Every case of this section through RaftRecords.java in one JVM, by case name."""
-    cases: dict[str, tuple[dict[str, Any], Any]] = {}
-    for name, version in CONTROL_CASES:
-        schema = _control_schema(name)
-        for seed in SEEDS:
-            value = sample(schema, version, random.Random(f"{name}-{version}-{seed}"))
-            data = to_kafka_json(value, schema.struct, version)
-            spec = {"kind": "message", "class": name, "version": version, "data": data}
-            cases[f"message {name} v{version} {seed}"] = (spec, (schema, value, version))
-    for spec_name, spec, ours in _batch_cases():
-        cases[spec_name] = (spec, ours)
-    lines = [json.dumps(spec, ensure_ascii=False) for spec, _ in cases.values()]
-    outputs = _lines_through(java, "RaftRecords", lines, tmp_path_factory.mktemp("raft-rec"))
-    return {
-        name: (ours, out) for (name, (_, ours)), out in zip(cases.items(), outputs, strict=True)
-    }
+def test_control_record_declarations_are_kafkas(kafka_libs: Path) -> None:
+    definitions = kafka_definitions(kafka_libs)
+    for schema in CONTROL:
+        assert schema_differences(schema, definitions[schema.name], schema.valid) == []
+
+
+@pytest.mark.parametrize(("name", "version"), CONTROL_CASES)
+def test_control_messages_encode_as_kafka(raft_codec: Any, name: str, version: int) -> None:
+    schema = _control_schema(name)
+
+    def same_as_kafka(value: KafkaStruct) -> None:
+        data = to_kafka_json(value, schema.struct, version)
+        spec = {"kind": "message", "class": name, "version": version, "data": data}
+        kafka = bytes.fromhex(_ask(raft_codec, spec))
+        assert schema.encode(value, version) == kafka, f"{name} v{version}: {value!r}"
+        assert schema.decode(kafka, version) == value
+
+    check_samples(schema, version, same_as_kafka)
+
+
+# -- batches, snapshots and quorum-state ------------------------------------------------------
 
 
 def _voters(rnd: random.Random) -> VoterSet:
@@ -233,36 +179,18 @@ def _batch_cases() -> list[tuple[str, dict[str, Any], Any]]:
     return cases
 
 
-@pytest.mark.parametrize(("name", "version"), CONTROL_CASES)
-def test_control_messages_encode_as_kafka(
-    kafka_records: dict[str, Any], name: str, version: int
-) -> None:
-    for seed in SEEDS:
-        (schema, value, v), line = kafka_records[f"message {name} v{version} {seed}"]
-        assert line.startswith("ok "), line
-        kafka = bytes.fromhex(line[3:])
-        assert schema.encode(value, v) == kafka
-        assert schema.decode(kafka, v) == value
-
-
-def test_batches_snapshots_and_quorum_state_as_kafka_writes_them(
-    kafka_records: dict[str, Any],
-) -> None:
+def test_batches_snapshots_and_quorum_state_as_kafka_writes_them(raft_codec: Any) -> None:
     checked = 0
-    for name, (ours, line) in kafka_records.items():
-        if name.startswith("message "):
-            continue
-        assert line.startswith("ok "), f"{name}: {line}"
-        kafka = line[3:]
+    for name, spec, ours in _batch_cases():
+        kafka = _ask(raft_codec, spec)
         if name.startswith("read quorum-state"):
             state = ours
             voted = state.voted_key
             leader = -1 if state.leader_id is None else state.leader_id
             shown = "-" if voted is None else f"{voted.id}:{uuid_to_base64(voted.directory_id)}"
-            expected = f"epoch={state.epoch} leader={leader} voted={shown}"
             if voted is not None and name.endswith("version 0"):
-                expected = expected.rsplit(":", 1)[0] + ":-"  # v0 keeps no directory id
-            assert kafka == expected, name
+                shown = f"{voted.id}:-"  # version 0 keeps no directory id
+            assert kafka == f"epoch={state.epoch} leader={leader} voted={shown}", name
         elif name.startswith("quorum-state"):
             assert bytes.fromhex(kafka).decode() == ours, name
         elif name.startswith("snapshot"):

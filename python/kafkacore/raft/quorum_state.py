@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from kafkacore.log.checkpoints import fsync_dir, uuid_from_base64, uuid_to_base64
-from kafkacore.raft.types import NO_DIRECTORY_ID, ReplicaKey, java_int_set_order
+from kafkacore.raft.types import NO_DIRECTORY_ID, ReplicaKey, voter_id_order
 
 __all__ = [
     "QUORUM_STATE_FILE",
@@ -74,7 +74,7 @@ class ElectionState:
         data["votedId"] = -1 if self.voted_key is None else self.voted_key.id
         if version == 0:
             data["appliedOffset"] = 0
-            data["currentVoters"] = [{"voterId": v} for v in java_int_set_order(self.voters)]
+            data["currentVoters"] = [{"voterId": v} for v in voter_id_order(self.voters)]
         elif version == 1:
             directory = self.voted_key.wire_directory_id if self.voted_key else NO_DIRECTORY_ID
             data["votedDirectoryId"] = uuid_to_base64(directory)

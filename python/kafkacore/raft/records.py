@@ -31,7 +31,7 @@ from kafkacore.protocol.messages.raft_records import (
     ControlRecordType,
 )
 from kafkacore.protocol.types import MalformedMessage
-from kafkacore.raft.types import java_int_set_order
+from kafkacore.raft.types import voter_id_order
 from kafkacore.record import BatchHeader, batch_header
 from kafkacore.record.layout import (
     CONTROL_FLAG_MASK,
@@ -130,7 +130,7 @@ def leader_change_message(leader_id: int, voters: Sequence[int], granting: Seque
     return cls(
         version=CONTROL_WRITE_VERSION,
         leader_id=leader_id,
-        voters=[cls.Voter(voter_id=v) for v in java_int_set_order(set(voters))],
+        voters=[cls.Voter(voter_id=v) for v in voter_id_order(voters)],
         granting_voters=[cls.Voter(voter_id=v) for v in sorted(granting)],
     )
 

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import enum
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import NamedTuple
+
+from kafkacore._java import java_hash_set_order
 
 __all__ = [
     "METADATA_PARTITION",
@@ -25,7 +28,7 @@ __all__ = [
     "ReplicaKey",
     "ValidKind",
     "ValidOffsetAndEpoch",
-    "java_int_set_order",
+    "voter_id_order",
 ]
 
 METADATA_TOPIC = "__cluster_metadata"
@@ -152,13 +155,8 @@ class LeaderAndEpoch:
         return node_id is not None and self.leader_id == node_id
 
 
-def java_int_set_order(ids: frozenset[int] | set[int]) -> list[int]:
-    """The iteration order of Kafka's voter id sets (``java.util.HashMap`` key sets of
-    ``Integer``), which decides the order of the ids Kafka writes in ``quorum-state`` and
-    LeaderChangeMessage: by bucket ``(h ^ h >>> 16) & (capacity - 1)`` in a table of 16
-    doubled whenever it is more than 3/4 full; ids sharing a bucket in ascending order
-    (the order they are configured in, in practice)."""
-    capacity = 16
-    while len(ids) > capacity * 3 // 4:
-        capacity *= 2
-    return sorted(ids, key=lambda v: ((v ^ (v >> 16)) & (capacity - 1), v))
+def voter_id_order(ids: Iterable[int]) -> list[int]:
+    """Kafka's order of a voter id set (a ``HashMap``'s key set of ``Integer``, filled in
+    ascending order): the order of the ids Kafka writes in ``quorum-state`` and
+    LeaderChangeMessage."""
+    return java_hash_set_order(sorted(ids), int)

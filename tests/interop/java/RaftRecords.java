@@ -2,9 +2,9 @@
  * Builds KRaft's on-disk and in-log bytes with Apache Kafka's own classes, for
  * tests/interop/test_raft_vs_kafka.py:
  *
- *   java RaftRecords <cases file>
+ *   java RaftRecords -
  *
- * Each input line is a JSON object with a "kind":
+ * In LineServer's line mode: each input line is a JSON object with a "kind":
  *
  *   {"kind": "message", "class": "LeaderChangeMessage", "version": 0, "data": {...}}
  *       the control message read by its JsonConverter and serialized at the version
@@ -21,21 +21,18 @@
  *   {"kind": "readquorumstate", "text": "..."}
  *       the ElectionState FileQuorumStateStore reads back from a file holding "text"
  *
- * One output line per input line: "ok <hex of the bytes>" (for quorumstate: of the file),
- * "ok <text>" for readquorumstate, or "err <exception>".
+ * One answer line per input line: "ok <hex of the bytes>" (for quorumstate: of the file;
+ * for snapshot: "<file name> <hex>"), "ok <text>" for readquorumstate, or "err <exception>".
  */
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.BufferedReader;
-import java.io.PrintStream;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.HexFormat;
@@ -227,20 +224,7 @@ public final class RaftRecords {
 
     public static void main(String[] args) throws Exception {
         ObjectMapper mapper = new ObjectMapper();
-        PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
         Path scratch = Files.createTempDirectory("raft-records");
-        try (BufferedReader in = Files.newBufferedReader(Paths.get(args[0]), StandardCharsets.UTF_8)) {
-            String line;
-            while ((line = in.readLine()) != null) {
-                String result;
-                try {
-                    result = "ok " + one(mapper, mapper.readTree(line), scratch);
-                } catch (Exception e) {
-                    result = "err " + e.getClass().getName() + ": " + e.getMessage();
-                }
-                out.println(result);
-            }
-        }
-        out.flush();
+        LineServer.serve(line -> "ok " + one(mapper, mapper.readTree(line), scratch));
     }
 }
