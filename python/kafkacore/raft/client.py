@@ -1049,6 +1049,30 @@ class RaftClient:
             # a voter without pre-vote (Vote v2): run the real election at once
             self._transition_to_candidate(now)
             return True
+        decided = self._decide_epoch_response(response, now)
+        if decided is not None:
+            return decided
+        state = self.quorum.state
+        if isinstance(state, ProspectiveState | CandidateState):
+            if source.id not in {k.id for k in state.voter_set.voter_keys}:
+                return True
+            if response.vote_granted:
+                state.tally.record_vote(source.id, True)
+                self._maybe_transition_forward(now)
+            else:
+                state.tally.record_vote(source.id, False)
+                if isinstance(state, ProspectiveState) and state.tally.is_vote_rejected():
+                    self._prospective_lost(state, now)
+        return True
+
+    def _decide_epoch_response(
+        self,
+        response: VoteResponse | BeginQuorumEpochResponse | EndQuorumEpochResponse,
+        now: int,
+    ) -> bool | None:
+        """What Vote, BeginQuorumEpoch and EndQuorumEpoch responses share: a top-level
+        error, the common errors and leader news, a partition error; ``None`` when the
+        API's own handling follows."""
         if response.error != ErrorCode.NONE:
             return self._handle_top_level_error(response.error)
         handled = self._maybe_handle_common_response(
@@ -1062,18 +1086,7 @@ class RaftClient:
             return handled
         if response.partition_error != ErrorCode.NONE:
             return False
-        state = self.quorum.state
-        if isinstance(state, ProspectiveState | CandidateState):
-            if source.id not in {k.id for k in state.voter_set.voter_keys}:
-                return True
-            if response.vote_granted:
-                state.tally.record_vote(source.id, True)
-                self._maybe_transition_forward(now)
-            else:
-                state.tally.record_vote(source.id, False)
-                if isinstance(state, ProspectiveState) and state.tally.is_vote_rejected():
-                    self._prospective_lost(state, now)
-        return True
+        return None
 
     def _prospective_lost(self, state: ProspectiveState, now: int) -> None:
         if state.leader_id is not None and state.endpoints:
@@ -1089,19 +1102,9 @@ class RaftClient:
     ) -> bool:
         """A voter acknowledged this leader's BeginQuorumEpoch or this resigned leader's
         EndQuorumEpoch (Kafka's two handlers, alike but for what is acknowledged)."""
-        if response.error != ErrorCode.NONE:
-            return self._handle_top_level_error(response.error)
-        handled = self._maybe_handle_common_response(
-            response.partition_error,
-            response.leader_id,
-            response.leader_epoch,
-            response.leader_endpoints,
-            now,
-        )
-        if handled is not None:
-            return handled
-        if response.partition_error != ErrorCode.NONE:
-            return False
+        decided = self._decide_epoch_response(response, now)
+        if decided is not None:
+            return decided
         state = self.quorum.state
         if isinstance(response, BeginQuorumEpochResponse):
             if isinstance(state, LeaderState) and source.id in state.voter_states:
