@@ -13,7 +13,7 @@ DEV_DEPS := pytest pytest-benchmark pytest-timeout pytest-xdist hypothesis ruff 
 	'mkdocs>=1.6,<2' 'mkdocs-material>=9.5'
 
 .PHONY: run test test-fast format build wheel bench bench-broker bench-spark lint rust-test py-test \
-	kafka-jars spark-jars clean demo test-clients pipeline cluster bench-cluster chaos docs
+	kafka-jars spark-jars clean demo test-clients pipeline cluster bench-cluster chaos docs raft-sim
 
 $(BIN)/activate:
 	$(PY) -m venv $(VENV)
@@ -57,6 +57,13 @@ chaos: build
 	PYTHONPATH=python:tests $(PYTHON) -m txn_chaos.campaign --target kafkacore --seeds 5 --out chaos-runs/txn $(TXN_ARGS)
 	PYTHONPATH=python:tests $(PYTHON) -m txn_chaos.campaign --target cluster --seeds 5 --out chaos-runs/txn $(TXN_ARGS)
 	PYTHONPATH=python:tests $(PYTHON) -m txn_chaos.sweep --rounds 20 --out chaos-runs/txn-sweep
+
+# Raft safety by simulation (tests/raft): many more seeds than `make test` runs, 4 workers,
+# of the 3- and 5-voter, dynamic-voter and wire-format scenarios
+# (RAFT_SIM_SEEDS per scenario, from RAFT_SIM_FIRST_SEED; RAFT_SIM_RUN_MS of faults each).
+RAFT_SIM_SEEDS ?= 500
+raft-sim: build
+	RAFT_SIM_SEEDS=$(RAFT_SIM_SEEDS) $(BIN)/pytest -q -n 4 -p no:cacheprovider tests/raft/test_simulation.py -k "voters or wire"
 
 # The storage demo: a partition directory with several segments, printed by the dump tool.
 demo: build

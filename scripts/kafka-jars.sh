@@ -10,6 +10,8 @@
 #   libs/              every jar: run a tool with  java -cp "<libs>/*" <main class> ...
 #   bin/kafka-run-class  the same as a launcher:  kafka-run-class kafka.tools.DumpLogSegments ...
 #   libs/.complete     marker listing the jars; present only after a complete download
+#   kafka-shell (kafka-metadata-shell) and what it needs beyond the broker's jars (jline) are
+#   added to libs/ afterwards when missing, so an existing cache gains them without a refetch
 #
 # Needs only Java 17+ and Maven (mvn). Idempotent and quick once cached: when the marker
 # is there and every jar it lists exists, nothing is downloaded and mvn is not started.
@@ -104,7 +106,48 @@ EOF
     mv "$staging" "$libs"
 }
 
-if ! complete; then
+# kafka-metadata-shell's artifact and the jars it adds (jline), copied into libs/ beside
+# the others without replacing any (the libs directory may be in use by other runs).
+# Only for Kafka 4 (the KRaft tests use it; 3.x caches stay as they are).
+shell_jar=$libs/kafka-shell-$KAFKA_VERSION.jar
+[[ $KAFKA_VERSION == 3.* ]] && shell_jar=$marker
+fetch_shell() {
+    local work
+    work=$(mktemp -d "${TMPDIR:-/tmp}/kafkacore-kafka-shell.XXXXXX")
+    # shellcheck disable=SC2064  # expand now: the trap must remove this very directory
+    trap "rm -rf '$work'" EXIT
+    cat >"$work/pom.xml" <<EOF
+<?xml version="1.0" encoding="UTF-8"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>kafkacore.throwaway</groupId>
+  <artifactId>kafka-shell-jars</artifactId>
+  <version>0</version>
+  <packaging>pom</packaging>
+  <dependencies>
+    <dependency>
+      <groupId>org.apache.kafka</groupId>
+      <artifactId>kafka-shell</artifactId>
+      <version>$KAFKA_VERSION</version>
+    </dependency>
+  </dependencies>
+</project>
+EOF
+    echo "kafka-jars.sh: fetching kafka-shell $KAFKA_VERSION into $libs" >&2
+    (cd "$work" && mvn -q -B -Dstyle.color=never dependency:copy-dependencies \
+        -DincludeScope=runtime -DoutputDirectory="$work/jars") >&2
+    local jar name
+    for jar in "$work"/jars/*.jar; do
+        name=${jar##*/}
+        if [[ ! -f $libs/$name ]]; then
+            cp "$jar" "$libs/.$name.tmp"
+            mv -f "$libs/.$name.tmp" "$libs/$name"
+            echo "$name" >>"$marker"
+        fi
+    done
+}
+
+if ! complete || [[ ! -f $shell_jar ]]; then
     mkdir -p "$cache"
     # One fetcher at a time (parallel test sessions share the cache); flock is optional.
     if command -v flock >/dev/null; then
@@ -112,6 +155,7 @@ if ! complete; then
         flock 9
     fi
     complete || fetch
+    [[ -f $shell_jar ]] || fetch_shell
 fi
 [[ -x $home/bin/kafka-run-class ]] || write_launcher
 echo "$libs"
