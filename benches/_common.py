@@ -1,7 +1,8 @@
 """What the stand-alone benchmark scripts (``benches/broker/run.py``,
 ``benches/spark/run.py``, ``benches/scale/run.py``) share: writing their JSON report, the
 ``__main__`` wrapper that turns Ctrl-C into exit status 130, and the pieces of a side-by-side
-run with Apache Kafka (its version, its JVM flags, its jars, free ports, log lines)."""
+run with Apache Kafka (its version, its JVM flags, its jars, free ports, log lines) and a
+process's CPU seconds."""
 
 from __future__ import annotations
 
@@ -34,6 +35,17 @@ TOOL_JVM = ("-Xmx512m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")
 
 def log(msg: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+_CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    """The process's CPU time so far (user + system, all its threads), from
+    ``/proc/<pid>/stat`` (fields 14 and 15, in clock ticks)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / _CLK_TCK
 
 
 def free_port() -> int:

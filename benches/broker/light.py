@@ -36,6 +36,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from _common import cpu_seconds  # benches/_common.py (run.py puts benches/ on the path)
+
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "rdkafka_bench.c"
 DEBIAN_PACKAGES = ("librdkafka-dev", "librdkafka1")
@@ -145,15 +147,6 @@ def _unpack_debian_packages(sysroot: Path, log: Callable[[str], None]) -> None:
 
 
 # --------------------------------------------------------------------------- counting
-
-
-_CLK_TCK = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pid: int) -> float:
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rpartition(")")[2].split()
-    return (int(fields[11]) + int(fields[12])) / _CLK_TCK
 
 
 class SyscallCounter:

@@ -20,7 +20,6 @@ Prints both and the overhead against ``off``.
 from __future__ import annotations
 
 import argparse
-import os
 import socket
 import statistics
 import struct
@@ -28,8 +27,11 @@ import subprocess
 import sys
 import time
 import timeit
+from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benches/_common.py
+from _common import cpu_seconds
 from kafkacore.protocol import APIS_BY_NAME, RequestHeader, decode_response, encode_request
 from kafkacore.server.client_quotas import ClientQuotaManager
 from kafkacore.server.request_quota import NANOS_TO_PERCENTAGE, ConnectionTime, loop_time
@@ -59,12 +61,6 @@ def accounting_ns(loops: int = 50_000) -> float:
 
     timer = timeit.Timer(one_request, timer=time.process_time)
     return min(timer.repeat(number=loops, repeat=5)) / loops * 1e9
-
-
-def _cpu_seconds(pid: int) -> float:
-    with open(f"/proc/{pid}/stat", encoding="ascii") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 class _Connection:
@@ -138,10 +134,10 @@ def broker_cpu_per_request(requests: int, rounds: int) -> dict[str, list[float]]
                 if quota is not None:
                     set_request_quota(conn, *quota)
                 current = quota
-                before = _cpu_seconds(child.pid)
+                before = cpu_seconds(child.pid)
                 for _ in range(requests):
                     conn.round_trip(frame)
-                per_mode[mode].append((_cpu_seconds(child.pid) - before) / requests * 1e9)
+                per_mode[mode].append((cpu_seconds(child.pid) - before) / requests * 1e9)
         conn.close()
         child.stdin.close()
         child.wait(30)

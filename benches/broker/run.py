@@ -8,6 +8,7 @@ after the other on the same machine, loopback only.
     .venv/bin/python benches/broker/run.py --cases txn --seconds 10  # transactions only
     .venv/bin/python benches/broker/run.py --cases scaling  # 1 core vs 2 cores only
     make bench-broker ARGS="--half-load-reps 5 --half-load-seconds 10"  # longer latency runs
+    .venv/bin/python benches/broker/run.py --cases light,light_scaling,spread  # C generator only
 
 For each broker: start it with its data in a temp dir, wait until it answers, then for each
 case of the matrix (record size 1 KiB / 100 B x acks=1 / acks=all x 1 / 6 partitions;
@@ -53,11 +54,29 @@ The scaling case (``scaling``, in the default): each broker started pinned to on
 and a confluent-kafka read back of 1 KiB, acks=1, 6 partitions each time (clients not
 pinned): records/s and CPU s/GiB per pinning and the two-core/one-core ratio.
 
+The light generator's cases (``light``, ``light_scaling``, ``spread``, in the default; see
+``light.py``): ``rdkafka_bench`` (C, librdkafka, built by the bench) pinned to cpu 1 and each
+broker started pinned to cpu 0; for each case of the matrix (plaintext), produce as fast as
+it goes then read it all back, with the broker's CPU time and system calls (``perf stat``)
+per Produce or Fetch request; the same case 1 KiB, acks=1, 6 partitions on a broker pinned
+to cpus 0,1 (``light_scaling``: one core against two, the generator sharing cpu 1); and
+1 KiB records produced round-robin over 6, 1,000 and 10,000 partitions
+(``--spread-partitions``; topics of at most 1,000), then read back (``spread``).
+
+**Repetitions.** Everything runs ``--reps`` times (3; 1 with ``--quick``), Kafka then
+kafkacore each time, every case set on fresh brokers; the tables show the medians, the JSON
+keeps every run (``runs``) and, per compared cell (``cells``), the median of each broker, its
+range over the runs, kafkacore / Kafka and whether the cell is met: at least Kafka's rate, at
+most its CPU, system calls or latency. A cell counts as met only when it was met in this run
+and in the previous full run (all case sets, 3 or more repetitions, not ``--quick``), read
+from the report this run replaces.
+
 Record counts are scaled so each measurement runs about ``--seconds`` (a warm-up run per
 broker and record size estimates the rate). After kafkacore's matrix, one more produce run
 (1 KiB, acks=1, 1 partition) is sampled with py-spy (installed into the venv if missing)
 and the top frames are summarised. Everything is printed as a table and written to
-``benches/results/broker_vs_kafka.json`` (collapsed py-spy stacks next to it). All
+``benches/results/broker_vs_kafka.json`` (``broker_vs_kafka_quick.json`` with ``--quick``;
+collapsed py-spy stacks next to it). All
 processes and temp dirs are removed at the end, also on errors and Ctrl-C.
 
 The security cases run against both brokers started with three listeners (PLAINTEXT, SSL,
@@ -98,6 +117,7 @@ from _common import (  # noqa: E402
     KAFKA_JVM,
     KAFKA_VERSION,
     TOOL_JVM,
+    cpu_seconds,
     free_port,
     kafka_libs,
     log,
@@ -510,17 +530,6 @@ def percentile(sorted_vals: list[float], q: float) -> float:
     if not sorted_vals:
         return float("nan")
     return sorted_vals[min(len(sorted_vals) - 1, int(q * len(sorted_vals)))]
-
-
-_CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-
-
-def cpu_seconds(pid: int) -> float:
-    """The process's CPU time so far (user + system, all its threads), from
-    ``/proc/<pid>/stat`` (fields 14 and 15, in clock ticks)."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rpartition(")")[2].split()
-    return (int(fields[11]) + int(fields[12])) / _CLK_TCK
 
 
 def with_cpu(broker: Broker, nbytes: Any, measure: Any) -> dict[str, Any]:
@@ -1770,12 +1779,27 @@ def _range(reps: list[dict[str, Any]], path: tuple[str, ...]) -> list[float] | N
     return [min(values), max(values)] if values else None
 
 
+# how the cells' paths are shown in the table (the JSON keeps them whole)
+CELL_ABBREVIATIONS = (
+    ("broker_cpu_us_per_request", "us CPU/req"),
+    ("syscalls/per_request", "syscalls/req"),
+    ("broker_cpu_s_per_gib", "cpu/G"),
+    ("records_per_s", "rec/s"),
+    ("latency_ms/", ""),
+    ("consume_read_committed", "rc consume"),
+    ("light_scaling/cases/", "light 2 cores/"),
+    ("light/cases/", "light/"),
+    ("light/spread/", "spread over "),
+    ("cases/", "java/"),
+)
+
+
 def cells_table(cells: list[dict[str, Any]], reps: int) -> str:
     """The comparison cell by cell: medians of the repetitions, their ranges, met now
     and in the previous full run (Y met, n not, ? not measured then)."""
     hdr = (
-        f"{'cell (median of ' + str(reps) + ' runs each)':<58} {'kafkacore':>11} {'range':>19}"
-        f" {'kafka':>11} {'range':>19} {'kc/k':>6} met now/before/both"
+        f"{'cell (median of ' + str(reps) + ' runs each)':<56} {'kafkacore':>10} {'range':>17}"
+        f" {'kafka':>10} {'range':>17} {'kc/k':>6} met now/before/both"
     )
     lines = [hdr, "-" * len(hdr)]
 
@@ -1789,9 +1813,12 @@ def cells_table(cells: list[dict[str, Any]], reps: int) -> str:
         return "?" if v is None else "Y" if v else "n"
 
     for c in cells:
+        name = c["cell"]
+        for long, short in CELL_ABBREVIATIONS:
+            name = name.replace(long, short)
         lines.append(
-            f"{c['cell'][:58]:<58} {num(c['kafkacore']):>11} {rng(c['kafkacore_range']):>19}"
-            f" {num(c['kafka']):>11} {rng(c['kafka_range']):>19} {c['ratio']:>6.3f}"
+            f"{name[:56]:<56} {num(c['kafkacore']):>10} {rng(c['kafkacore_range']):>17}"
+            f" {num(c['kafka']):>10} {rng(c['kafka_range']):>17} {c['ratio']:>6.3f}"
             f" {flag(c['met']):>4}/{flag(c['met_previous_run'])}/"
             f"{flag(c['met_two_consecutive_runs'])}"
         )

@@ -69,6 +69,7 @@ from _common import (  # noqa: E402
     KAFKA_JVM,
     KAFKA_VERSION,
     TOOL_JVM,
+    cpu_seconds,
     free_port,
     kafka_libs,
     log,
@@ -86,7 +87,6 @@ RESULTS = REPO / "benches" / "results"
 SPREAD = 1000  # the partitions produce is spread over (100 with --quick)
 TOPIC_PARTITIONS = 10
 PAGE = os.sysconf("SC_PAGE_SIZE")
-TICKS = os.sysconf("SC_CLK_TCK")
 
 _PROCS: list[subprocess.Popen[bytes]] = []
 _TMPDIRS: list[Path] = []
@@ -125,12 +125,6 @@ def open_files(pid: int) -> int:
 def memory_maps(pid: int) -> int:
     with open(f"/proc/{pid}/maps") as f:
         return sum(1 for _ in f)
-
-
-def cpu_seconds(pid: int) -> float:
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS
 
 
 def threads(pid: int) -> int:
