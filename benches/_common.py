@@ -6,8 +6,10 @@ process's CPU seconds."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import resource
 import socket
 import subprocess
 import sys
@@ -64,6 +66,20 @@ def kafka_libs() -> Path:
         env={**os.environ, "KAFKA_VERSION": KAFKA_VERSION},
     ).stdout
     return Path(out.strip().splitlines()[-1])
+
+
+def raise_fd_limit(wanted: int = 100_000) -> int:
+    """The soft ``RLIMIT_NOFILE`` raised to the hard limit, or to ``wanted`` (the
+    brokers inherit it) when this process may raise the hard limit too (root; Kafka's
+    documentation asks for 100,000 descriptors)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < wanted:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, wanted))
+            return wanted
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
 def write_report(out: Path, doc: dict[str, Any]) -> None:

@@ -121,6 +121,7 @@ from _common import (  # noqa: E402
     free_port,
     kafka_libs,
     log,
+    raise_fd_limit,
     run_main,
     write_report,
 )
@@ -2052,9 +2053,10 @@ def main() -> int:
     # every repetition's results per broker, kafka and kafkacore alternating
     runs: dict[str, list[dict[str, Any]]] = {b: [] for b in brokers}
     profile: dict[str, Any] = {"skipped": True}
+    fd_limit = raise_fd_limit()  # 10,000 partitions: Kafka's logs, indexes and sockets
     with cleaned_up():
         libs = kafka_libs()
-        log(f"Kafka {KAFKA_VERSION} jars: {libs}")
+        log(f"Kafka {KAFKA_VERSION} jars: {libs}; open files limit {fd_limit}")
         exe = (
             light.ensure_rdkafka_bench(log)
             if light_cases or spread_counts or "light_scaling" in keys

@@ -46,7 +46,6 @@ import base64
 import contextlib
 import os
 import platform
-import resource
 import shutil
 import signal
 import socket
@@ -73,6 +72,7 @@ from _common import (  # noqa: E402
     free_port,
     kafka_libs,
     log,
+    raise_fd_limit,
     run_main,
     write_report,
 )
@@ -588,20 +588,6 @@ def cleaned_up() -> Iterator[None]:
         yield
     finally:
         cleanup()
-
-
-def raise_fd_limit(wanted: int = 100_000) -> int:
-    """The soft ``RLIMIT_NOFILE`` raised to the hard limit, or to ``wanted`` (the
-    brokers inherit it) when this process may raise the hard limit too (root; Kafka's
-    documentation asks for 100,000 descriptors)."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if hard != resource.RLIM_INFINITY and hard < wanted:
-        with contextlib.suppress(ValueError, OSError):
-            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, wanted))
-            return wanted
-    if soft < hard:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
 def main() -> int:
