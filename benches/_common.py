@@ -14,7 +14,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -80,6 +80,36 @@ def raise_fd_limit(wanted: int = 100_000) -> int:
     if soft < hard:
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+_CHILD_BROKER = """
+import sys
+from kafkacore import EmbeddedBroker
+with EmbeddedBroker(topics={topics!r}) as broker:
+    print(broker.bootstrap_servers, flush=True)
+    sys.stdin.read()
+"""
+
+
+@contextlib.contextmanager
+def child_broker(topics: dict[str, int] | None = None) -> Iterator[tuple[str, int]]:
+    """A kafkacore ``EmbeddedBroker`` (with ``topics``) in a child process, measured from
+    outside: its bootstrap servers and pid; it shuts down when the block ends."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", _CHILD_BROKER.format(topics=topics or {})],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert child.stdout is not None and child.stdin is not None
+        yield child.stdout.readline().strip(), child.pid
+        child.stdin.close()
+        child.wait(30)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
 
 
 def write_report(out: Path, doc: dict[str, Any]) -> None:

@@ -23,7 +23,6 @@ import argparse
 import socket
 import statistics
 import struct
-import subprocess
 import sys
 import time
 import timeit
@@ -31,19 +30,12 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benches/_common.py
-from _common import cpu_seconds
+from _common import child_broker, cpu_seconds
 from kafkacore.protocol import APIS_BY_NAME, RequestHeader, decode_response, encode_request
 from kafkacore.server.client_quotas import ClientQuotaManager
 from kafkacore.server.request_quota import NANOS_TO_PERCENTAGE, ConnectionTime, loop_time
 
 CLIENT_ID = "bench-quota"
-_CHILD = """
-import sys
-from kafkacore import EmbeddedBroker
-with EmbeddedBroker() as broker:
-    print(broker.bootstrap_servers, flush=True)
-    sys.stdin.read()
-"""
 
 
 def accounting_ns(loops: int = 50_000) -> float:
@@ -115,13 +107,9 @@ MODES = {"off": None, "other": ("someone-else", 10.0), "own": (CLIENT_ID, 1e6)}
 
 
 def broker_cpu_per_request(requests: int, rounds: int) -> dict[str, list[float]]:
-    child = subprocess.Popen(
-        [sys.executable, "-c", _CHILD], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
     per_mode: dict[str, list[float]] = {mode: [] for mode in MODES}
-    try:
-        assert child.stdout is not None and child.stdin is not None
-        conn = _Connection(child.stdout.readline().strip())
+    with child_broker() as (bootstrap, pid):
+        conn = _Connection(bootstrap)
         meta: Any = APIS_BY_NAME["Metadata"].request.cls
         frame = conn.frame("Metadata", 12, meta(topics=[], allow_auto_topic_creation=False))
         for _ in range(2000):  # warm up
@@ -134,17 +122,11 @@ def broker_cpu_per_request(requests: int, rounds: int) -> dict[str, list[float]]
                 if quota is not None:
                     set_request_quota(conn, *quota)
                 current = quota
-                before = cpu_seconds(child.pid)
+                before = cpu_seconds(pid)
                 for _ in range(requests):
                     conn.round_trip(frame)
-                per_mode[mode].append((cpu_seconds(child.pid) - before) / requests * 1e9)
+                per_mode[mode].append((cpu_seconds(pid) - before) / requests * 1e9)
         conn.close()
-        child.stdin.close()
-        child.wait(30)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
     return per_mode
 
 

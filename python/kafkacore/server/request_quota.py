@@ -35,10 +35,10 @@ from the byte rate (``getThrottledResponse``). Exempt, as Kafka sends them with
 ``sendResponseExemptThrottle``: the inter-broker APIs and followers' Fetches (their loop
 time is settled and charged to no one).
 
-Cost when no ``request_percentage`` quota is configured anywhere: one attribute read per
+Cost when no ``request_percentage`` quota is configured anywhere: a few attribute reads per
 request. With one: three reads of the thread's CPU clock (one more per ``await`` of its
-handler) and one recording per request, measured by
-``benches/broker/request_quota_overhead.py``.
+handler; a system call where the vDSO has no CPU clocks, about 1 µs) and one recording per
+request, measured by ``benches/broker/request_quota_overhead.py``.
 """
 
 from __future__ import annotations
