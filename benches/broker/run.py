@@ -72,12 +72,13 @@ and in the previous full run (all case sets, 3 or more repetitions, not ``--quic
 from the report this run replaces.
 
 Record counts are scaled so each measurement runs about ``--seconds`` (a warm-up run per
-broker and record size estimates the rate). After kafkacore's matrix, one more produce run
-(1 KiB, acks=1, 1 partition) is sampled with py-spy (installed into the venv if missing)
-and the top frames are summarised. Everything is printed as a table and written to
+broker and record size estimates the rate). After kafkacore's matrix in the last
+repetition, one more produce run (1 KiB, acks=1, 1 partition, on a fresh kafkacore) is
+sampled with py-spy (installed into the venv if missing) and the top frames are
+summarised. Everything is printed as a table and written to
 ``benches/results/broker_vs_kafka.json`` (``broker_vs_kafka_quick.json`` with ``--quick``;
-collapsed py-spy stacks next to it). All
-processes and temp dirs are removed at the end, also on errors and Ctrl-C.
+collapsed py-spy stacks next to it). All processes and temp dirs are removed at the end,
+also on errors and Ctrl-C.
 
 The security cases run against both brokers started with three listeners (PLAINTEXT, SSL,
 SASL_SSL) and the same certificates, generated at bench time into a temp dir (see
@@ -2084,7 +2085,8 @@ def main() -> int:
                             if "error" not in r
                         }
                     measured_case = one["cases"].get(profile_case.name, {})
-                    if want_profile and rep == reps - 1 and "peak" in measured_case:
+                    last = rep == reps - 1
+                    if want_profile and name == "kafkacore" and last and "peak" in measured_case:
                         profile = broker_rep.profile(libs, measured_case["peak"]["records_per_s"])
                 if "scaling" in keys:
                     log(f"scaling: {name} pinned to 1 core, then 2")
