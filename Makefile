@@ -171,8 +171,12 @@ bench-cluster: build
 	$(PYTHON) benches/cluster/reassign.py $(REASSIGN_ARGS)
 
 # Side-by-side produce/consume benchmark: Apache Kafka 4.3.1 (from the jars) vs kafkacore
-# (throughput, latency at half load x3, CPU s/GiB, ConsumerPerformance, 1 vs 2 cores).
-# ARGS go to benches/broker/run.py, e.g. ARGS="--cases matrix --seconds 10".
+# (throughput, latency at half load x3, CPU s/GiB, ConsumerPerformance, 1 vs 2 cores; a C
+# load generator built from Debian's librdkafka-dev, pinned apart from the broker, with CPU
+# and system calls per request, and the spread over 6/1,000/10,000 partitions), 3
+# repetitions alternating the brokers. ARGS go to benches/broker/run.py, e.g.
+# ARGS="--cases matrix --seconds 10", ARGS=--quick. request_quota_overhead.py: what
+# timing requests for request_percentage costs.
 bench-broker: build
 	$(PYTHON) benches/broker/run.py $(ARGS)
 

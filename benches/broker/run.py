@@ -8,6 +8,7 @@ after the other on the same machine, loopback only.
     .venv/bin/python benches/broker/run.py --cases txn --seconds 10  # transactions only
     .venv/bin/python benches/broker/run.py --cases scaling  # 1 core vs 2 cores only
     make bench-broker ARGS="--half-load-reps 5 --half-load-seconds 10"  # longer latency runs
+    .venv/bin/python benches/broker/run.py --cases light,light_scaling,spread  # C generator only
 
 For each broker: start it with its data in a temp dir, wait until it answers, then for each
 case of the matrix (record size 1 KiB / 100 B x acks=1 / acks=all x 1 / 6 partitions;
@@ -53,12 +54,31 @@ The scaling case (``scaling``, in the default): each broker started pinned to on
 and a confluent-kafka read back of 1 KiB, acks=1, 6 partitions each time (clients not
 pinned): records/s and CPU s/GiB per pinning and the two-core/one-core ratio.
 
+The light generator's cases (``light``, ``light_scaling``, ``spread``, in the default; see
+``light.py``): ``rdkafka_bench`` (C, librdkafka, built by the bench) pinned to cpu 1 and each
+broker started pinned to cpu 0; for each case of the matrix (plaintext), produce as fast as
+it goes then read it all back, with the broker's CPU time and system calls (``perf stat``)
+per Produce or Fetch request; the same case 1 KiB, acks=1, 6 partitions on a broker pinned
+to cpus 0,1 (``light_scaling``: one core against two, the generator sharing cpu 1); and
+1 KiB records produced round-robin over 6, 1,000 and 10,000 partitions
+(``--spread-partitions``; topics of at most 1,000), then read back (``spread``).
+
+**Repetitions.** Everything runs ``--reps`` times (3; 1 with ``--quick``), Kafka then
+kafkacore each time, every case set on fresh brokers; the tables show the medians, the JSON
+keeps every run (``runs``) and, per compared cell (``cells``), the median of each broker, its
+range over the runs, kafkacore / Kafka and whether the cell is met: at least Kafka's rate, at
+most its CPU, system calls or latency. A cell counts as met only when it was met in this run
+and in the previous full run (all case sets, 3 or more repetitions, not ``--quick``), read
+from the report this run replaces.
+
 Record counts are scaled so each measurement runs about ``--seconds`` (a warm-up run per
-broker and record size estimates the rate). After kafkacore's matrix, one more produce run
-(1 KiB, acks=1, 1 partition) is sampled with py-spy (installed into the venv if missing)
-and the top frames are summarised. Everything is printed as a table and written to
-``benches/results/broker_vs_kafka.json`` (collapsed py-spy stacks next to it). All
-processes and temp dirs are removed at the end, also on errors and Ctrl-C.
+broker and record size estimates the rate). After kafkacore's matrix in the last
+repetition, one more produce run (1 KiB, acks=1, 1 partition, on a fresh kafkacore) is
+sampled with py-spy (installed into the venv if missing) and the top frames are
+summarised. Everything is printed as a table and written to
+``benches/results/broker_vs_kafka.json`` (``broker_vs_kafka_quick.json`` with ``--quick``;
+collapsed py-spy stacks next to it). All processes and temp dirs are removed at the end,
+also on errors and Ctrl-C.
 
 The security cases run against both brokers started with three listeners (PLAINTEXT, SSL,
 SASL_SSL) and the same certificates, generated at bench time into a temp dir (see
@@ -74,11 +94,13 @@ import base64
 import collections
 import contextlib
 import functools
+import json
 import os
 import platform
 import re
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -96,14 +118,17 @@ from _common import (  # noqa: E402
     KAFKA_JVM,
     KAFKA_VERSION,
     TOOL_JVM,
+    cpu_seconds,
     free_port,
     kafka_libs,
     log,
+    raise_fd_limit,
     run_main,
     write_report,
 )
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # benches/broker/security.py
+import light  # noqa: E402  (benches/broker/light.py: the C load generator)
 from security import MECHANISMS, PROTOCOLS, Security, make_security  # noqa: E402
 
 RESULTS = REPO / "benches" / "results"
@@ -398,16 +423,18 @@ def create_topic(broker: Broker, topic: str, partitions: int) -> None:
     from confluent_kafka.admin import AdminClient, NewTopic
 
     admin = AdminClient(client_conf(broker))
-    fut = admin.create_topics([NewTopic(topic, partitions, 1)], operation_timeout=30)[topic]
-    fut.result(60)
-    deadline = time.monotonic() + 30
+    # a topic of a thousand partitions takes a broker seconds to create and lead
+    wait_s = 30 + partitions / 20
+    fut = admin.create_topics([NewTopic(topic, partitions, 1)], operation_timeout=wait_s)[topic]
+    fut.result(2 * wait_s)
+    deadline = time.monotonic() + wait_s
     while time.monotonic() < deadline:
         md = admin.list_topics(topic, timeout=5).topics.get(topic)
         ready = md is not None and md.error is None and len(md.partitions) == partitions
         if ready and all(p.leader >= 0 for p in md.partitions.values()):
             return
         time.sleep(0.1)
-    raise RuntimeError(f"{broker.name}: topic {topic} has no leaders after 30 s")
+    raise RuntimeError(f"{broker.name}: topic {topic} has no leaders after {wait_s:.0f} s")
 
 
 # --------------------------------------------------------------------------- load
@@ -505,17 +532,6 @@ def percentile(sorted_vals: list[float], q: float) -> float:
     if not sorted_vals:
         return float("nan")
     return sorted_vals[min(len(sorted_vals) - 1, int(q * len(sorted_vals)))]
-
-
-_CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-
-
-def cpu_seconds(pid: int) -> float:
-    """The process's CPU time so far (user + system, all its threads), from
-    ``/proc/<pid>/stat`` (fields 14 and 15, in clock ticks)."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rpartition(")")[2].split()
-    return (int(fields[11]) + int(fields[12])) / _CLK_TCK
 
 
 def with_cpu(broker: Broker, nbytes: Any, measure: Any) -> dict[str, Any]:
@@ -1521,8 +1537,380 @@ def cleaned_up() -> Iterator[None]:
         cleanup()
 
 
-CASE_SETS = ("matrix", "plaintext", "ssl", "sasl_ssl", "fetch", "txn", "scaling")
-DEFAULT_CASES = "matrix,ssl,sasl_ssl,fetch,txn,scaling"
+@dataclass
+class BrokerRep:
+    """One broker's share of one repetition: the runs with Kafka's tools (one broker
+    started for them all), then the light generator's, each on a fresh broker; the
+    results go into ``out``."""
+
+    name: str
+    libs: Path
+    security: Security | None
+    seconds: float
+    warmup_s: float
+    python_dir: Path | None
+    out: dict[str, Any]
+    _running: Broker | None = None
+
+    def start(self, security: Security | None = None, cpus: str | None = None) -> Broker:
+        if self.name == "kafka":
+            return start_kafka(self.libs, security, cpus=cpus)
+        return start_kafkacore(security, self.python_dir, cpus=cpus)
+
+    def java_tools(
+        self,
+        cases: list[Case],
+        kafka_peaks: dict[str, float],
+        want_fetch: bool,
+        want_txn: bool,
+        args: argparse.Namespace,
+        tls: dict[str, Any],
+    ) -> None:
+        """The matrix, the security cases, the fetch and the transactions cases."""
+        log(f"starting {self.name}")
+        try:
+            broker = self.start(self.security)
+        except Exception as exc:
+            log(f"{self.name} did not start: {exc}")
+            self.out["cases"] = {c.name: {"error": f"start: {exc}"} for c in cases}
+            return
+        log(f"{self.name} up on {broker.listeners} (pid {broker.proc.pid})")
+        self._running = broker
+        try:
+            if self.security is not None:
+                tls[self.name] = self.security.probe(broker.listeners["SSL"])
+            self.out["cases"] = run_broker(
+                self.libs, broker, cases, self.seconds, self.warmup_s, kafka_peaks
+            )
+            if want_fetch:
+                try:
+                    self.out["fetch"] = fetch_over_protocols(
+                        broker, args.fetch_records, args.fetch_rounds, self.seconds
+                    )
+                except Exception as exc:
+                    log(f"{self.name} fetch case failed: {exc}")
+            if want_txn:
+                try:
+                    self.out["txn"] = run_txn(broker, args.txn_records, self.seconds, self.warmup_s)
+                except Exception as exc:
+                    log(f"{self.name} txn case failed: {exc}")
+                    self.out["txn"] = {"error": str(exc)[-3000:]}
+        finally:
+            self._stop(broker)
+
+    def profile(self, libs: Path, rate: float) -> dict[str, Any]:
+        """py-spy during a produce and a consume, on a broker started for it."""
+        broker = self.start()
+        try:
+            return profile_kafkacore(libs, broker, rate, 10)
+        except Exception as exc:
+            log(f"profile failed: {exc}")
+            return {"error": str(exc)[-2000:]}
+        finally:
+            self._stop(broker)
+
+    def light(
+        self,
+        exe: Path,
+        cases: list[Case],
+        spread_counts: list[int],
+        cpus: str = light.BROKER_CPUS,
+    ) -> dict[str, Any]:
+        """The light generator's cases and spread cases on a broker pinned to ``cpus``
+        (the generator to :data:`light.GENERATOR_CPUS`)."""
+        out: dict[str, Any] = {
+            "broker_cpus": cpus,
+            "generator_cpus": light.GENERATOR_CPUS,
+            "cases": {},
+            "spread": {},
+        }
+        try:
+            broker = self.start(cpus=cpus)
+        except Exception as exc:
+            log(f"{self.name} pinned to {cpus} did not start: {exc}")
+            return {"error": f"start: {exc}"}
+        pid = broker.proc.pid
+
+        def create(topic: str, partitions: int) -> None:
+            create_topic(broker, topic, partitions)
+
+        try:
+            sizes = sorted({c.size for c in cases} or {1024}, reverse=True)
+            rates = light.warm_rates(exe, broker.bootstrap, self.name, sizes, self.warmup_s, create)
+            out["warm_records_per_s"] = rates
+            for case in cases:
+                records = max(20_000, int(rates[case.size] * self.seconds))
+                topic = light.case_topic(self.name, f"{case.name}-{cpus}")
+                try:
+                    r = light.light_case(
+                        exe,
+                        pid,
+                        broker.bootstrap,
+                        topic,
+                        case.partitions,
+                        case.size,
+                        case.acks,
+                        records,
+                        create,
+                    )
+                except Exception as exc:
+                    log(f"{self.name} light {case.name} failed: {exc}")
+                    r = {"error": str(exc)[-3000:]}
+                else:
+                    log(f"{self.name} light (broker on cpus {cpus}) {light.summary(case.name, r)}")
+                out["cases"][case.name] = r
+            for count in spread_counts:
+                records = max(20 * count, int(rates[1024] * self.seconds))
+                try:
+                    r = light.spread_case(
+                        exe, pid, broker.bootstrap, self.name, count, records, create
+                    )
+                except Exception as exc:
+                    log(f"{self.name} spread over {count} partitions failed: {exc}")
+                    r = {"error": str(exc)[-3000:]}
+                else:
+                    log(f"{self.name} {light.summary(f'spread over {count} partitions', r)}")
+                out["spread"][str(count)] = r
+        finally:
+            self._stop(broker)
+        return out
+
+    def _stop(self, broker: Broker) -> None:
+        code = stop(broker.proc)
+        if code not in (0, None, 143, -15) and self.name == "kafkacore":
+            log(f"kafkacore exited {code}:\n{broker.tail()}")
+        discard(broker)
+
+
+def median_of(items: list[Any]) -> Any:
+    """The repetitions of one result as one: the median of every number (over the
+    repetitions that have it and did not fail), anything else from the first."""
+    present = [i for i in items if i is not None]
+    if not present:
+        return None
+    first = present[0]
+    if isinstance(first, dict):
+        ok = [i for i in present if isinstance(i, dict) and "error" not in i]
+        if not ok:
+            return first
+        keys = dict.fromkeys(k for i in ok for k in i)
+        return {k: median_of([i.get(k) for i in ok]) for k in keys}
+    if isinstance(first, bool) or not isinstance(first, int | float):
+        return first
+    numbers = [i for i in present if isinstance(i, int | float) and not isinstance(i, bool)]
+    return statistics.median(numbers)
+
+
+# The figures compared cell by cell (kafkacore / Kafka): (leaf path, better), the leaf
+# path below a case's result.
+CASE_FIGURES: tuple[tuple[tuple[str, ...], str], ...] = tuple(
+    (path, "lower" if ("cpu" in name or "p99" in name or "p50" in name) else "higher")
+    for name, path in RATIO_FIGURES
+)
+LIGHT_FIGURES: tuple[tuple[tuple[str, ...], str], ...] = tuple(
+    ((mode, *leaf), better)
+    for mode in ("produce", "consume")
+    for leaf, better in (
+        (("records_per_s",), "higher"),
+        (("broker_cpu_us_per_request",), "lower"),
+        (("syscalls", "per_request"), "lower"),
+        (("broker_cpu_s_per_gib",), "lower"),
+    )
+)
+
+
+def cell_paths(
+    cases: list[Case], light_cases: list[Case], spread_counts: list[int]
+) -> list[tuple[tuple[str, ...], str]]:
+    """Every compared cell: its path in a broker's result and which way is better."""
+    out = [(("cases", c.name, *p), b) for c in cases for p, b in CASE_FIGURES]
+    for protocol in PROTOCOLS:
+        out += [
+            (("fetch", protocol, "records_per_s"), "higher"),
+            (("fetch", protocol, "broker_cpu_s_per_gib"), "lower"),
+        ]
+    out += [
+        (("txn", "produce", "records_per_s"), "higher"),
+        (("txn", "produce", "commit_ms", "p50"), "lower"),
+        (("txn", "produce", "commit_ms", "p99"), "lower"),
+        (("txn", "consume_read_committed", "records_per_s"), "higher"),
+    ]
+    out += [(("light", "cases", c.name, *p), b) for c in light_cases for p, b in LIGHT_FIGURES]
+    out += [(("light", "spread", str(n), *p), b) for n in spread_counts for p, b in LIGHT_FIGURES]
+    out += [(("light_scaling", "cases", SCALING_CASE.name, *p), b) for p, b in LIGHT_FIGURES]
+    return out
+
+
+def compare_cells(
+    paths: list[tuple[tuple[str, ...], str]],
+    runs: dict[str, list[dict[str, Any]]],
+    combined: dict[str, Any],
+    previous: dict[str, dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """kafkacore / Kafka for every cell both brokers measured: the medians, each broker's
+    range over the repetitions, whether the cell is met (at least Kafka's rate, at most
+    its CPU, system calls or latency) in this run and in the previous full run."""
+    cells = []
+    for path, better in paths:
+        kc, ka = _get(combined.get("kafkacore", {}), *path), _get(combined.get("kafka", {}), *path)
+        if not isinstance(kc, int | float) or not isinstance(ka, int | float) or not ka:
+            continue
+        r = kc / ka
+        met = r >= 1.0 if better == "higher" else r <= 1.0
+        cell = "/".join(path)
+        before = previous.get(cell, {}).get("met")
+        cells.append(
+            {
+                "cell": cell,
+                "better": better,
+                "kafkacore": kc,
+                "kafka": ka,
+                "kafkacore_range": _range(runs.get("kafkacore", []), path),
+                "kafka_range": _range(runs.get("kafka", []), path),
+                "ratio": round(r, 3),
+                "met": met,
+                "met_previous_run": before,
+                "met_two_consecutive_runs": met and before is True,
+            }
+        )
+    return cells
+
+
+def _range(reps: list[dict[str, Any]], path: tuple[str, ...]) -> list[float] | None:
+    values = [v for v in (_get(r, *path) for r in reps) if isinstance(v, int | float)]
+    return [min(values), max(values)] if values else None
+
+
+# how the cells' paths are shown in the table (the JSON keeps them whole)
+CELL_ABBREVIATIONS = (
+    ("broker_cpu_us_per_request", "us CPU/req"),
+    ("syscalls/per_request", "syscalls/req"),
+    ("broker_cpu_s_per_gib", "cpu/G"),
+    ("records_per_s", "rec/s"),
+    ("latency_ms/", ""),
+    ("consume_read_committed", "rc consume"),
+    ("light_scaling/cases/", "light 2 cores/"),
+    ("light/cases/", "light/"),
+    ("light/spread/", "spread over "),
+    ("cases/", "java/"),
+)
+
+
+def cells_table(cells: list[dict[str, Any]], reps: int) -> str:
+    """The comparison cell by cell: medians of the repetitions, their ranges, met now
+    and in the previous full run (Y met, n not, ? not measured then)."""
+    hdr = (
+        f"{'cell (median of ' + str(reps) + ' runs each)':<56} {'kafkacore':>10} {'range':>17}"
+        f" {'kafka':>10} {'range':>17} {'kc/k':>6} met now/before/both"
+    )
+    lines = [hdr, "-" * len(hdr)]
+
+    def num(v: float) -> str:
+        return f"{v:,.0f}" if abs(v) >= 100 else f"{v:.3g}"
+
+    def rng(r: list[float] | None) -> str:
+        return f"{num(r[0])}-{num(r[1])}" if r else "-"
+
+    def flag(v: bool | None) -> str:
+        return "?" if v is None else "Y" if v else "n"
+
+    for c in cells:
+        name = c["cell"]
+        for long, short in CELL_ABBREVIATIONS:
+            name = name.replace(long, short)
+        lines.append(
+            f"{name[:56]:<56} {num(c['kafkacore']):>10} {rng(c['kafkacore_range']):>17}"
+            f" {num(c['kafka']):>10} {rng(c['kafka_range']):>17} {c['ratio']:>6.3f}"
+            f" {flag(c['met']):>4}/{flag(c['met_previous_run'])}/"
+            f"{flag(c['met_two_consecutive_runs'])}"
+        )
+    met = sum(c["met"] for c in cells)
+    both = sum(c["met_two_consecutive_runs"] for c in cells)
+    lines.append(
+        f"{met} of {len(cells)} cells met in this run, {both} in this run and the previous "
+        "full run (a cell counts as met only then); higher is better for rates, lower for "
+        "CPU, system calls and latency"
+    )
+    return "\n".join(lines)
+
+
+def light_table(light_runs: dict[str, dict[str, Any]], title: str) -> str:
+    """The light generator's cells per broker: rate, the broker's CPU and system calls per
+    request, records per request, CPU per GiB."""
+    hdr = (
+        f"{title}\n{'case':<26} {'broker':<9} {'mode':<7} {'rec/s':>10} {'us CPU/req':>10}"
+        f" {'syscalls/req':>12} {'rec/req':>8} {'cpu/G':>6} {'p99 ms':>7}"
+    )
+    lines = [hdr, "-" * 100]
+    for b, r in light_runs.items():
+        if not r or "error" in r:
+            lines.append(f"{'':<26} {b:<9} FAILED: {(r or {}).get('error', '?')[:60]}")
+            continue
+        rows = list(r.get("cases", {}).items()) + [
+            (f"spread over {n} partitions", v) for n, v in r.get("spread", {}).items()
+        ]
+        for name, case in rows:
+            if "error" in case:
+                lines.append(f"{name:<26} {b:<9} FAILED: {case['error'].strip()[:60]}")
+                continue
+            for mode in ("produce", "consume"):
+                m = case.get(mode) or {}
+                lines.append(
+                    f"{name:<26} {b:<9} {mode:<7} {_cell(m.get('records_per_s'), 10, ',.0f')}"
+                    f" {_cell(m.get('broker_cpu_us_per_request'), 10, ',.1f')}"
+                    f" {_cell(_get(m, 'syscalls', 'per_request'), 12, ',.1f')}"
+                    f" {_cell(m.get('records_per_request'), 8, ',.1f')}"
+                    f" {_cell(m.get('broker_cpu_s_per_gib'), 6, '.2f')}"
+                    f" {_cell(_get(m, 'latency_ms', 'p99'), 7, '.1f')}"
+                )
+    lines.append(
+        "rdkafka_bench (C, librdkafka) pinned to cpu "
+        f"{light.GENERATOR_CPUS}; us CPU/req and syscalls/req = the broker's CPU time "
+        "(/proc/<pid>/stat) and system calls (perf stat, raw_syscalls:sys_enter) per "
+        "Produce (produce) or Fetch (consume) request the generator sent (librdkafka's "
+        "statistics); cpu/G = broker CPU s per GiB"
+    )
+    return "\n".join(lines)
+
+
+def light_scaling_table(
+    one_core: dict[str, dict[str, Any]], two_cores: dict[str, dict[str, Any]]
+) -> str:
+    """The broker on one core, then on two, with the light generator (on cpu 1 both
+    times: on a 2-core machine the two-core broker shares that one with it)."""
+    name = SCALING_CASE.name
+    lines = [
+        f"scaling with the light generator: {name}, broker on cpu {light.BROKER_CPUS}, then "
+        f"cpus {light.BOTH_CPUS}; generator on cpu {light.GENERATOR_CPUS}",
+        f"{'broker':<9} {'mode':<7} {'1 core':>10} {'2 cores':>10} {'2/1':>6}",
+        "-" * 46,
+    ]
+    for b in two_cores:
+        for mode in ("produce", "consume"):
+            one = _get(one_core.get(b, {}), "cases", name, mode, "records_per_s")
+            two = _get(two_cores.get(b, {}), "cases", name, mode, "records_per_s")
+            lines.append(
+                f"{b:<9} {mode:<7} {_cell(one, 10, ',.0f')} {_cell(two, 10, ',.0f')}"
+                f" {_cell(ratio(two, one), 6)}"
+            )
+    return "\n".join(lines)
+
+
+CASE_SETS = (
+    "matrix",
+    "plaintext",
+    "ssl",
+    "sasl_ssl",
+    "fetch",
+    "txn",
+    "scaling",
+    "light",
+    "light_scaling",
+    "spread",
+)
+DEFAULT_CASES = "matrix,ssl,sasl_ssl,fetch,txn,scaling,light,light_scaling,spread"
+# not produce cases of Kafka's tools
+OWN_CASE_SETS = ("fetch", "txn", "scaling", "light", "light_scaling", "spread")
 # The security cases: 1 KiB, acks=1, 6 partitions over each protocol (``plaintext`` is the
 # same case without TLS, as the baseline a run of only these cases compares against).
 # ``fetch`` is not a produce case: one filled topic read over each protocol in turn; ``txn``
@@ -1537,7 +1925,7 @@ def select_cases(spec: str, quick: bool) -> list[Case]:
         raise SystemExit(f"--cases {spec!r}: expected a comma-separated subset of {CASE_SETS}")
     cases: list[Case] = []
     for key in keys:
-        if key in ("fetch", "txn", "scaling"):
+        if key in OWN_CASE_SETS:
             continue
         if key == "matrix":
             sizes, parts = ([1024], [1]) if quick else ([1024, 100], [1, 6])
@@ -1558,8 +1946,20 @@ def main() -> int:
         "--seconds", type=float, default=None, help="target seconds per measurement (5)"
     )
     ap.add_argument(
+        "--reps",
+        type=int,
+        default=None,
+        help="repetitions, kafka and kafkacore alternating (default 3, 1 with --quick): the "
+        "tables show their medians, the JSON every run and each cell's range",
+    )
+    ap.add_argument(
+        "--spread-partitions",
+        default=None,
+        help="the spread cases' partition counts (default 6,1000,10000; 6,100 with --quick)",
+    )
+    ap.add_argument(
         "--cases",
-        default=DEFAULT_CASES,
+        default=None,
         help=f"comma-separated subset of {', '.join(CASE_SETS)} (default {DEFAULT_CASES}); "
         "ssl, sasl_ssl and plaintext are 1 KiB, acks=1, 6 partitions",
     )
@@ -1619,6 +2019,10 @@ def main() -> int:
         "broker_vs_kafka_<cases>.json without it)",
     )
     args = ap.parse_args()
+    args.cases_given = args.cases is not None
+    args.cases = args.cases or DEFAULT_CASES
+    args.spread_partitions = args.spread_partitions or ("6,100" if args.quick else "6,1000,10000")
+    reps = args.reps or (1 if args.quick else 3)
     seconds = args.seconds or (3.0 if args.quick else 5.0)
     warmup_s = args.warmup if args.warmup is not None else 6.0 if args.quick else 12.0
     HALF_LOAD.update(reps=args.half_load_reps, seconds=args.half_load_seconds)
@@ -1627,102 +2031,90 @@ def main() -> int:
     if not brokers or any(b not in ("kafka", "kafkacore") for b in brokers):
         raise SystemExit(f"--brokers {args.brokers!r}: expected kafka and/or kafkacore")
     keys = [k.strip().lower() for k in args.cases.split(",") if k.strip()]
+    default_cases = not args.cases_given
+    full_run = default_cases and not args.quick and reps >= 3
     out = args.out or RESULTS / (
-        "broker_vs_kafka.json" if "matrix" in keys else f"broker_vs_kafka_{'_'.join(keys)}.json"
+        "broker_vs_kafka_quick.json"
+        if args.quick
+        else "broker_vs_kafka.json"
+        if "matrix" in keys
+        else f"broker_vs_kafka_{'_'.join(keys)}.json"
     )
     profile_case = Case(1024, "1", 1)
     want_profile = not args.no_profile and "kafkacore" in brokers and profile_case in cases
     RESULTS.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
-    results: dict[str, dict[str, dict[str, Any]]] = {}
-    tls: dict[str, Any] = {}
-    fetch: dict[str, dict[str, Any]] = {}
     want_fetch = "fetch" in keys
     want_txn = "txn" in keys
-    txn: dict[str, dict[str, Any]] = {}
-    scaling: dict[str, dict[str, Any]] = {}
-
-    def run_txn_case(broker: Broker) -> None:
-        if want_txn:
-            try:
-                txn[broker.name] = run_txn(broker, args.txn_records, seconds, warmup_s)
-            except Exception as exc:
-                log(f"{broker.name} txn case failed: {exc}")
-                txn[broker.name] = {"error": str(exc)[-3000:]}
-
-    def run_fetch(broker: Broker) -> None:
-        if want_fetch:
-            try:
-                fetch[broker.name] = fetch_over_protocols(
-                    broker, args.fetch_records, args.fetch_rounds, seconds
-                )
-            except Exception as exc:
-                log(f"{broker.name} fetch case failed: {exc}")
-
+    light_cases = select_cases("matrix", args.quick) if "light" in keys else []
+    if "light_scaling" in keys and SCALING_CASE not in light_cases:
+        light_cases.append(SCALING_CASE)  # the one-core figure of the light scaling
+    spread_counts = [int(p) for p in args.spread_partitions.split(",")] if "spread" in keys else []
+    tls: dict[str, Any] = {}
+    # every repetition's results per broker, kafka and kafkacore alternating
+    runs: dict[str, list[dict[str, Any]]] = {b: [] for b in brokers}
     profile: dict[str, Any] = {"skipped": True}
+    fd_limit = raise_fd_limit()  # 10,000 partitions: Kafka's logs, indexes and sockets
     with cleaned_up():
         libs = kafka_libs()
-        log(f"Kafka {KAFKA_VERSION} jars: {libs}")
+        log(f"Kafka {KAFKA_VERSION} jars: {libs}; open files limit {fd_limit}")
+        exe = (
+            light.ensure_rdkafka_bench(log)
+            if light_cases or spread_counts or "light_scaling" in keys
+            else None
+        )
         security = None
         if want_fetch or any(c.protocol != "PLAINTEXT" for c in cases):
             security = make_security(mktemp("kafkacore-bench-pki-"), args.sasl_mechanism)
             log(f"certificates and {security.mechanism} user generated in {security.directory}")
-
-        kafka_peaks: dict[str, float] = {}
-        if "kafka" in brokers:
-            log("starting Apache Kafka (KRaft, single node)")
-            kafka = start_kafka(libs, security)
-            log(f"kafka up on {kafka.listeners}")
-            try:
-                if security is not None:
-                    tls["kafka"] = security.probe(kafka.listeners["SSL"])
-                results["kafka"] = run_broker(libs, kafka, cases, seconds, warmup_s, {})
-                run_fetch(kafka)
-                run_txn_case(kafka)
-            finally:
-                stop(kafka.proc)
-                discard(kafka)
-            kafka_peaks = {
-                name: r["peak"]["records_per_s"]
-                for name, r in results["kafka"].items()
-                if "error" not in r
-            }
-
-        if "kafkacore" in brokers:
-            log("starting kafkacore")
-            try:
-                kc = start_kafkacore(security, args.kafkacore_python)
-            except Exception as exc:
-                log(f"kafkacore did not start: {exc}")
-                results["kafkacore"] = {c.name: {"error": f"start: {exc}"} for c in cases}
-            else:
-                log(f"kafkacore up on {kc.listeners} (pid {kc.proc.pid})")
-                try:
-                    if security is not None:
-                        tls["kafkacore"] = security.probe(kc.listeners["SSL"])
-                    results["kafkacore"] = run_broker(
-                        libs, kc, cases, seconds, warmup_s, kafka_peaks
+        for rep in range(reps):
+            kafka_peaks: dict[str, float] = {}
+            for name in brokers:
+                log(f"run {rep + 1} of {reps}: {name}")
+                one: dict[str, Any] = {}
+                runs[name].append(one)
+                broker_rep = BrokerRep(
+                    name, libs, security, seconds, warmup_s, args.kafkacore_python, one
+                )
+                if cases or want_fetch or want_txn:
+                    broker_rep.java_tools(cases, kafka_peaks, want_fetch, want_txn, args, tls)
+                    if name == "kafka":
+                        kafka_peaks = {
+                            n: r["peak"]["records_per_s"]
+                            for n, r in one["cases"].items()
+                            if "error" not in r
+                        }
+                    measured_case = one["cases"].get(profile_case.name, {})
+                    last = rep == reps - 1
+                    if want_profile and name == "kafkacore" and last and "peak" in measured_case:
+                        profile = broker_rep.profile(libs, measured_case["peak"]["records_per_s"])
+                if "scaling" in keys:
+                    log(f"scaling: {name} pinned to 1 core, then 2")
+                    try:
+                        one["scaling"] = run_scaling(
+                            libs, name, seconds, warmup_s, args.kafkacore_python
+                        )
+                    except Exception as exc:
+                        log(f"{name} scaling failed: {exc}")
+                        one["scaling"] = {"error": str(exc)[-3000:]}
+                if exe is not None and (light_cases or spread_counts):
+                    one["light"] = broker_rep.light(exe, light_cases, spread_counts)
+                if exe is not None and "light_scaling" in keys:
+                    one["light_scaling"] = broker_rep.light(
+                        exe, [SCALING_CASE], [], cpus=light.BOTH_CPUS
                     )
-                    run_fetch(kc)
-                    run_txn_case(kc)
-                    measured = results["kafkacore"].get(profile_case.name, {})
-                    if want_profile and "peak" in measured:
-                        rate = measured["peak"]["records_per_s"]
-                        profile = profile_kafkacore(libs, kc, rate, 10)
-                finally:
-                    code = stop(kc.proc)
-                    if code != 0:
-                        log(f"kafkacore exited {code}:\n{kc.tail()}")
-                    discard(kc)
 
-        for name in brokers if "scaling" in keys else ():
-            log(f"scaling: {name} pinned to 1 core, then 2")
-            try:
-                scaling[name] = run_scaling(libs, name, seconds, warmup_s, args.kafkacore_python)
-            except Exception as exc:
-                log(f"{name} scaling failed: {exc}")
-                scaling[name] = {"error": str(exc)[-3000:]}
-
+    combined = {b: median_of(r) for b, r in runs.items()}
+    results: dict[str, dict[str, dict[str, Any]]] = {
+        b: c.get("cases", {}) for b, c in combined.items() if c.get("cases")
+    }
+    fetch: dict[str, dict[str, Any]] = {
+        b: c["fetch"] for b, c in combined.items() if c.get("fetch")
+    }
+    txn: dict[str, dict[str, Any]] = {b: c["txn"] for b, c in combined.items() if c.get("txn")}
+    scaling: dict[str, dict[str, Any]] = {
+        b: c["scaling"] for b, c in combined.items() if c.get("scaling")
+    }
     text, ratios = table(cases, results)
     if cases:
         print()
@@ -1740,9 +2132,29 @@ def main() -> int:
     if scaling:
         print()
         print(scaling_table(scaling))
+    light_runs = {b: c["light"] for b, c in combined.items() if c.get("light")}
+    if light_runs:
+        print()
+        print(light_table(light_runs, "light generator, broker pinned to cpu 0"))
+    light_scaling = {b: c["light_scaling"] for b, c in combined.items() if c.get("light_scaling")}
+    if light_scaling:
+        print()
+        print(light_scaling_table(light_runs, light_scaling))
     if want_profile:
         print()
         print(profile_text(profile))
+    previous: dict[str, dict[str, Any]] = {}
+    previous_date = None
+    with contextlib.suppress(OSError, ValueError):
+        before = json.loads(out.read_text())
+        if before.get("meta", {}).get("full_run"):
+            previous = {c["cell"]: c for c in before.get("cells", [])}
+            previous_date = before["meta"].get("date")
+    paths = cell_paths(cases, light_cases, spread_counts)
+    cells = compare_cells(paths, runs, combined, previous)
+    if cells:
+        print()
+        print(cells_table(cells, reps))
     doc = {
         "meta": {
             "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
@@ -1802,7 +2214,25 @@ def main() -> int:
             "ratios_kafkacore_over_kafka": txn_ratios,
         },
         "scaling": scaling,
+        "light": light_runs,
+        "light_scaling": light_scaling,
+        "cells": cells,
+        "runs": runs,
         "profile": profile,
+    }
+    doc["meta"] |= {
+        "repetitions": reps,
+        "order": "each repetition runs kafka, then kafkacore (alternating); figures are medians",
+        "full_run": full_run,
+        "previous_full_run": previous_date,
+        "light_generator": {
+            "tool": "benches/broker/rdkafka_bench.c against Debian's librdkafka-dev",
+            "broker_cpus": light.BROKER_CPUS,
+            "generator_cpus": light.GENERATOR_CPUS,
+            "syscalls": "perf stat -e raw_syscalls:sys_enter,syscalls:sys_enter_<name>... -p "
+            "<broker pid>",
+        },
+        "load_average_at_end": os.getloadavg(),
     }
     write_report(out, doc)
     return 0

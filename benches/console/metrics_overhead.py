@@ -17,13 +17,14 @@ Prints both and their ratio (the bar: under 1 %).
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
 import sys
 import time
 import timeit
+from pathlib import Path
 from types import SimpleNamespace
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benches/_common.py
+from _common import child_broker, cpu_seconds
 from kafkacore.server.metrics import BrokerMetrics
 
 
@@ -59,45 +60,19 @@ def _hook_ns(partitions: int, loops: int = 50_000) -> float:
     return best / loops * 1e9
 
 
-_CHILD = """
-import sys
-from kafkacore import EmbeddedBroker
-with EmbeddedBroker(topics={"bench": 1}) as broker:
-    print(broker.bootstrap_servers, flush=True)
-    sys.stdin.read()
-"""
-
-
-def _cpu_seconds(pid: int) -> float:
-    with open(f"/proc/{pid}/stat", encoding="ascii") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def _broker_cpu_per_produce_ns(requests: int) -> float:
     from confluent_kafka import Producer
 
-    child = subprocess.Popen(
-        [sys.executable, "-c", _CHILD], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
-    try:
-        assert child.stdout is not None and child.stdin is not None
-        bootstrap = child.stdout.readline().strip()
+    with child_broker({"bench": 1}) as (bootstrap, pid):
         producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 0, "acks": 1})
         for _ in range(50):  # warm up: metadata, connections
             producer.produce("bench", value=b"v" * 100)
             producer.flush(10)
-        before = _cpu_seconds(child.pid)
+        before = cpu_seconds(pid)
         for _ in range(requests):
             producer.produce("bench", value=b"v" * 100)
             producer.flush(10)
-        used = _cpu_seconds(child.pid) - before
-        child.stdin.close()
-        child.wait(30)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
+        used = cpu_seconds(pid) - before
     return used / requests * 1e9
 
 

@@ -46,7 +46,6 @@ import base64
 import contextlib
 import os
 import platform
-import resource
 import shutil
 import signal
 import socket
@@ -69,9 +68,11 @@ from _common import (  # noqa: E402
     KAFKA_JVM,
     KAFKA_VERSION,
     TOOL_JVM,
+    cpu_seconds,
     free_port,
     kafka_libs,
     log,
+    raise_fd_limit,
     run_main,
     write_report,
 )
@@ -86,7 +87,6 @@ RESULTS = REPO / "benches" / "results"
 SPREAD = 1000  # the partitions produce is spread over (100 with --quick)
 TOPIC_PARTITIONS = 10
 PAGE = os.sysconf("SC_PAGE_SIZE")
-TICKS = os.sysconf("SC_CLK_TCK")
 
 _PROCS: list[subprocess.Popen[bytes]] = []
 _TMPDIRS: list[Path] = []
@@ -125,12 +125,6 @@ def open_files(pid: int) -> int:
 def memory_maps(pid: int) -> int:
     with open(f"/proc/{pid}/maps") as f:
         return sum(1 for _ in f)
-
-
-def cpu_seconds(pid: int) -> float:
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS
 
 
 def threads(pid: int) -> int:
@@ -594,20 +588,6 @@ def cleaned_up() -> Iterator[None]:
         yield
     finally:
         cleanup()
-
-
-def raise_fd_limit(wanted: int = 100_000) -> int:
-    """The soft ``RLIMIT_NOFILE`` raised to the hard limit, or to ``wanted`` (the
-    brokers inherit it) when this process may raise the hard limit too (root; Kafka's
-    documentation asks for 100,000 descriptors)."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if hard != resource.RLIM_INFINITY and hard < wanted:
-        with contextlib.suppress(ValueError, OSError):
-            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, wanted))
-            return wanted
-    if soft < hard:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
 def main() -> int:

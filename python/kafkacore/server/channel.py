@@ -45,7 +45,12 @@ from kafkacore.protocol import headers as h
 from kafkacore.server.handlers import HANDLERS, error_response, unimplemented_response
 from kafkacore.server.network import CLOSE, NO_RESPONSE, ConnectionInfo, Outcome, Part
 from kafkacore.server.request_context import RequestContext
-from kafkacore.server.request_quota import client_throttles, handle_with_request_quota
+from kafkacore.server.request_quota import (
+    ConnectionTime,
+    client_throttles,
+    handle_with_request_quota,
+    loop_time,
+)
 from kafkacore.server.sasl import SaslAuthenticator, SaslListenerSettings, peek_api_key
 from kafkacore.server.services import BrokerServices
 
@@ -124,14 +129,18 @@ class RequestChannel:
 
     async def serve(self, frame: bytes, connection: ConnectionInfo) -> Outcome:
         """Decode, handle and encode one request (no authentication step)."""
+        connection_time = self._connection_time(connection)
         try:
             header, request = decode_request(frame)
         except ProtocolError as exc:
             return self._refuse(exc, connection)
         context = RequestContext.for_connection(header, connection)
+        written = None
         try:
             handler = HANDLERS.get(ApiKey(header.api_key), _unimplemented)
-            response = await handle_with_request_quota(self.services, context, handler, request)
+            response, written = await handle_with_request_quota(
+                self.services, context, handler, request, connection_time
+            )
         except Exception:
             logger.exception(
                 "Error handling %s v%d from %s",
@@ -149,7 +158,20 @@ class RequestChannel:
             encode_response_parts(header, response),
             throttle_ms=throttle_ms,
             delay_response=throttle_ms > 0 and not _client_throttles(header),
+            on_written=written,
         )
+
+    def _connection_time(self, connection: ConnectionInfo) -> ConnectionTime | None:
+        """The connection's loop time not charged yet, kept (the transport settles it as
+        each frame is read) while some client has a request time quota."""
+        timed = connection.on_frame_read
+        if not self.services.client_quotas.has_request_quotas:
+            if timed is not None:
+                connection.on_frame_read = None
+            return None
+        if not isinstance(timed, ConnectionTime):
+            timed = connection.on_frame_read = ConnectionTime(loop_time())
+        return timed
 
     def _refuse(self, exc: ProtocolError, connection: ConnectionInfo) -> Outcome:
         cid, key, version = exc.correlation_id, exc.api_key, exc.api_version

@@ -263,6 +263,9 @@ class WindowedRate:
 # -- the manager -----------------------------------------------------------------------------
 
 
+_RESOLVED_MAX = 10_000
+
+
 @dataclass(frozen=True, slots=True)
 class _Quota:
     bound: float
@@ -279,6 +282,9 @@ class ClientQuotaManager(QuotaConfigListener):
         self._configs: dict[str, dict[str, str]] = {}
         self._rates: dict[tuple[str, tuple[str, str]], WindowedRate] = {}
         self._clock = clock_ms or (lambda: time.monotonic() * 1000)
+        # (key, user, client id) -> the quota in force, until the configs change: looked up
+        # for every request while a request quota exists
+        self._resolved: dict[tuple[str, str, str], _Quota | None] = {}
         # whether any entity has a request_percentage quota: requests are only timed then
         self.has_request_quotas = False
 
@@ -298,6 +304,7 @@ class ClientQuotaManager(QuotaConfigListener):
             self._configs_changed()
 
     def _configs_changed(self) -> None:
+        self._resolved.clear()
         self.has_request_quotas = any(REQUEST_PERCENTAGE in c for c in self._configs.values())
 
     def configs(self) -> dict[str, dict[str, str]]:
@@ -305,6 +312,16 @@ class ClientQuotaManager(QuotaConfigListener):
             return {p: dict(c) for p, c in self._configs.items()}
 
     def _quota(self, key: str, user: str, client_id: str) -> _Quota | None:
+        resolved = self._resolved
+        lookup = (key, user, client_id)
+        if lookup in resolved:
+            return resolved[lookup]
+        if len(resolved) >= _RESOLVED_MAX:  # client ids come from the network
+            resolved.clear()
+        resolved[lookup] = found = self._find_quota(key, user, client_id)
+        return found
+
+    def _find_quota(self, key: str, user: str, client_id: str) -> _Quota | None:
         for path, sensor in quota_candidates(user, client_id):
             value = self._configs.get(path, {}).get(key)
             if value is None:

@@ -130,6 +130,8 @@ class Outcome:
     close: bool = False
     throttle_ms: int = 0
     delay_response: bool = False
+    #: called once the response is written (Kafka's ``recordNetworkThreadTimeCallback``)
+    on_written: Callable[[], object] | None = None
 
 
 NO_RESPONSE = Outcome()
@@ -154,6 +156,8 @@ class ConnectionInfo:
     max_frame_bytes: int | None = None
     #: the request processor's per-connection state (the SASL authenticator)
     state: Any = None
+    #: called as each frame is read whole (the request quota's reading time)
+    on_frame_read: Callable[[], None] | None = None
 
 
 class RequestProcessor(Protocol):
@@ -534,6 +538,8 @@ class SocketServer:
                     break
                 # a half-sent frame is no activity: it is subject to the idle expiry too
                 frame = await self._read_exactly(reader, size, flow)
+                if info.on_frame_read is not None:
+                    info.on_frame_read()
                 flow.busy = True
                 flow.queued_bytes += size
                 frames.put_nowait(frame)
@@ -656,6 +662,8 @@ class SocketServer:
                         flow.last_written = time.monotonic()
                 if self.on_request_done is not None:
                     self.on_request_done(frame, started, asyncio.get_running_loop().time())
+                if outcome.on_written is not None:
+                    outcome.on_written()
                 if outcome.throttle_ms > 0 and not outcome.delay_response:
                     flow.throttled = True  # KIP-219: nothing is read while throttled
                     try:

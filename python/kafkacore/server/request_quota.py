@@ -1,15 +1,30 @@
 """The request time quota, ``request_percentage`` (Kafka's ``ClientRequestQuotaManager``,
-KIP-124): the time the broker's threads spend handling a client's requests, as a
-percentage of one thread, measured over the quota window like the byte rates.
+KIP-124): the time the broker's threads spend on a client's requests, as a percentage of
+one thread, measured over the quota window like the byte rates.
 
-**What is measured.** Kafka records ``requestThreadTimeNanos`` (the request handler
-thread's time on the request) converted with ``100 / 1e9`` per nanosecond, into a
-``Rate``: the rate is then the percentage of one thread. kafkacore handles a request on
-the event loop and, for blocking work, on the I/O threads (``BrokerServices.run_io``):
-both are counted, the loop's share as the time the handler's coroutine runs between its
-awaits (not the time it waits: a Fetch long-poll or a Produce waiting for its replicas
-costs nothing, as in Kafka's purgatory), the I/O share as the time its ``run_io`` calls
-take on their thread.
+**What is measured.** Kafka records a request's handler thread time
+(``requestThreadTimeNanos``) when the handler is done, and its network thread time
+(reading the request, writing the response: ``KafkaChannel.networkThreadTimeNanos``) once
+the response is sent, without throttling (``recordNoThrottle`` through the request's
+``recordNetworkThreadTimeCallback``); both at ``100 / 1e9`` per nanosecond into a ``Rate``,
+so the rate is the percentage of one thread. kafkacore does both jobs on the event loop,
+plus blocking work on the I/O threads (``BrokerServices.run_io``):
+
+* the loop's share is its thread's CPU time (:class:`LoopTime`), handed out span by span:
+  the span that ends when a connection's frame is read whole (the transport's reading
+  and the loop's dispatching that led to it) and the one that ends when a response is
+  written (encoding, writing) to the connection (:class:`ConnectionTime`: Kafka's network
+  thread time), charged with its next request; the spans ending as the handler's
+  coroutine finishes a step (decoding, handling) to the request. Every CPU nanosecond of
+  the loop so lands on one request, counted once; the loop's own overhead (``epoll``,
+  scheduling) lands on the connection it was dispatching for. Time a request waits (a
+  Fetch long-poll, a Produce waiting for its replicas) costs nothing, as in Kafka's
+  purgatory: the thread's clock does not run while the loop sleeps.
+* the I/O share is the time its ``run_io`` calls take on their thread (wall time, as
+  Kafka's handler threads: a pool thread blocked in ``fsync`` serves no one else).
+
+A span that started more than :data:`IDLE_NS` after the previous one was settled is not
+charged: what the loop did meanwhile (timers, background tasks) served no request.
 
 **Enforcement** (Kafka's ``KafkaApis``/``RequestHandlerHelper``): the throttle time is
 ``(rate - quota) / quota * window`` bounded by one window (``boundedThrottleTime``, 1 s);
@@ -17,15 +32,20 @@ it goes in the response's ``throttle_time_ms`` and the channel is muted for it. 
 takes the larger of its byte-rate and request throttles; an ``acks=0`` Produce is not
 recorded. A Fetch throttled by either quota sends no records and its bytes are taken back
 from the byte rate (``getThrottledResponse``). Exempt, as Kafka sends them with
-``sendResponseExemptThrottle``: the inter-broker APIs and followers' Fetches.
+``sendResponseExemptThrottle``: the inter-broker APIs and followers' Fetches (their loop
+time is settled and charged to no one).
 
-Cost when no ``request_percentage`` quota is configured anywhere: one attribute read.
+Cost when no ``request_percentage`` quota is configured anywhere: a few attribute reads per
+request. With one: three reads of the thread's CPU clock (one more per ``await`` of its
+handler; a system call where the vDSO has no CPU clocks, about 1 µs) and one recording per
+request, measured by ``benches/broker/request_quota_overhead.py``.
 """
 
 from __future__ import annotations
 
 import contextvars
 import inspect
+import threading
 import time
 from collections.abc import Callable, Generator
 from typing import Any, TypeVar
@@ -37,10 +57,14 @@ from kafkacore.server.request_context import RequestContext
 __all__ = [
     "CLIENT_THROTTLES_FROM",
     "EXEMPT_APIS",
+    "IDLE_NS",
     "NANOS_TO_PERCENTAGE",
+    "ConnectionTime",
+    "LoopTime",
     "client_throttles",
     "handle_with_request_quota",
     "io_timed",
+    "loop_time",
 ]
 
 _T = TypeVar("_T")
@@ -108,6 +132,64 @@ def client_throttles(api_key: int, version: int) -> bool:
     return since is not None and version >= since
 
 
+#: a span of the loop's time that began this long after the previous one was settled is
+#: not charged: nothing was settled meanwhile, so the loop served no request
+IDLE_NS = 1_000_000_000
+
+
+class LoopTime:
+    """The CPU time of one thread (the event loop's), settled span by span: each
+    :meth:`take` returns the thread's CPU time since the previous one, whoever took it.
+    Not thread-safe: one per thread (:func:`loop_time`)."""
+
+    __slots__ = ("_cpu_ns", "_wall_ns")
+
+    def __init__(self) -> None:
+        self._cpu_ns = time.thread_time_ns()
+        self._wall_ns = time.perf_counter_ns()
+
+    def take(self) -> int:
+        """The thread's CPU nanoseconds since the last take (0 when that was more than
+        :data:`IDLE_NS` ago: the loop served no request meanwhile)."""
+        cpu, wall = time.thread_time_ns(), time.perf_counter_ns()
+        spent = cpu - self._cpu_ns if wall - self._wall_ns <= IDLE_NS else 0
+        self._cpu_ns, self._wall_ns = cpu, wall
+        return spent
+
+
+_THREAD = threading.local()
+
+
+def loop_time() -> LoopTime:
+    """This thread's :class:`LoopTime` (a process may run brokers on several loops)."""
+    clock: LoopTime | None = getattr(_THREAD, "loop_time", None)
+    if clock is None:
+        clock = _THREAD.loop_time = LoopTime()
+    return clock
+
+
+class ConnectionTime:
+    """One connection's loop time not charged yet (Kafka's
+    ``KafkaChannel.networkThreadTimeNanos``): the transport calls it when a frame is read
+    whole (``ConnectionInfo.on_frame_read``) and when a response is written
+    (``Outcome.on_written``), each call settling the loop's time since the previous
+    settlement; the next request on the connection takes the sum. Event loop thread
+    only."""
+
+    __slots__ = ("_clock", "_ns")
+
+    def __init__(self, clock: LoopTime) -> None:
+        self._clock = clock
+        self._ns = 0
+
+    def __call__(self) -> None:
+        self._ns += self._clock.take()
+
+    def get_and_reset(self) -> int:
+        ns, self._ns = self._ns, 0
+        return ns
+
+
 class _Timer:
     __slots__ = ("ns",)
 
@@ -138,28 +220,29 @@ def io_timed(fn: Callable[[], _T]) -> Callable[[], _T]:
 
 
 class _Timed:
-    """Awaits ``awaitable`` adding the time each of its steps runs to ``timer``."""
+    """Awaits ``awaitable``, adding to ``timer`` the loop's time settled as each of its
+    steps ends (the step, and the dispatching that led to it)."""
 
-    def __init__(self, awaitable: Any, timer: _Timer) -> None:
+    def __init__(self, awaitable: Any, timer: _Timer, clock: LoopTime) -> None:
         self._awaitable = awaitable
         self._timer = timer
+        self._clock = clock
 
     def __await__(self) -> Generator[Any, Any, Any]:
         inner = self._awaitable.__await__()
-        timer = self._timer
+        timer, clock = self._timer, self._clock
         send: Any = None
         error: BaseException | None = None
         while True:
-            start = time.perf_counter_ns()
             try:
                 yielded = inner.throw(error) if error is not None else inner.send(send)
             except StopIteration as stop:
-                timer.ns += time.perf_counter_ns() - start
+                timer.ns += clock.take()
                 return stop.value
             except BaseException:
-                timer.ns += time.perf_counter_ns() - start
+                timer.ns += clock.take()
                 raise
-            timer.ns += time.perf_counter_ns() - start
+            timer.ns += clock.take()
             try:
                 send, error = (yield yielded), None
             except BaseException as exc:
@@ -182,31 +265,49 @@ def _replica_id(request: Any) -> int:
 
 
 async def handle_with_request_quota(
-    services: Any, context: RequestContext, handler: Callable[..., Any], request: Any
-) -> Any:
-    """``handler(services, context, request)`` (awaited if need be); when the client has a
-    ``request_percentage`` quota, its time is recorded and a throttle applied."""
+    services: Any,
+    context: RequestContext,
+    handler: Callable[..., Any],
+    request: Any,
+    connection_time: ConnectionTime | None,
+) -> tuple[Any, Callable[[], object] | None]:
+    """``handler(services, context, request)`` (awaited if need be) and what the transport
+    calls once the response is written (``None``: nothing to record). When some client has
+    a ``request_percentage`` quota, the request is charged its connection's time not
+    charged yet (``connection_time``: reading this frame, writing the previous response),
+    the loop's time up to the handler's end (decoding, handling) and its I/O threads'
+    time, and throttled; the loop's time from there until the response is written
+    (encoding, writing) goes to ``connection_time``, charged with the connection's next
+    request (Kafka records it at once, without a throttle: the rate is the same, with one
+    recording per request instead of two)."""
     quotas = services.client_quotas
-    if not quotas.has_request_quotas or _exempt(context, request):
+    if not quotas.has_request_quotas:
         response = handler(services, context, request)
         if inspect.isawaitable(response):
             response = await response
-        return response
+        return response, None
+    clock = loop_time()
     timer = _Timer()
     token = _TIMER.set(timer)
     try:
-        start = time.perf_counter_ns()
         response = handler(services, context, request)
-        timer.ns += time.perf_counter_ns() - start
         if inspect.isawaitable(response):
-            response = await _Timed(response, timer)
+            response = await _Timed(response, timer, clock)
+        else:
+            timer.ns += clock.take()
     finally:
         _TIMER.reset(token)
+    if connection_time is None:  # the quota came in after the channel looked
+        connection_time = ConnectionTime(clock)
+    earlier_ns = connection_time.get_and_reset()
+    if _exempt(context, request):
+        return response, clock.take  # settled, charged to no one
     user, client_id = context.principal.name, context.header.client_id or ""
-    throttle_ms = quotas.record_request_time(user, client_id, timer.ns * NANOS_TO_PERCENTAGE)
+    spent = (earlier_ns + timer.ns) * NANOS_TO_PERCENTAGE
+    throttle_ms = quotas.record_request_time(user, client_id, spent)
     if throttle_ms > 0:
         _throttle(quotas, context, response, throttle_ms, user, client_id)
-    return response
+    return response, connection_time
 
 
 def _throttle(
