@@ -46,6 +46,7 @@ from kafkacore.log import Log, LogAppendInfo, TopicPartition
 from kafkacore.log.log import AppendOrigin
 from kafkacore.log.producer_state import DuplicateSequenceError
 from kafkacore.metadata import PartitionState
+from kafkacore.protocol import ErrorCode
 
 __all__ = [
     "AlterPartitionSubmitter",
@@ -63,18 +64,26 @@ logger = logging.getLogger("kafkacore.server")
 class NotLeaderOrFollowerError(KafkaCoreError):
     """This broker does not lead the partition (NOT_LEADER_OR_FOLLOWER)."""
 
+    error_code = ErrorCode.NOT_LEADER_OR_FOLLOWER
+
 
 class FencedLeaderEpochError(KafkaCoreError):
     """A request's leader epoch is older than the partition's (FENCED_LEADER_EPOCH)."""
+
+    error_code = ErrorCode.FENCED_LEADER_EPOCH
 
 
 class UnknownLeaderEpochError(KafkaCoreError):
     """A request's leader epoch is newer than the partition's (UNKNOWN_LEADER_EPOCH)."""
 
+    error_code = ErrorCode.UNKNOWN_LEADER_EPOCH
+
 
 class NotEnoughReplicasError(KafkaCoreError):
     """``acks=-1`` with fewer in-sync replicas than ``min.insync.replicas``
     (NOT_ENOUGH_REPLICAS)."""
+
+    error_code = ErrorCode.NOT_ENOUGH_REPLICAS
 
 
 def _now_ms() -> int:

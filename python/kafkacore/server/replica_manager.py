@@ -46,6 +46,7 @@ from concurrent.futures import Executor
 from typing import Any, Protocol
 
 from kafkacore.config import BrokerConfig, LogConfig
+from kafkacore.errors import error_code_for
 from kafkacore.log import Log, LogAppendInfo, LogManager, TopicPartition
 from kafkacore.log.log import AppendOrigin
 from kafkacore.metadata import (
@@ -823,9 +824,7 @@ class ReplicaManager:
                         partition = self._partitions.setdefault(tp, created)
             except Exception as exc:
                 logger.exception("Cannot create the log of %s", tp)
-                from kafkacore.server.handlers.errors import error_code_for
-
-                errors[key] = error_code_for(exc)
+                errors[key] = ErrorCode(error_code_for(exc))
                 if errors[key] == ErrorCode.KAFKA_STORAGE_ERROR:
                     # no log while a log dir is offline: it may have been there
                     with self._lock:

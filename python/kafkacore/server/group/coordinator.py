@@ -41,7 +41,12 @@ from typing import Any, NamedTuple
 from kafkacore import record
 from kafkacore.config import BrokerConfig
 from kafkacore.coordinator import records as recs
-from kafkacore.errors import KafkaCoreError, RecordBatchTooLargeError, RecordTooLargeError
+from kafkacore.errors import (
+    KafkaCoreError,
+    RecordBatchTooLargeError,
+    RecordTooLargeError,
+    error_code_for,
+)
 from kafkacore.log import TopicPartition
 from kafkacore.protocol import ErrorCode
 from kafkacore.server.group.group import (
@@ -141,10 +146,7 @@ def _txn_append_error_code(exc: BaseException) -> int:
         exc, (RecordTooLargeError, RecordBatchTooLargeError)
     ):
         return code
-    # imported here: the handler package imports this module
-    from kafkacore.server.handlers.errors import error_code_for
-
-    return int(error_code_for(exc))
+    return error_code_for(exc)
 
 
 def _java_length(text: str) -> int:

@@ -41,7 +41,7 @@ import struct
 import time
 from typing import Any
 
-from kafkacore.errors import OffsetOutOfRangeError
+from kafkacore.errors import OffsetOutOfRangeError, error_code_for
 from kafkacore.log import (
     EARLIEST_LOCAL_TIMESTAMP,
     EARLIEST_TIMESTAMP,
@@ -62,7 +62,6 @@ from kafkacore.record.layout import (
 from kafkacore.security.acl import AclOperation, ResourceType
 from kafkacore.server import authz
 from kafkacore.server.client_quotas import FETCH as FETCH_QUOTA
-from kafkacore.server.handlers.errors import error_code_for
 from kafkacore.server.network import FileRegion
 from kafkacore.server.partition import (
     FencedLeaderEpochError,

@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from kafkacore.errors import RecordValidationError
+from kafkacore.errors import RecordValidationError, error_code_for
 from kafkacore.log import TopicPartition
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
 from kafkacore.protocol.errors import message as default_message
@@ -43,7 +43,6 @@ from kafkacore.security.acl import AclOperation, ResourceType
 from kafkacore.server import authz
 from kafkacore.server.client_quotas import PRODUCE as PRODUCE_QUOTA
 from kafkacore.server.handlers.cluster import auto_create
-from kafkacore.server.handlers.errors import error_code_for
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.services import BrokerServices
 

@@ -35,12 +35,12 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from kafkacore.errors import error_code_for
 from kafkacore.log import TopicPartition
 from kafkacore.protocol import ApiKey, ErrorCode
 from kafkacore.protocol.api import APIS
 from kafkacore.security.acl import AclOperation
 from kafkacore.server import authz
-from kafkacore.server.handlers.errors import error_code_for
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.services import BrokerServices
 
