@@ -24,6 +24,7 @@ __all__ = [
     "InvalidProducerEpochError",
     "InvalidRecordError",
     "InvalidReplicationFactorError",
+    "InvalidTimestampError",
     "InvalidTxnStateError",
     "KafkaCoreError",
     "OffsetOutOfRangeError",
@@ -112,6 +113,13 @@ class RecordBatchTooLargeError(KafkaCoreError):
     RECORD_LIST_TOO_LARGE)."""
 
     error_code = 18  # RECORD_LIST_TOO_LARGE
+
+
+class InvalidTimestampError(KafkaCoreError):
+    """A CreateTime batch whose timestamp is outside ``message.timestamp.before.max.ms`` /
+    ``message.timestamp.after.max.ms`` of the broker's time (Kafka's INVALID_TIMESTAMP)."""
+
+    error_code = 32  # INVALID_TIMESTAMP
 
 
 class RecordValidationError(InvalidRecordError):

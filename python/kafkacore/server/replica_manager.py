@@ -49,6 +49,7 @@ from kafkacore.config import BrokerConfig, LogConfig
 from kafkacore.errors import error_code_for
 from kafkacore.log import Log, LogAppendInfo, LogManager, TopicPartition
 from kafkacore.log.log import AppendOrigin
+from kafkacore.log.validator import validate_produce_records
 from kafkacore.metadata import (
     BrokerInfo,
     MetadataCache,
@@ -519,6 +520,23 @@ class ReplicaManager:
             required_acks=required_acks,
             origin=origin,
             verification_guard=verification_guard,
+        )
+
+    def append_client_records(
+        self,
+        partition: Partition,
+        records: bytes | bytearray | memoryview | None,
+        *,
+        required_acks: int = 1,
+        verification_guard: tuple[int, int] | None = None,
+    ) -> LogAppendInfo:
+        """One partition's records of a Produce, on the calling thread: exactly one
+        magic-2 batch (:func:`~kafkacore.log.validator.validate_produce_records`, asked
+        before the partition as Kafka's ``KafkaApis`` does), then :meth:`append_to_leader`
+        (leadership, ``acks=-1`` ISR size, the log's validator). Raises what they raise."""
+        data = validate_produce_records(records)
+        return partition.append_records_to_leader(
+            data, required_acks=required_acks, verification_guard=verification_guard
         )
 
     async def append_records(
