@@ -43,12 +43,21 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from kafkacore.config import BrokerConfig, LogConfig
-from kafkacore.errors import error_code_for
-from kafkacore.log import Log, LogAppendInfo, LogManager, TopicPartition
+from kafkacore.errors import OffsetOutOfRangeError, error_code_for
+from kafkacore.log import (
+    FetchDataInfo,
+    Log,
+    LogAppendInfo,
+    LogManager,
+    TimestampAndOffset,
+    TopicPartition,
+)
 from kafkacore.log.log import AppendOrigin
+from kafkacore.log.txn_index import AbortedTxn
 from kafkacore.log.validator import validate_produce_records
 from kafkacore.metadata import (
     BrokerInfo,
@@ -58,12 +67,29 @@ from kafkacore.metadata import (
     TopicMetadata,
 )
 from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
-from kafkacore.server.delayed import FetchPurgatory, ProducePurgatory
+from kafkacore.server.delayed import DelayedFetch, FetchPurgatory, ProducePurgatory
 from kafkacore.server.inter_broker import NodeClient, broker_client
-from kafkacore.server.partition import AlterPartitionSubmitter, Partition
+from kafkacore.server.partition import (
+    AlterPartitionSubmitter,
+    FencedLeaderEpochError,
+    FetchIsolation,
+    FetchParams,
+    FetchPartitionData,
+    KafkaStorageError,
+    NotLeaderOrFollowerError,
+    Partition,
+    UnknownLeaderEpochError,
+    UnknownTopicOrPartitionError,
+)
 from kafkacore.server.replication_quota import ReplicationQuota
 
-__all__ = ["INTERNAL_TOPICS", "MAX_TOPIC_NAME_LENGTH", "ReplicaManager", "topic_name_error"]
+__all__ = [
+    "INTERNAL_TOPICS",
+    "MAX_TOPIC_NAME_LENGTH",
+    "LogReadResult",
+    "ReplicaManager",
+    "topic_name_error",
+]
 
 logger = logging.getLogger("kafkacore.server")
 
@@ -147,6 +173,28 @@ class InlineAppends:
                 seconds * 1000,
                 self.pause_s,
             )
+
+
+@dataclass(slots=True)
+class LogReadResult:
+    """One partition's answer to a Fetch (Kafka's ``LogReadResult``): its error code, the
+    records' file region (``None``: no records), the truncation point of a diverged
+    follower, the offsets the answer carries (-1: unknown) and, for a read_committed
+    consumer, the aborted transactions overlapping what it read."""
+
+    topic_partition: TopicPartition
+    error_code: int = ErrorCode.NONE
+    fetched: FetchDataInfo | None = None
+    diverging_epoch: tuple[int, int] | None = None
+    high_watermark: int = -1
+    last_stable_offset: int = -1
+    log_start_offset: int = -1
+    aborted_transactions: list[AbortedTxn] = field(default_factory=list)
+
+    @property
+    def size(self) -> int:
+        """The bytes of records it carries."""
+        return 0 if self.fetched is None else self.fetched.length
 
 
 class ReplicaManager:
@@ -500,6 +548,139 @@ class ReplicaManager:
     def high_watermarks(self) -> dict[TopicPartition, int]:
         """Every partition's high watermark (for ``replication-offset-checkpoint``)."""
         return {p.topic_partition: p.high_watermark for p in self.partitions()}
+
+    # -- reads -----------------------------------------------------------------------------
+
+    async def fetch_messages(
+        self,
+        params: FetchParams,
+        partitions: Sequence[tuple[TopicPartition, FetchPartitionData]],
+    ) -> list[LogReadResult]:
+        """A Fetch's partitions, in order (Kafka's ``fetchMessages``): read at once
+        (:meth:`read_from_log`, follower fetch state updated); with fewer than
+        ``params.min_bytes`` and no error, a :class:`DelayedFetch` waits up to
+        ``params.max_wait_ms`` for appends to them and re-reads without updating the
+        follower state. On the event loop."""
+        self._loop = asyncio.get_running_loop()
+        results = self.read_from_log(params, partitions, update_fetch_state=True)
+        if _fetch_complete(params, results) or not partitions:
+            return results
+        delayed = DelayedFetch(
+            self.purgatory,
+            [tp for tp, _fetch in partitions],
+            params.max_wait_ms,
+            lambda: self.read_from_log(params, partitions, update_fetch_state=False),
+            lambda found: _fetch_complete(params, found),
+        )
+        return await delayed.complete(results)
+
+    def read_from_log(
+        self,
+        params: FetchParams,
+        partitions: Sequence[tuple[TopicPartition, FetchPartitionData]],
+        *,
+        update_fetch_state: bool,
+    ) -> list[LogReadResult]:
+        """Kafka's ``readFromLog``: each partition in turn, at most its ``max_bytes`` and
+        what is left of ``params.max_bytes``, the first batch found returned whole
+        (KIP-74)."""
+        remaining = max(0, params.max_bytes)
+        total = 0
+        results: list[LogReadResult] = []
+        for tp, fetch in partitions:
+            result = self._read_partition(
+                params,
+                tp,
+                fetch,
+                max(0, min(fetch.max_bytes, remaining)),
+                total == 0,
+                update_fetch_state,
+            )
+            total += result.size
+            remaining -= result.size
+            results.append(result)
+        return results
+
+    def _read_partition(
+        self,
+        params: FetchParams,
+        tp: TopicPartition,
+        fetch: FetchPartitionData,
+        max_bytes: int,
+        min_one_message: bool,
+        update_fetch_state: bool,
+    ) -> LogReadResult:
+        """One partition (Kafka's ``readFromLog.read``): not hosted -> NOT_LEADER_OR_FOLLOWER
+        (KAFKA_STORAGE_ERROR when its log directory failed); the partition's own checks
+        and read (:meth:`Partition.fetch_records`); a throttled follower's records held
+        back (KIP-73); a read_committed consumer's aborted transactions."""
+        partition = self.get_partition(tp)
+        if partition is None:
+            offline = self.is_offline(tp)
+            return LogReadResult(
+                tp,
+                ErrorCode.KAFKA_STORAGE_ERROR if offline else ErrorCode.NOT_LEADER_OR_FOLLOWER,
+            )
+        try:
+            info = partition.fetch_records(
+                params, fetch, max_bytes, min_one_message, update_fetch_state
+            )
+        except (NotLeaderOrFollowerError, FencedLeaderEpochError, UnknownLeaderEpochError) as exc:
+            return LogReadResult(tp, exc.error_code)
+        result = LogReadResult(
+            tp,
+            diverging_epoch=info.diverging_epoch,
+            high_watermark=info.high_watermark,
+            last_stable_offset=info.last_stable_offset,
+            log_start_offset=info.log_start_offset,
+        )
+        if info.read_error is not None:
+            result.error_code = error_code_for(info.read_error)
+            if not isinstance(info.read_error, OffsetOutOfRangeError):
+                result.high_watermark = result.last_stable_offset = -1
+            return result
+        fetched = info.fetched
+        if fetched is None or fetched.length == 0:
+            return result
+        if params.is_from_follower and self.should_leader_throttle(partition, params.replica_id):
+            return result  # KIP-73: no records while the leader's throttle is exceeded
+        result.fetched = fetched
+        if params.isolation is FetchIsolation.TXN_COMMITTED:
+            result.aborted_transactions = partition.log.aborted_transactions_for(fetched)
+        return result
+
+    def fetch_offset_for_timestamp(
+        self,
+        tp: TopicPartition,
+        timestamp: int,
+        isolation: FetchIsolation,
+        current_leader_epoch: int = -1,
+    ) -> TimestampAndOffset | None:
+        """ListOffsets for one partition (Kafka's ``fetchOffsetForTimestamp``): see
+        :meth:`Partition.fetch_offset_for_timestamp`. A partition not hosted here raises
+        ``UnknownTopicOrPartitionError`` (``KafkaStorageError`` when its log directory
+        failed)."""
+        return self._hosted_partition(tp).fetch_offset_for_timestamp(
+            timestamp, isolation, current_leader_epoch
+        )
+
+    def last_offset_for_leader_epoch(
+        self, tp: TopicPartition, current_leader_epoch: int, leader_epoch: int
+    ) -> tuple[int, int] | None:
+        """OffsetForLeaderEpoch for one partition, on its leader (Kafka's
+        ``lastOffsetForLeaderEpoch``): see :meth:`Partition.last_offset_for_leader_epoch`;
+        a partition not hosted here raises as :meth:`fetch_offset_for_timestamp`."""
+        return self._hosted_partition(tp).last_offset_for_leader_epoch(
+            current_leader_epoch, leader_epoch
+        )
+
+    def _hosted_partition(self, tp: TopicPartition) -> Partition:
+        partition = self.get_partition(tp)
+        if partition is None:
+            if self.is_offline(tp):
+                raise KafkaStorageError(f"The log directory of {tp} is offline")
+            raise UnknownTopicOrPartitionError(f"This server does not host {tp}")
+        return partition
 
     # -- appends ---------------------------------------------------------------------------
 
@@ -1115,3 +1296,11 @@ class ReplicaManager:
             partition.replica_lag_time_max_ms = config.replica_lag_time_max_ms
         for topic in self.cache.topics():
             self.logs.update_topic_config(topic.name, LogConfig(dict(topic.configs), config))
+
+
+def _fetch_complete(params: FetchParams, results: Sequence[LogReadResult]) -> bool:
+    """Whether a Fetch is answered now (Kafka's ``fetchMessages``/``DelayedFetch``): it
+    has ``min_bytes``, or a partition has an error."""
+    if any(r.error_code != ErrorCode.NONE for r in results):
+        return True
+    return sum(r.size for r in results) >= params.min_bytes
