@@ -95,7 +95,14 @@ def test_every_code_an_exception_carries_is_one_of_kafkas() -> None:
         ErrorCode(cls.error_code)  # raises ValueError for a code Kafka does not have
 
 
-LIBRARY = ["server/replica_manager.py", "server/partition.py", "server/group/coordinator.py"]
+LIBRARY = [
+    "server/replica_manager.py",
+    "server/partition.py",
+    "server/delayed.py",
+    "server/group/coordinator.py",
+    "server/txn/markers.py",
+    "log/validator.py",
+]
 
 
 @pytest.mark.parametrize("path", LIBRARY)

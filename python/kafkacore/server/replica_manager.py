@@ -88,6 +88,7 @@ __all__ = [
     "MAX_TOPIC_NAME_LENGTH",
     "LogReadResult",
     "ReplicaManager",
+    "TxnMarker",
     "topic_name_error",
 ]
 
@@ -96,6 +97,7 @@ logger = logging.getLogger("kafkacore.server")
 MAX_TOPIC_NAME_LENGTH = 249
 _LEGAL_TOPIC = re.compile(r"[a-zA-Z0-9._-]+")
 INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state"})
+_GROUP_METADATA_TOPIC = "__consumer_offsets"
 
 
 # StopReplica leader epochs that always apply (Kafka's LeaderAndIsr.EpochDuringDelete/NoEpoch)
@@ -195,6 +197,18 @@ class LogReadResult:
     def size(self) -> int:
         """The bytes of records it carries."""
         return 0 if self.fetched is None else self.fetched.length
+
+
+@dataclass(frozen=True, slots=True)
+class TxnMarker:
+    """One transaction's COMMIT or ABORT marker for some partitions (Kafka's
+    ``TxnMarkerEntry``): the producer and its epoch, the coordinator epoch, the result."""
+
+    producer_id: int
+    producer_epoch: int
+    coordinator_epoch: int
+    committed: bool
+    partitions: Sequence[TopicPartition]
 
 
 class ReplicaManager:
@@ -764,6 +778,79 @@ class ReplicaManager:
         )
         self.purgatory.wake(partition.topic_partition)
         return info
+
+    async def append_txn_markers(
+        self,
+        markers: Sequence[TxnMarker],
+        timeout_ms: int,
+        on_offsets_marker: Callable[[int, int, bool], Awaitable[None]] | None = None,
+    ) -> list[list[int]]:
+        """Write transaction markers as leader (Kafka's ``handleWriteTxnMarkersRequest``
+        over ``appendRecords`` with ``AppendOrigin.COORDINATOR`` and ``acks=-1``), for the
+        WriteTxnMarkers handler and the coordinator's marker channel alike: per marker,
+        per partition in order, the error code. A partition not hosted here is
+        UNKNOWN_TOPIC_OR_PARTITION (KAFKA_STORAGE_ERROR when its log directory failed);
+        the append's refusals carry their codes (NOT_LEADER_OR_FOLLOWER,
+        NOT_ENOUGH_REPLICAS, INVALID_PRODUCER_EPOCH, TRANSACTION_COORDINATOR_FENCED, ...);
+        the markers written then wait for the high watermark up to ``timeout_ms``
+        (:meth:`wait_for_replication`). A marker that reached ``__consumer_offsets-N``
+        is then told to ``on_offsets_marker(N, producer id, committed)`` (the group
+        coordinator's ``onTransactionCompleted``); its failure does not change the
+        answer, the marker is written. On the event loop."""
+        codes: list[list[int]] = []
+        # (marker index, partition index in it, partition, offset the HW must reach)
+        written: list[tuple[int, int, TopicPartition, int]] = []
+        for m, marker in enumerate(markers):
+            marker_codes: list[int] = []
+            codes.append(marker_codes)
+            for i, tp in enumerate(marker.partitions):
+                marker_codes.append(ErrorCode.NONE)
+                partition = self.get_partition(tp)
+                if partition is None:
+                    marker_codes[i] = (
+                        ErrorCode.KAFKA_STORAGE_ERROR
+                        if self.is_offline(tp)
+                        else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+                    )
+                    continue
+                try:
+                    info = await self.append_txn_marker(
+                        partition,
+                        marker.producer_id,
+                        marker.producer_epoch,
+                        marker.coordinator_epoch,
+                        marker.committed,
+                    )
+                except Exception as exc:
+                    code = error_code_for(exc)
+                    if code == ErrorCode.UNKNOWN_SERVER_ERROR:
+                        logger.exception("Error writing a transaction marker to %s", tp)
+                    else:
+                        logger.debug("Transaction marker for %s refused: %s", tp, exc)
+                    marker_codes[i] = code
+                    continue
+                written.append((m, i, tp, info.last_offset + 1))
+        if written:
+            replicated = await self.wait_for_replication(
+                [(tp, offset) for _m, _i, tp, offset in written], timeout_ms
+            )
+            for (m, i, _tp, _offset), code in zip(written, replicated, strict=True):
+                codes[m][i] = code
+        if on_offsets_marker is not None:
+            for m, i, tp, _offset in written:
+                if tp.topic != _GROUP_METADATA_TOPIC or codes[m][i] != ErrorCode.NONE:
+                    continue
+                marker = markers[m]
+                try:
+                    await on_offsets_marker(tp.partition, marker.producer_id, marker.committed)
+                except Exception:  # the marker is written: the answer stands
+                    logger.exception(
+                        "The group coordinator failed to complete the transaction of "
+                        "producer %d on %s",
+                        marker.producer_id,
+                        tp,
+                    )
+        return codes
 
     async def wait_for_replication(
         self, required: Sequence[tuple[TopicPartition, int]], timeout_ms: int

@@ -5,9 +5,10 @@ Once a PrepareCommit / PrepareAbort is written, the coordinator hands the transa
 here (:meth:`TransactionMarkerChannelManager.send_markers`): every partition of the
 transaction gets a WriteTxnMarkers (one marker: producer id and epoch, COMMIT or ABORT,
 the coordinator epoch) sent to its leader — in-process through
-:func:`kafkacore.server.handlers.txn_markers.write_txn_markers` when this broker leads
-it, else over a :class:`~kafkacore.server.inter_broker.NodeClient` to the leader's
-inter-broker listener (v1). Answers per partition, as Kafka's completion handler:
+:meth:`~kafkacore.server.replica_manager.ReplicaManager.append_txn_markers` when this
+broker leads it (what the WriteTxnMarkers handler calls), else over a
+:class:`~kafkacore.server.inter_broker.NodeClient` to the leader's inter-broker listener
+(v1). Answers per partition, as Kafka's completion handler:
 
 * NONE: the partition is done (:attr:`on_partition_done` removes it from the
   transaction's partitions, so DescribeTransactions shows those still waiting);
@@ -34,12 +35,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from kafkacore.log import TopicPartition
 from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
 from kafkacore.server.inter_broker import NodeClient, broker_client
+from kafkacore.server.replica_manager import TxnMarker
 
 if TYPE_CHECKING:
     from kafkacore.server.services import BrokerServices
@@ -74,17 +76,6 @@ class MarkerResult:
     """Fenced, or the coordinator moved: leave the transaction as it is."""
 
 
-LocalWriter = Callable[["BrokerServices", Any], Awaitable[Any]]
-
-
-async def _default_local_writer(services: BrokerServices, request: Any) -> Any:
-    """WriteTxnMarkers in-process (the log side's handler module, imported on first use:
-    it imports the broker's services)."""
-    from kafkacore.server.handlers.txn_markers import write_txn_markers
-
-    return await write_txn_markers(services, request)
-
-
 class TransactionMarkerChannelManager:
     """See the module documentation. :meth:`attach` gives it the broker's services
     (the in-process writer needs them) once they exist."""
@@ -94,12 +85,10 @@ class TransactionMarkerChannelManager:
         *,
         retry_backoff_s: float = 0.1,
         max_backoff_s: float = 1.0,
-        local_writer: LocalWriter = _default_local_writer,
     ) -> None:
         self.services: BrokerServices | None = None
         self.retry_backoff_s = retry_backoff_s
         self.max_backoff_s = max_backoff_s
-        self.local_writer = local_writer
         self._clients: dict[int, NodeClient] = {}
 
     def attach(self, services: BrokerServices) -> None:
@@ -256,18 +245,19 @@ class TransactionMarkerChannelManager:
         retry = {tp: int(ErrorCode.NOT_LEADER_OR_FOLLOWER) for tp in partitions}
         if leader < 0:
             return retry
+        if leader == services.node_id:
+            return await self._write_locally(
+                partitions, producer_id, producer_epoch, committed, coordinator_epoch
+            )
         request = self._request(
             partitions, producer_id, producer_epoch, committed, coordinator_epoch
         )
         try:
-            if leader == services.node_id:
-                response = await self.local_writer(services, request)
-            else:
-                client = self._client(leader)
-                if client is None:
-                    return retry
-                api = APIS_BY_NAME["WriteTxnMarkers"]
-                response = await client.send(ApiKey(api.key), WRITE_TXN_MARKERS_VERSION, request)
+            client = self._client(leader)
+            if client is None:
+                return retry
+            api = APIS_BY_NAME["WriteTxnMarkers"]
+            response = await client.send(ApiKey(api.key), WRITE_TXN_MARKERS_VERSION, request)
         except (ConnectionError, TimeoutError, OSError) as exc:
             logger.info("Sending transaction markers to broker %d failed: %s", leader, exc)
             self._clients.pop(leader, None)
@@ -283,6 +273,30 @@ class TransactionMarkerChannelManager:
         for tp in partitions:  # a partition the answer left out is sent again
             answers.setdefault(tp, ErrorCode.NOT_LEADER_OR_FOLLOWER)
         return answers
+
+    async def _write_locally(
+        self,
+        partitions: list[TopicPartition],
+        producer_id: int,
+        producer_epoch: int,
+        committed: bool,
+        coordinator_epoch: int,
+    ) -> dict[TopicPartition, int]:
+        """The markers of the partitions this broker leads, through the replica manager
+        (as the WriteTxnMarkers handler writes them); the error per partition."""
+        services = self.services
+        assert services is not None
+        marker = TxnMarker(producer_id, producer_epoch, coordinator_epoch, committed, partitions)
+        try:
+            [codes] = await services.replica_manager.append_txn_markers(
+                [marker],
+                services.config.request_timeout_ms,
+                services.group_coordinator.on_transaction_completed,
+            )
+        except Exception:  # a bug: retried, as Kafka's sender does
+            logger.exception("Writing transaction markers on this broker failed")
+            return {tp: int(ErrorCode.NOT_LEADER_OR_FOLLOWER) for tp in partitions}
+        return dict(zip(partitions, codes, strict=True))
 
     def _client(self, node_id: int) -> NodeClient | None:
         services = self.services
