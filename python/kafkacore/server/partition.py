@@ -44,7 +44,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from kafkacore.errors import InvalidTxnStateError, KafkaCoreError
 from kafkacore.log import (
@@ -180,8 +180,7 @@ class FetchParams:
         return True
 
 
-@dataclass(frozen=True, slots=True)
-class FetchPartitionData:
+class FetchPartitionData(NamedTuple):
     """One partition of a Fetch (Kafka's ``FetchRequest.PartitionData``): where to read,
     the follower's log start offset (-1 from a consumer), at most how many bytes, the
     fetcher's leader epoch (-1: not checked; Fetch < 9) and, from a follower, the epoch of
@@ -194,8 +193,7 @@ class FetchPartitionData:
     last_fetched_epoch: int = -1
 
 
-@dataclass(frozen=True, slots=True)
-class LogReadInfo:
+class LogReadInfo(NamedTuple):
     """What :meth:`Partition.fetch_records` read (Kafka's ``LogReadInfo``): the records'
     file region (``None``: nothing read), the ``(epoch, end offset)`` a diverged follower
     must truncate to, and the offsets at the time of the read. ``read_error``: the log

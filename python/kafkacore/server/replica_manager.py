@@ -575,7 +575,6 @@ class ReplicaManager:
         ``params.min_bytes`` and no error, a :class:`DelayedFetch` waits up to
         ``params.max_wait_ms`` for appends to them and re-reads without updating the
         follower state. On the event loop."""
-        self._loop = asyncio.get_running_loop()
         results = self.read_from_log(params, partitions, update_fetch_state=True)
         if _fetch_complete(params, results) or not partitions:
             return results
