@@ -75,6 +75,15 @@ async def produce_five(client: RawClient) -> None:
         assert answer.responses[0].partition_responses[0].error_code == ErrorCode.NONE
 
 
+async def five_records_led_here(server: Any) -> tuple[RawClient, Any]:
+    """A client, and the partition of TOPIC (led here) once it holds five batches."""
+    rm = server.services.replica_manager
+    await server.services.run_io(rm.create_topic, TOPIC, 1)
+    client = await RawClient.connect(server.bound_port)
+    await produce_five(client)
+    return client, rm.get_partition(TP)
+
+
 def hand_over(partition: Any, epoch: int) -> None:
     """The LeaderAndIsr a new leader (broker 2) would bring: follow it at ``epoch + 1``,
     truncate to 3 (its log diverged there) and take its batch at offsets 3-4."""
@@ -88,13 +97,9 @@ def hand_over(partition: Any, epoch: int) -> None:
 
 def test_a_fetch_racing_a_leader_change_never_returns_data_read_after_it(tmp_path: Path) -> None:
     async def scenario(server: Any) -> None:
-        rm = server.services.replica_manager
-        await server.services.run_io(rm.create_topic, TOPIC, 1)
-        client = await RawClient.connect(server.bound_port)
+        client, partition = await five_records_led_here(server)
+        epoch = partition.leader_epoch
         try:
-            await produce_five(client)
-            partition = rm.get_partition(TP)
-            epoch = partition.leader_epoch
             probe = ProbedLock()
             partition._leader_isr_lock = probe
             log = partition.log
@@ -159,13 +164,9 @@ def test_fetch_list_offsets_and_epochs_check_the_epoch_before_leadership(
     alike."""
 
     async def scenario(server: Any) -> None:
-        rm = server.services.replica_manager
-        await server.services.run_io(rm.create_topic, TOPIC, 1)
-        client = await RawClient.connect(server.bound_port)
+        client, partition = await five_records_led_here(server)
+        epoch = partition.leader_epoch
         try:
-            await produce_five(client)
-            partition = rm.get_partition(TP)
-            epoch = partition.leader_epoch
             await asyncio.to_thread(hand_over, partition, epoch)
             expected = {
                 epoch: ErrorCode.FENCED_LEADER_EPOCH,
@@ -231,14 +232,10 @@ def test_a_delayed_follower_fetch_re_reads_without_updating_its_fetch_state(
     its fetch recorded (offset, time), not refreshed by the purgatory's re-read."""
 
     async def scenario(server: Any) -> None:
-        rm = server.services.replica_manager
-        await server.services.run_io(rm.create_topic, TOPIC, 1)
-        client = await RawClient.connect(server.bound_port)
+        client, partition = await five_records_led_here(server)
         follower = await RawClient.connect(server.bound_port)
+        epoch = partition.leader_epoch
         try:
-            await produce_five(client)
-            partition = rm.get_partition(TP)
-            epoch = partition.leader_epoch
             partition.make_leader(PartitionState((1, 2), 1, epoch + 1, (1, 2), epoch + 1))
             request = fetch_request(TOPIC, 0, fetch_offset=5, replica_id=2, log_start_offset=0)
             request.max_wait_ms = 10_000

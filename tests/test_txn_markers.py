@@ -240,23 +240,29 @@ def test_markers_lso_fetch_list_offsets_and_produce_errors(tmp_path: Path) -> No
     run_broker(tmp_path, scenario, **{"transaction.partition.verification.enable": "false"})
 
 
+async def offsets_topic_told(services: Any) -> list[tuple[int, int, bool]]:
+    """``__consumer_offsets`` (2 partitions) made, and a list that gets every
+    ``(partition, producer id, committed)`` the group coordinator is told of."""
+    rm = services.replica_manager
+    await services.run_io(rm.ensure_topic, "__consumer_offsets", 2, {"cleanup.policy": "compact"})
+    told: list[tuple[int, int, bool]] = []
+    original = services.group_coordinator.on_transaction_completed
+
+    async def spy(partition: int, producer_id: int, committed: bool) -> None:
+        told.append((partition, producer_id, committed))
+        await original(partition, producer_id, committed)
+
+    services.group_coordinator.on_transaction_completed = spy
+    return told
+
+
 def test_markers_on_consumer_offsets_reach_the_group_coordinator_and_need_cluster_action(
     tmp_path: Path,
 ) -> None:
     async def scenario(server: Any) -> None:
         services = server.services
         rm = services.replica_manager
-        await services.run_io(
-            rm.ensure_topic, "__consumer_offsets", 2, {"cleanup.policy": "compact"}
-        )
-        told: list[tuple[int, int, bool]] = []
-        original = services.group_coordinator.on_transaction_completed
-
-        async def spy(partition: int, producer_id: int, committed: bool) -> None:
-            told.append((partition, producer_id, committed))
-            await original(partition, producer_id, committed)
-
-        services.group_coordinator.on_transaction_completed = spy
+        told = await offsets_topic_told(services)
         answer = await write_txn_markers(
             services,
             markers_request(
@@ -308,17 +314,7 @@ def test_the_marker_channel_writes_local_markers_through_the_replica_manager(
         services = server.services
         rm = services.replica_manager
         await services.run_io(rm.create_topic, TOPIC, 1)
-        await services.run_io(
-            rm.ensure_topic, "__consumer_offsets", 2, {"cleanup.policy": "compact"}
-        )
-        told: list[tuple[int, int, bool]] = []
-        original = services.group_coordinator.on_transaction_completed
-
-        async def spy(partition: int, producer_id: int, committed: bool) -> None:
-            told.append((partition, producer_id, committed))
-            await original(partition, producer_id, committed)
-
-        services.group_coordinator.on_transaction_completed = spy
+        told = await offsets_topic_told(services)
         client = await RawClient.connect(server.bound_port)
         try:
             assert await produce(client, txn_batch(P1, 0)) == -1000

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -118,6 +119,7 @@ class TransactionMarkerChannelManager:
         :class:`MarkerResult`. ``is_current()`` says whether the coordinator still owns
         the transaction at ``coordinator_epoch`` (checked before every round)."""
         remaining = set(partitions)
+        marker = TxnMarker(producer_id, producer_epoch, coordinator_epoch, committed, ())
         backoff = self.retry_backoff_s
         while remaining:
             if not is_current():
@@ -133,9 +135,7 @@ class TransactionMarkerChannelManager:
                 remaining.discard(tp)
                 on_partition_done(tp)
             rounds = [
-                self._send_to(
-                    leader, tps, producer_id, producer_epoch, committed, coordinator_epoch
-                )
+                self._send_to(leader, dataclasses.replace(marker, partitions=tps))
                 for leader, tps in by_leader.items()
             ]
             results: list[dict[TopicPartition, int]] = list(await asyncio.gather(*rounds))
@@ -202,61 +202,50 @@ class TransactionMarkerChannelManager:
             by_leader.setdefault(leader, []).append(tp)
         return by_leader, skipped
 
-    def _request(
-        self,
-        partitions: list[TopicPartition],
-        producer_id: int,
-        producer_epoch: int,
-        committed: bool,
-        coordinator_epoch: int,
-    ) -> Any:
+    @staticmethod
+    def _request(marker: TxnMarker) -> Any:
         cls: Any = APIS_BY_NAME["WriteTxnMarkers"].request.cls
         by_topic: dict[str, list[int]] = {}
-        for tp in partitions:
+        for tp in marker.partitions:
             by_topic.setdefault(tp.topic, []).append(tp.partition)
         return cls(
             markers=[
                 cls.WritableTxnMarker(
-                    producer_id=producer_id,
-                    producer_epoch=producer_epoch,
-                    transaction_result=committed,
+                    producer_id=marker.producer_id,
+                    producer_epoch=marker.producer_epoch,
+                    transaction_result=marker.committed,
                     topics=[
                         cls.WritableTxnMarkerTopic(name=t, partition_indexes=ps)
                         for t, ps in by_topic.items()
                     ],
-                    coordinator_epoch=coordinator_epoch,
+                    coordinator_epoch=marker.coordinator_epoch,
                 )
             ]
         )
 
-    async def _send_to(
-        self,
-        leader: int,
-        partitions: list[TopicPartition],
-        producer_id: int,
-        producer_epoch: int,
-        committed: bool,
-        coordinator_epoch: int,
-    ) -> dict[TopicPartition, int]:
-        """One WriteTxnMarkers to ``leader``; the error per partition (a transport
-        failure or an unknown leader: NOT_LEADER_OR_FOLLOWER, i.e. retried)."""
+    async def _send_to(self, leader: int, marker: TxnMarker) -> dict[TopicPartition, int]:
+        """``marker`` to ``leader``; the error per partition (a transport failure or an
+        unknown leader: NOT_LEADER_OR_FOLLOWER, i.e. retried). To this broker through
+        the replica manager (as the WriteTxnMarkers handler writes), to another as one
+        WriteTxnMarkers."""
         services = self.services
         assert services is not None
-        retry = {tp: int(ErrorCode.NOT_LEADER_OR_FOLLOWER) for tp in partitions}
+        retry = {tp: int(ErrorCode.NOT_LEADER_OR_FOLLOWER) for tp in marker.partitions}
         if leader < 0:
             return retry
-        if leader == services.node_id:
-            return await self._write_locally(
-                partitions, producer_id, producer_epoch, committed, coordinator_epoch
-            )
-        request = self._request(
-            partitions, producer_id, producer_epoch, committed, coordinator_epoch
-        )
         try:
+            if leader == services.node_id:
+                [codes] = await services.replica_manager.append_txn_markers(
+                    [marker],
+                    services.config.request_timeout_ms,
+                    services.group_coordinator.on_transaction_completed,
+                )
+                return dict(zip(marker.partitions, codes, strict=True))
             client = self._client(leader)
             if client is None:
                 return retry
             api = APIS_BY_NAME["WriteTxnMarkers"]
+            request = self._request(marker)
             response = await client.send(ApiKey(api.key), WRITE_TXN_MARKERS_VERSION, request)
         except (ConnectionError, TimeoutError, OSError) as exc:
             logger.info("Sending transaction markers to broker %d failed: %s", leader, exc)
@@ -266,37 +255,13 @@ class TransactionMarkerChannelManager:
             logger.exception("Sending transaction markers to broker %d failed", leader)
             return retry
         answers: dict[TopicPartition, int] = {}
-        for marker in response.markers:
-            for topic in marker.topics:
+        for result in response.markers:
+            for topic in result.topics:
                 for p in topic.partitions:
                     answers[TopicPartition(topic.name, p.partition_index)] = p.error_code
-        for tp in partitions:  # a partition the answer left out is sent again
+        for tp in marker.partitions:  # a partition the answer left out is sent again
             answers.setdefault(tp, ErrorCode.NOT_LEADER_OR_FOLLOWER)
         return answers
-
-    async def _write_locally(
-        self,
-        partitions: list[TopicPartition],
-        producer_id: int,
-        producer_epoch: int,
-        committed: bool,
-        coordinator_epoch: int,
-    ) -> dict[TopicPartition, int]:
-        """The markers of the partitions this broker leads, through the replica manager
-        (as the WriteTxnMarkers handler writes them); the error per partition."""
-        services = self.services
-        assert services is not None
-        marker = TxnMarker(producer_id, producer_epoch, coordinator_epoch, committed, partitions)
-        try:
-            [codes] = await services.replica_manager.append_txn_markers(
-                [marker],
-                services.config.request_timeout_ms,
-                services.group_coordinator.on_transaction_completed,
-            )
-        except Exception:  # a bug: retried, as Kafka's sender does
-            logger.exception("Writing transaction markers on this broker failed")
-            return {tp: int(ErrorCode.NOT_LEADER_OR_FOLLOWER) for tp in partitions}
-        return dict(zip(partitions, codes, strict=True))
 
     def _client(self, node_id: int) -> NodeClient | None:
         services = self.services
