@@ -44,7 +44,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, NamedTuple, Protocol
+from typing import Any, ClassVar, NamedTuple, Protocol
 
 from kafkacore.errors import InvalidTxnStateError, KafkaCoreError
 from kafkacore.log import (
@@ -173,11 +173,8 @@ class FetchParams:
     def is_from_follower(self) -> bool:
         return self.replica_id >= 0
 
-    @property
-    def fetch_only_leader(self) -> bool:
-        """Followers and consumers alike read from the leader (no KIP-392 follower
-        fetching here)."""
-        return True
+    # followers and consumers alike read from the leader (no KIP-392 follower fetching)
+    fetch_only_leader: ClassVar[bool] = True
 
 
 class FetchPartitionData(NamedTuple):
@@ -361,14 +358,18 @@ class Partition:
         ``NotLeaderOrFollowerError``. The one check of Fetch, ListOffsets and
         OffsetForLeaderEpoch; the callers below hold the lock across it and what they read."""
         with self._leader_isr_lock:
-            self.check_leader_epoch(current_leader_epoch)
-            if require_leader and not self.is_leader:
-                raise NotLeaderOrFollowerError(
-                    f"Failed to find leader log for partition {self.topic_partition} with "
-                    f"leader epoch {current_leader_epoch}. The current leader is "
-                    f"{self._leader_id} and the current epoch {self._leader_epoch}"
-                )
-            return self.log
+            return self._local_log_or_raise(current_leader_epoch, require_leader)
+
+    def _local_log_or_raise(self, current_leader_epoch: int, require_leader: bool) -> Log:
+        """:meth:`local_log_with_epoch_or_raise` for a caller that holds the lock."""
+        self.check_leader_epoch(current_leader_epoch)
+        if require_leader and not self.is_leader:
+            raise NotLeaderOrFollowerError(
+                f"Failed to find leader log for partition {self.topic_partition} with "
+                f"leader epoch {current_leader_epoch}. The current leader is "
+                f"{self._leader_id} and the current epoch {self._leader_epoch}"
+            )
+        return self.log
 
     # -- reads -----------------------------------------------------------------------------
 
@@ -389,13 +390,11 @@ class Partition:
         the HW: so the answer carries the HW its own fetch moved; a delayed fetch re-reads
         without); then at most ``max_bytes`` (the first batch whole with
         ``min_one_message``) up to the isolation's bound."""
-        now = self._clock()
         moved = False
         with self._leader_isr_lock:
-            log = self.local_log_with_epoch_or_raise(
-                fetch.current_leader_epoch, params.fetch_only_leader
-            )
-            if params.is_from_follower:
+            log = self._local_log_or_raise(fetch.current_leader_epoch, params.fetch_only_leader)
+            if params.replica_id >= 0:  # a follower
+                now = self._clock()
                 follower = self._follower_or_raise(params.replica_id)
                 if fetch.last_fetched_epoch >= 0:
                     diverging = _diverging_epoch(log, fetch.fetch_offset, fetch.last_fetched_epoch)
@@ -455,7 +454,7 @@ class Partition:
         LATEST is that bound with the log's latest epoch; a timestamp (or MAX_TIMESTAMP)
         whose hit is at or past it is not found (``None``), as is a lookup with nothing."""
         with self._leader_isr_lock:
-            log = self.local_log_with_epoch_or_raise(current_leader_epoch, True)
+            log = self._local_log_or_raise(current_leader_epoch, True)
             if isolation is FetchIsolation.LOG_END:
                 fetchable = log.log_end_offset
             elif isolation is FetchIsolation.TXN_COMMITTED:
@@ -480,7 +479,7 @@ class Partition:
         the largest epoch <= ``leader_epoch`` and its end offset, ``None`` when the epoch
         cache cannot answer."""
         with self._leader_isr_lock:
-            log = self.local_log_with_epoch_or_raise(current_leader_epoch, require_leader)
+            log = self._local_log_or_raise(current_leader_epoch, require_leader)
             return log.end_offset_for_epoch(leader_epoch)
 
     # -- leadership ------------------------------------------------------------------------

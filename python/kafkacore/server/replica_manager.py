@@ -43,8 +43,8 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any, NamedTuple, Protocol
 
 from kafkacore.config import BrokerConfig, LogConfig
 from kafkacore.errors import OffsetOutOfRangeError, error_code_for
@@ -177,12 +177,12 @@ class InlineAppends:
             )
 
 
-@dataclass(slots=True)
-class LogReadResult:
+class LogReadResult(NamedTuple):
     """One partition's answer to a Fetch (Kafka's ``LogReadResult``): its error code, the
     records' file region (``None``: no records), the truncation point of a diverged
     follower, the offsets the answer carries (-1: unknown) and, for a read_committed
-    consumer, the aborted transactions overlapping what it read."""
+    consumer, the aborted transactions overlapping what it read. (A tuple: one is made
+    per partition read.)"""
 
     topic_partition: TopicPartition
     error_code: int = ErrorCode.NONE
@@ -191,12 +191,7 @@ class LogReadResult:
     high_watermark: int = -1
     last_stable_offset: int = -1
     log_start_offset: int = -1
-    aborted_transactions: list[AbortedTxn] = field(default_factory=list)
-
-    @property
-    def size(self) -> int:
-        """The bytes of records it carries."""
-        return 0 if self.fetched is None else self.fetched.length
+    aborted_transactions: Sequence[AbortedTxn] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -609,8 +604,9 @@ class ReplicaManager:
                 total == 0,
                 update_fetch_state,
             )
-            total += result.size
-            remaining -= result.size
+            if result.fetched is not None:
+                total += result.fetched.length
+                remaining -= result.fetched.length
             results.append(result)
         return results
 
@@ -640,27 +636,35 @@ class ReplicaManager:
             )
         except (NotLeaderOrFollowerError, FencedLeaderEpochError, UnknownLeaderEpochError) as exc:
             return LogReadResult(tp, exc.error_code)
-        result = LogReadResult(
-            tp,
-            diverging_epoch=info.diverging_epoch,
-            high_watermark=info.high_watermark,
-            last_stable_offset=info.last_stable_offset,
-            log_start_offset=info.log_start_offset,
-        )
-        if info.read_error is not None:
-            result.error_code = error_code_for(info.read_error)
-            if not isinstance(info.read_error, OffsetOutOfRangeError):
-                result.high_watermark = result.last_stable_offset = -1
-            return result
+        read_error = info.read_error
+        if read_error is not None:
+            # the offsets stay only with OFFSET_OUT_OF_RANGE (the consumer resets from them)
+            out_of_range = isinstance(read_error, OffsetOutOfRangeError)
+            return LogReadResult(
+                tp,
+                error_code_for(read_error),
+                high_watermark=info.high_watermark if out_of_range else -1,
+                last_stable_offset=info.last_stable_offset if out_of_range else -1,
+                log_start_offset=info.log_start_offset,
+            )
         fetched = info.fetched
+        aborted: Sequence[AbortedTxn] = ()
         if fetched is None or fetched.length == 0:
-            return result
-        if params.is_from_follower and self.should_leader_throttle(partition, params.replica_id):
-            return result  # KIP-73: no records while the leader's throttle is exceeded
-        result.fetched = fetched
-        if params.isolation is FetchIsolation.TXN_COMMITTED:
-            result.aborted_transactions = partition.log.aborted_transactions_for(fetched)
-        return result
+            fetched = None
+        elif params.replica_id >= 0 and self.should_leader_throttle(partition, params.replica_id):
+            fetched = None  # KIP-73: no records while the leader's throttle is exceeded
+        elif params.isolation is FetchIsolation.TXN_COMMITTED:
+            aborted = partition.log.aborted_transactions_for(fetched)
+        return LogReadResult(
+            tp,
+            ErrorCode.NONE,
+            fetched,
+            info.diverging_epoch,
+            info.high_watermark,
+            info.last_stable_offset,
+            info.log_start_offset,
+            aborted,
+        )
 
     def fetch_offset_for_timestamp(
         self,
@@ -1386,7 +1390,12 @@ class ReplicaManager:
 
 def _fetch_complete(params: FetchParams, results: Sequence[LogReadResult]) -> bool:
     """Whether a Fetch is answered now (Kafka's ``fetchMessages``/``DelayedFetch``): it
-    has ``min_bytes``, or a partition has an error."""
-    if any(r.error_code != ErrorCode.NONE for r in results):
-        return True
-    return sum(r.size for r in results) >= params.min_bytes
+    has ``min_bytes``, or a partition has an error. (A plain loop: once per Fetch.)"""
+    total = 0
+    for result in results:
+        if result.error_code != ErrorCode.NONE:
+            return True
+        fetched = result.fetched
+        if fetched is not None:
+            total += fetched.length
+    return total >= params.min_bytes

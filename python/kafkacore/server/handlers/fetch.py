@@ -42,7 +42,6 @@ keeping only the partitions an incremental response must carry.
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
 from typing import Any
 
 from kafkacore.errors import error_code_for
@@ -147,79 +146,81 @@ def _fetch_params(services: BrokerServices, context: RequestContext, request: An
     return FetchParams(replica_id, request.max_wait_ms, request.min_bytes, max_bytes, isolation)
 
 
-@dataclass(slots=True)
-class _Wanted:
-    """One requested partition: refused before reading (``code``), else read as ``fetch``."""
-
-    name: str | None
-    topic_id: Any
-    index: int
-    code: int = ErrorCode.NONE
-    fetch: FetchPartitionData | None = None
+# one requested partition, in request order: (topic name, topic id, partition, the code it
+# is refused with before reading, or None: read)
+_Wanted = tuple[str | None, Any, int, int | None]
 
 
 def _wanted(
     services: BrokerServices, version: int, request: Any, names: list[str | None], denied: _Denied
-) -> list[_Wanted]:
-    """Every requested partition, in request order, refused as Kafka's ``KafkaApis``
-    refuses before the replica manager reads: a follower without CLUSTER_ACTION or a topic
-    not readable (TOPIC_AUTHORIZATION_FAILED), an unknown topic id (UNKNOWN_TOPIC_ID), a
-    partition neither hosted nor in the metadata (UNKNOWN_TOPIC_OR_PARTITION)."""
+) -> tuple[list[_Wanted], list[tuple[TopicPartition, FetchPartitionData]]]:
+    """Every requested partition, and those the replica manager is to read, in request
+    order: refused as Kafka's ``KafkaApis`` refuses before reading are a follower without
+    CLUSTER_ACTION or a topic not readable (TOPIC_AUTHORIZATION_FAILED), an unknown topic
+    id (UNKNOWN_TOPIC_ID), a partition neither hosted nor in the metadata
+    (UNKNOWN_TOPIC_OR_PARTITION)."""
     replicas = services.replica_manager
     cache = services.metadata_cache
     wanted: list[_Wanted] = []
+    to_read: list[tuple[TopicPartition, FetchPartitionData]] = []
     for topic, name in zip(request.topics, names, strict=True):
         topic_id = topic.topic_id if version >= 13 else ZERO_UUID
         for p in topic.partitions:
-            entry = _Wanted(name, topic_id, p.partition)
-            wanted.append(entry)
+            code: int | None = None
             if denied is True or (name is not None and denied and name in denied):
-                entry.code = ErrorCode.TOPIC_AUTHORIZATION_FAILED
+                code = ErrorCode.TOPIC_AUTHORIZATION_FAILED
             elif name is None:
-                entry.code = ErrorCode.UNKNOWN_TOPIC_ID
-            elif (
-                replicas.partition(name, p.partition) is None
-                and cache.partition_state(TopicPartition(name, p.partition)) is None
-            ):
-                entry.code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+                code = ErrorCode.UNKNOWN_TOPIC_ID
             else:
-                entry.fetch = FetchPartitionData(
-                    p.fetch_offset,
-                    p.log_start_offset,
-                    p.partition_max_bytes,
-                    p.current_leader_epoch if version >= 9 else -1,
-                    p.last_fetched_epoch if version >= 12 else -1,
-                )
-    return wanted
+                tp = TopicPartition(name, p.partition)
+                if replicas.get_partition(tp) is None and cache.partition_state(tp) is None:
+                    code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+                else:
+                    fetch = FetchPartitionData(
+                        p.fetch_offset,
+                        p.log_start_offset,
+                        p.partition_max_bytes,
+                        p.current_leader_epoch if version >= 9 else -1,
+                        p.last_fetched_epoch if version >= 12 else -1,
+                    )
+                    to_read.append((tp, fetch))
+            wanted.append((name, topic_id, p.partition, code))
+    return wanted, to_read
 
 
 def _partition_data(
-    result: LogReadResult | None, index: int, code: int, read_committed: bool
+    result: LogReadResult | None, index: int, read_committed: bool, code: int = ErrorCode.NONE
 ) -> Any:
-    """A partition's answer from its read (records still a file region)."""
+    """A partition's answer from its read (records still a file region), or refused
+    with ``code`` before reading (``result`` None)."""
+    if result is None:
+        return _FETCH.PartitionData(
+            partition_index=index,
+            error_code=code,
+            high_watermark=-1,
+            last_stable_offset=-1,
+            log_start_offset=-1,
+            aborted_transactions=[] if read_committed else None,
+            preferred_read_replica=-1,
+            records=b"",
+        )
     data = _FETCH.PartitionData(
         partition_index=index,
-        error_code=code,
-        high_watermark=-1,
-        last_stable_offset=-1,
-        log_start_offset=-1,
+        error_code=result.error_code,
+        high_watermark=result.high_watermark,
+        last_stable_offset=result.last_stable_offset,
+        log_start_offset=result.log_start_offset,
         aborted_transactions=[] if read_committed else None,
         preferred_read_replica=-1,
         records=b"",
     )
-    if result is None:
-        return data
-    data.error_code = result.error_code
-    data.high_watermark = result.high_watermark
-    data.last_stable_offset = result.last_stable_offset
-    data.log_start_offset = result.log_start_offset
     if result.diverging_epoch is not None:
         epoch, end_offset = result.diverging_epoch
         data.diverging_epoch = _FETCH.EpochEndOffset(epoch=epoch, end_offset=end_offset)
     fetched = result.fetched
     if fetched is not None:
         data.records = FileRegion(fetched.file, fetched.position, fetched.length)
-        if read_committed and result.aborted_transactions is not None:
+        if read_committed:
             data.aborted_transactions = [
                 _FETCH.AbortedTransaction(producer_id=a.producer_id, first_offset=a.first_offset)
                 for a in result.aborted_transactions
@@ -254,13 +255,11 @@ async def _response_topics(
     read = iter(results)
     answered: list[tuple[str | None, Any, Any]] = []
     refused: list[tuple[str | None, Any, Any]] = []
-    for entry in wanted:
-        if entry.fetch is None:
-            data = _partition_data(None, entry.index, entry.code, read_committed)
-            refused.append((entry.name, entry.topic_id, data))
+    for name, topic_id, index, code in wanted:
+        if code is None:
+            answered.append((name, topic_id, _partition_data(next(read), index, read_committed)))
         else:
-            data = _partition_data(next(read), entry.index, entry.code, read_committed)
-            answered.append((entry.name, entry.topic_id, data))
+            refused.append((name, topic_id, _partition_data(None, index, read_committed, code)))
     if version < 10 and any(isinstance(d.records, FileRegion) for _n, _i, d in answered):
         await services.run_io(_copy_records, [d for _n, _i, d in answered])
     topics: list[Any] = []
@@ -311,15 +310,9 @@ async def handle_fetch(services: BrokerServices, context: RequestContext, reques
     request = session.request  # an incremental request's: the session's partitions
     names = _topic_names(services, version, request)
     denied = _fetch_denied(services, context, request, names)
-    wanted = _wanted(services, version, request, names, denied)
-    results = await services.replica_manager.fetch_messages(
-        _fetch_params(services, context, request),
-        [
-            (TopicPartition(w.name, w.index), w.fetch)
-            for w in wanted
-            if w.fetch is not None and w.name is not None
-        ],
-    )
+    wanted, to_read = _wanted(services, version, request, names, denied)
+    params = _fetch_params(services, context, request)
+    results = await services.replica_manager.fetch_messages(params, to_read)
     endpoints: dict[int, Any] = {}
     topics = await _response_topics(services, context, request, wanted, results, endpoints)
     if from_follower:
