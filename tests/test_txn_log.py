@@ -17,13 +17,13 @@ from kafkacore.errors import (
     InvalidProducerEpochError,
     InvalidTxnStateError,
     TransactionCoordinatorFencedError,
+    error_code_for,
 )
 from kafkacore.log import Log, MockScheduler, MockTime
 from kafkacore.log.producer_state import ProducerStateManager, read_snapshot
 from kafkacore.log.txn_index import AbortedTxn
 from kafkacore.native import backend
 from kafkacore.record import ControlType, batch_header, parse_control_record, records
-from kafkacore.server.handlers.errors import error_code_for
 
 P1, P2 = 1000, 2000
 

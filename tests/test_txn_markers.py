@@ -14,7 +14,7 @@ from typing import Any
 
 from kafkacore.log import TopicPartition
 from kafkacore.native import backend
-from kafkacore.protocol import APIS_BY_NAME
+from kafkacore.protocol import APIS_BY_NAME, ErrorCode
 from kafkacore.record import batch_header, iter_batches
 from kafkacore.security.acl import (
     CLUSTER_NAME,
@@ -29,6 +29,7 @@ from kafkacore.security.acl import (
     ResourceType,
 )
 from kafkacore.server.handlers.txn_markers import write_txn_markers
+from kafkacore.server.txn.markers import MarkerResult
 from support.raw_client import (
     OneShotClient,
     RawClient,
@@ -239,23 +240,29 @@ def test_markers_lso_fetch_list_offsets_and_produce_errors(tmp_path: Path) -> No
     run_broker(tmp_path, scenario, **{"transaction.partition.verification.enable": "false"})
 
 
+async def offsets_topic_told(services: Any) -> list[tuple[int, int, bool]]:
+    """``__consumer_offsets`` (2 partitions) made, and a list that gets every
+    ``(partition, producer id, committed)`` the group coordinator is told of."""
+    rm = services.replica_manager
+    await services.run_io(rm.ensure_topic, "__consumer_offsets", 2, {"cleanup.policy": "compact"})
+    told: list[tuple[int, int, bool]] = []
+    original = services.group_coordinator.on_transaction_completed
+
+    async def spy(partition: int, producer_id: int, committed: bool) -> None:
+        told.append((partition, producer_id, committed))
+        await original(partition, producer_id, committed)
+
+    services.group_coordinator.on_transaction_completed = spy
+    return told
+
+
 def test_markers_on_consumer_offsets_reach_the_group_coordinator_and_need_cluster_action(
     tmp_path: Path,
 ) -> None:
     async def scenario(server: Any) -> None:
         services = server.services
         rm = services.replica_manager
-        await services.run_io(
-            rm.ensure_topic, "__consumer_offsets", 2, {"cleanup.policy": "compact"}
-        )
-        told: list[tuple[int, int, bool]] = []
-        original = services.group_coordinator.on_transaction_completed
-
-        async def spy(partition: int, producer_id: int, committed: bool) -> None:
-            told.append((partition, producer_id, committed))
-            await original(partition, producer_id, committed)
-
-        services.group_coordinator.on_transaction_completed = spy
+        told = await offsets_topic_told(services)
         answer = await write_txn_markers(
             services,
             markers_request(
@@ -293,6 +300,59 @@ def test_markers_on_consumer_offsets_reach_the_group_coordinator_and_need_cluste
             client.close()
 
     run_broker(tmp_path, scenario, **{"offsets.topic.num.partitions": 2})
+
+
+def test_the_marker_channel_writes_local_markers_through_the_replica_manager(
+    tmp_path: Path,
+) -> None:
+    """The coordinator's marker channel, for partitions this broker leads, calls
+    ReplicaManager.append_txn_markers as the WriteTxnMarkers handler does: the markers
+    land, the group coordinator hears of the one in ``__consumer_offsets``, a fenced
+    producer epoch cancels the round."""
+
+    async def scenario(server: Any) -> None:
+        services = server.services
+        rm = services.replica_manager
+        await services.run_io(rm.create_topic, TOPIC, 1)
+        told = await offsets_topic_told(services)
+        client = await RawClient.connect(server.bound_port)
+        try:
+            assert await produce(client, txn_batch(P1, 0)) == -1000
+        finally:
+            client.close()
+        channel = services.txn_coordinator.markers  # the broker's own, as assembled
+        partitions = {TopicPartition(TOPIC, 0), TopicPartition("__consumer_offsets", 1)}
+        done: list[TopicPartition] = []
+        result = await channel.send_markers(
+            "tx", P1, 0, True, 3, partitions, is_current=lambda: True, on_partition_done=done.append
+        )
+        assert (result, set(done), told) == (MarkerResult.COMPLETED, partitions, [(1, P1, True)])
+        log = rm.get_log(TOPIC, 0)
+        assert log is not None and log.log_end_offset == 2
+        assert rm.get_partition(TopicPartition(TOPIC, 0)).last_stable_offset == 2
+        # a marker below the producer's epoch now: INVALID_PRODUCER_EPOCH cancels the round
+        assert await produce_with_epoch(server, 1) == -1002
+        result = await channel.send_markers(
+            "tx",
+            P1,
+            0,
+            False,
+            3,
+            partitions,
+            is_current=lambda: True,
+            on_partition_done=done.append,
+        )
+        assert result == MarkerResult.CANCELLED
+
+    run_broker(tmp_path, scenario, **{"transaction.partition.verification.enable": "false"})
+
+
+async def produce_with_epoch(server: Any, epoch: int) -> int:
+    client = await RawClient.connect(server.bound_port)
+    try:
+        return await produce(client, txn_batch(P1, 0, epoch=epoch))
+    finally:
+        client.close()
 
 
 def test_transactional_produce_is_verified_with_the_coordinator(tmp_path: Path) -> None:
@@ -370,8 +430,16 @@ def test_transactional_produce_is_verified_with_the_coordinator(tmp_path: Path) 
                     break
                 await asyncio.sleep(0.05)
             assert await list_offset(client, -1, 1) == (3, -1)
-            # a late write of the ended transaction does not open a new one
-            assert (await send(2))[0] == 48
+            # a late write of the ended transaction does not open a new one. Until the
+            # coordinator has written CompleteCommit (after the markers) the verification
+            # answers CONCURRENT_TRANSACTIONS, which a Produce reports as the retriable
+            # NOT_ENOUGH_REPLICAS (19), as Kafka's does; a producer retries it.
+            for _ in range(100):
+                late = (await send(2))[0]
+                if late != ErrorCode.NOT_ENOUGH_REPLICAS:
+                    break
+                await asyncio.sleep(0.05)
+            assert late == 48
             assert await list_offset(client, -1, 1) == (3, -1)
         finally:
             client.close()

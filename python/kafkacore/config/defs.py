@@ -76,6 +76,8 @@ class ConfigError(KafkaCoreError, ValueError):
     unless a whole-message form (``message=``) is Kafka's wording for that failure (unknown
     topic config names, cross-config requirements, listener errors)."""
 
+    error_code = 40  # INVALID_CONFIG
+
     def __init__(
         self,
         name: str | None,

@@ -61,11 +61,8 @@ from kafkacore.errors import (
     InconsistentTopicIdError,
     IndexFullError,
     InvalidOffsetError,
-    InvalidRecordError,
     OffsetOutOfRangeError,
     RecordBatchTooLargeError,
-    RecordTooLargeError,
-    RecordValidationError,
     StorageIOError,
     UnexpectedAppendOffsetError,
 )
@@ -110,6 +107,7 @@ from kafkacore.log.segments import (
     segment_file_paths,
 )
 from kafkacore.log.txn_index import AbortedTxn, TransactionIndex
+from kafkacore.log.validator import validate_as_leader
 from kafkacore.record import (
     COMPRESSION_CODEC_MASK,
     CONTROL_FLAG_MASK,
@@ -149,7 +147,6 @@ EARLIEST_LOCAL_TIMESTAMP = -4
 LATEST_TIERED_TIMESTAMP = -5
 
 _NO_TIMESTAMP = -1
-_NO_KEY_COMPACTED = "Compacted topic cannot accept message without key in topic partition"
 _MAX_OFFSET = 2**63 - 1
 
 
@@ -706,81 +703,6 @@ class Log:
             position += size
         return headers
 
-    def _validate_as_leader(
-        self, data: bytes, headers: list[BatchHeader], origin: AppendOrigin
-    ) -> None:
-        """Kafka's leader-side checks (``analyzeAndValidateRecords`` and ``LogValidator``)."""
-        tp = self._tp
-        config = self._config
-        max_message_bytes = config.max_message_bytes
-        client = origin is AppendOrigin.CLIENT
-        if client and len(headers) > 1:
-            raise InvalidRecordError("Compressed outer record has more than one batch")
-        position = 0
-        for h in headers:
-            size = h.batch_length + LOG_OVERHEAD
-            if client and h.base_offset != 0:
-                raise InvalidRecordError(
-                    f"The baseOffset of the record batch in the append to {tp} should be 0, "
-                    f"but it is {h.base_offset}"
-                )
-            if size > max_message_bytes:
-                raise RecordTooLargeError(
-                    f"The record batch size in the append to {tp} is {size} bytes which "
-                    f"exceeds the maximum configured value of {max_message_bytes}."
-                )
-            if client:
-                self._validate_client_batch(h)
-            if config.compact and not h.attributes & CONTROL_FLAG_MASK:
-                self._validate_keys(data, position)
-            position += size
-
-    def _validate_client_batch(self, h: BatchHeader) -> None:
-        tp = self._tp
-        base, last, count = h.base_offset, h.base_offset + h.last_offset_delta, h.records_count
-        if last - base + 1 <= 0:
-            raise InvalidRecordError(
-                f"Batch has an invalid offset range: [{base}, {last}] in topic partition {tp}"
-            )
-        if count <= 0:
-            raise InvalidRecordError(
-                f"Invalid reported count for record batch: {count} in topic partition {tp}"
-            )
-        if last - base + 1 != count:
-            raise InvalidRecordError(
-                f"Inconsistent batch offset range [{base}, {last}] and count of records "
-                f"{count} in topic partition {tp}"
-            )
-        if h.attributes & CONTROL_FLAG_MASK:
-            raise InvalidRecordError(
-                f"Clients are not allowed to write control records in topic partition {tp}"
-            )
-        if h.producer_id >= 0 and h.base_sequence < 0:
-            raise InvalidRecordError(
-                f"Invalid sequence number {h.base_sequence} in record batch with "
-                f"producerId {h.producer_id} in topic partition {tp}"
-            )
-
-    def _validate_keys(self, data: bytes, position: int) -> None:
-        """A compacted topic's rule: every record of the batch at ``position`` has a key."""
-        records = self._backend.batch_records(data, position)
-        errors = [
-            (index, f"{_NO_KEY_COMPACTED} {self._tp}")
-            for index, record in enumerate(records)
-            if record[2] is None
-        ]
-        if errors:
-            shown = ", ".join(
-                f"RecordError(batchIndex={index}, message='{message}')"
-                for index, message in errors[:3]
-            )
-            raise RecordValidationError(
-                f"One or more records have been rejected due to {len(errors)} record "
-                f"errors in total, and only showing the first three errors at most: "
-                f"[{shown}]",
-                errors,
-            )
-
     def append_as_leader(
         self, records: bytes, leader_epoch: int, *, origin: AppendOrigin = AppendOrigin.CLIENT
     ) -> LogAppendInfo:
@@ -855,7 +777,15 @@ class Log:
         headers = self._scan(data)
         if assign_offsets and headers:
             # stateless checks (and record decoding on compacted topics) outside the lock
-            self._validate_as_leader(data, headers, origin)
+            validate_as_leader(
+                self._backend,
+                data,
+                headers,
+                self._config,
+                self._tp,
+                client=origin is AppendOrigin.CLIENT,
+                now_ms=self._time.milliseconds(),
+            )
         with self._lock:
             self._check_open()
             if not headers:

@@ -161,10 +161,14 @@ class OutOfOrderSequenceError(KafkaCoreError):
     """A sequence number that does not follow the producer's last one, or a new epoch not
     starting at 0 (Kafka's OUT_OF_ORDER_SEQUENCE_NUMBER)."""
 
+    error_code = 45  # OUT_OF_ORDER_SEQUENCE_NUMBER
+
 
 class UnknownProducerIdError(KafkaCoreError):
     """UNKNOWN_PRODUCER_ID: what brokers before 2.8 answered for a producer whose state was
     evicted. Kafka 4 accepts such a producer instead; never raised by this module."""
+
+    error_code = 59  # UNKNOWN_PRODUCER_ID
 
 
 class DuplicateSequenceError(KafkaCoreError):

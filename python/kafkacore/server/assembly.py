@@ -43,17 +43,15 @@ from kafkacore.metadata import (
 )
 from kafkacore.metadata.zookeeper import ZooKeeperMetadataStore
 from kafkacore.net import broker_client
-from kafkacore.protocol.schema import KafkaStruct
 from kafkacore.server.acl_sync import build_authorizer
 from kafkacore.server.client_quotas import ClientQuotaManager
 from kafkacore.server.credential_sync import follow_scram_credentials
 from kafkacore.server.fetch_session import FetchSessionCache
 from kafkacore.server.group import GroupCoordinator
 from kafkacore.server.handlers.configs import DEFAULT_ENTITY, with_stored_dynamic_configs
-from kafkacore.server.handlers.txn_markers import write_txn_markers
 from kafkacore.server.membership import Membership, SingleNode, ZooKeeperMembership
 from kafkacore.server.metrics import BrokerMetrics
-from kafkacore.server.replica_manager import ReplicaManager
+from kafkacore.server.replica_manager import ReplicaManager, TxnMarker
 from kafkacore.server.services import BrokerConfigHolder, BrokerServices
 from kafkacore.server.txn import TransactionCoordinator
 from kafkacore.server.txn.markers import TransactionMarkerChannelManager
@@ -253,15 +251,13 @@ def _services(
     config = configs.current
     node_id, cache = replicas.node_id, replicas.cache
     groups = GroupCoordinator(config, replicas, io_executor=io_executor)
-    services: BrokerServices | None = None
 
-    async def write_markers_here(request: KafkaStruct) -> KafkaStruct:
-        # The WriteTxnMarkers handler's unchecked part, for the partitions led here: it
-        # takes the services being assembled (the replica manager, the group coordinator
-        # and the request timeout), so it is reached through them once they exist.
-        assert services is not None
-        response: KafkaStruct = await write_txn_markers(services, request)
-        return response
+    async def write_markers_here(marker: TxnMarker) -> list[int]:
+        # the partitions led here, as the WriteTxnMarkers handler writes them
+        [codes] = await replicas.append_txn_markers(
+            [marker], configs.current.request_timeout_ms, groups.on_transaction_completed
+        )
+        return codes
 
     markers = TransactionMarkerChannelManager(
         node_id,

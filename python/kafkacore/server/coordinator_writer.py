@@ -84,7 +84,7 @@ class CoordinatorPartitionWriter:
         """Kafka's ``Errors.forException`` of a failed append; an I/O error of the log is
         a KAFKA_STORAGE_ERROR (Kafka wraps it in a ``KafkaStorageException``)."""
         # imported here: the handler package imports the coordinators, which import this
-        from kafkacore.server.handlers.errors import error_code_for
+        from kafkacore.errors import error_code_for
 
         code = error_code_for(exc)
         if code == ErrorCode.UNKNOWN_SERVER_ERROR and isinstance(exc, OSError):

@@ -1,23 +1,30 @@
-"""Delayed fetches (Kafka's ``DelayedFetch`` purgatory) and delayed ``acks=-1``
+"""Delayed fetches (Kafka's ``DelayedFetch`` and its purgatory) and delayed ``acks=-1``
 produces (``DelayedProduce``), on asyncio.
 
-A fetch that has fewer than ``min_bytes`` waits for up to ``max_wait_ms``; an append to
-any of its partitions wakes it (:meth:`FetchPurgatory.wake`), and it re-reads. Waiters
-are asyncio futures keyed by partition.
+A fetch that has fewer than ``min_bytes`` waits for up to ``max_wait_ms``
+(:class:`DelayedFetch`); an append to any of its partitions, a high watermark move or a
+leadership change wakes it (:meth:`FetchPurgatory.wake`), and it re-reads - without
+updating a follower's fetch state again, as Kafka's purgatory reads. Waiters are asyncio
+futures keyed by partition.
 
-Thread-safety: event loop thread only.
+Thread-safety: :class:`FetchPurgatory` and :class:`DelayedFetch`: event loop thread
+only; :meth:`ProducePurgatory.wake` from any thread.
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Iterable
+import time
+from collections.abc import Callable, Iterable, Sequence
+from typing import Generic, TypeVar
 
 from kafkacore.log import TopicPartition
 from kafkacore.net.timeouts import within
 
-__all__ = ["FetchPurgatory", "ProducePurgatory"]
+__all__ = ["DelayedFetch", "FetchPurgatory", "ProducePurgatory"]
+
+_R = TypeVar("_R")
 
 
 class FetchPurgatory:
@@ -56,6 +63,40 @@ class FetchPurgatory:
     def wake_all(self) -> None:
         for tp in list(self._waiters):
             self.wake(tp)
+
+
+class DelayedFetch(Generic[_R]):
+    """A Fetch waiting for data (Kafka's ``DelayedFetch``): watched on its ``partitions``
+    in the purgatory until ``complete_now(result)`` holds or ``max_wait_ms`` passed since
+    it was made; each wake re-reads with ``reread`` (the replica manager's read with
+    ``update_fetch_state=False``). Completes once: the last read is the answer."""
+
+    def __init__(
+        self,
+        purgatory: FetchPurgatory,
+        partitions: Sequence[TopicPartition],
+        max_wait_ms: int,
+        reread: Callable[[], _R],
+        complete_now: Callable[[_R], bool],
+    ) -> None:
+        self._purgatory = purgatory
+        self._partitions = partitions
+        self._deadline = time.monotonic() + max_wait_ms / 1000
+        self._reread = reread
+        self._complete_now = complete_now
+
+    async def complete(self, first: _R) -> _R:
+        """The answer, from ``first`` (the read that found too little) on."""
+        result = first
+        while not self._complete_now(result):
+            remaining = self._deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            woken = await self._purgatory.wait(self._partitions, remaining)
+            result = self._reread()
+            if not woken:
+                break  # timed out: the last read is the answer
+        return result
 
 
 class ProducePurgatory:

@@ -24,8 +24,12 @@ Thread-safety (as ``Partition.scala`` states it):
 * ``_leader_isr_lock`` (Kafka's ``leaderIsrUpdateLock``) guards the leader epoch,
   partition epoch, assignment and ISR. :meth:`make_leader` takes it to change them;
   appends take it so that no leader change happens between their epoch check and the
-  log append (Kafka takes the read side; one re-entrant lock here: appends to one log
-  are serialised by the log's own lock anyway).
+  log append, and so do reads (:meth:`fetch_records`, :meth:`fetch_offset_for_timestamp`,
+  :meth:`last_offset_for_leader_epoch`) across their check, the follower's fetch state
+  and the read, so a fetch racing a leader change is answered with the new epoch's error,
+  never with data read after the change (Kafka takes the read side; one re-entrant lock
+  here: appends to one log are serialised by the log's own lock anyway, and a read holds
+  it only to locate its file region).
 * The high watermark only moves under the same lock (:meth:`maybe_increment_leader_hw`)
   and never backwards; readers read it without the lock (one int: a value that is at
   worst one append old, never a torn one).
@@ -34,27 +38,44 @@ Thread-safety (as ``Partition.scala`` states it):
 
 from __future__ import annotations
 
+import enum
 import logging
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, ClassVar, NamedTuple, Protocol
 
 from kafkacore.errors import InvalidTxnStateError, KafkaCoreError
-from kafkacore.log import Log, LogAppendInfo, TopicPartition
+from kafkacore.log import (
+    EARLIEST_LOCAL_TIMESTAMP,
+    EARLIEST_TIMESTAMP,
+    LATEST_TIMESTAMP,
+    FetchDataInfo,
+    Log,
+    LogAppendInfo,
+    TimestampAndOffset,
+    TopicPartition,
+)
 from kafkacore.log.log import AppendOrigin
 from kafkacore.log.producer_state import DuplicateSequenceError
 from kafkacore.metadata import PartitionState
+from kafkacore.protocol import ErrorCode
 
 __all__ = [
     "AlterPartitionSubmitter",
     "FencedLeaderEpochError",
+    "FetchIsolation",
+    "FetchParams",
+    "FetchPartitionData",
+    "KafkaStorageError",
+    "LogReadInfo",
     "NotEnoughReplicasError",
     "NotLeaderOrFollowerError",
     "Partition",
     "ReplicaState",
     "UnknownLeaderEpochError",
+    "UnknownTopicOrPartitionError",
 ]
 
 logger = logging.getLogger("kafkacore.server")
@@ -63,18 +84,39 @@ logger = logging.getLogger("kafkacore.server")
 class NotLeaderOrFollowerError(KafkaCoreError):
     """This broker does not lead the partition (NOT_LEADER_OR_FOLLOWER)."""
 
+    error_code = ErrorCode.NOT_LEADER_OR_FOLLOWER
+
 
 class FencedLeaderEpochError(KafkaCoreError):
     """A request's leader epoch is older than the partition's (FENCED_LEADER_EPOCH)."""
+
+    error_code = ErrorCode.FENCED_LEADER_EPOCH
 
 
 class UnknownLeaderEpochError(KafkaCoreError):
     """A request's leader epoch is newer than the partition's (UNKNOWN_LEADER_EPOCH)."""
 
+    error_code = ErrorCode.UNKNOWN_LEADER_EPOCH
+
+
+class UnknownTopicOrPartitionError(KafkaCoreError):
+    """This broker hosts no such partition (UNKNOWN_TOPIC_OR_PARTITION)."""
+
+    error_code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+
+
+class KafkaStorageError(KafkaCoreError):
+    """The partition's log directory failed (Kafka's ``KafkaStorageException``,
+    KAFKA_STORAGE_ERROR)."""
+
+    error_code = ErrorCode.KAFKA_STORAGE_ERROR
+
 
 class NotEnoughReplicasError(KafkaCoreError):
     """``acks=-1`` with fewer in-sync replicas than ``min.insync.replicas``
     (NOT_ENOUGH_REPLICAS)."""
+
+    error_code = ErrorCode.NOT_ENOUGH_REPLICAS
 
 
 def _now_ms() -> int:
@@ -103,6 +145,65 @@ class ReplicaState:
 
     def is_caught_up(self, leader_leo: int, now: int, lag_ms: int) -> bool:
         return self.log_end_offset == leader_leo or now - self.last_caught_up_time <= lag_ms
+
+
+class FetchIsolation(enum.Enum):
+    """How far a read may go (Kafka's ``FetchIsolation``): a follower to the log end
+    offset, a read_uncommitted consumer to the high watermark, a read_committed one to the
+    last stable offset."""
+
+    LOG_END = "log_end"
+    HIGH_WATERMARK = "high_watermark"
+    TXN_COMMITTED = "txn_committed"
+
+
+@dataclass(frozen=True, slots=True)
+class FetchParams:
+    """What a Fetch asks of all its partitions (Kafka's ``FetchParams``): the fetching
+    replica (-1: a consumer), how long and for how many bytes it may wait, at most how
+    many bytes in all (a consumer's already capped by its quota), and its isolation."""
+
+    replica_id: int
+    max_wait_ms: int
+    min_bytes: int
+    max_bytes: int
+    isolation: FetchIsolation
+
+    @property
+    def is_from_follower(self) -> bool:
+        return self.replica_id >= 0
+
+    # followers and consumers alike read from the leader (no KIP-392 follower fetching)
+    fetch_only_leader: ClassVar[bool] = True
+
+
+class FetchPartitionData(NamedTuple):
+    """One partition of a Fetch (Kafka's ``FetchRequest.PartitionData``): where to read,
+    the follower's log start offset (-1 from a consumer), at most how many bytes, the
+    fetcher's leader epoch (-1: not checked; Fetch < 9) and, from a follower, the epoch of
+    its last fetched batch (-1: none; Fetch < 12)."""
+
+    fetch_offset: int
+    log_start_offset: int
+    max_bytes: int
+    current_leader_epoch: int = -1
+    last_fetched_epoch: int = -1
+
+
+class LogReadInfo(NamedTuple):
+    """What :meth:`Partition.fetch_records` read (Kafka's ``LogReadInfo``): the records'
+    file region (``None``: nothing read), the ``(epoch, end offset)`` a diverged follower
+    must truncate to, and the offsets at the time of the read. ``read_error``: the log
+    refused the read (an offset out of range, a storage error); the offsets are still
+    those of the time."""
+
+    fetched: FetchDataInfo | None
+    diverging_epoch: tuple[int, int] | None
+    high_watermark: int
+    log_start_offset: int
+    log_end_offset: int
+    last_stable_offset: int
+    read_error: Exception | None = None
 
 
 # An ISR change outcome: (error code, the committed state or None)
@@ -248,6 +349,138 @@ class Partition:
                 f"The leader epoch in the request {current_leader_epoch} is newer than the "
                 f"current leader epoch {self._leader_epoch} of {self.topic_partition}"
             )
+
+    def local_log_with_epoch_or_raise(self, current_leader_epoch: int, require_leader: bool) -> Log:
+        """The log, once a request's ``current_leader_epoch`` (-1: not checked) is ours
+        and, with ``require_leader``, this broker leads (Kafka's
+        ``localLogWithEpochOrThrow``, in its order: the epoch first). Raises
+        ``FencedLeaderEpochError`` / ``UnknownLeaderEpochError`` /
+        ``NotLeaderOrFollowerError``. The one check of Fetch, ListOffsets and
+        OffsetForLeaderEpoch; the callers below hold the lock across it and what they read."""
+        with self._leader_isr_lock:
+            return self._local_log_or_raise(current_leader_epoch, require_leader)
+
+    def _local_log_or_raise(self, current_leader_epoch: int, require_leader: bool) -> Log:
+        """:meth:`local_log_with_epoch_or_raise` for a caller that holds the lock."""
+        self.check_leader_epoch(current_leader_epoch)
+        if require_leader and not self.is_leader:
+            raise NotLeaderOrFollowerError(
+                f"Failed to find leader log for partition {self.topic_partition} with "
+                f"leader epoch {current_leader_epoch}. The current leader is "
+                f"{self._leader_id} and the current epoch {self._leader_epoch}"
+            )
+        return self.log
+
+    # -- reads -----------------------------------------------------------------------------
+
+    def fetch_records(
+        self,
+        params: FetchParams,
+        fetch: FetchPartitionData,
+        max_bytes: int,
+        min_one_message: bool,
+        update_fetch_state: bool,
+    ) -> LogReadInfo:
+        """One partition of a Fetch (Kafka's ``fetchRecords``), the whole decision under
+        the lock, so that no leader change falls between the check and the read: the
+        epoch and leadership (:meth:`local_log_with_epoch_or_raise`); from a follower, that
+        it is a replica (``NotLeaderOrFollowerError``), the KIP-320/595 divergence check
+        of its last fetched epoch (a diverged follower gets its truncation point and no
+        records), and, with ``update_fetch_state``, its fetch state (LEO, ISR expansion,
+        the HW: so the answer carries the HW its own fetch moved; a delayed fetch re-reads
+        without); then at most ``max_bytes`` (the first batch whole with
+        ``min_one_message``) up to the isolation's bound."""
+        moved = False
+        with self._leader_isr_lock:
+            log = self._local_log_or_raise(fetch.current_leader_epoch, params.fetch_only_leader)
+            if params.replica_id >= 0:  # a follower
+                now = self._clock()
+                follower = self._follower_or_raise(params.replica_id)
+                if fetch.last_fetched_epoch >= 0:
+                    diverging = _diverging_epoch(log, fetch.fetch_offset, fetch.last_fetched_epoch)
+                    if diverging is not None:
+                        return LogReadInfo(
+                            None,
+                            diverging,
+                            self._high_watermark,
+                            log.log_start_offset,
+                            log.log_end_offset,
+                            self.last_stable_offset,
+                        )
+                if (
+                    update_fetch_state
+                    and log.log_start_offset <= fetch.fetch_offset <= log.log_end_offset
+                ):
+                    moved = self._record_follower_fetch(
+                        follower, fetch.fetch_offset, fetch.log_start_offset, now
+                    )
+            info = self._read(log, params.isolation, fetch.fetch_offset, max_bytes, min_one_message)
+        if moved:
+            self._notify_hw()
+        return info
+
+    def _read(
+        self,
+        log: Log,
+        isolation: FetchIsolation,
+        offset: int,
+        max_bytes: int,
+        min_one_message: bool,
+    ) -> LogReadInfo:
+        """Kafka's ``readRecords``, under the lock: the offsets first, then the read."""
+        hw = self._high_watermark
+        lso = self.last_stable_offset
+        log_start = log.log_start_offset
+        log_end = log.log_end_offset
+        upper_bound = (
+            None
+            if isolation is FetchIsolation.LOG_END
+            else lso
+            if isolation is FetchIsolation.TXN_COMMITTED
+            else hw
+        )
+        try:
+            fetched = log.read(offset, max_bytes, upper_bound, min_one_batch=min_one_message)
+        except Exception as exc:  # the answer carries its code; the fetch goes on
+            return LogReadInfo(None, None, hw, log_start, log_end, lso, read_error=exc)
+        return LogReadInfo(fetched, None, hw, log_start, log_end, lso)
+
+    def fetch_offset_for_timestamp(
+        self, timestamp: int, isolation: FetchIsolation, current_leader_epoch: int
+    ) -> TimestampAndOffset | None:
+        """ListOffsets on the leader (Kafka's ``fetchOffsetForTimestamp``), under the lock:
+        the epoch and leadership checked, then the bound the isolation may see (the log
+        end for a follower, the last stable offset for read_committed, else the HW).
+        LATEST is that bound with the log's latest epoch; a timestamp (or MAX_TIMESTAMP)
+        whose hit is at or past it is not found (``None``), as is a lookup with nothing."""
+        with self._leader_isr_lock:
+            log = self._local_log_or_raise(current_leader_epoch, True)
+            if isolation is FetchIsolation.LOG_END:
+                fetchable = log.log_end_offset
+            elif isolation is FetchIsolation.TXN_COMMITTED:
+                fetchable = self.last_stable_offset
+            else:
+                fetchable = self._high_watermark
+            if timestamp == LATEST_TIMESTAMP:
+                return TimestampAndOffset(-1, fetchable, log.latest_epoch)
+            found = log.offset_for_timestamp(timestamp)
+        if found is None or (timestamp != EARLIEST_TIMESTAMP and found.offset < 0):
+            return None
+        if timestamp not in (EARLIEST_TIMESTAMP, EARLIEST_LOCAL_TIMESTAMP) and (
+            found.offset >= fetchable
+        ):
+            return None  # not fetchable yet under the isolation level
+        return found
+
+    def last_offset_for_leader_epoch(
+        self, current_leader_epoch: int, leader_epoch: int, require_leader: bool = True
+    ) -> tuple[int, int] | None:
+        """OffsetForLeaderEpoch (Kafka's ``lastOffsetForLeaderEpoch``), under the lock:
+        the largest epoch <= ``leader_epoch`` and its end offset, ``None`` when the epoch
+        cache cannot answer."""
+        with self._leader_isr_lock:
+            log = self._local_log_or_raise(current_leader_epoch, require_leader)
+            return log.end_offset_for_epoch(leader_epoch)
 
     # -- leadership ------------------------------------------------------------------------
 
@@ -510,7 +743,8 @@ class Partition:
         """A follower fetched from ``fetch_offset`` (Kafka's ``updateFollowerFetchState``):
         its LEO and log start offset recorded, its last caught-up time advanced, then the
         ISR may expand and the high watermark move. ``NotLeaderOrFollowerError`` when not
-        leader or ``replica_id`` is not a replica."""
+        leader or ``replica_id`` is not a replica. (A Fetch does this inside
+        :meth:`fetch_records`.)"""
         now = self._clock() if now is None else now
         with self._leader_isr_lock:
             if not self.is_leader:
@@ -518,26 +752,37 @@ class Partition:
                     f"Leader not local for partition {self.topic_partition} on broker "
                     f"{self.local_broker_id}"
                 )
-            follower = self._followers.get(replica_id)
-            if follower is None:
-                raise NotLeaderOrFollowerError(
-                    f"Replica {replica_id} is not a replica of {self.topic_partition}"
-                )
-            leader_leo = self.log.log_end_offset
-            if fetch_offset >= leader_leo:
-                follower.last_caught_up_time = max(follower.last_caught_up_time, now)
-            elif fetch_offset >= follower.last_fetch_leader_leo:
-                follower.last_caught_up_time = max(
-                    follower.last_caught_up_time, follower.last_fetch_time
-                )
-            follower.log_end_offset = fetch_offset
-            follower.log_start_offset = log_start_offset
-            follower.last_fetch_leader_leo = leader_leo
-            follower.last_fetch_time = now
-            self.maybe_expand_isr(replica_id)
-            moved = self._maybe_increment_leader_hw_locked()
+            follower = self._follower_or_raise(replica_id)
+            moved = self._record_follower_fetch(follower, fetch_offset, log_start_offset, now)
         if moved:
             self._notify_hw()
+
+    def _follower_or_raise(self, replica_id: int) -> ReplicaState:
+        follower = self._followers.get(replica_id)
+        if follower is None:
+            raise NotLeaderOrFollowerError(
+                f"Replica {replica_id} is not a replica of {self.topic_partition}"
+            )
+        return follower
+
+    def _record_follower_fetch(
+        self, follower: ReplicaState, fetch_offset: int, log_start_offset: int, now: int
+    ) -> bool:
+        """Under the lock, as leader: the follower's fetch state, ISR expansion and the HW;
+        whether the HW moved (the caller notifies once it released the lock)."""
+        leader_leo = self.log.log_end_offset
+        if fetch_offset >= leader_leo:
+            follower.last_caught_up_time = max(follower.last_caught_up_time, now)
+        elif fetch_offset >= follower.last_fetch_leader_leo:
+            follower.last_caught_up_time = max(
+                follower.last_caught_up_time, follower.last_fetch_time
+            )
+        follower.log_end_offset = fetch_offset
+        follower.log_start_offset = log_start_offset
+        follower.last_fetch_leader_leo = leader_leo
+        follower.last_fetch_time = now
+        self.maybe_expand_isr(follower.broker_id)
+        return self._maybe_increment_leader_hw_locked()
 
     def maybe_expand_isr(self, replica_id: int) -> bool:
         """Propose ``replica_id`` for the ISR (Kafka's ``maybeExpandIsr``) when it is not
@@ -691,3 +936,15 @@ class Partition:
             else:
                 self.log.truncate_fully_and_start_at(offset)
             self._high_watermark = offset
+
+
+def _diverging_epoch(
+    log: Log, fetch_offset: int, last_fetched_epoch: int
+) -> tuple[int, int] | None:
+    """KIP-320/595 truncation on fetch: the leader's ``(epoch, end offset)`` for the
+    follower's last fetched epoch when that epoch is not ours up to ``fetch_offset``."""
+    found = log.end_offset_for_epoch(last_fetched_epoch)
+    epoch, end_offset = found if found is not None else (-1, -1)
+    if epoch < last_fetched_epoch or end_offset < fetch_offset:
+        return epoch, end_offset
+    return None

@@ -43,11 +43,22 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any, NamedTuple, Protocol
 
 from kafkacore.config import BrokerConfig, LogConfig
-from kafkacore.log import Log, LogAppendInfo, LogManager, TopicPartition
+from kafkacore.errors import OffsetOutOfRangeError, error_code_for
+from kafkacore.log import (
+    FetchDataInfo,
+    Log,
+    LogAppendInfo,
+    LogManager,
+    TimestampAndOffset,
+    TopicPartition,
+)
 from kafkacore.log.log import AppendOrigin
+from kafkacore.log.txn_index import AbortedTxn
+from kafkacore.log.validator import validate_produce_records
 from kafkacore.metadata import (
     BrokerInfo,
     MetadataCache,
@@ -58,18 +69,37 @@ from kafkacore.metadata import (
 )
 from kafkacore.net import NodeClient, broker_client, inter_broker_security
 from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
-from kafkacore.server.delayed import FetchPurgatory, ProducePurgatory
+from kafkacore.server.delayed import DelayedFetch, FetchPurgatory, ProducePurgatory
 from kafkacore.server.metrics import BrokerMetrics
-from kafkacore.server.partition import AlterPartitionSubmitter, Partition
+from kafkacore.server.partition import (
+    AlterPartitionSubmitter,
+    FencedLeaderEpochError,
+    FetchIsolation,
+    FetchParams,
+    FetchPartitionData,
+    KafkaStorageError,
+    NotLeaderOrFollowerError,
+    Partition,
+    UnknownLeaderEpochError,
+    UnknownTopicOrPartitionError,
+)
 from kafkacore.server.replication_quota import ReplicationQuota
 
-__all__ = ["INTERNAL_TOPICS", "MAX_TOPIC_NAME_LENGTH", "ReplicaManager", "topic_name_error"]
+__all__ = [
+    "INTERNAL_TOPICS",
+    "MAX_TOPIC_NAME_LENGTH",
+    "LogReadResult",
+    "ReplicaManager",
+    "TxnMarker",
+    "topic_name_error",
+]
 
 logger = logging.getLogger("kafkacore.server")
 
 MAX_TOPIC_NAME_LENGTH = 249
 _LEGAL_TOPIC = re.compile(r"[a-zA-Z0-9._-]+")
 INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state"})
+_GROUP_METADATA_TOPIC = "__consumer_offsets"
 
 
 # StopReplica leader epochs that always apply (Kafka's LeaderAndIsr.EpochDuringDelete/NoEpoch)
@@ -155,6 +185,35 @@ class InlineAppends:
                 seconds * 1000,
                 self.pause_s,
             )
+
+
+class LogReadResult(NamedTuple):
+    """One partition's answer to a Fetch (Kafka's ``LogReadResult``): its error code, the
+    records' file region (``None``: no records), the truncation point of a diverged
+    follower, the offsets the answer carries (-1: unknown) and, for a read_committed
+    consumer, the aborted transactions overlapping what it read. (A tuple: one is made
+    per partition read.)"""
+
+    topic_partition: TopicPartition
+    error_code: int = ErrorCode.NONE
+    fetched: FetchDataInfo | None = None
+    diverging_epoch: tuple[int, int] | None = None
+    high_watermark: int = -1
+    last_stable_offset: int = -1
+    log_start_offset: int = -1
+    aborted_transactions: Sequence[AbortedTxn] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TxnMarker:
+    """One transaction's COMMIT or ABORT marker for some partitions (Kafka's
+    ``TxnMarkerEntry``): the producer and its epoch, the coordinator epoch, the result."""
+
+    producer_id: int
+    producer_epoch: int
+    coordinator_epoch: int
+    committed: bool
+    partitions: Sequence[TopicPartition]
 
 
 class ReplicaManager(MetadataListener):
@@ -499,6 +558,147 @@ class ReplicaManager(MetadataListener):
         """Every partition's high watermark (for ``replication-offset-checkpoint``)."""
         return {p.topic_partition: p.high_watermark for p in self.partitions()}
 
+    # -- reads -----------------------------------------------------------------------------
+
+    async def fetch_messages(
+        self,
+        params: FetchParams,
+        partitions: Sequence[tuple[TopicPartition, FetchPartitionData]],
+    ) -> list[LogReadResult]:
+        """A Fetch's partitions, in order (Kafka's ``fetchMessages``): read at once
+        (:meth:`read_from_log`, follower fetch state updated); with fewer than
+        ``params.min_bytes`` and no error, a :class:`DelayedFetch` waits up to
+        ``params.max_wait_ms`` for appends to them and re-reads without updating the
+        follower state. On the event loop."""
+        results = self.read_from_log(params, partitions, update_fetch_state=True)
+        if _fetch_complete(params, results) or not partitions:
+            return results
+        delayed = DelayedFetch(
+            self.purgatory,
+            [tp for tp, _fetch in partitions],
+            params.max_wait_ms,
+            lambda: self.read_from_log(params, partitions, update_fetch_state=False),
+            lambda found: _fetch_complete(params, found),
+        )
+        return await delayed.complete(results)
+
+    def read_from_log(
+        self,
+        params: FetchParams,
+        partitions: Sequence[tuple[TopicPartition, FetchPartitionData]],
+        *,
+        update_fetch_state: bool,
+    ) -> list[LogReadResult]:
+        """Kafka's ``readFromLog``: each partition in turn, at most its ``max_bytes`` and
+        what is left of ``params.max_bytes``, the first batch found returned whole
+        (KIP-74)."""
+        remaining = max(0, params.max_bytes)
+        total = 0
+        results: list[LogReadResult] = []
+        for tp, fetch in partitions:
+            result = self._read_partition(
+                params,
+                tp,
+                fetch,
+                max(0, min(fetch.max_bytes, remaining)),
+                total == 0,
+                update_fetch_state,
+            )
+            if result.fetched is not None:
+                total += result.fetched.length
+                remaining -= result.fetched.length
+            results.append(result)
+        return results
+
+    def _read_partition(
+        self,
+        params: FetchParams,
+        tp: TopicPartition,
+        fetch: FetchPartitionData,
+        max_bytes: int,
+        min_one_message: bool,
+        update_fetch_state: bool,
+    ) -> LogReadResult:
+        """One partition (Kafka's ``readFromLog.read``): not hosted -> NOT_LEADER_OR_FOLLOWER
+        (KAFKA_STORAGE_ERROR when its log directory failed); the partition's own checks
+        and read (:meth:`Partition.fetch_records`); a throttled follower's records held
+        back (KIP-73); a read_committed consumer's aborted transactions."""
+        partition = self.get_partition(tp)
+        if partition is None:
+            offline = self.is_offline(tp)
+            return LogReadResult(
+                tp,
+                ErrorCode.KAFKA_STORAGE_ERROR if offline else ErrorCode.NOT_LEADER_OR_FOLLOWER,
+            )
+        try:
+            info = partition.fetch_records(
+                params, fetch, max_bytes, min_one_message, update_fetch_state
+            )
+        except (NotLeaderOrFollowerError, FencedLeaderEpochError, UnknownLeaderEpochError) as exc:
+            return LogReadResult(tp, exc.error_code)
+        read_error = info.read_error
+        if read_error is not None:
+            # the offsets stay only with OFFSET_OUT_OF_RANGE (the consumer resets from them)
+            out_of_range = isinstance(read_error, OffsetOutOfRangeError)
+            return LogReadResult(
+                tp,
+                error_code_for(read_error),
+                high_watermark=info.high_watermark if out_of_range else -1,
+                last_stable_offset=info.last_stable_offset if out_of_range else -1,
+                log_start_offset=info.log_start_offset,
+            )
+        fetched = info.fetched
+        aborted: Sequence[AbortedTxn] = ()
+        if fetched is None or fetched.length == 0:
+            fetched = None
+        elif params.replica_id >= 0 and self.should_leader_throttle(partition, params.replica_id):
+            fetched = None  # KIP-73: no records while the leader's throttle is exceeded
+        elif params.isolation is FetchIsolation.TXN_COMMITTED:
+            aborted = partition.log.aborted_transactions_for(fetched)
+        return LogReadResult(
+            tp,
+            ErrorCode.NONE,
+            fetched,
+            info.diverging_epoch,
+            info.high_watermark,
+            info.last_stable_offset,
+            info.log_start_offset,
+            aborted,
+        )
+
+    def fetch_offset_for_timestamp(
+        self,
+        tp: TopicPartition,
+        timestamp: int,
+        isolation: FetchIsolation,
+        current_leader_epoch: int = -1,
+    ) -> TimestampAndOffset | None:
+        """ListOffsets for one partition (Kafka's ``fetchOffsetForTimestamp``): see
+        :meth:`Partition.fetch_offset_for_timestamp`. A partition not hosted here raises
+        ``UnknownTopicOrPartitionError`` (``KafkaStorageError`` when its log directory
+        failed)."""
+        return self._hosted_partition(tp).fetch_offset_for_timestamp(
+            timestamp, isolation, current_leader_epoch
+        )
+
+    def last_offset_for_leader_epoch(
+        self, tp: TopicPartition, current_leader_epoch: int, leader_epoch: int
+    ) -> tuple[int, int] | None:
+        """OffsetForLeaderEpoch for one partition, on its leader (Kafka's
+        ``lastOffsetForLeaderEpoch``): see :meth:`Partition.last_offset_for_leader_epoch`;
+        a partition not hosted here raises as :meth:`fetch_offset_for_timestamp`."""
+        return self._hosted_partition(tp).last_offset_for_leader_epoch(
+            current_leader_epoch, leader_epoch
+        )
+
+    def _hosted_partition(self, tp: TopicPartition) -> Partition:
+        partition = self.get_partition(tp)
+        if partition is None:
+            if self.is_offline(tp):
+                raise KafkaStorageError(f"The log directory of {tp} is offline")
+            raise UnknownTopicOrPartitionError(f"This server does not host {tp}")
+        return partition
+
     # -- appends ---------------------------------------------------------------------------
 
     def append_to_leader(
@@ -518,6 +718,23 @@ class ReplicaManager(MetadataListener):
             required_acks=required_acks,
             origin=origin,
             verification_guard=verification_guard,
+        )
+
+    def append_client_records(
+        self,
+        partition: Partition,
+        records: bytes | bytearray | memoryview | None,
+        *,
+        required_acks: int = 1,
+        verification_guard: tuple[int, int] | None = None,
+    ) -> LogAppendInfo:
+        """One partition's records of a Produce, on the calling thread: exactly one
+        magic-2 batch (:func:`~kafkacore.log.validator.validate_produce_records`, asked
+        before the partition as Kafka's ``KafkaApis`` does), then :meth:`append_to_leader`
+        (leadership, ``acks=-1`` ISR size, the log's validator). Raises what they raise."""
+        data = validate_produce_records(records)
+        return partition.append_records_to_leader(
+            data, required_acks=required_acks, verification_guard=verification_guard
         )
 
     async def append_records(
@@ -564,6 +781,79 @@ class ReplicaManager(MetadataListener):
         )
         self.purgatory.wake(partition.topic_partition)
         return info
+
+    async def append_txn_markers(
+        self,
+        markers: Sequence[TxnMarker],
+        timeout_ms: int,
+        on_offsets_marker: Callable[[int, int, bool], Awaitable[None]] | None = None,
+    ) -> list[list[int]]:
+        """Write transaction markers as leader (Kafka's ``handleWriteTxnMarkersRequest``
+        over ``appendRecords`` with ``AppendOrigin.COORDINATOR`` and ``acks=-1``), for the
+        WriteTxnMarkers handler and the coordinator's marker channel alike: per marker,
+        per partition in order, the error code. A partition not hosted here is
+        UNKNOWN_TOPIC_OR_PARTITION (KAFKA_STORAGE_ERROR when its log directory failed);
+        the append's refusals carry their codes (NOT_LEADER_OR_FOLLOWER,
+        NOT_ENOUGH_REPLICAS, INVALID_PRODUCER_EPOCH, TRANSACTION_COORDINATOR_FENCED, ...);
+        the markers written then wait for the high watermark up to ``timeout_ms``
+        (:meth:`wait_for_replication`). A marker that reached ``__consumer_offsets-N``
+        is then told to ``on_offsets_marker(N, producer id, committed)`` (the group
+        coordinator's ``onTransactionCompleted``); its failure does not change the
+        answer, the marker is written. On the event loop."""
+        codes: list[list[int]] = []
+        # (marker index, partition index in it, partition, offset the HW must reach)
+        written: list[tuple[int, int, TopicPartition, int]] = []
+        for m, marker in enumerate(markers):
+            marker_codes: list[int] = []
+            codes.append(marker_codes)
+            for i, tp in enumerate(marker.partitions):
+                marker_codes.append(ErrorCode.NONE)
+                partition = self.get_partition(tp)
+                if partition is None:
+                    marker_codes[i] = (
+                        ErrorCode.KAFKA_STORAGE_ERROR
+                        if self.is_offline(tp)
+                        else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+                    )
+                    continue
+                try:
+                    info = await self.append_txn_marker(
+                        partition,
+                        marker.producer_id,
+                        marker.producer_epoch,
+                        marker.coordinator_epoch,
+                        marker.committed,
+                    )
+                except Exception as exc:
+                    code = error_code_for(exc)
+                    if code == ErrorCode.UNKNOWN_SERVER_ERROR:
+                        logger.exception("Error writing a transaction marker to %s", tp)
+                    else:
+                        logger.debug("Transaction marker for %s refused: %s", tp, exc)
+                    marker_codes[i] = code
+                    continue
+                written.append((m, i, tp, info.last_offset + 1))
+        if written:
+            replicated = await self.wait_for_replication(
+                [(tp, offset) for _m, _i, tp, offset in written], timeout_ms
+            )
+            for (m, i, _tp, _offset), code in zip(written, replicated, strict=True):
+                codes[m][i] = code
+        if on_offsets_marker is not None:
+            for m, i, tp, _offset in written:
+                if tp.topic != _GROUP_METADATA_TOPIC or codes[m][i] != ErrorCode.NONE:
+                    continue
+                marker = markers[m]
+                try:
+                    await on_offsets_marker(tp.partition, marker.producer_id, marker.committed)
+                except Exception:  # the marker is written: the answer stands
+                    logger.exception(
+                        "The group coordinator failed to complete the transaction of "
+                        "producer %d on %s",
+                        marker.producer_id,
+                        tp,
+                    )
+        return codes
 
     async def wait_for_replication(
         self, required: Sequence[tuple[TopicPartition, int]], timeout_ms: int
@@ -829,9 +1119,7 @@ class ReplicaManager(MetadataListener):
                         partition = self._partitions.setdefault(tp, created)
             except Exception as exc:
                 logger.exception("Cannot create the log of %s", tp)
-                from kafkacore.server.handlers.errors import error_code_for
-
-                errors[key] = error_code_for(exc)
+                errors[key] = ErrorCode(error_code_for(exc))
                 if errors[key] == ErrorCode.KAFKA_STORAGE_ERROR:
                     # no log while a log dir is offline: it may have been there
                     with self._lock:
@@ -1115,3 +1403,16 @@ class ReplicaManager(MetadataListener):
             partition.replica_lag_time_max_ms = config.replica_lag_time_max_ms
         for topic in self.cache.topics():
             self.logs.update_topic_config(topic.name, LogConfig(dict(topic.configs), config))
+
+
+def _fetch_complete(params: FetchParams, results: Sequence[LogReadResult]) -> bool:
+    """Whether a Fetch is answered now (Kafka's ``fetchMessages``/``DelayedFetch``): it
+    has ``min_bytes``, or a partition has an error. (A plain loop: once per Fetch.)"""
+    total = 0
+    for result in results:
+        if result.error_code != ErrorCode.NONE:
+            return True
+        fetched = result.fetched
+        if fetched is not None:
+            total += fetched.length
+    return total >= params.min_bytes

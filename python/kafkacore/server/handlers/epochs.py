@@ -1,19 +1,23 @@
 """OffsetForLeaderEpoch v2-4 (Kafka's ``Partition.lastOffsetForLeaderEpoch`` on the
 leader): per partition the largest epoch <= the requested one and its end offset, from
-the log's leader epoch cache.
+the log's leader epoch cache, asked of the replica manager
+(:meth:`~kafkacore.server.replica_manager.ReplicaManager.last_offset_for_leader_epoch`).
 
-``current_leader_epoch`` (-1: not checked) below the partition's leader epoch ->
-FENCED_LEADER_EPOCH, above it -> UNKNOWN_LEADER_EPOCH; unknown partition ->
-UNKNOWN_TOPIC_OR_PARTITION; not the leader -> NOT_LEADER_OR_FOLLOWER (a follower's
-truncation request, ``replica_id`` >= 0, is answered like a consumer's). An epoch the
-cache cannot answer gives NONE with epoch and offset -1 (``UNDEFINED_EPOCH``/
-``UNDEFINED_EPOCH_OFFSET``), as Kafka does.
+Under the partition's lock, in Kafka's order: ``current_leader_epoch`` (-1: not checked)
+below the partition's leader epoch -> FENCED_LEADER_EPOCH, above it ->
+UNKNOWN_LEADER_EPOCH; then not the leader -> NOT_LEADER_OR_FOLLOWER (a follower's
+truncation request, ``replica_id`` >= 0, is answered like a consumer's). A partition this
+broker does not host -> UNKNOWN_TOPIC_OR_PARTITION (KAFKA_STORAGE_ERROR when its log
+directory failed). An epoch the cache cannot answer gives NONE with epoch and offset -1
+(``UNDEFINED_EPOCH``/``UNDEFINED_EPOCH_OFFSET``), as Kafka does.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from kafkacore.errors import error_code_for
+from kafkacore.log import TopicPartition
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
 from kafkacore.security.acl import AclOperation
 from kafkacore.server import authz
@@ -29,23 +33,13 @@ def _end_offset(services: BrokerServices, topic: str, p: Any) -> Any:
     result = _RESPONSE.EpochEndOffset(
         error_code=0, partition=p.partition, leader_epoch=-1, end_offset=-1
     )
-    partition = services.replica_manager.partition(topic, p.partition)
-    if partition is None:
-        result.error_code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+    try:
+        found = services.replica_manager.last_offset_for_leader_epoch(
+            TopicPartition(topic, p.partition), p.current_leader_epoch, p.leader_epoch
+        )
+    except Exception as exc:
+        result.error_code = error_code_for(exc)
         return result
-    if not partition.is_leader:
-        # followers and consumers alike ask the leader (Kafka's fetchOnlyFromLeader)
-        result.error_code = ErrorCode.NOT_LEADER_OR_FOLLOWER
-        return result
-    current = partition.leader_epoch
-    requested = p.current_leader_epoch
-    if requested != -1 and requested < current:
-        result.error_code = ErrorCode.FENCED_LEADER_EPOCH
-        return result
-    if requested != -1 and requested > current:
-        result.error_code = ErrorCode.UNKNOWN_LEADER_EPOCH
-        return result
-    found = partition.log.end_offset_for_epoch(p.leader_epoch)
     if found is not None:
         result.leader_epoch, result.end_offset = found
     return result

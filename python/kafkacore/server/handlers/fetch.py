@@ -19,15 +19,19 @@ NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH carries the ``CurrentLeader`` this
 knows, and the response the ``NodeEndpoints`` of those leaders on the request's listener.
 v17's ``ReplicaDirectoryId`` (KIP-853) is read and ignored.
 
-From a follower (``ReplicaId`` >= 0 in the v4-14 body, ``ReplicaState.ReplicaId`` in
-the v15+ tagged field; its ``ReplicaEpoch`` is not checked, as in ZooKeeper mode): leader
-only (NOT_LEADER_OR_FOLLOWER), ``current_leader_epoch`` fenced (FENCED_LEADER_EPOCH /
-UNKNOWN_LEADER_EPOCH, as for clients), v12+ ``last_fetched_epoch`` checked against the
-leader's epoch cache (a ``DivergingEpoch`` and no records when the follower diverged),
-the follower's fetch state updated on the partition (its LEO, ISR expansion, the HW),
-and records read up to the log end offset. KIP-73: a throttled partition whose follower
-is not in the ISR gets no records while the leader's replication quota is exceeded, and
-the records sent for throttled partitions count against that quota.
+The handler authorizes, asks the replica manager
+(:meth:`~kafkacore.server.replica_manager.ReplicaManager.fetch_messages`) and shapes its
+answers, as Kafka's ``KafkaApis``. The replica manager and the partition
+(:meth:`~kafkacore.server.partition.Partition.fetch_records`) decide, under the
+partition's lock: ``current_leader_epoch`` (v9+) checked before leadership, as Kafka
+(FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH, then NOT_LEADER_OR_FOLLOWER); from a follower
+(``ReplicaId`` >= 0 in the v4-14 body, ``ReplicaState.ReplicaId`` in the v15+ tagged field;
+its ``ReplicaEpoch`` is not checked, as in ZooKeeper mode) that it is a replica, its v12+
+``last_fetched_epoch`` against the leader's epoch cache (a ``DivergingEpoch`` and no
+records when it diverged), its fetch state (its LEO, ISR expansion, the HW), and records
+up to the log end offset. KIP-73: a throttled partition whose follower is not in the ISR
+gets no records while the leader's replication quota is exceeded, and the records sent
+for throttled partitions count against that quota.
 
 Fetch sessions (KIP-227, :mod:`kafkacore.server.fetch_session`): the session cache gives
 each request its context first (a session error is answered at once; an incremental
@@ -38,17 +42,10 @@ keeping only the partitions an incremental response must carry.
 from __future__ import annotations
 
 import struct
-import time
 from typing import Any
 
-from kafkacore.errors import OffsetOutOfRangeError
-from kafkacore.log import (
-    EARLIEST_LOCAL_TIMESTAMP,
-    EARLIEST_TIMESTAMP,
-    LATEST_TIMESTAMP,
-    MAX_TIMESTAMP,
-    TopicPartition,
-)
+from kafkacore.errors import error_code_for
+from kafkacore.log import MAX_TIMESTAMP, TopicPartition
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
 from kafkacore.protocol.types import ZERO_UUID
 from kafkacore.record import Compression
@@ -62,13 +59,9 @@ from kafkacore.record.layout import (
 from kafkacore.security.acl import AclOperation, ResourceType
 from kafkacore.server import authz
 from kafkacore.server.client_quotas import FETCH as FETCH_QUOTA
-from kafkacore.server.handlers.errors import error_code_for
 from kafkacore.server.network import FileRegion
-from kafkacore.server.partition import (
-    FencedLeaderEpochError,
-    NotLeaderOrFollowerError,
-    UnknownLeaderEpochError,
-)
+from kafkacore.server.partition import FetchIsolation, FetchParams, FetchPartitionData
+from kafkacore.server.replica_manager import LogReadResult
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.services import BrokerServices
 
@@ -135,165 +128,147 @@ def _current_leader(
     return _FETCH.LeaderIdAndEpoch(leader_id=leader_id, leader_epoch=leader_epoch)
 
 
-def _read_all(
+def _fetch_params(services: BrokerServices, context: RequestContext, request: Any) -> FetchParams:
+    """The request's :class:`FetchParams`; a consumer's ``max_bytes`` capped by what its
+    quota window admits (Kafka's ``maxQuotaWindowBytes``)."""
+    replica_id = _replica_id(context.api_version, request)
+    max_bytes = max(0, request.max_bytes)
+    if replica_id >= 0:
+        isolation = FetchIsolation.LOG_END
+    else:
+        client = (context.principal.name, context.header.client_id or "")
+        max_bytes = min(max_bytes, services.client_quotas.max_fetch_bytes(*client))
+        isolation = (
+            FetchIsolation.TXN_COMMITTED
+            if request.isolation_level == _READ_COMMITTED
+            else FetchIsolation.HIGH_WATERMARK
+        )
+    return FetchParams(replica_id, request.max_wait_ms, request.min_bytes, max_bytes, isolation)
+
+
+# one requested partition, in request order: (topic name, topic id, partition, the code it
+# is refused with before reading, or None: read)
+_Wanted = tuple[str | None, Any, int, int | None]
+
+
+def _wanted(
+    services: BrokerServices, version: int, request: Any, names: list[str | None], denied: _Denied
+) -> tuple[list[_Wanted], list[tuple[TopicPartition, FetchPartitionData]]]:
+    """Every requested partition, and those the replica manager is to read, in request
+    order: refused as Kafka's ``KafkaApis`` refuses before reading are a follower without
+    CLUSTER_ACTION or a topic not readable (TOPIC_AUTHORIZATION_FAILED), an unknown topic
+    id (UNKNOWN_TOPIC_ID), a partition neither hosted nor in the metadata
+    (UNKNOWN_TOPIC_OR_PARTITION)."""
+    replicas = services.replica_manager
+    cache = services.metadata_cache
+    wanted: list[_Wanted] = []
+    to_read: list[tuple[TopicPartition, FetchPartitionData]] = []
+    for topic, name in zip(request.topics, names, strict=True):
+        topic_id = topic.topic_id if version >= 13 else ZERO_UUID
+        for p in topic.partitions:
+            code: int | None = None
+            if denied is True or (name is not None and denied and name in denied):
+                code = ErrorCode.TOPIC_AUTHORIZATION_FAILED
+            elif name is None:
+                code = ErrorCode.UNKNOWN_TOPIC_ID
+            else:
+                tp = TopicPartition(name, p.partition)
+                if replicas.get_partition(tp) is None and cache.partition_state(tp) is None:
+                    code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+                else:
+                    fetch = FetchPartitionData(
+                        p.fetch_offset,
+                        p.log_start_offset,
+                        p.partition_max_bytes,
+                        p.current_leader_epoch if version >= 9 else -1,
+                        p.last_fetched_epoch if version >= 12 else -1,
+                    )
+                    to_read.append((tp, fetch))
+            wanted.append((name, topic_id, p.partition, code))
+    return wanted, to_read
+
+
+def _partition_data(
+    result: LogReadResult | None, index: int, read_committed: bool, code: int = ErrorCode.NONE
+) -> Any:
+    """A partition's answer from its read (records still a file region), or refused
+    with ``code`` before reading (``result`` None)."""
+    if result is None:
+        return _FETCH.PartitionData(
+            partition_index=index,
+            error_code=code,
+            high_watermark=-1,
+            last_stable_offset=-1,
+            log_start_offset=-1,
+            aborted_transactions=[] if read_committed else None,
+            preferred_read_replica=-1,
+            records=b"",
+        )
+    data = _FETCH.PartitionData(
+        partition_index=index,
+        error_code=result.error_code,
+        high_watermark=result.high_watermark,
+        last_stable_offset=result.last_stable_offset,
+        log_start_offset=result.log_start_offset,
+        aborted_transactions=[] if read_committed else None,
+        preferred_read_replica=-1,
+        records=b"",
+    )
+    if result.diverging_epoch is not None:
+        epoch, end_offset = result.diverging_epoch
+        data.diverging_epoch = _FETCH.EpochEndOffset(epoch=epoch, end_offset=end_offset)
+    fetched = result.fetched
+    if fetched is not None:
+        data.records = FileRegion(fetched.file, fetched.position, fetched.length)
+        if read_committed:
+            data.aborted_transactions = [
+                _FETCH.AbortedTransaction(producer_id=a.producer_id, first_offset=a.first_offset)
+                for a in result.aborted_transactions
+            ]
+    return data
+
+
+def _copy_records(answers: list[Any]) -> None:
+    """Fetch < 10 (no ``sendfile`` of regions there): the records as bytes, a zstd batch
+    UNSUPPORTED_COMPRESSION_TYPE (Kafka's down-conversion check). Blocking: file reads."""
+    for data in answers:
+        if isinstance(data.records, FileRegion):
+            raw = data.records.read_bytes()
+            if _has_zstd(raw):
+                data.error_code = ErrorCode.UNSUPPORTED_COMPRESSION_TYPE
+                raw = b""
+            data.records = raw
+
+
+async def _response_topics(
     services: BrokerServices,
     context: RequestContext,
     request: Any,
-    names: list[str | None],
+    wanted: list[_Wanted],
+    results: list[LogReadResult],
     endpoints: dict[int, Any],
-    denied: _Denied = None,
-) -> tuple[Any, int, bool]:
-    """The response topics, the bytes found, and whether a partition had an error;
-    ``endpoints`` gets the v16+ ``NodeEndpoints``. ``denied``: the topics the principal
-    may not read (TOPIC_AUTHORIZATION_FAILED), or ``True`` for a follower fetch without
-    CLUSTER_ACTION (every partition refused so)."""
+) -> list[Any]:
+    """The response's topics: the partitions read in request order, then those refused
+    before reading (as Kafka); consecutive partitions of one topic share its entry."""
     version = context.api_version
-    replicas = services.replica_manager
-    total = 0
-    failed = False
     read_committed = request.isolation_level == _READ_COMMITTED
-    replica_id = _replica_id(version, request)
-    from_follower = replica_id >= 0
-    remaining = max(0, request.max_bytes)
-    if not from_follower:  # Kafka: at most what the consumer's quota window admits
-        client = (context.principal.name, context.header.client_id or "")
-        remaining = min(remaining, services.client_quotas.max_fetch_bytes(*client))
-    # (topic name, topic id, partition) in request order; the partitions refused before
-    # reading (an unknown topic id or partition) go after the others, as in Kafka
+    read = iter(results)
     answered: list[tuple[str | None, Any, Any]] = []
     refused: list[tuple[str | None, Any, Any]] = []
-    for topic, name in zip(request.topics, names, strict=True):
-        topic_id = topic.topic_id if version >= 13 else ZERO_UUID
-        partitions: list[Any] = []
-        for p in topic.partitions:
-            data = _FETCH.PartitionData(
-                partition_index=p.partition,
-                error_code=0,
-                high_watermark=-1,
-                last_stable_offset=-1,
-                log_start_offset=-1,
-                aborted_transactions=[] if read_committed else None,
-                preferred_read_replica=-1,
-                records=b"",
-            )
-            if denied is True:
-                data.error_code = ErrorCode.TOPIC_AUTHORIZATION_FAILED
-                refused.append((name, topic_id, data))
-                continue
-            if name is None:
-                data.error_code = ErrorCode.UNKNOWN_TOPIC_ID
-                refused.append((None, topic_id, data))
-                continue
-            if denied and name in denied:
-                data.error_code = ErrorCode.TOPIC_AUTHORIZATION_FAILED
-                refused.append((name, topic_id, data))
-                continue
-            tp = TopicPartition(name, p.partition)
-            partition = replicas.partition(name, p.partition)
-            if partition is None and services.metadata_cache.partition_state(tp) is None:
-                data.error_code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
-                refused.append((name, topic_id, data))
-                continue
-            partitions.append(data)
-            if partition is None:
-                # a partition of the cluster this broker does not host: not its leader;
-                # one whose log directory failed: KAFKA_STORAGE_ERROR
-                data.error_code = (
-                    ErrorCode.KAFKA_STORAGE_ERROR
-                    if replicas.is_offline(tp)
-                    else ErrorCode.NOT_LEADER_OR_FOLLOWER
-                )
-                failed = True
-                continue
-            log = partition.log
-            try:
-                if not partition.is_leader:
-                    raise NotLeaderOrFollowerError()
-                if version >= 9:
-                    partition.check_leader_epoch(p.current_leader_epoch)
-            except (NotLeaderOrFollowerError, FencedLeaderEpochError) as exc:
-                data.error_code = (
-                    ErrorCode.FENCED_LEADER_EPOCH
-                    if isinstance(exc, FencedLeaderEpochError)
-                    else ErrorCode.NOT_LEADER_OR_FOLLOWER
-                )
-                failed = True
-                continue
-            except UnknownLeaderEpochError:
-                data.error_code = ErrorCode.UNKNOWN_LEADER_EPOCH
-                failed = True
-                continue
-            if from_follower:
-                if version >= 12 and p.last_fetched_epoch >= 0:
-                    diverging = _diverging_epoch(log, p.fetch_offset, p.last_fetched_epoch)
-                    if diverging is not None:
-                        data.diverging_epoch = _FETCH.EpochEndOffset(
-                            epoch=diverging[0], end_offset=diverging[1]
-                        )
-                        data.high_watermark = partition.high_watermark
-                        data.last_stable_offset = partition.last_stable_offset
-                        data.log_start_offset = log.log_start_offset
-                        continue
-                if log.log_start_offset <= p.fetch_offset <= log.log_end_offset:
-                    try:
-                        partition.update_follower_fetch_state(
-                            replica_id, p.fetch_offset, p.log_start_offset
-                        )
-                    except NotLeaderOrFollowerError:
-                        data.error_code = ErrorCode.NOT_LEADER_OR_FOLLOWER
-                        failed = True
-                        continue
-            hw = partition.high_watermark
-            lso = partition.last_stable_offset
-            data.high_watermark = hw
-            data.last_stable_offset = lso
-            data.log_start_offset = log.log_start_offset
-            if from_follower and replicas.should_leader_throttle(partition, replica_id):
-                continue  # KIP-73: no records while the leader's throttle is exceeded
-            try:
-                info = log.read(
-                    p.fetch_offset,
-                    max(0, min(p.partition_max_bytes, remaining)),
-                    # followers read up to the log end, clients up to the HW (or LSO)
-                    None if from_follower else lso if read_committed else hw,
-                    min_one_batch=total == 0,
-                )
-            except Exception as exc:
-                data.error_code = error_code_for(exc)
-                if not isinstance(exc, OffsetOutOfRangeError):
-                    data.high_watermark = data.last_stable_offset = -1
-                failed = True
-                continue
-            if info.length == 0:
-                continue
-            if read_committed and not from_follower:
-                data.aborted_transactions = [
-                    _FETCH.AbortedTransaction(
-                        producer_id=a.producer_id, first_offset=a.first_offset
-                    )
-                    for a in log.aborted_transactions_for(info)
-                ]
-            region = FileRegion(info.file, info.position, info.length)
-            if version < 10:
-                raw = region.read_bytes()
-                if _has_zstd(raw):
-                    data.error_code = ErrorCode.UNSUPPORTED_COMPRESSION_TYPE
-                    failed = True
-                    continue
-                data.records = raw
-            else:
-                data.records = region
-            total += info.length
-            remaining -= info.length
-        for data in partitions:
+    for name, topic_id, index, code in wanted:
+        if code is None:
+            answered.append((name, topic_id, _partition_data(next(read), index, read_committed)))
+        else:
+            refused.append((name, topic_id, _partition_data(None, index, read_committed, code)))
+    if version < 10 and any(isinstance(d.records, FileRegion) for _n, _i, d in answered):
+        await services.run_io(_copy_records, [d for _n, _i, d in answered])
+    topics: list[Any] = []
+    for name, topic_id, data in answered + refused:
+        if data.error_code != ErrorCode.NONE:
+            data.aborted_transactions = None
             if version >= 16 and name is not None and data.error_code in _LEADER_ERRORS:
                 tp = TopicPartition(name, data.partition_index)
                 data.current_leader = _current_leader(services, context, tp, endpoints)
-            answered.append((name, topic_id, data))
-    topics: list[Any] = []
-    for name, topic_id, data in answered + refused:
-        if data.error_code != 0:
-            data.aborted_transactions = None
         last = topics[-1] if topics else None
         if last is not None and (last.topic, last.topic_id) == (name, topic_id):
             last.partitions.append(data)
@@ -301,37 +276,7 @@ def _read_all(
             topics.append(
                 _FETCH.FetchableTopicResponse(topic=name, topic_id=topic_id, partitions=[data])
             )
-    return topics, total, failed
-
-
-def _diverging_epoch(
-    log: Any, fetch_offset: int, last_fetched_epoch: int
-) -> tuple[int, int] | None:
-    """KIP-320/595 truncation on fetch: the leader's ``(epoch, end offset)`` for the
-    follower's last fetched epoch when that epoch is not ours up to ``fetch_offset``."""
-    found = log.end_offset_for_epoch(last_fetched_epoch)
-    epoch, end_offset = found if found is not None else (-1, -1)
-    if epoch < last_fetched_epoch or end_offset < fetch_offset:
-        return epoch, end_offset
-    return None
-
-
-async def _read(
-    services: BrokerServices,
-    context: RequestContext,
-    request: Any,
-    names: list[str | None],
-    endpoints: dict[int, Any],
-    denied: _Denied = None,
-) -> tuple[Any, int, bool]:
-    """:func:`_read_all`; Fetch < 10 copies the records (no ``sendfile``), so it reads on
-    the I/O executor."""
-    endpoints.clear()
-    if context.api_version < 10:
-        return await services.run_io(
-            _read_all, services, context, request, names, endpoints, denied
-        )
-    return _read_all(services, context, request, names, endpoints, denied)
+    return topics
 
 
 def _fetch_denied(
@@ -354,42 +299,23 @@ def _fetch_denied(
 
 
 async def handle_fetch(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+    """Kafka's ``handleFetchRequest``: the session's context, authorization, the replica
+    manager's read (waiting for ``min_bytes`` up to ``max_wait_ms``), then the answer
+    shaped: v16+ leaders, Fetch < 10's copied records, quotas, the session."""
     version = context.api_version
-    session = services.fetch_sessions.new_context(
-        version, request, _replica_id(version, request) >= 0
-    )
+    from_follower = _replica_id(version, request) >= 0
+    session = services.fetch_sessions.new_context(version, request, from_follower)
     if session.error:
         return _FETCH(throttle_time_ms=0, error_code=session.error, session_id=0, responses=[])
     request = session.request  # an incremental request's: the session's partitions
     names = _topic_names(services, version, request)
     denied = _fetch_denied(services, context, request, names)
+    wanted, to_read = _wanted(services, version, request, names, denied)
+    params = _fetch_params(services, context, request)
+    results = await services.replica_manager.fetch_messages(params, to_read)
     endpoints: dict[int, Any] = {}
-    topics, total, failed = await _read(services, context, request, names, endpoints, denied)
-    deadline = time.monotonic() + request.max_wait_ms / 1000
-    # the partitions read (Kafka's "interesting" ones): none, and the answer is immediate
-    # (only listed when the fetch may wait: a fetch with its bytes answers at once)
-    cache = services.metadata_cache
-    watched = (
-        [
-            tp
-            for t, name in zip(request.topics, names, strict=True)
-            if name is not None and not (denied is True or (denied and name in denied))
-            for tp in (TopicPartition(name, p.partition) for p in t.partitions)
-            if cache.partition_state(tp) is not None
-            or services.replica_manager.partition(tp.topic, tp.partition) is not None
-        ]
-        if total < request.min_bytes and not failed
-        else []
-    )
-    while total < request.min_bytes and not failed and watched:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            break
-        woken = await services.replica_manager.purgatory.wait(watched, remaining)
-        topics, total, failed = await _read(services, context, request, names, endpoints, denied)
-        if not woken:
-            break
-    if _replica_id(version, request) >= 0:
+    topics = await _response_topics(services, context, request, wanted, results, endpoints)
+    if from_follower:
         _record_throttled_bytes(services, topics)
     response = _FETCH(
         throttle_time_ms=0,
@@ -398,10 +324,10 @@ async def handle_fetch(services: BrokerServices, context: RequestContext, reques
         responses=topics,
         node_endpoints=[endpoints[n] for n in sorted(endpoints)],
     )
-    if _replica_id(version, request) < 0:
+    if not from_follower:
         _apply_fetch_quota(services, context, response)
     session.finish(response)
-    services.metrics.record_fetch(response.responses, _replica_id(version, request) >= 0)
+    services.metrics.record_fetch(response.responses, from_follower)
     return response
 
 
@@ -442,7 +368,6 @@ def handle_list_offsets(services: BrokerServices, context: RequestContext, reque
     under read_committed, the high watermark under read_uncommitted, the log end for a
     follower; a timestamp (or max-timestamp) hit at or past that bound is "not found"
     (offset and timestamp -1)."""
-    replicas = services.replica_manager
     version = context.api_version
     topics = []
     unauthorized = []
@@ -467,69 +392,42 @@ def handle_list_offsets(services: BrokerServices, context: RequestContext, reque
                 )
             )
             continue
-        partitions = []
-        for p in topic.partitions:
-            answer = _LIST.ListOffsetsPartitionResponse(
-                partition_index=p.partition_index,
-                error_code=0,
-                timestamp=-1,
-                offset=-1,
-                leader_epoch=-1,
-            )
-            partitions.append(answer)
-            partition = replicas.partition(topic.name, p.partition_index)
-            if partition is None:
-                answer.error_code = (
-                    ErrorCode.KAFKA_STORAGE_ERROR
-                    if replicas.is_offline(TopicPartition(topic.name, p.partition_index))
-                    else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
-                )
-                continue
-            if not partition.is_leader:
-                answer.error_code = ErrorCode.NOT_LEADER_OR_FOLLOWER
-                continue
-            if version >= 4:
-                try:
-                    partition.check_leader_epoch(p.current_leader_epoch)
-                except FencedLeaderEpochError:
-                    answer.error_code = ErrorCode.FENCED_LEADER_EPOCH
-                    continue
-                except UnknownLeaderEpochError:
-                    answer.error_code = ErrorCode.UNKNOWN_LEADER_EPOCH
-                    continue
-            log = partition.log
-            ts = p.timestamp
-            try:
-                # Kafka's lastFetchableOffset: a follower asks for the leader's log end,
-                # read_committed consumers for the LSO, the others for the HW
-                fetchable = (
-                    log.log_end_offset
-                    if request.replica_id >= 0
-                    else partition.last_stable_offset
-                    if request.isolation_level == _READ_COMMITTED
-                    else partition.high_watermark
-                )
-                if ts == LATEST_TIMESTAMP:
-                    answer.offset = fetchable
-                    epoch = log.latest_epoch
-                    answer.leader_epoch = -1 if epoch is None else epoch
-                    continue
-                if ts == MAX_TIMESTAMP and version < 7:
-                    answer.error_code = ErrorCode.UNSUPPORTED_VERSION
-                    continue
-                found = log.offset_for_timestamp(ts)
-            except Exception as exc:
-                answer.error_code = error_code_for(exc)
-                continue
-            if found is None or (ts != EARLIEST_TIMESTAMP and found.offset < 0):
-                continue
-            if (
-                ts not in (EARLIEST_TIMESTAMP, EARLIEST_LOCAL_TIMESTAMP)
-                and found.offset >= fetchable
-            ):
-                continue  # not fetchable yet under the isolation level: -1, -1
-            answer.timestamp = found.timestamp
-            answer.offset = found.offset
-            answer.leader_epoch = -1 if found.leader_epoch is None else found.leader_epoch
+        partitions = [
+            _list_offset(services, version, request, topic.name, p) for p in topic.partitions
+        ]
         topics.append(_LIST.ListOffsetsTopicResponse(name=topic.name, partitions=partitions))
     return _LIST(throttle_time_ms=0, topics=topics + unauthorized)
+
+
+def _list_offset(services: BrokerServices, version: int, request: Any, topic: str, p: Any) -> Any:
+    """One partition's ListOffsets answer from the replica manager
+    (:meth:`~kafkacore.server.replica_manager.ReplicaManager.fetch_offset_for_timestamp`:
+    v4+ ``current_leader_epoch`` and leadership checked, offsets bounded by what the
+    isolation may see; not found: offset and timestamp -1)."""
+    answer = _LIST.ListOffsetsPartitionResponse(
+        partition_index=p.partition_index, error_code=0, timestamp=-1, offset=-1, leader_epoch=-1
+    )
+    isolation = (
+        FetchIsolation.LOG_END
+        if request.replica_id >= 0
+        else FetchIsolation.TXN_COMMITTED
+        if request.isolation_level == _READ_COMMITTED
+        else FetchIsolation.HIGH_WATERMARK
+    )
+    try:
+        found = services.replica_manager.fetch_offset_for_timestamp(
+            TopicPartition(topic, p.partition_index),
+            p.timestamp,
+            isolation,
+            p.current_leader_epoch if version >= 4 else -1,
+        )
+    except Exception as exc:
+        answer.error_code = error_code_for(exc)
+        return answer
+    if p.timestamp == MAX_TIMESTAMP and version < 7:
+        answer.error_code = ErrorCode.UNSUPPORTED_VERSION
+    elif found is not None:
+        answer.timestamp = found.timestamp
+        answer.offset = found.offset
+        answer.leader_epoch = -1 if found.leader_epoch is None else found.leader_epoch
+    return answer

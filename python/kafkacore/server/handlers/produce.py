@@ -1,12 +1,14 @@
 """Produce v3-11 (v0-2 are answered UNSUPPORTED_VERSION by the request channel, as Kafka 4).
 
 Per partition, in Kafka's order: the topic exists (else UNKNOWN_TOPIC_OR_PARTITION, or
-auto-created when ``auto.create.topics.enable``); exactly one magic-2 batch (INVALID_RECORD;
-too short to be a batch: CORRUPT_MESSAGE); ``acks=-1`` with ``min.insync.replicas`` above
-the ISR size -> NOT_ENOUGH_REPLICAS; CreateTime timestamps within
-``message.timestamp.before/after.max.ms`` (INVALID_TIMESTAMP; checked on the batch's base
-and max timestamps); then the log's own checks (``max.message.bytes`` -> MESSAGE_TOO_LARGE,
-CRCs -> CORRUPT_MESSAGE, ...; a producer's checks: OUT_OF_ORDER_SEQUENCE_NUMBER,
+auto-created when ``auto.create.topics.enable``); then the replica manager
+(:meth:`ReplicaManager.append_client_records`): exactly one magic-2 batch
+(INVALID_RECORD; too short to be a batch: CORRUPT_MESSAGE), this broker leads
+(NOT_LEADER_OR_FOLLOWER), ``acks=-1`` with ``min.insync.replicas`` above the ISR size ->
+NOT_ENOUGH_REPLICAS, then the log's validator (:mod:`kafkacore.log.validator`: CreateTime
+timestamps within ``message.timestamp.before/after.max.ms`` -> INVALID_TIMESTAMP,
+``max.message.bytes`` -> MESSAGE_TOO_LARGE, ...) and the log's own checks (CRCs ->
+CORRUPT_MESSAGE; a producer's checks: OUT_OF_ORDER_SEQUENCE_NUMBER,
 INVALID_PRODUCER_EPOCH, INVALID_TXN_STATE for a non-transactional batch while the producer
 has a transaction open on the partition). Batches are stored compressed as sent. ``acks=-1``
 then waits for the high watermark (the delayed produce, below); on a single node it is
@@ -23,27 +25,22 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from kafkacore.errors import RecordValidationError
+from kafkacore.errors import RecordValidationError, error_code_for
 from kafkacore.log import TopicPartition
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
 from kafkacore.protocol.errors import message as default_message
 from kafkacore.record.layout import (
     ATTRIBUTES_OFFSET,
-    BASE_TIMESTAMP_OFFSET,
     LENGTH_OFFSET,
     LOG_OVERHEAD,
-    MAGIC_OFFSET,
-    MAGIC_V2,
     PRODUCER_ID_OFFSET,
     RECORD_BATCH_OVERHEAD,
-    TIMESTAMP_TYPE_MASK,
     TRANSACTIONAL_FLAG_MASK,
 )
 from kafkacore.security.acl import AclOperation, ResourceType
 from kafkacore.server import authz
 from kafkacore.server.client_quotas import PRODUCE as PRODUCE_QUOTA
 from kafkacore.server.handlers.cluster import auto_create
-from kafkacore.server.handlers.errors import error_code_for
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.services import BrokerServices
 
@@ -53,59 +50,7 @@ logger = logging.getLogger("kafkacore.server")
 
 _RESPONSE: Any = APIS_BY_NAME["Produce"].response.cls
 _LENGTH = struct.Struct(">i")
-_TIMESTAMPS = struct.Struct(">qq")  # the base and max timestamps are adjacent
 _ATTRIBUTES = struct.Struct(">h")
-
-
-class _Refused(Exception):
-    def __init__(self, code: ErrorCode, message: str | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-
-def _check_batch(records: Any) -> bytes:
-    if records is None or len(records) == 0:
-        raise _Refused(
-            ErrorCode.INVALID_RECORD,
-            "Produce requests with version 3 or later must have at least one record batch",
-        )
-    data = bytes(records)
-    if len(data) < RECORD_BATCH_OVERHEAD:
-        raise _Refused(ErrorCode.CORRUPT_MESSAGE, "Record batch is shorter than its header")
-    if data[MAGIC_OFFSET] != MAGIC_V2:
-        raise _Refused(
-            ErrorCode.INVALID_RECORD,
-            "Produce requests with version 3 or later must use record batch magic v2",
-        )
-    (length,) = _LENGTH.unpack_from(data, LENGTH_OFFSET)
-    if LOG_OVERHEAD + length != len(data):
-        if LOG_OVERHEAD + length < len(data):
-            raise _Refused(
-                ErrorCode.INVALID_RECORD,
-                "Produce requests with version 3 or later must have exactly one record batch",
-            )
-        raise _Refused(ErrorCode.CORRUPT_MESSAGE, "Record batch is truncated")
-    return data
-
-
-def _check_timestamps(data: bytes, config: Any, now: int) -> None:
-    if config.message_timestamp_type != "CreateTime":
-        return
-    (attributes,) = _ATTRIBUTES.unpack_from(data, ATTRIBUTES_OFFSET)
-    if attributes & TIMESTAMP_TYPE_MASK:
-        return
-    base_ts, max_ts = _TIMESTAMPS.unpack_from(data, BASE_TIMESTAMP_OFFSET)
-    for ts in (base_ts, max_ts):
-        if ts < now - config.message_timestamp_before_max_ms or (
-            ts > now + config.message_timestamp_after_max_ms
-        ):
-            raise _Refused(
-                ErrorCode.INVALID_TIMESTAMP,
-                f"Timestamp {ts} of message with offset 0 is out of range. The timestamp "
-                f"should be within [{now - config.message_timestamp_before_max_ms}, "
-                f"{now + config.message_timestamp_after_max_ms}]",
-            )
 
 
 def _produce_partition(
@@ -125,25 +70,18 @@ def _produce_partition(
     response = _RESPONSE.PartitionProduceResponse(
         index=index, error_code=0, base_offset=-1, log_append_time_ms=-1, log_start_offset=-1
     )
-    try:
-        partition = replicas.partition(topic, index)
-        if partition is None:
-            if replicas.is_offline(TopicPartition(topic, index)):
-                # its log directory failed (Kafka's HostedPartition.Offline)
-                raise _Refused(ErrorCode.KAFKA_STORAGE_ERROR)
-            raise _Refused(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
-        data = _check_batch(records)
-        partition.ensure_enough_replicas(acks)
-        _check_timestamps(data, partition.log.config, int(time.time() * 1000))
-        info = replicas.append_to_leader(
-            partition, data, required_acks=acks, verification_guard=guard
+    partition = replicas.partition(topic, index)
+    if partition is None:
+        # its log directory failed (Kafka's HostedPartition.Offline), or no such partition
+        offline = replicas.is_offline(TopicPartition(topic, index))
+        response.error_code = (
+            ErrorCode.KAFKA_STORAGE_ERROR if offline else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
         )
-        appended.append(partition.topic_partition)
-        required[partition.topic_partition] = (response, info.last_offset + 1)
-    except _Refused as exc:
-        response.error_code = exc.code
-        response.error_message = exc.message
         return response
+    try:
+        info = replicas.append_client_records(
+            partition, records, required_acks=acks, verification_guard=guard
+        )
     except RecordValidationError as exc:
         response.error_code = ErrorCode.INVALID_RECORD
         response.error_message = str(exc)
@@ -159,6 +97,8 @@ def _produce_partition(
         response.error_code = code
         response.error_message = str(exc) or default_message(code)
         return response
+    appended.append(partition.topic_partition)
+    required[partition.topic_partition] = (response, info.last_offset + 1)
     response.base_offset = info.first_offset
     response.log_append_time_ms = info.log_append_time
     response.log_start_offset = info.log_start_offset

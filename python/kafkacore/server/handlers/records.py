@@ -13,10 +13,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from kafkacore.errors import error_code_for
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
 from kafkacore.security.acl import AclOperation
 from kafkacore.server import authz
-from kafkacore.server.handlers.errors import error_code_for
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.services import BrokerServices
 

@@ -17,8 +17,10 @@ NOT_LEADER_OR_FOLLOWER / REQUEST_TIMED_OUT (``request.timeout.ms``). Once a mark
 (``on_transaction_completed(N, producer id, committed)``) so that the producer's
 transactional offsets become visible or are dropped. The request as a whole needs
 CLUSTER_ACTION on the cluster (else every partition is CLUSTER_AUTHORIZATION_FAILED, as
-Kafka's error response). :func:`write_txn_markers` is the unchecked part, which the
-transaction coordinator calls in-process for the partitions this broker leads.
+Kafka's error response). The writing is the replica manager's
+(:meth:`~kafkacore.server.replica_manager.ReplicaManager.append_txn_markers`), which the
+transaction coordinator's marker channel also calls in-process for the partitions this
+broker leads; :func:`write_txn_markers` is the unchecked call and its answer.
 
 DescribeProducers (Kafka's ``handleDescribeProducersRequest``, KIP-664): per partition
 the active producers of the replica this broker hosts (the admin client asks the leader)
@@ -32,7 +34,6 @@ Thread-safety: event loop; the appends run on the I/O executor.
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from kafkacore.log import TopicPartition
@@ -40,7 +41,7 @@ from kafkacore.protocol import ApiKey, ErrorCode
 from kafkacore.protocol.api import APIS
 from kafkacore.security.acl import AclOperation
 from kafkacore.server import authz
-from kafkacore.server.handlers.errors import error_code_for
+from kafkacore.server.replica_manager import TxnMarker
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.services import BrokerServices
 
@@ -51,92 +52,53 @@ __all__ = [
     "write_txn_markers",
 ]
 
-logger = logging.getLogger("kafkacore.server")
-
 _MARKERS: Any = APIS[ApiKey.WRITE_TXN_MARKERS].response.cls
 _PRODUCERS: Any = APIS[ApiKey.DESCRIBE_PRODUCERS].response.cls
-_GROUP_METADATA_TOPIC = "__consumer_offsets"
 
 
 async def write_txn_markers(services: BrokerServices, request: Any) -> Any:
     """Write every marker of a WriteTxnMarkers request on the partitions this broker
-    leads and answer it (see the module docstring); no authorization check. Usable
-    in-process with a request built from
+    leads (:meth:`ReplicaManager.append_txn_markers`, which also tells the group
+    coordinator of markers in ``__consumer_offsets``) and answer it; no authorization
+    check. Usable in-process with a request built from
     ``APIS[ApiKey.WRITE_TXN_MARKERS].request.cls``."""
-    replicas = services.replica_manager
-    results: list[Any] = []
-    # (result partition, topic partition, offset the HW must reach)
-    waiting: list[tuple[Any, TopicPartition, int]] = []
-    # the __consumer_offsets partitions each marker landed on, per marker
-    offsets_partitions: list[list[tuple[Any, int]]] = []
-    for marker in request.markers:
-        topics: list[Any] = []
-        landed: list[tuple[Any, int]] = []
-        for topic in marker.topics:
-            partitions: list[Any] = []
-            for index in topic.partition_indexes:
-                result = _MARKERS.WritableTxnMarkerPartitionResult(
-                    partition_index=index, error_code=ErrorCode.NONE
-                )
-                partitions.append(result)
-                tp = TopicPartition(topic.name, index)
-                partition = replicas.partition(topic.name, index)
-                if partition is None:
-                    result.error_code = (
-                        ErrorCode.KAFKA_STORAGE_ERROR
-                        if replicas.is_offline(tp)
-                        else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+    markers = [
+        TxnMarker(
+            marker.producer_id,
+            marker.producer_epoch,
+            marker.coordinator_epoch,
+            marker.transaction_result,
+            [
+                TopicPartition(topic.name, index)
+                for topic in marker.topics
+                for index in topic.partition_indexes
+            ],
+        )
+        for marker in request.markers
+    ]
+    codes = await services.replica_manager.append_txn_markers(
+        markers,
+        services.config.request_timeout_ms,
+        services.group_coordinator.on_transaction_completed,
+    )
+    results = []
+    for marker, marker_codes in zip(request.markers, codes, strict=True):
+        answers = iter(marker_codes)
+        topics = [
+            _MARKERS.WritableTxnMarkerTopicResult(
+                name=topic.name,
+                partitions=[
+                    _MARKERS.WritableTxnMarkerPartitionResult(
+                        partition_index=index, error_code=next(answers)
                     )
-                    continue
-                try:
-                    info = await replicas.append_txn_marker(
-                        partition,
-                        marker.producer_id,
-                        marker.producer_epoch,
-                        marker.coordinator_epoch,
-                        marker.transaction_result,
-                    )
-                except Exception as exc:
-                    code = error_code_for(exc)
-                    if code == ErrorCode.UNKNOWN_SERVER_ERROR:
-                        logger.exception("Error writing a transaction marker to %s", tp)
-                    else:
-                        logger.debug("Transaction marker for %s refused: %s", tp, exc)
-                    result.error_code = code
-                    continue
-                waiting.append((result, tp, info.last_offset + 1))
-                if topic.name == _GROUP_METADATA_TOPIC:
-                    landed.append((result, index))
-            topics.append(
-                _MARKERS.WritableTxnMarkerTopicResult(name=topic.name, partitions=partitions)
+                    for index in topic.partition_indexes
+                ],
             )
+            for topic in marker.topics
+        ]
         results.append(
             _MARKERS.WritableTxnMarkerResult(producer_id=marker.producer_id, topics=topics)
         )
-        offsets_partitions.append(landed)
-    if waiting:
-        codes = await replicas.wait_for_replication(
-            [(tp, offset) for _result, tp, offset in waiting],
-            services.config.request_timeout_ms,
-        )
-        for (result, _tp, _offset), code in zip(waiting, codes, strict=True):
-            result.error_code = code
-    for marker, landed in zip(request.markers, offsets_partitions, strict=True):
-        for result, index in landed:
-            if result.error_code != ErrorCode.NONE:
-                continue
-            try:
-                await services.group_coordinator.on_transaction_completed(
-                    index, marker.producer_id, marker.transaction_result
-                )
-            except Exception:  # the marker is written: the answer stands
-                logger.exception(
-                    "The group coordinator failed to complete the transaction of producer "
-                    "%d on %s-%d",
-                    marker.producer_id,
-                    _GROUP_METADATA_TOPIC,
-                    index,
-                )
     return _MARKERS(markers=results)
 
 

@@ -4,10 +4,12 @@
 Once a PrepareCommit / PrepareAbort is written, the coordinator hands the transaction
 here (:meth:`TransactionMarkerChannelManager.send_markers`): every partition of the
 transaction gets a WriteTxnMarkers (one marker: producer id and epoch, COMMIT or ABORT,
-the coordinator epoch) sent to its leader — in-process through the ``local_writer`` the
-broker gives (the WriteTxnMarkers handler's unchecked part) when this broker leads it,
-else over a :class:`~kafkacore.net.NodeClient` to the leader's inter-broker listener (v1),
-as Kafka sends them to every broker. Answers per partition, as Kafka's completion handler:
+the coordinator epoch) sent to its leader — in-process through the
+``local_writer`` the assembly gives (over
+:meth:`~kafkacore.server.replica_manager.ReplicaManager.append_txn_markers`, what the
+WriteTxnMarkers handler calls) when this broker leads it, else over a
+:class:`~kafkacore.net.NodeClient` to the leader's inter-broker listener (v1).
+Answers per partition, as Kafka's completion handler:
 
 * NONE: the partition is done (:attr:`on_partition_done` removes it from the
   transaction's partitions, so DescribeTransactions shows those still waiting);
@@ -33,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -41,7 +44,7 @@ from kafkacore.log import TopicPartition
 from kafkacore.metadata import BrokerInfo, MetadataCache
 from kafkacore.net import NodeClient
 from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
-from kafkacore.protocol.schema import KafkaStruct
+from kafkacore.server.replica_manager import TxnMarker
 
 if TYPE_CHECKING:
     from kafkacore.server.replica_manager import ReplicaManager
@@ -76,15 +79,16 @@ class MarkerResult:
     """Fenced, or the coordinator moved: leave the transaction as it is."""
 
 
-LocalWriter = Callable[[KafkaStruct], Awaitable[KafkaStruct]]
-"""Writes a WriteTxnMarkers request on this broker and answers it (in-process)."""
+LocalWriter = Callable[[TxnMarker], Awaitable[list[int]]]
+"""Writes one marker to the partitions this broker leads and answers the error code of
+each, in the marker's partition order (in-process)."""
 
 
 class TransactionMarkerChannelManager:
     """See the module documentation (Kafka's ``TransactionMarkerChannelManager(config,
     metadataCache, networkClient, ...)``). ``cache`` and ``replicas`` say who leads each
     partition; ``connect(broker)`` opens the client of another broker;
-    ``local_writer(request)`` writes the markers of partitions led by ``node_id`` without
+    ``local_writer(marker)`` writes the markers of partitions led by ``node_id`` without
     a connection (None: those go over the network too, as in Kafka)."""
 
     def __init__(
@@ -131,6 +135,7 @@ class TransactionMarkerChannelManager:
         :class:`MarkerResult`. ``is_current()`` says whether the coordinator still owns
         the transaction at ``coordinator_epoch`` (checked before every round)."""
         remaining = set(partitions)
+        marker = TxnMarker(producer_id, producer_epoch, coordinator_epoch, committed, ())
         backoff = self.retry_backoff_s
         while remaining:
             if not is_current():
@@ -146,9 +151,7 @@ class TransactionMarkerChannelManager:
                 remaining.discard(tp)
                 on_partition_done(tp)
             rounds = [
-                self._send_to(
-                    leader, tps, producer_id, producer_epoch, committed, coordinator_epoch
-                )
+                self._send_to(leader, dataclasses.replace(marker, partitions=tps))
                 for leader, tps in by_leader.items()
             ]
             results: list[dict[TopicPartition, int]] = list(await asyncio.gather(*rounds))
@@ -213,59 +216,45 @@ class TransactionMarkerChannelManager:
             by_leader.setdefault(leader, []).append(tp)
         return by_leader, skipped
 
-    def _request(
-        self,
-        partitions: list[TopicPartition],
-        producer_id: int,
-        producer_epoch: int,
-        committed: bool,
-        coordinator_epoch: int,
-    ) -> Any:
+    @staticmethod
+    def _request(marker: TxnMarker) -> Any:
         cls: Any = APIS_BY_NAME["WriteTxnMarkers"].request.cls
         by_topic: dict[str, list[int]] = {}
-        for tp in partitions:
+        for tp in marker.partitions:
             by_topic.setdefault(tp.topic, []).append(tp.partition)
         return cls(
             markers=[
                 cls.WritableTxnMarker(
-                    producer_id=producer_id,
-                    producer_epoch=producer_epoch,
-                    transaction_result=committed,
+                    producer_id=marker.producer_id,
+                    producer_epoch=marker.producer_epoch,
+                    transaction_result=marker.committed,
                     topics=[
                         cls.WritableTxnMarkerTopic(name=t, partition_indexes=ps)
                         for t, ps in by_topic.items()
                     ],
-                    coordinator_epoch=coordinator_epoch,
+                    coordinator_epoch=marker.coordinator_epoch,
                 )
             ]
         )
 
-    async def _send_to(
-        self,
-        leader: int,
-        partitions: list[TopicPartition],
-        producer_id: int,
-        producer_epoch: int,
-        committed: bool,
-        coordinator_epoch: int,
-    ) -> dict[TopicPartition, int]:
-        """One WriteTxnMarkers to ``leader``; the error per partition (a transport
-        failure or an unknown leader: NOT_LEADER_OR_FOLLOWER, i.e. retried)."""
-        retry = {tp: int(ErrorCode.NOT_LEADER_OR_FOLLOWER) for tp in partitions}
+    async def _send_to(self, leader: int, marker: TxnMarker) -> dict[TopicPartition, int]:
+        """``marker`` to ``leader``; the error per partition (a transport failure or an
+        unknown leader: NOT_LEADER_OR_FOLLOWER, i.e. retried). To this broker through
+        the replica manager (as the WriteTxnMarkers handler writes), to another as one
+        WriteTxnMarkers."""
+        retry = {tp: int(ErrorCode.NOT_LEADER_OR_FOLLOWER) for tp in marker.partitions}
         if leader < 0:
             return retry
-        request = self._request(
-            partitions, producer_id, producer_epoch, committed, coordinator_epoch
-        )
         try:
             if leader == self.node_id and self.local_writer is not None:
-                response = await self.local_writer(request)
-            else:
-                client = self._client(leader)
-                if client is None:
-                    return retry
-                api = APIS_BY_NAME["WriteTxnMarkers"]
-                response = await client.send(ApiKey(api.key), WRITE_TXN_MARKERS_VERSION, request)
+                codes = await self.local_writer(marker)
+                return dict(zip(marker.partitions, codes, strict=True))
+            client = self._client(leader)
+            if client is None:
+                return retry
+            api = APIS_BY_NAME["WriteTxnMarkers"]
+            request = self._request(marker)
+            response = await client.send(ApiKey(api.key), WRITE_TXN_MARKERS_VERSION, request)
         except (ConnectionError, TimeoutError, OSError) as exc:
             logger.info("Sending transaction markers to broker %d failed: %s", leader, exc)
             self._clients.pop(leader, None)
@@ -274,11 +263,11 @@ class TransactionMarkerChannelManager:
             logger.exception("Sending transaction markers to broker %d failed", leader)
             return retry
         answers: dict[TopicPartition, int] = {}
-        for marker in response.markers:
-            for topic in marker.topics:
+        for result in response.markers:
+            for topic in result.topics:
                 for p in topic.partitions:
                     answers[TopicPartition(topic.name, p.partition_index)] = p.error_code
-        for tp in partitions:  # a partition the answer left out is sent again
+        for tp in marker.partitions:  # a partition the answer left out is sent again
             answers.setdefault(tp, ErrorCode.NOT_LEADER_OR_FOLLOWER)
         return answers
 
