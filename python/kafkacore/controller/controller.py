@@ -70,6 +70,7 @@ from kafkacore.controller.state_machines import (
 from kafkacore.log import TopicPartition
 from kafkacore.net import NodeClientFactory, inter_broker_security, node_client_factory
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+from kafkacore.protocol.messages.alter_partition import AlterPartitionRequest
 from kafkacore.protocol.schema import KafkaStruct
 from kafkacore.zk.client import KafkaZkClient
 from kafkacore.zk.data import TopicAssignment
@@ -164,7 +165,7 @@ class KafkaController:
         self._task = None
         await self._on_resignation()
 
-    async def alter_partition(self, request: KafkaStruct, version: int) -> KafkaStruct:
+    async def alter_partition(self, request: AlterPartitionRequest, version: int) -> KafkaStruct:
         return await self._call(AlterPartitionReceived(request, version))
 
     async def controlled_shutdown(
@@ -1322,7 +1323,9 @@ class KafkaController:
             {"throttle_time_ms": 0, "error_code": int(code), "topics": []},
         )
 
-    async def _process_alter_partition(self, request: KafkaStruct, version: int) -> KafkaStruct:
+    async def _process_alter_partition(
+        self, request: AlterPartitionRequest, version: int
+    ) -> KafkaStruct:
         ctx = self.ctx
         if not self._active():
             return self._alter_partition_error(ErrorCode.NOT_CONTROLLER)

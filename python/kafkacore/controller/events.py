@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from kafkacore.log import TopicPartition
+from kafkacore.protocol.messages.alter_partition import AlterPartitionRequest
 from kafkacore.protocol.schema import KafkaStruct
 
 __all__ = [
@@ -167,7 +168,7 @@ class TopicDeletionStopReplicaResponseReceived:
 class AlterPartitionReceived(ControllerRequest[KafkaStruct]):
     """AlterPartition from a partition leader; the answer is the response."""
 
-    request: KafkaStruct
+    request: AlterPartitionRequest
     version: int
 
 

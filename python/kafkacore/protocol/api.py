@@ -17,11 +17,12 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from kafkacore.protocol import headers as h
 from kafkacore.protocol import messages as m
 from kafkacore.protocol import types as t
+from kafkacore.protocol.api_table import ApiTable
 from kafkacore.protocol.errors import (
     ErrorCode,
     ProtocolError,
@@ -107,10 +108,15 @@ class ApiKey(IntEnum):
     CONSUMER_GROUP_DESCRIBE = 69
 
 
+Req = TypeVar("Req", bound=KafkaStruct)
+Resp = TypeVar("Resp", bound=KafkaStruct)
+
+
 @dataclass(frozen=True, eq=False)
-class Api:
+class Api(Generic[Req, Resp]):
     """One API: its key and name, the range advertised in ApiVersions, the range decoded
-    (``implemented``), and its request/response schemas."""
+    (``implemented``), and its request/response schemas, typed by their classes
+    (``APIS[ApiKey.PRODUCE]`` is an ``Api[ProduceRequest, ProduceResponse]``)."""
 
     key: ApiKey
     name: str
@@ -118,8 +124,8 @@ class Api:
     max_version: int
     implemented_min: int
     implemented_max: int
-    request: MessageSchema
-    response: MessageSchema
+    request: MessageSchema[Req]
+    response: MessageSchema[Resp]
 
     @property
     def flexible_from(self) -> int | None:
@@ -139,9 +145,11 @@ class Api:
         return h.response_header_version(self.key, self.is_flexible(version))
 
 
-def _api(name: str, module: Any, advertise: tuple[int, int], implement: tuple[int, int]) -> Api:
-    req: MessageSchema = module.REQUEST
-    resp: MessageSchema = module.RESPONSE
+def _api(
+    name: str, module: Any, advertise: tuple[int, int], implement: tuple[int, int]
+) -> Api[Any, Any]:
+    req: MessageSchema[Any] = module.REQUEST
+    resp: MessageSchema[Any] = module.RESPONSE
     return Api(ApiKey(req.api_key), name, *advertise, *implement, req, resp)
 
 
@@ -206,18 +214,18 @@ _TABLE = [
     _api("WriteTxnMarkers", m.write_txn_markers, (0, 1), (0, 1)),
 ]
 
-APIS: dict[int, Api] = {api.key: api for api in sorted(_TABLE, key=lambda a: a.key)}
-"""Every served API by key, in key order."""
-APIS_BY_NAME: dict[str, Api] = {api.name: api for api in APIS.values()}
+APIS = ApiTable((api.key, api) for api in sorted(_TABLE, key=lambda a: a.key))
+"""Every served API by key, in key order; ``APIS[ApiKey.X]`` is typed per API."""
+APIS_BY_NAME: dict[str, Api[Any, Any]] = {api.name: api for api in APIS.values()}
 
 for _api_entry in APIS.values():  # let a request/response object find its API
-    _api_entry.request.cls._message = _api_entry.request  # type: ignore[attr-defined]
-    _api_entry.response.cls._message = _api_entry.response  # type: ignore[attr-defined]
+    _api_entry.request.cls._message = _api_entry.request
+    _api_entry.response.cls._message = _api_entry.response
 
 API_VERSIONS = APIS[h.API_VERSIONS_KEY]
 
 
-def _message_of(value: KafkaStruct) -> MessageSchema:
+def _message_of(value: KafkaStruct) -> MessageSchema[Any]:
     msg = getattr(type(value), "_message", None)
     if not isinstance(msg, MessageSchema):
         raise TypeError(f"{type(value).__name__} is not a request or response")
