@@ -89,6 +89,7 @@ _TYPED = [
     ),
     ("ProduceRequest().transactional_id", "str | None"),
     ("ProduceRequest.PartitionProduceData().records", "Records | None"),
+    ("leader_and_isr_partition_states(LeaderAndIsrRequest())", "Iterator[LeaderAndIsrPartition]"),
 ]
 
 
@@ -107,12 +108,18 @@ def test_the_registry_and_the_classes_are_typed(tmp_path: Path) -> None:
         tmp_path,
         textwrap.dedent(
             """\
+            from collections.abc import Iterator
             from typing import Any
 
             from typing_extensions import assert_type
 
             from kafkacore.protocol import APIS, Api, ApiKey
+            from kafkacore.protocol.messages.leader_and_isr import LeaderAndIsrRequest
             from kafkacore.protocol.messages.produce import ProduceRequest, ProduceResponse
+            from kafkacore.protocol.requests import (
+                LeaderAndIsrPartition,
+                leader_and_isr_partition_states,
+            )
             from kafkacore.protocol.types import Records
 
             TopicResponse = ProduceResponse.TopicProduceResponse
