@@ -69,8 +69,11 @@ from kafkacore.controller.state_machines import (
 )
 from kafkacore.log import TopicPartition
 from kafkacore.net import NodeClientFactory, inter_broker_security, node_client_factory
-from kafkacore.protocol import APIS_BY_NAME, ErrorCode
-from kafkacore.protocol.messages.alter_partition import AlterPartitionRequest
+from kafkacore.protocol import APIS, ApiKey, ErrorCode
+from kafkacore.protocol.messages.alter_partition import (
+    AlterPartitionRequest,
+    AlterPartitionResponse,
+)
 from kafkacore.protocol.schema import KafkaStruct
 from kafkacore.zk.client import KafkaZkClient
 from kafkacore.zk.data import TopicAssignment
@@ -165,7 +168,9 @@ class KafkaController:
         self._task = None
         await self._on_resignation()
 
-    async def alter_partition(self, request: AlterPartitionRequest, version: int) -> KafkaStruct:
+    async def alter_partition(
+        self, request: AlterPartitionRequest, version: int
+    ) -> AlterPartitionResponse:
         return await self._call(AlterPartitionReceived(request, version))
 
     async def controlled_shutdown(
@@ -1317,15 +1322,12 @@ class KafkaController:
 
     # --- AlterPartition (§3.3) -----------------------------------------------------------------
 
-    def _alter_partition_error(self, code: int) -> KafkaStruct:
-        return build_struct(
-            APIS_BY_NAME["AlterPartition"].response.struct,
-            {"throttle_time_ms": 0, "error_code": int(code), "topics": []},
-        )
+    def _alter_partition_error(self, code: int) -> AlterPartitionResponse:
+        return AlterPartitionResponse(throttle_time_ms=0, error_code=int(code), topics=[])
 
     async def _process_alter_partition(
         self, request: AlterPartitionRequest, version: int
-    ) -> KafkaStruct:
+    ) -> AlterPartitionResponse:
         ctx = self.ctx
         if not self._active():
             return self._alter_partition_error(ErrorCode.NOT_CONTROLLER)
@@ -1424,10 +1426,11 @@ class KafkaController:
                 a = ctx.full_assignment(tp)
                 if a is not None and a.is_being_reassigned:
                     await self._maybe_complete_reassignment(tp)
-        return build_struct(
-            APIS_BY_NAME["AlterPartition"].response.struct,
+        response = build_struct(
+            APIS[ApiKey.ALTER_PARTITION].response.struct,
             {"throttle_time_ms": 0, "error_code": 0, "topics": topics_out},
         )
+        return cast(AlterPartitionResponse, response)
 
     @staticmethod
     def _fill(out: dict[str, Any], s: LeaderAndIsr) -> None:

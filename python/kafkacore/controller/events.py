@@ -17,7 +17,10 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from kafkacore.log import TopicPartition
-from kafkacore.protocol.messages.alter_partition import AlterPartitionRequest
+from kafkacore.protocol.messages.alter_partition import (
+    AlterPartitionRequest,
+    AlterPartitionResponse,
+)
 from kafkacore.protocol.schema import KafkaStruct
 
 __all__ = [
@@ -165,7 +168,7 @@ class TopicDeletionStopReplicaResponseReceived:
 
 
 @dataclass(frozen=True, slots=True)
-class AlterPartitionReceived(ControllerRequest[KafkaStruct]):
+class AlterPartitionReceived(ControllerRequest[AlterPartitionResponse]):
     """AlterPartition from a partition leader; the answer is the response."""
 
     request: AlterPartitionRequest

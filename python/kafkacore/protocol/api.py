@@ -339,9 +339,11 @@ def decode_response(frame: t.Buffer, api_key: int, api_version: int) -> tuple[in
 # --- ApiVersions ---------------------------------------------------------------------------
 
 
-def api_versions_response(error_code: int = ErrorCode.NONE, throttle_time_ms: int = 0) -> Any:
+def api_versions_response(
+    error_code: int = ErrorCode.NONE, throttle_time_ms: int = 0
+) -> m.api_versions.ApiVersionsResponse:
     """An ApiVersions response listing every advertised API (version-independent)."""
-    cls: Any = API_VERSIONS.response.cls
+    cls = m.api_versions.ApiVersionsResponse
     keys = [
         cls.ApiVersion(api_key=api.key, min_version=api.min_version, max_version=api.max_version)
         for api in APIS.values()

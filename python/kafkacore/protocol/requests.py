@@ -11,7 +11,10 @@ partitionStates()``, ``StopReplicaRequest.partitionStates()``), so no handler re
   its topic name; later versions group them by topic (with a topic id from LeaderAndIsr v5
   and UpdateMetadata v7);
 * StopReplica v0 lists partitions, v1-2 topics with partition indexes, both with one
-  request-wide ``delete_partitions``; v3+ per partition with a leader epoch.
+  request-wide ``delete_partitions``; v3+ per partition with a leader epoch;
+* Fetch carries the follower's id in ``replica_id`` up to v14, in ``replica_state`` from v15;
+* most responses have a ``throttle_time_ms``, a few (the inter-broker ones) have none
+  (Kafka's ``AbstractResponse.throttleTimeMs()`` and ``maybeSetThrottleTimeMs``).
 
 Pure functions over decoded requests (they do not modify them): thread-safe.
 """
@@ -22,17 +25,22 @@ import uuid
 from collections.abc import Iterator
 from typing import NamedTuple
 
+from kafkacore.protocol.messages.fetch import FetchRequest
 from kafkacore.protocol.messages.leader_and_isr import LeaderAndIsrRequest
 from kafkacore.protocol.messages.stop_replica import StopReplicaRequest
 from kafkacore.protocol.messages.update_metadata import UpdateMetadataRequest
+from kafkacore.protocol.schema import KafkaStruct
 
 __all__ = [
     "NO_EPOCH",
     "LeaderAndIsrPartition",
     "StopReplicaPartition",
     "UpdateMetadataPartition",
+    "fetch_replica_id",
     "leader_and_isr_partition_states",
+    "maybe_set_throttle_time_ms",
     "stop_replica_partitions",
+    "throttle_time_ms",
     "update_metadata_partition_states",
 ]
 
@@ -40,6 +48,7 @@ NO_EPOCH = -1
 """StopReplica's leader epoch for v0-2, which carry none (Kafka's ``LeaderAndIsr.NoEpoch``)."""
 
 _ZERO_UUID = uuid.UUID(int=0)
+_THROTTLE = "throttle_time_ms"
 
 
 class LeaderAndIsrPartition(NamedTuple):
@@ -115,3 +124,24 @@ def stop_replica_partitions(request: StopReplicaRequest) -> Iterator[StopReplica
             yield StopReplicaPartition(
                 ts.topic_name, ps.partition_index, ps.leader_epoch, ps.delete_partition
             )
+
+
+def fetch_replica_id(request: FetchRequest, version: int) -> int:
+    """The fetching follower's broker id, -1 for a consumer (Kafka's
+    ``FetchRequest.replicaId()``): ``replica_id`` up to v14, ``replica_state`` from v15."""
+    return request.replica_id if version <= 14 else request.replica_state.replica_id
+
+
+def throttle_time_ms(response: KafkaStruct) -> int:
+    """The response's throttle time, 0 for one without the field (Kafka's
+    ``AbstractResponse.throttleTimeMs()``)."""
+    return int(getattr(response, _THROTTLE, 0) or 0)
+
+
+def maybe_set_throttle_time_ms(response: KafkaStruct, throttle_ms: int) -> bool:
+    """Sets the response's throttle time if it has the field (Kafka's
+    ``maybeSetThrottleTimeMs``); whether it has."""
+    if not hasattr(type(response), _THROTTLE):
+        return False
+    setattr(response, _THROTTLE, throttle_ms)
+    return True

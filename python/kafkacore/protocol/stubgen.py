@@ -5,7 +5,10 @@ cannot see those fields, so this module writes what Kafka's generator writes as
 ``ProduceRequestData``: one class per struct carrying every field of every version (a
 field a version does not carry keeps its default), the message's nested structs as
 classes inside the top one (``ProduceRequest.TopicProduceData``, as at runtime), and
-``REQUEST``/``RESPONSE`` as ``MessageSchema[ProduceRequest]``. Beside them
+``REQUEST``/``RESPONSE`` as ``MessageSchema[ProduceRequest]``. An array of structs is a
+``list``; an array of a primitive type (replica ids, partition indexes) a ``Sequence``:
+decoded it is a list, and the writer takes any sequence, so the broker answers with the
+immutable tuples of its metadata without copying them. Beside them
 ``api_table.pyi`` types :data:`~kafkacore.protocol.api.APIS`: ``APIS[ApiKey.PRODUCE]`` is
 an ``Api[ProduceRequest, ProduceResponse]``.
 
@@ -101,8 +104,11 @@ def _module_stub(module: ModuleType, short: str) -> str:
         f'"""Typed classes of the messages declared in {short}.py."""',
         "",
     ]
-    if "uuid" in uses:
-        lines += ["import uuid", ""]
+    stdlib = ["import uuid"] if "uuid" in uses else []
+    if "Sequence" in uses:
+        stdlib.append("from collections.abc import Sequence")
+    if stdlib:
+        lines += [*stdlib, ""]
     lines.append("from kafkacore.protocol.schema import KafkaStruct, MessageSchema")
     if "Records" in uses:
         lines.append("from kafkacore.protocol.types import Records")
@@ -209,7 +215,10 @@ def _annotation(top: str, f: Field, uses: set[str]) -> str:
         base = _SCALARS[f.type]
         if base in ("Records", "uuid.UUID"):
             uses.add(base.split(".")[0])
-    if f.array:
+    if f.array and f.struct is None:
+        base = f"Sequence[{base}]"  # see _module_stub
+        uses.add("Sequence")
+    elif f.array:
         base = f"list[{base}]"
     optional = not f.nullable.empty or (f.has_default and f.default is None)
     optional = optional or (f.type == "records" and not f.array)  # Kafka's records: null

@@ -3,6 +3,8 @@
 
 """Typed classes of the messages declared in add_partitions_to_txn.py."""
 
+from collections.abc import Sequence
+
 from kafkacore.protocol.schema import KafkaStruct, MessageSchema
 
 __all__ = ["REQUEST", "RESPONSE", "AddPartitionsToTxnRequest", "AddPartitionsToTxnResponse"]
@@ -29,12 +31,12 @@ class AddPartitionsToTxnRequest(KafkaStruct):
 
     class AddPartitionsToTxnTopic(KafkaStruct):
         name: str
-        partitions: list[int]
+        partitions: Sequence[int]
         def __init__(
             self,
             *,
             name: str = ...,
-            partitions: list[int] = ...,
+            partitions: Sequence[int] = ...,
             _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
         ) -> None: ...
 

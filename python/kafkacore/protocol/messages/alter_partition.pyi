@@ -4,6 +4,7 @@
 """Typed classes of the messages declared in alter_partition.py."""
 
 import uuid
+from collections.abc import Sequence
 
 from kafkacore.protocol.schema import KafkaStruct, MessageSchema
 
@@ -28,7 +29,7 @@ class AlterPartitionRequest(KafkaStruct):
     class PartitionData(KafkaStruct):
         partition_index: int
         leader_epoch: int
-        new_isr: list[int]  # versions 0-2
+        new_isr: Sequence[int]  # versions 0-2
         new_isr_with_epochs: list[AlterPartitionRequest.BrokerState]  # versions 3+
         leader_recovery_state: int  # versions 1+; default 0
         partition_epoch: int
@@ -37,7 +38,7 @@ class AlterPartitionRequest(KafkaStruct):
             *,
             partition_index: int = ...,
             leader_epoch: int = ...,
-            new_isr: list[int] = ...,
+            new_isr: Sequence[int] = ...,
             new_isr_with_epochs: list[AlterPartitionRequest.BrokerState] = ...,
             leader_recovery_state: int = ...,
             partition_epoch: int = ...,
@@ -88,7 +89,7 @@ class AlterPartitionResponse(KafkaStruct):
         error_code: int
         leader_id: int
         leader_epoch: int
-        isr: list[int]
+        isr: Sequence[int]
         leader_recovery_state: int  # versions 1+; default 0
         partition_epoch: int
         def __init__(
@@ -98,7 +99,7 @@ class AlterPartitionResponse(KafkaStruct):
             error_code: int = ...,
             leader_id: int = ...,
             leader_epoch: int = ...,
-            isr: list[int] = ...,
+            isr: Sequence[int] = ...,
             leader_recovery_state: int = ...,
             partition_epoch: int = ...,
             _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,

@@ -3,6 +3,8 @@
 
 """Typed classes of the messages declared in alter_partition_reassignments.py."""
 
+from collections.abc import Sequence
+
 from kafkacore.protocol.schema import KafkaStruct, MessageSchema
 
 __all__ = [
@@ -28,12 +30,12 @@ class AlterPartitionReassignmentsRequest(KafkaStruct):
 
     class ReassignablePartition(KafkaStruct):
         partition_index: int
-        replicas: list[int] | None  # versions 0+; nullable 0+; default null
+        replicas: Sequence[int] | None  # versions 0+; nullable 0+; default null
         def __init__(
             self,
             *,
             partition_index: int = ...,
-            replicas: list[int] | None = ...,
+            replicas: Sequence[int] | None = ...,
             _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
         ) -> None: ...
 

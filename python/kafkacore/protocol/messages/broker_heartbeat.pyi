@@ -4,6 +4,7 @@
 """Typed classes of the messages declared in broker_heartbeat.py."""
 
 import uuid
+from collections.abc import Sequence
 
 from kafkacore.protocol.schema import KafkaStruct, MessageSchema
 
@@ -17,8 +18,8 @@ class BrokerHeartbeatRequest(KafkaStruct):
     current_metadata_offset: int
     want_fence: bool
     want_shut_down: bool
-    offline_log_dirs: list[uuid.UUID]  # versions 1+; tag 0
-    cordoned_log_dirs: list[uuid.UUID] | None  # versions 2+; nullable 2+; tag 1; default null
+    offline_log_dirs: Sequence[uuid.UUID]  # versions 1+; tag 0
+    cordoned_log_dirs: Sequence[uuid.UUID] | None  # versions 2+; nullable 2+; tag 1; default null
     def __init__(
         self,
         *,
@@ -27,8 +28,8 @@ class BrokerHeartbeatRequest(KafkaStruct):
         current_metadata_offset: int = ...,
         want_fence: bool = ...,
         want_shut_down: bool = ...,
-        offline_log_dirs: list[uuid.UUID] = ...,
-        cordoned_log_dirs: list[uuid.UUID] | None = ...,
+        offline_log_dirs: Sequence[uuid.UUID] = ...,
+        cordoned_log_dirs: Sequence[uuid.UUID] | None = ...,
         _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
     ) -> None: ...
 

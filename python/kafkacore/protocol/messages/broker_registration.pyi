@@ -4,6 +4,7 @@
 """Typed classes of the messages declared in broker_registration.py."""
 
 import uuid
+from collections.abc import Sequence
 
 from kafkacore.protocol.schema import KafkaStruct, MessageSchema
 
@@ -47,7 +48,7 @@ class BrokerRegistrationRequest(KafkaStruct):
     features: list[BrokerRegistrationRequest.Feature]
     rack: str | None  # versions 0+; nullable 0+
     is_migrating_zk_broker: bool  # versions 1+; default false
-    log_dirs: list[uuid.UUID]  # versions 2+
+    log_dirs: Sequence[uuid.UUID]  # versions 2+
     previous_broker_epoch: int  # versions 3+; default -1
     def __init__(
         self,
@@ -59,7 +60,7 @@ class BrokerRegistrationRequest(KafkaStruct):
         features: list[BrokerRegistrationRequest.Feature] = ...,
         rack: str | None = ...,
         is_migrating_zk_broker: bool = ...,
-        log_dirs: list[uuid.UUID] = ...,
+        log_dirs: Sequence[uuid.UUID] = ...,
         previous_broker_epoch: int = ...,
         _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
     ) -> None: ...

@@ -4,6 +4,7 @@
 """Typed classes of the messages declared in consumer_group_describe.py."""
 
 import uuid
+from collections.abc import Sequence
 
 from kafkacore.protocol.schema import KafkaStruct, MessageSchema
 
@@ -12,12 +13,12 @@ __all__ = ["REQUEST", "RESPONSE", "ConsumerGroupDescribeRequest", "ConsumerGroup
 class ConsumerGroupDescribeRequest(KafkaStruct):
     """Kafka's ``ConsumerGroupDescribeRequestData``: versions 0-1, flexible 0+."""
 
-    group_ids: list[str]
+    group_ids: Sequence[str]
     include_authorized_operations: bool
     def __init__(
         self,
         *,
-        group_ids: list[str] = ...,
+        group_ids: Sequence[str] = ...,
         include_authorized_operations: bool = ...,
         _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
     ) -> None: ...
@@ -57,7 +58,7 @@ class ConsumerGroupDescribeResponse(KafkaStruct):
         member_epoch: int
         client_id: str
         client_host: str
-        subscribed_topic_names: list[str]
+        subscribed_topic_names: Sequence[str]
         subscribed_topic_regex: str | None  # versions 0+; nullable 0+; default null
         assignment: ConsumerGroupDescribeResponse.Assignment
         target_assignment: ConsumerGroupDescribeResponse.Assignment
@@ -71,7 +72,7 @@ class ConsumerGroupDescribeResponse(KafkaStruct):
             member_epoch: int = ...,
             client_id: str = ...,
             client_host: str = ...,
-            subscribed_topic_names: list[str] = ...,
+            subscribed_topic_names: Sequence[str] = ...,
             subscribed_topic_regex: str | None = ...,
             assignment: ConsumerGroupDescribeResponse.Assignment = ...,
             target_assignment: ConsumerGroupDescribeResponse.Assignment = ...,
@@ -91,13 +92,13 @@ class ConsumerGroupDescribeResponse(KafkaStruct):
     class TopicPartitions(KafkaStruct):
         topic_id: uuid.UUID
         topic_name: str
-        partitions: list[int]
+        partitions: Sequence[int]
         def __init__(
             self,
             *,
             topic_id: uuid.UUID = ...,
             topic_name: str = ...,
-            partitions: list[int] = ...,
+            partitions: Sequence[int] = ...,
             _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
         ) -> None: ...
 

@@ -4,6 +4,7 @@
 """Typed classes of the messages declared in consumer_group_heartbeat.py."""
 
 import uuid
+from collections.abc import Sequence
 
 from kafkacore.protocol.schema import KafkaStruct, MessageSchema
 
@@ -14,12 +15,12 @@ class ConsumerGroupHeartbeatRequest(KafkaStruct):
 
     class TopicPartitions(KafkaStruct):
         topic_id: uuid.UUID
-        partitions: list[int]
+        partitions: Sequence[int]
         def __init__(
             self,
             *,
             topic_id: uuid.UUID = ...,
-            partitions: list[int] = ...,
+            partitions: Sequence[int] = ...,
             _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
         ) -> None: ...
 
@@ -29,7 +30,7 @@ class ConsumerGroupHeartbeatRequest(KafkaStruct):
     instance_id: str | None  # versions 0+; nullable 0+; default null
     rack_id: str | None  # versions 0+; nullable 0+; default null
     rebalance_timeout_ms: int  # versions 0+; default -1
-    subscribed_topic_names: list[str] | None  # versions 0+; nullable 0+; default null
+    subscribed_topic_names: Sequence[str] | None  # versions 0+; nullable 0+; default null
     subscribed_topic_regex: str | None  # versions 1+; nullable 1+; default null
     server_assignor: str | None  # versions 0+; nullable 0+; default null
     # versions 0+; nullable 0+; default null
@@ -43,7 +44,7 @@ class ConsumerGroupHeartbeatRequest(KafkaStruct):
         instance_id: str | None = ...,
         rack_id: str | None = ...,
         rebalance_timeout_ms: int = ...,
-        subscribed_topic_names: list[str] | None = ...,
+        subscribed_topic_names: Sequence[str] | None = ...,
         subscribed_topic_regex: str | None = ...,
         server_assignor: str | None = ...,
         topic_partitions: list[ConsumerGroupHeartbeatRequest.TopicPartitions] | None = ...,
@@ -64,12 +65,12 @@ class ConsumerGroupHeartbeatResponse(KafkaStruct):
 
     class TopicPartitions(KafkaStruct):
         topic_id: uuid.UUID
-        partitions: list[int]
+        partitions: Sequence[int]
         def __init__(
             self,
             *,
             topic_id: uuid.UUID = ...,
-            partitions: list[int] = ...,
+            partitions: Sequence[int] = ...,
             _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
         ) -> None: ...
 

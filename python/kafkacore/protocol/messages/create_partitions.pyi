@@ -3,6 +3,8 @@
 
 """Typed classes of the messages declared in create_partitions.py."""
 
+from collections.abc import Sequence
+
 from kafkacore.protocol.schema import KafkaStruct, MessageSchema
 
 __all__ = ["REQUEST", "RESPONSE", "CreatePartitionsRequest", "CreatePartitionsResponse"]
@@ -25,11 +27,11 @@ class CreatePartitionsRequest(KafkaStruct):
         ) -> None: ...
 
     class CreatePartitionsAssignment(KafkaStruct):
-        broker_ids: list[int]
+        broker_ids: Sequence[int]
         def __init__(
             self,
             *,
-            broker_ids: list[int] = ...,
+            broker_ids: Sequence[int] = ...,
             _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
         ) -> None: ...
 

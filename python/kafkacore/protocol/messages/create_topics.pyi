@@ -4,6 +4,7 @@
 """Typed classes of the messages declared in create_topics.py."""
 
 import uuid
+from collections.abc import Sequence
 
 from kafkacore.protocol.schema import KafkaStruct, MessageSchema
 
@@ -31,12 +32,12 @@ class CreateTopicsRequest(KafkaStruct):
 
     class CreatableReplicaAssignment(KafkaStruct):
         partition_index: int  # versions 2+
-        broker_ids: list[int]  # versions 2+
+        broker_ids: Sequence[int]  # versions 2+
         def __init__(
             self,
             *,
             partition_index: int = ...,
-            broker_ids: list[int] = ...,
+            broker_ids: Sequence[int] = ...,
             _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
         ) -> None: ...
 

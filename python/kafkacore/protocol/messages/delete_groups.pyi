@@ -3,6 +3,8 @@
 
 """Typed classes of the messages declared in delete_groups.py."""
 
+from collections.abc import Sequence
+
 from kafkacore.protocol.schema import KafkaStruct, MessageSchema
 
 __all__ = ["REQUEST", "RESPONSE", "DeleteGroupsRequest", "DeleteGroupsResponse"]
@@ -10,11 +12,11 @@ __all__ = ["REQUEST", "RESPONSE", "DeleteGroupsRequest", "DeleteGroupsResponse"]
 class DeleteGroupsRequest(KafkaStruct):
     """Kafka's ``DeleteGroupsRequestData``: versions 0-2, flexible 2+."""
 
-    groups_names: list[str]
+    groups_names: Sequence[str]
     def __init__(
         self,
         *,
-        groups_names: list[str] = ...,
+        groups_names: Sequence[str] = ...,
         _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
     ) -> None: ...
 

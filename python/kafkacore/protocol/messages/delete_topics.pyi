@@ -4,6 +4,7 @@
 """Typed classes of the messages declared in delete_topics.py."""
 
 import uuid
+from collections.abc import Sequence
 
 from kafkacore.protocol.schema import KafkaStruct, MessageSchema
 
@@ -24,13 +25,13 @@ class DeleteTopicsRequest(KafkaStruct):
         ) -> None: ...
 
     topics: list[DeleteTopicsRequest.DeleteTopicState]  # versions 6+
-    topic_names: list[str]  # versions 1-5
+    topic_names: Sequence[str]  # versions 1-5
     timeout_ms: int  # versions 1+
     def __init__(
         self,
         *,
         topics: list[DeleteTopicsRequest.DeleteTopicState] = ...,
-        topic_names: list[str] = ...,
+        topic_names: Sequence[str] = ...,
         timeout_ms: int = ...,
         _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
     ) -> None: ...

@@ -3,6 +3,8 @@
 
 """Typed classes of the messages declared in describe_configs.py."""
 
+from collections.abc import Sequence
+
 from kafkacore.protocol.schema import KafkaStruct, MessageSchema
 
 __all__ = ["REQUEST", "RESPONSE", "DescribeConfigsRequest", "DescribeConfigsResponse"]
@@ -13,13 +15,13 @@ class DescribeConfigsRequest(KafkaStruct):
     class DescribeConfigsResource(KafkaStruct):
         resource_type: int  # versions 1+
         resource_name: str  # versions 1+
-        configuration_keys: list[str] | None  # versions 1+; nullable 1+
+        configuration_keys: Sequence[str] | None  # versions 1+; nullable 1+
         def __init__(
             self,
             *,
             resource_type: int = ...,
             resource_name: str = ...,
-            configuration_keys: list[str] | None = ...,
+            configuration_keys: Sequence[str] | None = ...,
             _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
         ) -> None: ...
 

@@ -3,6 +3,8 @@
 
 """Typed classes of the messages declared in describe_groups.py."""
 
+from collections.abc import Sequence
+
 from kafkacore.protocol.schema import KafkaStruct, MessageSchema
 
 __all__ = ["REQUEST", "RESPONSE", "DescribeGroupsRequest", "DescribeGroupsResponse"]
@@ -10,12 +12,12 @@ __all__ = ["REQUEST", "RESPONSE", "DescribeGroupsRequest", "DescribeGroupsRespon
 class DescribeGroupsRequest(KafkaStruct):
     """Kafka's ``DescribeGroupsRequestData``: versions 0-6, flexible 5+."""
 
-    groups: list[str]
+    groups: Sequence[str]
     include_authorized_operations: bool  # versions 3+
     def __init__(
         self,
         *,
-        groups: list[str] = ...,
+        groups: Sequence[str] = ...,
         include_authorized_operations: bool = ...,
         _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
     ) -> None: ...

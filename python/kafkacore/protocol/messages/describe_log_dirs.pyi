@@ -3,6 +3,8 @@
 
 """Typed classes of the messages declared in describe_log_dirs.py."""
 
+from collections.abc import Sequence
+
 from kafkacore.protocol.schema import KafkaStruct, MessageSchema
 
 __all__ = ["REQUEST", "RESPONSE", "DescribeLogDirsRequest", "DescribeLogDirsResponse"]
@@ -12,12 +14,12 @@ class DescribeLogDirsRequest(KafkaStruct):
 
     class DescribableLogDirTopic(KafkaStruct):
         topic: str
-        partitions: list[int]
+        partitions: Sequence[int]
         def __init__(
             self,
             *,
             topic: str = ...,
-            partitions: list[int] = ...,
+            partitions: Sequence[int] = ...,
             _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
         ) -> None: ...
 

@@ -3,6 +3,8 @@
 
 """Typed classes of the messages declared in describe_producers.py."""
 
+from collections.abc import Sequence
+
 from kafkacore.protocol.schema import KafkaStruct, MessageSchema
 
 __all__ = ["REQUEST", "RESPONSE", "DescribeProducersRequest", "DescribeProducersResponse"]
@@ -12,12 +14,12 @@ class DescribeProducersRequest(KafkaStruct):
 
     class TopicRequest(KafkaStruct):
         name: str
-        partition_indexes: list[int]
+        partition_indexes: Sequence[int]
         def __init__(
             self,
             *,
             name: str = ...,
-            partition_indexes: list[int] = ...,
+            partition_indexes: Sequence[int] = ...,
             _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
         ) -> None: ...
 

@@ -4,6 +4,7 @@
 """Typed classes of the messages declared in describe_share_group_offsets.py."""
 
 import uuid
+from collections.abc import Sequence
 
 from kafkacore.protocol.schema import KafkaStruct, MessageSchema
 
@@ -32,12 +33,12 @@ class DescribeShareGroupOffsetsRequest(KafkaStruct):
 
     class DescribeShareGroupOffsetsRequestTopic(KafkaStruct):
         topic_name: str
-        partitions: list[int]
+        partitions: Sequence[int]
         def __init__(
             self,
             *,
             topic_name: str = ...,
-            partitions: list[int] = ...,
+            partitions: Sequence[int] = ...,
             _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
         ) -> None: ...
 

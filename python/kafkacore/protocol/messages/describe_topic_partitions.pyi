@@ -4,6 +4,7 @@
 """Typed classes of the messages declared in describe_topic_partitions.py."""
 
 import uuid
+from collections.abc import Sequence
 
 from kafkacore.protocol.schema import KafkaStruct, MessageSchema
 
@@ -78,11 +79,11 @@ class DescribeTopicPartitionsResponse(KafkaStruct):
         partition_index: int
         leader_id: int
         leader_epoch: int  # versions 0+; default -1
-        replica_nodes: list[int]
-        isr_nodes: list[int]
-        eligible_leader_replicas: list[int] | None  # versions 0+; nullable 0+; default null
-        last_known_elr: list[int] | None  # versions 0+; nullable 0+; default null
-        offline_replicas: list[int]
+        replica_nodes: Sequence[int]
+        isr_nodes: Sequence[int]
+        eligible_leader_replicas: Sequence[int] | None  # versions 0+; nullable 0+; default null
+        last_known_elr: Sequence[int] | None  # versions 0+; nullable 0+; default null
+        offline_replicas: Sequence[int]
         def __init__(
             self,
             *,
@@ -90,11 +91,11 @@ class DescribeTopicPartitionsResponse(KafkaStruct):
             partition_index: int = ...,
             leader_id: int = ...,
             leader_epoch: int = ...,
-            replica_nodes: list[int] = ...,
-            isr_nodes: list[int] = ...,
-            eligible_leader_replicas: list[int] | None = ...,
-            last_known_elr: list[int] | None = ...,
-            offline_replicas: list[int] = ...,
+            replica_nodes: Sequence[int] = ...,
+            isr_nodes: Sequence[int] = ...,
+            eligible_leader_replicas: Sequence[int] | None = ...,
+            last_known_elr: Sequence[int] | None = ...,
+            offline_replicas: Sequence[int] = ...,
             _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
         ) -> None: ...
 

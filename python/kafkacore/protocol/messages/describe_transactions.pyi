@@ -3,6 +3,8 @@
 
 """Typed classes of the messages declared in describe_transactions.py."""
 
+from collections.abc import Sequence
+
 from kafkacore.protocol.schema import KafkaStruct, MessageSchema
 
 __all__ = ["REQUEST", "RESPONSE", "DescribeTransactionsRequest", "DescribeTransactionsResponse"]
@@ -10,11 +12,11 @@ __all__ = ["REQUEST", "RESPONSE", "DescribeTransactionsRequest", "DescribeTransa
 class DescribeTransactionsRequest(KafkaStruct):
     """Kafka's ``DescribeTransactionsRequestData``: versions 0-0, flexible 0+."""
 
-    transactional_ids: list[str]
+    transactional_ids: Sequence[str]
     def __init__(
         self,
         *,
-        transactional_ids: list[str] = ...,
+        transactional_ids: Sequence[str] = ...,
         _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
     ) -> None: ...
 
@@ -46,12 +48,12 @@ class DescribeTransactionsResponse(KafkaStruct):
 
     class TopicData(KafkaStruct):
         topic: str
-        partitions: list[int]
+        partitions: Sequence[int]
         def __init__(
             self,
             *,
             topic: str = ...,
-            partitions: list[int] = ...,
+            partitions: Sequence[int] = ...,
             _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
         ) -> None: ...
 

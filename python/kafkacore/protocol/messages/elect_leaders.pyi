@@ -3,6 +3,8 @@
 
 """Typed classes of the messages declared in elect_leaders.py."""
 
+from collections.abc import Sequence
+
 from kafkacore.protocol.schema import KafkaStruct, MessageSchema
 
 __all__ = ["REQUEST", "RESPONSE", "ElectLeadersRequest", "ElectLeadersResponse"]
@@ -12,12 +14,12 @@ class ElectLeadersRequest(KafkaStruct):
 
     class TopicPartitions(KafkaStruct):
         topic: str
-        partitions: list[int]
+        partitions: Sequence[int]
         def __init__(
             self,
             *,
             topic: str = ...,
-            partitions: list[int] = ...,
+            partitions: Sequence[int] = ...,
             _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
         ) -> None: ...
 

@@ -4,6 +4,7 @@
 """Typed classes of the messages declared in end_quorum_epoch.py."""
 
 import uuid
+from collections.abc import Sequence
 
 from kafkacore.protocol.schema import KafkaStruct, MessageSchema
 
@@ -27,7 +28,7 @@ class EndQuorumEpochRequest(KafkaStruct):
         partition_index: int
         leader_id: int
         leader_epoch: int
-        preferred_successors: list[int]  # versions 0-0
+        preferred_successors: Sequence[int]  # versions 0-0
         preferred_candidates: list[EndQuorumEpochRequest.ReplicaInfo]  # versions 1+
         def __init__(
             self,
@@ -35,7 +36,7 @@ class EndQuorumEpochRequest(KafkaStruct):
             partition_index: int = ...,
             leader_id: int = ...,
             leader_epoch: int = ...,
-            preferred_successors: list[int] = ...,
+            preferred_successors: Sequence[int] = ...,
             preferred_candidates: list[EndQuorumEpochRequest.ReplicaInfo] = ...,
             _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
         ) -> None: ...

@@ -4,6 +4,7 @@
 """Typed classes of the messages declared in fetch.py."""
 
 import uuid
+from collections.abc import Sequence
 
 from kafkacore.protocol.schema import KafkaStruct, MessageSchema
 from kafkacore.protocol.types import Records
@@ -63,13 +64,13 @@ class FetchRequest(KafkaStruct):
     class ForgottenTopic(KafkaStruct):
         topic: str  # versions 7-12
         topic_id: uuid.UUID  # versions 13+
-        partitions: list[int]  # versions 7+
+        partitions: Sequence[int]  # versions 7+
         def __init__(
             self,
             *,
             topic: str = ...,
             topic_id: uuid.UUID = ...,
-            partitions: list[int] = ...,
+            partitions: Sequence[int] = ...,
             _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
         ) -> None: ...
 

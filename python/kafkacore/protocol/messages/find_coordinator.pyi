@@ -3,6 +3,8 @@
 
 """Typed classes of the messages declared in find_coordinator.py."""
 
+from collections.abc import Sequence
+
 from kafkacore.protocol.schema import KafkaStruct, MessageSchema
 
 __all__ = ["REQUEST", "RESPONSE", "FindCoordinatorRequest", "FindCoordinatorResponse"]
@@ -12,13 +14,13 @@ class FindCoordinatorRequest(KafkaStruct):
 
     key: str  # versions 0-3
     key_type: int  # versions 1+; default 0
-    coordinator_keys: list[str]  # versions 4+
+    coordinator_keys: Sequence[str]  # versions 4+
     def __init__(
         self,
         *,
         key: str = ...,
         key_type: int = ...,
-        coordinator_keys: list[str] = ...,
+        coordinator_keys: Sequence[str] = ...,
         _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
     ) -> None: ...
 

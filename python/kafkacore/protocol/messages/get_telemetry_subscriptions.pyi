@@ -4,6 +4,7 @@
 """Typed classes of the messages declared in get_telemetry_subscriptions.py."""
 
 import uuid
+from collections.abc import Sequence
 
 from kafkacore.protocol.schema import KafkaStruct, MessageSchema
 
@@ -32,11 +33,11 @@ class GetTelemetrySubscriptionsResponse(KafkaStruct):
     error_code: int
     client_instance_id: uuid.UUID
     subscription_id: int
-    accepted_compression_types: list[int]
+    accepted_compression_types: Sequence[int]
     push_interval_ms: int
     telemetry_max_bytes: int
     delta_temporality: bool
-    requested_metrics: list[str]
+    requested_metrics: Sequence[str]
     def __init__(
         self,
         *,
@@ -44,11 +45,11 @@ class GetTelemetrySubscriptionsResponse(KafkaStruct):
         error_code: int = ...,
         client_instance_id: uuid.UUID = ...,
         subscription_id: int = ...,
-        accepted_compression_types: list[int] = ...,
+        accepted_compression_types: Sequence[int] = ...,
         push_interval_ms: int = ...,
         telemetry_max_bytes: int = ...,
         delta_temporality: bool = ...,
-        requested_metrics: list[str] = ...,
+        requested_metrics: Sequence[str] = ...,
         _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
     ) -> None: ...
 

@@ -4,6 +4,7 @@
 """Typed classes of the messages declared in leader_and_isr.py."""
 
 import uuid
+from collections.abc import Sequence
 
 from kafkacore.protocol.schema import KafkaStruct, MessageSchema
 
@@ -18,11 +19,11 @@ class LeaderAndIsrRequest(KafkaStruct):
         controller_epoch: int
         leader: int
         leader_epoch: int
-        isr: list[int]
+        isr: Sequence[int]
         partition_epoch: int
-        replicas: list[int]
-        adding_replicas: list[int]  # versions 3+
-        removing_replicas: list[int]  # versions 3+
+        replicas: Sequence[int]
+        adding_replicas: Sequence[int]  # versions 3+
+        removing_replicas: Sequence[int]  # versions 3+
         is_new: bool  # versions 1+; default false
         leader_recovery_state: int  # versions 6+; default 0
         def __init__(
@@ -33,11 +34,11 @@ class LeaderAndIsrRequest(KafkaStruct):
             controller_epoch: int = ...,
             leader: int = ...,
             leader_epoch: int = ...,
-            isr: list[int] = ...,
+            isr: Sequence[int] = ...,
             partition_epoch: int = ...,
-            replicas: list[int] = ...,
-            adding_replicas: list[int] = ...,
-            removing_replicas: list[int] = ...,
+            replicas: Sequence[int] = ...,
+            adding_replicas: Sequence[int] = ...,
+            removing_replicas: Sequence[int] = ...,
             is_new: bool = ...,
             leader_recovery_state: int = ...,
             _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,

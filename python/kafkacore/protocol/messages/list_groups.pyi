@@ -3,6 +3,8 @@
 
 """Typed classes of the messages declared in list_groups.py."""
 
+from collections.abc import Sequence
+
 from kafkacore.protocol.schema import KafkaStruct, MessageSchema
 
 __all__ = ["REQUEST", "RESPONSE", "ListGroupsRequest", "ListGroupsResponse"]
@@ -10,13 +12,13 @@ __all__ = ["REQUEST", "RESPONSE", "ListGroupsRequest", "ListGroupsResponse"]
 class ListGroupsRequest(KafkaStruct):
     """Kafka's ``ListGroupsRequestData``: versions 0-5, flexible 3+."""
 
-    states_filter: list[str]  # versions 4+
-    types_filter: list[str]  # versions 5+
+    states_filter: Sequence[str]  # versions 4+
+    types_filter: Sequence[str]  # versions 5+
     def __init__(
         self,
         *,
-        states_filter: list[str] = ...,
-        types_filter: list[str] = ...,
+        states_filter: Sequence[str] = ...,
+        types_filter: Sequence[str] = ...,
         _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
     ) -> None: ...
 

@@ -3,6 +3,8 @@
 
 """Typed classes of the messages declared in list_partition_reassignments.py."""
 
+from collections.abc import Sequence
+
 from kafkacore.protocol.schema import KafkaStruct, MessageSchema
 
 __all__ = [
@@ -17,12 +19,12 @@ class ListPartitionReassignmentsRequest(KafkaStruct):
 
     class ListPartitionReassignmentsTopics(KafkaStruct):
         name: str
-        partition_indexes: list[int]
+        partition_indexes: Sequence[int]
         def __init__(
             self,
             *,
             name: str = ...,
-            partition_indexes: list[int] = ...,
+            partition_indexes: Sequence[int] = ...,
             _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
         ) -> None: ...
 
@@ -54,16 +56,16 @@ class ListPartitionReassignmentsResponse(KafkaStruct):
 
     class OngoingPartitionReassignment(KafkaStruct):
         partition_index: int
-        replicas: list[int]
-        adding_replicas: list[int]
-        removing_replicas: list[int]
+        replicas: Sequence[int]
+        adding_replicas: Sequence[int]
+        removing_replicas: Sequence[int]
         def __init__(
             self,
             *,
             partition_index: int = ...,
-            replicas: list[int] = ...,
-            adding_replicas: list[int] = ...,
-            removing_replicas: list[int] = ...,
+            replicas: Sequence[int] = ...,
+            adding_replicas: Sequence[int] = ...,
+            removing_replicas: Sequence[int] = ...,
             _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
         ) -> None: ...
 

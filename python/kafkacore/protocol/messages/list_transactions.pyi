@@ -3,6 +3,8 @@
 
 """Typed classes of the messages declared in list_transactions.py."""
 
+from collections.abc import Sequence
+
 from kafkacore.protocol.schema import KafkaStruct, MessageSchema
 
 __all__ = ["REQUEST", "RESPONSE", "ListTransactionsRequest", "ListTransactionsResponse"]
@@ -10,15 +12,15 @@ __all__ = ["REQUEST", "RESPONSE", "ListTransactionsRequest", "ListTransactionsRe
 class ListTransactionsRequest(KafkaStruct):
     """Kafka's ``ListTransactionsRequestData``: versions 0-2, flexible 0+."""
 
-    state_filters: list[str]
-    producer_id_filters: list[int]
+    state_filters: Sequence[str]
+    producer_id_filters: Sequence[int]
     duration_filter: int  # versions 1+; default -1
     transactional_id_pattern: str | None  # versions 2+; nullable 2+; default null
     def __init__(
         self,
         *,
-        state_filters: list[str] = ...,
-        producer_id_filters: list[int] = ...,
+        state_filters: Sequence[str] = ...,
+        producer_id_filters: Sequence[int] = ...,
         duration_filter: int = ...,
         transactional_id_pattern: str | None = ...,
         _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
@@ -42,14 +44,14 @@ class ListTransactionsResponse(KafkaStruct):
 
     throttle_time_ms: int
     error_code: int
-    unknown_state_filters: list[str]
+    unknown_state_filters: Sequence[str]
     transaction_states: list[ListTransactionsResponse.TransactionState]
     def __init__(
         self,
         *,
         throttle_time_ms: int = ...,
         error_code: int = ...,
-        unknown_state_filters: list[str] = ...,
+        unknown_state_filters: Sequence[str] = ...,
         transaction_states: list[ListTransactionsResponse.TransactionState] = ...,
         _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
     ) -> None: ...

@@ -4,6 +4,7 @@
 """Typed classes of the messages declared in metadata.py."""
 
 import uuid
+from collections.abc import Sequence
 
 from kafkacore.protocol.schema import KafkaStruct, MessageSchema
 
@@ -79,9 +80,9 @@ class MetadataResponse(KafkaStruct):
         partition_index: int
         leader_id: int
         leader_epoch: int  # versions 7+; default -1
-        replica_nodes: list[int]
-        isr_nodes: list[int]
-        offline_replicas: list[int]  # versions 5+
+        replica_nodes: Sequence[int]
+        isr_nodes: Sequence[int]
+        offline_replicas: Sequence[int]  # versions 5+
         def __init__(
             self,
             *,
@@ -89,9 +90,9 @@ class MetadataResponse(KafkaStruct):
             partition_index: int = ...,
             leader_id: int = ...,
             leader_epoch: int = ...,
-            replica_nodes: list[int] = ...,
-            isr_nodes: list[int] = ...,
-            offline_replicas: list[int] = ...,
+            replica_nodes: Sequence[int] = ...,
+            isr_nodes: Sequence[int] = ...,
+            offline_replicas: Sequence[int] = ...,
             _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
         ) -> None: ...
 

@@ -4,6 +4,7 @@
 """Typed classes of the messages declared in offset_fetch.py."""
 
 import uuid
+from collections.abc import Sequence
 
 from kafkacore.protocol.schema import KafkaStruct, MessageSchema
 
@@ -14,12 +15,12 @@ class OffsetFetchRequest(KafkaStruct):
 
     class OffsetFetchRequestTopic(KafkaStruct):
         name: str  # versions 1-7
-        partition_indexes: list[int]  # versions 1-7
+        partition_indexes: Sequence[int]  # versions 1-7
         def __init__(
             self,
             *,
             name: str = ...,
-            partition_indexes: list[int] = ...,
+            partition_indexes: Sequence[int] = ...,
             _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
         ) -> None: ...
 
@@ -41,13 +42,13 @@ class OffsetFetchRequest(KafkaStruct):
     class OffsetFetchRequestTopics(KafkaStruct):
         name: str  # versions 8-9
         topic_id: uuid.UUID  # versions 10+
-        partition_indexes: list[int]  # versions 8+
+        partition_indexes: Sequence[int]  # versions 8+
         def __init__(
             self,
             *,
             name: str = ...,
             topic_id: uuid.UUID = ...,
-            partition_indexes: list[int] = ...,
+            partition_indexes: Sequence[int] = ...,
             _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
         ) -> None: ...
 

@@ -3,6 +3,8 @@
 
 """Typed classes of the messages declared in sasl_handshake.py."""
 
+from collections.abc import Sequence
+
 from kafkacore.protocol.schema import KafkaStruct, MessageSchema
 
 __all__ = ["REQUEST", "RESPONSE", "SaslHandshakeRequest", "SaslHandshakeResponse"]
@@ -22,12 +24,12 @@ class SaslHandshakeResponse(KafkaStruct):
     """Kafka's ``SaslHandshakeResponseData``: versions 0-1."""
 
     error_code: int
-    mechanisms: list[str]
+    mechanisms: Sequence[str]
     def __init__(
         self,
         *,
         error_code: int = ...,
-        mechanisms: list[str] = ...,
+        mechanisms: Sequence[str] = ...,
         _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
     ) -> None: ...
 

@@ -4,6 +4,7 @@
 """Typed classes of the messages declared in share_acknowledge.py."""
 
 import uuid
+from collections.abc import Sequence
 
 from kafkacore.protocol.schema import KafkaStruct, MessageSchema
 
@@ -37,13 +38,13 @@ class ShareAcknowledgeRequest(KafkaStruct):
     class AcknowledgementBatch(KafkaStruct):
         first_offset: int
         last_offset: int
-        acknowledge_types: list[int]
+        acknowledge_types: Sequence[int]
         def __init__(
             self,
             *,
             first_offset: int = ...,
             last_offset: int = ...,
-            acknowledge_types: list[int] = ...,
+            acknowledge_types: Sequence[int] = ...,
             _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
         ) -> None: ...
 

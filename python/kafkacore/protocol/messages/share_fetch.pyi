@@ -4,6 +4,7 @@
 """Typed classes of the messages declared in share_fetch.py."""
 
 import uuid
+from collections.abc import Sequence
 
 from kafkacore.protocol.schema import KafkaStruct, MessageSchema
 from kafkacore.protocol.types import Records
@@ -40,24 +41,24 @@ class ShareFetchRequest(KafkaStruct):
     class AcknowledgementBatch(KafkaStruct):
         first_offset: int
         last_offset: int
-        acknowledge_types: list[int]
+        acknowledge_types: Sequence[int]
         def __init__(
             self,
             *,
             first_offset: int = ...,
             last_offset: int = ...,
-            acknowledge_types: list[int] = ...,
+            acknowledge_types: Sequence[int] = ...,
             _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
         ) -> None: ...
 
     class ForgottenTopic(KafkaStruct):
         topic_id: uuid.UUID
-        partitions: list[int]
+        partitions: Sequence[int]
         def __init__(
             self,
             *,
             topic_id: uuid.UUID = ...,
-            partitions: list[int] = ...,
+            partitions: Sequence[int] = ...,
             _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
         ) -> None: ...
 

@@ -4,6 +4,7 @@
 """Typed classes of the messages declared in share_group_describe.py."""
 
 import uuid
+from collections.abc import Sequence
 
 from kafkacore.protocol.schema import KafkaStruct, MessageSchema
 
@@ -12,12 +13,12 @@ __all__ = ["REQUEST", "RESPONSE", "ShareGroupDescribeRequest", "ShareGroupDescri
 class ShareGroupDescribeRequest(KafkaStruct):
     """Kafka's ``ShareGroupDescribeRequestData``: versions 1-1, flexible 0+."""
 
-    group_ids: list[str]
+    group_ids: Sequence[str]
     include_authorized_operations: bool
     def __init__(
         self,
         *,
-        group_ids: list[str] = ...,
+        group_ids: Sequence[str] = ...,
         include_authorized_operations: bool = ...,
         _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
     ) -> None: ...
@@ -56,7 +57,7 @@ class ShareGroupDescribeResponse(KafkaStruct):
         member_epoch: int
         client_id: str
         client_host: str
-        subscribed_topic_names: list[str]
+        subscribed_topic_names: Sequence[str]
         assignment: ShareGroupDescribeResponse.Assignment
         def __init__(
             self,
@@ -66,7 +67,7 @@ class ShareGroupDescribeResponse(KafkaStruct):
             member_epoch: int = ...,
             client_id: str = ...,
             client_host: str = ...,
-            subscribed_topic_names: list[str] = ...,
+            subscribed_topic_names: Sequence[str] = ...,
             assignment: ShareGroupDescribeResponse.Assignment = ...,
             _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
         ) -> None: ...
@@ -83,13 +84,13 @@ class ShareGroupDescribeResponse(KafkaStruct):
     class TopicPartitions(KafkaStruct):
         topic_id: uuid.UUID
         topic_name: str
-        partitions: list[int]
+        partitions: Sequence[int]
         def __init__(
             self,
             *,
             topic_id: uuid.UUID = ...,
             topic_name: str = ...,
-            partitions: list[int] = ...,
+            partitions: Sequence[int] = ...,
             _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
         ) -> None: ...
 

@@ -4,6 +4,7 @@
 """Typed classes of the messages declared in share_group_heartbeat.py."""
 
 import uuid
+from collections.abc import Sequence
 
 from kafkacore.protocol.schema import KafkaStruct, MessageSchema
 
@@ -16,7 +17,7 @@ class ShareGroupHeartbeatRequest(KafkaStruct):
     member_id: str
     member_epoch: int
     rack_id: str | None  # versions 0+; nullable 0+; default null
-    subscribed_topic_names: list[str] | None  # versions 0+; nullable 0+; default null
+    subscribed_topic_names: Sequence[str] | None  # versions 0+; nullable 0+; default null
     def __init__(
         self,
         *,
@@ -24,7 +25,7 @@ class ShareGroupHeartbeatRequest(KafkaStruct):
         member_id: str = ...,
         member_epoch: int = ...,
         rack_id: str | None = ...,
-        subscribed_topic_names: list[str] | None = ...,
+        subscribed_topic_names: Sequence[str] | None = ...,
         _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
     ) -> None: ...
 
@@ -42,12 +43,12 @@ class ShareGroupHeartbeatResponse(KafkaStruct):
 
     class TopicPartitions(KafkaStruct):
         topic_id: uuid.UUID
-        partitions: list[int]
+        partitions: Sequence[int]
         def __init__(
             self,
             *,
             topic_id: uuid.UUID = ...,
-            partitions: list[int] = ...,
+            partitions: Sequence[int] = ...,
             _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
         ) -> None: ...
 

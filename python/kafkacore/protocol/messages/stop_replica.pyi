@@ -3,6 +3,8 @@
 
 """Typed classes of the messages declared in stop_replica.py."""
 
+from collections.abc import Sequence
+
 from kafkacore.protocol.schema import KafkaStruct, MessageSchema
 
 __all__ = ["REQUEST", "RESPONSE", "StopReplicaRequest", "StopReplicaResponse"]
@@ -23,12 +25,12 @@ class StopReplicaRequest(KafkaStruct):
 
     class StopReplicaTopicV1(KafkaStruct):
         name: str  # versions 1-2
-        partition_indexes: list[int]  # versions 1-2
+        partition_indexes: Sequence[int]  # versions 1-2
         def __init__(
             self,
             *,
             name: str = ...,
-            partition_indexes: list[int] = ...,
+            partition_indexes: Sequence[int] = ...,
             _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
         ) -> None: ...
 

@@ -4,6 +4,7 @@
 """Typed classes of the messages declared in update_metadata.py."""
 
 import uuid
+from collections.abc import Sequence
 
 from kafkacore.protocol.schema import KafkaStruct, MessageSchema
 
@@ -18,10 +19,10 @@ class UpdateMetadataRequest(KafkaStruct):
         controller_epoch: int
         leader: int
         leader_epoch: int
-        isr: list[int]
+        isr: Sequence[int]
         zk_version: int
-        replicas: list[int]
-        offline_replicas: list[int]  # versions 4+
+        replicas: Sequence[int]
+        offline_replicas: Sequence[int]  # versions 4+
         def __init__(
             self,
             *,
@@ -30,10 +31,10 @@ class UpdateMetadataRequest(KafkaStruct):
             controller_epoch: int = ...,
             leader: int = ...,
             leader_epoch: int = ...,
-            isr: list[int] = ...,
+            isr: Sequence[int] = ...,
             zk_version: int = ...,
-            replicas: list[int] = ...,
-            offline_replicas: list[int] = ...,
+            replicas: Sequence[int] = ...,
+            offline_replicas: Sequence[int] = ...,
             _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
         ) -> None: ...
 

@@ -3,6 +3,8 @@
 
 """Typed classes of the messages declared in write_txn_markers.py."""
 
+from collections.abc import Sequence
+
 from kafkacore.protocol.schema import KafkaStruct, MessageSchema
 
 __all__ = ["REQUEST", "RESPONSE", "WriteTxnMarkersRequest", "WriteTxnMarkersResponse"]
@@ -31,12 +33,12 @@ class WriteTxnMarkersRequest(KafkaStruct):
 
     class WritableTxnMarkerTopic(KafkaStruct):
         name: str
-        partition_indexes: list[int]
+        partition_indexes: Sequence[int]
         def __init__(
             self,
             *,
             name: str = ...,
-            partition_indexes: list[int] = ...,
+            partition_indexes: Sequence[int] = ...,
             _unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ...,
         ) -> None: ...
 

@@ -4,13 +4,26 @@ from __future__ import annotations
 
 import logging
 import uuid
-from typing import Any
 
 from kafkacore.config import ConfigError
 from kafkacore.coordinator.txn_records import TRANSACTION_STATE_TOPIC
 from kafkacore.log import TopicPartition
-from kafkacore.protocol import APIS_BY_NAME, ErrorCode, api_versions_response
+from kafkacore.protocol import ErrorCode, api_versions_response
 from kafkacore.protocol.errors import message as error_message
+from kafkacore.protocol.messages.api_versions import ApiVersionsRequest, ApiVersionsResponse
+from kafkacore.protocol.messages.describe_cluster import (
+    DescribeClusterRequest,
+    DescribeClusterResponse,
+)
+from kafkacore.protocol.messages.find_coordinator import (
+    FindCoordinatorRequest,
+    FindCoordinatorResponse,
+)
+from kafkacore.protocol.messages.init_producer_id import (
+    InitProducerIdRequest,
+    InitProducerIdResponse,
+)
+from kafkacore.protocol.messages.metadata import MetadataRequest, MetadataResponse
 from kafkacore.security.acl import AclOperation, ResourceType
 from kafkacore.server import authz
 from kafkacore.server.group.offsets import OFFSETS_TOPIC
@@ -30,10 +43,6 @@ __all__ = [
 ]
 
 ZERO_UUID = uuid.UUID(int=0)
-_METADATA: Any = APIS_BY_NAME["Metadata"].response.cls
-_FIND: Any = APIS_BY_NAME["FindCoordinator"].response.cls
-_INIT_PID: Any = APIS_BY_NAME["InitProducerId"].response.cls
-_CLUSTER: Any = APIS_BY_NAME["DescribeCluster"].response.cls
 
 # Authorized operations with no authorizer: every operation the resource type supports
 # (Kafka's AuthHelper.authorizedOperations and AclEntry.supportedOperations), as the
@@ -46,21 +55,25 @@ TOPIC_AUTHORIZED_OPERATIONS = sum(1 << op for op in (3, 4, 5, 6, 7, 8, 10, 11))
 CLUSTER_AUTHORIZED_OPERATIONS = sum(1 << op for op in (5, 7, 8, 9, 10, 11, 12))
 
 
-def handle_api_versions(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+def handle_api_versions(
+    services: BrokerServices, context: RequestContext, request: ApiVersionsRequest
+) -> ApiVersionsResponse:
     return api_versions_response()
 
 
-def _topic_response(services: BrokerServices, name: str, version: int) -> Any:
+def _topic_response(
+    services: BrokerServices, name: str, version: int
+) -> MetadataResponse.MetadataResponseTopic:
     topic = services.metadata_cache.topic(name)
     if topic is None:
-        return _METADATA.MetadataResponseTopic(
+        return MetadataResponse.MetadataResponseTopic(
             error_code=ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
             name=name,
             topic_id=ZERO_UUID,
             partitions=[],
         )
     partitions = [
-        _METADATA.MetadataResponsePartition(
+        MetadataResponse.MetadataResponsePartition(
             error_code=0,
             partition_index=index,
             leader_id=state.leader,
@@ -71,7 +84,7 @@ def _topic_response(services: BrokerServices, name: str, version: int) -> Any:
         )
         for index, state in enumerate(topic.partitions)
     ]
-    return _METADATA.MetadataResponseTopic(
+    return MetadataResponse.MetadataResponseTopic(
         error_code=0,
         name=name,
         topic_id=topic.topic_id,
@@ -97,8 +110,10 @@ async def auto_create(services: BrokerServices, name: str) -> ErrorCode | None:
     return None
 
 
-def _unauthorized_topic(name: str | None, topic_id: Any) -> Any:
-    return _METADATA.MetadataResponseTopic(
+def _unauthorized_topic(
+    name: str | None, topic_id: uuid.UUID
+) -> MetadataResponse.MetadataResponseTopic:
+    return MetadataResponse.MetadataResponseTopic(
         error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED,
         name=name,
         topic_id=topic_id,
@@ -108,7 +123,9 @@ def _unauthorized_topic(name: str | None, topic_id: Any) -> Any:
     )
 
 
-async def handle_metadata(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+async def handle_metadata(
+    services: BrokerServices, context: RequestContext, request: MetadataRequest
+) -> MetadataResponse:
     """With an authorizer (Kafka's ``handleTopicMetadataRequest``): an all-topics request
     silently leaves out the topics the principal may not DESCRIBE; a named one answers them
     TOPIC_AUTHORIZATION_FAILED with a zero topic id (by id: a null name and the id), without
@@ -121,20 +138,21 @@ async def handle_metadata(services: BrokerServices, context: RequestContext, req
     allow_auto = bool(request.allow_auto_topic_creation) if version >= 4 else True
     auto = allow_auto and services.config.auto_create_topics_enable
     requested = request.topics
-    refused: list[Any] = []
-    all_topics = requested is None or (version == 0 and not requested)
+    refused: list[MetadataResponse.MetadataResponseTopic] = []
+    if requested is not None and version == 0 and not requested:
+        requested = None  # v0: an empty list means every topic
     if (
-        not all_topics
+        requested is not None
         and version < 12
         and any(t.name is None or (t.topic_id and t.topic_id != ZERO_UUID) for t in requested)
     ):
         # Kafka: InvalidRequestException ("Topic IDs are not supported in requests for
         # version 11", "Topic name can not be null ..."), answered by its error response:
         # every topic INVALID_REQUEST, a null name as "" (v10-11 answers cannot carry null)
-        return _METADATA(
+        return MetadataResponse(
             brokers=[],
             topics=[
-                _METADATA.MetadataResponseTopic(
+                MetadataResponse.MetadataResponseTopic(
                     error_code=ErrorCode.INVALID_REQUEST,
                     name=t.name or "",
                     topic_id=t.topic_id or ZERO_UUID,
@@ -144,7 +162,7 @@ async def handle_metadata(services: BrokerServices, context: RequestContext, req
                 for t in requested
             ],
         )
-    if all_topics:
+    if requested is None:
         listed = [t.name for t in cache.topics()]
         if secured:
             describable = authz.filter_authorized(
@@ -162,7 +180,7 @@ async def handle_metadata(services: BrokerServices, context: RequestContext, req
                 found = cache.topic_by_id(wanted.topic_id) if wanted.topic_id else None
                 if found is None:
                     topics.append(
-                        _METADATA.MetadataResponseTopic(
+                        MetadataResponse.MetadataResponseTopic(
                             error_code=ErrorCode.UNKNOWN_TOPIC_ID,
                             name=None,
                             topic_id=wanted.topic_id,
@@ -194,7 +212,7 @@ async def handle_metadata(services: BrokerServices, context: RequestContext, req
                 error = await auto_create(services, name)
                 if error is not None:
                     topics.append(
-                        _METADATA.MetadataResponseTopic(
+                        MetadataResponse.MetadataResponseTopic(
                             error_code=error, name=name, topic_id=ZERO_UUID, partitions=[]
                         )
                     )
@@ -217,13 +235,13 @@ async def handle_metadata(services: BrokerServices, context: RequestContext, req
             else CLUSTER_AUTHORIZED_OPERATIONS
         )
     brokers = [
-        _METADATA.MetadataResponseBroker(
+        MetadataResponse.MetadataResponseBroker(
             node_id=b.node_id, host=host, port=port, rack=b.rack
         )  # the endpoint of the listener the request came through
         for b in cache.alive_brokers()
         for host, port in (b.endpoint(context.listener_name),)
     ]
-    return _METADATA(
+    return MetadataResponse(
         throttle_time_ms=0,
         brokers=brokers,
         cluster_id=services.cluster_id,
@@ -234,8 +252,8 @@ async def handle_metadata(services: BrokerServices, context: RequestContext, req
 
 
 async def handle_find_coordinator(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
+    services: BrokerServices, context: RequestContext, request: FindCoordinatorRequest
+) -> FindCoordinatorResponse:
     """Group keys (type 0) on a single node: this node, the group coordinator;
     ``__consumer_offsets`` is created on the first such request, as Kafka does, so that
     the first group member's JoinGroup/SyncGroup are not held up by it. In a cluster:
@@ -280,7 +298,7 @@ async def handle_find_coordinator(
         for key in request.coordinator_keys:
             code, message, node, host, port = await answer(request.key_type, key)
             coordinators.append(
-                _FIND.Coordinator(
+                FindCoordinatorResponse.Coordinator(
                     key=key,
                     node_id=node,
                     host=host,
@@ -289,14 +307,14 @@ async def handle_find_coordinator(
                     error_message=message,
                 )
             )
-        return _FIND(throttle_time_ms=0, coordinators=coordinators)
+        return FindCoordinatorResponse(throttle_time_ms=0, coordinators=coordinators)
     code, message, node, host, port = await answer(request.key_type, request.key)
     if (code == ErrorCode.COORDINATOR_NOT_AVAILABLE and services.controller is not None) or (
         code
         in (ErrorCode.GROUP_AUTHORIZATION_FAILED, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
     ):
         message = error_message(code)  # Kafka's v0-3 error response carries it
-    return _FIND(
+    return FindCoordinatorResponse(
         throttle_time_ms=0,
         error_code=code,
         error_message=message,
@@ -335,8 +353,8 @@ def _cluster_coordinator(
 
 
 async def handle_init_producer_id(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
+    services: BrokerServices, context: RequestContext, request: InitProducerIdRequest
+) -> InitProducerIdResponse:
     """Idempotent producers always get a fresh producer id with epoch 0: Kafka's
     coordinator ignores the ``producer_id``/``producer_epoch`` of a request without a
     transactional id (KIP-360's epoch bump applies to transactional producers only).
@@ -365,26 +383,36 @@ async def handle_init_producer_id(
         ):
             denied = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
     if denied is not None:
-        return _INIT_PID(throttle_time_ms=0, error_code=denied, producer_id=-1, producer_epoch=-1)
+        return InitProducerIdResponse(
+            throttle_time_ms=0, error_code=denied, producer_id=-1, producer_epoch=-1
+        )
     if request.transactional_id is not None:
-        result = await init_transactional_producer_id(services, context, request)
-        return _INIT_PID(
+        result = await init_transactional_producer_id(
+            services, context, request, request.transactional_id
+        )
+        return InitProducerIdResponse(
             throttle_time_ms=0,
             error_code=result.error_code,
             producer_id=result.producer_id,
             producer_epoch=result.producer_epoch,
         )
     new_pid = await services.run_io(services.metadata_store.allocate_producer_id)
-    return _INIT_PID(throttle_time_ms=0, error_code=0, producer_id=new_pid, producer_epoch=0)
+    return InitProducerIdResponse(
+        throttle_time_ms=0, error_code=0, producer_id=new_pid, producer_epoch=0
+    )
 
 
-def handle_describe_cluster(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+def handle_describe_cluster(
+    services: BrokerServices, context: RequestContext, request: DescribeClusterRequest
+) -> DescribeClusterResponse:
     brokers = [
-        _CLUSTER.DescribeClusterBroker(broker_id=b.node_id, host=host, port=port, rack=b.rack)
+        DescribeClusterResponse.DescribeClusterBroker(
+            broker_id=b.node_id, host=host, port=port, rack=b.rack
+        )
         for b in services.metadata_cache.alive_brokers()
         for host, port in (b.endpoint(context.listener_name),)
     ]
-    return _CLUSTER(
+    return DescribeClusterResponse(
         throttle_time_ms=0,
         error_code=0,
         error_message=None,

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from typing import Any
 
 from kafkacore.config import ConfigError, LogConfig
 from kafkacore.log import TopicPartition
@@ -20,7 +19,13 @@ from kafkacore.placement import (
     assign_replicas_for_new_partitions,
     assign_replicas_to_brokers,
 )
-from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+from kafkacore.protocol import ErrorCode
+from kafkacore.protocol.messages.create_partitions import (
+    CreatePartitionsRequest,
+    CreatePartitionsResponse,
+)
+from kafkacore.protocol.messages.create_topics import CreateTopicsRequest, CreateTopicsResponse
+from kafkacore.protocol.messages.delete_topics import DeleteTopicsRequest, DeleteTopicsResponse
 from kafkacore.security.acl import AclOperation, ResourceType
 from kafkacore.server import authz
 from kafkacore.server.replica_manager import topic_name_error
@@ -29,9 +34,6 @@ from kafkacore.server.services import BrokerServices
 
 __all__ = ["handle_create_partitions", "handle_create_topics", "handle_delete_topics"]
 
-_CREATE: Any = APIS_BY_NAME["CreateTopics"].response.cls
-_DELETE: Any = APIS_BY_NAME["DeleteTopics"].response.cls
-_PARTITIONS: Any = APIS_BY_NAME["CreatePartitions"].response.cls
 ZERO_UUID = uuid.UUID(int=0)
 
 
@@ -81,8 +83,8 @@ def _replication_error(services: BrokerServices, rf: int) -> tuple[ErrorCode, st
 
 
 async def handle_create_topics(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
+    services: BrokerServices, context: RequestContext, request: CreateTopicsRequest
+) -> CreateTopicsResponse:
     """With an authorizer (Kafka's ``ControllerApis.createTopics``): CREATE on the cluster,
     else on each topic (TOPIC_AUTHORIZATION_FAILED "Authorization failed."); a topic
     created without DESCRIBE_CONFIGS on it gets no configs and ``topic_config_error_code``
@@ -101,7 +103,7 @@ async def handle_create_topics(
         )
     results = []
     for topic in request.topics:
-        result = _CREATE.CreatableTopicResult(
+        result = CreateTopicsResponse.CreatableTopicResult(
             name=topic.name,
             topic_id=ZERO_UUID,
             error_code=0,
@@ -112,7 +114,11 @@ async def handle_create_topics(
         )
         results.append(result)
 
-        def fail(code: ErrorCode, message: str | None, result: Any = result) -> None:
+        def fail(
+            code: ErrorCode,
+            message: str | None,
+            result: CreateTopicsResponse.CreatableTopicResult = result,
+        ) -> None:
             result.error_code = code
             result.error_message = message
 
@@ -191,9 +197,10 @@ async def handle_create_topics(
         overrides = {c.name: c.value for c in topic.configs}
         try:
             config = LogConfig(overrides, services.config)
-        except ConfigError as exc:
+        except ConfigError as exc:  # a null value among them, say
             fail(ErrorCode.INVALID_CONFIG, str(exc))
             continue
+        stored = {name: value for name, value in overrides.items() if value is not None}
         if request.validate_only:
             topic_id = ZERO_UUID
         else:
@@ -202,7 +209,7 @@ async def handle_create_topics(
                     services.replica_manager.create_topic,
                     topic.name,
                     partitions,
-                    overrides,
+                    stored,
                     assignment=assignment,
                 )
                 topic_id = created.topic_id
@@ -219,7 +226,7 @@ async def handle_create_topics(
             result.topic_config_error_code = ErrorCode.TOPIC_AUTHORIZATION_FAILED
         elif version >= 5:
             result.configs = [
-                _CREATE.CreatableTopicConfigs(
+                CreateTopicsResponse.CreatableTopicConfigs(
                     name=e.name,
                     value=e.value,
                     read_only=e.read_only,
@@ -228,7 +235,7 @@ async def handle_create_topics(
                 )
                 for e in config.describe(include_synonyms=False)
             ]
-    return _CREATE(throttle_time_ms=0, topics=results)
+    return CreateTopicsResponse(throttle_time_ms=0, topics=results)
 
 
 async def _wait_until_gone(services: BrokerServices, name: str, timeout_ms: int) -> bool:
@@ -241,8 +248,8 @@ async def _wait_until_gone(services: BrokerServices, name: str, timeout_ms: int)
 
 
 async def handle_delete_topics(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
+    services: BrokerServices, context: RequestContext, request: DeleteTopicsRequest
+) -> DeleteTopicsResponse:
     """With an authorizer (Kafka's ``ControllerApis.deleteTopics``): DELETE on the cluster
     allows every topic; else a topic named without DESCRIBE is TOPIC_AUTHORIZATION_FAILED
     before its existence is looked at, and one without DELETE too; a topic given by id
@@ -258,7 +265,7 @@ async def handle_delete_topics(
     )
     results = []
     for name, topic_id in wanted:
-        result = _DELETE.DeletableTopicResult(
+        result = DeleteTopicsResponse.DeletableTopicResult(
             name=name, topic_id=topic_id, error_code=0, error_message=None
         )
         results.append(result)
@@ -311,12 +318,12 @@ async def handle_delete_topics(
                 services.replica_manager.purgatory.wake(TopicPartition(deleted.name, index))
             # Kafka's GroupMetadataManager clean-up: the topic's committed offsets go too
             await services.group_coordinator.on_topics_deleted([deleted.name])
-    return _DELETE(throttle_time_ms=0, responses=results)
+    return DeleteTopicsResponse(throttle_time_ms=0, responses=results)
 
 
 async def handle_create_partitions(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
+    services: BrokerServices, context: RequestContext, request: CreatePartitionsRequest
+) -> CreatePartitionsResponse:
     """ALTER on each topic, else TOPIC_AUTHORIZATION_FAILED (before its existence)."""
     cache = services.metadata_cache
     alterable = authz.allowed_topics(
@@ -324,7 +331,7 @@ async def handle_create_partitions(
     )
     results = []
     for topic in request.topics:
-        result = _PARTITIONS.CreatePartitionsTopicResult(
+        result = CreatePartitionsResponse.CreatePartitionsTopicResult(
             name=topic.name, error_code=0, error_message=None
         )
         results.append(result)
@@ -385,4 +392,4 @@ async def handle_create_partitions(
                 topic.count,
                 new_replicas=new_replicas,
             )
-    return _PARTITIONS(throttle_time_ms=0, results=results)
+    return CreatePartitionsResponse(throttle_time_ms=0, results=results)
