@@ -182,7 +182,7 @@ class NodeClient:
         self._reader_task: asyncio.Task[None] | None = None
         self._connect_lock = asyncio.Lock()
         # correlation id -> (future of the response, API key, version)
-        self._pending: dict[int, tuple[asyncio.Future[Any], int, int]] = {}
+        self._pending: dict[int, tuple[asyncio.Future[KafkaStruct], int, int]] = {}
         self._next_correlation_id = 0
         self._wrapped = False  # correlation ids went past 2**31 - 1 and restarted at 0
         self._closed = False
@@ -208,7 +208,7 @@ class NodeClient:
     async def send(self, api: ApiKey, version: int, request: KafkaStruct) -> KafkaStruct: ...
 
     async def send(
-        self, api: Api[Any, Any] | ApiKey, version: int, request: KafkaStruct
+        self, api: Api[Req, Resp] | ApiKey, version: int, request: KafkaStruct
     ) -> KafkaStruct:
         """``request`` as ``api`` v``version``; returns the decoded response body, typed
         when ``api`` is an :class:`Api` (``APIS[ApiKey.FETCH]`` -> a ``FetchResponse``).
@@ -225,7 +225,7 @@ class NodeClient:
         frame = encode_request(
             RequestHeader(int(api_key), version, correlation_id, self.client_id), request
         )
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[KafkaStruct] = asyncio.get_running_loop().create_future()
         self._pending[correlation_id] = (future, int(api_key), version)
         try:
             writer.write(frame)
@@ -348,7 +348,7 @@ class NodeClient:
         api_key: ApiKey,
         version: int,
         request: KafkaStruct,
-    ) -> Any:
+    ) -> KafkaStruct:
         correlation_id = self._next_correlation_id
         self._next_correlation_id += 1
         writer.write(

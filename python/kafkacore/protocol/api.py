@@ -241,7 +241,7 @@ def _frame(parts: list[Any]) -> bytes:
 # --- requests -----------------------------------------------------------------------------
 
 
-def decode_request(frame: t.Buffer) -> tuple[h.RequestHeader, Any]:
+def decode_request(frame: t.Buffer) -> tuple[h.RequestHeader, KafkaStruct]:
     """``(header, request)`` from one request frame (no size prefix).
 
     Raises :class:`UnknownApiKey`, :class:`UnsupportedVersion` (the broker answers
@@ -320,7 +320,7 @@ def encode_response(
     return _frame(parts)
 
 
-def decode_response(frame: t.Buffer, api_key: int, api_version: int) -> tuple[int, Any]:
+def decode_response(frame: t.Buffer, api_key: int, api_version: int) -> tuple[int, KafkaStruct]:
     """``(correlation_id, response)`` from one response frame (no size prefix)."""
     api = APIS[api_key]
     buf = frame if isinstance(frame, memoryview) else memoryview(frame)

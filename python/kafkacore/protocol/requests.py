@@ -141,7 +141,7 @@ def throttle_time_ms(response: KafkaStruct) -> int:
 def maybe_set_throttle_time_ms(response: KafkaStruct, throttle_ms: int) -> bool:
     """Sets the response's throttle time if it has the field (Kafka's
     ``maybeSetThrottleTimeMs``); whether it has."""
-    if not hasattr(type(response), _THROTTLE):
+    if not hasattr(response, _THROTTLE):
         return False
     setattr(response, _THROTTLE, throttle_ms)
     return True

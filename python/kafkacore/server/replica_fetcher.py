@@ -48,12 +48,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, ParamSpec, Protocol, TypeVar
 
 from kafkacore.config import BrokerConfig
 from kafkacore.log import TopicPartition
@@ -71,7 +72,20 @@ if TYPE_CHECKING:
     from kafkacore.server.partition import Partition
     from kafkacore.server.replica_manager import ReplicaManager
 
-__all__ = ["ReplicaFetcher", "ReplicaFetcherManager", "truncation_offset"]
+__all__ = ["ReplicaFetcher", "ReplicaFetcherManager", "RunIo", "truncation_offset"]
+
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+
+
+class RunIo(Protocol):
+    """``fn(*args, **kwargs)`` on the I/O executor, awaited from the event loop
+    (``BrokerServices.run_io``, which also counts the time against a request quota)."""
+
+    def __call__(
+        self, fn: Callable[_P, _T], *args: _P.args, **kwargs: _P.kwargs
+    ) -> Awaitable[_T]: ...
+
 
 logger = logging.getLogger("kafkacore.server")
 
@@ -457,7 +471,7 @@ class ReplicaFetcherManager:
         cache: MetadataCache,
         config: Callable[[], BrokerConfig],
         *,
-        run_io: Callable[..., Any] | None = None,
+        run_io: RunIo | None = None,
         listener: str | None = None,
         security: ClientSecurity | None = None,
         client_factory: NodeClientFactory | None = None,
@@ -485,11 +499,12 @@ class ReplicaFetcherManager:
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
 
-    async def run_io(self, fn: Callable[..., Any], *args: Any) -> Any:
+    async def run_io(self, fn: Callable[_P, _T], *args: _P.args, **kwargs: _P.kwargs) -> _T:
         if self._run_io is not None:
-            return await self._run_io(fn, *args)
+            return await self._run_io(fn, *args, **kwargs)
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.replica_manager.io_executor, lambda: fn(*args))
+        call = functools.partial(fn, *args, **kwargs)
+        return await loop.run_in_executor(self.replica_manager.io_executor, call)
 
     def start(self) -> None:
         self._loop = asyncio.get_running_loop()

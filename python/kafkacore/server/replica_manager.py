@@ -44,7 +44,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from kafkacore.config import BrokerConfig, LogConfig
 from kafkacore.errors import OffsetOutOfRangeError, error_code_for
@@ -94,6 +94,9 @@ from kafkacore.server.partition import (
     UnknownTopicOrPartitionError,
 )
 from kafkacore.server.replication_quota import ReplicationQuota
+
+if TYPE_CHECKING:
+    from kafkacore.server.replica_fetcher import RunIo
 
 __all__ = [
     "INTERNAL_TOPICS",
@@ -1257,7 +1260,7 @@ class ReplicaManager(MetadataListener):
     # -- replication: start and stop -------------------------------------------------------
 
     def start_replication(
-        self, *, listener: str | None = None, run_io: Callable[..., Any] | None = None
+        self, *, listener: str | None = None, run_io: RunIo | None = None
     ) -> None:
         """Cluster mode, on the event loop: the replica fetchers, the AlterPartition
         manager (its requests carry :attr:`broker_epoch`), the ``isr-expiration`` task and

@@ -264,7 +264,7 @@ def _exempt(context: RequestContext, request: KafkaStruct) -> bool:
     if context.header.api_key in EXEMPT_APIS:
         return True
     if isinstance(request, FetchRequest):
-        return fetch_replica_id(request, context.api_version) >= 0
+        return fetch_replica_id(request, context.header.api_version) >= 0
     return isinstance(request, ProduceRequest) and request.acks == 0
 
 
@@ -322,8 +322,6 @@ def _throttle(
     user: str,
     client: str,
 ) -> None:
-    if not hasattr(type(response), "throttle_time_ms"):
-        return
     current = throttle_time_ms(response)
     if isinstance(response, FetchResponse) and current == 0:
         # a Fetch over its request quota sends no records, and they are not counted

@@ -521,18 +521,16 @@ class GroupCoordinator:
         group.static[new.instance_id] = new.member_id
         if group.leader == old.member_id:
             group.leader = new.member_id
-        for fut, result in (
-            (old.join_future, join_error(ErrorCode.FENCED_INSTANCE_ID, old.member_id)),
-            (old.sync_future, (ErrorCode.FENCED_INSTANCE_ID, b"")),
-        ):
-            if fut is not None and not fut.done():
-                fut.set_result(result)
+        if old.join_future is not None and not old.join_future.done():
+            old.join_future.set_result(join_error(ErrorCode.FENCED_INSTANCE_ID, old.member_id))
+        if old.sync_future is not None and not old.sync_future.done():
+            old.sync_future.set_result((ErrorCode.FENCED_INSTANCE_ID, b""))
 
     async def _add_and_wait(self, group: Group, member: Member, *, existing: bool) -> JoinResult:
         group.members[member.member_id] = member
         if group.protocol_type is None or not existing or len(group.members) == 1:
             group.protocol_type = member.protocol_type
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[JoinResult] = asyncio.get_running_loop().create_future()
         member.join_future = future
         member.renew_session()
         if group.state != PREPARING:
@@ -589,7 +587,7 @@ class GroupCoordinator:
         member.renew_session()
         if group.state == STABLE:
             return ErrorCode.NONE, pt, pn, member.assignment
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[tuple[int, bytes]] = asyncio.get_running_loop().create_future()
         member.sync_future = future
         if member_id == group.leader:
             logger.info(
