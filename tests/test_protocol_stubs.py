@@ -46,7 +46,7 @@ def test_check_mode_reports_a_stale_stub(tmp_path: Path) -> None:
 def test_stubs_agree_with_the_runtime_classes() -> None:
     modules = [f"{messages.__name__}.{name}" for name in messages.__all__]
     result = subprocess.run(
-        [sys.executable, "-m", "mypy.stubtest", "kafkacore.protocol.api_table", *modules],
+        [sys.executable, "-m", "mypy.stubtest", *modules],
         capture_output=True,
         text=True,
         check=False,

@@ -1,7 +1,8 @@
 # Generated from kafkacore.protocol.messages by `python -m kafkacore.protocol.stubgen`:
 # do not edit (tests/test_protocol_stubs.py fails when this is stale).
 
-"""``APIS`` typed per key: ``APIS[ApiKey.PRODUCE]`` is an ``Api[ProduceRequest, …]``."""
+"""The type of ``APIS``, per key: ``APIS[ApiKey.PRODUCE]`` is an ``Api[ProduceRequest,
+ProduceResponse]``. Stub only: at runtime ``APIS`` is a plain ``dict``."""
 
 from typing import Any, Literal, overload
 

@@ -8,9 +8,9 @@ classes inside the top one (``ProduceRequest.TopicProduceData``, as at runtime),
 ``REQUEST``/``RESPONSE`` as ``MessageSchema[ProduceRequest]``. An array of structs is a
 ``list``; an array of a primitive type (replica ids, partition indexes) a ``Sequence``:
 decoded it is a list, and the writer takes any sequence, so the broker answers with the
-immutable tuples of its metadata without copying them. Beside them
-``api_table.pyi`` types :data:`~kafkacore.protocol.api.APIS`: ``APIS[ApiKey.PRODUCE]`` is
-an ``Api[ProduceRequest, ProduceResponse]``.
+immutable tuples of its metadata without copying them. Beside them the stub-only module
+``api_table.pyi`` types :data:`~kafkacore.protocol.api.APIS` (a plain ``dict`` at runtime):
+``APIS[ApiKey.PRODUCE]`` is an ``Api[ProduceRequest, ProduceResponse]``.
 
 The stubs are committed; ``tests/test_protocol_stubs.py`` regenerates them and fails on
 any difference, as ``mypy.stubtest`` keeps ``_native.pyi`` honest. After changing a
@@ -291,7 +291,8 @@ def _api_table_stub() -> str:
     lines = [
         *_HEADER.format(source="kafkacore.protocol.messages").splitlines(),
         "",
-        '"""``APIS`` typed per key: ``APIS[ApiKey.PRODUCE]`` is an ``Api[ProduceRequest, …]``."""',
+        '"""The type of ``APIS``, per key: ``APIS[ApiKey.PRODUCE]`` is an ``Api[ProduceRequest,',
+        'ProduceResponse]``. Stub only: at runtime ``APIS`` is a plain ``dict``."""',
         "",
         "from typing import Any, Literal, overload",
         "",
