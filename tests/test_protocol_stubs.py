@@ -9,6 +9,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
 from mypy import api as mypy_api
 
 import kafkacore.protocol
@@ -93,19 +94,24 @@ _TYPED = [
 ]
 
 
-def _mypy(tmp_path: Path, source: str) -> tuple[int, str]:
+@pytest.fixture(scope="module")
+def mypy_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One cache for this module's mypy runs: the second reuses the first's analysis."""
+    return tmp_path_factory.mktemp("mypy-cache")
+
+
+def _mypy(tmp_path: Path, cache: Path, source: str) -> tuple[int, str]:
     snippet = tmp_path / "snippet.py"
     snippet.write_text(source)
-    stdout, stderr, status = mypy_api.run(
-        ["--strict", "--cache-dir", str(tmp_path / "cache"), str(snippet)]
-    )
+    stdout, stderr, status = mypy_api.run(["--strict", "--cache-dir", str(cache), str(snippet)])
     return status, stdout + stderr
 
 
-def test_the_registry_and_the_classes_are_typed(tmp_path: Path) -> None:
+def test_the_registry_and_the_classes_are_typed(tmp_path: Path, mypy_cache: Path) -> None:
     checks = "\n".join(f"assert_type({expr}, {expected})" for expr, expected in _TYPED)
     status, output = _mypy(
         tmp_path,
+        mypy_cache,
         textwrap.dedent(
             """\
             from collections.abc import Iterator
@@ -131,9 +137,10 @@ def test_the_registry_and_the_classes_are_typed(tmp_path: Path) -> None:
     assert status == 0, output
 
 
-def test_a_misspelled_field_is_a_type_error(tmp_path: Path) -> None:
+def test_a_misspelled_field_is_a_type_error(tmp_path: Path, mypy_cache: Path) -> None:
     status, output = _mypy(
         tmp_path,
+        mypy_cache,
         "from kafkacore.protocol.messages.produce import ProduceRequest\n"
         "print(ProduceRequest().akcs)\n",
     )

@@ -7,6 +7,9 @@ shape carrying a documented error, never a dropped connection.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TypeVar
+
 from kafkacore.protocol import APIS, ApiKey, ErrorCode, KafkaStruct, RequestHeader
 from kafkacore.protocol.errors import message as default_message
 from kafkacore.protocol.messages.alter_configs import AlterConfigsRequest, AlterConfigsResponse
@@ -44,6 +47,32 @@ def error_response(api_key: int, code: int, message: str | None = None) -> Kafka
     return cls(**fields)
 
 
+_Result = TypeVar(
+    "_Result",
+    AlterConfigsResponse.AlterConfigsResourceResponse,
+    IncrementalAlterConfigsResponse.AlterConfigsResourceResponse,
+)
+
+
+def _per_resource(
+    result: type[_Result],
+    resources: Iterable[AlterConfigsRequest.AlterConfigsResource]
+    | Iterable[IncrementalAlterConfigsRequest.AlterConfigsResource],
+    code: int,
+    text: str | None,
+) -> list[_Result]:
+    """One error result per resource of an AlterConfigs or IncrementalAlterConfigs."""
+    return [
+        result(
+            error_code=code,
+            error_message=text,
+            resource_type=r.resource_type,
+            resource_name=r.resource_name,
+        )
+        for r in resources
+    ]
+
+
 def unimplemented_response(header: RequestHeader, request: KafkaStruct) -> KafkaStruct:
     """The error answer to a decoded request of an API without a handler: the per-item
     results where the response has them (those responses have no top-level error)."""
@@ -64,27 +93,18 @@ def unimplemented_response(header: RequestHeader, request: KafkaStruct) -> Kafka
         )
     if isinstance(request, AlterConfigsRequest):
         return AlterConfigsResponse(
-            responses=[
-                AlterConfigsResponse.AlterConfigsResourceResponse(
-                    error_code=code,
-                    error_message=text,
-                    resource_type=r.resource_type,
-                    resource_name=r.resource_name,
-                )
-                for r in request.resources
-            ]
+            responses=_per_resource(
+                AlterConfigsResponse.AlterConfigsResourceResponse, request.resources, code, text
+            )
         )
     if isinstance(request, IncrementalAlterConfigsRequest):
         return IncrementalAlterConfigsResponse(
-            responses=[
-                IncrementalAlterConfigsResponse.AlterConfigsResourceResponse(
-                    error_code=code,
-                    error_message=text,
-                    resource_type=r.resource_type,
-                    resource_name=r.resource_name,
-                )
-                for r in request.resources
-            ]
+            responses=_per_resource(
+                IncrementalAlterConfigsResponse.AlterConfigsResourceResponse,
+                request.resources,
+                code,
+                text,
+            )
         )
     if isinstance(request, CreateAclsRequest):
         return CreateAclsResponse(
