@@ -12,6 +12,13 @@ immutable tuples of its metadata without copying them. Beside them the stub-only
 ``api_table.pyi`` types :data:`~kafkacore.protocol.api.APIS` (a plain ``dict`` at runtime):
 ``APIS[ApiKey.PRODUCE]`` is an ``Api[ProduceRequest, ProduceResponse]``.
 
+Every module of the ``messages`` package gets its stub, whether the broker serves its API
+or only declares it (:mod:`kafkacore.protocol.declared`), and the KRaft control records of
+``raft_records`` too. A module exports each declaration's class under the declared name
+(``ProduceRequest = REQUEST.cls``); any other export is an ``IntEnum`` (copied) or a value
+annotated in the module (its annotation is the stub's). Anything else fails the
+generation: this module is the one place that turns a declaration into a class's shape.
+
 The stubs are committed; ``tests/test_protocol_stubs.py`` regenerates them and fails on
 any difference, as ``mypy.stubtest`` keeps ``_native.pyi`` honest. After changing a
 declaration::
@@ -27,16 +34,27 @@ from __future__ import annotations
 import argparse
 import difflib
 import importlib
+import pkgutil
+import re
 import sys
 from collections.abc import Iterator
+from enum import IntEnum
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
 from kafkacore.protocol import messages
 from kafkacore.protocol.schema import Field, MessageSchema, StructSchema
 
-__all__ = ["generate", "main", "message_modules"]
+__all__ = [
+    "declarations",
+    "generate",
+    "main",
+    "message_modules",
+    "nested_structs",
+    "stale",
+    "write",
+]
 
 _HEADER = (
     "# Generated from {source} by `python -m kafkacore.protocol.stubgen`:\n"
@@ -61,8 +79,11 @@ _UNKNOWN_TYPE = "tuple[tuple[int, bytes], ...]"
 
 
 def message_modules() -> list[ModuleType]:
-    """Every declaration module of :mod:`kafkacore.protocol.messages`, by name."""
-    return [importlib.import_module(f"{messages.__name__}.{name}") for name in messages.__all__]
+    """Every module of the :mod:`kafkacore.protocol.messages` package, by name: the APIs
+    (served or only declared) and any other declarations kept there (the KRaft control
+    records of ``raft_records``)."""
+    names = sorted(m.name for m in pkgutil.iter_modules(messages.__path__))
+    return [importlib.import_module(f"{messages.__name__}.{name}") for name in names]
 
 
 def generate() -> dict[str, str]:
@@ -78,26 +99,65 @@ def generate() -> dict[str, str]:
 # --- one declaration module --------------------------------------------------------------
 
 
-def _schemas(module: ModuleType) -> list[tuple[str, MessageSchema[Any]]]:
-    """The module's exported declarations: ``REQUEST``, ``RESPONSE`` and any other (the
-    Envelope's ``PRINCIPAL``), in the order of its ``__all__``."""
-    for name in ("REQUEST", "RESPONSE"):
-        if not isinstance(getattr(module, name, None), MessageSchema):
-            raise TypeError(f"{module.__name__}.{name} is not a message declaration")
+class _Exports(NamedTuple):
+    """What a declaration module exports (its ``__all__``), as its stub describes it."""
+
+    schemas: list[tuple[str, MessageSchema[Any]]]
+    """Each declaration (``REQUEST``, the Envelope's ``PRINCIPAL``, ...), whose class the
+    module also exports under the declared name (``ProduceRequest = REQUEST.cls``)."""
+    enums: list[type[IntEnum]]
+    """Enumerations defined there (``raft_records.ControlRecordType``)."""
+    constants: list[tuple[str, str]]
+    """Any other value, with the annotation the module gives it."""
+
+
+_BUILTINS = frozenset({"dict", "list", "tuple", "set", "frozenset", "int", "str", "bytes", "bool"})
+
+
+def _exports(module: ModuleType) -> _Exports:
     exported = [(name, getattr(module, name)) for name in module.__all__]
-    found = [(name, value) for name, value in exported if isinstance(value, MessageSchema)]
-    for name, schema in found:
-        alias = getattr(module, schema.name, None)
-        if alias is not schema.cls:  # the runtime name the stub promises
-            raise TypeError(f"{module.__name__} lacks `{schema.name} = {name}.cls`")
-    return found
+    schemas = [(name, value) for name, value in exported if isinstance(value, MessageSchema)]
+    if not schemas:
+        raise TypeError(f"{module.__name__} declares no message")
+    classes = [schema.cls for _, schema in schemas]
+    for name, schema in schemas:  # the runtime name the stub promises
+        if (
+            getattr(module, schema.name, None) is not schema.cls
+            or schema.name not in module.__all__
+        ):
+            raise TypeError(f"{module.__name__} lacks an exported `{schema.name} = {name}.cls`")
+    enums: list[type[IntEnum]] = []
+    constants: list[tuple[str, str]] = []
+    annotations: dict[str, str] = getattr(module, "__annotations__", {})
+    known = {*module.__all__, *_BUILTINS, "Any", "KafkaStruct", "MessageSchema"}
+    for name, value in exported:
+        if isinstance(value, MessageSchema) or any(value is cls for cls in classes):
+            continue
+        if isinstance(value, type) and issubclass(value, IntEnum):
+            enums.append(value)
+            continue
+        annotation = annotations.get(name)
+        if annotation is None:
+            raise TypeError(f"{module.__name__}.{name}: annotate it so its stub can say its type")
+        unknown = set(re.findall(r"[A-Za-z_]\w*", annotation)) - known
+        if unknown:
+            raise TypeError(f"{module.__name__}.{name}: the stub cannot name {sorted(unknown)}")
+        constants.append((name, annotation))
+    return _Exports(schemas, enums, constants)
+
+
+def declarations(module: ModuleType) -> list[tuple[str, MessageSchema[Any]]]:
+    """The declarations a module of :mod:`kafkacore.protocol.messages` exports, by name
+    (``[("REQUEST", ...), ("RESPONSE", ...)]``), each with its class beside it. Raises
+    :class:`TypeError` for a module whose stub could not describe it."""
+    return _exports(module).schemas
 
 
 def _module_stub(module: ModuleType, short: str) -> str:
-    schemas = _schemas(module)
+    exports = _exports(module)
     uses: set[str] = set()
-    classes = [_message_class(schema, uses) for _, schema in schemas]
-    names = [n for n, _ in schemas] + [s.name for _, s in schemas]
+    classes = [_message_class(schema, uses) for _, schema in exports.schemas]
+    typing = ["Any"] if any(re.search(r"\bAny\b", a) for _, a in exports.constants) else []
     lines = [
         *_HEADER.format(source=f"{short}.py").splitlines(),
         "",
@@ -107,18 +167,26 @@ def _module_stub(module: ModuleType, short: str) -> str:
     stdlib = ["import uuid"] if "uuid" in uses else []
     if "Sequence" in uses:
         stdlib.append("from collections.abc import Sequence")
+    if exports.enums:
+        stdlib.append("from enum import IntEnum")
+    if typing:
+        stdlib.append(f"from typing import {', '.join(typing)}")
     if stdlib:
         lines += [*stdlib, ""]
     lines.append("from kafkacore.protocol.schema import KafkaStruct, MessageSchema")
     if "Records" in uses:
         lines.append("from kafkacore.protocol.types import Records")
     lines.append("")
-    lines += _bracketed("__all__ = [", [f'"{n}"' for n in names], "]", "")
+    lines += _bracketed("__all__ = [", [f'"{n}"' for n in module.__all__], "]", "")
+    for enum in exports.enums:
+        lines += ["", f"class {enum.__name__}(IntEnum):"]
+        lines += [f"    {member.name} = {member.value}" for member in enum]
     for cls in classes:
         lines.append("")
         lines += cls
     lines.append("")
-    lines += [f"{name}: MessageSchema[{schema.name}]" for name, schema in schemas]
+    lines += [f"{name}: MessageSchema[{schema.name}]" for name, schema in exports.schemas]
+    lines += [f"{name}: {annotation}" for name, annotation in exports.constants]
     return "\n".join(lines) + "\n"
 
 
@@ -138,7 +206,7 @@ def _import(module: str, names: list[str]) -> list[str]:
     return [f"from {module} import (", *(f"    {n}," for n in names), ")"]
 
 
-def _structs(top: StructSchema) -> list[StructSchema]:
+def nested_structs(top: StructSchema) -> list[StructSchema]:
     """The nested structs of a message, depth first in declaration order, each once."""
     seen: dict[str, StructSchema] = {}
 
@@ -169,7 +237,7 @@ def _message_class(msg: MessageSchema[Any], uses: set[str]) -> list[str]:
         f'    """Kafka\'s ``{java}``: versions {msg.valid}{flexible}."""',
         "",
     ]
-    for sub in _structs(top):
+    for sub in nested_structs(top):
         lines.append(f"    class {sub.name}(KafkaStruct):")
         lines += _fields_and_init(top.name, sub, uses, "        ")
         lines.append("")
@@ -273,7 +341,7 @@ def _attribute(indent: str, name: str, annotation: str, note: str) -> list[str]:
 def _api_table_stub() -> str:
     from kafkacore.protocol.api import APIS, ApiKey
 
-    by_request = {id(m.REQUEST): m for m in message_modules()}
+    by_request = {id(getattr(m, "REQUEST", None)): m for m in message_modules()}
     imports: dict[str, list[str]] = {}
     overloads: list[str] = []
     for key, api in APIS.items():
