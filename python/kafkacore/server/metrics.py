@@ -274,7 +274,7 @@ class BrokerMetrics:
         total = 0
         for topic in topics:
             name = topic.topic
-            if name is None:
+            if not name:  # a v13+ topic id the broker does not know
                 continue
             size = 0
             for p in topic.partitions:
