@@ -36,11 +36,11 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from concurrent.futures import Executor
-from typing import Any
 
 from kafkacore._java import java_length
 from kafkacore.config import BrokerConfig
 from kafkacore.coordinator import records as recs
+from kafkacore.coordinator.consumer_group import ConsumerGroup
 from kafkacore.coordinator.runtime import CoordinatorRuntime, append_error_code
 from kafkacore.log import TopicPartition
 from kafkacore.protocol import ErrorCode
@@ -996,7 +996,7 @@ class GroupCoordinator:
                 pending[tp] = stored
         return codes
 
-    async def _delete_consumer_group(self, group: Any) -> int:
+    async def _delete_consumer_group(self, group: ConsumerGroup) -> int:
         """DeleteGroups of a consumer group: NON_EMPTY_GROUP with members; else its
         offsets' tombstones, then the group's (``createGroupTombstoneRecords``)."""
         if group.members:
@@ -1174,7 +1174,7 @@ class GroupCoordinator:
         group = self._offsets_owner(group_id)
         return group is not None and group.has_pending_txn((topic, partition))
 
-    def _offsets_owner(self, group_id: str) -> Any:
+    def _offsets_owner(self, group_id: str) -> ConsumerGroup | Group | None:
         """The group holding ``group_id``'s offsets: its consumer group, else its classic
         group (``None``: neither)."""
         return self.consumer.group(group_id) or self.groups.get(group_id)
@@ -1250,7 +1250,7 @@ class GroupCoordinator:
             return await self._delete_group_locked(group_id)
 
     async def _delete_consumer_offsets(
-        self, group: Any, partitions: list[tuple[str, int]]
+        self, group: ConsumerGroup, partitions: list[tuple[str, int]]
     ) -> tuple[int, list[int]]:
         """OffsetDelete on a consumer group (``ConsumerGroup.validateOffsetDelete``): the
         topics its members subscribe to stay, GROUP_SUBSCRIBED_TO_TOPIC."""
