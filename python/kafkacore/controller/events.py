@@ -21,7 +21,8 @@ from kafkacore.protocol.messages.alter_partition import (
     AlterPartitionRequest,
     AlterPartitionResponse,
 )
-from kafkacore.protocol.schema import KafkaStruct
+from kafkacore.protocol.messages.leader_and_isr import LeaderAndIsrResponse
+from kafkacore.protocol.messages.stop_replica import StopReplicaResponse
 
 __all__ = [
     "AllocateProducerIds",
@@ -152,7 +153,7 @@ class LeaderAndIsrResponseReceived:
     """``broker`` answered a LeaderAndIsr (its replicas on offline log directories)."""
 
     broker: int
-    response: KafkaStruct
+    response: LeaderAndIsrResponse
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,7 +161,7 @@ class TopicDeletionStopReplicaResponseReceived:
     """``broker`` answered a StopReplica that asked it to delete ``deleted``."""
 
     broker: int
-    response: KafkaStruct
+    response: StopReplicaResponse
     deleted: frozenset[TopicPartition]
 
 
