@@ -296,8 +296,8 @@ def _txn_verifier(
     question (a marker appended meanwhile refuses it)."""
     if not services.config.transaction_partition_verification_enable:
         return None
-    coordinator = getattr(services, "txn_coordinator", None)
-    if coordinator is None or not request.transactional_id:
+    coordinator = services.txn_coordinator
+    if not request.transactional_id:
         return None
     transactional_id = request.transactional_id
     producer_id, epoch = request.producer_id, request.producer_epoch
