@@ -123,6 +123,138 @@ def _unauthorized_topic(
     )
 
 
+def _invalid_request(
+    requested: list[MetadataRequest.MetadataRequestTopic],
+) -> MetadataResponse:
+    """Kafka's error response to a Metadata below v12 naming a topic by id or with a null
+    name (``InvalidRequestException``: "Topic IDs are not supported in requests for
+    version 11", "Topic name can not be null ..."): every topic INVALID_REQUEST, a null
+    name as "" (v10-11 answers cannot carry null)."""
+    return MetadataResponse(
+        brokers=[],
+        topics=[
+            MetadataResponse.MetadataResponseTopic(
+                error_code=ErrorCode.INVALID_REQUEST,
+                name=t.name or "",
+                topic_id=t.topic_id or ZERO_UUID,
+                is_internal=False,
+                partitions=[],
+            )
+            for t in requested
+        ],
+    )
+
+
+def _every_topic(
+    services: BrokerServices, context: RequestContext, version: int, secured: bool
+) -> list[MetadataResponse.MetadataResponseTopic]:
+    """An all-topics request: every topic of the cache, without those the principal may
+    not DESCRIBE (left out silently)."""
+    listed = [t.name for t in services.metadata_cache.topics()]
+    if secured:
+        describable = authz.filter_authorized(
+            services, context, AclOperation.DESCRIBE, ResourceType.TOPIC, listed
+        )
+        listed = [name for name in listed if name in describable]
+    return [_topic_response(services, name, version) for name in listed]
+
+
+async def _requested_topics(
+    services: BrokerServices,
+    context: RequestContext,
+    requested: list[MetadataRequest.MetadataRequestTopic],
+    version: int,
+    secured: bool,
+    auto: bool,
+) -> tuple[
+    list[MetadataResponse.MetadataResponseTopic], list[MetadataResponse.MetadataResponseTopic]
+]:
+    """The named (or, v12+, identified) topics, and apart those refused (Kafka's
+    ``getTopicMetadata``): an unknown id is UNKNOWN_TOPIC_ID; a topic without DESCRIBE is
+    TOPIC_AUTHORIZATION_FAILED before its existence is looked at; a missing one is
+    auto-created when ``auto`` (with an authorizer, given CREATE on the cluster or the
+    topic, else TOPIC_AUTHORIZATION_FAILED)."""
+    cache = services.metadata_cache
+    topics: list[MetadataResponse.MetadataResponseTopic] = []
+    refused: list[MetadataResponse.MetadataResponseTopic] = []
+    may_create_all: bool | None = None
+    for wanted in requested:
+        name = wanted.name
+        by_id = name is None
+        if name is None:
+            found = cache.topic_by_id(wanted.topic_id) if wanted.topic_id else None
+            if found is None:
+                topics.append(
+                    MetadataResponse.MetadataResponseTopic(
+                        error_code=ErrorCode.UNKNOWN_TOPIC_ID,
+                        name=None,
+                        topic_id=wanted.topic_id,
+                        partitions=[],
+                    )
+                )
+                continue
+            name = found.name
+        if secured and not authz.authorize(
+            services, context, AclOperation.DESCRIBE, ResourceType.TOPIC, name
+        ):
+            refused.append(
+                _unauthorized_topic(None, wanted.topic_id)
+                if by_id
+                else _unauthorized_topic(name, ZERO_UUID)
+            )
+            continue
+        if not cache.contains_topic(name) and auto:
+            if secured:
+                if may_create_all is None:
+                    may_create_all = authz.authorize_cluster(services, context, AclOperation.CREATE)
+                if not may_create_all and not authz.authorize(
+                    services, context, AclOperation.CREATE, ResourceType.TOPIC, name
+                ):
+                    refused.append(_unauthorized_topic(name, ZERO_UUID))
+                    continue
+            error = await auto_create(services, name)
+            if error is not None:
+                topics.append(
+                    MetadataResponse.MetadataResponseTopic(
+                        error_code=error, name=name, topic_id=ZERO_UUID, partitions=[]
+                    )
+                )
+                continue
+        topics.append(_topic_response(services, name, version))
+    return topics, refused
+
+
+def _set_topic_authorized_operations(
+    services: BrokerServices,
+    context: RequestContext,
+    topics: list[MetadataResponse.MetadataResponseTopic],
+    secured: bool,
+) -> None:
+    """v8+ ``include_topic_authorized_operations``: each answered topic's operations the
+    principal may do (every one without an authorizer)."""
+    for topic in topics:
+        if topic.name is None:  # an unknown topic id: Kafka leaves the default
+            continue
+        topic.topic_authorized_operations = (
+            authz.authorized_operations(services, context, ResourceType.TOPIC, topic.name)
+            if secured
+            else TOPIC_AUTHORIZED_OPERATIONS
+        )
+
+
+def _brokers(
+    services: BrokerServices, context: RequestContext
+) -> list[MetadataResponse.MetadataResponseBroker]:
+    """The live brokers, each by its endpoint of the listener the request came through."""
+    return [
+        MetadataResponse.MetadataResponseBroker(
+            node_id=b.node_id, host=host, port=port, rack=b.rack
+        )
+        for b in services.metadata_cache.alive_brokers()
+        for host, port in (b.endpoint(context.listener_name),)
+    ]
+
+
 async def handle_metadata(
     services: BrokerServices, context: RequestContext, request: MetadataRequest
 ) -> MetadataResponse:
@@ -133,12 +265,10 @@ async def handle_metadata(
     cluster or on the topic (else TOPIC_AUTHORIZATION_FAILED). The refused topics come
     after the others, and only the others carry ``topic_authorized_operations``."""
     version = context.api_version
-    cache = services.metadata_cache
     secured = authz.enabled(services)
     allow_auto = bool(request.allow_auto_topic_creation) if version >= 4 else True
     auto = allow_auto and services.config.auto_create_topics_enable
     requested = request.topics
-    refused: list[MetadataResponse.MetadataResponseTopic] = []
     if requested is not None and version == 0 and not requested:
         requested = None  # v0: an empty list means every topic
     if (
@@ -146,87 +276,16 @@ async def handle_metadata(
         and version < 12
         and any(t.name is None or (t.topic_id and t.topic_id != ZERO_UUID) for t in requested)
     ):
-        # Kafka: InvalidRequestException ("Topic IDs are not supported in requests for
-        # version 11", "Topic name can not be null ..."), answered by its error response:
-        # every topic INVALID_REQUEST, a null name as "" (v10-11 answers cannot carry null)
-        return MetadataResponse(
-            brokers=[],
-            topics=[
-                MetadataResponse.MetadataResponseTopic(
-                    error_code=ErrorCode.INVALID_REQUEST,
-                    name=t.name or "",
-                    topic_id=t.topic_id or ZERO_UUID,
-                    is_internal=False,
-                    partitions=[],
-                )
-                for t in requested
-            ],
-        )
+        return _invalid_request(requested)
+    refused: list[MetadataResponse.MetadataResponseTopic] = []
     if requested is None:
-        listed = [t.name for t in cache.topics()]
-        if secured:
-            describable = authz.filter_authorized(
-                services, context, AclOperation.DESCRIBE, ResourceType.TOPIC, listed
-            )
-            listed = [name for name in listed if name in describable]
-        topics = [_topic_response(services, name, version) for name in listed]
+        topics = _every_topic(services, context, version, secured)
     else:
-        topics = []
-        may_create_all: bool | None = None
-        for wanted in requested:
-            name = wanted.name
-            by_id = name is None
-            if name is None:
-                found = cache.topic_by_id(wanted.topic_id) if wanted.topic_id else None
-                if found is None:
-                    topics.append(
-                        MetadataResponse.MetadataResponseTopic(
-                            error_code=ErrorCode.UNKNOWN_TOPIC_ID,
-                            name=None,
-                            topic_id=wanted.topic_id,
-                            partitions=[],
-                        )
-                    )
-                    continue
-                name = found.name
-            if secured and not authz.authorize(
-                services, context, AclOperation.DESCRIBE, ResourceType.TOPIC, name
-            ):
-                refused.append(
-                    _unauthorized_topic(None, wanted.topic_id)
-                    if by_id
-                    else _unauthorized_topic(name, ZERO_UUID)
-                )
-                continue
-            if not cache.contains_topic(name) and auto:
-                if secured:
-                    if may_create_all is None:
-                        may_create_all = authz.authorize_cluster(
-                            services, context, AclOperation.CREATE
-                        )
-                    if not may_create_all and not authz.authorize(
-                        services, context, AclOperation.CREATE, ResourceType.TOPIC, name
-                    ):
-                        refused.append(_unauthorized_topic(name, ZERO_UUID))
-                        continue
-                error = await auto_create(services, name)
-                if error is not None:
-                    topics.append(
-                        MetadataResponse.MetadataResponseTopic(
-                            error_code=error, name=name, topic_id=ZERO_UUID, partitions=[]
-                        )
-                    )
-                    continue
-            topics.append(_topic_response(services, name, version))
+        topics, refused = await _requested_topics(
+            services, context, requested, version, secured, auto
+        )
     if version >= 8 and request.include_topic_authorized_operations:
-        for topic in topics:
-            if topic.name is None:  # an unknown topic id: Kafka leaves the default
-                continue
-            topic.topic_authorized_operations = (
-                authz.authorized_operations(services, context, ResourceType.TOPIC, topic.name)
-                if secured
-                else TOPIC_AUTHORIZED_OPERATIONS
-            )
+        _set_topic_authorized_operations(services, context, topics, secured)
     cluster_ops = _NOT_REQUESTED
     if 8 <= version <= 10 and request.include_cluster_authorized_operations:
         cluster_ops = (
@@ -234,18 +293,11 @@ async def handle_metadata(
             if secured
             else CLUSTER_AUTHORIZED_OPERATIONS
         )
-    brokers = [
-        MetadataResponse.MetadataResponseBroker(
-            node_id=b.node_id, host=host, port=port, rack=b.rack
-        )  # the endpoint of the listener the request came through
-        for b in cache.alive_brokers()
-        for host, port in (b.endpoint(context.listener_name),)
-    ]
     return MetadataResponse(
         throttle_time_ms=0,
-        brokers=brokers,
+        brokers=_brokers(services, context),
         cluster_id=services.cluster_id,
-        controller_id=cache.controller_id,
+        controller_id=services.metadata_cache.controller_id,
         topics=topics + refused,
         cluster_authorized_operations=cluster_ops,
     )
