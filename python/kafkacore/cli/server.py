@@ -22,7 +22,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from kafkacore.console.serve import ConsoleServer
+    from kafkacore.console import ConsoleServer
     from kafkacore.server import KafkaServer
 
 __all__ = ["register", "run"]
