@@ -50,7 +50,12 @@ from kafkacore.security.acl import (
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.services import BrokerServices
 
-__all__ = ["handle_create_acls", "handle_delete_acls", "handle_describe_acls"]
+__all__ = [
+    "acl_binding_filter",
+    "handle_create_acls",
+    "handle_delete_acls",
+    "handle_describe_acls",
+]
 
 logger = logging.getLogger("kafkacore.server.acls")
 
@@ -196,7 +201,7 @@ def handle_create_acls(services: BrokerServices, context: RequestContext, reques
 # -- DescribeAcls ---------------------------------------------------------------------------
 
 
-def _filter(item: Any, *, delete: bool) -> AclBindingFilter:
+def acl_binding_filter(item: Any, *, delete: bool) -> AclBindingFilter:
     """A Describe/Delete filter. A part sent as 0 (UNKNOWN) makes Kafka refuse to parse
     the request (it closes the connection; here: INVALID_REQUEST). An unknown code reads
     as UNKNOWN: it matches nothing in DescribeAcls, and DeleteAcls refuses the filter
@@ -259,7 +264,7 @@ def handle_describe_acls(services: BrokerServices, context: RequestContext, requ
         code = ErrorCode.SECURITY_DISABLED
         return _DESCRIBE(error_code=code, error_message=NO_AUTHORIZER_DESCRIBE, resources=[])
     try:
-        binding_filter = _filter(request, delete=False)
+        binding_filter = acl_binding_filter(request, delete=False)
     except InvalidAclError as exc:
         return _DESCRIBE(error_code=ErrorCode.INVALID_REQUEST, error_message=str(exc), resources=[])
     bindings = authorizer.store.describe(binding_filter)
@@ -285,7 +290,7 @@ def _delete_all(services: BrokerServices, items: list[Any]) -> list[Any]:
     errors: dict[int, str] = {}
     for index, item in enumerate(items):
         try:
-            filters.append((index, _filter(item, delete=True)))
+            filters.append((index, acl_binding_filter(item, delete=True)))
         except InvalidAclError as exc:
             errors[index] = str(exc)
     store = services.metadata_store

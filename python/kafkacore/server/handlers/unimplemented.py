@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kafkacore.protocol import APIS, ApiKey, ErrorCode, RequestHeader
+from kafkacore.protocol import ApiKey, ErrorCode, RequestHeader
+from kafkacore.protocol.api import api_for
 from kafkacore.protocol.errors import message as default_message
 
 __all__ = ["error_response", "unimplemented_response"]
@@ -26,7 +27,7 @@ def _code_for(api_key: int) -> ErrorCode:
 def error_response(api_key: int, code: int, message: str | None = None) -> Any:
     """A response of ``api_key`` with ``code`` in its top-level error fields (empty
     per-item lists): what can be said about a request that could not be decoded."""
-    cls: Any = APIS[api_key].response.cls
+    cls: Any = api_for(api_key).response.cls
     response = cls()
     if "error_code" in cls.__slots__:
         response.error_code = code
