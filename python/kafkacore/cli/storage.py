@@ -107,8 +107,8 @@ def run(args: argparse.Namespace) -> int:
             sys.stderr.write(f"{exc}\n")
             return 1
         levels = default_feature_levels(mv)
-        print(f"metadata.version={mv.level} ({mv})")
-        for name, level in sorted(levels.items()):
+        print(f"metadata.version={mv.level} ({args.release_version or mv})")
+        for name, level in levels.items():  # Kafka's Feature order
             if name != "metadata.version":
                 print(f"{name}={level}")
         return 0

@@ -31,6 +31,7 @@ validation of dynamic updates in :mod:`kafkacore.config.dynamic`, listener parsi
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
@@ -60,6 +61,8 @@ from kafkacore.config.dynamic import (
 from kafkacore.config.listeners import Endpoint, _requirement, parse_csv_map, parse_listeners
 from kafkacore.config.quorum import parse_voter_ids
 from kafkacore.config.synonyms import broker_config_synonyms
+
+logger = logging.getLogger("kafkacore.config")
 
 __all__ = [
     "BROKER_COMPRESSION_TYPES",
@@ -637,8 +640,8 @@ class BrokerConfig:
         ``process.roles`` is set; without it kafkacore runs a single node or a ZooKeeper
         broker, see the module docstring)."""
         roles = self.process_roles
-        if not roles:
-            return
+        if not roles or self.dynamic_default_props or self.dynamic_broker_props:
+            return  # a dynamic update is checked by its own rules
         for role in roles:
             if role not in ("broker", "controller"):
                 raise ConfigError(
@@ -649,19 +652,15 @@ class BrokerConfig:
                     "are allowed roles)",
                 )
         interval, session = self.broker_heartbeat_interval_ms, self.broker_session_timeout_ms
-        if interval * 2 > session:
-            raise _requirement(
-                f"broker.heartbeat.interval.ms ({interval} ms) must be less than or equal to "
-                f"half of the broker.session.timeout.ms ({session} ms). The "
-                "broker.session.timeout.ms is configured on controller. The "
-                "broker.heartbeat.interval.ms is configured on broker. If a broker doesn't "
-                "send heartbeat request within broker.session.timeout.ms, it loses broker "
-                "lease. Please increase broker.session.timeout.ms or decrease "
-                "broker.heartbeat.interval.ms.",
-                "broker.heartbeat.interval.ms",
+        if interval * 2 > session:  # Kafka only warns
+            logger.warning(
+                "broker.heartbeat.interval.ms (%d ms) must be less than or equal to half of the "
+                "broker.session.timeout.ms (%d ms).",
+                interval,
+                session,
             )
         voter_ids = sorted(parse_voter_ids(self.controller_quorum_voters))
-        shown_voters = "{" + ", ".join(map(str, voter_ids)) + "}"
+        shown_voters = "Set(" + ", ".join(map(str, voter_ids)) + ")"  # Scala's Set
         if not voter_ids and not self.controller_quorum_bootstrap_servers:
             raise ConfigError(
                 "process.roles",
@@ -675,6 +674,7 @@ class BrokerConfig:
         listener_names = [e.partition(":")[0].upper() for e in self.listeners]
         is_controller = "controller" in roles
         if is_controller:
+            self.listener_endpoints()  # Kafka parses the listeners first
             if voter_ids and self.node_id not in voter_ids:
                 raise _requirement(
                     "If process.roles contains the 'controller' role, the node id "
@@ -735,12 +735,10 @@ class BrokerConfig:
                         "are security protocols other than PLAINTEXT in use)",
                     )
         if self.get("controller.quorum.auto.join.enable") and not is_controller:
-            raise ConfigError(
+            raise _requirement(
+                "controller.quorum.auto.join.enable is only supported when process.roles "
+                "contains the 'controller' role.",
                 "controller.quorum.auto.join.enable",
-                True,
-                "needs the controller role",
-                message="controller.quorum.auto.join.enable is only supported when "
-                "process.roles contains the 'controller' role.",
             )
 
     def _validate_listeners(self) -> None:

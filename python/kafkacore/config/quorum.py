@@ -119,7 +119,7 @@ class VotersValidator:
         if value is None:
             raise ConfigError(name, None, "null")
         try:
-            parse_voters(value)
+            parse_voters(value, routable=False)  # routability is the Raft client's check
         except QuorumConfigError as exc:
             raise ConfigError(name, value, str(exc), message=str(exc)) from None
 
