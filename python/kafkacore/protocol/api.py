@@ -36,8 +36,10 @@ if TYPE_CHECKING:  # a stub-only module: the table's type, per key
 __all__ = [
     "APIS",
     "APIS_BY_NAME",
+    "CONTROLLER_APIS",
     "Api",
     "ApiKey",
+    "api_for",
     "api_versions_response",
     "decode_request",
     "decode_response",
@@ -51,7 +53,8 @@ _SIZE = struct.Struct(">i")
 
 class ApiKey(IntEnum):
     """The API keys the codec knows, with Kafka's names (``org.apache.kafka.common.protocol.
-    ApiKeys``); :data:`APIS` has exactly these keys."""
+    ApiKeys``): exactly the keys of :data:`APIS` (the broker's listeners) and of
+    :data:`CONTROLLER_APIS` (the KRaft controller listener)."""
 
     PRODUCE = 0
     FETCH = 1
@@ -108,6 +111,22 @@ class ApiKey(IntEnum):
     ALLOCATE_PRODUCER_IDS = 67
     CONSUMER_GROUP_HEARTBEAT = 68
     CONSUMER_GROUP_DESCRIBE = 69
+    # KRaft: the controller listener's own APIs (CONTROLLER_APIS)
+    VOTE = 52
+    BEGIN_QUORUM_EPOCH = 53
+    END_QUORUM_EPOCH = 54
+    DESCRIBE_QUORUM = 55
+    UPDATE_FEATURES = 57
+    ENVELOPE = 58
+    FETCH_SNAPSHOT = 59
+    BROKER_REGISTRATION = 62
+    BROKER_HEARTBEAT = 63
+    UNREGISTER_BROKER = 64
+    CONTROLLER_REGISTRATION = 70
+    ASSIGN_REPLICAS_TO_DIRS = 73
+    ADD_RAFT_VOTER = 80
+    REMOVE_RAFT_VOTER = 81
+    UPDATE_RAFT_VOTER = 82
 
 
 Req = TypeVar("Req", bound=KafkaStruct)
@@ -224,9 +243,64 @@ specialized ``dict`` subscript); for mypy an ``ApiTable`` (``api_table.pyi``, ge
 ProduceResponse]``, a key known only as an ``int`` an ``Api[Any, Any]``."""
 APIS_BY_NAME: dict[str, Api[Any, Any]] = {api.name: api for api in APIS.values()}
 
-for _api_entry in APIS.values():  # let a request/response object find its API
-    _api_entry.request.cls._message = _api_entry.request
-    _api_entry.response.cls._message = _api_entry.response
+# The KRaft controller listener (Kafka 4.3.1's ``ApiMessageType`` entries listing
+# "controller"), at the versions Kafka's controller advertises: what kafkacore's
+# ControllerApis serves. The broker's APIs keep their broker ranges above; a controller
+# answers those it shares at the ranges below.
+_CONTROLLER_TABLE = [
+    _api("Fetch", m.fetch, (4, 18), (4, 18)),
+    _api("ApiVersions", m.api_versions, (0, 4), (0, 4)),
+    _api("CreateTopics", m.create_topics, (2, 7), (2, 7)),
+    _api("DeleteTopics", m.delete_topics, (1, 6), (1, 6)),
+    _api("DescribeAcls", m.describe_acls, (1, 3), (1, 3)),
+    _api("CreateAcls", m.create_acls, (1, 3), (1, 3)),
+    _api("DeleteAcls", m.delete_acls, (1, 3), (1, 3)),
+    _api("AlterConfigs", m.alter_configs, (0, 2), (0, 2)),
+    _api("CreatePartitions", m.create_partitions, (0, 3), (0, 3)),
+    _api("ElectLeaders", m.elect_leaders, (0, 2), (0, 2)),
+    _api("IncrementalAlterConfigs", m.incremental_alter_configs, (0, 1), (0, 1)),
+    _api("AlterPartitionReassignments", m.alter_partition_reassignments, (0, 1), (0, 1)),
+    _api("ListPartitionReassignments", m.list_partition_reassignments, (0, 0), (0, 0)),
+    _api("AlterClientQuotas", m.alter_client_quotas, (0, 1), (0, 1)),
+    _api("AlterUserScramCredentials", m.alter_user_scram_credentials, (0, 0), (0, 0)),
+    _api("Vote", m.vote, (0, 2), (0, 2)),
+    _api("BeginQuorumEpoch", m.begin_quorum_epoch, (0, 1), (0, 1)),
+    _api("EndQuorumEpoch", m.end_quorum_epoch, (0, 1), (0, 1)),
+    _api("DescribeQuorum", m.describe_quorum, (0, 2), (0, 2)),
+    _api("AlterPartition", m.alter_partition, (2, 3), (2, 3)),
+    _api("UpdateFeatures", m.update_features, (0, 2), (0, 2)),
+    _api("Envelope", m.envelope, (0, 0), (0, 0)),
+    _api("FetchSnapshot", m.fetch_snapshot, (0, 1), (0, 1)),
+    _api("DescribeCluster", m.describe_cluster, (0, 2), (0, 2)),
+    _api("BrokerRegistration", m.broker_registration, (0, 4), (0, 4)),
+    _api("BrokerHeartbeat", m.broker_heartbeat, (0, 2), (0, 2)),
+    _api("UnregisterBroker", m.unregister_broker, (0, 0), (0, 0)),
+    _api("AllocateProducerIds", m.allocate_producer_ids, (0, 0), (0, 0)),
+    _api("ControllerRegistration", m.controller_registration, (0, 0), (0, 0)),
+    _api("AssignReplicasToDirs", m.assign_replicas_to_dirs, (0, 0), (0, 0)),
+    _api("AddRaftVoter", m.add_raft_voter, (0, 1), (0, 1)),
+    _api("RemoveRaftVoter", m.remove_raft_voter, (0, 0), (0, 0)),
+    _api("UpdateRaftVoter", m.update_raft_voter, (0, 0), (0, 0)),
+]
+
+CONTROLLER_APIS: dict[int, Api[Any, Any]] = {
+    api.key: api for api in sorted(_CONTROLLER_TABLE, key=lambda a: a.key)
+}
+"""Every API the KRaft controller listener serves, by key, in key order."""
+
+
+def api_for(key: int) -> Api[Any, Any]:
+    """The API of ``key`` on a broker listener, else on the controller listener
+    (``KeyError`` for neither): what a client encodes a request with."""
+    api = APIS.get(key)
+    return api if api is not None else CONTROLLER_APIS[key]
+
+
+for _api_entry in [*APIS.values(), *CONTROLLER_APIS.values()]:
+    # let a request/response object find its API (one schema object per API: the broker's
+    # wins where both tables have it, the codec is the same)
+    _api_entry.request.cls._message = api_for(_api_entry.key).request
+    _api_entry.response.cls._message = api_for(_api_entry.key).response
 
 API_VERSIONS = APIS[h.API_VERSIONS_KEY]
 
@@ -247,8 +321,11 @@ def _frame(parts: list[Any]) -> bytes:
 # --- requests -----------------------------------------------------------------------------
 
 
-def decode_request(frame: t.Buffer) -> tuple[h.RequestHeader, KafkaStruct]:
-    """``(header, request)`` from one request frame (no size prefix).
+def decode_request(
+    frame: t.Buffer, apis: dict[int, Api[Any, Any]] = APIS
+) -> tuple[h.RequestHeader, KafkaStruct]:
+    """``(header, request)`` from one request frame (no size prefix), served from
+    ``apis`` (a broker listener's, or :data:`CONTROLLER_APIS`).
 
     Raises :class:`UnknownApiKey`, :class:`UnsupportedVersion` (the broker answers
     UNSUPPORTED_VERSION; for ApiVersions see :func:`unsupported_api_versions_response`)
@@ -260,7 +337,7 @@ def decode_request(frame: t.Buffer) -> tuple[h.RequestHeader, KafkaStruct]:
         raise ProtocolError(f"request frame of {len(buf)} bytes is shorter than a header")
     api_key, version, correlation_id = struct.unpack_from(">hhi", buf, 0)
     ids = {"correlation_id": correlation_id, "api_key": api_key, "api_version": version}
-    api = APIS.get(api_key)
+    api = apis.get(api_key)
     if api is None:
         raise UnknownApiKey(f"unknown API key {api_key}", **ids)
     if not api.implements(version):
@@ -294,7 +371,7 @@ def decode_request(frame: t.Buffer) -> tuple[h.RequestHeader, KafkaStruct]:
 
 def encode_request(header: h.RequestHeader, request: KafkaStruct) -> bytes:
     """The framed request; the API key and version are the header's."""
-    api = APIS[header.api_key]
+    api = api_for(header.api_key)
     parts: list[Any] = [b""]
     h.write_request_header(header, api.request_header_version(header.api_version), parts)
     api.request.writer(header.api_version)(request, parts)
@@ -310,7 +387,7 @@ def encode_response(
     """The framed response to ``header`` (or to a bare correlation id; then
     ``api_version`` is required), at the request's version unless ``api_version``."""
     msg = _message_of(response)
-    api = APIS[msg.api_key]
+    api = api_for(msg.api_key)
     if isinstance(header, h.RequestHeader):
         correlation_id = header.correlation_id
         version = header.api_version if api_version is None else api_version
@@ -328,7 +405,7 @@ def encode_response(
 
 def decode_response(frame: t.Buffer, api_key: int, api_version: int) -> tuple[int, KafkaStruct]:
     """``(correlation_id, response)`` from one response frame (no size prefix)."""
-    api = APIS[api_key]
+    api = api_for(api_key)
     buf = frame if isinstance(frame, memoryview) else memoryview(frame)
     try:
         header, pos = h.read_response_header(buf, api.response_header_version(api_version))
@@ -346,13 +423,16 @@ def decode_response(frame: t.Buffer, api_key: int, api_version: int) -> tuple[in
 
 
 def api_versions_response(
-    error_code: int = ErrorCode.NONE, throttle_time_ms: int = 0
+    error_code: int = ErrorCode.NONE,
+    throttle_time_ms: int = 0,
+    apis: dict[int, Api[Any, Any]] = APIS,
 ) -> m.api_versions.ApiVersionsResponse:
-    """An ApiVersions response listing every advertised API (version-independent)."""
+    """An ApiVersions response listing every advertised API of ``apis``
+    (version-independent)."""
     cls = m.api_versions.ApiVersionsResponse
     keys = [
         cls.ApiVersion(api_key=api.key, min_version=api.min_version, max_version=api.max_version)
-        for api in APIS.values()
+        for api in apis.values()
     ]
     return cls(error_code=error_code, api_keys=keys, throttle_time_ms=throttle_time_ms)
 

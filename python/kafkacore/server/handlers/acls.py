@@ -54,7 +54,12 @@ from kafkacore.security.acl import (
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.services import BrokerServices
 
-__all__ = ["handle_create_acls", "handle_delete_acls", "handle_describe_acls"]
+__all__ = [
+    "acl_binding_filter",
+    "handle_create_acls",
+    "handle_delete_acls",
+    "handle_describe_acls",
+]
 
 logger = logging.getLogger("kafkacore.server.acls")
 
@@ -203,7 +208,7 @@ def handle_create_acls(
 # -- DescribeAcls ---------------------------------------------------------------------------
 
 
-def _filter(
+def acl_binding_filter(
     item: DescribeAclsRequest | DeleteAclsRequest.DeleteAclsFilter, *, delete: bool
 ) -> AclBindingFilter:
     """A Describe/Delete filter. A part sent as 0 (UNKNOWN) makes Kafka refuse to parse
@@ -272,7 +277,7 @@ def handle_describe_acls(
             error_code=code, error_message=NO_AUTHORIZER_DESCRIBE, resources=[]
         )
     try:
-        binding_filter = _filter(request, delete=False)
+        binding_filter = acl_binding_filter(request, delete=False)
     except InvalidAclError as exc:
         return DescribeAclsResponse(
             error_code=ErrorCode.INVALID_REQUEST, error_message=str(exc), resources=[]
@@ -304,7 +309,7 @@ def _delete_all(
     errors: dict[int, str] = {}
     for index, item in enumerate(items):
         try:
-            filters.append((index, _filter(item, delete=True)))
+            filters.append((index, acl_binding_filter(item, delete=True)))
         except InvalidAclError as exc:
             errors[index] = str(exc)
     store = services.metadata_store

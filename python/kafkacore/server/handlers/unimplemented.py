@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TypeVar
 
-from kafkacore.protocol import APIS, ApiKey, ErrorCode, KafkaStruct, RequestHeader
+from kafkacore.protocol import ApiKey, ErrorCode, KafkaStruct, RequestHeader
+from kafkacore.protocol.api import api_for
 from kafkacore.protocol.errors import message as default_message
 from kafkacore.protocol.messages.alter_configs import AlterConfigsRequest, AlterConfigsResponse
 from kafkacore.protocol.messages.create_acls import CreateAclsRequest, CreateAclsResponse
@@ -38,7 +39,7 @@ def _code_for(api_key: int) -> ErrorCode:
 def error_response(api_key: int, code: int, message: str | None = None) -> KafkaStruct:
     """A response of ``api_key`` with ``code`` in its top-level error fields (empty
     per-item lists): what can be said about a request that could not be decoded."""
-    cls: type[KafkaStruct] = APIS[api_key].response.cls
+    cls: type[KafkaStruct] = api_for(api_key).response.cls
     fields: dict[str, int | str | None] = {}
     if "error_code" in cls.__slots__:
         fields["error_code"] = code
