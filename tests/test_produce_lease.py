@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -377,3 +378,57 @@ def test_a_plain_stream_goes_native_and_falls_back_where_it_must(backend_name: s
         assert worlds[0].leased == 7
         assert worlds[1].leased == 0
         assert _state(worlds[0]) == _state(worlds[1])
+
+
+def test_the_produce_handler_takes_the_leased_branch_over_the_wire(tmp_path: Path) -> None:
+    """Through a broker: after an idempotent producer's first request (the Python path,
+    which makes it known), its in-sequence requests over 3 partitions are appended by the
+    leased branch - the leases survive them, where a Python-path append drops its log's
+    lease - with the offsets the producer expects, and the records read back."""
+    from kafkacore.native import backend
+    from support.raw_client import APIS_BY_NAME, RawClient, run_broker
+
+    produce = APIS_BY_NAME["Produce"].request.cls
+
+    def request(sequence: int, acks: int) -> Any:
+        now = int(time.time() * 1000)
+        records = [(i, now, b"k", b"v%d" % (sequence + i), []) for i in range(2)]
+        data = backend.build_batch(records, producer_id=7, producer_epoch=0, base_sequence=sequence)
+        return produce(
+            transactional_id=None,
+            acks=acks,
+            timeout_ms=5000,
+            topic_data=[
+                produce.TopicProduceData(
+                    name="t",
+                    partition_data=[
+                        produce.PartitionProduceData(index=p, records=data) for p in range(3)
+                    ],
+                )
+            ],
+        )
+
+    async def scenario(server: Any) -> None:
+        rm = server.services.replica_manager
+        await server.services.run_io(rm.create_topic, "t", 3)
+        client = await RawClient.connect(server.bound_port)
+        try:
+            for round_, acks in enumerate([1, 1, -1, 1, -1]):
+                response = await client.call("Produce", 9, request(2 * round_, acks))
+                answers = response.responses[0].partition_responses
+                assert [(a.error_code, a.base_offset) for a in answers] == [(0, 2 * round_)] * 3
+            partitions = [rm.get_partition(TopicPartition("t", p)) for p in range(3)]
+            for partition in partitions:
+                assert partition.has_produce_lease(-1)
+                assert partition.log.log_end_offset == 10
+                assert partition.high_watermark == 10
+                manager = partition.log.producer_state
+                assert manager is not None
+                assert manager.last_entry(7).last_seq == 9
+                data = partition.log.read(0, 1 << 20, upper_bound=10).read_bytes()
+                values = [r[3] for r in backend.batch_records(data, 0)]
+                assert values == [b"v0", b"v1"]
+        finally:
+            client.close()
+
+    run_broker(tmp_path, scenario)
