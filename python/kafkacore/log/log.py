@@ -700,15 +700,20 @@ class Log:
         replicas allow ``acks=-1`` without waiting); whether a lease is held now. The
         partition grants it under its leader lock; the log drops it, under its own lock,
         before it changes anything the lease snapshots (a Python-path append, a roll, a
-        truncation, a config, the producers, the epochs, closing)."""
+        truncation, a config, the producers, the epochs, closing). Waits for nothing: when
+        another thread holds the log's lock, no lease is granted now."""
         from kafkacore.log.lease import lease_for
 
-        with self._lock:
+        if not self._lock.acquire(blocking=False):
+            return False
+        try:
             lease = self._lease
             if lease is None or lease.leader_epoch != leader_epoch:
                 lease = self._lease = lease_for(self, leader_epoch)
             self._lease_acks_all = acks_all
             return lease is not None
+        finally:
+            self._lock.release()
 
     def revoke_lease(self) -> None:
         """Drop the lease (waits for a native append in flight: it holds the lock)."""

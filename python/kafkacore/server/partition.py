@@ -611,14 +611,19 @@ class Partition:
         covered when no follower is waited for (a single replica whose ISR satisfies
         ``min.insync.replicas``). Whether a lease is held. The lease is revoked before the
         leader, its epoch or the ISR change (:meth:`make_leader`, :meth:`make_follower`,
-        :meth:`stop_leading`, a committed ISR)."""
-        with self._leader_isr_lock:
+        :meth:`stop_leading`, a committed ISR). Waits for nothing (it runs on the event
+        loop): a lock held elsewhere means no lease now."""
+        if not self._leader_isr_lock.acquire(blocking=False):
+            return False
+        try:
             if not self.is_leader:
                 return False
             acks_all = (
                 len(self._replicas) <= 1 and len(self._isr) >= self.log.config.min_insync_replicas
             )
             return self.log.grant_lease(self._leader_epoch, acks_all=acks_all)
+        finally:
+            self._leader_isr_lock.release()
 
     def has_produce_lease(self, required_acks: int) -> bool:
         """Whether the log holds a lease at the current epoch covering ``required_acks``
