@@ -39,6 +39,7 @@ from kafkacore.log.remote.records import (
     metadata_partition,
     serialize,
 )
+from support.budget import examples
 from support.kafka_schemas import STORAGE_DEFINITION_DIRS, kafka_definitions, schema_differences
 
 pytestmark = [pytest.mark.interop, pytest.mark.downloads]
@@ -113,7 +114,7 @@ def _kafka_round_trip(serde: Any, frame: bytes) -> tuple[bytes, str]:
     return bytes.fromhex(hex_frame), text
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(metadata=st.one_of(segment_metadata(), updates, deletes))
 def test_kafka_reads_and_writes_our_frames(serde: Any, metadata: Any) -> None:
     frame = serialize(metadata)
@@ -141,7 +142,7 @@ def test_a_frame_kafka_refuses_we_refuse(serde: Any) -> None:
             deserialize(bad)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(topic_id=uuids, partition=st.integers(0, 2**31 - 1), partitions=st.integers(1, 200))
 def test_metadata_partition_is_kafkas(
     serde: Any, topic_id: uuid.UUID, partition: int, partitions: int
