@@ -25,11 +25,7 @@ from typing import Any
 
 import pytest
 
-from kafkacore.config import BrokerConfig, LogConfig
 from kafkacore.errors import OffsetOutOfRangeError
-from kafkacore.log import Log
-from kafkacore.log.files import TopicPartition
-from kafkacore.log.producer_state import ProducerStateManager
 from kafkacore.log.remote.errors import (
     CorruptRemoteDataError,
     OffsetMovedToTieredStorageError,
@@ -38,8 +34,6 @@ from kafkacore.log.remote.errors import (
 )
 from kafkacore.log.remote.index_cache import RemoteIndexCache
 from kafkacore.log.remote.layout import IndexType, object_key, partition_prefix
-from kafkacore.log.remote.manager import RemoteLogManager, RemoteLogManagerConfig
-from kafkacore.log.remote.metadata import ClientMetadataTopic, TopicBasedRemoteLogMetadataManager
 from kafkacore.log.remote.model import (
     RemoteLogSegmentState,
     RemotePartitionDeleteState,
@@ -48,21 +42,11 @@ from kafkacore.log.remote.model import (
 from kafkacore.log.remote.object_store import S3ObjectStore
 from kafkacore.log.remote.quota import RLMQuotaManager
 from kafkacore.log.remote.storage import RemoteStorageManager
-from kafkacore.record import build_batch, iter_batches, records
+from kafkacore.record import iter_batches, records
 from support.brokers import Broker, BrokerFactory
 from support.object_store import ObjectStoreServer, bucket_name
 from support.ports import free_port
-
-SEGMENT_BYTES = 8 << 10
-TIERED_BROKER = BrokerConfig({"remote.log.storage.system.enable": "true"})
-
-
-def log_config(base: LogConfig | None = None, **overrides: Any) -> LogConfig:
-    """A topic config on a broker with tiered storage (``local_retention_bytes=0`` ->
-    ``local.retention.bytes``)."""
-    values = dict(base.originals) if base is not None else {}
-    values.update({k.replace("_", "."): v for k, v in overrides.items()})
-    return LogConfig(values, TIERED_BROKER)
+from support.tiering import Tiering, all_local_bytes, log_config, make_log
 
 
 @pytest.fixture
@@ -134,55 +118,6 @@ def test_a_hung_store_fails_within_its_time_out(tmp_path: Path) -> None:
         server.stop()
 
 
-# -- a real log with closed segments ------------------------------------------------------------
-
-
-def make_log(
-    directory: Path, *, batches: int = 60, topic_id: uuid.UUID | None = None, **config: Any
-) -> Log:
-    values: dict[str, Any] = {
-        "internal.segment.bytes": SEGMENT_BYTES,
-        "remote.storage.enable": True,
-        "index.interval.bytes": 1024,
-    }
-    values.update(config)
-    topic_config = LogConfig(values, TIERED_BROKER)
-    tp = TopicPartition("orders", 0)
-    path = directory / str(tp)
-    path.mkdir(parents=True, exist_ok=True)
-    log = Log(
-        path,
-        topic_config,
-        topic_partition=tp,
-        topic_id=topic_id or uuid.uuid4(),
-        producer_state=ProducerStateManager(str(path), topic_partition=str(tp)),
-        remote_storage_system_enable=True,
-    )
-    append(log, batches)
-    return log
-
-
-def append(log: Log, batches: int, *, epoch: int = 0, start_ms: int | None = None) -> None:
-    now = start_ms if start_ms is not None else int(time.time() * 1000)
-    for i in range(batches):
-        rows = [(j, now + i, f"k{i}".encode(), os.urandom(40) + bytes([j]), []) for j in range(10)]
-        log.append_as_leader(build_batch(rows), leader_epoch=epoch)
-
-
-def all_local_bytes(log: Log, start: int) -> bytes:
-    out = []
-    offset = start
-    while offset < log.log_end_offset:
-        info = log.read(offset, 1 << 20)
-        data = info.read_bytes()
-        out.append(data)
-        last = 0
-        for pos, _m, _s in iter_batches(data):
-            last = records(data, pos)[-1].offset
-        offset = last + 1
-    return b"".join(out)
-
-
 def test_storage_manager_copies_kafkas_files(store: S3ObjectStore, tmp_path: Path) -> None:
     from kafkacore.log.checkpoints import LeaderEpochCheckpointFile
     from kafkacore.log.remote.model import RemoteLogSegmentId, RemoteLogSegmentMetadata
@@ -252,44 +187,6 @@ def test_quota_throttles_to_its_rate() -> None:
 @pytest.fixture(scope="module")
 def metadata_broker(broker_factory: BrokerFactory) -> Broker:
     return broker_factory("num.partitions=1")
-
-
-class Tiering:
-    """A log, its remote log manager and metadata manager, for one test."""
-
-    def __init__(self, broker: Broker, store: S3ObjectStore, log: Log, **config: Any) -> None:
-        self.log = log
-        self.tp = log.topic_partition
-        self.hw = log.log_end_offset
-        self.rlmm = TopicBasedRemoteLogMetadataManager(
-            ClientMetadataTopic(broker.bootstrap, client_id="rlmm-test"),
-            broker_id=1,
-            num_partitions=3,
-            replication_factor=1,
-            poll_interval_s=0.02,
-        )
-        self.rlmm.start()
-        self.rlm = RemoteLogManager(
-            RemoteLogManagerConfig(**config),
-            broker_id=1,
-            log_dir=str(Path(log.dir).parent),
-            rsm=RemoteStorageManager(store),
-            rlmm=self.rlmm,
-            get_log=lambda tp: self.log if tp == self.tp else None,
-            high_watermark=lambda tp: self.hw,
-        )
-        assert log.topic_id is not None
-        self.tip = TopicIdPartition(log.topic_id, self.tp.topic, self.tp.partition)
-        self.lead(0)
-
-    def lead(self, epoch: int) -> None:
-        assert self.log.topic_id is not None
-        self.rlm.on_leadership_change({self.tp: (self.log.topic_id, epoch)}, {})
-        assert self.rlmm.wait_ready(self.tip, 30)
-
-    def close(self) -> None:
-        self.rlm.close()
-        self.rlmm.close()
 
 
 @pytest.fixture
