@@ -248,8 +248,9 @@ class TopicBasedRemoteLogMetadataManager:
         self._caches: dict[TopicIdPartition, RemoteLogMetadataCache] = {}
         # metadata partition -> next offset to read; partitions consumed
         self._positions: dict[int, int] = {}
-        # user partition -> the metadata partition's end offset when it was assigned
-        self._assigned: dict[TopicIdPartition, int] = {}
+        # user partition -> the metadata partition's end offset when the consumer took
+        # the assignment (None: not yet asked)
+        self._assigned: dict[TopicIdPartition, int | None] = {}
         self._ready: set[TopicIdPartition] = set()
         self._thread: threading.Thread | None = None
         self._closed = threading.Event()
@@ -259,17 +260,35 @@ class TopicBasedRemoteLogMetadataManager:
 
     # -- lifecycle --------------------------------------------------------------------------
 
-    def start(self) -> None:
-        """Create ``__remote_log_metadata`` if missing (retried until it exists) and start
-        consuming."""
+    def start(self, *, wait: bool = True) -> None:
+        """Create ``__remote_log_metadata`` if missing and start consuming; the creation
+        is retried until it succeeds (Kafka's ``initializeResources``: a cluster may not
+        have enough brokers yet). ``wait``: return only once it exists (else at once)."""
         if self._started:
             return
-        self._topic.ensure_topic(self.num_partitions, self._replication_factor, self._retention_ms)
         self._started = True
-        self._thread = threading.Thread(
-            target=self._consume_loop, name="rlmm-consumer", daemon=True
-        )
+        created = threading.Event()
+
+        def run() -> None:
+            delay = 0.1
+            while not self._closed.is_set():
+                try:
+                    self._topic.ensure_topic(
+                        self.num_partitions, self._replication_factor, self._retention_ms
+                    )
+                    break
+                except Exception as exc:
+                    self.last_error = exc
+                    logger.info("Creating %s failed (retrying): %s", REMOTE_LOG_METADATA_TOPIC, exc)
+                    self._closed.wait(delay)
+                    delay = min(delay * 2, 5.0)
+            created.set()
+            self._consume_loop()
+
+        self._thread = threading.Thread(target=run, name="rlmm-consumer", daemon=True)
         self._thread.start()
+        if wait:
+            created.wait()
 
     def close(self) -> None:
         self._closed.set()
@@ -288,18 +307,13 @@ class TopicBasedRemoteLogMetadataManager:
     ) -> None:
         """Start following the metadata of these user partitions (Kafka's
         ``onPartitionLeadershipChanges``): each is ready once its metadata partition is
-        consumed up to its end offset of now."""
-        for tip in (*leaders, *followers):
-            with self._lock:
-                if tip in self._assigned:
-                    continue
-            p = self.metadata_partition(tip)
-            end = self._topic.end_offset(p)
-            with self._lock:
-                self._assigned[tip] = end
-                self._caches.setdefault(tip, RemoteLogMetadataCache())
-                self._positions.setdefault(p, 0)
-                self._update_ready_locked()
+        consumed up to the end offset it had when the consumer took the assignment.
+        Returns at once (the consumer thread asks the end offsets): safe on an event loop."""
+        with self._lock:
+            for tip in (*leaders, *followers):
+                if tip not in self._assigned:
+                    self._assigned[tip] = None
+                    self._caches.setdefault(tip, RemoteLogMetadataCache())
         self._wake.set()
 
     def on_stop_partitions(self, tips: Iterable[TopicIdPartition]) -> None:
@@ -326,15 +340,35 @@ class TopicBasedRemoteLogMetadataManager:
         for tip, end in self._assigned.items():
             if (
                 tip not in self._ready
+                and end is not None
                 and self._positions.get(self.metadata_partition(tip), 0) >= end
             ):
                 self._ready.add(tip)
         self._lock.notify_all()
 
+    def _take_assignments(self) -> None:
+        """The end offsets of newly assigned partitions' metadata partitions (consumer
+        thread: network calls)."""
+        with self._lock:
+            pending = [tip for tip, end in self._assigned.items() if end is None]
+        for tip in pending:
+            p = self.metadata_partition(tip)
+            try:
+                end = self._topic.end_offset(p)
+            except Exception as exc:  # the topic is being created, a leader moving
+                self.last_error = exc
+                continue
+            with self._lock:
+                if tip in self._assigned:
+                    self._assigned[tip] = end
+                    self._positions.setdefault(p, 0)
+                self._update_ready_locked()
+
     # -- the consumer -----------------------------------------------------------------------
 
     def _consume_loop(self) -> None:
         while not self._closed.is_set():
+            self._take_assignments()
             moved = False
             with self._lock:
                 positions = dict(self._positions)
