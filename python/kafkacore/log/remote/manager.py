@@ -182,6 +182,14 @@ class _Partition:
     stopped: bool = False
 
 
+def _log_failure(what: str) -> Callable[[Future[Any]], None]:
+    def done(future: Future[Any]) -> None:
+        if not future.cancelled() and future.exception() is not None:
+            logger.error("%s failed: %s", what, future.exception(), exc_info=future.exception())
+
+    return done
+
+
 class _Cancelled(Exception):
     """The partition's leadership (or the manager) went away during a task."""
 
@@ -312,7 +320,9 @@ class RemoteLogManager:
             return futures
         for tp, topic_id in tps.items():
             tip = TopicIdPartition(topic_id, tp.topic, tp.partition)
-            futures.append(self._expirers.submit(self._delete_remote_partition, tip))
+            future = self._expirers.submit(self._delete_remote_partition, tip)
+            future.add_done_callback(_log_failure(f"Deleting the remote data of {tip}"))
+            futures.append(future)
         return futures
 
     def is_tiered(self, tp: TopicPartition) -> bool:
@@ -835,10 +845,8 @@ class RemoteLogManager:
                     break
             if complete:
                 return found
-        if upper > log.local_log_start_offset:
-            found.extend(
-                log.collect_aborted_transactions(max(start, log.local_log_start_offset), upper)
-            )
+        # not complete in the remote tier: the markers may sit in the local segments
+        found.extend(log.collect_aborted_transactions(start, upper))
         return found
 
     def find_offset_by_timestamp(
@@ -882,7 +890,7 @@ class RemoteLogManager:
         tp: TopicPartition,
         leader_local_log_start_offset: int,
         leader_log_start_offset: int,
-        epoch_for_previous_offset: int,
+        epoch_for_previous_offset: int | None,
     ) -> int:
         """Kafka's ``buildRemoteLogAuxState``: a follower whose fetch offset is below the
         leader's local log start restarts its log at the end of the tiered segment just
@@ -896,7 +904,14 @@ class RemoteLogManager:
         previous = leader_local_log_start_offset - 1
         if previous < 0:
             return leader_local_log_start_offset
-        metadata = self.rlmm.cache(tip).segment_for(epoch_for_previous_offset, previous)
+        cache = self.rlmm.cache(tip)
+        if epoch_for_previous_offset is not None:
+            metadata = cache.segment_for(epoch_for_previous_offset, previous)
+        else:  # the copied segment holding it, whatever its epoch
+            holding = [
+                m for m in cache.finished_segments() if m.start_offset <= previous <= m.end_offset
+            ]
+            metadata = holding[-1] if holding else None
         if metadata is None:
             raise RemoteStorageError(
                 f"Couldn't build the state from remote store for partition: {tp}, "

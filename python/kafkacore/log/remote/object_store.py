@@ -227,11 +227,16 @@ class S3ObjectStore:
         import obstore
 
         cut = len(self.prefix)
+        # obstore lists whole path segments ("a/b" is the folder a/b/): list the folder
+        # holding the prefix and keep the keys that start with it
+        folder = self._key(prefix).rpartition("/")[0]
+        wanted = self._key(prefix)
         try:
             found = [
                 ObjectInfo(meta["path"][cut:], int(meta["size"]))
-                for chunk in obstore.list(self._store, self._key(prefix))
+                for chunk in obstore.list(self._store, folder or None)
                 for meta in chunk
+                if meta["path"].startswith(wanted)
             ]
         except Exception as exc:
             raise _failure("LIST", prefix, exc) from None
