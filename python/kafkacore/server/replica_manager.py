@@ -84,6 +84,7 @@ from kafkacore.server.partition import (
     UnknownTopicOrPartitionError,
 )
 from kafkacore.server.replication_quota import ReplicationQuota
+from kafkacore.server.tiering import TieredStorage
 
 __all__ = [
     "INTERNAL_TOPICS",
@@ -220,7 +221,8 @@ class ReplicaManager(MetadataListener):
     """See the module documentation. ``config()`` is the broker config in force;
     ``topic_config_loader(topic)`` (cluster mode) reads a topic's config overrides from
     ZooKeeper into the cache before its first log is made; ``metrics`` counts the
-    followers' appends."""
+    followers' appends; ``tiering`` (KIP-405) is told of leadership, deletions and config
+    changes."""
 
     def __init__(
         self,
@@ -234,8 +236,11 @@ class ReplicaManager(MetadataListener):
         *,
         topic_config_loader: Callable[[str], Awaitable[None]] | None = None,
         metrics: BrokerMetrics | None = None,
+        tiering: TieredStorage | None = None,
     ) -> None:
         self._config = config
+        #: tiered storage (KIP-405), told of leadership, deletions and config changes
+        self.tiering = tiering
         self.logs = logs
         self.store = store
         self.cache = cache
@@ -315,6 +320,7 @@ class ReplicaManager(MetadataListener):
         """Kafka's ``becomeLeaderOrFollower`` for ``topic``'s partitions led here: the log
         (created if missing) and the partition made leader with the stored state."""
         config = self.topic_config(topic.name, topic.configs)
+        led: list[Partition] = []
         for index, state in enumerate(topic.partitions):
             if state.leader != self.node_id:
                 continue  # followers arrive with replication
@@ -329,6 +335,9 @@ class ReplicaManager(MetadataListener):
                 with self._lock:
                     partition = self._partitions.setdefault(tp, partition)
             partition.make_leader(state)
+            led.append(partition)
+        if self.tiering is not None:
+            self.tiering.on_leadership(led, [])
 
     def _new_partition(self, tp: TopicPartition, log: Log) -> Partition:
         partition = Partition(
@@ -375,13 +384,23 @@ class ReplicaManager(MetadataListener):
         self.logs.update_topic_config(topic.name, self.topic_config(topic.name, topic.configs))
         self.update_throttled_replicas(topic.name, topic.configs)
         self._apply_topic(topic)
+        self._tiering_config_changed(topic.name)
+
+    def _tiering_config_changed(self, topic: str) -> None:
+        if self.tiering is not None:
+            self.tiering.on_config_changed(
+                p for p in self.partitions() if p.topic_partition.topic == topic
+            )
 
     def on_topic_deleted(self, name: str) -> None:
         with self._lock:
             gone = [tp for tp in self._partitions if tp.topic == name]
+            topic_ids = {tp: self._partitions[tp].log.topic_id for tp in gone}
             for tp in gone:
                 del self._partitions[tp]
             self._offline_partitions -= {tp for tp in self._offline_partitions if tp.topic == name}
+        if self.tiering is not None:
+            self.tiering.on_deleted(topic_ids)
         for tp in gone:
             self.logs.delete_log(tp)
         self.leader_quota.remove_throttle(name)
@@ -392,6 +411,7 @@ class ReplicaManager(MetadataListener):
         logs and to the replication throttles here."""
         self.logs.update_topic_config(name, self.topic_config(name, configs))
         self.update_throttled_replicas(name, configs)
+        self._tiering_config_changed(name)
 
     # -- replication throttles (KIP-73) ----------------------------------------------------
 
@@ -1155,6 +1175,8 @@ class ReplicaManager(MetadataListener):
                 )
         if fetchers is not None and to_fetch:
             fetchers.add_partitions(to_fetch)
+        if self.tiering is not None:
+            self.tiering.on_leadership([p for p, _s in leaders], [p for p, _s in followers])
         return (
             errors,
             [(p.topic_partition, st.leader_epoch) for p, st in leaders],
@@ -1260,6 +1282,8 @@ class ReplicaManager(MetadataListener):
             stopped.append((tp, delete))
         if self.fetcher_manager is not None and stopped:
             self.fetcher_manager.remove_partitions({tp for tp, _d in stopped})
+        if self.tiering is not None:
+            self.tiering.on_deleted({tp: self.topic_id_of(tp) for tp, delete in stopped if delete})
         for tp, delete in stopped:
             if not delete:
                 continue
