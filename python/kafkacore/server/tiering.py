@@ -1,7 +1,10 @@
 """The broker's tiered storage (KIP-405): its remote log manager over an S3 bucket
 and ``__remote_log_metadata``, built from the broker config, told by
 the replica manager which partitions it leads and follows and which are deleted, and
-asked by the Fetch and ListOffsets paths for what lies below a log's local start.
+asked by the replica manager's Fetch and ListOffsets paths for what lies below a log's
+local start (Kafka's ``asyncRead`` and ``asyncOffsetRead``: futures on the remote log
+manager's reader pool, which the replica manager awaits in a ``DelayedRemoteFetch`` or
+a delayed ListOffsets).
 
 ``remote.log.storage.system.enable=true`` turns it on; the bucket is configured under
 ``rsm.config.`` (``remote.log.storage.manager.impl.prefix``; see
@@ -14,38 +17,38 @@ listeners are bound; leadership changes heard before are kept and applied then.
 
 Thread-safety: the leadership and deletion hooks run on the event loop and never block
 (the managers' threads do the network work); reads run on the remote log manager's
-reader pool, awaited.
+reader pool.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import threading
 import uuid
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
+from concurrent.futures import Future
+from typing import TYPE_CHECKING, Any
 
 from kafkacore.config import BrokerConfig
-from kafkacore.errors import OffsetOutOfRangeError
 from kafkacore.log.files import TopicPartition
-from kafkacore.log.remote.errors import CorruptRemoteDataError, RemoteStorageError
+from kafkacore.log.log import TimestampAndOffset
+from kafkacore.log.remote.errors import RemoteStorageNotReadyError
 from kafkacore.log.remote.manager import (
     RemoteFetchResult,
     RemoteLogManager,
     RemoteLogManagerConfig,
+    RemoteLogReadResult,
+    RemoteStorageFetchInfo,
     TieringStatus,
 )
 from kafkacore.log.remote.metadata import ClientMetadataTopic, TopicBasedRemoteLogMetadataManager
 from kafkacore.log.remote.object_store import S3ObjectStore
 from kafkacore.log.remote.storage import RemoteStorageManager
-from kafkacore.log.txn_index import AbortedTxn
-from kafkacore.protocol import ErrorCode
 
 if TYPE_CHECKING:
     from kafkacore.log.manager import LogManager
 
-__all__ = ["RemoteRead", "TieredStorage"]
+__all__ = ["TieredStorage"]
 
 logger = logging.getLogger(__name__)
 
@@ -56,16 +59,6 @@ _RLMM_DEFAULTS = {
     "remote.log.metadata.topic.retention.ms": -1,
     "remote.log.metadata.consume.wait.ms": 120_000,
 }
-
-
-class RemoteRead(NamedTuple):
-    """A Fetch partition served from the remote tier: its records (``b""``: none this
-    time), the aborted transactions a read_committed reader needs, and Kafka's error
-    code (0, or OFFSET_OUT_OF_RANGE, CORRUPT_MESSAGE, UNKNOWN_SERVER_ERROR)."""
-
-    records: bytes
-    aborted_transactions: list[AbortedTxn]
-    error_code: int
 
 
 def _prefixed(config: BrokerConfig, prefix: str) -> dict[str, Any]:
@@ -229,65 +222,61 @@ class TieredStorage:
             if ours:
                 rlm.stop_partitions(ours, delete_remote=True)
 
-    # -- reads ---------------------------------------------------------------------------------
+    # -- reads (Kafka's RemoteLogManager.asyncRead and AsyncOffsetReader) ------------------------
 
-    async def read(
-        self,
-        tp: TopicPartition,
-        offset: int,
-        max_bytes: int,
-        *,
-        read_committed: bool,
-        min_one_message: bool,
-    ) -> RemoteRead:
-        """A Fetch below the local log start, from the bucket, awaited for at most
-        ``remote.fetch.max.wait.ms`` (then nothing this time, as Kafka's
-        ``DelayedRemoteFetch`` expiring); failures become Kafka's error codes."""
+    def fetch_throttled(self) -> bool:
+        """Whether remote reads are over ``remote.log.manager.fetch.max.bytes.per.second``
+        (Kafka's ``getFetchThrottleTimeMs() > 0``): a Fetch then reads nothing remote."""
         rlm = self.rlm
-        if rlm is None or not rlm.is_tiered(tp):
-            return RemoteRead(b"", [], 0)  # not started yet: the client retries
-        try:
-            result: RemoteFetchResult = await asyncio.wait_for(
-                rlm.read_async(
-                    tp,
-                    offset,
-                    max_bytes,
-                    read_committed=read_committed,
-                    min_one_message=min_one_message,
-                ),
-                self.config.remote_fetch_max_wait_ms / 1000,
-            )
-        except TimeoutError:
-            return RemoteRead(b"", [], 0)
-        except OffsetOutOfRangeError:
-            return RemoteRead(b"", [], ErrorCode.OFFSET_OUT_OF_RANGE)
-        except CorruptRemoteDataError as exc:
-            logger.error("Corrupt remote data of %s at offset %d: %s", tp, offset, exc)
-            return RemoteRead(b"", [], ErrorCode.CORRUPT_MESSAGE)
-        except RemoteStorageError as exc:
-            logger.warning("Remote read of %s at offset %d failed: %s", tp, offset, exc)
-            return RemoteRead(b"", [], ErrorCode.UNKNOWN_SERVER_ERROR)
-        return RemoteRead(result.records, result.aborted_transactions, 0)
+        return rlm is not None and rlm.fetch_quota.is_quota_exceeded()
 
-    async def offset_for_timestamp(
+    def async_read(self, info: RemoteStorageFetchInfo) -> Future[RemoteLogReadResult]:
+        """A Fetch partition below the local log start, read from the bucket on the
+        remote log manager's reader pool (its future never fails). Before the manager
+        started, or for a partition it does not tier yet, nothing is read this time (the
+        client retries). ``RemoteStorageError`` when too many reads already wait."""
+        rlm = self.rlm
+        if rlm is None or not rlm.is_tiered(info.topic_partition):
+            done: Future[RemoteLogReadResult] = Future()
+            done.set_result(RemoteLogReadResult(RemoteFetchResult(b"", [], None)))
+            return done
+        return rlm.async_read(info)
+
+    def async_offset_read(
         self,
         tp: TopicPartition,
         timestamp: int,
-        starting_offset: int,
-        timeout_ms: int | None = None,
-    ) -> tuple[int, int, int | None] | None:
-        """ListOffsets by time in the tiered segments (``None``: not there), within
-        ``timeout_ms`` (ListOffsets v10's) or else
-        ``remote.list.offsets.request.timeout.ms`` (``TimeoutError`` past it)."""
+        start_offset: int,
+        local_search: Callable[[], TimestampAndOffset | None],
+    ) -> Future[TimestampAndOffset | None]:
+        """ListOffsets by time on a tiered log (Kafka's ``AsyncOffsetReader``): the tiered
+        segments, then ``local_search``, on the reader pool; before the manager started,
+        the local segments only."""
         rlm = self.rlm
         if rlm is None or not rlm.is_tiered(tp):
-            return None
-        limit = (
-            self.config.remote_list_offsets_request_timeout_ms if timeout_ms is None else timeout_ms
-        )
-        return await asyncio.wait_for(
-            asyncio.to_thread(rlm.find_offset_by_timestamp, tp, timestamp, starting_offset),
-            max(limit, 1) / 1000,
+            done: Future[TimestampAndOffset | None] = Future()
+            try:
+                done.set_result(local_search())
+            except Exception as exc:
+                done.set_exception(exc)
+            return done
+        return rlm.async_offset_read(tp, timestamp, start_offset, local_search)
+
+    def build_remote_log_aux_state(
+        self,
+        tp: TopicPartition,
+        leader_local_log_start_offset: int,
+        leader_log_start_offset: int,
+        epoch_for_previous_offset: int | None,
+    ) -> int:
+        """A follower's catch-up from remote state (see
+        :meth:`RemoteLogManager.build_remote_log_aux_state`); blocking.
+        ``RemoteStorageNotReadyError`` before the manager started."""
+        rlm = self.rlm
+        if rlm is None:
+            raise RemoteStorageNotReadyError("Tiered storage is not started yet")
+        return rlm.build_remote_log_aux_state(
+            tp, leader_local_log_start_offset, leader_log_start_offset, epoch_for_previous_offset
         )
 
     def status(self, tp: TopicPartition) -> TieringStatus | None:

@@ -15,8 +15,8 @@ __all__ = [
 
 
 class RemoteStorageError(KafkaCoreError):
-    """The object store failed a request (Kafka's ``RemoteStorageException``; a Fetch
-    answers KAFKA_STORAGE_ERROR for it)."""
+    """The object store failed a request (Kafka's ``RemoteStorageException``, not one of
+    its ``ApiException``s: a Fetch answers UNKNOWN_SERVER_ERROR for it)."""
 
 
 class RetriableRemoteStorageError(RemoteStorageError):
@@ -34,7 +34,10 @@ class RemoteStorageNotReadyError(RetriableRemoteStorageError):
 
 
 class CorruptRemoteDataError(RemoteStorageError):
-    """An object read back fails its check (a batch CRC, a size): reported, never served."""
+    """An object read back fails its check (a batch CRC, a size): reported, never served
+    (CORRUPT_MESSAGE, as Kafka's ``CorruptRecordException``)."""
+
+    error_code = 2  # CORRUPT_MESSAGE
 
 
 class OffsetMovedToTieredStorageError(OffsetOutOfRangeError):
@@ -42,3 +45,5 @@ class OffsetMovedToTieredStorageError(OffsetOutOfRangeError):
     ``OffsetMovedToTieredStorageException``, OFFSET_MOVED_TO_TIERED_STORAGE): the remote
     log manager serves it. A subclass of :class:`OffsetOutOfRangeError`, so a reader that
     knows nothing of tiering still sees an offset it cannot read locally."""
+
+    error_code = 109  # OFFSET_MOVED_TO_TIERED_STORAGE

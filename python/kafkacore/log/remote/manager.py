@@ -24,9 +24,10 @@ Reads: :meth:`RemoteLogManager.read` serves a Fetch below the local log start fr
 bucket (one ranged GET from the offset index's position, whole batches, each batch's CRC
 checked; the aborted transactions of read_committed from the remote ``.txnindex`` files,
 then the local ones), on the reader pool (``remote.log.reader.threads``) through
-:meth:`read_async`, so the event loop never waits on the store; a Fetch while
+:meth:`async_read`, so the event loop never waits on the store; a Fetch while
 ``remote.log.manager.fetch.max.bytes.per.second`` is exceeded reads nothing remote.
-:meth:`find_offset_by_timestamp` searches the tiered segments for ListOffsets.
+:meth:`async_offset_read` searches the tiered segments, then the local ones, for
+ListOffsets by time.
 :meth:`build_remote_log_aux_state` is a follower's catch-up from remote state (Kafka's
 ``TierStateMachine.buildRemoteLogAuxState``).
 
@@ -37,7 +38,6 @@ everything (the metadata cache and index cache lock themselves).
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import logging
 import os
@@ -54,6 +54,7 @@ from typing import Any, NamedTuple
 from kafkacore.errors import OffsetOutOfRangeError
 from kafkacore.log.checkpoints import EpochEntry, LeaderEpochCheckpointFile
 from kafkacore.log.files import TopicPartition, producer_snapshot_file
+from kafkacore.log.log import TimestampAndOffset
 from kafkacore.log.remote.errors import (
     CorruptRemoteDataError,
     RemoteStorageError,
@@ -79,6 +80,8 @@ __all__ = [
     "RemoteFetchResult",
     "RemoteLogManager",
     "RemoteLogManagerConfig",
+    "RemoteLogReadResult",
+    "RemoteStorageFetchInfo",
     "TieringStatus",
 ]
 
@@ -152,6 +155,26 @@ class RemoteFetchResult(NamedTuple):
     aborted_transactions: list[AbortedTxn]
     segment: RemoteLogSegmentMetadata | None
     throttled: bool = False
+
+
+class RemoteStorageFetchInfo(NamedTuple):
+    """A consumer's Fetch partition whose offset lies in the remote tier (Kafka's
+    ``RemoteStorageFetchInfo``): where to read, at most how many bytes (the first batch
+    whole with ``min_one_message``), and whether the reader is read_committed."""
+
+    topic_partition: TopicPartition
+    fetch_offset: int
+    max_bytes: int
+    min_one_message: bool
+    read_committed: bool
+
+
+class RemoteLogReadResult(NamedTuple):
+    """What an asynchronous remote read ended with (Kafka's ``RemoteLogReadResult``): the
+    records read, or the error that stopped it (the Fetch answers its code)."""
+
+    fetched: RemoteFetchResult | None
+    error: Exception | None = None
 
 
 class TieringStatus(NamedTuple):
@@ -724,23 +747,63 @@ class RemoteLogManager:
             aborted = self._aborted_transactions(tip, log, metadata, first, upper)
         return RemoteFetchResult(records, aborted, metadata)
 
-    async def read_async(
-        self, tp: TopicPartition, offset: int, max_bytes: int, **kw: Any
-    ) -> RemoteFetchResult:
-        """:meth:`read` on the reader pool, awaited without blocking the loop;
-        ``RemoteStorageError`` when ``remote.log.reader.max.pending.tasks`` reads wait."""
+    def async_read(self, info: RemoteStorageFetchInfo) -> Future[RemoteLogReadResult]:
+        """:meth:`read` on the reader pool (Kafka's ``asyncRead``): the future never fails,
+        its result carries the error; cancelling it before it runs frees its place.
+        ``RemoteStorageError`` (Kafka's ``RejectedExecutionException``) when
+        ``remote.log.reader.max.pending.tasks`` reads already wait."""
         if not self._pending_reads.acquire(blocking=False):
             raise RemoteStorageError(
                 "Too many pending remote reads (remote.log.reader.max.pending.tasks)"
             )
 
-        def run() -> RemoteFetchResult:
+        def run() -> RemoteLogReadResult:
+            tp = info.topic_partition
             try:
-                return self.read(tp, offset, max_bytes, **kw)
-            finally:
-                self._pending_reads.release()
+                fetched = self.read(
+                    tp,
+                    info.fetch_offset,
+                    info.max_bytes,
+                    read_committed=info.read_committed,
+                    min_one_message=info.min_one_message,
+                )
+            except OffsetOutOfRangeError as exc:
+                return RemoteLogReadResult(None, exc)
+            except CorruptRemoteDataError as exc:
+                logger.error("Corrupt remote data of %s at %d: %s", tp, info.fetch_offset, exc)
+                return RemoteLogReadResult(None, exc)
+            except Exception as exc:
+                logger.warning("Remote read of %s at %d failed: %s", tp, info.fetch_offset, exc)
+                return RemoteLogReadResult(None, exc)
+            return RemoteLogReadResult(fetched)
 
-        return await asyncio.wrap_future(self._readers.submit(run))
+        try:
+            future = self._readers.submit(run)
+        except RuntimeError as exc:  # shut down
+            self._pending_reads.release()
+            raise RemoteStorageError(f"The remote log reader is closed: {exc}") from exc
+        future.add_done_callback(lambda _f: self._pending_reads.release())
+        return future
+
+    def async_offset_read(
+        self,
+        tp: TopicPartition,
+        timestamp: int,
+        start_offset: int,
+        local_search: Callable[[], TimestampAndOffset | None],
+    ) -> Future[TimestampAndOffset | None]:
+        """ListOffsets by time on a tiered log, on the reader pool (Kafka's
+        ``asyncOffsetRead``): the tiered segments from ``start_offset`` first
+        (:meth:`find_offset_by_timestamp`), then ``local_search`` (the local segments
+        from the local log start). The future fails with the error that stopped it."""
+
+        def run() -> TimestampAndOffset | None:
+            found = self.find_offset_by_timestamp(tp, timestamp, start_offset)
+            if found is not None:
+                return TimestampAndOffset(*found)
+            return local_search()
+
+        return self._readers.submit(run)
 
     @staticmethod
     def _offset_after(records: bytes) -> int:
