@@ -29,7 +29,7 @@ from __future__ import annotations
 import struct
 from typing import Any, Final
 
-from kafkacore.coordinator.codec import Reader
+from kafkacore._java import read_unsigned_varint
 from kafkacore.errors import KafkaCoreError
 from kafkacore.log.remote.model import (
     RemoteLogSegmentId,
@@ -300,14 +300,14 @@ def serialize(metadata: RemoteLogMetadata) -> bytes:
     )
 
 
-def _read_short(reader: Reader, what: str) -> int:
+def _read_short(raw: bytes, pos: int, what: str) -> tuple[int, int]:
     try:
-        value = reader.uvarint()
+        value, pos = read_unsigned_varint(raw, pos)
     except KafkaCoreError:
         raise RemoteLogMetadataParseError(f"Error while reading {what}") from None
     if value > 0x7FFF:
         raise RemoteLogMetadataParseError(f"Value for {what} was too large.")
-    return value
+    return value, pos
 
 
 def deserialize(data: bytes | memoryview) -> RemoteLogMetadata:
@@ -315,15 +315,14 @@ def deserialize(data: bytes | memoryview) -> RemoteLogMetadata:
     :class:`RemoteLogMetadataParseError` for a frame Kafka refuses, or for the snapshot
     record (api key 3), which Kafka's serde has no transform for either."""
     raw = bytes(data)
-    reader = Reader(raw)
-    frame_version = _read_short(reader, "frame version")
+    frame_version, pos = _read_short(raw, 0, "frame version")
     if frame_version != FRAME_VERSION:
         raise RemoteLogMetadataParseError(
             f"Could not deserialize metadata record due to unknown frame version "
             f"{frame_version}(only frame version {FRAME_VERSION} is supported)"
         )
-    api_key = _read_short(reader, "type")
-    version = _read_short(reader, "version")
+    api_key, pos = _read_short(raw, pos, "type")
+    version, pos = _read_short(raw, pos, "version")
     if api_key not in (SEGMENT_METADATA, SEGMENT_UPDATE, PARTITION_DELETE):
         raise RemoteLogMetadataParseError(
             f"org.apache.kafka.common.errors.UnsupportedVersionException: "
@@ -334,7 +333,7 @@ def deserialize(data: bytes | memoryview) -> RemoteLogMetadata:
         raise RemoteLogMetadataParseError(f"Failed to deserialize record with type {api_key}")
     buf = memoryview(raw)
     try:
-        value, end = schema.reader(version)(buf, reader.pos, len(buf))
+        value, end = schema.reader(version)(buf, pos, len(buf))
     except (ValueError, IndexError, struct.error):
         raise RemoteLogMetadataParseError(
             f"Failed to deserialize record with type {api_key}"
