@@ -1221,6 +1221,10 @@ class ReplicaManager(MetadataListener):
             for topic in {t for t, _i, _ps in entries}:
                 if not self.cache.knows_topic_configs(topic):
                     await self._topic_config_loader(topic)
+                # the logs loaded at start-up had no topic config yet (Kafka's LogManager
+                # reads the overrides from ZooKeeper when it loads them)
+                if self.logs.logs_by_topic(topic):
+                    self.logs.update_topic_config(topic, self.topic_config(topic))
         if code == ErrorCode.NONE:
             self.controller_epoch = request.controller_epoch
             self.cache.set_controller(request.controller_id)
