@@ -40,9 +40,11 @@ run: build console-assets
 
 # A local cluster: Apache ZooKeeper (from Kafka 3.9.1's jars) on 127.0.0.1:2181 and three
 # brokers on localhost:9092-9094, data in ./cluster-data; Ctrl-C stops everything.
+# `make cluster TIERED=1`: with tiered storage on S3Proxy (127.0.0.1:9000, bucket
+# kafkacore-tiered; scripts/s3proxy.sh fetches it from Maven Central once).
 cluster: build
 	KAFKA_VERSION=3.9.1 scripts/kafka-jars.sh >/dev/null
-	$(PYTHON) scripts/cluster.py
+	$(PYTHON) scripts/cluster.py $(if $(TIERED),--tiered)
 
 # The fault campaign (tests/chaos): 20 seeded runs of faults against three brokers
 # behind fault-injecting proxies, one table row per seed; histories in ./chaos-runs/seed-N/
