@@ -12,6 +12,7 @@ through confluent-kafka, and raw requests), with a real S3 store (S3Proxy):
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import time
 import uuid
@@ -275,3 +276,42 @@ def test_deleting_a_topic_deletes_its_objects(tiered: TieredBroker) -> None:
     for future in admin.delete_topics([topic]).values():
         future.result(30)
     _wait("remote deletion", lambda: not tiered.store.list(f"{topic}-0-"))
+
+
+def test_the_bucket_is_read_directly_without_a_broker_in_the_data_path(
+    tiered: TieredBroker, object_store: ObjectStoreServer
+) -> None:
+    from kafkacore.log.remote.reader import TieredSegmentReader, committed_segments
+    from kafkacore.record import iter_batches, records
+
+    topic = "direct"
+    _create_topic(tiered.bootstrap, topic)
+    sent = _produce(tiered.bootstrap, topic, 4000)
+    _wait("tiering", lambda: len(_tiered_objects(tiered.store, topic)) >= 3)
+    segments = committed_segments(tiered.bootstrap, topic, 0, metadata_partitions=3)
+    assert segments[0].start_offset == 0
+    for before, after in itertools.pairwise(segments):
+        assert after.start_offset == before.end_offset + 1
+    reader = TieredSegmentReader(tiered.store)
+    got = []
+    for m in segments:
+        for chunk in reader.batches(m, chunk_bytes=256 << 10):
+            for pos, _magic, _size in iter_batches(chunk):
+                got.extend((r.key, r.value, r.timestamp) for r in records(chunk, pos))
+    assert got == sent[: segments[-1].end_offset + 1]
+    # a range inside one segment: its first chunk starts at or before it
+    middle = segments[1]
+    chunk = next(reader.batches(middle, middle.start_offset + 50, middle.start_offset + 60))
+    first = records(chunk, 0)[0].offset
+    assert middle.start_offset <= first <= middle.start_offset + 50
+    # a corrupt object is refused
+    from kafkacore.log.remote.layout import IndexType, object_key
+
+    key = object_key(segments[0], IndexType.SEGMENT)
+    data = bytearray(tiered.store.get(key))
+    data[200] ^= 0x01
+    tiered.store.put(key, bytes(data))
+    from kafkacore.log.remote.errors import CorruptRemoteDataError
+
+    with pytest.raises(CorruptRemoteDataError):
+        list(reader.batches(segments[0]))

@@ -16,6 +16,7 @@ import contextlib
 import socket
 import struct
 import time
+import uuid
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
@@ -236,6 +237,15 @@ class Client:
         ``auto.create.topics.enable`` allows, as Java producers do)."""
         self._metadata([topic], auto_create=auto_create)
         return sorted(self._known_topic(topic))
+
+    def topic_id(self, topic: str) -> uuid.UUID:
+        """``topic``'s id (Metadata v10+); KafkaError UNKNOWN_TOPIC_OR_PARTITION if none."""
+        response = self._metadata([topic])
+        for t in response.topics:
+            if t.name == topic and t.error_code == ErrorCode.NONE:
+                return uuid.UUID(bytes=t.topic_id.bytes)
+        self._known_topic(topic)
+        raise KafkaError(ErrorCode.UNKNOWN_TOPIC_ID, f"topic {topic!r}")
 
     def create_topic(
         self,
