@@ -208,6 +208,7 @@ def test_read_committed_across_both_tiers(tiered: TieredBroker) -> None:
         for v in values:
             producer.produce(topic, v)
         if t % 3 == 1:
+            producer.flush(30)  # the aborted records are written (else never sent)
             producer.abort_transaction(30)
         else:
             producer.commit_transaction(30)

@@ -157,8 +157,10 @@ class TieredSegmentReader:
     ) -> tuple[list[AbortedTxn], bool]:
         """The aborted transactions overlapping ``[start, end)`` from the ``.txnindex`` of
         the segment holding ``start`` and the later ones of ``segments`` (Kafka's
-        ``collectAbortedTransactions``), and whether the search is complete (``False``:
-        a transaction may end in the part of the log not tiered yet)."""
+        ``collectAbortedTransactions``), and whether the search is complete: an entry's
+        last stable offset reaches ``end``, or the last segment's producer snapshot shows
+        no transaction still open from before ``end`` (``False``: one may end in the part
+        of the log not tiered yet)."""
         found: list[AbortedTxn] = []
         for m in segments:
             if m.end_offset < start:
@@ -170,4 +172,23 @@ class TieredSegmentReader:
                     found.append(entry)
                 if entry.last_stable_offset >= end:
                     return found, True
-        return found, False
+        return found, self._no_open_transaction_before(segments, end)
+
+    def _no_open_transaction_before(
+        self, segments: list[RemoteLogSegmentMetadata], end: int
+    ) -> bool:
+        """Whether the producer snapshot at the end of the last segment (taken when the
+        next one was rolled) shows no transaction open since before ``end``: then every
+        transaction overlapping a range below ``end`` ended in these segments."""
+        from kafkacore.log.producer_state import parse_snapshot
+        from kafkacore.log.remote.errors import RemoteResourceNotFoundError
+        from kafkacore.native import backend
+
+        if not segments:
+            return False
+        try:
+            snapshot = self._rsm.fetch_index(segments[-1], IndexType.PRODUCER_SNAPSHOT)
+        except RemoteResourceNotFoundError:
+            return False
+        rows = parse_snapshot(snapshot, backend.crc32c)
+        return all(row[7] < 0 or row[7] >= end for row in rows)  # current txn first offset
