@@ -29,6 +29,7 @@ from kafkacore.protocol import APIS_BY_NAME
 from support.brokers import Broker, BrokerFactory
 from support.object_store import ObjectStoreServer, bucket_name
 from support.raw_client import RawClient, fetch_request
+from support.tiering import produce_transactions
 
 SEGMENT_BYTES = 1 << 20
 
@@ -193,26 +194,7 @@ def test_a_consumer_reads_from_offset_0_across_both_tiers(tiered: TieredBroker) 
 def test_read_committed_across_both_tiers(tiered: TieredBroker) -> None:
     topic = "txns"
     _create_topic(tiered.bootstrap, topic)
-    producer = ck.Producer(
-        {
-            "bootstrap.servers": tiered.bootstrap,
-            "transactional.id": f"tx-{uuid.uuid4().hex}",
-            "linger.ms": 5,
-        }
-    )
-    producer.init_transactions(30)
-    committed: list[bytes] = []
-    for t in range(24):
-        producer.begin_transaction()
-        values = [b"%d-%d-" % (t, i) + os.urandom(1000) for i in range(200)]
-        for v in values:
-            producer.produce(topic, v)
-        if t % 3 == 1:
-            producer.flush(30)  # the aborted records are written (else never sent)
-            producer.abort_transaction(30)
-        else:
-            producer.commit_transaction(30)
-            committed.extend(values)
+    committed = produce_transactions(tiered.bootstrap, topic, 24)
     _wait("tiering", lambda: len(_tiered_objects(tiered.store, topic)) >= 2)
     _wait("local retention", lambda: len(_local_segments(tiered.broker, topic)) == 1)
     got = _consume_all(

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import time
-import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +21,7 @@ from kafkacore.spark.options import parse_read_options
 from kafkacore.spark.reader import KafkaCoreBatchReader
 from support.brokers import Broker, BrokerFactory
 from support.object_store import ObjectStoreServer, bucket_name
+from support.tiering import produce_transactions
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -126,22 +126,7 @@ def test_read_committed_from_the_bucket(spark: Any, tiered: tuple[Broker, dict[s
     broker, bucket_options = tiered
     topic = "spark-tiered-txn"
     _topic(broker, topic)
-    producer = ck.Producer(
-        {"bootstrap.servers": broker.bootstrap, "transactional.id": f"t-{uuid.uuid4().hex}"}
-    )
-    producer.init_transactions(30)
-    committed = []
-    for t in range(20):
-        producer.begin_transaction()
-        values = [b"%d-%d-" % (t, i) + os.urandom(900) for i in range(200)]
-        for v in values:
-            producer.produce(topic, v)
-        if t % 3 == 1:
-            producer.flush(30)  # the aborted records are written (else never sent)
-            producer.abort_transaction(30)
-        else:
-            producer.commit_transaction(30)
-            committed.extend(values)
+    committed = produce_transactions(broker.bootstrap, topic, 20)
     _tiered_and_deleted(broker, topic, 2)
     options = {
         "kafka.bootstrap.servers": broker.bootstrap,

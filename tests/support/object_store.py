@@ -25,7 +25,6 @@ import http.client
 import os
 import signal
 import subprocess
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,6 +33,7 @@ import pytest
 
 from support.kafka_jars import JVM_FLAGS, REPO, require
 from support.ports import free_port
+from support.server_process import ServerProcess
 
 ACCESS_KEY = "kafkacore"
 SECRET_KEY = "kafkacore-secret-key"
@@ -63,13 +63,13 @@ def bucket_name(prefix: str = "kc") -> str:
     return f"{prefix}-{uuid.uuid4().hex[:16]}"
 
 
-class ObjectStoreServer:
+class ObjectStoreServer(ServerProcess):
     """One S3Proxy process over ``directory/data``."""
 
+    name = "S3Proxy"
+
     def __init__(self, directory: Path, *, port: int | None = None) -> None:
-        self.directory = Path(directory)
-        self.port = port if port is not None else free_port()
-        self.proc: subprocess.Popen[bytes] | None = None
+        super().__init__(directory, port if port is not None else free_port())
 
     @property
     def endpoint(self) -> str:
@@ -78,10 +78,6 @@ class ObjectStoreServer:
     @property
     def data_dir(self) -> Path:
         return self.directory / "data"
-
-    @property
-    def log_path(self) -> Path:
-        return self.directory / "s3proxy.log"
 
     def broker_overrides(self, bucket: str) -> list[str]:
         """The broker configs that point kafkacore's remote storage at this store and
@@ -104,7 +100,8 @@ class ObjectStoreServer:
             if k.startswith(prefix)
         }
 
-    def _write_config(self) -> Path:
+    def command(self) -> list[str]:
+        jar = s3proxy_jar()
         self.data_dir.mkdir(parents=True, exist_ok=True)
         cfg = self.directory / "s3proxy.conf"
         cfg.write_text(
@@ -121,15 +118,7 @@ class ObjectStoreServer:
             ),
             encoding="utf-8",
         )
-        return cfg
-
-    def start(self, timeout: float = 90.0) -> ObjectStoreServer:
-        """Start the server and wait until it answers HTTP requests."""
-        if self.running:
-            return self
-        jar = s3proxy_jar()
-        cfg = self._write_config()
-        cmd = [
+        return [
             "java",
             "-Xms32m",
             "-Xmx256m",
@@ -141,49 +130,14 @@ class ObjectStoreServer:
             "--properties",
             str(cfg),
         ]
-        log = self.log_path.open("ab")
-        try:
-            self.proc = subprocess.Popen(
-                cmd,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                start_new_session=True,
-            )
-        finally:
-            log.close()
-        self._wait_ready(timeout)
-        return self
 
-    def _answers(self) -> bool:
+    def answers(self) -> bool:
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=2)
         try:
             conn.request("GET", "/")
             return conn.getresponse().status in (200, 403)  # anonymous: AccessDenied
-        except OSError:
-            return False
         finally:
             conn.close()
-
-    def _wait_ready(self, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        delay = 0.05
-        while True:
-            assert self.proc is not None
-            if self.proc.poll() is not None:
-                raise AssertionError(
-                    f"S3Proxy exited with status {self.proc.returncode} on start:\n"
-                    f"{self.log_tail()}"
-                )
-            if self._answers():
-                return
-            if time.monotonic() > deadline:
-                self.kill()
-                raise AssertionError(
-                    f"S3Proxy on port {self.port} not ready after {timeout}s:\n{self.log_tail()}"
-                )
-            time.sleep(delay)
-            delay = min(delay * 2, 0.25)
 
     def create_bucket(self, name: str) -> str:
         """Create bucket ``name`` (through S3, with the product's client)."""
@@ -192,16 +146,6 @@ class ObjectStoreServer:
         store = S3ObjectStore(self.storage_config(name))
         store.create_bucket()
         return name
-
-    def log_tail(self, chars: int = 4000) -> str:
-        try:
-            return self.log_path.read_text(encoding="utf-8", errors="replace")[-chars:]
-        except OSError:
-            return "(no log)"
-
-    @property
-    def running(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
 
     def pause(self) -> None:
         """SIGSTOP: the store accepts connections and answers nothing (a hung store)."""
@@ -212,37 +156,12 @@ class ObjectStoreServer:
         assert self.proc is not None
         os.killpg(self.proc.pid, signal.SIGCONT)
 
-    def kill(self) -> None:
-        """SIGKILL the server (its process group) and reap it."""
-        if self.proc is None:
-            return
-        if self.proc.poll() is None:
+    def stop(self, timeout: float = 20.0) -> None:
+        """SIGTERM (resumed first if paused), SIGKILL if it lingers."""
+        if self.proc is not None and self.proc.poll() is None:
             with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(timeout=30)
-        self.proc = None
-
-    def stop(self) -> None:
-        """SIGTERM, then SIGKILL after 10 s."""
-        if self.proc is None:
-            return
-        if self.proc.poll() is None:
-            try:
                 os.killpg(self.proc.pid, signal.SIGCONT)
-                os.killpg(self.proc.pid, signal.SIGTERM)
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.kill()
-                return
-            except ProcessLookupError:
-                pass
-        self.proc = None
-
-    def __enter__(self) -> ObjectStoreServer:
-        return self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
+        super().stop(timeout)
 
 
 @pytest.fixture(scope="module")

@@ -136,3 +136,32 @@ class Tiering:
     def close(self) -> None:
         self.rlm.close()
         self.rlmm.close()
+
+
+def produce_transactions(
+    bootstrap: str, topic: str, transactions: int, per_transaction: int = 200
+) -> list[bytes]:
+    """``transactions`` transactions of ``per_transaction`` records of about 1 KiB from
+    one transactional confluent-kafka producer, every third one (the 2nd, 5th, ...)
+    aborted after its records were written; the committed values, in order."""
+    import uuid as uuid_mod
+
+    import confluent_kafka as ck
+
+    producer = ck.Producer(
+        {"bootstrap.servers": bootstrap, "transactional.id": f"tx-{uuid_mod.uuid4().hex}"}
+    )
+    producer.init_transactions(30)
+    committed: list[bytes] = []
+    for t in range(transactions):
+        producer.begin_transaction()
+        values = [b"%d-%d-" % (t, i) + os.urandom(1000) for i in range(per_transaction)]
+        for v in values:
+            producer.produce(topic, v)
+        if t % 3 == 1:
+            producer.flush(30)  # the aborted records are written (else never sent)
+            producer.abort_transaction(30)
+        else:
+            producer.commit_transaction(30)
+            committed.extend(values)
+    return committed
