@@ -298,3 +298,52 @@ def test_the_bucket_is_read_directly_without_a_broker_in_the_data_path(
 
     with pytest.raises(CorruptRemoteDataError):
         list(reader.batches(segments[0]))
+
+
+def test_log_dirs_shows_both_tiers(tiered: TieredBroker) -> None:
+    import subprocess
+    import sys
+
+    from kafkacore.log.remote.reader import committed_segments
+
+    topic = "shown"
+    _create_topic(tiered.bootstrap, topic)
+    _produce(tiered.bootstrap, topic, 3000)
+    _wait("tiering", lambda: len(_tiered_objects(tiered.store, topic)) >= 2)
+    _wait("local retention", lambda: len(_local_segments(tiered.broker, topic)) == 1)
+    local_start = int(_local_segments(tiered.broker, topic)[0].stem)
+    segments = committed_segments(tiered.bootstrap, topic, 0, metadata_partitions=3)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "kafkacore.cli",
+            "log-dirs",
+            "--bootstrap-server",
+            tiered.bootstrap,
+            "--describe",
+            "--topic-list",
+            topic,
+            "--remote-storage",
+            "--metadata-partitions",
+            "3",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout.splitlines()
+    assert out[2].startswith('{"brokers":')  # Kafka's own output first, unchanged
+    assert out[3].split("\t")[0] == "TOPIC"
+    row = out[4].split("\t")
+    assert row == [
+        topic,
+        "0",
+        "0",
+        str(local_start),
+        str(local_start - 1),
+        "3000",
+        str(len(segments)),
+        str(sum(m.segment_size_in_bytes for m in segments)),
+        str(3000 - local_start),
+    ]

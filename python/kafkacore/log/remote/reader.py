@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 from kafkacore.log.remote.errors import CorruptRemoteDataError
 from kafkacore.log.remote.layout import IndexType
@@ -33,7 +33,7 @@ from kafkacore.log.remote.object_store import ObjectStore, S3ObjectStore
 from kafkacore.log.remote.storage import RemoteStorageManager
 from kafkacore.log.txn_index import ABORTED_TXN_SIZE, AbortedTxn
 
-__all__ = ["TieredSegmentReader", "committed_segments"]
+__all__ = ["PartitionTiering", "TieredSegmentReader", "committed_segments", "tiering_summary"]
 
 _HEADER = 61
 _LENGTH = struct.Struct(">i")
@@ -192,3 +192,52 @@ class TieredSegmentReader:
             return False
         rows = parse_snapshot(snapshot, backend.crc32c)
         return all(row[7] < 0 or row[7] >= end for row in rows)  # current txn first offset
+
+
+class PartitionTiering(NamedTuple):
+    """One partition's two tiers, as tools show them: the log start (-2), the local log
+    start (-4), the highest tiered offset (-5, -1: none), the log end, the committed
+    tiered segments and their bytes, and the copy lag (offsets neither tiered nor in the
+    active segment's future: the log end minus the first offset not tiered)."""
+
+    partition: int
+    log_start_offset: int
+    local_log_start_offset: int
+    highest_tiered_offset: int
+    log_end_offset: int
+    remote_segments: int
+    remote_bytes: int
+
+    @property
+    def copy_lag_offsets(self) -> int:
+        return max(0, self.log_end_offset - (self.highest_tiered_offset + 1))
+
+
+def tiering_summary(
+    bootstrap_servers: str, topic: str, *, metadata_partitions: int = 50
+) -> list[PartitionTiering]:
+    """Every partition of ``topic``: ListOffsets -2, -4, -5 and -1 from its leader and its
+    committed segments from ``__remote_log_metadata``."""
+    from kafkacore.client import Client
+
+    with Client(bootstrap_servers, client_id="kafkacore-tiering") as client:
+        partitions = client.partitions(topic)
+        specs = {(topic, p): 0 for p in partitions}
+        found = {spec: client.list_offsets({k: spec for k in specs}) for spec in (-2, -4, -5, -1)}
+    out = []
+    for p in partitions:
+        segments = committed_segments(
+            bootstrap_servers, topic, p, metadata_partitions=metadata_partitions
+        )
+        out.append(
+            PartitionTiering(
+                p,
+                found[-2][(topic, p)][0],
+                found[-4][(topic, p)][0],
+                found[-5][(topic, p)][0],
+                found[-1][(topic, p)][0],
+                len(segments),
+                sum(m.segment_size_in_bytes for m in segments),
+            )
+        )
+    return out
