@@ -2,8 +2,9 @@
 store (S3Proxy) and ``__remote_log_metadata`` replicated three ways:
 
 * the leader SIGKILLed while it copies (throttled to about a segment a second): the next
-  leader goes on; the committed segments cover the offsets once each, from 0, with no
-  gap and no overlap; the objects a dead copy left are cleaned (Kafka's orphan
+  leader goes on; the committed segments cover the offsets from 0 with no gap (the next
+  leader's segment boundaries are its own, so its first copy may overlap the last one,
+  as in Kafka); the objects a dead copy left are cleaned (Kafka's orphan
   clean-up); a consumer reads every acknowledged record once, in order, from offset 0;
 * a follower that fell behind the leader's local log start (its segments gone to the
   bucket meanwhile) catches up from remote state and rejoins the ISR.
@@ -11,7 +12,6 @@ store (S3Proxy) and ``__remote_log_metadata`` replicated three ways:
 
 from __future__ import annotations
 
-import itertools
 import os
 import time
 from collections.abc import Iterator
@@ -21,7 +21,6 @@ from typing import Any
 import pytest
 
 from cluster.conftest import consume_all, create_topic, producer
-from kafkacore.log.checkpoints import uuid_from_base64
 from kafkacore.log.remote.layout import segment_prefix
 from kafkacore.log.remote.metadata import ClientMetadataTopic, TopicBasedRemoteLogMetadataManager
 from kafkacore.log.remote.model import RemoteLogSegmentState, TopicIdPartition
@@ -85,10 +84,11 @@ def _produce(cluster: Cluster, topic: str, n: int, tag: str) -> list[bytes]:
     return acked
 
 
-def _topic_id(store: S3ObjectStore, topic: str) -> TopicIdPartition:
-    keys = wait_until(lambda: store.list(f"{topic}-0-"), 60, "a first tiered object")
-    folder = keys[0].key.split("/", 1)[0]
-    return TopicIdPartition(uuid_from_base64(folder.rsplit("-", 1)[1]), topic, 0)
+def _topic_id(cluster: Cluster, topic: str) -> TopicIdPartition:
+    from kafkacore.client import Client
+
+    with Client(cluster.bootstrap) as client:
+        return TopicIdPartition(client.topic_id(topic), topic, 0)
 
 
 def _metadata(cluster: Cluster, tip: TopicIdPartition) -> TopicBasedRemoteLogMetadataManager:
@@ -117,7 +117,7 @@ def test_leader_killed_during_copy_loses_and_duplicates_nothing(
     topic = "tiers"
     create_topic(cluster, topic, 1, 3, TOPIC_CONFIG)
     acked = _produce(cluster, topic, 8000, "a")
-    tip = _topic_id(bucket, topic)
+    tip = _topic_id(cluster, topic)
     rlmm = _metadata(cluster, tip)
     try:
         wait_until(lambda: len(rlmm.cache(tip).finished_segments()) >= 2, 60, "two copies")
@@ -137,8 +137,15 @@ def test_leader_killed_during_copy_loses_and_duplicates_nothing(
         wait_until(tiered_up_to_the_active_segment, 120, "every closed segment tiered")
         finished = rlmm.cache(tip).finished_segments()
         assert finished[0].start_offset == 0
-        for before, after in itertools.pairwise(finished):
-            assert after.start_offset == before.end_offset + 1  # no gap, no overlap
+        # no gap: each offset tiered. The next leader's segments roll at offsets of their
+        # own, so its first copy may start inside the last one of the dead leader (Kafka
+        # copies that segment whole too: a gap would be lost to local retention); an
+        # offset is then in two copies of the same replicated bytes, and read once
+        covered = finished[0].end_offset
+        for after in finished[1:]:
+            assert after.start_offset <= covered + 1
+            assert after.end_offset > covered
+            covered = after.end_offset
 
         def no_orphans() -> bool:
             committed = {segment_prefix(m) for m in rlmm.cache(tip).finished_segments()}
