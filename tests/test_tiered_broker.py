@@ -264,7 +264,8 @@ def test_deleting_a_topic_deletes_its_objects(tiered: TieredBroker) -> None:
 def test_the_bucket_is_read_directly_without_a_broker_in_the_data_path(
     tiered: TieredBroker, object_store: ObjectStoreServer
 ) -> None:
-    from kafkacore.log.remote.reader import TieredSegmentReader, committed_segments
+    from kafkacore.client.tiered import committed_segments
+    from kafkacore.log.remote.reader import TieredSegmentReader
     from kafkacore.record import iter_batches, records
 
     topic = "direct"
@@ -304,7 +305,7 @@ def test_log_dirs_shows_both_tiers(tiered: TieredBroker) -> None:
     import subprocess
     import sys
 
-    from kafkacore.log.remote.reader import committed_segments
+    from kafkacore.client.tiered import committed_segments
 
     topic = "shown"
     _create_topic(tiered.bootstrap, topic)

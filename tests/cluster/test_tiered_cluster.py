@@ -21,8 +21,9 @@ from typing import Any
 import pytest
 
 from cluster.conftest import consume_all, create_topic, producer
+from kafkacore.client.tiered import ClientMetadataTopic
 from kafkacore.log.remote.layout import segment_prefix
-from kafkacore.log.remote.metadata import ClientMetadataTopic, TopicBasedRemoteLogMetadataManager
+from kafkacore.log.remote.metadata import TopicBasedRemoteLogMetadataManager
 from kafkacore.log.remote.model import RemoteLogSegmentState, TopicIdPartition
 from kafkacore.log.remote.object_store import S3ObjectStore
 from support.cluster import Cluster, wait_until

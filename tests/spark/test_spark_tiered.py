@@ -15,8 +15,8 @@ import confluent_kafka as ck
 import pytest
 from confluent_kafka import admin as admin_mod
 
+from kafkacore.client.tiered import committed_segments
 from kafkacore.log.remote.object_store import S3ObjectStore
-from kafkacore.log.remote.reader import committed_segments
 from kafkacore.spark.options import parse_read_options
 from kafkacore.spark.reader import KafkaCoreBatchReader
 from support.brokers import Broker, BrokerFactory

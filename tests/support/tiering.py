@@ -11,12 +11,13 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from kafkacore.client.tiered import ClientMetadataTopic
 from kafkacore.config import BrokerConfig, LogConfig
 from kafkacore.log import Log
 from kafkacore.log.files import TopicPartition
 from kafkacore.log.producer_state import ProducerStateManager
 from kafkacore.log.remote.manager import RemoteLogManager, RemoteLogManagerConfig
-from kafkacore.log.remote.metadata import ClientMetadataTopic, TopicBasedRemoteLogMetadataManager
+from kafkacore.log.remote.metadata import TopicBasedRemoteLogMetadataManager
 from kafkacore.log.remote.model import TopicIdPartition
 from kafkacore.log.remote.object_store import S3ObjectStore
 from kafkacore.log.remote.storage import RemoteStorageManager

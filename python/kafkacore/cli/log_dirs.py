@@ -99,8 +99,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _print_tiers(args: argparse.Namespace, topics: list[str]) -> int:
     """One line per partition of each topic: offsets of both tiers, the tiered segments
-    and bytes, the copy lag (:func:`kafkacore.log.remote.reader.tiering_summary`)."""
-    from kafkacore.log.remote.reader import tiering_summary
+    and bytes, the copy lag (:func:`kafkacore.client.tiered.tiering_summary`)."""
+    from kafkacore.client.tiered import tiering_summary
 
     if not topics:
         sys.stderr.write("--remote-storage needs the topics of --topic-list\n")

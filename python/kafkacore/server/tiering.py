@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
+from kafkacore.client.tiered import ClientMetadataTopic
 from kafkacore.config import BrokerConfig
 from kafkacore.log.files import TopicPartition
 from kafkacore.log.log import TimestampAndOffset
@@ -41,7 +42,7 @@ from kafkacore.log.remote.manager import (
     RemoteStorageFetchInfo,
     TieringStatus,
 )
-from kafkacore.log.remote.metadata import ClientMetadataTopic, TopicBasedRemoteLogMetadataManager
+from kafkacore.log.remote.metadata import TopicBasedRemoteLogMetadataManager
 from kafkacore.log.remote.object_store import S3ObjectStore
 from kafkacore.log.remote.storage import RemoteStorageManager
 

@@ -39,7 +39,8 @@ def split_by_tiered_segments(
 ) -> tuple[list[OffsetRange], list[OffsetRange]]:
     """``(ranges read from the bucket, one per tiered segment piece; the rest, read
     through the brokers)``."""
-    from kafkacore.log.remote.reader import TieredSegmentReader, committed_segments
+    from kafkacore.client.tiered import committed_segments
+    from kafkacore.log.remote.reader import TieredSegmentReader
 
     assert options.bootstrap_servers is not None and options.tiered_store is not None
     reader = TieredSegmentReader(dict(options.tiered_store))

@@ -10,8 +10,9 @@ the broker's own consumer has read the event back, so a caller sees what it publ
 (Kafka's ``waitTillConsumptionCatchesUp``).
 
 The topic is reached through a :class:`MetadataTopic` (a Kafka client of the cluster, as
-Kafka's manager uses a producer and a consumer): :class:`ClientMetadataTopic` is
-kafkacore's synchronous client on the broker's own listener.
+Kafka's manager uses a producer and a consumer):
+:class:`kafkacore.client.tiered.ClientMetadataTopic` is kafkacore's synchronous client on
+the broker's own listener.
 
 Thread-safety: the cache locks itself; the manager's publish may be called from any
 thread (appends are serialized), its consumer runs on its own daemon thread.
@@ -45,7 +46,6 @@ from kafkacore.log.remote.records import (
 )
 
 __all__ = [
-    "ClientMetadataTopic",
     "MetadataTopic",
     "RemoteLogMetadataCache",
     "TopicBasedRemoteLogMetadataManager",
@@ -157,64 +157,6 @@ class MetadataTopic(Protocol):
     def end_offset(self, partition: int) -> int: ...
 
     def close(self) -> None: ...
-
-
-class ClientMetadataTopic:
-    """:class:`MetadataTopic` through kafkacore's synchronous client (acks=all appends,
-    read_uncommitted fetches up to the high watermark). Thread-safe (one lock around the
-    client, which is not)."""
-
-    def __init__(self, bootstrap_servers: str, *, client_id: str, timeout_s: float = 30.0) -> None:
-        from kafkacore.client import Client
-
-        self._client = Client(bootstrap_servers, client_id=client_id, timeout_s=timeout_s)
-        self._lock = threading.Lock()
-        self.topic = REMOTE_LOG_METADATA_TOPIC
-
-    def ensure_topic(self, partitions: int, replication_factor: int, retention_ms: int) -> None:
-        with self._lock:
-            self._client.create_topic(
-                self.topic,
-                partitions,
-                replication_factor,
-                {"retention.ms": str(retention_ms), "cleanup.policy": "delete"},
-            )
-
-    def append(self, partition: int, value: bytes) -> int:
-        from kafkacore.record import build_batch
-
-        batch = build_batch([(0, int(time.time() * 1000), None, value, [])])
-        with self._lock:
-            return self._client.produce(self.topic, partition, batch, acks=-1)
-
-    def read(self, partition: int, offset: int) -> tuple[list[tuple[int, bytes]], int]:
-        from kafkacore.record import iter_batches, records
-
-        with self._lock:
-            result = self._client.fetch(self.topic, partition, offset, max_bytes=4 << 20)
-        data = result.records
-        out: list[tuple[int, bytes]] = []
-        position = offset
-        for pos, _magic, _size in iter_batches(data):
-            for r in records(data, pos):
-                if r.offset >= offset and r.value is not None:
-                    out.append((r.offset, bytes(r.value)))
-                position = max(position, r.offset + 1)
-            # a batch of control records or an empty one still moves the position
-            from kafkacore.record import batch_header
-
-            h = batch_header(data, pos)
-            position = max(position, h.last_offset + 1)
-        return out, position
-
-    def end_offset(self, partition: int) -> int:
-        with self._lock:
-            found = self._client.list_offsets({(self.topic, partition): -1})
-        return found[(self.topic, partition)][0]
-
-    def close(self) -> None:
-        with self._lock:
-            self._client.close()
 
 
 class TopicBasedRemoteLogMetadataManager:

@@ -2,15 +2,14 @@
 for engines that scan months of a topic in parallel (the Spark source's partition per
 tiered segment) and for tools.
 
-* :func:`committed_segments` - the tiered segments of a partition that
-  ``__remote_log_metadata`` says are committed (``COPY_SEGMENT_FINISHED``), in offset
-  order: only they count (a copy that died half-way left objects that must not be read);
-  read through a client of the cluster, a few KiB, once per query on the driver;
 * :class:`TieredSegmentReader` - one segment's record batches from its ``.log`` object,
   by ranged GETs of ``chunk_bytes``, whole batches only, each batch's CRC checked (a
   corrupt batch raises :class:`~kafkacore.log.remote.errors.CorruptRemoteDataError`),
   from the offset index's position; and the aborted transactions a read_committed reader
   needs for a range, from the ``.txnindex`` objects of that segment and the ones after.
+
+Which segments to read (the committed ones) is asked of the cluster:
+:func:`kafkacore.client.tiered.committed_segments`.
 
 The batches are the bytes Kafka wrote: decode them as a Fetch answer's
 (``kafkacore.arrow.decode``, ``kafkacore.record``).
@@ -23,53 +22,20 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterator
-from typing import Any, NamedTuple
+from typing import Any
 
 from kafkacore.log.remote.errors import CorruptRemoteDataError
 from kafkacore.log.remote.layout import IndexType
-from kafkacore.log.remote.metadata import ClientMetadataTopic, TopicBasedRemoteLogMetadataManager
-from kafkacore.log.remote.model import RemoteLogSegmentMetadata, TopicIdPartition
+from kafkacore.log.remote.model import RemoteLogSegmentMetadata
 from kafkacore.log.remote.object_store import ObjectStore, S3ObjectStore
 from kafkacore.log.remote.storage import RemoteStorageManager
 from kafkacore.log.txn_index import ABORTED_TXN_SIZE, AbortedTxn
 
-__all__ = ["PartitionTiering", "TieredSegmentReader", "committed_segments", "tiering_summary"]
+__all__ = ["TieredSegmentReader"]
 
 _HEADER = 61
 _LENGTH = struct.Struct(">i")
 _OFFSET_ENTRY = struct.Struct(">II")
-
-
-def committed_segments(
-    bootstrap_servers: str,
-    topic: str,
-    partition: int,
-    *,
-    metadata_partitions: int = 50,
-    timeout_s: float = 60.0,
-) -> list[RemoteLogSegmentMetadata]:
-    """The committed tiered segments of ``topic``-``partition``, by start offset, from
-    ``__remote_log_metadata`` (``metadata_partitions``: the cluster's
-    ``remote.log.metadata.topic.num.partitions``)."""
-    from kafkacore.client import Client
-
-    with Client(bootstrap_servers, client_id="kafkacore-tiered-reader") as client:
-        topic_id = client.topic_id(topic)
-    tip = TopicIdPartition(topic_id, topic, partition)
-    rlmm = TopicBasedRemoteLogMetadataManager(
-        ClientMetadataTopic(bootstrap_servers, client_id="kafkacore-tiered-reader"),
-        broker_id=-1,
-        num_partitions=metadata_partitions,
-        poll_interval_s=0.02,
-    )
-    try:
-        rlmm.start(wait=False)
-        rlmm.on_partition_leadership_changes([tip], [])
-        if not rlmm.wait_ready(tip, timeout_s):
-            raise TimeoutError(f"__remote_log_metadata of {tip} not read in {timeout_s} s")
-        return rlmm.cache(tip).finished_segments()
-    finally:
-        rlmm.close()
 
 
 class TieredSegmentReader:
@@ -192,52 +158,3 @@ class TieredSegmentReader:
             return False
         rows = parse_snapshot(snapshot, backend.crc32c)
         return all(row[7] < 0 or row[7] >= end for row in rows)  # current txn first offset
-
-
-class PartitionTiering(NamedTuple):
-    """One partition's two tiers, as tools show them: the log start (-2), the local log
-    start (-4), the highest tiered offset (-5, -1: none), the log end, the committed
-    tiered segments and their bytes, and the copy lag (offsets neither tiered nor in the
-    active segment's future: the log end minus the first offset not tiered)."""
-
-    partition: int
-    log_start_offset: int
-    local_log_start_offset: int
-    highest_tiered_offset: int
-    log_end_offset: int
-    remote_segments: int
-    remote_bytes: int
-
-    @property
-    def copy_lag_offsets(self) -> int:
-        return max(0, self.log_end_offset - (self.highest_tiered_offset + 1))
-
-
-def tiering_summary(
-    bootstrap_servers: str, topic: str, *, metadata_partitions: int = 50
-) -> list[PartitionTiering]:
-    """Every partition of ``topic``: ListOffsets -2, -4, -5 and -1 from its leader and its
-    committed segments from ``__remote_log_metadata``."""
-    from kafkacore.client import Client
-
-    with Client(bootstrap_servers, client_id="kafkacore-tiering") as client:
-        partitions = client.partitions(topic)
-        specs = {(topic, p): 0 for p in partitions}
-        found = {spec: client.list_offsets({k: spec for k in specs}) for spec in (-2, -4, -5, -1)}
-    out = []
-    for p in partitions:
-        segments = committed_segments(
-            bootstrap_servers, topic, p, metadata_partitions=metadata_partitions
-        )
-        out.append(
-            PartitionTiering(
-                p,
-                found[-2][(topic, p)][0],
-                found[-4][(topic, p)][0],
-                found[-5][(topic, p)][0],
-                found[-1][(topic, p)][0],
-                len(segments),
-                sum(m.segment_size_in_bytes for m in segments),
-            )
-        )
-    return out
