@@ -135,7 +135,9 @@ def _tiered_objects(store: S3ObjectStore, topic: str) -> list[str]:
     return [i.key for i in store.list(f"{topic}-0-") if i.key.endswith(".log")]
 
 
-def _list_offsets(port: int, topic: str, spec: int, version: int = 9) -> tuple[int, int, int]:
+def _list_offsets(
+    port: int, topic: str, spec: int, version: int = 9, timeout_ms: int = 0
+) -> tuple[int, int, int]:
     async def ask() -> Any:
         client = await RawClient.connect(port)
         try:
@@ -143,6 +145,7 @@ def _list_offsets(port: int, topic: str, spec: int, version: int = 9) -> tuple[i
             request = cls(
                 replica_id=-1,
                 isolation_level=0,
+                timeout_ms=timeout_ms,
                 topics=[
                     cls.ListOffsetsTopic(
                         name=topic,
@@ -189,6 +192,8 @@ def test_a_consumer_reads_from_offset_0_across_both_tiers(tiered: TieredBroker) 
             assert found[0].offset == index
     finally:
         consumer.close()
+    # ListOffsets v10 by time: the tiered part within the request's TimeoutMs (KIP-1075)
+    assert _list_offsets(port, topic, sent[10][2], version=10, timeout_ms=10_000)[:2] == (0, 10)
 
 
 def test_read_committed_across_both_tiers(tiered: TieredBroker) -> None:
@@ -243,6 +248,10 @@ def test_a_hung_store_blocks_nothing_past_its_time_outs(
                 client.close()
 
         assert asyncio.run(fetch_tiered()) < 10
+        # a timestamp in the tiered part: REQUEST_TIMED_OUT past ListOffsets v10's TimeoutMs
+        t0 = time.monotonic()
+        assert _list_offsets(tiered.broker.port, topic, sent[5][2], 10, timeout_ms=500)[0] == 7
+        assert time.monotonic() - t0 < 5
     finally:
         object_store.resume()
     # once the store answers again, the tiered part reads as it was written
