@@ -204,6 +204,8 @@ def test_copy_then_local_retention_then_remote_reads(tiering: Tiering) -> None:
     expected = all_local_bytes(log, 0)
     closed = len(log.segments) - 1
     assert closed >= 3
+    # KIP-1023: nothing uploaded yet, the earliest pending upload is the log start
+    assert log.offset_for_timestamp(-6).offset == 0
     # local retention of 0 bytes deletes nothing before a copy
     log.update_config(log_config(log.config, local_retention_bytes=0))
     assert log.delete_old_segments() == 0
@@ -236,6 +238,7 @@ def test_copy_then_local_retention_then_remote_reads(tiering: Tiering) -> None:
     # ListOffsets' special offsets
     assert log.offset_for_timestamp(-4).offset == log.local_log_start_offset
     assert log.offset_for_timestamp(-5).offset == log.local_log_start_offset - 1
+    assert log.offset_for_timestamp(-6).offset == log.local_log_start_offset
     assert log.offset_for_timestamp(-2).offset == 0
     # offsets by time across tiers: a timestamp inside the tiered part
     first = records(expected, 0)[0]

@@ -182,6 +182,8 @@ def test_a_consumer_reads_from_offset_0_across_both_tiers(tiered: TieredBroker) 
     assert _list_offsets(port, topic, -2)[:2] == (0, 0)
     assert _list_offsets(port, topic, -4)[:2] == (0, local_start)
     assert _list_offsets(port, topic, -5)[:2] == (0, local_start - 1)
+    # KIP-1023 (v11): the first offset not tiered yet
+    assert _list_offsets(port, topic, -6, version=11)[:2] == (0, local_start)
     assert _list_offsets(port, topic, -1)[:2] == (0, len(sent))
     # offsetsForTimes: a timestamp in the tiered part, one in the local part
     consumer = ck.Consumer({"bootstrap.servers": tiered.bootstrap, "group.id": "times"})

@@ -38,8 +38,8 @@ _SIZE = struct.Struct(">i")
 METADATA_VERSION = 12
 CREATE_TOPICS_VERSION = 7
 LIST_OFFSETS_VERSION = 7
-# the ListOffsets version each special spec needs (KIP-405's -4, KIP-1005's -5)
-_LIST_OFFSETS_SPEC_VERSIONS = {-4: 8, -5: 9}
+# the ListOffsets version each special spec needs (KIP-405, KIP-1005, KIP-1023)
+_LIST_OFFSETS_SPEC_VERSIONS = {-4: 8, -5: 9, -6: 11}
 FETCH_VERSION = 12
 PRODUCE_VERSION = 9
 INIT_PRODUCER_ID_VERSION = 4
@@ -447,10 +447,10 @@ class Client:
         self, specs: dict[tuple[str, int], int], *, isolation_level: int = 0
     ) -> dict[tuple[str, int], tuple[int, int]]:
         """``(offset, timestamp)`` per partition for each spec: -2 earliest, -1 latest,
-        -3 the record with the largest timestamp, -4 the local log start and -5 the last
-        tiered offset of a tiered topic (asked at ListOffsets v8 and v9, as Kafka's admin
-        client asks them), >= 0 the first record with a timestamp at or after it (offset
-        -1 when there is none).
+        -3 the record with the largest timestamp, -4 the local log start, -5 the last
+        tiered offset and -6 the first offset not tiered yet of a tiered topic (asked at
+        ListOffsets v8, v9 and v11, as Kafka's admin client asks them), >= 0 the first
+        record with a timestamp at or after it (offset -1 when there is none).
         One request per leader; partitions whose leader moved are asked again once."""
         result: dict[tuple[str, int], tuple[int, int]] = {}
         remaining = dict(specs)

@@ -128,6 +128,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EARLIEST_LOCAL_TIMESTAMP",
+    "EARLIEST_PENDING_UPLOAD_TIMESTAMP",
     "EARLIEST_TIMESTAMP",
     "LATEST_TIERED_TIMESTAMP",
     "LATEST_TIMESTAMP",
@@ -148,6 +149,7 @@ EARLIEST_TIMESTAMP = -2
 MAX_TIMESTAMP = -3
 EARLIEST_LOCAL_TIMESTAMP = -4
 LATEST_TIERED_TIMESTAMP = -5
+EARLIEST_PENDING_UPLOAD_TIMESTAMP = -6
 
 _NO_TIMESTAMP = -1
 _MAX_OFFSET = 2**63 - 1
@@ -1261,7 +1263,12 @@ class Log:
         * ``-2`` earliest (and ``-4`` earliest local): ``(-1, log start offset, epoch of the
           first cached epoch if it starts at or before it)``;
         * ``-1`` latest: ``(-1, log end offset, latest epoch)``;
-        * ``-5`` latest tiered: ``(-1, -1, -1)`` (nothing is tiered);
+        * ``-5`` latest tiered: the highest tiered offset (``(-1, -1, -1)``: nothing is
+          tiered);
+        * ``-6`` earliest pending upload (KIP-1023): the first offset not tiered yet, the
+          log start while nothing was ever tiered, ``(-1, -1, -1)`` without tiered storage
+          or when this replica does not know what was tiered (its local log starts above
+          the log start);
         * ``-3`` max timestamp: the first record with the largest timestamp of the log,
           with its batch's epoch;
         * otherwise the first record at or after the log start offset with timestamp >=
@@ -1274,18 +1281,14 @@ class Log:
                 return TimestampAndOffset(
                     _NO_TIMESTAMP, local_start, self._epoch_cache.epoch_for_offset(local_start)
                 )
+            if timestamp == EARLIEST_PENDING_UPLOAD_TIMESTAMP:
+                return self._earliest_pending_upload()
             if timestamp == LATEST_TIERED_TIMESTAMP and self.remote_log_enabled:
                 highest = self._highest_offset_in_remote_storage
                 epoch = self._epoch_cache.epoch_for_offset(highest) if highest >= 0 else None
                 return TimestampAndOffset(_NO_TIMESTAMP, highest, epoch)
             if timestamp in (EARLIEST_TIMESTAMP, EARLIEST_LOCAL_TIMESTAMP):
-                earliest = self._epoch_cache.earliest_entry()
-                epoch = (
-                    earliest.epoch
-                    if earliest is not None and earliest.start_offset <= self._log_start_offset
-                    else None
-                )
-                return TimestampAndOffset(_NO_TIMESTAMP, self._log_start_offset, epoch)
+                return self._earliest()
             if timestamp == LATEST_TIMESTAMP:
                 return TimestampAndOffset(
                     _NO_TIMESTAMP, self._log_end_offset, self._epoch_cache.latest_epoch()
@@ -1304,6 +1307,31 @@ class Log:
                 if segment.largest_timestamp() >= timestamp:
                     return self._found(segment.files.find_offset_by_timestamp(timestamp, start))
             return None
+
+    def _earliest(self) -> TimestampAndOffset:
+        """The log start offset with the first cached epoch if it starts at or before it
+        (not so after a message format upgrade), under the lock."""
+        earliest = self._epoch_cache.earliest_entry()
+        epoch = (
+            earliest.epoch
+            if earliest is not None and earliest.start_offset <= self._log_start_offset
+            else None
+        )
+        return TimestampAndOffset(_NO_TIMESTAMP, self._log_start_offset, epoch)
+
+    def _earliest_pending_upload(self) -> TimestampAndOffset:
+        """Kafka's ``fetchEarliestPendingUploadOffset``, under the lock."""
+        highest = self._highest_offset_in_remote_storage
+        if not self.remote_log_enabled or (
+            highest < 0 and self.local_log_start_offset != self._log_start_offset
+        ):
+            return TimestampAndOffset(_NO_TIMESTAMP, -1, -1)
+        if highest < 0:  # nothing uploaded yet: the earliest offset
+            return self._earliest()
+        pending = max(highest + 1, self._log_start_offset)
+        return TimestampAndOffset(
+            _NO_TIMESTAMP, pending, self._epoch_cache.epoch_for_offset(pending)
+        )
 
     @staticmethod
     def _found(found: tuple[int, int, int] | None) -> TimestampAndOffset | None:

@@ -1,4 +1,4 @@
-"""Fetch v4-17 and ListOffsets v1-10.
+"""Fetch v4-17 and ListOffsets v1-11.
 
 Fetch: whole batches from each partition, at most ``partition_max_bytes`` each and
 ``max_bytes`` in all, except that the first batch of the first partition with data is
@@ -38,7 +38,8 @@ read from the remote tier by the replica manager (the first such partition of a 
 awaited up to ``remote.fetch.max.wait.ms``: Kafka's ``DelayedRemoteFetch``; its records
 are bytes, not a file region); a follower's is answered OFFSET_MOVED_TO_TIERED_STORAGE and
 it builds its state from the remote tier. ListOffsets v8 adds -4 (the local log start),
-v9 -5 (the last tiered offset), v10 a ``TimeoutMs`` for the remote search of a timestamp.
+v9 -5 (the last tiered offset), v10 a ``TimeoutMs`` for the remote search of a timestamp,
+v11 -6 (the first offset not tiered yet, KIP-1023).
 
 Fetch sessions (KIP-227, :mod:`kafkacore.server.fetch_session`): the session cache gives
 each request its context first (a session error is answered at once; an incremental
