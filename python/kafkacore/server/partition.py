@@ -45,7 +45,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any, ClassVar, NamedTuple, Protocol
+from typing import ClassVar, NamedTuple, Protocol
 
 from kafkacore.errors import InvalidTxnStateError, KafkaCoreError
 from kafkacore.log import (
@@ -55,6 +55,7 @@ from kafkacore.log import (
     FetchDataInfo,
     Log,
     LogAppendInfo,
+    LogManager,
     TimestampAndOffset,
     TopicPartition,
 )
@@ -274,7 +275,7 @@ class Partition:
         self._clock = clock
         # truncations go through the log manager when there is one (it pauses the
         # cleaner and checkpoints the recovery points)
-        self.log_manager: Any = None
+        self.log_manager: LogManager | None = None
         # replica.lag.time.max.ms (the replica manager keeps it current)
         self.replica_lag_time_max_ms = 30000
         self._leader_isr_lock = threading.RLock()

@@ -48,6 +48,7 @@ from kafkacore.log.remote.storage import RemoteStorageManager
 
 if TYPE_CHECKING:
     from kafkacore.log.manager import LogManager
+    from kafkacore.server.partition import Partition
 
 __all__ = ["TieredStorage"]
 
@@ -166,9 +167,9 @@ class TieredStorage:
 
     # -- the replica manager's hooks (event loop; never block) ----------------------------------
 
-    def on_leadership(self, leaders: Iterable[Any], followers: Iterable[Any]) -> None:
-        """Partitions (``kafkacore.server.partition.Partition``) that became leaders or
-        followers here: the tiered ones are handed to the remote log manager."""
+    def on_leadership(self, leaders: Iterable[Partition], followers: Iterable[Partition]) -> None:
+        """Partitions that became leaders or followers here: the tiered ones are handed
+        to the remote log manager."""
         changes: dict[TopicPartition, tuple[uuid.UUID, int, bool]] = {}
         for partitions, leader in ((leaders, True), (followers, False)):
             for p in partitions:
@@ -189,12 +190,12 @@ class TieredStorage:
             {tp: (t, e) for tp, (t, e, leader) in changes.items() if not leader},
         )
 
-    def on_config_changed(self, partitions: Iterable[Any]) -> None:
+    def on_config_changed(self, partitions: Iterable[Partition]) -> None:
         """A topic's configs changed: partitions newly tiered start tiering; partitions
         no longer tiered stop (their remote data deleted with
         ``remote.log.delete.on.disable``, Kafka's KIP-950)."""
         rlm = self.rlm
-        started: list[Any] = []
+        started: list[Partition] = []
         stopped: dict[TopicPartition, uuid.UUID] = {}
         delete = False
         for p in partitions:

@@ -98,7 +98,7 @@ def _leader_epochs() -> Any:
     )
 
 
-RECORDS: dict[int, MessageSchema] = {
+RECORDS: dict[int, MessageSchema[Any]] = {
     SEGMENT_METADATA: message(
         "RemoteLogSegmentMetadataRecord",
         SEGMENT_METADATA,
@@ -178,7 +178,7 @@ class RemoteLogMetadataParseError(ValueError):
 # -- model <-> generated values ----------------------------------------------------------------
 
 
-def _struct_cls(schema: MessageSchema, *path: str) -> Any:
+def _struct_cls(schema: MessageSchema[Any], *path: str) -> Any:
     """The generated class of the nested struct at field names ``path``."""
     struct_schema = schema.struct
     for name in path:
@@ -188,12 +188,12 @@ def _struct_cls(schema: MessageSchema, *path: str) -> Any:
     return struct_schema.cls
 
 
-def _tip_value(schema: MessageSchema, path: tuple[str, ...], tip: TopicIdPartition) -> Any:
+def _tip_value(schema: MessageSchema[Any], path: tuple[str, ...], tip: TopicIdPartition) -> Any:
     cls = _struct_cls(schema, *path)
     return cls(name=tip.topic, id=tip.topic_id, partition=tip.partition)
 
 
-def _segment_id_value(schema: MessageSchema, sid: RemoteLogSegmentId) -> Any:
+def _segment_id_value(schema: MessageSchema[Any], sid: RemoteLogSegmentId) -> Any:
     cls = _struct_cls(schema, "RemoteLogSegmentId")
     return cls(
         topic_id_partition=_tip_value(
@@ -203,7 +203,7 @@ def _segment_id_value(schema: MessageSchema, sid: RemoteLogSegmentId) -> Any:
     )
 
 
-def _epochs_value(schema: MessageSchema, epochs: dict[int, int]) -> list[Any]:
+def _epochs_value(schema: MessageSchema[Any], epochs: dict[int, int]) -> list[Any]:
     cls = _struct_cls(schema, "SegmentLeaderEpochs")
     return [cls(leader_epoch=e, offset=o) for e, o in sorted(epochs.items())]
 
