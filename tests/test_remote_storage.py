@@ -309,6 +309,34 @@ def test_deleting_a_partition_deletes_every_object(tiering: Tiering, store: S3Ob
     )
 
 
+def test_a_failed_partition_deletion_is_retried(tiering: Tiering, store: S3ObjectStore) -> None:
+    """The store fails the deletion's final sweep once (as a store that is down for a
+    while): the deletion is tried again after the back-off and leaves no object behind."""
+    rlm = tiering.rlm
+    rlm.run_copy_task(tiering.tp)
+    assert store.list(partition_prefix(tiering.tip))
+    original = rlm.rsm.delete_partition_data
+    sweeps: list[int] = []
+
+    def fail_once(tip: TopicIdPartition) -> int:
+        sweeps.append(1)
+        if len(sweeps) == 1:
+            raise RetriableRemoteStorageError("the store is down")
+        return original(tip)
+
+    rlm.rsm.delete_partition_data = fail_once  # type: ignore[method-assign]
+    assert tiering.log.topic_id is not None
+    futures = rlm.stop_partitions({tiering.tp: tiering.log.topic_id}, delete_remote=True)
+    for f in futures:
+        f.result(timeout=60)
+    assert len(sweeps) == 2
+    assert store.list(partition_prefix(tiering.tip)) == []
+    assert (
+        tiering.rlmm.delete_state(tiering.tip)
+        is RemotePartitionDeleteState.DELETE_PARTITION_FINISHED
+    )
+
+
 def test_a_lost_leadership_uploads_nothing_it_keeps(tiering: Tiering, store: S3ObjectStore) -> None:
     rlm = tiering.rlm
     started = threading.Event()

@@ -343,7 +343,7 @@ class RemoteLogManager:
             return futures
         for tp, topic_id in tps.items():
             tip = TopicIdPartition(topic_id, tp.topic, tp.partition)
-            future = self._expirers.submit(self._delete_remote_partition, tip)
+            future = self._expirers.submit(self._delete_remote_partition_until_done, tip)
             future.add_done_callback(_log_failure(f"Deleting the remote data of {tip}"))
             futures.append(future)
         return futures
@@ -389,6 +389,16 @@ class RemoteLogManager:
             with self._lock:
                 p.running.discard("leader")
 
+    def _backoff_s(self, failures: int) -> float:
+        """The wait before the next try after ``failures`` failures in a row: Kafka's
+        ``remote.log.manager.task.retry.backoff.ms``, doubled per failure up to its max,
+        with its jitter."""
+        backoff: float = min(
+            self.config.task_retry_backoff_ms * 2 ** (failures - 1),
+            self.config.task_retry_backoff_max_ms,
+        )
+        return backoff * (1 + random.uniform(-1, 1) * self.config.task_retry_jitter) / 1000
+
     def _run_task(
         self, p: _Partition, flag: str | None, task: Callable[[TopicPartition], Any]
     ) -> None:
@@ -407,12 +417,7 @@ class RemoteLogManager:
             with self._lock:
                 p.failures += 1
                 p.last_error = f"{type(exc).__name__}: {exc}"
-                backoff = min(
-                    self.config.task_retry_backoff_ms * 2 ** (p.failures - 1),
-                    self.config.task_retry_backoff_max_ms,
-                )
-                jitter = 1 + random.uniform(-1, 1) * self.config.task_retry_jitter
-                p.next_run = time.monotonic() + backoff * jitter / 1000
+                p.next_run = time.monotonic() + self._backoff_s(p.failures)
         finally:
             if flag is not None:
                 with self._lock:
@@ -641,6 +646,25 @@ class RemoteLogManager:
         if new_start > log_start:
             log.update_log_start_offset_from_remote_tier(new_start)
         return deleted
+
+    def _delete_remote_partition_until_done(self, tip: TopicIdPartition) -> int:
+        """:meth:`_delete_remote_partition`, tried again after a failure with the tasks'
+        back-off until it succeeds or the manager closes: nothing else would ever delete
+        a deleted partition's objects once the store answers again."""
+        failures = 0
+        while True:
+            try:
+                return self._delete_remote_partition(tip)
+            except Exception as exc:
+                failures += 1
+                if self._closed.wait(self._backoff_s(failures)):
+                    raise
+                logger.warning(
+                    "Deleting the remote data of %s failed (try %d), retrying: %s",
+                    tip,
+                    failures,
+                    exc,
+                )
 
     def _delete_remote_partition(self, tip: TopicIdPartition) -> int:
         """Delete every tiered segment of a deleted partition (Kafka's
