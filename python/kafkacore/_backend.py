@@ -22,11 +22,12 @@ if TYPE_CHECKING:
         BatchHeaderTuple,
         ColumnsTuple,
         FilterResult,
+        LeasedAppendResult,
         LegacyHeaderTuple,
         RecordTuple,
     )
 
-__all__ = ["Backend", "KeyMapFiles", "SegmentFiles"]
+__all__ = ["Backend", "KeyMapFiles", "LeaseState", "SegmentFiles"]
 
 
 class SegmentFiles(Protocol):
@@ -106,6 +107,14 @@ class KeyMapFiles(Protocol):
     def add_batches(self, buf: bytes, start_offset: int, end_offset: int) -> tuple[int, bool]: ...
 
 
+class LeaseState(Protocol):
+    """A backend ``ProduceLease``: one partition's lease (see ``_native.pyi``)."""
+
+    @property
+    def leader_epoch(self) -> int: ...
+    def producer(self, producer_id: int) -> tuple[int, int, bool] | None: ...
+
+
 class Backend(Protocol):
     """Every function and class of ``_native.pyi``, as either backend module offers it."""
 
@@ -164,3 +173,23 @@ class Backend(Protocol):
         self, data: bytes, start_offset: int, end_offset: int, include_headers: bool, /
     ) -> ColumnsTuple: ...
     def murmur2(self, data: bytes, /) -> int: ...
+    def ProduceLease(
+        self,
+        *,
+        leader_epoch: int,
+        max_message_bytes: int,
+        segment_bytes: int,
+        log_append_time: bool,
+        timestamp_before_max_ms: int,
+        timestamp_after_max_ms: int,
+        roll_after_ms: int,
+        segment_created_ms: int,
+        max_last_offset: int,
+        producers: dict[int, tuple[int, int, bool]],
+    ) -> LeaseState: ...
+    def produce_append(
+        self,
+        appends: Sequence[tuple[Any, Any, bytes]],  # this backend's Segment and ProduceLease
+        now_ms: int,
+        /,
+    ) -> list[LeasedAppendResult | None]: ...

@@ -499,3 +499,62 @@ def murmur2(data: bytes, /) -> int:
     """Kafka's ``Utils.murmur2`` of ``data`` (MurmurHash2, seed ``0x9747b28c``), as the
     signed 32-bit Java int. The Java client's partition of a keyed record is
     ``(murmur2(key) & 0x7fffffff) % num_partitions``."""
+
+# ---------------------------------------------------------------------------------------
+# The native produce path (kafkacore.log.lease drives it): a client's batch appended to a
+# partition's active segment under a lease, the snapshot of Python's decisions.
+
+#: ``(first_offset, last_offset, max_timestamp, offset_of_max_timestamp, bytes_written,
+#: log_append_time, batch_max_timestamp, producer_id, producer_epoch, last_sequence,
+#: records_count, codec)``: the segment's :data:`AppendResult`, the LogAppendTime stamped
+#: (-1 for CreateTime) and the batch's own header facts.
+LeasedAppendResult = tuple[int, int, int, int, int, int, int, int, int, int, int, int]
+
+@final
+class ProduceLease:
+    """One partition's lease: what Python decided for its produce path. ``producers``
+    maps each producer id the partition knows (with an epoch) to ``(epoch, last
+    sequence, transaction open)``; the last sequence is -1 before its first batch of the
+    epoch. ``roll_after_ms`` is ``segment.ms`` minus the active segment's jitter,
+    ``max_last_offset`` the last offset appendable before ``flush.messages`` is due.
+    The lease advances a producer's last sequence with each append it makes.
+    Not thread-safe (the log's lock guards it)."""
+
+    def __init__(
+        self,
+        *,
+        leader_epoch: int,
+        max_message_bytes: int,
+        segment_bytes: int,
+        log_append_time: bool,
+        timestamp_before_max_ms: int,
+        timestamp_after_max_ms: int,
+        roll_after_ms: int,
+        segment_created_ms: int,
+        max_last_offset: int,
+        producers: dict[int, tuple[int, int, bool]],
+    ) -> None: ...
+    @property
+    def leader_epoch(self) -> int: ...
+    def producer(self, producer_id: int) -> tuple[int, int, bool] | None:
+        """``(epoch, last sequence, transaction open)`` of a producer the lease knows."""
+
+def produce_append(
+    appends: Sequence[tuple[Segment, ProduceLease, bytes]], now_ms: int, /
+) -> list[LeasedAppendResult | None]:
+    """Append each ``records`` (one partition's records of a Produce) to its ``segment``
+    (the active one) as its lease allows, the GIL released for the whole call.
+
+    An entry is appended - offsets from the segment's next offset, ``leader_epoch``
+    stamped, ``now_ms`` stamped when ``log_append_time`` - only when it is exactly one
+    magic-2 batch with base offset 0, a record count matching its offset range, no
+    control flag, a sequence when it has a producer id, within ``max_message_bytes`` and
+    ``segment_bytes``, CreateTime timestamps within ``[now_ms - before, now_ms +
+    after]``; when its producer (if any) is known at the same epoch and transaction state
+    and its base sequence is the last + 1 (no wrap); when its last offset is at most
+    ``max_last_offset``; when Kafka's ``shouldRoll`` says no (``segment_bytes``, a full
+    index, the relative offset, ``roll_after_ms`` after the first batch's timestamp or
+    ``segment_created_ms``); and when the segment's own append (CRC, records) succeeds.
+    Otherwise its result is ``None`` and nothing was written for it: the caller's Python
+    path appends it (and answers its error). The same segment twice in one call raises
+    ``RuntimeError`` (native) or is refused by the caller."""

@@ -54,7 +54,7 @@ from dataclasses import dataclass
 from functools import wraps
 from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict, TypeVar
 
-from kafkacore._backend import Backend
+from kafkacore._backend import Backend, LeaseState
 from kafkacore.config import LogConfig
 from kafkacore.errors import (
     CorruptRecordError,
@@ -329,6 +329,10 @@ class Log:
         # counts truncations: a flush running outside the lock does not move the recovery
         # point over offsets a truncation rewrote meanwhile
         self._truncations = 0
+        # the native produce path's lease (kafkacore.log.lease): granted by the partition,
+        # dropped under the lock before anything it snapshots changes
+        self._lease: LeaseState | None = None
+        self._lease_acks_all = False
 
         # idempotent-producer state: latest snapshot + replay of the batches after it
         self._producer_state = options.get("producer_state")
@@ -523,6 +527,7 @@ class Log:
     def update_config(self, config: LogConfig) -> None:
         """Use ``config`` from now on (sizes of segments already open do not change)."""
         with self._lock:
+            self._lease = None
             self._config = config
             self._max_segment_ms = config.max_segment_ms()
 
@@ -556,9 +561,11 @@ class Log:
         with self._lock:
             if self._producer_state is None:
                 return []
+            self._lease = None
             return self._producer_state.remove_expired(now_ms)
 
     def _rebuild_producer_state(self) -> None:
+        self._lease = None
         if self._producer_state is not None:
             rebuild_producer_state(
                 self._producer_state,
@@ -635,6 +642,7 @@ class Log:
             getattr(exc, "filename", None) or self._dir,
         )
         first = self._storage_error is None
+        self._lease = None
         if first:
             self._storage_error = error
         handler = self.on_storage_error
@@ -652,6 +660,7 @@ class Log:
         (Kafka's ``closeHandlers``, for a log whose directory failed). Idempotent; errors
         are ignored: recovery at the next start deals with the files."""
         with self._lock:
+            self._lease = None
             if self._closed:
                 return
             self._closed = True
@@ -685,6 +694,7 @@ class Log:
         (KAFKA-6388)."""
         with self._lock:
             self._check_open()
+            self._lease = None
             new_offset = max(expected_next_offset or 0, self._log_end_offset)
             active = self._segments.active_segment
             if new_offset in self._segments:
@@ -756,6 +766,44 @@ class Log:
             )
             return self.roll(first_offset)
         return segment
+
+    # -- the native produce path (kafkacore.log.lease) -----------------------------------
+
+    def grant_lease(self, leader_epoch: int, *, acks_all: bool) -> bool:
+        """Let the native produce path append client batches at ``leader_epoch`` as
+        :func:`kafkacore.log.lease.lease_for` decides (``acks_all``: the partition's
+        replicas allow ``acks=-1`` without waiting); whether a lease is held now. The
+        partition grants it under its leader lock; the log drops it, under its own lock,
+        before it changes anything the lease snapshots (a Python-path append, a roll, a
+        truncation, a config, the producers, the epochs, closing). Waits for nothing: when
+        another thread holds the log's lock, no lease is granted now."""
+        from kafkacore.log.lease import lease_for
+
+        if not self._lock.acquire(blocking=False):
+            return False
+        try:
+            lease = self._lease
+            if lease is None or lease.leader_epoch != leader_epoch:
+                lease = self._lease = lease_for(self, leader_epoch)
+            self._lease_acks_all = acks_all
+            return lease is not None
+        finally:
+            self._lock.release()
+
+    def revoke_lease(self) -> None:
+        """Drop the lease (waits for a native append in flight: it holds the lock)."""
+        with self._lock:
+            self._lease = None
+
+    def has_lease(self, leader_epoch: int, required_acks: int) -> bool:
+        """Whether a lease for ``leader_epoch`` is held that covers ``required_acks``
+        (read without the lock: a hint, checked again under it)."""
+        lease = self._lease
+        return (
+            lease is not None
+            and lease.leader_epoch == leader_epoch
+            and (required_acks != -1 or self._lease_acks_all)
+        )
 
     # -- append --------------------------------------------------------------------------
 
@@ -863,6 +911,8 @@ class Log:
             )
         with self._lock:
             self._check_open()
+            # the Python path may change the producer state, the segment, the epochs
+            self._lease = None
             if not headers:
                 return LogAppendInfo.unknown(self._log_start_offset)
             config = self._config
@@ -1352,6 +1402,7 @@ class Log:
         """Record a new leader epoch starting at ``start_offset`` (a new leader does so
         with its log end offset before it appends, KAFKA-7415)."""
         with self._lock:
+            self._lease = None
             self._epoch_cache.assign(leader_epoch, start_offset)
 
     # -- log start offset, truncation ----------------------------------------------------
@@ -1376,6 +1427,7 @@ class Log:
             return True
 
     def _update_log_start_offset(self, offset: int) -> None:
+        self._lease = None  # producers below the new start may be forgotten
         self._log_start_offset = offset
         if self._recovery_point < offset:
             self._recovery_point = offset
@@ -1399,6 +1451,7 @@ class Log:
             )
         with self._lock:
             self._check_open()
+            self._lease = None
             if target_offset >= self._log_end_offset:
                 self._epoch_cache.truncate_from_end(self._log_end_offset)
                 return False
@@ -1433,6 +1486,7 @@ class Log:
             )
         with self._lock:
             self._check_open()
+            self._lease = None
             self._truncations += 1
             segments = self._segments.values()
             self._remove_and_delete_segments(segments[:-1], async_delete=True)
@@ -1576,6 +1630,7 @@ class Log:
         """Seal, fsync and close every segment; the recovery point becomes the log end
         offset. Idempotent."""
         with self._lock:
+            self._lease = None
             if self._closed:
                 return
             if self._producer_state is not None:
@@ -1592,6 +1647,7 @@ class Log:
     def delete(self) -> None:
         """Delete the whole partition directory now (the log is closed)."""
         with self._lock:
+            self._lease = None
             self._epoch_cache.clear()
             segments = self._segments.values()
             self._segments.clear()

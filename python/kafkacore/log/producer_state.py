@@ -918,6 +918,27 @@ class ProducerStateManager:
             self.prepare_append([header], None, client=False, markers=markers)
         )
 
+    def append_in_sequence(
+        self,
+        producer_id: int,
+        last_seq: int,
+        first_offset: int,
+        last_offset: int,
+        timestamp: int,
+        end_offset: int,
+    ) -> None:
+        """Apply a data batch the native produce path appended (:mod:`kafkacore.log.lease`):
+        a known producer's next batch at its epoch and transaction state, which
+        :meth:`prepare_append` + :meth:`complete_append` would accept and record just so
+        (``producer_id`` < 0: only the state end moves to ``end_offset``)."""
+        if producer_id >= 0:
+            entry = self._producers[producer_id]
+            entry.batches.append(
+                BatchMetadata(last_seq, last_offset, last_offset - first_offset, timestamp)
+            )
+            entry.last_timestamp = timestamp
+        self._map_end_offset = end_offset
+
     def update_map_end_offset(self, offset: int) -> None:
         self._map_end_offset = offset
 

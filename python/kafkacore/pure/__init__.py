@@ -15,6 +15,7 @@ Modules, one format each (the layouts are drawn in their docstrings):
 * :mod:`~kafkacore.pure.cleaner` - compaction: the key -> offset map and the batch filter
 * :mod:`~kafkacore.pure.columns` - the records of a run of batches as Arrow buffers
 * :mod:`~kafkacore.pure.partitioner` - Kafka's murmur2 key hash
+* :mod:`~kafkacore.pure.produce` - the native produce path: a client batch under a lease
 """
 
 from __future__ import annotations
@@ -26,10 +27,12 @@ from kafkacore.pure.compression import compress, decompress
 from kafkacore.pure.crc import crc32, crc32c
 from kafkacore.pure.legacy import build_legacy, legacy_header, legacy_records
 from kafkacore.pure.partitioner import murmur2
+from kafkacore.pure.produce import ProduceLease, produce_append
 from kafkacore.pure.segment import Segment
 
 __all__ = [
     "KeyMap",
+    "ProduceLease",
     "Segment",
     "batch_header",
     "batch_records",
@@ -44,5 +47,6 @@ __all__ = [
     "legacy_header",
     "legacy_records",
     "murmur2",
+    "produce_append",
     "validate_batch",
 ]

@@ -546,6 +546,7 @@ class Partition:
         with self._leader_isr_lock:
             if state.partition_epoch < self._partition_epoch:
                 return False  # a stale update
+            self.log.revoke_lease()  # the epoch, the ISR may change
             changed = state.leader_epoch != self._leader_epoch or not self.is_leader
             leo = self.log.log_end_offset
             if changed:
@@ -581,6 +582,7 @@ class Partition:
                 state.leader_epoch <= self._leader_epoch
             ):
                 return False
+            self.log.revoke_lease()
             changed = state.leader != self._leader_id or state.leader_epoch != self._leader_epoch
             self._leader_id = state.leader
             self._leader_epoch = state.leader_epoch
@@ -599,6 +601,7 @@ class Partition:
         """No leader known here (StopReplica without delete): appends and reads are
         refused until the next LeaderAndIsr."""
         with self._leader_isr_lock:
+            self.log.revoke_lease()
             self._leader_id = -1
             self._isr = frozenset()
             self._pending_isr = None
@@ -647,6 +650,31 @@ class Partition:
         if moved:
             self._notify_hw()
         return info
+
+    def grant_produce_lease(self) -> bool:
+        """Let the native produce path append to this partition's log (see
+        :mod:`kafkacore.log.lease`) while it leads at the current epoch; ``acks=-1`` is
+        covered when no follower is waited for (a single replica whose ISR satisfies
+        ``min.insync.replicas``). Whether a lease is held. The lease is revoked before the
+        leader, its epoch or the ISR change (:meth:`make_leader`, :meth:`make_follower`,
+        :meth:`stop_leading`, a committed ISR). Waits for nothing (it runs on the event
+        loop): a lock held elsewhere means no lease now."""
+        if not self._leader_isr_lock.acquire(blocking=False):
+            return False
+        try:
+            if not self.is_leader:
+                return False
+            acks_all = (
+                len(self._replicas) <= 1 and len(self._isr) >= self.log.config.min_insync_replicas
+            )
+            return self.log.grant_lease(self._leader_epoch, acks_all=acks_all)
+        finally:
+            self._leader_isr_lock.release()
+
+    def has_produce_lease(self, required_acks: int) -> bool:
+        """Whether the log holds a lease at the current epoch covering ``required_acks``
+        (a hint read without locks; the append checks it again under the log's)."""
+        return self.is_leader and self.log.has_lease(self._leader_epoch, required_acks)
 
     def append_is_quick(self, size: int) -> bool:
         """Whether :meth:`append_records_to_leader` of ``size`` bytes would now take no
@@ -917,6 +945,7 @@ class Partition:
             if error == 0 and result is not None:
                 epoch, isr, partition_epoch = result
                 if epoch == self._leader_epoch and partition_epoch >= self._partition_epoch:
+                    self.log.revoke_lease()
                     self._isr = frozenset(isr)
                     self._partition_epoch = partition_epoch
                     logger.info(

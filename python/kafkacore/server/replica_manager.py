@@ -56,6 +56,7 @@ from kafkacore.log import (
     TimestampAndOffset,
     TopicPartition,
 )
+from kafkacore.log.lease import append_leased
 from kafkacore.log.log import AppendOrigin
 from kafkacore.log.remote.errors import OffsetMovedToTieredStorageError
 from kafkacore.log.remote.manager import RemoteStorageFetchInfo
@@ -946,6 +947,28 @@ class ReplicaManager(MetadataListener):
         return partition.append_records_to_leader(
             data, required_acks=required_acks, verification_guard=verification_guard
         )
+
+    @staticmethod
+    def append_leased_records(
+        entries: Sequence[tuple[Partition, bytes]], required_acks: int
+    ) -> list[LogAppendInfo | None] | None:
+        """The native produce path (:mod:`kafkacore.log.lease`): each partition's
+        records (one batch, distinct partitions) appended in one backend call under the
+        leases the partitions grant (:meth:`Partition.grant_produce_lease`), on the
+        calling thread; the high watermarks follow. ``None`` when some partition cannot
+        hold a lease for ``required_acks`` (the whole request goes the Python path,
+        :meth:`append_client_records`); else per entry its append, or ``None`` for one
+        the Python path must append (an error, a roll, an unknown producer, ...)."""
+        for partition, _ in entries:
+            if not partition.has_produce_lease(required_acks) and not (
+                partition.grant_produce_lease() and partition.has_produce_lease(required_acks)
+            ):
+                return None
+        infos = append_leased([(p.log, data) for p, data in entries], required_acks)
+        for (partition, _), info in zip(entries, infos, strict=True):
+            if info is not None:
+                partition.maybe_increment_leader_hw()
+        return infos
 
     async def append_records(
         self,

@@ -12,6 +12,7 @@
 //! * [`cleaner`] — compaction: the key -> offset map and the per-batch filter.
 //! * [`columns`] — the records of a run of batches as Arrow column buffers.
 //! * [`partitioner`] — Kafka's murmur2 key partitioner.
+//! * [`produce`] — the native produce path: a client batch appended under Python's lease.
 //!
 //! Every function returns [`error::Result`]; nothing here panics on bad input.
 
@@ -24,6 +25,7 @@ pub mod error;
 pub mod index;
 pub mod legacy;
 pub mod partitioner;
+pub mod produce;
 pub mod segment;
 pub mod shallow;
 pub mod varint;

@@ -14,6 +14,7 @@
 
 mod cleaner;
 mod columns;
+mod produce;
 
 use std::path::PathBuf;
 
@@ -632,7 +633,7 @@ impl PySegment {
 }
 
 /// The type aliases `_native.pyi` declares, so the module matches its stub at runtime.
-const TYPE_ALIASES: [(&str, &std::ffi::CStr); 5] = [
+const TYPE_ALIASES: [(&str, &std::ffi::CStr); 6] = [
     ("Headers", c"list[tuple[str, bytes | None]]"),
     (
         "RecordTuple",
@@ -644,6 +645,10 @@ const TYPE_ALIASES: [(&str, &std::ffi::CStr); 5] = [
     ),
     ("LegacyHeaderTuple", c"tuple[int, int, int, int, int, int]"),
     ("AppendResult", c"tuple[int, int, int, int, int]"),
+    (
+        "LeasedAppendResult",
+        c"tuple[int, int, int, int, int, int, int, int, int, int, int, int]",
+    ),
 ];
 
 // `gil_used = false` (PyO3's default since 0.28, stated here because it is a claim about
@@ -671,6 +676,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySegment>()?;
     cleaner::register(m)?;
     columns::register(m)?;
+    produce::register(m)?;
     let py = m.py();
     for (name, expr) in TYPE_ALIASES {
         m.add(name, py.eval(expr, None, None)?)?;

@@ -23,9 +23,10 @@ import logging
 import struct
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from kafkacore.errors import RecordValidationError, error_code_for
-from kafkacore.log import TopicPartition
+from kafkacore.log import LogAppendInfo, TopicPartition
 from kafkacore.protocol import ErrorCode
 from kafkacore.protocol.errors import message as default_message
 from kafkacore.protocol.messages.produce import ProduceRequest, ProduceResponse
@@ -44,6 +45,9 @@ from kafkacore.server.client_quotas import PRODUCE as PRODUCE_QUOTA
 from kafkacore.server.handlers.cluster import auto_create
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.services import BrokerServices
+
+if TYPE_CHECKING:
+    from kafkacore.server.partition import Partition
 
 __all__ = ["handle_produce"]
 
@@ -99,12 +103,64 @@ def _produce_partition(
         response.error_code = code
         response.error_message = str(exc) or default_message(code)
         return response
-    appended.append(partition.topic_partition)
-    required[partition.topic_partition] = (response, info.last_offset + 1)
+    _answer_appended(response, info, partition.topic_partition, appended, required)
+    return response
+
+
+def _answer_appended(
+    response: ProduceResponse.PartitionProduceResponse,
+    info: LogAppendInfo,
+    tp: TopicPartition,
+    appended: list[TopicPartition],
+    required: _Required,
+) -> None:
+    """``response`` for an append that ``info`` describes; the partition is noted as
+    appended and with the offset its high watermark must reach."""
+    appended.append(tp)
+    required[tp] = (response, info.last_offset + 1)
     response.base_offset = info.first_offset
     response.log_append_time_ms = info.log_append_time
     response.log_start_offset = info.log_start_offset
-    return response
+
+
+def _append_leased(
+    services: BrokerServices,
+    request: ProduceRequest,
+    refused: dict[str, ErrorCode],
+    verified: _Verified,
+) -> dict[tuple[str, int], LogAppendInfo] | None:
+    """The native produce path's branch (:meth:`ReplicaManager.append_leased_records`):
+    for a request nothing was refused in and no transaction verified, whose partitions
+    are all led here, distinct and small enough to append on the event loop, each
+    partition's append done under its lease; ``None`` when the request goes the Python
+    path as a whole. Partitions missing from the answer go the Python path one by one."""
+    if refused or verified.refused or verified.guards:
+        return None
+    replicas = services.replica_manager
+    if not replicas.inline_appends.allowed():
+        return None
+    entries: list[tuple[Partition, bytes]] = []
+    keys: list[tuple[str, int]] = []
+    total = 0
+    for topic_data in request.topic_data:
+        for pdata in topic_data.partition_data:
+            records = memory_records(pdata.records)
+            partition = replicas.partition(topic_data.name, pdata.index)
+            if records is None or partition is None:
+                return None
+            total += len(records)
+            if total > INLINE_APPEND_MAX_BYTES:
+                return None
+            entries.append((partition, records if type(records) is bytes else bytes(records)))
+            keys.append((topic_data.name, pdata.index))
+    if len(set(keys)) != len(keys):
+        return None
+    started = time.perf_counter()
+    infos = replicas.append_leased_records(entries, request.acks)
+    if infos is None:
+        return None
+    replicas.inline_appends.took(time.perf_counter() - started)
+    return {key: info for key, info in zip(keys, infos, strict=True) if info is not None}
 
 
 # A Produce whose appends are at most this many bytes in all, to logs that can take them
@@ -146,12 +202,13 @@ def _produce_all(
     refused: dict[str, ErrorCode],
     required: _Required,
     verified: _Verified | None = None,
+    leased: dict[tuple[str, int], LogAppendInfo] | None = None,
 ) -> tuple[ProduceResponse, list[TopicPartition]]:
     """The response and the partitions appended to, in request order (one job per
     request, on an I/O thread or the event loop: appends to one log stay in order);
     ``required`` gets each appended partition's response and the offset its high
     watermark must reach; ``verified``: the outcome of the transaction verification
-    (refusals and guards)."""
+    (refusals and guards); ``leased``: the partitions the native path appended."""
     acks = request.acks
     appended: list[TopicPartition] = []
     results: list[ProduceResponse.TopicProduceResponse] = []
@@ -162,7 +219,20 @@ def _produce_all(
         for pdata in topic_data.partition_data:
             key = (name, pdata.index)
             failed = verified.refused.get(key) if verified is not None else None
-            if failed is not None:
+            info = leased.get(key) if leased is not None else None
+            if info is not None:
+                response = ProduceResponse.PartitionProduceResponse(
+                    index=pdata.index,
+                    error_code=0,
+                    base_offset=-1,
+                    log_append_time_ms=-1,
+                    log_start_offset=-1,
+                )
+                _answer_appended(
+                    response, info, TopicPartition(name, pdata.index), appended, required
+                )
+                partitions.append(response)
+            elif failed is not None:
                 partitions.append(
                     ProduceResponse.PartitionProduceResponse(
                         index=pdata.index,
@@ -301,13 +371,16 @@ async def handle_produce(
                 refused[name] = code
     required: _Required = {}
     verified = await _verify_transactional_partitions(services, context, request, refused)
-    if _appends_quickly(services, request, refused):
+    leased = _append_leased(services, request, refused, verified)
+    if leased is not None and len(leased) == sum(len(t.partition_data) for t in request.topic_data):
+        response, appended = _produce_all(services, request, refused, required, verified, leased)
+    elif _appends_quickly(services, request, refused):
         started = time.perf_counter()
-        response, appended = _produce_all(services, request, refused, required, verified)
+        response, appended = _produce_all(services, request, refused, required, verified, leased)
         services.replica_manager.inline_appends.took(time.perf_counter() - started)
     else:
         response, appended = await services.run_io(
-            _produce_all, services, request, refused, required, verified
+            _produce_all, services, request, refused, required, verified, leased
         )
     services.metrics.record_produce(request, response)
     purgatory = services.replica_manager.purgatory
