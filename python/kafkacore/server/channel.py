@@ -113,7 +113,7 @@ class RequestChannel:
             connection.state = SaslAuthenticator(settings, self.services)
             connection.max_frame_bytes = settings.max_receive_size
 
-    async def process(self, frame: bytes, connection: ConnectionInfo) -> Outcome:
+    async def process(self, frame: memoryview, connection: ConnectionInfo) -> Outcome:
         auth = connection.state
         if isinstance(auth, SaslAuthenticator):
             if not auth.authenticated:
@@ -130,7 +130,7 @@ class RequestChannel:
                 return CLOSE
         return await self.serve(frame, connection)
 
-    async def serve(self, frame: bytes, connection: ConnectionInfo) -> Outcome:
+    async def serve(self, frame: memoryview, connection: ConnectionInfo) -> Outcome:
         """Decode, handle and encode one request (no authentication step)."""
         connection_time = self._connection_time(connection)
         try:

@@ -306,7 +306,7 @@ class BrokerMetrics:
         self._broker_totals[REPL_BYTES_IN] += size
         self._now[REPL_BYTES_IN] += size
 
-    def record_request(self, frame: bytes, started: float, finished: float) -> None:
+    def record_request(self, frame: memoryview, started: float, finished: float) -> None:
         """A request answered: ``frame`` its bytes (the API key is its first two),
         ``started``/``finished`` monotonic seconds (``time.monotonic``, the event loop's
         clock)."""
