@@ -517,7 +517,8 @@ class _Connection(asyncio.BufferedProtocol):
             transport.close()
 
     def _task_done(self, task: asyncio.Task[None]) -> None:
-        self._task = None
+        if self._task is task:  # not a later task started after this one returned
+            self._task = None
         exc = None if task.cancelled() else task.exception()
         if exc is None:
             return
