@@ -239,6 +239,12 @@ bench-console-metrics: build
 bench-scale: build kafka-jars
 	$(PYTHON) benches/scale/run.py $(ARGS)
 
+# The transport alone (server/network.py), plaintext and TLS: 1 MiB frames pipelined by a
+# client in another process, MiB/s and the server's CPU seconds per GiB received.
+.PHONY: bench-transport
+bench-transport: build
+	$(PYTHON) benches/transport/run.py $(ARGS)
+
 # The network fuzzer, long: mutated frames of every API and version against a running
 # kafkacore broker over many connections, a well-behaved client producing and consuming
 # throughout (tests/hostile/netfuzz.py; `make test` runs it for 10 s). Prints sends/s and
