@@ -11,7 +11,7 @@ DEV_DEPS := pytest pytest-benchmark pytest-timeout pytest-xdist hypothesis ruff 
 	ziglang auditwheel 'kazoo>=2.9' cryptography \
 	starlette jinja2 uvicorn python-multipart playwright matplotlib py-spy atheris \
 	'mkdocs>=1.6,<2' 'mkdocs-material>=9.5' 'import-linter>=2.1' 'xxhash>=3.4' 'google-re2>=1.1' \
-	'obstore>=0.12' boto3
+	'obstore>=0.12' boto3 'prometheus-client>=0.20'
 
 .PHONY: run test test-fast format build wheel bench bench-broker bench-spark lint rust-test py-test \
 	kafka-jars spark-jars clean demo test-clients pipeline cluster bench-cluster chaos docs raft-sim
@@ -240,6 +240,12 @@ bench-console-metrics: build
 .PHONY: bench-scale
 bench-scale: build kafka-jars
 	$(PYTHON) benches/scale/run.py $(ARGS)
+
+# The transport alone (server/network.py), plaintext and TLS: 1 MiB frames pipelined by a
+# client in another process, MiB/s and the server's CPU seconds per GiB received.
+.PHONY: bench-transport
+bench-transport: build
+	$(PYTHON) benches/transport/run.py $(ARGS)
 
 # The network fuzzer, long: mutated frames of every API and version against a running
 # kafkacore broker over many connections, a well-behaved client producing and consuming

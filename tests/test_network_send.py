@@ -9,12 +9,17 @@ from __future__ import annotations
 import asyncio
 import os
 import socket
+import ssl
 import struct
 import time
 from pathlib import Path
 from typing import Any
 
-from kafkacore.server.network import ConnectionInfo, FileRegion, Outcome, SocketServer
+import pytest
+
+from kafkacore.server.network import ConnectionInfo, FileRegion, Outcome, SocketServer, TlsListener
+from support.certs import make_pki
+from support.secure import write_pem_files
 
 REGION = 1024 * 1024 + 17  # more than the socket buffers hold
 
@@ -174,3 +179,63 @@ def test_a_request_failing_outside_its_handler_closes_the_connection_at_once(
             await server.close_connections()
 
     asyncio.run(scenario())
+
+
+class _Recording:
+    """Records each frame as it arrives (what it is, its bytes) and answers its length."""
+
+    def __init__(self) -> None:
+        self.frames: list[tuple[type, type, bytes]] = []
+
+    async def process(self, frame: memoryview, connection: ConnectionInfo) -> Outcome:
+        self.frames.append((type(frame), type(frame.obj), bytes(frame)))
+        return Outcome(parts=[struct.pack(">ii", 4, len(frame))])
+
+
+def _mixed_frames() -> list[bytes]:
+    """Large frames (read straight into their buffers) between small pipelined ones, with
+    content that shows any byte out of place."""
+    sizes = [10, 3 << 20, 7, 200_000, 1, 65_537, 5]
+    return [bytes((i * 7 + n) % 251 for i in range(n)) for n in sizes]
+
+
+def _exchange(port: int, frames: list[bytes], context: Any = None) -> list[int]:
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as raw:
+        sock = context.wrap_socket(raw) if context is not None else raw
+        sock.sendall(b"".join(struct.pack(">i", len(f)) + f for f in frames))  # pipelined
+        return [struct.unpack(">ii", _read_exactly(sock, 8))[1] for _ in frames]
+
+
+@pytest.mark.parametrize("tls", [False, True], ids=["plaintext", "tls"])
+def test_frames_arrive_whole_as_memoryviews_of_their_own_buffers(tmp_path: Path, tls: bool) -> None:
+    """Each frame reaches the processor as a memoryview of a buffer of exactly its size
+    (no copy into a stream buffer, no ``bytes()``), byte for byte, in order, also when a
+    large body is read straight into its buffer and over TLS (asyncio's SSL layer fills
+    the buffer through slices of it)."""
+    frames = _mixed_frames()
+
+    async def scenario() -> tuple[list[int], list[tuple[type, type, bytes]]]:
+        recording = _Recording()
+        listeners = {}
+        client_context = None
+        if tls:
+            pem = write_pem_files(tmp_path / "pki", make_pki())
+            server_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+            server_context.load_cert_chain(pem.server_keystore)
+            listeners["L"] = TlsListener(server_context, lambda _obj: "ANONYMOUS")
+            client_context = ssl.create_default_context(cafile=str(pem.ca))
+            client_context.check_hostname = False
+        server = SocketServer(recording, [("L", "127.0.0.1", 0)], tls=listeners)
+        await server.start()
+        try:
+            port = server.bound_ports["L"]
+            answers = await asyncio.to_thread(_exchange, port, frames, client_context)
+        finally:
+            await server.stop_accepting()
+            await server.close_connections()
+        return answers, recording.frames
+
+    answers, seen = asyncio.run(scenario())
+    assert answers == [len(f) for f in frames]
+    assert [data for _, _, data in seen] == frames
+    assert all(kind is memoryview and owner is bytearray for kind, owner, _ in seen)

@@ -19,7 +19,7 @@ from kafkacore.config.defs import ConfigError
 from kafkacore.protocol import ApiKey, ErrorCode, RequestHeader, decode_response, encode_request
 from kafkacore.security.sasl import sasl_client
 from kafkacore.security.scram import ScramMechanism, create_credential
-from kafkacore.server import KafkaServer
+from kafkacore.server import KafkaServer, network
 from kafkacore.server.channel import RequestChannel
 from kafkacore.server.network import ConnectionInfo, Outcome, SocketServer
 from kafkacore.server.request_context import RequestContext
@@ -432,15 +432,14 @@ def test_no_read_ahead_before_authentication(monkeypatch: pytest.MonkeyPatch) ->
     """While a frame of an unauthenticated connection is processed, the transport reads
     nothing further (not even the next size), so an unauthenticated peer holds at most one
     bounded frame in memory; once authenticated, frames are read ahead again."""
-    read_sizes: list[int] = []
-    original = asyncio.StreamReader.readexactly
+    read_sizes: list[int] = []  # the declared sizes, as the transport takes each frame
+    original = network._Connection._size_allowed
 
-    async def recording(self: asyncio.StreamReader, n: int) -> bytes:
-        data = await original(self, n)
-        read_sizes.append(n)
-        return data
+    def recording(self: network._Connection, size: int) -> bool:
+        read_sizes.append(size)
+        return original(self, size)
 
-    monkeypatch.setattr(asyncio.StreamReader, "readexactly", recording)
+    monkeypatch.setattr(network._Connection, "_size_allowed", recording)
 
     class Blocking:
         def __init__(self) -> None:
@@ -470,13 +469,13 @@ def test_no_read_ahead_before_authentication(monkeypatch: pytest.MonkeyPatch) ->
         await writer.drain()
         await _until(lambda: processor.seen == [b"first"])
         await asyncio.sleep(0.3)  # time for a read ahead, which must not happen
-        assert read_sizes == [4, 5]  # frame 2 is not even sized yet
+        assert read_sizes == [5]  # frame 2 is not even sized yet
         processor.release.set()
         await _until(lambda: processor.seen == [b"first", b"login"])
         await asyncio.sleep(0.3)
-        assert read_sizes == [4, 5, 4, 5]
+        assert read_sizes == [5, 5]
         processor.release.set()  # authenticated: the next two are read ahead
-        await _until(lambda: read_sizes[4:] == [4, 7, 4, 7])
+        await _until(lambda: read_sizes[2:] == [7, 7])
         await _until(lambda: len(processor.seen) == 3)
         processor.release.set()
         await _until(lambda: len(processor.seen) == 4)

@@ -61,7 +61,10 @@ def _samples(text: str) -> dict[str, float]:
             continue
         m = sample.match(line)
         assert m, f"not a Prometheus sample line: {line!r}"
-        out[m.group(1) + (m.group(2) or "")] = float(m.group(3))
+        labels = m.group(2) or ""
+        if labels:  # in name order, whatever order the exposition wrote them in
+            labels = "{" + ",".join(sorted(labels[1:-1].split(","))) + "}"
+        out[m.group(1) + labels] = float(m.group(3))
     return out
 
 
@@ -107,18 +110,28 @@ def test_counters_history_and_exposition() -> None:
     assert (
         samples['kafka_server_brokertopicmetrics_replicationbytesout_total{topic="orders"}'] == 120
     )
-    assert samples['kafka_network_requestmetrics_requests_total{request="Produce"}'] == 4
+    assert (
+        samples['kafka_network_requestmetrics_requests_total{request="Produce",version="11"}'] == 4
+    )
     assert samples['kafka_network_requestmetrics_totaltimems_count{request="Produce"}'] == 4
     assert samples[
         'kafka_network_requestmetrics_totaltimems_sum{request="Produce"}'
     ] == pytest.approx(53)
     assert (
         50
-        <= samples['kafka_network_requestmetrics_totaltimems{request="Produce",quantile="0.999"}']
+        <= samples['kafka_network_requestmetrics_totaltimems{quantile="0.999",request="Produce"}']
         < 56.5
     )
-    assert samples['kafkacore_request_latency_seconds_bucket{request="Produce",le="+Inf"}'] == 4
-    assert samples['kafkacore_request_latency_seconds_bucket{request="Produce",le="0.01"}'] == 3
+    assert samples['kafkacore_request_latency_seconds_bucket{le="+Inf",request="Produce"}'] == 4
+    assert samples['kafkacore_request_latency_seconds_bucket{le="0.01",request="Produce"}'] == 3
+    # Kafka's percentiles as the JMX exporter labels them (50thPercentile -> "0.50")
+    assert samples[
+        'kafka_network_requestmetrics_totaltimems{quantile="0.50",request="Produce"}'
+    ] == (pytest.approx(1.0))
+    # a gauge its owner registers, named as the exporter names the MBean's Value
+    metrics.add_gauge("server", "ReplicaManager", "UnderReplicatedPartitions", lambda: 3)
+    samples = _samples(metrics.prometheus_text())
+    assert samples["kafka_server_replicamanager_underreplicatedpartitions"] == 3
 
 
 def test_quantiles_from_buckets() -> None:
@@ -163,6 +176,7 @@ def test_broker_counts_what_clients_produce_and_consume() -> None:
         consumer.close()
         assert got == 40
         totals = broker.call(lambda: broker.server.services.metrics.totals())
+        exposed = _samples(broker.call(lambda: broker.server.services.metrics.prometheus_text()))
         on_disk = broker.call(
             lambda: sum(broker.server.replicas.partition("metered", p).log.size for p in range(2))
         )
@@ -175,6 +189,20 @@ def test_broker_counts_what_clients_produce_and_consume() -> None:
     assert topic["bytes_out"] >= on_disk
     assert totals["requests"]["Produce"] == 40
     assert totals["requests"]["Fetch"] >= 1
+    assert exposed['kafka_server_brokertopicmetrics_messagesin_total{topic="metered"}'] == 40
+    assert exposed['kafka_server_brokertopicmetrics_bytesin_total{topic="metered"}'] == on_disk
+    # the replica manager's gauges: the two partitions and the internal ones, all led
+    # here, none under-replicated (one broker: the ISR is the replica set)
+    partitions = exposed["kafka_server_replicamanager_partitioncount"]
+    assert partitions >= 2
+    assert exposed["kafka_server_replicamanager_leadercount"] == partitions
+    assert exposed["kafka_server_replicamanager_underreplicatedpartitions"] == 0
+    produce_requests = sum(
+        v
+        for k, v in exposed.items()
+        if k.startswith('kafka_network_requestmetrics_requests_total{request="Produce"')
+    )
+    assert produce_requests == 40
 
 
 def _asgi_get(app: Any, path: str) -> tuple[int, str]:

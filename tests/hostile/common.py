@@ -73,21 +73,25 @@ def established(broker: Broker) -> int:
 
 
 def connection_tasks(broker: Broker) -> dict[str, int]:
-    """The broker's asyncio tasks serving connections, by coroutine (its ``SIGUSR1`` dump:
-    every task's stack in the log): ``_accept`` (a connection), ``_process_frames`` (its
-    worker: a request in flight, a delayed Fetch or Produce waiting in purgatory)."""
+    """The broker's connections (its ``SIGUSR1`` dump: every task's stack, then the socket
+    server's counts): ``open`` connections, those ``processing`` (a request in flight, a
+    delayed Fetch or Produce waiting in purgatory: each has a task then), and the tasks
+    running the transport's ``_Connection._run`` (the same, seen from asyncio)."""
     assert broker.proc is not None
     seen = len(broker.log_text())
     broker.proc.send_signal(signal.SIGUSR1)
-    until(lambda: "asyncio tasks:" in broker.log_text()[seen:], 10, "the task dump")
+    until(lambda: "connections: open=" in broker.log_text()[seen:], 10, "the task dump")
     time.sleep(0.2)  # the dump is one log record: let it be written whole
     dump = broker.log_text()[seen:]
-    counts = {"_accept": 0, "_process_frames": 0}
+    counts = {"open": -1, "processing": -1, "tasks": 0}
     for line in dump.splitlines():
-        if line.startswith("Stack for <Task"):
-            for name in counts:
-                if f"SocketServer.{name}()" in line:
-                    counts[name] += 1
+        if line.startswith("Stack for <Task") and "_Connection._run()" in line:
+            counts["tasks"] += 1
+        elif line.startswith("connections: "):
+            for item in line.split()[1:]:
+                key, _, value = item.partition("=")
+                if key in counts:
+                    counts[key] = int(value)
     return counts
 
 

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from kafkacore.console import ConsoleServer
     from kafkacore.server import KafkaServer
+    from kafkacore.server.controller_server import KRaftServer
 
 __all__ = ["register", "run"]
 
@@ -100,7 +101,7 @@ async def _serve_kraft(config: Any) -> int:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    loop.add_signal_handler(signal.SIGUSR1, _dump_tasks)
+    loop.add_signal_handler(signal.SIGUSR1, _dump_tasks, server)
     try:
         await server.startup()
     except (StorageError, NotImplementedError, OSError) as exc:
@@ -115,10 +116,16 @@ async def _serve_kraft(config: Any) -> int:
     return server.exit_code
 
 
-def _dump_tasks() -> None:
+def _dump_tasks(server: KafkaServer | KRaftServer | None = None) -> None:
+    """Every asyncio task's stack, then the socket server's connections (a connection has
+    a task only while it processes a request)."""
     out = io.StringIO()
     for task in asyncio.all_tasks():
         task.print_stack(file=out)
+    socket_server = server.socket_server if server is not None else None
+    if socket_server is not None:
+        counts = socket_server.connection_counts()
+        out.write("connections: " + " ".join(f"{k}={v}" for k, v in counts.items()) + "\n")
     logging.getLogger("kafkacore.server").warning("asyncio tasks:\n%s", out.getvalue())
 
 
@@ -146,7 +153,7 @@ async def _serve(config: Any) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     # `kill -USR1 <pid>`: every asyncio task's stack in the log (the broker's jstack)
-    loop.add_signal_handler(signal.SIGUSR1, _dump_tasks)
+    loop.add_signal_handler(signal.SIGUSR1, _dump_tasks, server)
     try:
         await server.startup()
         if config.console_listeners:

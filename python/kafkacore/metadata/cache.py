@@ -71,6 +71,17 @@ class MetadataCache(MetadataListener):
         # cluster mode: topic config overrides from ZooKeeper (/config/topics/<t>), known
         # before (and apart from) the topic's partitions, which come with UpdateMetadata
         self._topic_configs: dict[str, dict[str, str]] = {}
+        self._version = 0
+
+    @property
+    def version(self) -> int:
+        """Goes up with every change of what a Metadata answer shows (topics, partition
+        states, live brokers, controller, cluster id): an answer built at one version is
+        good until it changes (the broker caches its encoded all-topics answer so)."""
+        return self._version
+
+    def _changed(self) -> None:
+        self._version += 1
 
     def follow(self, store: MetadataStore, broker_config_entities: tuple[str, ...]) -> None:
         """Load ``store``'s current state and listen to its changes (the dynamic broker
@@ -84,6 +95,7 @@ class MetadataCache(MetadataListener):
             self._by_id = {t.topic_id: t for t in topics.values()}
             self._broker_configs = {e: c for e, c in configs.items() if c}
             self._cluster_id = store.cluster_id
+            self._changed()
 
     def follow_configs(
         self,
@@ -100,6 +112,7 @@ class MetadataCache(MetadataListener):
             self._topic_configs = {t: dict(c) for t, c in topic_configs.items()}
             self._broker_configs = {e: c for e, c in configs.items() if c}
             self._cluster_id = store.cluster_id
+            self._changed()
 
     def on_topic_configs_changed(self, name: str, configs: Mapping[str, str]) -> None:
         """A topic's config overrides changed (cluster mode: a ZooKeeper change
@@ -114,6 +127,7 @@ class MetadataCache(MetadataListener):
                 topics = {**topics, name: updated}
                 self._by_id = {**self._by_id, old.topic_id: updated}
             self._topic_configs, self._topics = all_configs, topics
+            self._changed()
 
     def knows_topic_configs(self, name: str) -> bool:
         return name in self._topic_configs or name in self._topics
@@ -130,6 +144,7 @@ class MetadataCache(MetadataListener):
                 by_id.pop(old.topic_id, None)
             by_id[topic.topic_id] = topic
             self._topics, self._by_id = topics, by_id
+            self._changed()
 
     def on_topic_deleted(self, name: str) -> None:
         with self._lock:
@@ -140,6 +155,7 @@ class MetadataCache(MetadataListener):
             by_id = dict(self._by_id)
             by_id.pop(old.topic_id, None)
             self._topics, self._by_id = topics, by_id
+            self._changed()
 
     def on_broker_configs_changed(self, entity: str, configs: Mapping[str, str]) -> None:
         with self._lock:
@@ -151,7 +167,9 @@ class MetadataCache(MetadataListener):
             self._broker_configs = all_configs
 
     def on_cluster_id(self, cluster_id: str) -> None:
-        self._cluster_id = cluster_id
+        with self._lock:
+            self._cluster_id = cluster_id
+            self._changed()
 
     # -- brokers ---------------------------------------------------------------------------
 
@@ -160,14 +178,18 @@ class MetadataCache(MetadataListener):
         listeners are bound)."""
         with self._lock:
             self._brokers = {**self._brokers, broker.node_id: broker}
+            self._changed()
 
     def set_controller(self, controller_id: int) -> None:
-        self._controller_id = controller_id
+        with self._lock:
+            self._controller_id = controller_id
+            self._changed()
 
     def set_alive_brokers(self, brokers: list[BrokerInfo]) -> None:
         """Exactly ``brokers`` are alive (an UpdateMetadata's live brokers)."""
         with self._lock:
             self._brokers = {b.node_id: b for b in brokers}
+            self._changed()
 
     def is_broker_alive(self, node_id: int) -> bool:
         return node_id in self._brokers
@@ -222,6 +244,7 @@ class MetadataCache(MetadataListener):
                 topics[topic] = metadata
                 by_id[new_id] = metadata
             self._topics, self._by_id = topics, by_id
+            self._changed()
 
     def alive_brokers(self) -> list[BrokerInfo]:
         brokers = self._brokers

@@ -25,9 +25,10 @@ request.
 
 from __future__ import annotations
 
+import inspect
 import logging
 import struct
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 
 from kafkacore.protocol import (
     APIS,
@@ -44,8 +45,13 @@ from kafkacore.protocol import (
 from kafkacore.protocol import headers as h
 from kafkacore.protocol.messages.produce import ProduceRequest, ProduceResponse
 from kafkacore.protocol.requests import throttle_time_ms
-from kafkacore.server.handlers import HANDLERS, error_response, unimplemented_response
-from kafkacore.server.network import CLOSE, NO_RESPONSE, ConnectionInfo, Outcome, Part
+from kafkacore.server.handlers import (
+    HANDLERS,
+    SHARED_ANSWERS,
+    error_response,
+    unimplemented_response,
+)
+from kafkacore.server.network import CLOSE, NO_RESPONSE, ConnectionInfo, FileRegion, Outcome, Part
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.request_quota import (
     ConnectionTime,
@@ -78,6 +84,13 @@ def encode_response_parts(
     return parts
 
 
+def _encode_body(header: RequestHeader, response: KafkaStruct) -> bytes:
+    """The response's body (no size, no header) at the request's version."""
+    parts: list[Part] = []
+    APIS[header.api_key].response.writer(header.api_version)(response, parts)
+    return b"".join(p for p in parts if not isinstance(p, FileRegion))
+
+
 def _quota_throttle_ms(header: RequestHeader, response: KafkaStruct) -> int:
     """A response's client quota throttle time (byte rates for Produce and Fetch, the
     request time quota for any API): the channel is muted for it."""
@@ -105,6 +118,9 @@ class RequestChannel:
     ) -> None:
         self.services = services
         self._sasl = dict(sasl or {})
+        # encoded bodies of shareable answers (SHARED_ANSWERS), with the metadata cache's
+        # version they were built at: one per listener, version and flags
+        self._shared: dict[Hashable, tuple[int, bytes]] = {}
 
     def on_connection(self, connection: ConnectionInfo) -> None:
         """A new connection: on a SASL listener, its authenticator and the pre-auth bound."""
@@ -113,7 +129,7 @@ class RequestChannel:
             connection.state = SaslAuthenticator(settings, self.services)
             connection.max_frame_bytes = settings.max_receive_size
 
-    async def process(self, frame: bytes, connection: ConnectionInfo) -> Outcome:
+    async def process(self, frame: memoryview, connection: ConnectionInfo) -> Outcome:
         auth = connection.state
         if isinstance(auth, SaslAuthenticator):
             if not auth.authenticated:
@@ -130,7 +146,7 @@ class RequestChannel:
                 return CLOSE
         return await self.serve(frame, connection)
 
-    async def serve(self, frame: bytes, connection: ConnectionInfo) -> Outcome:
+    async def serve(self, frame: memoryview, connection: ConnectionInfo) -> Outcome:
         """Decode, handle and encode one request (no authentication step)."""
         connection_time = self._connection_time(connection)
         try:
@@ -140,6 +156,9 @@ class RequestChannel:
         context = RequestContext.for_connection(header, connection)
         written = None
         try:
+            shared = await self._shared_answer(header, request, context)
+            if shared is not None:
+                return Outcome(shared)
             handler = HANDLERS.get(ApiKey(header.api_key), _unimplemented)
             response, written = await handle_with_request_quota(
                 self.services, context, handler, request, connection_time
@@ -163,6 +182,42 @@ class RequestChannel:
             delay_response=throttle_ms > 0 and not _client_throttles(header),
             on_written=written,
         )
+
+    async def _shared_answer(
+        self, header: RequestHeader, request: KafkaStruct, context: RequestContext
+    ) -> list[Part] | None:
+        """The framed answer from an encoded body shared by the requests of one key
+        (:data:`SHARED_ANSWERS`: an all-topics Metadata), built and kept when missing or
+        older than the metadata cache; ``None`` when the request's answer is its own
+        (then, too, while request quotas are on: the answer carries a throttle time and
+        its handling is timed)."""
+        key_of = SHARED_ANSWERS.get(ApiKey(header.api_key))
+        services = self.services
+        if key_of is None or services.client_quotas.has_request_quotas:
+            return None
+        key = key_of(services, context, request)
+        if key is None:
+            return None
+        version = services.metadata_cache.version  # before building: a change meanwhile
+        kept = self._shared.get(key)  # leaves it older, so built again next time
+        if kept is not None and kept[0] == version:
+            body = kept[1]
+        else:
+            response = HANDLERS[ApiKey(header.api_key)](services, context, request)
+            if inspect.isawaitable(response):
+                response = await response
+            body = _encode_body(header, response)
+            self._shared[key] = (version, body)
+        parts: list[Part] = [b""]
+        api = APIS[header.api_key]
+        h.write_response_header(
+            h.ResponseHeader(header.correlation_id),
+            api.response_header_version(header.api_version),
+            parts,
+        )
+        parts.append(body)
+        parts[0] = _SIZE.pack(sum(map(len, parts)))
+        return parts
 
     def _connection_time(self, connection: ConnectionInfo) -> ConnectionTime | None:
         """The connection's loop time not charged yet, kept (the transport settles it as

@@ -149,7 +149,7 @@ class ControllerApis:
 
     # -- the transport's RequestProcessor -----------------------------------------------------
 
-    async def process(self, frame: bytes, connection: ConnectionInfo) -> Outcome:
+    async def process(self, frame: memoryview, connection: ConnectionInfo) -> Outcome:
         try:
             header, request = decode_request(frame, CONTROLLER_APIS)
         except ProtocolError as exc:

@@ -1,7 +1,8 @@
-"""The broker's own counters (Kafka's ``BrokerTopicStats`` and ``RequestMetrics``): bytes
-and records in and out per topic and for the broker, request counts and latency per API,
-kept as lifetime totals and as a history of the last hour for the console's charts, and
-written in Prometheus's text exposition format for ``/metrics``.
+"""The broker's own counters (Kafka's ``BrokerTopicStats``, ``RequestMetrics`` and the
+``ReplicaManager`` gauges): bytes and records in and out per topic and for the broker,
+request counts and latency per API, kept as lifetime totals and as a history of the last
+hour for the console's charts, and exposed through ``prometheus_client`` (the object is
+the collector of its own :attr:`BrokerMetrics.registry`) for ``/metrics``.
 
 What is counted, and where:
 
@@ -19,20 +20,28 @@ What is counted, and where:
 * **Replication in** (:meth:`BrokerMetrics.record_replication_in`): a follower's appends
   (``ReplicationBytesInPerSec``).
 * **Requests** (:meth:`BrokerMetrics.record_request`, called by the transport once a
-  response is written): per API the count (``RequestsPerSec``) and the time from the
-  start of processing to the response handed to the socket (Kafka's ``TotalTimeMs``,
-  without the time the frame waited in the connection's queue) in a histogram with
-  fixed log-scale buckets: :data:`BUCKETS_PER_DECADE` per decade from
+  response is written): per API and version the count (``RequestsPerSec``) and per API
+  the time from the start of processing to the response handed to the socket (Kafka's
+  ``TotalTimeMs``, without the time the frame waited in the connection's queue) in a
+  histogram with fixed log-scale buckets: :data:`BUCKETS_PER_DECADE` per decade from
   :data:`MIN_BUCKET_MS`, so a percentile read from it is within
   ``10 ** (1 / BUCKETS_PER_DECADE)`` (12 %) of the true value.
+* **Gauges** (:meth:`BrokerMetrics.add_gauge`): registered by their owner, read when
+  scraped (the replica manager's ``PartitionCount``, ``LeaderCount``,
+  ``UnderReplicatedPartitions``, ``UnderMinIsrPartitionCount``, ``OfflineReplicaCount``).
+
+The hooks only add to plain integers; ``prometheus_client``'s metric objects (a lock and
+a value object per label set) are not touched per request: the families are built from
+the counters on each scrape (:meth:`BrokerMetrics.collect`).
 
 History: the broker totals every second over the last hour (:data:`HISTORY_S`), per
 topic and per API every :data:`SLOT_S` seconds, kept only for the slots in which a topic
 or an API had traffic (memory follows activity, not the number of topics).
 
-Prometheus names follow what the JMX exporter's example Kafka rules
-(``kafka-2_0_0.yml``) make of Kafka's MBeans, lower-cased, so dashboards written for
-them read these (see :meth:`BrokerMetrics.prometheus_text` for the full mapping).
+Prometheus names are what the JMX exporter's example Kafka rules
+(``example_configs/kafka-2_0_0.yml`` of ``prometheus/jmx_exporter``) make of Kafka's
+MBeans, lower-cased, so dashboards written for them read these (see
+:meth:`BrokerMetrics.collect` for the full mapping).
 
 Thread-safety: the ``record_*`` methods run on the broker's event loop thread only
 (the handlers call them there, after their I/O-executor work returned), so they take
@@ -49,9 +58,17 @@ import math
 import struct
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TypedDict
+
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.core import (
+    CounterMetricFamily,
+    GaugeMetricFamily,
+    HistogramMetricFamily,
+    Metric,
+)
 
 from kafkacore.protocol import APIS
 from kafkacore.protocol.messages.fetch import FetchResponse
@@ -92,11 +109,21 @@ BUCKET_BOUNDS_MS: tuple[float, ...] = tuple(
 """Upper bounds (inclusive) of the latency buckets; one more bucket holds the rest."""
 _N_BUCKETS = len(BUCKET_BOUNDS_MS) + 1
 # the buckets written to Prometheus (every 5th bound: 4 per decade, 1 - 1.78 - 3.16 - 5.62)
-_EXPORTED = tuple(range(0, len(BUCKET_BOUNDS_MS), 5))
-_SUMMARY_QUANTILES = (0.5, 0.75, 0.95, 0.98, 0.99, 0.999)
+_EXPORTED = frozenset(range(0, len(BUCKET_BOUNDS_MS), 5))
+# the histogram MBean's percentiles and the quantile label the JMX exporter gives each
+# (``(\\d+)thPercentile`` -> ``0.$1``: 50thPercentile -> "0.50")
+_SUMMARY_QUANTILES = (
+    (0.5, "0.50"),
+    (0.75, "0.75"),
+    (0.95, "0.95"),
+    (0.98, "0.98"),
+    (0.99, "0.99"),
+    (0.999, "0.999"),
+)
 _SUMMARY_WINDOW_S = 300  # the summary's quantiles: over the last 5 minutes
 
 _RECORDS_COUNT = struct.Struct(">i")
+_KEY_VERSION = struct.Struct(">hh")  # a request header's first fields
 
 # per-topic counters, indexes into a topic's list
 BYTES_IN, RECORDS_IN, BYTES_OUT, REPL_BYTES_IN, REPL_BYTES_OUT = 0, 1, 2, 3, 4
@@ -116,6 +143,37 @@ _BROKER_SERIES = (
 _REQUESTS = 5
 # a topic's list: its counters, then the charted ones at the last slot boundary
 _TOPIC_SLOTS = _N_COUNTERS + len(_CHARTED)
+# BrokerTopicMetrics' counters: the exporter's short name, the counter, the help text
+_TOPIC_COUNTERS = (
+    ("bytesin", BYTES_IN, "Bytes of records appended by producers (BytesInPerSec)."),
+    ("messagesin", RECORDS_IN, "Records appended by producers (MessagesInPerSec)."),
+    ("bytesout", BYTES_OUT, "Bytes of records sent to consumers (BytesOutPerSec)."),
+    (
+        "replicationbytesin",
+        REPL_BYTES_IN,
+        "Bytes of records appended by this follower (ReplicationBytesInPerSec).",
+    ),
+    (
+        "replicationbytesout",
+        REPL_BYTES_OUT,
+        "Bytes of records sent to followers (ReplicationBytesOutPerSec).",
+    ),
+    (
+        "totalproducerequests",
+        PRODUCE_REQUESTS,
+        "Produce requests; per topic: requests naming it (TotalProduceRequestsPerSec).",
+    ),
+    (
+        "totalfetchrequests",
+        FETCH_REQUESTS,
+        "Fetch requests; per topic: requests naming it (TotalFetchRequestsPerSec).",
+    ),
+    (
+        "failedproducerequests",
+        FAILED_PRODUCE,
+        "Produce requests with a failed partition (FailedProduceRequestsPerSec).",
+    ),
+)
 _CHART_NAMES = (
     "bytes_in",
     "records_in",
@@ -152,14 +210,24 @@ class _SecondRing:
 
 
 class _Api:
-    """One API's request count, total time and latency histogram (lifetime), and the
-    histogram at the last slot boundary (the slot's own is the difference)."""
+    """One API's request count (per version too), total time and latency histogram
+    (lifetime), and the histogram at the last slot boundary (the slot's own is the
+    difference)."""
 
-    __slots__ = ("buckets", "count", "name", "previous", "previous_count", "total_ms")
+    __slots__ = (
+        "buckets",
+        "by_version",
+        "count",
+        "name",
+        "previous",
+        "previous_count",
+        "total_ms",
+    )
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.count = 0
+        self.by_version: dict[int, int] = {}
         self.total_ms = 0.0
         self.buckets = [0] * _N_BUCKETS
         self.previous = [0] * _N_BUCKETS
@@ -212,6 +280,12 @@ class BrokerMetrics:
         # the current second and the broker's counts in it (into the rings when it ends)
         self._second = int(self.started)
         self._now = [0] * len(_BROKER_SERIES)
+        # exporter name -> (the MBean, its reader): add_gauge
+        self._gauges: dict[str, tuple[str, Callable[[], int]]] = {}
+        #: the broker's metrics for ``prometheus_client`` (``/metrics``, or an embedding
+        #: application's own exporter): this object is its one collector
+        self.registry = CollectorRegistry(auto_describe=False)
+        self.registry.register(self)
 
     # -- the hooks (event loop thread) -------------------------------------------------------
 
@@ -306,19 +380,23 @@ class BrokerMetrics:
         self._broker_totals[REPL_BYTES_IN] += size
         self._now[REPL_BYTES_IN] += size
 
-    def record_request(self, frame: bytes, started: float, finished: float) -> None:
-        """A request answered: ``frame`` its bytes (the API key is its first two),
-        ``started``/``finished`` monotonic seconds (``time.monotonic``, the event loop's
-        clock)."""
-        if len(frame) < 2:
+    def record_request(self, frame: memoryview, started: float, finished: float) -> None:
+        """A request answered: ``frame`` its bytes (the API key and version are its first
+        four), ``started``/``finished`` monotonic seconds (``time.monotonic``, the event
+        loop's clock). A few dict and integer operations: the exposition's families are
+        built from these counts only when scraped."""
+        if len(frame) < 4:
             return
-        api = self._apis.get((frame[0] << 8) | frame[1])
+        key, version = _KEY_VERSION.unpack_from(frame)
+        api = self._apis.get(key)
         if api is None:
-            api = self._new_api((frame[0] << 8) | frame[1])
+            api = self._new_api(key)
             if api is None:
                 return
         ms = (finished - started) * 1000.0
         api.count += 1
+        by_version = api.by_version
+        by_version[version] = by_version.get(version, 0) + 1
         api.total_ms += ms
         api.buckets[bisect.bisect_left(BUCKET_BOUNDS_MS, ms)] += 1
         second = int(finished + self._wall_offset)
@@ -463,100 +541,109 @@ class BrokerMetrics:
             "requests": {a.name: a.count for a in self._apis.values()},
         }
 
+    # -- gauges (Kafka's metricsGroup.newGauge) ---------------------------------------------
+
+    def add_gauge(self, domain: str, mbean_type: str, name: str, read: Callable[[], int]) -> None:
+        """A gauge its owner computes when scraped, as Kafka's owners register theirs
+        (``ReplicaManager`` its ``UnderReplicatedPartitions``): the MBean
+        ``kafka.<domain>:type=<mbean_type>,name=<name>``, exposed under the name the JMX
+        exporter gives its ``Value``."""
+        self._gauges[_exporter_name(domain, mbean_type, name)] = (
+            f"kafka.{domain}:type={mbean_type},name={name}",
+            read,
+        )
+
     # -- Prometheus ------------------------------------------------------------------------
 
     def prometheus_text(self) -> str:
-        """The counters in Prometheus's text exposition format (version 0.0.4).
+        """:attr:`registry` in Prometheus's text exposition format (version 0.0.4), written
+        by ``prometheus_client``."""
+        return generate_latest(self.registry).decode()
 
-        Each counter is named as the JMX exporter names Kafka's MBean
-        ``kafka.server:type=BrokerTopicMetrics,name=<X>PerSec[,topic=T]`` (its ``Count``):
-        ``kafka_server_brokertopicmetrics_<x>_total`` with ``<x>`` one of ``bytesin``,
-        ``messagesin``, ``bytesout``, ``replicationbytesin``, ``replicationbytesout``,
-        ``totalproducerequests``, ``totalfetchrequests``, ``failedproducerequests``.
+    def collect(self) -> Iterator[Metric]:
+        """The metric families (``prometheus_client``'s collector protocol; the registry
+        calls it on each scrape, so values are read then, not pushed per request).
 
-        Requests, per API (``request="Produce"``, Kafka's ``request=`` tag):
-        ``kafka_network_requestmetrics_requests_total`` (``name=RequestsPerSec``) and
-        ``kafka_network_requestmetrics_totaltimems`` (``name=TotalTimeMs``), a summary
-        whose quantiles 0.5 … 0.999 (the MBean's ``50thPercentile`` …
-        ``999thPercentile``) are over the last 5 minutes and ``_sum``/``_count`` over the
-        broker's life. The histogram itself, which Prometheus can aggregate across
-        brokers, is ``kafkacore_request_latency_seconds`` (4 buckets per decade).
+        Names are what the Prometheus JMX exporter's Kafka rules (``kafka-2_0_0.yml`` of
+        ``prometheus/jmx_exporter``, ``lowercaseOutputName: true``) make of Kafka's MBeans:
 
-        The broker-wide series have no ``topic`` label (Kafka's MBean without ``topic=``);
-        topics carry ``topic="T"``.
+        * ``kafka.server:type=BrokerTopicMetrics,name=<X>PerSec[,topic=T]`` (its ``Count``)
+          -> ``kafka_server_brokertopicmetrics_<x>_total`` (``<x>`` one of ``bytesin``,
+          ``messagesin``, ``bytesout``, ``replicationbytesin``, ``replicationbytesout``,
+          ``totalproducerequests``, ``totalfetchrequests``, ``failedproducerequests``),
+          ``topic="T"`` per topic, no label for the broker-wide MBean;
+        * ``kafka.network:type=RequestMetrics,name=RequestsPerSec,request=R,version=V``
+          -> ``kafka_network_requestmetrics_requests_total{request,version}``;
+        * ``kafka.network:type=RequestMetrics,name=TotalTimeMs,request=R`` (a histogram
+          MBean) -> ``kafka_network_requestmetrics_totaltimems{request,quantile}`` from its
+          ``50thPercentile`` ... ``999thPercentile`` (quantile ``0.50`` ... ``0.999``, over
+          the last 5 minutes here) and ``..._count``; ``..._sum`` is added (the exporter
+          has none);
+        * gauges (:meth:`add_gauge`): ``kafka.<d>:type=<T>,name=<N>`` -> ``kafka_<d>_<t>_<n>``
+          (``kafka_server_replicamanager_underreplicatedpartitions``, ...).
+
+        Not from Kafka: ``kafkacore_request_latency_seconds``, the request time as a
+        histogram (4 buckets per decade) that Prometheus can aggregate across brokers.
         """
         now_slot = self._catch_up() // SLOT_S
-        lines: list[str] = []
-        counters = (
-            ("bytesin", BYTES_IN, "Bytes of records appended by producers"),
-            ("messagesin", RECORDS_IN, "Records appended by producers"),
-            ("bytesout", BYTES_OUT, "Bytes of records sent to consumers"),
-            ("replicationbytesin", REPL_BYTES_IN, "Bytes of records appended by this follower"),
-            ("replicationbytesout", REPL_BYTES_OUT, "Bytes of records sent to followers"),
-            (
-                "totalproducerequests",
-                PRODUCE_REQUESTS,
-                "Produce requests (per topic: requests naming it)",
-            ),
-            (
-                "totalfetchrequests",
-                FETCH_REQUESTS,
-                "Fetch requests (per topic: requests naming it)",
-            ),
-            ("failedproducerequests", FAILED_PRODUCE, "Produce requests with a failed partition"),
-        )
-        for short, index, help_text in counters:
-            name = f"kafka_server_brokertopicmetrics_{short}_total"
-            lines.append(f"# HELP {name} {help_text}.")
-            lines.append(f"# TYPE {name} counter")
-            lines.append(f"{name} {self._broker_totals[index]}")
-            for topic, c in sorted(self._topics.items()):
-                lines.append(f'{name}{{topic="{_escape(topic)}"}} {c[index]}')
+        topics = sorted(self._topics.items())
+        for short, index, help_text in _TOPIC_COUNTERS:
+            family = CounterMetricFamily(
+                f"kafka_server_brokertopicmetrics_{short}", help_text, labels=["topic"]
+            )
+            family.add_metric([], self._broker_totals[index])  # the broker-wide MBean
+            for topic, c in topics:
+                family.add_metric([topic], c[index])
+            yield family
         apis = sorted(self._apis.values(), key=lambda a: a.name)
-        name = "kafka_network_requestmetrics_requests_total"
-        lines.append(f"# HELP {name} Requests answered, per API.")
-        lines.append(f"# TYPE {name} counter")
-        for api in apis:
-            lines.append(f'{name}{{request="{api.name}"}} {api.count}')
-        name = "kafka_network_requestmetrics_totaltimems"
-        lines.append(
-            f"# HELP {name} Request processing time in ms, per API "
-            "(quantiles over the last 5 minutes)."
+        requests = CounterMetricFamily(
+            "kafka_network_requestmetrics_requests",
+            "Requests answered, per API and version (RequestsPerSec).",
+            labels=["request", "version"],
         )
-        lines.append(f"# TYPE {name} summary")
+        for api in apis:
+            for version, n in sorted(api.by_version.items()):
+                requests.add_metric([api.name, str(version)], n)
+        yield requests
+        name = "kafka_network_requestmetrics_totaltimems"
+        summary = Metric(
+            name,
+            "Request processing time in ms, per API (TotalTimeMs; quantiles over the last "
+            "5 minutes).",
+            "summary",
+        )
         recent = self._recent_histograms(now_slot)
         for api in apis:
             hist = dict(recent.get(api.name, {}))
-            current = {
-                i: api.buckets[i] - api.previous[i]
-                for i in range(_N_BUCKETS)
-                if api.buckets[i] != api.previous[i]
-            }
-            for b, n in current.items():
-                hist[b] = hist.get(b, 0) + n
-            for q in _SUMMARY_QUANTILES:
+            for i in range(_N_BUCKETS):
+                if api.buckets[i] != api.previous[i]:
+                    hist[i] = hist.get(i, 0) + api.buckets[i] - api.previous[i]
+            for q, label in _SUMMARY_QUANTILES:
                 value = quantile_ms(hist, q)
-                text = "NaN" if value is None else _number(value)
-                lines.append(f'{name}{{request="{api.name}",quantile="{q}"}} {text}')
-            lines.append(f'{name}_sum{{request="{api.name}"}} {_number(api.total_ms)}')
-            lines.append(f'{name}_count{{request="{api.name}"}} {api.count}')
-        name = "kafkacore_request_latency_seconds"
-        lines.append(f"# HELP {name} Request processing time, per API.")
-        lines.append(f"# TYPE {name} histogram")
+                summary.add_sample(
+                    name,
+                    {"request": api.name, "quantile": label},
+                    math.nan if value is None else value,
+                )
+            summary.add_sample(f"{name}_sum", {"request": api.name}, api.total_ms)
+            summary.add_sample(f"{name}_count", {"request": api.name}, api.count)
+        yield summary
+        histogram = HistogramMetricFamily(
+            "kafkacore_request_latency_seconds",
+            "Request processing time, per API.",
+            labels=["request"],
+        )
         for api in apis:
-            cumulative = 0
-            exported = iter(_EXPORTED)
-            target = next(exported)
+            cumulative, buckets = 0, []
             for i, n in enumerate(api.buckets[:-1]):
                 cumulative += n
-                if i == target:
-                    le = _number(BUCKET_BOUNDS_MS[i] / 1000)
-                    lines.append(f'{name}_bucket{{request="{api.name}",le="{le}"}} {cumulative}')
-                    target = next(exported, -1)
-            lines.append(f'{name}_bucket{{request="{api.name}",le="+Inf"}} {api.count}')
-            lines.append(f'{name}_sum{{request="{api.name}"}} {_number(api.total_ms / 1000)}')
-            lines.append(f'{name}_count{{request="{api.name}"}} {api.count}')
-        return "\n".join(lines) + "\n"
+                if i in _EXPORTED:
+                    buckets.append((_le(BUCKET_BOUNDS_MS[i] / 1000), float(cumulative)))
+            buckets.append(("+Inf", float(api.count)))
+            histogram.add_metric([api.name], buckets, sum_value=api.total_ms / 1000)
+        yield histogram
+        for metric_name, (mbean, read) in sorted(self._gauges.items()):
+            yield GaugeMetricFamily(metric_name, f"{mbean} (Value).", value=read())
 
     def _recent_histograms(self, now_slot: int) -> dict[str, dict[int, int]]:
         first = now_slot - _SUMMARY_WINDOW_S // SLOT_S
@@ -576,11 +663,11 @@ def _quantile_name(q: float) -> str:
     return f"p{text}"
 
 
-def _number(value: float) -> str:
-    if math.isnan(value):
-        return "NaN"
-    return f"{value:.6g}"
+def _le(seconds: float) -> str:
+    return f"{seconds:.6g}"
 
 
-def _escape(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+def _exporter_name(domain: str, mbean_type: str, name: str) -> str:
+    """The JMX exporter's name for a gauge MBean's ``Value`` (rule
+    ``kafka.(\\w+)<type=(.+), name=(.+)><>Value`` -> ``kafka_$1_$2_$3``, lower-cased)."""
+    return f"kafka_{domain}_{mbean_type}_{name}".lower()

@@ -2,22 +2,28 @@
 nothing else. Decoding, handling and encoding belong to the :class:`RequestProcessor`
 it is given (the broker's request channel); this module never sees a request object.
 
-Per connection:
+Per connection (one slotted :class:`_Connection`, an asyncio ``BufferedProtocol``):
 
 * **Framing**: a request is an ``int32`` size then that many bytes. The declared size is
   checked against ``socket.request.max.bytes`` *before* the body is read: a larger (or
-  negative) size closes the connection, logged once, as Kafka does.
+  negative) size closes the connection, logged once, as Kafka does. Each frame is read
+  into a buffer of its own size and handed on as a ``memoryview`` of it: no
+  ``StreamReader`` buffer, no ``readexactly`` slice, no ``bytes()`` copy; a large body
+  (a Produce's records) goes from the socket straight into that buffer. Between frames
+  the transport reads into one scratch buffer the server shares among its connections,
+  so an idle connection holds no read buffer.
 * **Order**: frames are read ahead (pipelining: up to :data:`MAX_QUEUED_FRAMES`), but
   processed one at a time and answered strictly in request order (Kafka mutes a channel
   while its request is in flight for the same reason: appends from one producer
-  connection must not be reordered).
+  connection must not be reordered). A connection has a task only while it has requests
+  to process.
 * **Answers**: the processor returns an :class:`Outcome`: response parts to write,
   nothing (``acks=0`` Produce), or "close". A part is ``bytes`` or a :class:`FileRegion`.
   On plain TCP, while the transport has nothing queued, a response goes straight to the
   socket from the request's task: bytes with ``send(MSG_MORE)``, regions with
   ``os.sendfile`` (zero copy); what the socket does not take at once goes through the
-  transport (``write``/``drain``, ``loop.sendfile``), so a slow reader is back-pressured
-  as before. ``sendfile`` cannot go through
+  transport (``write`` then waiting out ``pause_writing``, ``loop.sendfile``), so a slow
+  reader is back-pressured. ``sendfile`` cannot go through
   TLS: on a TLS connection a region is read (one ``pread`` per region, on a worker
   thread when large) and handed to the TLS transport with the response's other parts
   in one ``writelines`` (no joined copy), so OpenSSL encrypts the whole response in one
@@ -25,20 +31,25 @@ Per connection:
 * **TLS**: a listener with an :class:`ssl.SSLContext` (``tls``) serves only after the
   handshake; the peer certificate's principal name (``principal_of``) is put in
   :attr:`ConnectionInfo.principal_name` (``ANONYMOUS`` without a certificate); a
-  certificate no mapping rule names closes the connection.
+  certificate no mapping rule names closes the connection. asyncio's SSL layer reads
+  decrypted bytes into the same buffers (it supports buffered protocols).
 * **Before authentication** (SASL): :attr:`ConnectionInfo.max_frame_bytes`, when set
   (``sasl.server.max.receive.size``), bounds the declared size instead of
-  ``socket.request.max.bytes``, checked before anything is allocated (CVE-2022-34917).
-* **Back-pressure**: read-ahead stops while the connection's unsent output is above the
-  transport's high-water mark or its queued requests hold more than
-  :data:`READ_AHEAD_BYTES`, and resumes when the worker catches up; the socket's receive
-  buffer then fills and TCP stops the client. A client that sends requests but never reads
-  its answers (a slow reader) so holds about one response and a bounded read-ahead in the
-  broker, whatever it asks for (Kafka mutes the channel while a response is in flight).
+  ``socket.request.max.bytes``, checked before anything is allocated (CVE-2022-34917),
+  and nothing is read ahead: the next frame is not parsed until the one in flight is
+  answered (Kafka mutes the channel), so its bound is the one that applies then.
+* **Back-pressure**: reading stops (``pause_reading``) while the transport is over its
+  high-water mark (``pause_writing``), the queued requests hold more than
+  :data:`READ_AHEAD_BYTES` or :data:`MAX_QUEUED_FRAMES`, or a quota throttles the
+  connection, and resumes when they no longer do; the socket's receive buffer then fills
+  and TCP stops the client. A client that sends requests but never reads its answers (a
+  slow reader) so holds about one response and a bounded read-ahead in the broker,
+  whatever it asks for (Kafka mutes the channel while a response is in flight).
 * **Idle** (Kafka's idle expiry): a connection is closed after ``connections.max.idle.ms``
   with no socket activity: no byte received (a frame's head or body alike: a half-sent
   frame is no activity) and no progress writing its answer (a reader that stopped
-  reading). A request being handled (a long-polling Fetch) is not idleness.
+  reading). A request being handled (a long-polling Fetch) is not idleness. One
+  periodic sweep of the server checks every connection (no timer per connection).
 * **Limits**: ``max.connections.per.ip`` (plus ``max.connections.per.ip.overrides``): a
   connection over the limit is closed at once. ``max.connections``: as Kafka's acceptor
   blocks until a slot is free, a connection over the limit waits, unread, for one (up to
@@ -62,12 +73,11 @@ import sys
 import termios
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, SupportsIndex, TypeVar
+from typing import Protocol
 
 from kafkacore.log import read_region
-from kafkacore.net.timeouts import within
 
 __all__ = [
     "MAX_QUEUED_FRAMES",
@@ -81,7 +91,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger("kafkacore.network")
-_T = TypeVar("_T")
 _TIOCOUTQ: int | None = getattr(termios, "TIOCOUTQ", None)  # Linux: SIOCOUTQ
 
 MAX_QUEUED_FRAMES = 64
@@ -93,6 +102,10 @@ _SIZE = struct.Struct(">i")
 # a file region up to this size is read on the event loop (a page-cache read is faster
 # than a thread hop); a larger one on a worker thread
 _INLINE_READ_BYTES = 256 * 1024
+# the read buffer shared by the connections between frames (asyncio's own read size)
+_SCRATCH_BYTES = 256 * 1024
+# a frame body with at least this much left is read straight into the frame's buffer
+_DIRECT_READ_BYTES = 64 * 1024
 _MSG_MORE = getattr(socket, "MSG_MORE", 0)
 
 
@@ -165,7 +178,7 @@ class RequestProcessor(Protocol):
     A processor may also define ``on_connection(info)``, called once per accepted
     connection before its first frame is read."""
 
-    async def process(self, frame: bytes, connection: ConnectionInfo) -> Outcome: ...
+    async def process(self, frame: memoryview, connection: ConnectionInfo) -> Outcome: ...
 
 
 @dataclass(frozen=True)
@@ -188,509 +201,353 @@ class Limits:
     per_ip_overrides: dict[str, int] = field(default_factory=dict)
 
 
-class _Reader(asyncio.StreamReader):
-    """A stream reader that notes when it last received bytes (for idle expiry)."""
+class _Connection(asyncio.BufferedProtocol):
+    """One connection (Kafka's ``KafkaChannel`` on its ``Processor``): reads frames into
+    buffers of their own size, queues them, and runs one task that processes them in
+    order and writes their answers; the task exists only while there is work, so an
+    idle connection is this object, its :class:`ConnectionInfo` and asyncio's transport.
 
-    def __init__(self, *, loop: asyncio.AbstractEventLoop) -> None:
-        super().__init__(loop=loop)
-        self.last_received = time.monotonic()
+    Reading: while no frame is being read, the transport reads into the server's shared
+    scratch buffer (many small pipelined frames in one ``recv``); a frame's body larger
+    than that is read straight into the frame's own buffer (a large Produce lands in the
+    buffer its request is decoded from: no copy). The asyncio transport calls
+    ``get_buffer``, ``recv_into`` and ``buffer_updated`` one after the other on the loop
+    thread, so one scratch buffer serves every connection. Bytes that may not be parsed
+    yet (read ahead over the limits, or while an unauthenticated request is in flight)
+    wait in :attr:`_parked`.
 
-    def feed_data(self, data: Iterable[SupportsIndex]) -> None:
-        self.last_received = time.monotonic()
-        super().feed_data(data)
+    Thread-safety: the event loop thread only."""
 
-    def holds(self, n: int) -> bool:
-        """Whether ``n`` bytes are buffered already (``readexactly(n)`` will not wait)."""
-        buffer: bytearray = getattr(self, "_buffer")  # noqa: B009 (asyncio's own buffer)
-        return len(buffer) >= n
+    __slots__ = (
+        "_direct",
+        "_drain_waiter",
+        "_eof",
+        "_filled",
+        "_frame",
+        "_head",
+        "_in_flight",
+        "_listener",
+        "_parked",
+        "_queue",
+        "_queued_bytes",
+        "_reading",
+        "_server",
+        "_stopped",
+        "_task",
+        "_throttled",
+        "_unsent",
+        "_write_paused",
+        "closed",
+        "info",
+        "last_active",
+        "transport",
+        "waiting",
+        "writing",
+    )
 
-
-class _IdleConnection(Exception):
-    """No socket activity for ``connections.max.idle.ms``."""
-
-
-class _Waiter:
-    """The one waiter of :class:`_Frames` and :class:`_Signal`: it awaits ``arm()`` until
-    its condition holds, and ``wake`` completes what it awaits (a plain future, no
-    coroutine frame of its own kept while a connection is idle)."""
-
-    __slots__ = ("_future",)
-
-    def __init__(self) -> None:
-        self._future: asyncio.Future[None] | None = None
-
-    def arm(self) -> asyncio.Future[None]:
-        self._future = future = asyncio.get_running_loop().create_future()
-        return future
-
-    def wake(self) -> None:
-        future, self._future = self._future, None
-        if future is not None and not future.done():
-            future.set_result(None)
-
-
-class _Frames:
-    """A connection's frames read ahead and not processed yet, oldest first: the part of
-    ``asyncio.Queue`` the connection uses (``put_nowait``, ``get`` for its one worker,
-    ``task_done``, ``join``). An ``asyncio.Queue`` holds four deques, and an empty deque
-    takes about 600 bytes; every idle connection has one of these."""
-
-    __slots__ = ("_getter", "_items", "_joiner", "_unfinished")
-
-    def __init__(self) -> None:
-        self._items: list[bytes | None] = []
-        self._unfinished = 0
-        self._getter = _Waiter()
-        self._joiner = _Waiter()
-
-    def qsize(self) -> int:
-        return len(self._items)
-
-    def empty(self) -> bool:
-        return not self._items
-
-    def put_nowait(self, frame: bytes | None) -> None:
-        self._items.append(frame)
-        self._unfinished += 1
-        self._getter.wake()
-
-    async def get(self) -> bytes | None:
-        while not self._items:
-            await self._getter.arm()
-        return self._items.pop(0)
-
-    def task_done(self) -> None:
-        self._unfinished -= 1
-        if not self._unfinished:
-            self._joiner.wake()
-
-    async def join(self) -> None:
-        """Until every frame put has been marked done."""
-        while self._unfinished:
-            await self._joiner.arm()
-
-
-class _Signal:
-    """``asyncio.Event``'s ``set``/``clear``/``wait`` for one waiter, without the event's
-    deque of waiters (see :class:`_Frames`)."""
-
-    __slots__ = ("_value", "_waiter")
-
-    def __init__(self) -> None:
-        self._value = False
-        self._waiter = _Waiter()
-
-    def set(self) -> None:
-        self._value = True
-        self._waiter.wake()
-
-    def clear(self) -> None:
-        self._value = False
-
-    async def wait(self) -> None:
-        while not self._value:
-            await self._waiter.arm()
-
-
-@dataclass(slots=True)
-class _Flow:
-    """One connection's read-ahead (back-pressure) and activity (idle expiry). The
-    reader and the worker of the connection share it, on the event loop thread."""
-
-    reader: _Reader
-    transport: asyncio.WriteTransport
-    #: bytes of the frames read but not processed yet
-    queued_bytes: int = 0
-    #: the worker is writing a response (its progress is the connection's activity)
-    writing: bool = False
-    #: the worker waits out a quota's throttle time (the channel is muted)
-    throttled: bool = False
-    #: a request is queued or in flight
-    busy: bool = False
-    last_written: float = field(default_factory=time.monotonic)
-    #: the unsent bytes in the transport and in the kernel when last looked at: either
-    #: going down is progress (moved to the kernel, acknowledged by the peer)
-    unsent: tuple[int, int] = (0, 0)
-    #: set whenever the worker finished a frame (the reader may read ahead again)
-    room: _Signal = field(default_factory=_Signal)
-
-    def quiet_s(self) -> float:
-        """Seconds since the last byte received or the last progress writing (the
-        transport's buffer or the kernel's send queue went down: a ``sendfile`` in
-        progress leaves the first empty; the second grows as the kernel's buffer is
-        autotuned, without the peer reading anything)."""
-        now = time.monotonic()
-        unsent = (self.transport.get_write_buffer_size(), _kernel_unsent(self.transport))
-        if unsent[0] < self.unsent[0] or unsent[1] < self.unsent[1]:
-            self.last_written = now
-        self.unsent = unsent
-        return now - max(self.reader.last_received, self.last_written)
-
-
-class SocketServer:
-    """Listeners plus their connections. ``listeners``: ``(name, host, port)``; port 0
-    binds a free port (:attr:`bound_ports` says which). ``security_protocols``: listener
-    name -> security protocol, told to the processor with each connection (PLAINTEXT when
-    not given)."""
-
-    def __init__(
-        self,
-        processor: RequestProcessor,
-        listeners: Sequence[tuple[str, str | None, int]],
-        limits: Limits | None = None,
-        security_protocols: Mapping[str, str] | None = None,
-        tls: Mapping[str, TlsListener] | None = None,
-    ) -> None:
-        self._processor = processor
-        self._tls = dict(tls or {})
-        self._on_connection: Callable[[ConnectionInfo], None] | None = getattr(
-            processor, "on_connection", None
-        )
-        self._listeners = list(listeners)
-        self._security_protocols = dict(security_protocols or {})
-        self._limits = limits or Limits()
-        self._servers: list[asyncio.Server] = []
-        self._connections: dict[str, asyncio.Task[None]] = {}
-        self._per_ip: dict[str, int] = {}
-        # connections over max.connections waiting for a slot, oldest first
-        self._slot_waiters: deque[asyncio.Future[None]] = deque()
-        self._closing = False
-        self._next_id = 0
-        self.bound_ports: dict[str, int] = {}
-        self.on_request_done: Callable[[bytes, float, float], None] | None = None  # metrics
+    def __init__(self, server: SocketServer, listener: str) -> None:
+        self._server = server
+        self._listener = listener
+        self.transport: asyncio.Transport | None = None
+        self.info: ConnectionInfo | None = None
+        self._head = b""  # a size prefix split between two reads
+        self._frame: bytearray | None = None  # the frame being read
+        self._filled = 0
+        self._direct = False  # the last get_buffer was the frame's own buffer
+        self._parked = b""
+        self._queue: list[memoryview] = []
+        self._queued_bytes = 0
+        self._in_flight = False
+        self._task: asyncio.Task[None] | None = None
+        self._reading = True
+        self._write_paused = False
+        self._drain_waiter: asyncio.Future[None] | None = None
+        self._throttled = False
+        self._eof = False  # the socket is read no more
+        self._stopped = False  # no further frame is taken (refused size, close, shutdown)
+        self.closed = False
+        #: waiting for a slot under ``max.connections`` (not registered yet)
+        self.waiting = False
+        #: a response is being written (its progress is the connection's activity)
+        self.writing = False
+        self.last_active = time.monotonic()
+        #: the unsent bytes in the transport and in the kernel when last sampled
+        self._unsent = (0, 0)
 
     @property
-    def connection_count(self) -> int:
-        return len(self._connections)
+    def processing(self) -> bool:
+        """Whether the connection has a request queued or in flight (so a task)."""
+        return self._task is not None
 
-    async def start(self) -> None:
-        loop = asyncio.get_running_loop()
-        for name, host, port in self._listeners:
-            tls = self._tls.get(name)
-            accept = functools.partial(self._accept, listener=name)
+    # -- asyncio's protocol callbacks ------------------------------------------------------
 
-            def protocol(
-                accept: Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]] = (
-                    accept
-                ),
-            ) -> asyncio.StreamReaderProtocol:
-                # asyncio.start_server's protocol, with a reader that notes its activity
-                return asyncio.StreamReaderProtocol(_Reader(loop=loop), accept, loop=loop)
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        self._server._admit(self)
 
-            server = await loop.create_server(
-                protocol,
-                host=host or None,
-                port=port,
-                reuse_address=True,
-                ssl=tls.context if tls is not None else None,
-                ssl_handshake_timeout=10.0 if tls is not None else None,
-            )
-            self._servers.append(server)
-            self.bound_ports[name] = server.sockets[0].getsockname()[1]
-            logger.info("Listening on %s (%s:%s)", name, host or "*", self.bound_ports[name])
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        self._queue.clear()
+        self._queued_bytes = 0
+        self._frame = None
+        self._parked = b""
+        waiter, self._drain_waiter = self._drain_waiter, None
+        if waiter is not None and not waiter.done():
+            waiter.set_exception(ConnectionResetError("Connection lost"))
+        self._server._release(self)
 
-    async def stop_accepting(self) -> None:
-        for server in self._servers:
-            server.close()
-        for server in self._servers:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(server.wait_closed(), 0.1)
+    def eof_received(self) -> bool:
+        # the requests read before the end are answered, then the connection closes
+        self._eof = True
+        self._set_reading()
+        # asyncio's SSL layer closes at the end whatever this returns (and warns if True)
+        return self._task is not None and not self._server.is_tls(self._listener)
 
-    async def close_connections(self, grace_s: float = 1.0) -> None:
-        self._closing = True
-        for waiter in self._slot_waiters:
-            if not waiter.done():
-                waiter.set_result(None)
-        tasks = list(self._connections.values())
-        if tasks:
-            _, pending = await asyncio.wait(tasks, timeout=grace_s)
-            for task in pending:
-                task.cancel()
-            await asyncio.gather(*pending, return_exceptions=True)
+    def pause_writing(self) -> None:
+        self._write_paused = True  # a slow reader: its connection is not read either
+        self._set_reading()
 
-    async def _accept(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, listener: str
-    ) -> None:
-        peer = writer.get_extra_info("peername") or ("?", 0)
-        local = writer.get_extra_info("sockname") or ("?", 0)
-        ip = str(peer[0])
-        limits = self._limits
-        if len(self._connections) >= limits.max_connections and not await self._slot(ip):
-            writer.close()
+    def resume_writing(self) -> None:
+        self._write_paused = False
+        waiter, self._drain_waiter = self._drain_waiter, None
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+        self._set_reading()
+
+    def get_buffer(self, sizehint: int) -> memoryview | bytearray:
+        frame = self._frame
+        if frame is not None and len(frame) - self._filled >= _DIRECT_READ_BYTES:
+            self._direct = True
+            return memoryview(frame)[self._filled :]
+        self._direct = False
+        # a memoryview, not the bytearray: asyncio's SSL layer fills it in pieces through
+        # slices of it (a bytearray's slice would be a copy)
+        return self._server.scratch_view
+
+    def buffer_updated(self, nbytes: int) -> None:
+        self.last_active = time.monotonic()
+        if self._direct:
+            self._filled += nbytes
+            frame = self._frame
+            assert frame is not None
+            if self._filled == len(frame):
+                self._complete(frame)
             return
-        ip_limit = limits.per_ip_overrides.get(ip, limits.max_connections_per_ip)
-        if self._per_ip.get(ip, 0) >= ip_limit:
-            logger.info(
-                "Refusing connection from %s: too many connections (maximum %d)", ip, ip_limit
-            )
-            writer.close()
-            return
-        sock = writer.get_extra_info("socket")
-        if sock is not None:
-            with contextlib.suppress(OSError):
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self._next_id += 1
-        conn_id = f"{local[0]}:{local[1]}-{ip}:{peer[1]}-{self._next_id}"
-        protocol = self._security_protocols.get(listener, "PLAINTEXT")
-        info = ConnectionInfo(conn_id, listener, ip, int(peer[1]), int(local[1]), protocol)
-        tls = self._tls.get(listener)
-        if tls is not None:
-            try:
-                info.principal_name = tls.principal_of(writer.get_extra_info("ssl_object"))
-            except Exception as exc:
-                logger.info("Failed authentication with %s (%s)", ip, exc)
-                writer.close()
-                return
-        if self._on_connection is not None:
-            self._on_connection(info)
-        task = asyncio.current_task()
-        assert task is not None
-        self._connections[conn_id] = task
-        self._per_ip[ip] = self._per_ip.get(ip, 0) + 1
-        try:
-            await self._serve(reader, writer, info)
-        except (ConnectionError, asyncio.IncompleteReadError):
-            pass
-        except asyncio.CancelledError:
-            pass
-        except Exception:
-            logger.exception("Unexpected error on connection %s", conn_id)
-        finally:
-            del self._connections[conn_id]
-            self._per_ip[ip] -= 1
-            if not self._per_ip[ip]:
-                del self._per_ip[ip]
-            while self._slot_waiters:
-                waiter = self._slot_waiters.popleft()
-                if not waiter.done():
-                    waiter.set_result(None)
-                    break
-            writer.close()
-            with contextlib.suppress(Exception):
-                await writer.wait_closed()
+        self._feed(self._server.scratch_view[:nbytes])
 
-    async def _slot(self, ip: str) -> bool:
-        """Wait until fewer than ``max.connections`` are open (Kafka's acceptor blocks
-        the same way); ``False`` when too many connections wait already."""
-        if len(self._slot_waiters) >= MAX_WAITING_CONNECTIONS:
-            logger.info("Refusing connection from %s: too many connections waiting", ip)
+    # -- reading ---------------------------------------------------------------------------
+
+    def _may_parse(self) -> bool:
+        """Whether another frame may be taken now: not while an unauthenticated request
+        is in flight (Kafka mutes the channel: a SASL peer holds at most one frame of
+        ``sasl.server.max.receive.size``), and only up to the read-ahead bounds."""
+        if self.closed or self._stopped:
             return False
-        while len(self._connections) >= self._limits.max_connections:
-            waiter = asyncio.get_running_loop().create_future()
-            self._slot_waiters.append(waiter)
-            try:
-                await waiter
-            finally:
-                with contextlib.suppress(ValueError):
-                    self._slot_waiters.remove(waiter)
-            if self._closing:
-                return False
+        info = self.info
+        if (
+            info is not None
+            and info.max_frame_bytes is not None
+            and (self._queue or self._in_flight)
+        ):
+            return False
+        return len(self._queue) < MAX_QUEUED_FRAMES and self._queued_bytes < READ_AHEAD_BYTES
+
+    def _feed(self, data: memoryview) -> None:
+        """Parse ``data`` (read from the socket) into frames; park what may not be
+        parsed yet (copied: ``data`` may be the shared scratch)."""
+        pos, end = 0, len(data)
+        while pos < end:
+            frame = self._frame
+            if frame is None:
+                if not self._may_parse():
+                    if not self.closed and not self._stopped:
+                        self._parked += bytes(data[pos:])
+                        self._set_reading()
+                    return
+                need = 4 - len(self._head)
+                if end - pos < need:
+                    self._head += bytes(data[pos:])
+                    return
+                if self._head:
+                    (size,) = _SIZE.unpack(self._head + bytes(data[pos : pos + need]))
+                    self._head = b""
+                else:
+                    (size,) = _SIZE.unpack_from(data, pos)
+                pos += need
+                if not self._size_allowed(size):
+                    self._end_reading()
+                    return
+                frame = self._frame = bytearray(size)
+                self._filled = 0
+            take = min(len(frame) - self._filled, end - pos)
+            frame[self._filled : self._filled + take] = data[pos : pos + take]
+            self._filled += take
+            pos += take
+            if self._filled == len(frame):
+                self._complete(frame)
+
+    def _size_allowed(self, size: int) -> bool:
+        """Whether a frame of the declared ``size`` may be read (checked before anything
+        is allocated); logs why not, as Kafka does."""
+        info = self.info
+        assert info is not None
+        if info.max_frame_bytes is not None and not 0 <= size <= info.max_frame_bytes:
+            logger.info(
+                "Closing connection %s: Failing SASL authentication due to invalid "
+                "receive size %d (sasl.server.max.receive.size %d)",
+                info.connection_id,
+                size,
+                info.max_frame_bytes,
+            )
+            return False
+        limit = self._server.limits.max_request_bytes
+        if size < 0 or size > limit:
+            logger.warning(
+                "Closing connection %s: request size %d is larger than "
+                "socket.request.max.bytes %d (or negative)",
+                info.connection_id,
+                size,
+                limit,
+            )
+            return False
         return True
 
-    async def _serve(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, info: ConnectionInfo
-    ) -> None:
-        # unbounded: the reader stops reading ahead before MAX_QUEUED_FRAMES (_may_read_ahead)
-        frames = _Frames()
-        assert isinstance(reader, _Reader)
-        flow = _Flow(reader, writer.transport)
-        worker = asyncio.create_task(self._process_frames(frames, writer, info, flow))
+    def _complete(self, frame: bytearray) -> None:
+        """A whole frame: queued for the connection's task (started if need be)."""
+        self._frame = None
+        info = self.info
+        assert info is not None
+        if info.on_frame_read is not None:
+            info.on_frame_read()
+        self._queue.append(memoryview(frame))
+        self._queued_bytes += len(frame)
+        if self._task is None:
+            self._task = task = asyncio.get_running_loop().create_task(self._run())
+            task.add_done_callback(self._task_done)
+        self._set_reading()
 
-        def worker_done(task: asyncio.Task[None]) -> None:
-            flow.room.set()
-            exc = None if task.cancelled() else task.exception()
-            if exc is None:
-                return
-            # the requests of a connection are answered in order: one that failed outside
-            # its handler (which answers its own errors) leaves nothing to answer with, so
-            # the connection closes now, as Kafka's Processor closes it, instead of waiting
-            # for the client's next request until connections.max.idle.ms
-            if not isinstance(exc, ConnectionError):
-                logger.error(
-                    "Closing connection %s: processing a request failed",
-                    info.connection_id,
-                    exc_info=exc,
-                )
-            writer.transport.abort()
-
-        worker.add_done_callback(worker_done)
-        try:
-            while not worker.done():
-                while not worker.done() and not self._may_read_ahead(frames, flow):
-                    flow.room.clear()  # muted until the worker catches up
-                    await self._active(flow.room.wait, flow)
-                size = await self._read_size(reader, worker, flow)
-                if size is None:
-                    break
-                if info.max_frame_bytes is not None and not 0 <= size <= info.max_frame_bytes:
-                    logger.info(
-                        "Closing connection %s: Failing SASL authentication due to invalid "
-                        "receive size %d (sasl.server.max.receive.size %d)",
-                        info.connection_id,
-                        size,
-                        info.max_frame_bytes,
-                    )
-                    break
-                if size < 0 or size > self._limits.max_request_bytes:
-                    logger.warning(
-                        "Closing connection %s: request size %d is larger than "
-                        "socket.request.max.bytes %d (or negative)",
-                        info.connection_id,
-                        size,
-                        self._limits.max_request_bytes,
-                    )
-                    break
-                # a half-sent frame is no activity: it is subject to the idle expiry too
-                frame = await self._read_exactly(reader, size, flow)
-                if info.on_frame_read is not None:
-                    info.on_frame_read()
-                flow.busy = True
-                flow.queued_bytes += size
-                frames.put_nowait(frame)
-                del frame  # the queue's now: an idle connection holds no request
-                if info.max_frame_bytes is not None:
-                    # not authenticated: no read-ahead (Kafka mutes the channel while a
-                    # request is in flight), so an unauthenticated peer holds at most one
-                    # frame of sasl.server.max.receive.size in the broker's memory
-                    await self._until_processed(frames, worker)
-        except _IdleConnection:
-            logger.info(
-                "Closing connection %s: idle for connections.max.idle.ms %d",
-                info.connection_id,
-                self._limits.idle_ms,
-            )
-            # the worker first (a write stuck in loop.sendfile: aborting the transport under
-            # it leaves asyncio a finished waiter to fail), then the transport: its unsent
-            # answers go nowhere
-            worker.cancel()
-            await asyncio.wait({worker}, timeout=1.0)
-            writer.transport.abort()
-        except asyncio.CancelledError:
-            # a shutdown past its grace period: the request in flight is dropped (its
-            # response would go nowhere) instead of holding the shutdown until it completes
-            # (an acks=all produce waits up to its timeout); the shielded work goes on
-            worker.cancel()
-            raise
-        finally:
-            if not worker.done():
-                frames.put_nowait(None)
-            with contextlib.suppress(Exception):
-                await worker  # also retrieves its error (a reset while writing)
-
-    @staticmethod
-    def _may_read_ahead(frames: _Frames, flow: _Flow) -> bool:
-        """Whether the reader may read another frame: few enough queued, and the unsent
-        output below the transport's high-water mark (a slow reader's connection is
-        muted until its answers leave), and not throttled by a quota."""
-        if frames.qsize() >= MAX_QUEUED_FRAMES or flow.queued_bytes >= READ_AHEAD_BYTES:
-            return False
-        if flow.throttled:
-            return False
-        return flow.transport.get_write_buffer_size() <= flow.transport.get_write_buffer_limits()[1]
-
-    async def _read_exactly(self, reader: _Reader, n: int, flow: _Flow) -> bytes:
-        """``reader.readexactly(n)`` under the idle expiry; without a timer when the bytes
-        are there already (pipelined frames, a frame's body after its size)."""
-        if reader.holds(n):
-            return await reader.readexactly(n)
-        return await self._active(functools.partial(reader.readexactly, n), flow)
-
-    async def _active(self, operation: Callable[[], Awaitable[_T]], flow: _Flow) -> _T:
-        """``operation()``'s result (it must be safe to cancel and start again, as
-        ``readexactly`` is: it consumes nothing until it has every byte); raises
-        :class:`_IdleConnection` once the connection had no socket activity for
-        ``connections.max.idle.ms``. A request being handled (not written) keeps the
-        connection active."""
-        idle_s = self._limits.idle_ms / 1000
-        while True:
-            if flow.busy and not flow.writing:
-                left = min(idle_s, 1.0)  # handling a request: look again later
+    def _set_reading(self) -> None:
+        """Read while the connection may take more: registered, not throttled, its
+        answers leaving (the transport below its high-water mark), and room to read
+        ahead (Kafka's muted channel, with a bounded read-ahead)."""
+        transport = self.transport
+        if transport is None or self.closed:
+            return
+        want = (
+            not self._eof
+            and not self.waiting
+            and not self._throttled
+            and not self._write_paused
+            and not self._parked
+            and self._may_parse()
+        )
+        if want != self._reading:
+            self._reading = want
+            if want:
+                transport.resume_reading()
             else:
-                left = idle_s - flow.quiet_s()
-                if left <= 0:
-                    raise _IdleConnection
-                if flow.writing:
-                    left = min(left, 1.0)  # progress is sampled: date it within a second
+                transport.pause_reading()
+
+    def _end_reading(self) -> None:
+        """Read nothing more: the queued requests are answered, then the connection
+        closes (at once when none is queued)."""
+        self._eof = self._stopped = True
+        self._parked = b""
+        self._set_reading()
+        if self._task is None and self.transport is not None:
+            self.transport.close()
+
+    def _unpark(self) -> None:
+        """Parse the parked bytes if they may be parsed now."""
+        if self._parked and self._may_parse():
+            parked, self._parked = self._parked, b""
+            self._feed(memoryview(parked))
+
+    # -- processing ------------------------------------------------------------------------
+
+    async def _run(self) -> None:
+        """Process the queued frames one at a time, in order, answering each."""
+        server = self._server
+        info = self.info
+        transport = self.transport
+        assert info is not None and transport is not None
+        loop = asyncio.get_running_loop()
+        queue = self._queue
+        while queue and not self.closed:
+            frame = queue.pop(0)
+            self._in_flight = True
             try:
-                return await within(operation(), left)
-            except TimeoutError:
-                continue
-
-    @staticmethod
-    async def _until_processed(frames: _Frames, worker: asyncio.Task[None]) -> None:
-        join = asyncio.ensure_future(frames.join())
-        try:
-            await asyncio.wait({join, worker}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            join.cancel()
-
-    async def _read_size(
-        self,
-        reader: _Reader,
-        worker: asyncio.Task[None],
-        flow: _Flow,
-    ) -> int | None:
-        """The next frame's size; ``None`` at EOF or when the worker ended (idle:
-        :class:`_IdleConnection`)."""
-        if worker.done():
-            return None
-        try:
-            head = await self._read_exactly(reader, 4, flow)
-        except asyncio.IncompleteReadError:
-            return None
-        return int(_SIZE.unpack(head)[0])
-
-    async def _process_frames(
-        self,
-        frames: _Frames,
-        writer: asyncio.StreamWriter,
-        info: ConnectionInfo,
-        flow: _Flow,
-    ) -> None:
-        while True:
-            frame = await frames.get()
-            try:
-                if frame is None:
-                    return
                 info.requests += 1
-                started = asyncio.get_running_loop().time()
-                outcome = await self._processor.process(frame, info)
+                started = loop.time()
+                outcome = await server.processor.process(frame, info)
                 if outcome.throttle_ms > 0 and outcome.delay_response:
                     await asyncio.sleep(outcome.throttle_ms / 1000)
                 if outcome.parts:
-                    flow.writing = True
+                    self.writing = True
                     try:
-                        await self._write(writer, outcome.parts)
+                        await self._write(outcome.parts)
                     finally:
-                        flow.writing = False
-                        flow.last_written = time.monotonic()
-                if self.on_request_done is not None:
-                    self.on_request_done(frame, started, asyncio.get_running_loop().time())
+                        self.writing = False
+                self.last_active = time.monotonic()
+                if server.on_request_done is not None:
+                    server.on_request_done(frame, started, loop.time())
                 if outcome.on_written is not None:
                     outcome.on_written()
                 if outcome.throttle_ms > 0 and not outcome.delay_response:
-                    flow.throttled = True  # KIP-219: nothing is read while throttled
+                    self._throttled = True  # KIP-219: nothing is read while throttled
+                    self._set_reading()
                     try:
                         await asyncio.sleep(outcome.throttle_ms / 1000)
                     finally:
-                        flow.throttled = False
-                if frames.empty():
-                    flow.busy = False
+                        self._throttled = False
                 if outcome.close:
-                    writer.close()
-                    return
+                    queue.clear()
+                    self._end_reading()
             finally:
-                if frame is not None:
-                    flow.queued_bytes -= len(frame)
-                flow.room.set()
-                frames.task_done()
+                self._queued_bytes -= len(frame)
+                self._in_flight = False
             # while it waits for the next request, an idle connection holds neither the
             # last request nor its answer's parts
             del frame, outcome
+            self._unpark()
+            self._set_reading()
+        self._task = None
+        if self._eof:
+            transport.close()
 
-    async def _write(self, writer: asyncio.StreamWriter, parts: Sequence[Part]) -> None:
-        if writer.get_extra_info("ssl_object") is None:
-            await _write_plain(writer, parts)
+    def _task_done(self, task: asyncio.Task[None]) -> None:
+        if self._task is task:  # not a later task started after this one returned
+            self._task = None
+        exc = None if task.cancelled() else task.exception()
+        if exc is None:
+            return
+        # the requests of a connection are answered in order: one that failed outside
+        # its handler (which answers its own errors) leaves nothing to answer with, so
+        # the connection closes now, as Kafka's Processor closes it, instead of waiting
+        # for the client's next request until connections.max.idle.ms
+        if not isinstance(exc, ConnectionError):
+            logger.error(
+                "Closing connection %s: processing a request failed",
+                self.info.connection_id if self.info is not None else "?",
+                exc_info=exc,
+            )
+        if self.transport is not None:
+            self.transport.abort()
+
+    async def _drain(self) -> None:
+        """Until the transport is below its high-water mark again."""
+        if self.closed:
+            raise ConnectionResetError("Connection lost")
+        if self._write_paused:
+            waiter = self._drain_waiter = asyncio.get_running_loop().create_future()
+            await waiter
+
+    async def _write(self, parts: Sequence[Part]) -> None:
+        transport = self.transport
+        assert transport is not None
+        if transport.get_extra_info("ssl_object") is None:
+            await _write_plain(transport, parts, self._drain)
             return
         # no sendfile through TLS: the regions are read (all in one worker-thread call
         # when they are large) and sent with the other parts
@@ -707,8 +564,257 @@ class SocketServer:
                 pending.append(read[id(part)])
         if pending:
             # one list to the TLS transport: encrypted part by part, no joined copy
-            writer.writelines(pending)
-        await writer.drain()
+            transport.writelines(pending)
+        await self._drain()
+
+    # -- idle expiry (the server's sweep) --------------------------------------------------
+
+    def quiet_s(self, now: float) -> float:
+        """Seconds without socket activity: 0 while a request is handled (not written);
+        while one is written, its progress (the transport's buffer or the kernel's send
+        queue went down since the last sweep: a ``sendfile`` in progress leaves the
+        first empty, the second grows as the kernel's buffer is autotuned, without the
+        peer reading anything) is activity."""
+        if self._task is not None and not self.writing:
+            return 0.0
+        if self.writing and self.transport is not None:
+            unsent = (self.transport.get_write_buffer_size(), _kernel_unsent(self.transport))
+            if unsent[0] < self._unsent[0] or unsent[1] < self._unsent[1]:
+                self.last_active = now
+            self._unsent = unsent
+        return now - self.last_active
+
+    async def expire(self) -> None:
+        """Close for idleness: the task first (a write stuck in ``loop.sendfile``:
+        aborting the transport under it leaves asyncio a finished waiter to fail), then
+        the transport: its unsent answers go nowhere."""
+        task = self._task
+        if task is not None:
+            task.cancel()
+            await asyncio.wait({task}, timeout=1.0)
+        if self.transport is not None:
+            self.transport.abort()
+
+
+class SocketServer:
+    """Listeners plus their connections. ``listeners``: ``(name, host, port)``; port 0
+    binds a free port (:attr:`bound_ports` says which). ``security_protocols``: listener
+    name -> security protocol, told to the processor with each connection (PLAINTEXT when
+    not given)."""
+
+    def __init__(
+        self,
+        processor: RequestProcessor,
+        listeners: Sequence[tuple[str, str | None, int]],
+        limits: Limits | None = None,
+        security_protocols: Mapping[str, str] | None = None,
+        tls: Mapping[str, TlsListener] | None = None,
+    ) -> None:
+        self.processor = processor
+        self._tls = dict(tls or {})
+        self._on_connection: Callable[[ConnectionInfo], None] | None = getattr(
+            processor, "on_connection", None
+        )
+        self._listeners = list(listeners)
+        self._security_protocols = dict(security_protocols or {})
+        self.limits = limits or Limits()
+        self._servers: list[asyncio.Server] = []
+        self._connections: set[_Connection] = set()
+        self._per_ip: dict[str, int] = {}
+        # connections over max.connections waiting for a slot, oldest first
+        self._slot_waiters: deque[_Connection] = deque()
+        self._closing = False
+        self._next_id = 0
+        self._sweeper: asyncio.Task[None] | None = None
+        self._expiring: set[asyncio.Task[None]] = set()
+        #: the read buffer every connection's transport reads into between frames
+        self.scratch = bytearray(_SCRATCH_BYTES)
+        self.scratch_view = memoryview(self.scratch)
+        self.bound_ports: dict[str, int] = {}
+        self.on_request_done: Callable[[memoryview, float, float], None] | None = None  # metrics
+
+    def is_tls(self, listener: str) -> bool:
+        return listener in self._tls
+
+    @property
+    def connection_count(self) -> int:
+        return len(self._connections)
+
+    def connection_counts(self) -> dict[str, int]:
+        """``open`` connections, those ``processing`` a request (a delayed Fetch or
+        Produce included), those ``waiting`` for a slot under ``max.connections``."""
+        processing = sum(1 for c in self._connections if c.processing)
+        return {
+            "open": len(self._connections),
+            "processing": processing,
+            "waiting": len(self._slot_waiters),
+        }
+
+    async def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        for name, host, port in self._listeners:
+            tls = self._tls.get(name)
+            server = await loop.create_server(
+                functools.partial(_Connection, self, name),
+                host=host or None,
+                port=port,
+                reuse_address=True,
+                ssl=tls.context if tls is not None else None,
+                ssl_handshake_timeout=10.0 if tls is not None else None,
+            )
+            self._servers.append(server)
+            self.bound_ports[name] = server.sockets[0].getsockname()[1]
+            logger.info("Listening on %s (%s:%s)", name, host or "*", self.bound_ports[name])
+        if self._sweeper is None:
+            self._sweeper = loop.create_task(self._sweep_idle(), name="idle-connections")
+
+    async def stop_accepting(self) -> None:
+        for server in self._servers:
+            server.close()
+        for server in self._servers:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(server.wait_closed(), 0.1)
+
+    async def close_connections(self, grace_s: float = 1.0) -> None:
+        """Close every connection: the requests in flight get ``grace_s`` to be answered,
+        then are dropped (a shutdown past its grace period: an acks=all produce would
+        hold it until its timeout; the shielded work goes on)."""
+        self._closing = True
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            self._sweeper = None
+        while self._slot_waiters:
+            waiter = self._slot_waiters.popleft()
+            if waiter.transport is not None:
+                waiter.transport.close()
+        connections = list(self._connections)
+        tasks = {c._task for c in connections if c._task is not None}
+        for connection in connections:
+            connection._end_reading()
+        if tasks:
+            _, pending = await asyncio.wait(tasks, timeout=grace_s)
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+        for connection in connections:
+            if connection.transport is not None:
+                connection.transport.close()
+        deadline = time.monotonic() + grace_s
+        while self._connections and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        for connection in list(self._connections):
+            if connection.transport is not None:
+                connection.transport.abort()
+        await asyncio.sleep(0)  # their connection_lost callbacks
+
+    # -- admission (Kafka's Acceptor) ------------------------------------------------------
+
+    def _admit(self, connection: _Connection) -> None:
+        """A connection accepted (after its TLS handshake): served, waiting for a slot
+        under ``max.connections`` (Kafka's acceptor blocks the same way, so it sends
+        nothing and is not read), or closed."""
+        transport = connection.transport
+        assert transport is not None
+        if self._closing:
+            transport.close()
+            return
+        if len(self._connections) >= self.limits.max_connections:
+            if len(self._slot_waiters) >= MAX_WAITING_CONNECTIONS:
+                peer = transport.get_extra_info("peername") or ("?", 0)
+                logger.info("Refusing connection from %s: too many connections waiting", peer[0])
+                transport.close()
+                return
+            connection.waiting = True
+            connection._set_reading()
+            self._slot_waiters.append(connection)
+            return
+        self._register(connection)
+
+    def _register(self, connection: _Connection) -> None:
+        transport = connection.transport
+        assert transport is not None
+        connection.waiting = False
+        peer = transport.get_extra_info("peername") or ("?", 0)
+        local = transport.get_extra_info("sockname") or ("?", 0)
+        ip = str(peer[0])
+        limits = self.limits
+        ip_limit = limits.per_ip_overrides.get(ip, limits.max_connections_per_ip)
+        if self._per_ip.get(ip, 0) >= ip_limit:
+            logger.info(
+                "Refusing connection from %s: too many connections (maximum %d)", ip, ip_limit
+            )
+            transport.close()
+            return
+        self._next_id += 1
+        listener = connection._listener
+        info = ConnectionInfo(
+            f"{local[0]}:{local[1]}-{ip}:{peer[1]}-{self._next_id}",
+            listener,
+            ip,
+            int(peer[1]),
+            int(local[1]),
+            self._security_protocols.get(listener, "PLAINTEXT"),
+        )
+        tls = self._tls.get(listener)
+        if tls is not None:
+            try:
+                info.principal_name = tls.principal_of(transport.get_extra_info("ssl_object"))
+            except Exception as exc:
+                logger.info("Failed authentication with %s (%s)", ip, exc)
+                transport.close()
+                return
+        connection.info = info
+        if self._on_connection is not None:
+            self._on_connection(info)
+        self._connections.add(connection)
+        self._per_ip[ip] = self._per_ip.get(ip, 0) + 1
+        connection.last_active = time.monotonic()
+        connection._set_reading()
+
+    def _release(self, connection: _Connection) -> None:
+        """A connection ended: its slot goes to the oldest waiting one."""
+        if connection.waiting:
+            with contextlib.suppress(ValueError):
+                self._slot_waiters.remove(connection)
+            return
+        if connection not in self._connections:
+            return
+        self._connections.discard(connection)
+        info = connection.info
+        assert info is not None
+        ip = info.peer_host
+        self._per_ip[ip] -= 1
+        if not self._per_ip[ip]:
+            del self._per_ip[ip]
+        while self._slot_waiters and len(self._connections) < self.limits.max_connections:
+            waiter = self._slot_waiters.popleft()
+            if not waiter.closed:
+                self._register(waiter)
+
+    # -- idle expiry (Kafka's connections.max.idle.ms) -------------------------------------
+
+    async def _sweep_idle(self) -> None:
+        """One periodic sweep over the connections instead of a timer per connection:
+        every quarter of ``connections.max.idle.ms`` (at most every second), close
+        those without socket activity for that long."""
+        idle_s = self.limits.idle_ms / 1000
+        period = max(0.01, min(1.0, idle_s / 4))
+        while True:
+            await asyncio.sleep(period)
+            now = time.monotonic()
+            for connection in list(self._connections):
+                if connection.closed or connection.quiet_s(now) < idle_s:
+                    continue
+                assert connection.info is not None
+                logger.info(
+                    "Closing connection %s: idle for connections.max.idle.ms %d",
+                    connection.info.connection_id,
+                    self.limits.idle_ms,
+                )
+                connection.closed = True  # expired once
+                task = asyncio.get_running_loop().create_task(connection.expire())
+                self._expiring.add(task)
+                task.add_done_callback(self._expiring.discard)
 
 
 def _kernel_unsent(transport: asyncio.BaseTransport) -> int:
@@ -729,14 +835,13 @@ def _read_regions(regions: Sequence[FileRegion]) -> dict[int, bytes]:
     return {id(r): r.read_bytes() for r in regions}
 
 
-def _direct_socket(writer: asyncio.StreamWriter) -> socket.socket | None:
+def _direct_socket(transport: asyncio.Transport) -> socket.socket | None:
     """The connection's socket when bytes may be written to it directly: a plain TCP
     transport with nothing queued (so nothing can be overtaken) that is not closing."""
-    transport = writer.transport
     if transport.is_closing() or transport.get_write_buffer_size():
         return None
     # asyncio's TransportSocket wraps the real socket as ``_sock`` (3.8+)
-    sock = getattr(writer.get_extra_info("socket"), "_sock", None)
+    sock = getattr(transport.get_extra_info("socket"), "_sock", None)
     return sock if isinstance(sock, socket.socket) else None
 
 
@@ -763,14 +868,16 @@ def _open_region(region: FileRegion) -> int | None:
     return fd
 
 
-async def _write_plain(writer: asyncio.StreamWriter, parts: Sequence[Part]) -> None:
+async def _write_plain(
+    transport: asyncio.Transport, parts: Sequence[Part], drain: Callable[[], Awaitable[None]]
+) -> None:
     """A response on a plain TCP connection. While the transport has nothing queued, the
     parts go straight to the socket from this call: bytes with ``send`` (``MSG_MORE``
     when more follow), file regions with ``os.sendfile`` -- no task switch, no
     ``pause_reading``/``resume_reading``, one file descriptor per region. What the
     kernel does not take at once (a full socket buffer: a slow reader) goes through the
     transport (``write`` + ``drain``, ``loop.sendfile``), which applies back-pressure."""
-    sock = _direct_socket(writer)
+    sock = _direct_socket(transport)
     pending: list[bytes | bytearray | memoryview] = []
     last = len(parts) - 1
     for i, part in enumerate(parts):
@@ -785,14 +892,14 @@ async def _write_plain(writer: asyncio.StreamWriter, parts: Sequence[Part]) -> N
             sent = _send_direct(sock, data, True) if sock is not None else 0
             if sent < len(data):
                 sock = None
-                writer.write(data[sent:])
+                transport.write(data[sent:])
         fd = _open_region(part)
         if fd is None:
             data = part.read_bytes()
             sent = _send_direct(sock, data, i < last) if sock is not None else 0
             if sent < len(data):
                 sock = None
-                writer.write(data[sent:])
+                transport.write(data[sent:])
             continue
         try:
             position, left = part.position, part.length
@@ -807,20 +914,20 @@ async def _write_plain(writer: asyncio.StreamWriter, parts: Sequence[Part]) -> N
             if left > 0:
                 sock = None
                 rest = FileRegion(part.file, position, left)
-                await writer.drain()
+                await drain()
                 with open(fd, "rb", closefd=False) as f:
                     fits = os.fstat(fd).st_size >= position + left
                     if fits:
                         await asyncio.get_running_loop().sendfile(
-                            writer.transport, f, position, left, fallback=True
+                            transport, f, position, left, fallback=True
                         )
                     else:
-                        writer.write(rest.read_bytes())
+                        transport.write(rest.read_bytes())
         finally:
             os.close(fd)
     if pending:
         data = b"".join(pending)
         sent = _send_direct(sock, data, False) if sock is not None else 0
         if sent < len(data):
-            writer.write(data[sent:])
-    await writer.drain()
+            transport.write(data[sent:])
+    await drain()

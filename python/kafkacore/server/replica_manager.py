@@ -323,6 +323,15 @@ class ReplicaManager(MetadataListener):
         # KIP-890 verification requests to other brokers' transaction coordinators (Kafka's
         # AddPartitionsToTxnManager), one connection per broker; event loop only
         self._txn_verification_clients: dict[int, NodeClient] = {}
+        if metrics is not None:  # Kafka's ReplicaManager registers the same gauges
+            for name, read in (
+                ("PartitionCount", self._partition_count),
+                ("LeaderCount", self._leader_count),
+                ("UnderReplicatedPartitions", self._under_replicated_count),
+                ("UnderMinIsrPartitionCount", self._under_min_isr_count),
+                ("OfflineReplicaCount", self._offline_count),
+            ):
+                metrics.add_gauge("server", "ReplicaManager", name, read)
 
     @property
     def config(self) -> BrokerConfig:
@@ -608,6 +617,27 @@ class ReplicaManager(MetadataListener):
     def partitions(self) -> list[Partition]:
         with self._lock:
             return list(self._partitions.values())
+
+    # -- gauges (read when scraped) ---------------------------------------------------------
+
+    def _partition_count(self) -> int:
+        return len(self._partitions)
+
+    def _leader_count(self) -> int:
+        return sum(1 for p in self.partitions() if p.is_leader)
+
+    def _under_replicated_count(self) -> int:
+        """Led partitions whose ISR is smaller than their replica set (Kafka's
+        ``Partition.isUnderReplicated``)."""
+        return sum(1 for p in self.partitions() if p.is_leader and len(p.isr) < len(p.replicas))
+
+    def _under_min_isr_count(self) -> int:
+        return sum(
+            1 for p in self.partitions() if p.is_leader and len(p.isr) < p.effective_min_isr()
+        )
+
+    def _offline_count(self) -> int:
+        return len(self._offline_partitions)
 
     def get_log(self, topic: str, partition: int) -> Log | None:
         found = self._partitions.get(TopicPartition(topic, partition))

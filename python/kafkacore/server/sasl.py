@@ -146,7 +146,7 @@ def sasl_listener_settings(config: BrokerConfig, listener: str) -> SaslListenerS
 
 
 # what the channel does with a decoded request it should serve normally (ApiVersions)
-Serve = Callable[[bytes, ConnectionInfo], Awaitable[Outcome]]
+Serve = Callable[[memoryview, ConnectionInfo], Awaitable[Outcome]]
 Encode = Callable[["RequestHeader", KafkaStruct], list[Part]]
 
 
@@ -202,7 +202,7 @@ class SaslAuthenticator:
         return True
 
     async def process(
-        self, frame: bytes, connection: ConnectionInfo, serve: Serve, encode: Encode
+        self, frame: memoryview, connection: ConnectionInfo, serve: Serve, encode: Encode
     ) -> Outcome:
         """One frame while not (or being re-) authenticated."""
         if self.state == self.AUTHENTICATE and self._legacy:
@@ -337,9 +337,9 @@ class SaslAuthenticator:
         )
         return Outcome(encode(header, response))
 
-    def _legacy_token(self, frame: bytes, connection: ConnectionInfo) -> Outcome:
+    def _legacy_token(self, frame: memoryview, connection: ConnectionInfo) -> Outcome:
         try:
-            token = self._evaluate(frame)
+            token = self._evaluate(bytes(frame))
             if self._server_complete():
                 self._maybe_complete(connection)
         except Exception as exc:
@@ -388,7 +388,7 @@ class SaslAuthenticator:
         return Outcome(parts, close=True, throttle_ms=delay, delay_response=True)
 
 
-def peek_api_key(frame: bytes) -> int | None:
+def peek_api_key(frame: memoryview | bytes) -> int | None:
     """The API key of a request frame (None if too short), without decoding it."""
     if len(frame) < 2:
         return None

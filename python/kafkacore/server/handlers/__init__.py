@@ -10,10 +10,10 @@ principal) and the decoded body - and returns the response object, or an awaitab
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Hashable, Mapping
 from typing import cast
 
-from kafkacore.protocol import ApiKey
+from kafkacore.protocol import ApiKey, KafkaStruct
 from kafkacore.server.group.consumer_handlers import CONSUMER_GROUP_HANDLERS
 from kafkacore.server.group.handlers import GROUP_HANDLERS
 from kafkacore.server.handlers.acls import (
@@ -32,6 +32,7 @@ from kafkacore.server.handlers.cluster import (
     handle_find_coordinator,
     handle_init_producer_id,
     handle_metadata,
+    shared_metadata_answer,
 )
 from kafkacore.server.handlers.configs import (
     handle_alter_configs,
@@ -70,10 +71,18 @@ from kafkacore.server.handlers.txn_markers import (
     handle_write_txn_markers,
 )
 from kafkacore.server.handlers.unimplemented import error_response, unimplemented_response
-from kafkacore.server.request_context import ApiHandler, Handler
+from kafkacore.server.request_context import ApiHandler, Handler, RequestContext
+from kafkacore.server.services import BrokerServices
 from kafkacore.server.txn.handlers import TXN_HANDLERS
 
-__all__ = ["HANDLERS", "Handler", "error_response", "unimplemented_response"]
+__all__ = [
+    "HANDLERS",
+    "SHARED_ANSWERS",
+    "AnswerKey",
+    "Handler",
+    "error_response",
+    "unimplemented_response",
+]
 
 
 def _by_api_key(handlers: Mapping[ApiKey, ApiHandler]) -> dict[ApiKey, Handler]:
@@ -127,4 +136,14 @@ HANDLERS: dict[ApiKey, Handler] = _by_api_key(
         **CONSUMER_GROUP_HANDLERS,
         **TXN_HANDLERS,
     }
+)
+
+
+AnswerKey = Callable[[BrokerServices, RequestContext, KafkaStruct], "tuple[Hashable, ...] | None"]
+"""``key(services, context, request)``: the key under which the request's answer may be
+shared with other requests while the metadata cache does not change (``None``: not
+shareable). The channel keeps such answers encoded."""
+
+SHARED_ANSWERS: dict[ApiKey, AnswerKey] = cast(
+    "dict[ApiKey, AnswerKey]", {ApiKey.METADATA: shared_metadata_answer}
 )

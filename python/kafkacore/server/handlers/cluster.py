@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Hashable
 
 from kafkacore.config import ConfigError
 from kafkacore.coordinator.txn_records import TRANSACTION_STATE_TOPIC
 from kafkacore.log import TopicPartition
-from kafkacore.protocol import ErrorCode, api_versions_response
+from kafkacore.protocol import ApiKey, ErrorCode, api_versions_response
 from kafkacore.protocol.errors import message as error_message
 from kafkacore.protocol.messages.api_versions import ApiVersionsRequest, ApiVersionsResponse
 from kafkacore.protocol.messages.describe_cluster import (
@@ -40,6 +41,7 @@ __all__ = [
     "handle_find_coordinator",
     "handle_init_producer_id",
     "handle_metadata",
+    "shared_metadata_answer",
 ]
 
 ZERO_UUID = uuid.UUID(int=0)
@@ -253,6 +255,30 @@ def _brokers(
         for b in services.metadata_cache.alive_brokers()
         for host, port in (b.endpoint(context.listener_name),)
     ]
+
+
+def shared_metadata_answer(
+    services: BrokerServices, context: RequestContext, request: MetadataRequest
+) -> tuple[Hashable, ...] | None:
+    """The key under which the answer to ``request`` may be shared with other requests
+    (``None``: answered for this request only): an all-topics Metadata without an
+    authorizer is the same for every client of a listener at a version, until the
+    metadata cache changes (the channel keeps its encoded bytes so; Kafka 4 likewise
+    answers from one immutable ``MetadataImage``). The operations fields asked for are
+    constants then (every supported operation), so they are part of the key."""
+    version = context.api_version
+    topics = request.topics
+    if topics is not None and not (version == 0 and not topics):
+        return None
+    if authz.enabled(services):
+        return None
+    return (
+        ApiKey.METADATA,
+        context.listener_name,
+        version,
+        version >= 8 and bool(request.include_topic_authorized_operations),
+        8 <= version <= 10 and bool(request.include_cluster_authorized_operations),
+    )
 
 
 async def handle_metadata(
