@@ -85,6 +85,11 @@ def test_counters_history_and_exposition() -> None:
     assert totals["topics"]["orders"]["replication_bytes_out"] == 120
     assert totals["topics"]["orders"]["failed_produce_requests"] == 1
     assert totals["requests"] == {"Produce": 4}
+    # Kafka's split of Fetch by who sends it (RequestMetrics' FetchConsumer/FetchFollower)
+    samples = _samples(metrics.prometheus_text())
+    requests = "kafka_network_requestmetrics_requests_total"
+    assert samples[f'{requests}{{request="FetchConsumer"}}'] == 1
+    assert samples[f'{requests}{{request="FetchFollower"}}'] == 1
 
     clock.now += SLOT_S + 1  # close the slot
     series = metrics.topic_series("orders")

@@ -89,6 +89,8 @@ _RECORDS_COUNT = struct.Struct(">i")
 BYTES_IN, RECORDS_IN, BYTES_OUT, REPL_BYTES_IN, REPL_BYTES_OUT = 0, 1, 2, 3, 4
 PRODUCE_REQUESTS, FETCH_REQUESTS, FAILED_PRODUCE = 5, 6, 7
 _N_COUNTERS = 8
+# Kafka's RequestMetrics names of the two kinds of Fetch (RequestMetrics.consumerFetchMetricName)
+FETCH_CONSUMER, FETCH_FOLLOWER = "FetchConsumer", "FetchFollower"
 # the counters kept in the history (rates in the charts)
 _CHARTED = (BYTES_IN, RECORDS_IN, BYTES_OUT, REPL_BYTES_IN, REPL_BYTES_OUT)
 # the broker's per-second series: the charted counters (same indexes), then requests
@@ -199,6 +201,8 @@ class BrokerMetrics:
         # the current second and the broker's counts in it (into the rings when it ends)
         self._second = int(self.started)
         self._now = [0] * len(_BROKER_SERIES)
+        # Kafka's RequestMetrics split of Fetch by who sends it
+        self._fetch_kinds = {FETCH_CONSUMER: 0, FETCH_FOLLOWER: 0}
 
     # -- the hooks (event loop thread) -------------------------------------------------------
 
@@ -275,6 +279,7 @@ class BrokerMetrics:
         b[counter] += total
         b[FETCH_REQUESTS] += 1
         self._now[counter] += total
+        self._fetch_kinds[FETCH_FOLLOWER if from_follower else FETCH_CONSUMER] += 1
 
     def record_replication_in(self, topic: str, size: int) -> None:
         """A follower appended ``size`` bytes of ``topic`` fetched from its leader."""
@@ -457,7 +462,8 @@ class BrokerMetrics:
         ``messagesin``, ``bytesout``, ``replicationbytesin``, ``replicationbytesout``,
         ``totalproducerequests``, ``totalfetchrequests``, ``failedproducerequests``.
 
-        Requests, per API (``request="Produce"``, Kafka's ``request=`` tag):
+        Requests, per API (``request="Produce"``, Kafka's ``request=`` tag; Fetch also
+        split as Kafka splits it, ``request="FetchConsumer"`` and ``"FetchFollower"``):
         ``kafka_network_requestmetrics_requests_total`` (``name=RequestsPerSec``) and
         ``kafka_network_requestmetrics_totaltimems`` (``name=TotalTimeMs``), a summary
         whose quantiles 0.5 … 0.999 (the MBean's ``50thPercentile`` …
@@ -501,6 +507,8 @@ class BrokerMetrics:
         lines.append(f"# TYPE {name} counter")
         for api in apis:
             lines.append(f'{name}{{request="{api.name}"}} {api.count}')
+        for kind, count in self._fetch_kinds.items():
+            lines.append(f'{name}{{request="{kind}"}} {count}')
         name = "kafka_network_requestmetrics_totaltimems"
         lines.append(
             f"# HELP {name} Request processing time in ms, per API "
