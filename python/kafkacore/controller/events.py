@@ -13,9 +13,11 @@ Thread-safety: immutable.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from kafkacore.balancer import BalancerConfig, LogDirModel
 from kafkacore.log import TopicPartition
 from kafkacore.protocol.schema import KafkaStruct
 
@@ -24,6 +26,7 @@ __all__ = [
     "AlterPartitionReceived",
     "ApiPartitionReassignment",
     "AutoPreferredReplicaLeaderElection",
+    "BalancerTick",
     "BrokerChange",
     "ControlledShutdown",
     "ControllerEvent",
@@ -140,6 +143,16 @@ class AutoPreferredReplicaLeaderElection:
     """``leader.imbalance.check.interval.seconds`` passed."""
 
 
+@dataclass(frozen=True, slots=True)
+class BalancerTick:
+    """``auto.partition.balance.interval.ms`` passed: the balancer looks at the cluster
+    with the ``config`` in force and the brokers' ``log_dirs`` just sampled (kafkacore's
+    partition balancer; Kafka has no such event)."""
+
+    config: BalancerConfig
+    log_dirs: Mapping[int, tuple[LogDirModel, ...]]
+
+
 # -- answers from brokers --------------------------------------------------------------------
 
 
@@ -229,6 +242,7 @@ ControllerEvent = (
     | ZkPartitionReassignment
     | ZkPreferredReplicaElection
     | AutoPreferredReplicaLeaderElection
+    | BalancerTick
     | LeaderAndIsrResponseReceived
     | TopicDeletionStopReplicaResponseReceived
     | AlterPartitionReceived

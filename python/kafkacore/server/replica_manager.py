@@ -1462,6 +1462,7 @@ class ReplicaManager(MetadataListener):
         """``config`` is in force from now on: topic configs are re-derived so
         broker-level topic defaults apply live."""
         self.logs.reconfigure_default_log_config(LogConfig({}, config))
+        self.logs.update_cordoned_log_dirs(config.cordoned_log_dirs or [])
         self.leader_quota.update_quota(config.leader_replication_throttled_rate)
         self.follower_quota.update_quota(config.follower_replication_throttled_rate)
         for partition in self.partitions():
