@@ -177,28 +177,25 @@ def test_disk_bytes_balance_with_counts_kept() -> None:
     assert found.after.replicas.balanced
 
 
-def test_log_dirs_balance_across_brokers() -> None:
-    # broker 1 has two dirs; everything it holds sits in /b1a, /b1b is empty
-    model = cluster({p: [1 + (p % 3)] for p in range(6)}, [1, 2, 3], dirs={1: ["/b1a", "/b1b"]})
-    heavy = {TopicPartition("t", p): 10_000 for p in range(6)}
+def test_an_over_full_log_dir_gives_replicas_to_other_brokers() -> None:
+    # broker 1 holds half the partitions, all in /b1a (its /b1b is empty)
+    a = {p: [1] if p < 12 else [2 + p % 2] for p in range(24)}
+    model = cluster(a, [1, 2, 3], dirs={1: ["/b1a", "/b1b"]}, sizes=dict.fromkeys(range(24), 1000))
     b1 = model.brokers[1]
+    everything = {tp: 1000 for tp, p in model.partitions.items() if p.replicas == (1,)}
     packed = replace(
-        b1,
-        log_dirs=(
-            replace(
-                b1.log_dirs[0], sizes={tp: s for tp, s in heavy.items() if tp.partition % 3 == 0}
-            ),
-            replace(b1.log_dirs[1], sizes={}),
-        ),
+        b1, log_dirs=(replace(b1.log_dirs[0], sizes=everything), replace(b1.log_dirs[1], sizes={}))
     )
-    parts = {tp: replace(p, size=10_000) for tp, p in model.partitions.items()}
-    model = ClusterModel({**model.brokers, 1: packed}, parts)
+    model = ClusterModel({**model.brokers, 1: packed}, model.partitions)
     found = plan(model, BalancerConfig(enabled=True, goals=("log.dir.usage",)))
     before, after = found.before.log_dir_bytes, found.after.log_dir_bytes
     assert before is not None and after is not None and not before.balanced
-    # the empty directory of broker 1 fills, the full ones empty: a narrower spread
-    assert found.moves and after.max - after.min < before.max - before.min
-    assert any(m.destinations == (1,) for m in found.moves)
+    # no move inside a broker exists: replicas leave /b1a for the other brokers (which
+    # may in turn fill the empty /b1b)
+    assert any(m.sources == (1,) for m in found.moves)
+    assert after.max < before.max and after.max - after.min < before.max - before.min
+    # what whole-replica moves between brokers cannot do is said, not hidden
+    assert all(u.startswith("log.dir.usage") for u in found.unmet)
 
 
 def test_no_volume_stays_above_the_high_water_mark() -> None:

@@ -18,7 +18,8 @@ taken only if no earlier goal gets worse (Cruise Control's rule):
   number of partitions within ``leader.imbalance.percentage``, by reordering replicas
   (no data moves; a preferred election follows);
 * **disk.usage**: the bytes of each broker's replicas within ``disk.imbalance.percentage``
-  of the mean;
+  of the mean (or one mean replica size, whichever is wider: brokers hold whole
+  replicas);
 * **log.dir.usage**: the bytes in each log directory within
   ``log.dir.imbalance.percentage`` of the mean over the cluster's directories (a replica
   leaves an over-full directory for another broker: kafkacore, like Kafka's ZooKeeper
@@ -162,16 +163,20 @@ def movable(p: PartitionModel, brokers: dict[int, BrokerModel] | None = None) ->
     return True
 
 
-def _band(mean: float, percentage: int, integral: bool) -> tuple[float, float]:
+def _band(
+    mean: float, percentage: int, integral: bool, granule: float = 0.0
+) -> tuple[float, float]:
     """The tolerance band around ``mean``: ``mean * (1 ± percentage/100)``, widened to the
-    nearest integers for counts (a count cannot be closer to a fractional mean)."""
+    nearest integers for counts (a count cannot be closer to a fractional mean) and, for
+    bytes, to at least one ``granule`` (the mean replica size) either side: a broker holds
+    whole replicas, so a finer band could never be met."""
     t = percentage / 100
     lower, upper = mean * (1 - t), mean * (1 + t)
     if integral:
         return float(min(math.floor(lower), math.floor(mean))), float(
             max(math.ceil(upper), math.ceil(mean))
         )
-    return lower, upper
+    return min(lower, mean - granule), max(upper, mean + granule)
 
 
 @dataclass
@@ -293,10 +298,15 @@ class _Sim:
         mean = len(self.replicas) / n if n else 0.0
         return _band(mean, self.config.leader_imbalance_percentage, True)
 
+    def mean_replica_size(self) -> float:
+        replicas = sum(self.rc.values())
+        return sum(self.bb.values()) / replicas if replicas else 0.0
+
     def bytes_band(self) -> tuple[float, float]:
         n = len(self.eligible)
         total = sum(self.bb.values())
-        return _band(total / n if n else 0.0, self.config.disk_imbalance_percentage, False)
+        mean = total / n if n else 0.0
+        return _band(mean, self.config.disk_imbalance_percentage, False, self.mean_replica_size())
 
     def eligible_dirs(self) -> list[tuple[int, str]]:
         return [(b, d.path) for b in self.eligible for d in self.brokers[b].log_dirs]
@@ -305,7 +315,9 @@ class _Sim:
         dirs = self.eligible_dirs()
         total = sum(self.dir_bytes.get(k, 0) for k in dirs)
         mean = total / len(dirs) if dirs else 0.0
-        return _band(mean, self.config.log_dir_imbalance_percentage, False)
+        return _band(
+            mean, self.config.log_dir_imbalance_percentage, False, self.mean_replica_size()
+        )
 
     def dir_usage(self, key: tuple[int, str]) -> float | None:
         total = self.dir_total.get(key, -1)

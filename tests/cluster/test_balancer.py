@@ -1,0 +1,207 @@
+"""The partition balancer on a real cluster (ZooKeeper mode, brokers as processes): a
+fourth broker joins and the controller's balancer gives it its share of replicas and
+preferred leaders, through Kafka's reassignment machinery, then removes its throttles;
+``kafkacore balancer decommission`` drains a broker and ``recommission`` fills it again;
+``kafkacore balancer status|plan|pause|resume`` and the console's Balancer page tell
+and steer it. One cluster for the module: each test starts from where the last left it."""
+
+from __future__ import annotations
+
+import http.cookiejar
+import json
+import re
+import subprocess
+import sys
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from confluent_kafka import Producer
+
+from cluster.conftest import create_topic
+from support.cluster import Cluster, wait_until
+from support.ports import free_port
+from support.zookeeper import ZooKeeperServer, unique_chroot
+
+pytestmark = pytest.mark.timeout(600)
+
+BALANCER = (
+    "auto.partition.balance.enable=true",
+    "auto.partition.balance.interval.ms=500",
+    "auto.partition.balance.cooldown.ms=1000",
+    "auto.partition.balance.max.moves.in.flight=4",
+    "auto.partition.balance.throttle.bytes.per.second=52428800",
+    "min.insync.replicas=2",
+    "offsets.topic.replication.factor=3",
+)
+TOPIC = "spread"
+
+
+CONSOLE_PORT = free_port()
+CONSOLE = f"http://127.0.0.1:{CONSOLE_PORT}"
+
+
+@pytest.fixture(scope="module")
+def cluster(zookeeper: ZooKeeperServer, tmp_path_factory: Any) -> Iterator[Cluster]:
+    c = Cluster(
+        unique_chroot(zookeeper.connect_string, "balancer"),
+        tmp_path_factory.mktemp("balancer"),
+        overrides=BALANCER,
+        broker_overrides={1: [f"console.listeners={CONSOLE}"]},
+    )
+    try:
+        yield c.start()
+    finally:
+        c.stop()
+
+
+def balancer(cluster: Cluster, *args: str) -> str:
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "kafkacore.cli",
+            "balancer",
+            "--bootstrap-server",
+            cluster.bootstrap,
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout
+
+
+def assignment(cluster: Cluster, topic: str = TOPIC) -> dict[str, Any]:
+    data, _ = cluster.zk.get(f"/brokers/topics/{topic}")
+    return json.loads(data)  # type: ignore[no-any-return]
+
+
+def replica_counts(cluster: Cluster, topic: str = TOPIC) -> dict[int, int]:
+    counts = dict.fromkeys(cluster.brokers, 0)
+    for replicas in assignment(cluster, topic)["partitions"].values():
+        for b in replicas:
+            counts[b] += 1
+    return counts
+
+
+def state(cluster: Cluster) -> dict[str, Any]:
+    """The controller's balancer state in ``/kafkacore/balancer``."""
+    if not cluster.zk.exists("/kafkacore/balancer"):
+        return {}
+    data, _ = cluster.zk.get("/kafkacore/balancer")
+    return json.loads(data)  # type: ignore[no-any-return]
+
+
+def no_throttles(cluster: Cluster, topic: str = TOPIC) -> bool:
+    keys = (
+        "leader.replication.throttled.replicas",
+        "follower.replication.throttled.replicas",
+        "leader.replication.throttled.rate",
+        "follower.replication.throttled.rate",
+    )
+    paths = [f"/config/topics/{topic}"] + [f"/config/brokers/{b}" for b in cluster.brokers]
+    for path in paths:
+        if cluster.zk.exists(path):
+            configs = json.loads(cluster.zk.get(path)[0])["config"]
+            if any(k in configs for k in keys):
+                return False
+    return True
+
+
+def settled(cluster: Cluster) -> dict[str, Any] | None:
+    """The balancer's state once nothing moves (no reassignment, none of its moves)."""
+    current = assignment(cluster)
+    s = state(cluster)
+    moving = current.get("adding_replicas") or current.get("removing_replicas")
+    return s if s and not moving and not s.get("in_flight") else None
+
+
+def test_a_new_broker_gets_its_share(cluster: Cluster) -> None:
+    create_topic(cluster, TOPIC, 6)
+    producer = Producer({"bootstrap.servers": cluster.bootstrap, "acks": "all"})
+    for i in range(3000):
+        producer.produce(TOPIC, b"x" * 300, partition=i % 6)
+    assert producer.flush(60) == 0
+    assert replica_counts(cluster) == {1: 6, 2: 6, 3: 6}
+    (new,) = cluster.add_brokers(1)
+
+    def balanced() -> dict[int, int] | None:
+        counts = replica_counts(cluster)
+        return counts if 4 <= counts[new] <= 5 and settled(cluster) else None
+
+    counts = wait_until(balanced, 180, "broker 4 to get its share of replicas")
+    assert sum(counts.values()) == 18 and all(4 <= n <= 5 for n in counts.values())
+    s = state(cluster)
+    assert s["completed"] >= 4 and s["in_flight"] == []
+    assert all(h["outcome"] == "completed" for h in s["history"])
+    wait_until(lambda: no_throttles(cluster), 30, "the balancer's throttles to be removed")
+    # preferred leaders are spread too (18 / 4 brokers -> 1 or 2 of the 6 each)
+    leaders = [r[0] for r in assignment(cluster)["partitions"].values()]
+    assert all(1 <= leaders.count(b) <= 2 for b in cluster.brokers), leaders
+    status = balancer(cluster, "status")
+    assert "Balancer: balanced" in status and "Moves in flight: 0" in status
+    assert "Planned moves: 0" in balancer(cluster, "plan")
+    # the console's page says the same
+    page = Console().get("/balancer")
+    assert "State: <b>balanced</b>" in page and 'id="no-move"' in page and 'id="no-plan"' in page
+    assert 'data-metric="replicas"' in page
+
+
+def test_decommission_drains_and_recommission_fills(cluster: Cluster) -> None:
+    out = balancer(cluster, "decommission", "--broker-ids", "4")
+    assert "Decommissioned brokers: 4" in out
+    wait_until(
+        lambda: replica_counts(cluster)[4] == 0 and settled(cluster), 180, "broker 4 drained"
+    )
+    # __consumer_offsets (made by no one here) aside, nothing of any topic stays on 4
+    assert "to drain       0 replica(s)" in balancer(cluster, "status")
+    # paused (from the console): recommissioning plans moves back, but none starts
+    paused = Console().post("/balancer/pause", "/balancer")
+    assert "The balancer is paused." in paused and "State: <b>paused</b>" in paused
+    balancer(cluster, "recommission", "--broker-ids", "4")
+    planned = balancer(cluster, "plan")
+    assert "Balancer: paused" in planned and "Planned moves: 0" not in planned
+    before = state(cluster)["completed"]
+    wait_until(lambda: "paused" in str(_controller_status(cluster)), 30, "the pause to be seen")
+    assert replica_counts(cluster)[4] == 0 and state(cluster)["completed"] == before
+    balancer(cluster, "resume")
+    wait_until(
+        lambda: 4 <= replica_counts(cluster)[4] <= 5 and settled(cluster),
+        180,
+        "broker 4 filled again",
+    )
+
+
+def _controller_status(cluster: Cluster) -> str:
+    """What the controller's balancer last said it does (its log line)."""
+    controller = cluster.controller_id()
+    assert controller is not None
+    lines = [
+        line for line in cluster.brokers[controller].log_text().splitlines() if "balancer: " in line
+    ]
+    return lines[-1] if lines else ""
+
+
+class Console:
+    """The console of broker 1 over HTTP, with a session (cookies) for its forms."""
+
+    def __init__(self) -> None:
+        jar = http.cookiejar.CookieJar()
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+
+    def get(self, path: str) -> str:
+        with self.opener.open(CONSOLE + path, timeout=60) as answer:
+            return str(answer.read().decode())
+
+    def post(self, path: str, form_page: str, **fields: str) -> str:
+        found = re.search(r'name="csrf_token" value="([^"]+)"', self.get(form_page))
+        assert found, "no CSRF token on the page"
+        data = urllib.parse.urlencode({"csrf_token": found.group(1), **fields}).encode()
+        with self.opener.open(CONSOLE + path, data=data, timeout=60) as answer:
+            return str(answer.read().decode())
