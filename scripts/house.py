@@ -84,8 +84,8 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-def module_name(path: Path) -> str:
-    rel = path.relative_to(ROOT / "python").with_suffix("")
+def module_name(path: Path, source_root: Path) -> str:
+    rel = path.relative_to(source_root).with_suffix("")
     parts = list(rel.parts)
     if parts[-1] == "__init__":
         parts.pop()
@@ -102,10 +102,12 @@ def resolve(node: ast.ImportFrom, current: str, is_package: bool) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
-def private_cross_imports() -> list[str]:
+def private_cross_imports(pkg_dir: Path = PKG_DIR) -> list[str]:
+    """``path:line module.name`` of each private name imported from another package."""
     found = []
-    for path in sorted(PKG_DIR.rglob("*.py")):
-        current = module_name(path)
+    source_root = pkg_dir.parent
+    for path in sorted(pkg_dir.rglob("*.py")):
+        current = module_name(path, source_root)
         tree = ast.parse(path.read_text(), str(path))
         for node in ast.walk(tree):
             if not isinstance(node, ast.ImportFrom):
@@ -120,7 +122,7 @@ def private_cross_imports() -> list[str]:
                     p.startswith("_") and p != "__init__" for p in target.split(".")[2:]
                 )
                 if alias.name.startswith("_") or private_module:
-                    rel = path.relative_to(ROOT)
+                    rel = path.relative_to(source_root.parent)
                     found.append(f"{rel}:{node.lineno} {target}.{alias.name}")
     return found
 
