@@ -2,8 +2,9 @@
 fourth broker joins and the controller's balancer gives it its share of replicas and
 preferred leaders, through Kafka's reassignment machinery, then removes its throttles;
 ``kafkacore balancer decommission`` drains a broker and ``recommission`` fills it again;
-``kafkacore balancer status|plan|pause|resume`` and the console's Balancer page tell
-and steer it. One cluster for the module: each test starts from where the last left it."""
+a broker holding more than its share of bytes gives some away; ``kafkacore balancer
+status|plan|pause|resume`` and the console's Balancer page tell and steer it. One
+cluster for the module: each test starts from where the last left it."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from typing import Any
 
 import pytest
 from confluent_kafka import Producer
+from confluent_kafka.admin import AdminClient, NewTopic
 
 from cluster.conftest import create_topic
 from support.cluster import Cluster, wait_until
@@ -205,3 +207,51 @@ class Console:
         data = urllib.parse.urlencode({"csrf_token": found.group(1), **fields}).encode()
         with self.opener.open(CONSOLE + path, data=data, timeout=60) as answer:
             return str(answer.read().decode())
+
+
+HEAVY = "heavy"
+
+
+def test_a_skewed_disk_evens_out(cluster: Cluster) -> None:
+    """Eight single-replica partitions, two per broker (replica and leader counts stay
+    as balanced as they were), but broker 1's two hold ~1 MB each, brokers 2's and 3's
+    half that, broker 4's nothing: the disk goal moves a large one to broker 4, and every
+    broker's bytes end within the band."""
+    balancer(cluster, "pause")
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
+    layout = [[1], [1], [2], [2], [3], [3], [4], [4]]
+    records = {0: 3300, 1: 3300, 2: 1650, 3: 1650, 4: 1650, 5: 1650}  # of 300 bytes
+    single = NewTopic(
+        HEAVY, len(layout), replica_assignment=layout, config={"min.insync.replicas": "1"}
+    )
+    admin.create_topics([single])[HEAVY].result(60)
+    for p in range(len(layout)):
+        cluster.wait_for_leader(HEAVY, p)
+    producer = Producer({"bootstrap.servers": cluster.bootstrap, "acks": "all"})
+    for p, count in records.items():
+        for _ in range(count):
+            producer.produce(HEAVY, b"h" * 300, partition=p)
+        producer.poll(0)
+    assert producer.flush(60) == 0
+
+    def skew() -> dict[str, Any]:
+        found: dict[str, Any] = json.loads(balancer(cluster, "status", "--json"))
+        return found
+
+    disk = wait_until(lambda: skew()["skew_before"]["disk_bytes"], 60, "the sizes sampled")
+    assert not disk["balanced"], disk
+    balancer(cluster, "resume")
+
+    def even() -> dict[str, Any] | None:
+        now = skew()
+        disk = now["skew_before"]["disk_bytes"]
+        return now if disk["balanced"] and now["state"] == "balanced" else None
+
+    wait_until(even, 180, "the bytes per broker within the band")
+    wait_until(lambda: settled(cluster), 60, "the balancer's moves to end")
+    heavy = [r for r in assignment(cluster, HEAVY)["partitions"].values()]
+    assert sum(r == [1] for r in heavy) == 1 and sum(r == [4] for r in heavy) == 3, heavy
+    moved = [h for h in state(cluster)["history"] if h["topic"] == HEAVY]
+    assert [(h["before"], h["after"], h["goal"], h["outcome"]) for h in moved] == [
+        ([1], [4], "disk.usage", "completed")
+    ], moved
