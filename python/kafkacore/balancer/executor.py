@@ -142,7 +142,7 @@ class BalancerState:
         data = {
             "version": 1,
             "in_flight": [
-                {**_move_json(f.move), "started_ms": f.started_ms}
+                {**f.move.as_dict(), "started_ms": f.started_ms}
                 for _tp, f in sorted(self.in_flight.items())
             ],
             "throttles": self.throttles.to_json(),
@@ -184,18 +184,6 @@ class BalancerState:
             round_skew_before=data.get("round_skew_before"),
             history=tuple(data.get("history", [])),
         )
-
-
-def _move_json(m: Move) -> dict[str, object]:
-    return {
-        "topic": m.tp.topic,
-        "partition": m.tp.partition,
-        "before": list(m.before),
-        "after": list(m.after),
-        "kind": m.kind,
-        "goal": m.goal,
-        "bytes": m.bytes,
-    }
 
 
 def _move_from_json(entry: Mapping[str, object]) -> Move:
@@ -251,7 +239,7 @@ def _finish(
             abandoned += 1
         history.append(
             {
-                **_move_json(flight.move),
+                **flight.move.as_dict(),
                 "started_ms": flight.started_ms,
                 "finished_ms": now_ms,
                 "outcome": "completed" if done else "abandoned",

@@ -152,6 +152,18 @@ class Move:
         """The replicas added."""
         return tuple(b for b in self.after if b not in self.before)
 
+    def as_dict(self) -> dict[str, object]:
+        """As JSON (the balancer's saved state, ``kafkacore balancer plan --json``)."""
+        return {
+            "topic": self.tp.topic,
+            "partition": self.tp.partition,
+            "before": list(self.before),
+            "after": list(self.after),
+            "kind": self.kind,
+            "goal": self.goal,
+            "bytes": self.bytes,
+        }
+
     def describe(self) -> str:
         """One line: ``t-0 [1, 2, 3] -> [4, 2, 3] (replica count)``."""
         what = "leader" if self.kind == LEADER_MOVE else f"{self.bytes} bytes"

@@ -81,18 +81,7 @@ def _json(status: ops.BalancerStatus) -> dict[str, Any]:
             }
             for m in status.in_flight
         ],
-        "plan": [
-            {
-                "topic": m.tp.topic,
-                "partition": m.tp.partition,
-                "before": list(m.before),
-                "after": list(m.after),
-                "kind": m.kind,
-                "goal": m.goal,
-                "bytes": m.bytes,
-            }
-            for m in status.plan.moves
-        ],
+        "plan": [m.as_dict() for m in status.plan.moves],
         "skew_before": status.plan.before.as_dict(),
         "skew_after": status.plan.after.as_dict(),
         "unmet": list(status.plan.unmet),
