@@ -177,6 +177,25 @@ def test_disk_bytes_balance_with_counts_kept() -> None:
     assert found.after.replicas.balanced
 
 
+def test_counts_at_the_band_edge_balance_bytes_by_swapping() -> None:
+    # two replicas each and a zero count tolerance: no broker may give one away, so only
+    # a swap (broker 1's large replica for broker 2's small one) narrows the bytes
+    model = cluster(
+        {0: [1], 1: [1], 2: [2], 3: [2], 4: [3], 5: [3]},
+        [1, 2, 3],
+        sizes={0: 10_000, 1: 10_000, 2: 100, 3: 100, 4: 5_000, 5: 5_000},
+    )
+    config = BalancerConfig(enabled=True, replica_imbalance_percentage=0)
+    found = plan(model, config)
+    before, after = found.before.disk_bytes, found.after.disk_bytes
+    assert before is not None and after is not None and not before.balanced
+    assert after.balanced and found.after.replicas.balanced and found.after.leaders.balanced
+    assert sorted((m.before, m.after, m.goal) for m in found.moves) == [
+        ((1,), (2,), "disk.usage"),
+        ((2,), (1,), "disk.usage"),
+    ]
+
+
 def test_an_over_full_log_dir_gives_replicas_to_other_brokers() -> None:
     # broker 1 holds half the partitions, all in /b1a (its /b1b is empty)
     a = {p: [1] if p < 12 else [2 + p % 2] for p in range(24)}

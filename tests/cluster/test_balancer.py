@@ -8,11 +8,13 @@ cluster for the module: each test starts from where the last left it."""
 
 from __future__ import annotations
 
+import contextlib
 import http.cookiejar
 import json
 import re
 import subprocess
 import sys
+import threading
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
@@ -70,6 +72,18 @@ def balancer(cluster: Cluster, *args: str) -> str:
             cluster.bootstrap,
             *args,
         ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout
+
+
+def cli(cluster: Cluster, *args: str) -> str:
+    proc = subprocess.run(
+        [sys.executable, "-m", "kafkacore.cli", *args, "--bootstrap-server", cluster.bootstrap],
         capture_output=True,
         text=True,
         timeout=120,
@@ -210,13 +224,18 @@ class Console:
 
 
 HEAVY = "heavy"
+DEFAULT_ALTER = ("--entity-type", "brokers", "--entity-default", "--alter", "--add-config")
+GOALS = "auto.partition.balance.goals"
 
 
 def test_a_skewed_disk_evens_out(cluster: Cluster) -> None:
     """Eight single-replica partitions, two per broker (replica and leader counts stay
     as balanced as they were), but broker 1's two hold ~1 MB each, brokers 2's and 3's
-    half that, broker 4's nothing: the disk goal moves a large one to broker 4, and every
-    broker's bytes end within the band."""
+    half that, broker 4's nothing: the disk goal moves a large one off broker 1, and every
+    broker's bytes end within the band. The disk goal runs alone here: with the count
+    goals first, whether single moves and swaps can even the bytes depends on where
+    the earlier tests left the other replicas (the limit docs/balancing.md states)."""
+    cli(cluster, "configs", *DEFAULT_ALTER, f"{GOALS}=disk.usage")
     balancer(cluster, "pause")
     admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
     layout = [[1], [1], [2], [2], [3], [3], [4], [4]]
@@ -247,11 +266,82 @@ def test_a_skewed_disk_evens_out(cluster: Cluster) -> None:
         disk = now["skew_before"]["disk_bytes"]
         return now if disk["balanced"] and now["state"] == "balanced" else None
 
-    wait_until(even, 180, "the bytes per broker within the band")
+    try:
+        wait_until(even, 180, "the bytes per broker within the band")
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}\n{balancer(cluster, 'plan')}\n{state(cluster)}") from None
     wait_until(lambda: settled(cluster), 60, "the balancer's moves to end")
     heavy = [r for r in assignment(cluster, HEAVY)["partitions"].values()]
-    assert sum(r == [1] for r in heavy) == 1 and sum(r == [4] for r in heavy) == 3, heavy
+    assert sum(r == [1] for r in heavy) <= 1, heavy
     moved = [h for h in state(cluster)["history"] if h["topic"] == HEAVY]
-    assert [(h["before"], h["after"], h["goal"], h["outcome"]) for h in moved] == [
-        ([1], [4], "disk.usage", "completed")
-    ], moved
+    assert any(h["before"] == [1] and h["goal"] == "disk.usage" for h in moved), moved
+    assert all(h["outcome"] == "completed" for h in moved), moved
+    cli(cluster, "configs", *DEFAULT_ALTER[:-1], "--delete-config", GOALS)
+
+
+def test_a_controller_killed_mid_plan_hands_the_moves_over(cluster: Cluster) -> None:
+    """A drain under a slow throttle; the controller is SIGKILLed while the balancer's
+    moves run. The next controller resumes those reassignments (as Kafka's does), its
+    balancer takes them as its own and, once the killed broker is back, finishes the
+    drain: the reassignments it had started completed, no throttle left, and no partition
+    of the replicated topic ever seen with an ISR below min.insync.replicas but for the
+    killed broker's replicas."""
+    throttle = "auto.partition.balance.throttle.bytes.per.second"
+    cli(cluster, "configs", *DEFAULT_ALTER, f"{throttle}=100000")
+    controller = cluster.controller_id()
+    assert controller is not None
+    drained = next(b for b in (2, 3, 4, 1) if b != controller)
+    before = state(cluster)
+    lowest: dict[tuple[str, int], int] = {}
+    stop = threading.Event()
+
+    def watch_isrs() -> None:
+        # the ISR of every partition of the replicated topic the killed broker holds no
+        # replica of (a SIGKILL takes a replica out; the balancer must not)
+        while not stop.wait(0.2):
+            with contextlib.suppress(Exception):
+                for p, replicas in assignment(cluster)["partitions"].items():
+                    found = cluster.partition_state(TOPIC, int(p))
+                    if found is not None and controller not in replicas:
+                        key = (TOPIC, int(p))
+                        lowest[key] = min(lowest.get(key, 3), len(found["isr"]))
+
+    watcher = threading.Thread(target=watch_isrs, daemon=True)
+    watcher.start()
+    try:
+        balancer(cluster, "decommission", "--broker-ids", str(drained))
+        started = wait_until(lambda: _reassigning(cluster), 60, "a move of the drain in ZooKeeper")
+        cluster.kill(controller)
+        wait_until(
+            lambda: cluster.controller_id() not in (None, controller), 60, "a new controller"
+        )
+        cluster.restart(controller)
+
+        def drained_and_settled() -> bool:
+            replicas = [
+                r for t in (TOPIC, HEAVY) for r in assignment(cluster, t)["partitions"].values()
+            ]
+            return all(drained not in r for r in replicas) and bool(settled(cluster))
+
+        wait_until(drained_and_settled, 240, f"broker {drained} drained by the new controller")
+    finally:
+        stop.set()
+        watcher.join()
+    assert lowest and min(lowest.values()) >= 2, lowest
+    after = state(cluster)
+    new = after["history"][len(before["history"]) :] if before else after["history"]
+    # the reassignments the killed controller had written are resumed and completed (a
+    # move it had only decided on may be abandoned, as documented; the drain still ends)
+    outcomes = {(h["topic"], h["partition"]): h["outcome"] for h in new}
+    assert all(outcomes.get(tp) == "completed" for tp in started), (started, new)
+    wait_until(lambda: no_throttles(cluster) and no_throttles(cluster, HEAVY), 30, "no throttle")
+    cli(cluster, "configs", *DEFAULT_ALTER[:-1], "--delete-config", throttle)
+
+
+def _reassigning(cluster: Cluster) -> set[tuple[str, int]]:
+    """The partitions ZooKeeper shows being reassigned (KIP-455's adding replicas)."""
+    return {
+        (topic, int(p))
+        for topic in (TOPIC, HEAVY)
+        for p in (assignment(cluster, topic).get("adding_replicas") or {})
+    }

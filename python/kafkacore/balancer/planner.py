@@ -19,7 +19,8 @@ taken only if no earlier goal gets worse (Cruise Control's rule):
   (no data moves; a preferred election follows);
 * **disk.usage**: the bytes of each broker's replicas within ``disk.imbalance.percentage``
   of the mean (or one mean replica size, whichever is wider: brokers hold whole
-  replicas);
+  replicas); when no single move is allowed (a broker at the edge of the count bands),
+  a swap - a larger replica one way, a smaller one back - keeps the counts;
 * **log.dir.usage**: the bytes in each log directory within
   ``log.dir.imbalance.percentage`` of the mean over the cluster's directories (a replica
   leaves an over-full directory for another broker: kafkacore, like Kafka's ZooKeeper
@@ -678,9 +679,93 @@ def _disk_usage(sim: _Sim, earlier: list[str], unmet: list[str]) -> None:
             if moved:
                 break
         if not moved:
+            moved = _disk_swap(sim, earlier, sources, destinations, used, (lower, upper))
+        if not moved:
             if used and (max(used.values()) > upper or min(used.values()) < lower):
                 unmet.append(f"{DISK}: no safe move narrows the spread further")
             return
+
+
+def _disk_swap(
+    sim: _Sim,
+    earlier: list[str],
+    sources: list[int],
+    destinations: list[int],
+    used: dict[int, int],
+    band: tuple[float, float],
+) -> bool:
+    """When no single move may narrow the bytes (a broker at the edge of the count bands
+    cannot give a replica away), swap: a larger replica from ``source`` to
+    ``destination`` and a smaller one back, so replica counts stay as they were. The
+    pair whose size difference is closest to half the gap; applied if every earlier goal
+    accepts it. Whether one was applied."""
+    lower, upper = band
+    for source in sources:
+        for destination in destinations:
+            gap = used[source] - used[destination]
+            if gap <= 0:
+                break
+            if used[source] <= upper and used[destination] >= lower:
+                continue
+            here = [
+                tp
+                for tp, r in sim.replicas.items()
+                if source in r and destination not in r and sim.can_move(tp)
+            ]
+            there = [
+                tp
+                for tp, r in sim.replicas.items()
+                if destination in r and source not in r and sim.can_move(tp)
+            ]
+            pairs = sorted(
+                (
+                    (abs(sim.size(big) - sim.size(small) - gap / 2), big, small)
+                    for big in here
+                    for small in there
+                    if 0 < sim.size(big) - sim.size(small) < gap
+                ),
+                key=lambda c: (c[0], c[1].topic, c[1].partition, c[2].topic, c[2].partition),
+            )
+            for _, big, small in pairs:
+                big_after = _replace(sim.replicas[big], source, destination)
+                small_after = _replace(sim.replicas[small], destination, source)
+                if _swap_accepted(sim, earlier, (big, big_after), (small, small_after)):
+                    sim.apply(big, big_after, DISK)
+                    sim.apply(small, small_after, DISK)
+                    return True
+    return False
+
+
+def _swap_accepted(
+    sim: _Sim,
+    earlier: list[str],
+    first: tuple[TopicPartition, list[int]],
+    second: tuple[TopicPartition, list[int]],
+) -> bool:
+    """Whether the two moves of a swap, together, leave every earlier goal no worse:
+    replica counts do not change; leader counts may not leave their band (or go further
+    out); the other goals judge each move alone."""
+    for goal in earlier:
+        if goal == REPLICAS:
+            continue
+        if goal == LEADERS:
+            change: dict[int, int] = {}
+            for tp, after in (first, second):
+                before = sim.replicas[tp]
+                if before and after and before[0] != after[0]:
+                    change[before[0]] = change.get(before[0], 0) - 1
+                    change[after[0]] = change.get(after[0], 0) + 1
+            low, high = sim.leader_band()
+            for b, d in change.items():
+                now = sim.leader_count(b) + d
+                if d < 0 and sim.brokers[b].eligible and now < low:
+                    return False
+                if d > 0 and now > high:
+                    return False
+            continue
+        if not all(_ACCEPTS[goal](sim, tp, after) for tp, after in (first, second)):
+            return False
+    return True
 
 
 def _log_dir_usage(sim: _Sim, earlier: list[str], unmet: list[str]) -> None:
