@@ -11,6 +11,7 @@ from kafkacore.config import (
     BROKER_CONFIG_DEF,
     DYNAMIC_CONFIGS,
     DYNAMIC_UPDATE_MODES,
+    KAFKACORE_DYNAMIC_UPDATE_MODES,
     PER_BROKER_CONFIGS,
     TOPIC_CONFIG_SYNONYMS,
     BrokerConfig,
@@ -417,7 +418,11 @@ def test_dynamic_configs_are_kafkas() -> None:
     assert DYNAMIC_UPDATE_MODES["listeners"] == "per-broker"
     assert DYNAMIC_UPDATE_MODES["log.cleaner.threads"] == "cluster-wide"
     assert PER_BROKER_CONFIGS <= DYNAMIC_CONFIGS
-    assert len(DYNAMIC_CONFIGS) == 102
+    assert len(DYNAMIC_UPDATE_MODES) == 102  # Kafka's
+    # and kafkacore's own: the partition balancer's, all changed as the cluster default
+    assert set(DYNAMIC_UPDATE_MODES) | set(KAFKACORE_DYNAMIC_UPDATE_MODES) == DYNAMIC_CONFIGS
+    assert set(KAFKACORE_DYNAMIC_UPDATE_MODES.values()) == {"cluster-wide"}
+    assert "auto.partition.balance.paused" in KAFKACORE_DYNAMIC_UPDATE_MODES
 
 
 def test_dynamic_precedence_per_broker_over_default_over_static() -> None:

@@ -160,8 +160,9 @@ def test_fetch_list_offsets_and_epochs_check_the_epoch_before_leadership(
 ) -> None:
     """Kafka's ``localLogWithEpochOrThrow`` order on a broker that follows at epoch E+1:
     an older epoch is FENCED_LEADER_EPOCH, a newer one UNKNOWN_LEADER_EPOCH, the current
-    one or none NOT_LEADER_OR_FOLLOWER - for Fetch, ListOffsets and OffsetForLeaderEpoch
-    alike."""
+    one or none NOT_LEADER_OR_FOLLOWER - for Fetch < 11, ListOffsets and
+    OffsetForLeaderEpoch alike. A Fetch v11+ consumer passes the epoch check and is served
+    by the follower (KIP-392)."""
 
     async def scenario(server: Any) -> None:
         client, partition = await five_records_led_here(server)
@@ -176,6 +177,9 @@ def test_fetch_list_offsets_and_epochs_check_the_epoch_before_leadership(
             }
             for current, code in expected.items():
                 fetch = await client.call(
+                    "Fetch", 10, fetch_request(TOPIC, 0, current_leader_epoch=current)
+                )
+                from_follower = await client.call(
                     "Fetch", 12, fetch_request(TOPIC, 0, current_leader_epoch=current)
                 )
                 listed = await client.call("ListOffsets", 7, list_offsets(current))
@@ -185,6 +189,10 @@ def test_fetch_list_offsets_and_epochs_check_the_epoch_before_leadership(
                     listed.topics[0].partitions[0].error_code,
                     ended.topics[0].partitions[0].error_code,
                 ] == [code, code, code], current
+                served = from_follower.responses[0].partitions[0].error_code
+                assert served == (
+                    code if code != ErrorCode.NOT_LEADER_OR_FOLLOWER else ErrorCode.NONE
+                ), current
         finally:
             client.close()
 

@@ -40,6 +40,7 @@ class Cluster:
     def __init__(self, servers: list[KafkaServer]) -> None:
         self.servers = {s.node_id: s for s in servers}
         self.controller_epoch = 1
+        self.racks: dict[int, str] = {}  # the brokers' racks in UpdateMetadata
 
     def assigned(self) -> list[int]:
         """The partition's assignment in the controller's requests (default: every broker
@@ -75,7 +76,7 @@ class Cluster:
                         security_protocol=0,
                     )
                 ],
-                rack=None,
+                rack=self.racks.get(n),
             )
             for n, s in self.servers.items()
         ]

@@ -76,8 +76,8 @@ def test_counters_history_and_exposition() -> None:
         *_produce("orders", [(_batch(3, 300), 0), (_batch(2, 200), 0), (_batch(9, 900), 6)])
     )
     fetch = [SimpleNamespace(topic="orders", partitions=[SimpleNamespace(records=b"x" * 120)])]
-    metrics.record_fetch(fetch, from_follower=False)
-    metrics.record_fetch(fetch, from_follower=True)
+    metrics.record_fetch(fetch, from_follower=False, version=17)
+    metrics.record_fetch(fetch, from_follower=True, version=12)
     produce_frame = b"\x00\x00\x00\x0b"  # api key 0 (Produce), version 11
     for ms in (1.0, 1.0, 1.0, 50.0):
         metrics.record_request(produce_frame, 10.0, 10.0 + ms / 1000)
@@ -88,6 +88,11 @@ def test_counters_history_and_exposition() -> None:
     assert totals["topics"]["orders"]["replication_bytes_out"] == 120
     assert totals["topics"]["orders"]["failed_produce_requests"] == 1
     assert totals["requests"] == {"Produce": 4}
+    # Kafka's split of Fetch by who sends it (RequestMetrics' FetchConsumer/FetchFollower)
+    samples = _samples(metrics.prometheus_text())
+    requests = "kafka_network_requestmetrics_requests_total"
+    assert samples[f'{requests}{{request="FetchConsumer",version="17"}}'] == 1
+    assert samples[f'{requests}{{request="FetchFollower",version="12"}}'] == 1
 
     clock.now += SLOT_S + 1  # close the slot
     series = metrics.topic_series("orders")

@@ -20,6 +20,7 @@ from kafkacore.config import (
     ALL_TOPIC_CONFIG_SYNONYMS,
     BROKER_CONFIG_DEF,
     DYNAMIC_UPDATE_MODES,
+    KAFKACORE_DYNAMIC_UPDATE_MODES,
     TOPIC_CONFIG_DEF,
     BrokerConfig,
     ConfigDef,
@@ -285,6 +286,8 @@ KAFKACORE_ONLY_BROKER_CONFIGS = {
     "console.listeners",
     "console.read.only",
     "console.audit.topic",
+    # kafkacore's partition balancer (Kafka has none)
+    *KAFKACORE_DYNAMIC_UPDATE_MODES,
 }
 
 

@@ -175,14 +175,17 @@ class Cluster:
         if problems:
             raise problems[0]
 
-    def add_brokers(self, count: int = 1) -> list[int]:
-        """Start ``count`` more brokers (the next ids) with the cluster's settings, side
-        by side, as Kafka's docs expand a cluster; their ids once every broker's metadata
-        names them."""
+    def add_brokers(
+        self, count: int = 1, broker_overrides: Mapping[int, Iterable[str]] | None = None
+    ) -> list[int]:
+        """Start ``count`` more brokers (the next ids) with the cluster's settings (and
+        ``broker_overrides[node_id]`` after them), side by side, as Kafka's docs expand a
+        cluster; their ids once every broker's metadata names them."""
         first = max(self.brokers) + 1
         added = list(range(first, first + count))
         for node_id in added:
-            broker = Broker(self.directory / f"broker-{node_id}", self._extra, node_id=node_id)
+            own = [*self._extra, *(broker_overrides or {}).get(node_id, ())]
+            broker = Broker(self.directory / f"broker-{node_id}", own, node_id=node_id)
             self.brokers[node_id] = broker
             broker.spawn()
         for node_id in added:

@@ -11,6 +11,8 @@ printing) and the web console both call.
   list, with typed states;
 * :mod:`~kafkacore.admin.throttles` - the replication throttles of a reassignment;
 * :mod:`~kafkacore.admin.elections` - preferred and unclean leader elections;
+* :mod:`~kafkacore.admin.balancer` - the controller's partition balancer: settings, the
+  moves in flight, the plan and skew, pause/resume and decommissioning;
 * :mod:`~kafkacore.admin.groups` - consumer groups: list, describe, lag, committed and end
   offsets, reset, delete;
 * :mod:`~kafkacore.admin.ordering` - the order Kafka's tools print sets in (Java's

@@ -38,6 +38,7 @@ class _Parser(argparse.ArgumentParser):
 def _build_parser() -> argparse.ArgumentParser:
     from kafkacore.cli import (
         acls,
+        balancer,
         configs,
         consumer_groups,
         dump_log,
@@ -69,6 +70,7 @@ def _build_parser() -> argparse.ArgumentParser:
     log_dirs.register(subparsers)
     pipeline.register(subparsers)
     reassign.register(subparsers)
+    balancer.register(subparsers)
     leader_election.register(subparsers)
     acls.register(subparsers)
     web_console.register(subparsers)

@@ -53,6 +53,7 @@ from kafkacore.config.describe import ConfigEntry, ConfigSource, ConfigSynonym
 from kafkacore.config.dynamic import (
     DYNAMIC_CONFIGS,
     DYNAMIC_UPDATE_MODES,
+    KAFKACORE_DYNAMIC_UPDATE_MODES,
     PER_BROKER_CONFIGS,
     _drop_invalid_dynamic,
     _validate_dynamic,
@@ -70,6 +71,7 @@ __all__ = [
     "DYNAMIC_CONFIGS",
     "DYNAMIC_ONLY_BROKER_CONFIG_DEF",
     "DYNAMIC_UPDATE_MODES",
+    "KAFKACORE_DYNAMIC_UPDATE_MODES",
     "PER_BROKER_CONFIGS",
     "BrokerConfig",
     "ConfigEntry",
@@ -287,6 +289,19 @@ class BrokerConfig:
     log_dir: list[str]
     log_dirs: list[str]
     cordoned_log_dirs: list[str] | None
+    auto_partition_balance_enable: bool
+    auto_partition_balance_paused: bool
+    auto_partition_balance_interval_ms: int
+    auto_partition_balance_goals: list[str]
+    auto_partition_balance_replica_imbalance_percentage: int
+    auto_partition_balance_leader_imbalance_percentage: int
+    auto_partition_balance_disk_imbalance_percentage: int
+    auto_partition_balance_log_dir_imbalance_percentage: int
+    auto_partition_balance_disk_high_water_mark_percentage: int
+    auto_partition_balance_max_moves_in_flight: int
+    auto_partition_balance_cooldown_ms: int
+    auto_partition_balance_throttle_bytes_per_second: int
+    auto_partition_balance_decommissioned_brokers: list[str]
     log_segment_bytes: int
     log_roll_ms: int
     log_roll_hours: int

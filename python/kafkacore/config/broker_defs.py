@@ -104,6 +104,26 @@ def _check_console_listeners(name: str, value: Any) -> None:
         parse_console_listener(name, entry)
 
 
+BALANCER_GOALS: Final = (
+    "rack.awareness",
+    "replica.count",
+    "leader.count",
+    "disk.usage",
+    "log.dir.usage",
+    "disk.high.water.mark",
+)
+"""The partition balancer's goals, in their default priority order (kafkacore.balancer)."""
+
+
+def _check_broker_ids(name: str, value: Any) -> None:
+    if value is None:
+        raise ConfigError(name, None, "Value must be non-null")
+    ValidList.any_non_duplicate_values(True, False).ensure_valid(name, value)
+    for entry in value:
+        if not str(entry).isdigit():
+            raise ConfigError(name, value, f"{entry} is not a broker id")
+
+
 def _k(
     name: str,
     type_: Type,
@@ -412,6 +432,50 @@ BROKER_CONFIG_DEF: Final = ConfigDef(
         _k("console.audit.topic", STRING, "__console_audit", NonEmptyString(), LOW,
            "The topic the web console writes every change to (JSON records).",
            internal=True),
+        # --- the partition balancer (kafkacore.balancer; not Kafka's) --------------------------
+        _k("auto.partition.balance.enable", BOOLEAN, False, None, MEDIUM,
+           "Whether the controller moves replicas and preferred leaders by itself to keep "
+           "racks, replica and leader counts and disk usage balanced (a kafkacore "
+           "extension; off by default)."),
+        _k("auto.partition.balance.paused", BOOLEAN, False, None, MEDIUM,
+           "The balancer starts no new move (the moves in flight finish); set by "
+           "`kafkacore balancer pause|resume`."),
+        _k("auto.partition.balance.interval.ms", LONG, 10000, at_least(100), MEDIUM,
+           "How often the controller's balancer looks at the cluster."),
+        _k("auto.partition.balance.goals", LIST, ",".join(BALANCER_GOALS),
+           ValidList(BALANCER_GOALS, is_empty_allowed=True), MEDIUM,
+           "The goals the balancer plans for, in priority order (a later goal never undoes "
+           "an earlier one)."),
+        _k("auto.partition.balance.replica.imbalance.percentage", INT, 10,
+           between(0, 1000), MEDIUM,
+           "How far (percent of the mean) a broker's replica count may be from the mean."),
+        _k("auto.partition.balance.leader.imbalance.percentage", INT, 10, between(0, 1000),
+           MEDIUM,
+           "How far (percent of the mean) a broker's preferred leader count may be from the "
+           "mean."),
+        _k("auto.partition.balance.disk.imbalance.percentage", INT, 10, between(0, 1000),
+           MEDIUM,
+           "How far (percent of the mean) the bytes of a broker's replicas may be from the "
+           "mean."),
+        _k("auto.partition.balance.log.dir.imbalance.percentage", INT, 20, between(0, 1000),
+           MEDIUM,
+           "How far (percent of the mean) the bytes in one log directory may be from the "
+           "mean over the cluster's log directories."),
+        _k("auto.partition.balance.disk.high.water.mark.percentage", INT, 85,
+           between(1, 100), MEDIUM,
+           "No log directory's volume should be fuller than this (percent used)."),
+        _k("auto.partition.balance.max.moves.in.flight", INT, 2, at_least(1), MEDIUM,
+           "At most this many of the balancer's reassignments run at once."),
+        _k("auto.partition.balance.cooldown.ms", LONG, 30000, at_least(0), MEDIUM,
+           "After a broker joins or leaves, the controller changes, or a round of moves "
+           "ends, the balancer waits this long before it starts new moves."),
+        _k("auto.partition.balance.throttle.bytes.per.second", LONG, 10 * 1024 * 1024,
+           at_least(1), MEDIUM,
+           "The replication throttle (leader.replication.throttled.rate and "
+           "follower.replication.throttled.rate) on the brokers of the balancer's moves."),
+        _k("auto.partition.balance.decommissioned.brokers", LIST, "",
+           LambdaValidator(_check_broker_ids, "a list of broker ids"), MEDIUM,
+           "Brokers the balancer drains: every replica moves off them, none moves to them."),
         # --- tiered storage switches (RemoteLogManagerConfig) ----------------------------------
         _k("remote.log.storage.system.enable", BOOLEAN, False, None, MEDIUM),
         _k("remote.log.storage.manager.impl.prefix", STRING, "rsm.config.", NonEmptyString(),

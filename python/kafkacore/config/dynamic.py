@@ -131,7 +131,15 @@ DYNAMIC_UPDATE_MODES: Final[dict[str, str]] = {
 (only for one broker id) or "cluster-wide" (per broker or as the cluster default). Kafka's
 ``DynamicBrokerConfig.dynamicConfigUpdateModes()``; everything else is read-only."""
 
-DYNAMIC_CONFIGS: Final = frozenset(DYNAMIC_UPDATE_MODES)
+KAFKACORE_DYNAMIC_UPDATE_MODES: Final[dict[str, str]] = {
+    name: "cluster-wide"
+    for name in BROKER_CONFIG_DEF.names()
+    if name.startswith("auto.partition.balance.")
+}
+"""kafkacore's own dynamic broker configs (the partition balancer's), not Kafka's: changed
+as the cluster default (``kafkacore balancer pause``, a decommission) without a restart."""
+
+DYNAMIC_CONFIGS: Final = frozenset(DYNAMIC_UPDATE_MODES) | frozenset(KAFKACORE_DYNAMIC_UPDATE_MODES)
 PER_BROKER_CONFIGS: Final = frozenset(_PER_BROKER)
 
 # SSL file/password configs: dynamically settable only with a listener.name.<l>. prefix.

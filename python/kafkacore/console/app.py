@@ -41,6 +41,7 @@ VIEWS: tuple[str, ...] = (
     "kafkacore.console.views.security",
     "kafkacore.console.views.groups",
     "kafkacore.console.views.operations",
+    "kafkacore.console.views.balancer",
     "kafkacore.console.views.charts",
 )
 """The view modules, in nav-bar order."""

@@ -17,9 +17,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any, NoReturn, TypeVar, cast
 
+from kafkacore.balancer import BalancerConfig
+from kafkacore.balancer.driver import Balancer, LogDirSamples
 from kafkacore.config import BrokerConfig
 from kafkacore.controller import zkadapter as zka
 from kafkacore.controller.algorithms import RECOVERED, RECOVERING, LeaderAndIsr
+from kafkacore.controller.balancing import ZkBalancerPort, balancer_timer, stop_timer
 from kafkacore.controller.channel import ControllerBrokerRequestBatch, ControllerChannelManager
 from kafkacore.controller.context import (
     ControllerContext,
@@ -32,6 +35,7 @@ from kafkacore.controller.events import (
     AlterPartitionReceived,
     ApiPartitionReassignment,
     AutoPreferredReplicaLeaderElection,
+    BalancerTick,
     BrokerChange,
     ControlledShutdown,
     ControllerEvent,
@@ -134,6 +138,9 @@ class KafkaController:
         self._task: asyncio.Task[None] | None = None
         self._session_lost = False
         self._rebalance_task: asyncio.Task[None] | None = None
+        # kafkacore's partition balancer (auto.partition.balance.enable), its timer task
+        self.balancer = Balancer(ZkBalancerPort(self))
+        self._balancer_task: asyncio.Task[None] | None = None
         # every batch sent while active (broker, api name, request): for tests
         self.sent: list[tuple[int, str, KafkaStruct]] = []
 
@@ -146,6 +153,11 @@ class KafkaController:
     @property
     def epoch(self) -> int:
         return self.ctx.epoch
+
+    @property
+    def client_factory(self) -> NodeClientFactory:
+        """How this controller connects to a broker (its channel's, the balancer's)."""
+        return self._client_factory
 
     async def startup(self) -> None:
         self._loop = asyncio.get_running_loop()
@@ -313,6 +325,8 @@ class KafkaController:
                 await self._process_zk_preferred_replica_election()
             case AutoPreferredReplicaLeaderElection():
                 await self._process_auto_preferred_replica_leader_election()
+            case BalancerTick(config=config, log_dirs=log_dirs):
+                await self._process_balancer_tick(config, log_dirs)
             case LeaderAndIsrResponseReceived(broker=broker, response=response):
                 await self._process_leader_and_isr_response(broker, response)
             case TopicDeletionStopReplicaResponseReceived(
@@ -395,6 +409,10 @@ class KafkaController:
         if self._rebalance_task is not None:
             self._rebalance_task.cancel()
             self._rebalance_task = None
+        # the balancer stops; the next controller takes its state from ZooKeeper
+        task, self._balancer_task = self._balancer_task, None
+        await stop_timer(task)
+        self.balancer.deactivate()
         if self.channel is not None:
             await self.channel.shutdown()
         self.channel = None
@@ -465,6 +483,9 @@ class KafkaController:
             self._rebalance_task = asyncio.get_running_loop().create_task(
                 self._rebalance_timer(5.0, interval)
             )
+        self._balancer_task = asyncio.get_running_loop().create_task(
+            balancer_timer(self), name=f"balancer-{self.broker_id}"
+        )
 
     async def _rebalance_timer(self, first: float, interval: float) -> None:
         await asyncio.sleep(first)
@@ -964,6 +985,31 @@ class KafkaController:
             ]
             if candidates:
                 await self.elect_preferred(candidates)
+
+    # --- the partition balancer (kafkacore's; auto.partition.balance.enable) ---------------
+
+    async def _process_balancer_tick(self, config: BalancerConfig, log_dirs: LogDirSamples) -> None:
+        """The balancer looks, in the event task (consistent context, no other event in
+        between its decision and the reassignments it starts)."""
+        if not self._active():
+            return
+        await self.balancer.tick(config, log_dirs)
+
+    async def reassign_in_event_task(
+        self, targets: dict[TopicPartition, list[int]]
+    ) -> dict[TopicPartition, int]:
+        """AlterPartitionReassignments from inside the event task (the balancer's moves):
+        the error code per partition."""
+        results = await self._process_api_reassignment(
+            tuple(((tp.topic, tp.partition), tuple(r)) for tp, r in targets.items())
+        )
+        return {TopicPartition(t, p): code for (t, p), (code, _m) in results.items()}
+
+    async def elect_in_event_task(self, tps: list[TopicPartition]) -> dict[TopicPartition, int]:
+        """A PREFERRED ElectLeaders from inside the event task: the error code per
+        partition."""
+        results = await self._process_elect_leaders([(tp.topic, tp.partition) for tp in tps], False)
+        return {TopicPartition(t, p): code for (t, p), (code, _m) in results.items()}
 
     async def elect_preferred(self, tps: list[TopicPartition]) -> dict[TopicPartition, Any]:
         """A PreferredReplica election for ``tps`` (in the event task)."""

@@ -13,9 +13,11 @@ Thread-safety: immutable.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from kafkacore.balancer import BalancerConfig, LogDirModel
 from kafkacore.log import TopicPartition
 from kafkacore.protocol.messages.alter_partition import (
     AlterPartitionRequest,
@@ -29,6 +31,7 @@ __all__ = [
     "AlterPartitionReceived",
     "ApiPartitionReassignment",
     "AutoPreferredReplicaLeaderElection",
+    "BalancerTick",
     "BrokerChange",
     "ControlledShutdown",
     "ControllerEvent",
@@ -145,6 +148,16 @@ class AutoPreferredReplicaLeaderElection:
     """``leader.imbalance.check.interval.seconds`` passed."""
 
 
+@dataclass(frozen=True, slots=True)
+class BalancerTick:
+    """``auto.partition.balance.interval.ms`` passed: the balancer looks at the cluster
+    with the ``config`` in force and the brokers' ``log_dirs`` just sampled (kafkacore's
+    partition balancer; Kafka has no such event)."""
+
+    config: BalancerConfig
+    log_dirs: Mapping[int, tuple[LogDirModel, ...]]
+
+
 # -- answers from brokers --------------------------------------------------------------------
 
 
@@ -234,6 +247,7 @@ ControllerEvent = (
     | ZkPartitionReassignment
     | ZkPreferredReplicaElection
     | AutoPreferredReplicaLeaderElection
+    | BalancerTick
     | LeaderAndIsrResponseReceived
     | TopicDeletionStopReplicaResponseReceived
     | AlterPartitionReceived

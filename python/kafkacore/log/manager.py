@@ -368,6 +368,9 @@ class LogManager:
             lambda: self._log_dirs, lambda: self._logs, lock=self._checkpoint_lock
         )
         self._dirs_being_deleted: set[str] = set()
+        # KIP-1066: directories that take no new logs (cordoned.log.dirs; "*": all)
+        self._cordoned: frozenset[str] = frozenset()
+        self.update_cordoned_log_dirs(self._broker.cordoned_log_dirs or [])
         self._started = False
         self._shutting_down = False
         self._shut_down = False
@@ -388,6 +391,20 @@ class LogManager:
     def log_dirs(self) -> list[str]:
         """The log directories (absolute paths), in configuration order."""
         return list(self._log_dirs)
+
+    @property
+    def cordoned_log_dirs(self) -> frozenset[str]:
+        """The log directories cordoned by ``cordoned.log.dirs`` (KIP-1066): they keep
+        their logs but get no new one while another directory is open."""
+        return self._cordoned
+
+    def update_cordoned_log_dirs(self, cordoned: Sequence[str]) -> None:
+        """``cordoned.log.dirs`` in force (Kafka's ``LogManager.updateCordonedLogDirs``):
+        its entries as absolute paths, ``*`` for every directory."""
+        if "*" in cordoned:
+            self._cordoned = frozenset(self._log_dirs)
+        else:
+            self._cordoned = frozenset(os.path.abspath(d) for d in cordoned)
 
     @property
     def offline_log_dirs(self) -> list[str]:
@@ -531,7 +548,8 @@ class LogManager:
 
     def _next_log_dirs(self) -> list[str]:
         """Log directories by the number of logs they hold, fewest first (Kafka's
-        ``nextLogDirs``; ties keep the configured order)."""
+        ``nextLogDirs``; ties keep the configured order), cordoned ones left out unless
+        every one is cordoned (then the first: KIP-1066)."""
         online = [d for d in self._log_dirs if not self._is_offline(d)]
         if len(online) < 2:  # nothing to choose: no count of every log per new log
             return online
@@ -540,7 +558,10 @@ class LogManager:
             parent = os.path.dirname(log.dir)
             if parent in counts:
                 counts[parent] += 1
-        return sorted(online, key=lambda d: counts[d])
+        open_dirs = [d for d in online if d not in self._cordoned]
+        if not open_dirs:
+            return online[:1]
+        return sorted(open_dirs, key=lambda d: counts[d])
 
     def get_or_create_log(
         self,

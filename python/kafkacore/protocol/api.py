@@ -205,7 +205,7 @@ _TABLE = [
     _api("DeleteAcls", m.delete_acls, (1, 3), (1, 3)),
     _api("DescribeConfigs", m.describe_configs, (1, 4), (1, 4)),
     _api("AlterConfigs", m.alter_configs, (0, 2), (0, 2)),
-    _api("DescribeLogDirs", m.describe_log_dirs, (0, 4), (0, 4)),
+    _api("DescribeLogDirs", m.describe_log_dirs, (0, 5), (0, 5)),
     _api("SaslAuthenticate", m.sasl_authenticate, (0, 2), (0, 2)),
     _api("CreatePartitions", m.create_partitions, (0, 3), (0, 3)),
     _api("DeleteGroups", m.delete_groups, (0, 2), (0, 2)),

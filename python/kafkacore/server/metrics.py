@@ -129,6 +129,8 @@ _KEY_VERSION = struct.Struct(">hh")  # a request header's first fields
 BYTES_IN, RECORDS_IN, BYTES_OUT, REPL_BYTES_IN, REPL_BYTES_OUT = 0, 1, 2, 3, 4
 PRODUCE_REQUESTS, FETCH_REQUESTS, FAILED_PRODUCE = 5, 6, 7
 _N_COUNTERS = 8
+# Kafka's RequestMetrics names of the two kinds of Fetch (RequestMetrics.consumerFetchMetricName)
+FETCH_CONSUMER, FETCH_FOLLOWER = "FetchConsumer", "FetchFollower"
 # the counters kept in the history (rates in the charts)
 _CHARTED = (BYTES_IN, RECORDS_IN, BYTES_OUT, REPL_BYTES_IN, REPL_BYTES_OUT)
 # the broker's per-second series: the charted counters (same indexes), then requests
@@ -286,6 +288,8 @@ class BrokerMetrics:
         #: application's own exporter): this object is its one collector
         self.registry = CollectorRegistry(auto_describe=False)
         self.registry.register(self)
+        # Kafka's RequestMetrics split of Fetch by who sends it, per version
+        self._fetch_kinds: dict[tuple[str, int], int] = {}
 
     # -- the hooks (event loop thread) -------------------------------------------------------
 
@@ -336,7 +340,10 @@ class BrokerMetrics:
         now[RECORDS_IN] += total_records
 
     def record_fetch(
-        self, topics: Iterable[FetchResponse.FetchableTopicResponse], from_follower: bool
+        self,
+        topics: Iterable[FetchResponse.FetchableTopicResponse],
+        from_follower: bool,
+        version: int = 0,
     ) -> None:
         """A Fetch response's topics (``FetchableTopicResponse``): the records' bytes, as
         replication traffic when the fetch came from a follower."""
@@ -366,6 +373,8 @@ class BrokerMetrics:
         b[counter] += total
         b[FETCH_REQUESTS] += 1
         self._now[counter] += total
+        kind = (FETCH_FOLLOWER if from_follower else FETCH_CONSUMER, version)
+        self._fetch_kinds[kind] = self._fetch_kinds.get(kind, 0) + 1
 
     def record_replication_in(self, topic: str, size: int) -> None:
         """A follower appended ``size`` bytes of ``topic`` fetched from its leader."""
@@ -604,6 +613,8 @@ class BrokerMetrics:
         for api in apis:
             for version, n in sorted(api.by_version.items()):
                 requests.add_metric([api.name, str(version)], n)
+        for (kind, version), n in sorted(self._fetch_kinds.items()):
+            requests.add_metric([kind, str(version)], n)
         yield requests
         name = "kafka_network_requestmetrics_totaltimems"
         summary = Metric(

@@ -45,7 +45,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import ClassVar, NamedTuple, Protocol
+from typing import NamedTuple, Protocol
 
 from kafkacore.errors import InvalidTxnStateError, KafkaCoreError
 from kafkacore.log import (
@@ -63,6 +63,7 @@ from kafkacore.log.log import AppendOrigin
 from kafkacore.log.producer_state import DuplicateSequenceError
 from kafkacore.metadata import PartitionState
 from kafkacore.protocol import ErrorCode
+from kafkacore.server.replica_selector import ClientMetadata
 
 __all__ = [
     "AlterPartitionSubmitter",
@@ -75,6 +76,7 @@ __all__ = [
     "LogReadInfo",
     "NotEnoughReplicasError",
     "NotLeaderOrFollowerError",
+    "OffsetNotAvailableError",
     "Partition",
     "RemoteOffsetSearch",
     "ReplicaState",
@@ -114,6 +116,13 @@ class KafkaStorageError(KafkaCoreError):
     KAFKA_STORAGE_ERROR)."""
 
     error_code = ErrorCode.KAFKA_STORAGE_ERROR
+
+
+class OffsetNotAvailableError(KafkaCoreError):
+    """The leader's high watermark lags the start of its epoch (OFFSET_NOT_AVAILABLE;
+    ListOffsets before v5 answers LEADER_NOT_AVAILABLE instead, as Kafka)."""
+
+    error_code = ErrorCode.OFFSET_NOT_AVAILABLE
 
 
 class NotEnoughReplicasError(KafkaCoreError):
@@ -165,20 +174,26 @@ class FetchIsolation(enum.Enum):
 class FetchParams:
     """What a Fetch asks of all its partitions (Kafka's ``FetchParams``): the fetching
     replica (-1: a consumer), how long and for how many bytes it may wait, at most how
-    many bytes in all (a consumer's already capped by its quota), and its isolation."""
+    many bytes in all (a consumer's already capped by its quota), its isolation and, for
+    Fetch v11+, who fetches (KIP-392's ``ClientMetadata``, with the client's rack)."""
 
     replica_id: int
     max_wait_ms: int
     min_bytes: int
     max_bytes: int
     isolation: FetchIsolation
+    client_metadata: ClientMetadata | None = None
 
     @property
     def is_from_follower(self) -> bool:
         return self.replica_id >= 0
 
-    # followers and consumers alike read from the leader (no KIP-392 follower fetching)
-    fetch_only_leader: ClassVar[bool] = True
+    @property
+    def fetch_only_leader(self) -> bool:
+        """Kafka's ``fetchOnlyLeader``: followers read from the leader, and so do
+        consumers older than Fetch v11 (no client metadata); a v11+ consumer may read from
+        a follower (KIP-392), up to the high watermark that follower knows."""
+        return self.replica_id >= 0 or self.client_metadata is None
 
 
 class FetchPartitionData(NamedTuple):
@@ -446,6 +461,42 @@ class Partition:
             self._notify_hw()
         return info
 
+    def fetch_offset_snapshot(self, current_leader_epoch: int) -> LogReadInfo:
+        """The offsets a Fetch answered with a preferred read replica carries, no records
+        (Kafka's ``fetchOffsetSnapshot(currentLeaderEpoch, fetchOnlyFromLeader = false)``),
+        under the lock after the epoch check."""
+        with self._leader_isr_lock:
+            log = self._local_log_or_raise(current_leader_epoch, False)
+            return LogReadInfo(
+                None,
+                None,
+                self._high_watermark,
+                log.log_start_offset,
+                log.log_end_offset,
+                self.last_stable_offset,
+            )
+
+    def read_replica_candidates(
+        self, fetch_offset: int, now: int | None = None
+    ) -> tuple[int, list[tuple[int, int, int]]] | None:
+        """What the leader's replica selector chooses among (Kafka's
+        ``findPreferredReadReplica``): ``(leader log end offset, [(follower, its log end
+        offset, ms since it was last caught up)])`` for the followers in the ISR whose log
+        holds ``fetch_offset`` (a follower outside the ISR may lag for ever); ``None`` when
+        this broker does not lead (Kafka's ``leaderIdIfLocal``). One consistent view,
+        under the lock."""
+        now = self._clock() if now is None else now
+        with self._leader_isr_lock:
+            if not self.is_leader:
+                return None
+            isr = self._isr
+            followers = [
+                (f.broker_id, f.log_end_offset, now - f.last_caught_up_time)
+                for f in self._followers.values()
+                if f.broker_id in isr and f.log_start_offset <= fetch_offset <= f.log_end_offset
+            ]
+            return self.log.log_end_offset, followers
+
     def _read(
         self,
         log: Log,
@@ -486,7 +537,10 @@ class Partition:
         whose hit is at or past it is not found (``None``), as is a lookup with nothing.
         A timestamp on a non-empty tiered log is searched by ``remote`` (the tiered
         segments, then the local ones; Kafka's ``asyncOffsetRead``): the search under way
-        and its bound are returned (:class:`RemoteOffsetSearch`)."""
+        and its bound are returned (:class:`RemoteOffsetSearch`). A consumer asking for
+        LATEST, or for a timestamp not found, while this new leader's high watermark still
+        lags the start of its epoch gets ``OffsetNotAvailableError`` (Kafka's
+        ``maybeOffsetsError``)."""
         with self._leader_isr_lock:
             log = self._local_log_or_raise(current_leader_epoch, True)
             if isolation is FetchIsolation.LOG_END:
@@ -495,7 +549,21 @@ class Partition:
                 fetchable = self.last_stable_offset
             else:
                 fetchable = self._high_watermark
+            # KIP-392: a new leader whose HW still lags the start of its epoch cannot
+            # promise a consumer offsets that only grow (a follower it sent the consumer
+            # to may know a larger HW)
+            lagging: OffsetNotAvailableError | None = None
+            epoch_start = self._leader_epoch_start_offset
+            if isolation is not FetchIsolation.LOG_END and epoch_start > self._high_watermark:
+                lagging = OffsetNotAvailableError(
+                    f"Failed to fetch offsets for partition {self.topic_partition} with "
+                    f"leader epoch {current_leader_epoch} as this partition's high watermark "
+                    f"({self._high_watermark}) is lagging behind the start offset from the "
+                    f"beginning of this epoch ({epoch_start})."
+                )
             if timestamp == LATEST_TIMESTAMP:
+                if lagging is not None:
+                    raise lagging
                 return TimestampAndOffset(-1, fetchable, log.latest_epoch)
             if (
                 timestamp >= 0
@@ -511,12 +579,14 @@ class Partition:
                 )
                 return RemoteOffsetSearch(search, fetchable)
             found = log.offset_for_timestamp(timestamp)
-        if found is None or (timestamp != EARLIEST_TIMESTAMP and found.offset < 0):
-            return None
-        if timestamp not in (EARLIEST_TIMESTAMP, EARLIEST_LOCAL_TIMESTAMP) and (
-            found.offset >= fetchable
-        ):
-            return None  # not fetchable yet under the isolation level
+        if timestamp == EARLIEST_TIMESTAMP:
+            return found
+        if timestamp == EARLIEST_LOCAL_TIMESTAMP:
+            return None if found is None or found.offset < 0 else found
+        if found is None or found.offset < 0 or found.offset >= fetchable:
+            if lagging is not None:
+                raise lagging
+            return None  # not found, or not fetchable yet under the isolation level
         return found
 
     def last_offset_for_leader_epoch(

@@ -103,6 +103,11 @@ from kafkacore.server.partition import (
     UnknownLeaderEpochError,
     UnknownTopicOrPartitionError,
 )
+from kafkacore.server.replica_selector import (
+    ClientMetadata,
+    create_replica_selector,
+    partition_view,
+)
 from kafkacore.server.replication_quota import ReplicationQuota
 from kafkacore.server.tiering import TieredStorage
 
@@ -202,9 +207,10 @@ class InlineAppends:
 class LogReadResult(NamedTuple):
     """One partition's answer to a Fetch (Kafka's ``LogReadResult``): its error code, the
     records' file region (``None``: no records), the truncation point of a diverged
-    follower, the offsets the answer carries (-1: unknown) and, for a read_committed
-    consumer, the aborted transactions overlapping what it read. A consumer's read below
-    a tiered log's local start carries the remote read to make (``remote_fetch``, Kafka's
+    follower, the offsets the answer carries (-1: unknown), for a read_committed
+    consumer the aborted transactions overlapping what it read, and the replica the
+    consumer should fetch from instead (KIP-392; -1: none). A consumer's read below a
+    tiered log's local start carries the remote read to make (``remote_fetch``, Kafka's
     ``delayedRemoteStorageFetch``), then the records it read (``remote_records``). (A
     tuple: one is made per partition read.)"""
 
@@ -218,6 +224,7 @@ class LogReadResult(NamedTuple):
     aborted_transactions: Sequence[AbortedTxn] = ()
     remote_fetch: RemoteStorageFetchInfo | None = None
     remote_records: bytes | None = None
+    preferred_read_replica: int = -1
 
 
 class OffsetLookup(NamedTuple):
@@ -288,6 +295,11 @@ class ReplicaManager(MetadataListener):
         self.purgatory = purgatory or FetchPurgatory()
         self.produce_purgatory = ProducePurgatory()
         self.inline_appends = InlineAppends()
+        initial = config()
+        # KIP-392: who serves a consumer with a rack (None: the leader, Kafka's default)
+        self.replica_selector = create_replica_selector(
+            initial.replica_selector_class, initial.originals
+        )
         self._partitions: dict[TopicPartition, Partition] = {}
         # partitions whose log directory failed (Kafka's HostedPartition.Offline)
         self._offline_partitions: set[TopicPartition] = set()
@@ -309,7 +321,6 @@ class ReplicaManager(MetadataListener):
         self._admin_lock = threading.RLock()
         # KIP-73 replication throttles: bytes this broker sends as leader / fetches as
         # follower for the partitions its topics' *.replication.throttled.replicas name
-        initial = config()
         self.leader_quota = ReplicationQuota(
             initial.leader_replication_throttled_rate,
             samples=initial.replication_quota_window_num,
@@ -765,6 +776,24 @@ class ReplicaManager(MetadataListener):
                 ErrorCode.KAFKA_STORAGE_ERROR if offline else ErrorCode.NOT_LEADER_OR_FOLLOWER,
             )
         try:
+            client = params.client_metadata
+            preferred = (
+                self.find_preferred_read_replica(
+                    partition, client, params.replica_id, fetch.fetch_offset
+                )
+                if client is not None
+                else None
+            )
+            if preferred is not None:
+                # KIP-392: the consumer is sent elsewhere; no read, the offsets only
+                snapshot = partition.fetch_offset_snapshot(fetch.current_leader_epoch)
+                return LogReadResult(
+                    tp,
+                    high_watermark=snapshot.high_watermark,
+                    last_stable_offset=snapshot.last_stable_offset,
+                    log_start_offset=snapshot.log_start_offset,
+                    preferred_read_replica=preferred,
+                )
             info = partition.fetch_records(
                 params, fetch, max_bytes, min_one_message, update_fetch_state
             )
@@ -879,7 +908,10 @@ class ReplicaManager(MetadataListener):
                     lookup.current_leader_epoch,
                 )
             except Exception as exc:
-                results.append(ListOffsetsResult(error_code_for(exc)))
+                code = error_code_for(exc)
+                if code == ErrorCode.OFFSET_NOT_AVAILABLE and version < 5:
+                    code = ErrorCode.LEADER_NOT_AVAILABLE  # Kafka: only v5+ knows it
+                results.append(ListOffsetsResult(code))
                 continue
             if isinstance(found, RemoteOffsetSearch):
                 pending[len(results)] = found
@@ -905,6 +937,42 @@ class ReplicaManager(MetadataListener):
                     hit = None  # not fetchable yet under the isolation level
                 results[index] = ListOffsetsResult(ErrorCode.NONE, hit)
         return results
+
+    def find_preferred_read_replica(
+        self,
+        partition: Partition,
+        client: ClientMetadata,
+        replica_id: int,
+        fetch_offset: int,
+        now: int | None = None,
+    ) -> int | None:
+        """The replica a consumer should fetch ``partition`` from instead of this leader
+        (Kafka's ``findPreferredReadReplica``, KIP-392), or ``None``: none when this broker
+        does not lead, the fetch is a follower's, or no ``replica.selector.class`` is set.
+        The selector chooses among the leader and the in-sync followers holding
+        ``fetch_offset``, each known by its endpoint on the client's listener among the
+        live brokers (a replica without one can only be ``Node.noNode()``); a choice of
+        the leader, or of a replica without an endpoint, is no preferred replica."""
+        selector = self.replica_selector
+        if selector is None or replica_id >= 0:
+            return None
+        candidates = partition.read_replica_candidates(fetch_offset, now)
+        if candidates is None:
+            return None
+        leader_leo, followers = candidates
+        tp = partition.topic_partition
+        state = self.cache.partition_state(tp)
+        replicas = state.replicas if state is not None else partition.replicas
+        racks: dict[int, str | None] = {}
+        for replica in replicas:
+            broker = self.cache.broker(replica)
+            if broker is not None and _has_listener(broker, client.listener_name):
+                racks[replica] = broker.rack
+        view = partition_view(followers, racks, (self.node_id, leader_leo))
+        chosen = selector.select(tp, client, view)
+        if chosen is None or chosen == view.leader or not chosen.has_endpoint:
+            return None
+        return chosen.node_id
 
     def fetch_offset_for_timestamp(
         self,
@@ -1652,6 +1720,7 @@ class ReplicaManager(MetadataListener):
         """``config`` is in force from now on: topic configs are re-derived so
         broker-level topic defaults apply live."""
         self.logs.reconfigure_default_log_config(LogConfig({}, config))
+        self.logs.update_cordoned_log_dirs(config.cordoned_log_dirs or [])
         self.leader_quota.update_quota(config.leader_replication_throttled_rate)
         self.follower_quota.update_quota(config.follower_replication_throttled_rate)
         for partition in self.partitions():
@@ -1660,12 +1729,23 @@ class ReplicaManager(MetadataListener):
             self.logs.update_topic_config(topic.name, LogConfig(dict(topic.configs), config))
 
 
+def _has_listener(broker: BrokerInfo, listener: str) -> bool:
+    """Whether ``broker`` has an endpoint on ``listener`` (Kafka's ``Broker.getNode``); a
+    broker known only by its client endpoint (no listener names) has the one it has."""
+    return not broker.endpoints or any(name == listener for name, *_rest in broker.endpoints)
+
+
 def _fetch_complete(params: FetchParams, results: Sequence[LogReadResult]) -> bool:
     """Whether a Fetch is answered now (Kafka's ``fetchMessages``/``DelayedFetch``): it
-    has ``min_bytes``, or a partition has an error. (A plain loop: once per Fetch.)"""
+    has ``min_bytes``, or a partition has an error, a diverging epoch or a preferred read
+    replica. (A plain loop: once per Fetch.)"""
     total = 0
     for result in results:
-        if result.error_code != ErrorCode.NONE:
+        if (
+            result.error_code != ErrorCode.NONE
+            or result.preferred_read_replica >= 0
+            or result.diverging_epoch is not None
+        ):
             return True
         fetched = result.fetched
         if fetched is not None:

@@ -68,6 +68,7 @@ from kafkacore.security.acl import (
     zk_change_root,
 )
 from kafkacore.zk.data import (
+    BALANCER_STATE_PATH,
     BROKER_IDS_PATH,
     CLUSTER_ID_PATH,
     CONFIG_CHANGE_PREFIX,
@@ -915,6 +916,26 @@ class KafkaZkClient:
             await self._fenced(
                 controller_epoch_zk_version, [("delete", (REASSIGN_PARTITIONS_PATH,), {})]
             )
+
+    # --- the partition balancer's state (kafkacore's own node) -----------------------------
+
+    async def get_balancer_state(self) -> bytes | None:
+        """``/kafkacore/balancer`` as stored (None: never written)."""
+        got = await self._get(BALANCER_STATE_PATH)
+        return got[0] if got else None
+
+    async def set_balancer_state(self, data: bytes, *, controller_epoch_zk_version: int) -> None:
+        """Write ``/kafkacore/balancer`` fenced by the controller epoch (created when
+        missing, its parent too)."""
+        v = controller_epoch_zk_version
+        try:
+            await self._fenced(v, [("set_data", (BALANCER_STATE_PATH, data), {})])
+        except KazooNoNode:
+            await self._ensure_path(BALANCER_STATE_PATH.rsplit("/", 1)[0])
+            try:
+                await self._fenced(v, [("create", (BALANCER_STATE_PATH, data), {})])
+            except KazooNodeExists:
+                await self._fenced(v, [("set_data", (BALANCER_STATE_PATH, data), {})])
 
     async def allocate_producer_id_block(self, broker_id: int) -> tuple[int, int]:
         """Take the next block of 1000 producer ids: a compare-and-set loop on

@@ -21,6 +21,7 @@ from typing import Any
 
 __all__ = [
     "ADMIN_PATH",
+    "BALANCER_STATE_PATH",
     "BROKERS_PATH",
     "BROKER_IDS_PATH",
     "BROKER_SEQUENCE_ID_PATH",
@@ -93,6 +94,9 @@ LOG_DIR_EVENT_PREFIX = "log_dir_event_"
 CLUSTER_ID_PATH = "/cluster/id"
 PRODUCER_ID_BLOCK_PATH = "/latest_producer_id_block"
 CONSUMERS_PATH = "/consumers"
+# kafkacore's own node (not Kafka's): the partition balancer's state, written fenced by the
+# controller epoch, read by the next controller (kafkacore.balancer.executor.BalancerState)
+BALANCER_STATE_PATH = "/kafkacore/balancer"
 
 # ConfigType.ALL
 CONFIG_TYPES = ("topics", "clients", "users", "brokers", "ips")

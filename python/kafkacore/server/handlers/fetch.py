@@ -17,7 +17,10 @@ partition of a known topic this broker does not host is NOT_LEADER_OR_FOLLOWER, 
 unknown one UNKNOWN_TOPIC_OR_PARTITION. v16+ (KIP-951): a partition answered
 NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH carries the ``CurrentLeader`` this broker
 knows, and the response the ``NodeEndpoints`` of those leaders on the request's listener.
-v17's ``ReplicaDirectoryId`` (KIP-853) is read and ignored.
+v17's ``ReplicaDirectoryId`` (KIP-853) is read and ignored. v11+ (KIP-392): the request
+carries the consumer's ``rack_id``; the leader may answer a partition with a
+``preferred_read_replica`` and no records, and a follower serves such a consumer up to
+the high watermark it knows.
 
 The handler authorizes, asks the replica manager
 (:meth:`~kafkacore.server.replica_manager.ReplicaManager.fetch_messages`) and shapes its
@@ -72,6 +75,7 @@ from kafkacore.server.client_quotas import FETCH as FETCH_QUOTA
 from kafkacore.server.network import FileRegion
 from kafkacore.server.partition import FetchIsolation, FetchParams, FetchPartitionData
 from kafkacore.server.replica_manager import ListOffsetsResult, LogReadResult, OffsetLookup
+from kafkacore.server.replica_selector import ClientMetadata
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.services import BrokerServices
 
@@ -139,7 +143,8 @@ def _fetch_params(
     services: BrokerServices, context: RequestContext, request: FetchRequest
 ) -> FetchParams:
     """The request's :class:`FetchParams`; a consumer's ``max_bytes`` capped by what its
-    quota window admits (Kafka's ``maxQuotaWindowBytes``)."""
+    quota window admits (Kafka's ``maxQuotaWindowBytes``); v11+ carries who fetches
+    (KIP-392's client metadata: its rack, as Kafka's ``KafkaApis`` builds it)."""
     replica_id = fetch_replica_id(request, context.api_version)
     max_bytes = max(0, request.max_bytes)
     if replica_id >= 0:
@@ -152,7 +157,20 @@ def _fetch_params(
             if request.isolation_level == _READ_COMMITTED
             else FetchIsolation.HIGH_WATERMARK
         )
-    return FetchParams(replica_id, request.max_wait_ms, request.min_bytes, max_bytes, isolation)
+    metadata = (
+        ClientMetadata(
+            request.rack_id,
+            context.header.client_id or "",
+            context.client_address,
+            str(context.principal),
+            context.listener_name,
+        )
+        if context.api_version >= 11
+        else None
+    )
+    return FetchParams(
+        replica_id, request.max_wait_ms, request.min_bytes, max_bytes, isolation, metadata
+    )
 
 
 # one requested partition, in request order: (topic name, topic id, partition, the code it
@@ -224,7 +242,7 @@ def _partition_data(
         last_stable_offset=result.last_stable_offset,
         log_start_offset=result.log_start_offset,
         aborted_transactions=[] if read_committed else None,
-        preferred_read_replica=-1,
+        preferred_read_replica=result.preferred_read_replica,
         records=b"",
     )
     if result.diverging_epoch is not None:
@@ -355,7 +373,7 @@ async def handle_fetch(
     if not from_follower:
         _apply_fetch_quota(services, context, response)
     session.finish(response)
-    services.metrics.record_fetch(response.responses, from_follower)
+    services.metrics.record_fetch(response.responses, from_follower, context.header.api_version)
     return response
 
 

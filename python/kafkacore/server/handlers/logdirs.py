@@ -1,8 +1,9 @@
-"""DescribeLogDirs v0-4 (Kafka's ``ReplicaManager.describeLogDirs``): every log
+"""DescribeLogDirs v0-5 (Kafka's ``ReplicaManager.describeLogDirs``): every log
 directory (absolute path) with the partitions it holds, their size on disk, the offset lag
 Kafka's ``getLogEndOffsetLag`` reports (this replica's high watermark minus its log end
 offset, at least 0; -1 when the partition is not online here) and ``is_future_key`` false;
-v4 adds the directory's total and usable bytes. ``topics`` null: every partition;
+v4 adds the directory's total and usable bytes, v5 whether it is cordoned
+(``cordoned.log.dirs``, KIP-1066). ``topics`` null: every partition;
 otherwise only the listed partitions (unknown ones are left out, as Kafka does). A log
 directory that failed (offline) is answered KAFKA_STORAGE_ERROR with no partitions."""
 
@@ -65,6 +66,7 @@ def handle_describe_log_dirs(
         )
     results = []
     offline = set(services.replica_manager.logs.offline_log_dirs)
+    cordoned = services.replica_manager.logs.cordoned_log_dirs
     for log_dir, topics in by_dir.items():
         if log_dir in offline:
             # Kafka: an offline directory is listed with KAFKA_STORAGE_ERROR and no topics
@@ -87,6 +89,7 @@ def handle_describe_log_dirs(
         results.append(
             DescribeLogDirsResponse.DescribeLogDirsResult(
                 error_code=0,
+                is_cordoned=log_dir in cordoned,
                 log_dir=log_dir,
                 topics=[
                     DescribeLogDirsResponse.DescribeLogDirsTopic(name=name, partitions=parts)
