@@ -48,7 +48,9 @@ from kafkacore._java import JavaHashMap
 from kafkacore.protocol import ErrorCode
 
 __all__ = [
+    "DISABLED",
     "ELIGIBLE_LEADER_REPLICAS_VERSION",
+    "EMPTY",
     "FEATURES",
     "GROUP_VERSION",
     "KRAFT_VERSION",
@@ -67,6 +69,7 @@ __all__ = [
     "FeatureVersionError",
     "FinalizedFeatures",
     "MetadataVersion",
+    "QuorumSupport",
     "UpgradeType",
     "VersionRange",
     "default_feature_levels",
@@ -77,6 +80,7 @@ __all__ = [
     "supported_features",
     "update_features",
     "validate_dependencies",
+    "zookeeper_supported_features",
 ]
 
 METADATA_VERSION = "metadata.version"
@@ -326,6 +330,15 @@ def supported_features(unstable: bool = False) -> dict[str, VersionRange]:
     return out
 
 
+_KRAFT_ONLY = (METADATA_VERSION, KRAFT_VERSION)
+
+
+def zookeeper_supported_features(unstable: bool = False) -> dict[str, VersionRange]:
+    """What a ZooKeeper-mode broker supports: :func:`supported_features` without the
+    KRaft features (metadata.version, kraft.version), which ZooKeeper mode has not."""
+    return {n: r for n, r in supported_features(unstable).items() if n not in _KRAFT_ONLY}
+
+
 def default_feature_levels(mv: MetadataVersion = LATEST_PRODUCTION) -> dict[str, int]:
     """The levels a cluster formatted at ``mv`` finalizes: metadata.version, then each
     feature's default (``kafka-features version-mapping --release-version``), in Kafka's
@@ -336,11 +349,36 @@ def default_feature_levels(mv: MetadataVersion = LATEST_PRODUCTION) -> dict[str,
     return levels
 
 
+def _apply_to_image(image: Mapping[str, int], changes: Mapping[str, int]) -> dict[str, int]:
+    """Kafka's ``FeaturesDelta.apply`` over the image's features (all but the KRaft ones):
+    ``changes`` (in the order their records came; 0 removes) gathered in a
+    ``java.util.HashMap``, then a new ``HashMap`` sized for the old one, filled with the
+    old features in their order (changed or removed) and then the new ones; the result
+    in that map's iteration order, which is the order a broker's ApiVersions starts from."""
+    pending: JavaHashMap[str, int] = JavaHashMap()
+    for name, level in changes.items():
+        pending[name] = level
+    out: JavaHashMap[str, int] = JavaHashMap(initial_capacity=len(image))
+    for name, level in image.items():
+        if name not in pending:
+            out[name] = level
+        elif pending[name] > 0:
+            out[name] = pending[name]
+    for name, level in pending.items():
+        if name not in out and level > 0:
+            out[name] = level
+    return dict(out.items())
+
+
 @dataclass(frozen=True, slots=True)
 class FinalizedFeatures:
     """The finalized features of a cluster: ``levels`` by name (metadata.version
     included; a feature at level 0 is absent), and ``epoch``, which grows with every
-    change and never goes back (-1: unknown; Kafka's ``FinalizedFeatures``)."""
+    change and never goes back (-1: unknown; Kafka's ``FinalizedFeatures``).
+
+    The order of ``levels`` is kept as Kafka's metadata image keeps its features (see
+    :meth:`with_levels`), so that ApiVersions lists them in a Kafka broker's order
+    (:meth:`in_kafka_order`); persist them in this order."""
 
     levels: Mapping[str, int]
     epoch: int
@@ -362,25 +400,32 @@ class FinalizedFeatures:
         return self.level(SHARE_VERSION)
 
     def with_levels(self, changes: Mapping[str, int]) -> FinalizedFeatures:
-        """The features after ``changes`` (a level of 0 removes the feature, except
-        metadata.version), at the next epoch."""
-        levels = dict(self.levels)
-        for name, level in changes.items():
-            if level == 0 and name != METADATA_VERSION:
-                levels.pop(name, None)
-            else:
-                levels[name] = level
+        """The features after ``changes`` (in the order :func:`update_features` gives
+        them; a level of 0 removes a feature, but metadata.version stays), at the next
+        epoch."""
+        kraft = {n: v for n, v in self.levels.items() if n in _KRAFT_ONLY}
+        for name in _KRAFT_ONLY:
+            if name in changes:
+                kraft[name] = changes[name]
+        image = _apply_to_image(
+            {n: v for n, v in self.levels.items() if n not in _KRAFT_ONLY},
+            {n: v for n, v in changes.items() if n not in _KRAFT_ONLY},
+        )
+        levels = {**image, **{n: v for n, v in kraft.items() if v > 0 or n == METADATA_VERSION}}
         return FinalizedFeatures(levels, max(self.epoch, -1) + 1)
 
     def in_kafka_order(self) -> list[tuple[str, int]]:
-        """The levels as a Kafka 4.3.1 broker lists them in ApiVersions (a
-        ``java.util.HashMap`` of the features, then metadata.version put last)."""
-        others: JavaHashMap[str, int] = JavaHashMap.copy_of(
-            {n: v for n, v in sorted(self.levels.items()) if n != METADATA_VERSION}
+        """The levels as a Kafka 4.3.1 broker lists them in ApiVersions: a
+        ``java.util.HashMap`` copied from the image's features, then kraft.version
+        (when above 0) and metadata.version put last (``KRaftMetadataCache.features``,
+        ``FinalizedFeatures``)."""
+        out: JavaHashMap[str, int] = JavaHashMap.copy_of(
+            {n: v for n, v in self.levels.items() if n not in _KRAFT_ONLY}
         )
-        if METADATA_VERSION in self.levels:
-            others[METADATA_VERSION] = self.levels[METADATA_VERSION]
-        return list(others.items())
+        for name in (KRAFT_VERSION, METADATA_VERSION):
+            if self.levels.get(name, 0) > 0:
+                out[name] = self.levels[name]
+        return list(out.items())
 
 
 EMPTY = FinalizedFeatures({}, -1)
@@ -388,9 +433,9 @@ EMPTY = FinalizedFeatures({}, -1)
 
 
 def new_cluster_features(mv: MetadataVersion = LATEST_PRODUCTION) -> FinalizedFeatures:
-    """The finalized features of a new cluster formatted at ``mv`` (epoch 0)."""
-    levels = {n: v for n, v in default_feature_levels(mv).items() if v > 0}
-    return FinalizedFeatures(levels, 0)
+    """The finalized features of a new cluster formatted at ``mv`` (epoch 0): its
+    bootstrap records applied to an empty image."""
+    return FinalizedFeatures({}, -1).with_levels(default_feature_levels(mv))
 
 
 # -- changing them -------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from kafkacore.features import FeatureUpdate
 from kafkacore.log import TopicPartition
 from kafkacore.protocol.schema import KafkaStruct
 
@@ -41,6 +42,7 @@ __all__ = [
     "TopicChange",
     "TopicDeletion",
     "TopicDeletionStopReplicaResponseReceived",
+    "UpdateFeatures",
     "WaitIdle",
     "ZkPartitionReassignment",
     "ZkPreferredReplicaElection",
@@ -53,6 +55,10 @@ ElectionResults = dict[tuple[str, int], tuple[int, "str | None"]]
 
 Reassignments = dict[tuple[str, int], tuple[list[int], list[int], list[int]]]
 """Per partition being reassigned: ``(replicas, adding, removing)``."""
+
+
+FeatureUpdateAnswer = tuple[int, "str | None"]
+"""UpdateFeatures' answer: ``(error code, message)``."""
 
 
 class ControllerRequest(Generic[_T]):
@@ -215,6 +221,15 @@ class WaitIdle(ControllerRequest[None]):
     """Answered once every event queued before it was processed (tests)."""
 
 
+@dataclass(frozen=True, slots=True)
+class UpdateFeatures(ControllerRequest[FeatureUpdateAnswer]):
+    """UpdateFeatures (KIP-584): ``updates`` checked against every live broker's
+    supported features, then written to ``/feature`` unless ``validate_only``."""
+
+    updates: tuple[FeatureUpdate, ...]
+    validate_only: bool
+
+
 ControllerEvent = (
     Startup
     | Reelect
@@ -237,5 +252,6 @@ ControllerEvent = (
     | ReplicaLeaderElection
     | ApiPartitionReassignment
     | ListPartitionReassignments
+    | UpdateFeatures
     | WaitIdle
 )

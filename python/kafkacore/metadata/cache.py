@@ -1,6 +1,7 @@
 """Each broker's read view of the cluster metadata (Kafka's ``MetadataCache``): topics
 with their partitions' leader, leader epoch, replicas, ISR and partition epoch; topic and
-dynamic broker configs; the live brokers and the controller. Request handlers read only
+dynamic broker configs; the live brokers and the controller; the finalized features
+(:attr:`MetadataCache.features`, whose epoch never goes back). Request handlers read only
 this, never the store.
 
 It follows a :class:`~kafkacore.metadata.store.MetadataStore` as a
@@ -22,6 +23,8 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from kafkacore.features import EMPTY as NO_FEATURES
+from kafkacore.features import FinalizedFeatures
 from kafkacore.log import TopicPartition
 from kafkacore.metadata.store import (
     NO_LEADER,
@@ -71,6 +74,7 @@ class MetadataCache(MetadataListener):
         # cluster mode: topic config overrides from ZooKeeper (/config/topics/<t>), known
         # before (and apart from) the topic's partitions, which come with UpdateMetadata
         self._topic_configs: dict[str, dict[str, str]] = {}
+        self._features = NO_FEATURES
 
     def follow(self, store: MetadataStore, broker_config_entities: tuple[str, ...]) -> None:
         """Load ``store``'s current state and listen to its changes (the dynamic broker
@@ -84,6 +88,7 @@ class MetadataCache(MetadataListener):
             self._by_id = {t.topic_id: t for t in topics.values()}
             self._broker_configs = {e: c for e, c in configs.items() if c}
             self._cluster_id = store.cluster_id
+        self.on_features_changed(store.finalized_features())
 
     def follow_configs(
         self,
@@ -100,6 +105,7 @@ class MetadataCache(MetadataListener):
             self._topic_configs = {t: dict(c) for t, c in topic_configs.items()}
             self._broker_configs = {e: c for e, c in configs.items() if c}
             self._cluster_id = store.cluster_id
+        self.on_features_changed(store.finalized_features())
 
     def on_topic_configs_changed(self, name: str, configs: Mapping[str, str]) -> None:
         """A topic's config overrides changed (cluster mode: a ZooKeeper change
@@ -152,6 +158,18 @@ class MetadataCache(MetadataListener):
 
     def on_cluster_id(self, cluster_id: str) -> None:
         self._cluster_id = cluster_id
+
+    def on_features_changed(self, features: FinalizedFeatures) -> None:
+        """Newer finalized features (an older epoch is ignored: Kafka 4 clients trust the
+        node with the highest one)."""
+        with self._lock:
+            if features.epoch >= self._features.epoch:
+                self._features = features
+
+    @property
+    def features(self) -> FinalizedFeatures:
+        """The finalized features in force (none, epoch -1, until the store says)."""
+        return self._features
 
     # -- brokers ---------------------------------------------------------------------------
 

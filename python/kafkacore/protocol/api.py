@@ -97,6 +97,7 @@ class ApiKey(IntEnum):
     ALTER_CLIENT_QUOTAS = 49
     DESCRIBE_USER_SCRAM_CREDENTIALS = 50
     ALTER_USER_SCRAM_CREDENTIALS = 51
+    UPDATE_FEATURES = 57
     ALTER_PARTITION = 56
     DESCRIBE_CLUSTER = 60
     DESCRIBE_PRODUCERS = 61
@@ -189,6 +190,7 @@ _TABLE = [
     _api("AlterClientQuotas", m.alter_client_quotas, (0, 1), (0, 1)),
     _api("DescribeUserScramCredentials", m.describe_user_scram_credentials, (0, 0), (0, 0)),
     _api("AlterUserScramCredentials", m.alter_user_scram_credentials, (0, 0), (0, 0)),
+    _api("UpdateFeatures", m.update_features, (0, 2), (0, 2)),
     _api("DescribeCluster", m.describe_cluster, (0, 1), (0, 1)),
     _api("DescribeProducers", m.describe_producers, (0, 0), (0, 0)),
     _api("DescribeTransactions", m.describe_transactions, (0, 0), (0, 0)),

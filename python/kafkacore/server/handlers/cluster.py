@@ -6,8 +6,10 @@ import logging
 import uuid
 from typing import Any
 
+from kafkacore._java import JavaHashMap
 from kafkacore.config import ConfigError
 from kafkacore.coordinator.txn_records import TRANSACTION_STATE_TOPIC
+from kafkacore.features import VersionRange
 from kafkacore.log import TopicPartition
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode, api_versions_response
 from kafkacore.protocol.errors import message as error_message
@@ -34,6 +36,7 @@ _METADATA: Any = APIS_BY_NAME["Metadata"].response.cls
 _FIND: Any = APIS_BY_NAME["FindCoordinator"].response.cls
 _INIT_PID: Any = APIS_BY_NAME["InitProducerId"].response.cls
 _CLUSTER: Any = APIS_BY_NAME["DescribeCluster"].response.cls
+_API_VERSIONS: Any = APIS_BY_NAME["ApiVersions"].response.cls
 
 # Authorized operations with no authorizer: every operation the resource type supports
 # (Kafka's AuthHelper.authorizedOperations and AclEntry.supportedOperations), as the
@@ -47,7 +50,30 @@ CLUSTER_AUTHORIZED_OPERATIONS = sum(1 << op for op in (5, 7, 8, 9, 10, 11, 12))
 
 
 def handle_api_versions(services: BrokerServices, context: RequestContext, request: Any) -> Any:
-    return api_versions_response()
+    """Every served API; from v3 the supported and finalized features and their epoch,
+    as a Kafka 4.3.1 broker lists them (``ApiVersionsResponse``; v3 leaves out the
+    supported features whose minimum level is 0, which older clients cannot parse:
+    KAFKA-17011). The finalized ones are min = max = the level."""
+    response = api_versions_response()
+    if context.api_version < 3:
+        return response
+    supported = JavaHashMap[str, VersionRange]()  # Kafka's HashMap: its iteration order
+    for name, levels in services.supported_features.items():
+        supported[name] = levels
+    response.supported_features = [
+        _API_VERSIONS.SupportedFeatureKey(name=name, min_version=r.min, max_version=r.max)
+        for name, r in supported.items()
+        if context.api_version >= 4 or r.min != 0
+    ]
+    features = services.metadata_cache.features
+    response.finalized_features_epoch = features.epoch
+    response.finalized_features = [
+        _API_VERSIONS.FinalizedFeatureKey(
+            name=name, max_version_level=level, min_version_level=level
+        )
+        for name, level in features.in_kafka_order()
+    ]
+    return response
 
 
 def _topic_response(services: BrokerServices, name: str, version: int) -> Any:
