@@ -41,6 +41,7 @@ def _build_parser() -> argparse.ArgumentParser:
         configs,
         consumer_groups,
         dump_log,
+        features,
         leader_election,
         log_dirs,
         offsets,
@@ -69,6 +70,7 @@ def _build_parser() -> argparse.ArgumentParser:
     reassign.register(subparsers)
     leader_election.register(subparsers)
     acls.register(subparsers)
+    features.register(subparsers)
     web_console.register(subparsers)
     return parser
 
