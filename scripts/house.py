@@ -84,8 +84,8 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-def module_name(path: Path) -> str:
-    rel = path.relative_to(ROOT / "python").with_suffix("")
+def module_name(path: Path, source_root: Path) -> str:
+    rel = path.relative_to(source_root).with_suffix("")
     parts = list(rel.parts)
     if parts[-1] == "__init__":
         parts.pop()
@@ -102,10 +102,12 @@ def resolve(node: ast.ImportFrom, current: str, is_package: bool) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
-def private_cross_imports() -> list[str]:
+def private_cross_imports(pkg_dir: Path = PKG_DIR) -> list[str]:
+    """``path:line module.name`` of each private name imported from another package."""
     found = []
-    for path in sorted(PKG_DIR.rglob("*.py")):
-        current = module_name(path)
+    source_root = pkg_dir.parent
+    for path in sorted(pkg_dir.rglob("*.py")):
+        current = module_name(path, source_root)
         tree = ast.parse(path.read_text(), str(path))
         for node in ast.walk(tree):
             if not isinstance(node, ast.ImportFrom):
@@ -120,7 +122,7 @@ def private_cross_imports() -> list[str]:
                     p.startswith("_") and p != "__init__" for p in target.split(".")[2:]
                 )
                 if alias.name.startswith("_") or private_module:
-                    rel = path.relative_to(ROOT)
+                    rel = path.relative_to(source_root.parent)
                     found.append(f"{rel}:{node.lineno} {target}.{alias.name}")
     return found
 
@@ -142,6 +144,11 @@ def any_count(folder: Path) -> int:
     return total
 
 
+def shown(path: Path) -> str:
+    """``path`` relative to the checkout when it is in it."""
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
 def long_functions(folder: Path, bound: int) -> list[tuple[str, int]]:
     out = []
     for path in sorted(folder.rglob("*.py")):
@@ -150,7 +157,7 @@ def long_functions(folder: Path, bound: int) -> list[tuple[str, int]]:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 length = (node.end_lineno or node.lineno) - node.lineno + 1
                 if length > bound:
-                    out.append((f"{path.relative_to(ROOT)}:{node.lineno} {node.name}", length))
+                    out.append((f"{shown(path)}:{node.lineno} {node.name}", length))
     return sorted(out, key=lambda x: -x[1])
 
 
@@ -159,7 +166,7 @@ def big_files(folder: Path, bound: int) -> list[tuple[str, int]]:
     for path in sorted(folder.rglob("*.py")):
         n = len(path.read_text().splitlines())
         if n > bound:
-            out.append((str(path.relative_to(ROOT)), n))
+            out.append((shown(path), n))
     return sorted(out, key=lambda x: -x[1])
 
 

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from kafkacore.native import backend, backend_name
-from kafkacore.tools.dump_log import DumpOptions, dump_files
+from kafkacore.tools import DumpOptions, dump_files
 
 __all__ = ["DemoSummary", "main", "write_partition"]
 

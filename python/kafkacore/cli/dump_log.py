@@ -14,7 +14,7 @@ import io
 import sys
 from typing import Any
 
-from kafkacore.tools.dump_log import (
+from kafkacore.tools import (
     DEFAULT_MAX_MESSAGE_SIZE,
     INT_MAX,
     DumpFailure,

@@ -54,7 +54,7 @@ def console_context(args: argparse.Namespace) -> Any:
     from kafkacore.cli import UsageError
     from kafkacore.cli._client import librdkafka_config
     from kafkacore.config import load_properties
-    from kafkacore.console.context import ConsoleContext, Login
+    from kafkacore.console import ConsoleContext, Login
     from kafkacore.net import client_security
 
     props: dict[str, str] = {}
@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
     from kafkacore.config.defs import ConfigError
 
     try:
-        from kafkacore.console.serve import run_standalone
+        from kafkacore.console import run_standalone
     except ImportError as exc:
         raise UsageError(PROG, f"{exc}: pip install 'kafkacore[console]'") from None
     listen = args.listen or [DEFAULT_LISTEN]

@@ -21,6 +21,21 @@ topic), ``views/*`` (one module per page group).
 
 from __future__ import annotations
 
-from kafkacore.console.serve import ConsoleServer, start_beside
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["ConsoleServer", "start_beside"]
+from kafkacore.console.serve import ConsoleServer, run_standalone, start_beside
+
+if TYPE_CHECKING:
+    from kafkacore.console.context import ConsoleContext, Login
+
+__all__ = ["ConsoleContext", "ConsoleServer", "Login", "run_standalone", "start_beside"]
+
+
+def __getattr__(name: str) -> Any:
+    # The context needs the console's optional dependencies (Starlette, Jinja2): imported
+    # when asked for, so that start_beside can name what is missing.
+    if name in ("ConsoleContext", "Login"):
+        from kafkacore.console import context
+
+        return getattr(context, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

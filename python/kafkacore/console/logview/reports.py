@@ -398,7 +398,7 @@ def dump_segment(
     """``(stdout, stderr)`` of ``kafkacore dump-log --files PATH`` (Kafka's
     ``DumpLogSegments``) for one segment file, reading at most ``max_bytes`` of batches
     (``--max-bytes``)."""
-    from kafkacore.tools.dump_log import DumpFailure, DumpOptions, dump_files
+    from kafkacore.tools import DumpFailure, DumpOptions, dump_files
 
     out, err = io.StringIO(), io.StringIO()
     options = DumpOptions(

@@ -15,11 +15,13 @@ NOT_CONTROLLER and the client asks the controller.
 
 from __future__ import annotations
 
-from typing import Any
-
 from kafkacore.features import FeatureUpdate, FeatureUpdateError, UpgradeType
-from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+from kafkacore.protocol import ErrorCode
 from kafkacore.protocol.errors import message as default_message
+from kafkacore.protocol.messages.update_features import (
+    UpdateFeaturesRequest,
+    UpdateFeaturesResponse,
+)
 from kafkacore.security.acl import AclOperation
 from kafkacore.server import authz
 from kafkacore.server.feature_control import update_single_node
@@ -28,10 +30,8 @@ from kafkacore.server.services import BrokerServices
 
 __all__ = ["handle_update_features"]
 
-_RESPONSE: Any = APIS_BY_NAME["UpdateFeatures"].response.cls
 
-
-def _updates(request: Any, version: int) -> list[FeatureUpdate]:
+def _updates(request: UpdateFeaturesRequest, version: int) -> list[FeatureUpdate]:
     """The request's updates in its order (v0: ``AllowDowngrade`` is SAFE_DOWNGRADE)."""
     out = []
     for key in request.feature_updates:
@@ -43,21 +43,25 @@ def _updates(request: Any, version: int) -> list[FeatureUpdate]:
     return out
 
 
-def _response(code: int, message: str | None, request: Any, version: int) -> Any:
+def _response(
+    code: int, message: str | None, request: UpdateFeaturesRequest, version: int
+) -> UpdateFeaturesResponse:
     results = []
     if code == ErrorCode.NONE and version <= 1:
         results = [
-            _RESPONSE.UpdatableFeatureResult(
+            UpdateFeaturesResponse.UpdatableFeatureResult(
                 feature=key.feature, error_code=0, error_message=ErrorCode.NONE.name
             )
             for key in request.feature_updates
         ]
-    return _RESPONSE(throttle_time_ms=0, error_code=code, error_message=message, results=results)
+    return UpdateFeaturesResponse(
+        throttle_time_ms=0, error_code=code, error_message=message, results=results
+    )
 
 
 async def handle_update_features(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
+    services: BrokerServices, context: RequestContext, request: UpdateFeaturesRequest
+) -> UpdateFeaturesResponse:
     version = context.api_version
     if not authz.authorize_cluster(services, context, AclOperation.ALTER):
         code = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
