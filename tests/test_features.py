@@ -1,7 +1,7 @@
 """Finalized features (:mod:`kafkacore.features`): the tables and Kafka's rules for
 changing them. Expected values are what Kafka 4.3.1 answers (its ``kafka-features`` tool
 against a node, and ``version-mapping``); every rule is also compared with a Kafka 4.3.1
-controller over drawn requests in ``interop/test_features_vs_kafka.py``."""
+node over drawn requests in ``interop/test_update_features_vs_kafka.py``."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from kafkacore.features import (
     UpgradeType,
     VersionRange,
     default_feature_levels,
+    kafka_supported_features,
     metadata_version,
     metadata_version_from_string,
     new_cluster_features,
@@ -29,12 +30,13 @@ from kafkacore.features import (
     update_features,
 )
 
-SUPPORTED = supported_features()
+# the rules are Kafka's: checked here with a Kafka 4.3.1 node's support and defaults
+SUPPORTED = kafka_supported_features()
 ONE_NODE = QuorumSupport(1, SUPPORTED, {1: SUPPORTED}, {1: SUPPORTED}, (1,))
 
 
 def new_cluster() -> FinalizedFeatures:
-    return new_cluster_features()
+    return FinalizedFeatures({}, -1).with_levels(default_feature_levels())
 
 
 def refused(updates: list[FeatureUpdate], current: FinalizedFeatures | None = None) -> str:
@@ -84,7 +86,7 @@ def test_supported_ranges_are_a_431_brokers() -> None:
         "share.version": VersionRange(0, 1),
         "streams.version": VersionRange(0, 1),
     } == SUPPORTED
-    assert supported_features(unstable=True)[METADATA_VERSION] == VersionRange(7, 31)
+    assert kafka_supported_features(unstable=True)[METADATA_VERSION] == VersionRange(7, 31)
     assert list(FEATURES) == [
         KRAFT_VERSION,
         TRANSACTION_VERSION,
@@ -93,6 +95,27 @@ def test_supported_ranges_are_a_431_brokers() -> None:
         "share.version",
         "streams.version",
     ]
+
+
+def test_kafkacore_runs_transaction_version_1_until_tv2_lands() -> None:
+    # a Kafka 4 producer uses TV2 once it is finalized: kafkacore neither supports it
+    # nor finalizes it for a new cluster, and refuses the upgrade as Kafka refuses a
+    # level a node lacks
+    ours = supported_features()
+    assert ours[TRANSACTION_VERSION] == VersionRange(0, 1)
+    assert {n: r for n, r in ours.items() if n != TRANSACTION_VERSION} == {
+        n: r for n, r in SUPPORTED.items() if n != TRANSACTION_VERSION
+    }
+    fresh = new_cluster_features()
+    assert fresh.transaction_version == 1
+    assert dict(fresh.levels) == {**new_cluster().levels, TRANSACTION_VERSION: 1}
+    node = QuorumSupport(1, ours, {1: ours}, {1: ours}, (1,))
+    with pytest.raises(FeatureUpdateError) as info:
+        update_features(fresh, [FeatureUpdate(TRANSACTION_VERSION, 2)], node)
+    assert info.value.message == (
+        "Invalid update version 2 for feature transaction.version. "
+        "Local controller 1 only supports versions 0-1"
+    )
 
 
 def test_upgrade_downgrade_and_disable() -> None:

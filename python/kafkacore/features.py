@@ -32,17 +32,21 @@ ApiVersions and UpdateFeatures and for ``kafkacore features``.
 
 Facts from Kafka 4.3.1's ``server-common`` and ``metadata`` jars (``MetadataVersion``,
 ``Feature``, ``QuorumFeatures``, ``FeatureControlManager``); ``tests/test_features.py``
-checks the rules and ``tests/interop/test_features_vs_kafka.py`` every table row against
-Kafka's classes and every rule against a Kafka 4.3.1 controller.
+checks the rules, ``tests/interop/test_kraft_features_vs_kafka.py`` every table row
+against Kafka's classes and ``tests/interop/test_update_features_vs_kafka.py`` every rule
+against a Kafka 4.3.1 node. The KRaft controller
+(:mod:`kafkacore.controller.kraft.feature_control`), the ZooKeeper controller and the
+single node all decide with :func:`update_features`.
 
 Immutable tables, pure functions: thread-safe.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
+from typing import Protocol
 
 from kafkacore._java import JavaHashMap
 from kafkacore.protocol import ErrorCode
@@ -59,6 +63,8 @@ __all__ = [
     "METADATA_VERSION",
     "METADATA_VERSIONS",
     "MINIMUM_VERSION",
+    "NOT_YET_RUN",
+    "PRODUCTION_FEATURES",
     "SHARE_VERSION",
     "STREAMS_VERSION",
     "TRANSACTION_VERSION",
@@ -72,11 +78,16 @@ __all__ = [
     "QuorumSupport",
     "UpgradeType",
     "VersionRange",
+    "bootstrap_feature_levels",
+    "checks_metadata_changed",
     "default_feature_levels",
     "feature",
+    "kafka_supported_features",
     "metadata_version",
     "metadata_version_from_string",
     "new_cluster_features",
+    "requested_updates",
+    "runnable_level",
     "supported_features",
     "update_features",
     "validate_dependencies",
@@ -106,7 +117,8 @@ class FeatureVersionError(ValueError):
 class MetadataVersion:
     """One ``metadata.version`` level (a ``MetadataVersion`` constant): ``version`` is its
     name ("4.3-IV0"), ``did_metadata_change`` whether it changed the metadata format (a
-    downgrade across it could lose metadata)."""
+    downgrade across it could lose metadata); the properties are the choices Kafka makes
+    from it (the first level that has each)."""
 
     level: int
     version: str
@@ -121,13 +133,92 @@ class MetadataVersion:
     def production(self) -> bool:
         return self.level <= _LATEST_PRODUCTION_LEVEL
 
+    def __str__(self) -> str:
+        return self.version
+
+    def at_least(self, level: int) -> bool:
+        return self.level >= level
+
+    @property
+    def is_scram_supported(self) -> bool:
+        return self.level >= 11  # 3.5-IV2
+
+    @property
+    def is_leader_epoch_bump_required_on_isr_shrink(self) -> bool:
+        return self.level < 12  # before 3.6-IV0
+
+    @property
+    def is_metadata_transaction_supported(self) -> bool:
+        return self.level >= 13  # 3.6-IV1
+
+    @property
+    def is_delegation_token_supported(self) -> bool:
+        return self.level >= 14  # 3.6-IV2
+
     @property
     def is_controller_registration_supported(self) -> bool:
         """3.7-IV0 and later: controllers register their supported features."""
         return self.level >= 15
 
-    def __str__(self) -> str:
-        return self.version
+    @property
+    def is_directory_assignment_supported(self) -> bool:
+        return self.level >= 17  # 3.7-IV2
+
+    @property
+    def is_elr_supported(self) -> bool:
+        return self.level >= 23  # 4.0-IV1
+
+    @property
+    def is_cordoned_log_dirs_supported(self) -> bool:
+        return self.level >= 30  # 4.3-IV0
+
+    @property
+    def register_broker_record_version(self) -> int:
+        if self.is_cordoned_log_dirs_supported:
+            return 4
+        if self.is_directory_assignment_supported:
+            return 3
+        return 2 if self.level >= 8 else 1
+
+    @property
+    def register_controller_record_version(self) -> int:
+        if not self.is_controller_registration_supported:
+            raise FeatureVersionError(
+                f"Controller registration is not supported in MetadataVersion {self}"
+            )
+        return 0
+
+    @property
+    def partition_record_version(self) -> int:
+        if self.is_elr_supported:
+            return 2
+        return 1 if self.is_directory_assignment_supported else 0
+
+    @property
+    def partition_change_record_version(self) -> int:
+        return self.partition_record_version
+
+    @property
+    def broker_registration_change_record_version(self) -> int:
+        """BrokerRegistrationChangeRecord: v3 carries CordonedLogDirs, v2 LogDirs, v1
+        InControlledShutdown."""
+        if self.is_cordoned_log_dirs_supported:
+            return 3
+        return 2 if self.is_directory_assignment_supported else 1
+
+    @property
+    def fetch_request_version(self) -> int:
+        for level, version in ((27, 18), (21, 17), (19, 16), (10, 15), (9, 14)):
+            if self.level >= level:
+                return version
+        return 13
+
+    @property
+    def list_offset_request_version(self) -> int:
+        for level, version in ((29, 11), (25, 10), (21, 9), (9, 8)):
+            if self.level >= level:
+                return version
+        return 7
 
 
 _LATEST_PRODUCTION_LEVEL = 30
@@ -172,27 +263,33 @@ LATEST_TESTING = METADATA_VERSIONS[31]
 
 
 def metadata_version(level: int) -> MetadataVersion:
-    """``MetadataVersion.fromFeatureLevel``: :class:`FeatureVersionError` for a level
-    that does not exist."""
+    """``MetadataVersion.fromFeatureLevel``: :class:`FeatureVersionError` with Kafka's
+    message for a level that does not exist."""
     mv = METADATA_VERSIONS.get(level)
     if mv is None:
-        raise FeatureVersionError(f"No MetadataVersion with feature level {level}")
+        raise FeatureVersionError(
+            f"No MetadataVersion with feature level {level}. Valid feature levels are from "
+            f"{MINIMUM_VERSION.level} to {LATEST_TESTING.level}."
+        )
     return mv
 
 
-def metadata_version_from_string(text: str) -> MetadataVersion:
+def metadata_version_from_string(text: str, *, unstable: bool = False) -> MetadataVersion:
     """``MetadataVersion.fromVersionString``: a name ("4.2-IV1") or a release ("4.2": its
-    last level), with Kafka's message when neither."""
-    for mv in reversed(METADATA_VERSIONS.values()):
+    last level); levels not yet production only with ``unstable`` (Kafka's
+    ``unstable.feature.versions.enable``; ``kafka-features`` passes true). Kafka's
+    message names the levels it would take."""
+    candidates = [mv for mv in METADATA_VERSIONS.values() if unstable or mv.production]
+    for mv in reversed(candidates):
         if text in (mv.version, mv.release):
             return mv
-    supported = ", ".join(mv.version for mv in METADATA_VERSIONS.values())
+    supported = ", ".join(mv.version for mv in candidates)
     raise FeatureVersionError(
         f"Unknown metadata.version '{text}'. Supported metadata.version are: {supported}"
     )
 
 
-def metadata_changed_between(a: MetadataVersion, b: MetadataVersion) -> bool:
+def checks_metadata_changed(a: MetadataVersion, b: MetadataVersion) -> bool:
     """``MetadataVersion.checkIfMetadataChanged``: some level above the lower of ``a``
     and ``b`` and at most the higher changed the metadata format."""
     low, high = sorted((a.level, b.level))
@@ -266,6 +363,9 @@ FEATURES: dict[str, Feature] = {
 }
 """Kafka's production features other than ``metadata.version``, in Kafka's order."""
 
+PRODUCTION_FEATURES: tuple[str, ...] = tuple(FEATURES)
+"""``Feature.PRODUCTION_FEATURES``' names."""
+
 
 def feature(name: str) -> Feature:
     """``Feature.featureFromName``: :class:`FeatureVersionError` ("Feature X not found.")."""
@@ -316,8 +416,22 @@ DISABLED = VersionRange(0, 0)
 """The range of a feature a node does not know (Kafka's ``QuorumFeatures.DISABLED``)."""
 
 
-def supported_features(unstable: bool = False) -> dict[str, VersionRange]:
-    """The features this node supports, by name: metadata.version from the minimum to
+NOT_YET_RUN: Mapping[str, int] = {TRANSACTION_VERSION: 1}
+"""Features whose newest Kafka 4.3.1 levels kafkacore does not run yet, with the highest
+level it runs: ``transaction.version`` 2 is KIP-890 part 2 (issue 30), which a Kafka 4
+producer uses as soon as it is finalized (Produce v12 without AddPartitionsToTxn, EndTxn
+v5). A node supports such a feature only up to that level and a new cluster finalizes at
+most that, so a client never meets a level the broker would fail it on. Drop the entry
+once the level runs."""
+
+
+def runnable_level(name: str, level: int) -> int:
+    """``level`` of ``name``, lowered to what kafkacore runs (:data:`NOT_YET_RUN`)."""
+    return min(level, NOT_YET_RUN.get(name, level))
+
+
+def kafka_supported_features(unstable: bool = False) -> dict[str, VersionRange]:
+    """What a Kafka 4.3.1 node supports, by name: metadata.version from the minimum to
     the latest production level (latest testing when ``unstable``), and every feature
     whose latest level is above 0 from its minimum (Kafka's
     ``BrokerFeatures.defaultSupportedFeatures``; ``unstable`` is
@@ -330,6 +444,16 @@ def supported_features(unstable: bool = False) -> dict[str, VersionRange]:
     return out
 
 
+def supported_features(unstable: bool = False) -> dict[str, VersionRange]:
+    """The features this node supports, by name: Kafka 4.3.1's
+    (:func:`kafka_supported_features`) up to the levels kafkacore runs
+    (:data:`NOT_YET_RUN`)."""
+    return {
+        name: VersionRange(r.min, runnable_level(name, r.max))
+        for name, r in kafka_supported_features(unstable).items()
+    }
+
+
 _KRAFT_ONLY = (METADATA_VERSION, KRAFT_VERSION)
 
 
@@ -340,7 +464,7 @@ def zookeeper_supported_features(unstable: bool = False) -> dict[str, VersionRan
 
 
 def default_feature_levels(mv: MetadataVersion = LATEST_PRODUCTION) -> dict[str, int]:
-    """The levels a cluster formatted at ``mv`` finalizes: metadata.version, then each
+    """The levels a Kafka cluster formatted at ``mv`` finalizes: metadata.version, then each
     feature's default (``kafka-features version-mapping --release-version``), in Kafka's
     order; 0 for a feature it leaves off."""
     levels = {METADATA_VERSION: mv.level}
@@ -432,10 +556,16 @@ EMPTY = FinalizedFeatures({}, -1)
 """No finalized features at all (what a ZooKeeper-mode Kafka 3.9 cluster starts with)."""
 
 
+def bootstrap_feature_levels(mv: MetadataVersion = LATEST_PRODUCTION) -> dict[str, int]:
+    """The levels a kafkacore cluster formatted at ``mv`` finalizes: Kafka's
+    (:func:`default_feature_levels`) up to the levels kafkacore runs (:data:`NOT_YET_RUN`)."""
+    return {name: runnable_level(name, level) for name, level in default_feature_levels(mv).items()}
+
+
 def new_cluster_features(mv: MetadataVersion = LATEST_PRODUCTION) -> FinalizedFeatures:
     """The finalized features of a new cluster formatted at ``mv`` (epoch 0): its
-    bootstrap records applied to an empty image."""
-    return FinalizedFeatures({}, -1).with_levels(default_feature_levels(mv))
+    bootstrap records (:func:`bootstrap_feature_levels`) applied to an empty image."""
+    return FinalizedFeatures({}, -1).with_levels(bootstrap_feature_levels(mv))
 
 
 # -- changing them -------------------------------------------------------------------------
@@ -482,6 +612,31 @@ class FeatureUpdateError(Exception):
             "The update failed for all features since the following feature had an error: "
             f"{self.message}"
         )
+
+
+class _FeatureUpdateKey(Protocol):
+    feature: str
+    max_version_level: int
+    allow_downgrade: bool
+    upgrade_type: int
+
+
+class _UpdateFeaturesRequest(Protocol):
+    @property
+    def feature_updates(self) -> Sequence[_FeatureUpdateKey]: ...
+
+
+def requested_updates(request: _UpdateFeaturesRequest, version: int) -> list[FeatureUpdate]:
+    """An UpdateFeatures request's updates in its order (v0: ``AllowDowngrade`` is
+    SAFE_DOWNGRADE)."""
+    out = []
+    for key in request.feature_updates:
+        if version == 0:
+            kind = UpgradeType.SAFE_DOWNGRADE if key.allow_downgrade else UpgradeType.UPGRADE
+        else:
+            kind = UpgradeType.from_wire(key.upgrade_type)
+        out.append(FeatureUpdate(key.feature, key.max_version_level, kind))
+    return out
 
 
 def _invalid(name: str, level: int, reason: str) -> FeatureUpdateError:
@@ -547,7 +702,7 @@ def _update_metadata_version(current: MetadataVersion, level: int, unsafe: bool)
             f"Invalid metadata.version {level}. Valid versions are from "
             f"{MINIMUM_VERSION.level} to {LATEST_TESTING.level}."
         )
-    if target.level < current.level and metadata_changed_between(current, target):
+    if target.level < current.level and checks_metadata_changed(current, target):
         reason = (
             "Unsafe metadata downgrade is not supported in this version."
             if unsafe

@@ -2,7 +2,7 @@
 the same subcommands, options, output lines and exit statuses.
 
     kafkacore features --bootstrap-server localhost:9092 describe
-    kafkacore features --bootstrap-server localhost:9092 upgrade --feature transaction.version=2
+    kafkacore features --bootstrap-server localhost:9092 upgrade --feature group.version=1
     kafkacore features --bootstrap-server localhost:9092 downgrade \
         --feature transaction.version=1 --dry-run
     kafkacore features --bootstrap-server localhost:9092 disable --feature group.version
@@ -176,7 +176,7 @@ def _upgrade_or_downgrade(args: argparse.Namespace, kind: UpgradeType) -> dict[s
     updates: dict[str, FeatureUpdate] = {}
     if args.release_version is not None:
         try:
-            mv = metadata_version_from_string(args.release_version)
+            mv = metadata_version_from_string(args.release_version, unstable=True)
         except FeatureVersionError as exc:
             raise _Failed(str(exc)) from None
         updates[METADATA_VERSION] = FeatureUpdate(METADATA_VERSION, mv.level, kind)
@@ -188,7 +188,7 @@ def _upgrade_or_downgrade(args: argparse.Namespace, kind: UpgradeType) -> dict[s
     if args.metadata is not None:
         print(" `metadata` flag is deprecated and may be removed in a future release.")
         try:
-            mv = metadata_version_from_string(args.metadata)
+            mv = metadata_version_from_string(args.metadata, unstable=True)
         except FeatureVersionError as exc:
             raise _Failed(str(exc)) from None
         updates[METADATA_VERSION] = FeatureUpdate(METADATA_VERSION, mv.level, kind)
@@ -224,7 +224,7 @@ def _update(admin: Admin, op: str, updates: dict[str, FeatureUpdate], dry_run: b
 def _version_mapping(release: str | None) -> None:
     text = release if release is not None else LATEST_PRODUCTION.version
     try:
-        mv = metadata_version_from_string(text)
+        mv = metadata_version_from_string(text, unstable=True)
     except FeatureVersionError as exc:
         raise _Failed(str(exc)) from None
     print(f"metadata.version={mv.level} ({text})")

@@ -423,11 +423,9 @@ class EmbeddedMetadataStore:
         """Read-modify-write of the features, persisted before the listeners
         (``on_features_changed``) hear of it."""
         with self._lock:
-            current = self._features
-            changes = update(current)
-            if all(current.level(name) == level for name, level in changes.items()):
-                return current
-            self._features = current.with_levels(changes)
+            # every accepted update takes the next epoch, a level unchanged too (Kafka
+            # writes its FeatureLevelRecord all the same)
+            self._features = self._features.with_levels(update(self._features))
             self._save()
             features = self._features
         for listener in self._listeners_now():

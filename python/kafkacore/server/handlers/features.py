@@ -15,7 +15,7 @@ NOT_CONTROLLER and the client asks the controller.
 
 from __future__ import annotations
 
-from kafkacore.features import FeatureUpdate, FeatureUpdateError, UpgradeType
+from kafkacore.features import FeatureUpdateError, requested_updates
 from kafkacore.protocol import ErrorCode
 from kafkacore.protocol.errors import message as default_message
 from kafkacore.protocol.messages.update_features import (
@@ -28,24 +28,14 @@ from kafkacore.server.feature_control import update_single_node
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.services import BrokerServices
 
-__all__ = ["handle_update_features"]
+__all__ = ["handle_update_features", "update_features_response"]
 
 
-def _updates(request: UpdateFeaturesRequest, version: int) -> list[FeatureUpdate]:
-    """The request's updates in its order (v0: ``AllowDowngrade`` is SAFE_DOWNGRADE)."""
-    out = []
-    for key in request.feature_updates:
-        if version == 0:
-            kind = UpgradeType.SAFE_DOWNGRADE if key.allow_downgrade else UpgradeType.UPGRADE
-        else:
-            kind = UpgradeType.from_wire(key.upgrade_type)
-        out.append(FeatureUpdate(key.feature, key.max_version_level, kind))
-    return out
-
-
-def _response(
+def update_features_response(
     code: int, message: str | None, request: UpdateFeaturesRequest, version: int
 ) -> UpdateFeaturesResponse:
+    """The answer, broker or KRaft controller (Kafka's ``UpdateFeaturesResponse``): the
+    top-level error and message; for v0-1 on success one result per feature."""
     results = []
     if code == ErrorCode.NONE and version <= 1:
         results = [
@@ -65,15 +55,15 @@ async def handle_update_features(
     version = context.api_version
     if not authz.authorize_cluster(services, context, AclOperation.ALTER):
         code = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
-        return _response(code, default_message(code), request, version)
-    updates = _updates(request, version)
+        return update_features_response(code, default_message(code), request, version)
+    updates = requested_updates(request, version)
     validate_only = version >= 1 and bool(request.validate_only)
     try:
         if services.controller is not None:
             controller = services.active_controller
             if controller is None:
                 code = ErrorCode.NOT_CONTROLLER
-                return _response(code, default_message(code), request, version)
+                return update_features_response(code, default_message(code), request, version)
             await controller.update_features(updates, validate_only)
         else:
             await services.run_io(
@@ -86,6 +76,6 @@ async def handle_update_features(
             )
     except FeatureUpdateError as exc:
         if exc.code != ErrorCode.INVALID_UPDATE_VERSION:  # NOT_CONTROLLER, after a move
-            return _response(exc.code, default_message(exc.code), request, version)
-        return _response(exc.code, exc.response_message, request, version)
-    return _response(ErrorCode.NONE, None, request, version)
+            return update_features_response(exc.code, default_message(exc.code), request, version)
+        return update_features_response(exc.code, exc.response_message, request, version)
+    return update_features_response(ErrorCode.NONE, None, request, version)
