@@ -92,9 +92,10 @@ class TxnTransit:
     client_transaction_version: int = 0
     """The transaction version the client runs (2: the epoch is bumped at every end)."""
 
-    def to_log_value(self) -> TransactionLogValue:
-        """The ``TransactionLogValue`` of this state (partitions grouped by topic, sorted;
-        the null list in ``Empty``)."""
+    def to_log_value(self, version: int = 0) -> TransactionLogValue:
+        """The ``TransactionLogValue`` of this state at ``version`` (partitions grouped by
+        topic, sorted; the null list in ``Empty``); v1 adds the tagged fields TV2 keeps:
+        the previous and next producer ids and the client's transaction version."""
         partitions: dict[str, list[int]] | None = None
         if self.state is not S.EMPTY:
             partitions = {}
@@ -108,6 +109,10 @@ class TxnTransit:
             partitions=partitions,
             last_update_timestamp_ms=self.last_update_timestamp_ms,
             start_timestamp_ms=self.start_timestamp_ms,
+            previous_producer_id=self.last_producer_id,
+            next_producer_id=self.next_producer_id,
+            client_transaction_version=self.client_transaction_version,
+            version=version,
         )
 
 
@@ -154,6 +159,8 @@ class TransactionMetadata:
             },
             start_timestamp_ms=value.start_timestamp_ms,
             last_update_timestamp_ms=value.last_update_timestamp_ms,
+            next_producer_id=value.next_producer_id,
+            client_transaction_version=value.client_transaction_version,
         )
 
     # -- queries ---------------------------------------------------------------------------
