@@ -14,6 +14,7 @@ from kafkacore.features import (
     KRAFT_VERSION,
     LATEST_PRODUCTION,
     METADATA_VERSION,
+    NOT_YET_RUN,
     TRANSACTION_VERSION,
     FeatureUpdate,
     FeatureUpdateError,
@@ -97,25 +98,14 @@ def test_supported_ranges_are_a_431_brokers() -> None:
     ]
 
 
-def test_kafkacore_runs_transaction_version_1_until_tv2_lands() -> None:
-    # a Kafka 4 producer uses TV2 once it is finalized: kafkacore neither supports it
-    # nor finalizes it for a new cluster, and refuses the upgrade as Kafka refuses a
-    # level a node lacks
-    ours = supported_features()
-    assert ours[TRANSACTION_VERSION] == VersionRange(0, 1)
-    assert {n: r for n, r in ours.items() if n != TRANSACTION_VERSION} == {
-        n: r for n, r in SUPPORTED.items() if n != TRANSACTION_VERSION
-    }
+def test_kafkacore_runs_every_level_kafka_supports() -> None:
+    # NOT_YET_RUN is empty since transactions v2 run: a node supports what a Kafka 4.3.1
+    # node supports and a new cluster finalizes Kafka's defaults (transaction.version 2)
+    assert supported_features() == SUPPORTED
+    assert NOT_YET_RUN == {}
     fresh = new_cluster_features()
-    assert fresh.transaction_version == 1
-    assert dict(fresh.levels) == {**new_cluster().levels, TRANSACTION_VERSION: 1}
-    node = QuorumSupport(1, ours, {1: ours}, {1: ours}, (1,))
-    with pytest.raises(FeatureUpdateError) as info:
-        update_features(fresh, [FeatureUpdate(TRANSACTION_VERSION, 2)], node)
-    assert info.value.message == (
-        "Invalid update version 2 for feature transaction.version. "
-        "Local controller 1 only supports versions 0-1"
-    )
+    assert fresh.transaction_version == 2
+    assert (list(fresh.levels.items()), fresh.epoch) == (list(new_cluster().levels.items()), 0)
 
 
 def test_upgrade_downgrade_and_disable() -> None:

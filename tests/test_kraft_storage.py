@@ -69,7 +69,7 @@ def test_format_writes_what_kafka_storage_writes(tmp_path: Path) -> None:
             "group.version": 1,
             "share.version": 1,
             "streams.version": 1,
-            "transaction.version": 1,  # Kafka's 2 once kafkacore runs TV2 (NOT_YET_RUN)
+            "transaction.version": 2,
         }
     assert len(ids) == 3
     snapshot_file = (

@@ -416,13 +416,12 @@ DISABLED = VersionRange(0, 0)
 """The range of a feature a node does not know (Kafka's ``QuorumFeatures.DISABLED``)."""
 
 
-NOT_YET_RUN: Mapping[str, int] = {TRANSACTION_VERSION: 1}
+NOT_YET_RUN: Mapping[str, int] = {}
 """Features whose newest Kafka 4.3.1 levels kafkacore does not run yet, with the highest
-level it runs: ``transaction.version`` 2 is KIP-890 part 2 (issue 30), which a Kafka 4
-producer uses as soon as it is finalized (Produce v12 without AddPartitionsToTxn, EndTxn
-v5). A node supports such a feature only up to that level and a new cluster finalizes at
-most that, so a client never meets a level the broker would fail it on. Drop the entry
-once the level runs."""
+level it runs: a node supports such a feature only up to that level and a new cluster
+finalizes at most that, so a client never meets a level the broker would fail it on
+(a Kafka 4 producer, for one, uses transactions v2 as soon as transaction.version 2 is
+finalized). Empty: kafkacore runs every level Kafka 4.3.1 supports."""
 
 
 def runnable_level(name: str, level: int) -> int:

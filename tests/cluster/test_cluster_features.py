@@ -68,32 +68,28 @@ def test_the_controller_finalizes_and_every_broker_follows(cluster: Cluster) -> 
     controller = cluster.controller_id()
     assert controller is not None
     other = next(b for b in cluster.brokers if b != controller)
-    refused = update(cluster, other, "transaction.version", 1)
+    refused = update(cluster, other, "transaction.version", 2)
     assert refused.error_code == ErrorCode.NOT_CONTROLLER
-    done = update(cluster, controller, "transaction.version", 1)
+    done = update(cluster, controller, "transaction.version", 2)
     assert (done.error_code, [r.error_code for r in done.results]) == (0, [0])
     node, version = feature_znode(cluster)
     assert node == {
-        "features": {"transaction.version": {"max_version_level": 1}},
+        "features": {"transaction.version": {"max_version_level": 2}},
         "version": 2,
         "status": 1,
     }
     for broker in cluster.brokers:
         wait_until(
-            lambda b=broker: finalized(cluster, b) == ({"transaction.version": 1}, version),
+            lambda b=broker: finalized(cluster, b) == ({"transaction.version": 2}, version),
             30,
             f"broker {broker} to follow /feature",
         )
-    # TV2 is not run yet (kafkacore.features.NOT_YET_RUN): every broker registered 0-1
-    beyond = update(cluster, controller, "transaction.version", 2)
-    assert beyond.error_code == ErrorCode.INVALID_UPDATE_VERSION
-    assert beyond.error_message is not None and beyond.error_message.endswith(
-        "only supports versions 0-1"
-    )
-    down = update(cluster, controller, "transaction.version", 0, kind=2)
+    down = update(cluster, controller, "transaction.version", 1, kind=2)
     assert down.error_code == ErrorCode.NONE
-    assert feature_znode(cluster)[0]["features"] == {}
-    wait_until(lambda: finalized(cluster, other)[0] == {}, 30, "TV0")
+    assert feature_znode(cluster)[0]["features"] == {
+        "transaction.version": {"max_version_level": 1}
+    }
+    wait_until(lambda: finalized(cluster, other)[0] == {"transaction.version": 1}, 30, "TV1")
 
 
 def test_kraft_features_are_not_zookeeper_modes(cluster: Cluster) -> None:

@@ -145,7 +145,7 @@ def test_outputs_equal_kafkas(kafka_tools: KafkaTools, kafka: str, kafkacore: st
         theirs_on_ours = kafka_tool(kafka_tools, kafkacore if online else None, args)
         ours = our_tool(kafkacore if online else None, args)
         assert ours == theirs_on_ours, args
-        if args in _REACHES_NOT_YET_RUN:
+        if NOT_YET_RUN and args in _REACHES_NOT_YET_RUN:
             continue
         reference = (_as_kafkacore_runs(reference[0]), *reference[1:])
         normalized = tuple(_EPOCH.sub("Epoch: N", str(part)) for part in ours)
