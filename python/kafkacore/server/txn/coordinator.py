@@ -283,13 +283,9 @@ class TransactionCoordinator:
             if metadata.is_producer_epoch_exhausted and (
                 expected is None or expected[1] == metadata.producer_epoch
             ):
-                try:
-                    new_pid = await self.allocate_producer_id()
-                except Exception as exc:
-                    logger.warning("Could not allocate a producer id: %s", exc)
-                    return ErrorCode.COORDINATOR_NOT_AVAILABLE
-                if metadata.pending_transition_in_progress:  # another request meanwhile
-                    return ErrorCode.CONCURRENT_TRANSACTIONS
+                code, new_pid = await self._next_producer_id(metadata)
+                if code != ErrorCode.NONE:
+                    return code
                 return metadata.prepare_producer_id_rotation(
                     new_pid, timeout_ms, self.clock(), expected is not None
                 )
@@ -519,6 +515,19 @@ class TransactionCoordinator:
         self._spawn_markers(current, coordinator_epoch, committed, complete)
         return ErrorCode.NONE
 
+    async def _next_producer_id(self, metadata: TransactionMetadata) -> tuple[int, int]:
+        """A new producer id for ``metadata``'s rotation: ``(NONE, id)``;
+        COORDINATOR_NOT_AVAILABLE when none could be had, CONCURRENT_TRANSACTIONS when
+        another request prepared a transition while it was asked for."""
+        try:
+            producer_id = await self.allocate_producer_id()
+        except Exception as exc:
+            logger.warning("Could not allocate a producer id: %s", exc)
+            return ErrorCode.COORDINATOR_NOT_AVAILABLE, NO_PRODUCER_ID
+        if metadata.pending_transition_in_progress:  # another request meanwhile
+            return ErrorCode.CONCURRENT_TRANSACTIONS, NO_PRODUCER_ID
+        return ErrorCode.NONE, producer_id
+
     async def _prepare_end(
         self,
         metadata: TransactionMetadata,
@@ -532,13 +541,9 @@ class TransactionCoordinator:
         ``generateTxnTransitMetadataForTxnCompletion``)."""
         next_producer_id = NO_PRODUCER_ID
         if client_transaction_version >= 2 and metadata.is_producer_epoch_exhausted:
-            try:
-                next_producer_id = await self.allocate_producer_id()
-            except Exception as exc:
-                logger.warning("Could not allocate a producer id: %s", exc)
-                return ErrorCode.COORDINATOR_NOT_AVAILABLE
-            if metadata.pending_transition_in_progress:  # another request meanwhile
-                return ErrorCode.CONCURRENT_TRANSACTIONS
+            code, next_producer_id = await self._next_producer_id(metadata)
+            if code != ErrorCode.NONE:
+                return code
         return metadata.prepare_abort_or_commit(
             S.PREPARE_COMMIT if committed else S.PREPARE_ABORT,
             self.clock(),
