@@ -576,6 +576,40 @@ def test_produce_v12_adds_the_partition_and_a_late_write_is_fenced(tmp_path: Pat
     run(tmp_path, scenario)
 
 
+def test_the_hanging_transaction_kip890_names(tmp_path: Path) -> None:
+    """KIP-890's hanging transaction: a Produce of an ended transaction arriving after
+    its marker. Version 1 without verification takes it and leaves a transaction open on
+    the partition that no coordinator will end; version 2 refuses it (the marker bumped
+    the epoch) whatever the verification config."""
+
+    async def scenario(server: KafkaServer, c: Client) -> None:
+        assert server.replicas is not None
+        log = server.replicas.get_log("t", 0)
+        assert log is not None
+        v1 = await _init(c, "v1")
+        pid1, e1 = v1.producer_id, v1.producer_epoch
+        assert await _add(c, "v1", pid1, e1, {"t": [0]}) == {("t", 0): 0}
+        assert await _produce_txn(c, "v1", ("t", 0), pid1, e1, 0, version=11) == 0
+        assert await _end(c, "v1", pid1, e1, True, version=4) == 0
+        await _wait_state(c, "v1", "CompleteCommit")
+        assert not log.has_ongoing_transaction(pid1, e1)
+        assert await _produce_txn(c, "v1", ("t", 0), pid1, e1, 1, version=11) == 0  # late
+        assert log.has_ongoing_transaction(pid1, e1)  # hanging: nobody will end it
+        assert (await _describe(c, "v1")).transaction_state == "CompleteCommit"
+
+        v2 = await _init(c, "v2")
+        pid2, e2 = v2.producer_id, v2.producer_epoch
+        assert await _produce_txn(c, "v2", ("t", 0), pid2, e2, 0) == 0
+        assert await _end_v5(c, "v2", pid2, e2, True) == (0, pid2, e2 + 1)
+        await _wait_state(c, "v2", "CompleteCommit")
+        late = await _produce_txn(c, "v2", ("t", 0), pid2, e2, 1)
+        assert late == ErrorCode.INVALID_PRODUCER_EPOCH
+        assert not log.has_ongoing_transaction(pid2, e2)
+        assert not log.has_ongoing_transaction(pid2, e2 + 1)
+
+    run(tmp_path, scenario, **{"transaction.partition.verification.enable": False})
+
+
 def test_txn_offset_commit_v5_adds_the_offsets_partition(tmp_path: Path) -> None:
     """KIP-890 part 2: TxnOffsetCommit v5 adds the group's ``__consumer_offsets``
     partition to the transaction (no AddOffsetsToTxn); the commit marker makes the
