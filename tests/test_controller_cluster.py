@@ -22,7 +22,13 @@ from kafkacore.log import TopicPartition
 from kafkacore.protocol import APIS, APIS_BY_NAME, ErrorCode
 from kafkacore.protocol.api import decode_request, decode_response, encode_request, encode_response
 from kafkacore.protocol.headers import RequestHeader
-from kafkacore.zk.data import BrokerRegistration, Endpoint, LeaderIsrState, TopicAssignment
+from kafkacore.zk.data import (
+    BrokerRegistration,
+    Endpoint,
+    FeatureZNode,
+    LeaderIsrState,
+    TopicAssignment,
+)
 from kafkacore.zk.errors import ControllerMovedError, NodeExistsError, TopicExistsError
 
 # --- fakes ----------------------------------------------------------------------------------
@@ -43,6 +49,7 @@ class FakeZk:
         self.configs: dict[tuple[str, str], dict[str, str]] = {}
         self.isr_changes: dict[str, list[tuple[str, int]]] = {}
         self.log_dir_events: dict[str, int] = {}
+        self.feature: tuple[FeatureZNode, int] | None = None
         self._watches: dict[str, list[Callable[[], None]]] = {}
 
     def _watch(self, key: str, cb: Callable[[], None] | None) -> None:
@@ -59,6 +66,16 @@ class FakeZk:
 
     def add_session_listener(self, cb: Callable[[str], None]) -> None:
         pass
+
+    async def get_feature_znode(self) -> tuple[FeatureZNode, int] | None:
+        return self.feature
+
+    async def conditional_set_feature_znode(self, node: FeatureZNode, version: int) -> int | None:
+        current = -1 if self.feature is None else self.feature[1]
+        if current != version:
+            return None
+        self.feature = (node, current + 1)
+        return current + 1
 
     async def session_for_controller(self) -> FakeZk:
         return self

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kafkacore.features import LATEST_PRODUCTION
 from kafkacore.log import TopicPartition
 from kafkacore.metadata.image import (
     EMPTY_IMAGE,
@@ -28,7 +29,6 @@ from kafkacore.metadata.image import (
 )
 from kafkacore.metadata.image.configs import ConfigResource
 from kafkacore.metadata.records import MetadataRecordType, encode_record
-from kafkacore.metadata.versions import LATEST_PRODUCTION
 from kafkacore.protocol.messages.raft_records import ControlRecordType
 from kafkacore.raft.records import (
     ControlRecord,

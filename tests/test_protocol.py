@@ -47,7 +47,7 @@ SERVED_IDS = [f"{DECLARED[k].name}-v{v}-{kind}" for k, v, kind in SERVED_CASES]
 SURFACE = {
     18: ((0, 4), (0, 4), 3),
     3: ((0, 12), (0, 12), 9),
-    0: ((0, 11), (3, 11), 9),
+    0: ((0, 12), (3, 12), 9),
     1: ((4, 17), (4, 17), 12),
     2: ((1, 11), (1, 11), 6),
     10: ((0, 4), (0, 4), 3),
@@ -84,7 +84,7 @@ SURFACE = {
     43: ((0, 2), (0, 2), 2),
     45: ((0, 0), (0, 0), 0),
     46: ((0, 0), (0, 0), 0),
-    28: ((0, 4), (0, 4), 3),
+    28: ((0, 5), (0, 5), 3),
     # inter-broker (ZooKeeper-mode cluster)
     4: ((0, 7), (0, 7), 4),
     5: ((0, 4), (0, 4), 2),
@@ -101,9 +101,11 @@ SURFACE = {
     # transactions (the coordinator's)
     24: ((0, 5), (0, 5), 3),
     25: ((0, 4), (0, 4), 3),
-    26: ((0, 4), (0, 4), 3),
+    26: ((0, 5), (0, 5), 3),
     65: ((0, 0), (0, 0), 0),
     66: ((0, 1), (0, 1), 0),
+    # finalized features (KIP-584)
+    57: ((0, 2), (0, 2), 0),
 }
 
 
@@ -155,7 +157,7 @@ def test_api_versions_response_lists_every_key() -> None:
     assert [(k.api_key, k.min_version, k.max_version) for k in resp.api_keys] == [
         (api.key, api.min_version, api.max_version) for api in APIS.values()
     ]
-    assert (APIS_BY_NAME["Produce"].min_version, APIS_BY_NAME["Produce"].max_version) == (0, 11)
+    assert (APIS_BY_NAME["Produce"].min_version, APIS_BY_NAME["Produce"].max_version) == (0, 12)
 
 
 # --- round trips ---------------------------------------------------------------------------
@@ -397,7 +399,7 @@ def test_unknown_api_key() -> None:
 
 
 def test_unsupported_versions() -> None:
-    for key, version in ((0, 2), (0, 12), (1, 3), (1, 18), (3, 13), (18, 5)):
+    for key, version in ((0, 2), (0, 13), (1, 3), (1, 18), (3, 13), (18, 5)):
         frame = struct.pack(">hhi", key, version, 8) + b"\x00\x03abc" + b"\x00" * 8
         with pytest.raises(UnsupportedVersion) as info:
             decode_request(frame)

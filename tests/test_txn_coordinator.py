@@ -77,7 +77,14 @@ def _metadata(state: TransactionState = S.EMPTY, epoch: int = 0) -> TransactionM
 
 def test_valid_previous_states_are_kafkas() -> None:
     assert VALID_PREVIOUS_STATES[S.PREPARE_COMMIT] == {S.ONGOING}
-    assert VALID_PREVIOUS_STATES[S.PREPARE_ABORT] == {S.ONGOING, S.PREPARE_EPOCH_FENCE}
+    # Kafka 4's: TV2 aborts a transaction that added no partition
+    assert VALID_PREVIOUS_STATES[S.PREPARE_ABORT] == {
+        S.ONGOING,
+        S.PREPARE_EPOCH_FENCE,
+        S.EMPTY,
+        S.COMPLETE_COMMIT,
+        S.COMPLETE_ABORT,
+    }
     assert VALID_PREVIOUS_STATES[S.DEAD] == {S.EMPTY, S.COMPLETE_COMMIT, S.COMPLETE_ABORT}
     assert S.PREPARE_COMMIT not in VALID_PREVIOUS_STATES[S.ONGOING]
     m = _metadata(S.EMPTY)
@@ -136,6 +143,42 @@ def test_fence_then_abort_carries_the_bumped_epoch() -> None:
     m.complete_transition(abort)
     done = m.prepare_complete(3)
     assert (done.state, done.partitions) == (S.COMPLETE_ABORT, frozenset())
+
+
+def test_tv2_bumps_the_epoch_at_the_end_and_rotates_when_exhausted() -> None:
+    m = _metadata(S.EMPTY, epoch=7)
+    m.complete_transition(m.prepare_add_partitions({TopicPartition("a", 0)}, 1, 2))
+    assert m.client_transaction_version == 2
+    commit = m.prepare_abort_or_commit(S.PREPARE_COMMIT, 2)
+    assert (commit.producer_epoch, commit.last_producer_epoch) == (8, 7)  # the markers' epoch
+    m.complete_transition(commit)
+    done = m.prepare_complete(3)
+    assert (done.producer_id, done.producer_epoch, done.state) == (1000, 8, S.COMPLETE_COMMIT)
+    m.complete_transition(done)
+    # a version 1 transaction keeps its epoch
+    m.complete_transition(m.prepare_add_partitions({TopicPartition("a", 0)}, 4, 0))
+    assert m.prepare_abort_or_commit(S.PREPARE_ABORT, 5).producer_epoch == 8
+    m.abort_transition()
+    # exhausted: the markers at 32767, then a new producer id at epoch 0
+    worn = _metadata(S.ONGOING, epoch=32766)
+    worn.partitions = {TopicPartition("a", 0)}
+    end = worn.prepare_abort_or_commit(
+        S.PREPARE_ABORT, 1, client_transaction_version=2, next_producer_id=2000
+    )
+    assert (end.producer_id, end.producer_epoch, end.next_producer_id) == (1000, 32767, 2000)
+    worn.complete_transition(end)
+    rotated = worn.prepare_complete(2)
+    assert (rotated.producer_id, rotated.producer_epoch, rotated.last_producer_id) == (
+        2000,
+        0,
+        1000,
+    )
+    assert rotated.next_producer_id == -1
+    # a fence's abort keeps the fence's epoch (no second bump)
+    fenced = _metadata(S.EMPTY, epoch=3)
+    fenced.complete_transition(fenced.prepare_add_partitions({TopicPartition("a", 0)}, 1, 2))
+    fence = fenced.prepare_fence_producer_epoch()
+    assert fenced.prepare_fenced_abort(fence.producer_epoch, 2).producer_epoch == 4
 
 
 # -- through the protocol ------------------------------------------------------------------
@@ -223,6 +266,14 @@ async def _end(c: Client, tid: str, pid: int, epoch: int, commit: bool, version:
         committed=commit,
     )
     return int(r.error_code)
+
+
+async def _end_v5(c: Client, tid: str, pid: int, epoch: int, commit: bool) -> tuple[int, int, int]:
+    """EndTxn v5 (transaction version 2): ``(error, producer id, producer epoch)``."""
+    r = await c.call(
+        "EndTxn", 5, transactional_id=tid, producer_id=pid, producer_epoch=epoch, committed=commit
+    )
+    return int(r.error_code), int(r.producer_id), int(r.producer_epoch)
 
 
 async def _describe(c: Client, tid: str) -> Any:
@@ -437,6 +488,174 @@ def test_add_partitions_end_txn_and_errors(tmp_path: Path) -> None:
         assert await _end(c, "tx", pid, epoch, False) == 0
         assert (await _wait_state(c, "tx", "CompleteAbort")).transaction_state == "CompleteAbort"
         assert _control_batches(server, "t", 1)[-1] == (pid, epoch, False, 0)
+
+    run(tmp_path, scenario)
+
+
+def test_end_txn_v5_bumps_the_epoch_at_every_end(tmp_path: Path) -> None:
+    """KIP-890 part 2: EndTxn v5 answers the bumped epoch, the markers carry it, a retry
+    with the epoch before the bump gets the same answer, an abort of a transaction that
+    added no partition is allowed, and the old epoch is fenced."""
+
+    async def scenario(server: KafkaServer, c: Client) -> None:
+        init = await _init(c, "tv2")
+        pid, e = init.producer_id, init.producer_epoch
+        assert await _add(c, "tv2", pid, e, {"t": [0]}) == {("t", 0): 0}
+        assert await _end_v5(c, "tv2", pid, e, True) == (0, pid, e + 1)
+        await _wait_state(c, "tv2", "CompleteCommit")
+        assert _control_batches(server, "t", 0)[-1][:3] == (pid, e + 1, True)
+        assert await _end_v5(c, "tv2", pid, e, True) == (0, pid, e + 1)  # the retry
+        assert await _end_v5(c, "tv2", pid, e, False) == (ErrorCode.INVALID_TXN_STATE, -1, -1)
+        assert await _end_v5(c, "tv2", pid, e + 1, True) == (ErrorCode.INVALID_TXN_STATE, -1, -1)
+        # nothing added: an abort still ends the (empty) transaction with a bump
+        assert await _end_v5(c, "tv2", pid, e + 1, False) == (0, pid, e + 2)
+        await _wait_state(c, "tv2", "CompleteAbort")
+        assert await _end(c, "tv2", pid, e + 1, False, version=4) == ErrorCode.PRODUCER_FENCED
+        assert await _add(c, "tv2", pid, e + 1, {"t": [1]}, version=3) == {("t", 1): 90}
+        assert await _add(c, "tv2", pid, e + 2, {"t": [1]}) == {("t", 1): 0}
+        assert await _end_v5(c, "tv2", pid, e + 2, False) == (0, pid, e + 3)
+        await _wait_state(c, "tv2", "CompleteAbort")
+        assert _control_batches(server, "t", 1)[-1][:3] == (pid, e + 3, False)
+        assert (await _describe(c, "tv2")).producer_epoch == e + 3
+
+    run(tmp_path, scenario)
+
+
+async def _produce_txn(
+    c: Client, tid: str, tp: tuple[str, int], pid: int, epoch: int, seq: int, version: int = 12
+) -> int:
+    """A transactional Produce of one record: its partition's error code."""
+    req = APIS_BY_NAME["Produce"].request.cls
+    batch = record.build_batch(
+        [(0, int(time.time() * 1000), None, b"v", [])],
+        producer_id=pid,
+        producer_epoch=epoch,
+        base_sequence=seq,
+        transactional=True,
+    )
+    r = await c.call(
+        "Produce",
+        version,
+        transactional_id=tid,
+        acks=-1,
+        timeout_ms=5000,
+        topic_data=[
+            req.TopicProduceData(
+                name=tp[0], partition_data=[req.PartitionProduceData(index=tp[1], records=batch)]
+            )
+        ],
+    )
+    return int(r.responses[0].partition_responses[0].error_code)
+
+
+def test_produce_v12_adds_the_partition_and_a_late_write_is_fenced(tmp_path: Path) -> None:
+    """KIP-890 part 2: Produce v12 adds its partition to the transaction (no
+    AddPartitionsToTxn), EndTxn v5 ends it with the bumped epoch, and a late write of
+    the ended transaction (the old epoch, after the marker) is refused, not left hanging."""
+
+    async def scenario(server: KafkaServer, c: Client) -> None:
+        init = await _init(c, "imp")
+        pid, e = init.producer_id, init.producer_epoch
+        assert await _produce_txn(c, "imp", ("t", 0), pid, e, 0) == ErrorCode.NONE
+        d = await _describe(c, "imp")
+        assert d.transaction_state == "Ongoing"
+        assert [(t.topic, list(t.partitions)) for t in d.topics] == [("t", [0])]
+        assert await _end_v5(c, "imp", pid, e, True) == (0, pid, e + 1)
+        await _wait_state(c, "imp", "CompleteCommit")
+        before = len(_control_batches(server, "t", 0))
+        late = await _produce_txn(c, "imp", ("t", 0), pid, e, 1)
+        assert late == ErrorCode.INVALID_PRODUCER_EPOCH
+        assert (await _describe(c, "imp")).transaction_state == "CompleteCommit"
+        assert len(_control_batches(server, "t", 0)) == before
+        # the next transaction runs at the bumped epoch, its sequence from 0
+        assert await _produce_txn(c, "imp", ("t", 1), pid, e + 1, 0) == ErrorCode.NONE
+        assert await _end_v5(c, "imp", pid, e + 1, False) == (0, pid, e + 2)
+        await _wait_state(c, "imp", "CompleteAbort")
+        assert _control_batches(server, "t", 1)[-1][:3] == (pid, e + 2, False)
+
+    run(tmp_path, scenario)
+
+
+def test_the_hanging_transaction_kip890_names(tmp_path: Path) -> None:
+    """KIP-890's hanging transaction: a Produce of an ended transaction arriving after
+    its marker. Version 1 without verification takes it and leaves a transaction open on
+    the partition that no coordinator will end; version 2 refuses it (the marker bumped
+    the epoch) whatever the verification config."""
+
+    async def scenario(server: KafkaServer, c: Client) -> None:
+        assert server.replicas is not None
+        log = server.replicas.get_log("t", 0)
+        assert log is not None
+        v1 = await _init(c, "v1")
+        pid1, e1 = v1.producer_id, v1.producer_epoch
+        assert await _add(c, "v1", pid1, e1, {"t": [0]}) == {("t", 0): 0}
+        assert await _produce_txn(c, "v1", ("t", 0), pid1, e1, 0, version=11) == 0
+        assert await _end(c, "v1", pid1, e1, True, version=4) == 0
+        await _wait_state(c, "v1", "CompleteCommit")
+        assert not log.has_ongoing_transaction(pid1, e1)
+        assert await _produce_txn(c, "v1", ("t", 0), pid1, e1, 1, version=11) == 0  # late
+        assert log.has_ongoing_transaction(pid1, e1)  # hanging: nobody will end it
+        assert (await _describe(c, "v1")).transaction_state == "CompleteCommit"
+
+        v2 = await _init(c, "v2")
+        pid2, e2 = v2.producer_id, v2.producer_epoch
+        assert await _produce_txn(c, "v2", ("t", 0), pid2, e2, 0) == 0
+        assert await _end_v5(c, "v2", pid2, e2, True) == (0, pid2, e2 + 1)
+        await _wait_state(c, "v2", "CompleteCommit")
+        late = await _produce_txn(c, "v2", ("t", 0), pid2, e2, 1)
+        assert late == ErrorCode.INVALID_PRODUCER_EPOCH
+        assert not log.has_ongoing_transaction(pid2, e2)
+        assert not log.has_ongoing_transaction(pid2, e2 + 1)
+
+    run(tmp_path, scenario, **{"transaction.partition.verification.enable": False})
+
+
+def test_txn_offset_commit_v5_adds_the_offsets_partition(tmp_path: Path) -> None:
+    """KIP-890 part 2: TxnOffsetCommit v5 adds the group's ``__consumer_offsets``
+    partition to the transaction (no AddOffsetsToTxn); the commit marker makes the
+    offset visible."""
+
+    async def scenario(server: KafkaServer, c: Client) -> None:
+        init = await _init(c, "eos")
+        pid, e = init.producer_id, init.producer_epoch
+        assert await _produce_txn(c, "eos", ("t", 0), pid, e, 0) == ErrorCode.NONE
+        req = APIS_BY_NAME["TxnOffsetCommit"].request.cls
+        await c.call("FindCoordinator", 3, key="g", key_type=0)  # creates the offsets topic
+        r = await c.call(
+            "TxnOffsetCommit",
+            5,
+            transactional_id="eos",
+            group_id="g",
+            producer_id=pid,
+            producer_epoch=e,
+            generation_id=-1,
+            member_id="",
+            group_instance_id=None,
+            topics=[
+                req.TxnOffsetCommitRequestTopic(
+                    name="t",
+                    partitions=[
+                        req.TxnOffsetCommitRequestPartition(
+                            partition_index=0, committed_offset=7, committed_metadata=""
+                        )
+                    ],
+                )
+            ],
+        )
+        assert [p.error_code for t in r.topics for p in t.partitions] == [0]
+        d = await _describe(c, "eos")
+        offsets = partition_for_group("g", 3)
+        assert {(t.topic, p) for t in d.topics for p in t.partitions} == {
+            ("t", 0),
+            ("__consumer_offsets", offsets),
+        }
+        assert await _end_v5(c, "eos", pid, e, True) == (0, pid, e + 1)
+        await _wait_state(c, "eos", "CompleteCommit")
+        assert _control_batches(server, "__consumer_offsets", offsets)[-1][:3] == (
+            pid,
+            e + 1,
+            True,
+        )
 
     run(tmp_path, scenario)
 

@@ -1,4 +1,4 @@
-"""kafkacore's finalized-feature table (kafkacore.metadata.versions) against Apache
+"""kafkacore's finalized-feature table (kafkacore.features) against Apache
 Kafka 4.3.1's ``MetadataVersion`` and ``Feature`` (java/KRaftFeatures.java): every
 metadata.version level with what it selects, every production feature with its levels,
 bootstrap metadata.versions, dependencies, latest levels and default level per
@@ -11,10 +11,16 @@ from typing import Any
 
 import pytest
 
-from kafkacore.metadata.versions import (
+from kafkacore.features import (
     FEATURES,
+    LATEST_PRODUCTION,
+    LATEST_TESTING,
     METADATA_VERSIONS,
+    MINIMUM_VERSION,
     PRODUCTION_FEATURES,
+    kafka_supported_features,
+    runnable_level,
+    supported_features,
 )
 
 pytestmark = [pytest.mark.interop, pytest.mark.downloads]
@@ -62,11 +68,30 @@ def test_features_are_kafkas(kafka_rows: list[dict[str, Any]]) -> None:
             [v.level, v.bootstrap_metadata_version, dict(v.dependencies)] for v in feature.levels
         ]
         assert levels == row["levels"]
-        assert (feature.latest_production, feature.latest_testing) == (
-            row["latestProduction"],
-            row["latestTesting"],
-        )
+        assert (
+            feature.latest_production,
+            feature.latest_testing,
+            feature.minimum_production,
+        ) == (row["latestProduction"], row["latestTesting"], row["minimumProduction"])
         defaults = {
             str(level): feature.default_level(mv) for level, mv in METADATA_VERSIONS.items()
         }
         assert defaults == row["defaults"]
+
+
+@pytest.mark.parametrize("unstable", [False, True])
+def test_bounds_and_supported_ranges_are_kafkas(
+    kafka_rows: list[dict[str, Any]], unstable: bool
+) -> None:
+    (node,) = [row for row in kafka_rows if "supported" in row]
+    assert (MINIMUM_VERSION.level, LATEST_PRODUCTION.level, LATEST_TESTING.level) == (
+        node["minimum"],
+        node["latestProduction"],
+        node["latestTesting"],
+    )
+    kafka = node["supportedUnstable" if unstable else "supported"]
+    table = {name: [r.min, r.max] for name, r in kafka_supported_features(unstable).items()}
+    assert table == kafka
+    # what a kafkacore node supports: Kafka's, cut to the levels it runs (NOT_YET_RUN)
+    ours = {name: [r.min, r.max] for name, r in supported_features(unstable).items()}
+    assert ours == {name: [low, runnable_level(name, high)] for name, (low, high) in kafka.items()}

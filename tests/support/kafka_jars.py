@@ -11,7 +11,7 @@ import shutil
 import socket
 import subprocess
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -92,14 +92,24 @@ _SERVER_JVM_FLAGS = ("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1")
 _QUIET_LOGGER = "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"
 
 
-def kraft_single_node_props(home: Path, port: int, controller_port: int, *extra: str) -> str:
+def kraft_single_node_props(
+    home: Path, port: int, controller_port: int, *extra: str, standalone: bool = False
+) -> str:
     """server.properties of one PLAINTEXT KRaft node (broker and controller) on ``port``
     (its controller on ``controller_port``), data under ``home/data``, internal topics
-    of one replica; ``extra`` lines last."""
+    of one replica; ``extra`` lines last. ``standalone``: a dynamic quorum (KIP-853,
+    ``controller.quorum.bootstrap.servers``; format it with ``--standalone``), which
+    finalizes kraft.version 1 as a new Kafka 4.3.1 cluster does; else static voters
+    (``controller.quorum.voters``, kraft.version 0)."""
+    quorum = (
+        f"controller.quorum.bootstrap.servers=localhost:{controller_port}"
+        if standalone
+        else f"controller.quorum.voters=1@localhost:{controller_port}"
+    )
     lines = [
         "process.roles=broker,controller",
         "node.id=1",
-        f"controller.quorum.voters=1@localhost:{controller_port}",
+        quorum,
         f"listeners=PLAINTEXT://localhost:{port},CONTROLLER://localhost:{controller_port}",
         f"advertised.listeners=PLAINTEXT://localhost:{port}",
         "controller.listener.names=CONTROLLER",
@@ -116,15 +126,27 @@ def kraft_single_node_props(home: Path, port: int, controller_port: int, *extra:
     return "\n".join(lines)
 
 
-def start_kraft_node(libs: Path, props: Path, log: Path) -> subprocess.Popen[bytes]:
-    """Formats the storage of the KRaft node ``props`` describes (a fresh cluster id) and
-    starts ``kafka.Kafka`` on it, its output appended to ``log``."""
+def start_kraft_node(
+    libs: Path, props: Path, log: Path, format_args: Sequence[str] = ()
+) -> subprocess.Popen[bytes]:
+    """Formats the storage of the KRaft node ``props`` describes (a fresh cluster id;
+    ``format_args`` added to ``kafka-storage format``, e.g. ``--standalone``,
+    ``--release-version 4.0``) and starts ``kafka.Kafka`` on it, its output appended to
+    ``log``."""
     from kafkacore.log.checkpoints import random_uuid, uuid_to_base64
 
     java = require("java")
     cp = ["-cp", f"{libs}/*"]
     cluster_id = uuid_to_base64(random_uuid())  # never starts with "-", as Kafka's
-    format_storage = ["kafka.tools.StorageTool", "format", "-t", cluster_id, "-c", str(props)]
+    format_storage = [
+        "kafka.tools.StorageTool",
+        "format",
+        "-t",
+        cluster_id,
+        "-c",
+        str(props),
+        *format_args,
+    ]
     subprocess.run(
         [java, *_SERVER_JVM_FLAGS, *cp, *format_storage],
         check=True,

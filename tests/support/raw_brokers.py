@@ -71,19 +71,28 @@ def until(what: str, probe: Any, timeout: float = 60) -> Any:
 @dataclass
 class KafkaNode:
     """Apache Kafka from the cached jars: KRaft broker+controller on free ports, with
-    ``overrides`` in its server.properties."""
+    ``overrides`` in its server.properties; ``standalone``: a dynamic quorum formatted
+    with ``--standalone`` (kraft.version 1, as a new Kafka 4.3.1 cluster), plus
+    ``format_args`` for ``kafka-storage format``."""
 
     libs: Path
     home: Path
     overrides: Sequence[str] = ()
     port: int = field(default_factory=free_port)
     proc: subprocess.Popen[bytes] | None = None
+    standalone: bool = False
+    format_args: Sequence[str] = ()
 
     def start(self) -> KafkaNode:
         cport = free_port()
         props = self.home / "server.properties"
-        props.write_text(kraft_single_node_props(self.home, self.port, cport, *self.overrides))
-        self.proc = start_kraft_node(self.libs, props, self.home / "kafka.log")
+        props.write_text(
+            kraft_single_node_props(
+                self.home, self.port, cport, *self.overrides, standalone=self.standalone
+            )
+        )
+        args = [*self.format_args, *(["--standalone"] if self.standalone else [])]
+        self.proc = start_kraft_node(self.libs, props, self.home / "kafka.log", args)
         until("Kafka starts", lambda: Raw(self.port).call("ApiVersions", 0) is not None, 120)
         return self
 

@@ -42,6 +42,7 @@ def _build_parser() -> argparse.ArgumentParser:
         configs,
         consumer_groups,
         dump_log,
+        features,
         leader_election,
         log_dirs,
         offsets,
@@ -73,6 +74,7 @@ def _build_parser() -> argparse.ArgumentParser:
     balancer.register(subparsers)
     leader_election.register(subparsers)
     acls.register(subparsers)
+    features.register(subparsers)
     web_console.register(subparsers)
     return parser
 

@@ -80,14 +80,14 @@ def _features(items: list[str]) -> dict[str, int]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from kafkacore.log.checkpoints import random_uuid, uuid_to_base64
-    from kafkacore.metadata import storage
-    from kafkacore.metadata.versions import (
+    from kafkacore.features import (
         LATEST_PRODUCTION,
         FeatureVersionError,
         default_feature_levels,
         metadata_version_from_string,
     )
+    from kafkacore.log.checkpoints import random_uuid, uuid_to_base64
+    from kafkacore.metadata import storage
 
     if args.action == "random-uuid":
         print(uuid_to_base64(random_uuid()))

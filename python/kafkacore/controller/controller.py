@@ -13,7 +13,7 @@ import contextlib
 import logging
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from typing import Any, NoReturn, TypeVar, cast
 
@@ -42,6 +42,7 @@ from kafkacore.controller.events import (
     ControllerRequest,
     ElectionResults,
     Expire,
+    FeatureUpdateAnswer,
     IsrChangeNotification,
     LeaderAndIsrResponseReceived,
     ListPartitionReassignments,
@@ -55,6 +56,7 @@ from kafkacore.controller.events import (
     TopicChange,
     TopicDeletion,
     TopicDeletionStopReplicaResponseReceived,
+    UpdateFeatures,
     WaitIdle,
     ZkPartitionReassignment,
     ZkPreferredReplicaElection,
@@ -67,6 +69,17 @@ from kafkacore.controller.state_machines import (
     PartitionStateMachine,
     ReplicaStateMachine,
 )
+from kafkacore.features import (
+    LATEST_PRODUCTION,
+    METADATA_VERSION,
+    FeatureUpdate,
+    FeatureUpdateError,
+    FinalizedFeatures,
+    QuorumSupport,
+    VersionRange,
+    update_features,
+    zookeeper_supported_features,
+)
 from kafkacore.log import TopicPartition
 from kafkacore.net import NodeClientFactory, inter_broker_security, node_client_factory
 from kafkacore.protocol import ErrorCode
@@ -78,7 +91,7 @@ from kafkacore.protocol.messages.leader_and_isr import LeaderAndIsrResponse
 from kafkacore.protocol.messages.stop_replica import StopReplicaResponse
 from kafkacore.protocol.schema import KafkaStruct
 from kafkacore.zk.client import KafkaZkClient
-from kafkacore.zk.data import TopicAssignment
+from kafkacore.zk.data import FEATURE_ZNODE_ENABLED, FeatureZNode, TopicAssignment
 from kafkacore.zk.errors import ControllerMovedError
 
 __all__ = ["KafkaController"]
@@ -221,6 +234,15 @@ class KafkaController:
         wanted = None if partitions is None else tuple(partitions)
         return await self._call(ListPartitionReassignments(wanted))
 
+    async def update_features(
+        self, updates: Sequence[FeatureUpdate], validate_only: bool = False
+    ) -> None:
+        """UpdateFeatures (KIP-584): :class:`~kafkacore.features.FeatureUpdateError` when
+        refused (INVALID_UPDATE_VERSION with Kafka's message, NOT_CONTROLLER)."""
+        code, message = await self._call(UpdateFeatures(tuple(updates), validate_only))
+        if code != ErrorCode.NONE:
+            raise FeatureUpdateError(message or "", code)
+
     async def wait_idle(self) -> None:
         """Until every event posted so far is processed (tests)."""
         await self._call(WaitIdle())
@@ -345,6 +367,8 @@ class KafkaController:
                 return await self._process_api_reassignment(reassignments)
             case ListPartitionReassignments(partitions=partitions):
                 return await self._process_list_reassignments(partitions)
+            case UpdateFeatures(updates=updates, validate_only=validate_only):
+                return await self._process_feature_updates(updates, validate_only)
             case WaitIdle():
                 pass
             case _:
@@ -365,6 +389,8 @@ class KafkaController:
                 return dict.fromkeys(partitions, (not_controller, None))
             case ApiPartitionReassignment(reassignments=reassignments):
                 return dict.fromkeys((key for key, _ in reassignments), (not_controller, None))
+            case UpdateFeatures():
+                return (not_controller, None)
         return None
 
     # --- election ------------------------------------------------------------------------------
@@ -430,6 +456,7 @@ class KafkaController:
             await zk.delete_isr_change_notifications(
                 pending, controller_epoch_zk_version=ctx.epoch_zk_version
             )
+        await self._maybe_setup_feature_versioning()
         # 3. the context
         brokers = await zk.get_broker_ids(watch=self._watch(BrokerChange()))
         registrations = await zk.get_all_brokers()
@@ -486,6 +513,62 @@ class KafkaController:
         self._balancer_task = asyncio.get_running_loop().create_task(
             balancer_timer(self), name=f"balancer-{self.broker_id}"
         )
+
+    # --- finalized features (KIP-584) ---------------------------------------------------------
+
+    async def _maybe_setup_feature_versioning(self) -> None:
+        """Kafka 3.9's ``enableFeatureVersioning``: a new cluster gets ``/feature``
+        enabled with no finalized feature (3.9 brokers, which support none, accept it);
+        a disabled one is enabled with its features dropped; an enabled one is kept."""
+        got = await self.zk.get_feature_znode()
+        if got is None:
+            log.info("Creating FeatureZNode at path: /feature with no finalized features")
+            await self.zk.conditional_set_feature_znode(FeatureZNode(), -1)
+        elif got[0].status != FEATURE_ZNODE_ENABLED:
+            if got[0].features:
+                log.warning("FeatureZNode /feature with disabled status has features %s", got[0])
+            await self.zk.conditional_set_feature_znode(FeatureZNode(), got[1])
+
+    def _feature_support(self) -> QuorumSupport:
+        """Who must run a new level: this controller and every live broker, as each
+        registered its supported features (a broker that registered none - Kafka 3.9 -
+        supports no feature). ZooKeeper mode has no metadata.version or kraft.version."""
+        ctx = self.ctx
+        brokers = {
+            broker: {
+                name: VersionRange(r.get("min_version", 0), r.get("max_version", 0))
+                for name, r in ctx.live_brokers[broker].features.items()
+            }
+            for broker in sorted(ctx.live_or_shutting_down_broker_ids)
+        }
+        local = zookeeper_supported_features(self.config.unstable_feature_versions_enable)
+        return QuorumSupport(self.broker_id, local, brokers)
+
+    async def _process_feature_updates(
+        self, updates: tuple[FeatureUpdate, ...], validate_only: bool
+    ) -> FeatureUpdateAnswer:
+        """Kafka's ``processFeatureUpdates`` with Kafka 4.3.1's rules
+        (:func:`kafkacore.features.update_features`); the levels written to ``/feature``
+        (its version the new epoch) unless ``validate_only``."""
+        if not self._active():
+            return (int(ErrorCode.NOT_CONTROLLER), None)
+        support = self._feature_support()
+
+        def decide(current: FinalizedFeatures) -> dict[str, int]:
+            # ZooKeeper mode runs at this release's metadata.version, never finalized
+            levels = {METADATA_VERSION: LATEST_PRODUCTION.level, **current.levels}
+            changes = update_features(FinalizedFeatures(levels, current.epoch), updates, support)
+            return changes
+
+        try:
+            if validate_only:
+                decide(await self.zk.get_finalized_features())
+            else:
+                features = await self.zk.update_finalized_features(decide)
+                log.info("Finalized features are now %s", features)
+        except FeatureUpdateError as exc:
+            return (exc.code, exc.message)
+        return (int(ErrorCode.NONE), None)
 
     async def _rebalance_timer(self, first: float, interval: float) -> None:
         await asyncio.sleep(first)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from kafkacore.balancer import BalancerConfig, LogDirModel
+from kafkacore.features import FeatureUpdate
 from kafkacore.log import TopicPartition
 from kafkacore.protocol.messages.alter_partition import (
     AlterPartitionRequest,
@@ -49,6 +50,7 @@ __all__ = [
     "TopicChange",
     "TopicDeletion",
     "TopicDeletionStopReplicaResponseReceived",
+    "UpdateFeatures",
     "WaitIdle",
     "ZkPartitionReassignment",
     "ZkPreferredReplicaElection",
@@ -61,6 +63,10 @@ ElectionResults = dict[tuple[str, int], tuple[int, "str | None"]]
 
 Reassignments = dict[tuple[str, int], tuple[list[int], list[int], list[int]]]
 """Per partition being reassigned: ``(replicas, adding, removing)``."""
+
+
+FeatureUpdateAnswer = tuple[int, "str | None"]
+"""UpdateFeatures' answer: ``(error code, message)``."""
 
 
 class ControllerRequest(Generic[_T]):
@@ -233,6 +239,15 @@ class WaitIdle(ControllerRequest[None]):
     """Answered once every event queued before it was processed (tests)."""
 
 
+@dataclass(frozen=True, slots=True)
+class UpdateFeatures(ControllerRequest[FeatureUpdateAnswer]):
+    """UpdateFeatures (KIP-584): ``updates`` checked against every live broker's
+    supported features, then written to ``/feature`` unless ``validate_only``."""
+
+    updates: tuple[FeatureUpdate, ...]
+    validate_only: bool
+
+
 ControllerEvent = (
     Startup
     | Reelect
@@ -256,5 +271,6 @@ ControllerEvent = (
     | ReplicaLeaderElection
     | ApiPartitionReassignment
     | ListPartitionReassignments
+    | UpdateFeatures
     | WaitIdle
 )

@@ -10,10 +10,12 @@ block.
   (all that request handlers read), kept current by the store's notifications.
 * :mod:`~kafkacore.metadata.records` - KRaft's ``__cluster_metadata`` records and their
   frame, as Kafka 4.3.1 writes them;
-* :mod:`~kafkacore.metadata.versions` - finalized features: ``metadata.version`` levels
-  and the other features, as Kafka 4.3.1 defines them;
 * :mod:`~kafkacore.metadata.image` - KRaft's metadata image and deltas, replayed from
   those records, and the loader that publishes them.
+
+Finalized features (``metadata.version`` and the others, Kafka's ``server-common``) sit
+one floor below, in :mod:`kafkacore.features`: every store hands the cache a
+:class:`~kafkacore.features.FinalizedFeatures`.
 
 The ZooKeeper-backed store (:mod:`~kafkacore.metadata.zookeeper`) implements the same
 Protocol.

@@ -1,6 +1,7 @@
 """Each broker's read view of the cluster metadata (Kafka's ``MetadataCache``): topics
 with their partitions' leader, leader epoch, replicas, ISR and partition epoch; topic and
-dynamic broker configs; the live brokers and the controller. Request handlers read only
+dynamic broker configs; the live brokers and the controller; the finalized features
+(:attr:`MetadataCache.features`, whose epoch never goes back). Request handlers read only
 this, never the store.
 
 It follows a :class:`~kafkacore.metadata.store.MetadataStore` as a
@@ -22,6 +23,8 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from kafkacore.features import EMPTY as NO_FEATURES
+from kafkacore.features import FinalizedFeatures
 from kafkacore.log import TopicPartition
 from kafkacore.metadata.store import (
     NO_LEADER,
@@ -71,6 +74,7 @@ class MetadataCache(MetadataListener):
         # cluster mode: topic config overrides from ZooKeeper (/config/topics/<t>), known
         # before (and apart from) the topic's partitions, which come with UpdateMetadata
         self._topic_configs: dict[str, dict[str, str]] = {}
+        self._features = NO_FEATURES
         self._version = 0
 
     @property
@@ -96,6 +100,7 @@ class MetadataCache(MetadataListener):
             self._broker_configs = {e: c for e, c in configs.items() if c}
             self._cluster_id = store.cluster_id
             self._changed()
+        self.on_features_changed(store.finalized_features())
 
     def follow_configs(
         self,
@@ -113,6 +118,7 @@ class MetadataCache(MetadataListener):
             self._broker_configs = {e: c for e, c in configs.items() if c}
             self._cluster_id = store.cluster_id
             self._changed()
+        self.on_features_changed(store.finalized_features())
 
     def on_topic_configs_changed(self, name: str, configs: Mapping[str, str]) -> None:
         """A topic's config overrides changed (cluster mode: a ZooKeeper change
@@ -170,6 +176,18 @@ class MetadataCache(MetadataListener):
         with self._lock:
             self._cluster_id = cluster_id
             self._changed()
+
+    def on_features_changed(self, features: FinalizedFeatures) -> None:
+        """Newer finalized features (an older epoch is ignored: Kafka 4 clients trust the
+        node with the highest one)."""
+        with self._lock:
+            if features.epoch >= self._features.epoch:
+                self._features = features
+
+    @property
+    def features(self) -> FinalizedFeatures:
+        """The finalized features in force (none, epoch -1, until the store says)."""
+        return self._features
 
     # -- brokers ---------------------------------------------------------------------------
 

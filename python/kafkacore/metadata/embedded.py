@@ -16,7 +16,13 @@ change. Format version 1::
                          "operation": "Read", "host": "*"}]}, ...]}
 
 ``acls`` (the authorizer's ACLs, entries as Kafka writes them to ZooKeeper) is absent
-until an ACL is created.
+until an ACL is created. ``features`` holds the finalized features (KIP-584) and their
+epoch, ``{"epoch": 0, "levels": [["group.version", 1], ..., ["metadata.version", 30]]}``
+(pairs, in the order Kafka's metadata image keeps them):
+a new node finalizes Kafka 4.3.1's defaults for a new cluster
+(:func:`kafkacore.features.new_cluster_features`), and so does a file written before
+kafkacore had features (kafkacore runs every level of every feature); each change
+(UpdateFeatures) takes the next epoch.
 
 Version 0 files (``"partitions": 3, "leader_epoch": 0`` per topic) are read and
 converted: every partition replicated on this node only, led by it at the topic's epoch.
@@ -41,9 +47,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from kafkacore.features import FinalizedFeatures, new_cluster_features
 from kafkacore.log.checkpoints import write_atomically
 from kafkacore.metadata.store import (
     AclUpdate,
+    FeaturesUpdate,
     MetadataListener,
     PartitionState,
     TopicMetadata,
@@ -167,6 +175,7 @@ class EmbeddedMetadataStore:
         self._acls: dict[ResourcePattern, frozenset[AccessControlEntry]] = {}
         self._next_producer_id = 0
         self._producer_id_limit = 0  # first id not yet reserved on disk
+        self._features = new_cluster_features()
         self.loaded_version: int | None = None
         """The format version of the file read at start-up (``None``: no file)."""
         self._load()
@@ -213,6 +222,11 @@ class EmbeddedMetadataStore:
         self._acls = _acls_from_json(data.get("acls", []))
         self._next_producer_id = int(data.get("next_producer_id", 0))
         self._producer_id_limit = self._next_producer_id
+        features = data.get("features")
+        if features is not None:
+            self._features = FinalizedFeatures(
+                {str(n): int(v) for n, v in features["levels"]}, int(features["epoch"])
+            )
 
     def _save(self) -> None:
         data: dict[str, Any] = {
@@ -221,6 +235,10 @@ class EmbeddedMetadataStore:
             "next_producer_id": self._producer_id_limit,
             "topics": _TOPICS_MARK,  # replaced by _topics_text(): the same text
             "broker_configs": self._broker_configs,
+            "features": {
+                "epoch": self._features.epoch,
+                "levels": [[n, v] for n, v in self._features.levels.items()],
+            },
         }
         if self._quota_configs:  # absent until used: older readers see the same file
             data["quota_configs"] = self._quota_configs
@@ -394,6 +412,25 @@ class EmbeddedMetadataStore:
             pid = self._next_producer_id
             self._next_producer_id += 1
             return pid
+
+    # -- finalized features ----------------------------------------------------------------
+
+    def finalized_features(self) -> FinalizedFeatures:
+        with self._lock:
+            return self._features
+
+    def update_finalized_features(self, update: FeaturesUpdate) -> FinalizedFeatures:
+        """Read-modify-write of the features, persisted before the listeners
+        (``on_features_changed``) hear of it."""
+        with self._lock:
+            # every accepted update takes the next epoch, a level unchanged too (Kafka
+            # writes its FeatureLevelRecord all the same)
+            self._features = self._features.with_levels(update(self._features))
+            self._save()
+            features = self._features
+        for listener in self._listeners_now():
+            listener.on_features_changed(features)
+        return features
 
     # -- ACLs ------------------------------------------------------------------------------
 

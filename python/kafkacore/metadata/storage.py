@@ -32,6 +32,18 @@ from pathlib import Path
 
 from kafkacore._java import java_hash_set_order, java_string_hash
 from kafkacore.config import BrokerConfig
+from kafkacore.features import (
+    FEATURES,
+    KRAFT_VERSION,
+    LATEST_PRODUCTION,
+    METADATA_VERSION,
+    FeatureVersionError,
+    MetadataVersion,
+    bootstrap_feature_levels,
+    metadata_version,
+    metadata_version_from_string,
+    validate_dependencies,
+)
 from kafkacore.log.checkpoints import (
     MetaProperties,
     random_uuid,
@@ -44,17 +56,6 @@ from kafkacore.metadata.records import (
     MetadataRecordType,
     decode_record,
     encode_record,
-)
-from kafkacore.metadata.versions import (
-    FEATURES,
-    KRAFT_VERSION,
-    LATEST_PRODUCTION,
-    METADATA_VERSION,
-    FeatureVersionError,
-    MetadataVersion,
-    metadata_version,
-    metadata_version_from_string,
-    validate_dependencies,
 )
 from kafkacore.raft.metadata_log import METADATA_LOG_DIR_NAME
 from kafkacore.raft.snapshots import build_snapshot, read_snapshot, snapshot_file_name
@@ -168,10 +169,8 @@ class BootstrapMetadata:
     @classmethod
     def default(cls) -> BootstrapMetadata:
         """``BootstrapDirectory.read`` without a file: the latest production features."""
-        levels = {METADATA_VERSION: LATEST_PRODUCTION.level}
-        for name, feature in FEATURES.items():
-            if name != KRAFT_VERSION:
-                levels[name] = feature.default_level(LATEST_PRODUCTION)
+        levels = bootstrap_feature_levels(LATEST_PRODUCTION)
+        del levels[KRAFT_VERSION]
         return cls(_feature_records(levels), "the default bootstrap")
 
     @classmethod
@@ -280,9 +279,7 @@ def _bootstrap(config: BrokerConfig, options: FormatOptions, dynamic: bool) -> B
         raise FormatterError(str(exc)) from None
     if not mv.production and not unstable:
         raise FormatterError(f"metadata.version {mv} is not yet stable.")
-    levels: dict[str, int] = {METADATA_VERSION: mv.level}
-    for name, feature in FEATURES.items():
-        levels[name] = feature.default_level(mv)
+    levels = bootstrap_feature_levels(mv)
     for name, level in options.features.items():
         if name == METADATA_VERSION:
             continue
@@ -312,9 +309,9 @@ def _bootstrap(config: BrokerConfig, options: FormatOptions, dynamic: bool) -> B
     for name in options.features:
         if name in (METADATA_VERSION, KRAFT_VERSION):
             continue
-        feature = FEATURES[name]
         try:
-            validate_dependencies(name, feature.level(levels[name]), levels)
+            FEATURES[name].level(levels[name])
+            validate_dependencies(name, levels[name], levels)
         except FeatureVersionError as exc:
             raise FormatterError(str(exc)) from None
     if options.scram_records and not mv.is_scram_supported:

@@ -19,11 +19,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from kafkacore.features import FinalizedFeatures
 from kafkacore.security.acl import AccessControlEntry, ResourcePattern
 
 __all__ = [
     "NO_LEADER",
     "AclUpdate",
+    "FeaturesUpdate",
     "MetadataListener",
     "MetadataStore",
     "PartitionState",
@@ -76,6 +78,14 @@ ones out. It may be called more than once (a ZooKeeper store retries on a versio
 conflict), so it must not have effects beyond its result."""
 
 
+FeaturesUpdate = Callable[[FinalizedFeatures], Mapping[str, int]]
+"""A read-modify-write of the finalized features: the features in force in, the levels to
+change out (0 removes a feature); it raises to change nothing
+(:class:`~kafkacore.features.FeatureUpdateError`). It may be called more than once (a
+ZooKeeper store retries on a version conflict), so it must not have effects beyond its
+result."""
+
+
 class MetadataListener(Protocol):
     """Told of every change the store makes or learns of, on every broker of a cluster
     (Kafka's metadata publishers: the replica manager, the cache, the quota and credential
@@ -114,6 +124,10 @@ class MetadataListener(Protocol):
         return None
 
     def on_cluster_id(self, cluster_id: str) -> None:
+        return None
+
+    def on_features_changed(self, features: FinalizedFeatures) -> None:
+        """The finalized features are now ``features`` (a newer epoch)."""
         return None
 
 
@@ -184,6 +198,18 @@ class MetadataStore(Protocol):
 
     def allocate_producer_id(self) -> int:
         """A producer id never handed out before."""
+        ...
+
+    # -- finalized features (KIP-584; ``on_features_changed`` on every broker) -------------
+
+    def finalized_features(self) -> FinalizedFeatures:
+        """The finalized features in force and their epoch."""
+        ...
+
+    def update_finalized_features(self, update: FeaturesUpdate) -> FinalizedFeatures:
+        """Apply ``update`` to the features in force atomically, at the next epoch (no
+        write when it changes nothing); the features now in force. What ``update``
+        raises is raised, nothing written."""
         ...
 
     # -- ACLs (the authorizer's; ``on_acls_changed`` on every broker) ----------------------

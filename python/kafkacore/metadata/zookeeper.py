@@ -20,7 +20,11 @@ resource's znode) and deletes notifications older than 15 minutes, as Kafka's
 What the store tells its listeners: topic config changes (``on_topic_configs_changed``),
 dynamic broker config changes (``on_broker_configs_changed``) and client quota changes
 (``on_quota_configs_changed``, entities of ``users``, ``clients`` and ``ips``), learnt from
-the change notifications (Kafka's ``ZkConfigManager``).
+the change notifications (Kafka's ``ZkConfigManager``); the finalized features of
+``/feature`` (``on_features_changed``), followed with a watch as Kafka 3.9's
+``FinalizedFeatureChangeListener`` does, the znode's version as their epoch (never going
+back). The controller writes ``/feature``; :meth:`ZooKeeperMetadataStore.update_finalized_features`
+is its read-modify-write for callers off the event loop.
 
 Thread-safety: the :class:`MetadataStore` methods block and are called off the event loop
 (the broker's I/O threads); they run the client's coroutines on the loop the client lives
@@ -39,8 +43,11 @@ import uuid
 from collections.abc import Coroutine, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
+from kafkacore.features import EMPTY as NO_FEATURES
+from kafkacore.features import FinalizedFeatures
 from kafkacore.metadata.store import (
     AclUpdate,
+    FeaturesUpdate,
     MetadataListener,
     PartitionState,
     TopicMetadata,
@@ -109,6 +116,7 @@ class ZooKeeperMetadataStore:
         self._acls: dict[ResourcePattern, frozenset[AccessControlEntry]] = {}
         self._seen_acl_changes: dict[str, set[str]] = {root: set() for root in _ACL_CHANGE_ROOTS}
         self._acl_tasks: set[asyncio.Task[None]] = set()
+        self._features = NO_FEATURES
 
     # -- start-up (on the event loop) -------------------------------------------------------
 
@@ -137,6 +145,7 @@ class ZooKeeperMetadataStore:
             self._quota_configs = {p: c for p, c in quota_configs.items() if c}
         self._watching = True
         await self._follow_config_changes()
+        await self._follow_features()
         await self._load_acls()
         zk = self._zk
         if hasattr(zk, "add_session_listener"):
@@ -208,6 +217,35 @@ class ZooKeeperMetadataStore:
         for listener in listeners:
             listener.on_quota_configs_changed(path, dict(configs))
 
+    # -- finalized features: follow /feature (on the event loop) ---------------------------
+
+    async def _follow_features(self) -> None:
+        if not self._watching:
+            return
+
+        def on_watch() -> None:  # on the loop: re-read (and re-arm) in a task
+            self._spawn(self._follow_features())
+
+        self._apply_features(await self._zk.get_finalized_features(watch=on_watch))
+
+    def _apply_features(self, features: FinalizedFeatures) -> None:
+        with self._lock:
+            if features.epoch <= self._features.epoch:  # never back (a deleted node: -1)
+                return
+            self._features = features
+            listeners = list(self._listeners)
+        for listener in listeners:
+            listener.on_features_changed(features)
+
+    def finalized_features(self) -> FinalizedFeatures:
+        with self._lock:
+            return self._features
+
+    def update_finalized_features(self, update: FeaturesUpdate) -> FinalizedFeatures:
+        features = self._call(self._zk.update_finalized_features(update))
+        self._apply_features(features)
+        return features
+
     # -- ACLs: load and follow (on the event loop) -----------------------------------------
 
     async def _load_acls(self) -> None:
@@ -264,6 +302,7 @@ class ZooKeeperMetadataStore:
         if state == "CONNECTED" and self._watching:
             for root in _ACL_CHANGE_ROOTS:
                 self._spawn(self._follow_acl_changes(root))
+            self._spawn(self._follow_features())
 
     def _apply_acls(self, pattern: ResourcePattern, entries: frozenset[AccessControlEntry]) -> None:
         with self._lock:

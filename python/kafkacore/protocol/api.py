@@ -176,7 +176,7 @@ def _api(
 
 # The "Minimum protocol surface for kafkacore v1": name, module, advertised, implemented.
 _TABLE = [
-    _api("Produce", m.produce, (0, 11), (3, 11)),
+    _api("Produce", m.produce, (0, 12), (3, 12)),
     _api("Fetch", m.fetch, (4, 17), (4, 17)),
     _api("ListOffsets", m.list_offsets, (1, 11), (1, 11)),
     _api("Metadata", m.metadata, (0, 12), (0, 12)),
@@ -198,8 +198,8 @@ _TABLE = [
     _api("OffsetForLeaderEpoch", m.offset_for_leader_epoch, (2, 4), (2, 4)),
     _api("AddPartitionsToTxn", m.add_partitions_to_txn, (0, 5), (0, 5)),
     _api("AddOffsetsToTxn", m.add_offsets_to_txn, (0, 4), (0, 4)),
-    _api("EndTxn", m.end_txn, (0, 4), (0, 4)),
-    _api("TxnOffsetCommit", m.txn_offset_commit, (0, 4), (0, 4)),
+    _api("EndTxn", m.end_txn, (0, 5), (0, 5)),
+    _api("TxnOffsetCommit", m.txn_offset_commit, (0, 5), (0, 5)),
     _api("DescribeAcls", m.describe_acls, (1, 3), (1, 3)),
     _api("CreateAcls", m.create_acls, (1, 3), (1, 3)),
     _api("DeleteAcls", m.delete_acls, (1, 3), (1, 3)),
@@ -218,6 +218,7 @@ _TABLE = [
     _api("AlterClientQuotas", m.alter_client_quotas, (0, 1), (0, 1)),
     _api("DescribeUserScramCredentials", m.describe_user_scram_credentials, (0, 0), (0, 0)),
     _api("AlterUserScramCredentials", m.alter_user_scram_credentials, (0, 0), (0, 0)),
+    _api("UpdateFeatures", m.update_features, (0, 2), (0, 2)),
     _api("DescribeCluster", m.describe_cluster, (0, 1), (0, 1)),
     _api("DescribeProducers", m.describe_producers, (0, 0), (0, 0)),
     _api("DescribeTransactions", m.describe_transactions, (0, 0), (0, 0)),

@@ -141,6 +141,10 @@ from kafkacore.protocol.messages.txn_offset_commit import (
     TxnOffsetCommitRequest,
     TxnOffsetCommitResponse,
 )
+from kafkacore.protocol.messages.update_features import (
+    UpdateFeaturesRequest,
+    UpdateFeaturesResponse,
+)
 from kafkacore.protocol.messages.update_metadata import (
     UpdateMetadataRequest,
     UpdateMetadataResponse,
@@ -443,6 +447,12 @@ class ApiTable(dict[int, Api[Any, Any]]):
         key: Literal[ApiKey.ALTER_PARTITION],
         /,
     ) -> Api[AlterPartitionRequest, AlterPartitionResponse]: ...
+    @overload
+    def __getitem__(
+        self,
+        key: Literal[ApiKey.UPDATE_FEATURES],
+        /,
+    ) -> Api[UpdateFeaturesRequest, UpdateFeaturesResponse]: ...
     @overload
     def __getitem__(
         self,

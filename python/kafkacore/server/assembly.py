@@ -44,6 +44,7 @@ from kafkacore.config import BrokerConfig
 from kafkacore.config.listeners import Endpoint
 from kafkacore.controller import KafkaController
 from kafkacore.controller.kraft import ControllerRegistrationInfo, QuorumController
+from kafkacore.features import VersionRange, supported_features, zookeeper_supported_features
 from kafkacore.log import LogManager
 from kafkacore.log.checkpoints import random_uuid, uuid_to_base64
 from kafkacore.log.cleaner import CleanerConfig, LogCleaner
@@ -158,7 +159,15 @@ def single_node(
     cleaner = _cleaner(config, logs, replicas)
     cache.follow(store, (str(node_id), DEFAULT_ENTITY))
     replicas.load()
-    services = _services(configs, store, replicas, io_executor, metrics, controller=None)
+    services = _services(
+        configs,
+        store,
+        replicas,
+        io_executor,
+        metrics,
+        controller=None,
+        supported=supported_features(config.unstable_feature_versions_enable),
+    )
     services.group_coordinator.load()
     services.txn_coordinator.load()
     _start_coordinators(services)
@@ -194,7 +203,15 @@ async def zookeeper_cluster(
         logs.high_watermark = replicas.high_watermark_of  # retention stays below the HW
         membership = ZooKeeperMembership(config, node_id, zk, store)
         controller = KafkaController(node_id, zk, config, register_broker=membership.register_again)
-        services = _services(configs, store, replicas, io_executor, metrics, controller)
+        services = _services(
+            configs,
+            store,
+            replicas,
+            io_executor,
+            metrics,
+            controller,
+            supported=zookeeper_supported_features(config.unstable_feature_versions_enable),
+        )
     except BaseException:
         store.stop()
         await zk.close()
@@ -416,6 +433,8 @@ def _services(
     io_executor: ThreadPoolExecutor,
     metrics: BrokerMetrics,
     controller: KafkaController | None,
+    *,
+    supported: Mapping[str, VersionRange],
 ) -> BrokerServices:
     """The coordinators (``__consumer_offsets`` and ``__transaction_state`` appends on the
     I/O threads; new transactional ids take producer ids from the store), the client
@@ -465,6 +484,7 @@ def _services(
         authorizer=build_authorizer(config, store),
         metrics=metrics,
         fetch_sessions=FetchSessionCache(config.max_incremental_fetch_session_cache_slots),
+        supported_features=supported,
     )
     follow_scram_credentials(store, services.scram_credentials)
     return services

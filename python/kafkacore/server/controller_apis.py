@@ -37,12 +37,9 @@ from typing import Any
 
 from kafkacore.controller.kraft import ApiError, ControllerError, QuorumController
 from kafkacore.controller.kraft import events as ev
-from kafkacore.controller.kraft.feature_control import (
-    feature_update_requests,
-    local_supported_features,
-)
+from kafkacore.controller.kraft.feature_control import local_supported_features
 from kafkacore.controller.kraft.security_control import matching_acls
-from kafkacore.metadata.versions import KRAFT_VERSION
+from kafkacore.features import KRAFT_VERSION, requested_updates
 from kafkacore.protocol.api import (
     API_VERSIONS,
     CONTROLLER_APIS,
@@ -65,6 +62,7 @@ from kafkacore.protocol.types import MalformedMessage
 from kafkacore.raft.driver import RaftDriver
 from kafkacore.security.acl import AclBinding, InvalidAclError
 from kafkacore.server.handlers.acls import acl_binding_filter
+from kafkacore.server.handlers.features import update_features_response
 from kafkacore.server.handlers.unimplemented import error_response
 from kafkacore.server.network import CLOSE, ConnectionInfo, Outcome
 
@@ -520,41 +518,11 @@ class ControllerApis:
 
     async def _update_features(self, header: RequestHeader, request: Any) -> Any:
         version = header.api_version
-        updates, types = feature_update_requests(request, version)
+        updates = requested_updates(request, version)
         validate_only = bool(getattr(request, "validate_only", False)) if version >= 1 else False
-        failed, error = await self.controller.call(
-            ev.UpdateFeatures(tuple(updates.items()), tuple(types.items()), validate_only)
-        )
-        cls = _response_cls(ApiKey.UPDATE_FEATURES)
-        if version >= 2:
-            return cls(
-                throttle_time_ms=0, error_code=error.code, error_message=error.message, results=[]
-            )
-        if failed is None:
-            results = [
-                cls.UpdatableFeatureResult(feature=f, error_code=0, error_message=None)
-                for f in updates
-            ]
-            return cls(throttle_time_ms=0, error_code=0, error_message=None, results=results)
-        results = [
-            cls.UpdatableFeatureResult(
-                feature=f,
-                error_code=error.code,
-                error_message=(
-                    error.message
-                    if f == failed
-                    else "Unable to update this feature due to another feature's error"
-                ),
-            )
-            for f in updates
-        ]
-        return cls(
-            throttle_time_ms=0,
-            error_code=error.code,
-            error_message="The update failed for all features since the following feature had "
-            f"an error: {failed}",
-            results=results,
-        )
+        error = await self.controller.call(ev.UpdateFeatures(tuple(updates), validate_only))
+        message = error.message if error.is_failure else None
+        return update_features_response(error.code, message, request, version)
 
     # -- Envelope ------------------------------------------------------------------------------
 

@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from typing import Protocol
 
 from kafkacore.config import BrokerConfig
+from kafkacore.features import zookeeper_supported_features
 from kafkacore.metadata import BrokerInfo, MetadataCache
 from kafkacore.metadata.zookeeper import ZooKeeperMetadataStore
 from kafkacore.net import NodeClient, inter_broker_security
@@ -145,7 +146,8 @@ class ZooKeeperMembership:
 
     def _registration(self) -> BrokerRegistration:
         """``/brokers/ids/<id>``: every advertised endpoint, with the port actually bound
-        where the config says 0."""
+        where the config says 0, and the finalized features this broker supports (which
+        the controller checks UpdateFeatures against)."""
         endpoints = tuple(
             ZkEndpoint(
                 e.listener_name,
@@ -160,6 +162,12 @@ class ZooKeeperMembership:
             endpoints=endpoints,
             rack=self.config.broker_rack,
             listener_security_protocol_map=self.config.effective_listener_security_protocol_map(),
+            features={
+                name: {"min_version": r.min, "max_version": r.max}
+                for name, r in zookeeper_supported_features(
+                    self.config.unstable_feature_versions_enable
+                ).items()
+            },
         )
 
     async def leave(self, services: BrokerServices) -> None:

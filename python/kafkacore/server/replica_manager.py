@@ -1232,12 +1232,15 @@ class ReplicaManager(MetadataListener):
         producer_id: int,
         producer_epoch: int,
         partitions: set[TopicPartition],
+        *,
+        add: bool = False,
     ) -> dict[TopicPartition, int]:
         """Ask the transaction coordinator on broker ``coordinator_id`` whether
         ``partitions`` are in the producer's transaction (AddPartitionsToTxn v4
-        ``VerifyOnly``, Kafka's ``AddPartitionsToTxnManager``); the error per partition,
-        NETWORK_EXCEPTION when the broker cannot be reached, COORDINATOR_NOT_AVAILABLE
-        when it is not known."""
+        ``VerifyOnly``, Kafka's ``AddPartitionsToTxnManager``), or with ``add`` (a Produce
+        v12, transaction version 2) add them (v5, not ``VerifyOnly``); the error per
+        partition, NETWORK_EXCEPTION when the broker cannot be reached,
+        COORDINATOR_NOT_AVAILABLE when it is not known."""
         unreachable = dict.fromkeys(partitions, int(ErrorCode.NETWORK_EXCEPTION))
         client = self._txn_verification_clients.get(coordinator_id)
         if client is None or client.closed:
@@ -1257,7 +1260,7 @@ class ReplicaManager(MetadataListener):
                     transactional_id=transactional_id,
                     producer_id=producer_id,
                     producer_epoch=producer_epoch,
-                    verify_only=True,
+                    verify_only=not add,
                     topics=[
                         cls.AddPartitionsToTxnTopic(name=name, partitions=indexes)
                         for name, indexes in by_topic.items()
@@ -1266,7 +1269,7 @@ class ReplicaManager(MetadataListener):
             ]
         )
         try:
-            response = await client.send(api, 4, request)
+            response = await client.send(api, 5 if add else 4, request)
         except (ConnectionError, TimeoutError, OSError) as exc:
             logger.info("Transaction verification with broker %d failed: %s", coordinator_id, exc)
             self._txn_verification_clients.pop(coordinator_id, None)

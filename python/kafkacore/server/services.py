@@ -18,12 +18,13 @@ from __future__ import annotations
 import asyncio
 import functools
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 from kafkacore.config import BrokerConfig
+from kafkacore.features import VersionRange, supported_features
 from kafkacore.log import TopicPartition
 from kafkacore.metadata import BrokerInfo, MetadataCache, MetadataStore
 from kafkacore.security.acl import Authorizer
@@ -96,6 +97,9 @@ class BrokerServices:
     metrics: BrokerMetrics = field(default_factory=BrokerMetrics)
     # the incremental fetch sessions (KIP-227), max.incremental.fetch.session.cache.slots
     fetch_sessions: FetchSessionCache = field(default_factory=FetchSessionCache)
+    # the finalized features this broker supports (ApiVersions' SupportedFeatures and the
+    # ranges UpdateFeatures is checked against): the mode's (see assembly)
+    supported_features: Mapping[str, VersionRange] = field(default_factory=supported_features)
 
     @property
     def config(self) -> BrokerConfig:

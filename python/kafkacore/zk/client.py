@@ -49,6 +49,7 @@ from kazoo.exceptions import NodeExistsError as KazooNodeExists
 from kazoo.exceptions import NoNodeError as KazooNoNode
 from kazoo.protocol.states import EventType  # type: ignore[import-untyped]
 
+from kafkacore.features import FinalizedFeatures
 from kafkacore.security.acl import (
     ACL_CHANGE_PREFIX,
     ACL_CHANGES_PATH,
@@ -77,6 +78,8 @@ from kafkacore.zk.data import (
     CONTROLLER_EPOCH_PATH,
     CONTROLLER_PATH,
     DELETE_TOPICS_PATH,
+    FEATURE_PATH,
+    FEATURE_ZNODE_ENABLED,
     INITIAL_CONTROLLER_EPOCH,
     ISR_CHANGE_NOTIFICATION_PATH,
     ISR_CHANGE_PREFIX,
@@ -93,6 +96,7 @@ from kafkacore.zk.data import (
     ConfigChangeNotification,
     ControllerRegistration,
     EntityConfig,
+    FeatureZNode,
     IsrChangeNotification,
     LeaderIsrState,
     LogDirEventNotification,
@@ -960,6 +964,67 @@ class KafkaZkClient:
             return block.block_start, block.block_end
 
     # --- ACLs (Kafka 3.x ZkAclStore / AclAuthorizer paths) -----------------------------------
+
+    # --- /feature ---------------------------------------------------------------------------
+
+    async def get_feature_znode(
+        self, watch: Watch | None = None
+    ) -> tuple[FeatureZNode, int] | None:
+        """``/feature`` and its znode version (the features epoch); None when absent.
+        ``watch`` fires on its creation, change or deletion."""
+        got = await self._get(FEATURE_PATH, watch)
+        if got is None:
+            if watch is not None:
+                await self._exists(FEATURE_PATH, watch)  # to hear of its creation
+            return None
+        data, stat = got
+        return FeatureZNode.decode(data), int(stat.version)
+
+    async def create_feature_znode(self, node: FeatureZNode) -> int:
+        """Kafka's ``createFeatureZNode``; the new znode's version (0)."""
+        await self._create(FEATURE_PATH, node.encode())
+        got = await self._get(FEATURE_PATH)
+        return int(got[1].version) if got is not None else 0
+
+    async def get_finalized_features(self, watch: Watch | None = None) -> FinalizedFeatures:
+        """The finalized features ``/feature`` holds: its levels (none while disabled),
+        at its znode version (Kafka's ``ZkFinalizedFeatureCache``; no node: none, epoch
+        -1)."""
+        got = await self.get_feature_znode(watch)
+        if got is None:
+            return FinalizedFeatures({}, -1)
+        node, version = got
+        levels = dict(node.features) if node.status == FEATURE_ZNODE_ENABLED else {}
+        return FinalizedFeatures(levels, version)
+
+    async def update_finalized_features(
+        self, update: Callable[[FinalizedFeatures], Mapping[str, int]]
+    ) -> FinalizedFeatures:
+        """Read-modify-write of ``/feature`` (enabled, version 2), retried while another
+        writer wins the race; the features now in force. What ``update`` raises is
+        raised, nothing written."""
+        while True:
+            current = await self.get_finalized_features()
+            changes = update(current)
+            if all(current.level(name) == level for name, level in changes.items()):
+                return current
+            wanted = current.with_levels(changes)
+            node = FeatureZNode({n: v for n, v in wanted.levels.items() if v >= 1})
+            version = await self.conditional_set_feature_znode(node, current.epoch)
+            if version is not None:
+                return FinalizedFeatures(node.features, version)
+
+    async def conditional_set_feature_znode(self, node: FeatureZNode, version: int) -> int | None:
+        """Write ``/feature`` if still at ``version`` (-1: create it if absent); its new
+        version, or None on a lost race."""
+        try:
+            if version < 0:
+                return await self.create_feature_znode(node)
+            data = node.encode()
+            stat = await self._call(lambda: self._zk.set_async(FEATURE_PATH, data, version))
+        except (KazooNodeExists, KazooBadVersion, KazooNoNode):
+            return None
+        return int(stat.version)
 
     async def create_acl_paths(self) -> None:
         """Kafka's ``createAclPaths``: ``/kafka-acl/<Type>``,

@@ -33,6 +33,9 @@ __all__ = [
     "CONTROLLER_EPOCH_PATH",
     "CONTROLLER_PATH",
     "DELETE_TOPICS_PATH",
+    "FEATURE_PATH",
+    "FEATURE_ZNODE_DISABLED",
+    "FEATURE_ZNODE_ENABLED",
     "INITIAL_CONTROLLER_EPOCH",
     "ISR_CHANGE_NOTIFICATION_PATH",
     "ISR_CHANGE_PREFIX",
@@ -50,6 +53,7 @@ __all__ = [
     "ControllerRegistration",
     "Endpoint",
     "EntityConfig",
+    "FeatureZNode",
     "IsrChangeNotification",
     "LeaderIsrState",
     "LogDirEventNotification",
@@ -93,6 +97,7 @@ LOG_DIR_EVENT_NOTIFICATION_PATH = "/log_dir_event_notification"
 LOG_DIR_EVENT_PREFIX = "log_dir_event_"
 CLUSTER_ID_PATH = "/cluster/id"
 PRODUCER_ID_BLOCK_PATH = "/latest_producer_id_block"
+FEATURE_PATH = "/feature"
 CONSUMERS_PATH = "/consumers"
 # kafkacore's own node (not Kafka's): the partition balancer's state, written fenced by the
 # controller epoch, read by the next controller (kafkacore.balancer.executor.BalancerState)
@@ -474,6 +479,68 @@ class LeaderIsrState:
             controller_epoch=int(js["controller_epoch"]),
             leader_recovery_state=int(js.get("leader_recovery_state", 0)),
         )
+
+
+# --- /feature --------------------------------------------------------------------------------
+
+
+FEATURE_ZNODE_DISABLED = 0
+FEATURE_ZNODE_ENABLED = 1
+
+
+@dataclass(frozen=True)
+class FeatureZNode:
+    """``/feature``: the finalized features (KIP-584) as Kafka 3.9's ``FeatureZNode``,
+    written as version 2 (IBP >= 3.3)::
+
+        {"features":{"transaction.version":{"max_version_level":2}},"version":2,"status":1}
+
+    Version 1 also carries ``min_version_level`` per feature (read, ignored). ``status``
+    1 is enabled, 0 disabled (finalized features not in force). The znode's version is
+    the finalized features' epoch. A level below 1 cannot be stored (a feature at 0 is
+    absent), as Kafka refuses to read one."""
+
+    features: Mapping[str, int] = field(default_factory=dict)
+    status: int = FEATURE_ZNODE_ENABLED
+    version: int = 2
+
+    def encode(self) -> bytes:
+        if self.version == 1:
+            levels: dict[str, dict[str, int]] = {
+                n: {"max_version_level": v, "min_version_level": v}
+                for n, v in sorted(self.features.items())
+            }
+        else:
+            levels = {n: {"max_version_level": v} for n, v in sorted(self.features.items())}
+        return _dumps({"features": levels, "version": self.version, "status": self.status})
+
+    @classmethod
+    def decode(cls, data: bytes) -> FeatureZNode:
+        """Kafka's ``FeatureZNode.decode``: ``ValueError`` with Kafka's reasons."""
+        text = data.decode("utf-8", errors="replace")
+        js = _loads(data, "feature information")
+        version = int(js.get("version", 0))
+        if version not in (1, 2):
+            raise ValueError(f"Unsupported version: {version} of feature information: {text}")
+        status = js.get("status")
+        if status is None:
+            raise ValueError(f"Status can not be absent in feature information: {text}")
+        if int(status) not in (FEATURE_ZNODE_DISABLED, FEATURE_ZNODE_ENABLED):
+            raise ValueError(f"Malformed status: {status} found in feature information: {text}")
+        raw = js.get("features")
+        if not isinstance(raw, dict):
+            raise ValueError(f"Features map can not be absent in: {text}")
+        features: dict[str, int] = {}
+        for name, levels in raw.items():
+            if version == 1 and "min_version_level" not in levels:
+                raise ValueError(f"min_version_level absent in [{levels}]")
+            if "max_version_level" not in levels:
+                raise ValueError(f"max_version_level absent in [{levels}]")
+            level = int(levels["max_version_level"])
+            if level < 1:
+                raise ValueError(f"Expected maxValue >= 1, but received maxValue: {level}")
+            features[str(name)] = level
+        return cls(features, int(status), version)
 
 
 # --- /config ---------------------------------------------------------------------------------

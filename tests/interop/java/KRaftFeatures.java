@@ -5,7 +5,10 @@
  *   {"mv": level, "version": "4.3-IV0", ...}   one per MetadataVersion, with what it selects
  *   {"feature": name, "levels": [[level, bootstrap MV level, {dependency: level}], ...],
  *    "latestProduction": n, "latestTesting": n, "production": bool,
- *    "defaults": {MV level: default level}}   one per Feature
+ *    "minimumProduction": n, "defaults": {MV level: default level}}   one per Feature
+ *   {"minimum": n, "latestProduction": n, "latestTesting": n, "supported": {name: [min, max]},
+ *    "supportedUnstable": {...}}   the bounds and a node's supported ranges
+ *                                  (QuorumFeatures.defaultSupportedFeatureMap), last
  */
 
 import java.util.ArrayList;
@@ -15,6 +18,8 @@ import java.util.Map;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import org.apache.kafka.controller.QuorumFeatures;
+import org.apache.kafka.metadata.VersionRange;
 import org.apache.kafka.server.common.Feature;
 import org.apache.kafka.server.common.FeatureVersion;
 import org.apache.kafka.server.common.MetadataVersion;
@@ -57,6 +62,7 @@ public final class KRaftFeatures {
             row.put("levels", levels);
             row.put("latestProduction", feature.latestProduction());
             row.put("latestTesting", feature.latestTesting());
+            row.put("minimumProduction", feature.minimumProduction());
             Map<String, Short> defaults = new LinkedHashMap<>();
             for (MetadataVersion mv : MetadataVersion.values()) {
                 defaults.put(String.valueOf(mv.featureLevel()), feature.defaultLevel(mv));
@@ -64,5 +70,18 @@ public final class KRaftFeatures {
             row.put("defaults", defaults);
             System.out.println(mapper.writeValueAsString(row));
         }
+        Map<String, Object> node = new LinkedHashMap<>();
+        node.put("minimum", MetadataVersion.MINIMUM_VERSION.featureLevel());
+        node.put("latestProduction", MetadataVersion.latestProduction().featureLevel());
+        node.put("latestTesting", MetadataVersion.latestTesting().featureLevel());
+        node.put("supported", ranges(QuorumFeatures.defaultSupportedFeatureMap(false)));
+        node.put("supportedUnstable", ranges(QuorumFeatures.defaultSupportedFeatureMap(true)));
+        System.out.println(mapper.writeValueAsString(node));
+    }
+
+    private static Map<String, List<Short>> ranges(Map<String, VersionRange> map) {
+        Map<String, List<Short>> out = new LinkedHashMap<>();
+        map.forEach((name, range) -> out.put(name, List.of(range.min(), range.max())));
+        return out;
     }
 }

@@ -35,6 +35,7 @@ from typing import Any
 
 from kafkacore.controller.kraft.result import ControllerError
 from kafkacore.controller.kraft.state import ControllerState
+from kafkacore.features import METADATA_VERSION, MetadataVersion
 from kafkacore.log.checkpoints import uuid_to_base64
 from kafkacore.metadata.image.cluster import (
     BrokerRegistration,
@@ -48,7 +49,6 @@ from kafkacore.metadata.image.topics import (
     UNASSIGNED_DIRECTORY,
 )
 from kafkacore.metadata.records import MetadataRecord
-from kafkacore.metadata.versions import METADATA_VERSION, MetadataVersion
 from kafkacore.protocol.errors import ErrorCode
 
 __all__ = [

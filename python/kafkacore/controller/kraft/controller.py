@@ -329,11 +329,10 @@ class QuorumController:
                 result = create_acls(state, request)
             case ev.DeleteAcls(filters):
                 result = delete_acls(state, list(filters))
-            case ev.UpdateFeatures(updates, types, validate_only):
+            case ev.UpdateFeatures(updates, validate_only):
                 result = update_features(
                     state,
-                    dict(updates),
-                    dict(types),
+                    updates,
                     validate_only,
                     node_id=self.node_id,
                     voters=self.raft.client.quorum.voters.voters,
@@ -349,7 +348,8 @@ class QuorumController:
                 _unknown_event(event)  # type: ignore[arg-type]
         after = self._write(result.records, future, result.response)
         if isinstance(event, ev.BrokerHeartbeat) and after is not None:
-            _, nxt = result.response
+            heartbeat: Any = result.response  # the heartbeat's (response, next state)
+            _, nxt = heartbeat
             if nxt is BrokerControlState.CONTROLLED_SHUTDOWN:
                 self.heartbeats.set_controlled_shutdown_offset(event.request.broker_id, after)
 

@@ -20,6 +20,7 @@ from typing import Any, Generic, TypeVar
 
 from kafkacore.controller.kraft.result import ApiError
 from kafkacore.controller.kraft.state import ControllerState
+from kafkacore.features import FeatureUpdate
 from kafkacore.raft.listener import ListenerEvent
 from kafkacore.security.acl import AclBindingFilter
 
@@ -186,9 +187,8 @@ class DeleteAcls(ControllerRequest[Any]):
 
 
 @dataclass(frozen=True, slots=True)
-class UpdateFeatures(ControllerRequest[tuple[str | None, ApiError]]):
-    updates: tuple[tuple[str, int], ...]
-    upgrade_types: tuple[tuple[str, int], ...]
+class UpdateFeatures(ControllerRequest[ApiError]):
+    updates: tuple[FeatureUpdate, ...]
     validate_only: bool
 
 

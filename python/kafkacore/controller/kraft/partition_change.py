@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from kafkacore._java import java_hash_set_order
+from kafkacore.features import MetadataVersion
 from kafkacore.metadata.image.topics import (
     NO_LEADER,
     NO_LEADER_CHANGE,
@@ -37,7 +38,6 @@ from kafkacore.metadata.image.topics import (
     PartitionRegistration,
 )
 from kafkacore.metadata.records import RECORDS, MetadataRecord, MetadataRecordType
-from kafkacore.metadata.versions import MetadataVersion
 
 __all__ = ["Election", "PartitionChangeBuilder", "complete_reassignment"]
 

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kafkacore._java import kafka_uuid_key
+from kafkacore.features import MetadataVersion
 from kafkacore.metadata.image._changes import apply_changes, remove_unmentioned
 from kafkacore.metadata.records import RECORDS, MetadataRecord, MetadataRecordType
-from kafkacore.metadata.versions import MetadataVersion
 
 __all__ = [
     "BrokerRegistration",

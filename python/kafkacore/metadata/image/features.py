@@ -11,16 +11,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from kafkacore.metadata.image._changes import apply_changes, remove_unmentioned
-from kafkacore.metadata.image.cluster import MetadataReplayError
-from kafkacore.metadata.records import RECORDS, MetadataRecord, MetadataRecordType
-from kafkacore.metadata.versions import (
+from kafkacore.features import (
     ELIGIBLE_LEADER_REPLICAS_VERSION,
     METADATA_VERSION,
     FeatureVersionError,
     MetadataVersion,
     metadata_version,
 )
+from kafkacore.metadata.image._changes import apply_changes, remove_unmentioned
+from kafkacore.metadata.image.cluster import MetadataReplayError
+from kafkacore.metadata.records import RECORDS, MetadataRecord, MetadataRecordType
 
 __all__ = ["FeaturesDelta", "FeaturesImage", "feature_level_record"]
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kafkacore.features import MetadataVersion
 from kafkacore.metadata.image.cluster import ClusterDelta, ClusterImage, MetadataReplayError
 from kafkacore.metadata.image.configs import (
     ClientQuotasDelta,
@@ -39,7 +40,6 @@ from kafkacore.metadata.image.security import (
 )
 from kafkacore.metadata.image.topics import TopicsDelta, TopicsImage
 from kafkacore.metadata.records import RECORDS, MetadataRecord, MetadataRecordType
-from kafkacore.metadata.versions import MetadataVersion
 
 __all__ = [
     "EMPTY_IMAGE",

@@ -21,10 +21,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kafkacore.features import MetadataVersion
 from kafkacore.log import TopicPartition
 from kafkacore.metadata.image.cluster import MetadataReplayError
 from kafkacore.metadata.records import RECORDS, MetadataRecord, MetadataRecordType
-from kafkacore.metadata.versions import MetadataVersion
 
 __all__ = [
     "LOST_DIRECTORY",

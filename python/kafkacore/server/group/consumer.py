@@ -90,14 +90,11 @@ _T = TypeVar("_T")
 
 logger = logging.getLogger("kafkacore.server.group")
 
-GROUP_VERSION_DEFAULT = 1
-"""Kafka 4.3.1's default ``group.version`` (KIP-848 on)."""
 
-
-def group_version() -> int:
-    """The finalized ``group.version`` feature level. kafkacore has no finalized features
-    yet (issue 30): this answers Kafka 4.3.1's default, 1, until they land."""
-    return GROUP_VERSION_DEFAULT
+def group_version(cache: MetadataCache) -> int:
+    """The finalized ``group.version`` feature level (0 when not finalized; a new
+    cluster finalizes Kafka 4.3.1's default, 1)."""
+    return cache.features.group_version
 
 
 class GroupError(Exception):
@@ -221,7 +218,7 @@ class ConsumerGroupCoordinator:
         """Kafka's ``isConsumerGroupProtocolEnabled``: ``group.version`` >= 1 and
         "consumer" in ``group.coordinator.rebalance.protocols``."""
         protocols = self.config.group_coordinator_rebalance_protocols
-        return group_version() >= 1 and "consumer" in protocols
+        return group_version(self.groups.replicas.cache) >= 1 and "consumer" in protocols
 
     # -- lookup ----------------------------------------------------------------------------
 

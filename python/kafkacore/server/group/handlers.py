@@ -293,8 +293,12 @@ def _txn_verifier(
     TRANSACTION_ABORTABLE for v4, INVALID_TXN_STATE before (``AddPartitionsToTxnManager``);
     a fenced producer INVALID_PRODUCER_EPOCH; the rest through
     :func:`_offset_commit_error`. A verified write carries the guard taken before the
-    question (a marker appended meanwhile refuses it)."""
-    if not services.config.transaction_partition_verification_enable:
+    question (a marker appended meanwhile refuses it).
+
+    v5 (transaction version 2, KIP-890 part 2) adds the partition instead of asking,
+    whatever the verification config: the client sends no AddOffsetsToTxn."""
+    implicit_add = context.api_version >= 5
+    if not (implicit_add or services.config.transaction_partition_verification_enable):
         return None
     coordinator = services.txn_coordinator
     if not request.transactional_id:
@@ -312,11 +316,16 @@ def _txn_verifier(
         state_tp = TopicPartition(_TXN_STATE_TOPIC, coordinator.partition_for(transactional_id))
         state = services.metadata_cache.partition_state(state_tp)
         leader = state.leader if state is not None else -1
-        if leader == services.node_id:
+        if leader == services.node_id and implicit_add:
+            added = await coordinator.add_partitions(
+                transactional_id, producer_id, epoch, {tp}, client_transaction_version=2
+            )
+            answers = {tp: int(added)}
+        elif leader == services.node_id:
             answers = coordinator.verify_partitions(transactional_id, producer_id, epoch, {tp})
         elif leader >= 0:
             answers = await replicas.verify_transaction_remotely(
-                leader, transactional_id, producer_id, epoch, {tp}
+                leader, transactional_id, producer_id, epoch, {tp}, add=implicit_add
             )
         else:
             answers = {tp: int(ErrorCode.COORDINATOR_NOT_AVAILABLE)}

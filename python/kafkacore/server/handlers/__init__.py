@@ -45,6 +45,7 @@ from kafkacore.server.handlers.controller import (
     handle_controlled_shutdown,
 )
 from kafkacore.server.handlers.epochs import handle_offset_for_leader_epoch
+from kafkacore.server.handlers.features import handle_update_features
 from kafkacore.server.handlers.fetch import handle_fetch, handle_list_offsets
 from kafkacore.server.handlers.logdirs import handle_describe_log_dirs
 from kafkacore.server.handlers.produce import handle_produce
@@ -119,6 +120,7 @@ HANDLERS: dict[ApiKey, Handler] = _by_api_key(
         ApiKey.INCREMENTAL_ALTER_CONFIGS: handle_incremental_alter_configs,
         ApiKey.ALTER_PARTITION_REASSIGNMENTS: handle_alter_partition_reassignments,
         ApiKey.LIST_PARTITION_REASSIGNMENTS: handle_list_partition_reassignments,
+        ApiKey.UPDATE_FEATURES: handle_update_features,
         ApiKey.DESCRIBE_CLUSTER: handle_describe_cluster,
         ApiKey.DESCRIBE_CLIENT_QUOTAS: handle_describe_client_quotas,
         ApiKey.ALTER_CLIENT_QUOTAS: handle_alter_client_quotas,

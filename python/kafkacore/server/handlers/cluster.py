@@ -6,8 +6,10 @@ import logging
 import uuid
 from collections.abc import Hashable
 
+from kafkacore._java import JavaHashMap
 from kafkacore.config import ConfigError
 from kafkacore.coordinator.txn_records import TRANSACTION_STATE_TOPIC
+from kafkacore.features import VersionRange
 from kafkacore.log import TopicPartition
 from kafkacore.protocol import ApiKey, ErrorCode, api_versions_response
 from kafkacore.protocol.errors import message as error_message
@@ -60,7 +62,30 @@ CLUSTER_AUTHORIZED_OPERATIONS = sum(1 << op for op in (5, 7, 8, 9, 10, 11, 12))
 def handle_api_versions(
     services: BrokerServices, context: RequestContext, request: ApiVersionsRequest
 ) -> ApiVersionsResponse:
-    return api_versions_response()
+    """Every served API; from v3 the supported and finalized features and their epoch,
+    as a Kafka 4.3.1 broker lists them (``ApiVersionsResponse``; v3 leaves out the
+    supported features whose minimum level is 0, which older clients cannot parse:
+    KAFKA-17011). The finalized ones are min = max = the level."""
+    response = api_versions_response()
+    if context.api_version < 3:
+        return response
+    supported = JavaHashMap[str, VersionRange]()  # Kafka's HashMap: its iteration order
+    for name, levels in services.supported_features.items():
+        supported[name] = levels
+    response.supported_features = [
+        ApiVersionsResponse.SupportedFeatureKey(name=name, min_version=r.min, max_version=r.max)
+        for name, r in supported.items()
+        if context.api_version >= 4 or r.min != 0
+    ]
+    features = services.metadata_cache.features
+    response.finalized_features_epoch = features.epoch
+    response.finalized_features = [
+        ApiVersionsResponse.FinalizedFeatureKey(
+            name=name, max_version_level=level, min_version_level=level
+        )
+        for name, level in features.in_kafka_order()
+    ]
+    return response
 
 
 def _topic_response(

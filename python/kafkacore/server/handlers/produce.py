@@ -437,10 +437,17 @@ async def _verify_transactional_partitions(
     INVALID_PRODUCER_EPOCH; the coordinator's retriable errors NOT_ENOUGH_REPLICAS; others
     as the coordinator answered. A verified partition gets a guard taken before the
     question: a marker of the producer appended before the write refuses it
-    (INVALID_TXN_STATE; Kafka's ``VerificationGuard``)."""
+    (INVALID_TXN_STATE; Kafka's ``VerificationGuard``).
+
+    Produce v12 (transaction version 2, KIP-890 part 2) adds instead of asking, whatever
+    the verification config: the client sends no AddPartitionsToTxn, the partition joins
+    the transaction here (in-process, or AddPartitionsToTxn v5 without ``VerifyOnly``)."""
     verified = _Verified()
     transactional_id = request.transactional_id
-    if not transactional_id or not services.config.transaction_partition_verification_enable:
+    implicit_add = context.api_version >= 12
+    if not transactional_id or not (
+        implicit_add or services.config.transaction_partition_verification_enable
+    ):
         return verified
     coordinator = services.txn_coordinator
     replicas = services.replica_manager
@@ -472,11 +479,16 @@ async def _verify_transactional_partitions(
     state = services.metadata_cache.partition_state(state_tp)
     leader = state.leader if state is not None else -1
     for (producer_id, epoch), tps in wanted.items():
-        if leader == services.node_id:
+        if leader == services.node_id and implicit_add:
+            code = await coordinator.add_partitions(
+                transactional_id, producer_id, epoch, tps, client_transaction_version=2
+            )
+            answers = dict.fromkeys(tps, int(code))
+        elif leader == services.node_id:
             answers = coordinator.verify_partitions(transactional_id, producer_id, epoch, tps)
         elif leader >= 0:
             answers = await replicas.verify_transaction_remotely(
-                leader, transactional_id, producer_id, epoch, tps
+                leader, transactional_id, producer_id, epoch, tps, add=implicit_add
             )
         else:
             answers = dict.fromkeys(tps, int(ErrorCode.COORDINATOR_NOT_AVAILABLE))

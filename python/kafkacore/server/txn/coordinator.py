@@ -58,7 +58,12 @@ from kafkacore.server.txn.state import (
     is_epoch_exhausted,
 )
 
-__all__ = ["InitProducerIdResult", "TransactionCoordinator", "TransactionDescription"]
+__all__ = [
+    "EndTxnResult",
+    "InitProducerIdResult",
+    "TransactionCoordinator",
+    "TransactionDescription",
+]
 
 logger = logging.getLogger("kafkacore.server.txn")
 
@@ -67,6 +72,16 @@ S = TransactionState
 
 @dataclass(frozen=True)
 class InitProducerIdResult:
+    error_code: int
+    producer_id: int = NO_PRODUCER_ID
+    producer_epoch: int = NO_PRODUCER_EPOCH
+
+
+@dataclass(frozen=True)
+class EndTxnResult:
+    """EndTxn's answer; with transaction version 2 (v5) the producer id and epoch the
+    client continues with (the bumped epoch, or a new producer id at epoch 0)."""
+
     error_code: int
     producer_id: int = NO_PRODUCER_ID
     producer_epoch: int = NO_PRODUCER_EPOCH
@@ -268,13 +283,9 @@ class TransactionCoordinator:
             if metadata.is_producer_epoch_exhausted and (
                 expected is None or expected[1] == metadata.producer_epoch
             ):
-                try:
-                    new_pid = await self.allocate_producer_id()
-                except Exception as exc:
-                    logger.warning("Could not allocate a producer id: %s", exc)
-                    return ErrorCode.COORDINATOR_NOT_AVAILABLE
-                if metadata.pending_transition_in_progress:  # another request meanwhile
-                    return ErrorCode.CONCURRENT_TRANSACTIONS
+                code, new_pid = await self._next_producer_id(metadata)
+                if code != ErrorCode.NONE:
+                    return code
                 return metadata.prepare_producer_id_rotation(
                     new_pid, timeout_ms, self.clock(), expected is not None
                 )
@@ -306,8 +317,10 @@ class TransactionCoordinator:
         producer_id: int,
         producer_epoch: int,
         partitions: set[TopicPartition],
+        client_transaction_version: int = 0,
     ) -> int:
-        """Kafka's ``handleAddPartitionsToTransaction``: one error for all partitions."""
+        """Kafka's ``handleAddPartitionsToTransaction``: one error for all partitions
+        (``client_transaction_version`` 2: a Produce v12's implicit add, KIP-890)."""
         if not transactional_id:
             return ErrorCode.INVALID_REQUEST
         error, coordinator_epoch, metadata = self._check_producer(
@@ -324,7 +337,9 @@ class TransactionCoordinator:
             return ErrorCode.NONE
         if metadata.state not in (S.EMPTY, S.ONGOING, S.COMPLETE_COMMIT, S.COMPLETE_ABORT):
             return ErrorCode.INVALID_TXN_STATE
-        transit = metadata.prepare_add_partitions(partitions, self.clock())
+        transit = metadata.prepare_add_partitions(
+            partitions, self.clock(), client_transaction_version
+        )
         return await self.state.append(transactional_id, coordinator_epoch, transit)
 
     def verify_partitions(
@@ -356,12 +371,31 @@ class TransactionCoordinator:
     # -- EndTxn ----------------------------------------------------------------------------
 
     async def end_transaction(
-        self, transactional_id: str, producer_id: int, producer_epoch: int, committed: bool
-    ) -> int:
-        """Kafka's ``handleEndTransaction`` from a client."""
-        return await self._end_transaction(
-            transactional_id, producer_id, producer_epoch, committed=committed, from_client=True
+        self,
+        transactional_id: str,
+        producer_id: int,
+        producer_epoch: int,
+        committed: bool,
+        client_transaction_version: int = 0,
+    ) -> EndTxnResult:
+        """Kafka's ``handleEndTransaction`` from a client (``client_transaction_version``
+        2: EndTxn v5, the epoch bumped at the end and returned)."""
+        code = await self._end_transaction(
+            transactional_id,
+            producer_id,
+            producer_epoch,
+            committed=committed,
+            from_client=True,
+            client_transaction_version=client_transaction_version,
         )
+        if code != ErrorCode.NONE or client_transaction_version < 2:
+            return EndTxnResult(code)
+        _error, _epoch, metadata = self.state.get_state(transactional_id)
+        if metadata is None:
+            return EndTxnResult(ErrorCode.NOT_COORDINATOR)
+        if metadata.next_producer_id != NO_PRODUCER_ID:  # rotating: the new id at epoch 0
+            return EndTxnResult(code, metadata.next_producer_id, 0)
+        return EndTxnResult(code, metadata.producer_id, metadata.producer_epoch)
 
     async def _end_transaction(
         self,
@@ -371,15 +405,38 @@ class TransactionCoordinator:
         *,
         committed: bool,
         from_client: bool,
+        client_transaction_version: int = 0,
     ) -> int:
         if not transactional_id:
             return ErrorCode.INVALID_REQUEST
         error, coordinator_epoch, metadata = self.state.get_state(transactional_id)
         if error != ErrorCode.NONE:
             return error
-        if metadata is None or metadata.producer_id != producer_id:
+        if metadata is None:
             return ErrorCode.INVALID_PRODUCER_ID_MAPPING
-        if (from_client and producer_epoch != metadata.producer_epoch) or (
+        tv2 = client_transaction_version >= 2 and from_client
+        state = metadata.state
+        # TV2 (Kafka 4's rules): a retry of an end already done carries the epoch before
+        # its bump, or the exhausted epoch of the producer id it rotated from
+        retry_on_bump = metadata.producer_epoch == producer_epoch + 1
+        retry_on_overflow = (
+            metadata.last_producer_id == producer_id
+            and metadata.producer_epoch == 0
+            and is_epoch_exhausted(producer_epoch)
+        )
+        if metadata.producer_id != producer_id and not (tv2 and retry_on_overflow):
+            return ErrorCode.INVALID_PRODUCER_ID_MAPPING
+        if tv2:
+            is_retry = retry_on_bump or retry_on_overflow
+            if state in (S.PREPARE_COMMIT, S.PREPARE_ABORT):
+                valid = retry_on_bump
+            elif state in (S.COMPLETE_COMMIT, S.COMPLETE_ABORT):
+                valid = is_retry or producer_epoch == metadata.producer_epoch
+            else:
+                valid = producer_epoch == metadata.producer_epoch
+            if not valid:
+                return ErrorCode.PRODUCER_FENCED
+        elif (from_client and producer_epoch != metadata.producer_epoch) or (
             producer_epoch < metadata.producer_epoch
         ):
             return ErrorCode.PRODUCER_FENCED
@@ -388,7 +445,6 @@ class TransactionCoordinator:
             and metadata.pending_state is not S.PREPARE_EPOCH_FENCE
         ):
             return ErrorCode.CONCURRENT_TRANSACTIONS
-        state = metadata.state
         fence = False
         if state is S.ONGOING:
             if not committed and metadata.pending_state is S.PREPARE_EPOCH_FENCE:
@@ -397,13 +453,27 @@ class TransactionCoordinator:
             elif metadata.pending_transition_in_progress:  # a fence not yet turned abort
                 return ErrorCode.CONCURRENT_TRANSACTIONS
             else:
-                transit = metadata.prepare_abort_or_commit(
-                    S.PREPARE_COMMIT if committed else S.PREPARE_ABORT, self.clock()
+                prepared = await self._prepare_end(
+                    metadata, committed, client_transaction_version, no_partition_added=False
                 )
-        elif state is S.COMPLETE_COMMIT:
-            return ErrorCode.NONE if committed else self._invalid(metadata, committed)
-        elif state is S.COMPLETE_ABORT:
-            return ErrorCode.NONE if not committed else self._invalid(metadata, committed)
+                if isinstance(prepared, int):
+                    return prepared
+                transit = prepared
+        elif state in (S.COMPLETE_COMMIT, S.COMPLETE_ABORT, S.EMPTY):
+            same = state is (S.COMPLETE_COMMIT if committed else S.COMPLETE_ABORT)
+            if not tv2:
+                return ErrorCode.NONE if same else self._invalid(metadata, committed)
+            if same and is_retry:
+                return ErrorCode.NONE
+            if committed or is_retry:
+                return self._invalid(metadata, committed)
+            # TV2: an abort of a transaction that added no partition (Kafka 4)
+            prepared = await self._prepare_end(
+                metadata, committed, client_transaction_version, no_partition_added=True
+            )
+            if isinstance(prepared, int):
+                return prepared
+            transit = prepared
         elif state is S.PREPARE_COMMIT:
             return (
                 ErrorCode.CONCURRENT_TRANSACTIONS
@@ -416,8 +486,6 @@ class TransactionCoordinator:
                 if not committed
                 else self._invalid(metadata, committed)
             )
-        elif state is S.EMPTY:
-            return self._invalid(metadata, committed)
         else:
             logger.error(
                 "Found transactionalId %s with state %s", transactional_id, state.wire_name
@@ -434,9 +502,9 @@ class TransactionCoordinator:
             return error
         if current is None or epoch != coordinator_epoch:
             return ErrorCode.NOT_COORDINATOR
-        if current.producer_id != producer_id:
+        if current.producer_id != transit.producer_id:
             return ErrorCode.INVALID_PRODUCER_ID_MAPPING
-        if current.producer_epoch != producer_epoch:
+        if current.producer_epoch != transit.producer_epoch:
             return ErrorCode.PRODUCER_FENCED
         if current.pending_transition_in_progress:
             return ErrorCode.CONCURRENT_TRANSACTIONS
@@ -446,6 +514,43 @@ class TransactionCoordinator:
         complete = current.prepare_complete(self.clock())
         self._spawn_markers(current, coordinator_epoch, committed, complete)
         return ErrorCode.NONE
+
+    async def _next_producer_id(self, metadata: TransactionMetadata) -> tuple[int, int]:
+        """A new producer id for ``metadata``'s rotation: ``(NONE, id)``;
+        COORDINATOR_NOT_AVAILABLE when none could be had, CONCURRENT_TRANSACTIONS when
+        another request prepared a transition while it was asked for."""
+        try:
+            producer_id = await self.allocate_producer_id()
+        except Exception as exc:
+            logger.warning("Could not allocate a producer id: %s", exc)
+            return ErrorCode.COORDINATOR_NOT_AVAILABLE, NO_PRODUCER_ID
+        if metadata.pending_transition_in_progress:  # another request meanwhile
+            return ErrorCode.CONCURRENT_TRANSACTIONS, NO_PRODUCER_ID
+        return ErrorCode.NONE, producer_id
+
+    async def _prepare_end(
+        self,
+        metadata: TransactionMetadata,
+        committed: bool,
+        client_transaction_version: int,
+        *,
+        no_partition_added: bool,
+    ) -> TxnTransit | int:
+        """Prepare* for an end from the client: with TV2 an exhausted epoch first gets the
+        producer id the transaction rotates to (Kafka's
+        ``generateTxnTransitMetadataForTxnCompletion``)."""
+        next_producer_id = NO_PRODUCER_ID
+        if client_transaction_version >= 2 and metadata.is_producer_epoch_exhausted:
+            code, next_producer_id = await self._next_producer_id(metadata)
+            if code != ErrorCode.NONE:
+                return code
+        return metadata.prepare_abort_or_commit(
+            S.PREPARE_COMMIT if committed else S.PREPARE_ABORT,
+            self.clock(),
+            client_transaction_version=client_transaction_version,
+            next_producer_id=next_producer_id,
+            no_partition_added=no_partition_added,
+        )
 
     @staticmethod
     def _invalid(metadata: TransactionMetadata, committed: bool) -> int:

@@ -157,8 +157,13 @@ async def _add_partitions_one(
             transactional_id, producer_id, producer_epoch, set(accepted)
         )
         return {tp: verified[tp] for tp in partitions}  # in the request's order
+    # the broker's form (v4+) adds only for a Produce v12's implicit add: transaction version 2
     code = await coordinator.add_partitions(
-        transactional_id, producer_id, producer_epoch, set(accepted)
+        transactional_id,
+        producer_id,
+        producer_epoch,
+        set(accepted),
+        client_transaction_version=2 if version >= 4 else 0,
     )
     return dict.fromkeys(partitions, downgrade_fenced(code, version, 2))
 
@@ -241,13 +246,20 @@ async def handle_end_txn(
     cls = EndTxnResponse
     if not _may_write_txn(services, context, request.transactional_id):
         return cls(throttle_time_ms=0, error_code=ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
-    code = await services.txn_coordinator.end_transaction(
+    # v5 is transaction version 2 (KIP-890 part 2): the epoch is bumped at the end
+    result = await services.txn_coordinator.end_transaction(
         request.transactional_id,
         request.producer_id,
         request.producer_epoch,
         bool(request.committed),
+        client_transaction_version=2 if context.api_version >= 5 else 0,
     )
-    return cls(throttle_time_ms=0, error_code=downgrade_fenced(code, context.api_version, 2))
+    return cls(
+        throttle_time_ms=0,
+        error_code=downgrade_fenced(result.error_code, context.api_version, 2),
+        producer_id=result.producer_id,
+        producer_epoch=result.producer_epoch,
+    )
 
 
 # -- DescribeTransactions / ListTransactions ---------------------------------------------

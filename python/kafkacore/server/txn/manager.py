@@ -158,6 +158,7 @@ class TransactionStateManager:
         cluster_mode: bool | None = None,
     ) -> None:
         self.config = config
+        self.cache = replicas.cache
         if cluster_mode is None:
             cluster_mode = bool(config.zookeeper_connect)
         self.runtime = CoordinatorRuntime(
@@ -273,10 +274,12 @@ class TransactionStateManager:
         when ``retry_on_unavailable`` (the caller writes again)."""
         index = self.partition_for(transactional_id)
         key = encode_txn_key(transactional_id)
+        # Kafka writes v1 (flexible, TV2's tagged fields) once transaction.version >= 1
+        version = 1 if self.cache.features.transaction_version >= 1 else 0
         value = (
             None
             if transit.state is TransactionState.DEAD
-            else encode_txn_value(transit.to_log_value())
+            else encode_txn_value(transit.to_log_value(version), version)
         )
         code = self._epoch_error(transactional_id, coordinator_epoch)
         if code == ErrorCode.NONE:

@@ -52,7 +52,10 @@ VALID_PREVIOUS_STATES: dict[TransactionState, frozenset[TransactionState]] = {
     S.EMPTY: frozenset({S.EMPTY, S.COMPLETE_COMMIT, S.COMPLETE_ABORT}),
     S.ONGOING: frozenset({S.ONGOING, S.EMPTY, S.COMPLETE_COMMIT, S.COMPLETE_ABORT}),
     S.PREPARE_COMMIT: frozenset({S.ONGOING}),
-    S.PREPARE_ABORT: frozenset({S.ONGOING, S.PREPARE_EPOCH_FENCE}),
+    # TV2: an abort from Empty / Complete* (a transaction that added no partition)
+    S.PREPARE_ABORT: frozenset(
+        {S.ONGOING, S.PREPARE_EPOCH_FENCE, S.EMPTY, S.COMPLETE_COMMIT, S.COMPLETE_ABORT}
+    ),
     S.COMPLETE_COMMIT: frozenset({S.PREPARE_COMMIT}),
     S.COMPLETE_ABORT: frozenset({S.PREPARE_ABORT}),
     S.DEAD: frozenset({S.EMPTY, S.COMPLETE_ABORT, S.COMPLETE_COMMIT}),
@@ -84,10 +87,15 @@ class TxnTransit:
     partitions: frozenset[TopicPartition]
     start_timestamp_ms: int
     last_update_timestamp_ms: int
+    next_producer_id: int = NO_PRODUCER_ID
+    """TV2: the producer id a transaction ending with an exhausted epoch rotates to."""
+    client_transaction_version: int = 0
+    """The transaction version the client runs (2: the epoch is bumped at every end)."""
 
-    def to_log_value(self) -> TransactionLogValue:
-        """The ``TransactionLogValue`` of this state (partitions grouped by topic, sorted;
-        the null list in ``Empty``)."""
+    def to_log_value(self, version: int = 0) -> TransactionLogValue:
+        """The ``TransactionLogValue`` of this state at ``version`` (partitions grouped by
+        topic, sorted; the null list in ``Empty``); v1 adds the tagged fields TV2 keeps:
+        the previous and next producer ids and the client's transaction version."""
         partitions: dict[str, list[int]] | None = None
         if self.state is not S.EMPTY:
             partitions = {}
@@ -101,6 +109,10 @@ class TxnTransit:
             partitions=partitions,
             last_update_timestamp_ms=self.last_update_timestamp_ms,
             start_timestamp_ms=self.start_timestamp_ms,
+            previous_producer_id=self.last_producer_id,
+            next_producer_id=self.next_producer_id,
+            client_transaction_version=self.client_transaction_version,
+            version=version,
         )
 
 
@@ -122,6 +134,11 @@ class TransactionMetadata:
     has_failed_epoch_fence: bool = False
     """A fence's PrepareAbort failed to be written: the next fence keeps the epoch
     (Kafka's ``hasFailedEpochFence``)."""
+    next_producer_id: int = NO_PRODUCER_ID
+    """TV2: the producer id the transaction being ended rotates to (its epoch exhausted)."""
+    client_transaction_version: int = 0
+    """The transaction version of the client's last transaction (Kafka's
+    ``clientTransactionVersion``; 2: KIP-890 part 2, an epoch bump at every end)."""
 
     @classmethod
     def from_log_value(
@@ -142,6 +159,8 @@ class TransactionMetadata:
             },
             start_timestamp_ms=value.start_timestamp_ms,
             last_update_timestamp_ms=value.last_update_timestamp_ms,
+            next_producer_id=value.next_producer_id,
+            client_transaction_version=value.client_transaction_version,
         )
 
     # -- queries ---------------------------------------------------------------------------
@@ -171,6 +190,9 @@ class TransactionMetadata:
         start_timestamp_ms: int,
         update_timestamp_ms: int,
         last_producer_id: int | None = None,
+        *,
+        next_producer_id: int = NO_PRODUCER_ID,
+        client_transaction_version: int | None = None,
     ) -> TxnTransit:
         """Kafka's ``prepareTransitionTo``: refuse a second pending transition or an
         invalid one, then mark ``state`` pending."""
@@ -200,6 +222,10 @@ class TransactionMetadata:
             partitions=partitions,
             start_timestamp_ms=start_timestamp_ms,
             last_update_timestamp_ms=update_timestamp_ms,
+            next_producer_id=next_producer_id,
+            client_transaction_version=self.client_transaction_version
+            if client_transaction_version is None
+            else client_transaction_version,
         )
 
     def prepare_increment_producer_epoch(
@@ -271,11 +297,17 @@ class TransactionMetadata:
         self.pending_state = None
         self.producer_epoch = bumped_epoch
         self.last_producer_epoch = NO_PRODUCER_EPOCH
-        return self.prepare_abort_or_commit(S.PREPARE_ABORT, now_ms)
+        # the fence bumped the epoch already: TV2 does not bump it again for the markers
+        return self.prepare_abort_or_commit(S.PREPARE_ABORT, now_ms, bump_epoch=False)
 
-    def prepare_add_partitions(self, added: set[TopicPartition], now_ms: int) -> TxnTransit:
+    def prepare_add_partitions(
+        self,
+        added: set[TopicPartition],
+        now_ms: int,
+        client_transaction_version: int | None = None,
+    ) -> TxnTransit:
         """Ongoing with the union of the partitions; the start time is set by the first
-        add of a transaction."""
+        add of a transaction, which also records the client's transaction version."""
         start = (
             now_ms
             if self.state in (S.EMPTY, S.COMPLETE_ABORT, S.COMPLETE_COMMIT)
@@ -290,32 +322,61 @@ class TransactionMetadata:
             frozenset(self.partitions | added),
             start,
             now_ms,
+            client_transaction_version=client_transaction_version,
         )
 
-    def prepare_abort_or_commit(self, state: TransactionState, now_ms: int) -> TxnTransit:
+    def prepare_abort_or_commit(
+        self,
+        state: TransactionState,
+        now_ms: int,
+        *,
+        client_transaction_version: int | None = None,
+        next_producer_id: int = NO_PRODUCER_ID,
+        no_partition_added: bool = False,
+        bump_epoch: bool = True,
+    ) -> TxnTransit:
+        """Prepare*: with transaction version 2 the epoch is bumped (the markers and the
+        client's next transaction carry it; ``next_producer_id`` when it is exhausted),
+        and an abort of a transaction that added no partition starts now."""
+        version = (
+            self.client_transaction_version
+            if client_transaction_version is None
+            else client_transaction_version
+        )
+        epoch, last = self.producer_epoch, self.last_producer_epoch
+        if version >= 2 and bump_epoch:
+            epoch, last = self.producer_epoch + 1, self.producer_epoch
         return self._prepare(
             state,
             self.producer_id,
-            self.producer_epoch,
-            self.last_producer_epoch,
+            epoch,
+            last,
             self.timeout_ms,
             frozenset(self.partitions),
-            self.start_timestamp_ms,
+            now_ms if no_partition_added else self.start_timestamp_ms,
             now_ms,
+            next_producer_id=next_producer_id,
+            client_transaction_version=version,
         )
 
     def prepare_complete(self, now_ms: int) -> TxnTransit:
-        """Complete* after every marker is written, with no partitions."""
+        """Complete* after every marker is written, with no partitions; with transaction
+        version 2 and an exhausted epoch, the next producer id at epoch 0 (the old one
+        kept as the last producer id, for the client's retry)."""
         state = S.COMPLETE_COMMIT if self.state is S.PREPARE_COMMIT else S.COMPLETE_ABORT
+        producer_id, epoch, last_id = self.producer_id, self.producer_epoch, None
+        if self.client_transaction_version >= 2 and self.next_producer_id != NO_PRODUCER_ID:
+            producer_id, epoch, last_id = self.next_producer_id, 0, self.producer_id
         return self._prepare(
             state,
-            self.producer_id,
-            self.producer_epoch,
+            producer_id,
+            epoch,
             self.last_producer_epoch,
             self.timeout_ms,
             frozenset(),
             self.start_timestamp_ms,
             now_ms,
+            last_id,
         )
 
     def prepare_dead(self) -> TxnTransit:
@@ -355,6 +416,8 @@ class TransactionMetadata:
         self.partitions = set(transit.partitions)
         self.start_timestamp_ms = transit.start_timestamp_ms
         self.last_update_timestamp_ms = transit.last_update_timestamp_ms
+        self.next_producer_id = transit.next_producer_id
+        self.client_transaction_version = transit.client_transaction_version
         self.pending_state = None
         if transit.state is S.PREPARE_ABORT:
             self.has_failed_epoch_fence = False
