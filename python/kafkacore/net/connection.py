@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from kafkacore.net.security import ClientSecurity, inter_broker_security
 from kafkacore.net.timeouts import stop_task, within
-from kafkacore.protocol import ApiKey, RequestHeader, decode_response, encode_request
+from kafkacore.protocol import ApiKey, RequestHeader, api_name, decode_response, encode_request
 from kafkacore.protocol.errors import ProtocolError
 from kafkacore.protocol.schema import KafkaStruct
 from kafkacore.security.sasl import (
@@ -122,7 +122,7 @@ def broker_client(config: BrokerConfig, broker: BrokerEndpoints, client_id: str)
 def send_once(
     host: str,
     port: int,
-    api_key: ApiKey,
+    api_key: int,
     version: int,
     request: KafkaStruct,
     *,
@@ -199,7 +199,7 @@ class NodeClient:
         """Requests sent and not yet answered."""
         return len(self._pending)
 
-    async def send(self, api_key: ApiKey, version: int, request: KafkaStruct) -> KafkaStruct:
+    async def send(self, api_key: int, version: int, request: KafkaStruct) -> KafkaStruct:
         """``request`` as ``api_key`` v``version``; returns the decoded response body.
 
         Raises :class:`ConnectionError` (cannot connect, connection lost or closed),
@@ -224,7 +224,7 @@ class NodeClient:
             return await within(asyncio.shield(future), self.request_timeout_s)
         except asyncio.TimeoutError:
             raise TimeoutError(
-                f"{self}: no response to {ApiKey(api_key).name} v{version} "
+                f"{self}: no response to {api_name(api_key)} v{version} "
                 f"(correlation id {correlation_id}) within {self.request_timeout_s}s"
             ) from None
         finally:
@@ -392,7 +392,7 @@ class NodeClient:
                     future.set_exception(exc)
                 except Exception as exc:  # a malformed value the codec did not classify
                     future.set_exception(
-                        ProtocolError(f"{ApiKey(api_key).name} v{version} response: {exc!r}")
+                        ProtocolError(f"{api_name(api_key)} v{version} response: {exc!r}")
                     )
                 else:
                     future.set_result(response)

@@ -22,6 +22,7 @@ from typing import Any
 from kafkacore.protocol import headers as h
 from kafkacore.protocol import messages as m
 from kafkacore.protocol import types as t
+from kafkacore.protocol.declared import DECLARED
 from kafkacore.protocol.errors import (
     ErrorCode,
     ProtocolError,
@@ -35,6 +36,7 @@ __all__ = [
     "APIS_BY_NAME",
     "Api",
     "ApiKey",
+    "api_name",
     "api_versions_response",
     "decode_request",
     "decode_response",
@@ -97,7 +99,9 @@ class ApiKey(IntEnum):
     ALTER_CLIENT_QUOTAS = 49
     DESCRIBE_USER_SCRAM_CREDENTIALS = 50
     ALTER_USER_SCRAM_CREDENTIALS = 51
+    DESCRIBE_QUORUM = 55
     ALTER_PARTITION = 56
+    UPDATE_FEATURES = 57
     DESCRIBE_CLUSTER = 60
     DESCRIBE_PRODUCERS = 61
     DESCRIBE_TRANSACTIONS = 65
@@ -195,6 +199,9 @@ _TABLE = [
     _api("ListTransactions", m.list_transactions, (0, 1), (0, 1)),
     _api("ConsumerGroupHeartbeat", m.consumer_group_heartbeat, (0, 1), (0, 1)),
     _api("ConsumerGroupDescribe", m.consumer_group_describe, (0, 1), (0, 1)),
+    # KRaft brokers forward these to the controller (advertised only by a KRaft broker)
+    _api("DescribeQuorum", m.describe_quorum, (0, 2), (0, 2)),
+    _api("UpdateFeatures", m.update_features, (0, 2), (0, 2)),
     # Inter-broker APIs of a ZooKeeper-mode cluster (Kafka 3.9 at IBP 3.9). ControlledShutdown
     # v0 has a request header without client id, which kafkacore does not read.
     _api("LeaderAndIsr", m.leader_and_isr, (0, 7), (0, 7)),
@@ -278,12 +285,33 @@ def decode_request(frame: t.Buffer) -> tuple[h.RequestHeader, Any]:
     return header, request
 
 
+def api_name(api_key: int) -> str:
+    """Kafka's name of ``api_key`` (served or only declared), ``API <key>`` if unknown."""
+    declared = DECLARED.get(api_key)
+    return declared.name if declared is not None else f"API {api_key}"
+
+
+def _client_schemas(api_key: int) -> tuple[MessageSchema, MessageSchema]:
+    """The request and response schemas a client sends and reads ``api_key`` with: the
+    served table's, else the declaration's (a broker's requests to the KRaft controller:
+    BrokerRegistration, BrokerHeartbeat, Envelope, ..., which brokers do not serve)."""
+    api = APIS.get(api_key)
+    if api is not None:
+        return api.request, api.response
+    declared = DECLARED.get(api_key)
+    if declared is None:
+        raise UnknownApiKey(f"unknown API key {api_key}")
+    return declared.request, declared.response
+
+
 def encode_request(header: h.RequestHeader, request: KafkaStruct) -> bytes:
-    """The framed request; the API key and version are the header's."""
-    api = APIS[header.api_key]
+    """The framed request; the API key and version are the header's (any declared API:
+    see :func:`_client_schemas`)."""
+    schema, _ = _client_schemas(header.api_key)
+    version = header.api_version
     parts: list[Any] = [b""]
-    h.write_request_header(header, api.request_header_version(header.api_version), parts)
-    api.request.writer(header.api_version)(request, parts)
+    h.write_request_header(header, h.request_header_version(version in schema.flexible), parts)
+    schema.writer(version)(request, parts)
     return _frame(parts)
 
 
@@ -313,18 +341,21 @@ def encode_response(
 
 
 def decode_response(frame: t.Buffer, api_key: int, api_version: int) -> tuple[int, Any]:
-    """``(correlation_id, response)`` from one response frame (no size prefix)."""
-    api = APIS[api_key]
+    """``(correlation_id, response)`` from one response frame (no size prefix), of any
+    declared API (see :func:`_client_schemas`)."""
+    request_schema, schema = _client_schemas(api_key)
+    name = api_name(api_key)
     buf = frame if isinstance(frame, memoryview) else memoryview(frame)
+    header_version = h.response_header_version(api_key, api_version in request_schema.flexible)
     try:
-        header, pos = h.read_response_header(buf, api.response_header_version(api_version))
-        response, end = api.response.reader(api_version)(buf, pos, len(buf))
+        header, pos = h.read_response_header(buf, header_version)
+        response, end = schema.reader(api_version)(buf, pos, len(buf))
     except (struct.error, IndexError) as exc:
-        raise ProtocolError(f"{api.name} v{api_version} response is truncated ({exc})") from None
+        raise ProtocolError(f"{name} v{api_version} response is truncated ({exc})") from None
     except t.MalformedMessage as exc:
-        raise ProtocolError(f"{api.name} v{api_version} response is malformed: {exc}") from None
+        raise ProtocolError(f"{name} v{api_version} response is malformed: {exc}") from None
     if end != len(buf):
-        raise ProtocolError(f"{api.name} v{api_version} response has {len(buf) - end} extra bytes")
+        raise ProtocolError(f"{name} v{api_version} response has {len(buf) - end} extra bytes")
     return header.correlation_id, response
 
 

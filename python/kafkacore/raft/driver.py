@@ -242,13 +242,14 @@ class _Wake:
 
 
 class RaftDriver:
-    """Runs ``client`` on the running event loop, listening on ``host:port``."""
+    """Runs ``client`` on the running event loop, listening on ``host:port`` (not at all
+    when ``host`` is None)."""
 
     def __init__(
         self,
         client: RaftClient,
         *,
-        host: str,
+        host: str | None,
         port: int,
         clock: Callable[[], int] = wall_clock_ms,
         client_id: str = "raft-client",
@@ -274,9 +275,12 @@ class RaftDriver:
     # -- lifecycle ------------------------------------------------------------------------
 
     async def start(self) -> None:
-        self._server = await asyncio.start_server(self._accept, self.host, self.port)
-        if self.port == 0:
-            self.port = self._server.sockets[0].getsockname()[1]
+        """Listen (unless ``host`` is None: an observer that only fetches, as a broker)
+        and start the loop."""
+        if self.host is not None:
+            self._server = await asyncio.start_server(self._accept, self.host, self.port)
+            if self.port == 0:
+                self.port = self._server.sockets[0].getsockname()[1]
         self.client.initialize(self.clock())
         self._task = asyncio.ensure_future(self._run())
 

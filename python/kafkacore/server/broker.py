@@ -50,7 +50,7 @@ from kafkacore.security.ssl import (
     peer_principal,
     server_context,
 )
-from kafkacore.server.assembly import single_node, zookeeper_cluster
+from kafkacore.server.assembly import kraft_broker, single_node, zookeeper_cluster
 from kafkacore.server.channel import RequestChannel
 from kafkacore.server.group import GroupCoordinator
 from kafkacore.server.membership import Membership
@@ -238,6 +238,12 @@ class KafkaServer:
         return self.services.metrics if self.services is not None else None
 
     @property
+    def kraft_mode(self) -> bool:
+        """``process.roles`` has ``broker``: one broker of a KRaft cluster, following the
+        metadata quorum's log."""
+        return "broker" in (self.config.process_roles or [])
+
+    @property
     def cluster_mode(self) -> bool:
         """``zookeeper.connect`` set: one broker of a cluster whose metadata lives in
         ZooKeeper, with a controller elected among the brokers."""
@@ -250,7 +256,9 @@ class KafkaServer:
         tls, sasl = listener_security(self.config)
         inter_broker_security(self.config)
         log_manager = functools.partial(LogManager, **self._log_manager_options)
-        if self.cluster_mode:
+        if self.kraft_mode:
+            broker = await kraft_broker(self.config, self.node_id, log_manager)
+        elif self.cluster_mode:
             broker = await zookeeper_cluster(self.config, self.node_id, log_manager)
         else:
             broker = single_node(self.config, self.node_id, log_manager)
@@ -340,7 +348,8 @@ class KafkaServer:
             if self.cleaner is not None:
                 # before the logs close: a cleaning round may be reading a segment
                 await asyncio.to_thread(self.cleaner.shutdown)
-            await asyncio.to_thread(logs.shutdown)
+            epoch = -1 if self.membership is None else self.membership.clean_shutdown_broker_epoch()
+            await asyncio.to_thread(logs.shutdown, epoch)
         if self.controller is not None:
             await self.controller.shutdown()
         if self.membership is not None:

@@ -21,7 +21,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, Protocol, TypeVar
 
 from kafkacore.config import BrokerConfig
 from kafkacore.log import TopicPartition
@@ -38,8 +38,9 @@ from kafkacore.server.txn.coordinator import TransactionCoordinator
 
 if TYPE_CHECKING:
     from kafkacore.controller.controller import KafkaController
+    from kafkacore.protocol import RequestHeader
 
-__all__ = ["BrokerConfigHolder", "BrokerServices"]
+__all__ = ["BrokerConfigHolder", "BrokerServices", "FeatureSource", "Forwarder"]
 
 _P = ParamSpec("_P")
 _T = TypeVar("_T")
@@ -73,6 +74,29 @@ class BrokerConfigHolder:
             listener(config)
 
 
+class Forwarder(Protocol):
+    """Where a KRaft broker sends the requests the controller handles (the
+    :class:`~kafkacore.server.kraft.forwarding.ForwardingManager`)."""
+
+    async def forward(
+        self,
+        header: RequestHeader,
+        request: Any,
+        principal_type: str,
+        principal_name: str,
+        client_address: str,
+    ) -> Any: ...
+
+
+class FeatureSource(Protocol):
+    """A KRaft broker's features for ApiVersions (KIP-584): the levels it supports, and
+    the finalized levels with their epoch (the metadata offset that finalized them)."""
+
+    def supported_features(self) -> dict[str, tuple[int, int]]: ...
+
+    def finalized_features(self) -> tuple[int, dict[str, int]]: ...
+
+
 @dataclass(frozen=True, eq=False)
 class BrokerServices:
     node_id: int
@@ -96,6 +120,10 @@ class BrokerServices:
     metrics: BrokerMetrics = field(default_factory=BrokerMetrics)
     # the incremental fetch sessions (KIP-227), max.incremental.fetch.session.cache.slots
     fetch_sessions: FetchSessionCache = field(default_factory=FetchSessionCache)
+    # KRaft: the requests the controller handles go there (Envelope); None otherwise
+    forwarding: Forwarder | None = None
+    # KRaft: the supported and finalized features ApiVersions shows; None otherwise
+    features: FeatureSource | None = None
 
     @property
     def config(self) -> BrokerConfig:
@@ -110,6 +138,12 @@ class BrokerServices:
         loaded by their coordinator, those that became followers dropped."""
         self.group_coordinator.on_leadership_change(leaders, followers)
         self.txn_coordinator.on_leadership_change(leaders, followers)
+
+    @property
+    def cluster_mode(self) -> bool:
+        """One broker of a cluster (ZooKeeper or KRaft), not a single node: coordinators
+        and partitions are where the controller put them."""
+        return self.controller is not None or self.forwarding is not None
 
     @property
     def active_controller(self) -> KafkaController | None:

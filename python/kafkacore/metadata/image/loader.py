@@ -17,23 +17,33 @@ saw, the new image and a manifest. Two things hold a publication back:
 A publisher installed later first gets the whole current image as a delta from the empty
 one (Kafka's ``initializeNewPublishers``).
 
+A record that cannot be decoded or replayed is a fault (Kafka's ``FaultHandler``): without
+``on_fault`` it raises (a controller stops, as Kafka's fatal handler); a broker passes one
+that logs it, and the record is skipped (Kafka's ``metadataLoadingFaultHandler``).
+
 Not thread-safe: one owner (the broker's metadata task, a controller's event loop).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from kafkacore.metadata.image.cluster import MetadataReplayError
 from kafkacore.metadata.image.image import (
     EMPTY_IMAGE,
     MetadataDelta,
     MetadataImage,
     MetadataProvenance,
 )
-from kafkacore.metadata.records import MetadataRecord, MetadataRecordType, decode_record
+from kafkacore.metadata.records import (
+    MetadataParseError,
+    MetadataRecord,
+    MetadataRecordType,
+    decode_record,
+)
 from kafkacore.raft.records import RaftBatch
 
 __all__ = [
@@ -47,6 +57,9 @@ __all__ = [
 log = logging.getLogger("kafkacore.metadata")
 
 T = MetadataRecordType
+
+FaultHandler = Callable[[str, Exception], None]
+"""Told of a record the loader skipped: what happened, and the error."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,9 +104,14 @@ class MetadataLoader:
     """See the module docstring."""
 
     def __init__(
-        self, publishers: Sequence[MetadataPublisher] = (), *, catch_up_offset: int = -1
+        self,
+        publishers: Sequence[MetadataPublisher] = (),
+        *,
+        catch_up_offset: int = -1,
+        on_fault: FaultHandler | None = None,
     ) -> None:
         self.image: MetadataImage = EMPTY_IMAGE
+        self._on_fault = on_fault
         self._publishers = list(publishers)
         self.catch_up_offset = catch_up_offset
         # records committed since the published image: each replayed at publication
@@ -146,9 +164,21 @@ class MetadataLoader:
             )
             if batch.is_control:
                 continue
-            for record in decode_batch(batch):
+            for value in batch.values:
+                if value is None:
+                    continue
+                try:
+                    record = decode_record(value)
+                except MetadataParseError as exc:
+                    self._fault(f"Error decoding a record of the batch at {batch.base_offset}", exc)
+                    continue
                 self._add(record)
         self._maybe_publish()
+
+    def _fault(self, what: str, exc: Exception) -> None:
+        if self._on_fault is None:
+            raise exc
+        self._on_fault(what, exc)
 
     def _add(self, record: MetadataRecord) -> None:
         match record.type:
@@ -174,7 +204,10 @@ class MetadataLoader:
             return
         delta = MetadataDelta(self.image)
         for record in self._pending:
-            delta.replay(record)
+            try:
+                delta.replay(record)
+            except MetadataReplayError as exc:
+                self._fault(f"Error replaying a {record.type.name}", exc)
         manifest: LoaderManifest
         if self._pending_snapshot:
             delta.finish_snapshot()

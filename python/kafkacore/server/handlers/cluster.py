@@ -9,7 +9,7 @@ from typing import Any
 from kafkacore.config import ConfigError
 from kafkacore.coordinator.txn_records import TRANSACTION_STATE_TOPIC
 from kafkacore.log import TopicPartition
-from kafkacore.protocol import APIS_BY_NAME, ErrorCode, api_versions_response
+from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode, api_versions_response
 from kafkacore.protocol.errors import message as error_message
 from kafkacore.security.acl import AclOperation, ResourceType
 from kafkacore.server import authz
@@ -46,8 +46,34 @@ TOPIC_AUTHORIZED_OPERATIONS = sum(1 << op for op in (3, 4, 5, 6, 7, 8, 10, 11))
 CLUSTER_AUTHORIZED_OPERATIONS = sum(1 << op for op in (5, 7, 8, 9, 10, 11, 12))
 
 
+#: served only by a KRaft broker, which forwards them to the controller
+_KRAFT_APIS = frozenset({ApiKey.DESCRIBE_QUORUM, ApiKey.UPDATE_FEATURES})
+
+
 def handle_api_versions(services: BrokerServices, context: RequestContext, request: Any) -> Any:
-    return api_versions_response()
+    """Every API this broker serves; a KRaft broker adds its supported features (v3 only
+    those whose minimum is above 0, KAFKA-17011) and the finalized ones with their epoch."""
+    response = api_versions_response()
+    features = services.features
+    if features is None:
+        response.api_keys = [k for k in response.api_keys if k.api_key not in _KRAFT_APIS]
+        return response
+    cls: Any = type(response)
+    supported = sorted(features.supported_features().items())
+    if context.api_version < 4:
+        supported = [(name, levels) for name, levels in supported if levels[0] > 0]
+    response.supported_features = [
+        cls.SupportedFeatureKey(name=name, min_version=lo, max_version=hi)
+        for name, (lo, hi) in supported
+    ]
+    epoch, finalized = features.finalized_features()
+    response.finalized_features_epoch = epoch
+    response.finalized_features = [
+        cls.FinalizedFeatureKey(name=name, max_version_level=level, min_version_level=level)
+        for name, level in sorted(finalized.items())
+        if level > 0
+    ]
+    return response
 
 
 def _topic_response(services: BrokerServices, name: str, version: int) -> Any:
@@ -257,7 +283,7 @@ async def handle_find_coordinator(
             return ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, None, -1, "", -1
         if key_type not in (0, 1):
             return ErrorCode.INVALID_REQUEST, None, -1, "", -1
-        if services.controller is not None:
+        if services.cluster_mode:
             return _cluster_coordinator(services, key_type, key, context.listener_name)
         # Kafka creates the internal topic here; when its creation is refused (configs
         # below a topic config's minimum), Kafka logs it and answers COORDINATOR_NOT_AVAILABLE
@@ -291,7 +317,7 @@ async def handle_find_coordinator(
             )
         return _FIND(throttle_time_ms=0, coordinators=coordinators)
     code, message, node, host, port = await answer(request.key_type, request.key)
-    if (code == ErrorCode.COORDINATOR_NOT_AVAILABLE and services.controller is not None) or (
+    if (code == ErrorCode.COORDINATOR_NOT_AVAILABLE and services.cluster_mode) or (
         code
         in (ErrorCode.GROUP_AUTHORIZATION_FAILED, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
     ):
