@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from kafkacore.net.connection import NodeClient, NodeClientFactory
-from kafkacore.protocol import ErrorCode, api_name
+from kafkacore.protocol import ApiKey, ErrorCode
 from kafkacore.protocol.schema import KafkaStruct
 
 __all__ = ["ControllerChannel", "ControllerNode", "ControllerNodeProvider"]
@@ -76,7 +76,7 @@ class ControllerChannel:
         return self._node if self._client is not None and not self._client.closed else None
 
     async def send(
-        self, api_key: int, version: int, request: KafkaStruct, *, timeout_s: float
+        self, api_key: ApiKey, version: int, request: KafkaStruct, *, timeout_s: float
     ) -> Any:
         """``request`` to the active controller; its response (never NOT_CONTROLLER at the
         top level). Raises :class:`TimeoutError` once ``timeout_s`` passed without one,
@@ -89,7 +89,7 @@ class ControllerChannel:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise TimeoutError(
-                    f"{self.name}: no answer to {api_name(api_key)} within {timeout_s}s ({reason})"
+                    f"{self.name}: no answer to {ApiKey(api_key).name} within {timeout_s}s ({reason})"
                 )
             node = self.provider.controller()
             if node is None:

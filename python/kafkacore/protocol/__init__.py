@@ -14,9 +14,9 @@ from __future__ import annotations
 from kafkacore.protocol.api import (
     APIS,
     APIS_BY_NAME,
+    CONTROLLER_APIS,
     Api,
     ApiKey,
-    api_name,
     api_versions_response,
     decode_request,
     decode_response,
@@ -32,6 +32,7 @@ from kafkacore.protocol.types import MalformedMessage
 __all__ = [
     "APIS",
     "APIS_BY_NAME",
+    "CONTROLLER_APIS",
     "Api",
     "ApiKey",
     "ErrorCode",
@@ -43,7 +44,6 @@ __all__ = [
     "ResponseHeader",
     "UnknownApiKey",
     "UnsupportedVersion",
-    "api_name",
     "api_versions_response",
     "decode_request",
     "decode_response",

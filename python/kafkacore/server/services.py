@@ -21,7 +21,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ParamSpec, Protocol, TypeVar
+from typing import TYPE_CHECKING, ParamSpec, Protocol, TypeVar
 
 from kafkacore.config import BrokerConfig
 from kafkacore.log import TopicPartition
@@ -38,7 +38,7 @@ from kafkacore.server.txn.coordinator import TransactionCoordinator
 
 if TYPE_CHECKING:
     from kafkacore.controller.controller import KafkaController
-    from kafkacore.protocol import RequestHeader
+    from kafkacore.protocol import KafkaStruct, RequestHeader
 
 __all__ = ["BrokerConfigHolder", "BrokerServices", "FeatureSource", "Forwarder"]
 
@@ -81,11 +81,11 @@ class Forwarder(Protocol):
     async def forward(
         self,
         header: RequestHeader,
-        request: Any,
+        request: KafkaStruct,
         principal_type: str,
         principal_name: str,
         client_address: str,
-    ) -> Any: ...
+    ) -> KafkaStruct: ...
 
 
 class FeatureSource(Protocol):

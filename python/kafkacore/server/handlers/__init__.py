@@ -12,10 +12,10 @@ the APIs the controller handles are forwarded to it (Kafka's ``maybeForwardToCon
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Mapping
+from typing import cast
 
-from kafkacore.protocol import ApiKey, ErrorCode
+from kafkacore.protocol import ApiKey, ErrorCode, KafkaStruct
 from kafkacore.server.group.consumer_handlers import CONSUMER_GROUP_HANDLERS
 from kafkacore.server.group.handlers import GROUP_HANDLERS
 from kafkacore.server.handlers.acls import (
@@ -77,13 +77,12 @@ from kafkacore.server.handlers.unimplemented import (
     unimplemented_response,
 )
 from kafkacore.server.kraft.forwarding import FORWARDED_APIS, ForwardingFailed
-from kafkacore.server.request_context import RequestContext
+from kafkacore.server.request_context import ApiHandler, Handler, HandlerResult, RequestContext
 from kafkacore.server.services import BrokerServices, Forwarder
 from kafkacore.server.txn.handlers import TXN_HANDLERS
 
 __all__ = ["HANDLERS", "Handler", "error_response", "maybe_forwarded", "unimplemented_response"]
 
-Handler = Callable[[BrokerServices, RequestContext, Any], Any]
 
 
 def maybe_forwarded(handler: Handler) -> Handler:
@@ -91,7 +90,9 @@ def maybe_forwarded(handler: Handler) -> Handler:
     the request answered with the forwarding's error (REQUEST_TIMED_OUT when the
     controller did not answer in time, UNKNOWN_SERVER_ERROR for an envelope error)."""
 
-    def forward_or_handle(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+    def forward_or_handle(
+        services: BrokerServices, context: RequestContext, request: KafkaStruct
+    ) -> HandlerResult:
         forwarding = services.forwarding
         if forwarding is None:
             return handler(services, context, request)
@@ -100,12 +101,16 @@ def maybe_forwarded(handler: Handler) -> Handler:
     return forward_or_handle
 
 
-def _kraft_only(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+def _kraft_only(
+    services: BrokerServices, context: RequestContext, request: KafkaStruct
+) -> KafkaStruct:
     """An API only a KRaft broker serves, asked of another: UNSUPPORTED_VERSION."""
     return request_error_response(context.header, request, ErrorCode.UNSUPPORTED_VERSION)
 
 
-async def _forward(forwarding: Forwarder, context: RequestContext, request: Any) -> Any:
+async def _forward(
+    forwarding: Forwarder, context: RequestContext, request: KafkaStruct
+) -> KafkaStruct:
     principal = context.principal
     try:
         return await forwarding.forward(
@@ -119,50 +124,60 @@ async def _forward(forwarding: Forwarder, context: RequestContext, request: Any)
         return request_error_response(context.header, request, failed.error_code)
 
 
-HANDLERS: dict[ApiKey, Handler] = {
-    ApiKey.PRODUCE: handle_produce,
-    ApiKey.ALTER_PARTITION: handle_alter_partition,
-    ApiKey.CONTROLLED_SHUTDOWN: handle_controlled_shutdown,
-    ApiKey.ALLOCATE_PRODUCER_IDS: handle_allocate_producer_ids,
-    ApiKey.FETCH: handle_fetch,
-    ApiKey.LIST_OFFSETS: handle_list_offsets,
-    ApiKey.METADATA: handle_metadata,
-    ApiKey.FIND_COORDINATOR: handle_find_coordinator,
-    ApiKey.API_VERSIONS: handle_api_versions,
-    ApiKey.SASL_HANDSHAKE: handle_sasl_handshake,
-    ApiKey.SASL_AUTHENTICATE: handle_sasl_authenticate,
-    ApiKey.CREATE_TOPICS: handle_create_topics,
-    ApiKey.DELETE_TOPICS: handle_delete_topics,
-    ApiKey.DELETE_RECORDS: handle_delete_records,
-    ApiKey.INIT_PRODUCER_ID: handle_init_producer_id,
-    ApiKey.OFFSET_FOR_LEADER_EPOCH: handle_offset_for_leader_epoch,
-    ApiKey.DESCRIBE_CONFIGS: handle_describe_configs,
-    ApiKey.ALTER_CONFIGS: handle_alter_configs,
-    ApiKey.DESCRIBE_LOG_DIRS: handle_describe_log_dirs,
-    ApiKey.CREATE_PARTITIONS: handle_create_partitions,
-    ApiKey.ELECT_LEADERS: handle_elect_leaders,
-    ApiKey.INCREMENTAL_ALTER_CONFIGS: handle_incremental_alter_configs,
-    ApiKey.ALTER_PARTITION_REASSIGNMENTS: handle_alter_partition_reassignments,
-    ApiKey.LIST_PARTITION_REASSIGNMENTS: handle_list_partition_reassignments,
-    ApiKey.DESCRIBE_CLUSTER: handle_describe_cluster,
-    ApiKey.DESCRIBE_CLIENT_QUOTAS: handle_describe_client_quotas,
-    ApiKey.ALTER_CLIENT_QUOTAS: handle_alter_client_quotas,
-    ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS: handle_describe_user_scram_credentials,
-    ApiKey.ALTER_USER_SCRAM_CREDENTIALS: handle_alter_user_scram_credentials,
-    ApiKey.LEADER_AND_ISR: handle_leader_and_isr,
-    ApiKey.UPDATE_METADATA: handle_update_metadata,
-    ApiKey.STOP_REPLICA: handle_stop_replica,
-    ApiKey.DESCRIBE_ACLS: handle_describe_acls,
-    ApiKey.CREATE_ACLS: handle_create_acls,
-    ApiKey.DELETE_ACLS: handle_delete_acls,
-    ApiKey.WRITE_TXN_MARKERS: handle_write_txn_markers,
-    ApiKey.DESCRIBE_PRODUCERS: handle_describe_producers,
-    # only a KRaft broker advertises these, and forwards them (maybe_forwarded below)
-    ApiKey.DESCRIBE_QUORUM: _kraft_only,
-    ApiKey.UPDATE_FEATURES: _kraft_only,
-    **GROUP_HANDLERS,
-    **CONSUMER_GROUP_HANDLERS,
-    **TXN_HANDLERS,
-}
+def _by_api_key(handlers: Mapping[ApiKey, ApiHandler]) -> dict[ApiKey, Handler]:
+    """The table as the channel calls it. Each handler takes its API's own request class
+    and the codec decodes exactly that class for the key (``APIS[key].request``), so
+    calling it with the decoded request is sound; the cast records that pairing once
+    (Kafka's ``request.body[ProduceRequest]``)."""
+    return cast("dict[ApiKey, Handler]", dict(handlers))
+
+
+HANDLERS: dict[ApiKey, Handler] = _by_api_key(
+    {
+        ApiKey.PRODUCE: handle_produce,
+        ApiKey.ALTER_PARTITION: handle_alter_partition,
+        ApiKey.CONTROLLED_SHUTDOWN: handle_controlled_shutdown,
+        ApiKey.ALLOCATE_PRODUCER_IDS: handle_allocate_producer_ids,
+        ApiKey.FETCH: handle_fetch,
+        ApiKey.LIST_OFFSETS: handle_list_offsets,
+        ApiKey.METADATA: handle_metadata,
+        ApiKey.FIND_COORDINATOR: handle_find_coordinator,
+        ApiKey.API_VERSIONS: handle_api_versions,
+        ApiKey.SASL_HANDSHAKE: handle_sasl_handshake,
+        ApiKey.SASL_AUTHENTICATE: handle_sasl_authenticate,
+        ApiKey.CREATE_TOPICS: handle_create_topics,
+        ApiKey.DELETE_TOPICS: handle_delete_topics,
+        ApiKey.DELETE_RECORDS: handle_delete_records,
+        ApiKey.INIT_PRODUCER_ID: handle_init_producer_id,
+        ApiKey.OFFSET_FOR_LEADER_EPOCH: handle_offset_for_leader_epoch,
+        ApiKey.DESCRIBE_CONFIGS: handle_describe_configs,
+        ApiKey.ALTER_CONFIGS: handle_alter_configs,
+        ApiKey.DESCRIBE_LOG_DIRS: handle_describe_log_dirs,
+        ApiKey.CREATE_PARTITIONS: handle_create_partitions,
+        ApiKey.ELECT_LEADERS: handle_elect_leaders,
+        ApiKey.INCREMENTAL_ALTER_CONFIGS: handle_incremental_alter_configs,
+        ApiKey.ALTER_PARTITION_REASSIGNMENTS: handle_alter_partition_reassignments,
+        ApiKey.LIST_PARTITION_REASSIGNMENTS: handle_list_partition_reassignments,
+        ApiKey.DESCRIBE_CLUSTER: handle_describe_cluster,
+        ApiKey.DESCRIBE_CLIENT_QUOTAS: handle_describe_client_quotas,
+        ApiKey.ALTER_CLIENT_QUOTAS: handle_alter_client_quotas,
+        ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS: handle_describe_user_scram_credentials,
+        ApiKey.ALTER_USER_SCRAM_CREDENTIALS: handle_alter_user_scram_credentials,
+        ApiKey.LEADER_AND_ISR: handle_leader_and_isr,
+        ApiKey.UPDATE_METADATA: handle_update_metadata,
+        ApiKey.STOP_REPLICA: handle_stop_replica,
+        ApiKey.DESCRIBE_ACLS: handle_describe_acls,
+        ApiKey.CREATE_ACLS: handle_create_acls,
+        ApiKey.DELETE_ACLS: handle_delete_acls,
+        ApiKey.WRITE_TXN_MARKERS: handle_write_txn_markers,
+        ApiKey.DESCRIBE_PRODUCERS: handle_describe_producers,
+        # only a KRaft broker advertises these, and forwards them (maybe_forwarded below)
+        ApiKey.DESCRIBE_QUORUM: _kraft_only,
+        ApiKey.UPDATE_FEATURES: _kraft_only,
+        **GROUP_HANDLERS,
+        **CONSUMER_GROUP_HANDLERS,
+        **TXN_HANDLERS,
+    }
+)
 for _key in FORWARDED_APIS:
     HANDLERS[_key] = maybe_forwarded(HANDLERS[_key])

@@ -37,8 +37,13 @@ from kafkacore.protocol import (
     decode_response,
     encode_request,
 )
-from kafkacore.protocol.declared import DECLARED_BY_NAME
-from kafkacore.protocol.messages.envelope import PRINCIPAL
+from kafkacore.protocol.messages.envelope import (
+    PRINCIPAL,
+    DefaultPrincipalData,
+    EnvelopeRequest,
+    EnvelopeResponse,
+)
+from kafkacore.protocol.schema import KafkaStruct
 
 __all__ = [
     "FORWARDED_APIS",
@@ -50,9 +55,6 @@ __all__ = [
 
 logger = logging.getLogger("kafkacore.server")
 
-_ENVELOPE = DECLARED_BY_NAME["Envelope"]
-_ENVELOPE_REQUEST: Any = _ENVELOPE.request.cls
-_PRINCIPAL: Any = PRINCIPAL.cls
 _PRINCIPAL_VERSION = 0
 _VERSION_PREFIX = struct.Struct(">h")
 
@@ -92,7 +94,7 @@ class CloseConnection(Exception):
 
 def serialize_principal(principal_type: str, name: str, token_authenticated: bool = False) -> bytes:
     """Kafka's ``DefaultKafkaPrincipalBuilder.serialize``: the version, then the data."""
-    data = _PRINCIPAL(type=principal_type, name=name, token_authenticated=token_authenticated)
+    data = DefaultPrincipalData(type=principal_type, name=name, token_authenticated=token_authenticated)
     return _VERSION_PREFIX.pack(_PRINCIPAL_VERSION) + PRINCIPAL.encode(data, _PRINCIPAL_VERSION)
 
 
@@ -114,22 +116,25 @@ class ForwardingManager:
     async def forward(
         self,
         header: RequestHeader,
-        request: Any,
+        request: KafkaStruct,
         principal_type: str,
         principal_name: str,
         client_address: str,
-    ) -> Any:
+    ) -> KafkaStruct:
         """The controller's response to ``request``; :class:`ForwardingFailed` with the
         error to answer, :class:`CloseConnection` for an UNSUPPORTED_VERSION envelope."""
         name = ApiKey(header.api_key).name
         frame = encode_request(header, request)
-        envelope = _ENVELOPE_REQUEST(
+        envelope = EnvelopeRequest(
             request_data=frame[4:],  # without the size prefix
             request_principal=serialize_principal(principal_type, principal_name),
             client_host_address=_address_bytes(client_address),
         )
         try:
-            answer = await self.channel.send(_ENVELOPE.key, 0, envelope, timeout_s=self.timeout_s)
+            answer = await self.channel.send(
+                ApiKey.ENVELOPE, 0, envelope, timeout_s=self.timeout_s
+            )
+            assert isinstance(answer, EnvelopeResponse)
         except (TimeoutError, ConnectionError) as exc:
             raise ForwardingFailed(
                 ErrorCode.REQUEST_TIMED_OUT, f"Forwarding {name} failed: {exc}"

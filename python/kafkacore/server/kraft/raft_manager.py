@@ -150,7 +150,9 @@ class BrokerRaftManager:
             listener=self.listener,
             local_listeners=Endpoints(),
         )
-        self.driver = RaftDriver(self.client, host=None, port=0, client_id=f"raft-client-{node_id}")
+        self.driver = RaftDriver(
+            self.client, host="", port=0, client_id=f"raft-client-{node_id}", listen=False
+        )
         self.metadata_executor = ThreadPoolExecutor(
             max_workers=1, thread_name_prefix=f"kafkacore-metadata-{node_id}"
         )
