@@ -89,7 +89,8 @@ class ControllerChannel:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise TimeoutError(
-                    f"{self.name}: no answer to {ApiKey(api_key).name} within {timeout_s}s ({reason})"
+                    f"{self.name}: no answer to {ApiKey(api_key).name} within {timeout_s}s "
+                    f"({reason})"
                 )
             node = self.provider.controller()
             if node is None:

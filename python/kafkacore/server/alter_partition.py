@@ -32,7 +32,7 @@ from kafkacore.net import (
     node_client_factory,
 )
 from kafkacore.net.timeouts import stop_task
-from kafkacore.protocol import APIS, ApiKey, ErrorCode
+from kafkacore.protocol import ApiKey, ErrorCode
 from kafkacore.protocol.messages.alter_partition import (
     AlterPartitionRequest,
     AlterPartitionResponse,

@@ -339,7 +339,11 @@ async def _send_registration(
 
 
 async def kraft_broker(
-    config: BrokerConfig, node_id: int, log_manager: LogManagerFactory
+    config: BrokerConfig,
+    node_id: int,
+    log_manager: LogManagerFactory,
+    *,
+    shared_raft: RaftDriver | None = None,
 ) -> AssembledBroker:
     """The broker of a KRaft node (Kafka's ``BrokerServer.startup`` up to its listeners):
     the storage must be formatted (``meta.properties`` v1 with the cluster id, as
@@ -348,10 +352,15 @@ async def kraft_broker(
     and the metadata publisher installed (it publishes once the broker caught up); the
     dynamic configs arrive with the first publication. What joins the cluster - the
     registration, the heartbeats, replication - is the membership's, after the listeners
-    are bound."""
+    are bound. ``shared_raft``: a combined node's controller replica, which the broker
+    reads instead of running an observer of its own (Kafka's ``SharedServer``)."""
     loop = asyncio.get_running_loop()
-    loader = MetadataLoader(on_fault=_log_metadata_fault)
-    raft = BrokerRaftManager(config, node_id, loader)
+    loader = MetadataLoader(on_fault=_log_metadata_fault, require_metadata_version=True)
+    raft = (
+        BrokerRaftManager.observer(config, node_id, loader)
+        if shared_raft is None
+        else BrokerRaftManager.shared(config, shared_raft, loader)
+    )
     timeout_s = config.request_timeout_ms / 1000
     security = controller_security(config)
     backoff_s = max(0.01, int(config.originals.get("retry.backoff.ms", 100)) / 1000)

@@ -43,6 +43,7 @@ from kafkacore.log.cleaner import LogCleaner
 from kafkacore.log.dir_failure import LogDirFailureChannel
 from kafkacore.metadata import MetadataStore
 from kafkacore.net import inter_broker_security
+from kafkacore.raft.driver import RaftDriver
 from kafkacore.security import ssl as _ssl
 from kafkacore.security.ssl import (
     SslPrincipalMapper,
@@ -194,8 +195,16 @@ class KafkaServer:
     of a ZooKeeper cluster when ``zookeeper.connect`` is set), binds the listeners and
     joins; :meth:`shutdown` stops them in order. Event loop thread only."""
 
-    def __init__(self, config: BrokerConfig, **log_manager_options: Any) -> None:
+    def __init__(
+        self,
+        config: BrokerConfig,
+        *,
+        metadata_raft: RaftDriver | None = None,
+        **log_manager_options: Any,
+    ) -> None:
         self.config = config
+        # a combined KRaft node: the controller's Raft replica, which the broker reads
+        self._metadata_raft = metadata_raft
         self.node_id = config.node_id if config.node_id >= 0 else 1
         # the broker's logs keep producer state (idempotent producers, .snapshot files)
         self.failure_channel = LogDirFailureChannel()
@@ -257,7 +266,9 @@ class KafkaServer:
         inter_broker_security(self.config)
         log_manager = functools.partial(LogManager, **self._log_manager_options)
         if self.kraft_mode:
-            broker = await kraft_broker(self.config, self.node_id, log_manager)
+            broker = await kraft_broker(
+                self.config, self.node_id, log_manager, shared_raft=self._metadata_raft
+            )
         elif self.cluster_mode:
             broker = await zookeeper_cluster(self.config, self.node_id, log_manager)
         else:
@@ -267,7 +278,11 @@ class KafkaServer:
         store = self.store = services.metadata_store
         self.logs, self.cleaner, self.controller = broker.logs, broker.cleaner, services.controller
         self.membership = broker.membership
-        endpoints = config.listener_endpoints()
+        # the controller listeners of a combined node are the controller's to bind
+        controller_names = set(config.controller_listener_names or []) if self.kraft_mode else set()
+        endpoints = [
+            e for e in config.listener_endpoints() if e.listener_name not in controller_names
+        ]
         if tls:
             services.configs.add_listener(_KeystoreReloader(config, tls))
         server = SocketServer(
@@ -275,7 +290,7 @@ class KafkaServer:
             [(e.listener_name, e.host, e.port) for e in endpoints],
             _limits(config),
             {e.listener_name: e.security_protocol for e in endpoints},
-            tls,
+            {name: t for name, t in tls.items() if name not in controller_names},
         )
         server.on_request_done = services.metrics.record_request
         await server.start()

@@ -38,6 +38,7 @@ from kafkacore.server.txn.coordinator import TransactionCoordinator
 
 if TYPE_CHECKING:
     from kafkacore.controller.controller import KafkaController
+    from kafkacore.features import FinalizedFeatures
     from kafkacore.protocol import KafkaStruct, RequestHeader
 
 __all__ = ["BrokerConfigHolder", "BrokerServices", "FeatureSource", "Forwarder"]
@@ -94,7 +95,7 @@ class FeatureSource(Protocol):
 
     def supported_features(self) -> dict[str, tuple[int, int]]: ...
 
-    def finalized_features(self) -> tuple[int, dict[str, int]]: ...
+    def finalized_features(self) -> FinalizedFeatures: ...
 
 
 @dataclass(frozen=True, eq=False)

@@ -14,6 +14,10 @@ saw, the new image and a manifest. Two things hold a publication back:
   ``catch_up_offset`` (the high watermark a broker learned at start-up), nothing is
   published, so a broker never acts on a state older than the one it restarted in.
 
+With ``require_metadata_version`` (a broker) nothing is published before the image has a
+``metadata.version`` (Kafka's loader waits for it: a broker cannot act on a log whose
+format it does not know yet, e.g. the controller's first records before its bootstrap).
+
 A publisher installed later first gets the whole current image as a delta from the empty
 one (Kafka's ``initializeNewPublishers``).
 
@@ -44,6 +48,7 @@ from kafkacore.metadata.records import (
     MetadataRecordType,
     decode_record,
 )
+from kafkacore.metadata.versions import METADATA_VERSION
 from kafkacore.raft.records import RaftBatch
 
 __all__ = [
@@ -109,9 +114,11 @@ class MetadataLoader:
         *,
         catch_up_offset: int = -1,
         on_fault: FaultHandler | None = None,
+        require_metadata_version: bool = False,
     ) -> None:
         self.image: MetadataImage = EMPTY_IMAGE
         self._on_fault = on_fault
+        self.require_metadata_version = require_metadata_version
         self._publishers = list(publishers)
         self.catch_up_offset = catch_up_offset
         # records committed since the published image: each replayed at publication
@@ -197,10 +204,20 @@ class MetadataLoader:
 
     # -- output -------------------------------------------------------------------------
 
+    def _metadata_version_known(self) -> bool:
+        if self.image.features.metadata_version is not None and not self._pending_snapshot:
+            return True
+        return any(
+            r.type == T.FEATURE_LEVEL_RECORD and r.value.name == METADATA_VERSION
+            for r in self._pending
+        )
+
     def _maybe_publish(self) -> None:
         if self._transaction_start is not None or self.offset < self.catch_up_offset:
             return
         if not self._pending and not self._pending_snapshot and self._batches == 0:
+            return
+        if self.require_metadata_version and not self._metadata_version_known():
             return
         delta = MetadataDelta(self.image)
         for record in self._pending:

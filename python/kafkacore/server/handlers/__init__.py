@@ -84,7 +84,6 @@ from kafkacore.server.txn.handlers import TXN_HANDLERS
 __all__ = ["HANDLERS", "Handler", "error_response", "maybe_forwarded", "unimplemented_response"]
 
 
-
 def maybe_forwarded(handler: Handler) -> Handler:
     """``handler``, unless the broker forwards (KRaft): then the controller's answer, or
     the request answered with the forwarding's error (REQUEST_TIMED_OUT when the

@@ -77,13 +77,13 @@ def handle_api_versions(
         ApiVersionsResponse.SupportedFeatureKey(name=name, min_version=lo, max_version=hi)
         for name, (lo, hi) in supported
     ]
-    epoch, finalized = features.finalized_features()
-    response.finalized_features_epoch = epoch
+    finalized = features.finalized_features()
+    response.finalized_features_epoch = finalized.epoch
     response.finalized_features = [
         ApiVersionsResponse.FinalizedFeatureKey(
             name=name, max_version_level=level, min_version_level=level
         )
-        for name, level in sorted(finalized.items())
+        for name, level in finalized.in_kafka_order()
         if level > 0
     ]
     return response

@@ -26,12 +26,12 @@ from kafkacore.protocol.messages.alter_user_scram_credentials import (
     AlterUserScramCredentialsRequest,
     AlterUserScramCredentialsResponse,
 )
+from kafkacore.protocol.messages.create_acls import CreateAclsRequest, CreateAclsResponse
 from kafkacore.protocol.messages.create_partitions import (
     CreatePartitionsRequest,
     CreatePartitionsResponse,
 )
 from kafkacore.protocol.messages.create_topics import CreateTopicsRequest, CreateTopicsResponse
-from kafkacore.protocol.messages.create_acls import CreateAclsRequest, CreateAclsResponse
 from kafkacore.protocol.messages.delete_acls import DeleteAclsRequest, DeleteAclsResponse
 from kafkacore.protocol.messages.delete_topics import DeleteTopicsRequest, DeleteTopicsResponse
 from kafkacore.protocol.messages.describe_configs import (

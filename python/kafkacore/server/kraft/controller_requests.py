@@ -17,15 +17,17 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 
 from kafkacore.net import ControllerChannel
-from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
+from kafkacore.protocol import ApiKey, ErrorCode, KafkaStruct
+from kafkacore.protocol.messages.allocate_producer_ids import (
+    AllocateProducerIdsRequest,
+    AllocateProducerIdsResponse,
+)
+from kafkacore.protocol.messages.create_topics import CreateTopicsRequest, CreateTopicsResponse
 
 __all__ = ["ChannelControllerRequests"]
 
-_CREATE_TOPICS: Any = APIS_BY_NAME["CreateTopics"].request.cls
-_ALLOCATE: Any = APIS_BY_NAME["AllocateProducerIds"].request.cls
 _CREATE_TOPICS_VERSION = 7
 
 
@@ -46,16 +48,17 @@ class ChannelControllerRequests:
         self._broker_epoch = broker_epoch
         self.timeout_s = timeout_s
 
-    def _send(self, api_key: int, version: int, request: Any) -> Any:
+    def _send(self, api_key: ApiKey, version: int, request: KafkaStruct) -> KafkaStruct:
         future = asyncio.run_coroutine_threadsafe(
             self.channel.send(api_key, version, request, timeout_s=self.timeout_s), self.loop
         )
-        return future.result(self.timeout_s + 5)
+        response: KafkaStruct = future.result(self.timeout_s + 5)
+        return response
 
     def create_topic(
         self, name: str, assignment: Sequence[Sequence[int]], configs: Mapping[str, str]
     ) -> None:
-        cls = _CREATE_TOPICS
+        cls = CreateTopicsRequest
         request = cls(
             topics=[
                 cls.CreatableTopic(
@@ -73,6 +76,7 @@ class ChannelControllerRequests:
             validate_only=False,
         )
         response = self._send(ApiKey.CREATE_TOPICS, _CREATE_TOPICS_VERSION, request)
+        assert isinstance(response, CreateTopicsResponse)
         for topic in response.topics:
             if topic.error_code == ErrorCode.TOPIC_ALREADY_EXISTS:
                 raise KeyError(name)
@@ -83,8 +87,11 @@ class ChannelControllerRequests:
                 )
 
     def allocate_producer_ids(self) -> tuple[int, int]:
-        request = _ALLOCATE(broker_id=self.node_id, broker_epoch=self._broker_epoch())
+        request = AllocateProducerIdsRequest(
+            broker_id=self.node_id, broker_epoch=self._broker_epoch()
+        )
         response = self._send(ApiKey.ALLOCATE_PRODUCER_IDS, 0, request)
+        assert isinstance(response, AllocateProducerIdsResponse)
         if response.error_code != ErrorCode.NONE:
             raise ValueError(f"AllocateProducerIds failed: {ErrorCode(response.error_code).name}")
         return response.producer_id_start, response.producer_id_len

@@ -26,7 +26,6 @@ from __future__ import annotations
 import ipaddress
 import logging
 import struct
-from typing import Any
 
 from kafkacore.net import ControllerChannel
 from kafkacore.protocol import (
@@ -94,7 +93,9 @@ class CloseConnection(Exception):
 
 def serialize_principal(principal_type: str, name: str, token_authenticated: bool = False) -> bytes:
     """Kafka's ``DefaultKafkaPrincipalBuilder.serialize``: the version, then the data."""
-    data = DefaultPrincipalData(type=principal_type, name=name, token_authenticated=token_authenticated)
+    data = DefaultPrincipalData(
+        type=principal_type, name=name, token_authenticated=token_authenticated
+    )
     return _VERSION_PREFIX.pack(_PRINCIPAL_VERSION) + PRINCIPAL.encode(data, _PRINCIPAL_VERSION)
 
 
@@ -131,9 +132,7 @@ class ForwardingManager:
             client_host_address=_address_bytes(client_address),
         )
         try:
-            answer = await self.channel.send(
-                ApiKey.ENVELOPE, 0, envelope, timeout_s=self.timeout_s
-            )
+            answer = await self.channel.send(ApiKey.ENVELOPE, 0, envelope, timeout_s=self.timeout_s)
             assert isinstance(answer, EnvelopeResponse)
         except (TimeoutError, ConnectionError) as exc:
             raise ForwardingFailed(

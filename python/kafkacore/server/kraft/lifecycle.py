@@ -33,27 +33,30 @@ import contextlib
 import enum
 import logging
 import random
+import socket
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from kafkacore._java import kafka_uuid_key
 from kafkacore.config import BrokerConfig
-from kafkacore.metadata.versions import (
-    ELIGIBLE_LEADER_REPLICAS_VERSION,
-    GROUP_VERSION,
-    KRAFT_VERSION,
-    METADATA_VERSION,
+from kafkacore.features import (
     SHARE_VERSION,
     STREAMS_VERSION,
     TRANSACTION_VERSION,
-    supported_range,
+    supported_features,
 )
 from kafkacore.net import ControllerChannel
 from kafkacore.net.timeouts import stop_task
-from kafkacore.protocol import ErrorCode
-from kafkacore.protocol.declared import DECLARED_BY_NAME
+from kafkacore.protocol import ApiKey, ErrorCode
+from kafkacore.protocol.messages.broker_heartbeat import (
+    BrokerHeartbeatRequest,
+    BrokerHeartbeatResponse,
+)
+from kafkacore.protocol.messages.broker_registration import (
+    BrokerRegistrationRequest,
+    BrokerRegistrationResponse,
+)
 
 __all__ = [
     "SUPPORTED_FEATURES",
@@ -65,27 +68,21 @@ __all__ = [
 
 logger = logging.getLogger("kafkacore.server")
 
-_REGISTRATION = DECLARED_BY_NAME["BrokerRegistration"]
-_HEARTBEAT = DECLARED_BY_NAME["BrokerHeartbeat"]
-_REGISTRATION_REQUEST: Any = _REGISTRATION.request.cls
-_HEARTBEAT_REQUEST: Any = _HEARTBEAT.request.cls
 REGISTRATION_VERSION = 4
 HEARTBEAT_VERSION = 2
 
+#: what kafkacore's broker does not implement yet, capped below Kafka's levels: its
+#: transaction coordinator writes TransactionLogValue v0 and serves EndTxn up to v4
+#: (transaction.version 2 is KIP-890 part 2), and there are no share groups (KIP-932)
+#: nor Streams groups (KIP-1071)
+_NOT_YET = {TRANSACTION_VERSION: 0, SHARE_VERSION: 0, STREAMS_VERSION: 0}
+
 SUPPORTED_FEATURES: Mapping[str, tuple[int, int]] = {
-    METADATA_VERSION: supported_range(METADATA_VERSION),
-    KRAFT_VERSION: supported_range(KRAFT_VERSION),
-    # kafkacore's transaction coordinator writes TransactionLogValue v0 and serves EndTxn
-    # up to v4: transaction version 0 only (TV2 is Kafka 4's KIP-890 part 2)
-    TRANSACTION_VERSION: (0, 0),
-    GROUP_VERSION: supported_range(GROUP_VERSION),
-    ELIGIBLE_LEADER_REPLICAS_VERSION: supported_range(ELIGIBLE_LEADER_REPLICAS_VERSION),
-    # no share groups (KIP-932) nor Streams groups (KIP-1071) yet
-    SHARE_VERSION: (0, 0),
-    STREAMS_VERSION: (0, 0),
-}
+    name: (r.min, min(r.max, _NOT_YET.get(name, r.max))) for name, r in supported_features().items()
+} | {name: (0, 0) for name in _NOT_YET if name not in supported_features()}
 """The feature levels a kafkacore broker supports (its registration's ``Features`` and
-its ApiVersions' ``SupportedFeatures``); a controller refuses a broker that cannot
+its ApiVersions' ``SupportedFeatures``): Kafka 4.3.1's (:func:`kafkacore.features.
+supported_features`) but for :data:`_NOT_YET`. A controller refuses a broker that cannot
 support a finalized level, so a cluster with kafkacore brokers is formatted with
 ``transaction.version``, ``share.version`` and ``streams.version`` at 0."""
 
@@ -286,8 +283,8 @@ class BrokerLifecycleManager:
     def _timeout_s(self) -> float:
         return max(1.0, self.config.broker_session_timeout_ms / 1000)
 
-    def registration_request(self) -> Any:
-        cls = _REGISTRATION_REQUEST
+    def registration_request(self) -> BrokerRegistrationRequest:
+        cls = BrokerRegistrationRequest
         return cls(
             broker_id=self.node_id,
             cluster_id=self.cluster_id,
@@ -310,11 +307,12 @@ class BrokerLifecycleManager:
 
     async def _register(self) -> float:
         response = await self.channel.send(
-            _REGISTRATION.key,
+            ApiKey.BROKER_REGISTRATION,
             REGISTRATION_VERSION,
             self.registration_request(),
             timeout_s=self._timeout_s,
         )
+        assert isinstance(response, BrokerRegistrationResponse)
         if response.error_code != ErrorCode.NONE:
             return self._after_failure(
                 f"Unable to register broker {self.node_id} because the controller returned "
@@ -333,7 +331,7 @@ class BrokerLifecycleManager:
 
     async def _heartbeat(self) -> float:
         offline = list(self._offline_dirs)
-        request = _HEARTBEAT_REQUEST(
+        request = BrokerHeartbeatRequest(
             broker_id=self.node_id,
             broker_epoch=self.broker_epoch,
             current_metadata_offset=self._highest_metadata_offset(),
@@ -342,8 +340,9 @@ class BrokerLifecycleManager:
             offline_log_dirs=offline,
         )
         response = await self.channel.send(
-            _HEARTBEAT.key, HEARTBEAT_VERSION, request, timeout_s=self._timeout_s
+            ApiKey.BROKER_HEARTBEAT, HEARTBEAT_VERSION, request, timeout_s=self._timeout_s
         )
+        assert isinstance(response, BrokerHeartbeatResponse)
         if response.error_code != ErrorCode.NONE:
             return self._after_failure(
                 f"Broker {self.node_id} sent a heartbeat request but received error "
@@ -353,7 +352,7 @@ class BrokerLifecycleManager:
             self._offline_dirs[directory] = True
         return self._on_heartbeat_answer(response)
 
-    def _on_heartbeat_answer(self, response: Any) -> float:
+    def _on_heartbeat_answer(self, response: BrokerHeartbeatResponse) -> float:
         """Kafka's ``BrokerHeartbeatResponseEvent``: the state the answer moves to, and
         when to send the next heartbeat."""
         match self.state:
@@ -395,8 +394,6 @@ def listeners_of(
     config: BrokerConfig, bound_ports: Mapping[str, int], protocol_ids: Mapping[str, int]
 ) -> list[Listener]:
     """The advertised listeners to register (the bound port where the config says 0)."""
-    import socket
-
     out = []
     for e in config.advertised_endpoints():
         port = e.port or bound_ports.get(e.listener_name, next(iter(bound_ports.values())))

@@ -8,12 +8,16 @@ the :class:`~kafkacore.metadata.image.MetadataLoader`.
 * **Whom to ask**: the static voters (``controller.quorum.voters``) or the bootstrap
   servers (``controller.quorum.bootstrap.servers``), on the first of
   ``controller.listener.names``.
-* **What is committed**: everything below the high watermark the leader sends. Batches
-  are read on the event loop (the Raft client owns the log there; a read copies) and
-  replayed on the one metadata thread (Kafka's loader event queue), in order: the latest
-  snapshot first when the log starts past what was loaded (a snapshot fetched from the
-  leader, or the log's own after a restart), then the batches. Until the loader reaches
-  the first high watermark it learns, it publishes nothing (Kafka's catching up).
+* **What is committed**: the driver's listener events
+  (:meth:`~kafkacore.raft.driver.RaftDriver.register_listener`: a snapshot to load when
+  the log starts past what was read, then the committed batches), read on the event loop
+  (the Raft client owns the log there) and replayed on the one metadata thread (Kafka's
+  loader event queue), in order. Until the loader reaches the first high watermark it
+  learns, it publishes nothing (Kafka's catching up).
+* **Combined mode** (``process.roles=broker,controller``): the broker shares the
+  controller's Raft replica (Kafka's ``SharedServer``): :meth:`BrokerRaftManager.shared`
+  registers on its driver instead of starting an observer, and leaves it to the
+  controller to stop.
 * **Who controls**: the quorum's leader, on the controller listener
   (:meth:`BrokerRaftManager.controller`, Kafka's ``RaftControllerNodeProvider``).
 
@@ -26,10 +30,9 @@ import asyncio
 import logging
 import uuid
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 
 from kafkacore.config import BrokerConfig
-from kafkacore.errors import CorruptRecordError
 from kafkacore.log.checkpoints import MetaProperties
 from kafkacore.metadata.image import MetadataLoader, MetadataProvenance
 from kafkacore.metadata.records import MetadataParseError, decode_record
@@ -46,17 +49,14 @@ from kafkacore.raft import (
     parse_voters,
 )
 from kafkacore.raft.driver import RaftDriver
-from kafkacore.raft.metadata_log import DEFAULT_SEGMENT_BYTES, MetadataLog
-from kafkacore.raft.records import RaftBatch, iter_batches
-from kafkacore.raft.snapshots import read_snapshot
+from kafkacore.raft.listener import Commit, ListenerEvent, LoadSnapshot
+from kafkacore.raft.metadata_log import MetadataLog
+from kafkacore.raft.snapshots import Snapshot
+from kafkacore.raft.types import OffsetAndEpoch
 
 __all__ = ["BrokerRaftManager", "MetadataDirectoryError", "metadata_log_dir"]
 
 logger = logging.getLogger("kafkacore.server")
-
-#: how much of the log one read takes (Kafka's loader reads batch by batch; this bounds
-#: the bytes copied per step)
-_READ_BYTES = 8 * 1024 * 1024
 
 
 class MetadataDirectoryError(RuntimeError):
@@ -92,33 +92,58 @@ def _formatted(directory: str, node_id: int) -> MetaProperties:
 
 class BrokerRaftManager:
     """See the module docstring. ``loader`` is fed on ``metadata_executor``;
-    ``on_failure`` is told (on the loop) when the Raft client or the loading fails."""
+    ``on_failure`` is told (on the loop) when the Raft client or the loading fails.
+    :meth:`observer` builds one with its own Raft replica, :meth:`shared` one on a
+    combined node's controller replica."""
 
     def __init__(
         self,
-        config: BrokerConfig,
         node_id: int,
+        cluster_id: str,
+        directory_id: uuid.UUID,
+        listener: str,
+        voters: dict[int, tuple[str, int]],
+        driver: RaftDriver,
         loader: MetadataLoader,
         *,
+        owns_log: MetadataLog | None,
         on_failure: Callable[[BaseException], None] | None = None,
     ) -> None:
-        self.config = config
         self.node_id = node_id
+        self.cluster_id = cluster_id
+        self.directory_id = directory_id
+        self.listener = listener
+        self._voters = voters
+        self.driver = driver
+        self.client = driver.client
         self.loader = loader
+        # the observer's own log and driver (None: a combined node's controller owns them)
+        self._own_log = owns_log
+        self._owns_driver = owns_log is not None
         self._on_failure = on_failure
+        self.metadata_executor = ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix=f"kafkacore-metadata-{node_id}"
+        )
+        self._caught_up = asyncio.Event()
+        self._catch_up_known = False  # the first high watermark was seen
+        self._watch: asyncio.Task[None] | None = None
+        self._closed = False
+        self.failure: BaseException | None = None
+
+    @classmethod
+    def observer(
+        cls, config: BrokerConfig, node_id: int, loader: MetadataLoader
+    ) -> BrokerRaftManager:
+        """A broker-only node: its own Raft replica of ``__cluster_metadata`` as an
+        observer (it never votes), fetching from the quorum's leader."""
         directory = metadata_log_dir(config)
         props = _formatted(directory, node_id)
         assert props.cluster_id is not None and props.directory_id is not None
-        self.cluster_id: str = props.cluster_id
-        self.directory_id: uuid.UUID = props.directory_id
-        names = config.controller_listener_names or []
-        if not names:
-            raise MetadataDirectoryError("controller.listener.names must be set in KRaft mode")
-        self.listener = names[0]
-        self._voters = parse_voters(config.controller_quorum_voters)
+        listener = _controller_listener(config)
+        voters = parse_voters(config.controller_quorum_voters)
         bootstrap = (
-            [Node(i, h, p) for i, (h, p) in sorted(self._voters.items())]
-            if self._voters
+            [Node(i, h, p) for i, (h, p) in sorted(voters.items())]
+            if voters
             else [
                 Node(-2 - n, h, p)
                 for n, (h, p) in enumerate(
@@ -132,50 +157,76 @@ class BrokerRaftManager:
                 "contain the set of bootstrap controllers or controller.quorum.voters must "
                 "contain a parseable set of controllers."
             )
-        self.log = MetadataLog(
+        log = MetadataLog(
             directory,
-            segment_bytes=int(
-                config.originals.get("metadata.log.segment.bytes", DEFAULT_SEGMENT_BYTES)
-            ),
+            segment_bytes=config.get("metadata.log.segment.bytes"),
+            segment_ms=config.get("metadata.log.segment.ms"),
         )
-        self.client = RaftClient(
+        client = RaftClient(
             node_id=node_id,
-            directory_id=self.directory_id,
-            cluster_id=self.cluster_id,
-            log=self.log,
-            store=FileQuorumStateStore.in_dir(self.log.directory),
+            directory_id=props.directory_id,
+            cluster_id=props.cluster_id,
+            log=log,
+            store=FileQuorumStateStore.in_dir(log.directory),
             config=QuorumConfig.from_props(config.originals),
-            static_voters=VoterSet.from_addresses(self.listener, self._voters),
+            static_voters=VoterSet.from_addresses(listener, voters),
             bootstrap_servers=bootstrap,
-            listener=self.listener,
+            listener=listener,
             local_listeners=Endpoints(),
         )
-        self.driver = RaftDriver(
-            self.client, host="", port=0, client_id=f"raft-client-{node_id}", listen=False
+        driver = RaftDriver(
+            client, host="", port=0, client_id=f"raft-client-{node_id}", listen=False
         )
-        self.metadata_executor = ThreadPoolExecutor(
-            max_workers=1, thread_name_prefix=f"kafkacore-metadata-{node_id}"
+        return cls(
+            node_id,
+            props.cluster_id,
+            props.directory_id,
+            listener,
+            voters,
+            driver,
+            loader,
+            owns_log=log,
         )
-        self._task: asyncio.Task[None] | None = None
-        self._caught_up = asyncio.Event()
-        self.failure: BaseException | None = None
+
+    @classmethod
+    def shared(
+        cls, config: BrokerConfig, driver: RaftDriver, loader: MetadataLoader
+    ) -> BrokerRaftManager:
+        """A combined node: the broker reads the controller's replica (already started
+        and stopped by the controller)."""
+        client = driver.client
+        return cls(
+            config.node_id,
+            client.cluster_id,
+            client.directory_id,
+            _controller_listener(config),
+            parse_voters(config.controller_quorum_voters),
+            driver,
+            loader,
+            owns_log=None,
+        )
 
     # -- life cycle ---------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Start fetching from the quorum and loading what is committed."""
-        await self.driver.start()
-        self._task = asyncio.get_running_loop().create_task(
-            self._follow(), name=f"metadata-loader-{self.node_id}"
+        """Start fetching from the quorum (an observer) and loading what is committed."""
+        if self._owns_driver:
+            await self.driver.start()
+        self.driver.register_listener(self._on_events)
+        self._watch = asyncio.get_running_loop().create_task(
+            self._watch_driver(), name=f"metadata-watch-{self.node_id}"
         )
 
     async def shutdown(self) -> None:
-        if self._task is not None:
-            await stop_task(self._task)
-            self._task = None
-        await self.driver.stop()
+        self._closed = True
+        if self._watch is not None:
+            await stop_task(self._watch)
+            self._watch = None
+        if self._owns_driver:
+            await self.driver.stop()
         await asyncio.to_thread(self.metadata_executor.shutdown, wait=True)
-        self.log.close()
+        if self._own_log is not None:
+            self._own_log.close()
 
     # -- what the broker asks -----------------------------------------------------------
 
@@ -196,92 +247,81 @@ class BrokerRaftManager:
     def high_watermark(self) -> int | None:
         return self.client.high_watermark
 
-    def highest_metadata_offset(self) -> int:
-        """The last offset the loader has (published or not): a heartbeat's
-        ``CurrentMetadataOffset``."""
-        return self.loader.offset
-
     async def wait_caught_up(self, timeout_s: float) -> None:
         """Until the loader first reached the high watermark it learned (TimeoutError)."""
         await asyncio.wait_for(self._caught_up.wait(), timeout_s)
 
     # -- following the log --------------------------------------------------------------
 
-    async def _follow(self) -> None:
-        loop = asyncio.get_running_loop()
-        try:
-            while True:
-                await self.driver.changed(0.5)
-                if self.driver.failure is not None:
-                    raise self.driver.failure
-                hw = self.client.high_watermark
-                if hw is None:
-                    continue
-                if self.loader.catch_up_offset < 0:
-                    self.loader.catch_up_offset = hw - 1
-                    logger.info(
-                        "[BrokerRaftManager id=%d] the metadata log is committed up to offset "
-                        "%d: catching up",
-                        self.node_id,
-                        hw,
-                    )
-                while self.loader.offset + 1 < hw:
-                    before = self.loader.offset
-                    await self._load_next(loop, hw)
-                    if self.loader.offset == before:
-                        break  # the rest is not in the local log yet
-                if self.loader.offset >= self.loader.catch_up_offset:
-                    self._caught_up.set()
-        except asyncio.CancelledError:
-            raise
-        except BaseException as exc:
-            logger.exception("[BrokerRaftManager id=%d] metadata loading failed", self.node_id)
+    async def _watch_driver(self) -> None:
+        while self.failure is None:
+            await self.driver.changed(0.5)
+            if self.driver.failure is not None:
+                self._fail(self.driver.failure)
+
+    def _fail(self, exc: BaseException) -> None:
+        if self.failure is None:
+            logger.error("[BrokerRaftManager id=%d] metadata loading failed: %r", self.node_id, exc)
             self.failure = exc
             if self._on_failure is not None:
                 self._on_failure(exc)
 
-    async def _load_next(self, loop: asyncio.AbstractEventLoop, hw: int) -> None:
-        """One step towards ``hw``: the latest snapshot if the log starts past what was
-        loaded, else the committed batches of one read."""
-        start = self.loader.offset + 1
-        log = self.log
-        if log.start_offset > start:
-            snapshot_id = log.latest_snapshot_id()
-            if snapshot_id is None:
-                raise CorruptRecordError(
-                    f"the metadata log starts at {log.start_offset} with no snapshot"
-                )
-            data = log.read_snapshot(snapshot_id)
-            if data is None:
-                raise CorruptRecordError(f"snapshot {snapshot_id} vanished")
-            await loop.run_in_executor(
-                self.metadata_executor,
-                self._load_snapshot,
-                data,
-                snapshot_id.offset,
-                snapshot_id.epoch,
+    def _on_events(self, events: list[ListenerEvent]) -> None:
+        """On the loop, after a round of the Raft client: what is new, to the metadata
+        thread in order."""
+        if self._closed or self.failure is not None:
+            return
+        hw = self.client.high_watermark
+        if hw is not None and not self._catch_up_known:
+            self.loader.catch_up_offset = hw - 1
+            self._catch_up_known = True
+            logger.info(
+                "[BrokerRaftManager id=%d] the metadata log is committed up to offset %d: "
+                "catching up",
+                self.node_id,
+                hw,
             )
+        loads = [e for e in events if isinstance(e, LoadSnapshot | Commit)]
+        if not loads and not (self._catch_up_known and not self._caught_up.is_set()):
             return
-        data = log.read(start, _READ_BYTES)
-        batches = [b for b in iter_batches(data, decode=False) if b.last_offset < hw]
-        if not batches:
-            return
-        size = sum(b.header.size_in_bytes for b in batches)
-        await loop.run_in_executor(self.metadata_executor, self._load_batches, data[:size])
+        future = self.metadata_executor.submit(self._load, loads)
+        loop = asyncio.get_running_loop()
+        future.add_done_callback(lambda f: loop.call_soon_threadsafe(self._loaded, f))
 
-    def _load_snapshot(self, data: bytes, end_offset: int, epoch: int) -> None:
-        snapshot = read_snapshot(data)
+    def _loaded(self, future: Future[bool]) -> None:
+        exc = future.exception()
+        if exc is not None:
+            self._fail(exc)
+        elif future.result():
+            self._caught_up.set()
+
+    def _load(self, events: list[LoadSnapshot | Commit]) -> bool:
+        """The metadata thread: replay ``events``; whether the loader caught up."""
+        for event in events:
+            match event:
+                case LoadSnapshot(snapshot_id, snapshot):
+                    self._load_snapshot(snapshot_id, snapshot)
+                case Commit(batches):
+                    self.loader.handle_commit(batches)
+        return self._catch_up_known and self.loader.offset >= self.loader.catch_up_offset
+
+    def _load_snapshot(self, snapshot_id: OffsetAndEpoch, snapshot: Snapshot) -> None:
         records = []
         for value in snapshot.values:
             try:
                 records.append(decode_record(value))
             except MetadataParseError as exc:
-                logger.error("Skipping an unreadable record of snapshot %d: %s", end_offset, exc)
+                logger.error("Skipping an unreadable record of snapshot %s: %s", snapshot_id, exc)
         self.loader.load_snapshot(
             records,
-            MetadataProvenance(end_offset - 1, epoch, snapshot.last_contained_log_timestamp),
+            MetadataProvenance(
+                snapshot_id.offset - 1, snapshot_id.epoch, snapshot.last_contained_log_timestamp
+            ),
         )
 
-    def _load_batches(self, data: bytes) -> None:
-        batches: list[RaftBatch] = list(iter_batches(data))
-        self.loader.handle_commit(batches)
+
+def _controller_listener(config: BrokerConfig) -> str:
+    names = config.controller_listener_names or []
+    if not names:
+        raise MetadataDirectoryError("controller.listener.names must be set in KRaft mode")
+    return names[0]
