@@ -1,10 +1,14 @@
 """A KRaft cluster of real processes for the KRaft tests, ``make chaos`` and the benches:
 Apache Kafka 4.3.1 controllers and brokers (``kafka.Kafka`` from the jars) beside
-kafkacore brokers (``kafkacore server-start`` with ``process.roles=broker``), every node
-formatted by Kafka's own ``kafka-storage format`` with one cluster id, static voters.
+kafkacore controllers, brokers and combined nodes (``kafkacore server-start`` with
+``process.roles=controller``, ``broker`` or ``broker,controller``), with one cluster id
+and static voters. Each node is formatted by its own kind's tool: Kafka's
+``kafka-storage format`` for Kafka's, ``kafkacore storage format`` for kafkacore's (a
+cluster without Kafka nodes needs no JVM at all).
 
     cluster = KRaftCluster(tmp_path, kafka_controllers=[3000], kafka_brokers=[1, 2],
                            kafkacore_brokers=[3]).start()
+    cluster = KRaftCluster(tmp_path, kafka_controllers=(), kafkacore_combined=[1, 2, 3])
     cluster.bootstrap               # every running broker
     cluster.nodes[3].bootstrap      # one broker
     cluster.kill(1); cluster.restart(1)
@@ -22,6 +26,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,13 +67,22 @@ class Node:
     kind: str
     port: int
     directory: Path
+    controller_port: int | None = None  # a combined node's controller listener
     props: list[str] = field(default_factory=list)
     proc: subprocess.Popen[bytes] | None = None
     broker: Broker | None = None  # a kafkacore broker's process
 
     @property
     def is_broker(self) -> bool:
-        return self.kind.endswith("broker")
+        return self.kind.endswith(("broker", "combined"))
+
+    @property
+    def is_voter(self) -> bool:
+        return self.kind.endswith(("controller", "combined"))
+
+    @property
+    def voter_port(self) -> int:
+        return self.controller_port if self.controller_port is not None else self.port
 
     @property
     def is_kafka(self) -> bool:
@@ -112,28 +126,39 @@ class KRaftCluster:
         kafka_controllers: Sequence[int] = (3000,),
         kafka_brokers: Sequence[int] = (),
         kafkacore_brokers: Sequence[int] = (),
+        kafkacore_controllers: Sequence[int] = (),
+        kafkacore_combined: Sequence[int] = (),
         overrides: Iterable[str] = (),
         node_overrides: dict[int, Sequence[str]] | None = None,
         features: Sequence[str] | None = None,
         fast_failure: bool = True,
     ) -> None:
         self.directory = Path(directory)
-        self.libs = kafka_libs()
+        self.libs = kafka_libs() if kafka_controllers or kafka_brokers else None
         self.cluster_id = uuid_to_base64(random_uuid())
         self.features = (
             list(features)
             if features is not None
-            else list(KAFKACORE_FEATURES if kafkacore_brokers else ())
+            else list(
+                KAFKACORE_FEATURES
+                if kafkacore_brokers or kafkacore_combined or kafkacore_controllers
+                else ()
+            )
         )
         self.nodes: dict[int, Node] = {}
         for node_id in kafka_controllers:
             self._add(node_id, "kafka-controller")
         for node_id in kafka_brokers:
             self._add(node_id, "kafka-broker")
+        for node_id in kafkacore_controllers:
+            self._add(node_id, "kafkacore-controller")
         for node_id in kafkacore_brokers:
             self._add(node_id, "kafkacore-broker")
+        for node_id in kafkacore_combined:
+            self._add(node_id, "kafkacore-combined")
+            self.nodes[node_id].controller_port = free_port()
         voters = ",".join(
-            f"{n.node_id}@127.0.0.1:{n.port}" for n in self.nodes.values() if not n.is_broker
+            f"{n.node_id}@127.0.0.1:{n.voter_port}" for n in self.nodes.values() if n.is_voter
         )
         self.voters = voters
         common = [
@@ -144,10 +169,17 @@ class KRaftCluster:
             *overrides,
         ]
         for node in self.nodes.values():
-            if node.kind == "kafka-controller":
+            if node.kind.endswith("controller"):
                 own = [
                     "process.roles=controller",
                     f"listeners={CONTROLLER_LISTENER}://127.0.0.1:{node.port}",
+                ]
+            elif node.kind.endswith("combined"):
+                own = [
+                    "process.roles=broker,controller",
+                    f"listeners=PLAINTEXT://localhost:{node.port},"
+                    f"{CONTROLLER_LISTENER}://127.0.0.1:{node.controller_port}",
+                    f"advertised.listeners=PLAINTEXT://localhost:{node.port}",
                 ]
             else:
                 own = ["process.roles=broker", f"listeners=PLAINTEXT://localhost:{node.port}"]
@@ -178,6 +210,28 @@ class KRaftCluster:
         props = node.directory / "server.properties"
         props.write_text("\n".join([*node.props, ""]))
         features = [arg for f in self.features for arg in ("--feature", f)]
+        if not node.is_kafka:
+            done = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "kafkacore",
+                    "storage",
+                    "format",
+                    "-t",
+                    self.cluster_id,
+                    "-c",
+                    str(props),
+                    "--ignore-formatted",
+                    *features,
+                ],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+            assert done.returncode == 0, f"kafkacore storage format failed:\n{done.stderr}"
+            return
         proc = subprocess.run(
             [
                 require("java"),
@@ -218,16 +272,17 @@ class KRaftCluster:
                 )
         else:
             if node.broker is None:
-                # Broker adds listeners, log.dirs and node.id itself
-                own = [p for p in node.props if not p.startswith(("listeners=", "log.dirs="))]
+                # Broker adds listeners, log.dirs and node.id itself (the node's own
+                # listeners override its PLAINTEXT one)
+                own = [p for p in node.props if not p.startswith("log.dirs=")]
                 node.broker = Broker(node.data, own, node_id=node.node_id, port=node.port)
             node.broker.spawn()
 
     def _wait_started(self, node: Node, timeout_s: float) -> None:
-        if node.broker is not None:
+        if node.broker is not None and node.is_broker:
             node.broker.wait_started(timeout_s)
             return
-        if node.kind == "kafka-controller":
+        if node.kind.endswith("controller"):
             wait_until(lambda: _accepts(node.port), timeout_s, f"controller {node.node_id}")
             return
         wait_until(
@@ -239,6 +294,8 @@ class KRaftCluster:
     def start(self, timeout_s: float = 180.0) -> KRaftCluster:
         for node in self.nodes.values():
             self._format(node)
+        # controllers first, then brokers; combined nodes start together (their
+        # brokers wait for a quorum among them)
         controllers = [n for n in self.nodes.values() if not n.is_broker]
         for node in controllers:
             self._spawn(node)
@@ -313,13 +370,19 @@ class KRaftCluster:
         """Brokers first (controlled shutdowns while the controllers are up), then the
         controllers."""
         for node in self.brokers:
+            if node.is_voter:
+                continue  # combined: with the controllers (its quorum may be needed)
             if node.broker is not None and node.broker.proc is not None:
                 self.resume(node.node_id)
             self.stop_node(node.node_id)
-        for node in self.nodes.values():
-            if not node.is_broker:
-                self.resume(node.node_id)
-                self.stop_node(node.node_id)
+        voters = [n for n in self.nodes.values() if n.is_voter]
+        for node in voters:  # together: a quorum of combined nodes stays up meanwhile
+            self.resume(node.node_id)
+            proc = node.broker.proc if node.broker is not None else node.proc
+            if proc is not None and proc.poll() is None:
+                proc.terminate()
+        for node in voters:
+            self.stop_node(node.node_id)
 
 
 def _accepts(port: int) -> bool:
