@@ -48,7 +48,7 @@ SURFACE = {
     18: ((0, 4), (0, 4), 3),
     3: ((0, 12), (0, 12), 9),
     0: ((0, 11), (3, 11), 9),
-    1: ((4, 17), (4, 17), 12),
+    1: ((4, 18), (4, 18), 12),
     2: ((1, 7), (1, 7), 6),
     10: ((0, 4), (0, 4), 3),
     11: ((0, 9), (0, 9), 6),
@@ -400,7 +400,7 @@ def test_unknown_api_key() -> None:
 
 
 def test_unsupported_versions() -> None:
-    for key, version in ((0, 2), (0, 12), (1, 3), (1, 18), (3, 13), (18, 5)):
+    for key, version in ((0, 2), (0, 12), (1, 3), (1, 19), (3, 13), (18, 5)):
         frame = struct.pack(">hhi", key, version, 8) + b"\x00\x03abc" + b"\x00" * 8
         with pytest.raises(UnsupportedVersion) as info:
             decode_request(frame)

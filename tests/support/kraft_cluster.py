@@ -282,14 +282,10 @@ class KRaftCluster:
         if node.broker is not None and node.is_broker:
             node.broker.wait_started(timeout_s)
             return
-        if node.kind.endswith("controller"):
-            wait_until(lambda: _accepts(node.port), timeout_s, f"controller {node.node_id}")
-            return
-        wait_until(
-            lambda: b"Kafka Server started" in node.log_file.read_bytes(),
-            timeout_s,
-            f"Kafka broker {node.node_id}",
-        )
+        # Kafka logs at WARN here (no "started" line): a node is up once it accepts
+        # connections; wait_for_brokers then waits for every broker in the metadata
+        kind = "controller" if node.kind.endswith("controller") else "broker"
+        wait_until(lambda: _accepts(node.port), timeout_s, f"{kind} {node.node_id}")
 
     def start(self, timeout_s: float = 180.0) -> KRaftCluster:
         for node in self.nodes.values():

@@ -177,7 +177,9 @@ def _api(
 # The "Minimum protocol surface for kafkacore v1": name, module, advertised, implemented.
 _TABLE = [
     _api("Produce", m.produce, (0, 11), (3, 11)),
-    _api("Fetch", m.fetch, (4, 17), (4, 17)),
+    # v18 (KIP-1166): a Kafka 4.3 follower fetches at the version its cluster's
+    # metadata.version implies, whatever a leader's ApiVersions says
+    _api("Fetch", m.fetch, (4, 18), (4, 18)),
     _api("ListOffsets", m.list_offsets, (1, 7), (1, 7)),
     _api("Metadata", m.metadata, (0, 12), (0, 12)),
     _api("OffsetCommit", m.offset_commit, (2, 9), (2, 9)),

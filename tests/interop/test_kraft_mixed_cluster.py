@@ -1,0 +1,164 @@
+"""Mixed KRaft clusters with Apache Kafka 4.3.1 (issue 27 part B): a Kafka 4.3.1 broker
+registers with a kafkacore controller and replicates beside a kafkacore broker, and a
+kafkacore broker registers with a Kafka 4.3.1 controller and replicates beside a Kafka
+broker - RF2 topics whose replicas are byte-identical on both kinds, with the leaders
+on either kind, and a topic deleted from both."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from confluent_kafka import Consumer, Producer
+from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic
+
+from support.cluster import wait_until
+from support.kraft_cluster import KRaftCluster
+
+pytestmark = [pytest.mark.interop, pytest.mark.slow]
+
+KAFKA_BROKER, KAFKACORE_BROKER = 1, 2
+INTERNAL_RF2 = (
+    "offsets.topic.replication.factor=2",
+    "transaction.state.log.replication.factor=2",
+    "transaction.state.log.min.isr=1",
+    "share.coordinator.state.topic.replication.factor=2",
+    "share.coordinator.state.topic.min.isr=1",
+)
+
+
+@pytest.fixture(scope="module")
+def kafkacore_quorum(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KRaftCluster]:
+    """A kafkacore controller, a Kafka 4.3.1 broker and a kafkacore broker."""
+    cluster = KRaftCluster(
+        tmp_path_factory.mktemp("kc-quorum"),
+        kafka_controllers=(),
+        kafkacore_controllers=[3000],
+        kafka_brokers=[KAFKA_BROKER],
+        kafkacore_brokers=[KAFKACORE_BROKER],
+        overrides=INTERNAL_RF2,
+    )
+    try:
+        yield cluster.start()
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture(scope="module")
+def kafka_quorum(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KRaftCluster]:
+    """A Kafka 4.3.1 controller, a Kafka 4.3.1 broker and a kafkacore broker."""
+    cluster = KRaftCluster(
+        tmp_path_factory.mktemp("kafka-quorum"),
+        kafka_controllers=[3000],
+        kafka_brokers=[KAFKA_BROKER],
+        kafkacore_brokers=[KAFKACORE_BROKER],
+        overrides=INTERNAL_RF2,
+    )
+    try:
+        yield cluster.start()
+    finally:
+        cluster.stop()
+
+
+def _segment(data: Path, topic: str, partition: int) -> bytes:
+    return (data / f"{topic}-{partition}" / "00000000000000000000.log").read_bytes()
+
+
+def _replicate_byte_for_byte(cluster: KRaftCluster, topic: str) -> None:
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
+    admin.create_topics(
+        [NewTopic(topic, 4, 2, config={"min.insync.replicas": "2"})], operation_timeout=30
+    )[topic].result(60)
+    for node in cluster.brokers:  # the metadata reaches every broker (not at once)
+
+        def leaders(node_bootstrap: str = node.bootstrap) -> set[int] | None:
+            metadata = AdminClient({"bootstrap.servers": node_bootstrap}).list_topics(
+                topic, timeout=10
+            )
+            partitions = metadata.topics[topic].partitions.values()
+            found = {p.leader for p in partitions}
+            return found if len(partitions) == 4 and -1 not in found else None
+
+        found = wait_until(leaders, 60, f"{topic}'s leaders known to broker {node.node_id}")
+        assert found == {KAFKA_BROKER, KAFKACORE_BROKER}, found  # both kinds lead
+
+    producer = Producer(
+        {"bootstrap.servers": cluster.bootstrap, "enable.idempotence": True, "acks": "all"}
+    )
+    failures: list[object] = []
+    values = [bytes([i % 256]) * 512 + str(i).encode() for i in range(800)]
+    for i, value in enumerate(values):
+        producer.produce(
+            topic,
+            value,
+            key=str(i).encode(),
+            on_delivery=lambda err, _m: failures.append(err) if err else None,
+        )
+    assert producer.flush(60) == 0
+    assert failures == []
+
+    kafka = cluster.nodes[KAFKA_BROKER].data
+    kafkacore = cluster.nodes[KAFKACORE_BROKER].data
+    for partition in range(4):
+        wait_until(
+            lambda p=partition: _segment(kafka, topic, p) == _segment(kafkacore, topic, p),
+            60,
+            f"{topic}-{partition} identical on Kafka's broker and kafkacore's",
+        )
+        assert len(_segment(kafka, topic, partition)) > 0
+
+    for node_id in (KAFKA_BROKER, KAFKACORE_BROKER):  # a consumer group on each kind
+        consumer = Consumer(
+            {
+                "bootstrap.servers": cluster.nodes[node_id].bootstrap,
+                "group.id": f"{topic}-{node_id}",
+                "auto.offset.reset": "earliest",
+            }
+        )
+        consumer.subscribe([topic])
+        got: list[bytes] = []
+        deadline = time.monotonic() + 60
+        try:
+            while len(got) < len(values) and time.monotonic() < deadline:
+                message = consumer.poll(1.0)
+                if message is not None and not message.error():
+                    value = message.value()
+                    assert value is not None
+                    got.append(value)
+        finally:
+            consumer.close()
+        assert sorted(got) == sorted(values)
+
+
+def _grow_and_delete(cluster: KRaftCluster, topic: str) -> None:
+    admin = AdminClient({"bootstrap.servers": cluster.nodes[KAFKACORE_BROKER].bootstrap})
+    admin.create_topics([NewTopic(topic, 1, 2)], operation_timeout=30)[topic].result(60)
+    admin.create_partitions([NewPartitions(topic, 3)], operation_timeout=30)[topic].result(60)
+    for node in cluster.brokers:
+        wait_until(lambda node=node: (node.data / f"{topic}-2").exists(), 60, "the new partition")
+    admin.delete_topics([topic], operation_timeout=30)[topic].result(60)
+    wait_until(
+        lambda: (
+            not any((n.data / f"{topic}-{p}").exists() for n in cluster.brokers for p in range(3))
+        ),
+        60,
+        "every replica deleted",
+    )
+
+
+def test_kafka_broker_joins_a_kafkacore_quorum(kafkacore_quorum: KRaftCluster) -> None:
+    _replicate_byte_for_byte(kafkacore_quorum, "under-kafkacore")
+
+
+def test_admin_through_a_kafkacore_quorum(kafkacore_quorum: KRaftCluster) -> None:
+    _grow_and_delete(kafkacore_quorum, "admin-kc")
+
+
+def test_kafkacore_broker_joins_a_kafka_quorum(kafka_quorum: KRaftCluster) -> None:
+    _replicate_byte_for_byte(kafka_quorum, "under-kafka")
+
+
+def test_admin_through_a_kafka_quorum(kafka_quorum: KRaftCluster) -> None:
+    _grow_and_delete(kafka_quorum, "admin-kafka")
