@@ -37,6 +37,7 @@ __all__ = [
     "APIS",
     "APIS_BY_NAME",
     "CONTROLLER_APIS",
+    "FORWARDABLE_APIS",
     "Api",
     "ApiKey",
     "api_for",
@@ -292,6 +293,32 @@ CONTROLLER_APIS: dict[int, Api[Any, Any]] = {
     api.key: api for api in sorted(_CONTROLLER_TABLE, key=lambda a: a.key)
 }
 """Every API the KRaft controller listener serves, by key, in key order."""
+
+
+FORWARDABLE_APIS = frozenset(
+    {
+        ApiKey.CREATE_TOPICS,
+        ApiKey.DELETE_TOPICS,
+        ApiKey.CREATE_PARTITIONS,
+        ApiKey.CREATE_ACLS,
+        ApiKey.DELETE_ACLS,
+        ApiKey.ALTER_CONFIGS,
+        ApiKey.INCREMENTAL_ALTER_CONFIGS,
+        ApiKey.ELECT_LEADERS,
+        ApiKey.ALTER_PARTITION_REASSIGNMENTS,
+        ApiKey.LIST_PARTITION_REASSIGNMENTS,
+        ApiKey.ALTER_CLIENT_QUOTAS,
+        ApiKey.ALTER_USER_SCRAM_CREDENTIALS,
+        ApiKey.UPDATE_FEATURES,
+        ApiKey.UNREGISTER_BROKER,
+        ApiKey.DESCRIBE_QUORUM,
+        ApiKey.ADD_RAFT_VOTER,
+        ApiKey.REMOVE_RAFT_VOTER,
+    }
+)
+"""The APIs a broker may forward to the KRaft controller inside an Envelope (Kafka's
+``ApiKeys.forwardable``): what the controller accepts there, and - those a broker
+listener serves - what a KRaft broker forwards."""
 
 
 def api_for(key: int) -> Api[Any, Any]:

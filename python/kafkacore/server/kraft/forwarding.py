@@ -29,6 +29,7 @@ import struct
 
 from kafkacore.net import ControllerChannel
 from kafkacore.protocol import (
+    APIS,
     ApiKey,
     ErrorCode,
     ProtocolError,
@@ -36,6 +37,7 @@ from kafkacore.protocol import (
     decode_response,
     encode_request,
 )
+from kafkacore.protocol.api import FORWARDABLE_APIS
 from kafkacore.protocol.messages.envelope import (
     PRINCIPAL,
     DefaultPrincipalData,
@@ -57,24 +59,7 @@ logger = logging.getLogger("kafkacore.server")
 _PRINCIPAL_VERSION = 0
 _VERSION_PREFIX = struct.Struct(">h")
 
-FORWARDED_APIS = frozenset(
-    {
-        ApiKey.CREATE_TOPICS,
-        ApiKey.DELETE_TOPICS,
-        ApiKey.CREATE_PARTITIONS,
-        ApiKey.CREATE_ACLS,
-        ApiKey.DELETE_ACLS,
-        ApiKey.ALTER_CONFIGS,
-        ApiKey.INCREMENTAL_ALTER_CONFIGS,
-        ApiKey.ELECT_LEADERS,
-        ApiKey.ALTER_PARTITION_REASSIGNMENTS,
-        ApiKey.LIST_PARTITION_REASSIGNMENTS,
-        ApiKey.ALTER_CLIENT_QUOTAS,
-        ApiKey.ALTER_USER_SCRAM_CREDENTIALS,
-        ApiKey.DESCRIBE_QUORUM,
-        ApiKey.UPDATE_FEATURES,
-    }
-)
+FORWARDED_APIS = frozenset(key for key in FORWARDABLE_APIS if key in APIS)
 """The served APIs a KRaft broker forwards (Kafka's forwardable client APIs)."""
 
 

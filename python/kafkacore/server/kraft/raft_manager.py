@@ -33,9 +33,9 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from kafkacore.config import BrokerConfig
-from kafkacore.log.checkpoints import MetaProperties
 from kafkacore.metadata.image import MetadataLoader, MetadataProvenance
 from kafkacore.metadata.records import MetadataParseError, decode_record
+from kafkacore.metadata.storage import StorageError, read_formatted_directories
 from kafkacore.net import ControllerNode
 from kafkacore.net.timeouts import stop_task
 from kafkacore.raft import (
@@ -54,40 +54,14 @@ from kafkacore.raft.metadata_log import MetadataLog
 from kafkacore.raft.snapshots import Snapshot
 from kafkacore.raft.types import OffsetAndEpoch
 
-__all__ = ["BrokerRaftManager", "MetadataDirectoryError", "metadata_log_dir"]
+__all__ = ["BrokerRaftManager", "metadata_log_dir"]
 
 logger = logging.getLogger("kafkacore.server")
-
-
-class MetadataDirectoryError(RuntimeError):
-    """The metadata log directory is not formatted for this node and cluster (Kafka's
-    start-up refusal)."""
 
 
 def metadata_log_dir(config: BrokerConfig) -> str:
     """``metadata.log.dir``, else the first of ``log.dirs`` (Kafka's ``metadataLogDir``)."""
     return config.metadata_log_dir or config.log_dirs[0]
-
-
-def _formatted(directory: str, node_id: int) -> MetaProperties:
-    """The ``meta.properties`` ``kafka-storage format`` wrote in ``directory``."""
-    path = MetaProperties.path_in(directory)
-    try:
-        props = MetaProperties.read(path)
-    except FileNotFoundError:
-        raise MetadataDirectoryError(
-            f"No meta.properties found in {directory} (have you run `kafka-storage.sh` to "
-            "format the directory?)"
-        ) from None
-    if props.version != 1 or props.cluster_id is None:
-        raise MetadataDirectoryError(f"{path} is not a KRaft meta.properties (version 1)")
-    if props.node_id != node_id:
-        raise MetadataDirectoryError(
-            f"Stored node id {props.node_id} doesn't match previous node id {node_id} in {path}"
-        )
-    if props.directory_id is None:
-        raise MetadataDirectoryError(f"{path} has no directory.id")
-    return props
 
 
 class BrokerRaftManager:
@@ -137,8 +111,7 @@ class BrokerRaftManager:
         """A broker-only node: its own Raft replica of ``__cluster_metadata`` as an
         observer (it never votes), fetching from the quorum's leader."""
         directory = metadata_log_dir(config)
-        props = _formatted(directory, node_id)
-        assert props.cluster_id is not None and props.directory_id is not None
+        cluster_id, directory_id = read_formatted_directories(config, directory)
         listener = _controller_listener(config)
         voters = parse_voters(config.controller_quorum_voters)
         bootstrap = (
@@ -152,7 +125,7 @@ class BrokerRaftManager:
             ]
         )
         if not bootstrap:
-            raise MetadataDirectoryError(
+            raise StorageError(
                 "If using process.roles, either controller.quorum.bootstrap.servers must "
                 "contain the set of bootstrap controllers or controller.quorum.voters must "
                 "contain a parseable set of controllers."
@@ -164,8 +137,8 @@ class BrokerRaftManager:
         )
         client = RaftClient(
             node_id=node_id,
-            directory_id=props.directory_id,
-            cluster_id=props.cluster_id,
+            directory_id=directory_id,
+            cluster_id=cluster_id,
             log=log,
             store=FileQuorumStateStore.in_dir(log.directory),
             config=QuorumConfig.from_props(config.originals),
@@ -179,8 +152,8 @@ class BrokerRaftManager:
         )
         return cls(
             node_id,
-            props.cluster_id,
-            props.directory_id,
+            cluster_id,
+            directory_id,
             listener,
             voters,
             driver,
@@ -323,5 +296,5 @@ class BrokerRaftManager:
 def _controller_listener(config: BrokerConfig) -> str:
     names = config.controller_listener_names or []
     if not names:
-        raise MetadataDirectoryError("controller.listener.names must be set in KRaft mode")
+        raise StorageError("controller.listener.names must be set in KRaft mode")
     return names[0]
