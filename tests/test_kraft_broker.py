@@ -1,8 +1,9 @@
 """The KRaft broker (issue 27 part B) as real processes, no JVM: a combined node
 (``process.roles=broker,controller``) serving confluent-kafka, and a three-node cluster
 of combined kafkacore nodes (one per module) - topics created and deleted through the
-controller, RF3 replication byte for byte, the leader's SIGKILL and its restart, a
-controlled shutdown that moves leaderships away."""
+controller, configs and SCRAM credentials published from the metadata log, RF3
+replication byte for byte, the leader's SIGKILL and its restart, a controlled shutdown
+that moves leaderships away."""
 
 from __future__ import annotations
 
@@ -12,7 +13,16 @@ from pathlib import Path
 
 import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
-from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_kafka.admin import (
+    AdminClient,
+    AlterConfigOpType,
+    ConfigEntry,
+    ConfigResource,
+    NewTopic,
+    ScramCredentialInfo,
+    ScramMechanism,
+    UserScramCredentialUpsertion,
+)
 
 from support.cluster import wait_until
 from support.kraft_cluster import KRaftCluster
@@ -200,3 +210,66 @@ def test_delete_topic_removes_every_replica(three: KRaftCluster) -> None:
     wait_until(gone, 60, "every replica of the deleted topic gone")
     metadata = admin.list_topics(timeout=10)
     assert "doomed" not in metadata.topics
+
+
+def test_configs_and_scram_reach_the_broker_through_the_log(combined: KRaftCluster) -> None:
+    """Altered through the controller (forwarded), seen by the broker only once the
+    metadata log brought the records: the topic config in DescribeConfigs (and the log's
+    own config), the SCRAM credential in DescribeUserScramCredentials."""
+    bootstrap = combined.bootstrap
+    _create(bootstrap, "configured", 1, 1)
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    resource = ConfigResource(
+        ConfigResource.Type.TOPIC,
+        "configured",
+        incremental_configs=[
+            ConfigEntry("retention.ms", "123456", incremental_operation=AlterConfigOpType.SET)
+        ],
+    )
+    for future in admin.incremental_alter_configs([resource]).values():
+        future.result(30)
+
+    def retention() -> str | None:
+        described = admin.describe_configs(
+            [ConfigResource(ConfigResource.Type.TOPIC, "configured")]
+        )
+        configs = next(iter(described.values())).result(30)
+        value = configs["retention.ms"].value
+        return value if value == "123456" else None
+
+    wait_until(retention, 30, "the topic config published")
+    upsert = UserScramCredentialUpsertion(
+        "alice", ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 8192), b"secret"
+    )
+    admin.alter_user_scram_credentials([upsert])["alice"].result(30)
+
+    def credential() -> bool:
+        described = admin.describe_user_scram_credentials(["alice"])["alice"].result(30)
+        infos = described.scram_credential_infos
+        return any(
+            i.mechanism == ScramMechanism.SCRAM_SHA_256 and i.iterations == 8192 for i in infos
+        )
+
+    wait_until(credential, 30, "the SCRAM credential published")
+
+
+def test_controlled_shutdown_moves_leadership_first(three: KRaftCluster) -> None:
+    """SIGTERM on a leader: its heartbeats ask to shut down, the controller moves its
+    leaderships away and lets it go; an acks=all producer sees no error throughout."""
+    bootstrap = three.bootstrap
+    _create(bootstrap, "handover", 3, 3, **{"min.insync.replicas": "2"})
+    _produce(bootstrap, "handover", [b"a"] * 50)
+    victim = _leaders(bootstrap, "handover")[0]
+    node = three.nodes[victim]
+    assert node.broker is not None
+    before = len(node.broker.log_text())
+    three.stop_node(victim)
+    assert node.broker.returncode == 0
+    log = node.broker.log_text()[before:]
+    assert "The controller has asked us to exit controlled shutdown." in log
+    survivors = ",".join(n.bootstrap for n in three.brokers if n.node_id != victim)
+    leaders = _leaders(survivors, "handover")
+    assert victim not in leaders.values() and -1 not in leaders.values(), leaders
+    _produce(survivors, "handover", [b"b"] * 50)
+    three.restart(victim)
+    three.wait_for_brokers()
