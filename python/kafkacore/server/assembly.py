@@ -75,11 +75,10 @@ from kafkacore.protocol.messages.controller_registration import (
 from kafkacore.raft import (
     Endpoints,
     FileQuorumStateStore,
-    Node,
     QuorumConfig,
     RaftClient,
     VoterSet,
-    parse_bootstrap_servers,
+    bootstrap_nodes,
     parse_voters,
 )
 from kafkacore.raft.driver import RaftDriver
@@ -255,11 +254,7 @@ def kraft_controller(
     )
     voters = parse_voters(config.controller_quorum_voters)
     static_voters = VoterSet.from_addresses(listener, voters)
-    if voters:
-        bootstrap = [Node(i, h, p) for i, (h, p) in sorted(voters.items())]
-    else:
-        servers = parse_bootstrap_servers(config.controller_quorum_bootstrap_servers)
-        bootstrap = [Node(-2 - i, h, p) for i, (h, p) in enumerate(servers)]
+    bootstrap = bootstrap_nodes(voters, config.controller_quorum_bootstrap_servers)
     metadata_log = MetadataLog(
         metadata_dir,
         segment_bytes=config.get("metadata.log.segment.bytes"),

@@ -41,11 +41,10 @@ from kafkacore.net.timeouts import stop_task
 from kafkacore.raft import (
     Endpoints,
     FileQuorumStateStore,
-    Node,
     QuorumConfig,
     RaftClient,
     VoterSet,
-    parse_bootstrap_servers,
+    bootstrap_nodes,
     parse_voters,
 )
 from kafkacore.raft.driver import RaftDriver
@@ -114,16 +113,7 @@ class BrokerRaftManager:
         cluster_id, directory_id = read_formatted_directories(config, directory)
         listener = _controller_listener(config)
         voters = parse_voters(config.controller_quorum_voters)
-        bootstrap = (
-            [Node(i, h, p) for i, (h, p) in sorted(voters.items())]
-            if voters
-            else [
-                Node(-2 - n, h, p)
-                for n, (h, p) in enumerate(
-                    parse_bootstrap_servers(config.controller_quorum_bootstrap_servers)
-                )
-            ]
-        )
+        bootstrap = bootstrap_nodes(voters, config.controller_quorum_bootstrap_servers)
         if not bootstrap:
             raise StorageError(
                 "If using process.roles, either controller.quorum.bootstrap.servers must "
