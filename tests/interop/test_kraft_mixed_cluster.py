@@ -14,6 +14,9 @@ import pytest
 from confluent_kafka import Consumer, Producer
 from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic
 
+from kafkacore.net import send_once
+from kafkacore.protocol import ApiKey
+from kafkacore.protocol.messages.api_versions import ApiVersionsRequest, ApiVersionsResponse
 from support.cluster import wait_until
 from support.kraft_cluster import KRaftCluster
 
@@ -152,3 +155,38 @@ def test_kafkacore_broker_joins_a_kafka_quorum(kafka_quorum: KRaftCluster) -> No
 
 def test_admin_through_a_kafka_quorum(kafka_quorum: KRaftCluster) -> None:
     _grow_and_delete(kafka_quorum, "admin-kafka")
+
+
+def _api_versions(node_bootstrap: str) -> ApiVersionsResponse:
+    host, port = node_bootstrap.rsplit(":", 1)
+    request = ApiVersionsRequest(
+        client_software_name="kafkacore-test", client_software_version="1.0"
+    )
+    response = send_once(
+        host, int(port), ApiKey.API_VERSIONS, 4, request, client_id="t", timeout_s=10
+    )
+    assert isinstance(response, ApiVersionsResponse)
+    return response
+
+
+def test_features_in_api_versions_as_kafkas_broker(kafka_quorum: KRaftCluster) -> None:
+    """ApiVersions v4 of the Kafka broker and of a kafkacore broker of one cluster: the
+    same finalized features (from the FeatureLevelRecords) in the same order, and the
+    same supported ranges except where kafkacore supports less (transaction.version 2,
+    share and streams groups)."""
+    kafka = _api_versions(kafka_quorum.nodes[KAFKA_BROKER].bootstrap)
+    ours = _api_versions(kafka_quorum.nodes[KAFKACORE_BROKER].bootstrap)
+    assert ours.error_code == kafka.error_code == 0
+
+    def finalized(r: ApiVersionsResponse) -> list[tuple[str, int, int]]:
+        return [(f.name, f.min_version_level, f.max_version_level) for f in r.finalized_features]
+
+    assert finalized(ours) == finalized(kafka)
+    assert ours.finalized_features_epoch >= 0 and kafka.finalized_features_epoch >= 0
+    supported_kafka = {f.name: (f.min_version, f.max_version) for f in kafka.supported_features}
+    supported_ours = {f.name: (f.min_version, f.max_version) for f in ours.supported_features}
+    capped = {"transaction.version", "share.version", "streams.version"}
+    assert set(supported_ours) <= set(supported_kafka) | capped
+    for name, levels in supported_ours.items():
+        if name not in capped:
+            assert levels == supported_kafka[name], name

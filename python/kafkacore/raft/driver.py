@@ -444,10 +444,19 @@ class RaftDriver:
                     if events:
                         on_events(events)
                 self._changed.set()
-                try:
-                    arrived = await asyncio.wait_for(self._events.get(), min(wait_ms, 1000) / 1000)
-                except asyncio.TimeoutError:
+                timeout_s = min(wait_ms, 1000) / 1000
+                if not self._events.empty():
+                    arrived = self._events.get_nowait()
+                elif timeout_s <= 0:
+                    # asyncio.wait_for with no time left never runs the get(): what
+                    # arrives must still be read, so yield once and poll again
+                    await asyncio.sleep(0)
                     arrived = None
+                else:
+                    try:
+                        arrived = await asyncio.wait_for(self._events.get(), timeout_s)
+                    except asyncio.TimeoutError:
+                        arrived = None
         except asyncio.CancelledError:
             raise
         except BaseException as exc:  # the Raft thread dies: Kafka's fatal fault

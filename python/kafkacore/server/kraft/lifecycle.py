@@ -47,7 +47,7 @@ from kafkacore.features import (
     supported_features,
 )
 from kafkacore.net import ControllerChannel
-from kafkacore.net.timeouts import stop_task
+from kafkacore.net.timeouts import stop_task, within
 from kafkacore.protocol import ApiKey, ErrorCode
 from kafkacore.protocol.messages.broker_heartbeat import (
     BrokerHeartbeatRequest,
@@ -99,8 +99,9 @@ class BrokerState(enum.IntEnum):
     UNKNOWN = 127
 
 
-class RegistrationTimeoutError(RuntimeError):
-    """No registration within ``initial.broker.registration.timeout.ms``."""
+class RegistrationTimeoutError(TimeoutError):
+    """No registration within ``initial.broker.registration.timeout.ms``: the node stops
+    (``kafkacore server-start`` exits 1, as Kafka's broker does)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,8 +253,8 @@ class BrokerLifecycleManager:
             # a wake-up asked for while a request was in flight is not lost (Kafka's
             # nextSchedulingShouldBeImmediate): the event stays set until used here
             if delay_s > 0 and not self._wake.is_set():
-                with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), delay_s)
+                with contextlib.suppress(TimeoutError):
+                    await within(self._wake.wait(), delay_s)
             self._wake.clear()
             if self._shutting_down():
                 return

@@ -217,8 +217,10 @@ class BrokerRaftManager:
     # -- following the log --------------------------------------------------------------
 
     async def _watch_driver(self) -> None:
+        # a plain sleep: cancellation always ends it (asyncio.wait_for of Python 3.11 can
+        # swallow a cancellation that races with its timeout)
         while self.failure is None:
-            await self.driver.changed(0.5)
+            await asyncio.sleep(0.2)
             if self.driver.failure is not None:
                 self._fail(self.driver.failure)
 
