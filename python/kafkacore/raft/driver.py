@@ -35,6 +35,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kafkacore.net.timeouts import stop_task, within
 from kafkacore.protocol import headers as h
 from kafkacore.protocol.errors import ErrorCode
 from kafkacore.protocol.types import MalformedMessage
@@ -300,9 +301,7 @@ class RaftDriver:
     async def stop(self) -> None:
         """Stop at once (no graceful resignation; see :meth:`shutdown`)."""
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await stop_task(self._task)  # cancels again if a cancellation was swallowed
         if self._server is not None:
             self._server.close()
         for connection in list(self._connections):
@@ -453,9 +452,11 @@ class RaftDriver:
                     await asyncio.sleep(0)
                     arrived = None
                 else:
+                    # not asyncio.wait_for: on Python 3.11 a stop (cancellation) racing
+                    # with its timeout could leave this task cancelling forever
                     try:
-                        arrived = await asyncio.wait_for(self._events.get(), timeout_s)
-                    except asyncio.TimeoutError:
+                        arrived = await within(self._events.get(), timeout_s)
+                    except TimeoutError:
                         arrived = None
         except asyncio.CancelledError:
             raise
