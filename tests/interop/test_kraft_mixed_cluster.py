@@ -171,8 +171,9 @@ def _api_versions(node_bootstrap: str) -> ApiVersionsResponse:
 
 def test_features_in_api_versions_as_kafkas_broker(kafka_quorum: KRaftCluster) -> None:
     """ApiVersions v4 of the Kafka broker and of a kafkacore broker of one cluster: the
-    same finalized features (from the FeatureLevelRecords), and the same supported ranges except where kafkacore supports less (transaction.version 2,
-    share and streams groups)."""
+    same finalized features (from the FeatureLevelRecords), and the same supported
+    ranges except where kafkacore supports less (transaction.version 2, share and
+    streams groups)."""
     kafka = _api_versions(kafka_quorum.nodes[KAFKA_BROKER].bootstrap)
     ours = _api_versions(kafka_quorum.nodes[KAFKACORE_BROKER].bootstrap)
     assert ours.error_code == kafka.error_code == 0

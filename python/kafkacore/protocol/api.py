@@ -181,7 +181,7 @@ _TABLE = [
     # v18 (KIP-1166): a Kafka 4.3 follower fetches at the version its cluster's
     # metadata.version implies, whatever a leader's ApiVersions says
     _api("Fetch", m.fetch, (4, 18), (4, 18)),
-    _api("ListOffsets", m.list_offsets, (1, 7), (1, 7)),
+    _api("ListOffsets", m.list_offsets, (1, 11), (1, 11)),
     _api("Metadata", m.metadata, (0, 12), (0, 12)),
     _api("OffsetCommit", m.offset_commit, (2, 9), (2, 9)),
     _api("OffsetFetch", m.offset_fetch, (1, 9), (1, 9)),
