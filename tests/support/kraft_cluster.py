@@ -364,13 +364,23 @@ class KRaftCluster:
 
     def stop(self) -> None:
         """Brokers first (controlled shutdowns while the controllers are up), then the
-        controllers."""
+        controllers; every node is stopped even when one fails to (the first failure is
+        raised at the end), so that no process outlives the test."""
+        failures: list[BaseException] = []
+
+        def attempt(node: Node) -> None:
+            try:
+                self.stop_node(node.node_id)
+            except BaseException as exc:  # raised again below
+                failures.append(exc)
+                self.kill(node.node_id)
+
         for node in self.brokers:
             if node.is_voter:
                 continue  # combined: with the controllers (its quorum may be needed)
             if node.broker is not None and node.broker.proc is not None:
                 self.resume(node.node_id)
-            self.stop_node(node.node_id)
+            attempt(node)
         voters = [n for n in self.nodes.values() if n.is_voter]
         for node in voters:  # together: a quorum of combined nodes stays up meanwhile
             self.resume(node.node_id)
@@ -378,7 +388,9 @@ class KRaftCluster:
             if proc is not None and proc.poll() is None:
                 proc.terminate()
         for node in voters:
-            self.stop_node(node.node_id)
+            attempt(node)
+        if failures:
+            raise failures[0]
 
 
 def _accepts(port: int) -> bool:
