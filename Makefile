@@ -14,7 +14,7 @@ DEV_DEPS := pytest pytest-benchmark pytest-timeout pytest-xdist hypothesis ruff 
 	'obstore>=0.12' boto3 'prometheus-client>=0.20'
 
 .PHONY: run test test-fast format build wheel bench bench-broker bench-spark lint rust-test py-test \
-	kafka-jars spark-jars clean demo test-clients pipeline cluster bench-cluster chaos docs raft-sim
+	kafka-jars spark-jars clean demo test-clients pipeline cluster bench-cluster chaos docs raft-sim test-kraft
 
 $(BIN)/activate:
 	$(PY) -m venv $(VENV)
@@ -60,6 +60,12 @@ chaos: build
 	PYTHONPATH=python:tests $(PYTHON) -m txn_chaos.campaign --target kafkacore --seeds 5 --out chaos-runs/txn $(TXN_ARGS)
 	PYTHONPATH=python:tests $(PYTHON) -m txn_chaos.campaign --target cluster --seeds 5 --out chaos-runs/txn $(TXN_ARGS)
 	PYTHONPATH=python:tests $(PYTHON) -m txn_chaos.sweep --rounds 20 --out chaos-runs/txn-sweep
+
+# The KRaft broker's process tests alone (also in `make test`): kafkacore combined nodes
+# (one, then three), and mixed clusters with Apache Kafka 4.3.1 - a Kafka broker on a
+# kafkacore controller quorum, kafkacore brokers on a Kafka one.
+test-kraft: build test-clients kafka-jars
+	$(BIN)/pytest -q -p no:cacheprovider tests/test_kraft_broker.py tests/interop/test_kraft_mixed_cluster.py
 
 # Raft safety by simulation (tests/raft): many more seeds than `make test` runs, 4 workers,
 # of the 3- and 5-voter, dynamic-voter and wire-format scenarios

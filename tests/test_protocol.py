@@ -48,7 +48,7 @@ SURFACE = {
     18: ((0, 4), (0, 4), 3),
     3: ((0, 12), (0, 12), 9),
     0: ((0, 12), (3, 12), 9),
-    1: ((4, 17), (4, 17), 12),
+    1: ((4, 18), (4, 18), 12),
     2: ((1, 11), (1, 11), 6),
     10: ((0, 4), (0, 4), 3),
     11: ((0, 9), (0, 9), 6),
@@ -104,6 +104,8 @@ SURFACE = {
     26: ((0, 5), (0, 5), 3),
     65: ((0, 0), (0, 0), 0),
     66: ((0, 1), (0, 1), 0),
+    # KRaft: a broker forwards these to the controller
+    55: ((0, 2), (0, 2), 0),
     # finalized features (KIP-584)
     57: ((0, 2), (0, 2), 0),
 }
@@ -399,7 +401,7 @@ def test_unknown_api_key() -> None:
 
 
 def test_unsupported_versions() -> None:
-    for key, version in ((0, 2), (0, 13), (1, 3), (1, 18), (3, 13), (18, 5)):
+    for key, version in ((0, 2), (0, 13), (1, 3), (1, 19), (3, 13), (18, 5)):
         frame = struct.pack(">hhi", key, version, 8) + b"\x00\x03abc" + b"\x00" * 8
         with pytest.raises(UnsupportedVersion) as info:
             decode_request(frame)

@@ -7,6 +7,8 @@ AlterPartition, KIP-890 verification, controlled shutdown, the console and the t
   SASL) and :func:`send_once` (one request from synchronous code);
 * :mod:`~kafkacore.net.security` - :class:`ClientSecurity` from a client's properties or
   from a broker's inter-broker listener;
+* :mod:`~kafkacore.net.controller_channel` - :class:`ControllerChannel`, a broker's
+  requests to the active controller wherever it moves;
 * :mod:`~kafkacore.net.timeouts` - ``asyncio.wait_for`` and task cancellation without
   lost cancellations.
 
@@ -25,17 +27,31 @@ from kafkacore.net.connection import (
     node_client_factory,
     send_once,
 )
-from kafkacore.net.security import ClientSecurity, client_security, inter_broker_security
+from kafkacore.net.controller_channel import (
+    ControllerChannel,
+    ControllerNode,
+    ControllerNodeProvider,
+)
+from kafkacore.net.security import (
+    ClientSecurity,
+    client_security,
+    controller_security,
+    inter_broker_security,
+)
 from kafkacore.net.timeouts import stop_task, within
 
 __all__ = [
     "AuthenticationError",
     "ClientSecurity",
     "ConnectionClosed",
+    "ControllerChannel",
+    "ControllerNode",
+    "ControllerNodeProvider",
     "NodeClient",
     "NodeClientFactory",
     "broker_client",
     "client_security",
+    "controller_security",
     "inter_broker_security",
     "node_client_factory",
     "send_once",

@@ -76,19 +76,42 @@ _SECURITY_KEYS = ("ssl.", "sasl.", "listener.", "security.", "inter.broker.")
 def inter_broker_security(config: BrokerConfig) -> ClientSecurity | None:
     """The security of this broker's connections to other brokers (None: PLAINTEXT).
     Raises :class:`~kafkacore.config.defs.ConfigError` for an unusable configuration."""
-    relevant = tuple(
+    listener, protocol = config.inter_broker_listener()
+    return _listener_security(
+        _relevant(config), config, listener, protocol, config.sasl_mechanism_inter_broker_protocol
+    )
+
+
+def controller_security(config: BrokerConfig) -> ClientSecurity | None:
+    """The security of a KRaft broker's connections to the controllers: the first of
+    ``controller.listener.names``, its protocol from ``listener.security.protocol.map``,
+    SASL with ``sasl.mechanism.controller.protocol`` (None: PLAINTEXT)."""
+    names = config.controller_listener_names or []
+    if not names:
+        return None
+    listener = names[0].upper()
+    protocol = config.effective_listener_security_protocol_map().get(listener, "PLAINTEXT")
+    return _listener_security(
+        _relevant(config), config, listener, protocol, config.sasl_mechanism_controller_protocol
+    )
+
+
+def _relevant(config: BrokerConfig) -> tuple[tuple[str, str], ...]:
+    return tuple(
         sorted((k, str(v)) for k, v in config.originals.items() if k.startswith(_SECURITY_KEYS))
     )
-    return _inter_broker_security(relevant, config)
 
 
 @functools.lru_cache(maxsize=8)
-def _inter_broker_security(
-    key: tuple[tuple[str, str], ...], config: BrokerConfig
+def _listener_security(
+    key: tuple[tuple[str, str], ...],
+    config: BrokerConfig,
+    listener: str,
+    protocol: str,
+    mechanism: str,
 ) -> ClientSecurity | None:
     """Built once per distinct set of security configs (``key``): an SSL context loads
     its key and trust stores from disk."""
-    listener, protocol = config.inter_broker_listener()
     if protocol == "PLAINTEXT":
         return None
     context = None
@@ -96,7 +119,6 @@ def _inter_broker_security(
         context = client_context(listener_ssl_configs(config.originals, listener))
     if protocol == "SSL":
         return ClientSecurity(context)
-    mechanism = config.sasl_mechanism_inter_broker_protocol
     jaas = config.listener_value(listener, "sasl.jaas.config", mechanism)
     jaas_key = f"listener.name.{listener.lower()}.{mechanism.lower()}.sasl.jaas.config"
     if jaas is None:

@@ -37,6 +37,7 @@ __all__ = [
     "APIS",
     "APIS_BY_NAME",
     "CONTROLLER_APIS",
+    "FORWARDABLE_APIS",
     "Api",
     "ApiKey",
     "api_for",
@@ -177,7 +178,9 @@ def _api(
 # The "Minimum protocol surface for kafkacore v1": name, module, advertised, implemented.
 _TABLE = [
     _api("Produce", m.produce, (0, 12), (3, 12)),
-    _api("Fetch", m.fetch, (4, 17), (4, 17)),
+    # v18 (KIP-1166): a Kafka 4.3 follower fetches at the version its cluster's
+    # metadata.version implies, whatever a leader's ApiVersions says
+    _api("Fetch", m.fetch, (4, 18), (4, 18)),
     _api("ListOffsets", m.list_offsets, (1, 11), (1, 11)),
     _api("Metadata", m.metadata, (0, 12), (0, 12)),
     _api("OffsetCommit", m.offset_commit, (2, 9), (2, 9)),
@@ -225,6 +228,9 @@ _TABLE = [
     _api("ListTransactions", m.list_transactions, (0, 1), (0, 1)),
     _api("ConsumerGroupHeartbeat", m.consumer_group_heartbeat, (0, 1), (0, 1)),
     _api("ConsumerGroupDescribe", m.consumer_group_describe, (0, 1), (0, 1)),
+    # KRaft brokers forward these to the controller (advertised only by a KRaft broker)
+    _api("DescribeQuorum", m.describe_quorum, (0, 2), (0, 2)),
+    _api("UpdateFeatures", m.update_features, (0, 2), (0, 2)),
     # Inter-broker APIs of a ZooKeeper-mode cluster (Kafka 3.9 at IBP 3.9). ControlledShutdown
     # v0 has a request header without client id, which kafkacore does not read.
     _api("LeaderAndIsr", m.leader_and_isr, (0, 7), (0, 7)),
@@ -288,6 +294,32 @@ CONTROLLER_APIS: dict[int, Api[Any, Any]] = {
     api.key: api for api in sorted(_CONTROLLER_TABLE, key=lambda a: a.key)
 }
 """Every API the KRaft controller listener serves, by key, in key order."""
+
+
+FORWARDABLE_APIS = frozenset(
+    {
+        ApiKey.CREATE_TOPICS,
+        ApiKey.DELETE_TOPICS,
+        ApiKey.CREATE_PARTITIONS,
+        ApiKey.CREATE_ACLS,
+        ApiKey.DELETE_ACLS,
+        ApiKey.ALTER_CONFIGS,
+        ApiKey.INCREMENTAL_ALTER_CONFIGS,
+        ApiKey.ELECT_LEADERS,
+        ApiKey.ALTER_PARTITION_REASSIGNMENTS,
+        ApiKey.LIST_PARTITION_REASSIGNMENTS,
+        ApiKey.ALTER_CLIENT_QUOTAS,
+        ApiKey.ALTER_USER_SCRAM_CREDENTIALS,
+        ApiKey.UPDATE_FEATURES,
+        ApiKey.UNREGISTER_BROKER,
+        ApiKey.DESCRIBE_QUORUM,
+        ApiKey.ADD_RAFT_VOTER,
+        ApiKey.REMOVE_RAFT_VOTER,
+    }
+)
+"""The APIs a broker may forward to the KRaft controller inside an Envelope (Kafka's
+``ApiKeys.forwardable``): what the controller accepts there, and - those a broker
+listener serves - what a KRaft broker forwards."""
 
 
 def api_for(key: int) -> Api[Any, Any]:

@@ -27,7 +27,12 @@ Layers (bottom up):
 from __future__ import annotations
 
 from kafkacore.raft.client import NotLeaderError, RaftClient
-from kafkacore.raft.config import QuorumConfig, parse_bootstrap_servers, parse_voters
+from kafkacore.raft.config import (
+    QuorumConfig,
+    bootstrap_nodes,
+    parse_bootstrap_servers,
+    parse_voters,
+)
 from kafkacore.raft.log import MemoryRaftLog, RaftLog
 from kafkacore.raft.quorum_state import (
     ElectionState,
@@ -65,6 +70,7 @@ __all__ = [
     "ReplicaKey",
     "VoterNode",
     "VoterSet",
+    "bootstrap_nodes",
     "parse_bootstrap_servers",
     "parse_voters",
 ]

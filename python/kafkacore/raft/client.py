@@ -1360,6 +1360,8 @@ class RaftClient:
                 self._transition_to_prospective(now)
                 return 0
         backoff = self._maybe_send_fetch_to_any_bootstrap(now)
+        if not self.quorum.is_voter():
+            return backoff  # an observer never elects itself (Kafka's pollUnattachedAsObserver)
         return min(backoff, max(0, state.election_deadline - now))
 
     def _poll_resigned(self, state: ResignedState, now: int) -> int:

@@ -7,18 +7,20 @@ Immutable: thread-safe.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 # the parsing of the quorum's addresses is the config package's (its validators use it)
 from kafkacore.config.quorum import QuorumConfigError, parse_bootstrap_servers, parse_voters
+from kafkacore.raft.types import Node
 
 __all__ = [
     "MAX_BATCH_SIZE_BYTES",
     "MAX_FETCH_WAIT_MS",
     "QuorumConfig",
     "QuorumConfigError",
+    "bootstrap_nodes",
     "parse_bootstrap_servers",
     "parse_voters",
 ]
@@ -78,3 +80,15 @@ class QuorumConfig:
         if auto_join is not None:
             values["auto_join"] = str(auto_join).strip().lower() == "true"
         return cls(**values)
+
+
+def bootstrap_nodes(
+    voters: Mapping[int, tuple[str, int]], bootstrap_servers: str | Sequence[str] | None
+) -> list[Node]:
+    """Whom a replica asks first: the static ``voters`` (``controller.quorum.voters``)
+    by id, else ``controller.quorum.bootstrap.servers`` under the ids -2, -3, ... Kafka
+    gives nodes it knows only by address."""
+    if voters:
+        return [Node(i, host, port) for i, (host, port) in sorted(voters.items())]
+    servers = parse_bootstrap_servers(bootstrap_servers) if bootstrap_servers else []
+    return [Node(-2 - n, host, port) for n, (host, port) in enumerate(servers)]

@@ -35,6 +35,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kafkacore.net.timeouts import stop_task, within
 from kafkacore.protocol import headers as h
 from kafkacore.protocol.errors import ErrorCode
 from kafkacore.protocol.types import MalformedMessage
@@ -300,9 +301,7 @@ class RaftDriver:
     async def stop(self) -> None:
         """Stop at once (no graceful resignation; see :meth:`shutdown`)."""
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await stop_task(self._task)  # cancels again if a cancellation was swallowed
         if self._server is not None:
             self._server.close()
         for connection in list(self._connections):
@@ -444,10 +443,21 @@ class RaftDriver:
                     if events:
                         on_events(events)
                 self._changed.set()
-                try:
-                    arrived = await asyncio.wait_for(self._events.get(), min(wait_ms, 1000) / 1000)
-                except asyncio.TimeoutError:
+                timeout_s = min(wait_ms, 1000) / 1000
+                if not self._events.empty():
+                    arrived = self._events.get_nowait()
+                elif timeout_s <= 0:
+                    # asyncio.wait_for with no time left never runs the get(): what
+                    # arrives must still be read, so yield once and poll again
+                    await asyncio.sleep(0)
                     arrived = None
+                else:
+                    # not asyncio.wait_for: on Python 3.11 a stop (cancellation) racing
+                    # with its timeout could leave this task cancelling forever
+                    try:
+                        arrived = await within(self._events.get(), timeout_s)
+                    except TimeoutError:
+                        arrived = None
         except asyncio.CancelledError:
             raise
         except BaseException as exc:  # the Raft thread dies: Kafka's fatal fault

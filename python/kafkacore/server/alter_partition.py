@@ -1,9 +1,11 @@
 """ISR changes from partition leaders to the controller (Kafka's
 ``AlterPartitionManager``, KIP-497): each :class:`~kafkacore.server.partition.Partition`
 submits at most one proposal at a time; the manager batches the pending ones into an
-AlterPartition request to the controller named by the metadata cache, retries the
-request on transport errors and on NOT_CONTROLLER (or any request-wide error), and hands
-each partition its answer: ``callback(error code, (leader epoch, ISR, partition epoch))``.
+AlterPartition request to the active controller (a
+:class:`~kafkacore.net.ControllerChannel`: in ZooKeeper mode the controller the metadata
+cache names, in KRaft the quorum's leader), retries the request on transport errors and
+on NOT_CONTROLLER (or any request-wide error), and hands each partition its answer:
+``callback(error code, (leader epoch, ISR, partition epoch))``.
 Partition-level errors are the partition's to handle (it waits for a LeaderAndIsr after
 FENCED_LEADER_EPOCH / INVALID_UPDATE_VERSION and proposes again after others).
 
@@ -14,7 +16,6 @@ sending runs as one task on the event loop given to :meth:`start`.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import threading
 import uuid
@@ -23,20 +24,43 @@ from dataclasses import dataclass
 
 from kafkacore.log import TopicPartition
 from kafkacore.metadata import MetadataCache
-from kafkacore.net import ClientSecurity, NodeClient, NodeClientFactory, node_client_factory
+from kafkacore.net import (
+    ClientSecurity,
+    ControllerChannel,
+    ControllerNode,
+    NodeClientFactory,
+    node_client_factory,
+)
 from kafkacore.net.timeouts import stop_task
-from kafkacore.protocol import APIS, ApiKey, ErrorCode
+from kafkacore.protocol import ApiKey, ErrorCode
 from kafkacore.protocol.messages.alter_partition import (
     AlterPartitionRequest,
     AlterPartitionResponse,
 )
 from kafkacore.server.partition import AlterPartitionCallback
 
-__all__ = ["AlterPartitionManager"]
+__all__ = ["AlterPartitionManager", "CachedControllerProvider"]
 
 logger = logging.getLogger("kafkacore.server")
 
 _ZERO_UUID = uuid.UUID(int=0)
+
+
+class CachedControllerProvider:
+    """ZooKeeper mode's controller (Kafka's ``MetadataCacheControllerNodeProvider``): the
+    broker the metadata cache names, on ``listener`` (default: its first endpoint)."""
+
+    def __init__(self, cache: MetadataCache, listener: str | None = None) -> None:
+        self.cache = cache
+        self.listener = listener
+
+    def controller(self) -> ControllerNode | None:
+        controller_id = self.cache.controller_id
+        broker = self.cache.broker(controller_id) if controller_id >= 0 else None
+        if broker is None:
+            return None
+        host, port = broker.endpoint(self.listener)
+        return ControllerNode(controller_id, host, port)
 
 
 @dataclass(slots=True)
@@ -50,6 +74,10 @@ class _Proposal:
 
 
 class AlterPartitionManager:
+    """``channel``: where the requests go (default: the controller ``cache`` names, on
+    ``listener``, through clients made by ``client_factory`` or secured as ``security``
+    says)."""
+
     def __init__(
         self,
         broker_id: int,
@@ -60,19 +88,26 @@ class AlterPartitionManager:
         listener: str | None = None,
         security: ClientSecurity | None = None,
         client_factory: NodeClientFactory | None = None,
+        channel: ControllerChannel | None = None,
         retry_backoff_s: float = 0.1,
+        request_timeout_s: float = 30.0,
         version: int = 3,
     ) -> None:
         self.broker_id = broker_id
         self.cache = cache
         self._broker_epoch = broker_epoch
         self._topic_id = topic_id
-        self._listener = listener
-        # TLS/SASL toward the controller (inter_broker_security)
-        self._client_factory = client_factory or node_client_factory(
-            f"broker-{broker_id}-alter-partition", security=security
+        self._own_channel = channel is None
+        self.channel = channel or ControllerChannel(
+            CachedControllerProvider(cache, listener),
+            # TLS/SASL toward the controller (inter_broker_security)
+            client_factory
+            or node_client_factory(f"broker-{broker_id}-alter-partition", security=security),
+            retry_backoff_s=retry_backoff_s,
+            name=f"broker-{broker_id}-alter-partition",
         )
         self._retry_backoff_s = retry_backoff_s
+        self._request_timeout_s = request_timeout_s
         self.version = version
         self._lock = threading.Lock()
         self._unsent: dict[TopicPartition, _Proposal] = {}
@@ -80,8 +115,6 @@ class AlterPartitionManager:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wakeup: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
-        self._client: NodeClient | None = None
-        self._client_node = -1
         self._closing = False
 
     # -- life cycle ----------------------------------------------------------------------
@@ -99,7 +132,8 @@ class AlterPartitionManager:
         if self._task is not None:
             await stop_task(self._task)
             self._task = None
-        await self._drop_client()
+        if self._own_channel:
+            await self.channel.close()
 
     # -- proposals ---------------------------------------------------------------------
 
@@ -156,14 +190,11 @@ class AlterPartitionManager:
                 raise
             except Exception as exc:
                 logger.info("AlterPartition failed (%s); retrying", exc)
-                await self._drop_client()
                 self._requeue(batch)
                 await asyncio.sleep(self._retry_backoff_s)
                 continue
             if response.error_code != ErrorCode.NONE:
                 logger.info("AlterPartition answered %d; retrying", response.error_code)
-                if response.error_code == ErrorCode.NOT_CONTROLLER:
-                    await self._drop_client()
                 self._requeue(batch)
                 await asyncio.sleep(self._retry_backoff_s)
                 continue
@@ -235,20 +266,8 @@ class AlterPartitionManager:
         )
 
     async def _send(self, batch: list[_Proposal]) -> AlterPartitionResponse:
-        controller = self.cache.controller_id
-        broker = self.cache.broker(controller) if controller >= 0 else None
-        if broker is None:
-            raise ConnectionError(f"no live controller known (controller id {controller})")
-        if self._client is None or self._client.closed or self._client_node != controller:
-            await self._drop_client()
-            host, port = broker.endpoint(self._listener)
-            self._client = self._client_factory(host, port)
-            self._client_node = controller
         request = self._request(batch)
-        return await self._client.send(APIS[ApiKey.ALTER_PARTITION], self.version, request)
-
-    async def _drop_client(self) -> None:
-        client, self._client = self._client, None
-        if client is not None:
-            with contextlib.suppress(Exception):
-                await client.close()
+        response: AlterPartitionResponse = await self.channel.send(
+            ApiKey.ALTER_PARTITION, self.version, request, timeout_s=self._request_timeout_s
+        )
+        return response

@@ -12,13 +12,16 @@ collaborators in its constructor. One small function per mode:
   format``), the :class:`~kafkacore.controller.kraft.QuorumController` over it and the
   controller listener's request processor; run by
   :class:`~kafkacore.server.controller_server.ControllerServer`.
-* :func:`kraft_broker` (``process.roles`` has ``broker``): the seam of the KRaft broker
-  (issue 27 part B): the metadata store becomes the image replayed from
-  ``__cluster_metadata`` (``kafkacore.metadata.image.MetadataLoader``, whose deltas the
-  replica manager and the cache follow as they follow a store today), the
-  :class:`~kafkacore.server.membership.Membership` registers and heartbeats to the
-  controller quorum instead of ``/brokers/ids``. The shared steps
-  (:func:`_replica_manager`, :func:`_services`) stay as they are.
+* :func:`kraft_broker` (``process.roles`` has ``broker``): the broker follows
+  ``__cluster_metadata`` as an observer of the controller quorum; its metadata store is
+  the image replayed from that log (:mod:`kafkacore.server.kraft`), whose deltas go to the
+  replica manager (``apply_delta``, the same partition code LeaderAndIsr drives), the
+  metadata cache, the config, quota, ACL and SCRAM followers and the coordinators; it
+  registers and heartbeats to the active controller
+  (:class:`~kafkacore.server.kraft.membership.KRaftMembership`) and forwards the requests
+  the controller handles. The controller of a combined node (``process.roles=broker,
+  controller``) is assembled beside it by the controller's own function; the broker half
+  is this one.
 
 The socket server and the listeners' security stay with :class:`~kafkacore.server.KafkaServer`,
 which runs what is assembled here: it binds the listeners, then calls the mode's
@@ -48,16 +51,24 @@ from kafkacore.features import VersionRange, supported_features, zookeeper_suppo
 from kafkacore.log import LogManager
 from kafkacore.log.checkpoints import random_uuid, uuid_to_base64
 from kafkacore.log.cleaner import CleanerConfig, LogCleaner
+from kafkacore.log.manager import CleanShutdownFile
 from kafkacore.metadata import (
     EmbeddedMetadataStore,
     MetadataCache,
     MetadataListener,
     MetadataStore,
 )
+from kafkacore.metadata.image import MetadataLoader
 from kafkacore.metadata.image.cluster import Endpoint as ImageEndpoint
 from kafkacore.metadata.storage import BootstrapMetadata, read_formatted_directories
 from kafkacore.metadata.zookeeper import ZooKeeperMetadataStore
-from kafkacore.net import NodeClient, broker_client
+from kafkacore.net import (
+    ControllerChannel,
+    NodeClient,
+    broker_client,
+    controller_security,
+    node_client_factory,
+)
 from kafkacore.protocol import ApiKey, ErrorCode
 from kafkacore.protocol.messages.controller_registration import (
     ControllerRegistrationResponse,
@@ -65,11 +76,10 @@ from kafkacore.protocol.messages.controller_registration import (
 from kafkacore.raft import (
     Endpoints,
     FileQuorumStateStore,
-    Node,
     QuorumConfig,
     RaftClient,
     VoterSet,
-    parse_bootstrap_servers,
+    bootstrap_nodes,
     parse_voters,
 )
 from kafkacore.raft.driver import RaftDriver
@@ -82,10 +92,18 @@ from kafkacore.server.credential_sync import follow_scram_credentials
 from kafkacore.server.fetch_session import FetchSessionCache
 from kafkacore.server.group import GroupCoordinator
 from kafkacore.server.handlers.configs import DEFAULT_ENTITY, with_stored_dynamic_configs
+from kafkacore.server.kraft.controller_requests import ChannelControllerRequests
+from kafkacore.server.kraft.features import ImageFeatures
+from kafkacore.server.kraft.forwarding import ForwardingManager
+from kafkacore.server.kraft.lifecycle import SUPPORTED_FEATURES, BrokerLifecycleManager
+from kafkacore.server.kraft.membership import KRaftMembership
+from kafkacore.server.kraft.publisher import BrokerMetadataPublisher
+from kafkacore.server.kraft.raft_manager import BrokerRaftManager
+from kafkacore.server.kraft.store import KRaftMetadataStore
 from kafkacore.server.membership import Membership, SingleNode, ZooKeeperMembership
 from kafkacore.server.metrics import BrokerMetrics
 from kafkacore.server.replica_manager import ReplicaManager, TxnMarker
-from kafkacore.server.services import BrokerConfigHolder, BrokerServices
+from kafkacore.server.services import BrokerConfigHolder, BrokerServices, FeatureSource, Forwarder
 from kafkacore.server.tiering import TieredStorage
 from kafkacore.server.txn import TransactionCoordinator
 from kafkacore.server.txn.markers import TransactionMarkerChannelManager
@@ -254,11 +272,7 @@ def kraft_controller(
     )
     voters = parse_voters(config.controller_quorum_voters)
     static_voters = VoterSet.from_addresses(listener, voters)
-    if voters:
-        bootstrap = [Node(i, h, p) for i, (h, p) in sorted(voters.items())]
-    else:
-        servers = parse_bootstrap_servers(config.controller_quorum_bootstrap_servers)
-        bootstrap = [Node(-2 - i, h, p) for i, (h, p) in enumerate(servers)]
+    bootstrap = bootstrap_nodes(voters, config.controller_quorum_bootstrap_servers)
     metadata_log = MetadataLog(
         metadata_dir,
         segment_bytes=config.get("metadata.log.segment.bytes"),
@@ -337,11 +351,109 @@ async def _send_registration(
         await client.close()
 
 
-def kraft_broker(config: BrokerConfig) -> AssembledBroker:
-    """The broker half of a KRaft node: issue 27 part B (see the module docstring)."""
-    raise NotImplementedError(
-        "process.roles=broker (a KRaft broker) is not available yet; run process.roles=controller"
+async def kraft_broker(
+    config: BrokerConfig,
+    node_id: int,
+    log_manager: LogManagerFactory,
+    *,
+    shared_raft: RaftDriver | None = None,
+) -> AssembledBroker:
+    """The broker of a KRaft node (Kafka's ``BrokerServer.startup`` up to its listeners):
+    the storage must be formatted (``meta.properties`` v1 with the cluster id, as
+    ``kafka-storage format`` writes it); the metadata log is followed as an observer from
+    now on; the logs load; the store, cache, replica manager and coordinators are built
+    and the metadata publisher installed (it publishes once the broker caught up); the
+    dynamic configs arrive with the first publication. What joins the cluster - the
+    registration, the heartbeats, replication - is the membership's, after the listeners
+    are bound. ``shared_raft``: a combined node's controller replica, which the broker
+    reads instead of running an observer of its own (Kafka's ``SharedServer``)."""
+    loop = asyncio.get_running_loop()
+    loader = MetadataLoader(on_fault=_log_metadata_fault, require_metadata_version=True)
+    raft = (
+        BrokerRaftManager.observer(config, node_id, loader)
+        if shared_raft is None
+        else BrokerRaftManager.shared(config, shared_raft, loader)
     )
+    timeout_s = config.request_timeout_ms / 1000
+    security = controller_security(config)
+    backoff_s = max(0.01, int(config.originals.get("retry.backoff.ms", 100)) / 1000)
+
+    def channel(name: str) -> ControllerChannel:
+        # Kafka's separate NodeToControllerChannelManagers: heartbeats never queue behind
+        # a forwarded request
+        client_id = f"broker-{node_id}-{name}"
+        factory = node_client_factory(client_id, request_timeout_s=timeout_s, security=security)
+        return ControllerChannel(raft, factory, retry_backoff_s=backoff_s, name=client_id)
+
+    heartbeat_channel, alter_channel, forwarding_channel = (
+        channel("heartbeat"),
+        channel("alter-partition"),
+        channel("forwarding"),
+    )
+    previous_epoch = _previous_broker_epoch(config)  # before the logs load (and drop it)
+    cache = MetadataCache(controller_id=-1)
+    requests = ChannelControllerRequests(
+        forwarding_channel, loop, node_id, lambda: replicas.broker_epoch, timeout_s
+    )
+    store = KRaftMetadataStore(raft.cluster_id, requests)
+    logs = _logs(config, store, raft.cluster_id, node_id, log_manager)
+    configs = BrokerConfigHolder(config)
+    replicas, io_executor, metrics = _replica_manager(configs, logs, store, cache, node_id)
+    cleaner = _cleaner(config, logs, replicas)
+    cache.follow_configs(store, {}, (str(node_id), DEFAULT_ENTITY))
+    logs.high_watermark = replicas.high_watermark_of  # retention stays below the HW
+    services = _services(
+        configs,
+        store,
+        replicas,
+        io_executor,
+        metrics,
+        controller=None,
+        cluster_mode=True,
+        supported={name: VersionRange(lo, hi) for name, (lo, hi) in SUPPORTED_FEATURES.items()},
+        forwarding=ForwardingManager(forwarding_channel, timeout_s),
+        features=ImageFeatures(store),
+    )
+    publisher = BrokerMetadataPublisher(
+        node_id, store, cache, replicas, services.on_leadership_change, loop
+    )
+    loader.install_publisher(publisher)
+    directory_ids = {d: i for d in logs.log_dirs if (i := logs.directory_id(d)) is not None}
+    lifecycle = BrokerLifecycleManager(
+        config,
+        node_id,
+        heartbeat_channel,
+        cluster_id=raft.cluster_id,
+        log_dirs=list(directory_ids.values()),
+        highest_metadata_offset=lambda: loader.image.offset,
+        previous_broker_epoch=previous_epoch,
+    )
+    membership = KRaftMembership(
+        config,
+        node_id,
+        raft,
+        lifecycle,
+        alter_channel,
+        (heartbeat_channel, alter_channel, forwarding_channel),
+        publisher.first_publish,
+        directory_ids,
+    )
+    await raft.start()
+    _start_coordinators(services)
+    return AssembledBroker(config, logs, cleaner, services, membership)
+
+
+def _previous_broker_epoch(config: BrokerConfig) -> int:
+    """The broker epoch of the last clean shutdown (KIP-966), -1 unless every log
+    directory kept one (Kafka's ``readBrokerEpochFromCleanShutdownFiles``)."""
+    epochs = [CleanShutdownFile(d).read() for d in config.log_dirs]
+    return max(e for e in epochs if e is not None) if epochs and None not in epochs else -1
+
+
+def _log_metadata_fault(what: str, exc: Exception) -> None:
+    """A broker's metadata loading fault is not fatal (Kafka's
+    ``metadataLoadingFaultHandler``): the record is skipped, the error logged."""
+    logger.error("Metadata loading fault: %s: %s", what, exc)
 
 
 def _protocol_id(protocol: str) -> int:
@@ -435,6 +547,9 @@ def _services(
     controller: KafkaController | None,
     *,
     supported: Mapping[str, VersionRange],
+    cluster_mode: bool | None = None,
+    forwarding: Forwarder | None = None,
+    features: FeatureSource | None = None,
 ) -> BrokerServices:
     """The coordinators (``__consumer_offsets`` and ``__transaction_state`` appends on the
     I/O threads; new transactional ids take producer ids from the store), the client
@@ -442,7 +557,7 @@ def _services(
     handlers' :class:`BrokerServices`."""
     config = configs.current
     node_id, cache = replicas.node_id, replicas.cache
-    groups = GroupCoordinator(config, replicas, io_executor=io_executor)
+    groups = GroupCoordinator(config, replicas, io_executor=io_executor, cluster_mode=cluster_mode)
 
     async def write_markers_here(marker: TxnMarker) -> list[int]:
         # the partitions led here, as the WriteTxnMarkers handler writes them
@@ -466,6 +581,7 @@ def _services(
         functools.partial(_run_on, io_executor, store.allocate_producer_id),
         io_executor=io_executor,
         markers=markers,
+        cluster_mode=cluster_mode,
     )
     quotas = ClientQuotaManager()
     store.add_listener(quotas)
@@ -485,6 +601,8 @@ def _services(
         metrics=metrics,
         fetch_sessions=FetchSessionCache(config.max_incremental_fetch_session_cache_slots),
         supported_features=supported,
+        forwarding=forwarding,
+        features=features,
     )
     follow_scram_credentials(store, services.scram_credentials)
     return services

@@ -43,6 +43,7 @@ from kafkacore.log.cleaner import LogCleaner
 from kafkacore.log.dir_failure import LogDirFailureChannel
 from kafkacore.metadata import MetadataStore
 from kafkacore.net import inter_broker_security
+from kafkacore.raft.driver import RaftDriver
 from kafkacore.security import ssl as _ssl
 from kafkacore.security.ssl import (
     SslPrincipalMapper,
@@ -50,7 +51,7 @@ from kafkacore.security.ssl import (
     peer_principal,
     server_context,
 )
-from kafkacore.server.assembly import single_node, zookeeper_cluster
+from kafkacore.server.assembly import kraft_broker, single_node, zookeeper_cluster
 from kafkacore.server.channel import RequestChannel
 from kafkacore.server.group import GroupCoordinator
 from kafkacore.server.membership import Membership
@@ -194,8 +195,16 @@ class KafkaServer:
     of a ZooKeeper cluster when ``zookeeper.connect`` is set), binds the listeners and
     joins; :meth:`shutdown` stops them in order. Event loop thread only."""
 
-    def __init__(self, config: BrokerConfig, **log_manager_options: Any) -> None:
+    def __init__(
+        self,
+        config: BrokerConfig,
+        *,
+        metadata_raft: RaftDriver | None = None,
+        **log_manager_options: Any,
+    ) -> None:
         self.config = config
+        # a combined KRaft node: the controller's Raft replica, which the broker reads
+        self._metadata_raft = metadata_raft
         self.node_id = config.node_id if config.node_id >= 0 else 1
         # the broker's logs keep producer state (idempotent producers, .snapshot files)
         self.failure_channel = LogDirFailureChannel()
@@ -238,6 +247,12 @@ class KafkaServer:
         return self.services.metrics if self.services is not None else None
 
     @property
+    def kraft_mode(self) -> bool:
+        """``process.roles`` has ``broker``: one broker of a KRaft cluster, following the
+        metadata quorum's log."""
+        return "broker" in (self.config.process_roles or [])
+
+    @property
     def cluster_mode(self) -> bool:
         """``zookeeper.connect`` set: one broker of a cluster whose metadata lives in
         ZooKeeper, with a controller elected among the brokers."""
@@ -250,7 +265,11 @@ class KafkaServer:
         tls, sasl = listener_security(self.config)
         inter_broker_security(self.config)
         log_manager = functools.partial(LogManager, **self._log_manager_options)
-        if self.cluster_mode:
+        if self.kraft_mode:
+            broker = await kraft_broker(
+                self.config, self.node_id, log_manager, shared_raft=self._metadata_raft
+            )
+        elif self.cluster_mode:
             broker = await zookeeper_cluster(self.config, self.node_id, log_manager)
         else:
             broker = single_node(self.config, self.node_id, log_manager)
@@ -259,7 +278,11 @@ class KafkaServer:
         store = self.store = services.metadata_store
         self.logs, self.cleaner, self.controller = broker.logs, broker.cleaner, services.controller
         self.membership = broker.membership
-        endpoints = config.listener_endpoints()
+        # the controller listeners of a combined node are the controller's to bind
+        controller_names = set(config.controller_listener_names or []) if self.kraft_mode else set()
+        endpoints = [
+            e for e in config.listener_endpoints() if e.listener_name not in controller_names
+        ]
         if tls:
             services.configs.add_listener(_KeystoreReloader(config, tls))
         server = SocketServer(
@@ -267,7 +290,7 @@ class KafkaServer:
             [(e.listener_name, e.host, e.port) for e in endpoints],
             _limits(config),
             {e.listener_name: e.security_protocol for e in endpoints},
-            tls,
+            {name: t for name, t in tls.items() if name not in controller_names},
         )
         server.on_request_done = services.metrics.record_request
         await server.start()
@@ -355,7 +378,8 @@ class KafkaServer:
             if self.cleaner is not None:
                 # before the logs close: a cleaning round may be reading a segment
                 await asyncio.to_thread(self.cleaner.shutdown)
-            await asyncio.to_thread(logs.shutdown)
+            epoch = -1 if self.membership is None else self.membership.clean_shutdown_broker_epoch()
+            await asyncio.to_thread(logs.shutdown, epoch)
         if self.controller is not None:
             await self.controller.shutdown()
         if self.membership is not None:

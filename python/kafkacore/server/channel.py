@@ -11,7 +11,9 @@ Errors are data (CONVENTIONS 14):
   its top-level error fields;
 * an unknown API key, a version beyond the advertised range or an unreadable header:
   the connection is closed (nothing the client could read), as Kafka does.
-* a handler failure: UNKNOWN_SERVER_ERROR (logged); the broker keeps serving.
+* a handler failure: UNKNOWN_SERVER_ERROR (logged); the broker keeps serving;
+* a forwarded request whose version the controller no longer serves: the connection is
+  closed, so that the client negotiates again (Kafka's forwarding does the same).
 
 ``acks=0`` Produce requests get no response, unless one of their partitions failed: then
 the connection is closed, Kafka's way of telling such a producer.
@@ -51,6 +53,7 @@ from kafkacore.server.handlers import (
     error_response,
     unimplemented_response,
 )
+from kafkacore.server.kraft.forwarding import CloseConnection
 from kafkacore.server.network import CLOSE, NO_RESPONSE, ConnectionInfo, FileRegion, Outcome, Part
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.request_quota import (
@@ -163,6 +166,9 @@ class RequestChannel:
             response, written = await handle_with_request_quota(
                 self.services, context, handler, request, connection_time
             )
+        except CloseConnection as exc:
+            logger.info("Closing connection %s: %s", connection.connection_id, exc)
+            return CLOSE
         except Exception:
             logger.exception(
                 "Error handling %s v%d from %s",

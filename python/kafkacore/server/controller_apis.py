@@ -43,6 +43,7 @@ from kafkacore.features import KRAFT_VERSION, requested_updates
 from kafkacore.protocol.api import (
     API_VERSIONS,
     CONTROLLER_APIS,
+    FORWARDABLE_APIS,
     ApiKey,
     api_for,
     decode_request,
@@ -81,27 +82,6 @@ _RAFT_APIS = frozenset(
         ApiKey.ADD_RAFT_VOTER,
         ApiKey.REMOVE_RAFT_VOTER,
         ApiKey.UPDATE_RAFT_VOTER,
-    }
-)
-_FORWARDABLE = frozenset(
-    {
-        ApiKey.CREATE_TOPICS,
-        ApiKey.DELETE_TOPICS,
-        ApiKey.CREATE_PARTITIONS,
-        ApiKey.CREATE_ACLS,
-        ApiKey.DELETE_ACLS,
-        ApiKey.ALTER_CONFIGS,
-        ApiKey.INCREMENTAL_ALTER_CONFIGS,
-        ApiKey.ELECT_LEADERS,
-        ApiKey.ALTER_PARTITION_REASSIGNMENTS,
-        ApiKey.LIST_PARTITION_REASSIGNMENTS,
-        ApiKey.ALTER_CLIENT_QUOTAS,
-        ApiKey.ALTER_USER_SCRAM_CREDENTIALS,
-        ApiKey.UPDATE_FEATURES,
-        ApiKey.UNREGISTER_BROKER,
-        ApiKey.DESCRIBE_QUORUM,
-        ApiKey.ADD_RAFT_VOTER,
-        ApiKey.REMOVE_RAFT_VOTER,
     }
 )
 _PRINCIPAL: Any = envelope.PRINCIPAL  # DefaultPrincipalData
@@ -538,7 +518,7 @@ class ControllerApis:
             return cls(response_data=None, error_code=ErrorCode.UNSUPPORTED_VERSION)
         except ProtocolError:
             return cls(response_data=None, error_code=ErrorCode.INVALID_REQUEST)
-        if inner_header.api_key not in _FORWARDABLE:
+        if inner_header.api_key not in FORWARDABLE_APIS:
             return cls(response_data=None, error_code=ErrorCode.INVALID_REQUEST)
         response = await self.handle(inner_header, inner)
         frame = encode_response(inner_header, response)

@@ -2,8 +2,11 @@
 ``ControllerServer``): ``process.roles=controller`` runs the controller half assembled by
 :func:`~kafkacore.server.assembly.kraft_controller` - the controller listeners bound to
 the :class:`~kafkacore.server.controller_apis.ControllerApis`, the Raft replica of
-``__cluster_metadata`` and the quorum controller; ``process.roles=broker,controller``
-adds the broker half (:func:`~kafkacore.server.assembly.kraft_broker`, issue 27 part B).
+``__cluster_metadata`` and the quorum controller; ``process.roles=broker`` runs the broker half, a
+:class:`~kafkacore.server.broker.KafkaServer` whose assembly is
+:func:`~kafkacore.server.assembly.kraft_broker`; ``process.roles=broker,controller``
+(combined mode) runs both, the broker reading the controller's Raft replica. The
+controller starts first and stops last (Kafka's ``KafkaRaftServer``).
 
 Event loop thread only.
 """
@@ -14,8 +17,8 @@ import asyncio
 import logging
 
 from kafkacore.config import BrokerConfig
-from kafkacore.server.assembly import AssembledController, kraft_broker, kraft_controller
-from kafkacore.server.broker import listener_security
+from kafkacore.server.assembly import AssembledController, kraft_controller
+from kafkacore.server.broker import KafkaServer, listener_security
 from kafkacore.server.network import Limits, SocketServer
 
 __all__ = ["KRaftServer"]
@@ -32,6 +35,7 @@ class KRaftServer:
         self.node_id = config.node_id
         self.controller: AssembledController | None = None
         self.socket_server: SocketServer | None = None
+        self.broker: KafkaServer | None = None
         self.fatal = asyncio.Event()
         self.exit_code = 0
         self._watch: asyncio.Task[None] | None = None
@@ -62,19 +66,28 @@ class KRaftServer:
             self.socket_server = server
             await assembled.raft.start()
             await assembled.controller.start()
-            self._watch = asyncio.ensure_future(self._watch_failures())
             logger.info("%s controller started (cluster id %s)", self._prefix, assembled.cluster_id)
+        self._watch = asyncio.ensure_future(self._watch_failures())
         if "broker" in roles:
-            kraft_broker(self.config)
+            shared = self.controller.raft if self.controller is not None else None
+            self.broker = KafkaServer(self.config, metadata_raft=shared)
+            await self.broker.startup()
 
     async def _watch_failures(self) -> None:
-        assert self.controller is not None
         while True:
             await asyncio.sleep(0.2)
-            failure = self.controller.raft.failure or self.controller.controller.fatal
+            controller, broker = self.controller, self.broker
+            failure = None
+            if controller is not None:
+                failure = controller.raft.failure or controller.controller.fatal
             if failure is not None:
                 logger.error("%s stopping after a fatal fault: %r", self._prefix, failure)
                 self.exit_code = 1
+                self.fatal.set()
+                return
+            if broker is not None and broker.fatal.is_set():
+                logger.error("%s stopping: the broker failed", self._prefix)
+                self.exit_code = broker.exit_code or 1
                 self.fatal.set()
                 return
 
@@ -82,6 +95,8 @@ class KRaftServer:
         logger.info("%s shutting down", self._prefix)
         if self._watch is not None:
             self._watch.cancel()
+        if self.broker is not None:
+            await self.broker.shutdown()
         assembled = self.controller
         if self.socket_server is not None:
             await self.socket_server.stop_accepting()

@@ -7,8 +7,9 @@ does around its listeners in ZooKeeper mode, and ``BrokerLifecycleManager`` in K
   campaigns; at shutdown a controlled shutdown hands the leaderships over, and a failed
   log directory is reported in ``/log_dir_event_notification``.
 
-A KRaft broker will be a third :class:`Membership`: registration and heartbeats to the
-controller quorum, controlled shutdown through its heartbeat.
+A KRaft broker's is :class:`~kafkacore.server.kraft.membership.KRaftMembership`:
+registration and heartbeats to the controller quorum, controlled shutdown through its
+heartbeats.
 
 Thread-safety: event loop thread only.
 """
@@ -60,6 +61,11 @@ class Membership(Protocol):
         """After the logs and the controller closed: the store and the sessions."""
         ...
 
+    def clean_shutdown_broker_epoch(self) -> int:
+        """The broker epoch the clean shutdown marker keeps (-1: none; KRaft's
+        PreviousBrokerEpoch of the next start, KIP-966)."""
+        ...
+
 
 def _advertised_port(bound_ports: Mapping[str, int], listener: str, configured: int) -> int:
     """The port of ``listener`` as bound where the config says 0 (else the first bound)."""
@@ -102,6 +108,9 @@ class SingleNode:
 
     async def close(self) -> None:
         return None
+
+    def clean_shutdown_broker_epoch(self) -> int:
+        return -1
 
 
 class ZooKeeperMembership:
@@ -226,3 +235,6 @@ class ZooKeeperMembership:
         ``/brokers/ids/<id>`` goes with it)."""
         self.store.stop()
         await self.zk.close()
+
+    def clean_shutdown_broker_epoch(self) -> int:
+        return -1  # Kafka 3.9's ZooKeeper-mode broker writes none

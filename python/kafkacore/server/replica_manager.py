@@ -70,7 +70,8 @@ from kafkacore.metadata import (
     PartitionState,
     TopicMetadata,
 )
-from kafkacore.net import NodeClient, broker_client, inter_broker_security
+from kafkacore.metadata.image import LocalReplicaChanges, MetadataImage, TopicsDelta
+from kafkacore.net import ControllerChannel, NodeClient, broker_client, inter_broker_security
 from kafkacore.protocol import APIS, ApiKey, ErrorCode
 from kafkacore.protocol.messages.leader_and_isr import LeaderAndIsrRequest, LeaderAndIsrResponse
 from kafkacore.protocol.messages.stop_replica import StopReplicaRequest, StopReplicaResponse
@@ -263,6 +264,17 @@ class TxnMarker:
     partitions: Sequence[TopicPartition]
 
 
+@dataclass(frozen=True, slots=True)
+class _ReplicaChange:
+    """A partition state for this broker to take (from LeaderAndIsr or a metadata delta):
+    its topic id when known, and whether the controller says it is new."""
+
+    topic_partition: TopicPartition
+    topic_id: uuid.UUID | None
+    state: PartitionState
+    is_new: bool
+
+
 class ReplicaManager(MetadataListener):
     """See the module documentation. ``config()`` is the broker config in force;
     ``topic_config_loader(topic)`` (cluster mode) reads a topic's config overrides from
@@ -307,6 +319,8 @@ class ReplicaManager(MetadataListener):
         # replication (cluster mode; all unset on a single node)
         self.broker_epoch = -1  # this broker's epoch (czxid of its registration); -1: no check
         self.controller_epoch = -1  # the latest controller epoch seen
+        # KRaft: this broker is in controlled shutdown (its lifecycle manager says so)
+        self.in_controlled_shutdown = False
         # made by start_replication (cluster mode)
         self.alter_partition_manager: AlterPartitionSubmitter | None = None
         self.fetcher_manager: ReplicaFetcherManagerLike | None = None
@@ -1405,9 +1419,11 @@ class ReplicaManager(MetadataListener):
         list[tuple[TopicPartition, int]],
         list[tuple[TopicPartition, int]],
     ]:
+        """LeaderAndIsr's partitions through :meth:`_become_leader_or_follower`, with its
+        per-partition refusals: an offline log directory, another topic id, this broker
+        not a replica, a leader epoch not above ours (STALE_CONTROLLER_EPOCH)."""
         errors: dict[tuple[str, int], ErrorCode] = {}
-        leaders: list[tuple[Partition, PartitionState]] = []
-        followers: list[tuple[Partition, PartitionState]] = []
+        accepted: list[_ReplicaChange] = []
         for topic, topic_id, ps in entries:
             key = (topic, ps.partition_index)
             tp = TopicPartition(topic, ps.partition_index)
@@ -1443,14 +1459,42 @@ class ReplicaManager(MetadataListener):
                 )
                 errors[key] = ErrorCode.STALE_CONTROLLER_EPOCH
                 continue
+            accepted.append(_ReplicaChange(tp, topic_id, state, ps.is_new))
+        applied, leaders, followers = self._become_leader_or_follower(accepted)
+        errors.update({(tp.topic, tp.partition): code for tp, code in applied.items()})
+        return errors, leaders, followers
+
+    def _become_leader_or_follower(
+        self, changes: Sequence[_ReplicaChange]
+    ) -> tuple[
+        dict[TopicPartition, ErrorCode],
+        list[tuple[TopicPartition, int]],
+        list[tuple[TopicPartition, int]],
+    ]:
+        """The state changes ZooKeeper mode's LeaderAndIsr and KRaft's metadata deltas both
+        make (Kafka's ``makeLeaders``/``makeFollowers`` and ``applyLocalLeadersDelta``/
+        ``applyLocalFollowersDelta``): each partition's log made if missing (its high
+        watermark from the checkpoint), then leaders take their state (fetchers stopped)
+        and followers theirs, a fetcher (re)started for each whose leader or leader epoch
+        changed; in controlled shutdown a follower that left the ISR or has no leader
+        stops fetching. Per partition the error (NONE or why its log could not be made),
+        and the leaders and followers with their leader epochs. Blocking: an I/O thread."""
+        errors: dict[TopicPartition, ErrorCode] = {}
+        leaders: list[tuple[Partition, PartitionState]] = []
+        followers: list[tuple[Partition, PartitionState]] = []
+        for change in changes:
+            tp, state = change.topic_partition, change.state
             try:
+                partition = self.get_partition(tp)
                 if partition is None:
-                    config = self.topic_config(topic)
+                    config = self.topic_config(tp.topic)
                     log = self.logs.get_or_create_log(
-                        topic, ps.partition_index, config, topic_id, ps.is_new
+                        tp.topic, tp.partition, config, change.topic_id, change.is_new
                     )
                     created = self._new_partition(tp, log)
-                    self.update_throttled_replicas(topic, self.cache.topic_configs(topic) or {})
+                    self.update_throttled_replicas(
+                        tp.topic, self.cache.topic_configs(tp.topic) or {}
+                    )
                     checkpointed = self._checkpointed_high_watermark(tp)
                     if checkpointed is not None:
                         created.initialize_high_watermark(checkpointed)
@@ -1458,13 +1502,13 @@ class ReplicaManager(MetadataListener):
                         partition = self._partitions.setdefault(tp, created)
             except Exception as exc:
                 logger.exception("Cannot create the log of %s", tp)
-                errors[key] = ErrorCode(error_code_for(exc))
-                if errors[key] == ErrorCode.KAFKA_STORAGE_ERROR:
+                errors[tp] = ErrorCode(error_code_for(exc))
+                if errors[tp] == ErrorCode.KAFKA_STORAGE_ERROR:
                     # no log while a log dir is offline: it may have been there
                     with self._lock:
                         self._offline_partitions.add(tp)
                 continue
-            errors[key] = ErrorCode.NONE
+            errors[tp] = ErrorCode.NONE
             if state.leader == self.node_id:
                 leaders.append((partition, state))
             else:
@@ -1474,33 +1518,84 @@ class ReplicaManager(MetadataListener):
             fetchers.remove_partitions({p.topic_partition for p, _s in leaders})
         now = int(time.monotonic() * 1000)
         for partition, state in leaders:
-            partition.make_leader(state, now, record_epoch_start=True)
-            logger.info(
-                "%s: leader at epoch %d, ISR %s",
-                partition.topic_partition,
-                state.leader_epoch,
-                list(state.isr),
-            )
-        to_fetch: dict[TopicPartition, tuple[int, int, int]] = {}
-        for partition, state in followers:
-            partition.make_follower(state)
-            if fetchers is not None:
-                fetchers.remove_partitions({partition.topic_partition})
-            if state.leader >= 0:
-                to_fetch[partition.topic_partition] = (
-                    state.leader,
-                    partition.log.log_end_offset,
+            if partition.make_leader(state, now, record_epoch_start=True):
+                logger.info(
+                    "%s: leader at epoch %d, ISR %s",
+                    partition.topic_partition,
                     state.leader_epoch,
+                    list(state.isr),
                 )
+        to_fetch: dict[TopicPartition, tuple[int, int, int]] = {}
+        to_stop: set[TopicPartition] = set()
+        for partition, state in followers:
+            tp = partition.topic_partition
+            changed = partition.make_follower(state)
+            if self.in_controlled_shutdown and (state.leader < 0 or self.node_id not in state.isr):
+                to_stop.add(tp)
+            elif changed:
+                if fetchers is not None:
+                    fetchers.remove_partitions({tp})
+                if state.leader >= 0:
+                    to_fetch[tp] = (state.leader, partition.log.log_end_offset, state.leader_epoch)
         if fetchers is not None and to_fetch:
             fetchers.add_partitions(to_fetch)
         if self.tiering is not None:
             self.tiering.on_leadership([p for p, _s in leaders], [p for p, _s in followers])
+        if fetchers is not None and to_stop:
+            fetchers.remove_partitions(to_stop)
         return (
             errors,
             [(p.topic_partition, st.leader_epoch) for p, st in leaders],
             [(p.topic_partition, st.leader_epoch) for p, st in followers],
         )
+
+    def apply_delta(self, delta: TopicsDelta, image: MetadataImage) -> LocalReplicaChanges:
+        """KRaft: a metadata delta's topic changes for this broker (Kafka's
+        ``ReplicaManager.applyDelta``): the partitions it no longer hosts are stopped and
+        their logs deleted first (a topic may be re-created under the same name in the
+        same delta), then those it leads or follows take their new state through
+        :meth:`_become_leader_or_follower` - the code LeaderAndIsr drives in ZooKeeper
+        mode. What the delta meant here (the coordinators act on it). Blocking: the
+        metadata thread."""
+        del image  # Kafka reads the metadata.version for directory assignment from it
+        changes = delta.local_changes(self.node_id)
+        if changes.deletes:
+            logger.info("Deleting %d partition(s)", len(changes.deletes))
+            errors = self._stop_partitions(
+                [(tp.topic, tp.partition, _EPOCH_DURING_DELETE, True) for tp in changes.deletes]
+            )
+            for tp in changes.deletes:
+                self._on_high_watermark(tp)
+                if errors[(tp.topic, tp.partition)] != ErrorCode.NONE:
+                    logger.error("Unable to delete replica %s: its log directory is offline", tp)
+        updates = [
+            _ReplicaChange(
+                tp,
+                info.topic_id,
+                PartitionState(
+                    info.partition.replicas,
+                    info.partition.leader,
+                    info.partition.leader_epoch,
+                    info.partition.isr,
+                    info.partition.partition_epoch,
+                ),
+                False,
+            )
+            for infos in (changes.leaders, changes.followers)
+            for tp, info in infos.items()
+            if tp not in self._offline_partitions
+        ]
+        if updates:
+            logger.info(
+                "Transitioning %d partition(s) to local leaders and %d to local followers",
+                len(changes.leaders),
+                len(changes.followers),
+            )
+            errors_by_tp, _leaders, _followers = self._become_leader_or_follower(updates)
+            for tp, code in errors_by_tp.items():
+                if code != ErrorCode.NONE:
+                    logger.error("Unable to apply the state of %s: %s", tp, code.name)
+        return changes
 
     def maybe_update_metadata_cache(self, request: UpdateMetadataRequest) -> ErrorCode:
         """UpdateMetadata (Kafka's ``maybeUpdateMetadataCache``): after the controller and
@@ -1603,13 +1698,19 @@ class ReplicaManager(MetadataListener):
     # -- replication: start and stop -------------------------------------------------------
 
     def start_replication(
-        self, *, listener: str | None = None, run_io: RunIo | None = None
+        self,
+        *,
+        listener: str | None = None,
+        run_io: RunIo | None = None,
+        controller_channel: ControllerChannel | None = None,
     ) -> None:
         """Cluster mode, on the event loop: the replica fetchers, the AlterPartition
         manager (its requests carry :attr:`broker_epoch`), the ``isr-expiration`` task and
         the periodic high watermark checkpoint. ``listener``: the inter-broker listener
         name whose endpoints are used (default: each broker's first); the connections are
-        secured as :func:`~kafkacore.net.inter_broker_security` says."""
+        secured as :func:`~kafkacore.net.inter_broker_security` says.
+        ``controller_channel``: where AlterPartition goes (KRaft: the quorum's leader;
+        default: the controller the metadata cache names)."""
         from kafkacore.server.alter_partition import AlterPartitionManager
         from kafkacore.server.replica_fetcher import ReplicaFetcherManager
 
@@ -1636,6 +1737,8 @@ class ReplicaManager(MetadataListener):
             topic_id=self.topic_id_of,
             listener=listener,
             security=security,
+            channel=controller_channel,
+            request_timeout_s=self.config.request_timeout_ms / 1000,
         )
         alter.start()
         self.set_alter_partition_manager(alter)

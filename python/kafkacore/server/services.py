@@ -21,7 +21,7 @@ import threading
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, ParamSpec, Protocol, TypeVar
 
 from kafkacore.config import BrokerConfig
 from kafkacore.features import VersionRange, supported_features
@@ -39,8 +39,10 @@ from kafkacore.server.txn.coordinator import TransactionCoordinator
 
 if TYPE_CHECKING:
     from kafkacore.controller.controller import KafkaController
+    from kafkacore.features import FinalizedFeatures
+    from kafkacore.protocol import KafkaStruct, RequestHeader
 
-__all__ = ["BrokerConfigHolder", "BrokerServices"]
+__all__ = ["BrokerConfigHolder", "BrokerServices", "FeatureSource", "Forwarder"]
 
 _P = ParamSpec("_P")
 _T = TypeVar("_T")
@@ -74,6 +76,29 @@ class BrokerConfigHolder:
             listener(config)
 
 
+class Forwarder(Protocol):
+    """Where a KRaft broker sends the requests the controller handles (the
+    :class:`~kafkacore.server.kraft.forwarding.ForwardingManager`)."""
+
+    async def forward(
+        self,
+        header: RequestHeader,
+        request: KafkaStruct,
+        principal_type: str,
+        principal_name: str,
+        client_address: str,
+    ) -> KafkaStruct: ...
+
+
+class FeatureSource(Protocol):
+    """A KRaft broker's features for ApiVersions (KIP-584): the levels it supports, and
+    the finalized levels with their epoch (the metadata offset that finalized them)."""
+
+    def supported_features(self) -> dict[str, tuple[int, int]]: ...
+
+    def finalized_features(self) -> FinalizedFeatures: ...
+
+
 @dataclass(frozen=True, eq=False)
 class BrokerServices:
     node_id: int
@@ -100,6 +125,10 @@ class BrokerServices:
     # the finalized features this broker supports (ApiVersions' SupportedFeatures and the
     # ranges UpdateFeatures is checked against): the mode's (see assembly)
     supported_features: Mapping[str, VersionRange] = field(default_factory=supported_features)
+    # KRaft: the requests the controller handles go there (Envelope); None otherwise
+    forwarding: Forwarder | None = None
+    # KRaft: the supported and finalized features ApiVersions shows; None otherwise
+    features: FeatureSource | None = None
 
     @property
     def config(self) -> BrokerConfig:
@@ -114,6 +143,12 @@ class BrokerServices:
         loaded by their coordinator, those that became followers dropped."""
         self.group_coordinator.on_leadership_change(leaders, followers)
         self.txn_coordinator.on_leadership_change(leaders, followers)
+
+    @property
+    def cluster_mode(self) -> bool:
+        """One broker of a cluster (ZooKeeper or KRaft), not a single node: coordinators
+        and partitions are where the controller put them."""
+        return self.controller is not None or self.forwarding is not None
 
     @property
     def active_controller(self) -> KafkaController | None:

@@ -14,8 +14,16 @@ saw, the new image and a manifest. Two things hold a publication back:
   ``catch_up_offset`` (the high watermark a broker learned at start-up), nothing is
   published, so a broker never acts on a state older than the one it restarted in.
 
+With ``require_metadata_version`` (a broker) nothing is published before the image has a
+``metadata.version`` (Kafka's loader waits for it: a broker cannot act on a log whose
+format it does not know yet, e.g. the controller's first records before its bootstrap).
+
 A publisher installed later first gets the whole current image as a delta from the empty
 one (Kafka's ``initializeNewPublishers``).
+
+A record that cannot be decoded or replayed is a fault (Kafka's ``FaultHandler``): without
+``on_fault`` it raises (a controller stops, as Kafka's fatal handler); a broker passes one
+that logs it, and the record is skipped (Kafka's ``metadataLoadingFaultHandler``).
 
 Not thread-safe: one owner (the broker's metadata task, a controller's event loop).
 """
@@ -23,17 +31,24 @@ Not thread-safe: one owner (the broker's metadata task, a controller's event loo
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from kafkacore.features import METADATA_VERSION
+from kafkacore.metadata.image.cluster import MetadataReplayError
 from kafkacore.metadata.image.image import (
     EMPTY_IMAGE,
     MetadataDelta,
     MetadataImage,
     MetadataProvenance,
 )
-from kafkacore.metadata.records import MetadataRecord, MetadataRecordType, decode_record
+from kafkacore.metadata.records import (
+    MetadataParseError,
+    MetadataRecord,
+    MetadataRecordType,
+    decode_record,
+)
 from kafkacore.raft.records import RaftBatch
 
 __all__ = [
@@ -47,6 +62,9 @@ __all__ = [
 log = logging.getLogger("kafkacore.metadata")
 
 T = MetadataRecordType
+
+FaultHandler = Callable[[str, Exception], None]
+"""Told of a record the loader skipped: what happened, and the error."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,9 +109,16 @@ class MetadataLoader:
     """See the module docstring."""
 
     def __init__(
-        self, publishers: Sequence[MetadataPublisher] = (), *, catch_up_offset: int = -1
+        self,
+        publishers: Sequence[MetadataPublisher] = (),
+        *,
+        catch_up_offset: int = -1,
+        on_fault: FaultHandler | None = None,
+        require_metadata_version: bool = False,
     ) -> None:
         self.image: MetadataImage = EMPTY_IMAGE
+        self._on_fault = on_fault
+        self.require_metadata_version = require_metadata_version
         self._publishers = list(publishers)
         self.catch_up_offset = catch_up_offset
         # records committed since the published image: each replayed at publication
@@ -146,9 +171,21 @@ class MetadataLoader:
             )
             if batch.is_control:
                 continue
-            for record in decode_batch(batch):
+            for value in batch.values:
+                if value is None:
+                    continue
+                try:
+                    record = decode_record(value)
+                except MetadataParseError as exc:
+                    self._fault(f"Error decoding a record of the batch at {batch.base_offset}", exc)
+                    continue
                 self._add(record)
         self._maybe_publish()
+
+    def _fault(self, what: str, exc: Exception) -> None:
+        if self._on_fault is None:
+            raise exc
+        self._on_fault(what, exc)
 
     def _add(self, record: MetadataRecord) -> None:
         match record.type:
@@ -167,14 +204,27 @@ class MetadataLoader:
 
     # -- output -------------------------------------------------------------------------
 
+    def _metadata_version_known(self) -> bool:
+        if self.image.features.metadata_version is not None and not self._pending_snapshot:
+            return True
+        return any(
+            r.type == T.FEATURE_LEVEL_RECORD and r.value.name == METADATA_VERSION
+            for r in self._pending
+        )
+
     def _maybe_publish(self) -> None:
         if self._transaction_start is not None or self.offset < self.catch_up_offset:
             return
         if not self._pending and not self._pending_snapshot and self._batches == 0:
             return
+        if self.require_metadata_version and not self._metadata_version_known():
+            return
         delta = MetadataDelta(self.image)
         for record in self._pending:
-            delta.replay(record)
+            try:
+                delta.replay(record)
+            except MetadataReplayError as exc:
+                self._fault(f"Error replaying a {record.type.name}", exc)
         manifest: LoaderManifest
         if self._pending_snapshot:
             delta.finish_snapshot()

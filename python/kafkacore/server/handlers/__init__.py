@@ -5,7 +5,9 @@ principal) and the decoded body - and returns the response object, or an awaitab
 (for work done on the I/O threads, or a delayed Fetch). No sockets, no bytes.
 
 :data:`HANDLERS` maps API keys to handlers; an advertised API without one gets
-:func:`~kafkacore.server.handlers.unimplemented.unimplemented_response`.
+:func:`~kafkacore.server.handlers.unimplemented.unimplemented_response`. On a KRaft broker
+the APIs the controller handles are forwarded to it (Kafka's ``maybeForwardToController``:
+:func:`maybe_forwarded`), whatever their handler here.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Mapping
 from typing import cast
 
-from kafkacore.protocol import ApiKey, KafkaStruct
+from kafkacore.protocol import ApiKey, ErrorCode, KafkaStruct
 from kafkacore.server.group.consumer_handlers import CONSUMER_GROUP_HANDLERS
 from kafkacore.server.group.handlers import GROUP_HANDLERS
 from kafkacore.server.handlers.acls import (
@@ -71,9 +73,14 @@ from kafkacore.server.handlers.txn_markers import (
     handle_describe_producers,
     handle_write_txn_markers,
 )
-from kafkacore.server.handlers.unimplemented import error_response, unimplemented_response
-from kafkacore.server.request_context import ApiHandler, Handler, RequestContext
-from kafkacore.server.services import BrokerServices
+from kafkacore.server.handlers.unimplemented import (
+    error_response,
+    request_error_response,
+    unimplemented_response,
+)
+from kafkacore.server.kraft.forwarding import FORWARDED_APIS, ForwardingFailed
+from kafkacore.server.request_context import ApiHandler, Handler, HandlerResult, RequestContext
+from kafkacore.server.services import BrokerServices, Forwarder
 from kafkacore.server.txn.handlers import TXN_HANDLERS
 
 __all__ = [
@@ -82,8 +89,48 @@ __all__ = [
     "AnswerKey",
     "Handler",
     "error_response",
+    "maybe_forwarded",
     "unimplemented_response",
 ]
+
+
+def maybe_forwarded(handler: Handler) -> Handler:
+    """``handler``, unless the broker forwards (KRaft): then the controller's answer, or
+    the request answered with the forwarding's error (REQUEST_TIMED_OUT when the
+    controller did not answer in time, UNKNOWN_SERVER_ERROR for an envelope error)."""
+
+    def forward_or_handle(
+        services: BrokerServices, context: RequestContext, request: KafkaStruct
+    ) -> HandlerResult:
+        forwarding = services.forwarding
+        if forwarding is None:
+            return handler(services, context, request)
+        return _forward(forwarding, context, request)
+
+    return forward_or_handle
+
+
+def _kraft_only(
+    services: BrokerServices, context: RequestContext, request: KafkaStruct
+) -> KafkaStruct:
+    """An API only a KRaft broker serves, asked of another: UNSUPPORTED_VERSION."""
+    return request_error_response(context.header, request, ErrorCode.UNSUPPORTED_VERSION)
+
+
+async def _forward(
+    forwarding: Forwarder, context: RequestContext, request: KafkaStruct
+) -> KafkaStruct:
+    principal = context.principal
+    try:
+        return await forwarding.forward(
+            context.header,
+            request,
+            principal.principal_type,
+            principal.name,
+            context.client_address,
+        )
+    except ForwardingFailed as failed:
+        return request_error_response(context.header, request, failed.error_code)
 
 
 def _by_api_key(handlers: Mapping[ApiKey, ApiHandler]) -> dict[ApiKey, Handler]:
@@ -134,6 +181,9 @@ HANDLERS: dict[ApiKey, Handler] = _by_api_key(
         ApiKey.DELETE_ACLS: handle_delete_acls,
         ApiKey.WRITE_TXN_MARKERS: handle_write_txn_markers,
         ApiKey.DESCRIBE_PRODUCERS: handle_describe_producers,
+        # only a KRaft broker advertises these, and forwards them (maybe_forwarded below)
+        ApiKey.DESCRIBE_QUORUM: _kraft_only,
+        ApiKey.UPDATE_FEATURES: _kraft_only,
         **GROUP_HANDLERS,
         **CONSUMER_GROUP_HANDLERS,
         **TXN_HANDLERS,
@@ -149,3 +199,5 @@ shareable). The channel keeps such answers encoded."""
 SHARED_ANSWERS: dict[ApiKey, AnswerKey] = cast(
     "dict[ApiKey, AnswerKey]", {ApiKey.METADATA: shared_metadata_answer}
 )
+for _key in FORWARDED_APIS:
+    HANDLERS[_key] = maybe_forwarded(HANDLERS[_key])

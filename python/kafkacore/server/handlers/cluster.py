@@ -9,7 +9,6 @@ from collections.abc import Hashable
 from kafkacore._java import JavaHashMap
 from kafkacore.config import ConfigError
 from kafkacore.coordinator.txn_records import TRANSACTION_STATE_TOPIC
-from kafkacore.features import VersionRange
 from kafkacore.log import TopicPartition
 from kafkacore.protocol import ApiKey, ErrorCode, api_versions_response
 from kafkacore.protocol.errors import message as error_message
@@ -59,31 +58,46 @@ TOPIC_AUTHORIZED_OPERATIONS = sum(1 << op for op in (3, 4, 5, 6, 7, 8, 10, 11))
 CLUSTER_AUTHORIZED_OPERATIONS = sum(1 << op for op in (5, 7, 8, 9, 10, 11, 12))
 
 
+#: served only by a KRaft broker, which forwards them to the controller
+_KRAFT_APIS = frozenset({ApiKey.DESCRIBE_QUORUM, ApiKey.UPDATE_FEATURES})
+
+
 def handle_api_versions(
     services: BrokerServices, context: RequestContext, request: ApiVersionsRequest
 ) -> ApiVersionsResponse:
-    """Every served API; from v3 the supported and finalized features and their epoch,
-    as a Kafka 4.3.1 broker lists them (``ApiVersionsResponse``; v3 leaves out the
-    supported features whose minimum level is 0, which older clients cannot parse:
-    KAFKA-17011). The finalized ones are min = max = the level."""
+    """Every API this broker serves (the KRaft-only ones on a KRaft broker only); from v3
+    the supported and finalized features and their epoch, as a Kafka 4.3.1 broker lists
+    them (``ApiVersionsResponse``; v3 leaves out the supported features whose minimum
+    level is 0, which older clients cannot parse: KAFKA-17011). The finalized ones are
+    min = max = the level: a KRaft broker's from its metadata image, another's from its
+    metadata store (through the cache)."""
     response = api_versions_response()
+    source = services.features
+    if source is None:
+        response.api_keys = [k for k in response.api_keys if k.api_key not in _KRAFT_APIS]
     if context.api_version < 3:
         return response
-    supported = JavaHashMap[str, VersionRange]()  # Kafka's HashMap: its iteration order
-    for name, levels in services.supported_features.items():
+    if source is None:
+        ranges = {name: (r.min, r.max) for name, r in services.supported_features.items()}
+        features = services.metadata_cache.features
+    else:
+        ranges = source.supported_features()
+        features = source.finalized_features()
+    supported = JavaHashMap[str, tuple[int, int]]()  # Kafka's HashMap: its iteration order
+    for name, levels in ranges.items():
         supported[name] = levels
     response.supported_features = [
-        ApiVersionsResponse.SupportedFeatureKey(name=name, min_version=r.min, max_version=r.max)
-        for name, r in supported.items()
-        if context.api_version >= 4 or r.min != 0
+        ApiVersionsResponse.SupportedFeatureKey(name=name, min_version=lo, max_version=hi)
+        for name, (lo, hi) in supported.items()
+        if context.api_version >= 4 or lo != 0
     ]
-    features = services.metadata_cache.features
     response.finalized_features_epoch = features.epoch
     response.finalized_features = [
         ApiVersionsResponse.FinalizedFeatureKey(
             name=name, max_version_level=level, min_version_level=level
         )
         for name, level in features.in_kafka_order()
+        if level > 0
     ]
     return response
 
@@ -378,7 +392,7 @@ async def handle_find_coordinator(
             return ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, None, -1, "", -1
         if key_type not in (0, 1):
             return ErrorCode.INVALID_REQUEST, None, -1, "", -1
-        if services.controller is not None:
+        if services.cluster_mode:
             return _cluster_coordinator(services, key_type, key, context.listener_name)
         # Kafka creates the internal topic here; when its creation is refused (configs
         # below a topic config's minimum), Kafka logs it and answers COORDINATOR_NOT_AVAILABLE
@@ -412,7 +426,7 @@ async def handle_find_coordinator(
             )
         return FindCoordinatorResponse(throttle_time_ms=0, coordinators=coordinators)
     code, message, node, host, port = await answer(request.key_type, request.key)
-    if (code == ErrorCode.COORDINATOR_NOT_AVAILABLE and services.controller is not None) or (
+    if (code == ErrorCode.COORDINATOR_NOT_AVAILABLE and services.cluster_mode) or (
         code
         in (ErrorCode.GROUP_AUTHORIZATION_FAILED, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
     ):

@@ -1,4 +1,4 @@
-"""Fetch v4-17 and ListOffsets v1-11.
+"""Fetch v4-18 and ListOffsets v1-11.
 
 Fetch: whole batches from each partition, at most ``partition_max_bytes`` each and
 ``max_bytes`` in all, except that the first batch of the first partition with data is
@@ -17,10 +17,12 @@ partition of a known topic this broker does not host is NOT_LEADER_OR_FOLLOWER, 
 unknown one UNKNOWN_TOPIC_OR_PARTITION. v16+ (KIP-951): a partition answered
 NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH carries the ``CurrentLeader`` this broker
 knows, and the response the ``NodeEndpoints`` of those leaders on the request's listener.
-v17's ``ReplicaDirectoryId`` (KIP-853) is read and ignored. v11+ (KIP-392): the request
-carries the consumer's ``rack_id``; the leader may answer a partition with a
-``preferred_read_replica`` and no records, and a follower serves such a consumer up to
-the high watermark it knows.
+v17's ``ReplicaDirectoryId`` (KIP-853) is read and ignored, and so is v18's ``HighWatermark``
+(KIP-1166: a Kafka 4.3 leader answers a follower whose high watermark is behind at once
+instead of waiting; here such a follower learns it on its next fetch, as before 4.1).
+v11+ (KIP-392): the request carries the consumer's ``rack_id``; the leader may answer a
+partition with a ``preferred_read_replica`` and no records, and a follower serves such a
+consumer up to the high watermark it knows.
 
 The handler authorizes, asks the replica manager
 (:meth:`~kafkacore.server.replica_manager.ReplicaManager.fetch_messages`) and shapes its

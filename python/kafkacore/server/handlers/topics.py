@@ -39,7 +39,7 @@ ZERO_UUID = uuid.UUID(int=0)
 
 
 def _cluster_mode(services: BrokerServices) -> bool:
-    return services.controller is not None
+    return services.cluster_mode
 
 
 def _live_brokers(services: BrokerServices) -> list[BrokerMetadata]:

@@ -3,6 +3,10 @@ shape carrying a documented error, never a dropped connection.
 
 * the ACL APIs: SECURITY_DISABLED (no authorizer), as Kafka without one;
 * everything else: UNKNOWN_SERVER_ERROR at every level that has an error code.
+
+:func:`request_error_response` is the shape itself (Kafka's
+``AbstractRequest.getErrorResponse``): every item of the request answered with one error,
+as a KRaft broker answers a forwarded request the controller did not.
 """
 
 from __future__ import annotations
@@ -13,9 +17,23 @@ from typing import TypeVar
 from kafkacore.protocol import ApiKey, ErrorCode, KafkaStruct, RequestHeader
 from kafkacore.protocol.api import api_for
 from kafkacore.protocol.errors import message as default_message
+from kafkacore.protocol.messages.alter_client_quotas import (
+    AlterClientQuotasRequest,
+    AlterClientQuotasResponse,
+)
 from kafkacore.protocol.messages.alter_configs import AlterConfigsRequest, AlterConfigsResponse
+from kafkacore.protocol.messages.alter_user_scram_credentials import (
+    AlterUserScramCredentialsRequest,
+    AlterUserScramCredentialsResponse,
+)
 from kafkacore.protocol.messages.create_acls import CreateAclsRequest, CreateAclsResponse
+from kafkacore.protocol.messages.create_partitions import (
+    CreatePartitionsRequest,
+    CreatePartitionsResponse,
+)
+from kafkacore.protocol.messages.create_topics import CreateTopicsRequest, CreateTopicsResponse
 from kafkacore.protocol.messages.delete_acls import DeleteAclsRequest, DeleteAclsResponse
+from kafkacore.protocol.messages.delete_topics import DeleteTopicsRequest, DeleteTopicsResponse
 from kafkacore.protocol.messages.describe_configs import (
     DescribeConfigsRequest,
     DescribeConfigsResponse,
@@ -25,7 +43,7 @@ from kafkacore.protocol.messages.incremental_alter_configs import (
     IncrementalAlterConfigsResponse,
 )
 
-__all__ = ["error_response", "unimplemented_response"]
+__all__ = ["error_response", "request_error_response", "unimplemented_response"]
 
 _ACL_APIS = {ApiKey.DESCRIBE_ACLS, ApiKey.CREATE_ACLS, ApiKey.DELETE_ACLS}
 
@@ -78,7 +96,14 @@ def unimplemented_response(header: RequestHeader, request: KafkaStruct) -> Kafka
     """The error answer to a decoded request of an API without a handler: the per-item
     results where the response has them (those responses have no top-level error)."""
     code = _code_for(header.api_key)
-    text = default_message(code)
+    return request_error_response(header, request, code, default_message(code))
+
+
+def request_error_response(
+    header: RequestHeader, request: KafkaStruct, code: int, text: str | None = None
+) -> KafkaStruct:
+    """``request`` answered with ``code`` (and ``text``) at its top level and for each of
+    its items (Kafka's ``AbstractRequest.getErrorResponse``)."""
     if isinstance(request, DescribeConfigsRequest):  # one result per resource
         return DescribeConfigsResponse(
             results=[
@@ -121,6 +146,68 @@ def unimplemented_response(header: RequestHeader, request: KafkaStruct) -> Kafka
                     error_code=code, error_message=text, matching_acls=[]
                 )
                 for _ in request.filters
+            ]
+        )
+    if isinstance(request, CreateTopicsRequest):
+        return CreateTopicsResponse(
+            topics=[
+                CreateTopicsResponse.CreatableTopicResult(
+                    name=t.name, error_code=code, error_message=text
+                )
+                for t in request.topics
+            ]
+        )
+    if isinstance(request, DeleteTopicsRequest):
+        if header.api_version >= 6:
+            deleted = [
+                DeleteTopicsResponse.DeletableTopicResult(
+                    name=t.name, topic_id=t.topic_id, error_code=code, error_message=text
+                )
+                for t in request.topics
+            ]
+        else:
+            deleted = [
+                DeleteTopicsResponse.DeletableTopicResult(
+                    name=name, error_code=code, error_message=text
+                )
+                for name in request.topic_names
+            ]
+        return DeleteTopicsResponse(responses=deleted)
+    if isinstance(request, CreatePartitionsRequest):
+        return CreatePartitionsResponse(
+            results=[
+                CreatePartitionsResponse.CreatePartitionsTopicResult(
+                    name=t.name, error_code=code, error_message=text
+                )
+                for t in request.topics
+            ]
+        )
+    if isinstance(request, AlterClientQuotasRequest):
+        return AlterClientQuotasResponse(
+            entries=[
+                AlterClientQuotasResponse.EntryData(
+                    error_code=code,
+                    error_message=text,
+                    entity=[
+                        AlterClientQuotasResponse.EntityData(
+                            entity_type=e.entity_type, entity_name=e.entity_name
+                        )
+                        for e in entry.entity
+                    ],
+                )
+                for entry in request.entries
+            ]
+        )
+    if isinstance(request, AlterUserScramCredentialsRequest):
+        users = dict.fromkeys(
+            [d.name for d in request.deletions] + [u.name for u in request.upsertions]
+        )
+        return AlterUserScramCredentialsResponse(
+            results=[
+                AlterUserScramCredentialsResponse.AlterUserScramCredentialsResult(
+                    user=user, error_code=code, error_message=text
+                )
+                for user in users
             ]
         )
     return error_response(header.api_key, code, text)
