@@ -84,6 +84,10 @@ from kafkacore.protocol.messages.describe_producers import (
     DescribeProducersRequest,
     DescribeProducersResponse,
 )
+from kafkacore.protocol.messages.describe_quorum import (
+    DescribeQuorumRequest,
+    DescribeQuorumResponse,
+)
 from kafkacore.protocol.messages.describe_transactions import (
     DescribeTransactionsRequest,
     DescribeTransactionsResponse,
@@ -441,6 +445,12 @@ class ApiTable(dict[int, Api[Any, Any]]):
         key: Literal[ApiKey.ALTER_USER_SCRAM_CREDENTIALS],
         /,
     ) -> Api[AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse]: ...
+    @overload
+    def __getitem__(
+        self,
+        key: Literal[ApiKey.DESCRIBE_QUORUM],
+        /,
+    ) -> Api[DescribeQuorumRequest, DescribeQuorumResponse]: ...
     @overload
     def __getitem__(
         self,
