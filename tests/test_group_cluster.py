@@ -320,7 +320,7 @@ def test_resignation_during_the_load_abandons_it(tmp_path: Path) -> None:
         p = c.topic.partition_for("g")
         gate = node.hold()
         c.on_elected(p, 1)
-        load = c._loading[p]
+        load = asyncio.ensure_future(c.runtime.wait_loaded(p))  # the load's course
         assert c.coordinator_error("g") == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS
         c.on_resigned(p, 2)
         assert not c.loading
