@@ -37,6 +37,7 @@ from kafkacore.coordinator.assignor import (
     SubscriptionType,
     frozen,
 )
+from kafkacore.coordinator.group_offsets import GroupOffsets
 
 __all__ = [
     "CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT",
@@ -269,13 +270,14 @@ class ResolvedRegex:
     timestamp: int
 
 
-class ConsumerGroup:
+class ConsumerGroup(GroupOffsets):
     """Kafka's ``ConsumerGroup``: members, static members, epochs, target assignment
     (with the inverted map of which member each partition targets), the current owner
-    epoch of each partition, subscription counts and resolved regexes. The offsets of the
-    group live here too (``offsets``, ``pending_txn``, as a classic group keeps them)."""
+    epoch of each partition, subscription counts and resolved regexes. Its offsets are
+    its :class:`GroupOffsets` base, as a classic group's."""
 
     def __init__(self, group_id: str) -> None:
+        GroupOffsets.__init__(self)
         self.group_id = group_id
         self.group_epoch = 1  # Kafka 4.3's ModernGroup starts at 1: a new group's first epoch is 2
         self.assignment_epoch = -1
@@ -288,32 +290,7 @@ class ConsumerGroup:
         self.inverted: dict[uuid.UUID, dict[int, str]] = {}
         self.partition_epochs: dict[uuid.UUID, dict[int, int]] = {}
         self.resolved_regexes: dict[str, ResolvedRegex] = {}
-        self.offsets: dict[tuple[str, int], Any] = {}
-        self.pending_txn: dict[int, dict[tuple[str, int], Any]] = {}
         self.deleted = False
-
-    # -- offsets (the interface of a classic Group) ----------------------------------------
-
-    def has_pending_txn(self, tp: tuple[str, int]) -> bool:
-        return any(tp in offsets for offsets in self.pending_txn.values())
-
-    def drop_pending_txn(self, tp: tuple[str, int]) -> None:
-        for producer_id, offsets in list(self.pending_txn.items()):
-            offsets.pop(tp, None)
-            if not offsets:
-                del self.pending_txn[producer_id]
-
-    def complete_transaction(self, producer_id: int, committed: bool) -> int:
-        pending = self.pending_txn.pop(producer_id, None)
-        if not pending or not committed:
-            return 0
-        done = 0
-        for tp, offset in pending.items():
-            existing = self.offsets.get(tp)
-            if existing is None or offset.record_offset > existing.record_offset:
-                self.offsets[tp] = offset
-                done += 1
-        return done
 
     # -- state -----------------------------------------------------------------------------
 

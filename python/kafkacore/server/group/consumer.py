@@ -336,8 +336,7 @@ class ConsumerGroupCoordinator:
             records.append((recs.group_metadata_key(group_id), None))
         fresh = ConsumerGroup(group_id)
         if classic is not None:
-            fresh.offsets = classic.offsets
-            fresh.pending_txn = classic.pending_txn
+            fresh.take_offsets(classic)
         return fresh
 
     def _heartbeat(

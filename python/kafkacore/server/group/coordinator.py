@@ -34,7 +34,7 @@ import contextlib
 import logging
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor
 from typing import Any
 
@@ -104,6 +104,7 @@ class GroupCoordinator:
             io_executor=io_executor,
             write_timeout_ms=config.offsets_commit_timeout_ms,
             serve_uncreated=not cluster_mode,
+            base_sequence=0,  # Kafka 4's CoordinatorRuntime numbers its records
         )
         self.topic = self.runtime.topic
         self.groups = GroupsByPartition(self.runtime)
@@ -987,15 +988,14 @@ class GroupCoordinator:
                 producer[0],
                 exc,
             )
-            unwritten = not group.offsets and not group.pending_txn
+            unwritten = not group.has_offsets()
             if created and unwritten and self.groups.get(group_id) is group:
                 del self.groups[group_id]  # the simple group was never written
             return [failed if c == ErrorCode.NONE else c for c in codes]
         if written:
-            pending = group.pending_txn.setdefault(producer[0], {})
             for i, (tp, stored) in enumerate(written):
                 stored.record_offset = end - len(written) + i
-                pending[tp] = stored
+                group.add_pending_txn(producer[0], tp, stored)
         return codes
 
     async def _delete_consumer_group(self, group: Any) -> int:
@@ -1003,10 +1003,9 @@ class GroupCoordinator:
         offsets' tombstones, then the group's (``createGroupTombstoneRecords``)."""
         if group.members:
             return ErrorCode.NON_EMPTY_GROUP
-        pending_only = set().union(*group.pending_txn.values()) - group.offsets.keys()
         records: list[tuple[bytes, bytes | None]] = [
             (recs.offset_commit_key(group.group_id, t, p), None)
-            for t, p in [*group.offsets, *sorted(pending_only)]
+            for t, p in group.offsets_to_delete()
         ]
         records.extend(self.consumer.tombstones(group))
         try:
@@ -1094,7 +1093,7 @@ class GroupCoordinator:
             group.offsets.pop(tp, None)
         # a member may have joined during the write: the group then lives on, and its
         # metadata, written when the join completes, follows the tombstone in the log
-        gone = not group.offsets and not group.pending_txn
+        gone = not group.has_offsets()
         if delete and group.state == EMPTY and not group.members and gone:
             group.transition_to(DEAD)
             del self.groups[group.group_id]
@@ -1110,8 +1109,7 @@ class GroupCoordinator:
         removed = 0
         for group in list(self.groups.values()):
             async with self._write_lock(group.group_id):
-                known = set(group.offsets).union(*group.pending_txn.values())
-                gone = [tp for tp in known if tp[0] in deleted]
+                gone = [tp for tp in group.offsets_to_delete() if tp[0] in deleted]
                 if not gone:
                     continue
                 try:
@@ -1126,8 +1124,7 @@ class GroupCoordinator:
                     )
                     continue
                 for tp in gone:
-                    group.offsets.pop(tp, None)
-                    group.drop_pending_txn(tp)
+                    group.remove_offset(tp)
                 removed += len(gone)
         if removed:
             logger.info("Removed %d offsets of deleted topics %s", removed, sorted(deleted))
@@ -1181,11 +1178,11 @@ class GroupCoordinator:
         group (``None``: neither)."""
         return self.consumer.group(group_id) or self.groups.get(group_id)
 
-    def fetch(self, group_id: str) -> dict[tuple[str, int], Offset]:
+    def fetch(self, group_id: str) -> Mapping[tuple[str, int], Offset]:
         group = self._offsets_owner(group_id)
         if group is None:
             return {}
-        offsets: dict[tuple[str, int], Offset] = group.offsets
+        offsets: Mapping[tuple[str, int], Offset] = group.offsets
         return offsets
 
     def fetch_error(self, group_id: str, member_id: str | None, member_epoch: int) -> int:
@@ -1240,8 +1237,7 @@ class GroupCoordinator:
             logger.warning("Failed to delete offsets of group %s: %s", group_id, exc)
             return append_error_code(exc), []
         for tp in gone:
-            group.offsets.pop(tp, None)
-            group.drop_pending_txn(tp)
+            group.remove_offset(tp)
         return ErrorCode.NONE, codes
 
     async def delete_group(self, group_id: str) -> int:
@@ -1275,8 +1271,7 @@ class GroupCoordinator:
         except Exception as exc:
             return append_error_code(exc), []
         for tp in gone:
-            group.offsets.pop(tp, None)
-            group.drop_pending_txn(tp)
+            group.remove_offset(tp)
         return ErrorCode.NONE, codes
 
     async def _delete_group_locked(self, group_id: str) -> int:
@@ -1292,10 +1287,8 @@ class GroupCoordinator:
         if group.state != EMPTY or group.members:
             return ErrorCode.NON_EMPTY_GROUP
         # the offsets of open transactions get a tombstone too (Kafka's deleteAllOffsets)
-        pending_only = set().union(*group.pending_txn.values()) - group.offsets.keys()
         records: list[tuple[bytes, bytes | None]] = [
-            (recs.offset_commit_key(group_id, t, p), None)
-            for t, p in [*group.offsets, *sorted(pending_only)]
+            (recs.offset_commit_key(group_id, t, p), None) for t, p in group.offsets_to_delete()
         ]
         records.append((recs.group_metadata_key(group_id), None))
         try:
@@ -1303,8 +1296,7 @@ class GroupCoordinator:
         except Exception as exc:
             logger.warning("Failed to delete group %s: %s", group_id, exc)
             return append_error_code(exc)
-        group.offsets.clear()  # all tombstoned; commits wait for the write lock
-        group.pending_txn.clear()
+        group.clear_offsets()  # all tombstoned; commits wait for the write lock
         # a member may have joined during the write: the group then lives on, and its
         # metadata, written when the join completes, follows the tombstone in the log
         if group.state == EMPTY and not group.members and self.groups.get(group_id) is group:
