@@ -28,7 +28,7 @@ from typing import Any, Protocol
 
 import xxhash
 
-from kafkacore._java import JavaHashMap, JavaHashSet, java_string_key
+from kafkacore._java import JavaHashMap, JavaHashSet, TimelineHashMap, java_string_key
 from kafkacore.coordinator import records as recs
 from kafkacore.coordinator.assignor import (
     GroupSpec,
@@ -284,12 +284,12 @@ class ConsumerGroup(GroupOffsets):
         self.assignment_timestamp = 0
         self.metadata_hash = 0
         self.has_partition_metadata_record = False
-        self.members: JavaHashMap[str, ConsumerGroupMember] = JavaHashMap()
+        self.members: TimelineHashMap[str, ConsumerGroupMember] = TimelineHashMap()
         self.static_members: dict[str, str] = {}
-        self.target: JavaHashMap[str, Mapping[uuid.UUID, Set[int]]] = JavaHashMap()
+        self.target: TimelineHashMap[str, Mapping[uuid.UUID, Set[int]]] = TimelineHashMap()
         self.inverted: dict[uuid.UUID, dict[int, str]] = {}
         self.partition_epochs: dict[uuid.UUID, dict[int, int]] = {}
-        self.resolved_regexes: dict[str, ResolvedRegex] = {}
+        self.resolved_regexes: TimelineHashMap[str, ResolvedRegex] = TimelineHashMap()
         self.deleted = False
 
     # -- state -----------------------------------------------------------------------------
@@ -723,19 +723,20 @@ def regex_tombstone(group_id: str, regex: str) -> Record:
 
 
 def group_tombstones(group: ConsumerGroup) -> list[Record]:
-    """Kafka's ``ConsumerGroup.createGroupTombstoneRecords``: every member's current and
-    target assignment and subscription, the regexes, then the target assignment metadata
-    and the group epoch."""
+    """Kafka 4.3.1's ``ConsumerGroup.createGroupTombstoneRecords``: every member's current
+    assignment, every target assignment, the target assignment metadata, every member's
+    subscription, the regexes, the (pre-4.1) partition metadata, then the group epoch."""
     out: list[Record] = []
     for member_id in group.members:
         out.append(current_assignment_tombstone(group.group_id, member_id))
     for member_id in group.target:
         out.append(target_assignment_tombstone(group.group_id, member_id))
+    out.append(target_assignment_metadata_tombstone(group.group_id))
     for member_id in group.members:
         out.append(member_subscription_tombstone(group.group_id, member_id))
     for regex in group.resolved_regexes:
         out.append(regex_tombstone(group.group_id, regex))
-    out.append(target_assignment_metadata_tombstone(group.group_id))
+    out.append(partition_metadata_tombstone(group.group_id))
     out.append(group_epoch_tombstone(group.group_id))
     return out
 
@@ -843,10 +844,10 @@ class FencedMemberEpoch(Exception):
 
 
 def _at_epoch(member: ConsumerGroupMember, epoch: int, **changes: Any) -> ConsumerGroupMember:
-    """``Builder.updateMemberEpoch``: the member at ``epoch``, its previous epoch moved
-    along only when the epoch changes, with ``changes``."""
-    previous = member.previous_member_epoch if epoch == member.member_epoch else member.member_epoch
-    return replace(member, member_epoch=epoch, previous_member_epoch=previous, **changes)
+    """``Builder.updateMemberEpoch``: the member at ``epoch``, its previous epoch the one
+    it had (also when the epoch stays: Kafka 4.3.1 writes previous = current then), with
+    ``changes``."""
+    return replace(member, member_epoch=epoch, previous_member_epoch=member.member_epoch, **changes)
 
 
 def _update_current(

@@ -32,6 +32,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from kafkacore._java import TimelineHashMap
 from kafkacore.coordinator import records as recs
 from kafkacore.coordinator.assignor import ASSIGNORS, PartitionAssignor, PartitionAssignorError
 from kafkacore.coordinator.consumer_group import (
@@ -932,7 +933,7 @@ class ConsumerGroupCoordinator:
                 records.append(regex_record(group_id, regex, new))
             if not records:
                 return [], None
-            shadow = dict(group.resolved_regexes)
+            shadow = TimelineHashMap(group.resolved_regexes.items())
             shadow.update({r: v for r, v in resolved.items() if counts.get(r, 0)})
             saved = group.resolved_regexes
             group.resolved_regexes = shadow

@@ -1,0 +1,324 @@
+"""A KIP-848 consumer group driven by raw requests, the same on kafkacore and on Apache
+Kafka 4.3.1, for the tests that compare the two: the answers field by field
+(``interop/test_consumer_group_heartbeat_vs_kafka.py``) and the ``__consumer_offsets``
+records both write (``interop/test_consumer_group_log_vs_kafka.py``).
+
+The steps: a join, the steady state, a second member's join (the first revokes half its
+partitions before the second gets them, which wait unreleased meanwhile), fencing (an
+epoch ahead, an old epoch that is not the previous one, an unknown member), a static
+member's temporary leave and rejoin under a new member id (and an instance id still
+held: UNRELEASED_INSTANCE_ID), a leave, and bad requests (empty ids, an invalid epoch, a
+missing rebalance timeout, an unknown assignor); then ConsumerGroupDescribe and
+ListGroups of the group. Answers are normalized, honestly: topic ids (random per
+cluster) become topic names, and the order of topics and partitions within an assignment
+is sorted (it follows each broker's hash of its own topic ids)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+from support.raw_brokers import Raw, until
+
+__all__ = ["COMMON", "HB", "OTHER", "TOPIC", "Session", "prepared", "scenario"]
+
+TOPIC = "hb"
+OTHER = "hb-other"
+COMMON = ["offsets.topic.num.partitions=1", "group.consumer.assignment.interval.ms=0"]
+"""Both brokers' overrides: one ``__consumer_offsets`` partition, and no answer that
+depends on timing."""
+HB = "ConsumerGroupHeartbeat"
+
+
+def prepared(raw: Raw) -> Raw:
+    req = APIS_BY_NAME["CreateTopics"].request.cls
+    for name, partitions in ((TOPIC, 4), (OTHER, 2)):
+        created = raw.call(
+            "CreateTopics",
+            5,
+            topics=[req.CreatableTopic(name=name, num_partitions=partitions, replication_factor=1)],
+            timeout_ms=30_000,
+        )
+        assert created.topics[0].error_code in (ErrorCode.NONE, ErrorCode.TOPIC_ALREADY_EXISTS)
+    meta = APIS_BY_NAME["Metadata"].request.cls
+
+    def ready() -> bool:
+        m = raw.call("Metadata", 12, topics=[meta.MetadataRequestTopic(name=TOPIC)])
+        parts = m.topics[0].partitions
+        return len(parts) == 4 and all(p.error_code == 0 and p.leader_id >= 0 for p in parts)
+
+    until("the topic has leaders", ready)
+    return raw
+
+
+class Session:
+    """Drives one broker; names topic ids back to topic names."""
+
+    def __init__(self, raw: Raw) -> None:
+        self.raw = raw
+        meta = APIS_BY_NAME["Metadata"].request.cls
+        m = raw.call(
+            "Metadata",
+            12,
+            topics=[meta.MetadataRequestTopic(name=TOPIC), meta.MetadataRequestTopic(name=OTHER)],
+        )
+        self.names = {t.topic_id: t.name for t in m.topics}
+        self.ids = {t.name: t.topic_id for t in m.topics}
+
+    def owned(self, owned: dict[str, list[int]] | None) -> Any:
+        if owned is None:
+            return None
+        cls = APIS_BY_NAME[HB].request.cls
+        return [cls.TopicPartitions(topic_id=self.ids[t], partitions=ps) for t, ps in owned.items()]
+
+    def heartbeat(
+        self, version: int = 1, owned: dict[str, list[int]] | None = None, **fields: Any
+    ) -> dict[str, Any]:
+        fields.setdefault("rebalance_timeout_ms", -1)
+        answer = self.raw.call(HB, version, topic_partitions=self.owned(owned), **fields)
+        assignment = None
+        if answer.assignment is not None:
+            assignment = sorted(
+                (self.names.get(tp.topic_id, "?"), sorted(tp.partitions))
+                for tp in answer.assignment.topic_partitions
+            )
+        return {
+            "throttle_time_ms": answer.throttle_time_ms,
+            "error_code": ErrorCode(answer.error_code).name,
+            "error_message": answer.error_message,
+            "member_id": answer.member_id,
+            "member_epoch": answer.member_epoch,
+            "heartbeat_interval_ms": answer.heartbeat_interval_ms,
+            "assignment": assignment,
+        }
+
+    def describe(self, group: str) -> list[dict[str, Any]]:
+        answer = self.raw.call(
+            "ConsumerGroupDescribe", 1, group_ids=[group], include_authorized_operations=False
+        )
+        out = []
+        for g in answer.groups:
+            members = sorted(
+                (
+                    m.member_id,
+                    m.instance_id,
+                    m.rack_id,
+                    m.member_epoch,
+                    m.client_id,
+                    sorted(m.subscribed_topic_names),
+                    m.subscribed_topic_regex,
+                    sorted(
+                        (tp.topic_name, sorted(tp.partitions))
+                        for tp in m.assignment.topic_partitions
+                    ),
+                    sorted(
+                        (tp.topic_name, sorted(tp.partitions))
+                        for tp in m.target_assignment.topic_partitions
+                    ),
+                    m.member_type,
+                )
+                for m in g.members
+            )
+            out.append(
+                {
+                    "error_code": g.error_code,
+                    "error_message": g.error_message,
+                    "group_id": g.group_id,
+                    "group_state": g.group_state,
+                    "group_epoch": g.group_epoch,
+                    "assignment_epoch": g.assignment_epoch,
+                    "assignor_name": g.assignor_name,
+                    "members": members,
+                    "authorized_operations": g.authorized_operations,
+                }
+            )
+        return out
+
+    def listed(self, group: str, types: list[str]) -> list[tuple[str, str, str, str]]:
+        answer = self.raw.call("ListGroups", 5, states_filter=[], types_filter=types)
+        return sorted(
+            (g.group_id, g.protocol_type, g.group_state, g.group_type)
+            for g in answer.groups
+            if g.group_id == group
+        )
+
+
+def scenario(raw: Raw, group: str) -> list[tuple[str, Any]]:
+    """The steps and their normalized answers."""
+    s = Session(raw)
+    until(
+        "coordinator",
+        lambda: (
+            raw.call("FindCoordinator", 4, key_type=0, coordinator_keys=[group])
+            .coordinators[0]
+            .error_code
+            == 0
+        ),
+    )
+    # the coordinator is found before its partition is loaded: wait for the load too
+    until(
+        "the group's partition loaded",
+        lambda: (
+            raw.call("ConsumerGroupDescribe", 1, group_ids=[group]).groups[0].error_code
+            == ErrorCode.GROUP_ID_NOT_FOUND
+        ),
+    )
+    out: list[tuple[str, Any]] = []
+
+    def step(label: str, answer: Any) -> Any:
+        out.append((label, answer))
+        return answer
+
+    join = {"group_id": group, "member_epoch": 0, "rebalance_timeout_ms": 30_000}
+    a = step(
+        "m1 joins", s.heartbeat(member_id="m1", subscribed_topic_names=[TOPIC], owned={}, **join)
+    )
+    step("m1 steady", s.heartbeat(group_id=group, member_id="m1", member_epoch=a["member_epoch"]))
+    step(
+        "m1 full heartbeat",
+        s.heartbeat(
+            group_id=group,
+            member_id="m1",
+            member_epoch=a["member_epoch"],
+            rebalance_timeout_ms=30_000,
+            subscribed_topic_names=[TOPIC],
+            owned={TOPIC: [0, 1, 2, 3]},
+        ),
+    )
+    b = step(
+        "m2 joins", s.heartbeat(member_id="m2", subscribed_topic_names=[TOPIC], owned={}, **join)
+    )
+    step("describe while m2 waits", s.describe(group))
+    r = step(
+        "m1 asked to revoke",
+        s.heartbeat(
+            group_id=group,
+            member_id="m1",
+            member_epoch=a["member_epoch"],
+            owned={TOPIC: [0, 1, 2, 3]},
+        ),
+    )
+    kept = dict(r["assignment"] or [])
+    r2 = step(
+        "m1 revoked",
+        s.heartbeat(group_id=group, member_id="m1", member_epoch=a["member_epoch"], owned=kept),
+    )
+    step(
+        "m2 gets released partitions",
+        s.heartbeat(group_id=group, member_id="m2", member_epoch=b["member_epoch"], owned={}),
+    )
+    step("describe reconciled", s.describe(group))
+    step("epoch ahead is fenced", s.heartbeat(group_id=group, member_id="m2", member_epoch=99))
+    step(
+        "previous epoch owning more than assigned is fenced",
+        s.heartbeat(
+            group_id=group,
+            member_id="m1",
+            member_epoch=a["member_epoch"],
+            owned={TOPIC: [0, 1, 2, 3]},
+        ),
+    )
+    step("unknown member", s.heartbeat(group_id=group, member_id="nobody", member_epoch=3))
+    step("unknown group", s.heartbeat(group_id=group + "-none", member_id="m9", member_epoch=1))
+    step(
+        "m2 subscribes to another topic too",
+        s.heartbeat(
+            group_id=group,
+            member_id="m2",
+            member_epoch=r2["member_epoch"],
+            subscribed_topic_names=[TOPIC, OTHER],
+        ),
+    )
+    # static membership
+    st = {"group_id": group, "member_epoch": 0, "rebalance_timeout_ms": 30_000, "instance_id": "i1"}
+    j = step(
+        "static s1 joins",
+        s.heartbeat(member_id="s1", subscribed_topic_names=[TOPIC], owned={}, **st),
+    )
+    step(
+        "s2 takes i1 while held",
+        s.heartbeat(member_id="s2", subscribed_topic_names=[TOPIC], owned={}, **st),
+    )
+    step(
+        "s1 leaves for now",
+        s.heartbeat(group_id=group, member_id="s1", member_epoch=-2, instance_id="i1"),
+    )
+    step(
+        "s2 rejoins as i1",
+        s.heartbeat(member_id="s2", subscribed_topic_names=[TOPIC], owned={}, **st),
+    )
+    step(
+        "s1 is fenced by s2",
+        s.heartbeat(
+            group_id=group, member_id="s1", member_epoch=j["member_epoch"], instance_id="i1"
+        ),
+    )
+    step("m1 leaves", s.heartbeat(group_id=group, member_id="m1", member_epoch=-1))
+    step("m1 leaves again", s.heartbeat(group_id=group, member_id="m1", member_epoch=-1))
+    step("describe after", s.describe(group))
+    step("list consumer", s.listed(group, ["consumer"]))
+    step("list classic", s.listed(group, ["classic"]))
+    # bad input
+    step(
+        "empty group id",
+        s.heartbeat(
+            group_id="",
+            member_id="x",
+            member_epoch=0,
+            rebalance_timeout_ms=1,
+            subscribed_topic_names=[TOPIC],
+            owned={},
+        ),
+    )
+    step(
+        "blank member id v1",
+        s.heartbeat(
+            group_id=group,
+            member_id=" ",
+            member_epoch=0,
+            rebalance_timeout_ms=1,
+            subscribed_topic_names=[TOPIC],
+            owned={},
+        ),
+    )
+    step("epoch -3", s.heartbeat(group_id=group, member_id="x", member_epoch=-3))
+    step(
+        "no rebalance timeout",
+        s.heartbeat(
+            group_id=group, member_id="x", member_epoch=0, subscribed_topic_names=[TOPIC], owned={}
+        ),
+    )
+    step(
+        "owned on join",
+        s.heartbeat(
+            group_id=group,
+            member_id="x",
+            member_epoch=0,
+            rebalance_timeout_ms=1,
+            subscribed_topic_names=[TOPIC],
+            owned={TOPIC: [0]},
+        ),
+    )
+    step(
+        "no subscription on join",
+        s.heartbeat(
+            group_id=group, member_id="x", member_epoch=0, rebalance_timeout_ms=1, owned={}
+        ),
+    )
+    step(
+        "unknown assignor",
+        s.heartbeat(
+            group_id=group,
+            member_id="x",
+            member_epoch=0,
+            rebalance_timeout_ms=1,
+            subscribed_topic_names=[TOPIC],
+            owned={},
+            server_assignor="sticky",
+        ),
+    )
+    step(
+        "static leave without instance", s.heartbeat(group_id=group, member_id="x", member_epoch=-2)
+    )
+    step("describe unknown group", s.describe(group + "-none"))
+    return out
