@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from support.brokers import Broker
-from support.consumer_group_scenario import COMMON, prepared, scenario
+from support.consumer_group_scenario import COMMON, migration_scenario, prepared, scenario
 from support.raw_brokers import KafkaNode, Raw
 
 pytestmark = [pytest.mark.interop, pytest.mark.timeout(300)]
@@ -51,6 +51,19 @@ def test_heartbeat_sequences_answer_as_kafka(kafka: Raw, kafkacore: Raw) -> None
     group = f"g-{uuid.uuid4().hex[:8]}"
     theirs = scenario(kafka, group)
     ours = scenario(kafkacore, group)
+    mismatches = [(t[0], t[1], o[1]) for t, o in zip(theirs, ours, strict=True) if t != o]
+    assert not mismatches, "\n".join(
+        f"{label}:\n  Kafka {t}\n  ours  {o}" for label, t, o in mismatches
+    )
+
+
+def test_migration_sequences_answer_as_kafka(kafka: Raw, kafkacore: Raw) -> None:
+    """A classic group upgraded by a consumer-protocol member and downgraded when it
+    leaves: every answer to the classic and the consumer member equal (the member ids
+    each broker makes up compared by order of appearance)."""
+    group = f"mig-{uuid.uuid4().hex[:8]}"
+    theirs = migration_scenario(kafka, group, [])
+    ours = migration_scenario(kafkacore, group, [])
     mismatches = [(t[0], t[1], o[1]) for t, o in zip(theirs, ours, strict=True) if t != o]
     assert not mismatches, "\n".join(
         f"{label}:\n  Kafka {t}\n  ours  {o}" for label, t, o in mismatches

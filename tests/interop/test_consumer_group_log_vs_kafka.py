@@ -2,15 +2,20 @@
 KIP-848 consumer group: both brokers are driven through the same raw requests (the
 heartbeat scenario of ``support.consumer_group_scenario``: joins, a revocation, fencing,
 static members, then offset commits at member epochs, leaves, an OffsetDelete, a commit
-to the empty group and its deletion), stopped, and their partition dumped by Kafka's own
+to the empty group and its deletion; then the online migration of a classic group with a
+live member, upgraded and downgraded), stopped, and their partition dumped by Kafka's own
 ``DumpLogSegments --offsets-decoder``. The dumps must be the same line for line: the same
 batches at the same offsets and positions, each record's key and value the same.
 
 Normalized, honestly, only what differs between any two clusters: each broker's topic
-ids (random per cluster) become topic names; wall-clock times (batch and record
-CreateTime, the batch CRC that covers them, commit and assignment timestamps) become
-``T``. The metadata hash (KIP-1101) covers the topic ids, so it differs too: each hash a
-broker wrote is first checked against the hash of that broker's own topics
+ids (random per cluster) become topic names, and the lists a broker orders by its own
+topic ids' hashes are sorted by topic; the member ids each broker made up for the classic
+member become ``classic-1``..., and the records a broker orders by those random ids'
+hashes (a batch's run of one record type naming them) are sorted, in place; wall-clock
+times (batch and record CreateTime, the batch CRC that covers them, commit and assignment
+timestamps) become ``T``. The metadata hash (KIP-1101) covers the topic ids, so it
+differs too: each hash a broker wrote is first checked against the hash of that broker's
+own topics
 (:func:`kafkacore.coordinator.consumer_group.topic_hash`), then named by the topics it
 covers."""
 
@@ -30,12 +35,21 @@ import pytest
 from kafkacore.coordinator.consumer_group import group_hash, topic_hash
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
 from support.brokers import Broker
-from support.consumer_group_scenario import COMMON, OTHER, TOPIC, Session, prepared, scenario
+from support.consumer_group_scenario import (
+    COMMON,
+    OTHER,
+    TOPIC,
+    Session,
+    migration_scenario,
+    prepared,
+    scenario,
+)
 from support.raw_brokers import KafkaNode, Raw
 
 pytestmark = [pytest.mark.interop, pytest.mark.timeout(600)]
 
 GROUP = "g-log"
+MIGRATED = "g-migrated"
 OVERRIDES = [*COMMON, "group.initial.rebalance.delay.ms=0"]
 
 
@@ -47,6 +61,8 @@ class Stopped:
     partition: Path
     topics: dict[str, tuple[uuid.UUID, int]]
     answers: list[tuple[str, Any]]
+    ids: list[str]
+    """The member ids the broker made up, in order of appearance."""
 
 
 def _topics(raw: Raw) -> dict[str, tuple[uuid.UUID, int]]:
@@ -140,11 +156,12 @@ def kafka(kafka_libs: Path, tmp_path_factory: pytest.TempPathFactory) -> Stopped
     node = KafkaNode(kafka_libs, tmp_path_factory.mktemp("kafka"), OVERRIDES).start()
     try:
         raw = prepared(Raw(node.port))
-        answers = log_scenario(raw)
+        ids: list[str] = []
+        answers = log_scenario(raw) + migration_scenario(raw, MIGRATED, ids)
         topics = _topics(raw)
     finally:
         node.stop()
-    return Stopped(node.home / "data" / "__consumer_offsets-0", topics, answers)
+    return Stopped(node.home / "data" / "__consumer_offsets-0", topics, answers, ids)
 
 
 @pytest.fixture(scope="module")
@@ -153,16 +170,17 @@ def kafkacore(tmp_path_factory: pytest.TempPathFactory) -> Stopped:
     broker = Broker(data, OVERRIDES).start()
     try:
         raw = prepared(Raw(broker.port))
-        answers = log_scenario(raw)
+        ids: list[str] = []
+        answers = log_scenario(raw) + migration_scenario(raw, MIGRATED, ids)
         topics = _topics(raw)
     finally:
         broker.stop()
-    return Stopped(data / "__consumer_offsets-0", topics, answers)
+    return Stopped(data / "__consumer_offsets-0", topics, answers, ids)
 
 
-_WALL_CLOCK = re.compile(
-    r'(CreateTime: |crc: |"(?:commitTimestamp|assignmentTimestamp|currentStateTimestamp|'
-    r'timestamp)":)-?\d+'
+_WALL_CLOCK = re.compile(r"(CreateTime: |crc: )-?\d+")
+_WALL_CLOCK_FIELD = re.compile(
+    r'("(?:commitTimestamp|assignmentTimestamp|currentStateTimestamp|timestamp)":)-?\d+'
 )
 _HASH = re.compile(r'"metadataHash":(-?\d+)')
 
@@ -190,25 +208,88 @@ def _hash_names(topics: Mapping[str, tuple[uuid.UUID, int]]) -> dict[int, str]:
     return names
 
 
-def _normalized(dump: str, topics: Mapping[str, tuple[uuid.UUID, int]]) -> list[str]:
+_RECORD = re.compile(
+    r"^\| offset: (?P<offset>\d+) CreateTime: T keySize: (?P<rest>-?\d+ valueSize: -?\d+) "
+    r"sequence: (?P<sequence>-?\d+) headerKeys: \[\] key: (?P<key>\{.*?\}) payload: (?P<value>.*)$"
+)
+_BY_TOPIC_ID = ("topicPartitions", "assignedPartitions", "partitionsPendingRevocation")
+
+
+def _sorted_by_topic(value: Any) -> Any:
+    """The JSON ``value`` with its lists of partitions by topic sorted: a broker lists
+    them in the order its own (random) topic ids hash to."""
+    if isinstance(value, dict):
+        return {
+            k: sorted((_sorted_by_topic(x) for x in v), key=json.dumps)
+            if k in _BY_TOPIC_ID and isinstance(v, list)
+            else _sorted_by_topic(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_sorted_by_topic(x) for x in value]
+    return value
+
+
+def _normalized(dump: str, stopped: Stopped) -> list[str]:
     from kafkacore.log.checkpoints import uuid_to_base64
 
+    topics = stopped.topics
     hashes = _hash_names(topics)
-    lines = []
+    lines: list[str] = []
     for line in dump.splitlines():
         if line.startswith("Dumping ") or line.startswith("Log starting offset"):
             continue
+        for n, member_id in enumerate(stopped.ids, 1):
+            line = line.replace(member_id, f"classic-{n}")
         for name, (topic_id, _) in topics.items():
             line = line.replace(uuid_to_base64(topic_id), f"<{name}>")
         line = _WALL_CLOCK.sub(r"\1T", line)
+        line = _WALL_CLOCK_FIELD.sub(r'\1"T"', line)
 
         def named(match: re.Match[str], line: str = line) -> str:
             value = int(match.group(1))
             assert value in hashes, f"a metadata hash of no set of topics: {line}"
             return f'"metadataHash":"{hashes[value]}"'
 
-        lines.append(_HASH.sub(named, line))
-    return lines
+        line = _HASH.sub(named, line)
+        record = _RECORD.match(line)
+        if record is not None and record["value"].startswith("{"):
+            value = json.dumps(_sorted_by_topic(json.loads(record["value"])), separators=(",", ":"))
+            line = line[: record.start("value")] + value
+        lines.append(line)
+    return _members_in_order(lines)
+
+
+def _members_in_order(lines: list[str]) -> list[str]:
+    """Runs of records of one type in one batch that name a member id the broker made up
+    sorted (a broker writes them in the order its own random ids hash to); their offsets
+    and sequence numbers stay where they were."""
+    out = list(lines)
+    i = 0
+    while i < len(out):
+        first = _RECORD.match(out[i])
+        if first is None:
+            i += 1
+            continue
+        kind = json.loads(first["key"])["type"]
+        j = i
+        while j < len(out):
+            m = _RECORD.match(out[j])
+            if m is None or json.loads(m["key"])["type"] != kind:
+                break
+            j += 1
+        run = out[i:j]
+        if len(run) > 1 and any("classic-" in line for line in run):
+            matches = [_RECORD.match(line) for line in run]
+            moved = sorted((m["rest"], m["key"], m["value"]) for m in matches if m is not None)
+            out[i:j] = [
+                f"| offset: {m['offset']} CreateTime: T keySize: {rest} sequence: {m['sequence']} "
+                f"headerKeys: [] key: {key} payload: {value}"
+                for m, (rest, key, value) in zip(matches, moved, strict=True)
+                if m is not None
+            ]
+        i = max(j, i + 1)
+    return out
 
 
 def _dump(java: Any, partition: Path) -> str:
@@ -234,9 +315,10 @@ def test_consumer_offsets_line_identical(kafka: Stopped, kafkacore: Stopped, jav
         for line in text.splitlines():
             if " payload: {" in line:
                 json.loads(line.split(" payload: ", 1)[1])
-    theirs = _normalized(dumps["kafka"], kafka.topics)
-    ours = _normalized(dumps["kafkacore"], kafkacore.topics)
+    theirs = _normalized(dumps["kafka"], kafka)
+    ours = _normalized(dumps["kafkacore"], kafkacore)
     assert any('"type":"8"' in line for line in theirs)  # the scenario wrote group records
+    assert any('"classicMemberMetadata":{' in line for line in theirs)  # and the migration
     assert any("<DELETE>" in line for line in theirs)
     if theirs != ours:
         diff = [

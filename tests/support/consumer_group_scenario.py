@@ -143,9 +143,9 @@ class Session:
         )
 
 
-def scenario(raw: Raw, group: str) -> list[tuple[str, Any]]:
-    """The steps and their normalized answers."""
-    s = Session(raw)
+def await_coordinator(raw: Raw, group: str) -> None:
+    """Until the broker coordinates ``group`` with its partition loaded (a coordinator is
+    found before the partition is loaded)."""
     until(
         "coordinator",
         lambda: (
@@ -155,7 +155,6 @@ def scenario(raw: Raw, group: str) -> list[tuple[str, Any]]:
             == 0
         ),
     )
-    # the coordinator is found before its partition is loaded: wait for the load too
     until(
         "the group's partition loaded",
         lambda: (
@@ -163,6 +162,12 @@ def scenario(raw: Raw, group: str) -> list[tuple[str, Any]]:
             == ErrorCode.GROUP_ID_NOT_FOUND
         ),
     )
+
+
+def scenario(raw: Raw, group: str) -> list[tuple[str, Any]]:
+    """The steps and their normalized answers."""
+    s = Session(raw)
+    await_coordinator(raw, group)
     out: list[tuple[str, Any]] = []
 
     def step(label: str, answer: Any) -> Any:
@@ -321,4 +326,224 @@ def scenario(raw: Raw, group: str) -> list[tuple[str, Any]]:
         "static leave without instance", s.heartbeat(group_id=group, member_id="x", member_epoch=-2)
     )
     step("describe unknown group", s.describe(group + "-none"))
+    return out
+
+
+# --- the online migration: classic members and consumer-protocol members in one group ------
+
+
+def subscription_bytes(topics: list[str], version: int = 0) -> bytes:
+    """A classic consumer's JoinGroup metadata (ConsumerProtocolSubscription at
+    ``version``; no owned partitions, as an eager consumer rejoins)."""
+    from kafkacore.coordinator.codec import write_message
+    from kafkacore.coordinator.records import CONSUMER_PROTOCOL_SUBSCRIPTION
+
+    body = write_message(CONSUMER_PROTOCOL_SUBSCRIPTION, {"topics": topics}, version)
+    return version.to_bytes(2, "big", signed=True) + body
+
+
+def assignment_of(data: bytes) -> list[tuple[str, list[int]]]:
+    """A SyncGroup assignment's partitions, sorted (its version and bytes aside)."""
+    from kafkacore.coordinator.records import decode_consumer_assignment
+
+    if not data:
+        return []
+    decoded = decode_consumer_assignment(data)
+    return sorted((tp["topic"], sorted(tp["partitions"])) for tp in decoded["assignedPartitions"])
+
+
+class Classic:
+    """A classic member driven by raw JoinGroup/SyncGroup/Heartbeat/LeaveGroup; the
+    member ids the broker makes up are kept in ``ids`` (to compare two brokers' answers
+    by their order of appearance)."""
+
+    def __init__(self, raw: Raw, group: str, ids: list[str]) -> None:
+        self.raw = raw
+        self.group = group
+        self.ids = ids
+        self.member_id = ""
+        self.generation = -1
+
+    def _named(self, member_id: str, new: bool = False) -> str:
+        if new and member_id and member_id not in self.ids:
+            self.ids.append(member_id)
+        return f"classic-{self.ids.index(member_id) + 1}" if member_id in self.ids else member_id
+
+    def join(self, topics: list[str]) -> dict[str, Any]:
+        req = APIS_BY_NAME["JoinGroup"].request.cls
+        answer = self.raw.call(
+            "JoinGroup",
+            9,
+            group_id=self.group,
+            session_timeout_ms=45_000,
+            rebalance_timeout_ms=30_000,
+            member_id=self.member_id,
+            group_instance_id=None,
+            protocol_type="consumer",
+            protocols=[
+                req.JoinGroupRequestProtocol(name="range", metadata=subscription_bytes(topics))
+            ],
+            reason=None,
+        )
+        if answer.member_id:
+            self.member_id = answer.member_id
+        if answer.error_code == 0:
+            self.generation = answer.generation_id
+        return {
+            "error_code": ErrorCode(answer.error_code).name,
+            "generation_id": answer.generation_id,
+            "protocol_type": answer.protocol_type,
+            "protocol_name": answer.protocol_name,
+            "leader": self._named(answer.leader),
+            "skip_assignment": answer.skip_assignment,
+            "member_id": self._named(answer.member_id, new=True),
+            "members": [(self._named(m.member_id), m.group_instance_id) for m in answer.members],
+        }
+
+    def sync(self, assignments: dict[str, list[tuple[str, list[int]]]] | None = None) -> Any:
+        from kafkacore.coordinator.records import encode_consumer_assignment
+
+        req = APIS_BY_NAME["SyncGroup"].request.cls
+        listed = [
+            req.SyncGroupRequestAssignment(
+                member_id=member, assignment=encode_consumer_assignment(parts, 0)
+            )
+            for member, parts in (assignments or {}).items()
+        ]
+        answer = self.raw.call(
+            "SyncGroup",
+            5,
+            group_id=self.group,
+            generation_id=self.generation,
+            member_id=self.member_id,
+            group_instance_id=None,
+            protocol_type="consumer",
+            protocol_name="range",
+            assignments=listed,
+        )
+        return (
+            ErrorCode(answer.error_code).name,
+            answer.protocol_type,
+            answer.protocol_name,
+            assignment_of(bytes(answer.assignment)),
+        )
+
+    def heartbeat(self) -> str:
+        answer = self.raw.call(
+            "Heartbeat",
+            4,
+            group_id=self.group,
+            generation_id=self.generation,
+            member_id=self.member_id,
+            group_instance_id=None,
+        )
+        return ErrorCode(answer.error_code).name
+
+    def commit(self, offsets: dict[str, list[int]]) -> list[tuple[str, int, str]]:
+        req = APIS_BY_NAME["OffsetCommit"].request.cls
+        answer = self.raw.call(
+            "OffsetCommit",
+            8,
+            group_id=self.group,
+            generation_id_or_member_epoch=self.generation,
+            member_id=self.member_id,
+            group_instance_id=None,
+            topics=[
+                req.OffsetCommitRequestTopic(
+                    name=topic,
+                    partitions=[
+                        req.OffsetCommitRequestPartition(
+                            partition_index=p, committed_offset=20 + p, committed_metadata=""
+                        )
+                        for p in partitions
+                    ],
+                )
+                for topic, partitions in offsets.items()
+            ],
+        )
+        return sorted(
+            (t.name, p.partition_index, ErrorCode(p.error_code).name)
+            for t in answer.topics
+            for p in t.partitions
+        )
+
+    def leave(self) -> Any:
+        req = APIS_BY_NAME["LeaveGroup"].request.cls
+        answer = self.raw.call(
+            "LeaveGroup",
+            5,
+            group_id=self.group,
+            members=[req.MemberIdentity(member_id=self.member_id, group_instance_id=None)],
+        )
+        return (
+            ErrorCode(answer.error_code).name,
+            [(self._named(m.member_id), ErrorCode(m.error_code).name) for m in answer.members],
+        )
+
+    def describe(self) -> Any:
+        answer = self.raw.call("DescribeGroups", 6, groups=[self.group])
+        g = answer.groups[0]
+        return (
+            ErrorCode(g.error_code).name,
+            g.group_state,
+            g.protocol_type,
+            g.protocol_data,
+            sorted(self._named(m.member_id) for m in g.members),
+        )
+
+
+def migration_scenario(raw: Raw, group: str, ids: list[str]) -> list[tuple[str, Any]]:
+    """A classic group with a live member is upgraded when a consumer-protocol member
+    joins (the classic member rejoins and keeps half the partitions), then downgraded when
+    that member leaves (the classic member rejoins the classic group): every answer."""
+    await_coordinator(raw, group)
+    s = Session(raw)
+    c1 = Classic(raw, group, ids)
+    out: list[tuple[str, Any]] = []
+
+    def step(label: str, answer: Any) -> Any:
+        out.append((label, answer))
+        return answer
+
+    def described() -> list[dict[str, Any]]:
+        groups = s.describe(group)
+        for g in groups:
+            g["members"] = sorted((c1._named(m[0]), *m[1:]) for m in g["members"])
+        return groups
+
+    step("c1 joins: member id required", c1.join([TOPIC]))
+    step("c1 joins the classic group", c1.join([TOPIC]))
+    everything = [(TOPIC, [0, 1, 2, 3])]
+    step("c1 syncs as leader", c1.sync({c1.member_id: everything}))
+    step("c1 commits", c1.commit({TOPIC: [0, 1]}))
+    step("classic group described", c1.describe())
+    join = {"group_id": group, "member_epoch": 0, "rebalance_timeout_ms": 30_000}
+    m = step(
+        "m1 joins: the group is upgraded",
+        s.heartbeat(member_id="m1", subscribed_topic_names=[TOPIC], owned={}, **join),
+    )
+    step("consumer group described", described())
+    step("listed as a consumer group", s.listed(group, []))
+    step("c1 heartbeat: rebalance", c1.heartbeat())
+    step("c1 commits at its old generation", c1.commit({TOPIC: [0]}))
+    step("c1 rejoins the consumer group", c1.join([TOPIC]))
+    step("c1 syncs", c1.sync())
+    step("c1 heartbeat", c1.heartbeat())
+    step(
+        "m1 gets the released partitions",
+        s.heartbeat(group_id=group, member_id="m1", member_epoch=m["member_epoch"], owned={}),
+    )
+    step("c1 commits at its epoch", c1.commit({TOPIC: [0, 1]}))
+    step("mixed group described", described())
+    step("DescribeGroups of a consumer group", c1.describe())
+    step(
+        "m1 leaves: the group is downgraded",
+        s.heartbeat(group_id=group, member_id="m1", member_epoch=-1),
+    )
+    step("classic again, rebalancing", c1.describe())
+    step("c1 heartbeat: rebalance", c1.heartbeat())
+    step("c1 rejoins the classic group", c1.join([TOPIC]))
+    step("c1 syncs as leader again", c1.sync({c1.member_id: everything}))
+    step("listed as a classic group", s.listed(group, []))
+    step("c1 leaves", c1.leave())
     return out

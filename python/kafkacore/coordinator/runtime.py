@@ -313,6 +313,8 @@ class CoordinatorRuntime(Generic[S]):
         self._creating: asyncio.Task[None] | None = None
         self._timers: dict[int, dict[str, asyncio.TimerHandle]] = {}
         self._timer_tasks: set[asyncio.Task[None]] = set()
+        self._last_written: dict[int, int] = {}
+        """The offset after the last batch :meth:`append_uncommitted` wrote, per partition."""
 
     # -- ownership -------------------------------------------------------------------------
 
@@ -459,6 +461,7 @@ class CoordinatorRuntime(Generic[S]):
 
     def _drop(self, index: int) -> None:
         self._cancel_timers(index)
+        self._last_written.pop(index, None)
         loading = self._loading.pop(index, None)
         if loading is not None:
             loading.cancel()
@@ -554,8 +557,16 @@ class CoordinatorRuntime(Generic[S]):
         end = await loop.run_in_executor(
             self.io_executor, self._write, tp, records, producer, verification_guard
         )
+        self._last_written[index] = max(end, self._last_written.get(index, -1))
         self.topic.writer.wake_fetches(tp)
         return end
+
+    async def await_written(self, index: int) -> None:
+        """Wait until every batch written to partition ``index`` so far is committed (Kafka's
+        runtime completes a write operation without records once the high watermark
+        reaches the last written offset, so its answer never reflects uncommitted state).
+        Raises :class:`CoordinatorWriteError`."""
+        await self.await_committed(index, self._last_written.get(index, -1))
 
     async def await_committed(self, index: int, end: int) -> None:
         """Wait until the high watermark of partition ``index`` reaches ``end`` (an offset

@@ -15,11 +15,17 @@ comes; its rebalance timeout fences a member that does not revoke within it; a t
 assignment held back by ``group.consumer.assignment.interval.ms`` is computed when the
 interval ends.
 
-Not yet here (Kafka has them): classic members inside a consumer group and the online
-migration between the protocols (a classic JoinGroup to a non-empty consumer group is
-answered INCONSISTENT_GROUP_PROTOCOL, a ConsumerGroupHeartbeat to a non-empty classic
-group GROUP_ID_NOT_FOUND, as Kafka does with ``group.consumer.migration.policy=disabled``);
-per-group dynamic configs (``consumer.session.timeout.ms``, ...).
+Classic members (Kafka's ``classicGroup*ToConsumerGroup``): a JoinGroup to a consumer
+group with members makes the joining classic member one of its members (its
+subscription and owned partitions read from its embedded consumer protocol); it is never
+the leader, its generation is its member epoch, SyncGroup hands it its current assignment
+and Heartbeat tells it to rejoin (REBALANCE_IN_PROGRESS) when the group moved on, when it
+must revoke, or when the partitions it waits for are free; it is fenced when it does not
+rejoin or sync within its rebalance timeout, or its session expires. The online migration
+(``group.consumer.migration.policy``, :mod:`kafkacore.server.group.migration`): a
+ConsumerGroupHeartbeat joining a classic group with members converts it (upgrade); when
+the last consumer-protocol member leaves a group of classic members, it becomes a classic
+group again and rebalances (downgrade). Not yet here: per-group dynamic configs.
 
 Event loop only."""
 
@@ -32,12 +38,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from kafkacore._java import TimelineHashMap
+from kafkacore._java import JavaException, TimelineHashMap
 from kafkacore.coordinator import records as recs
 from kafkacore.coordinator.assignor import ASSIGNORS, PartitionAssignor, PartitionAssignorError
 from kafkacore.coordinator.consumer_group import (
     LEAVE_GROUP_MEMBER_EPOCH,
     LEAVE_GROUP_STATIC_MEMBER_EPOCH,
+    ClassicMemberMetadata,
     ConsumerGroup,
     ConsumerGroupMember,
     FencedMemberEpoch,
@@ -62,7 +69,17 @@ from kafkacore.coordinator.consumer_group import (
     topic_hash,
 )
 from kafkacore.coordinator.runtime import append_error_code
+from kafkacore.log.checkpoints import random_uuid, uuid_to_base64
 from kafkacore.protocol import ErrorCode
+from kafkacore.server.group.group import EMPTY, Group, JoinResult, join_error
+from kafkacore.server.group.migration import (
+    ConversionError,
+    MigrationPolicy,
+    classic_group_from_consumer_group,
+    consumer_group_records_from_classic,
+    subscription_of,
+    tombstones_with_replaced_member,
+)
 
 if TYPE_CHECKING:
     from kafkacore.server.group.coordinator import GroupCoordinator
@@ -97,6 +114,19 @@ class GroupError(Exception):
         super().__init__(message)
         self.code = int(code)
         self.message = message
+
+
+@dataclass
+class Write:
+    """What a write operation computed (Kafka's ``CoordinatorResult``): ``records`` to
+    append, the ``answer``, ``applied`` to run once the records are replayed (a group
+    converted from one protocol to the other is installed then) and ``committed`` once
+    they are committed (a JoinGroup's timers, as Kafka's append future)."""
+
+    records: list[Record]
+    answer: Any = None
+    applied: Callable[[], None] | None = None
+    committed: Callable[[], None] | None = None
 
 
 @dataclass
@@ -149,12 +179,26 @@ class CacheImage:
         return [t.name for t in self.cache.topics()]
 
 
+def new_member_id() -> str:
+    """A member id the coordinator makes up: Kafka's ``Uuid.randomUuid().toString()``
+    (22 URL-safe base64 characters, never starting with ``-``)."""
+    return uuid_to_base64(random_uuid())
+
+
 def session_key(group_id: str, member_id: str) -> str:
     return f"session-timeout-{group_id}-{member_id}"
 
 
 def rebalance_key(group_id: str, member_id: str) -> str:
     return f"rebalance-timeout-{group_id}-{member_id}"
+
+
+def join_key(group_id: str, member_id: str) -> str:
+    return f"join-{group_id}-{member_id}"
+
+
+def sync_key(group_id: str, member_id: str) -> str:
+    return f"sync-{group_id}-{member_id}"
 
 
 def assignment_key(group_id: str) -> str:
@@ -185,6 +229,7 @@ class ConsumerGroupCoordinator:
             if factory is not None:
                 self.assignors[name] = factory()
         self.default_assignor = next(iter(self.assignors), "uniform")
+        self.migration = MigrationPolicy.parse(self.config.group_consumer_migration_policy)
         self._metadata_version = 0
         self._regex_tasks: set[asyncio.Task[None]] = set()
 
@@ -222,31 +267,44 @@ class ConsumerGroupCoordinator:
 
     # -- writes ----------------------------------------------------------------------------
 
-    async def _write(self, group_id: str, operation: Callable[[], tuple[list[Record], Any]]) -> Any:
+    async def _write(
+        self, group_id: str, operation: Callable[[], tuple[list[Record], Any] | Write]
+    ) -> Any:
         """Kafka's ``scheduleWriteOperation`` for one group: under the partition's lock,
-        ``operation`` computes (records, answer) against the current state, the records
-        are appended and replayed; the answer comes once they are committed."""
+        ``operation`` computes its records and answer (a :class:`Write`, or a pair)
+        against the current state, the records are appended and replayed (then its
+        ``applied``); the answer comes once they are committed (then its ``committed``).
+        An operation without records answers once every earlier write is committed, so
+        no answer reflects what a failover could lose."""
         index = self._index(group_id)
         async with self.runtime.partition_lock(index):
             code = self.runtime.partition_error(index)
             if code:
                 raise GroupError(code)
-            records, answer = operation()
+            result = operation()
+            write = result if isinstance(result, Write) else Write(*result)
             end = -1
-            if records:
+            if write.records:
                 try:
-                    end = await self.runtime.append_uncommitted(index, records)
+                    end = await self.runtime.append_uncommitted(index, write.records)
                 except Exception as exc:
                     raise GroupError(append_error_code(exc)) from exc
                 shard = self.runtime.shard(index)
                 if shard is not None:
-                    for key, value in records:
+                    for key, value in write.records:
                         shard.replay_consumer_record(key, value)
+            if write.applied is not None:
+                write.applied()
         try:
-            await self.runtime.await_committed(index, end)
+            if end >= 0:
+                await self.runtime.await_committed(index, end)
+            else:
+                await self.runtime.await_written(index)
         except Exception as exc:
             raise GroupError(append_error_code(exc)) from exc
-        return answer
+        if write.committed is not None:
+            write.committed()
+        return write.answer
 
     # -- ConsumerGroupHeartbeat ------------------------------------------------------------
 
@@ -311,9 +369,11 @@ class ConsumerGroupCoordinator:
     def _get_or_create_group(
         self, group_id: str, create: bool, records: list[Record]
     ) -> ConsumerGroup:
-        """``getOrMaybeCreateConsumerGroup``: an empty classic group (or a group known by
-        offsets only) becomes a consumer group; a non-empty classic group cannot (the
-        online upgrade is not here)."""
+        """``getOrMaybeCreateConsumerGroup``: an empty classic group (also one known by
+        offsets only) becomes a consumer group (its tombstone; its offsets stay); a classic
+        group with members is converted (the online upgrade, :meth:`_convert_to_consumer`)
+        when joining. The group returned for a new or converted group is not installed:
+        the records, replayed after the append, make the one that is."""
         shard = self._shard(group_id)
         assert shard is not None
         group = shard.consumer_groups.get(group_id)
@@ -326,23 +386,67 @@ class ConsumerGroupCoordinator:
                     ErrorCode.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a consumer group."
                 )
             raise GroupError(ErrorCode.GROUP_ID_NOT_FOUND, f"Consumer group {group_id} not found.")
-        if classic is not None and (classic.members or classic.state.value != "Empty"):
+        if classic is not None and not classic.members and classic.state is EMPTY:
+            records.append((recs.group_metadata_key(group_id), None))
+            logger.info(
+                "[GroupId %s] Converted the empty classic group to a consumer group.", group_id
+            )
+            return ConsumerGroup(group_id)
+        if classic is not None:
+            self._validate_online_upgrade(classic)
+            return self._convert_to_consumer(classic, records)
+        return ConsumerGroup(group_id)
+
+    def _validate_online_upgrade(self, classic: Group) -> None:
+        """``validateOnlineUpgrade``: GROUP_ID_NOT_FOUND unless the policy allows an
+        upgrade, the group uses the consumer embedded protocol and fits
+        ``group.consumer.max.size``."""
+        group_id = classic.group_id
+        reason = None
+        if not self.migration.upgrade_enabled:
+            reason = "online upgrade is disabled"
+        elif classic.protocol_type != recs.CONSUMER_PROTOCOL_TYPE:
+            reason = "the group does not use the consumer embedded protocol"
+        elif len(classic.members) > self.config.group_consumer_max_size:
+            reason = "the group size exceeds the consumer group maximum size"
+        if reason is not None:
+            logger.info(
+                "Cannot upgrade classic group %s to consumer group because %s.", group_id, reason
+            )
             raise GroupError(
                 ErrorCode.GROUP_ID_NOT_FOUND,
-                f"Cannot upgrade classic group {group_id} to consumer group because the "
-                "online upgrade is not supported.",
+                f"Cannot upgrade classic group {group_id} to consumer group because {reason}.",
             )
-        if classic is not None and classic.generation > 0:
-            # the empty classic group's tombstone (its offsets stay: they move over)
-            records.append((recs.group_metadata_key(group_id), None))
-        fresh = ConsumerGroup(group_id)
-        if classic is not None:
-            fresh.take_offsets(classic)
-        return fresh
+
+    def _convert_to_consumer(self, classic: Group, records: list[Record]) -> ConsumerGroup:
+        """``convertToConsumerGroup``: the classic members waiting in JoinGroup or
+        SyncGroup are told REBALANCE_IN_PROGRESS (they rejoin the consumer group), the
+        classic group's tombstone, then the records of the consumer group made of its
+        members (:func:`migration.consumer_group_records_from_classic`), replayed into the
+        group returned; each member's session starts with its classic session timeout."""
+        group_id = classic.group_id
+        try:
+            converted = consumer_group_records_from_classic(
+                classic, self.image, lambda topics: self._metadata_hash(dict.fromkeys(topics))
+            )
+        except ConversionError as exc:
+            raise GroupError(exc.code, exc.message) from exc
+        self.groups.interrupt_rebalance(classic, ErrorCode.REBALANCE_IN_PROGRESS)
+        records.append((recs.group_metadata_key(group_id), None))
+        records.extend(converted)
+        group = ConsumerGroup(group_id)
+        for key, value in converted:
+            decoded = recs.decode_record(key, value)
+            group.replay(decoded.type, decoded.key, decoded.value)
+        for member in group.members.values():
+            assert member.classic is not None
+            self._schedule_session(group_id, member.member_id, member.classic.session_timeout_ms)
+        logger.info("[GroupId %s] Converted the classic group to a consumer group.", group_id)
+        return group
 
     def _heartbeat(
         self, version: int, request: Any, client_id: str, client_host: str
-    ) -> tuple[list[Record], HeartbeatResponse]:
+    ) -> tuple[list[Record], HeartbeatResponse] | Write:
         epoch = request.member_epoch
         if epoch in (LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH):
             return self._leave(request.group_id, request.instance_id, request.member_id, epoch)
@@ -354,7 +458,7 @@ class ConsumerGroupCoordinator:
         member_id = request.member_id
         self._throw_if_full(group, member_id)
         if not member_id:
-            member_id = str(uuid.uuid4())
+            member_id = new_member_id()
         owned = _owned(request.topic_partitions)
         if request.instance_id is None:
             member = self._dynamic_member(group, member_id, epoch, owned, create)
@@ -470,18 +574,23 @@ class ConsumerGroupCoordinator:
         epoch: int,
         owned: list[tuple[uuid.UUID, list[int]]] | None,
         create: bool,
+        classic: bool = False,
     ) -> ConsumerGroupMember:
+        """``getOrMaybeSubscribeDynamicConsumerGroupMember`` (a ``classic`` member's
+        epoch is its generation, checked by JoinGroup's caller, not here)."""
         member = group.member(member_id)
         if member is None:
             if not create:
                 self._member_or_throw(group, member_id)
             member = ConsumerGroupMember(member_id)
-        self._check_epoch(member, epoch, owned)
+        if not classic:
+            self._check_epoch(member, epoch, owned)
         if create:
             logger.info(
-                "[GroupId %s] Member %s joins the consumer group using the consumer protocol.",
+                "[GroupId %s] Member %s joins the consumer group using the %s protocol.",
                 group.group_id,
                 member_id,
+                "classic" if classic else "consumer",
             )
         return member
 
@@ -494,13 +603,28 @@ class ConsumerGroupCoordinator:
         owned: list[tuple[uuid.UUID, list[int]]] | None,
         create: bool,
         records: list[Record],
+        classic: bool = False,
     ) -> ConsumerGroupMember:
+        """``getOrMaybeSubscribeStaticConsumerGroupMember``: a new static member, a
+        rejoining one replacing the member that held its instance id (a member of the
+        consumer protocol replacing another only once that one left temporarily), or the
+        known one."""
+        protocol = "classic" if classic else "consumer"
         existing = group.static_member(instance_id)
         if create:
             if existing is None:
                 member = group.member(member_id) or ConsumerGroupMember(member_id)
+                logger.info(
+                    "[GroupId %s] Static member %s with instance id %s joins the consumer group "
+                    "using the %s protocol.",
+                    group.group_id,
+                    member_id,
+                    instance_id,
+                    protocol,
+                )
                 return member
-            if existing.member_epoch != LEAVE_GROUP_STATIC_MEMBER_EPOCH:
+            unreleased = existing.member_epoch != LEAVE_GROUP_STATIC_MEMBER_EPOCH
+            if not classic and not existing.uses_classic_protocol and unreleased:
                 raise GroupError(
                     ErrorCode.UNRELEASED_INSTANCE_ID,
                     f"Static member {member_id} with instance id {instance_id} cannot join the "
@@ -521,10 +645,11 @@ class ConsumerGroupCoordinator:
             records.append(current_assignment_record(group.group_id, new))
             logger.info(
                 "[GroupId %s] Static member with instance id %s re-joins the consumer group "
-                "using the consumer protocol. Created a new member %s to replace the existing "
+                "using the %s protocol. Created a new member %s to replace the existing "
                 "member %s.",
                 group.group_id,
                 instance_id,
+                protocol,
                 member_id,
                 existing.member_id,
             )
@@ -537,7 +662,8 @@ class ConsumerGroupCoordinator:
                 f"Static member {member_id} with instance id {instance_id} was fenced by member "
                 f"{existing.member_id}.",
             )
-        self._check_epoch(existing, epoch, owned)
+        if not classic:
+            self._check_epoch(existing, epoch, owned)
         return existing
 
     def _update_subscription_metadata(
@@ -692,13 +818,13 @@ class ConsumerGroupCoordinator:
 
     def _leave(
         self, group_id: str, instance_id: str | None, member_id: str, epoch: int
-    ) -> tuple[list[Record], HeartbeatResponse]:
+    ) -> tuple[list[Record], HeartbeatResponse] | Write:
         group = self._get_or_create_group(group_id, False, [])
         response = HeartbeatResponse(member_id=member_id, member_epoch=epoch)
         if instance_id is None:
             member = self._member_or_throw(group, member_id)
             logger.info("[GroupId %s] Member %s left the consumer group.", group_id, member_id)
-            return self._fence(group, [member]), response
+            return self._fence(group, [member], response)
         member_or_none = group.static_member(instance_id)
         if member_or_none is None:
             raise GroupError(ErrorCode.UNKNOWN_MEMBER_ID, f"Instance id {instance_id} is unknown.")
@@ -716,13 +842,25 @@ class ConsumerGroupCoordinator:
             return [current_assignment_record(group_id, leaving)], HeartbeatResponse(
                 member_id=member.member_id, member_epoch=LEAVE_GROUP_STATIC_MEMBER_EPOCH
             )
-        return self._fence(group, [member]), response
+        return self._fence(group, [member], response)
 
-    def _fence(self, group: ConsumerGroup, members: Sequence[ConsumerGroupMember]) -> list[Record]:
-        """``consumerGroupFenceMembers`` (without the downgrade): each member's
-        tombstones, the regexes only they used, and a new group epoch."""
+    def _fence(
+        self, group: ConsumerGroup, members: Sequence[ConsumerGroupMember], answer: Any = None
+    ) -> Write:
+        """``consumerGroupFenceMembers``: each member's tombstones, the regexes only they
+        used, and a new group epoch; or, when the members leaving are its last
+        consumer-protocol members and the policy allows it, the group becomes a classic
+        group of its remaining classic members (the online downgrade), which rebalances."""
         if not members:
-            return []
+            return Write([], answer)
+        if self._can_downgrade_fencing(group, members):
+            return self._convert_to_classic(
+                group,
+                [m.member_id for m in members],
+                None,
+                answer,
+                f"Downgrade group {group.group_id} from consumer to classic for member leaving.",
+            )
         records: list[Record] = []
         for m in members:
             records.append(current_assignment_tombstone(group.group_id, m.member_id))
@@ -750,29 +888,106 @@ class ConsumerGroupCoordinator:
             epoch,
             metadata_hash,
         )
-        index = self._index(group.group_id)
         for m in members:
-            self.runtime.cancel_timer(index, session_key(group.group_id, m.member_id))
-            self.runtime.cancel_timer(index, rebalance_key(group.group_id, m.member_id))
-        return records
+            self._cancel_timers(group.group_id, m.member_id)
+        return Write(records, answer)
+
+    def _cancel_timers(self, group_id: str, member_id: str) -> None:
+        index = self._index(group_id)
+        for key in (session_key, rebalance_key, join_key, sync_key):
+            self.runtime.cancel_timer(index, key(group_id, member_id))
+
+    def _can_downgrade_fencing(
+        self, group: ConsumerGroup, fenced: Sequence[ConsumerGroupMember]
+    ) -> bool:
+        """``validateOnlineDowngradeWithFencedMembers``: only classic members would
+        remain, at least one, the policy allows a downgrade, and they fit
+        ``group.max.size``."""
+        remaining = [
+            m for mid, m in group.members.items() if mid not in {f.member_id for f in fenced}
+        ]
+        if not all(m.uses_classic_protocol for m in remaining):
+            return False
+        if not remaining:
+            logger.debug(
+                "Skip downgrading the consumer group %s to classic group because it's empty.",
+                group.group_id,
+            )
+            return False
+        return self._downgrade_allowed(group, len(remaining))
+
+    def _downgrade_allowed(self, group: ConsumerGroup, size: int) -> bool:
+        if not self.migration.downgrade_enabled:
+            logger.info(
+                "Cannot downgrade consumer group %s to classic group because the online "
+                "downgrade is disabled.",
+                group.group_id,
+            )
+            return False
+        if size > self.config.group_max_size:
+            logger.info(
+                "Cannot downgrade consumer group %s to classic group because its group size "
+                "is greater than classic group max size.",
+                group.group_id,
+            )
+            return False
+        return True
+
+    def _convert_to_classic(
+        self,
+        group: ConsumerGroup,
+        leaving: Sequence[str],
+        joining: ConsumerGroupMember | None,
+        answer: Any,
+        rebalance_reason: str | None,
+    ) -> Write:
+        """``convertToClassicGroup``: the consumer group's tombstones (with ``joining``,
+        the static member it replaced is tombstoned under its id), then the classic
+        group's metadata record (:func:`migration.classic_group_from_consumer_group`).
+        Once replayed, the classic group is installed as built (every member with all its
+        protocols), their sessions start, and with a ``rebalance_reason`` it rebalances."""
+        group_id = group.group_id
+        try:
+            classic = classic_group_from_consumer_group(
+                group, leaving, joining, self.image, self.now_ms()
+            )
+        except ConversionError as exc:
+            raise GroupError(exc.code, exc.message) from exc
+        if joining is None:
+            records = group_tombstones(group)
+        else:
+            replaced = group.static_member(joining.instance_id)
+            assert replaced is not None, "joining member must be a static member"
+            records = tombstones_with_replaced_member(group, replaced.member_id, joining.member_id)
+        records.append(self.groups.group_metadata_record(classic))
+        for member_id in list(group.members):
+            self._cancel_timers(group_id, member_id)
+        if joining is not None:
+            self._cancel_timers(group_id, joining.member_id)
+
+        def install() -> None:
+            self.groups.install_converted(classic, rebalance_reason)
+            logger.info("[GroupId %s] Converted the consumer group to a classic group.", group_id)
+
+        return Write(records, answer, applied=install)
 
     async def _fence_operation(
         self, group_id: str, member_id: str, reason: str, epoch: int | None = None
     ) -> None:
-        def operation() -> tuple[list[Record], None]:
+        def operation() -> Write:
             group = self.group(group_id)
             if group is None:
-                return [], None
+                return Write([])
             member = group.member(member_id)
             if member is None or (epoch is not None and member.member_epoch != epoch):
-                return [], None
+                return Write([])
             logger.info(
                 "[GroupId %s] Member %s fenced from the group because %s.",
                 group_id,
                 member_id,
                 reason,
             )
-            return self._fence(group, [member]), None
+            return self._fence(group, [member])
 
         try:
             await self._write(group_id, operation)
@@ -953,6 +1168,417 @@ class ConsumerGroupCoordinator:
         except GroupError as exc:
             logger.info("Could not record the regexes of %s: %s", group_id, exc.code)
 
+    # -- classic members of a consumer group (JoinGroup, SyncGroup, Heartbeat, LeaveGroup) --
+
+    def serves_classic(self, group_id: str) -> bool:
+        """A JoinGroup to ``group_id`` is the consumer group's (it has members)."""
+        group = self.group(group_id)
+        return group is not None and bool(group.members)
+
+    async def classic_join(
+        self,
+        *,
+        version: int,
+        group_id: str,
+        member_id: str,
+        instance_id: str | None,
+        client_id: str,
+        client_host: str,
+        session_timeout: int,
+        rebalance_timeout: int,
+        protocol_type: str,
+        protocols: list[tuple[str, bytes]],
+    ) -> JoinResult | None:
+        """``classicGroupJoinToConsumerGroup``: a classic member joins (or rejoins) the
+        consumer group; answered once its records are committed, with its epoch as the
+        generation and no leader (the coordinator assigns). ``None`` when the group is no
+        longer a consumer group with members (the caller joins it as a classic one)."""
+
+        def operation() -> Write:
+            group = self.group(group_id)
+            if group is None or not group.members:
+                raise _NotConsumerGroup
+            return self._classic_join(
+                group,
+                version,
+                member_id,
+                instance_id,
+                client_id,
+                client_host,
+                session_timeout,
+                rebalance_timeout,
+                protocol_type,
+                protocols,
+            )
+
+        try:
+            answer: JoinResult = await self._write(group_id, operation)
+        except _NotConsumerGroup:
+            return None
+        except GroupError as exc:
+            return join_error(exc.code, member_id)
+        return answer
+
+    def _classic_join(
+        self,
+        group: ConsumerGroup,
+        version: int,
+        member_id: str,
+        instance_id: str | None,
+        client_id: str,
+        client_host: str,
+        session_timeout: int,
+        rebalance_timeout: int,
+        protocol_type: str,
+        protocols: list[tuple[str, bytes]],
+    ) -> Write:
+        group_id = group.group_id
+        now = self.now_ms()
+        if not self.migration.enabled:
+            logger.info(
+                "Cannot join the consumer group %s with the classic protocol because the group "
+                "migration is disabled.",
+                group_id,
+            )
+            raise GroupError(
+                ErrorCode.INCONSISTENT_GROUP_PROTOCOL,
+                f"Cannot join the consumer group {group_id} with the classic protocol because "
+                "the group migration is disabled.",
+            )
+        unknown = member_id == ""
+        if unknown:
+            member_id = new_member_id()
+        self._throw_if_full(group, member_id)
+        if not _supports_classic(group, protocol_type, [name for name, _ in protocols]):
+            raise GroupError(
+                ErrorCode.INCONSISTENT_GROUP_PROTOCOL,
+                f"Member {member_id}'s protocols are not supported.",
+            )
+        if version >= 4 and unknown and instance_id is None:
+            logger.info(
+                "[GroupId %s] Dynamic member with unknown member id joins the consumer group. "
+                "Created a new member id %s and requesting the member to rejoin with this id.",
+                group_id,
+                member_id,
+            )
+            return Write([], join_error(ErrorCode.MEMBER_ID_REQUIRED, member_id))
+        records: list[Record] = []
+        if instance_id is None:
+            member = self._dynamic_member(group, member_id, -1, [], True, classic=True)
+        else:
+            member = self._static_member(
+                group, member_id, -1, instance_id, [], unknown, records, classic=True
+            )
+        replaced = group.static_member(instance_id)
+        downgrade = replaced is not None and self._can_downgrade_replacing(group, replaced)
+        try:
+            view = subscription_of(protocols[0][1])
+        except JavaException as exc:
+            raise GroupError(
+                ErrorCode.UNKNOWN_SERVER_ERROR,
+                "Malformed embedded consumer protocol in subscription deserialization.",
+            ) from exc
+        updated = replace(
+            member,
+            instance_id=instance_id if instance_id is not None else member.instance_id,
+            rack_id=view.rack_id if view.rack_id is not None else member.rack_id,
+            rebalance_timeout_ms=(
+                rebalance_timeout if rebalance_timeout != -1 else member.rebalance_timeout_ms
+            ),
+            subscribed_topic_names=frozenset(view.topics),
+            subscribed_topic_regex="",  # a classic member cannot subscribe by regex
+            client_id=client_id,
+            client_host=client_host,
+            classic=ClassicMemberMetadata(session_timeout, tuple(protocols)),
+        )
+        names_changed = False
+        if not updated.same_subscription_record(member):
+            records.append(member_subscription_record(group_id, updated))
+            names_changed = updated.subscribed_topic_names != member.subscribed_topic_names
+        regex_status = self._maybe_update_regexes(group, member, updated, records, now)
+        bump = names_changed or regex_status != _REGEX_NO_CHANGE
+        group_epoch, subscription_type = self._update_subscription_metadata(
+            group, bump, member, updated, records
+        )
+        owned: list[tuple[uuid.UUID, list[int]]] = []
+        for topic, partitions in view.owned:  # Utils.toTopicPartitions: unknown topics left out
+            topic_id = self.image.topic_id(topic)
+            if topic_id is not None:
+                owned.append((topic_id, list(partitions)))
+        write: Write | None = None
+        if downgrade:
+            stale = group.assignment_epoch < group_epoch
+            if not stale:
+                updated = self._maybe_reconcile(
+                    group,
+                    updated,
+                    group.assignment_epoch,
+                    self._target_of(group, updated),
+                    bump,
+                    owned,
+                    records,
+                )
+            write = self._convert_to_classic(
+                group,
+                [],
+                updated,
+                None,
+                f"Downgrade group {group_id} from consumer to classic with stale assignment."
+                if stale
+                else None,
+            )
+            records.extend(write.records)
+        else:
+            target_epoch, target = self._maybe_update_target(
+                group, group_epoch, member, updated, subscription_type, records, now
+            )
+            updated = self._maybe_reconcile(
+                group, updated, target_epoch, target, bump, owned, records
+            )
+        answer = JoinResult(
+            ErrorCode.NONE, updated.member_epoch, protocols[0][0], "", updated.member_id, []
+        )
+        joined_id = updated.member_id
+
+        def committed() -> None:
+            self.runtime.cancel_timer(self._index(group_id), join_key(group_id, joined_id))
+            if not downgrade:
+                self._schedule_session(group_id, joined_id, session_timeout)
+                self._schedule_sync_timeout(group_id, joined_id, rebalance_timeout)
+
+        return Write(
+            records,
+            answer,
+            applied=write.applied if write is not None else None,
+            committed=committed,
+        )
+
+    def _can_downgrade_replacing(self, group: ConsumerGroup, replaced: ConsumerGroupMember) -> bool:
+        """``validateOnlineDowngradeWithReplacedMember``: a classic static member replaces
+        the group's only consumer-protocol member."""
+        if replaced.uses_classic_protocol:
+            return False
+        if not all(m.uses_classic_protocol for m in group.members.values() if m is not replaced):
+            return False
+        return self._downgrade_allowed(group, len(group.members))
+
+    def _classic_member(
+        self, group: ConsumerGroup, member_id: str, instance_id: str | None
+    ) -> ConsumerGroupMember:
+        """``validateConsumerGroupMember`` then ``throwIfMemberDoesNotUseClassicProtocol``."""
+        if instance_id is None:
+            member = self._member_or_throw(group, member_id)
+        else:
+            found = group.static_member(instance_id)
+            if found is None:
+                raise GroupError(
+                    ErrorCode.UNKNOWN_MEMBER_ID,
+                    f"Member with instance id {instance_id} is not a member of group "
+                    f"{group.group_id}.",
+                )
+            if found.member_id != member_id:
+                raise GroupError(
+                    ErrorCode.FENCED_INSTANCE_ID,
+                    f"Static member {member_id} with instance id {instance_id} was fenced by "
+                    f"member {found.member_id}.",
+                )
+            member = found
+        if member.classic is None:
+            raise GroupError(
+                ErrorCode.UNKNOWN_MEMBER_ID,
+                f"Member {member.member_id} does not use the classic protocol.",
+            )
+        return member
+
+    @staticmethod
+    def _check_generation(member: ConsumerGroupMember, generation: int) -> None:
+        if member.member_epoch != generation:
+            raise GroupError(
+                ErrorCode.ILLEGAL_GENERATION,
+                f"The request generation id {generation} is not equal to the member epoch "
+                f"{member.member_epoch} of member {member.member_id}.",
+            )
+
+    def _rebalance_needed(self, group: ConsumerGroup, member: ConsumerGroupMember) -> None:
+        """``throwIfRebalanceInProgress``: the group moved on and the member, not revoking,
+        must rejoin (within its rebalance timeout)."""
+        if group.group_epoch > member.member_epoch and (
+            member.state is not MemberState.UNREVOKED_PARTITIONS
+        ):
+            self._schedule_join_timeout(group.group_id, member)
+            raise GroupError(
+                ErrorCode.REBALANCE_IN_PROGRESS,
+                f"A new rebalance is triggered in group {group.group_id} and member "
+                f"{member.member_id} should rejoin to catch up.",
+            )
+
+    async def classic_sync(
+        self,
+        group_id: str,
+        generation: int,
+        member_id: str,
+        instance_id: str | None,
+        protocol_type: str | None,
+        protocol_name: str | None,
+    ) -> tuple[int, str | None, str | None, bytes]:
+        """``classicGroupSyncToConsumerGroup``: a classic member's assignment, its current
+        one in the consumer protocol's encoding at the version of its subscription."""
+
+        def operation() -> Write:
+            group = self.group(group_id)
+            if group is None or not group.members:
+                raise GroupError(ErrorCode.UNKNOWN_MEMBER_ID)
+            member = self._classic_member(group, member_id, instance_id)
+            self._check_generation(member, generation)
+            assert member.classic is not None
+            name, metadata = member.classic.protocols[0]
+            if protocol_type is not None and protocol_type != recs.CONSUMER_PROTOCOL_TYPE:
+                raise GroupError(
+                    ErrorCode.INCONSISTENT_GROUP_PROTOCOL,
+                    f"The protocol type {protocol_type} from member {member_id} request is not "
+                    f"equal to the group protocol type {recs.CONSUMER_PROTOCOL_TYPE}.",
+                )
+            if protocol_name is not None and protocol_name != name:
+                raise GroupError(
+                    ErrorCode.INCONSISTENT_GROUP_PROTOCOL,
+                    f"The protocol name {protocol_name} from member {member_id} request is not "
+                    f"equal to the protocol name {name} returned in the join response.",
+                )
+            self._rebalance_needed(group, member)
+            assignment = recs.encode_consumer_assignment(
+                [
+                    (topic, list(ps))
+                    for topic_id, ps in member.assigned.items()
+                    if (topic := self.image.topic_name(topic_id)) is not None
+                ],
+                recs.consumer_protocol_version(metadata),
+            )
+            session = member.classic.session_timeout_ms
+
+            def committed() -> None:
+                self.runtime.cancel_timer(self._index(group_id), sync_key(group_id, member_id))
+                self._schedule_session(group_id, member_id, session)
+
+            return Write(
+                [], (ErrorCode.NONE, protocol_type, protocol_name, assignment), None, committed
+            )
+
+        try:
+            answer: tuple[int, str | None, str | None, bytes] = await self._write(
+                group_id, operation
+            )
+        except GroupError as exc:
+            return exc.code, None, None, b""
+        return answer
+
+    async def classic_heartbeat(
+        self, group_id: str, generation: int, member_id: str, instance_id: str | None
+    ) -> int:
+        """``classicGroupHeartbeatToConsumerGroup``: REBALANCE_IN_PROGRESS (the member
+        rejoins within its rebalance timeout) when the group epoch moved past the member's,
+        when it must revoke, or when the partitions it waits for are free."""
+
+        def operation() -> Write:
+            group = self.group(group_id)
+            if group is None:
+                raise GroupError(ErrorCode.UNKNOWN_MEMBER_ID, f"Group {group_id} not found.")
+            member = self._classic_member(group, member_id, instance_id)
+            self._check_generation(member, generation)
+            assert member.classic is not None
+            self._schedule_session(group_id, member_id, member.classic.session_timeout_ms)
+            code = ErrorCode.NONE
+            if (
+                member.member_epoch < group.group_epoch
+                or member.state is MemberState.UNREVOKED_PARTITIONS
+                or (
+                    member.state is MemberState.UNRELEASED_PARTITIONS
+                    and not _waiting_on_unreleased(group, member)
+                )
+            ):
+                code = ErrorCode.REBALANCE_IN_PROGRESS
+                self._schedule_join_timeout(group_id, member)
+            return Write([], code)
+
+        try:
+            answer: int = await self._write(group_id, operation)
+        except GroupError as exc:
+            return exc.code
+        return answer
+
+    async def classic_leave(
+        self, group_id: str, members: list[tuple[str, str | None]]
+    ) -> tuple[int, list[int]]:
+        """``classicGroupLeaveToConsumerGroup``: each named member (by member id, or by
+        instance id for an administrative removal) is fenced, maybe downgrading the group;
+        a code per member."""
+
+        def operation() -> Write:
+            group = self.group(group_id)
+            if group is None:
+                raise GroupError(ErrorCode.UNKNOWN_MEMBER_ID, f"Group {group_id} not found.")
+            codes: list[int] = []
+            leaving: dict[str, ConsumerGroupMember] = {}
+            for leaving_id, leaving_instance in members:
+                try:
+                    if leaving_instance is None:
+                        member = self._member_or_throw(group, leaving_id)
+                    else:
+                        found = group.static_member(leaving_instance)
+                        if found is None:
+                            raise GroupError(
+                                ErrorCode.UNKNOWN_MEMBER_ID,
+                                f"Instance id {leaving_instance} is unknown.",
+                            )
+                        if leaving_id and found.member_id != leaving_id:
+                            raise GroupError(ErrorCode.FENCED_INSTANCE_ID)
+                        member = found
+                except GroupError as exc:
+                    codes.append(exc.code)
+                    continue
+                logger.info(
+                    "[GroupId %s] Member %s has left group through explicit `LeaveGroup` "
+                    "request; client reason: not provided",
+                    group_id,
+                    member.member_id,
+                )
+                codes.append(ErrorCode.NONE)
+                leaving[member.member_id] = member
+            return self._fence(group, list(leaving.values()), (ErrorCode.NONE, codes))
+
+        try:
+            answer: tuple[int, list[int]] = await self._write(group_id, operation)
+        except GroupError as exc:
+            return exc.code, []
+        return answer
+
+    def _schedule_join_timeout(self, group_id: str, member: ConsumerGroupMember) -> None:
+        """``scheduleConsumerGroupJoinTimeoutIfAbsent``: a classic member asked to rejoin
+        is fenced if it does not within its rebalance timeout."""
+        member_id = member.member_id
+        self.runtime.schedule_timer(
+            self._index(group_id),
+            join_key(group_id, member_id),
+            member.rebalance_timeout_ms,
+            lambda: self._fence_operation(
+                group_id,
+                member_id,
+                "the classic member failed to join within the rebalance timeout",
+            ),
+            if_absent=True,
+        )
+
+    def _schedule_sync_timeout(self, group_id: str, member_id: str, timeout_ms: int) -> None:
+        """``scheduleConsumerGroupSyncTimeout``: a classic member that joined is fenced if
+        it does not sync within its rebalance timeout."""
+        self.runtime.schedule_timer(
+            self._index(group_id),
+            sync_key(group_id, member_id),
+            timeout_ms,
+            lambda: self._fence_operation(
+                group_id, member_id, "the member failed to sync within timeout"
+            ),
+        )
+
     # -- ConsumerGroupDescribe ---------------------------------------------------------------
 
     def describe(self, group_id: str) -> dict[str, Any]:
@@ -998,29 +1624,27 @@ class ConsumerGroupCoordinator:
         transactional: bool = False,
     ) -> int:
         """The group error of a commit (OffsetCommit or TxnOffsetCommit) to a consumer
-        group: a simple commit (epoch -1, no member) is accepted only when the group is
-        empty; a member's commit from a version below v9 is UNSUPPORTED_VERSION (not for
-        TxnOffsetCommit); an unknown member UNKNOWN_MEMBER_ID; an epoch above the member's
-        STALE_MEMBER_EPOCH; a lower one only for partitions assigned (or being revoked) at
-        an assignment epoch at or below it (KIP-1251), else STALE_MEMBER_EPOCH."""
-        if member_epoch < 0 and not member_id:
-            if group.members:
-                return ErrorCode.UNKNOWN_MEMBER_ID
+        group, as Kafka 4.3.1's ``ConsumerGroup.validateOffsetCommit``: a commit without
+        epoch to an empty group, or a transactional one without member, is accepted; an
+        unknown member is UNKNOWN_MEMBER_ID; a consumer-protocol member's commit from a
+        version below v9 UNSUPPORTED_VERSION (not for TxnOffsetCommit); the member's epoch
+        is accepted, a greater one is STALE_MEMBER_EPOCH (ILLEGAL_GENERATION for a classic
+        member), a lower one only for partitions assigned (or being revoked) at an
+        assignment epoch at or below it (KIP-1251), else STALE_MEMBER_EPOCH."""
+        if member_epoch < 0 and not group.members:
             return ErrorCode.NONE
-        if not transactional and api_version < 9:
-            return ErrorCode.UNSUPPORTED_VERSION
+        if transactional and member_epoch == -1 and not member_id and instance_id is None:
+            return ErrorCode.NONE
         member = group.member(member_id)
         if member is None:
             return ErrorCode.UNKNOWN_MEMBER_ID
-        if member.uses_classic_protocol:
-            return (
-                ErrorCode.NONE
-                if member_epoch == member.member_epoch
-                else ErrorCode.ILLEGAL_GENERATION
-            )
+        if not transactional and not member.uses_classic_protocol and api_version < 9:
+            return ErrorCode.UNSUPPORTED_VERSION
         if member_epoch == member.member_epoch:
             return ErrorCode.NONE
         if member_epoch > member.member_epoch:
+            if member.uses_classic_protocol:
+                return ErrorCode.ILLEGAL_GENERATION
             return ErrorCode.STALE_MEMBER_EPOCH
         for topic_id, partition in partitions:
             if topic_id is None:
@@ -1053,7 +1677,11 @@ class ConsumerGroupCoordinator:
         gets its rebalance timeout again."""
         for group in shard.consumer_groups.values():
             for member in group.members.values():
-                self._schedule_session(group.group_id, member.member_id)
+                self._schedule_session(
+                    group.group_id,
+                    member.member_id,
+                    None if member.classic is None else member.classic.session_timeout_ms,
+                )
                 if member.state is MemberState.UNREVOKED_PARTITIONS:
                     self._schedule_rebalance_timeout(
                         group.group_id,
@@ -1076,6 +1704,34 @@ class ConsumerGroupCoordinator:
             return group_tombstones(group), None
 
         await self._write(group_id, operation)
+
+
+class _NotConsumerGroup(Exception):
+    """The group is no longer a consumer group with members: the classic path serves it."""
+
+
+def _supports_classic(group: ConsumerGroup, protocol_type: str, names: Sequence[str]) -> bool:
+    """``ConsumerGroup.supportsClassicProtocols``: the consumer protocol type, and a
+    protocol every classic member of the group supports (any, if none is classic)."""
+    if protocol_type != recs.CONSUMER_PROTOCOL_TYPE:
+        return False
+    if not group.members:
+        return bool(names)
+    classic = [m.classic for m in group.members.values() if m.classic is not None]
+    return any(all(any(n == name for n, _ in c.protocols) for c in classic) for name in names)
+
+
+def _waiting_on_unreleased(group: ConsumerGroup, member: ConsumerGroupMember) -> bool:
+    """``ConsumerGroup.waitingOnUnreleasedPartition``: a partition of the member's target
+    that it does not have yet is still owned by another member."""
+    if member.state is not MemberState.UNRELEASED_PARTITIONS:
+        return False
+    for topic_id, partitions in group.target_assignment_of(member.member_id).items():
+        assigned = member.assigned.get(topic_id, {})
+        for p in partitions:
+            if p not in assigned and group.current_partition_epoch(topic_id, p) != -1:
+                return True
+    return False
 
 
 _REGEX_NO_CHANGE = 0

@@ -229,7 +229,7 @@ class GroupCoordinator:
         written."""
         async with self._write_lock(group.group_id):
             try:
-                await self._append(group.group_id, [self._group_metadata_record(group)])
+                await self._append(group.group_id, [self.group_metadata_record(group)])
             except Exception as exc:
                 code = append_error_code(exc)
                 logger.warning(
@@ -243,7 +243,10 @@ class GroupCoordinator:
 
     # -- helpers ---------------------------------------------------------------------------
 
-    def _group_metadata_record(self, group: Group) -> tuple[bytes, bytes | None]:
+    def group_metadata_record(self, group: Group) -> tuple[bytes, bytes | None]:
+        """``group``'s GroupMetadata record (Kafka's ``newGroupMetadataRecord``): its
+        members in the order they iterate, each with its subscription to the selected
+        protocol and its assignment."""
         members = [
             recs.MemberMetadata(
                 member_id=m.member_id,
@@ -267,6 +270,33 @@ class GroupCoordinator:
         )
         return recs.group_metadata_key(group.group_id), value
 
+    def interrupt_rebalance(self, group: Group, code: int) -> None:
+        """Every member waiting in JoinGroup or SyncGroup is answered ``code`` and the
+        rebalance under way is cancelled (Kafka's ``completeAllJoinFutures`` and
+        ``completeAllSyncFutures``, when the group becomes a consumer group)."""
+        for m in group.members.values():
+            if m.join_future is not None and not m.join_future.done():
+                m.join_future.set_result(join_error(code, m.member_id))
+            if m.sync_future is not None and not m.sync_future.done():
+                m.sync_future.set_result((code, b""))
+        if group.rebalance is not None:
+            group.rebalance.cancel()
+            group.rebalance = None
+
+    def install_converted(self, group: Group, rebalance_reason: str | None) -> None:
+        """``group``, a consumer group converted to a classic group whose records were just
+        replayed, replaces what the replay made of them (it keeps every member's
+        protocols); its offsets stay; its members' sessions start, and with a
+        ``rebalance_reason`` it rebalances (Kafka's ``convertToClassicGroup``)."""
+        existing = self.groups.get(group.group_id)
+        if existing is not None:
+            group.take_offsets(existing)
+        self.groups[group.group_id] = group
+        for member in group.members.values():
+            member.renew_session()
+        if rebalance_reason is not None:
+            self.prepare_rebalance(group, rebalance_reason)
+
     def _remove_member(self, group: Group, member: Member) -> None:
         group.members.pop(member.member_id, None)
         if member.instance_id is not None and group.static.get(member.instance_id) == (
@@ -280,11 +310,14 @@ class GroupCoordinator:
         if group.leader == member.member_id:
             group.leader = next(iter(group.members), None)
         if group.state in (STABLE, COMPLETING):
-            self._prepare_rebalance(group, f"removing member {member.member_id}")
+            self.prepare_rebalance(group, f"removing member {member.member_id}")
         elif group.state == PREPARING and group.joined is not None:
             group.joined.set()
 
-    def _prepare_rebalance(self, group: Group, reason: str) -> None:
+    def prepare_rebalance(self, group: Group, reason: str) -> None:
+        """Kafka's ``prepareRebalance``: members waiting in SyncGroup are told
+        REBALANCE_IN_PROGRESS, the group moves to PreparingRebalance and its rebalance
+        runs until every member rejoined or the rebalance timeout passed."""
         logger.info(
             "Preparing to rebalance group %s in state %s with old generation %d (reason: %s)",
             group.group_id,
@@ -325,9 +358,9 @@ class GroupCoordinator:
         await self._complete_join(group)
 
     async def _complete_join(self, group: Group) -> None:
-        """Complete the rebalance, then write the group's metadata (the join answers do
-        not wait for it, as in Kafka's classic ``completeClassicGroupJoin`` for a group
-        with members)."""
+        """Complete the rebalance: the new generation is answered to the members waiting
+        in JoinGroup; an emptied group's metadata is written (Kafka's classic
+        ``completeClassicGroupJoin``; a group with members is written at SyncGroup)."""
         try:
             await self._complete_join_and_persist(group)
         finally:
@@ -375,7 +408,8 @@ class GroupCoordinator:
                 )
             )
             m.join_future = None
-        await self._persist_group(group)
+        # a group with members is written by its leader's SyncGroup (Kafka's
+        # completeClassicGroupJoin writes only an emptied group)
 
     # -- JoinGroup -------------------------------------------------------------------------
 
@@ -403,23 +437,45 @@ class GroupCoordinator:
             c.group_min_session_timeout_ms <= session_timeout <= c.group_max_session_timeout_ms
         ):
             return join_error(ErrorCode.INVALID_SESSION_TIMEOUT, member_id)
-        consumer_group = self.consumer.group(group_id)
-        if consumer_group is not None:
-            if consumer_group.members:
-                # classic members inside a consumer group (the online migration) are not
-                # served: Kafka answers this with the migration disabled
-                return join_error(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, member_id)
+        if self.consumer.serves_classic(group_id):
+            # a classic member inside a consumer group (the online migration)
+            joined = await self.consumer.classic_join(
+                version=version,
+                group_id=group_id,
+                member_id=member_id,
+                instance_id=instance_id,
+                client_id=client_id,
+                client_host=client_host,
+                session_timeout=session_timeout,
+                # JoinGroup v0 has no rebalance timeout: the session timeout stands for it
+                rebalance_timeout=rebalance_timeout if rebalance_timeout >= 0 else session_timeout,
+                protocol_type=protocol_type,
+                protocols=protocols,
+            )
+            if joined is not None:
+                return joined
+        if self.consumer.group(group_id) is not None:
             try:  # an empty consumer group becomes a classic group (its tombstones)
                 await self.consumer.delete_empty(group_id)
             except GroupError as exc:
                 return join_error(exc.code, member_id)
         group = self.groups.get(group_id)
+        created = False
         if group is None or group.state == DEAD:
             if member_id:
                 return join_error(ErrorCode.UNKNOWN_MEMBER_ID, member_id)
-            group = self.groups[group_id] = Group(group_id)
+            group = self.groups[group_id] = Group(group_id, state_timestamp=self.clock())
+            created = True
         if not protocol_type or not protocols:
             return join_error(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, member_id)
+        if created:
+            # Kafka commits a group JoinGroup creates with an empty GroupMetadata record (no
+            # protocol type, generation 0); failing that, the group is not created
+            code = await self._persist_group(group)
+            if code:
+                if self.groups.get(group_id) is group and not group.members:
+                    del self.groups[group_id]
+                return join_error(code, "")
         if group.members and (
             protocol_type != group.protocol_type
             or not group.supported_protocols() & {n for n, _ in protocols}
@@ -537,7 +593,7 @@ class GroupCoordinator:
         member.join_future = future
         member.renew_session()
         if group.state != PREPARING:
-            self._prepare_rebalance(group, f"member {member.member_id} joining")
+            self.prepare_rebalance(group, f"member {member.member_id} joining")
         assert group.joined is not None
         group.joined.set()
         result: JoinResult = await future
@@ -577,6 +633,10 @@ class GroupCoordinator:
             return ErrorCode.REBALANCE_IN_PROGRESS, None, None, b""
         if owner_error:
             return owner_error, None, None, b""
+        if self.consumer.group(group_id) is not None:
+            return await self.consumer.classic_sync(
+                group_id, generation, member_id, instance_id, protocol_type, protocol_name
+            )
         code, group, member = self._check_member(group_id, member_id, instance_id, generation)
         if code or group is None or member is None:
             return code, None, None, b""
@@ -615,7 +675,7 @@ class GroupCoordinator:
                     if m.sync_future is not None and not m.sync_future.done():
                         m.sync_future.set_result((write_error, b""))
                     m.sync_future = None
-                self._prepare_rebalance(
+                self.prepare_rebalance(
                     group,
                     f"Error {ErrorCode(write_error).name} when storing group assignment "
                     f"during SyncGroup (member: {member_id})",
@@ -629,24 +689,37 @@ class GroupCoordinator:
         code, assignment = await future
         return code, pt, pn, assignment
 
-    def heartbeat(
+    async def heartbeat(
         self, group_id: str, generation: int, member_id: str, instance_id: str | None
     ) -> int:
+        """Heartbeat: a classic group's member keeps its session (REBALANCE_IN_PROGRESS
+        while it rebalances); a classic member of a consumer group is answered by the
+        consumer group (:meth:`ConsumerGroupCoordinator.classic_heartbeat`)."""
         owner_error = self.coordinator_error(group_id)
         if owner_error == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS:
             return ErrorCode.NONE  # Kafka answers blindly while the group loads
         if owner_error:
             return owner_error
+        if self.consumer.group(group_id) is not None:
+            return await self.consumer.classic_heartbeat(
+                group_id, generation, member_id, instance_id
+            )
         code, group, member = self._check_member(group_id, member_id, instance_id, generation)
         if code or group is None or member is None:
             return code
         member.renew_session()
         return ErrorCode.REBALANCE_IN_PROGRESS if group.state == PREPARING else ErrorCode.NONE
 
-    def leave(self, group_id: str, members: list[tuple[str, str | None]]) -> tuple[int, list[int]]:
+    async def leave(
+        self, group_id: str, members: list[tuple[str, str | None]]
+    ) -> tuple[int, list[int]]:
+        """LeaveGroup: the group error and a code per member (a consumer group's members
+        are fenced by :meth:`ConsumerGroupCoordinator.classic_leave`)."""
         owner_error = self.coordinator_error(group_id)
         if owner_error:
             return owner_error, []
+        if self.consumer.group(group_id) is not None:
+            return await self.consumer.classic_leave(group_id, members)
         group = self.groups.get(group_id)
         if group is None or group.state == DEAD:
             return ErrorCode.UNKNOWN_MEMBER_ID, [ErrorCode.UNKNOWN_MEMBER_ID] * len(members)

@@ -116,26 +116,30 @@ async def handle_sync_group(services: BrokerServices, context: RequestContext, r
     )
 
 
-def handle_heartbeat(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+async def handle_heartbeat(services: BrokerServices, context: RequestContext, request: Any) -> Any:
     if not _group_allowed(services, context, AclOperation.READ, request.group_id):
         return _cls("Heartbeat")(
             throttle_time_ms=0, error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED
         )
-    code = _coordinator(services).heartbeat(
+    code = await _coordinator(services).heartbeat(
         request.group_id, request.generation_id, request.member_id, request.group_instance_id
     )
     return _cls("Heartbeat")(throttle_time_ms=0, error_code=code)
 
 
-def handle_leave_group(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+async def handle_leave_group(
+    services: BrokerServices, context: RequestContext, request: Any
+) -> Any:
     cls = _cls("LeaveGroup")
     if not _group_allowed(services, context, AclOperation.READ, request.group_id):
         return cls(throttle_time_ms=0, error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED, members=[])
     if context.api_version < 3:
-        code, codes = _coordinator(services).leave(request.group_id, [(request.member_id, None)])
+        code, codes = await _coordinator(services).leave(
+            request.group_id, [(request.member_id, None)]
+        )
         return cls(throttle_time_ms=0, error_code=codes[0] if codes else code, members=[])
     items = [(m.member_id, m.group_instance_id) for m in request.members]
-    code, codes = _coordinator(services).leave(request.group_id, items)
+    code, codes = await _coordinator(services).leave(request.group_id, items)
     return cls(
         throttle_time_ms=0,
         error_code=code,
