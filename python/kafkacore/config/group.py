@@ -35,13 +35,15 @@ from kafkacore.config.defs import (
     ValidString,
     convert_to_string,
 )
-from kafkacore.config.describe import ConfigEntry, ConfigSource
+from kafkacore.config.describe import ConfigEntry, ConfigSource, ConfigSynonym
 
 __all__ = [
     "GROUP_CONFIG_DEF",
     "KAFKACORE_GROUP_CONFIGS",
     "SHARE_KEY_ORDERING",
+    "ConsumerGroupSettings",
     "ShareGroupSettings",
+    "consumer_group_settings",
     "describe_group_configs",
     "share_group_settings",
     "validate_group_configs",
@@ -233,20 +235,36 @@ def _effective(broker: BrokerConfig, name: str) -> Any:
 
 
 def describe_group_configs(
-    props: Mapping[str, str], broker: BrokerConfig, names: list[str] | None = None
+    props: Mapping[str, str],
+    broker: BrokerConfig,
+    names: list[str] | None = None,
+    include_synonyms: bool = False,
 ) -> list[ConfigEntry]:
     """DescribeConfigs of a GROUP resource: every group config, the group's value
-    (DYNAMIC_GROUP_CONFIG) or the effective default (DEFAULT_CONFIG)."""
+    (DYNAMIC_GROUP_CONFIG) or else what the broker config it overrides describes (its
+    value and source: static, dynamic or default), or the config's own default. Synonyms
+    (Kafka's ``ConfigHelper`` for groups): the group's value, then the broker config's
+    synonyms."""
     out = []
     for key in [*GROUP_CONFIG_DEF.config_keys(), *KAFKACORE_GROUP_CONFIGS.config_keys()]:
         if names is not None and key.name not in names:
             continue
+        broker_name = _BROKER_DEFAULTS.get(key.name)
+        inherited = (
+            broker.describe([broker_name], include_synonyms=True) if broker_name is not None else []
+        )
+        synonyms: list[ConfigSynonym] = []
         value: str | None
         if key.name in props:
             value, source = props[key.name], ConfigSource.DYNAMIC_GROUP_CONFIG
+            synonyms.append(ConfigSynonym(key.name, value, source))
+        elif inherited:
+            value, source = inherited[0].value, inherited[0].source
         else:
-            value = convert_to_string(_effective(broker, key.name), key.type)
+            value = convert_to_string(key.default_value(), key.type)
             source = ConfigSource.DEFAULT_CONFIG
+        if inherited:
+            synonyms.extend(inherited[0].synonyms)
         out.append(
             ConfigEntry(
                 name=key.name,
@@ -254,10 +272,44 @@ def describe_group_configs(
                 source=source,
                 is_sensitive=False,
                 read_only=False,
+                synonyms=synonyms if include_synonyms else [],
                 type=key.type,
             )
         )
     return out
+
+
+@dataclass(frozen=True)
+class ConsumerGroupSettings:
+    """The consumer configs in force for one KIP-848 group (its overrides over the
+    broker's ``group.consumer.*``: Kafka's ``consumerGroupSessionTimeoutMs(groupId)``...)."""
+
+    session_timeout_ms: int
+    heartbeat_interval_ms: int
+    assignment_interval_ms: int
+
+
+def consumer_group_settings(
+    props: Mapping[str, str], broker: BrokerConfig
+) -> ConsumerGroupSettings:
+    """The effective consumer settings of a group with overrides ``props`` (a stored value
+    that no longer parses falls back to the broker's)."""
+
+    def value(name: str) -> int:
+        text = props.get(name)
+        key = _key(name)
+        if text is not None and key is not None:
+            try:
+                return int(key.parse(text))
+            except ConfigError:
+                pass
+        return int(_effective(broker, name))
+
+    return ConsumerGroupSettings(
+        session_timeout_ms=value("consumer.session.timeout.ms"),
+        heartbeat_interval_ms=value("consumer.heartbeat.interval.ms"),
+        assignment_interval_ms=value("consumer.assignment.interval.ms"),
+    )
 
 
 @dataclass(frozen=True)

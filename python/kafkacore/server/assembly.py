@@ -48,6 +48,7 @@ from kafkacore.server.client_quotas import ClientQuotaManager
 from kafkacore.server.credential_sync import follow_scram_credentials
 from kafkacore.server.fetch_session import FetchSessionCache
 from kafkacore.server.group import GroupCoordinator
+from kafkacore.server.group_configs import GroupConfigs
 from kafkacore.server.handlers.configs import DEFAULT_ENTITY, with_stored_dynamic_configs
 from kafkacore.server.membership import Membership, SingleNode, ZooKeeperMembership
 from kafkacore.server.metrics import BrokerMetrics
@@ -250,7 +251,10 @@ def _services(
     handlers' :class:`BrokerServices`."""
     config = configs.current
     node_id, cache = replicas.node_id, replicas.cache
-    groups = GroupCoordinator(config, replicas, io_executor=io_executor)
+    group_configs = GroupConfigs(store, lambda: configs.current)
+    groups = GroupCoordinator(
+        config, replicas, io_executor=io_executor, consumer_settings=group_configs.consumer
+    )
 
     async def write_markers_here(marker: TxnMarker) -> list[int]:
         # the partitions led here, as the WriteTxnMarkers handler writes them

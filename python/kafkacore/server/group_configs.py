@@ -1,6 +1,6 @@
 """The dynamic group configs in force on this broker (Kafka's ``GroupConfigManager``): each
 group's overrides, as the metadata store holds them (ConfigResource GROUP), and the
-effective share settings derived from them and the broker config.
+effective consumer and share settings derived from them and the broker config.
 
 Thread-safety: the store's listener may call from another thread; lookups and updates
 swap whole dictionaries under a lock.
@@ -12,7 +12,12 @@ import threading
 from collections.abc import Callable, Mapping
 
 from kafkacore.config import BrokerConfig
-from kafkacore.config.group import ShareGroupSettings, share_group_settings
+from kafkacore.config.group import (
+    ConsumerGroupSettings,
+    ShareGroupSettings,
+    consumer_group_settings,
+    share_group_settings,
+)
 from kafkacore.metadata import MetadataStore
 from kafkacore.metadata.store import MetadataListener
 
@@ -29,6 +34,8 @@ class GroupConfigs(MetadataListener):
         self._overrides: dict[str, dict[str, str]] = store.group_configs()
         self._share: dict[str, ShareGroupSettings] = {}
         self._share_for: BrokerConfig | None = None
+        self._consumer: dict[str, ConsumerGroupSettings] = {}
+        self._consumer_for: BrokerConfig | None = None
         store.add_listener(self)
 
     def on_group_configs_changed(self, group: str, configs: Mapping[str, str]) -> None:
@@ -40,6 +47,7 @@ class GroupConfigs(MetadataListener):
                 overrides.pop(group, None)
             self._overrides = overrides
             self._share.pop(group, None)
+            self._consumer.pop(group, None)
 
     def overrides(self, group: str) -> dict[str, str]:
         """``group``'s own configs (empty: none set)."""
@@ -60,6 +68,20 @@ class GroupConfigs(MetadataListener):
             if found is None:
                 found = share_group_settings(self._overrides.get(group, {}), broker)
                 self._share[group] = found
+            return found
+
+    def consumer(self, group: str) -> ConsumerGroupSettings:
+        """The consumer settings in force for ``group`` (cached until its configs or the
+        broker config change)."""
+        broker = self._broker()
+        with self._lock:
+            if self._consumer_for is not broker:
+                self._consumer.clear()
+                self._consumer_for = broker
+            found = self._consumer.get(group)
+            if found is None:
+                found = consumer_group_settings(self._overrides.get(group, {}), broker)
+                self._consumer[group] = found
             return found
 
     def set(self, group: str, configs: Mapping[str, str]) -> None:

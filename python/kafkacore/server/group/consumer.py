@@ -25,7 +25,10 @@ rejoin or sync within its rebalance timeout, or its session expires. The online 
 (``group.consumer.migration.policy``, :mod:`kafkacore.server.group.migration`): a
 ConsumerGroupHeartbeat joining a classic group with members converts it (upgrade); when
 the last consumer-protocol member leaves a group of classic members, it becomes a classic
-group again and rebalances (downgrade). Not yet here: per-group dynamic configs.
+group again and rebalances (downgrade). Per-group dynamic configs
+(``consumer.session.timeout.ms``, ``consumer.heartbeat.interval.ms``,
+``consumer.assignment.interval.ms``) override the broker's
+(:class:`~kafkacore.server.group_configs.GroupConfigs`).
 
 Event loop only."""
 
@@ -257,10 +260,16 @@ class ConsumerGroupCoordinator:
         return [g for shard in self.runtime.shards() for g in shard.consumer_groups.values()]
 
     def heartbeat_interval_ms(self, group_id: str) -> int:
-        return int(self.config.group_consumer_heartbeat_interval_ms)
+        """``consumer.heartbeat.interval.ms`` of the group, else the broker's."""
+        return self.groups.consumer_settings(group_id).heartbeat_interval_ms
 
     def session_timeout_ms(self, group_id: str) -> int:
-        return int(self.config.group_consumer_session_timeout_ms)
+        """``consumer.session.timeout.ms`` of the group, else the broker's."""
+        return self.groups.consumer_settings(group_id).session_timeout_ms
+
+    def assignment_interval_ms(self, group_id: str) -> int:
+        """``consumer.assignment.interval.ms`` of the group, else the broker's."""
+        return self.groups.consumer_settings(group_id).assignment_interval_ms
 
     def now_ms(self) -> int:
         return int(self.groups.clock())
@@ -734,7 +743,7 @@ class ConsumerGroupCoordinator:
 
         if group.assignment_epoch >= group_epoch:
             return last()
-        interval = int(self.config.group_consumer_assignment_interval_ms)
+        interval = self.assignment_interval_ms(group.group_id)
         since = group.assignment_timestamp
         if since != 0 and interval != 0 and now < since + interval:
             self._schedule_delayed_assignment(group.group_id, since + interval - now)

@@ -40,6 +40,7 @@ from typing import Any
 
 from kafkacore._java import java_length
 from kafkacore.config import BrokerConfig
+from kafkacore.config.group import ConsumerGroupSettings, consumer_group_settings
 from kafkacore.coordinator import records as recs
 from kafkacore.coordinator.runtime import CoordinatorRuntime, append_error_code
 from kafkacore.log import TopicPartition
@@ -91,9 +92,13 @@ class GroupCoordinator:
         io_executor: Executor | None = None,
         *,
         cluster_mode: bool | None = None,
+        consumer_settings: Callable[[str], ConsumerGroupSettings] | None = None,
     ) -> None:
         """``cluster_mode`` (default: ``zookeeper.connect`` set): groups are served only
-        for the partitions this broker was elected for (:meth:`on_elected`)."""
+        for the partitions this broker was elected for (:meth:`on_elected`).
+        ``consumer_settings``: a KIP-848 group's consumer configs in force (its dynamic
+        GROUP configs over the broker's, :class:`~kafkacore.server.group_configs.GroupConfigs`);
+        by default the broker's."""
         self.config = config
         self.replicas = replicas
         if cluster_mode is None:
@@ -111,6 +116,9 @@ class GroupCoordinator:
         """The groups of the owned partitions."""
         self.clock = clock
         """Wall-clock milliseconds for commit/state timestamps and offset expiry."""
+        self.consumer_settings = consumer_settings or (
+            lambda _group: consumer_group_settings({}, self.config)
+        )
         self.consumer = ConsumerGroupCoordinator(self)
         """The KIP-848 consumer groups of the same shards."""
 
@@ -905,7 +913,8 @@ class GroupCoordinator:
             if java_length(text) > self.config.offset_metadata_max_bytes:
                 codes.append(ErrorCode.OFFSET_METADATA_TOO_LARGE)
                 continue
-            written.append(((topic, partition), Offset(offset, epoch, text, now, expire)))
+            stored = Offset(offset, epoch, text, now, expire, topic_id=self._topic_id(topic))
+            written.append(((topic, partition), stored))
             records.append(
                 (
                     recs.offset_commit_key(group_id, topic, partition),
@@ -1043,7 +1052,8 @@ class GroupCoordinator:
             if java_length(text) > self.config.offset_metadata_max_bytes:
                 codes.append(ErrorCode.OFFSET_METADATA_TOO_LARGE)
                 continue
-            written.append(((topic, partition), Offset(offset, epoch, text, now)))
+            stored = Offset(offset, epoch, text, now, topic_id=self._topic_id(topic))
+            written.append(((topic, partition), stored))
             records.append(
                 (
                     recs.offset_commit_key(group_id, topic, partition),

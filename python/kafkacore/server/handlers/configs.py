@@ -216,7 +216,9 @@ def _describe_resource(services: BrokerServices, resource: Any, request: Any) ->
         _check_logger_resource(services, name)
         return [e for e in _logger_entries() if names is None or e.name in names]
     if kind == _GROUP:
-        return describe_group_configs(_group_overrides(services, name), services.config, names)
+        return describe_group_configs(
+            _group_overrides(services, name), services.config, names, synonyms
+        )
     raise _unsupported(kind)
 
 
@@ -224,9 +226,7 @@ def _group_overrides(services: BrokerServices, name: str) -> dict[str, str]:
     return services.metadata_store.group_configs().get(name, {})
 
 
-def _alter_group(
-    services: BrokerServices, name: str, ops: list[Any], validate_only: bool
-) -> None:
+def _alter_group(services: BrokerServices, name: str, ops: list[Any], validate_only: bool) -> None:
     """IncrementalAlterConfigs of a GROUP resource (Kafka's ``GroupConfig.validate`` on
     the group's configs after the operations)."""
     if not name:
@@ -292,6 +292,8 @@ def handle_describe_configs(services: BrokerServices, context: RequestContext, r
             result.error_message = exc.message
         else:
             result.configs = [_wire_entry(e) for e in entries]
+            if resource.resource_type == _GROUP:
+                result.error_message = ""  # Kafka's ConfigHelper answers a group so
         results.append(result)
     return _DESCRIBE(throttle_time_ms=0, results=results)
 
