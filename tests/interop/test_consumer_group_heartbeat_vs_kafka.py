@@ -22,7 +22,14 @@ from pathlib import Path
 import pytest
 
 from support.brokers import Broker
-from support.consumer_group_scenario import COMMON, migration_scenario, prepared, scenario
+from support.consumer_group_scenario import (
+    COMMON,
+    group_config_scenario,
+    migration_scenario,
+    offsets_by_id_scenario,
+    prepared,
+    scenario,
+)
 from support.raw_brokers import KafkaNode, Raw
 
 pytestmark = [pytest.mark.interop, pytest.mark.timeout(300)]
@@ -64,6 +71,31 @@ def test_migration_sequences_answer_as_kafka(kafka: Raw, kafkacore: Raw) -> None
     group = f"mig-{uuid.uuid4().hex[:8]}"
     theirs = migration_scenario(kafka, group, [])
     ours = migration_scenario(kafkacore, group, [])
+    mismatches = [(t[0], t[1], o[1]) for t, o in zip(theirs, ours, strict=True) if t != o]
+    assert not mismatches, "\n".join(
+        f"{label}:\n  Kafka {t}\n  ours  {o}" for label, t, o in mismatches
+    )
+
+
+def test_group_configs_answer_as_kafka(kafka: Raw, kafkacore: Raw) -> None:
+    """ConfigResource GROUP: DescribeConfigs and IncrementalAlterConfigs of a group's
+    ``consumer.*`` configs (Kafka's GroupConfig validation, its messages), and the
+    heartbeat interval a member is given following the group's config."""
+    group = f"cfg-{uuid.uuid4().hex[:8]}"
+    theirs = group_config_scenario(kafka, group)
+    ours = group_config_scenario(kafkacore, group)
+    mismatches = [(t[0], t[1], o[1]) for t, o in zip(theirs, ours, strict=True) if t != o]
+    assert not mismatches, "\n".join(
+        f"{label}:\n  Kafka {t}\n  ours  {o}" for label, t, o in mismatches
+    )
+
+
+def test_offsets_by_topic_id_answer_as_kafka(kafka: Raw, kafkacore: Raw) -> None:
+    """OffsetCommit and OffsetFetch v10 (topics by id): known and unknown ids, a partition
+    that does not exist, fetch by id and fetch all."""
+    group = f"v10-{uuid.uuid4().hex[:8]}"
+    theirs = offsets_by_id_scenario(kafka, group)
+    ours = offsets_by_id_scenario(kafkacore, group)
     mismatches = [(t[0], t[1], o[1]) for t, o in zip(theirs, ours, strict=True) if t != o]
     assert not mismatches, "\n".join(
         f"{label}:\n  Kafka {t}\n  ours  {o}" for label, t, o in mismatches

@@ -15,6 +15,7 @@ is sorted (it follows each broker's hash of its own topic ids)."""
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
@@ -546,4 +547,215 @@ def migration_scenario(raw: Raw, group: str, ids: list[str]) -> list[tuple[str, 
     step("c1 syncs as leader again", c1.sync({c1.member_id: everything}))
     step("listed as a classic group", s.listed(group, []))
     step("c1 leaves", c1.leave())
+    return out
+
+
+# --- per-group dynamic configs (ConfigResource GROUP) ------------------------------------------
+
+GROUP_RESOURCE = 32
+
+
+def describe_group_configs(raw: Raw, group: str, names: list[str] | None = None) -> Any:
+    req = APIS_BY_NAME["DescribeConfigs"].request.cls
+    answer = raw.call(
+        "DescribeConfigs",
+        4,
+        resources=[
+            req.DescribeConfigsResource(
+                resource_type=GROUP_RESOURCE, resource_name=group, configuration_keys=names
+            )
+        ],
+        include_synonyms=True,
+        include_documentation=False,
+    )
+    r = answer.results[0]
+    return (
+        ErrorCode(r.error_code).name,
+        r.error_message,
+        sorted(
+            (
+                c.name,
+                c.value,
+                c.read_only,
+                c.config_source,
+                c.is_sensitive,
+                c.config_type,
+                [(s.name, s.value, s.source) for s in c.synonyms],
+            )
+            for c in r.configs
+            if c.name.startswith("consumer.")
+        ),
+    )
+
+
+def alter_group_configs(
+    raw: Raw, group: str, ops: list[tuple[str, int, str | None]], validate_only: bool = False
+) -> tuple[str, str | None]:
+    req = APIS_BY_NAME["IncrementalAlterConfigs"].request.cls
+    answer = raw.call(
+        "IncrementalAlterConfigs",
+        1,
+        resources=[
+            req.AlterConfigsResource(
+                resource_type=GROUP_RESOURCE,
+                resource_name=group,
+                configs=[
+                    req.AlterableConfig(name=n, config_operation=op, value=v) for n, op, v in ops
+                ],
+            )
+        ],
+        validate_only=validate_only,
+    )
+    r = answer.responses[0]
+    return ErrorCode(r.error_code).name, r.error_message
+
+
+def group_config_scenario(raw: Raw, group: str) -> list[tuple[str, Any]]:
+    """GROUP resources described and altered, good and bad values (Kafka's GroupConfig
+    validation against the broker's bounds), and a consumer group's heartbeat interval
+    following its group config."""
+    await_coordinator(raw, group)
+    out: list[tuple[str, Any]] = []
+
+    def step(label: str, answer: Any) -> Any:
+        out.append((label, answer))
+        return answer
+
+    set_, delete = 0, 1
+    step("described before", describe_group_configs(raw, group))
+    step(
+        "heartbeat interval 6000",
+        alter_group_configs(raw, group, [("consumer.heartbeat.interval.ms", set_, "6000")]),
+    )
+    step("described after", describe_group_configs(raw, group))
+    step(
+        "below the broker's minimum",
+        alter_group_configs(raw, group, [("consumer.heartbeat.interval.ms", set_, "10")]),
+    )
+    step(
+        "above the broker's maximum",
+        alter_group_configs(raw, group, [("consumer.session.timeout.ms", set_, "600000")]),
+    )
+    step(
+        "session not above heartbeat",
+        alter_group_configs(
+            raw,
+            group,
+            [
+                ("consumer.session.timeout.ms", set_, "45000"),
+                ("consumer.heartbeat.interval.ms", set_, "15000"),
+            ],
+        ),
+    )
+    step(
+        "not a number",
+        alter_group_configs(raw, group, [("consumer.session.timeout.ms", set_, "x")]),
+    )
+    step("unknown name", alter_group_configs(raw, group, [("consumer.nope", set_, "1")]))
+    step(
+        "validate only",
+        alter_group_configs(raw, group, [("consumer.session.timeout.ms", set_, "50000")], True),
+    )
+    step("one name described", describe_group_configs(raw, group, ["consumer.session.timeout.ms"]))
+    s = Session(raw)
+    join = {"group_id": group, "member_epoch": 0, "rebalance_timeout_ms": 30_000}
+    step(
+        "the member gets the group's interval",
+        s.heartbeat(member_id="m1", subscribed_topic_names=[TOPIC], owned={}, **join),
+    )
+    step(
+        "deleted",
+        alter_group_configs(raw, group, [("consumer.heartbeat.interval.ms", delete, None)]),
+    )
+    step("described at the end", describe_group_configs(raw, group))
+    step("m1 leaves", s.heartbeat(group_id=group, member_id="m1", member_epoch=-1))
+    return out
+
+
+# --- OffsetCommit and OffsetFetch v10: topics by id -------------------------------------------
+
+
+def offsets_by_id_scenario(raw: Raw, group: str) -> list[tuple[str, Any]]:
+    """Simple commits and fetches naming topics by id (v10): a known topic (a partition of
+    it that does not exist too), an id no topic has; fetch by id and fetch all."""
+    await_coordinator(raw, group)
+    s = Session(raw)
+    unknown = uuid.UUID(int=0xFEEDFACE)
+    commit_req = APIS_BY_NAME["OffsetCommit"].request.cls
+    fetch_req = APIS_BY_NAME["OffsetFetch"].request.cls
+    out: list[tuple[str, Any]] = []
+
+    def commit(topics: dict[uuid.UUID, list[int]]) -> Any:
+        answer = raw.call(
+            "OffsetCommit",
+            10,
+            group_id=group,
+            generation_id_or_member_epoch=-1,
+            member_id="",
+            group_instance_id=None,
+            topics=[
+                commit_req.OffsetCommitRequestTopic(
+                    topic_id=topic_id,
+                    partitions=[
+                        commit_req.OffsetCommitRequestPartition(
+                            partition_index=p, committed_offset=5 + p, committed_metadata="v10"
+                        )
+                        for p in partitions
+                    ],
+                )
+                for topic_id, partitions in topics.items()
+            ],
+        )
+        return [
+            (
+                s.names.get(t.topic_id, str(t.topic_id)),
+                sorted((p.partition_index, ErrorCode(p.error_code).name) for p in t.partitions),
+            )
+            for t in answer.topics
+        ]
+
+    def fetch(topics: dict[uuid.UUID, list[int]] | None) -> Any:
+        answer = raw.call(
+            "OffsetFetch",
+            10,
+            groups=[
+                fetch_req.OffsetFetchRequestGroup(
+                    group_id=group,
+                    member_id=None,
+                    member_epoch=-1,
+                    topics=None
+                    if topics is None
+                    else [
+                        fetch_req.OffsetFetchRequestTopics(topic_id=t, partition_indexes=ps)
+                        for t, ps in topics.items()
+                    ],
+                )
+            ],
+            require_stable=False,
+        )
+        g = answer.groups[0]
+        return (
+            ErrorCode(g.error_code).name,
+            [
+                (
+                    s.names.get(t.topic_id, str(t.topic_id)),
+                    sorted(
+                        (
+                            p.partition_index,
+                            p.committed_offset,
+                            p.committed_leader_epoch,
+                            p.metadata,
+                            ErrorCode(p.error_code).name,
+                        )
+                        for p in t.partitions
+                    ),
+                )
+                for t in g.topics
+            ],
+        )
+
+    hb, other = s.ids[TOPIC], s.ids[OTHER]
+    out.append(("commit by id", commit({hb: [0, 1, 9], unknown: [0], other: [1]})))
+    out.append(("fetch by id", fetch({hb: [0, 1, 2], unknown: [3], other: [1]})))
+    out.append(("fetch all", fetch(None)))
     return out

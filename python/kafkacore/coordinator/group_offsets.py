@@ -19,6 +19,7 @@ the event loop (or, before the shard is installed, on the I/O thread that loads 
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass, field
 
@@ -38,7 +39,9 @@ class Offset:
     ``offsets.retention.minutes``. ``record_offset``: where its record is in
     ``__consumer_offsets`` (Kafka's ``OffsetAndMetadata.recordOffset``; -1 unknown): a
     transactional offset materialised at its COMMIT marker replaces a committed one only
-    if its record is the later one in the log."""
+    if its record is the later one in the log. ``topic_id``: the id of the topic it was
+    committed for (OffsetCommitValue v4), if known: an OffsetFetch v10 naming another id
+    (the topic deleted and made again) finds no offset."""
 
     offset: int
     leader_epoch: int
@@ -46,6 +49,7 @@ class Offset:
     commit_timestamp: int
     expire_timestamp: int | None = None
     record_offset: int = -1
+    topic_id: uuid.UUID | None = None
 
 
 class OffsetMap(MutableMapping[TopicPartitionKey, Offset]):

@@ -114,7 +114,13 @@ class GroupShard:
             owner = self.groups.setdefault(key.group, Group(key.group))
         expire = None if v.expire_timestamp == recs.NO_EXPIRE_TIMESTAMP else v.expire_timestamp
         offset = Offset(
-            v.offset, v.leader_epoch, v.metadata, v.commit_timestamp, expire, record.offset
+            v.offset,
+            v.leader_epoch,
+            v.metadata,
+            v.commit_timestamp,
+            expire,
+            record.offset,
+            v.topic_id,
         )
         if record.producer_id >= 0:
             owner.add_pending_txn(record.producer_id, tp, offset)
