@@ -28,6 +28,7 @@ from support.consumer_group_scenario import (
     migration_scenario,
     offsets_by_id_scenario,
     prepared,
+    regex_scenario,
     scenario,
 )
 from support.raw_brokers import KafkaNode, Raw
@@ -96,6 +97,19 @@ def test_offsets_by_topic_id_answer_as_kafka(kafka: Raw, kafkacore: Raw) -> None
     group = f"v10-{uuid.uuid4().hex[:8]}"
     theirs = offsets_by_id_scenario(kafka, group)
     ours = offsets_by_id_scenario(kafkacore, group)
+    mismatches = [(t[0], t[1], o[1]) for t, o in zip(theirs, ours, strict=True) if t != o]
+    assert not mismatches, "\n".join(
+        f"{label}:\n  Kafka {t}\n  ours  {o}" for label, t, o in mismatches
+    )
+
+
+def test_regex_subscription_answers_as_kafka(kafka: Raw, kafkacore: Raw) -> None:
+    """A regex subscription (RE2J syntax): an invalid one refused with RE2J's message, the
+    topics matching assigned, and a topic created later picked up."""
+    group = f"rx-{uuid.uuid4().hex[:8]}"
+    prefix = f"rx{uuid.uuid4().hex[:6]}"
+    theirs = regex_scenario(kafka, group, prefix)
+    ours = regex_scenario(kafkacore, group, prefix)
     mismatches = [(t[0], t[1], o[1]) for t, o in zip(theirs, ours, strict=True) if t != o]
     assert not mismatches, "\n".join(
         f"{label}:\n  Kafka {t}\n  ours  {o}" for label, t, o in mismatches

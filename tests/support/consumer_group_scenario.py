@@ -759,3 +759,63 @@ def offsets_by_id_scenario(raw: Raw, group: str) -> list[tuple[str, Any]]:
     out.append(("fetch by id", fetch({hb: [0, 1, 2], unknown: [3], other: [1]})))
     out.append(("fetch all", fetch(None)))
     return out
+
+
+# --- regex subscriptions -------------------------------------------------------------------
+
+
+def _create_topic(raw: Raw, name: str, partitions: int) -> None:
+    req = APIS_BY_NAME["CreateTopics"].request.cls
+    created = raw.call(
+        "CreateTopics",
+        5,
+        topics=[req.CreatableTopic(name=name, num_partitions=partitions, replication_factor=1)],
+        timeout_ms=30_000,
+    )
+    assert created.topics[0].error_code in (ErrorCode.NONE, ErrorCode.TOPIC_ALREADY_EXISTS)
+
+
+def regex_scenario(raw: Raw, group: str, prefix: str) -> list[tuple[str, Any]]:
+    """A member subscribed by regex (v1 ``SubscribedTopicRegex``, RE2J syntax): an invalid
+    one refused (INVALID_REGULAR_EXPRESSION, RE2J's description), the topics matching
+    assigned once resolved, and a topic created later picked up (on the next heartbeat
+    after at least 10 s: Kafka's batching of regex refreshes). Only settled states are
+    recorded: when a resolution lands depends on each broker's timing."""
+    await_coordinator(raw, group)
+    _create_topic(raw, f"{prefix}-a", 2)
+    _create_topic(raw, f"no-{prefix}", 1)
+    out: list[tuple[str, Any]] = []
+    s = Session(raw)
+    join = {"group_id": group, "member_epoch": 0, "rebalance_timeout_ms": 30_000, "owned": {}}
+    out.append(
+        ("an invalid regex", s.heartbeat(member_id="bad", subscribed_topic_regex="rx(", **join))
+    )
+    first = s.heartbeat(member_id="m1", subscribed_topic_regex=f"{prefix}-.*", **join)
+    out.append(("joined", (first["error_code"], first["member_epoch"] > 0)))
+    state = {"epoch": first["member_epoch"], "assignment": first["assignment"] or []}
+
+    def assigned(topics: set[str], timeout: float = 60) -> Any:
+        def settled() -> bool:
+            every = raw.call("Metadata", 12, topics=None)  # ids of the topics made since
+            s.names.update({t.topic_id: t.name for t in every.topics})
+            answer = s.heartbeat(group_id=group, member_id="m1", member_epoch=state["epoch"])
+            state["epoch"] = answer["member_epoch"]
+            if answer["assignment"] is not None:
+                state["assignment"] = answer["assignment"]
+            return {t for t, _ in state["assignment"]} == topics
+
+        until(f"m1 assigned {sorted(topics)}", settled, timeout)
+        return sorted(state["assignment"])
+
+    out.append(("the matching topic assigned", assigned({f"{prefix}-a"})))
+    _create_topic(raw, f"{prefix}-b", 3)
+    out.append(("a new matching topic picked up", assigned({f"{prefix}-a", f"{prefix}-b"}, 90)))
+    described = s.describe(group)[0]
+    out.append(
+        (
+            "described",
+            (described["group_state"], [(m[0], m[5], m[6], m[7]) for m in described["members"]]),
+        )
+    )
+    out.append(("m1 leaves", s.heartbeat(group_id=group, member_id="m1", member_epoch=-1)))
+    return out

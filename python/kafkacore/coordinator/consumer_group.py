@@ -290,6 +290,9 @@ class ConsumerGroup(GroupOffsets):
         self.inverted: dict[uuid.UUID, dict[int, str]] = {}
         self.partition_epochs: dict[uuid.UUID, dict[int, int]] = {}
         self.resolved_regexes: TimelineHashMap[str, ResolvedRegex] = TimelineHashMap()
+        self.metadata_refresh = (-1, 0)
+        """Soft state (Kafka's ``metadataRefreshDeadline``): the metadata generation its
+        metadata hash was last computed at, and the group epoch then."""
         self.deleted = False
 
     # -- state -----------------------------------------------------------------------------
@@ -307,6 +310,17 @@ class ConsumerGroup(GroupOffsets):
             if not member.is_reconciled_to(self.assignment_epoch):
                 return ConsumerGroupState.RECONCILING
         return ConsumerGroupState.STABLE
+
+    def has_metadata_expired(self, generation: int) -> bool:
+        """Kafka's ``hasMetadataExpired``: the topics moved since the group's metadata hash
+        was computed (``generation``: the metadata cache's), or the group epoch went back
+        below the one it was computed at (a write that failed)."""
+        seen, epoch = self.metadata_refresh
+        return generation != seen or self.group_epoch < epoch
+
+    def last_resolved_regex_version(self) -> int:
+        """Kafka's ``lastResolvedRegularExpressionVersion``."""
+        return max((r.version for r in self.resolved_regexes.values()), default=-1)
 
     def is_empty(self) -> bool:
         return not self.members

@@ -72,6 +72,11 @@ from kafkacore.coordinator.consumer_group import (
     topic_hash,
 )
 from kafkacore.coordinator.runtime import append_error_code
+from kafkacore.coordinator.topic_regex import (
+    InvalidTopicRegex,
+    compile_topic_regex,
+    matching_topics,
+)
 from kafkacore.log.checkpoints import random_uuid, uuid_to_base64
 from kafkacore.protocol import ErrorCode
 from kafkacore.server.group.group import EMPTY, Group, JoinResult, join_error
@@ -181,6 +186,18 @@ class CacheImage:
     def topic_names(self) -> list[str]:
         return [t.name for t in self.cache.topics()]
 
+    @property
+    def generation(self) -> int:
+        """Moves whenever topics, their partitions or replicas change."""
+        generation: int = self.cache.topics_generation
+        return generation
+
+    @property
+    def new_topic_ms(self) -> int:
+        """When a topic name last appeared (Kafka's ``lastMetadataImageWithNewTopics``)."""
+        appeared: int = self.cache.new_topic_ms
+        return appeared
+
 
 def new_member_id() -> str:
     """A member id the coordinator makes up: Kafka's ``Uuid.randomUuid().toString()``
@@ -233,7 +250,8 @@ class ConsumerGroupCoordinator:
                 self.assignors[name] = factory()
         self.default_assignor = next(iter(self.assignors), "uniform")
         self.migration = MigrationPolicy.parse(self.config.group_consumer_migration_policy)
-        self._metadata_version = 0
+        self._topic_hashes: dict[str, tuple[int, int]] = {}
+        """Kafka's ``topicHashCache``: each topic's hash and the generation it is of."""
         self._regex_tasks: set[asyncio.Task[None]] = set()
 
     # -- gating ----------------------------------------------------------------------------
@@ -683,12 +701,11 @@ class ConsumerGroupCoordinator:
         updated: ConsumerGroupMember,
         records: list[Record],
     ) -> tuple[int, Any]:
-        """``updateSubscriptionMetadata``: the metadata hash of the subscribed topics and
-        the subscription type with ``updated`` in; a new group epoch when the hash moved
-        or ``bump``. Kafka refreshes on a metadata change; this computes on each
-        heartbeat, which changes the epoch at the same moments."""
+        """``updateSubscriptionMetadata`` when ``bump`` or the group's metadata expired
+        (the topics moved since it was computed, Kafka's ``hasMetadataExpired``): the
+        metadata hash of the subscribed topics with ``updated`` in, a new group epoch when
+        it moved or ``bump``; and the subscription type."""
         regexes, counts = group.subscription_counts(extra=updated)
-        metadata_hash = self._metadata_hash(counts)
         members = len(group.members)
         if (
             updated.member_id not in group.members
@@ -696,6 +713,10 @@ class ConsumerGroupCoordinator:
         ):
             members += 1
         subscription_type = group.subscription_type(regexes, counts, members)
+        generation = self.image.generation
+        if not bump and not group.has_metadata_expired(generation):
+            return group.group_epoch, subscription_type
+        metadata_hash = self._metadata_hash(counts)
         epoch = group.group_epoch
         if metadata_hash != group.metadata_hash:
             bump = True
@@ -710,12 +731,23 @@ class ConsumerGroupCoordinator:
             )
         if group.has_partition_metadata_record:
             records.append(partition_metadata_tombstone(group.group_id))
+        group.metadata_refresh = (generation, epoch)
         return epoch, subscription_type
 
     def _metadata_hash(self, counts: Mapping[str, Any]) -> int:
-        return group_hash(
-            {name: topic_hash(self.image, name) for name in counts if self.image.topic_id(name)}
-        )
+        """``ModernGroup.computeMetadataHash`` of the topics named in ``counts`` that exist,
+        each topic's hash cached until the topics move."""
+        generation = self.image.generation
+        hashes = {}
+        for name in counts:
+            cached = self._topic_hashes.get(name)
+            if cached is None or cached[0] != generation:
+                if self.image.topic_id(name) is None:
+                    continue
+                cached = (generation, topic_hash(self.image, name))
+                self._topic_hashes[name] = cached
+            hashes[name] = cached[1]
+        return group_hash(hashes)
 
     def _assignor(
         self, group: ConsumerGroup, old: ConsumerGroupMember | None, new: ConsumerGroupMember | None
@@ -1112,7 +1144,7 @@ class ConsumerGroupCoordinator:
         if now <= last + REGEX_BATCH_REFRESH_MIN_INTERVAL_MS and not refresh:
             return status
         refresh = refresh or len(wanted) != len(group.resolved_regexes)
-        refresh = refresh or self._topics_changed_since(group)
+        refresh = refresh or group.last_resolved_regex_version() < self.image.new_topic_ms
         refresh = refresh or now > last + int(self.config.group_consumer_regex_refresh_interval_ms)
         if refresh and wanted:
             task = asyncio.get_running_loop().create_task(
@@ -1122,24 +1154,15 @@ class ConsumerGroupCoordinator:
             task.add_done_callback(self._regex_tasks.discard)
         return status
 
-    def _topics_changed_since(self, group: ConsumerGroup) -> bool:
-        names = frozenset(self.image.topic_names())
-        return any(
-            _matching(regex, names) != resolved.topics
-            for regex, resolved in group.resolved_regexes.items()
-        )
-
     async def _resolve_regexes(self, group_id: str, regexes: list[str]) -> None:
         """``TopicRegexResolver`` and ``handleRegularExpressionsResult``: the topics each
         regex matches (whole names, RE2 syntax), recorded; a new group epoch when a
         regex's topics changed."""
         await asyncio.sleep(0)
+        version = self.image.new_topic_ms  # before the names: a topic made meanwhile counts
         names = frozenset(self.image.topic_names())
         now = self.now_ms()
-        self._metadata_version += 1
-        resolved = {
-            r: ResolvedRegex(_matching(r, names), self._metadata_version, now) for r in regexes
-        }
+        resolved = {r: ResolvedRegex(matching_topics(r, names), version, now) for r in regexes}
 
         def operation() -> tuple[list[Record], None]:
             group = self.group(group_id)
@@ -1770,24 +1793,13 @@ def _is_subset(
 
 
 def compile_regex(regex: str) -> Any:
-    """Kafka's ``throwIfRegularExpressionIsInvalid`` (RE2J ``Pattern.compile``): RE2
-    syntax, as Google's RE2 (which RE2J ports) reads it. An invalid one is
-    INVALID_REGULAR_EXPRESSION."""
-    import re2  # type: ignore[import-untyped]
-
+    """Kafka's ``throwIfRegularExpressionIsInvalid``: the compiled pattern (RE2J's syntax,
+    :mod:`kafkacore.coordinator.topic_regex`), or INVALID_REGULAR_EXPRESSION with RE2J's
+    description of the error."""
     try:
-        return re2.compile(regex)
-    except Exception as exc:
+        return compile_topic_regex(regex)
+    except InvalidTopicRegex as exc:
         raise GroupError(
             ErrorCode.INVALID_REGULAR_EXPRESSION,
-            f"SubscribedTopicRegex `{regex}` is not a valid regular expression: {exc}.",
-        ) from exc
-
-
-def _matching(regex: str, names: frozenset[str]) -> frozenset[str]:
-    """The topic names ``regex`` matches whole (RE2J ``Matcher.matches``)."""
-    try:
-        pattern = compile_regex(regex)
-    except GroupError:
-        return frozenset()
-    return frozenset(n for n in names if pattern.fullmatch(n) is not None)
+            f"SubscribedTopicRegex `{regex}` is not a valid regular expression: {exc.description}.",
+        ) from None
