@@ -51,7 +51,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from kafkacore._java import JavaException, decode_utf8, i32, json_string
+from kafkacore._java import JavaException, decode_utf8, i32, json_string, read_unsigned_varint
 from kafkacore.protocol.schema import NULL, Field, MessageSchema, StructSchema, Versions
 from kafkacore.protocol.schema import field as _schema_field
 from kafkacore.protocol.schema import message as _schema_message
@@ -111,10 +111,10 @@ class _Struct:
     tagged: dict[int, Field]
 
 
-_LAYOUTS: dict[int, tuple[MessageSchema, _Struct]] = {}
+_LAYOUTS: dict[int, tuple[MessageSchema[Any], _Struct]] = {}
 
 
-def _layout(msg: MessageSchema) -> _Struct:
+def _layout(msg: MessageSchema[Any]) -> _Struct:
     cached = _LAYOUTS.get(id(msg))
     if cached is not None and cached[0] is msg:
         return cached[1]
@@ -205,21 +205,8 @@ class Reader:
 
     def uvarint(self) -> int:
         """``ByteUtils.readUnsignedVarint``: a Java ``int`` (five bytes may overflow it)."""
-        result = 0
-        for shift in (0, 7, 14, 21):
-            byte = self.int8()
-            if byte >= 0:
-                return i32(result | byte << shift)
-            result |= (byte & 0x7F) << shift
-        byte = self.int8()
-        result = i32(result | (byte << 28 & 0xFFFFFFFF))
-        if byte < 0:
-            raise JavaException(
-                "IllegalArgumentException",
-                "Varint is too long, the most significant bit in the 5th byte is set, "
-                f"converted value: {result & 0xFFFFFFFF:x}",
-            )
-        return result
+        value, self.pos = read_unsigned_varint(self.data, self.pos)
+        return value
 
     def array(self, size: int) -> bytes:
         """``readArray``."""
@@ -244,7 +231,7 @@ class Reader:
         return self.array(size)
 
 
-def read_message(msg: MessageSchema, reader: Reader, version: int) -> dict[str, Any]:
+def read_message(msg: MessageSchema[Any], reader: Reader, version: int) -> dict[str, Any]:
     """``msg.read(readable, version)``: the decoded struct."""
     return _read_struct(reader, _layout(msg), version, msg.flexible)
 
@@ -365,7 +352,7 @@ class _Writer:
         return b"".join(self.parts)
 
 
-def write_message(msg: MessageSchema, value: dict[str, Any], version: int) -> bytes:
+def write_message(msg: MessageSchema[Any], value: dict[str, Any], version: int) -> bytes:
     """``msg.write(writable, cache, version)`` of a decoded-form ``value`` (missing fields
     take their defaults)."""
     w = _Writer()
@@ -514,7 +501,10 @@ BytesJson = Callable[[Field, bytes], "str | None"]
 
 
 def to_json(
-    msg: MessageSchema, value: dict[str, Any], version: int, bytes_json: BytesJson | None = None
+    msg: MessageSchema[Any],
+    value: dict[str, Any],
+    version: int,
+    bytes_json: BytesJson | None = None,
 ) -> str:
     """``<Message>JsonConverter.write(value, version).toString()``. ``bytes_json`` may
     print a ``bytes`` field its own way (``None``: as base64)."""

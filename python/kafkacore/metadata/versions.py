@@ -198,13 +198,15 @@ def metadata_version(level: int) -> MetadataVersion:
     return mv
 
 
-def metadata_version_from_string(text: str) -> MetadataVersion:
+def metadata_version_from_string(text: str, *, unstable: bool = False) -> MetadataVersion:
     """``MetadataVersion.fromVersionString``: "4.3-IV0", or a release ("4.3": its latest
-    level), with Kafka's message."""
-    for mv in reversed(METADATA_VERSIONS.values()):
+    level); levels not yet production only with ``unstable`` (Kafka's
+    ``unstable.feature.versions.enable``). Kafka's message names the levels it would take."""
+    candidates = [mv for mv in METADATA_VERSIONS.values() if unstable or mv.production]
+    for mv in reversed(candidates):
         if text in (mv.version, mv.release):
             return mv
-    supported = ", ".join(mv.version for mv in METADATA_VERSIONS.values())
+    supported = ", ".join(mv.version for mv in candidates)
     raise FeatureVersionError(
         f"Unknown metadata.version '{text}'. Supported metadata.version are: {supported}"
     )
@@ -264,15 +266,17 @@ class Feature:
 
 def validate_dependencies(name: str, level: FeatureLevel, finalized: Mapping[str, int]) -> None:
     """``Feature.validateVersion``: ``FeatureVersionError`` with Kafka's message when a
-    level's dependency is not finalized at least at its level."""
+    level's dependency is not finalized at least at its level (a level above 0 needs a
+    metadata.version at all)."""
+    mv = finalized.get(METADATA_VERSION)
+    if level.level >= 1 and (mv is None or mv < MINIMUM_VERSION.level):
+        raise FeatureVersionError(
+            f"{name} could not be set to {level.level} because it depends on "
+            f"metadata.version={MINIMUM_VERSION.level} ({MINIMUM_VERSION})"
+        )
     for dependency, needed in level.dependencies.items():
         have = finalized.get(dependency)
         if have is None or have < needed:
-            if dependency == METADATA_VERSION:
-                raise FeatureVersionError(
-                    f"{name} could not be set to {level.level} because it depends on "
-                    f"metadata.version={needed} ({metadata_version(needed)})"
-                )
             raise FeatureVersionError(
                 f"{name} could not be set to {level.level} because it depends on "
                 f"{dependency} level {needed}"

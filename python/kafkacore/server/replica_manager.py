@@ -41,10 +41,10 @@ import re
 import threading
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from kafkacore.config import BrokerConfig, LogConfig
 from kafkacore.errors import OffsetOutOfRangeError, error_code_for
@@ -57,6 +57,8 @@ from kafkacore.log import (
     TopicPartition,
 )
 from kafkacore.log.log import AppendOrigin
+from kafkacore.log.remote.errors import OffsetMovedToTieredStorageError
+from kafkacore.log.remote.manager import RemoteStorageFetchInfo
 from kafkacore.log.txn_index import AbortedTxn
 from kafkacore.log.validator import validate_produce_records
 from kafkacore.metadata import (
@@ -68,8 +70,23 @@ from kafkacore.metadata import (
     TopicMetadata,
 )
 from kafkacore.net import NodeClient, broker_client, inter_broker_security
-from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
-from kafkacore.server.delayed import DelayedFetch, FetchPurgatory, ProducePurgatory
+from kafkacore.protocol import APIS, ApiKey, ErrorCode
+from kafkacore.protocol.messages.leader_and_isr import LeaderAndIsrRequest, LeaderAndIsrResponse
+from kafkacore.protocol.messages.stop_replica import StopReplicaRequest, StopReplicaResponse
+from kafkacore.protocol.messages.update_metadata import UpdateMetadataRequest
+from kafkacore.protocol.requests import (
+    NO_EPOCH,
+    LeaderAndIsrPartition,
+    leader_and_isr_partition_states,
+    stop_replica_partitions,
+    update_metadata_partition_states,
+)
+from kafkacore.server.delayed import (
+    DelayedFetch,
+    DelayedRemoteFetch,
+    FetchPurgatory,
+    ProducePurgatory,
+)
 from kafkacore.server.metrics import BrokerMetrics
 from kafkacore.server.partition import (
     AlterPartitionSubmitter,
@@ -78,17 +95,25 @@ from kafkacore.server.partition import (
     FetchParams,
     FetchPartitionData,
     KafkaStorageError,
+    LogReadInfo,
     NotLeaderOrFollowerError,
     Partition,
+    RemoteOffsetSearch,
     UnknownLeaderEpochError,
     UnknownTopicOrPartitionError,
 )
 from kafkacore.server.replication_quota import ReplicationQuota
+from kafkacore.server.tiering import TieredStorage
+
+if TYPE_CHECKING:
+    from kafkacore.server.replica_fetcher import RunIo
 
 __all__ = [
     "INTERNAL_TOPICS",
     "MAX_TOPIC_NAME_LENGTH",
+    "ListOffsetsResult",
     "LogReadResult",
+    "OffsetLookup",
     "ReplicaManager",
     "TxnMarker",
     "topic_name_error",
@@ -104,7 +129,6 @@ _GROUP_METADATA_TOPIC = "__consumer_offsets"
 
 # StopReplica leader epochs that always apply (Kafka's LeaderAndIsr.EpochDuringDelete/NoEpoch)
 _EPOCH_DURING_DELETE = -2
-_NO_EPOCH = -1
 # UpdateMetadata leader of a partition being deleted (LeaderAndIsr.LeaderDuringDelete)
 _LEADER_DURING_DELETE = -2
 _ZERO_UUID = uuid.UUID(int=0)
@@ -124,20 +148,7 @@ class ReplicaFetcherManagerLike(Protocol):
 
     def add_partitions(self, partitions: Mapping[TopicPartition, tuple[int, int, int]]) -> None: ...
 
-    def remove_partitions(self, tps: Any) -> None: ...
-
-
-def _leader_and_isr_partitions(request: Any) -> Iterator[tuple[str, uuid.UUID | None, Any]]:
-    """``(topic, topic id or None, partition state)`` of a LeaderAndIsr request (v0-1
-    ungrouped, v2+ per topic)."""
-    for ps in getattr(request, "ungrouped_partition_states", None) or ():
-        yield ps.topic_name, None, ps
-    for ts in getattr(request, "topic_states", None) or ():
-        topic_id = getattr(ts, "topic_id", None)
-        if topic_id == _ZERO_UUID:
-            topic_id = None
-        for ps in ts.partition_states:
-            yield ts.topic_name, topic_id, ps
+    def remove_partitions(self, tps: Iterable[TopicPartition]) -> None: ...
 
 
 def topic_name_error(name: str) -> str | None:
@@ -191,8 +202,10 @@ class LogReadResult(NamedTuple):
     """One partition's answer to a Fetch (Kafka's ``LogReadResult``): its error code, the
     records' file region (``None``: no records), the truncation point of a diverged
     follower, the offsets the answer carries (-1: unknown) and, for a read_committed
-    consumer, the aborted transactions overlapping what it read. (A tuple: one is made
-    per partition read.)"""
+    consumer, the aborted transactions overlapping what it read. A consumer's read below
+    a tiered log's local start carries the remote read to make (``remote_fetch``, Kafka's
+    ``delayedRemoteStorageFetch``), then the records it read (``remote_records``). (A
+    tuple: one is made per partition read.)"""
 
     topic_partition: TopicPartition
     error_code: int = ErrorCode.NONE
@@ -202,6 +215,32 @@ class LogReadResult(NamedTuple):
     last_stable_offset: int = -1
     log_start_offset: int = -1
     aborted_transactions: Sequence[AbortedTxn] = ()
+    remote_fetch: RemoteStorageFetchInfo | None = None
+    remote_records: bytes | None = None
+
+
+class OffsetLookup(NamedTuple):
+    """One partition of a ListOffsets (Kafka's ``ListOffsetsPartition``): the timestamp
+    to look up (or a special one: -1 latest, -2 earliest, -3 max timestamp, -4 earliest
+    local, -5 latest tiered, -6 earliest pending upload) and the requester's leader epoch
+    (-1: not checked)."""
+
+    topic_partition: TopicPartition
+    timestamp: int
+    current_leader_epoch: int = -1
+
+
+class ListOffsetsResult(NamedTuple):
+    """One partition's ListOffsets answer: its error code and what was found (``None``:
+    not found, offset and timestamp -1)."""
+
+    error_code: int
+    found: TimestampAndOffset | None = None
+
+
+# the first ListOffsets version that knows each special timestamp (Kafka's
+# ReplicaManager.timestampMinSupportedVersion); any other negative one is unsupported
+_TIMESTAMP_MIN_VERSION = {-2: 1, -1: 1, -3: 7, -4: 8, -5: 9, -6: 11}
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,7 +259,8 @@ class ReplicaManager(MetadataListener):
     """See the module documentation. ``config()`` is the broker config in force;
     ``topic_config_loader(topic)`` (cluster mode) reads a topic's config overrides from
     ZooKeeper into the cache before its first log is made; ``metrics`` counts the
-    followers' appends."""
+    followers' appends; ``tiering`` (KIP-405) is told of leadership, deletions and config
+    changes."""
 
     def __init__(
         self,
@@ -234,8 +274,11 @@ class ReplicaManager(MetadataListener):
         *,
         topic_config_loader: Callable[[str], Awaitable[None]] | None = None,
         metrics: BrokerMetrics | None = None,
+        tiering: TieredStorage | None = None,
     ) -> None:
         self._config = config
+        #: tiered storage (KIP-405), told of leadership, deletions and config changes
+        self.tiering = tiering
         self.logs = logs
         self.store = store
         self.cache = cache
@@ -315,6 +358,7 @@ class ReplicaManager(MetadataListener):
         """Kafka's ``becomeLeaderOrFollower`` for ``topic``'s partitions led here: the log
         (created if missing) and the partition made leader with the stored state."""
         config = self.topic_config(topic.name, topic.configs)
+        led: list[Partition] = []
         for index, state in enumerate(topic.partitions):
             if state.leader != self.node_id:
                 continue  # followers arrive with replication
@@ -329,6 +373,9 @@ class ReplicaManager(MetadataListener):
                 with self._lock:
                     partition = self._partitions.setdefault(tp, partition)
             partition.make_leader(state)
+            led.append(partition)
+        if self.tiering is not None:
+            self.tiering.on_leadership(led, [])
 
     def _new_partition(self, tp: TopicPartition, log: Log) -> Partition:
         partition = Partition(
@@ -375,13 +422,23 @@ class ReplicaManager(MetadataListener):
         self.logs.update_topic_config(topic.name, self.topic_config(topic.name, topic.configs))
         self.update_throttled_replicas(topic.name, topic.configs)
         self._apply_topic(topic)
+        self._tiering_config_changed(topic.name)
+
+    def _tiering_config_changed(self, topic: str) -> None:
+        if self.tiering is not None:
+            self.tiering.on_config_changed(
+                p for p in self.partitions() if p.topic_partition.topic == topic
+            )
 
     def on_topic_deleted(self, name: str) -> None:
         with self._lock:
             gone = [tp for tp in self._partitions if tp.topic == name]
+            topic_ids = {tp: self._partitions[tp].log.topic_id for tp in gone}
             for tp in gone:
                 del self._partitions[tp]
             self._offline_partitions -= {tp for tp in self._offline_partitions if tp.topic == name}
+        if self.tiering is not None:
+            self.tiering.on_deleted(topic_ids)
         for tp in gone:
             self.logs.delete_log(tp)
         self.leader_quota.remove_throttle(name)
@@ -392,6 +449,7 @@ class ReplicaManager(MetadataListener):
         logs and to the replication throttles here."""
         self.logs.update_topic_config(name, self.topic_config(name, configs))
         self.update_throttled_replicas(name, configs)
+        self._tiering_config_changed(name)
 
     # -- replication throttles (KIP-73) ----------------------------------------------------
 
@@ -566,11 +624,16 @@ class ReplicaManager(MetadataListener):
         partitions: Sequence[tuple[TopicPartition, FetchPartitionData]],
     ) -> list[LogReadResult]:
         """A Fetch's partitions, in order (Kafka's ``fetchMessages``): read at once
-        (:meth:`read_from_log`, follower fetch state updated); with fewer than
+        (:meth:`read_from_log`, follower fetch state updated). When a consumer's partition
+        lies below a tiered log's local start, the first such one is read from the remote
+        tier and awaited (:meth:`_fetch_remote`); otherwise, with fewer than
         ``params.min_bytes`` and no error, a :class:`DelayedFetch` waits up to
         ``params.max_wait_ms`` for appends to them and re-reads without updating the
-        follower state. On the event loop."""
+        follower state. On the event loop; the remote read never runs on it."""
         results = self.read_from_log(params, partitions, update_fetch_state=True)
+        remote = next((r for r in results if r.remote_fetch is not None), None)
+        if remote is not None:
+            return await self._fetch_remote(remote, results)
         if _fetch_complete(params, results) or not partitions:
             return results
         delayed = DelayedFetch(
@@ -581,6 +644,46 @@ class ReplicaManager(MetadataListener):
             lambda found: _fetch_complete(params, found),
         )
         return await delayed.complete(results)
+
+    async def _fetch_remote(
+        self, remote: LogReadResult, results: list[LogReadResult]
+    ) -> list[LogReadResult]:
+        """Kafka's ``processRemoteFetch`` and ``DelayedRemoteFetch``: ``remote``'s read
+        from the bucket, on the remote log manager's reader pool, awaited at most
+        ``remote.fetch.max.wait.ms`` (or until a partition of the fetch is no longer
+        hosted here); the other partitions keep what they read. Not read in time: the
+        partition answers no records and no error; a read that failed: its error code."""
+        info = remote.remote_fetch
+        assert info is not None and self.tiering is not None
+        index = results.index(remote)
+        try:
+            read = self.tiering.async_read(info)
+        except Exception as exc:  # too many pending reads (Kafka's RejectedExecution)
+            logger.warning("Unable to fetch %s from remote storage: %s", info.topic_partition, exc)
+            results[index] = LogReadResult(remote.topic_partition, error_code_for(exc))
+            return results
+        tps = [r.topic_partition for r in results]
+        delayed = DelayedRemoteFetch(
+            self.purgatory,
+            tps,
+            self.config.remote_fetch_max_wait_ms,
+            read,
+            lambda: all(self.get_partition(tp) is not None for tp in tps),
+        )
+        done = await delayed.complete()
+        if done is None:
+            results[index] = remote._replace(remote_fetch=None)
+        elif done.error is not None:
+            results[index] = LogReadResult(remote.topic_partition, error_code_for(done.error))
+        else:
+            fetched = done.fetched
+            assert fetched is not None
+            results[index] = remote._replace(
+                remote_fetch=None,
+                remote_records=fetched.records,
+                aborted_transactions=fetched.aborted_transactions,
+            )
+        return results
 
     def read_from_log(
         self,
@@ -637,6 +740,8 @@ class ReplicaManager(MetadataListener):
         except (NotLeaderOrFollowerError, FencedLeaderEpochError, UnknownLeaderEpochError) as exc:
             return LogReadResult(tp, exc.error_code)
         read_error = info.read_error
+        if isinstance(read_error, OffsetMovedToTieredStorageError):
+            return self._tiered_offset(params, tp, fetch, max_bytes, min_one_message, info)
         if read_error is not None:
             # the offsets stay only with OFFSET_OUT_OF_RANGE (the consumer resets from them)
             out_of_range = isinstance(read_error, OffsetOutOfRangeError)
@@ -666,19 +771,124 @@ class ReplicaManager(MetadataListener):
             aborted,
         )
 
+    def _tiered_offset(
+        self,
+        params: FetchParams,
+        tp: TopicPartition,
+        fetch: FetchPartitionData,
+        max_bytes: int,
+        min_one_message: bool,
+        info: LogReadInfo,
+    ) -> LogReadResult:
+        """Kafka's ``handleOffsetOutOfRangeError`` for an offset below a tiered log's local
+        start: a follower is answered OFFSET_MOVED_TO_TIERED_STORAGE with the offsets (it
+        builds its state from the remote tier); a consumer's read is to be made from the
+        remote tier (none while the remote fetch quota is exceeded); without a remote log
+        manager, OFFSET_OUT_OF_RANGE."""
+        if self.tiering is None:
+            return LogReadResult(
+                tp,
+                ErrorCode.OFFSET_OUT_OF_RANGE,
+                high_watermark=info.high_watermark,
+                last_stable_offset=info.last_stable_offset,
+                log_start_offset=info.log_start_offset,
+            )
+        if params.is_from_follower:
+            return LogReadResult(
+                tp,
+                ErrorCode.OFFSET_MOVED_TO_TIERED_STORAGE,
+                high_watermark=info.high_watermark,
+                log_start_offset=info.log_start_offset,
+            )
+        remote = None
+        if not self.tiering.fetch_throttled():
+            remote = RemoteStorageFetchInfo(
+                tp,
+                fetch.fetch_offset,
+                max_bytes,
+                min_one_message,
+                params.isolation is FetchIsolation.TXN_COMMITTED,
+            )
+        return LogReadResult(
+            tp,
+            ErrorCode.NONE,
+            high_watermark=info.high_watermark,
+            last_stable_offset=info.last_stable_offset,
+            log_start_offset=info.log_start_offset,
+            remote_fetch=remote,
+        )
+
+    async def fetch_offsets(
+        self,
+        lookups: Sequence[OffsetLookup],
+        isolation: FetchIsolation,
+        version: int,
+        timeout_ms: int = 0,
+    ) -> list[ListOffsetsResult]:
+        """ListOffsets' partitions, in order (Kafka's ``fetchOffset``): a special
+        timestamp the request's version does not know is UNSUPPORTED_VERSION; each other
+        one asks :meth:`fetch_offset_for_timestamp`, its error code from what it raised.
+        Searches under way in tiered logs are awaited together (Kafka's
+        ``DelayedRemoteListOffsets``), off the event loop, for ``timeout_ms`` (ListOffsets
+        v10's, KIP-1075) or else ``remote.list.offsets.request.timeout.ms``; one not done
+        by then is REQUEST_TIMED_OUT."""
+        results: list[ListOffsetsResult] = []
+        pending: dict[int, RemoteOffsetSearch] = {}
+        for lookup in lookups:
+            timestamp = lookup.timestamp
+            minimum = _TIMESTAMP_MIN_VERSION.get(timestamp, 0 if timestamp >= 0 else None)
+            if minimum is None or version < minimum:
+                results.append(ListOffsetsResult(ErrorCode.UNSUPPORTED_VERSION))
+                continue
+            try:
+                found = self.fetch_offset_for_timestamp(
+                    lookup.topic_partition,
+                    lookup.timestamp,
+                    isolation,
+                    lookup.current_leader_epoch,
+                )
+            except Exception as exc:
+                results.append(ListOffsetsResult(error_code_for(exc)))
+                continue
+            if isinstance(found, RemoteOffsetSearch):
+                pending[len(results)] = found
+                results.append(ListOffsetsResult(ErrorCode.REQUEST_TIMED_OUT))
+            else:
+                results.append(ListOffsetsResult(ErrorCode.NONE, found))
+        if pending:
+            delay_ms = timeout_ms
+            if delay_ms <= 0:
+                delay_ms = self.config.remote_list_offsets_request_timeout_ms
+            searches = {index: asyncio.wrap_future(p.search) for index, p in pending.items()}
+            await asyncio.wait(searches.values(), timeout=delay_ms / 1000)
+            for index, search in searches.items():
+                if not search.done():
+                    search.cancel()  # REQUEST_TIMED_OUT stays
+                    continue
+                failure = search.exception()
+                if failure is not None:
+                    results[index] = ListOffsetsResult(error_code_for(failure))
+                    continue
+                hit = search.result()
+                if hit is not None and hit.offset >= pending[index].last_fetchable_offset:
+                    hit = None  # not fetchable yet under the isolation level
+                results[index] = ListOffsetsResult(ErrorCode.NONE, hit)
+        return results
+
     def fetch_offset_for_timestamp(
         self,
         tp: TopicPartition,
         timestamp: int,
         isolation: FetchIsolation,
         current_leader_epoch: int = -1,
-    ) -> TimestampAndOffset | None:
+    ) -> TimestampAndOffset | RemoteOffsetSearch | None:
         """ListOffsets for one partition (Kafka's ``fetchOffsetForTimestamp``): see
-        :meth:`Partition.fetch_offset_for_timestamp`. A partition not hosted here raises
-        ``UnknownTopicOrPartitionError`` (``KafkaStorageError`` when its log directory
-        failed)."""
+        :meth:`Partition.fetch_offset_for_timestamp` (a timestamp on a tiered log is
+        searched by the tiered storage, under way when returned). A partition not hosted
+        here raises ``UnknownTopicOrPartitionError`` (``KafkaStorageError`` when its log
+        directory failed)."""
         return self._hosted_partition(tp).fetch_offset_for_timestamp(
-            timestamp, isolation, current_leader_epoch
+            timestamp, isolation, current_leader_epoch, self.tiering
         )
 
     def last_offset_for_leader_epoch(
@@ -915,8 +1125,8 @@ class ReplicaManager(MetadataListener):
                 return dict.fromkeys(partitions, int(ErrorCode.COORDINATOR_NOT_AVAILABLE))
             client = broker_client(self.config, broker, f"broker-{self.node_id}-txn-verification")
             self._txn_verification_clients[coordinator_id] = client
-        api = APIS_BY_NAME["AddPartitionsToTxn"]
-        cls: Any = api.request.cls
+        api = APIS[ApiKey.ADD_PARTITIONS_TO_TXN]
+        cls = api.request.cls
         by_topic: dict[str, list[int]] = {}
         for tp in sorted(partitions):
             by_topic.setdefault(tp.topic, []).append(tp.partition)
@@ -935,7 +1145,7 @@ class ReplicaManager(MetadataListener):
             ]
         )
         try:
-            response: Any = await client.send(ApiKey(api.key), 4, request)
+            response = await client.send(api, 4, request)
         except (ConnectionError, TimeoutError, OSError) as exc:
             logger.info("Transaction verification with broker %d failed: %s", coordinator_id, exc)
             self._txn_verification_clients.pop(coordinator_id, None)
@@ -989,10 +1199,10 @@ class ReplicaManager(MetadataListener):
 
     async def become_leader_or_follower(
         self,
-        request: Any,
+        request: LeaderAndIsrRequest,
         version: int,
         on_leadership_change: LeadershipChange | None = None,
-    ) -> Any:
+    ) -> LeaderAndIsrResponse:
         """LeaderAndIsr (Kafka's ``becomeLeaderOrFollower``): request-wide controller and
         broker epoch checks, then per partition: INCONSISTENT_TOPIC_ID, this broker not a
         replica -> UNKNOWN_TOPIC_OR_PARTITION, a leader epoch not above ours ->
@@ -1001,8 +1211,7 @@ class ReplicaManager(MetadataListener):
         of the new leaders and followers (Kafka's callback from ``KafkaApis``)."""
         loop = asyncio.get_running_loop()
         self._loop = loop
-        response_cls: Any = APIS_BY_NAME["LeaderAndIsr"].response.cls
-        entries = list(_leader_and_isr_partitions(request))
+        entries = list(leader_and_isr_partition_states(request))
         code = self._check_controller(request.controller_epoch, request.broker_epoch)
         errors: dict[tuple[str, int], ErrorCode] = {}
         if code == ErrorCode.NONE and self._topic_config_loader is not None:
@@ -1010,6 +1219,10 @@ class ReplicaManager(MetadataListener):
             for topic in {t for t, _i, _ps in entries}:
                 if not self.cache.knows_topic_configs(topic):
                     await self._topic_config_loader(topic)
+                # the logs loaded at start-up had no topic config yet (Kafka's LogManager
+                # reads the overrides from ZooKeeper when it loads them)
+                if self.logs.logs_by_topic(topic):
+                    self.logs.update_topic_config(topic, self.topic_config(topic))
         if code == ErrorCode.NONE:
             self.controller_epoch = request.controller_epoch
             self.cache.set_controller(request.controller_id)
@@ -1021,16 +1234,16 @@ class ReplicaManager(MetadataListener):
                 on_leadership_change(new_leaders, new_followers)
         else:
             errors = {(t, ps.partition_index): code for t, _i, ps in entries}
-        return self._leader_and_isr_response(response_cls, version, code, entries, errors)
+        return self._leader_and_isr_response(version, code, entries, errors)
 
     def _leader_and_isr_response(
         self,
-        cls: Any,
         version: int,
         code: ErrorCode,
-        entries: list[tuple[str, uuid.UUID | None, Any]],
+        entries: list[LeaderAndIsrPartition],
         errors: Mapping[tuple[str, int], ErrorCode],
-    ) -> Any:
+    ) -> LeaderAndIsrResponse:
+        cls = LeaderAndIsrResponse
         if version < 5:
             return cls(
                 error_code=code,
@@ -1043,7 +1256,9 @@ class ReplicaManager(MetadataListener):
                     for t, _i, ps in entries
                 ],
             )
-        by_topic: dict[str, tuple[uuid.UUID | None, list[Any]]] = {}
+        by_topic: dict[
+            str, tuple[uuid.UUID | None, list[LeaderAndIsrResponse.LeaderAndIsrPartitionError]]
+        ] = {}
         for t, topic_id, ps in entries:
             by_topic.setdefault(t, (topic_id, []))[1].append(
                 cls.LeaderAndIsrPartitionError(
@@ -1060,7 +1275,7 @@ class ReplicaManager(MetadataListener):
         )
 
     def _apply_leader_and_isr(
-        self, entries: list[tuple[str, uuid.UUID | None, Any]]
+        self, entries: list[LeaderAndIsrPartition]
     ) -> tuple[
         dict[tuple[str, int], ErrorCode],
         list[tuple[TopicPartition, int]],
@@ -1077,7 +1292,7 @@ class ReplicaManager(MetadataListener):
                 ps.leader,
                 ps.leader_epoch,
                 tuple(ps.isr),
-                getattr(ps, "partition_epoch", getattr(ps, "zk_version", 0)),
+                ps.partition_epoch,
             )
             if tp in self._offline_partitions:
                 errors[key] = ErrorCode.KAFKA_STORAGE_ERROR
@@ -1108,7 +1323,7 @@ class ReplicaManager(MetadataListener):
                 if partition is None:
                     config = self.topic_config(topic)
                     log = self.logs.get_or_create_log(
-                        topic, ps.partition_index, config, topic_id, getattr(ps, "is_new", False)
+                        topic, ps.partition_index, config, topic_id, ps.is_new
                     )
                     created = self._new_partition(tp, log)
                     self.update_throttled_replicas(topic, self.cache.topic_configs(topic) or {})
@@ -1155,13 +1370,15 @@ class ReplicaManager(MetadataListener):
                 )
         if fetchers is not None and to_fetch:
             fetchers.add_partitions(to_fetch)
+        if self.tiering is not None:
+            self.tiering.on_leadership([p for p, _s in leaders], [p for p, _s in followers])
         return (
             errors,
             [(p.topic_partition, st.leader_epoch) for p, st in leaders],
             [(p.topic_partition, st.leader_epoch) for p, st in followers],
         )
 
-    def maybe_update_metadata_cache(self, request: Any) -> ErrorCode:
+    def maybe_update_metadata_cache(self, request: UpdateMetadataRequest) -> ErrorCode:
         """UpdateMetadata (Kafka's ``maybeUpdateMetadataCache``): after the controller and
         broker epoch checks, the cache takes the live brokers, the controller and the
         listed partitions' states (leader -2: the partition is dropped)."""
@@ -1173,24 +1390,17 @@ class ReplicaManager(MetadataListener):
         brokers = []
         for b in request.live_brokers:
             endpoints = tuple(
-                (getattr(e, "listener", "") or "PLAINTEXT", e.host, e.port, e.security_protocol)
-                for e in (getattr(b, "endpoints", None) or ())
+                (e.listener or "PLAINTEXT", e.host, e.port, e.security_protocol)
+                for e in b.endpoints
             )
             if endpoints:
                 host, port = endpoints[0][1], endpoints[0][2]
             else:
                 host, port = b.v0_host, b.v0_port
-            brokers.append(BrokerInfo(b.id, host, port, getattr(b, "rack", None), endpoints))
+            brokers.append(BrokerInfo(b.id, host, port, b.rack, endpoints))
         self.cache.set_alive_brokers(brokers)
         topics: dict[str, tuple[uuid.UUID | None, dict[int, PartitionState | None]]] = {}
-        groups: list[tuple[str, uuid.UUID | None, Any]] = []
-        for ps in getattr(request, "ungrouped_partition_states", None) or ():
-            groups.append((ps.topic_name, None, ps))
-        for ts in getattr(request, "topic_states", None) or ():
-            topic_id = getattr(ts, "topic_id", None)
-            for ps in ts.partition_states:
-                groups.append((ts.topic_name, None if topic_id == _ZERO_UUID else topic_id, ps))
-        for topic, topic_id, ps in groups:
+        for topic, topic_id, ps in update_metadata_partition_states(request):
             entry = topics.setdefault(topic, (topic_id, {}))
             if ps.leader == _LEADER_DURING_DELETE:
                 entry[1][ps.partition_index] = None
@@ -1202,24 +1412,14 @@ class ReplicaManager(MetadataListener):
             self.cache.update_partition_states(topic, topic_id, states)
         return ErrorCode.NONE
 
-    async def stop_replicas(self, request: Any, version: int = 4) -> Any:
+    async def stop_replicas(
+        self, request: StopReplicaRequest, version: int = 4
+    ) -> StopReplicaResponse:
         """StopReplica (Kafka's ``stopReplicas``): after the request-wide checks, per
         partition a leader epoch older than ours -> FENCED_LEADER_EPOCH; otherwise the
         fetcher stops and, with ``delete_partition``, the partition and its log go."""
-        response_cls: Any = APIS_BY_NAME["StopReplica"].response.cls
-        entries: list[tuple[str, int, int, bool]] = []
-        for ps in getattr(request, "ungrouped_partitions", None) or ():
-            entries.append(
-                (ps.topic_name, ps.partition_index, _NO_EPOCH, bool(request.delete_partitions))
-            )
-        for ts in getattr(request, "topics", None) or ():
-            for index in ts.partition_indexes:
-                entries.append((ts.name, index, _NO_EPOCH, bool(request.delete_partitions)))
-        for ts in getattr(request, "topic_states", None) or ():
-            for ps in ts.partition_states:
-                entries.append(
-                    (ts.topic_name, ps.partition_index, ps.leader_epoch, ps.delete_partition)
-                )
+        response_cls = StopReplicaResponse
+        entries: list[tuple[str, int, int, bool]] = list(stop_replica_partitions(request))
         code = self._check_controller(request.controller_epoch, request.broker_epoch)
         if code != ErrorCode.NONE:
             return response_cls(error_code=code, partition_errors=[])
@@ -1251,7 +1451,7 @@ class ReplicaManager(MetadataListener):
             partition = self.get_partition(tp)
             if (
                 partition is not None
-                and epoch not in (_EPOCH_DURING_DELETE, _NO_EPOCH)
+                and epoch not in (_EPOCH_DURING_DELETE, NO_EPOCH)
                 and epoch < partition.leader_epoch
             ):
                 errors[(topic, index)] = ErrorCode.FENCED_LEADER_EPOCH
@@ -1260,6 +1460,8 @@ class ReplicaManager(MetadataListener):
             stopped.append((tp, delete))
         if self.fetcher_manager is not None and stopped:
             self.fetcher_manager.remove_partitions({tp for tp, _d in stopped})
+        if self.tiering is not None:
+            self.tiering.on_deleted({tp: self.topic_id_of(tp) for tp, delete in stopped if delete})
         for tp, delete in stopped:
             if not delete:
                 continue
@@ -1277,7 +1479,7 @@ class ReplicaManager(MetadataListener):
     # -- replication: start and stop -------------------------------------------------------
 
     def start_replication(
-        self, *, listener: str | None = None, run_io: Callable[..., Any] | None = None
+        self, *, listener: str | None = None, run_io: RunIo | None = None
     ) -> None:
         """Cluster mode, on the event loop: the replica fetchers, the AlterPartition
         manager (its requests carry :attr:`broker_epoch`), the ``isr-expiration`` task and

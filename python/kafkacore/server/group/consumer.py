@@ -38,12 +38,18 @@ import asyncio
 import logging
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from kafkacore._java import JavaException, TimelineHashMap
 from kafkacore.coordinator import records as recs
-from kafkacore.coordinator.assignor import ASSIGNORS, PartitionAssignor, PartitionAssignorError
+from kafkacore.coordinator.assignor import (
+    ASSIGNORS,
+    PartitionAssignor,
+    PartitionAssignorError,
+    Partitions,
+    SubscriptionType,
+)
 from kafkacore.coordinator.consumer_group import (
     LEAVE_GROUP_MEMBER_EPOCH,
     LEAVE_GROUP_STATIC_MEMBER_EPOCH,
@@ -78,7 +84,9 @@ from kafkacore.coordinator.topic_regex import (
     matching_topics,
 )
 from kafkacore.log.checkpoints import random_uuid, uuid_to_base64
+from kafkacore.metadata import MetadataCache
 from kafkacore.protocol import ErrorCode
+from kafkacore.protocol.messages.consumer_group_heartbeat import ConsumerGroupHeartbeatRequest
 from kafkacore.server.group.group import EMPTY, Group, JoinResult, join_error
 from kafkacore.server.group.migration import (
     ConversionError,
@@ -96,12 +104,15 @@ if TYPE_CHECKING:
 __all__ = [
     "CacheImage",
     "ConsumerGroupCoordinator",
+    "GroupDescription",
     "GroupError",
     "HeartbeatResponse",
     "compile_regex",
     "group_version",
     "session_key",
 ]
+
+_T = TypeVar("_T")
 
 logger = logging.getLogger("kafkacore.server.group")
 
@@ -125,14 +136,14 @@ class GroupError(Exception):
 
 
 @dataclass
-class Write:
+class Write(Generic[_T]):
     """What a write operation computed (Kafka's ``CoordinatorResult``): ``records`` to
     append, the ``answer``, ``applied`` to run once the records are replayed (a group
     converted from one protocol to the other is installed then) and ``committed`` once
     they are committed (a JoinGroup's timers, as Kafka's append future)."""
 
     records: list[Record]
-    answer: Any = None
+    answer: _T
     applied: Callable[[], None] | None = None
     committed: Callable[[], None] | None = None
 
@@ -149,6 +160,23 @@ class HeartbeatResponse:
     assignment: list[tuple[uuid.UUID, list[int]]] | None = None
 
 
+@dataclass
+class GroupDescription:
+    """One group as ConsumerGroupDescribe describes it (``ConsumerGroup.asDescribedGroup``),
+    or its error (``error_code`` set; the rest left empty)."""
+
+    group_id: str
+    error_code: int = 0
+    error_message: str | None = None
+    group_state: str = ""
+    group_epoch: int = 0
+    assignment_epoch: int = 0
+    assignor_name: str = ""
+    members: list[ConsumerGroupMember] = field(default_factory=list)
+    #: each member's target assignment, by member id
+    targets: dict[str, Partitions] = field(default_factory=dict)
+
+
 def _java_trim_empty(value: str | None) -> bool:
     """Kafka's ``throwIfEmptyString`` test: non-null and blank after ``String.trim``."""
     return value is not None and not value.strip("".join(chr(c) for c in range(33)))
@@ -157,7 +185,7 @@ def _java_trim_empty(value: str | None) -> bool:
 class CacheImage:
     """The broker's metadata cache as Kafka's ``CoordinatorMetadataImage``."""
 
-    def __init__(self, cache: Any) -> None:
+    def __init__(self, cache: MetadataCache) -> None:
         self.cache = cache
 
     def topic_id(self, name: str) -> uuid.UUID | None:
@@ -295,8 +323,8 @@ class ConsumerGroupCoordinator:
     # -- writes ----------------------------------------------------------------------------
 
     async def _write(
-        self, group_id: str, operation: Callable[[], tuple[list[Record], Any] | Write]
-    ) -> Any:
+        self, group_id: str, operation: Callable[[], tuple[list[Record], _T] | Write[_T]]
+    ) -> _T:
         """Kafka's ``scheduleWriteOperation`` for one group: under the partition's lock,
         ``operation`` computes its records and answer (a :class:`Write`, or a pair)
         against the current state, the records are appended and replayed (then its
@@ -335,7 +363,7 @@ class ConsumerGroupCoordinator:
 
     # -- ConsumerGroupHeartbeat ------------------------------------------------------------
 
-    def validate_heartbeat(self, version: int, request: Any) -> None:
+    def validate_heartbeat(self, version: int, request: ConsumerGroupHeartbeatRequest) -> None:
         """``GroupCoordinatorService.throwIfConsumerGroupHeartbeatRequestIsInvalid``."""
         epoch = request.member_epoch
         named = version >= 1 or epoch > 0 or epoch == LEAVE_GROUP_MEMBER_EPOCH
@@ -377,7 +405,7 @@ class ConsumerGroupCoordinator:
             )
 
     async def heartbeat(
-        self, version: int, request: Any, client_id: str, client_host: str
+        self, version: int, request: ConsumerGroupHeartbeatRequest, client_id: str, client_host: str
     ) -> HeartbeatResponse:
         """One ConsumerGroupHeartbeat; errors come back as the response's code."""
         try:
@@ -385,11 +413,10 @@ class ConsumerGroupCoordinator:
             code = self.runtime.partition_error(self._index(request.group_id))
             if code:
                 raise GroupError(code)
-            result: HeartbeatResponse = await self._write(
+            return await self._write(
                 request.group_id,
                 lambda: self._heartbeat(version, request, client_id, client_host),
             )
-            return result
         except GroupError as exc:
             return HeartbeatResponse(error_code=exc.code, error_message=exc.message)
 
@@ -472,8 +499,8 @@ class ConsumerGroupCoordinator:
         return group
 
     def _heartbeat(
-        self, version: int, request: Any, client_id: str, client_host: str
-    ) -> tuple[list[Record], HeartbeatResponse] | Write:
+        self, version: int, request: ConsumerGroupHeartbeatRequest, client_id: str, client_host: str
+    ) -> tuple[list[Record], HeartbeatResponse] | Write[HeartbeatResponse]:
         epoch = request.member_epoch
         if epoch in (LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH):
             return self._leave(request.group_id, request.instance_id, request.member_id, epoch)
@@ -700,7 +727,7 @@ class ConsumerGroupCoordinator:
         member: ConsumerGroupMember,
         updated: ConsumerGroupMember,
         records: list[Record],
-    ) -> tuple[int, Any]:
+    ) -> tuple[int, SubscriptionType]:
         """``updateSubscriptionMetadata`` when ``bump`` or the group's metadata expired
         (the topics moved since it was computed, Kafka's ``hasMetadataExpired``): the
         metadata hash of the subscribed topics with ``updated`` in, a new group epoch when
@@ -734,7 +761,7 @@ class ConsumerGroupCoordinator:
         group.metadata_refresh = (generation, epoch)
         return epoch, subscription_type
 
-    def _metadata_hash(self, counts: Mapping[str, Any]) -> int:
+    def _metadata_hash(self, counts: Mapping[str, object]) -> int:
         """``ModernGroup.computeMetadataHash`` of the topics named in ``counts`` that exist,
         each topic's hash cached until the topics move."""
         generation = self.image.generation
@@ -761,16 +788,16 @@ class ConsumerGroupCoordinator:
         group_epoch: int,
         member: ConsumerGroupMember | None,
         updated: ConsumerGroupMember,
-        subscription_type: Any,
+        subscription_type: SubscriptionType,
         records: list[Record],
         now: int,
-    ) -> tuple[int, Mapping[uuid.UUID, Any]]:
+    ) -> tuple[int, Partitions]:
         """``maybeUpdateTargetAssignment``: a new target when the group epoch is ahead of
         the assignment epoch, unless ``group.consumer.assignment.interval.ms`` since the
         last one has not passed (then the last target stands and the next is computed
         when it has)."""
 
-        def last() -> tuple[int, Mapping[uuid.UUID, Any]]:
+        def last() -> tuple[int, Partitions]:
             return group.assignment_epoch, self._target_of(group, updated)
 
         if group.assignment_epoch >= group_epoch:
@@ -805,7 +832,7 @@ class ConsumerGroupCoordinator:
         return [previous] if previous is not None and previous != updated.member_id else []
 
     @staticmethod
-    def _target_of(group: ConsumerGroup, member: ConsumerGroupMember) -> Mapping[uuid.UUID, Any]:
+    def _target_of(group: ConsumerGroup, member: ConsumerGroupMember) -> Partitions:
         """``ConsumerGroup.targetAssignment(memberId, instanceId)``: the member's, else the
         static member's it replaces."""
         if member.member_id in group.target:
@@ -820,7 +847,7 @@ class ConsumerGroupCoordinator:
         group: ConsumerGroup,
         member: ConsumerGroupMember,
         target_epoch: int,
-        target: Mapping[uuid.UUID, Any],
+        target: Partitions,
         has_subscription_changed: bool,
         owned: list[tuple[uuid.UUID, list[int]]] | None,
         records: list[Record],
@@ -859,7 +886,7 @@ class ConsumerGroupCoordinator:
 
     def _leave(
         self, group_id: str, instance_id: str | None, member_id: str, epoch: int
-    ) -> tuple[list[Record], HeartbeatResponse] | Write:
+    ) -> tuple[list[Record], HeartbeatResponse] | Write[HeartbeatResponse]:
         group = self._get_or_create_group(group_id, False, [])
         response = HeartbeatResponse(member_id=member_id, member_epoch=epoch)
         if instance_id is None:
@@ -886,8 +913,8 @@ class ConsumerGroupCoordinator:
         return self._fence(group, [member], response)
 
     def _fence(
-        self, group: ConsumerGroup, members: Sequence[ConsumerGroupMember], answer: Any = None
-    ) -> Write:
+        self, group: ConsumerGroup, members: Sequence[ConsumerGroupMember], answer: _T
+    ) -> Write[_T]:
         """``consumerGroupFenceMembers``: each member's tombstones, the regexes only they
         used, and a new group epoch; or, when the members leaving are its last
         consumer-protocol members and the policy allows it, the group becomes a classic
@@ -979,9 +1006,9 @@ class ConsumerGroupCoordinator:
         group: ConsumerGroup,
         leaving: Sequence[str],
         joining: ConsumerGroupMember | None,
-        answer: Any,
+        answer: _T,
         rebalance_reason: str | None,
-    ) -> Write:
+    ) -> Write[_T]:
         """``convertToClassicGroup``: the consumer group's tombstones (with ``joining``,
         the static member it replaced is tombstoned under its id), then the classic
         group's metadata record (:func:`migration.classic_group_from_consumer_group`).
@@ -1015,20 +1042,20 @@ class ConsumerGroupCoordinator:
     async def _fence_operation(
         self, group_id: str, member_id: str, reason: str, epoch: int | None = None
     ) -> None:
-        def operation() -> Write:
+        def operation() -> Write[None]:
             group = self.group(group_id)
             if group is None:
-                return Write([])
+                return Write([], None)
             member = group.member(member_id)
             if member is None or (epoch is not None and member.member_epoch != epoch):
-                return Write([])
+                return Write([], None)
             logger.info(
                 "[GroupId %s] Member %s fenced from the group because %s.",
                 group_id,
                 member_id,
                 reason,
             )
-            return self._fence(group, [member])
+            return self._fence(group, [member], None)
 
         try:
             await self._write(group_id, operation)
@@ -1226,7 +1253,7 @@ class ConsumerGroupCoordinator:
         generation and no leader (the coordinator assigns). ``None`` when the group is no
         longer a consumer group with members (the caller joins it as a classic one)."""
 
-        def operation() -> Write:
+        def operation() -> Write[JoinResult]:
             group = self.group(group_id)
             if group is None or not group.members:
                 raise _NotConsumerGroup
@@ -1263,7 +1290,7 @@ class ConsumerGroupCoordinator:
         rebalance_timeout: int,
         protocol_type: str,
         protocols: list[tuple[str, bytes]],
-    ) -> Write:
+    ) -> Write[JoinResult]:
         group_id = group.group_id
         now = self.now_ms()
         if not self.migration.enabled:
@@ -1337,7 +1364,7 @@ class ConsumerGroupCoordinator:
             topic_id = self.image.topic_id(topic)
             if topic_id is not None:
                 owned.append((topic_id, list(partitions)))
-        write: Write | None = None
+        write: Write[None] | None = None
         if downgrade:
             stale = group.assignment_epoch < group_epoch
             if not stale:
@@ -1456,7 +1483,7 @@ class ConsumerGroupCoordinator:
         """``classicGroupSyncToConsumerGroup``: a classic member's assignment, its current
         one in the consumer protocol's encoding at the version of its subscription."""
 
-        def operation() -> Write:
+        def operation() -> Write[tuple[int, str | None, str | None, bytes]]:
             group = self.group(group_id)
             if group is None or not group.members:
                 raise GroupError(ErrorCode.UNKNOWN_MEMBER_ID)
@@ -1510,7 +1537,7 @@ class ConsumerGroupCoordinator:
         rejoins within its rebalance timeout) when the group epoch moved past the member's,
         when it must revoke, or when the partitions it waits for are free."""
 
-        def operation() -> Write:
+        def operation() -> Write[int]:
             group = self.group(group_id)
             if group is None:
                 raise GroupError(ErrorCode.UNKNOWN_MEMBER_ID, f"Group {group_id} not found.")
@@ -1544,7 +1571,7 @@ class ConsumerGroupCoordinator:
         instance id for an administrative removal) is fenced, maybe downgrading the group;
         a code per member."""
 
-        def operation() -> Write:
+        def operation() -> Write[tuple[int, list[int]]]:
             group = self.group(group_id)
             if group is None:
                 raise GroupError(ErrorCode.UNKNOWN_MEMBER_ID, f"Group {group_id} not found.")
@@ -1613,11 +1640,11 @@ class ConsumerGroupCoordinator:
 
     # -- ConsumerGroupDescribe ---------------------------------------------------------------
 
-    def describe(self, group_id: str) -> dict[str, Any]:
+    def describe(self, group_id: str) -> GroupDescription:
         """One DescribedGroup (``ConsumerGroup.asDescribedGroup``), or its error."""
         code = self.groups.coordinator_error(group_id)
         if code:
-            return {"error_code": code, "error_message": None, "group_id": group_id}
+            return GroupDescription(group_id, error_code=code)
         group = self.group(group_id)
         if group is None or group.deleted:
             shard = self._shard(group_id)
@@ -1626,22 +1653,18 @@ class ConsumerGroupCoordinator:
                 if shard is not None and group_id in shard.groups
                 else f"Group {group_id} not found."
             )
-            return {
-                "error_code": ErrorCode.GROUP_ID_NOT_FOUND,
-                "error_message": message,
-                "group_id": group_id,
-            }
-        return {
-            "error_code": 0,
-            "error_message": None,
-            "group_id": group_id,
-            "group_state": str(group.state),
-            "group_epoch": group.group_epoch,
-            "assignment_epoch": group.assignment_epoch,
-            "assignor_name": group.preferred_assignor(None, None) or self.default_assignor,
-            "members": list(group.members.values()),
-            "targets": {m: group.target.get(m, {}) for m in group.members},
-        }
+            return GroupDescription(
+                group_id, error_code=ErrorCode.GROUP_ID_NOT_FOUND, error_message=message
+            )
+        return GroupDescription(
+            group_id,
+            group_state=str(group.state),
+            group_epoch=group.group_epoch,
+            assignment_epoch=group.assignment_epoch,
+            assignor_name=group.preferred_assignor(None, None) or self.default_assignor,
+            members=list(group.members.values()),
+            targets={m: group.target.get(m, {}) for m in group.members},
+        )
 
     # -- offsets (ConsumerGroup.validateOffsetCommit/Fetch, KIP-1251) -------------------------
 
@@ -1771,7 +1794,9 @@ _REGEX_UPDATED = 1
 _REGEX_RESOLVED = 2
 
 
-def _owned(partitions: Sequence[Any] | None) -> list[tuple[uuid.UUID, list[int]]] | None:
+def _owned(
+    partitions: Sequence[ConsumerGroupHeartbeatRequest.TopicPartitions] | None,
+) -> list[tuple[uuid.UUID, list[int]]] | None:
     if partitions is None:
         return None
     return [(tp.topic_id, list(tp.partitions)) for tp in partitions]
@@ -1792,14 +1817,21 @@ def _is_subset(
     return True
 
 
-def compile_regex(regex: str) -> Any:
+class Pattern(Protocol):
+    """A compiled RE2 expression (the ``re2`` module has no type hints)."""
+
+    def fullmatch(self, text: str) -> object | None: ...
+
+
+def compile_regex(regex: str) -> Pattern:
     """Kafka's ``throwIfRegularExpressionIsInvalid``: the compiled pattern (RE2J's syntax,
     :mod:`kafkacore.coordinator.topic_regex`), or INVALID_REGULAR_EXPRESSION with RE2J's
     description of the error."""
     try:
-        return compile_topic_regex(regex)
+        pattern: Pattern = compile_topic_regex(regex)
     except InvalidTopicRegex as exc:
         raise GroupError(
             ErrorCode.INVALID_REGULAR_EXPRESSION,
             f"SubscribedTopicRegex `{regex}` is not a valid regular expression: {exc.description}.",
         ) from None
+    return pattern
