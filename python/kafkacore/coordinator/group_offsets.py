@@ -22,6 +22,7 @@ import logging
 import uuid
 from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from kafkacore._java import TimelineHashMap
 
@@ -52,6 +53,24 @@ class Offset:
     topic_id: uuid.UUID | None = None
 
 
+_V = TypeVar("_V")
+
+
+def _without_partition(
+    topics: TimelineHashMap[str, TimelineHashMap[int, _V]], tp: TopicPartitionKey
+) -> TimelineHashMap[str, TimelineHashMap[int, _V]]:
+    """``topics`` (topic -> partition -> value) without ``tp``'s entry, a topic left with
+    no partition removed; a fresh map once none is left (an emptied map is dropped, as
+    Kafka drops it, so a later put starts a fresh one: iteration stays Kafka's order)."""
+    partitions = topics[tp[0]]
+    del partitions[tp[1]]
+    if not partitions:
+        del topics[tp[0]]
+        if not topics:
+            return TimelineHashMap()
+    return topics
+
+
 class OffsetMap(MutableMapping[TopicPartitionKey, Offset]):
     """Offsets by ``(topic, partition)``, kept as Kafka's ``Offsets`` keeps one group's
     (a ``TimelineHashMap`` of topics, each a ``TimelineHashMap`` of partitions; an emptied
@@ -69,12 +88,7 @@ class OffsetMap(MutableMapping[TopicPartitionKey, Offset]):
         self._topics.compute_if_absent(tp[0], lambda _t: TimelineHashMap())[tp[1]] = offset
 
     def __delitem__(self, tp: TopicPartitionKey) -> None:
-        partitions = self._topics[tp[0]]
-        del partitions[tp[1]]
-        if not partitions:
-            del self._topics[tp[0]]
-            if not self._topics:
-                self._topics = TimelineHashMap()
+        self._topics = _without_partition(self._topics, tp)
 
     def __contains__(self, tp: object) -> bool:
         if not isinstance(tp, tuple) or len(tp) != 2:
@@ -134,11 +148,7 @@ class GroupOffsets:
         else:
             producers.discard(producer_id)
         if not producers:
-            del partitions[tp[1]]
-            if not partitions:
-                del self._open_txn[tp[0]]
-                if not self._open_txn:
-                    self._open_txn = TimelineHashMap()
+            self._open_txn = _without_partition(self._open_txn, tp)
 
     def drop_pending_txn(self, tp: TopicPartitionKey) -> None:
         """Forget every open transaction's offset of ``tp`` (a tombstone of ``tp``

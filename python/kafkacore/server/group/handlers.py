@@ -559,6 +559,45 @@ def _row_error(offset: int) -> tuple[int, int]:
     return offset, 0
 
 
+_FetchedRow = TypeVar(
+    "_FetchedRow",
+    OffsetFetchResponse.OffsetFetchResponsePartition,
+    OffsetFetchResponse.OffsetFetchResponsePartitions,
+)
+_FetchedRow_co = TypeVar("_FetchedRow_co", covariant=True)
+
+
+class _FetchedRowClass(Protocol[_FetchedRow_co]):
+    """The class of an OffsetFetch answer's partition row, as built here."""
+
+    def __call__(
+        self,
+        *,
+        partition_index: int,
+        committed_offset: int,
+        committed_leader_epoch: int,
+        metadata: str | None,
+        error_code: int,
+    ) -> _FetchedRow_co: ...
+
+
+def _fetched_rows(
+    row: _FetchedRowClass[_FetchedRow], rows: Iterable[tuple[int, int, int, str]]
+) -> list[_FetchedRow]:
+    """The partition rows of an OffsetFetch answer, from :func:`_fetch_group`'s (one class
+    for versions 0-7, another for 8+, the same fields)."""
+    return [
+        row(
+            partition_index=p,
+            committed_offset=_row_error(o)[0],
+            committed_leader_epoch=e,
+            metadata=m,
+            error_code=_row_error(o)[1],
+        )
+        for p, o, e, m in rows
+    ]
+
+
 async def handle_offset_fetch(
     services: BrokerServices, context: RequestContext, request: OffsetFetchRequest
 ) -> OffsetFetchResponse:
@@ -591,16 +630,7 @@ async def handle_offset_fetch(
             topics=[
                 cls.OffsetFetchResponseTopic(
                     name=name,
-                    partitions=[
-                        cls.OffsetFetchResponsePartition(
-                            partition_index=p,
-                            committed_offset=_row_error(o)[0],
-                            committed_leader_epoch=e,
-                            metadata=m,
-                            error_code=_row_error(o)[1],
-                        )
-                        for p, o, e, m in rows
-                    ],
+                    partitions=_fetched_rows(cls.OffsetFetchResponsePartition, rows),
                 )
                 for name, rows in _fetch_group(services, context, request.group_id, wanted, stable)
             ],
@@ -647,16 +677,7 @@ async def handle_offset_fetch(
                 cls.OffsetFetchResponseTopics(
                     name=name,
                     topic_id=topic_id,
-                    partitions=[
-                        cls.OffsetFetchResponsePartitions(
-                            partition_index=p,
-                            committed_offset=_row_error(o)[0],
-                            committed_leader_epoch=e,
-                            metadata=m,
-                            error_code=_row_error(o)[1],
-                        )
-                        for p, o, e, m in rows
-                    ],
+                    partitions=_fetched_rows(cls.OffsetFetchResponsePartitions, rows),
                 )
             )
         for t in unknown_ids:
