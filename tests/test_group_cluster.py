@@ -204,8 +204,8 @@ def test_on_elected_loads_the_partition_and_answers_load_in_progress_meanwhile(
         assert (await join(c, "g")).error_code == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS
         sync = await c.sync("g", 1, "m", None, "consumer", "range", {})
         assert sync[0] == ErrorCode.REBALANCE_IN_PROGRESS  # rejoin without rediscovery
-        assert c.heartbeat("g", 1, "m", None) == ErrorCode.NONE  # answered blindly
-        assert c.leave("g", [("m", None)]) == (ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, [])
+        assert await c.heartbeat("g", 1, "m", None) == ErrorCode.NONE  # answered blindly
+        assert await c.leave("g", [("m", None)]) == (ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, [])
         assert await commit(c, "g", 6) == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS
         assert await c.delete_group("g") == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS
         assert await c.delete_offsets("g", [("t", 0)]) == (
@@ -256,8 +256,8 @@ def test_on_resigned_drops_the_groups_and_answers_waiting_members(tmp_path: Path
             None,
             b"",
         )
-        assert c.heartbeat("g", 1, "m", None) == ErrorCode.NOT_COORDINATOR
-        assert c.leave("g", [("m", None)]) == (ErrorCode.NOT_COORDINATOR, [])
+        assert await c.heartbeat("g", 1, "m", None) == ErrorCode.NOT_COORDINATOR
+        assert await c.leave("g", [("m", None)]) == (ErrorCode.NOT_COORDINATOR, [])
         assert await commit(c, "g", 6) == ErrorCode.NOT_COORDINATOR
         assert await c.delete_group("g") == ErrorCode.NOT_COORDINATOR
         assert await c.delete_offsets("g", [("t", 0)]) == (ErrorCode.NOT_COORDINATOR, [])
@@ -320,7 +320,7 @@ def test_resignation_during_the_load_abandons_it(tmp_path: Path) -> None:
         p = c.topic.partition_for("g")
         gate = node.hold()
         c.on_elected(p, 1)
-        load = c._loading[p]
+        load = asyncio.ensure_future(c.runtime.wait_loaded(p))  # the load's course
         assert c.coordinator_error("g") == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS
         c.on_resigned(p, 2)
         assert not c.loading

@@ -47,7 +47,7 @@ def test_a_new_coordinator_keeps_the_members(tmp_path: Path) -> None:
         group = c.groups["g"]
         assert group.state == "Stable" and list(group.members) == [member]
         assert group.members[member].assignment == b"a"
-        assert c.heartbeat("g", generation, member, None) == ErrorCode.NONE
+        assert await c.heartbeat("g", generation, member, None) == ErrorCode.NONE
         answer = await c.commit("g", generation, member, None, [("t", 0, 7, -1, "")])
         assert [code for _, parts in answer for _, code in parts] == [ErrorCode.NONE]
         await c.stop()
@@ -68,7 +68,7 @@ def test_loaded_members_that_stay_silent_expire(tmp_path: Path) -> None:
         while c.groups["g"].members:
             assert time.monotonic() < deadline, "the loaded member never expired"
             await asyncio.sleep(0.05)
-        assert c.heartbeat("g", generation, member, None) == ErrorCode.UNKNOWN_MEMBER_ID
+        assert await c.heartbeat("g", generation, member, None) == ErrorCode.UNKNOWN_MEMBER_ID
         await c.stop()
 
     run(tmp_path, scenario)

@@ -250,11 +250,17 @@ def pinned(cpus: str | None) -> list[str]:
     return ["taskset", "-c", cpus] if cpus else []
 
 
-def start_kafka(libs: Path, security: Security | None = None, cpus: str | None = None) -> Broker:
+def start_kafka(
+    libs: Path,
+    security: Security | None = None,
+    cpus: str | None = None,
+    extra: dict[str, str] | None = None,
+) -> Broker:
+    """Kafka (KRaft, one node) from ``libs``; ``extra``: more broker configs."""
     tmp = mktemp("kafkacore-bench-kafka-")
     ports, cport = listener_ports(security), free_port()
     port = ports["PLAINTEXT"]
-    configs = listener_configs(ports, security)
+    configs = listener_configs(ports, security) | (extra or {})
     configs.setdefault("advertised.listeners", configs["listeners"])
     configs["listeners"] += f",CONTROLLER://localhost:{cport}"
     configs["listener.security.protocol.map"] = (
@@ -333,15 +339,23 @@ def start_kafka(libs: Path, security: Security | None = None, cpus: str | None =
 
 
 def start_kafkacore(
-    security: Security | None = None, python_dir: Path | None = None, cpus: str | None = None
+    security: Security | None = None,
+    python_dir: Path | None = None,
+    cpus: str | None = None,
+    extra: dict[str, str] | None = None,
 ) -> Broker:
+    """A kafkacore broker (``server-start``); ``extra``: more broker configs."""
     tmp = mktemp("kafkacore-bench-kc-")
     ports = listener_ports(security)
-    configs = listener_configs(ports, security) | {
-        "log.dirs": str(tmp / "data"),
-        # as Kafka is started above: a consumer group's first join is not held 3 s
-        "group.initial.rebalance.delay.ms": "0",
-    }
+    configs = (
+        listener_configs(ports, security)
+        | {
+            "log.dirs": str(tmp / "data"),
+            # as Kafka is started above: a consumer group's first join is not held 3 s
+            "group.initial.rebalance.delay.ms": "0",
+        }
+        | (extra or {})
+    )
     overrides = [arg for k, v in configs.items() for arg in ("--override", f"{k}={v}")]
     logfile = tmp / "kafkacore.log"
     proc = spawn(

@@ -10,6 +10,9 @@ place for it (every package imports it from here).
   ``String.split``, ``Long.parseLong``, Jackson's JSON strings.
 - ``java.io.File`` path handling and Java ``int`` arithmetic, as Kafka's
   ``DumpLogSegments`` does them.
+- Kafka's own ``TimelineHashMap`` (``server-common``'s ``timeline`` package): the maps of
+  Kafka 4's coordinators, whose iteration order decides the order of the records they
+  write (a deleted group's offset tombstones, its members' tombstones).
 
 Kafka's ``Utils.murmur2`` is not here: it is on the hot path, in the native core with its
 pure twin (:mod:`kafkacore.partitioner`). Pure functions: thread-safe.
@@ -40,6 +43,7 @@ __all__ = [
     "JavaException",
     "JavaHashMap",
     "JavaHashSet",
+    "TimelineHashMap",
     "absolute_path",
     "base_offset_of",
     "decode_utf8",
@@ -592,3 +596,81 @@ class JavaHashSet(MutableSet[_K]):
 
     def __repr__(self) -> str:
         return "[" + ", ".join(str(v) for v in self) + "]"
+
+
+_FIBONACCI = -7046029254386353131  # Knuth's multiplicative constant, as a Java long
+_TIMELINE_MAX_CAPACITY = 1 << 30
+
+
+class TimelineHashMap(MutableMapping[_K, _V]):
+    """Kafka's ``org.apache.kafka.timeline.TimelineHashMap`` (its ``BaseHashTable`` and
+    ``SnapshottableHashTable``), the current state only: a mapping that iterates in the
+    order Kafka's does.
+
+    The table holds a power-of-two number of slots (``expected_size`` / 0.75 rounded up,
+    at least 2; ``new TimelineHashMap<>(registry, 0)`` has 2). A key's slot is the top
+    bits of ``hashCode() * 0x9E3779B97F4A7C15`` (Fibonacci hashing); a slot keeps its keys
+    in insertion order, and a removal keeps the others' order. Before every put, of a new
+    key or not, the table doubles if (size + 1) * 0.75 exceeds it, re-slotting the keys
+    slot by slot; it never shrinks. Iteration goes slot by slot, each slot's keys last
+    inserted first. Not thread-safe."""
+
+    __slots__ = ("_slots", "_values")
+
+    def __init__(
+        self, items: Iterable[tuple[_K, _V]] | None = None, *, expected_size: int = 0
+    ) -> None:
+        wanted = -(-expected_size * 4 // 3)  # ceil(expected / 0.75)
+        capacity = 1 << max(0, wanted - 1).bit_length() if wanted > 0 else 0
+        self._slots: list[list[_K]] = [[] for _ in range(max(2, capacity))]
+        self._values: dict[_K, _V] = {}
+        if items is not None:
+            for key, value in items:
+                self[key] = value
+
+    @staticmethod
+    def _slot_of(key: object, slots: int) -> int:
+        shift = 65 - slots.bit_length()
+        return ((java_hash_code(key) * _FIBONACCI) & 0xFFFFFFFFFFFFFFFF) >> shift
+
+    def _rehash(self, slots: int) -> None:
+        table: list[list[_K]] = [[] for _ in range(slots)]
+        for chain in self._slots:
+            for key in chain:
+                table[self._slot_of(key, slots)].append(key)
+        self._slots = table
+
+    def __setitem__(self, key: _K, value: _V) -> None:
+        slots = len(self._slots)
+        if (len(self._values) + 1) * 0.75 > slots and slots < _TIMELINE_MAX_CAPACITY:
+            self._rehash(slots * 2)
+        if key not in self._values:
+            self._slots[self._slot_of(key, len(self._slots))].append(key)
+        self._values[key] = value
+
+    def compute_if_absent(self, key: _K, make: Callable[[_K], _V]) -> _V:
+        """``Map.computeIfAbsent``: the value of ``key``, made and put when absent."""
+        if key in self._values:
+            return self._values[key]
+        value = make(key)
+        self[key] = value
+        return value
+
+    def __getitem__(self, key: _K) -> _V:
+        return self._values[key]
+
+    def __delitem__(self, key: _K) -> None:
+        del self._values[key]
+        self._slots[self._slot_of(key, len(self._slots))].remove(key)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._values
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __iter__(self) -> Iterator[_K]:
+        return iter([key for chain in self._slots for key in reversed(chain)])
+
+    def __repr__(self) -> str:
+        return "{" + ", ".join(f"{k}={v}" for k, v in self.items()) + "}"

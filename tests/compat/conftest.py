@@ -25,7 +25,8 @@ from typing import Any
 import pytest
 
 from support.brokers import Broker, BrokerFactory
-from support.kafka_jars import JVM_FLAGS, kafka_libs
+from support.kafka_jars import JVM_FLAGS, compile_java, kafka_libs
+from support.shared import build_once
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -156,6 +157,46 @@ class KafkaTools:
         """Several JVMs at once (each ``(main, *args)``); results in order."""
         with ThreadPoolExecutor(max_workers=max(1, len(jobs))) as pool:
             return list(pool.map(lambda job: self.run(*job), jobs))
+
+
+@dataclass(frozen=True)
+class ToolBatch:
+    """Many commands of one of Kafka's tools in one JVM (java/ToolBatch.java): one JVM
+    start for a whole comparison instead of one per command."""
+
+    tools: KafkaTools
+    classes: Path
+
+    def run(
+        self, main: str, commands: Sequence[Sequence[str]], workdir: Path, timeout: float = 600
+    ) -> list[ToolResult]:
+        """Each of ``commands`` (arguments of ``main``) in turn; results in order."""
+        assert all("\t" not in a and "\n" not in a for c in commands for a in c)
+        workdir.mkdir(parents=True, exist_ok=True)
+        listing = workdir / "commands.txt"
+        listing.write_text("".join("\t".join(c) + "\n" for c in commands), encoding="utf-8")
+        classpath = f"{self.classes}:{self.tools.libs}/*"
+        cmd = ["java", *JVM_FLAGS, "-cp", classpath, "ToolBatch", main, str(listing), str(workdir)]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
+        if proc.returncode != 0:
+            raise AssertionError(f"ToolBatch exited {proc.returncode}\n{proc.stderr[-4000:]}")
+
+        def text(i: int, suffix: str) -> str:
+            return (workdir / f"{i}.{suffix}").read_bytes().decode("utf-8", "replace")
+
+        return [
+            ToolResult((main, *c), int(text(i, "status")), text(i, "out"), text(i, "err"))
+            for i, c in enumerate(commands)
+        ]
+
+
+@pytest.fixture(scope="session")
+def tool_batch(kafka_tools: KafkaTools, tmp_path_factory: pytest.TempPathFactory) -> ToolBatch:
+    """java/ToolBatch.java compiled against Kafka's jars, once for all the workers."""
+    with build_once(tmp_path_factory, "compat-classes") as (classes, built):
+        if not built:
+            compile_java(kafka_tools.libs, classes, [REPO / "tests/compat/java/ToolBatch.java"])
+    return ToolBatch(kafka_tools, classes)
 
 
 @pytest.fixture(scope="session")

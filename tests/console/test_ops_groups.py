@@ -85,17 +85,21 @@ def test_group_page_shows_lag_in_records_and_time(seeded: ConsoleBroker, page: A
 def test_lag_in_time_by_fetch_outside_the_broker(seeded: ConsoleBroker) -> None:
     """``kafkacore console`` (no broker in the process) reads the first unconsumed
     record's timestamp with a consumer: the same answer as the broker's log."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from confluent_kafka.admin import AdminClient
 
     from kafkacore.admin import Admin
+    from kafkacore.cli.topics import wire_sender
     from kafkacore.console.grouplag import describe_group
 
-    def no_raw_requests(*request: object) -> object:
-        raise AssertionError(f"a group's lag needs no raw request: {request}")
-
     config = {"bootstrap.servers": seeded.bootstrap}
-    admin = Admin(AdminClient(config), no_raw_requests)
-    state = describe_group(admin, GROUP, consumer_config=config)
+    # the group is described as Kafka's admin client does (FindCoordinator and
+    # ConsumerGroupDescribe/DescribeGroups, raw requests); the lag needs only the consumer
+    admin = Admin(AdminClient(config), wire_sender("test"))
+    # on a thread of its own, as the console's run_io: this one has Playwright's loop
+    with ThreadPoolExecutor(1) as pool:
+        state = pool.submit(describe_group, admin, GROUP, consumer_config=config).result()
     assert state.time_source == "fetch"
     by_partition = {p.partition: p for p in state.partitions}
     assert by_partition[0].first_unconsumed_ms == seeded.seed_start_ms + 10_000  # type: ignore[attr-defined]
@@ -208,3 +212,88 @@ def test_charts_update_live(seeded: ConsoleBroker, page: Any) -> None:
     assert len(data["broker"]["time"]) == 300
     assert data["broker"]["time"][-1] >= time.time() - 3
     screenshot(page, "ops-charts")
+
+
+def test_consumer_group_page_shows_epochs_and_assignments(seeded: ConsoleBroker, page: Any) -> None:
+    """A consumer group (KIP-848, two confluent-kafka members with
+    ``group.protocol=consumer``): the list shows its type, its page the protocol, the
+    group and target assignment epochs, and per member its epoch, its current and target
+    assignments and that it has reconciled, as ConsumerGroupDescribe answers them."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from confluent_kafka import Consumer
+    from confluent_kafka.admin import AdminClient
+
+    from kafkacore.admin import Admin
+    from kafkacore.admin import groups as ops
+    from kafkacore.cli.topics import wire_sender
+
+    group, topic = "modern", "modern-topic"
+    create_topics(seeded.bootstrap, (topic, 4, {}))
+    stop = threading.Event()
+    members = [
+        Consumer(
+            {
+                "bootstrap.servers": seeded.bootstrap,
+                "group.id": group,
+                "group.protocol": "consumer",
+                "client.id": f"modern-{i}",
+            }
+        )
+        for i in range(2)
+    ]
+
+    def poll(consumer: Any) -> None:
+        consumer.subscribe([topic])
+        while not stop.is_set():
+            consumer.poll(0.2)
+
+    threads = [threading.Thread(target=poll, args=(c,), daemon=True) for c in members]
+    for t in threads:
+        t.start()
+    admin = Admin(AdminClient({"bootstrap.servers": seeded.bootstrap}), wire_sender("test"))
+
+    def settled() -> ops.GroupDescription | None:
+        try:
+            d = next(ops.describe_groups(admin, [group]))
+        except ops.GroupError:
+            return None
+        at_target = all(
+            m.assignment == m.target_assignment and m.member_epoch == d.target_assignment_epoch
+            for m in d.members
+        )
+        return d if d.state == "Stable" and len(d.members) == 2 and at_target else None
+
+    try:
+        deadline = time.monotonic() + 60
+        with ThreadPoolExecutor(1) as pool:  # off Playwright's event loop
+            while (desc := pool.submit(settled).result()) is None:
+                assert time.monotonic() < deadline, "the consumer group did not settle"
+                time.sleep(0.5)
+        assert sorted(len(m.assignment) for m in desc.members) == [2, 2]
+
+        page.goto(seeded.console_url + "/groups")
+        row = page.locator(f'#groups tr[data-group="{group}"]')
+        assert row.locator("td.type").inner_text() == "Consumer"
+        page.goto(f"{seeded.console_url}/groups/{group}")
+        assert page.locator("#group-type").inner_text() == "Consumer"
+        assert page.locator("#group-protocol").inner_text() == "consumer"
+        assert page.locator("#group-state").inner_text() == "Stable"
+        assert page.locator("#group-epoch").inner_text() == str(desc.group_epoch)
+        assert page.locator("#target-epoch").inner_text() == str(desc.target_assignment_epoch)
+        for m in desc.members:
+            cells = page.locator(f'#members tr[data-member="{m.member_id}"]')
+            assert cells.locator("td.protocol").inner_text() == "consumer"
+            assert cells.locator("td.member-epoch").inner_text() == str(m.member_epoch)
+            text = ", ".join(f"{t}-{p}" for t, p in m.assignment)
+            assert cells.locator("td.current").inner_text().strip() == text
+            assert cells.locator("td.target").inner_text().strip() == text
+            assert cells.locator("td.reconciliation").inner_text() == "stable"
+        screenshot(page, "ops-consumer-group")
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(10)
+        for c in members:
+            c.close()

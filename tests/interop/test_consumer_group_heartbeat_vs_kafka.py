@@ -18,48 +18,29 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from kafkacore.protocol import APIS_BY_NAME, ErrorCode
 from support.brokers import Broker
-from support.raw_brokers import KafkaNode, Raw, until
+from support.consumer_group_scenario import (
+    COMMON,
+    group_config_scenario,
+    migration_scenario,
+    offsets_by_id_scenario,
+    prepared,
+    regex_scenario,
+    scenario,
+)
+from support.raw_brokers import KafkaNode, Raw
 
 pytestmark = [pytest.mark.interop, pytest.mark.timeout(300)]
-
-TOPIC = "hb"
-OTHER = "hb-other"
-COMMON = ["offsets.topic.num.partitions=1", "group.consumer.assignment.interval.ms=0"]
-HB = "ConsumerGroupHeartbeat"
-
-
-def _prepared(raw: Raw) -> Raw:
-    req = APIS_BY_NAME["CreateTopics"].request.cls
-    for name, partitions in ((TOPIC, 4), (OTHER, 2)):
-        created = raw.call(
-            "CreateTopics",
-            5,
-            topics=[req.CreatableTopic(name=name, num_partitions=partitions, replication_factor=1)],
-            timeout_ms=30_000,
-        )
-        assert created.topics[0].error_code in (ErrorCode.NONE, ErrorCode.TOPIC_ALREADY_EXISTS)
-    meta = APIS_BY_NAME["Metadata"].request.cls
-
-    def ready() -> bool:
-        m = raw.call("Metadata", 12, topics=[meta.MetadataRequestTopic(name=TOPIC)])
-        parts = m.topics[0].partitions
-        return len(parts) == 4 and all(p.error_code == 0 and p.leader_id >= 0 for p in parts)
-
-    until("the topic has leaders", ready)
-    return raw
 
 
 @pytest.fixture(scope="module")
 def kafka(kafka_libs: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Raw]:
     node = KafkaNode(kafka_libs, tmp_path_factory.mktemp("kafka"), COMMON).start()
     try:
-        yield _prepared(Raw(node.port, node.home / "data"))
+        yield prepared(Raw(node.port, node.home / "data"))
     finally:
         node.stop()
 
@@ -69,280 +50,66 @@ def kafkacore(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Raw]:
     data = tmp_path_factory.mktemp("kafkacore") / "data"
     broker = Broker(data, COMMON).start()
     try:
-        yield _prepared(Raw(broker.port, data))
+        yield prepared(Raw(broker.port, data))
     finally:
         broker.stop()
-
-
-class Session:
-    """Drives one broker; names topic ids back to topic names."""
-
-    def __init__(self, raw: Raw) -> None:
-        self.raw = raw
-        meta = APIS_BY_NAME["Metadata"].request.cls
-        m = raw.call(
-            "Metadata",
-            12,
-            topics=[meta.MetadataRequestTopic(name=TOPIC), meta.MetadataRequestTopic(name=OTHER)],
-        )
-        self.names = {t.topic_id: t.name for t in m.topics}
-        self.ids = {t.name: t.topic_id for t in m.topics}
-
-    def owned(self, owned: dict[str, list[int]] | None) -> Any:
-        if owned is None:
-            return None
-        cls = APIS_BY_NAME[HB].request.cls
-        return [cls.TopicPartitions(topic_id=self.ids[t], partitions=ps) for t, ps in owned.items()]
-
-    def heartbeat(
-        self, version: int = 1, owned: dict[str, list[int]] | None = None, **fields: Any
-    ) -> dict[str, Any]:
-        fields.setdefault("rebalance_timeout_ms", -1)
-        answer = self.raw.call(HB, version, topic_partitions=self.owned(owned), **fields)
-        assignment = None
-        if answer.assignment is not None:
-            assignment = sorted(
-                (self.names.get(tp.topic_id, "?"), sorted(tp.partitions))
-                for tp in answer.assignment.topic_partitions
-            )
-        return {
-            "throttle_time_ms": answer.throttle_time_ms,
-            "error_code": ErrorCode(answer.error_code).name,
-            "error_message": answer.error_message,
-            "member_id": answer.member_id,
-            "member_epoch": answer.member_epoch,
-            "heartbeat_interval_ms": answer.heartbeat_interval_ms,
-            "assignment": assignment,
-        }
-
-    def describe(self, group: str) -> list[dict[str, Any]]:
-        answer = self.raw.call(
-            "ConsumerGroupDescribe", 1, group_ids=[group], include_authorized_operations=False
-        )
-        out = []
-        for g in answer.groups:
-            members = sorted(
-                (
-                    m.member_id,
-                    m.instance_id,
-                    m.rack_id,
-                    m.member_epoch,
-                    m.client_id,
-                    sorted(m.subscribed_topic_names),
-                    m.subscribed_topic_regex,
-                    sorted(
-                        (tp.topic_name, sorted(tp.partitions))
-                        for tp in m.assignment.topic_partitions
-                    ),
-                    sorted(
-                        (tp.topic_name, sorted(tp.partitions))
-                        for tp in m.target_assignment.topic_partitions
-                    ),
-                    m.member_type,
-                )
-                for m in g.members
-            )
-            out.append(
-                {
-                    "error_code": g.error_code,
-                    "error_message": g.error_message,
-                    "group_id": g.group_id,
-                    "group_state": g.group_state,
-                    "group_epoch": g.group_epoch,
-                    "assignment_epoch": g.assignment_epoch,
-                    "assignor_name": g.assignor_name,
-                    "members": members,
-                    "authorized_operations": g.authorized_operations,
-                }
-            )
-        return out
-
-    def listed(self, group: str, types: list[str]) -> list[tuple[str, str, str, str]]:
-        answer = self.raw.call("ListGroups", 5, states_filter=[], types_filter=types)
-        return sorted(
-            (g.group_id, g.protocol_type, g.group_state, g.group_type)
-            for g in answer.groups
-            if g.group_id == group
-        )
-
-
-def scenario(raw: Raw, group: str) -> list[tuple[str, Any]]:
-    """The steps and their normalized answers."""
-    s = Session(raw)
-    until(
-        "coordinator",
-        lambda: (
-            raw.call("FindCoordinator", 4, key_type=0, coordinator_keys=[group])
-            .coordinators[0]
-            .error_code
-            == 0
-        ),
-    )
-    out: list[tuple[str, Any]] = []
-
-    def step(label: str, answer: Any) -> Any:
-        out.append((label, answer))
-        return answer
-
-    join = {"group_id": group, "member_epoch": 0, "rebalance_timeout_ms": 30_000}
-    a = step(
-        "m1 joins", s.heartbeat(member_id="m1", subscribed_topic_names=[TOPIC], owned={}, **join)
-    )
-    step("m1 steady", s.heartbeat(group_id=group, member_id="m1", member_epoch=a["member_epoch"]))
-    step(
-        "m1 full heartbeat",
-        s.heartbeat(
-            group_id=group,
-            member_id="m1",
-            member_epoch=a["member_epoch"],
-            rebalance_timeout_ms=30_000,
-            subscribed_topic_names=[TOPIC],
-            owned={TOPIC: [0, 1, 2, 3]},
-        ),
-    )
-    b = step(
-        "m2 joins", s.heartbeat(member_id="m2", subscribed_topic_names=[TOPIC], owned={}, **join)
-    )
-    step("describe while m2 waits", s.describe(group))
-    r = step(
-        "m1 asked to revoke",
-        s.heartbeat(
-            group_id=group,
-            member_id="m1",
-            member_epoch=a["member_epoch"],
-            owned={TOPIC: [0, 1, 2, 3]},
-        ),
-    )
-    kept = dict(r["assignment"] or [])
-    r2 = step(
-        "m1 revoked",
-        s.heartbeat(group_id=group, member_id="m1", member_epoch=a["member_epoch"], owned=kept),
-    )
-    step(
-        "m2 gets released partitions",
-        s.heartbeat(group_id=group, member_id="m2", member_epoch=b["member_epoch"], owned={}),
-    )
-    step("describe reconciled", s.describe(group))
-    step("epoch ahead is fenced", s.heartbeat(group_id=group, member_id="m2", member_epoch=99))
-    step(
-        "previous epoch owning more than assigned is fenced",
-        s.heartbeat(
-            group_id=group,
-            member_id="m1",
-            member_epoch=a["member_epoch"],
-            owned={TOPIC: [0, 1, 2, 3]},
-        ),
-    )
-    step("unknown member", s.heartbeat(group_id=group, member_id="nobody", member_epoch=3))
-    step("unknown group", s.heartbeat(group_id=group + "-none", member_id="m9", member_epoch=1))
-    step(
-        "m2 subscribes to another topic too",
-        s.heartbeat(
-            group_id=group,
-            member_id="m2",
-            member_epoch=r2["member_epoch"],
-            subscribed_topic_names=[TOPIC, OTHER],
-        ),
-    )
-    # static membership
-    st = {"group_id": group, "member_epoch": 0, "rebalance_timeout_ms": 30_000, "instance_id": "i1"}
-    j = step(
-        "static s1 joins",
-        s.heartbeat(member_id="s1", subscribed_topic_names=[TOPIC], owned={}, **st),
-    )
-    step(
-        "s2 takes i1 while held",
-        s.heartbeat(member_id="s2", subscribed_topic_names=[TOPIC], owned={}, **st),
-    )
-    step(
-        "s1 leaves for now",
-        s.heartbeat(group_id=group, member_id="s1", member_epoch=-2, instance_id="i1"),
-    )
-    step(
-        "s2 rejoins as i1",
-        s.heartbeat(member_id="s2", subscribed_topic_names=[TOPIC], owned={}, **st),
-    )
-    step(
-        "s1 is fenced by s2",
-        s.heartbeat(
-            group_id=group, member_id="s1", member_epoch=j["member_epoch"], instance_id="i1"
-        ),
-    )
-    step("m1 leaves", s.heartbeat(group_id=group, member_id="m1", member_epoch=-1))
-    step("m1 leaves again", s.heartbeat(group_id=group, member_id="m1", member_epoch=-1))
-    step("describe after", s.describe(group))
-    step("list consumer", s.listed(group, ["consumer"]))
-    step("list classic", s.listed(group, ["classic"]))
-    # bad input
-    step(
-        "empty group id",
-        s.heartbeat(
-            group_id="",
-            member_id="x",
-            member_epoch=0,
-            rebalance_timeout_ms=1,
-            subscribed_topic_names=[TOPIC],
-            owned={},
-        ),
-    )
-    step(
-        "blank member id v1",
-        s.heartbeat(
-            group_id=group,
-            member_id=" ",
-            member_epoch=0,
-            rebalance_timeout_ms=1,
-            subscribed_topic_names=[TOPIC],
-            owned={},
-        ),
-    )
-    step("epoch -3", s.heartbeat(group_id=group, member_id="x", member_epoch=-3))
-    step(
-        "no rebalance timeout",
-        s.heartbeat(
-            group_id=group, member_id="x", member_epoch=0, subscribed_topic_names=[TOPIC], owned={}
-        ),
-    )
-    step(
-        "owned on join",
-        s.heartbeat(
-            group_id=group,
-            member_id="x",
-            member_epoch=0,
-            rebalance_timeout_ms=1,
-            subscribed_topic_names=[TOPIC],
-            owned={TOPIC: [0]},
-        ),
-    )
-    step(
-        "no subscription on join",
-        s.heartbeat(
-            group_id=group, member_id="x", member_epoch=0, rebalance_timeout_ms=1, owned={}
-        ),
-    )
-    step(
-        "unknown assignor",
-        s.heartbeat(
-            group_id=group,
-            member_id="x",
-            member_epoch=0,
-            rebalance_timeout_ms=1,
-            subscribed_topic_names=[TOPIC],
-            owned={},
-            server_assignor="sticky",
-        ),
-    )
-    step(
-        "static leave without instance", s.heartbeat(group_id=group, member_id="x", member_epoch=-2)
-    )
-    step("describe unknown group", s.describe(group + "-none"))
-    return out
 
 
 def test_heartbeat_sequences_answer_as_kafka(kafka: Raw, kafkacore: Raw) -> None:
     group = f"g-{uuid.uuid4().hex[:8]}"
     theirs = scenario(kafka, group)
     ours = scenario(kafkacore, group)
+    mismatches = [(t[0], t[1], o[1]) for t, o in zip(theirs, ours, strict=True) if t != o]
+    assert not mismatches, "\n".join(
+        f"{label}:\n  Kafka {t}\n  ours  {o}" for label, t, o in mismatches
+    )
+
+
+def test_migration_sequences_answer_as_kafka(kafka: Raw, kafkacore: Raw) -> None:
+    """A classic group upgraded by a consumer-protocol member and downgraded when it
+    leaves: every answer to the classic and the consumer member equal (the member ids
+    each broker makes up compared by order of appearance)."""
+    group = f"mig-{uuid.uuid4().hex[:8]}"
+    theirs = migration_scenario(kafka, group, [])
+    ours = migration_scenario(kafkacore, group, [])
+    mismatches = [(t[0], t[1], o[1]) for t, o in zip(theirs, ours, strict=True) if t != o]
+    assert not mismatches, "\n".join(
+        f"{label}:\n  Kafka {t}\n  ours  {o}" for label, t, o in mismatches
+    )
+
+
+def test_group_configs_answer_as_kafka(kafka: Raw, kafkacore: Raw) -> None:
+    """ConfigResource GROUP: DescribeConfigs and IncrementalAlterConfigs of a group's
+    ``consumer.*`` configs (Kafka's GroupConfig validation, its messages), and the
+    heartbeat interval a member is given following the group's config."""
+    group = f"cfg-{uuid.uuid4().hex[:8]}"
+    theirs = group_config_scenario(kafka, group)
+    ours = group_config_scenario(kafkacore, group)
+    mismatches = [(t[0], t[1], o[1]) for t, o in zip(theirs, ours, strict=True) if t != o]
+    assert not mismatches, "\n".join(
+        f"{label}:\n  Kafka {t}\n  ours  {o}" for label, t, o in mismatches
+    )
+
+
+def test_offsets_by_topic_id_answer_as_kafka(kafka: Raw, kafkacore: Raw) -> None:
+    """OffsetCommit and OffsetFetch v10 (topics by id): known and unknown ids, a partition
+    that does not exist, fetch by id and fetch all."""
+    group = f"v10-{uuid.uuid4().hex[:8]}"
+    theirs = offsets_by_id_scenario(kafka, group)
+    ours = offsets_by_id_scenario(kafkacore, group)
+    mismatches = [(t[0], t[1], o[1]) for t, o in zip(theirs, ours, strict=True) if t != o]
+    assert not mismatches, "\n".join(
+        f"{label}:\n  Kafka {t}\n  ours  {o}" for label, t, o in mismatches
+    )
+
+
+def test_regex_subscription_answers_as_kafka(kafka: Raw, kafkacore: Raw) -> None:
+    """A regex subscription (RE2J syntax): an invalid one refused with RE2J's message, the
+    topics matching assigned, and a topic created later picked up."""
+    group = f"rx-{uuid.uuid4().hex[:8]}"
+    prefix = f"rx{uuid.uuid4().hex[:6]}"
+    theirs = regex_scenario(kafka, group, prefix)
+    ours = regex_scenario(kafkacore, group, prefix)
     mismatches = [(t[0], t[1], o[1]) for t, o in zip(theirs, ours, strict=True) if t != o]
     assert not mismatches, "\n".join(
         f"{label}:\n  Kafka {t}\n  ours  {o}" for label, t, o in mismatches

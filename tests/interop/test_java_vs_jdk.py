@@ -3,14 +3,17 @@ one JVM for the module): ``String.hashCode``/``length``, ``TopicPartition.hashCo
 ``Utils.abs``/``toPositive``, and the iteration order of ``HashMap`` (``put``, sized,
 ``computeIfAbsent``) and ``HashSet``, on hypothesis-drawn keys: any text (lone surrogates
 too), keys crowding one bucket (``treeifyBin`` doubles a table below 64), and keys with
-equal hash codes. These orders are what Kafka's tools print and what a config's valid
-values list; the hashes place groups and transactional ids on their partitions."""
+equal hash codes; and the order of Kafka's own ``TimelineHashMap`` after puts and removes.
+These orders are what Kafka's tools print, what a config's valid values list, and the
+order of the records Kafka's group coordinator writes; the hashes place groups and
+transactional ids on their partitions."""
 
 from __future__ import annotations
 
 import subprocess
 from collections import Counter
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from hypothesis import assume, given
@@ -18,6 +21,7 @@ from hypothesis import strategies as st
 
 from interop.conftest import Java
 from kafkacore._java import (
+    TimelineHashMap,
     java_hash_map_order,
     java_hash_set_order,
     java_length,
@@ -142,3 +146,27 @@ def test_integer_hash_set_order(jdk: Jdk, ints: list[int]) -> None:
     assume(_fits_without_trees(list(set(ints))))
     answer = jdk.ask("intset", ",".join(map(str, ints)))
     assert [int(n) for n in answer.split(",") if answer] == java_hash_set_order(ints, lambda n: n)
+
+
+_timeline_key = st.one_of(
+    any_text.map(lambda t: ("s", t)),
+    (st.integers(-(2**31), 2**31 - 1) | st.integers(0, 40)).map(lambda n: ("i", n)),
+)
+
+
+@given(st.lists(st.tuples(st.booleans(), _timeline_key), max_size=60))
+def test_timeline_hash_map_order(jdk: Jdk, ops: list[tuple[bool, tuple[str, Any]]]) -> None:
+    """Kafka's ``TimelineHashMap`` after puts and removes: the same keys in the same order
+    (a put of a key already there, or a remove of one absent, included)."""
+
+    def written(key: tuple[str, Any]) -> str:
+        return f"s{_hex(key[1])}" if key[0] == "s" else f"i{key[1]}"
+
+    ours: TimelineHashMap[Any, str] = TimelineHashMap()
+    for put, key in ops:
+        if put:
+            ours[key[1]] = written(key)
+        else:
+            ours.pop(key[1], None)
+    answer = jdk.ask("timeline", ",".join(("+" if put else "-") + written(k) for put, k in ops))
+    assert (answer.split(",") if answer else []) == list(ours.values())

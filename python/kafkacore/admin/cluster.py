@@ -18,6 +18,7 @@ __all__ = [
     "current_assignment",
     "error_message",
     "exception_name",
+    "exception_text",
     "metadata",
     "nodes",
     "replica_assignment",
@@ -93,11 +94,52 @@ def error_message(code: int, message: str | None) -> str:
     return default_message(code) or ErrorCode(code).name
 
 
+# Kafka 4.3.1's ``Errors`` whose exception class is not the code's name in CamelCase with
+# ``Exception`` appended (read from its jar: ``Errors.values()``, ``exception().getClass()``).
+_IRREGULAR_EXCEPTIONS = {
+    -1: "UnknownServerException",
+    2: "CorruptRecordException",
+    7: "TimeoutException",
+    10: "RecordTooLargeException",
+    11: "ControllerMovedException",
+    12: "OffsetMetadataTooLarge",
+    13: "NetworkException",
+    17: "InvalidTopicException",
+    18: "RecordBatchTooLargeException",
+    29: "TopicAuthorizationException",
+    30: "GroupAuthorizationException",
+    31: "ClusterAuthorizationException",
+    36: "TopicExistsException",
+    40: "InvalidConfigurationException",
+    45: "OutOfOrderSequenceException",
+    46: "DuplicateSequenceException",
+    49: "InvalidPidMappingException",
+    50: "InvalidTxnTimeoutException",
+    53: "TransactionalIdAuthorizationException",
+    56: "KafkaStorageException",
+    58: "SaslAuthenticationException",
+    61: "DelegationTokenDisabledException",
+    64: "UnsupportedByAuthenticationException",
+    65: "DelegationTokenAuthorizationException",
+    68: "GroupNotEmptyException",
+    97: "PrincipalDeserializationException",
+    106: "FetchSessionTopicIdException",
+    128: "InvalidRegularExpression",
+}
+
+
 def exception_name(code: int) -> str:
     """The Java exception class Kafka's clients raise for an error code."""
     from kafkacore.protocol import ErrorCode
 
-    name = ErrorCode(code).name
-    if name == "INVALID_TOPIC_EXCEPTION":
-        return "InvalidTopicException"
-    return "".join(w.capitalize() for w in name.split("_")) + "Exception"
+    irregular = _IRREGULAR_EXCEPTIONS.get(code)
+    if irregular is not None:
+        return irregular
+    return "".join(w.capitalize() for w in ErrorCode(code).name.split("_")) + "Exception"
+
+
+def exception_text(code: int, message: str | None = None) -> str:
+    """What Java prints for the exception of an error (``Throwable.toString``): the class
+    and the broker's message, else Kafka's default message for the code."""
+    package = "org.apache.kafka.common" if code == 87 else "org.apache.kafka.common.errors"
+    return f"{package}.{exception_name(code)}: {error_message(code, message)}"

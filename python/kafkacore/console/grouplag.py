@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from kafkacore.admin import Admin
 from kafkacore.admin import groups as ops
-from kafkacore.admin.client import ck_module, wait
+from kafkacore.admin.client import ck_module
 from kafkacore.admin.groups import GroupMember as Member
 from kafkacore.admin.groups import ResetSpec
 from kafkacore.log.files import TopicPartition
@@ -86,6 +86,30 @@ class GroupState:
     #: where the lag in time came from: "log" (the broker's files), "fetch" (a consumer)
     time_source: str = "log"
     exists: bool = True
+    #: ``Classic`` or ``Consumer`` (KIP-848), as Kafka's tool prints it
+    type: str = "Classic"
+    #: a consumer group's epochs (None for a classic group)
+    group_epoch: int | None = None
+    target_assignment_epoch: int | None = None
+
+    @property
+    def protocol(self) -> str:
+        """The rebalance protocol its members speak: ``consumer`` (KIP-848, the
+        broker assigns), ``classic`` (the leader assigns), or both while migrating."""
+        if self.type != "Consumer":
+            return "classic"
+        kinds = {m.upgraded for m in self.members}
+        return "consumer + classic" if kinds == {True, False} else "consumer"
+
+    def reconciling(self, member: Member) -> bool:
+        """A consumer group's member not yet at its target: the epoch or the
+        partitions it owns differ from what the coordinator targets."""
+        if member.target_assignment is None:
+            return False
+        return (
+            member.member_epoch != self.target_assignment_epoch
+            or member.assignment != member.target_assignment
+        )
 
     @property
     def total_lag(self) -> int:
@@ -104,20 +128,20 @@ class GroupSummary:
     members: int
     total_lag: int | None = None
     topics: list[str] = field(default_factory=list)
+    #: ``Classic`` or ``Consumer`` (KIP-848)
+    type: str = "Classic"
 
 
 def list_groups(admin: Admin, with_lag: int = 50) -> list[GroupSummary]:
     """Every consumer group with its state and member count; the total lag of the first
     ``with_lag`` groups (a ListOffsets per group)."""
     listed = ops.list_groups(admin)
-    ids = [g.group_id for g in listed]
     members: dict[str, int] = {}
-    if ids:
-        for gid, future in admin.client.describe_consumer_groups(ids, request_timeout=30).items():
-            try:
-                members[gid] = len(wait(future).members)
-            except Exception:
-                members[gid] = 0
+    for g in listed:  # one at a time: a group deleted meanwhile is left at 0 members
+        try:
+            members[g.group_id] = len(next(ops.describe_groups(admin, [g.group_id])).members)
+        except ops.GroupError:
+            members[g.group_id] = 0
     out = []
     for i, g in enumerate(listed):
         total: int | None = None
@@ -127,7 +151,9 @@ def list_groups(admin: Admin, with_lag: int = 50) -> list[GroupSummary]:
             ends = ops.list_offsets(admin, committed)
             total = sum(max(0, ends.get(tp, offset) - offset) for tp, offset in committed.items())
             topics = sorted({t for t, _ in committed})
-        out.append(GroupSummary(g.group_id, g.state, members.get(g.group_id, 0), total, topics))
+        out.append(
+            GroupSummary(g.group_id, g.state, members.get(g.group_id, 0), total, topics, g.type)
+        )
     return out
 
 
@@ -212,7 +238,14 @@ def describe_group(
     """``group``'s members and per-partition offsets and lags (see the module
     docstring); ``broker``: the in-process broker whose logs give the lag in time,
     ``consumer_config``: the consumer settings for the partitions it does not host."""
-    desc = next(ops.describe_groups(admin, [group]))
+    from kafkacore.protocol import ErrorCode
+
+    try:
+        desc = next(ops.describe_groups(admin, [group]))
+    except ops.GroupError as exc:
+        if exc.code != ErrorCode.GROUP_ID_NOT_FOUND:
+            raise
+        return GroupState(group, "Dead", "", "-", [], [], exists=False)
     committed = ops.committed_offsets(admin, group)
     coordinator = str(desc.coordinator) if desc.coordinator is not None else "-"
     if desc.state in ("Dead", "Unknown") and not desc.members and not committed:
@@ -264,7 +297,16 @@ def describe_group(
             )
         )
     return GroupState(
-        group, desc.state, desc.assignor, coordinator, desc.members, rows, time_source=source
+        group,
+        desc.state,
+        desc.assignor,
+        coordinator,
+        desc.members,
+        rows,
+        time_source=source,
+        type=desc.type,
+        group_epoch=desc.group_epoch,
+        target_assignment_epoch=desc.target_assignment_epoch,
     )
 
 

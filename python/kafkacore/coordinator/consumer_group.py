@@ -28,7 +28,7 @@ from typing import Any, Protocol
 
 import xxhash
 
-from kafkacore._java import JavaHashMap, JavaHashSet, java_string_key
+from kafkacore._java import JavaHashMap, JavaHashSet, TimelineHashMap, java_string_key
 from kafkacore.coordinator import records as recs
 from kafkacore.coordinator.assignor import (
     GroupSpec,
@@ -37,6 +37,7 @@ from kafkacore.coordinator.assignor import (
     SubscriptionType,
     frozen,
 )
+from kafkacore.coordinator.group_offsets import GroupOffsets
 
 __all__ = [
     "CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT",
@@ -269,51 +270,30 @@ class ResolvedRegex:
     timestamp: int
 
 
-class ConsumerGroup:
+class ConsumerGroup(GroupOffsets):
     """Kafka's ``ConsumerGroup``: members, static members, epochs, target assignment
     (with the inverted map of which member each partition targets), the current owner
-    epoch of each partition, subscription counts and resolved regexes. The offsets of the
-    group live here too (``offsets``, ``pending_txn``, as a classic group keeps them)."""
+    epoch of each partition, subscription counts and resolved regexes. Its offsets are
+    its :class:`GroupOffsets` base, as a classic group's."""
 
     def __init__(self, group_id: str) -> None:
+        GroupOffsets.__init__(self)
         self.group_id = group_id
         self.group_epoch = 1  # Kafka 4.3's ModernGroup starts at 1: a new group's first epoch is 2
         self.assignment_epoch = -1
         self.assignment_timestamp = 0
         self.metadata_hash = 0
         self.has_partition_metadata_record = False
-        self.members: JavaHashMap[str, ConsumerGroupMember] = JavaHashMap()
+        self.members: TimelineHashMap[str, ConsumerGroupMember] = TimelineHashMap()
         self.static_members: dict[str, str] = {}
-        self.target: JavaHashMap[str, Mapping[uuid.UUID, Set[int]]] = JavaHashMap()
+        self.target: TimelineHashMap[str, Mapping[uuid.UUID, Set[int]]] = TimelineHashMap()
         self.inverted: dict[uuid.UUID, dict[int, str]] = {}
         self.partition_epochs: dict[uuid.UUID, dict[int, int]] = {}
-        self.resolved_regexes: dict[str, ResolvedRegex] = {}
-        self.offsets: dict[tuple[str, int], Any] = {}
-        self.pending_txn: dict[int, dict[tuple[str, int], Any]] = {}
+        self.resolved_regexes: TimelineHashMap[str, ResolvedRegex] = TimelineHashMap()
+        self.metadata_refresh = (-1, 0)
+        """Soft state (Kafka's ``metadataRefreshDeadline``): the metadata generation its
+        metadata hash was last computed at, and the group epoch then."""
         self.deleted = False
-
-    # -- offsets (the interface of a classic Group) ----------------------------------------
-
-    def has_pending_txn(self, tp: tuple[str, int]) -> bool:
-        return any(tp in offsets for offsets in self.pending_txn.values())
-
-    def drop_pending_txn(self, tp: tuple[str, int]) -> None:
-        for producer_id, offsets in list(self.pending_txn.items()):
-            offsets.pop(tp, None)
-            if not offsets:
-                del self.pending_txn[producer_id]
-
-    def complete_transaction(self, producer_id: int, committed: bool) -> int:
-        pending = self.pending_txn.pop(producer_id, None)
-        if not pending or not committed:
-            return 0
-        done = 0
-        for tp, offset in pending.items():
-            existing = self.offsets.get(tp)
-            if existing is None or offset.record_offset > existing.record_offset:
-                self.offsets[tp] = offset
-                done += 1
-        return done
 
     # -- state -----------------------------------------------------------------------------
 
@@ -330,6 +310,17 @@ class ConsumerGroup:
             if not member.is_reconciled_to(self.assignment_epoch):
                 return ConsumerGroupState.RECONCILING
         return ConsumerGroupState.STABLE
+
+    def has_metadata_expired(self, generation: int) -> bool:
+        """Kafka's ``hasMetadataExpired``: the topics moved since the group's metadata hash
+        was computed (``generation``: the metadata cache's), or the group epoch went back
+        below the one it was computed at (a write that failed)."""
+        seen, epoch = self.metadata_refresh
+        return generation != seen or self.group_epoch < epoch
+
+    def last_resolved_regex_version(self) -> int:
+        """Kafka's ``lastResolvedRegularExpressionVersion``."""
+        return max((r.version for r in self.resolved_regexes.values()), default=-1)
 
     def is_empty(self) -> bool:
         return not self.members
@@ -746,19 +737,20 @@ def regex_tombstone(group_id: str, regex: str) -> Record:
 
 
 def group_tombstones(group: ConsumerGroup) -> list[Record]:
-    """Kafka's ``ConsumerGroup.createGroupTombstoneRecords``: every member's current and
-    target assignment and subscription, the regexes, then the target assignment metadata
-    and the group epoch."""
+    """Kafka 4.3.1's ``ConsumerGroup.createGroupTombstoneRecords``: every member's current
+    assignment, every target assignment, the target assignment metadata, every member's
+    subscription, the regexes, the (pre-4.1) partition metadata, then the group epoch."""
     out: list[Record] = []
     for member_id in group.members:
         out.append(current_assignment_tombstone(group.group_id, member_id))
     for member_id in group.target:
         out.append(target_assignment_tombstone(group.group_id, member_id))
+    out.append(target_assignment_metadata_tombstone(group.group_id))
     for member_id in group.members:
         out.append(member_subscription_tombstone(group.group_id, member_id))
     for regex in group.resolved_regexes:
         out.append(regex_tombstone(group.group_id, regex))
-    out.append(target_assignment_metadata_tombstone(group.group_id))
+    out.append(partition_metadata_tombstone(group.group_id))
     out.append(group_epoch_tombstone(group.group_id))
     return out
 
@@ -866,10 +858,10 @@ class FencedMemberEpoch(Exception):
 
 
 def _at_epoch(member: ConsumerGroupMember, epoch: int, **changes: Any) -> ConsumerGroupMember:
-    """``Builder.updateMemberEpoch``: the member at ``epoch``, its previous epoch moved
-    along only when the epoch changes, with ``changes``."""
-    previous = member.previous_member_epoch if epoch == member.member_epoch else member.member_epoch
-    return replace(member, member_epoch=epoch, previous_member_epoch=previous, **changes)
+    """``Builder.updateMemberEpoch``: the member at ``epoch``, its previous epoch the one
+    it had (also when the epoch stays: Kafka 4.3.1 writes previous = current then), with
+    ``changes``."""
+    return replace(member, member_epoch=epoch, previous_member_epoch=member.member_epoch, **changes)
 
 
 def _update_current(

@@ -79,11 +79,15 @@ __all__ = [
     "OffsetCommitKey",
     "OffsetCommitValue",
     "UnknownRecordType",
+    "consumer_protocol_version",
+    "decode_consumer_assignment",
+    "decode_consumer_subscription",
     "decode_group_metadata_value",
     "decode_key",
     "decode_offset_commit_value",
     "decode_record",
     "deserialize_record",
+    "encode_consumer_assignment",
     "encode_record",
     "group_metadata_key",
     "group_metadata_value",
@@ -488,6 +492,55 @@ CONSUMER_PROTOCOL_ASSIGNMENT = message(
         _f("userData", "bytes", nullable="0+", default=NULL, zero_copy=True),
     ),
 )
+
+
+_CONSUMER_PROTOCOL_HIGHEST = 3
+
+
+def consumer_protocol_version(data: bytes) -> int:
+    """``ConsumerProtocol.deserializeVersion``: the int16 that starts a member's
+    subscription or assignment bytes (a ``SchemaException``, as a :class:`JavaException`,
+    when missing)."""
+    if len(data) < 2:
+        raise JavaException(
+            "SchemaException", "Buffer underflow while parsing consumer protocol's header"
+        )
+    return int.from_bytes(data[:2], "big", signed=True)
+
+
+def _consumer_protocol(schema: MessageSchema[Any], data: bytes) -> dict[str, Any]:
+    version = consumer_protocol_version(data)
+    if version < 0:
+        raise JavaException("SchemaException", f"Unsupported subscription version: {version}")
+    reader = Reader(data, 2)
+    # a newer client's version is read as the newest this side knows (forward compatible)
+    return read_message(schema, reader, min(version, _CONSUMER_PROTOCOL_HIGHEST))
+
+
+def decode_consumer_subscription(data: bytes) -> dict[str, Any]:
+    """``ConsumerProtocol.deserializeConsumerProtocolSubscription``: a classic consumer's
+    JoinGroup metadata (topics, user data, owned partitions, generation, rack)."""
+    return _consumer_protocol(CONSUMER_PROTOCOL_SUBSCRIPTION, data)
+
+
+def decode_consumer_assignment(data: bytes) -> dict[str, Any]:
+    """``ConsumerProtocol.deserializeConsumerProtocolAssignment``."""
+    return _consumer_protocol(CONSUMER_PROTOCOL_ASSIGNMENT, data)
+
+
+def encode_consumer_assignment(
+    partitions: Sequence[tuple[str, Sequence[int]]], version: int
+) -> bytes:
+    """``ConsumerProtocol.serializeAssignment``: ``partitions`` (topic, partitions) as a
+    classic consumer's SyncGroup assignment at ``version`` (capped at the newest, 3)."""
+    version = min(version, _CONSUMER_PROTOCOL_HIGHEST)
+    value = {
+        "assignedPartitions": [{"topic": t, "partitions": list(ps)} for t, ps in partitions],
+        "userData": None,
+    }
+    return version.to_bytes(2, "big", signed=True) + write_message(
+        CONSUMER_PROTOCOL_ASSIGNMENT, value, version
+    )
 
 
 # --- generic records ---------------------------------------------------------------------

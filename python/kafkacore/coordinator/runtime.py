@@ -282,7 +282,9 @@ class CoordinatorRuntime(Generic[S]):
     reloads an owned partition; otherwise (the ``CoordinatorRuntime``) the shard stays
     and the epoch is recorded. ``serve_uncreated`` (a single node's group coordinator):
     the partitions of a topic not created yet are served here, by shards made empty on
-    demand, and the first write creates the topic."""
+    demand, and the first write creates the topic. ``base_sequence``: the base sequence of
+    a non-transactional batch (Kafka's ``CoordinatorRuntime`` writes 0, numbering its
+    records; the Scala ``TransactionStateManager`` -1, no sequence)."""
 
     def __init__(
         self,
@@ -293,6 +295,7 @@ class CoordinatorRuntime(Generic[S]):
         write_timeout_ms: int,
         reload_on_new_epoch: bool = False,
         serve_uncreated: bool = False,
+        base_sequence: int = -1,
     ) -> None:
         self.topic = topic
         self.build_shard = build_shard
@@ -300,6 +303,7 @@ class CoordinatorRuntime(Generic[S]):
         self.write_timeout_ms = write_timeout_ms
         self.reload_on_new_epoch = reload_on_new_epoch
         self.serve_uncreated = serve_uncreated
+        self.base_sequence = base_sequence
         self._epochs: dict[int, int] = {}
         """Kafka's ``epochForPartitionId``: the newest leader epoch seen per partition."""
         self._owned: dict[int, _Owned[S]] = {}
@@ -309,6 +313,8 @@ class CoordinatorRuntime(Generic[S]):
         self._creating: asyncio.Task[None] | None = None
         self._timers: dict[int, dict[str, asyncio.TimerHandle]] = {}
         self._timer_tasks: set[asyncio.Task[None]] = set()
+        self._last_written: dict[int, int] = {}
+        """The offset after the last batch :meth:`append_uncommitted` wrote, per partition."""
 
     # -- ownership -------------------------------------------------------------------------
 
@@ -455,6 +461,7 @@ class CoordinatorRuntime(Generic[S]):
 
     def _drop(self, index: int) -> None:
         self._cancel_timers(index)
+        self._last_written.pop(index, None)
         loading = self._loading.pop(index, None)
         if loading is not None:
             loading.cancel()
@@ -550,8 +557,16 @@ class CoordinatorRuntime(Generic[S]):
         end = await loop.run_in_executor(
             self.io_executor, self._write, tp, records, producer, verification_guard
         )
+        self._last_written[index] = max(end, self._last_written.get(index, -1))
         self.topic.writer.wake_fetches(tp)
         return end
+
+    async def await_written(self, index: int) -> None:
+        """Wait until every batch written to partition ``index`` so far is committed (Kafka's
+        runtime completes a write operation without records once the high watermark
+        reaches the last written offset, so its answer never reflects uncommitted state).
+        Raises :class:`CoordinatorWriteError`."""
+        await self.await_committed(index, self._last_written.get(index, -1))
 
     async def await_committed(self, index: int, end: int) -> None:
         """Wait until the high watermark of partition ``index`` reaches ``end`` (an offset
@@ -577,7 +592,7 @@ class CoordinatorRuntime(Generic[S]):
             rows: list[tuple[int, int, bytes, bytes | None, list[tuple[str, bytes | None]]]]
             rows = [(i, now, key, value, []) for i, (key, value) in enumerate(records)]
             if producer is None:
-                batch = record.build_batch(rows)
+                batch = record.build_batch(rows, base_sequence=self.base_sequence)
             else:
                 batch = record.build_batch(
                     rows,

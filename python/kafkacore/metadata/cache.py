@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -76,6 +77,14 @@ class MetadataCache(MetadataListener):
         self._topic_configs: dict[str, dict[str, str]] = {}
         self._features = NO_FEATURES
         self._version = 0
+        self.topics_generation = 0
+        """Bumped whenever a topic appears or goes, or its partitions or their replicas
+        change (what a KIP-848 group's metadata hash covers): its coordinator refreshes
+        a group's metadata when it moved, as Kafka's ``onMetadataUpdate`` asks."""
+        self.new_topic_ms = 0
+        """When a topic name last appeared (wall-clock ms; Kafka's
+        ``lastMetadataImageWithNewTopics``): regex subscriptions resolved before then are
+        resolved again."""
 
     @property
     def version(self) -> int:
@@ -100,6 +109,7 @@ class MetadataCache(MetadataListener):
             self._broker_configs = {e: c for e, c in configs.items() if c}
             self._cluster_id = store.cluster_id
             self._changed()
+            self._topics_moved(None, None if not topics else next(iter(topics.values())))
         self.on_features_changed(store.finalized_features())
 
     def follow_configs(
@@ -140,10 +150,19 @@ class MetadataCache(MetadataListener):
 
     # -- MetadataListener ------------------------------------------------------------------
 
+    def _topics_moved(self, old: TopicMetadata | None, new: TopicMetadata | None) -> None:
+        """Note a topic's change (under the lock): a new name, or other partitions or
+        replicas."""
+        if new is not None and old is None:
+            self.new_topic_ms = max(self.new_topic_ms + 1, int(time.time() * 1000))
+        if old is None or new is None or _layout(old) != _layout(new):
+            self.topics_generation += 1
+
     def on_topic_changed(self, topic: TopicMetadata) -> None:
         with self._lock:
             topics = dict(self._topics)
             old = topics.get(topic.name)
+            self._topics_moved(old, topic)
             topics[topic.name] = topic
             by_id = dict(self._by_id)
             if old is not None:
@@ -158,6 +177,7 @@ class MetadataCache(MetadataListener):
             old = topics.pop(name, None)
             if old is None:
                 return
+            self._topics_moved(old, None)
             by_id = dict(self._by_id)
             by_id.pop(old.topic_id, None)
             self._topics, self._by_id = topics, by_id
@@ -251,6 +271,8 @@ class MetadataCache(MetadataListener):
                 by_id.pop(old.topic_id, None)
             if not partitions:
                 topics.pop(topic, None)
+                if old is not None:
+                    self._topics_moved(old, None)
             else:
                 filled = tuple(
                     p if p is not None else PartitionState((), NO_LEADER, -1, (), -1)
@@ -259,6 +281,7 @@ class MetadataCache(MetadataListener):
                 new_id = topic_id or (old.topic_id if old else uuid.UUID(int=0))
                 configs = dict(old.configs) if old else dict(self._topic_configs.get(topic, {}))
                 metadata = TopicMetadata(topic, new_id, filled, configs)
+                self._topics_moved(old, metadata)
                 topics[topic] = metadata
                 by_id[new_id] = metadata
             self._topics, self._by_id = topics, by_id
@@ -316,3 +339,9 @@ class MetadataCache(MetadataListener):
     def broker_configs(self, entity: str) -> dict[str, str]:
         """Dynamic broker configs of ``entity`` (a node id as a string, or ``"default"``)."""
         return dict(self._broker_configs.get(entity, {}))
+
+
+def _layout(topic: TopicMetadata) -> tuple[uuid.UUID, tuple[tuple[int, ...], ...]]:
+    """What a KIP-848 group's metadata hash covers of a topic: its id, and its partitions'
+    replicas (whose racks it hashes)."""
+    return topic.topic_id, tuple(tuple(p.replicas) for p in topic.partitions)

@@ -91,6 +91,7 @@ from kafkacore.server.controller_apis import ControllerApis
 from kafkacore.server.credential_sync import follow_scram_credentials
 from kafkacore.server.fetch_session import FetchSessionCache
 from kafkacore.server.group import GroupCoordinator
+from kafkacore.server.group_configs import GroupConfigs
 from kafkacore.server.handlers.configs import DEFAULT_ENTITY, with_stored_dynamic_configs
 from kafkacore.server.kraft.controller_requests import ChannelControllerRequests
 from kafkacore.server.kraft.features import ImageFeatures
@@ -557,7 +558,14 @@ def _services(
     handlers' :class:`BrokerServices`."""
     config = configs.current
     node_id, cache = replicas.node_id, replicas.cache
-    groups = GroupCoordinator(config, replicas, io_executor=io_executor, cluster_mode=cluster_mode)
+    group_configs = GroupConfigs(store, lambda: configs.current)
+    groups = GroupCoordinator(
+        config,
+        replicas,
+        io_executor=io_executor,
+        cluster_mode=cluster_mode,
+        consumer_settings=group_configs.consumer,
+    )
 
     async def write_markers_here(marker: TxnMarker) -> list[int]:
         # the partitions led here, as the WriteTxnMarkers handler writes them

@@ -10,7 +10,10 @@ import java.util.List;
 import java.util.Map;
 
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.utils.LogContext;
 import org.apache.kafka.common.utils.Utils;
+import org.apache.kafka.timeline.SnapshotRegistry;
+import org.apache.kafka.timeline.TimelineHashMap;
 
 /**
  * The JDK's and Kafka's answers for kafkacore._java's differential test
@@ -27,6 +30,10 @@ import org.apache.kafka.common.utils.Utils;
  *   set sHEX,...          -> new HashSet<>() filled with add: the first index of each key,
  *                            in iteration order
  *   intset INT,...        -> new HashSet<Integer>() filled with add: the ints in iteration order
+ *   timeline OP,...       -> Kafka's TimelineHashMap (new TimelineHashMap<>(registry, 0)) after
+ *                            each OP in turn: "+" puts, "-" removes a key, a key being "s" and
+ *                            a string's hex or "i" and an int; the keys in iteration order,
+ *                            each as it was written
  */
 public final class JdkHashes {
     private JdkHashes() {}
@@ -113,6 +120,24 @@ public final class JdkHashes {
                     }
                 }
                 return joined(set);
+            }
+            case "timeline": {
+                TimelineHashMap<Object, String> map =
+                    new TimelineHashMap<>(new SnapshotRegistry(new LogContext()), 0);
+                if (!f[1].isEmpty()) {
+                    for (String op : f[1].split(",", -1)) {
+                        String written = op.substring(1);
+                        Object key = written.charAt(0) == 's'
+                            ? text(written.substring(1))
+                            : Integer.valueOf(Integer.parseInt(written.substring(1)));
+                        if (op.charAt(0) == '+') {
+                            map.put(key, written);
+                        } else {
+                            map.remove(key);
+                        }
+                    }
+                }
+                return joined(map.values());
             }
             default:
                 throw new IllegalArgumentException("unknown request " + f[0]);

@@ -2,7 +2,7 @@
 
 Declared from the facts of Kafka 4.3.1's message definitions
 ``OffsetCommitRequest.json`` and ``OffsetCommitResponse.json`` (v10 names topics by id,
-KIP-848/KIP-1251). kafkacore serves v2-9 (:mod:`kafkacore.protocol.api`).
+KIP-848/KIP-1251). kafkacore serves them all (:mod:`kafkacore.protocol.api`).
 """
 
 from kafkacore.protocol.schema import NULL, field, message

@@ -1,7 +1,7 @@
 """OffsetFetch (API key 9), versions 1-10.
 
 Declared from the facts of Kafka 4.3.1's message definitions ``OffsetFetchRequest.json``
-and ``OffsetFetchResponse.json`` (v10 names topics by id). kafkacore serves v1-9
+and ``OffsetFetchResponse.json`` (v10 names topics by id). kafkacore serves them all
 (:mod:`kafkacore.protocol.api`).
 """
 

@@ -15,11 +15,20 @@ comes; its rebalance timeout fences a member that does not revoke within it; a t
 assignment held back by ``group.consumer.assignment.interval.ms`` is computed when the
 interval ends.
 
-Not yet here (Kafka has them): classic members inside a consumer group and the online
-migration between the protocols (a classic JoinGroup to a non-empty consumer group is
-answered INCONSISTENT_GROUP_PROTOCOL, a ConsumerGroupHeartbeat to a non-empty classic
-group GROUP_ID_NOT_FOUND, as Kafka does with ``group.consumer.migration.policy=disabled``);
-per-group dynamic configs (``consumer.session.timeout.ms``, ...).
+Classic members (Kafka's ``classicGroup*ToConsumerGroup``): a JoinGroup to a consumer
+group with members makes the joining classic member one of its members (its
+subscription and owned partitions read from its embedded consumer protocol); it is never
+the leader, its generation is its member epoch, SyncGroup hands it its current assignment
+and Heartbeat tells it to rejoin (REBALANCE_IN_PROGRESS) when the group moved on, when it
+must revoke, or when the partitions it waits for are free; it is fenced when it does not
+rejoin or sync within its rebalance timeout, or its session expires. The online migration
+(``group.consumer.migration.policy``, :mod:`kafkacore.server.group.migration`): a
+ConsumerGroupHeartbeat joining a classic group with members converts it (upgrade); when
+the last consumer-protocol member leaves a group of classic members, it becomes a classic
+group again and rebalances (downgrade). Per-group dynamic configs
+(``consumer.session.timeout.ms``, ``consumer.heartbeat.interval.ms``,
+``consumer.assignment.interval.ms``) override the broker's
+(:class:`~kafkacore.server.group_configs.GroupConfigs`).
 
 Event loop only."""
 
@@ -30,8 +39,9 @@ import logging
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
+from kafkacore._java import JavaException, TimelineHashMap
 from kafkacore.coordinator import records as recs
 from kafkacore.coordinator.assignor import (
     ASSIGNORS,
@@ -43,6 +53,7 @@ from kafkacore.coordinator.assignor import (
 from kafkacore.coordinator.consumer_group import (
     LEAVE_GROUP_MEMBER_EPOCH,
     LEAVE_GROUP_STATIC_MEMBER_EPOCH,
+    ClassicMemberMetadata,
     ConsumerGroup,
     ConsumerGroupMember,
     FencedMemberEpoch,
@@ -67,9 +78,24 @@ from kafkacore.coordinator.consumer_group import (
     topic_hash,
 )
 from kafkacore.coordinator.runtime import append_error_code
+from kafkacore.coordinator.topic_regex import (
+    InvalidTopicRegex,
+    compile_topic_regex,
+    matching_topics,
+)
+from kafkacore.log.checkpoints import random_uuid, uuid_to_base64
 from kafkacore.metadata import MetadataCache
 from kafkacore.protocol import ErrorCode
 from kafkacore.protocol.messages.consumer_group_heartbeat import ConsumerGroupHeartbeatRequest
+from kafkacore.server.group.group import EMPTY, Group, JoinResult, join_error
+from kafkacore.server.group.migration import (
+    ConversionError,
+    MigrationPolicy,
+    classic_group_from_consumer_group,
+    consumer_group_records_from_classic,
+    subscription_of,
+    tombstones_with_replaced_member,
+)
 
 if TYPE_CHECKING:
     from kafkacore.server.group.coordinator import GroupCoordinator
@@ -104,6 +130,19 @@ class GroupError(Exception):
         super().__init__(message)
         self.code = int(code)
         self.message = message
+
+
+@dataclass
+class Write(Generic[_T]):
+    """What a write operation computed (Kafka's ``CoordinatorResult``): ``records`` to
+    append, the ``answer``, ``applied`` to run once the records are replayed (a group
+    converted from one protocol to the other is installed then) and ``committed`` once
+    they are committed (a JoinGroup's timers, as Kafka's append future)."""
+
+    records: list[Record]
+    answer: _T
+    applied: Callable[[], None] | None = None
+    committed: Callable[[], None] | None = None
 
 
 @dataclass
@@ -172,6 +211,24 @@ class CacheImage:
     def topic_names(self) -> list[str]:
         return [t.name for t in self.cache.topics()]
 
+    @property
+    def generation(self) -> int:
+        """Moves whenever topics, their partitions or replicas change."""
+        generation: int = self.cache.topics_generation
+        return generation
+
+    @property
+    def new_topic_ms(self) -> int:
+        """When a topic name last appeared (Kafka's ``lastMetadataImageWithNewTopics``)."""
+        appeared: int = self.cache.new_topic_ms
+        return appeared
+
+
+def new_member_id() -> str:
+    """A member id the coordinator makes up: Kafka's ``Uuid.randomUuid().toString()``
+    (22 URL-safe base64 characters, never starting with ``-``)."""
+    return uuid_to_base64(random_uuid())
+
 
 def session_key(group_id: str, member_id: str) -> str:
     return f"session-timeout-{group_id}-{member_id}"
@@ -179,6 +236,14 @@ def session_key(group_id: str, member_id: str) -> str:
 
 def rebalance_key(group_id: str, member_id: str) -> str:
     return f"rebalance-timeout-{group_id}-{member_id}"
+
+
+def join_key(group_id: str, member_id: str) -> str:
+    return f"join-{group_id}-{member_id}"
+
+
+def sync_key(group_id: str, member_id: str) -> str:
+    return f"sync-{group_id}-{member_id}"
 
 
 def assignment_key(group_id: str) -> str:
@@ -209,7 +274,9 @@ class ConsumerGroupCoordinator:
             if factory is not None:
                 self.assignors[name] = factory()
         self.default_assignor = next(iter(self.assignors), "uniform")
-        self._metadata_version = 0
+        self.migration = MigrationPolicy.parse(self.config.group_consumer_migration_policy)
+        self._topic_hashes: dict[str, tuple[int, int]] = {}
+        """Kafka's ``topicHashCache``: each topic's hash and the generation it is of."""
         self._regex_tasks: set[asyncio.Task[None]] = set()
 
     # -- gating ----------------------------------------------------------------------------
@@ -236,41 +303,60 @@ class ConsumerGroupCoordinator:
         return [g for shard in self.runtime.shards() for g in shard.consumer_groups.values()]
 
     def heartbeat_interval_ms(self, group_id: str) -> int:
-        return int(self.config.group_consumer_heartbeat_interval_ms)
+        """``consumer.heartbeat.interval.ms`` of the group, else the broker's."""
+        return self.groups.consumer_settings(group_id).heartbeat_interval_ms
 
     def session_timeout_ms(self, group_id: str) -> int:
-        return int(self.config.group_consumer_session_timeout_ms)
+        """``consumer.session.timeout.ms`` of the group, else the broker's."""
+        return self.groups.consumer_settings(group_id).session_timeout_ms
+
+    def assignment_interval_ms(self, group_id: str) -> int:
+        """``consumer.assignment.interval.ms`` of the group, else the broker's."""
+        return self.groups.consumer_settings(group_id).assignment_interval_ms
 
     def now_ms(self) -> int:
         return int(self.groups.clock())
 
     # -- writes ----------------------------------------------------------------------------
 
-    async def _write(self, group_id: str, operation: Callable[[], tuple[list[Record], _T]]) -> _T:
+    async def _write(
+        self, group_id: str, operation: Callable[[], tuple[list[Record], _T] | Write[_T]]
+    ) -> _T:
         """Kafka's ``scheduleWriteOperation`` for one group: under the partition's lock,
-        ``operation`` computes (records, answer) against the current state, the records
-        are appended and replayed; the answer comes once they are committed."""
+        ``operation`` computes its records and answer (a :class:`Write`, or a pair)
+        against the current state, the records are appended and replayed (then its
+        ``applied``); the answer comes once they are committed (then its ``committed``).
+        An operation without records answers once every earlier write is committed, so
+        no answer reflects what a failover could lose."""
         index = self._index(group_id)
         async with self.runtime.partition_lock(index):
             code = self.runtime.partition_error(index)
             if code:
                 raise GroupError(code)
-            records, answer = operation()
+            result = operation()
+            write = result if isinstance(result, Write) else Write(*result)
             end = -1
-            if records:
+            if write.records:
                 try:
-                    end = await self.runtime.append_uncommitted(index, records)
+                    end = await self.runtime.append_uncommitted(index, write.records)
                 except Exception as exc:
                     raise GroupError(append_error_code(exc)) from exc
                 shard = self.runtime.shard(index)
                 if shard is not None:
-                    for key, value in records:
+                    for key, value in write.records:
                         shard.replay_consumer_record(key, value)
+            if write.applied is not None:
+                write.applied()
         try:
-            await self.runtime.await_committed(index, end)
+            if end >= 0:
+                await self.runtime.await_committed(index, end)
+            else:
+                await self.runtime.await_written(index)
         except Exception as exc:
             raise GroupError(append_error_code(exc)) from exc
-        return answer
+        if write.committed is not None:
+            write.committed()
+        return write.answer
 
     # -- ConsumerGroupHeartbeat ------------------------------------------------------------
 
@@ -334,9 +420,11 @@ class ConsumerGroupCoordinator:
     def _get_or_create_group(
         self, group_id: str, create: bool, records: list[Record]
     ) -> ConsumerGroup:
-        """``getOrMaybeCreateConsumerGroup``: an empty classic group (or a group known by
-        offsets only) becomes a consumer group; a non-empty classic group cannot (the
-        online upgrade is not here)."""
+        """``getOrMaybeCreateConsumerGroup``: an empty classic group (also one known by
+        offsets only) becomes a consumer group (its tombstone; its offsets stay); a classic
+        group with members is converted (the online upgrade, :meth:`_convert_to_consumer`)
+        when joining. The group returned for a new or converted group is not installed:
+        the records, replayed after the append, make the one that is."""
         shard = self._shard(group_id)
         assert shard is not None
         group = shard.consumer_groups.get(group_id)
@@ -349,24 +437,67 @@ class ConsumerGroupCoordinator:
                     ErrorCode.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a consumer group."
                 )
             raise GroupError(ErrorCode.GROUP_ID_NOT_FOUND, f"Consumer group {group_id} not found.")
-        if classic is not None and (classic.members or classic.state.value != "Empty"):
+        if classic is not None and not classic.members and classic.state is EMPTY:
+            records.append((recs.group_metadata_key(group_id), None))
+            logger.info(
+                "[GroupId %s] Converted the empty classic group to a consumer group.", group_id
+            )
+            return ConsumerGroup(group_id)
+        if classic is not None:
+            self._validate_online_upgrade(classic)
+            return self._convert_to_consumer(classic, records)
+        return ConsumerGroup(group_id)
+
+    def _validate_online_upgrade(self, classic: Group) -> None:
+        """``validateOnlineUpgrade``: GROUP_ID_NOT_FOUND unless the policy allows an
+        upgrade, the group uses the consumer embedded protocol and fits
+        ``group.consumer.max.size``."""
+        group_id = classic.group_id
+        reason = None
+        if not self.migration.upgrade_enabled:
+            reason = "online upgrade is disabled"
+        elif classic.protocol_type != recs.CONSUMER_PROTOCOL_TYPE:
+            reason = "the group does not use the consumer embedded protocol"
+        elif len(classic.members) > self.config.group_consumer_max_size:
+            reason = "the group size exceeds the consumer group maximum size"
+        if reason is not None:
+            logger.info(
+                "Cannot upgrade classic group %s to consumer group because %s.", group_id, reason
+            )
             raise GroupError(
                 ErrorCode.GROUP_ID_NOT_FOUND,
-                f"Cannot upgrade classic group {group_id} to consumer group because the "
-                "online upgrade is not supported.",
+                f"Cannot upgrade classic group {group_id} to consumer group because {reason}.",
             )
-        if classic is not None and classic.generation > 0:
-            # the empty classic group's tombstone (its offsets stay: they move over)
-            records.append((recs.group_metadata_key(group_id), None))
-        fresh = ConsumerGroup(group_id)
-        if classic is not None:
-            fresh.offsets = classic.offsets
-            fresh.pending_txn = classic.pending_txn
-        return fresh
+
+    def _convert_to_consumer(self, classic: Group, records: list[Record]) -> ConsumerGroup:
+        """``convertToConsumerGroup``: the classic members waiting in JoinGroup or
+        SyncGroup are told REBALANCE_IN_PROGRESS (they rejoin the consumer group), the
+        classic group's tombstone, then the records of the consumer group made of its
+        members (:func:`migration.consumer_group_records_from_classic`), replayed into the
+        group returned; each member's session starts with its classic session timeout."""
+        group_id = classic.group_id
+        try:
+            converted = consumer_group_records_from_classic(
+                classic, self.image, lambda topics: self._metadata_hash(dict.fromkeys(topics))
+            )
+        except ConversionError as exc:
+            raise GroupError(exc.code, exc.message) from exc
+        self.groups.interrupt_rebalance(classic, ErrorCode.REBALANCE_IN_PROGRESS)
+        records.append((recs.group_metadata_key(group_id), None))
+        records.extend(converted)
+        group = ConsumerGroup(group_id)
+        for key, value in converted:
+            decoded = recs.decode_record(key, value)
+            group.replay(decoded.type, decoded.key, decoded.value)
+        for member in group.members.values():
+            assert member.classic is not None
+            self._schedule_session(group_id, member.member_id, member.classic.session_timeout_ms)
+        logger.info("[GroupId %s] Converted the classic group to a consumer group.", group_id)
+        return group
 
     def _heartbeat(
         self, version: int, request: ConsumerGroupHeartbeatRequest, client_id: str, client_host: str
-    ) -> tuple[list[Record], HeartbeatResponse]:
+    ) -> tuple[list[Record], HeartbeatResponse] | Write[HeartbeatResponse]:
         epoch = request.member_epoch
         if epoch in (LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH):
             return self._leave(request.group_id, request.instance_id, request.member_id, epoch)
@@ -378,7 +509,7 @@ class ConsumerGroupCoordinator:
         member_id = request.member_id
         self._throw_if_full(group, member_id)
         if not member_id:
-            member_id = str(uuid.uuid4())
+            member_id = new_member_id()
         owned = _owned(request.topic_partitions)
         if request.instance_id is None:
             member = self._dynamic_member(group, member_id, epoch, owned, create)
@@ -494,18 +625,23 @@ class ConsumerGroupCoordinator:
         epoch: int,
         owned: list[tuple[uuid.UUID, list[int]]] | None,
         create: bool,
+        classic: bool = False,
     ) -> ConsumerGroupMember:
+        """``getOrMaybeSubscribeDynamicConsumerGroupMember`` (a ``classic`` member's
+        epoch is its generation, checked by JoinGroup's caller, not here)."""
         member = group.member(member_id)
         if member is None:
             if not create:
                 self._member_or_throw(group, member_id)
             member = ConsumerGroupMember(member_id)
-        self._check_epoch(member, epoch, owned)
+        if not classic:
+            self._check_epoch(member, epoch, owned)
         if create:
             logger.info(
-                "[GroupId %s] Member %s joins the consumer group using the consumer protocol.",
+                "[GroupId %s] Member %s joins the consumer group using the %s protocol.",
                 group.group_id,
                 member_id,
+                "classic" if classic else "consumer",
             )
         return member
 
@@ -518,13 +654,28 @@ class ConsumerGroupCoordinator:
         owned: list[tuple[uuid.UUID, list[int]]] | None,
         create: bool,
         records: list[Record],
+        classic: bool = False,
     ) -> ConsumerGroupMember:
+        """``getOrMaybeSubscribeStaticConsumerGroupMember``: a new static member, a
+        rejoining one replacing the member that held its instance id (a member of the
+        consumer protocol replacing another only once that one left temporarily), or the
+        known one."""
+        protocol = "classic" if classic else "consumer"
         existing = group.static_member(instance_id)
         if create:
             if existing is None:
                 member = group.member(member_id) or ConsumerGroupMember(member_id)
+                logger.info(
+                    "[GroupId %s] Static member %s with instance id %s joins the consumer group "
+                    "using the %s protocol.",
+                    group.group_id,
+                    member_id,
+                    instance_id,
+                    protocol,
+                )
                 return member
-            if existing.member_epoch != LEAVE_GROUP_STATIC_MEMBER_EPOCH:
+            unreleased = existing.member_epoch != LEAVE_GROUP_STATIC_MEMBER_EPOCH
+            if not classic and not existing.uses_classic_protocol and unreleased:
                 raise GroupError(
                     ErrorCode.UNRELEASED_INSTANCE_ID,
                     f"Static member {member_id} with instance id {instance_id} cannot join the "
@@ -545,10 +696,11 @@ class ConsumerGroupCoordinator:
             records.append(current_assignment_record(group.group_id, new))
             logger.info(
                 "[GroupId %s] Static member with instance id %s re-joins the consumer group "
-                "using the consumer protocol. Created a new member %s to replace the existing "
+                "using the %s protocol. Created a new member %s to replace the existing "
                 "member %s.",
                 group.group_id,
                 instance_id,
+                protocol,
                 member_id,
                 existing.member_id,
             )
@@ -561,7 +713,8 @@ class ConsumerGroupCoordinator:
                 f"Static member {member_id} with instance id {instance_id} was fenced by member "
                 f"{existing.member_id}.",
             )
-        self._check_epoch(existing, epoch, owned)
+        if not classic:
+            self._check_epoch(existing, epoch, owned)
         return existing
 
     def _update_subscription_metadata(
@@ -572,12 +725,11 @@ class ConsumerGroupCoordinator:
         updated: ConsumerGroupMember,
         records: list[Record],
     ) -> tuple[int, SubscriptionType]:
-        """``updateSubscriptionMetadata``: the metadata hash of the subscribed topics and
-        the subscription type with ``updated`` in; a new group epoch when the hash moved
-        or ``bump``. Kafka refreshes on a metadata change; this computes on each
-        heartbeat, which changes the epoch at the same moments."""
+        """``updateSubscriptionMetadata`` when ``bump`` or the group's metadata expired
+        (the topics moved since it was computed, Kafka's ``hasMetadataExpired``): the
+        metadata hash of the subscribed topics with ``updated`` in, a new group epoch when
+        it moved or ``bump``; and the subscription type."""
         regexes, counts = group.subscription_counts(extra=updated)
-        metadata_hash = self._metadata_hash(counts)
         members = len(group.members)
         if (
             updated.member_id not in group.members
@@ -585,6 +737,10 @@ class ConsumerGroupCoordinator:
         ):
             members += 1
         subscription_type = group.subscription_type(regexes, counts, members)
+        generation = self.image.generation
+        if not bump and not group.has_metadata_expired(generation):
+            return group.group_epoch, subscription_type
+        metadata_hash = self._metadata_hash(counts)
         epoch = group.group_epoch
         if metadata_hash != group.metadata_hash:
             bump = True
@@ -599,12 +755,23 @@ class ConsumerGroupCoordinator:
             )
         if group.has_partition_metadata_record:
             records.append(partition_metadata_tombstone(group.group_id))
+        group.metadata_refresh = (generation, epoch)
         return epoch, subscription_type
 
     def _metadata_hash(self, counts: Mapping[str, object]) -> int:
-        return group_hash(
-            {name: topic_hash(self.image, name) for name in counts if self.image.topic_id(name)}
-        )
+        """``ModernGroup.computeMetadataHash`` of the topics named in ``counts`` that exist,
+        each topic's hash cached until the topics move."""
+        generation = self.image.generation
+        hashes = {}
+        for name in counts:
+            cached = self._topic_hashes.get(name)
+            if cached is None or cached[0] != generation:
+                if self.image.topic_id(name) is None:
+                    continue
+                cached = (generation, topic_hash(self.image, name))
+                self._topic_hashes[name] = cached
+            hashes[name] = cached[1]
+        return group_hash(hashes)
 
     def _assignor(
         self, group: ConsumerGroup, old: ConsumerGroupMember | None, new: ConsumerGroupMember | None
@@ -632,7 +799,7 @@ class ConsumerGroupCoordinator:
 
         if group.assignment_epoch >= group_epoch:
             return last()
-        interval = int(self.config.group_consumer_assignment_interval_ms)
+        interval = self.assignment_interval_ms(group.group_id)
         since = group.assignment_timestamp
         if since != 0 and interval != 0 and now < since + interval:
             self._schedule_delayed_assignment(group.group_id, since + interval - now)
@@ -716,13 +883,13 @@ class ConsumerGroupCoordinator:
 
     def _leave(
         self, group_id: str, instance_id: str | None, member_id: str, epoch: int
-    ) -> tuple[list[Record], HeartbeatResponse]:
+    ) -> tuple[list[Record], HeartbeatResponse] | Write[HeartbeatResponse]:
         group = self._get_or_create_group(group_id, False, [])
         response = HeartbeatResponse(member_id=member_id, member_epoch=epoch)
         if instance_id is None:
             member = self._member_or_throw(group, member_id)
             logger.info("[GroupId %s] Member %s left the consumer group.", group_id, member_id)
-            return self._fence(group, [member]), response
+            return self._fence(group, [member], response)
         member_or_none = group.static_member(instance_id)
         if member_or_none is None:
             raise GroupError(ErrorCode.UNKNOWN_MEMBER_ID, f"Instance id {instance_id} is unknown.")
@@ -740,13 +907,25 @@ class ConsumerGroupCoordinator:
             return [current_assignment_record(group_id, leaving)], HeartbeatResponse(
                 member_id=member.member_id, member_epoch=LEAVE_GROUP_STATIC_MEMBER_EPOCH
             )
-        return self._fence(group, [member]), response
+        return self._fence(group, [member], response)
 
-    def _fence(self, group: ConsumerGroup, members: Sequence[ConsumerGroupMember]) -> list[Record]:
-        """``consumerGroupFenceMembers`` (without the downgrade): each member's
-        tombstones, the regexes only they used, and a new group epoch."""
+    def _fence(
+        self, group: ConsumerGroup, members: Sequence[ConsumerGroupMember], answer: _T
+    ) -> Write[_T]:
+        """``consumerGroupFenceMembers``: each member's tombstones, the regexes only they
+        used, and a new group epoch; or, when the members leaving are its last
+        consumer-protocol members and the policy allows it, the group becomes a classic
+        group of its remaining classic members (the online downgrade), which rebalances."""
         if not members:
-            return []
+            return Write([], answer)
+        if self._can_downgrade_fencing(group, members):
+            return self._convert_to_classic(
+                group,
+                [m.member_id for m in members],
+                None,
+                answer,
+                f"Downgrade group {group.group_id} from consumer to classic for member leaving.",
+            )
         records: list[Record] = []
         for m in members:
             records.append(current_assignment_tombstone(group.group_id, m.member_id))
@@ -774,29 +953,106 @@ class ConsumerGroupCoordinator:
             epoch,
             metadata_hash,
         )
-        index = self._index(group.group_id)
         for m in members:
-            self.runtime.cancel_timer(index, session_key(group.group_id, m.member_id))
-            self.runtime.cancel_timer(index, rebalance_key(group.group_id, m.member_id))
-        return records
+            self._cancel_timers(group.group_id, m.member_id)
+        return Write(records, answer)
+
+    def _cancel_timers(self, group_id: str, member_id: str) -> None:
+        index = self._index(group_id)
+        for key in (session_key, rebalance_key, join_key, sync_key):
+            self.runtime.cancel_timer(index, key(group_id, member_id))
+
+    def _can_downgrade_fencing(
+        self, group: ConsumerGroup, fenced: Sequence[ConsumerGroupMember]
+    ) -> bool:
+        """``validateOnlineDowngradeWithFencedMembers``: only classic members would
+        remain, at least one, the policy allows a downgrade, and they fit
+        ``group.max.size``."""
+        remaining = [
+            m for mid, m in group.members.items() if mid not in {f.member_id for f in fenced}
+        ]
+        if not all(m.uses_classic_protocol for m in remaining):
+            return False
+        if not remaining:
+            logger.debug(
+                "Skip downgrading the consumer group %s to classic group because it's empty.",
+                group.group_id,
+            )
+            return False
+        return self._downgrade_allowed(group, len(remaining))
+
+    def _downgrade_allowed(self, group: ConsumerGroup, size: int) -> bool:
+        if not self.migration.downgrade_enabled:
+            logger.info(
+                "Cannot downgrade consumer group %s to classic group because the online "
+                "downgrade is disabled.",
+                group.group_id,
+            )
+            return False
+        if size > self.config.group_max_size:
+            logger.info(
+                "Cannot downgrade consumer group %s to classic group because its group size "
+                "is greater than classic group max size.",
+                group.group_id,
+            )
+            return False
+        return True
+
+    def _convert_to_classic(
+        self,
+        group: ConsumerGroup,
+        leaving: Sequence[str],
+        joining: ConsumerGroupMember | None,
+        answer: _T,
+        rebalance_reason: str | None,
+    ) -> Write[_T]:
+        """``convertToClassicGroup``: the consumer group's tombstones (with ``joining``,
+        the static member it replaced is tombstoned under its id), then the classic
+        group's metadata record (:func:`migration.classic_group_from_consumer_group`).
+        Once replayed, the classic group is installed as built (every member with all its
+        protocols), their sessions start, and with a ``rebalance_reason`` it rebalances."""
+        group_id = group.group_id
+        try:
+            classic = classic_group_from_consumer_group(
+                group, leaving, joining, self.image, self.now_ms()
+            )
+        except ConversionError as exc:
+            raise GroupError(exc.code, exc.message) from exc
+        if joining is None:
+            records = group_tombstones(group)
+        else:
+            replaced = group.static_member(joining.instance_id)
+            assert replaced is not None, "joining member must be a static member"
+            records = tombstones_with_replaced_member(group, replaced.member_id, joining.member_id)
+        records.append(self.groups.group_metadata_record(classic))
+        for member_id in list(group.members):
+            self._cancel_timers(group_id, member_id)
+        if joining is not None:
+            self._cancel_timers(group_id, joining.member_id)
+
+        def install() -> None:
+            self.groups.install_converted(classic, rebalance_reason)
+            logger.info("[GroupId %s] Converted the consumer group to a classic group.", group_id)
+
+        return Write(records, answer, applied=install)
 
     async def _fence_operation(
         self, group_id: str, member_id: str, reason: str, epoch: int | None = None
     ) -> None:
-        def operation() -> tuple[list[Record], None]:
+        def operation() -> Write[None]:
             group = self.group(group_id)
             if group is None:
-                return [], None
+                return Write([], None)
             member = group.member(member_id)
             if member is None or (epoch is not None and member.member_epoch != epoch):
-                return [], None
+                return Write([], None)
             logger.info(
                 "[GroupId %s] Member %s fenced from the group because %s.",
                 group_id,
                 member_id,
                 reason,
             )
-            return self._fence(group, [member]), None
+            return self._fence(group, [member], None)
 
         try:
             await self._write(group_id, operation)
@@ -912,7 +1168,7 @@ class ConsumerGroupCoordinator:
         if now <= last + REGEX_BATCH_REFRESH_MIN_INTERVAL_MS and not refresh:
             return status
         refresh = refresh or len(wanted) != len(group.resolved_regexes)
-        refresh = refresh or self._topics_changed_since(group)
+        refresh = refresh or group.last_resolved_regex_version() < self.image.new_topic_ms
         refresh = refresh or now > last + int(self.config.group_consumer_regex_refresh_interval_ms)
         if refresh and wanted:
             task = asyncio.get_running_loop().create_task(
@@ -922,24 +1178,15 @@ class ConsumerGroupCoordinator:
             task.add_done_callback(self._regex_tasks.discard)
         return status
 
-    def _topics_changed_since(self, group: ConsumerGroup) -> bool:
-        names = frozenset(self.image.topic_names())
-        return any(
-            _matching(regex, names) != resolved.topics
-            for regex, resolved in group.resolved_regexes.items()
-        )
-
     async def _resolve_regexes(self, group_id: str, regexes: list[str]) -> None:
         """``TopicRegexResolver`` and ``handleRegularExpressionsResult``: the topics each
         regex matches (whole names, RE2 syntax), recorded; a new group epoch when a
         regex's topics changed."""
         await asyncio.sleep(0)
+        version = self.image.new_topic_ms  # before the names: a topic made meanwhile counts
         names = frozenset(self.image.topic_names())
         now = self.now_ms()
-        self._metadata_version += 1
-        resolved = {
-            r: ResolvedRegex(_matching(r, names), self._metadata_version, now) for r in regexes
-        }
+        resolved = {r: ResolvedRegex(matching_topics(r, names), version, now) for r in regexes}
 
         def operation() -> tuple[list[Record], None]:
             group = self.group(group_id)
@@ -957,7 +1204,7 @@ class ConsumerGroupCoordinator:
                 records.append(regex_record(group_id, regex, new))
             if not records:
                 return [], None
-            shadow = dict(group.resolved_regexes)
+            shadow = TimelineHashMap(group.resolved_regexes.items())
             shadow.update({r: v for r, v in resolved.items() if counts.get(r, 0)})
             saved = group.resolved_regexes
             group.resolved_regexes = shadow
@@ -976,6 +1223,417 @@ class ConsumerGroupCoordinator:
             await self._write(group_id, operation)
         except GroupError as exc:
             logger.info("Could not record the regexes of %s: %s", group_id, exc.code)
+
+    # -- classic members of a consumer group (JoinGroup, SyncGroup, Heartbeat, LeaveGroup) --
+
+    def serves_classic(self, group_id: str) -> bool:
+        """A JoinGroup to ``group_id`` is the consumer group's (it has members)."""
+        group = self.group(group_id)
+        return group is not None and bool(group.members)
+
+    async def classic_join(
+        self,
+        *,
+        version: int,
+        group_id: str,
+        member_id: str,
+        instance_id: str | None,
+        client_id: str,
+        client_host: str,
+        session_timeout: int,
+        rebalance_timeout: int,
+        protocol_type: str,
+        protocols: list[tuple[str, bytes]],
+    ) -> JoinResult | None:
+        """``classicGroupJoinToConsumerGroup``: a classic member joins (or rejoins) the
+        consumer group; answered once its records are committed, with its epoch as the
+        generation and no leader (the coordinator assigns). ``None`` when the group is no
+        longer a consumer group with members (the caller joins it as a classic one)."""
+
+        def operation() -> Write[JoinResult]:
+            group = self.group(group_id)
+            if group is None or not group.members:
+                raise _NotConsumerGroup
+            return self._classic_join(
+                group,
+                version,
+                member_id,
+                instance_id,
+                client_id,
+                client_host,
+                session_timeout,
+                rebalance_timeout,
+                protocol_type,
+                protocols,
+            )
+
+        try:
+            answer: JoinResult = await self._write(group_id, operation)
+        except _NotConsumerGroup:
+            return None
+        except GroupError as exc:
+            return join_error(exc.code, member_id)
+        return answer
+
+    def _classic_join(
+        self,
+        group: ConsumerGroup,
+        version: int,
+        member_id: str,
+        instance_id: str | None,
+        client_id: str,
+        client_host: str,
+        session_timeout: int,
+        rebalance_timeout: int,
+        protocol_type: str,
+        protocols: list[tuple[str, bytes]],
+    ) -> Write[JoinResult]:
+        group_id = group.group_id
+        now = self.now_ms()
+        if not self.migration.enabled:
+            logger.info(
+                "Cannot join the consumer group %s with the classic protocol because the group "
+                "migration is disabled.",
+                group_id,
+            )
+            raise GroupError(
+                ErrorCode.INCONSISTENT_GROUP_PROTOCOL,
+                f"Cannot join the consumer group {group_id} with the classic protocol because "
+                "the group migration is disabled.",
+            )
+        unknown = member_id == ""
+        if unknown:
+            member_id = new_member_id()
+        self._throw_if_full(group, member_id)
+        if not _supports_classic(group, protocol_type, [name for name, _ in protocols]):
+            raise GroupError(
+                ErrorCode.INCONSISTENT_GROUP_PROTOCOL,
+                f"Member {member_id}'s protocols are not supported.",
+            )
+        if version >= 4 and unknown and instance_id is None:
+            logger.info(
+                "[GroupId %s] Dynamic member with unknown member id joins the consumer group. "
+                "Created a new member id %s and requesting the member to rejoin with this id.",
+                group_id,
+                member_id,
+            )
+            return Write([], join_error(ErrorCode.MEMBER_ID_REQUIRED, member_id))
+        records: list[Record] = []
+        if instance_id is None:
+            member = self._dynamic_member(group, member_id, -1, [], True, classic=True)
+        else:
+            member = self._static_member(
+                group, member_id, -1, instance_id, [], unknown, records, classic=True
+            )
+        replaced = group.static_member(instance_id)
+        downgrade = replaced is not None and self._can_downgrade_replacing(group, replaced)
+        try:
+            view = subscription_of(protocols[0][1])
+        except JavaException as exc:
+            raise GroupError(
+                ErrorCode.UNKNOWN_SERVER_ERROR,
+                "Malformed embedded consumer protocol in subscription deserialization.",
+            ) from exc
+        updated = replace(
+            member,
+            instance_id=instance_id if instance_id is not None else member.instance_id,
+            rack_id=view.rack_id if view.rack_id is not None else member.rack_id,
+            rebalance_timeout_ms=(
+                rebalance_timeout if rebalance_timeout != -1 else member.rebalance_timeout_ms
+            ),
+            subscribed_topic_names=frozenset(view.topics),
+            subscribed_topic_regex="",  # a classic member cannot subscribe by regex
+            client_id=client_id,
+            client_host=client_host,
+            classic=ClassicMemberMetadata(session_timeout, tuple(protocols)),
+        )
+        names_changed = False
+        if not updated.same_subscription_record(member):
+            records.append(member_subscription_record(group_id, updated))
+            names_changed = updated.subscribed_topic_names != member.subscribed_topic_names
+        regex_status = self._maybe_update_regexes(group, member, updated, records, now)
+        bump = names_changed or regex_status != _REGEX_NO_CHANGE
+        group_epoch, subscription_type = self._update_subscription_metadata(
+            group, bump, member, updated, records
+        )
+        owned: list[tuple[uuid.UUID, list[int]]] = []
+        for topic, partitions in view.owned:  # Utils.toTopicPartitions: unknown topics left out
+            topic_id = self.image.topic_id(topic)
+            if topic_id is not None:
+                owned.append((topic_id, list(partitions)))
+        write: Write[None] | None = None
+        if downgrade:
+            stale = group.assignment_epoch < group_epoch
+            if not stale:
+                updated = self._maybe_reconcile(
+                    group,
+                    updated,
+                    group.assignment_epoch,
+                    self._target_of(group, updated),
+                    bump,
+                    owned,
+                    records,
+                )
+            write = self._convert_to_classic(
+                group,
+                [],
+                updated,
+                None,
+                f"Downgrade group {group_id} from consumer to classic with stale assignment."
+                if stale
+                else None,
+            )
+            records.extend(write.records)
+        else:
+            target_epoch, target = self._maybe_update_target(
+                group, group_epoch, member, updated, subscription_type, records, now
+            )
+            updated = self._maybe_reconcile(
+                group, updated, target_epoch, target, bump, owned, records
+            )
+        answer = JoinResult(
+            ErrorCode.NONE, updated.member_epoch, protocols[0][0], "", updated.member_id, []
+        )
+        joined_id = updated.member_id
+
+        def committed() -> None:
+            self.runtime.cancel_timer(self._index(group_id), join_key(group_id, joined_id))
+            if not downgrade:
+                self._schedule_session(group_id, joined_id, session_timeout)
+                self._schedule_sync_timeout(group_id, joined_id, rebalance_timeout)
+
+        return Write(
+            records,
+            answer,
+            applied=write.applied if write is not None else None,
+            committed=committed,
+        )
+
+    def _can_downgrade_replacing(self, group: ConsumerGroup, replaced: ConsumerGroupMember) -> bool:
+        """``validateOnlineDowngradeWithReplacedMember``: a classic static member replaces
+        the group's only consumer-protocol member."""
+        if replaced.uses_classic_protocol:
+            return False
+        if not all(m.uses_classic_protocol for m in group.members.values() if m is not replaced):
+            return False
+        return self._downgrade_allowed(group, len(group.members))
+
+    def _classic_member(
+        self, group: ConsumerGroup, member_id: str, instance_id: str | None
+    ) -> ConsumerGroupMember:
+        """``validateConsumerGroupMember`` then ``throwIfMemberDoesNotUseClassicProtocol``."""
+        if instance_id is None:
+            member = self._member_or_throw(group, member_id)
+        else:
+            found = group.static_member(instance_id)
+            if found is None:
+                raise GroupError(
+                    ErrorCode.UNKNOWN_MEMBER_ID,
+                    f"Member with instance id {instance_id} is not a member of group "
+                    f"{group.group_id}.",
+                )
+            if found.member_id != member_id:
+                raise GroupError(
+                    ErrorCode.FENCED_INSTANCE_ID,
+                    f"Static member {member_id} with instance id {instance_id} was fenced by "
+                    f"member {found.member_id}.",
+                )
+            member = found
+        if member.classic is None:
+            raise GroupError(
+                ErrorCode.UNKNOWN_MEMBER_ID,
+                f"Member {member.member_id} does not use the classic protocol.",
+            )
+        return member
+
+    @staticmethod
+    def _check_generation(member: ConsumerGroupMember, generation: int) -> None:
+        if member.member_epoch != generation:
+            raise GroupError(
+                ErrorCode.ILLEGAL_GENERATION,
+                f"The request generation id {generation} is not equal to the member epoch "
+                f"{member.member_epoch} of member {member.member_id}.",
+            )
+
+    def _rebalance_needed(self, group: ConsumerGroup, member: ConsumerGroupMember) -> None:
+        """``throwIfRebalanceInProgress``: the group moved on and the member, not revoking,
+        must rejoin (within its rebalance timeout)."""
+        if group.group_epoch > member.member_epoch and (
+            member.state is not MemberState.UNREVOKED_PARTITIONS
+        ):
+            self._schedule_join_timeout(group.group_id, member)
+            raise GroupError(
+                ErrorCode.REBALANCE_IN_PROGRESS,
+                f"A new rebalance is triggered in group {group.group_id} and member "
+                f"{member.member_id} should rejoin to catch up.",
+            )
+
+    async def classic_sync(
+        self,
+        group_id: str,
+        generation: int,
+        member_id: str,
+        instance_id: str | None,
+        protocol_type: str | None,
+        protocol_name: str | None,
+    ) -> tuple[int, str | None, str | None, bytes]:
+        """``classicGroupSyncToConsumerGroup``: a classic member's assignment, its current
+        one in the consumer protocol's encoding at the version of its subscription."""
+
+        def operation() -> Write[tuple[int, str | None, str | None, bytes]]:
+            group = self.group(group_id)
+            if group is None or not group.members:
+                raise GroupError(ErrorCode.UNKNOWN_MEMBER_ID)
+            member = self._classic_member(group, member_id, instance_id)
+            self._check_generation(member, generation)
+            assert member.classic is not None
+            name, metadata = member.classic.protocols[0]
+            if protocol_type is not None and protocol_type != recs.CONSUMER_PROTOCOL_TYPE:
+                raise GroupError(
+                    ErrorCode.INCONSISTENT_GROUP_PROTOCOL,
+                    f"The protocol type {protocol_type} from member {member_id} request is not "
+                    f"equal to the group protocol type {recs.CONSUMER_PROTOCOL_TYPE}.",
+                )
+            if protocol_name is not None and protocol_name != name:
+                raise GroupError(
+                    ErrorCode.INCONSISTENT_GROUP_PROTOCOL,
+                    f"The protocol name {protocol_name} from member {member_id} request is not "
+                    f"equal to the protocol name {name} returned in the join response.",
+                )
+            self._rebalance_needed(group, member)
+            assignment = recs.encode_consumer_assignment(
+                [
+                    (topic, list(ps))
+                    for topic_id, ps in member.assigned.items()
+                    if (topic := self.image.topic_name(topic_id)) is not None
+                ],
+                recs.consumer_protocol_version(metadata),
+            )
+            session = member.classic.session_timeout_ms
+
+            def committed() -> None:
+                self.runtime.cancel_timer(self._index(group_id), sync_key(group_id, member_id))
+                self._schedule_session(group_id, member_id, session)
+
+            return Write(
+                [], (ErrorCode.NONE, protocol_type, protocol_name, assignment), None, committed
+            )
+
+        try:
+            answer: tuple[int, str | None, str | None, bytes] = await self._write(
+                group_id, operation
+            )
+        except GroupError as exc:
+            return exc.code, None, None, b""
+        return answer
+
+    async def classic_heartbeat(
+        self, group_id: str, generation: int, member_id: str, instance_id: str | None
+    ) -> int:
+        """``classicGroupHeartbeatToConsumerGroup``: REBALANCE_IN_PROGRESS (the member
+        rejoins within its rebalance timeout) when the group epoch moved past the member's,
+        when it must revoke, or when the partitions it waits for are free."""
+
+        def operation() -> Write[int]:
+            group = self.group(group_id)
+            if group is None:
+                raise GroupError(ErrorCode.UNKNOWN_MEMBER_ID, f"Group {group_id} not found.")
+            member = self._classic_member(group, member_id, instance_id)
+            self._check_generation(member, generation)
+            assert member.classic is not None
+            self._schedule_session(group_id, member_id, member.classic.session_timeout_ms)
+            code = ErrorCode.NONE
+            if (
+                member.member_epoch < group.group_epoch
+                or member.state is MemberState.UNREVOKED_PARTITIONS
+                or (
+                    member.state is MemberState.UNRELEASED_PARTITIONS
+                    and not _waiting_on_unreleased(group, member)
+                )
+            ):
+                code = ErrorCode.REBALANCE_IN_PROGRESS
+                self._schedule_join_timeout(group_id, member)
+            return Write([], code)
+
+        try:
+            answer: int = await self._write(group_id, operation)
+        except GroupError as exc:
+            return exc.code
+        return answer
+
+    async def classic_leave(
+        self, group_id: str, members: list[tuple[str, str | None]]
+    ) -> tuple[int, list[int]]:
+        """``classicGroupLeaveToConsumerGroup``: each named member (by member id, or by
+        instance id for an administrative removal) is fenced, maybe downgrading the group;
+        a code per member."""
+
+        def operation() -> Write[tuple[int, list[int]]]:
+            group = self.group(group_id)
+            if group is None:
+                raise GroupError(ErrorCode.UNKNOWN_MEMBER_ID, f"Group {group_id} not found.")
+            codes: list[int] = []
+            leaving: dict[str, ConsumerGroupMember] = {}
+            for leaving_id, leaving_instance in members:
+                try:
+                    if leaving_instance is None:
+                        member = self._member_or_throw(group, leaving_id)
+                    else:
+                        found = group.static_member(leaving_instance)
+                        if found is None:
+                            raise GroupError(
+                                ErrorCode.UNKNOWN_MEMBER_ID,
+                                f"Instance id {leaving_instance} is unknown.",
+                            )
+                        if leaving_id and found.member_id != leaving_id:
+                            raise GroupError(ErrorCode.FENCED_INSTANCE_ID)
+                        member = found
+                except GroupError as exc:
+                    codes.append(exc.code)
+                    continue
+                logger.info(
+                    "[GroupId %s] Member %s has left group through explicit `LeaveGroup` "
+                    "request; client reason: not provided",
+                    group_id,
+                    member.member_id,
+                )
+                codes.append(ErrorCode.NONE)
+                leaving[member.member_id] = member
+            return self._fence(group, list(leaving.values()), (ErrorCode.NONE, codes))
+
+        try:
+            answer: tuple[int, list[int]] = await self._write(group_id, operation)
+        except GroupError as exc:
+            return exc.code, []
+        return answer
+
+    def _schedule_join_timeout(self, group_id: str, member: ConsumerGroupMember) -> None:
+        """``scheduleConsumerGroupJoinTimeoutIfAbsent``: a classic member asked to rejoin
+        is fenced if it does not within its rebalance timeout."""
+        member_id = member.member_id
+        self.runtime.schedule_timer(
+            self._index(group_id),
+            join_key(group_id, member_id),
+            member.rebalance_timeout_ms,
+            lambda: self._fence_operation(
+                group_id,
+                member_id,
+                "the classic member failed to join within the rebalance timeout",
+            ),
+            if_absent=True,
+        )
+
+    def _schedule_sync_timeout(self, group_id: str, member_id: str, timeout_ms: int) -> None:
+        """``scheduleConsumerGroupSyncTimeout``: a classic member that joined is fenced if
+        it does not sync within its rebalance timeout."""
+        self.runtime.schedule_timer(
+            self._index(group_id),
+            sync_key(group_id, member_id),
+            timeout_ms,
+            lambda: self._fence_operation(
+                group_id, member_id, "the member failed to sync within timeout"
+            ),
+        )
 
     # -- ConsumerGroupDescribe ---------------------------------------------------------------
 
@@ -1018,29 +1676,27 @@ class ConsumerGroupCoordinator:
         transactional: bool = False,
     ) -> int:
         """The group error of a commit (OffsetCommit or TxnOffsetCommit) to a consumer
-        group: a simple commit (epoch -1, no member) is accepted only when the group is
-        empty; a member's commit from a version below v9 is UNSUPPORTED_VERSION (not for
-        TxnOffsetCommit); an unknown member UNKNOWN_MEMBER_ID; an epoch above the member's
-        STALE_MEMBER_EPOCH; a lower one only for partitions assigned (or being revoked) at
-        an assignment epoch at or below it (KIP-1251), else STALE_MEMBER_EPOCH."""
-        if member_epoch < 0 and not member_id:
-            if group.members:
-                return ErrorCode.UNKNOWN_MEMBER_ID
+        group, as Kafka 4.3.1's ``ConsumerGroup.validateOffsetCommit``: a commit without
+        epoch to an empty group, or a transactional one without member, is accepted; an
+        unknown member is UNKNOWN_MEMBER_ID; a consumer-protocol member's commit from a
+        version below v9 UNSUPPORTED_VERSION (not for TxnOffsetCommit); the member's epoch
+        is accepted, a greater one is STALE_MEMBER_EPOCH (ILLEGAL_GENERATION for a classic
+        member), a lower one only for partitions assigned (or being revoked) at an
+        assignment epoch at or below it (KIP-1251), else STALE_MEMBER_EPOCH."""
+        if member_epoch < 0 and not group.members:
             return ErrorCode.NONE
-        if not transactional and api_version < 9:
-            return ErrorCode.UNSUPPORTED_VERSION
+        if transactional and member_epoch == -1 and not member_id and instance_id is None:
+            return ErrorCode.NONE
         member = group.member(member_id)
         if member is None:
             return ErrorCode.UNKNOWN_MEMBER_ID
-        if member.uses_classic_protocol:
-            return (
-                ErrorCode.NONE
-                if member_epoch == member.member_epoch
-                else ErrorCode.ILLEGAL_GENERATION
-            )
+        if not transactional and not member.uses_classic_protocol and api_version < 9:
+            return ErrorCode.UNSUPPORTED_VERSION
         if member_epoch == member.member_epoch:
             return ErrorCode.NONE
         if member_epoch > member.member_epoch:
+            if member.uses_classic_protocol:
+                return ErrorCode.ILLEGAL_GENERATION
             return ErrorCode.STALE_MEMBER_EPOCH
         for topic_id, partition in partitions:
             if topic_id is None:
@@ -1073,7 +1729,11 @@ class ConsumerGroupCoordinator:
         gets its rebalance timeout again."""
         for group in shard.consumer_groups.values():
             for member in group.members.values():
-                self._schedule_session(group.group_id, member.member_id)
+                self._schedule_session(
+                    group.group_id,
+                    member.member_id,
+                    None if member.classic is None else member.classic.session_timeout_ms,
+                )
                 if member.state is MemberState.UNREVOKED_PARTITIONS:
                     self._schedule_rebalance_timeout(
                         group.group_id,
@@ -1096,6 +1756,34 @@ class ConsumerGroupCoordinator:
             return group_tombstones(group), None
 
         await self._write(group_id, operation)
+
+
+class _NotConsumerGroup(Exception):
+    """The group is no longer a consumer group with members: the classic path serves it."""
+
+
+def _supports_classic(group: ConsumerGroup, protocol_type: str, names: Sequence[str]) -> bool:
+    """``ConsumerGroup.supportsClassicProtocols``: the consumer protocol type, and a
+    protocol every classic member of the group supports (any, if none is classic)."""
+    if protocol_type != recs.CONSUMER_PROTOCOL_TYPE:
+        return False
+    if not group.members:
+        return bool(names)
+    classic = [m.classic for m in group.members.values() if m.classic is not None]
+    return any(all(any(n == name for n, _ in c.protocols) for c in classic) for name in names)
+
+
+def _waiting_on_unreleased(group: ConsumerGroup, member: ConsumerGroupMember) -> bool:
+    """``ConsumerGroup.waitingOnUnreleasedPartition``: a partition of the member's target
+    that it does not have yet is still owned by another member."""
+    if member.state is not MemberState.UNRELEASED_PARTITIONS:
+        return False
+    for topic_id, partitions in group.target_assignment_of(member.member_id).items():
+        assigned = member.assigned.get(topic_id, {})
+        for p in partitions:
+            if p not in assigned and group.current_partition_epoch(topic_id, p) != -1:
+                return True
+    return False
 
 
 _REGEX_NO_CHANGE = 0
@@ -1133,25 +1821,14 @@ class Pattern(Protocol):
 
 
 def compile_regex(regex: str) -> Pattern:
-    """Kafka's ``throwIfRegularExpressionIsInvalid`` (RE2J ``Pattern.compile``): RE2
-    syntax, as Google's RE2 (which RE2J ports) reads it. An invalid one is
-    INVALID_REGULAR_EXPRESSION."""
-    import re2  # type: ignore[import-untyped]
-
+    """Kafka's ``throwIfRegularExpressionIsInvalid``: the compiled pattern (RE2J's syntax,
+    :mod:`kafkacore.coordinator.topic_regex`), or INVALID_REGULAR_EXPRESSION with RE2J's
+    description of the error."""
     try:
-        pattern: Pattern = re2.compile(regex)
-    except Exception as exc:
+        pattern: Pattern = compile_topic_regex(regex)
+    except InvalidTopicRegex as exc:
         raise GroupError(
             ErrorCode.INVALID_REGULAR_EXPRESSION,
-            f"SubscribedTopicRegex `{regex}` is not a valid regular expression: {exc}.",
-        ) from exc
+            f"SubscribedTopicRegex `{regex}` is not a valid regular expression: {exc.description}.",
+        ) from None
     return pattern
-
-
-def _matching(regex: str, names: frozenset[str]) -> frozenset[str]:
-    """The topic names ``regex`` matches whole (RE2J ``Matcher.matches``)."""
-    try:
-        pattern = compile_regex(regex)
-    except GroupError:
-        return frozenset()
-    return frozenset(n for n in names if pattern.fullmatch(n) is not None)

@@ -34,11 +34,12 @@ import contextlib
 import logging
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor
 
 from kafkacore._java import java_length
 from kafkacore.config import BrokerConfig
+from kafkacore.config.group import ConsumerGroupSettings, consumer_group_settings
 from kafkacore.coordinator import records as recs
 from kafkacore.coordinator.consumer_group import ConsumerGroup
 from kafkacore.coordinator.runtime import CoordinatorRuntime, append_error_code
@@ -91,9 +92,13 @@ class GroupCoordinator:
         io_executor: Executor | None = None,
         *,
         cluster_mode: bool | None = None,
+        consumer_settings: Callable[[str], ConsumerGroupSettings] | None = None,
     ) -> None:
         """``cluster_mode`` (default: ``zookeeper.connect`` set): groups are served only
-        for the partitions this broker was elected for (:meth:`on_elected`)."""
+        for the partitions this broker was elected for (:meth:`on_elected`).
+        ``consumer_settings``: a KIP-848 group's consumer configs in force (its dynamic
+        GROUP configs over the broker's, :class:`~kafkacore.server.group_configs.GroupConfigs`);
+        by default the broker's."""
         self.config = config
         self.replicas = replicas
         if cluster_mode is None:
@@ -104,12 +109,16 @@ class GroupCoordinator:
             io_executor=io_executor,
             write_timeout_ms=config.offsets_commit_timeout_ms,
             serve_uncreated=not cluster_mode,
+            base_sequence=0,  # Kafka 4's CoordinatorRuntime numbers its records
         )
         self.topic = self.runtime.topic
         self.groups = GroupsByPartition(self.runtime)
         """The groups of the owned partitions."""
         self.clock = clock
         """Wall-clock milliseconds for commit/state timestamps and offset expiry."""
+        self.consumer_settings = consumer_settings or (
+            lambda _group: consumer_group_settings({}, self.config)
+        )
         self.consumer = ConsumerGroupCoordinator(self)
         """The KIP-848 consumer groups of the same shards."""
 
@@ -228,7 +237,7 @@ class GroupCoordinator:
         written."""
         async with self._write_lock(group.group_id):
             try:
-                await self._append(group.group_id, [self._group_metadata_record(group)])
+                await self._append(group.group_id, [self.group_metadata_record(group)])
             except Exception as exc:
                 code = append_error_code(exc)
                 logger.warning(
@@ -242,7 +251,10 @@ class GroupCoordinator:
 
     # -- helpers ---------------------------------------------------------------------------
 
-    def _group_metadata_record(self, group: Group) -> tuple[bytes, bytes | None]:
+    def group_metadata_record(self, group: Group) -> tuple[bytes, bytes | None]:
+        """``group``'s GroupMetadata record (Kafka's ``newGroupMetadataRecord``): its
+        members in the order they iterate, each with its subscription to the selected
+        protocol and its assignment."""
         members = [
             recs.MemberMetadata(
                 member_id=m.member_id,
@@ -266,6 +278,33 @@ class GroupCoordinator:
         )
         return recs.group_metadata_key(group.group_id), value
 
+    def interrupt_rebalance(self, group: Group, code: int) -> None:
+        """Every member waiting in JoinGroup or SyncGroup is answered ``code`` and the
+        rebalance under way is cancelled (Kafka's ``completeAllJoinFutures`` and
+        ``completeAllSyncFutures``, when the group becomes a consumer group)."""
+        for m in group.members.values():
+            if m.join_future is not None and not m.join_future.done():
+                m.join_future.set_result(join_error(code, m.member_id))
+            if m.sync_future is not None and not m.sync_future.done():
+                m.sync_future.set_result((code, b""))
+        if group.rebalance is not None:
+            group.rebalance.cancel()
+            group.rebalance = None
+
+    def install_converted(self, group: Group, rebalance_reason: str | None) -> None:
+        """``group``, a consumer group converted to a classic group whose records were just
+        replayed, replaces what the replay made of them (it keeps every member's
+        protocols); its offsets stay; its members' sessions start, and with a
+        ``rebalance_reason`` it rebalances (Kafka's ``convertToClassicGroup``)."""
+        existing = self.groups.get(group.group_id)
+        if existing is not None:
+            group.take_offsets(existing)
+        self.groups[group.group_id] = group
+        for member in group.members.values():
+            member.renew_session()
+        if rebalance_reason is not None:
+            self.prepare_rebalance(group, rebalance_reason)
+
     def _remove_member(self, group: Group, member: Member) -> None:
         group.members.pop(member.member_id, None)
         if member.instance_id is not None and group.static.get(member.instance_id) == (
@@ -279,11 +318,14 @@ class GroupCoordinator:
         if group.leader == member.member_id:
             group.leader = next(iter(group.members), None)
         if group.state in (STABLE, COMPLETING):
-            self._prepare_rebalance(group, f"removing member {member.member_id}")
+            self.prepare_rebalance(group, f"removing member {member.member_id}")
         elif group.state == PREPARING and group.joined is not None:
             group.joined.set()
 
-    def _prepare_rebalance(self, group: Group, reason: str) -> None:
+    def prepare_rebalance(self, group: Group, reason: str) -> None:
+        """Kafka's ``prepareRebalance``: members waiting in SyncGroup are told
+        REBALANCE_IN_PROGRESS, the group moves to PreparingRebalance and its rebalance
+        runs until every member rejoined or the rebalance timeout passed."""
         logger.info(
             "Preparing to rebalance group %s in state %s with old generation %d (reason: %s)",
             group.group_id,
@@ -324,9 +366,9 @@ class GroupCoordinator:
         await self._complete_join(group)
 
     async def _complete_join(self, group: Group) -> None:
-        """Complete the rebalance, then write the group's metadata (the join answers do
-        not wait for it, as in Kafka's classic ``completeClassicGroupJoin`` for a group
-        with members)."""
+        """Complete the rebalance: the new generation is answered to the members waiting
+        in JoinGroup; an emptied group's metadata is written (Kafka's classic
+        ``completeClassicGroupJoin``; a group with members is written at SyncGroup)."""
         try:
             await self._complete_join_and_persist(group)
         finally:
@@ -374,7 +416,8 @@ class GroupCoordinator:
                 )
             )
             m.join_future = None
-        await self._persist_group(group)
+        # a group with members is written by its leader's SyncGroup (Kafka's
+        # completeClassicGroupJoin writes only an emptied group)
 
     # -- JoinGroup -------------------------------------------------------------------------
 
@@ -402,23 +445,45 @@ class GroupCoordinator:
             c.group_min_session_timeout_ms <= session_timeout <= c.group_max_session_timeout_ms
         ):
             return join_error(ErrorCode.INVALID_SESSION_TIMEOUT, member_id)
-        consumer_group = self.consumer.group(group_id)
-        if consumer_group is not None:
-            if consumer_group.members:
-                # classic members inside a consumer group (the online migration) are not
-                # served: Kafka answers this with the migration disabled
-                return join_error(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, member_id)
+        if self.consumer.serves_classic(group_id):
+            # a classic member inside a consumer group (the online migration)
+            joined = await self.consumer.classic_join(
+                version=version,
+                group_id=group_id,
+                member_id=member_id,
+                instance_id=instance_id,
+                client_id=client_id,
+                client_host=client_host,
+                session_timeout=session_timeout,
+                # JoinGroup v0 has no rebalance timeout: the session timeout stands for it
+                rebalance_timeout=rebalance_timeout if rebalance_timeout >= 0 else session_timeout,
+                protocol_type=protocol_type,
+                protocols=protocols,
+            )
+            if joined is not None:
+                return joined
+        if self.consumer.group(group_id) is not None:
             try:  # an empty consumer group becomes a classic group (its tombstones)
                 await self.consumer.delete_empty(group_id)
             except GroupError as exc:
                 return join_error(exc.code, member_id)
         group = self.groups.get(group_id)
+        created = False
         if group is None or group.state == DEAD:
             if member_id:
                 return join_error(ErrorCode.UNKNOWN_MEMBER_ID, member_id)
-            group = self.groups[group_id] = Group(group_id)
+            group = self.groups[group_id] = Group(group_id, state_timestamp=self.clock())
+            created = True
         if not protocol_type or not protocols:
             return join_error(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, member_id)
+        if created:
+            # Kafka commits a group JoinGroup creates with an empty GroupMetadata record (no
+            # protocol type, generation 0); failing that, the group is not created
+            code = await self._persist_group(group)
+            if code:
+                if self.groups.get(group_id) is group and not group.members:
+                    del self.groups[group_id]
+                return join_error(code, "")
         if group.members and (
             protocol_type != group.protocol_type
             or not group.supported_protocols() & {n for n, _ in protocols}
@@ -534,7 +599,7 @@ class GroupCoordinator:
         member.join_future = future
         member.renew_session()
         if group.state != PREPARING:
-            self._prepare_rebalance(group, f"member {member.member_id} joining")
+            self.prepare_rebalance(group, f"member {member.member_id} joining")
         assert group.joined is not None
         group.joined.set()
         result: JoinResult = await future
@@ -574,6 +639,10 @@ class GroupCoordinator:
             return ErrorCode.REBALANCE_IN_PROGRESS, None, None, b""
         if owner_error:
             return owner_error, None, None, b""
+        if self.consumer.group(group_id) is not None:
+            return await self.consumer.classic_sync(
+                group_id, generation, member_id, instance_id, protocol_type, protocol_name
+            )
         code, group, member = self._check_member(group_id, member_id, instance_id, generation)
         if code or group is None or member is None:
             return code, None, None, b""
@@ -612,7 +681,7 @@ class GroupCoordinator:
                     if m.sync_future is not None and not m.sync_future.done():
                         m.sync_future.set_result((write_error, b""))
                     m.sync_future = None
-                self._prepare_rebalance(
+                self.prepare_rebalance(
                     group,
                     f"Error {ErrorCode(write_error).name} when storing group assignment "
                     f"during SyncGroup (member: {member_id})",
@@ -626,24 +695,37 @@ class GroupCoordinator:
         code, assignment = await future
         return code, pt, pn, assignment
 
-    def heartbeat(
+    async def heartbeat(
         self, group_id: str, generation: int, member_id: str, instance_id: str | None
     ) -> int:
+        """Heartbeat: a classic group's member keeps its session (REBALANCE_IN_PROGRESS
+        while it rebalances); a classic member of a consumer group is answered by the
+        consumer group (:meth:`ConsumerGroupCoordinator.classic_heartbeat`)."""
         owner_error = self.coordinator_error(group_id)
         if owner_error == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS:
             return ErrorCode.NONE  # Kafka answers blindly while the group loads
         if owner_error:
             return owner_error
+        if self.consumer.group(group_id) is not None:
+            return await self.consumer.classic_heartbeat(
+                group_id, generation, member_id, instance_id
+            )
         code, group, member = self._check_member(group_id, member_id, instance_id, generation)
         if code or group is None or member is None:
             return code
         member.renew_session()
         return ErrorCode.REBALANCE_IN_PROGRESS if group.state == PREPARING else ErrorCode.NONE
 
-    def leave(self, group_id: str, members: list[tuple[str, str | None]]) -> tuple[int, list[int]]:
+    async def leave(
+        self, group_id: str, members: list[tuple[str, str | None]]
+    ) -> tuple[int, list[int]]:
+        """LeaveGroup: the group error and a code per member (a consumer group's members
+        are fenced by :meth:`ConsumerGroupCoordinator.classic_leave`)."""
         owner_error = self.coordinator_error(group_id)
         if owner_error:
             return owner_error, []
+        if self.consumer.group(group_id) is not None:
+            return await self.consumer.classic_leave(group_id, members)
         group = self.groups.get(group_id)
         if group is None or group.state == DEAD:
             return ErrorCode.UNKNOWN_MEMBER_ID, [ErrorCode.UNKNOWN_MEMBER_ID] * len(members)
@@ -829,7 +911,8 @@ class GroupCoordinator:
             if java_length(text) > self.config.offset_metadata_max_bytes:
                 codes.append(ErrorCode.OFFSET_METADATA_TOO_LARGE)
                 continue
-            written.append(((topic, partition), Offset(offset, epoch, text, now, expire)))
+            stored = Offset(offset, epoch, text, now, expire, topic_id=self._topic_id(topic))
+            written.append(((topic, partition), stored))
             records.append(
                 (
                     recs.offset_commit_key(group_id, topic, partition),
@@ -967,7 +1050,8 @@ class GroupCoordinator:
             if java_length(text) > self.config.offset_metadata_max_bytes:
                 codes.append(ErrorCode.OFFSET_METADATA_TOO_LARGE)
                 continue
-            written.append(((topic, partition), Offset(offset, epoch, text, now)))
+            stored = Offset(offset, epoch, text, now, topic_id=self._topic_id(topic))
+            written.append(((topic, partition), stored))
             records.append(
                 (
                     recs.offset_commit_key(group_id, topic, partition),
@@ -985,15 +1069,14 @@ class GroupCoordinator:
                 producer[0],
                 exc,
             )
-            unwritten = not group.offsets and not group.pending_txn
+            unwritten = not group.has_offsets()
             if created and unwritten and self.groups.get(group_id) is group:
                 del self.groups[group_id]  # the simple group was never written
             return [failed if c == ErrorCode.NONE else c for c in codes]
         if written:
-            pending = group.pending_txn.setdefault(producer[0], {})
             for i, (tp, stored) in enumerate(written):
                 stored.record_offset = end - len(written) + i
-                pending[tp] = stored
+                group.add_pending_txn(producer[0], tp, stored)
         return codes
 
     async def _delete_consumer_group(self, group: ConsumerGroup) -> int:
@@ -1001,10 +1084,9 @@ class GroupCoordinator:
         offsets' tombstones, then the group's (``createGroupTombstoneRecords``)."""
         if group.members:
             return ErrorCode.NON_EMPTY_GROUP
-        pending_only = set().union(*group.pending_txn.values()) - group.offsets.keys()
         records: list[tuple[bytes, bytes | None]] = [
             (recs.offset_commit_key(group.group_id, t, p), None)
-            for t, p in [*group.offsets, *sorted(pending_only)]
+            for t, p in group.offsets_to_delete()
         ]
         records.extend(self.consumer.tombstones(group))
         try:
@@ -1092,7 +1174,7 @@ class GroupCoordinator:
             group.offsets.pop(tp, None)
         # a member may have joined during the write: the group then lives on, and its
         # metadata, written when the join completes, follows the tombstone in the log
-        gone = not group.offsets and not group.pending_txn
+        gone = not group.has_offsets()
         if delete and group.state == EMPTY and not group.members and gone:
             group.transition_to(DEAD)
             del self.groups[group.group_id]
@@ -1108,8 +1190,7 @@ class GroupCoordinator:
         removed = 0
         for group in list(self.groups.values()):
             async with self._write_lock(group.group_id):
-                known = set(group.offsets).union(*group.pending_txn.values())
-                gone = [tp for tp in known if tp[0] in deleted]
+                gone = [tp for tp in group.offsets_to_delete() if tp[0] in deleted]
                 if not gone:
                     continue
                 try:
@@ -1124,8 +1205,7 @@ class GroupCoordinator:
                     )
                     continue
                 for tp in gone:
-                    group.offsets.pop(tp, None)
-                    group.drop_pending_txn(tp)
+                    group.remove_offset(tp)
                 removed += len(gone)
         if removed:
             logger.info("Removed %d offsets of deleted topics %s", removed, sorted(deleted))
@@ -1179,11 +1259,11 @@ class GroupCoordinator:
         group (``None``: neither)."""
         return self.consumer.group(group_id) or self.groups.get(group_id)
 
-    def fetch(self, group_id: str) -> dict[tuple[str, int], Offset]:
+    def fetch(self, group_id: str) -> Mapping[tuple[str, int], Offset]:
         group = self._offsets_owner(group_id)
         if group is None:
             return {}
-        offsets: dict[tuple[str, int], Offset] = group.offsets
+        offsets: Mapping[tuple[str, int], Offset] = group.offsets
         return offsets
 
     def fetch_error(self, group_id: str, member_id: str | None, member_epoch: int) -> int:
@@ -1238,8 +1318,7 @@ class GroupCoordinator:
             logger.warning("Failed to delete offsets of group %s: %s", group_id, exc)
             return append_error_code(exc), []
         for tp in gone:
-            group.offsets.pop(tp, None)
-            group.drop_pending_txn(tp)
+            group.remove_offset(tp)
         return ErrorCode.NONE, codes
 
     async def delete_group(self, group_id: str) -> int:
@@ -1273,8 +1352,7 @@ class GroupCoordinator:
         except Exception as exc:
             return append_error_code(exc), []
         for tp in gone:
-            group.offsets.pop(tp, None)
-            group.drop_pending_txn(tp)
+            group.remove_offset(tp)
         return ErrorCode.NONE, codes
 
     async def _delete_group_locked(self, group_id: str) -> int:
@@ -1290,10 +1368,8 @@ class GroupCoordinator:
         if group.state != EMPTY or group.members:
             return ErrorCode.NON_EMPTY_GROUP
         # the offsets of open transactions get a tombstone too (Kafka's deleteAllOffsets)
-        pending_only = set().union(*group.pending_txn.values()) - group.offsets.keys()
         records: list[tuple[bytes, bytes | None]] = [
-            (recs.offset_commit_key(group_id, t, p), None)
-            for t, p in [*group.offsets, *sorted(pending_only)]
+            (recs.offset_commit_key(group_id, t, p), None) for t, p in group.offsets_to_delete()
         ]
         records.append((recs.group_metadata_key(group_id), None))
         try:
@@ -1301,8 +1377,7 @@ class GroupCoordinator:
         except Exception as exc:
             logger.warning("Failed to delete group %s: %s", group_id, exc)
             return append_error_code(exc)
-        group.offsets.clear()  # all tombstoned; commits wait for the write lock
-        group.pending_txn.clear()
+        group.clear_offsets()  # all tombstoned; commits wait for the write lock
         # a member may have joined during the write: the group then lives on, and its
         # metadata, written when the join completes, follows the tombstone in the log
         if group.state == EMPTY and not group.members and self.groups.get(group_id) is group:

@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from kafkacore.coordinator.group_offsets import GroupOffsets, Offset
 from kafkacore.protocol import ErrorCode
 
 __all__ = [
@@ -99,23 +100,6 @@ def join_error(code: int, member_id: str) -> JoinResult:
 
 
 @dataclass
-class Offset:
-    """A committed offset; ``expire_timestamp``: when it expires regardless of the
-    group's state (an OffsetCommit v2-4 RetentionTimeMs), else ``None``: after
-    ``offsets.retention.minutes``. ``record_offset``: where its record is in
-    ``__consumer_offsets`` (Kafka's ``OffsetAndMetadata.recordOffset``; -1 unknown): a
-    transactional offset materialised at its COMMIT marker replaces a committed one only
-    if its record is the later one in the log."""
-
-    offset: int
-    leader_epoch: int
-    metadata: str
-    commit_timestamp: int
-    expire_timestamp: int | None = None
-    record_offset: int = -1
-
-
-@dataclass
 class Member:
     member_id: str
     instance_id: str | None
@@ -144,7 +128,9 @@ class Member:
 
 
 @dataclass
-class Group:
+class Group(GroupOffsets):
+    """A classic group; its offsets are its :class:`GroupOffsets` base."""
+
     group_id: str
     _state: GroupState = field(default=GroupState.EMPTY, repr=False)
     generation: int = 0
@@ -155,56 +141,8 @@ class Group:
     members: dict[str, Member] = field(default_factory=dict)
     pending: dict[str, float] = field(default_factory=dict)  # member id -> expiry
     static: dict[str, str] = field(default_factory=dict)  # instance id -> member id
-    offsets: dict[tuple[str, int], Offset] = field(default_factory=dict)
-    pending_txn: dict[int, dict[tuple[str, int], Offset]] = field(default_factory=dict)
-    """Transactional offsets written by TxnOffsetCommit whose transaction is not decided
-    yet, by producer id (Kafka's ``pendingTransactionalOffsets`` of the group): invisible
-    to OffsetFetch until the producer's COMMIT marker, dropped at its ABORT."""
     joined: asyncio.Event | None = None
     rebalance: asyncio.Task[None] | None = None
-
-    def has_pending_txn(self, tp: tuple[str, int]) -> bool:
-        """Some open transaction wrote an offset of ``tp`` (Kafka's
-        ``hasPendingTransactionalOffsets``: OffsetFetch with RequireStable answers
-        UNSTABLE_OFFSET_COMMIT for it)."""
-        return any(tp in offsets for offsets in self.pending_txn.values())
-
-    def drop_pending_txn(self, tp: tuple[str, int]) -> None:
-        """Forget every open transaction's offset of ``tp`` (a tombstone of ``tp``
-        removes them too, as Kafka's ``OffsetMetadataManager.replay``)."""
-        for producer_id, offsets in list(self.pending_txn.items()):
-            offsets.pop(tp, None)
-            if not offsets:
-                del self.pending_txn[producer_id]
-
-    def complete_transaction(self, producer_id: int, committed: bool) -> int:
-        """Kafka's ``replayEndTransactionMarker`` for this group: ``producer_id``'s pending
-        offsets become committed (each unless the committed offset's record is later in
-        the log) or are dropped; how many were materialised."""
-        pending = self.pending_txn.pop(producer_id, None)
-        if not pending or not committed:
-            return 0
-        materialised = 0
-        for tp, offset in pending.items():
-            existing = self.offsets.get(tp)
-            if existing is None or offset.record_offset > existing.record_offset:
-                self.offsets[tp] = offset
-                materialised += 1
-            else:
-                logger.info(
-                    "Skipped the materialization of transactional offset commit %s for "
-                    "producer id %d in group %s with topic %s, partition %d since its record "
-                    "offset %d is smaller than the record offset %d of the last committed "
-                    "offset.",
-                    offset,
-                    producer_id,
-                    self.group_id,
-                    tp[0],
-                    tp[1],
-                    offset.record_offset,
-                    existing.record_offset,
-                )
-        return materialised
 
     def unload(self) -> None:
         """Kafka's ``onGroupUnloaded``: the group is Dead here (its partition resigned);

@@ -8,7 +8,9 @@ not own (or is still loading) gets the coordinator's error (Kafka 3.9's
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable
+from typing import Protocol, TypeVar
 
 from kafkacore.log import TopicPartition
 from kafkacore.protocol import ApiKey, ErrorCode
@@ -135,30 +137,32 @@ async def handle_sync_group(
     )
 
 
-def handle_heartbeat(
+async def handle_heartbeat(
     services: BrokerServices, context: RequestContext, request: HeartbeatRequest
 ) -> HeartbeatResponse:
     if not _group_allowed(services, context, AclOperation.READ, request.group_id):
         return HeartbeatResponse(
             throttle_time_ms=0, error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED
         )
-    code = _coordinator(services).heartbeat(
+    code = await _coordinator(services).heartbeat(
         request.group_id, request.generation_id, request.member_id, request.group_instance_id
     )
     return HeartbeatResponse(throttle_time_ms=0, error_code=code)
 
 
-def handle_leave_group(
+async def handle_leave_group(
     services: BrokerServices, context: RequestContext, request: LeaveGroupRequest
 ) -> LeaveGroupResponse:
     cls = LeaveGroupResponse
     if not _group_allowed(services, context, AclOperation.READ, request.group_id):
         return cls(throttle_time_ms=0, error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED, members=[])
     if context.api_version < 3:
-        code, codes = _coordinator(services).leave(request.group_id, [(request.member_id, None)])
+        code, codes = await _coordinator(services).leave(
+            request.group_id, [(request.member_id, None)]
+        )
         return cls(throttle_time_ms=0, error_code=codes[0] if codes else code, members=[])
     items = [(m.member_id, m.group_instance_id) for m in request.members]
-    code, codes = _coordinator(services).leave(request.group_id, items)
+    code, codes = await _coordinator(services).leave(request.group_id, items)
     return cls(
         throttle_time_ms=0,
         error_code=code,
@@ -169,8 +173,42 @@ def handle_leave_group(
     )
 
 
+_NO_TOPIC_ID = uuid.UUID(int=0)
+
+
+class _TopicById(Protocol):
+    """A topic of an OffsetCommit or OffsetFetch request (v10 names it by id)."""
+
+    name: str
+    topic_id: uuid.UUID
+
+
+_Topic = TypeVar("_Topic", bound=_TopicById)
+
+
+def _named_topics(
+    services: BrokerServices, topics: Iterable[_Topic]
+) -> tuple[list[_Topic], list[_Topic]]:
+    """OffsetCommit/OffsetFetch v10 name topics by id (KIP-848): ``(known, unknown)``, each
+    known topic given its name; the unknown ids are answered UNKNOWN_TOPIC_ID."""
+    known: list[_Topic] = []
+    unknown: list[_Topic] = []
+    for t in topics:
+        topic = services.metadata_cache.topic_by_id(t.topic_id)
+        if topic is None:
+            unknown.append(t)
+        else:
+            t.name = topic.name
+            known.append(t)
+    return known, unknown
+
+
 def _offsets_to_commit(
-    request: OffsetCommitRequest | TxnOffsetCommitRequest, readable: set[str] | None
+    topics: Iterable[
+        OffsetCommitRequest.OffsetCommitRequestTopic
+        | TxnOffsetCommitRequest.TxnOffsetCommitRequestTopic
+    ],
+    readable: set[str] | None,
 ) -> list[tuple[str, int, int, int, str | None]]:
     """(topic, partition, offset, leader epoch, metadata) of an OffsetCommit's or a
     TxnOffsetCommit's topics the principal may read (all with no authorizer)."""
@@ -182,7 +220,7 @@ def _offsets_to_commit(
             p.committed_leader_epoch,
             p.committed_metadata,
         )
-        for t in request.topics
+        for t in topics
         if readable is None or t.name in readable
         for p in t.partitions
     ]
@@ -192,14 +230,22 @@ async def handle_offset_commit(
     services: BrokerServices, context: RequestContext, request: OffsetCommitRequest
 ) -> OffsetCommitResponse:
     """READ on the group (else GROUP_AUTHORIZATION_FAILED for every partition), then
-    READ on each topic (TOPIC_AUTHORIZATION_FAILED, listed first, as Kafka's builder)."""
+    READ on each topic (TOPIC_AUTHORIZATION_FAILED, listed first, as Kafka's builder).
+    v10 names topics by id: an unknown id is UNKNOWN_TOPIC_ID, listed first too, and the
+    answer names topics by id."""
     cls = OffsetCommitResponse
+    by_id = context.api_version >= 10
+    request_topics, unknown_ids = (
+        _named_topics(services, request.topics) if by_id else (list(request.topics), [])
+    )
+    ids = {t.name: t.topic_id for t in request_topics} if by_id else {}
     if not _group_allowed(services, context, AclOperation.READ, request.group_id):
         return cls(
             throttle_time_ms=0,
             topics=[
                 cls.OffsetCommitResponseTopic(
                     name=t.name,
+                    topic_id=t.topic_id,
                     partitions=[
                         cls.OffsetCommitResponsePartition(
                             partition_index=p.partition_index,
@@ -212,11 +258,11 @@ async def handle_offset_commit(
             ],
         )
     readable = _topics_allowed(
-        services, context, AclOperation.READ, (t.name for t in request.topics)
+        services, context, AclOperation.READ, (t.name for t in request_topics)
     )
     refused: list[tuple[str, list[tuple[int, int]]]] = []
     if readable is not None:
-        for t in request.topics:
+        for t in request_topics:
             if t.name not in readable:
                 refused.append(
                     (
@@ -227,7 +273,7 @@ async def handle_offset_commit(
                         ],
                     )
                 )
-    flat = _offsets_to_commit(request, readable)
+    flat = _offsets_to_commit(request_topics, readable)
     if refused and not flat:
         answer = refused
     else:
@@ -240,17 +286,56 @@ async def handle_offset_commit(
             retention_time_ms=request.retention_time_ms,
             api_version=context.api_version,
         )
+    unknown_by_key = {f"\0{t.topic_id}": t for t in unknown_ids}
+    merged: dict[str, list[tuple[int, int]]] = {}
+    for key, t in unknown_by_key.items():
+        merged[key] = [(p.partition_index, ErrorCode.UNKNOWN_TOPIC_ID) for p in t.partitions]
+    for name, partitions in answer:
+        merged.setdefault(name, []).extend(partitions)
     topics = [
         cls.OffsetCommitResponseTopic(
-            name=name,
+            name="" if key in unknown_by_key else key,
+            topic_id=(
+                unknown_by_key[key].topic_id
+                if key in unknown_by_key
+                else ids.get(key, _NO_TOPIC_ID)
+            ),
             partitions=[
                 cls.OffsetCommitResponsePartition(partition_index=p, error_code=code)
                 for p, code in partitions
             ],
         )
-        for name, partitions in answer
+        for key, partitions in _builder_order(request.topics, merged, by_id)
     ]
     return cls(throttle_time_ms=0, topics=topics)
+
+
+_EARLY_ERRORS = frozenset(
+    {
+        ErrorCode.UNKNOWN_TOPIC_ID,
+        ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+        ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+    }
+)
+
+
+def _builder_order(
+    request_topics: Iterable[_TopicById],
+    merged: dict[str, list[tuple[int, int]]],
+    by_id: bool,
+) -> list[tuple[str, list[tuple[int, int]]]]:
+    """The topics of an OffsetCommit answer in the order of Kafka's
+    ``OffsetCommitResponse.Builder``: those refused before the coordinator (unknown id,
+    not authorized, a partition that does not exist) in the request's order, then the
+    coordinator's (each topic's own refused partitions ahead of its others)."""
+    early = [k for k, ps in merged.items() if any(code in _EARLY_ERRORS for _, code in ps)]
+    position = {
+        (f"\0{t.topic_id}" if by_id and f"\0{t.topic_id}" in merged else t.name): i
+        for i, t in enumerate(request_topics)
+    }
+    early.sort(key=lambda k: position.get(k, len(position)))
+    rest = [k for k in merged if k not in early]
+    return [(k, merged[k]) for k in [*early, *rest]]
 
 
 _TXN_STATE_TOPIC = "__transaction_state"
@@ -379,7 +464,7 @@ async def handle_txn_offset_commit(
             for t in request.topics
             if readable is not None and t.name not in readable
         ]
-        flat = _offsets_to_commit(request, readable)
+        flat = _offsets_to_commit(request.topics, readable)
         if flat:
             answer += await _coordinator(services).commit_transactional(
                 request.group_id,
@@ -428,19 +513,22 @@ def _fetch_group(
     group_id: str,
     topics: list[tuple[str, list[int]]] | None,
     require_stable: bool = False,
+    ids: dict[str, uuid.UUID] | None = None,
 ) -> list[tuple[str, list[tuple[int, int, int, str]]]]:
     """The committed offsets; with an authorizer only of topics the principal may
     DESCRIBE: the others are left out of an all-topics answer, and answered
     TOPIC_AUTHORIZATION_FAILED (rows marked :data:`_UNAUTHORIZED_ROW`) after the rest
     when named (Kafka's ``fetchOffsetsForGroup``). ``require_stable``: a partition an
     open transaction committed an offset of is UNSTABLE_OFFSET_COMMIT (rows marked
-    :data:`_UNSTABLE_ROW`; Kafka's ``OffsetMetadataManager.fetchOffsets``)."""
+    :data:`_UNSTABLE_ROW`; Kafka's ``OffsetMetadataManager.fetchOffsets``). ``ids``
+    (v10): the topic ids asked for; an offset committed for another id of the same name
+    is none (``isOffsetInvalid``)."""
     coordinator = _coordinator(services)
     offsets = coordinator.fetch(group_id)
     refused: list[tuple[str, list[int]]] = []
     if topics is None:
         by_topic: dict[str, list[int]] = {}
-        for t, p in sorted(offsets):
+        for t, p in offsets:  # as Kafka's fetchAllOffsets iterates the group's offsets
             by_topic.setdefault(t, []).append(p)
         topics = list(by_topic.items())
         allowed = _topics_allowed(services, context, AclOperation.DESCRIBE, by_topic)
@@ -456,6 +544,9 @@ def _fetch_group(
         rows = []
         for p in partitions:
             o = offsets.get((name, p))
+            asked = None if ids is None else ids.get(name)
+            if o is not None and asked is not None and o.topic_id not in (None, asked):
+                o = None  # committed for a topic of that name since deleted
             if require_stable and coordinator.has_pending_txn(group_id, name, p):
                 rows.append((p, _UNSTABLE_ROW, -1, ""))
             elif o is None:
@@ -475,6 +566,45 @@ def _row_error(offset: int) -> tuple[int, int]:
     if offset == _UNSTABLE_ROW:
         return -1, ErrorCode.UNSTABLE_OFFSET_COMMIT
     return offset, 0
+
+
+_FetchedRow = TypeVar(
+    "_FetchedRow",
+    OffsetFetchResponse.OffsetFetchResponsePartition,
+    OffsetFetchResponse.OffsetFetchResponsePartitions,
+)
+_FetchedRow_co = TypeVar("_FetchedRow_co", covariant=True)
+
+
+class _FetchedRowClass(Protocol[_FetchedRow_co]):
+    """The class of an OffsetFetch answer's partition row, as built here."""
+
+    def __call__(
+        self,
+        *,
+        partition_index: int,
+        committed_offset: int,
+        committed_leader_epoch: int,
+        metadata: str | None,
+        error_code: int,
+    ) -> _FetchedRow_co: ...
+
+
+def _fetched_rows(
+    row: _FetchedRowClass[_FetchedRow], rows: Iterable[tuple[int, int, int, str]]
+) -> list[_FetchedRow]:
+    """The partition rows of an OffsetFetch answer, from :func:`_fetch_group`'s (one class
+    for versions 0-7, another for 8+, the same fields)."""
+    return [
+        row(
+            partition_index=p,
+            committed_offset=_row_error(o)[0],
+            committed_leader_epoch=e,
+            metadata=m,
+            error_code=_row_error(o)[1],
+        )
+        for p, o, e, m in rows
+    ]
 
 
 async def handle_offset_fetch(
@@ -509,25 +639,22 @@ async def handle_offset_fetch(
             topics=[
                 cls.OffsetFetchResponseTopic(
                     name=name,
-                    partitions=[
-                        cls.OffsetFetchResponsePartition(
-                            partition_index=p,
-                            committed_offset=_row_error(o)[0],
-                            committed_leader_epoch=e,
-                            metadata=m,
-                            error_code=_row_error(o)[1],
-                        )
-                        for p, o, e, m in rows
-                    ],
+                    partitions=_fetched_rows(cls.OffsetFetchResponsePartition, rows),
                 )
                 for name, rows in _fetch_group(services, context, request.group_id, wanted, stable)
             ],
         )
     groups = []
+    by_id = context.api_version >= 10
     for g in request.groups:
-        wanted = (
-            None if g.topics is None else [(t.name, list(t.partition_indexes)) for t in g.topics]
-        )
+        unknown_ids: list[OffsetFetchRequest.OffsetFetchRequestTopics] = []
+        ids: dict[str, uuid.UUID] | None = None
+        if g.topics is None:
+            wanted = None
+        else:
+            listed, unknown_ids = _named_topics(services, g.topics) if by_id else (g.topics, [])
+            wanted = [(t.name, list(t.partition_indexes)) for t in listed]
+            ids = {t.name: t.topic_id for t in listed} if by_id else None
         owner_error = (
             ErrorCode.GROUP_AUTHORIZATION_FAILED
             if not _group_allowed(services, context, AclOperation.DESCRIBE, g.group_id)
@@ -543,27 +670,44 @@ async def handle_offset_fetch(
             continue
         if stable:
             await coordinator.await_writes(g.group_id)
-        groups.append(
-            cls.OffsetFetchResponseGroup(
-                group_id=g.group_id,
-                error_code=0,
-                topics=[
-                    cls.OffsetFetchResponseTopics(
-                        name=name,
-                        partitions=[
-                            cls.OffsetFetchResponsePartitions(
-                                partition_index=p,
-                                committed_offset=_row_error(o)[0],
-                                committed_leader_epoch=e,
-                                metadata=m,
-                                error_code=_row_error(o)[1],
-                            )
-                            for p, o, e, m in rows
-                        ],
-                    )
-                    for name, rows in _fetch_group(services, context, g.group_id, wanted, stable)
-                ],
+        rows_by_topic = _fetch_group(services, context, g.group_id, wanted, stable, ids)
+        topics = []
+        for name, rows in rows_by_topic:
+            topic_id = _NO_TOPIC_ID
+            if by_id:
+                known = ids.get(name) if ids is not None else None
+                if known is None:
+                    found = services.metadata_cache.topic(name)
+                    if found is None:
+                        continue  # all offsets, by id: a topic gone has none to give
+                    known = found.topic_id
+                topic_id = known
+            topics.append(
+                cls.OffsetFetchResponseTopics(
+                    name=name,
+                    topic_id=topic_id,
+                    partitions=_fetched_rows(cls.OffsetFetchResponsePartitions, rows),
+                )
             )
+        for t in unknown_ids:
+            topics.append(
+                cls.OffsetFetchResponseTopics(
+                    name="",
+                    topic_id=t.topic_id,
+                    partitions=[
+                        cls.OffsetFetchResponsePartitions(
+                            partition_index=p,
+                            committed_offset=-1,
+                            committed_leader_epoch=-1,
+                            metadata="",
+                            error_code=ErrorCode.UNKNOWN_TOPIC_ID,
+                        )
+                        for p in t.partition_indexes
+                    ],
+                )
+            )
+        groups.append(
+            cls.OffsetFetchResponseGroup(group_id=g.group_id, error_code=0, topics=topics)
         )
     return cls(throttle_time_ms=0, groups=groups)
 

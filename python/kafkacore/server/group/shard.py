@@ -88,14 +88,13 @@ class GroupShard:
             group = ConsumerGroup(group_id)
             simple = self.groups.pop(group_id, None)
             if simple is not None:
-                group.offsets, group.pending_txn = simple.offsets, simple.pending_txn
+                group.take_offsets(simple)
             self.consumer_groups[group_id] = group
         group.replay(decoded.type, decoded.key, decoded.value)
         if group.deleted:
             del self.consumer_groups[group_id]
-            if group.offsets or group.pending_txn:
-                simple = self.groups.setdefault(group_id, Group(group_id))
-                simple.offsets, simple.pending_txn = group.offsets, group.pending_txn
+            if group.has_offsets():
+                self.groups.setdefault(group_id, Group(group_id)).take_offsets(group)
 
     def offsets_owner(self, group_id: str) -> Group | ConsumerGroup | None:
         """Where ``group_id``'s offsets live: its consumer group, else its classic one."""
@@ -108,18 +107,23 @@ class GroupShard:
         tp = (key.topic, key.partition)
         if record.value is None:
             if owner is not None:
-                owner.offsets.pop(tp, None)
-                owner.drop_pending_txn(tp)
+                owner.remove_offset(tp)
             return
         v = recs.decode_offset_commit_value(record.value)
         if owner is None:
             owner = self.groups.setdefault(key.group, Group(key.group))
         expire = None if v.expire_timestamp == recs.NO_EXPIRE_TIMESTAMP else v.expire_timestamp
         offset = Offset(
-            v.offset, v.leader_epoch, v.metadata, v.commit_timestamp, expire, record.offset
+            v.offset,
+            v.leader_epoch,
+            v.metadata,
+            v.commit_timestamp,
+            expire,
+            record.offset,
+            v.topic_id,
         )
         if record.producer_id >= 0:
-            owner.pending_txn.setdefault(record.producer_id, {})[tp] = offset
+            owner.add_pending_txn(record.producer_id, tp, offset)
             self._pending_groups.setdefault(record.producer_id, set()).add(key.group)
         else:
             owner.offsets[tp] = offset
@@ -128,10 +132,10 @@ class GroupShard:
         if value is None:
             old = self.groups.pop(key.group, None)
             self._with_metadata.discard(key.group)
-            if old is not None and (old.offsets or old.pending_txn):
+            if old is not None and old.has_offsets():
                 # the group's metadata is gone, not its offsets (Kafka keeps them apart)
-                simple = self.groups[key.group] = Group(key.group)
-                simple.offsets, simple.pending_txn = old.offsets, old.pending_txn
+                self.groups[key.group] = Group(key.group)
+                self.groups[key.group].take_offsets(old)
             return
         self._with_metadata.add(key.group)
         g = recs.decode_group_metadata_value(value)
@@ -185,7 +189,7 @@ class GroupShard:
     def on_loaded(self) -> None:
         """Installed: a group known only by offsets whose every offset was tombstoned is
         gone; the loaded members' sessions start now (Kafka's ``onGroupLoaded``)."""
-        for group_id in [g for g, v in self.groups.items() if not v.offsets and not v.pending_txn]:
+        for group_id in [g for g, v in self.groups.items() if not v.has_offsets()]:
             if group_id not in self._with_metadata:
                 del self.groups[group_id]
         self._with_metadata.clear()

@@ -188,6 +188,17 @@ class KRaftMetadataStore:
     def quota_configs(self) -> dict[str, dict[str, str]]:
         return _quota_configs(self._image)
 
+    def group_configs(self) -> dict[str, dict[str, str]]:
+        """Every group's dynamic configs: the image's GROUP config resources."""
+        return {
+            resource.name: dict(configs)
+            for resource, configs in self._image.configs.data.items()
+            if resource.type == ConfigResourceType.GROUP and configs
+        }
+
+    def set_group_configs(self, group: str, configs: Mapping[str, str]) -> None:
+        raise self._forwarded("A group config change")
+
     def acls(self) -> dict[ResourcePattern, frozenset[AccessControlEntry]]:
         return _acls(self._image)
 
@@ -281,6 +292,8 @@ class KRaftMetadataStore:
             for listener in listeners:
                 if resource.type == ConfigResourceType.TOPIC:
                     listener.on_topic_configs_changed(resource.name, configs)
+                elif resource.type == ConfigResourceType.GROUP:
+                    listener.on_group_configs_changed(resource.name, configs)
                 else:
                     entity = _DEFAULT_ENTITY if resource.name == _CLUSTER_DEFAULT else resource.name
                     listener.on_broker_configs_changed(entity, configs)
@@ -302,13 +315,14 @@ class KRaftMetadataStore:
     def _changed_configs(
         delta: MetadataDelta, image: MetadataImage
     ) -> list[tuple[ConfigResource, dict[str, str]]]:
-        """The topic and broker config resources ``delta`` changed, with their configs
-        now (deleted topics' configs are empty)."""
+        """The topic, broker and group config resources ``delta`` changed, with their
+        configs now (deleted topics' configs are empty)."""
         changed: set[ConfigResource] = set()
         if delta.configs_delta is not None:
             changed.update(delta.configs_delta.changes)
         return [
             (resource, dict(image.configs.configs(resource)))
             for resource in sorted(changed)
-            if resource.type in (ConfigResourceType.TOPIC, ConfigResourceType.BROKER)
+            if resource.type
+            in (ConfigResourceType.TOPIC, ConfigResourceType.BROKER, ConfigResourceType.GROUP)
         ]
