@@ -164,6 +164,7 @@ class EmbeddedMetadataStore:
         self._topic_texts: dict[str, tuple[TopicMetadata, str]] = {}
         self._broker_configs: dict[str, dict[str, str]] = {}
         self._quota_configs: dict[str, dict[str, str]] = {}  # by entity path, "users/alice"
+        self._group_configs: dict[str, dict[str, str]] = {}
         self._acls: dict[ResourcePattern, frozenset[AccessControlEntry]] = {}
         self._next_producer_id = 0
         self._producer_id_limit = 0  # first id not yet reserved on disk
@@ -210,6 +211,10 @@ class EmbeddedMetadataStore:
             str(k): {str(n): str(v) for n, v in dict(c).items()}
             for k, c in dict(data.get("quota_configs", {})).items()
         }
+        self._group_configs = {
+            str(k): {str(n): str(v) for n, v in dict(c).items()}
+            for k, c in dict(data.get("group_configs", {})).items()
+        }
         self._acls = _acls_from_json(data.get("acls", []))
         self._next_producer_id = int(data.get("next_producer_id", 0))
         self._producer_id_limit = self._next_producer_id
@@ -224,6 +229,8 @@ class EmbeddedMetadataStore:
         }
         if self._quota_configs:  # absent until used: older readers see the same file
             data["quota_configs"] = self._quota_configs
+        if self._group_configs:
+            data["group_configs"] = self._group_configs
         if self._acls:
             data["acls"] = _acls_to_json(self._acls)
         os.makedirs(self._dir, exist_ok=True)
@@ -364,6 +371,22 @@ class EmbeddedMetadataStore:
             self._save()
         for listener in self._listeners_now():
             listener.on_broker_configs_changed(entity, dict(configs))
+
+    # -- group configs ---------------------------------------------------------------------
+
+    def group_configs(self) -> dict[str, dict[str, str]]:
+        with self._lock:
+            return {g: dict(c) for g, c in self._group_configs.items()}
+
+    def set_group_configs(self, group: str, configs: Mapping[str, str]) -> None:
+        with self._lock:
+            if configs:
+                self._group_configs[group] = dict(configs)
+            else:
+                self._group_configs.pop(group, None)
+            self._save()
+        for listener in self._listeners_now():
+            listener.on_group_configs_changed(group, dict(configs))
 
     # -- client quotas ---------------------------------------------------------------------
 

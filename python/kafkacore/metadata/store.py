@@ -113,6 +113,10 @@ class MetadataListener(Protocol):
         """``pattern``'s ACLs are now ``entries`` (empty: none)."""
         return None
 
+    def on_group_configs_changed(self, group: str, configs: Mapping[str, str]) -> None:
+        """A group's dynamic configs (ConfigResource GROUP) are now ``configs``."""
+        return None
+
     def on_cluster_id(self, cluster_id: str) -> None:
         return None
 
@@ -179,6 +183,15 @@ class MetadataStore(Protocol):
 
     def set_quota_configs(self, path: str, configs: Mapping[str, str]) -> None:
         """Replace one quota entity's configs; the listeners hear of it (on every broker
+        of a cluster)."""
+        ...
+
+    def group_configs(self) -> dict[str, dict[str, str]]:
+        """Every group's dynamic configs (ConfigResource GROUP), by group id."""
+        ...
+
+    def set_group_configs(self, group: str, configs: Mapping[str, str]) -> None:
+        """Replace one group's dynamic configs; the listeners hear of it (on every broker
         of a cluster)."""
         ...
 

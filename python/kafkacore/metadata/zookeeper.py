@@ -65,6 +65,7 @@ _T = TypeVar("_T")
 # Kafka's ConfigType names for the entities a broker follows.
 _TOPICS, _BROKERS = "topics", "brokers"
 _QUOTA_TYPES = ("users", "clients", "ips")
+_GROUPS = "groups"  # kafkacore's: Kafka keeps group configs in KRaft metadata only
 # How long a blocking call waits for ZooKeeper before giving up.
 _CALL_TIMEOUT_S = 30.0
 # Kafka's AclAuthorizer: at most 10 tries of a versioned ACL update; notifications are
@@ -102,6 +103,7 @@ class ZooKeeperMetadataStore:
         self._topic_configs: dict[str, dict[str, str]] = {}
         self._broker_configs: dict[str, dict[str, str]] = {}
         self._quota_configs: dict[str, dict[str, str]] = {}  # by entity path
+        self._group_configs: dict[str, dict[str, str]] = {}
         self._listeners: list[MetadataListener] = []
         self._seen_changes: set[str] = set()
         self._watching = False
@@ -131,10 +133,15 @@ class ZooKeeperMetadataStore:
                 quota_configs[f"{entity_type}/{name}"] = await self._zk.get_entity_config(
                     entity_type, name
                 )
+        group_configs = {
+            name: await self._zk.get_entity_config(_GROUPS, name)
+            for name in await self._zk.get_entity_names(_GROUPS)
+        }
         with self._lock:
             self._topic_configs = {t: c for t, c in topic_configs.items() if c}
             self._broker_configs = {e: c for e, c in broker_configs.items() if c}
             self._quota_configs = {p: c for p, c in quota_configs.items() if c}
+            self._group_configs = {g: c for g, c in group_configs.items() if c}
         self._watching = True
         await self._follow_config_changes()
         await self._load_acls()
@@ -171,7 +178,7 @@ class ZooKeeperMetadataStore:
             if entity_path is None:
                 continue
             entity_type, _, entity = entity_path.partition("/")
-            if entity_type not in (_TOPICS, _BROKERS, *_QUOTA_TYPES):
+            if entity_type not in (_TOPICS, _BROKERS, _GROUPS, *_QUOTA_TYPES):
                 continue
             configs = await self._zk.get_entity_config(entity_type, entity)
             self._apply_config(entity_type, entity, configs)
@@ -185,6 +192,9 @@ class ZooKeeperMetadataStore:
         if entity_type in _QUOTA_TYPES:
             self._apply_quota_config(f"{entity_type}/{entity}", configs)
             return
+        if entity_type == _GROUPS:
+            self._apply_group_config(entity, configs)
+            return
         with self._lock:
             target = self._topic_configs if entity_type == _TOPICS else self._broker_configs
             if configs:
@@ -197,6 +207,16 @@ class ZooKeeperMetadataStore:
                 listener.on_topic_configs_changed(entity, dict(configs))
             else:
                 listener.on_broker_configs_changed(_store_entity(entity), dict(configs))
+
+    def _apply_group_config(self, group: str, configs: Mapping[str, str]) -> None:
+        with self._lock:
+            if configs:
+                self._group_configs[group] = dict(configs)
+            else:
+                self._group_configs.pop(group, None)
+            listeners = list(self._listeners)
+        for listener in listeners:
+            listener.on_group_configs_changed(group, dict(configs))
 
     def _apply_quota_config(self, path: str, configs: Mapping[str, str]) -> None:
         with self._lock:
@@ -481,6 +501,16 @@ class ZooKeeperMetadataStore:
         entity_type, _, name = path.partition("/")
         self._call(self._zk.set_entity_config(entity_type, name, configs))
         self._apply_quota_config(path, configs)
+
+    def group_configs(self) -> dict[str, dict[str, str]]:
+        with self._lock:
+            return {g: dict(c) for g, c in self._group_configs.items()}
+
+    def set_group_configs(self, group: str, configs: Mapping[str, str]) -> None:
+        """``/config/groups/<group>`` and a change notification ``groups/<group>`` (a
+        kafkacore path: Kafka keeps group configs in its KRaft metadata)."""
+        self._call(self._zk.set_entity_config(_GROUPS, group, configs))
+        self._apply_group_config(group, configs)
 
     def allocate_producer_id(self) -> int:
         """One id from this broker's current block of ``/latest_producer_id_block``

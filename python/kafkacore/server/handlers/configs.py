@@ -13,6 +13,9 @@ Resources:
   INVALID_REQUEST, as Kafka's ``validateBrokerConfigChange`` answers (KAFKA-13609). New
   values apply live (:meth:`ReplicaManager.reconfigure`).
 * BROKER_LOGGER (8): Python logger levels stand in for log4j's.
+* GROUP (32): a group's dynamic configs (``consumer.*``, ``share.*``, ``streams.*``, and
+  kafkacore's ``share.key.ordering``), validated as Kafka's ``GroupConfig`` validates them
+  (:mod:`kafkacore.config.group`); IncrementalAlterConfigs and DescribeConfigs.
 * anything else: INVALID_REQUEST ``Unsupported resource type``.
 
 ``validate_only`` checks everything and changes nothing.
@@ -36,6 +39,7 @@ from kafkacore.config import (
     Type,
 )
 from kafkacore.config.describe import loggable_broker_configs
+from kafkacore.config.group import describe_group_configs, validate_group_configs
 from kafkacore.metadata import MetadataStore
 from kafkacore.protocol import APIS_BY_NAME, ErrorCode
 from kafkacore.protocol.errors import message as default_message
@@ -211,7 +215,31 @@ def _describe_resource(services: BrokerServices, resource: Any, request: Any) ->
     if kind == BROKER_LOGGER:
         _check_logger_resource(services, name)
         return [e for e in _logger_entries() if names is None or e.name in names]
+    if kind == _GROUP:
+        return describe_group_configs(_group_overrides(services, name), services.config, names)
     raise _unsupported(kind)
+
+
+def _group_overrides(services: BrokerServices, name: str) -> dict[str, str]:
+    return services.metadata_store.group_configs().get(name, {})
+
+
+def _alter_group(
+    services: BrokerServices, name: str, ops: list[Any], validate_only: bool
+) -> None:
+    """IncrementalAlterConfigs of a GROUP resource (Kafka's ``GroupConfig.validate`` on
+    the group's configs after the operations)."""
+    if not name:
+        raise _Refused(ErrorCode.INVALID_REQUEST, "Group name must not be empty")
+    current = _group_overrides(services, name)
+    configs = _apply_ops(services, _GROUP, name, ops, current)
+    try:
+        validate_group_configs(configs, services.config)
+    except ConfigError as exc:
+        raise _Refused(ErrorCode.INVALID_CONFIG, str(exc)) from None
+    if not validate_only:
+        services.metadata_store.set_group_configs(name, configs)
+        logger.info("Updated configs of group %s: %s", name, configs)
 
 
 _GROUP = 32
@@ -494,6 +522,8 @@ def _incremental_alter_configs_locked(
                 current = _current_overrides(services, kind, name)
                 configs = _apply_ops(services, kind, name, ops, current)
                 _alter_resource(services, kind, name, configs, request.validate_only)
+            elif kind == _GROUP:
+                _alter_group(services, name, ops, request.validate_only)
             else:
                 raise _unsupported(kind)
         except _Refused as exc:
