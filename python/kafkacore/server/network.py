@@ -163,7 +163,8 @@ class ConnectionInfo:
 class RequestProcessor(Protocol):
     """The broker side of the transport: one frame (no size prefix) in, an outcome out.
     A processor may also define ``on_connection(info)``, called once per accepted
-    connection before its first frame is read."""
+    connection before its first frame is read, and ``on_disconnect(info)``, called once
+    it closed (Kafka's ``ConnectionDisconnectListener``)."""
 
     async def process(self, frame: bytes, connection: ConnectionInfo) -> Outcome: ...
 
@@ -346,6 +347,9 @@ class SocketServer:
         self._on_connection: Callable[[ConnectionInfo], None] | None = getattr(
             processor, "on_connection", None
         )
+        self._on_disconnect: Callable[[ConnectionInfo], None] | None = getattr(
+            processor, "on_disconnect", None
+        )
         self._listeners = list(listeners)
         self._security_protocols = dict(security_protocols or {})
         self._limits = limits or Limits()
@@ -453,6 +457,11 @@ class SocketServer:
             logger.exception("Unexpected error on connection %s", conn_id)
         finally:
             del self._connections[conn_id]
+            if self._on_disconnect is not None:
+                try:
+                    self._on_disconnect(info)
+                except Exception:
+                    logger.exception("Disconnect listener failed on %s", conn_id)
             self._per_ip[ip] -= 1
             if not self._per_ip[ip]:
                 del self._per_ip[ip]

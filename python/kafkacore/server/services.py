@@ -38,6 +38,7 @@ from kafkacore.server.txn.coordinator import TransactionCoordinator
 
 if TYPE_CHECKING:
     from kafkacore.controller.controller import KafkaController
+    from kafkacore.server.share.services import ShareServices
 
 __all__ = ["BrokerConfigHolder", "BrokerServices"]
 
@@ -96,6 +97,9 @@ class BrokerServices:
     metrics: BrokerMetrics = field(default_factory=BrokerMetrics)
     # the incremental fetch sessions (KIP-227), max.incremental.fetch.session.cache.slots
     fetch_sessions: FetchSessionCache = field(default_factory=FetchSessionCache)
+    # KIP-932 share groups: the share coordinator, its persister, the share partitions
+    # led here and the group configs (None: a broker assembled without them)
+    share: ShareServices | None = None
 
     @property
     def config(self) -> BrokerConfig:
@@ -110,6 +114,9 @@ class BrokerServices:
         loaded by their coordinator, those that became followers dropped."""
         self.group_coordinator.on_leadership_change(leaders, followers)
         self.txn_coordinator.on_leadership_change(leaders, followers)
+        if self.share is not None:
+            self.share.coordinator.on_leadership_change(leaders, followers)
+            self.share.manager.on_leadership_change(leaders, followers)
 
     @property
     def active_controller(self) -> KafkaController | None:

@@ -72,6 +72,7 @@ from kafkacore.server.handlers.txn_markers import (
 from kafkacore.server.handlers.unimplemented import error_response, unimplemented_response
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.services import BrokerServices
+from kafkacore.server.share.handlers import SHARE_HANDLERS
 from kafkacore.server.txn.handlers import TXN_HANDLERS
 
 __all__ = ["HANDLERS", "Handler", "error_response", "unimplemented_response"]
@@ -119,4 +120,5 @@ HANDLERS: dict[ApiKey, Handler] = {
     **GROUP_HANDLERS,
     **CONSUMER_GROUP_HANDLERS,
     **TXN_HANDLERS,
+    **SHARE_HANDLERS,
 }

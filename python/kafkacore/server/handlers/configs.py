@@ -221,12 +221,13 @@ def _describe_resource(services: BrokerServices, resource: Any, request: Any) ->
 
 
 def _group_overrides(services: BrokerServices, name: str) -> dict[str, str]:
+    share = services.share
+    if share is not None:
+        return share.group_configs.overrides(name)
     return services.metadata_store.group_configs().get(name, {})
 
 
-def _alter_group(
-    services: BrokerServices, name: str, ops: list[Any], validate_only: bool
-) -> None:
+def _alter_group(services: BrokerServices, name: str, ops: list[Any], validate_only: bool) -> None:
     """IncrementalAlterConfigs of a GROUP resource (Kafka's ``GroupConfig.validate`` on
     the group's configs after the operations)."""
     if not name:
