@@ -10,7 +10,7 @@ DEV_DEPS := pytest pytest-benchmark pytest-timeout pytest-xdist hypothesis ruff 
 	google-crc32c lz4 zstandard cramjam confluent-kafka 'pyspark==4.3.0' 'pyarrow>=16' \
 	ziglang auditwheel 'kazoo>=2.9' cryptography \
 	starlette jinja2 uvicorn python-multipart playwright matplotlib py-spy atheris \
-	'mkdocs>=1.6,<2' 'mkdocs-material>=9.5' 'import-linter>=2.1'
+	'mkdocs>=1.6,<2' 'mkdocs-material>=9.5' 'import-linter>=2.1' 'xxhash>=3.4' 'google-re2>=1.1'
 
 .PHONY: run test test-fast format build wheel bench bench-broker bench-spark lint rust-test py-test \
 	kafka-jars spark-jars clean demo test-clients pipeline cluster bench-cluster chaos docs raft-sim

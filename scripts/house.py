@@ -144,6 +144,11 @@ def any_count(folder: Path) -> int:
     return total
 
 
+def shown(path: Path) -> str:
+    """``path`` relative to the checkout when it is in it."""
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
 def long_functions(folder: Path, bound: int) -> list[tuple[str, int]]:
     out = []
     for path in sorted(folder.rglob("*.py")):
@@ -152,7 +157,7 @@ def long_functions(folder: Path, bound: int) -> list[tuple[str, int]]:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 length = (node.end_lineno or node.lineno) - node.lineno + 1
                 if length > bound:
-                    out.append((f"{path.relative_to(ROOT)}:{node.lineno} {node.name}", length))
+                    out.append((f"{shown(path)}:{node.lineno} {node.name}", length))
     return sorted(out, key=lambda x: -x[1])
 
 
@@ -161,7 +166,7 @@ def big_files(folder: Path, bound: int) -> list[tuple[str, int]]:
     for path in sorted(folder.rglob("*.py")):
         n = len(path.read_text().splitlines())
         if n > bound:
-            out.append((str(path.relative_to(ROOT)), n))
+            out.append((shown(path), n))
     return sorted(out, key=lambda x: -x[1])
 
 

@@ -1067,7 +1067,8 @@ def test_bounced_broker_is_a_failure_then_a_startup() -> None:
 
 
 def test_channel_retries_until_the_broker_answers_in_order() -> None:
-    from kafkacore.controller.channel import ControllerChannelManager, build_request
+    from kafkacore.controller.channel import ControllerChannelManager
+    from kafkacore.protocol.messages.update_metadata import UpdateMetadataRequest
 
     async def body(_: Any) -> None:
         broker = FakeBroker(5)
@@ -1078,10 +1079,7 @@ def test_channel_retries_until_the_broker_answers_in_order() -> None:
         channel.add_broker(broker.registration())
         try:
             for epoch in (1, 2, 3):
-                req = build_request(
-                    "UpdateMetadata",
-                    {"controller_id": 1, "controller_epoch": epoch, "broker_epoch": 7},
-                )
+                req = UpdateMetadataRequest(controller_id=1, controller_epoch=epoch, broker_epoch=7)
                 channel.send(5, "UpdateMetadata", 8, req, lambda r, e=epoch: got.append(e))
             await asyncio.sleep(0.3)
             assert got == [] and broker.received == []

@@ -19,7 +19,7 @@ from kafkacore import _native
 from kafkacore.config import BrokerConfig
 from kafkacore.log import TopicPartition
 from kafkacore.net import NodeClient
-from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
+from kafkacore.protocol import APIS_BY_NAME, Api, ApiKey, ErrorCode
 from kafkacore.server.alter_partition import AlterPartitionManager
 from kafkacore.server.broker import KafkaServer
 from support.raw_client import fetch_request, produce_request
@@ -282,7 +282,9 @@ class FakeController:
     def __init__(self) -> None:
         self.requests: list[Any] = []
 
-    async def send(self, api_key: ApiKey, version: int, request: Any) -> Any:
+    async def send(self, api: Api[Any, Any] | ApiKey, version: int, request: Any) -> Any:
+        # as NodeClient.send: an Api (typed answer) or a bare ApiKey
+        api_key = api.key if isinstance(api, Api) else api
         assert api_key == ApiKey.ALTER_PARTITION
         assert version == 3
         self.requests.append(request)

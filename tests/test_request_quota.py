@@ -17,9 +17,10 @@ from typing import Any
 
 import pytest
 
-from kafkacore.protocol import APIS_BY_NAME, ApiKey, RequestHeader, encode_request
+from kafkacore.protocol import APIS, APIS_BY_NAME, ApiKey, RequestHeader, encode_request
 from kafkacore.server import KafkaServer
 from kafkacore.server.client_quotas import ClientQuotaManager
+from kafkacore.server.request_context import ANONYMOUS, RequestContext, SecurityProtocol
 from kafkacore.server.request_quota import (
     IDLE_NS,
     NANOS_TO_PERCENTAGE,
@@ -81,9 +82,16 @@ def _services(quotas: ClientQuotaManager) -> Any:
     return SimpleNamespace(client_quotas=quotas)
 
 
-def _context(api: ApiKey, client_id: str = "c") -> Any:
-    header = SimpleNamespace(api_key=api, client_id=client_id, api_version=12)
-    return SimpleNamespace(header=header, principal=SimpleNamespace(name="ANONYMOUS"))
+def _context(api: ApiKey, client_id: str = "c") -> RequestContext:
+    return RequestContext(
+        header=RequestHeader(api, 12, 0, client_id),
+        connection_id="c",
+        listener_name="PLAINTEXT",
+        security_protocol=SecurityProtocol.PLAINTEXT,
+        principal=ANONYMOUS,
+        client_address="127.0.0.1",
+        client_port=0,
+    )
 
 
 def _spin(seconds: float) -> None:
@@ -162,8 +170,9 @@ def test_exempt_requests() -> None:
     assert _exempt(_context(ApiKey.FETCH), follower)
     assert not _exempt(_context(ApiKey.FETCH), consumer)
     assert _exempt(_context(ApiKey.UPDATE_METADATA), None)
-    assert _exempt(_context(ApiKey.PRODUCE), SimpleNamespace(acks=0))
-    assert not _exempt(_context(ApiKey.PRODUCE), SimpleNamespace(acks=1))
+    produce = APIS[ApiKey.PRODUCE].request.cls
+    assert _exempt(_context(ApiKey.PRODUCE), produce(acks=0))
+    assert not _exempt(_context(ApiKey.PRODUCE), produce(acks=1))
     assert not _exempt(_context(ApiKey.METADATA), None)
 
 

@@ -27,7 +27,7 @@ from kafkacore.metadata import (
     MetadataListener,
     PartitionState,
 )
-from kafkacore.protocol import APIS, ApiKey, ErrorCode, RequestHeader
+from kafkacore.protocol import APIS, CONTROLLER_APIS, ApiKey, ErrorCode, RequestHeader
 from kafkacore.server import KafkaServer
 from kafkacore.server.handlers import HANDLERS
 from kafkacore.server.network import ConnectionInfo
@@ -62,8 +62,8 @@ def _kafka_name(camel: str) -> str:
 
 
 def test_api_key_enum_is_exactly_the_codec_table_with_kafkas_names() -> None:
-    assert {int(k) for k in ApiKey} == set(APIS)
-    for key, api in APIS.items():
+    assert {int(k) for k in ApiKey} == set(APIS) | set(CONTROLLER_APIS)
+    for key, api in [*APIS.items(), *CONTROLLER_APIS.items()]:
         assert isinstance(api.key, ApiKey)
         assert api.key.name == _kafka_name(api.name), api.name
         assert ApiKey[_kafka_name(api.name)] == key
@@ -72,8 +72,8 @@ def test_api_key_enum_is_exactly_the_codec_table_with_kafkas_names() -> None:
 
 def test_handler_table_is_keyed_by_api_key() -> None:
     assert all(isinstance(k, ApiKey) for k in HANDLERS)
-    # every served API has its handler
-    assert set(HANDLERS) == set(ApiKey)
+    # every API a broker listener serves has its handler
+    assert set(HANDLERS) == set(APIS)
 
 
 # -- Partition ------------------------------------------------------------------------------

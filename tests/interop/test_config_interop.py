@@ -288,6 +288,60 @@ KAFKACORE_ONLY_BROKER_CONFIGS = {
 }
 
 
+# KRaft nodes as Kafka 4.3's KafkaConfig.validateValues sees them (whole property sets,
+# not merged into BASE): controller-only, broker-only and combined, right and wrong.
+_CONTROLLER = {
+    "process.roles": "controller",
+    "node.id": "1",
+    "listeners": "CONTROLLER://127.0.0.1:9093",
+    "controller.listener.names": "CONTROLLER",
+    "controller.quorum.bootstrap.servers": "127.0.0.1:9093",
+}
+_BROKER = {
+    "process.roles": "broker",
+    "node.id": "2",
+    "listeners": "PLAINTEXT://127.0.0.1:9092",
+    "controller.listener.names": "CONTROLLER",
+    "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+    "controller.quorum.bootstrap.servers": "127.0.0.1:9093",
+}
+KRAFT_CASES: list[dict[str, str]] = [
+    _CONTROLLER,
+    {**_CONTROLLER, "controller.quorum.bootstrap.servers": ""},
+    {**_CONTROLLER, "controller.quorum.voters": "2@127.0.0.1:9093"},
+    {**_CONTROLLER, "controller.quorum.voters": "1@127.0.0.1:9093,3@h:1"},
+    {**_CONTROLLER, "controller.quorum.voters": "x@127.0.0.1:9093"},
+    {**_CONTROLLER, "controller.quorum.voters": "1@:9093"},
+    {**_CONTROLLER, "controller.quorum.voters": "1@host"},
+    {**_CONTROLLER, "controller.quorum.voters": "1@0.0.0.0:9093"},
+    {**_CONTROLLER, "controller.quorum.voters": "1@"},
+    {**_CONTROLLER, "controller.quorum.bootstrap.servers": "nohost"},
+    {**_CONTROLLER, "controller.quorum.bootstrap.servers": "h:x"},
+    {**_CONTROLLER, "listeners": "CONTROLLER://127.0.0.1:9093,PLAINTEXT://127.0.0.1:9092"},
+    {**_CONTROLLER, "controller.listener.names": "OTHER"},
+    {**_CONTROLLER, "controller.listener.names": "CONTROLLER,OTHER"},
+    {**_CONTROLLER, "broker.heartbeat.interval.ms": "5000"},
+    {**_CONTROLLER, "controller.quorum.auto.join.enable": "true"},
+    {**_CONTROLLER, "process.roles": "controller,foo"},
+    _BROKER,
+    {
+        **_BROKER,
+        "controller.quorum.voters": "2@127.0.0.1:9093",
+        "controller.quorum.bootstrap.servers": "",
+    },
+    {**_BROKER, "controller.listener.names": ""},
+    {**_BROKER, "listeners": "PLAINTEXT://127.0.0.1:9092,CONTROLLER://127.0.0.1:9093"},
+    {**_BROKER, "controller.quorum.auto.join.enable": "true"},
+    {**_BROKER, "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT"},
+    {
+        **_CONTROLLER,
+        "process.roles": "broker,controller",
+        "listeners": "PLAINTEXT://127.0.0.1:9092,CONTROLLER://127.0.0.1:9093",
+    },
+    {**_CONTROLLER, "process.roles": "broker,controller"},
+]
+
+
 def _oracle_input() -> list[dict[str, Any]]:
     cases: list[dict[str, Any]] = [{"kind": "definitions"}]
     cases += [{"kind": "topic_validate", "props": p} for p in TOPIC_CASES]
@@ -316,6 +370,7 @@ def _oracle_input() -> list[dict[str, Any]]:
     cases += [
         {"kind": "properties", "data": base64.b64encode(data).decode()} for data in PROPERTIES_CASES
     ]
+    cases += [{"kind": "kraft", "props": props} for props in KRAFT_CASES]
     return cases
 
 
@@ -448,6 +503,20 @@ def test_broker_config_matches_kafka(kafka: list[dict[str, Any]], index: int) ->
             "log_dirs": b.log_dirs,
             "extract": extract,
         }
+
+    got = _outcome(build)
+    if "error" in expected:
+        assert got == {"error": expected["error"]}
+    else:
+        assert got.get("value") == expected
+
+
+@pytest.mark.parametrize("index", range(len(KRAFT_CASES)))
+def test_kraft_node_config_matches_kafka(kafka: list[dict[str, Any]], index: int) -> None:
+    expected = kafka[_offset("kraft") + index]
+
+    def build() -> dict[str, Any]:
+        return {"node_id": BrokerConfig(KRAFT_CASES[index]).node_id}
 
     got = _outcome(build)
     if "error" in expected:
@@ -635,6 +704,10 @@ public class ConfigOracle {
                 p.load(new ByteArrayInputStream(data));
                 ObjectNode m = r.putObject("map");
                 for (String k : new TreeSet<>(p.stringPropertyNames())) m.put(k, p.getProperty(k));
+            }
+            case "kraft" -> {
+                KafkaConfig k = KafkaConfig.fromProps(props(c.get("props")), false);
+                r.put("node_id", k.nodeId());
             }
             case "broker" -> {
                 KafkaConfig k = broker(c).dynamicConfig().currentKafkaConfig();

@@ -47,6 +47,7 @@ def _build_parser() -> argparse.ArgumentParser:
         pipeline,
         reassign,
         server,
+        storage,
         topics,
         web_console,
     )
@@ -59,6 +60,7 @@ def _build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     dump_log.register(subparsers)
     server.register(subparsers)
+    storage.register(subparsers)
     topics.register(subparsers)
     configs.register(subparsers)
     console_cli.register(subparsers)

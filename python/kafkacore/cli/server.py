@@ -1,5 +1,8 @@
 """``kafkacore server-start [server.properties] [--override key=value ...]``: run the
-single-node broker until SIGTERM/SIGINT (Kafka's ``kafka-server-start.sh``).
+node until SIGTERM/SIGINT (Kafka's ``kafka-server-start.sh``): the single-node broker, a
+ZooKeeper-mode broker (``zookeeper.connect``), or a KRaft node (``process.roles``:
+:class:`~kafkacore.server.controller_server.KRaftServer`, on directories formatted by
+``kafkacore storage format``).
 
 A bad config value exits with status 1 and Kafka's message (key, value, constraint);
 unknown keys are warned about. Logs go to stderr.
@@ -32,7 +35,7 @@ PROG = "kafkacore server-start"
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "server-start", prog=PROG, help="Start the broker (single node)."
+        "server-start", prog=PROG, help="Start a node (single node, ZooKeeper or KRaft)."
     )
     parser.add_argument("config", nargs="?", help="server.properties")
     parser.add_argument(
@@ -83,7 +86,33 @@ def run(args: argparse.Namespace) -> int:
         logging.getLogger("kafkacore.config").warning(
             "The configuration '%s' was supplied but isn't a known config.", name
         )
+    if config.process_roles:
+        return asyncio.run(_serve_kraft(config))
     return asyncio.run(_serve(config))
+
+
+async def _serve_kraft(config: Any) -> int:
+    from kafkacore.metadata.storage import StorageError
+    from kafkacore.server.controller_server import KRaftServer
+
+    server = KRaftServer(config)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    loop.add_signal_handler(signal.SIGUSR1, _dump_tasks)
+    try:
+        await server.startup()
+    except (StorageError, NotImplementedError, OSError) as exc:
+        logging.getLogger("kafkacore.server").error("Fatal error during startup: %s", exc)
+        await server.shutdown()
+        return 1
+    waits = {asyncio.ensure_future(stop.wait()), asyncio.ensure_future(server.fatal.wait())}
+    _done, pending = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    for task in pending:
+        task.cancel()
+    await server.shutdown()
+    return server.exit_code
 
 
 def _dump_tasks() -> None:

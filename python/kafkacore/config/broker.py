@@ -14,9 +14,11 @@ broker is not a KRaft node it keeps Kafka 3.x semantics, and says so:
 * ``zookeeper.connect`` and its four companions, and ``controlled.shutdown.max.retries`` /
   ``controlled.shutdown.retry.backoff.ms``, are Kafka 3.9's definitions, kept for the
   ZooKeeper-backed multi-broker mode.
-* Checks that only make sense for a KRaft quorum are not made: the entries of
-  ``controller.quorum.voters`` / ``controller.quorum.bootstrap.servers`` are not parsed, and
-  controller listeners are not cross-checked against the voters.
+* With ``process.roles`` set, Kafka 4.3's KRaft checks are made (``_validate_kraft``: the
+  voters or bootstrap servers, the node id among the voters of a controller, the controller
+  listeners, the heartbeat interval against the session timeout); the entries of
+  ``controller.quorum.voters`` / ``controller.quorum.bootstrap.servers`` are parsed with
+  Kafka's messages (:mod:`kafkacore.config.quorum`).
 
 :class:`BrokerConfig` objects are immutable; ``with_dynamic`` returns a new one. They are safe
 to share between threads.
@@ -29,6 +31,7 @@ validation of dynamic updates in :mod:`kafkacore.config.dynamic`, listener parsi
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
@@ -56,7 +59,10 @@ from kafkacore.config.dynamic import (
     _validate_reconfiguration,
 )
 from kafkacore.config.listeners import Endpoint, _requirement, parse_csv_map, parse_listeners
+from kafkacore.config.quorum import parse_voter_ids
 from kafkacore.config.synonyms import broker_config_synonyms
+
+logger = logging.getLogger("kafkacore.config")
 
 __all__ = [
     "BROKER_COMPRESSION_TYPES",
@@ -185,6 +191,9 @@ class BrokerConfig:
     controller_quorum_append_linger_ms: int
     controller_quorum_request_timeout_ms: int
     controller_quorum_retry_backoff_ms: int
+    controller_quorum_auto_join_enable: bool
+    controller_quorum_fetch_max_bytes: int
+    controller_quorum_fetch_snapshot_max_bytes: int
     zookeeper_connect: str | None
     zookeeper_session_timeout_ms: int
     zookeeper_connection_timeout_ms: int | None
@@ -538,6 +547,7 @@ class BrokerConfig:
                 "replica.lag.time.max.ms to prevent frequent changes in ISR",
                 "replica.fetch.wait.max.ms",
             )
+        self._validate_kraft()
         self._validate_listeners()
         self._validate_sasl()
         if 0 < self.queued_max_request_bytes < self.socket_request_max_bytes:
@@ -662,7 +672,115 @@ class BrokerConfig:
                     mechanism,
                 )
 
+    def _validate_kraft(self) -> None:
+        """Kafka 4.3's ``KafkaConfig.validateValues`` checks of a KRaft node (made when
+        ``process.roles`` is set; without it kafkacore runs a single node or a ZooKeeper
+        broker, see the module docstring)."""
+        roles = self.process_roles
+        if not roles or self.dynamic_default_props or self.dynamic_broker_props:
+            return  # a dynamic update is checked by its own rules
+        for role in roles:
+            if role not in ("broker", "controller"):
+                raise ConfigError(
+                    "process.roles",
+                    self.process_roles,
+                    "unknown role",
+                    message=f"Unknown process role '{role}' (only 'broker' and 'controller' "
+                    "are allowed roles)",
+                )
+        interval, session = self.broker_heartbeat_interval_ms, self.broker_session_timeout_ms
+        if interval * 2 > session:  # Kafka only warns
+            logger.warning(
+                "broker.heartbeat.interval.ms (%d ms) must be less than or equal to half of the "
+                "broker.session.timeout.ms (%d ms).",
+                interval,
+                session,
+            )
+        voter_ids = sorted(parse_voter_ids(self.controller_quorum_voters))
+        shown_voters = "Set(" + ", ".join(map(str, voter_ids)) + ")"  # Scala's Set
+        if not voter_ids and not self.controller_quorum_bootstrap_servers:
+            raise ConfigError(
+                "process.roles",
+                roles,
+                "no controllers",
+                message="If using process.roles, either controller.quorum.bootstrap.servers "
+                "must contain the set of bootstrap controllers or controller.quorum.voters "
+                "must contain a parseable set of controllers.",
+            )
+        names = self.controller_listener_names or []
+        listener_names = [e.partition(":")[0].upper() for e in self.listeners]
+        is_controller = "controller" in roles
+        if is_controller:
+            self.listener_endpoints()  # Kafka parses the listeners first
+            if voter_ids and self.node_id not in voter_ids:
+                raise _requirement(
+                    "If process.roles contains the 'controller' role, the node id "
+                    f"{self.node_id} must be included in the set of voters "
+                    f"controller.quorum.voters={shown_voters}"
+                )
+            if not any(n in listener_names for n in names):
+                raise _requirement(
+                    "controller.listener.names must contain at least one value appearing in "
+                    "the 'listeners' configuration when running the KRaft controller role"
+                )
+            if not all(n in listener_names for n in names):
+                raise _requirement(
+                    "controller.listener.names must only contain values appearing in the "
+                    "'listeners' configuration when running the KRaft controller role"
+                )
+            if roles == ["controller"]:
+                if any(n not in names for n in listener_names):
+                    raise _requirement(
+                        "The listeners config must only contain KRaft controller listeners "
+                        "from controller.listener.names when process.roles=controller"
+                    )
+                ibl = self.inter_broker_listener_name
+                if ibl is not None and ibl.upper() in names:
+                    raise _requirement(
+                        "controller.listener.names must not contain an explicitly set "
+                        "inter.broker.listener.name configuration value when "
+                        "process.roles=controller'"
+                    )
+        else:
+            if self.node_id in voter_ids:
+                raise _requirement(
+                    "If process.roles contains just the 'broker' role, the node id "
+                    f"{self.node_id} must not be included in the set of voters "
+                    f"controller.quorum.voters={shown_voters}"
+                )
+            if not names:
+                raise _requirement(
+                    "controller.listener.names must contain at least one value when running "
+                    "KRaft with just the broker role"
+                )
+            if any(n in listener_names for n in names):
+                raise _requirement(
+                    "controller.listener.names must not contain a value appearing in the "
+                    "'listeners' configuration when running KRaft with just the broker role"
+                )
+            protocols = self.effective_listener_security_protocol_map()
+            for name in names:
+                if name.upper() not in protocols:
+                    raise ConfigError(
+                        "controller.listener.names",
+                        names,
+                        "not in listener.security.protocol.map",
+                        message=f"Controller listener with name {name.upper()} defined in "
+                        "controller.listener.names not found in listener.security.protocol.map"
+                        "  (an explicit security mapping for each controller listener is "
+                        "required if listener.security.protocol.map is non-empty, or if there "
+                        "are security protocols other than PLAINTEXT in use)",
+                    )
+        if self.get("controller.quorum.auto.join.enable") and not is_controller:
+            raise _requirement(
+                "controller.quorum.auto.join.enable is only supported when process.roles "
+                "contains the 'controller' role.",
+                "controller.quorum.auto.join.enable",
+            )
+
     def _validate_listeners(self) -> None:
+        if self.process_roles == ["controller"]:
+            return  # a controller has no broker listener (checked in _validate_kraft)
         # Kafka's order: the advertised listeners are parsed first, then the inter-broker
         # listener, then the bound listeners.
         advertised = self.advertised_endpoints()

@@ -24,6 +24,7 @@ from kafkacore.config.defs import (
     ValidList,
     ValidString,
 )
+from kafkacore.config.quorum import BootstrapServersValidator, VotersValidator
 
 HIGH, MEDIUM, LOW = Importance.HIGH, Importance.MEDIUM, Importance.LOW
 BOOLEAN, STRING, INT, SHORT, LONG, DOUBLE, LIST, CLASS, PASSWORD = (
@@ -173,9 +174,12 @@ BROKER_CONFIG_DEF: Final = ConfigDef(
            at_least(1), HIGH),
         _k("metadata.log.max.snapshot.interval.ms", LONG, 3600 * 1000, at_least(0), HIGH),
         _k("server.max.startup.time.ms", LONG, INT64_MAX, at_least(0), MEDIUM, internal=True),
-        # --- controller quorum (QuorumConfig; parsed, not used by kafkacore) -------------------
-        _k("controller.quorum.voters", LIST, "", None, HIGH),
-        _k("controller.quorum.bootstrap.servers", LIST, "", None, HIGH),
+        # --- controller quorum (QuorumConfig) ---------------------------------------------------
+        _k("controller.quorum.voters", LIST, "", VotersValidator(), HIGH),
+        _k("controller.quorum.bootstrap.servers", LIST, "", BootstrapServersValidator(), HIGH),
+        _k("controller.quorum.auto.join.enable", BOOLEAN, False, None, LOW),
+        _k("controller.quorum.fetch.max.bytes", INT, 1048576, at_least(1), LOW),
+        _k("controller.quorum.fetch.snapshot.max.bytes", INT, 1048576, at_least(1), LOW),
         _k("controller.quorum.election.timeout.ms", INT, 1000, at_least(0), HIGH),
         _k("controller.quorum.fetch.timeout.ms", INT, 2000, at_least(0), HIGH),
         _k("controller.quorum.election.backoff.max.ms", INT, 1000, at_least(0), HIGH),

@@ -14,14 +14,16 @@ import logging
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from kafkacore.controller.algorithms import LEADER_DURING_DELETE, LeaderAndIsr
 from kafkacore.controller.context import ControllerContext, ReplicaAssignment
 from kafkacore.log import TopicPartition
 from kafkacore.net import NodeClient, NodeClientFactory
 from kafkacore.protocol import APIS_BY_NAME, ApiKey
-from kafkacore.protocol.schema import KafkaStruct, StructSchema
+from kafkacore.protocol.messages.leader_and_isr import LeaderAndIsrRequest, LeaderAndIsrResponse
+from kafkacore.protocol.messages.stop_replica import StopReplicaRequest, StopReplicaResponse
+from kafkacore.protocol.messages.update_metadata import UpdateMetadataRequest
+from kafkacore.protocol.schema import KafkaStruct
 from kafkacore.zk.data import BrokerRegistration
 
 __all__ = [
@@ -30,7 +32,6 @@ __all__ = [
     "UPDATE_METADATA_VERSION",
     "ControllerBrokerRequestBatch",
     "ControllerChannelManager",
-    "build_struct",
 ]
 
 log = logging.getLogger(__name__)
@@ -42,27 +43,10 @@ EPOCH_DURING_DELETE = -2
 NO_EPOCH = -1
 
 Callback = Callable[[KafkaStruct], None]
-StopReplicaCallback = Callable[[int, KafkaStruct, frozenset[TopicPartition]], None]
-LeaderAndIsrCallback = Callable[[int, KafkaStruct], None]
-
-
-def build_struct(schema: StructSchema, values: dict[str, Any]) -> KafkaStruct:
-    """A KafkaStruct of ``schema`` (a StructSchema) from nested dicts/lists keyed by
-    attribute name; keys the schema lacks are ignored, missing ones take defaults."""
-    kwargs: dict[str, Any] = {}
-    for f in schema.fields:
-        if f.attr not in values:
-            continue
-        v = values[f.attr]
-        if f.struct is not None and v is not None:
-            v = [build_struct(f.struct, x) for x in v] if f.array else build_struct(f.struct, v)
-        kwargs[f.attr] = v
-    struct: KafkaStruct = schema.cls(**kwargs)
-    return struct
-
-
-def build_request(api_name: str, values: dict[str, Any]) -> KafkaStruct:
-    return build_struct(APIS_BY_NAME[api_name].request.struct, values)
+StopReplicaCallback = Callable[[int, StopReplicaResponse, frozenset[TopicPartition]], None]
+LeaderAndIsrCallback = Callable[[int, LeaderAndIsrResponse], None]
+_LaiPartition = LeaderAndIsrRequest.LeaderAndIsrPartitionState
+_UmPartition = UpdateMetadataRequest.UpdateMetadataPartitionState
 
 
 def _endpoint(registration: BrokerRegistration, listener: str) -> tuple[str, int]:
@@ -256,124 +240,129 @@ class ControllerBrokerRequestBatch:
 
     def _lai_partition(
         self, tp: TopicPartition, s: LeaderAndIsr, a: ReplicaAssignment | None, is_new: bool
-    ) -> dict[str, Any]:
-        return {
-            "topic_name": tp.topic,
-            "partition_index": tp.partition,
-            "controller_epoch": s.controller_epoch,
-            "leader": s.leader,
-            "leader_epoch": s.leader_epoch,
-            "isr": list(s.isr),
-            "partition_epoch": s.partition_epoch,
-            "replicas": list(a.replicas) if a else [],
-            "adding_replicas": list(a.adding) if a else [],
-            "removing_replicas": list(a.removing) if a else [],
-            "is_new": is_new,
-            "leader_recovery_state": s.leader_recovery_state,
-        }
+    ) -> LeaderAndIsrRequest.LeaderAndIsrPartitionState:
+        return _LaiPartition(
+            topic_name=tp.topic,
+            partition_index=tp.partition,
+            controller_epoch=s.controller_epoch,
+            leader=s.leader,
+            leader_epoch=s.leader_epoch,
+            isr=list(s.isr),
+            partition_epoch=s.partition_epoch,
+            replicas=list(a.replicas) if a else [],
+            adding_replicas=list(a.adding) if a else [],
+            removing_replicas=list(a.removing) if a else [],
+            is_new=is_new,
+            leader_recovery_state=s.leader_recovery_state,
+        )
 
-    def _um_partition(self, tp: TopicPartition) -> dict[str, Any] | None:
+    def _um_partition(self, tp: TopicPartition) -> _UmPartition | None:
         s = self.ctx.leader_isr.get(tp)
         if s is None:
             return None
         leader = LEADER_DURING_DELETE if tp.topic in self.ctx.topics_to_delete else s.leader
-        return {
-            "topic_name": tp.topic,
-            "partition_index": tp.partition,
-            "controller_epoch": s.controller_epoch,
-            "leader": leader,
-            "leader_epoch": s.leader_epoch,
-            "isr": list(s.isr),
-            "zk_version": s.partition_epoch,
-            "replicas": self.ctx.replicas(tp),
-            "offline_replicas": self.ctx.offline_replicas(tp),
-        }
+        return _UmPartition(
+            topic_name=tp.topic,
+            partition_index=tp.partition,
+            controller_epoch=s.controller_epoch,
+            leader=leader,
+            leader_epoch=s.leader_epoch,
+            isr=list(s.isr),
+            zk_version=s.partition_epoch,
+            replicas=self.ctx.replicas(tp),
+            offline_replicas=self.ctx.offline_replicas(tp),
+        )
 
-    def _live_brokers(self) -> list[dict[str, Any]]:
-        out = []
-        for bid, reg in sorted(self.ctx.live_brokers.items()):
-            out.append(
-                {
-                    "id": bid,
-                    "endpoints": [
-                        {
-                            "port": ep.port,
-                            "host": ep.host,
-                            "listener": ep.listener,
-                            "security_protocol": _protocol_id(ep.security_protocol),
-                        }
-                        for ep in reg.endpoints
-                    ],
-                    "rack": reg.rack,
-                }
+    def _live_brokers(self) -> list[UpdateMetadataRequest.UpdateMetadataBroker]:
+        return [
+            UpdateMetadataRequest.UpdateMetadataBroker(
+                id=bid,
+                endpoints=[
+                    UpdateMetadataRequest.UpdateMetadataEndpoint(
+                        port=ep.port,
+                        host=ep.host or "",  # a null host is empty, as in _endpoint
+                        listener=ep.listener,
+                        security_protocol=_protocol_id(ep.security_protocol),
+                    )
+                    for ep in reg.endpoints
+                ],
+                rack=reg.rack,
             )
-        return out
+            for bid, reg in sorted(self.ctx.live_brokers.items())
+        ]
 
-    def _control_header(
-        self, broker: int, by_topic: dict[str, list[dict[str, Any]]]
-    ) -> dict[str, Any]:
-        """The fields LeaderAndIsr and UpdateMetadata share: who sends (controller id and
-        epoch), the target broker's epoch, ZooKeeper-mode type 0, and the topic states."""
-        ctx = self.ctx
-        return {
-            "controller_id": self.controller_id,
-            "is_k_raft_controller": False,
-            "controller_epoch": ctx.epoch,
-            "broker_epoch": ctx.broker_epochs.get(broker, -1),
-            "type": 0,
-            "topic_states": [
-                {
-                    "topic_name": t,
-                    "topic_id": ctx.topic_ids.get(t) or _ZERO,
-                    "partition_states": parts,
-                }
-                for t, parts in by_topic.items()
-            ],
-        }
+    def _topic_id(self, topic: str) -> uuid.UUID:
+        return self.ctx.topic_ids.get(topic) or _ZERO
 
     def send(self) -> None:
         ctx = self.ctx
         for broker, states in self.leader_and_isr.items():
-            by_topic: dict[str, list[dict[str, Any]]] = {}
+            by_topic: dict[str, list[_LaiPartition]] = {}
             leaders: set[int] = set()
             for tp, (s, a, is_new) in states.items():
                 by_topic.setdefault(tp.topic, []).append(self._lai_partition(tp, s, a, is_new))
                 leaders.add(s.leader)
-            live_leaders = []
+            live_leaders: list[LeaderAndIsrRequest.LeaderAndIsrLiveLeader] = []
             for lid in sorted(leaders):
                 reg = ctx.live_brokers.get(lid)
                 if reg is not None:
                     host, port = _endpoint(reg, self.channel.listener)
-                    live_leaders.append({"broker_id": lid, "host_name": host, "port": port})
-            req = build_request(
-                "LeaderAndIsr",
-                {**self._control_header(broker, by_topic), "live_leaders": live_leaders},
+                    live_leaders.append(
+                        LeaderAndIsrRequest.LeaderAndIsrLiveLeader(
+                            broker_id=lid, host_name=host, port=port
+                        )
+                    )
+            # who sends (controller id and epoch), the target broker's epoch,
+            # ZooKeeper-mode type 0, the topic states
+            lai = LeaderAndIsrRequest(
+                controller_id=self.controller_id,
+                is_k_raft_controller=False,
+                controller_epoch=ctx.epoch,
+                broker_epoch=ctx.broker_epochs.get(broker, -1),
+                type=0,
+                topic_states=[
+                    LeaderAndIsrRequest.LeaderAndIsrTopicState(
+                        topic_name=t, topic_id=self._topic_id(t), partition_states=parts
+                    )
+                    for t, parts in by_topic.items()
+                ],
+                live_leaders=live_leaders,
             )
             lai_cb = self.leader_and_isr_callback
             self._send(
                 broker,
                 "LeaderAndIsr",
                 LEADER_AND_ISR_VERSION,
-                req,
+                lai,
                 None if lai_cb is None else _bind_broker(lai_cb, broker),
             )
         if self.update_metadata_brokers:
-            by_topic = {}
+            by_topic_um: dict[str, list[_UmPartition]] = {}
             for tp in sorted(self.update_metadata_partitions):
                 ps = self._um_partition(tp)
                 if ps is not None:
-                    by_topic.setdefault(tp.topic, []).append(ps)
+                    by_topic_um.setdefault(tp.topic, []).append(ps)
             live = self._live_brokers()
             for broker in sorted(self.update_metadata_brokers):
                 if broker not in ctx.live_brokers:
                     continue
-                req = build_request(
-                    "UpdateMetadata",
-                    {**self._control_header(broker, by_topic), "live_brokers": live},
+                um = UpdateMetadataRequest(
+                    controller_id=self.controller_id,
+                    is_k_raft_controller=False,
+                    controller_epoch=ctx.epoch,
+                    broker_epoch=ctx.broker_epochs.get(broker, -1),
+                    type=0,
+                    topic_states=[
+                        UpdateMetadataRequest.UpdateMetadataTopicState(
+                            topic_name=t, topic_id=self._topic_id(t), partition_states=parts
+                        )
+                        for t, parts in by_topic_um.items()
+                    ],
+                    live_brokers=live,
                 )
-                self._send(broker, "UpdateMetadata", UPDATE_METADATA_VERSION, req)
+                self._send(broker, "UpdateMetadata", UPDATE_METADATA_VERSION, um)
         for broker, parts in self.stop_replica.items():
-            by_topic_sr: dict[str, list[dict[str, Any]]] = {}
+            by_topic_sr: dict[str, list[StopReplicaRequest.StopReplicaPartitionState]] = {}
             for tp, delete in parts.items():
                 cur = ctx.leader_isr.get(tp)
                 if tp.topic in ctx.topics_to_delete:
@@ -381,29 +370,25 @@ class ControllerBrokerRequestBatch:
                 else:
                     epoch = cur.leader_epoch if cur is not None else NO_EPOCH
                 by_topic_sr.setdefault(tp.topic, []).append(
-                    {
-                        "partition_index": tp.partition,
-                        "leader_epoch": epoch,
-                        "delete_partition": delete,
-                    }
+                    StopReplicaRequest.StopReplicaPartitionState(
+                        partition_index=tp.partition, leader_epoch=epoch, delete_partition=delete
+                    )
                 )
-            req = build_request(
-                "StopReplica",
-                {
-                    "controller_id": self.controller_id,
-                    "is_k_raft_controller": False,
-                    "controller_epoch": ctx.epoch,
-                    "broker_epoch": ctx.broker_epochs.get(broker, -1),
-                    "topic_states": [
-                        {"topic_name": t, "partition_states": ps} for t, ps in by_topic_sr.items()
-                    ],
-                },
+            sr = StopReplicaRequest(
+                controller_id=self.controller_id,
+                is_k_raft_controller=False,
+                controller_epoch=ctx.epoch,
+                broker_epoch=ctx.broker_epochs.get(broker, -1),
+                topic_states=[
+                    StopReplicaRequest.StopReplicaTopicState(topic_name=t, partition_states=ps)
+                    for t, ps in by_topic_sr.items()
+                ],
             )
             cb = None
             deleted = frozenset(tp for tp, delete in parts.items() if delete)
             if self.stop_replica_callback is not None and deleted:
                 cb = _bind(self.stop_replica_callback, broker, deleted)
-            self._send(broker, "StopReplica", STOP_REPLICA_VERSION, req, cb)
+            self._send(broker, "StopReplica", STOP_REPLICA_VERSION, sr, cb)
         self.new_batch()
 
     def _send(
@@ -420,17 +405,25 @@ def _bind(
     broker: int,
     deleted: frozenset[TopicPartition],
 ) -> Callback:
-    return lambda response: fn(broker, response, deleted)
+    def answered(response: KafkaStruct) -> None:
+        assert isinstance(response, StopReplicaResponse)  # what StopReplica decodes to
+        fn(broker, response, deleted)
+
+    return answered
 
 
 def _bind_broker(fn: LeaderAndIsrCallback, broker: int) -> Callback:
-    return lambda response: fn(broker, response)
+    def answered(response: KafkaStruct) -> None:
+        assert isinstance(response, LeaderAndIsrResponse)  # what LeaderAndIsr decodes to
+        fn(broker, response)
+
+    return answered
 
 
 _PROTOCOLS = {"PLAINTEXT": 0, "SSL": 1, "SASL_PLAINTEXT": 2, "SASL_SSL": 3}
 
 
-def _protocol_id(value: Any) -> int:
+def _protocol_id(value: int | str) -> int:
     if isinstance(value, int):
         return value
     return _PROTOCOLS.get(str(value).upper(), 0)

@@ -20,11 +20,7 @@ from typing import Any, NoReturn, TypeVar, cast
 from kafkacore.config import BrokerConfig
 from kafkacore.controller import zkadapter as zka
 from kafkacore.controller.algorithms import RECOVERED, RECOVERING, LeaderAndIsr
-from kafkacore.controller.channel import (
-    ControllerBrokerRequestBatch,
-    ControllerChannelManager,
-    build_struct,
-)
+from kafkacore.controller.channel import ControllerBrokerRequestBatch, ControllerChannelManager
 from kafkacore.controller.context import (
     ControllerContext,
     PartitionState,
@@ -69,7 +65,13 @@ from kafkacore.controller.state_machines import (
 )
 from kafkacore.log import TopicPartition
 from kafkacore.net import NodeClientFactory, inter_broker_security, node_client_factory
-from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+from kafkacore.protocol import ErrorCode
+from kafkacore.protocol.messages.alter_partition import (
+    AlterPartitionRequest,
+    AlterPartitionResponse,
+)
+from kafkacore.protocol.messages.leader_and_isr import LeaderAndIsrResponse
+from kafkacore.protocol.messages.stop_replica import StopReplicaResponse
 from kafkacore.protocol.schema import KafkaStruct
 from kafkacore.zk.client import KafkaZkClient
 from kafkacore.zk.data import TopicAssignment
@@ -133,7 +135,7 @@ class KafkaController:
         self._session_lost = False
         self._rebalance_task: asyncio.Task[None] | None = None
         # every batch sent while active (broker, api name, request): for tests
-        self.sent: list[tuple[int, str, Any]] = []
+        self.sent: list[tuple[int, str, KafkaStruct]] = []
 
     # --- public API ----------------------------------------------------------------------------
 
@@ -164,7 +166,9 @@ class KafkaController:
         self._task = None
         await self._on_resignation()
 
-    async def alter_partition(self, request: KafkaStruct, version: int) -> KafkaStruct:
+    async def alter_partition(
+        self, request: AlterPartitionRequest, version: int
+    ) -> AlterPartitionResponse:
         return await self._call(AlterPartitionReceived(request, version))
 
     async def controlled_shutdown(
@@ -663,24 +667,27 @@ class KafkaController:
         await rsm.handle_state_changes(replicas, ReplicaState.ONLINE)
         batch.send()
 
-    async def _process_leader_and_isr_response(self, broker: int, response: KafkaStruct) -> None:
+    async def _process_leader_and_isr_response(
+        self, broker: int, response: LeaderAndIsrResponse
+    ) -> None:
         """Kafka's ``LeaderAndIsrResponseReceived``: the partitions answered
         KAFKA_STORAGE_ERROR are ``broker``'s replicas on offline dirs, those answered NONE
         are online again; replicas newly offline go through :meth:`_on_log_dir_replicas_offline`."""
         ctx = self.ctx
         if not self._active() or broker not in ctx.live_brokers:
             return
-        if getattr(response, "error_code", 0) != ErrorCode.NONE:
+        if response.error_code != ErrorCode.NONE:
             return
         names = {tid: t for t, tid in ctx.topic_ids.items() if tid is not None}
         offline: set[TopicPartition] = set()
         online: set[TopicPartition] = set()
         answers: list[tuple[str | None, int, int]] = []
-        for topic in getattr(response, "topics", None) or ():
+        # v5+ answers by topic id, v0-4 by name: the other field is its default, empty
+        for topic in response.topics:
             name = names.get(topic.topic_id)
             for pe in topic.partition_errors:
                 answers.append((name, pe.partition_index, pe.error_code))
-        for pe in getattr(response, "partition_errors", None) or ():
+        for pe in response.partition_errors:
             answers.append((pe.topic_name, pe.partition_index, pe.error_code))
         for name, index, code in answers:
             if name is None:
@@ -860,7 +867,7 @@ class KafkaController:
         batch.send()
 
     async def _process_stop_replica_response(
-        self, broker: int, response: KafkaStruct, deleted: frozenset[TopicPartition]
+        self, broker: int, response: StopReplicaResponse, deleted: frozenset[TopicPartition]
     ) -> None:
         """Only partitions the request asked to delete count (Kafka's
         ``isPartitionDeleted``)."""
@@ -868,10 +875,10 @@ class KafkaController:
             return
         _, rsm, _ = self._sms()
         ctx = self.ctx
-        top_error = getattr(response, "error_code", 0)
+        top_error = response.error_code
         ok: list[tuple[TopicPartition, int]] = []
         failed: list[tuple[TopicPartition, int]] = []
-        for pe in getattr(response, "partition_errors", []):
+        for pe in response.partition_errors:
             tp = TopicPartition(pe.topic_name, pe.partition_index)
             if tp.topic not in ctx.topics_to_delete or tp not in deleted:
                 continue
@@ -1316,13 +1323,12 @@ class KafkaController:
 
     # --- AlterPartition (§3.3) -----------------------------------------------------------------
 
-    def _alter_partition_error(self, code: int) -> KafkaStruct:
-        return build_struct(
-            APIS_BY_NAME["AlterPartition"].response.struct,
-            {"throttle_time_ms": 0, "error_code": int(code), "topics": []},
-        )
+    def _alter_partition_error(self, code: int) -> AlterPartitionResponse:
+        return AlterPartitionResponse(throttle_time_ms=0, error_code=int(code), topics=[])
 
-    async def _process_alter_partition(self, request: KafkaStruct, version: int) -> KafkaStruct:
+    async def _process_alter_partition(
+        self, request: AlterPartitionRequest, version: int
+    ) -> AlterPartitionResponse:
         ctx = self.ctx
         if not self._active():
             return self._alter_partition_error(ErrorCode.NOT_CONTROLLER)
@@ -1331,38 +1337,44 @@ class KafkaController:
             return self._alter_partition_error(ErrorCode.STALE_BROKER_EPOCH)
         names_by_id = {tid: name for name, tid in ctx.topic_ids.items() if tid is not None}
         live = ctx.live_broker_ids
-        topics_out: list[dict[str, Any]] = []
-        accepted: list[tuple[TopicPartition, LeaderAndIsr, dict[str, Any]]] = []
+        topics_out: list[AlterPartitionResponse.TopicData] = []
+        accepted: list[
+            tuple[TopicPartition, LeaderAndIsr, AlterPartitionResponse.PartitionData]
+        ] = []
         for topic in request.topics:
+            name: str | None
             if version >= 2:
                 name = names_by_id.get(topic.topic_id)
-                tkey: dict[str, Any] = {"topic_id": topic.topic_id}
+                topic_out = AlterPartitionResponse.TopicData(topic_id=topic.topic_id, partitions=[])
             else:
                 name = topic.topic_name
-                tkey = {"topic_name": topic.topic_name}
-            parts_out: list[dict[str, Any]] = []
-            topics_out.append({**tkey, "partitions": parts_out})
+                topic_out = AlterPartitionResponse.TopicData(
+                    topic_name=topic.topic_name, partitions=[]
+                )
+            topics_out.append(topic_out)
             for p in topic.partitions:
-                out: dict[str, Any] = {"partition_index": p.partition_index, "error_code": 0}
-                parts_out.append(out)
+                out = AlterPartitionResponse.PartitionData(
+                    partition_index=p.partition_index, error_code=0
+                )
+                topic_out.partitions.append(out)
                 if name is None:
-                    out["error_code"] = int(ErrorCode.UNKNOWN_TOPIC_ID)
+                    out.error_code = int(ErrorCode.UNKNOWN_TOPIC_ID)
                     continue
                 tp = TopicPartition(name, p.partition_index)
                 cur = ctx.leader_isr.get(tp)
                 if cur is None:
-                    out["error_code"] = int(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+                    out.error_code = int(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
                     continue
                 if version >= 3:
                     isr_epochs = [(b.broker_id, b.broker_epoch) for b in p.new_isr_with_epochs]
                 else:
                     isr_epochs = [(b, -1) for b in p.new_isr]
                 new_isr = tuple(b for b, _ in isr_epochs)
-                recovery = getattr(p, "leader_recovery_state", RECOVERED)
+                recovery = p.leader_recovery_state  # RECOVERED (0) before v1
                 if p.partition_epoch > cur.partition_epoch or p.leader_epoch > cur.leader_epoch:
-                    out["error_code"] = int(ErrorCode.NOT_CONTROLLER)
+                    out.error_code = int(ErrorCode.NOT_CONTROLLER)
                 elif p.leader_epoch < cur.leader_epoch:
-                    out["error_code"] = int(ErrorCode.FENCED_LEADER_EPOCH)
+                    out.error_code = int(ErrorCode.FENCED_LEADER_EPOCH)
                 elif (
                     request.broker_id == cur.leader
                     and set(new_isr) == set(cur.isr)
@@ -1370,18 +1382,18 @@ class KafkaController:
                 ):
                     self._fill(out, cur)
                 elif p.partition_epoch < cur.partition_epoch:
-                    out["error_code"] = int(ErrorCode.INVALID_UPDATE_VERSION)
+                    out.error_code = int(ErrorCode.INVALID_UPDATE_VERSION)
                 elif (recovery == RECOVERING and len(new_isr) > 1) or (
                     cur.leader_recovery_state == RECOVERED and recovery == RECOVERING
                 ):
-                    out["error_code"] = int(ErrorCode.INVALID_REQUEST)
+                    out.error_code = int(ErrorCode.INVALID_REQUEST)
                 elif any(
                     b not in live
                     or (e != -1 and ctx.broker_epochs.get(b) != e)
                     or b not in ctx.replicas(tp)  # e.g. removed by a cancelled reassignment
                     for b, e in isr_epochs
                 ):
-                    out["error_code"] = int(
+                    out.error_code = int(
                         ErrorCode.INELIGIBLE_REPLICA
                         if version > 1
                         else ErrorCode.OPERATION_NOT_ATTEMPTED
@@ -1404,10 +1416,10 @@ class KafkaController:
                 raise
             except Exception:
                 log.exception("controller: writing the ISR of %s failed", tp)
-                out["error_code"] = int(ErrorCode.UNKNOWN_SERVER_ERROR)
+                out.error_code = int(ErrorCode.UNKNOWN_SERVER_ERROR)
                 continue
             if version_ is None:
-                out["error_code"] = int(ErrorCode.INVALID_UPDATE_VERSION)
+                out.error_code = int(ErrorCode.INVALID_UPDATE_VERSION)
                 continue
             new = replace(new, partition_epoch=version_)
             ctx.leader_isr[tp] = new
@@ -1421,20 +1433,15 @@ class KafkaController:
                 a = ctx.full_assignment(tp)
                 if a is not None and a.is_being_reassigned:
                     await self._maybe_complete_reassignment(tp)
-        return build_struct(
-            APIS_BY_NAME["AlterPartition"].response.struct,
-            {"throttle_time_ms": 0, "error_code": 0, "topics": topics_out},
-        )
+        return AlterPartitionResponse(throttle_time_ms=0, error_code=0, topics=topics_out)
 
     @staticmethod
-    def _fill(out: dict[str, Any], s: LeaderAndIsr) -> None:
-        out.update(
-            leader_id=s.leader,
-            leader_epoch=s.leader_epoch,
-            isr=list(s.isr),
-            leader_recovery_state=s.leader_recovery_state,
-            partition_epoch=s.partition_epoch,
-        )
+    def _fill(out: AlterPartitionResponse.PartitionData, s: LeaderAndIsr) -> None:
+        out.leader_id = s.leader
+        out.leader_epoch = s.leader_epoch
+        out.isr = list(s.isr)
+        out.leader_recovery_state = s.leader_recovery_state
+        out.partition_epoch = s.partition_epoch
 
     # --- producer id blocks (KIP-730) ---------------------------------------------------------
 

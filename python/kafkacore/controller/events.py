@@ -17,7 +17,12 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from kafkacore.log import TopicPartition
-from kafkacore.protocol.schema import KafkaStruct
+from kafkacore.protocol.messages.alter_partition import (
+    AlterPartitionRequest,
+    AlterPartitionResponse,
+)
+from kafkacore.protocol.messages.leader_and_isr import LeaderAndIsrResponse
+from kafkacore.protocol.messages.stop_replica import StopReplicaResponse
 
 __all__ = [
     "AllocateProducerIds",
@@ -148,7 +153,7 @@ class LeaderAndIsrResponseReceived:
     """``broker`` answered a LeaderAndIsr (its replicas on offline log directories)."""
 
     broker: int
-    response: KafkaStruct
+    response: LeaderAndIsrResponse
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +161,7 @@ class TopicDeletionStopReplicaResponseReceived:
     """``broker`` answered a StopReplica that asked it to delete ``deleted``."""
 
     broker: int
-    response: KafkaStruct
+    response: StopReplicaResponse
     deleted: frozenset[TopicPartition]
 
 
@@ -164,10 +169,10 @@ class TopicDeletionStopReplicaResponseReceived:
 
 
 @dataclass(frozen=True, slots=True)
-class AlterPartitionReceived(ControllerRequest[KafkaStruct]):
+class AlterPartitionReceived(ControllerRequest[AlterPartitionResponse]):
     """AlterPartition from a partition leader; the answer is the response."""
 
-    request: KafkaStruct
+    request: AlterPartitionRequest
     version: int
 
 

@@ -111,10 +111,10 @@ class _Struct:
     tagged: dict[int, Field]
 
 
-_LAYOUTS: dict[int, tuple[MessageSchema, _Struct]] = {}
+_LAYOUTS: dict[int, tuple[MessageSchema[Any], _Struct]] = {}
 
 
-def _layout(msg: MessageSchema) -> _Struct:
+def _layout(msg: MessageSchema[Any]) -> _Struct:
     cached = _LAYOUTS.get(id(msg))
     if cached is not None and cached[0] is msg:
         return cached[1]
@@ -244,7 +244,7 @@ class Reader:
         return self.array(size)
 
 
-def read_message(msg: MessageSchema, reader: Reader, version: int) -> dict[str, Any]:
+def read_message(msg: MessageSchema[Any], reader: Reader, version: int) -> dict[str, Any]:
     """``msg.read(readable, version)``: the decoded struct."""
     return _read_struct(reader, _layout(msg), version, msg.flexible)
 
@@ -365,7 +365,7 @@ class _Writer:
         return b"".join(self.parts)
 
 
-def write_message(msg: MessageSchema, value: dict[str, Any], version: int) -> bytes:
+def write_message(msg: MessageSchema[Any], value: dict[str, Any], version: int) -> bytes:
     """``msg.write(writable, cache, version)`` of a decoded-form ``value`` (missing fields
     take their defaults)."""
     w = _Writer()
@@ -514,7 +514,10 @@ BytesJson = Callable[[Field, bytes], "str | None"]
 
 
 def to_json(
-    msg: MessageSchema, value: dict[str, Any], version: int, bytes_json: BytesJson | None = None
+    msg: MessageSchema[Any],
+    value: dict[str, Any],
+    version: int,
+    bytes_json: BytesJson | None = None,
 ) -> str:
     """``<Message>JsonConverter.write(value, version).toString()``. ``bytes_json`` may
     print a ``bytes`` field its own way (``None``: as base64)."""

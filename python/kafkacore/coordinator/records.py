@@ -142,14 +142,14 @@ def _pair(
     valid: str = "0",
     flexible: str = "0+",
     common: dict[str, Sequence[Any]] | None = None,
-) -> tuple[MessageSchema, MessageSchema]:
+) -> tuple[MessageSchema[Any], MessageSchema[Any]]:
     return (
         message(f"{name}Key", api_key, "key", "0", "none", key),
         message(f"{name}Value", api_key, "value", valid, flexible, value, common),
     )
 
 
-_RECORDS: dict[int, tuple[MessageSchema, MessageSchema]] = {
+_RECORDS: dict[int, tuple[MessageSchema[Any], MessageSchema[Any]]] = {
     LEGACY_OFFSET_COMMIT: _pair(
         "LegacyOffsetCommit",
         0,
@@ -519,7 +519,7 @@ class UnknownRecordType(JavaException):
         self.record_type = record_type
 
 
-def record_schemas(record_type: int) -> tuple[MessageSchema, MessageSchema]:
+def record_schemas(record_type: int) -> tuple[MessageSchema[Any], MessageSchema[Any]]:
     try:
         return _RECORDS[record_type]
     except KeyError:
@@ -577,7 +577,7 @@ def deserialize_record(key: bytes, value: bytes | None) -> CoordinatorRecord:
     )
 
 
-def _read(schema: MessageSchema, reader: Reader, version: int, what: str) -> dict[str, Any]:
+def _read(schema: MessageSchema[Any], reader: Reader, version: int, what: str) -> dict[str, Any]:
     try:
         return read_message(schema, reader, version)
     except JavaException as exc:

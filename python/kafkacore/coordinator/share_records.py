@@ -26,6 +26,8 @@ Immutable declarations: thread-safe.
 
 from __future__ import annotations
 
+from typing import Any
+
 from kafkacore.coordinator.codec import MessageSchema, field, message
 
 __all__ = [
@@ -58,7 +60,7 @@ _STATE_BATCHES = _f(
 )
 _DELIVERY_COMPLETE_COUNT = _f("deliveryCompleteCount", "int32", tagged="0+", tag=0, default=-1)
 
-SHARE_STATE_RECORDS: dict[int, tuple[MessageSchema, MessageSchema]] = {
+SHARE_STATE_RECORDS: dict[int, tuple[MessageSchema[Any], MessageSchema[Any]]] = {
     SHARE_SNAPSHOT: (
         message("ShareSnapshotKey", SHARE_SNAPSHOT, "key", "0", "none", _SHARE_PARTITION),
         message(

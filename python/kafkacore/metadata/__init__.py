@@ -9,9 +9,14 @@ block.
 * :mod:`~kafkacore.metadata.cache` - :class:`MetadataCache`, each broker's read view
   (all that request handlers read), kept current by the store's notifications.
 * :mod:`~kafkacore.metadata.records` - KRaft's ``__cluster_metadata`` records and their
-  frame, as Kafka 4.3.1 writes them.
+  frame, as Kafka 4.3.1 writes them;
+* :mod:`~kafkacore.metadata.versions` - finalized features: ``metadata.version`` levels
+  and the other features, as Kafka 4.3.1 defines them;
+* :mod:`~kafkacore.metadata.image` - KRaft's metadata image and deltas, replayed from
+  those records, and the loader that publishes them.
 
-The ZooKeeper-backed store (several brokers) will implement the same Protocol.
+The ZooKeeper-backed store (:mod:`~kafkacore.metadata.zookeeper`) implements the same
+Protocol.
 """
 
 from __future__ import annotations

@@ -84,7 +84,7 @@ class MetadataRecordType(IntEnum):
     CLEAR_ELR_RECORD = 28
 
 
-RECORDS: dict[int, MessageSchema] = {
+RECORDS: dict[int, MessageSchema[Any]] = {
     MetadataRecordType.REGISTER_BROKER_RECORD: message(
         "RegisterBrokerRecord",
         0,

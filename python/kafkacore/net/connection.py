@@ -37,11 +37,11 @@ import functools
 import logging
 import struct
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, overload
 
 from kafkacore.net.security import ClientSecurity, inter_broker_security
 from kafkacore.net.timeouts import stop_task, within
-from kafkacore.protocol import ApiKey, RequestHeader, decode_response, encode_request
+from kafkacore.protocol import Api, ApiKey, RequestHeader, decode_response, encode_request
 from kafkacore.protocol.errors import ProtocolError
 from kafkacore.protocol.schema import KafkaStruct
 from kafkacore.security.sasl import (
@@ -70,6 +70,8 @@ _SIZE = struct.Struct(">i")
 _MAX_CORRELATION_ID = 0x7FFFFFFF
 # a SASL response is a few hundred bytes: a larger frame is not one
 _MAX_SASL_RESPONSE_BYTES = 1024 * 1024
+Req = TypeVar("Req", bound=KafkaStruct)
+Resp = TypeVar("Resp", bound=KafkaStruct)
 
 
 class AuthenticationError(ConnectionError):
@@ -180,7 +182,7 @@ class NodeClient:
         self._reader_task: asyncio.Task[None] | None = None
         self._connect_lock = asyncio.Lock()
         # correlation id -> (future of the response, API key, version)
-        self._pending: dict[int, tuple[asyncio.Future[Any], int, int]] = {}
+        self._pending: dict[int, tuple[asyncio.Future[KafkaStruct], int, int]] = {}
         self._next_correlation_id = 0
         self._wrapped = False  # correlation ids went past 2**31 - 1 and restarted at 0
         self._closed = False
@@ -199,12 +201,22 @@ class NodeClient:
         """Requests sent and not yet answered."""
         return len(self._pending)
 
-    async def send(self, api_key: ApiKey, version: int, request: KafkaStruct) -> KafkaStruct:
-        """``request`` as ``api_key`` v``version``; returns the decoded response body.
+    @overload
+    async def send(self, api: Api[Req, Resp], version: int, request: Req) -> Resp: ...
+
+    @overload
+    async def send(self, api: ApiKey, version: int, request: KafkaStruct) -> KafkaStruct: ...
+
+    async def send(
+        self, api: Api[Req, Resp] | ApiKey, version: int, request: KafkaStruct
+    ) -> KafkaStruct:
+        """``request`` as ``api`` v``version``; returns the decoded response body, typed
+        when ``api`` is an :class:`Api` (``APIS[ApiKey.FETCH]`` -> a ``FetchResponse``).
 
         Raises :class:`ConnectionError` (cannot connect, connection lost or closed),
         :class:`TimeoutError` (connect or response timeout), ``ProtocolError`` (an
         undecodable response)."""
+        api_key = api.key if isinstance(api, Api) else api
         writer = await self._connected()
         correlation_id = self._next_correlation_id
         if correlation_id == _MAX_CORRELATION_ID:
@@ -213,7 +225,7 @@ class NodeClient:
         frame = encode_request(
             RequestHeader(int(api_key), version, correlation_id, self.client_id), request
         )
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[KafkaStruct] = asyncio.get_running_loop().create_future()
         self._pending[correlation_id] = (future, int(api_key), version)
         try:
             writer.write(frame)
@@ -336,7 +348,7 @@ class NodeClient:
         api_key: ApiKey,
         version: int,
         request: KafkaStruct,
-    ) -> Any:
+    ) -> KafkaStruct:
         correlation_id = self._next_correlation_id
         self._next_correlation_id += 1
         writer.write(

@@ -14,6 +14,7 @@ from __future__ import annotations
 from kafkacore.protocol.api import (
     APIS,
     APIS_BY_NAME,
+    CONTROLLER_APIS,
     Api,
     ApiKey,
     api_versions_response,
@@ -31,6 +32,7 @@ from kafkacore.protocol.types import MalformedMessage
 __all__ = [
     "APIS",
     "APIS_BY_NAME",
+    "CONTROLLER_APIS",
     "Api",
     "ApiKey",
     "ErrorCode",

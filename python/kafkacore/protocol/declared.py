@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import ModuleType
+from typing import Any
 
 from kafkacore.protocol import messages
 from kafkacore.protocol.schema import MessageSchema, Versions
@@ -29,8 +30,8 @@ class DeclaredApi:
 
     key: int
     name: str
-    request: MessageSchema
-    response: MessageSchema
+    request: MessageSchema[Any]
+    response: MessageSchema[Any]
 
     @property
     def versions(self) -> Versions:
@@ -38,8 +39,8 @@ class DeclaredApi:
 
 
 def _declared(module: ModuleType) -> DeclaredApi:
-    request: MessageSchema = module.REQUEST
-    response: MessageSchema = module.RESPONSE
+    request: MessageSchema[Any] = module.REQUEST
+    response: MessageSchema[Any] = module.RESPONSE
     if (request.api_key, request.valid) != (response.api_key, response.valid):
         raise ValueError(f"{module.__name__}: request and response disagree on key or versions")
     return DeclaredApi(request.api_key, request.name.removesuffix("Request"), request, response)

@@ -32,7 +32,7 @@ _ALPHABET = "abcdefghijklmnopqrstuvwxyz-._0123456789ÄéΩ字🙂"
 
 
 def sample(
-    msg: MessageSchema,
+    msg: MessageSchema[Any],
     version: int,
     rnd: random.Random,
     *,

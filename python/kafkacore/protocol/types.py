@@ -29,14 +29,18 @@ from __future__ import annotations
 import struct
 import uuid
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 __all__ = [
     "INT8",
     "INT16",
     "INT32",
     "INT64",
+    "Buffer",
     "MalformedMessage",
+    "Records",
+    "SizedRecords",
+    "memory_records",
     "read_uvarint",
     "read_varint",
     "read_varlong",
@@ -46,6 +50,27 @@ __all__ = [
 ]
 
 Buffer = bytes | bytearray | memoryview
+
+
+class SizedRecords(Protocol):
+    """Records the codec frames by their length without reading them: the transport
+    writes them (the broker's ``FileRegion``, Kafka's ``FileRecords``)."""
+
+    def __len__(self) -> int: ...
+
+
+Records = Buffer | SizedRecords
+"""A ``records`` field (Kafka's ``BaseRecords``): decoded, a ``memoryview`` slice of the
+frame (``MemoryRecords``); written, any buffer or a :class:`SizedRecords`."""
+
+
+def memory_records(records: Records | None) -> Buffer | None:
+    """A decoded ``records`` field as the buffer it is (Kafka's ``(MemoryRecords)
+    data.records()``): a :class:`SizedRecords` is only ever written, never read."""
+    if records is None or isinstance(records, (bytes, bytearray, memoryview)):
+        return records
+    raise TypeError(f"records of type {type(records).__name__} are not in memory")
+
 
 INT8 = struct.Struct(">b")
 INT16 = struct.Struct(">h")

@@ -232,6 +232,15 @@ class RaftClient:
             raise NotLeaderError("Append failed because the replica is not the current leader")
         return state.accumulator.append(values, now)
 
+    def next_write_offset(self) -> int:
+        """The offset the next :meth:`append` will start at (a controller writes a broker's
+        epoch into its RegisterBrokerRecord with it). ``NotLeaderError`` when not the
+        leader."""
+        state = self.quorum.state
+        if not isinstance(state, LeaderState):
+            raise NotLeaderError("Not the leader: no offset to write at")
+        return state.accumulator.next_offset
+
     def resign(self, epoch: int) -> None:
         """Give up leadership of ``epoch`` (Kafka's ``resign``); ignored if stale."""
         state = self.quorum.state

@@ -1,14 +1,18 @@
-"""The quorum's configuration (Kafka's ``QuorumConfig``): Kafka's keys, defaults and the
-parsing of ``controller.quorum.voters`` and ``controller.quorum.bootstrap.servers``.
+"""The quorum's configuration (Kafka's ``QuorumConfig``): Kafka's keys and defaults; the
+parsing of ``controller.quorum.voters`` and ``controller.quorum.bootstrap.servers`` is
+:mod:`kafkacore.config.quorum`'s, re-exported here.
 
 Immutable: thread-safe.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
+
+# the parsing of the quorum's addresses is the config package's (its validators use it)
+from kafkacore.config.quorum import QuorumConfigError, parse_bootstrap_servers, parse_voters
 
 __all__ = [
     "MAX_BATCH_SIZE_BYTES",
@@ -23,11 +27,6 @@ __all__ = [
 MAX_BATCH_SIZE_BYTES = 8 * 1024 * 1024
 #: ``KafkaRaftClient.MAX_FETCH_WAIT_MS``: how long a follower's Fetch may wait at the leader.
 MAX_FETCH_WAIT_MS = 500
-_NON_ROUTABLE_HOST = "0.0.0.0"
-
-
-class QuorumConfigError(ValueError):
-    """A quorum configuration Kafka refuses (Kafka's ``ConfigException`` text)."""
 
 
 @dataclass(frozen=True)
@@ -79,53 +78,3 @@ class QuorumConfig:
         if auto_join is not None:
             values["auto_join"] = str(auto_join).strip().lower() == "true"
         return cls(**values)
-
-
-def _entries(value: str | Sequence[str]) -> list[str]:
-    items = value.split(",") if isinstance(value, str) else list(value)
-    return [item.strip() for item in items if item.strip()]
-
-
-def parse_voters(value: str | Sequence[str]) -> dict[int, tuple[str, int]]:
-    """``controller.quorum.voters`` (``{id}@{host}:{port}``, comma-separated) as
-    ``{id: (host, port)}``, with Kafka's ``parseVoterConnections`` errors."""
-    voters: dict[int, tuple[str, int]] = {}
-    for entry in _entries(value):
-        ident, at, address = entry.partition("@")
-        host, colon, port_text = address.rpartition(":")
-        try:
-            node_id = int(ident)
-            port = int(port_text)
-        except ValueError:
-            node_id, port = -1, -1
-        if not at or not colon or not host or node_id < 0 or not 0 <= port <= 65535:
-            raise QuorumConfigError(
-                "Invalid configuration value for controller.quorum.voters. Each entry should "
-                "be in the form `{id}@{host}:{port}`."
-            )
-        if host == _NON_ROUTABLE_HOST:
-            raise QuorumConfigError(f"Host string ({host}) is not routeable")
-        voters[node_id] = (host.strip("[]"), port)
-    return voters
-
-
-def parse_bootstrap_servers(value: str | Sequence[str]) -> list[tuple[str, int]]:
-    """``controller.quorum.bootstrap.servers`` (``{host}:{port}``) as addresses."""
-    servers = []
-    key = "controller.quorum.bootstrap.servers"
-    for entry in _entries(value):
-        host, colon, port_text = entry.rpartition(":")
-        if not colon or not host:
-            raise QuorumConfigError(
-                f"Failed to parse host name from {entry} for the configuration {key}. Each "
-                'entry should be in the form "{host}:{port}"'
-            )
-        try:
-            port = int(port_text)
-        except ValueError:
-            raise QuorumConfigError(
-                f"Failed to parse host port from {entry} for the configuration {key}. Each "
-                'entry should be in the form "{host}:{port}"'
-            ) from None
-        servers.append((host.strip("[]"), port))
-    return servers

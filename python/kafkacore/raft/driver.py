@@ -15,7 +15,9 @@
   disconnect) and the next request opens a new one. Timeouts are the client's
   (``controller.quorum.request.timeout.ms``): a late answer is dropped by it.
 * **The loop**: events in order, then :meth:`RaftClient.poll`, then the outbound
-  messages, then sleep until an event or the delay the client asked for.
+  messages, then what is new for each registered listener
+  (:class:`~kafkacore.raft.listener.CommittedReader`: snapshots, committed batches, leader
+  changes), then sleep until an event or the delay the client asked for.
 
 Wire versions out: the latest of each API this node knows (``wire.LATEST_VERSIONS``).
 
@@ -38,6 +40,7 @@ from kafkacore.protocol.errors import ErrorCode
 from kafkacore.protocol.types import MalformedMessage
 from kafkacore.raft import wire
 from kafkacore.raft.client import RaftClient
+from kafkacore.raft.listener import CommittedReader, ListenerEvent
 from kafkacore.raft.messages import (
     InboundRequest,
     InboundResponse,
@@ -241,6 +244,16 @@ class _Wake:
     """An event that only makes the loop poll again (an append, a resignation)."""
 
 
+@dataclass(frozen=True)
+class _FutureReply:
+    """Where the answer to a request another socket server received goes (the controller
+    listener's request processor awaits it)."""
+
+    future: asyncio.Future[Any]
+    api_key: int
+    version: int
+
+
 class RaftDriver:
     """Runs ``client`` on the running event loop, listening on ``host:port``."""
 
@@ -254,6 +267,7 @@ class RaftDriver:
         client_id: str = "raft-client",
         max_request_bytes: int = MAX_REQUEST_BYTES,
         max_response_bytes: int = MAX_REQUEST_BYTES,
+        listen: bool = True,
     ) -> None:
         self.client = client
         self.listener = client.listener
@@ -263,20 +277,23 @@ class RaftDriver:
         self.client_id = client_id
         self.max_request_bytes = max_request_bytes
         self.max_response_bytes = max_response_bytes
+        self.listen = listen
         self._events: asyncio.Queue[InboundRequest | InboundResponse | _Wake] = asyncio.Queue()
         self._peers: dict[int, _Peer] = {}
         self._server: asyncio.base_events.Server | None = None
         self._task: asyncio.Task[None] | None = None
         self._changed = asyncio.Event()
         self._connections: set[_Inbound] = set()
+        self._listeners: list[tuple[CommittedReader, Callable[[list[ListenerEvent]], None]]] = []
         self.failure: BaseException | None = None
 
     # -- lifecycle ------------------------------------------------------------------------
 
     async def start(self) -> None:
-        self._server = await asyncio.start_server(self._accept, self.host, self.port)
-        if self.port == 0:
-            self.port = self._server.sockets[0].getsockname()[1]
+        if self.listen:
+            self._server = await asyncio.start_server(self._accept, self.host, self.port)
+            if self.port == 0:
+                self.port = self._server.sockets[0].getsockname()[1]
         self.client.initialize(self.clock())
         self._task = asyncio.ensure_future(self._run())
 
@@ -312,6 +329,28 @@ class RaftDriver:
         offset = self.client.append(values, self.clock())
         self.post(_Wake())
         return offset
+
+    async def serve(self, api_key: int, version: int, body: Any) -> Any:
+        """Answer a quorum API request another socket server decoded (the controller
+        listener's): the response body at ``version``."""
+        try:
+            request = wire.request_from_wire(api_key, version, body)
+        except wire.Refused as refused:
+            return refused.response
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.post(InboundRequest(0, request, _FutureReply(future, api_key, version)))
+        return await future
+
+    def register_listener(
+        self, on_events: Callable[[list[ListenerEvent]], None]
+    ) -> CommittedReader:
+        """Tell ``on_events`` (on the loop, after each round of the client) what is new in
+        the committed log and the leadership, from the start of the log (Kafka's
+        ``RaftClient.register``)."""
+        reader = CommittedReader(self.client)
+        self._listeners.append((reader, on_events))
+        self.post(_Wake())
+        return reader
 
     async def changed(self, timeout_s: float) -> None:
         """Wait until the loop ran again (a state, HW or log change may have happened)."""
@@ -374,7 +413,13 @@ class RaftDriver:
                 peer.send(message.correlation_id, message.request)
             else:
                 reply = message.reply_to
-                if isinstance(reply, _Reply):
+                if isinstance(reply, _FutureReply):
+                    if not reply.future.done():
+                        body = wire.response_to_wire(
+                            reply.api_key, message.response, reply.version, self.listener
+                        )
+                        reply.future.set_result(body)
+                elif isinstance(reply, _Reply):
                     body = wire.response_to_wire(
                         reply.api_key, message.response, reply.version, self.listener
                     )
@@ -394,6 +439,10 @@ class RaftDriver:
                     arrived = None if self._events.empty() else self._events.get_nowait()
                 wait_ms = client.poll(now)
                 self._dispatch(client.take_outbound())
+                for reader, on_events in self._listeners:
+                    events = reader.poll()
+                    if events:
+                        on_events(events)
                 self._changed.set()
                 try:
                     arrived = await asyncio.wait_for(self._events.get(), min(wait_ms, 1000) / 1000)

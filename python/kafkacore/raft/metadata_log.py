@@ -223,6 +223,38 @@ class MetadataLog(RaftLog):
         self._snapshots.append(snapshot_id)
         self._snapshots.sort(key=OffsetAndEpoch.key)
 
+    def maybe_clean(self, retention_bytes: int, retention_ms: int, now_ms: int) -> bool:
+        """Kafka's ``KafkaMetadataLog.maybeClean``: while the log and its snapshots hold
+        more than ``metadata.max.retention.bytes`` (-1: no limit), or the oldest snapshot
+        is older than ``metadata.max.retention.ms`` (-1: no limit), the oldest snapshot
+        goes and the log start moves up to the next one; the latest snapshot always stays.
+        Whether anything went."""
+        cleaned = False
+        while len(self._snapshots) > 1:
+            oldest, following = self._snapshots[0], self._snapshots[1]
+            total = self.log.size + sum(self._snapshot_size(s) for s in self._snapshots)
+            too_big = retention_bytes >= 0 and total > retention_bytes
+            age = now_ms - self._snapshot_mtime_ms(oldest)
+            too_old = retention_ms >= 0 and age > retention_ms
+            if not (too_big or too_old):
+                break
+            if not self.delete_before_snapshot(following):
+                self._delete_snapshot(oldest)
+            cleaned = True
+        return cleaned
+
+    def _snapshot_size(self, snapshot_id: OffsetAndEpoch) -> int:
+        try:
+            return self.snapshot_path(snapshot_id).stat().st_size
+        except FileNotFoundError:
+            return 0
+
+    def _snapshot_mtime_ms(self, snapshot_id: OffsetAndEpoch) -> int:
+        try:
+            return self.snapshot_path(snapshot_id).stat().st_mtime_ns // 1_000_000
+        except FileNotFoundError:
+            return 0
+
     def _delete_snapshot(self, snapshot_id: OffsetAndEpoch) -> None:
         if snapshot_id in self._snapshots:
             self._snapshots.remove(snapshot_id)

@@ -83,9 +83,9 @@ class VoterSet:
     def to_voters_record(self, version: int = 0) -> Any:
         """Kafka's ``VoterSet.toVotersRecord``: voters in id order."""
         cls = KRAFT_VOTERS.cls
-        voter_cls: Any = cls.Voter  # type: ignore[attr-defined]
-        endpoint_cls: Any = cls.Endpoint  # type: ignore[attr-defined]
-        feature_cls: Any = cls.KRaftVersionFeature  # type: ignore[attr-defined]
+        voter_cls: Any = cls.Voter
+        endpoint_cls: Any = cls.Endpoint
+        feature_cls: Any = cls.KRaftVersionFeature
         return cls(
             version=version,
             voters=[

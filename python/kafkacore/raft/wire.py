@@ -82,7 +82,7 @@ FETCH, FETCH_SNAPSHOT, API_VERSIONS = 1, 59, 18
 ADD_RAFT_VOTER, REMOVE_RAFT_VOTER, UPDATE_RAFT_VOTER = 80, 81, 82
 KRAFT_VERSION_FEATURE = "kraft.version"
 
-SCHEMAS: dict[int, tuple[MessageSchema, MessageSchema]] = {
+SCHEMAS: dict[int, tuple[MessageSchema[Any], MessageSchema[Any]]] = {
     VOTE: (vote.REQUEST, vote.RESPONSE),
     BEGIN_QUORUM_EPOCH: (begin_quorum_epoch.REQUEST, begin_quorum_epoch.RESPONSE),
     END_QUORUM_EPOCH: (end_quorum_epoch.REQUEST, end_quorum_epoch.RESPONSE),
@@ -142,7 +142,7 @@ class Refused(Exception):
         self.response = response
 
 
-def _has(schema: MessageSchema, struct_name: str, field: str) -> bool:
+def _has(schema: MessageSchema[Any], struct_name: str, field: str) -> bool:
     """Whether the declared struct has ``field`` (Fetch's v18 fields arrive separately)."""
     pending = [schema.struct]
     while pending:

@@ -20,20 +20,22 @@ import threading
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from kafkacore.log import TopicPartition
 from kafkacore.metadata import MetadataCache
 from kafkacore.net import ClientSecurity, NodeClient, NodeClientFactory, node_client_factory
 from kafkacore.net.timeouts import stop_task
-from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
+from kafkacore.protocol import APIS, ApiKey, ErrorCode
+from kafkacore.protocol.messages.alter_partition import (
+    AlterPartitionRequest,
+    AlterPartitionResponse,
+)
 from kafkacore.server.partition import AlterPartitionCallback
 
 __all__ = ["AlterPartitionManager"]
 
 logger = logging.getLogger("kafkacore.server")
 
-_REQUEST: Any = APIS_BY_NAME["AlterPartition"].request.cls
 _ZERO_UUID = uuid.UUID(int=0)
 
 
@@ -175,10 +177,10 @@ class AlterPartitionManager:
         assert self._wakeup is not None
         self._wakeup.set()
 
-    def _deliver(self, batch: list[_Proposal], response: Any) -> None:
-        answers: dict[tuple[Any, int], Any] = {}
+    def _deliver(self, batch: list[_Proposal], response: AlterPartitionResponse) -> None:
+        answers: dict[tuple[uuid.UUID | str | None, int], AlterPartitionResponse.PartitionData] = {}
         for topic in response.topics:
-            key = topic.topic_id if self.version >= 2 else topic.topic_name
+            key: uuid.UUID | str | None = topic.topic_id if self.version >= 2 else topic.topic_name
             for p in topic.partitions:
                 answers[(key, p.partition_index)] = p
         for proposal in batch:
@@ -198,14 +200,16 @@ class AlterPartitionManager:
             except Exception:
                 logger.exception("AlterPartition callback of %s failed", proposal.tp)
 
-    def _request(self, batch: list[_Proposal]) -> Any:
+    def _request(self, batch: list[_Proposal]) -> AlterPartitionRequest:
+        cls = AlterPartitionRequest
         version = self.version
         if version >= 2 and any(p.topic_id is None for p in batch):
             version = 1  # topic ids unknown: by name
         self.version = version
-        topics: dict[Any, list[Any]] = {}
+        by_id: dict[uuid.UUID, list[AlterPartitionRequest.PartitionData]] = {}
+        by_name: dict[str, list[AlterPartitionRequest.PartitionData]] = {}
         for p in batch:
-            data = _REQUEST.PartitionData(
+            data = cls.PartitionData(
                 partition_index=p.tp.partition,
                 leader_epoch=p.leader_epoch,
                 partition_epoch=p.partition_epoch,
@@ -213,23 +217,24 @@ class AlterPartitionManager:
             )
             if version >= 3:
                 data.new_isr_with_epochs = [
-                    _REQUEST.BrokerState(broker_id=b, broker_epoch=-1) for b in p.new_isr
+                    cls.BrokerState(broker_id=b, broker_epoch=-1) for b in p.new_isr
                 ]
             else:
                 data.new_isr = list(p.new_isr)
-            topics.setdefault(p.topic_id if version >= 2 else p.tp.topic, []).append(data)
-        return _REQUEST(
+            if p.topic_id is not None and version >= 2:
+                by_id.setdefault(p.topic_id, []).append(data)
+            else:
+                by_name.setdefault(p.tp.topic, []).append(data)
+        return cls(
             broker_id=self.broker_id,
             broker_epoch=self._broker_epoch(),
             topics=[
-                _REQUEST.TopicData(topic_id=key, partitions=parts)
-                if version >= 2
-                else _REQUEST.TopicData(topic_name=key, partitions=parts)
-                for key, parts in topics.items()
+                *(cls.TopicData(topic_id=key, partitions=parts) for key, parts in by_id.items()),
+                *(cls.TopicData(topic_name=n, partitions=parts) for n, parts in by_name.items()),
             ],
         )
 
-    async def _send(self, batch: list[_Proposal]) -> Any:
+    async def _send(self, batch: list[_Proposal]) -> AlterPartitionResponse:
         controller = self.cache.controller_id
         broker = self.cache.broker(controller) if controller >= 0 else None
         if broker is None:
@@ -240,7 +245,7 @@ class AlterPartitionManager:
             self._client = self._client_factory(host, port)
             self._client_node = controller
         request = self._request(batch)
-        return await self._client.send(ApiKey.ALTER_PARTITION, self.version, request)
+        return await self._client.send(APIS[ApiKey.ALTER_PARTITION], self.version, request)
 
     async def _drop_client(self) -> None:
         client, self._client = self._client, None

@@ -7,11 +7,17 @@ collaborators in its constructor. One small function per mode:
 * :func:`zookeeper_cluster` (``zookeeper.connect`` set): the metadata in ZooKeeper at
   Kafka's paths, a :class:`~kafkacore.controller.KafkaController` that campaigns for
   ``/controller``; the partitions arrive with its LeaderAndIsr.
-* KRaft plugs in here next, as a third function: the metadata store becomes the image
-  replayed from ``__cluster_metadata`` (whose deltas the replica manager and the cache
-  follow as they follow a store today), the :class:`~kafkacore.server.membership.Membership`
-  registers and heartbeats to the controller quorum instead of ``/brokers/ids``, and a
-  quorum controller joins when ``process.roles`` has ``controller``. The shared steps
+* :func:`kraft_controller` (``process.roles`` has ``controller``): the Raft replica of
+  ``__cluster_metadata`` in ``metadata.log.dir`` (formatted by ``kafkacore storage
+  format``), the :class:`~kafkacore.controller.kraft.QuorumController` over it and the
+  controller listener's request processor; run by
+  :class:`~kafkacore.server.controller_server.ControllerServer`.
+* :func:`kraft_broker` (``process.roles`` has ``broker``): the seam of the KRaft broker
+  (issue 27 part B): the metadata store becomes the image replayed from
+  ``__cluster_metadata`` (``kafkacore.metadata.image.MetadataLoader``, whose deltas the
+  replica manager and the cache follow as they follow a store today), the
+  :class:`~kafkacore.server.membership.Membership` registers and heartbeats to the
+  controller quorum instead of ``/brokers/ids``. The shared steps
   (:func:`_replica_manager`, :func:`_services`) stay as they are.
 
 The socket server and the listeners' security stay with :class:`~kafkacore.server.KafkaServer`,
@@ -25,14 +31,19 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import os
+import random
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 from kafkacore.config import BrokerConfig
+from kafkacore.config.listeners import Endpoint
 from kafkacore.controller import KafkaController
+from kafkacore.controller.kraft import ControllerRegistrationInfo, QuorumController
 from kafkacore.log import LogManager
 from kafkacore.log.checkpoints import random_uuid, uuid_to_base64
 from kafkacore.log.cleaner import CleanerConfig, LogCleaner
@@ -42,10 +53,30 @@ from kafkacore.metadata import (
     MetadataListener,
     MetadataStore,
 )
+from kafkacore.metadata.image.cluster import Endpoint as ImageEndpoint
+from kafkacore.metadata.storage import BootstrapMetadata, read_formatted_directories
 from kafkacore.metadata.zookeeper import ZooKeeperMetadataStore
-from kafkacore.net import broker_client
+from kafkacore.net import NodeClient, broker_client
+from kafkacore.protocol import ApiKey, ErrorCode
+from kafkacore.protocol.messages.controller_registration import (
+    ControllerRegistrationResponse,
+)
+from kafkacore.raft import (
+    Endpoints,
+    FileQuorumStateStore,
+    Node,
+    QuorumConfig,
+    RaftClient,
+    VoterSet,
+    parse_bootstrap_servers,
+    parse_voters,
+)
+from kafkacore.raft.driver import RaftDriver
+from kafkacore.raft.metadata_log import MetadataLog
+from kafkacore.raft.types import Endpoint as RaftEndpoint
 from kafkacore.server.acl_sync import build_authorizer
 from kafkacore.server.client_quotas import ClientQuotaManager
+from kafkacore.server.controller_apis import ControllerApis
 from kafkacore.server.coordinator_writer import CoordinatorPartitionWriter
 from kafkacore.server.credential_sync import follow_scram_credentials
 from kafkacore.server.fetch_session import FetchSessionCache
@@ -66,11 +97,16 @@ from kafkacore.zk.client import KafkaZkClient
 
 __all__ = [
     "AssembledBroker",
+    "AssembledController",
     "BrokerConfigHandler",
     "LogManagerFactory",
+    "kraft_broker",
+    "kraft_controller",
     "single_node",
     "zookeeper_cluster",
 ]
+
+logger = logging.getLogger("kafkacore.server")
 
 LogManagerFactory = Callable[..., LogManager]
 """``LogManager`` with the broker's own options bound (producer state, the log directory
@@ -172,6 +208,134 @@ async def zookeeper_cluster(
         raise
     _start_coordinators(services)
     return AssembledBroker(config, logs, cleaner, services, membership)
+
+
+@dataclass(frozen=True)
+class AssembledController:
+    """What :class:`~kafkacore.server.controller_server.ControllerServer` runs: the
+    metadata log, the Raft replica and its driver, the quorum controller, and the
+    controller listener's request processor with the endpoints to bind."""
+
+    config: BrokerConfig
+    cluster_id: str
+    metadata_log: MetadataLog
+    raft: RaftDriver
+    controller: QuorumController
+    apis: ControllerApis
+    endpoints: list[Endpoint]
+
+
+def kraft_controller(
+    config: BrokerConfig, *, rng: random.Random | None = None
+) -> AssembledController:
+    """The controller half of a KRaft node (Kafka's ``SharedServer`` Raft manager and
+    ``ControllerServer``): ``meta.properties`` of every directory must agree (formatted
+    with ``kafkacore storage format``, or Kafka's ``kafka-storage format``), the metadata
+    directory's ``directory.id`` is this replica's, ``bootstrap.checkpoint`` holds what an
+    empty log starts with. ``StorageError`` (Kafka's words) for an unformatted directory."""
+    node_id = config.node_id
+    metadata_dir = config.metadata_log_dir or config.log_dirs[0]
+    cluster_id, directory_id = read_formatted_directories(config, metadata_dir)
+    names = config.controller_listener_names or ["CONTROLLER"]
+    listener = names[0]
+    endpoints = [e for e in config.listener_endpoints() if e.listener_name in names]
+    local = Endpoints.of(
+        *(RaftEndpoint(e.listener_name, e.host or "localhost", e.port) for e in endpoints)
+    )
+    voters = parse_voters(config.controller_quorum_voters)
+    static_voters = VoterSet.from_addresses(listener, voters)
+    if voters:
+        bootstrap = [Node(i, h, p) for i, (h, p) in sorted(voters.items())]
+    else:
+        servers = parse_bootstrap_servers(config.controller_quorum_bootstrap_servers)
+        bootstrap = [Node(-2 - i, h, p) for i, (h, p) in enumerate(servers)]
+    metadata_log = MetadataLog(
+        metadata_dir,
+        segment_bytes=config.get("metadata.log.segment.bytes"),
+        segment_ms=config.get("metadata.log.segment.ms"),
+    )
+    client = RaftClient(
+        node_id=node_id,
+        directory_id=directory_id,
+        cluster_id=cluster_id,
+        log=metadata_log,
+        store=FileQuorumStateStore.in_dir(metadata_log.directory),
+        config=QuorumConfig.from_props(config.originals),
+        static_voters=static_voters,
+        bootstrap_servers=bootstrap,
+        listener=listener,
+        local_listeners=local,
+        rng=rng,
+        can_become_voter=True,
+    )
+    raft = RaftDriver(client, host="", port=0, listen=False, client_id=f"raft-client-{node_id}")
+    registration = ControllerRegistrationInfo(
+        incarnation_id=uuid.uuid4(),
+        listeners=tuple(
+            ImageEndpoint(
+                e.listener_name, e.host or "localhost", e.port, _protocol_id(e.security_protocol)
+            )
+            for e in endpoints
+        ),
+    )
+    controller = QuorumController(
+        node_id=node_id,
+        cluster_id=cluster_id,
+        config=config,
+        raft=raft,
+        bootstrap=BootstrapMetadata.read(metadata_dir).records,
+        registration=registration,
+        send_registration=functools.partial(_send_registration, config, raft),
+    )
+    return AssembledController(
+        config,
+        cluster_id,
+        metadata_log,
+        raft,
+        controller,
+        ControllerApis(controller, raft),
+        endpoints,
+    )
+
+
+async def _send_registration(
+    config: BrokerConfig, raft: RaftDriver, leader_id: int, request: Any
+) -> None:
+    """A standby controller's ControllerRegistration, sent to the active controller on
+    the quorum's listener (Kafka's ``ControllerRegistrationManager``)."""
+    address = raft.client.quorum.leader_endpoints.address(raft.listener)
+    if address is None:
+        return
+    client = NodeClient(
+        address[0],
+        address[1],
+        client_id=f"controller-{config.node_id}-registration",
+        request_timeout_s=config.controller_socket_timeout_ms / 1000,
+    )
+    try:
+        response = await client.send(ApiKey.CONTROLLER_REGISTRATION, 0, request)
+        assert isinstance(response, ControllerRegistrationResponse)
+        if response.error_code:
+            logger.info(
+                "ControllerRegistration answered %s: %s",
+                ErrorCode(response.error_code).name,
+                response.error_message,
+            )
+    except (ConnectionError, TimeoutError) as exc:
+        logger.info("ControllerRegistration to controller %d failed: %s", leader_id, exc)
+    finally:
+        await client.close()
+
+
+def kraft_broker(config: BrokerConfig) -> AssembledBroker:
+    """The broker half of a KRaft node: issue 27 part B (see the module docstring)."""
+    raise NotImplementedError(
+        "process.roles=broker (a KRaft broker) is not available yet; run process.roles=controller"
+    )
+
+
+def _protocol_id(protocol: str) -> int:
+    return {"PLAINTEXT": 0, "SSL": 1, "SASL_PLAINTEXT": 2, "SASL_SSL": 3}[protocol]
 
 
 # -- the steps every mode takes ----------------------------------------------------------------

@@ -31,9 +31,9 @@ from __future__ import annotations
 import functools
 import ipaddress
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any
+from typing import TypeVar
 
-from kafkacore.protocol import APIS, ErrorCode
+from kafkacore.protocol import APIS, ErrorCode, KafkaStruct
 from kafkacore.security.acl import (
     CLUSTER_NAME,
     SUPPORTED_OPERATIONS,
@@ -208,28 +208,36 @@ def cluster_authorized_operations(services: BrokerServices, context: RequestCont
 
 def cluster_denied(
     services: BrokerServices, context: RequestContext, operation: AclOperation
-) -> Any | None:
+) -> KafkaStruct | None:
     """None when allowed; else the request's CLUSTER_AUTHORIZATION_FAILED response (top
     level error, empty lists)."""
     if authorize_cluster(services, context, operation):
         return None
-    cls: Any = APIS[context.header.api_key].response.cls
-    response = cls()
+    cls: type[KafkaStruct] = APIS[context.header.api_key].response.cls
     if "error_code" in cls.__slots__:
-        response.error_code = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
-    return response
+        return cls(error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
+    return cls()
 
 
-Handler = Callable[[BrokerServices, RequestContext, Any], Awaitable[Any]]
+Req = TypeVar("Req", bound=KafkaStruct)
 
 
-def requires_cluster(operation: AclOperation) -> Callable[[Handler], Handler]:
+def requires_cluster(
+    operation: AclOperation,
+) -> Callable[
+    [Callable[[BrokerServices, RequestContext, Req], Awaitable[KafkaStruct]]],
+    Callable[[BrokerServices, RequestContext, Req], Awaitable[KafkaStruct]],
+]:
     """Decorates a handler whose request as a whole needs *operation* on the cluster: a
     refused request gets :func:`cluster_denied`'s response and the handler does not run."""
 
-    def decorate(handler: Handler) -> Handler:
+    def decorate(
+        handler: Callable[[BrokerServices, RequestContext, Req], Awaitable[KafkaStruct]],
+    ) -> Callable[[BrokerServices, RequestContext, Req], Awaitable[KafkaStruct]]:
         @functools.wraps(handler)
-        async def checked(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+        async def checked(
+            services: BrokerServices, context: RequestContext, request: Req
+        ) -> KafkaStruct:
             denied = cluster_denied(services, context, operation)
             if denied is not None:
                 return denied

@@ -78,11 +78,11 @@ def _limits(config: BrokerConfig) -> Limits:
     )
 
 
-def _certificate_principal(mapper: SslPrincipalMapper, ssl_object: Any) -> str:
+def _certificate_principal(mapper: SslPrincipalMapper, ssl_object: ssl.SSLObject) -> str:
     return peer_principal(ssl_object, mapper)
 
 
-def _anonymous(ssl_object: Any) -> str:
+def _anonymous(ssl_object: ssl.SSLObject) -> str:
     return "ANONYMOUS"
 
 

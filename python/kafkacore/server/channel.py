@@ -28,12 +28,12 @@ from __future__ import annotations
 import logging
 import struct
 from collections.abc import Mapping
-from typing import Any
 
 from kafkacore.protocol import (
     APIS,
     ApiKey,
     ErrorCode,
+    KafkaStruct,
     ProtocolError,
     RequestHeader,
     UnknownApiKey,
@@ -42,6 +42,8 @@ from kafkacore.protocol import (
     unsupported_api_versions_response,
 )
 from kafkacore.protocol import headers as h
+from kafkacore.protocol.messages.produce import ProduceRequest, ProduceResponse
+from kafkacore.protocol.requests import throttle_time_ms
 from kafkacore.server.handlers import HANDLERS, error_response, unimplemented_response
 from kafkacore.server.network import CLOSE, NO_RESPONSE, ConnectionInfo, Outcome, Part
 from kafkacore.server.request_context import RequestContext
@@ -62,12 +64,12 @@ _SIZE = struct.Struct(">i")
 
 
 def encode_response_parts(
-    header: RequestHeader, response: Any, version: int | None = None
+    header: RequestHeader, response: KafkaStruct, version: int | None = None
 ) -> list[Part]:
     """The framed response as parts (``records`` fields may be file regions)."""
     api = APIS[header.api_key]
     v = header.api_version if version is None else version
-    parts: list[Any] = [b""]
+    parts: list[Part] = [b""]
     h.write_response_header(
         h.ResponseHeader(header.correlation_id), api.response_header_version(v), parts
     )
@@ -76,10 +78,10 @@ def encode_response_parts(
     return parts
 
 
-def _quota_throttle_ms(header: RequestHeader, response: Any) -> int:
+def _quota_throttle_ms(header: RequestHeader, response: KafkaStruct) -> int:
     """A response's client quota throttle time (byte rates for Produce and Fetch, the
     request time quota for any API): the channel is muted for it."""
-    return max(0, int(getattr(response, "throttle_time_ms", 0) or 0))
+    return max(0, throttle_time_ms(response))
 
 
 def _client_throttles(header: RequestHeader) -> bool:
@@ -88,7 +90,8 @@ def _client_throttles(header: RequestHeader) -> bool:
     return client_throttles(header.api_key, header.api_version)
 
 
-def _produce_failed(response: Any) -> bool:
+def _produce_failed(response: KafkaStruct) -> bool:
+    assert isinstance(response, ProduceResponse)
     return any(p.error_code for t in response.responses for p in t.partition_responses)
 
 
@@ -157,7 +160,7 @@ class RequestChannel:
             )
             response = error_response(header.api_key, ErrorCode.UNKNOWN_SERVER_ERROR)
         throttle_ms = _quota_throttle_ms(header, response)
-        if header.api_key == ApiKey.PRODUCE and request.acks == 0:
+        if isinstance(request, ProduceRequest) and request.acks == 0:
             if _produce_failed(response):
                 return CLOSE
             return Outcome(throttle_ms=throttle_ms) if throttle_ms else NO_RESPONSE
@@ -198,5 +201,7 @@ class RequestChannel:
         return Outcome(parts)
 
 
-def _unimplemented(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+def _unimplemented(
+    services: BrokerServices, context: RequestContext, request: KafkaStruct
+) -> KafkaStruct:
     return unimplemented_response(context.header, request)

@@ -65,10 +65,12 @@ import copy
 import random
 import threading
 import time
+import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
-from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+from kafkacore.protocol import ErrorCode
+from kafkacore.protocol.messages.fetch import FetchRequest, FetchResponse
 from kafkacore.protocol.types import ZERO_UUID
 
 __all__ = [
@@ -92,11 +94,10 @@ NUM_SHARDS = 8  # Kafka's NumFetchSessionCacheShards
 MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS = 120_000
 _MAX_INT = 2**31 - 1
 _SESSION_ID_RANGE = _MAX_INT // NUM_SHARDS
-_FETCH_REQUEST: Any = APIS_BY_NAME["Fetch"].request.cls
 
 # a partition's key in a session: (topic id, partition) with topic ids (Fetch v13+),
 # else (topic name, partition)
-_Key = tuple[Any, int]
+_Key = tuple[str | uuid.UUID | None, int]
 
 
 def next_epoch(epoch: int) -> int:
@@ -116,7 +117,7 @@ class CachedPartition:
     high watermark and log start offset last answered."""
 
     topic: str | None  # None: a topic id this broker did not know when it was added
-    topic_id: Any
+    topic_id: uuid.UUID
     partition: int
     max_bytes: int
     fetch_offset: int
@@ -126,14 +127,14 @@ class CachedPartition:
     high_watermark: int = -1
     local_log_start_offset: int = -1
 
-    def update_request(self, p: Any) -> None:
+    def update_request(self, p: FetchRequest.FetchPartition) -> None:
         self.max_bytes = p.partition_max_bytes
         self.fetch_offset = p.fetch_offset
         self.fetcher_log_start_offset = p.log_start_offset
         self.current_leader_epoch = p.current_leader_epoch
         self.last_fetched_epoch = p.last_fetched_epoch
 
-    def must_respond(self, data: Any, update: bool) -> bool:
+    def must_respond(self, data: FetchResponse.PartitionData, update: bool) -> bool:
         """Kafka's ``maybeUpdateResponseData``: whether ``data`` must be sent (and the
         cached high watermark / log start offset brought up to it when ``update``)."""
         respond = data.records is not None and len(data.records) > 0
@@ -272,7 +273,7 @@ class FetchContext:
         self,
         cache: FetchSessionCache,
         kind: str,
-        request: Any,
+        request: FetchRequest,
         version: int,
         *,
         error: int = 0,
@@ -288,7 +289,7 @@ class FetchContext:
         self.from_follower = from_follower
         self._request_epoch = request.session_epoch if version >= 7 else FINAL_EPOCH
 
-    def finish(self, response: Any) -> None:
+    def finish(self, response: FetchResponse) -> None:
         """Sets ``response``'s session id and error, and for an incremental request keeps
         only the partitions that must be sent (updating the session); a throttled
         response (``throttle_time_ms`` > 0, no partitions) only gets its session id."""
@@ -316,16 +317,17 @@ class FetchContext:
             response.session_id = INVALID_SESSION_ID
 
 
-def _key(version: int, topic: str | None, topic_id: Any, partition: int) -> _Key:
+def _key(version: int, topic: str | None, topic_id: uuid.UUID, partition: int) -> _Key:
     return (topic_id, partition) if version >= 13 else (topic, partition)
 
 
-def _filtered(session: FetchSession, topics: list[Any], version: int) -> list[Any]:
+def _filtered(
+    session: FetchSession, topics: list[FetchResponse.FetchableTopicResponse], version: int
+) -> list[FetchResponse.FetchableTopicResponse]:
     """The response topics of an incremental fetch with only the partitions to send,
     regrouped (consecutive partitions of one topic share an entry, as in Kafka's
     ``FetchResponse.of``)."""
-    out: list[Any] = []
-    cls: Any = APIS_BY_NAME["Fetch"].response.cls
+    out: list[FetchResponse.FetchableTopicResponse] = []
     partitions = session.partitions
     for topic in topics:
         for data in topic.partitions:
@@ -340,7 +342,7 @@ def _filtered(session: FetchSession, topics: list[Any], version: int) -> list[An
                 last.partitions.append(data)
             else:
                 out.append(
-                    cls.FetchableTopicResponse(
+                    FetchResponse.FetchableTopicResponse(
                         topic=topic.topic, topic_id=topic.topic_id, partitions=[data]
                     )
                 )
@@ -355,7 +357,7 @@ class FetchSessionCache:
         self,
         slots: int = 1000,
         eviction_ms: int = MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS,
-        clock_ms: Any = _now_ms,
+        clock_ms: Callable[[], int] = _now_ms,
     ) -> None:
         self.lock = threading.RLock()
         self.shards = [_Shard(slots // NUM_SHARDS, eviction_ms, n) for n in range(NUM_SHARDS)]
@@ -383,7 +385,7 @@ class FetchSessionCache:
         index = session_id // _SESSION_ID_RANGE
         return self.shards[index] if 0 <= index < NUM_SHARDS else None
 
-    def new_context(self, version: int, request: Any, from_follower: bool) -> FetchContext:
+    def new_context(self, version: int, request: FetchRequest, from_follower: bool) -> FetchContext:
         """Kafka's ``FetchManager.newContext`` for a decoded Fetch ``request``."""
         session_id = request.session_id if version >= 7 else INVALID_SESSION_ID
         epoch = request.session_epoch if version >= 7 else FINAL_EPOCH
@@ -439,7 +441,9 @@ class FetchSessionCache:
                 from_follower=from_follower,
             )
 
-    def create_session(self, request: Any, response: Any, version: int, privileged: bool) -> int:
+    def create_session(
+        self, request: FetchRequest, response: FetchResponse, version: int, privileged: bool
+    ) -> int:
         """A full request's session (Kafka's ``FullFetchContext``): the partitions of
         ``response`` with the request's fetch parameters; its id, or 0 without a slot."""
         wanted = {
@@ -472,7 +476,7 @@ class FetchSessionCache:
             return shard.maybe_create(self._clock_ms(), privileged, partitions, version >= 13)
 
 
-def _update(session: FetchSession, request: Any, version: int) -> None:
+def _update(session: FetchSession, request: FetchRequest, version: int) -> None:
     """Kafka's ``FetchSession.update``: the request's partitions added or their cached
     fetch parameters updated, then the forgotten ones removed."""
     partitions = session.partitions
@@ -502,12 +506,13 @@ def _update(session: FetchSession, request: Any, version: int) -> None:
             partitions.pop(_key(version, name, topic_id, partition), None)
 
 
-def _session_request(session: FetchSession, request: Any, version: int) -> Any:
+def _session_request(session: FetchSession, request: FetchRequest, version: int) -> FetchRequest:
     """A copy of ``request`` asking for every partition of ``session`` in its order, with
-    their cached fetch parameters (consecutive partitions of a topic in one entry)."""
-    topics: list[Any] = []
+    their cached fetch parameters (consecutive partitions of a topic in one entry; v13+
+    topics by id, with the empty name a decoded v13 request has)."""
+    topics: list[FetchRequest.FetchTopic] = []
     for cached in session.partitions.values():
-        p = _FETCH_REQUEST.FetchPartition(
+        p = FetchRequest.FetchPartition(
             partition=cached.partition,
             current_leader_epoch=cached.current_leader_epoch,
             fetch_offset=cached.fetch_offset,
@@ -523,8 +528,8 @@ def _session_request(session: FetchSession, request: Any, version: int) -> Any:
             last.partitions.append(p)
         else:
             topics.append(
-                _FETCH_REQUEST.FetchTopic(
-                    topic=cached.topic, topic_id=cached.topic_id, partitions=[p]
+                FetchRequest.FetchTopic(
+                    topic=cached.topic or "", topic_id=cached.topic_id, partitions=[p]
                 )
             )
     view = copy.copy(request)
@@ -554,7 +559,7 @@ class FetchSessionHandler:
         self.incremental_requests = 0
 
     @staticmethod
-    def _params(p: Any) -> tuple[int, ...]:
+    def _params(p: FetchRequest.FetchPartition) -> tuple[int, ...]:
         return (
             p.fetch_offset,
             p.log_start_offset,
@@ -563,7 +568,9 @@ class FetchSessionHandler:
             p.partition_max_bytes,
         )
 
-    def build(self, wanted: dict[tuple[str, int], Any]) -> tuple[int, int, list[Any], list[Any]]:
+    def build(
+        self, wanted: dict[tuple[str, int], FetchRequest.FetchPartition]
+    ) -> tuple[int, int, list[FetchRequest.FetchTopic], list[FetchRequest.ForgottenTopic]]:
         """``(session id, epoch, topics, forgotten topics)`` for a Fetch of ``wanted``
         (``(topic, partition)`` -> its ``FetchPartition``)."""
         if self._pending is not None:  # the last request got no answer: start over
@@ -578,7 +585,7 @@ class FetchSessionHandler:
             self.incremental_requests += 1
             send = [key for key, params in nxt.items() if self._sent.get(key) != params]
             forget = [key for key in self._sent if key not in nxt]
-        topics: dict[str, list[Any]] = {}
+        topics: dict[str, list[FetchRequest.FetchPartition]] = {}
         for key in send:
             topics.setdefault(key[0], []).append(wanted[key])
         forgotten: dict[str, list[int]] = {}
@@ -587,11 +594,11 @@ class FetchSessionHandler:
         return (
             self.session_id,
             self.epoch,
-            [_FETCH_REQUEST.FetchTopic(topic=t, partitions=ps) for t, ps in topics.items()],
-            [_FETCH_REQUEST.ForgottenTopic(topic=t, partitions=ps) for t, ps in forgotten.items()],
+            [FetchRequest.FetchTopic(topic=t, partitions=ps) for t, ps in topics.items()],
+            [FetchRequest.ForgottenTopic(topic=t, partitions=ps) for t, ps in forgotten.items()],
         )
 
-    def handle_response(self, response: Any) -> bool:
+    def handle_response(self, response: FetchResponse) -> bool:
         """Takes the leader's answer to the last :meth:`build`; False on a session error
         (the next request is a full one; nothing else to do), True otherwise."""
         pending, self._pending = self._pending, None

@@ -170,7 +170,7 @@ class ZooKeeperMembership:
         config = self.config
         if not config.controlled_shutdown_enable:
             return
-        request_cls = APIS[ApiKey.CONTROLLED_SHUTDOWN].request.cls
+        api = APIS[ApiKey.CONTROLLED_SHUTDOWN]
         broker_epoch = services.replica_manager.broker_epoch
         for attempt in range(max(1, config.controlled_shutdown_max_retries)):
             controller = services.metadata_cache.broker(services.metadata_cache.controller_id)
@@ -183,10 +183,8 @@ class ZooKeeperMembership:
                     security=inter_broker_security(config),
                 )
                 try:
-                    request = request_cls(broker_id=self.node_id, broker_epoch=broker_epoch)
-                    response = await client.send(
-                        ApiKey.CONTROLLED_SHUTDOWN, _CONTROLLED_SHUTDOWN_VERSION, request
-                    )
+                    request = api.request.cls(broker_id=self.node_id, broker_epoch=broker_epoch)
+                    response = await client.send(api, _CONTROLLED_SHUTDOWN_VERSION, request)
                     if response.error_code == ErrorCode.NONE and not response.remaining_partitions:
                         logger.info("%s controlled shutdown succeeded", self._prefix)
                         return

@@ -51,9 +51,11 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from kafkacore.protocol import APIS
+from kafkacore.protocol.messages.fetch import FetchResponse
+from kafkacore.protocol.messages.produce import ProduceRequest, ProduceResponse
 from kafkacore.record.layout import RECORD_BATCH_OVERHEAD, RECORDS_COUNT_OFFSET
 
 __all__ = [
@@ -63,8 +65,19 @@ __all__ = [
     "MIN_BUCKET_MS",
     "SLOT_S",
     "BrokerMetrics",
+    "MetricTotals",
     "quantile_ms",
 ]
+
+
+class MetricTotals(TypedDict):
+    """:meth:`BrokerMetrics.totals`: counter name -> value for the broker and per topic,
+    and the request count per API name."""
+
+    broker: dict[str, int]
+    topics: dict[str, dict[str, int]]
+    requests: dict[str, int]
+
 
 HISTORY_S = 3600
 """How far back the history goes (seconds)."""
@@ -202,7 +215,7 @@ class BrokerMetrics:
 
     # -- the hooks (event loop thread) -------------------------------------------------------
 
-    def record_produce(self, request: Any, response: Any) -> None:
+    def record_produce(self, request: ProduceRequest, response: ProduceResponse) -> None:
         """A Produce request's appends: ``response`` answers ``request`` topic by topic,
         partition by partition, in order."""
         second = int(self._clock())
@@ -224,6 +237,8 @@ class BrokerMetrics:
                     failed = True
                     continue
                 records = pdata.records
+                if not isinstance(records, (bytes, memoryview)):  # decoded: a memoryview
+                    continue
                 size = len(records)
                 # the batch header's records count
                 count = (
@@ -246,7 +261,9 @@ class BrokerMetrics:
         now[BYTES_IN] += total_bytes
         now[RECORDS_IN] += total_records
 
-    def record_fetch(self, topics: Iterable[Any], from_follower: bool) -> None:
+    def record_fetch(
+        self, topics: Iterable[FetchResponse.FetchableTopicResponse], from_follower: bool
+    ) -> None:
         """A Fetch response's topics (``FetchableTopicResponse``): the records' bytes, as
         replication traffic when the fetch came from a follower."""
         second = int(self._clock())
@@ -257,7 +274,7 @@ class BrokerMetrics:
         total = 0
         for topic in topics:
             name = topic.topic
-            if name is None:
+            if not name:  # a v13+ topic id the broker does not know
                 continue
             size = 0
             for p in topic.partitions:
@@ -425,7 +442,7 @@ class BrokerMetrics:
     def api_names(self) -> list[str]:
         return sorted(api.name for api in self._apis.values())
 
-    def totals(self) -> dict[str, Any]:
+    def totals(self) -> MetricTotals:
         """Lifetime totals: ``broker`` (counter name -> value) and ``topics`` (topic ->
         counter name -> value), for tests and the console's tables."""
         names = (

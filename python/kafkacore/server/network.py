@@ -64,7 +64,7 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, SupportsIndex, TypeVar
+from typing import Protocol, SupportsIndex, TypeVar
 
 from kafkacore.log import read_region
 from kafkacore.net.timeouts import within
@@ -155,7 +155,7 @@ class ConnectionInfo:
     #: while set, the largest frame accepted (a SASL connection before authentication)
     max_frame_bytes: int | None = None
     #: the request processor's per-connection state (the SASL authenticator)
-    state: Any = None
+    state: object = None
     #: called as each frame is read whole (the request quota's reading time)
     on_frame_read: Callable[[], None] | None = None
 
@@ -175,7 +175,7 @@ class TlsListener:
     (``principal_of(ssl_object)``, which raises when no mapping rule applies)."""
 
     context: ssl.SSLContext
-    principal_of: Callable[[Any], str]
+    principal_of: Callable[[ssl.SSLObject], str]
 
 
 @dataclass
@@ -192,8 +192,8 @@ class Limits:
 class _Reader(asyncio.StreamReader):
     """A stream reader that notes when it last received bytes (for idle expiry)."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, *, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(loop=loop)
         self.last_received = time.monotonic()
 
     def feed_data(self, data: Iterable[SupportsIndex]) -> None:
@@ -373,7 +373,11 @@ class SocketServer:
             tls = self._tls.get(name)
             accept = functools.partial(self._accept, listener=name)
 
-            def protocol(accept: Any = accept) -> asyncio.StreamReaderProtocol:
+            def protocol(
+                accept: Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]] = (
+                    accept
+                ),
+            ) -> asyncio.StreamReaderProtocol:
                 # asyncio.start_server's protocol, with a reader that notes its activity
                 return asyncio.StreamReaderProtocol(_Reader(loop=loop), accept, loop=loop)
 

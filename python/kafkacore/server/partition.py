@@ -44,7 +44,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, NamedTuple, Protocol
+from typing import ClassVar, NamedTuple, Protocol
 
 from kafkacore.errors import InvalidTxnStateError, KafkaCoreError
 from kafkacore.log import (
@@ -54,6 +54,7 @@ from kafkacore.log import (
     FetchDataInfo,
     Log,
     LogAppendInfo,
+    LogManager,
     TimestampAndOffset,
     TopicPartition,
 )
@@ -248,7 +249,7 @@ class Partition:
         self._clock = clock
         # truncations go through the log manager when there is one (it pauses the
         # cleaner and checkpoints the recovery points)
-        self.log_manager: Any = None
+        self.log_manager: LogManager | None = None
         # replica.lag.time.max.ms (the replica manager keeps it current)
         self.replica_lag_time_max_ms = 30000
         self._leader_isr_lock = threading.RLock()

@@ -48,32 +48,47 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, ParamSpec, Protocol, TypeVar
 
 from kafkacore.config import BrokerConfig
 from kafkacore.log import TopicPartition
 from kafkacore.metadata import MetadataCache
 from kafkacore.net import ClientSecurity, NodeClient, NodeClientFactory, node_client_factory
 from kafkacore.net.timeouts import stop_task, within
-from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
+from kafkacore.protocol import APIS, ApiKey, ErrorCode
+from kafkacore.protocol.messages.fetch import FetchRequest, FetchResponse
+from kafkacore.protocol.messages.list_offsets import ListOffsetsRequest
+from kafkacore.protocol.messages.offset_for_leader_epoch import OffsetForLeaderEpochRequest
+from kafkacore.protocol.types import memory_records
 from kafkacore.server.fetch_session import FetchSessionHandler
 
 if TYPE_CHECKING:
     from kafkacore.server.partition import Partition
     from kafkacore.server.replica_manager import ReplicaManager
 
-__all__ = ["ReplicaFetcher", "ReplicaFetcherManager", "truncation_offset"]
+__all__ = ["ReplicaFetcher", "ReplicaFetcherManager", "RunIo", "truncation_offset"]
+
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+
+
+class RunIo(Protocol):
+    """``fn(*args, **kwargs)`` on the I/O executor, awaited from the event loop
+    (``BrokerServices.run_io``, which also counts the time against a request quota)."""
+
+    def __call__(
+        self, fn: Callable[_P, _T], *args: _P.args, **kwargs: _P.kwargs
+    ) -> Awaitable[_T]: ...
+
 
 logger = logging.getLogger("kafkacore.server")
 
-_FETCH: Any = APIS_BY_NAME["Fetch"].request.cls
-_EPOCHS: Any = APIS_BY_NAME["OffsetForLeaderEpoch"].request.cls
-_LIST: Any = APIS_BY_NAME["ListOffsets"].request.cls
 FETCH_VERSION = 12
 EPOCHS_VERSION = 4
 LIST_OFFSETS_VERSION = 4
@@ -233,23 +248,24 @@ class ReplicaFetcher:
             asking[tp] = (state, latest)
         if not asking:
             return
-        topics: dict[str, list[Any]] = {}
+        topics: dict[str, list[OffsetForLeaderEpochRequest.OffsetForLeaderPartition]] = {}
         for tp, (state, latest) in asking.items():
             topics.setdefault(tp.topic, []).append(
-                _EPOCHS.OffsetForLeaderPartition(
+                OffsetForLeaderEpochRequest.OffsetForLeaderPartition(
                     partition=tp.partition,
                     current_leader_epoch=state.leader_epoch,
                     leader_epoch=latest,
                 )
             )
-        request = _EPOCHS(
+        request = OffsetForLeaderEpochRequest(
             replica_id=manager.node_id,
             topics=[
-                _EPOCHS.OffsetForLeaderTopic(topic=t, partitions=ps) for t, ps in topics.items()
+                OffsetForLeaderEpochRequest.OffsetForLeaderTopic(topic=t, partitions=ps)
+                for t, ps in topics.items()
             ],
         )
         response = await self._connection().send(
-            ApiKey.OFFSET_FOR_LEADER_EPOCH, EPOCHS_VERSION, request
+            APIS[ApiKey.OFFSET_FOR_LEADER_EPOCH], EPOCHS_VERSION, request
         )
         for topic in response.topics:
             for answer in topic.partitions:
@@ -304,7 +320,7 @@ class ReplicaFetcher:
     async def _fetch(self, states: Mapping[TopicPartition, _FetchState]) -> None:
         manager = self.manager
         config = self._config
-        wanted: dict[tuple[str, int], Any] = {}
+        wanted: dict[tuple[str, int], FetchRequest.FetchPartition] = {}
         throttled = False
         for tp, state in states.items():
             partition = manager.replica_manager.get_partition(tp)
@@ -315,7 +331,7 @@ class ReplicaFetcher:
                 throttled = True
                 continue
             latest = partition.log.latest_epoch
-            wanted[(tp.topic, tp.partition)] = _FETCH.FetchPartition(
+            wanted[(tp.topic, tp.partition)] = FetchRequest.FetchPartition(
                 partition=tp.partition,
                 current_leader_epoch=state.leader_epoch,
                 fetch_offset=state.fetch_offset,
@@ -329,7 +345,7 @@ class ReplicaFetcher:
                 await asyncio.sleep(config.replica_fetch_backoff_ms / 1000)
             return
         session_id, epoch, topics, forgotten = self.session.build(wanted)  # KIP-227
-        request = _FETCH(
+        request = FetchRequest(
             replica_id=manager.node_id,
             max_wait_ms=config.replica_fetch_wait_max_ms,
             min_bytes=config.replica_fetch_min_bytes,
@@ -343,7 +359,7 @@ class ReplicaFetcher:
         )
         client = self._connection()
         timeout = config.replica_fetch_wait_max_ms / 1000 + config.replica_socket_timeout_ms / 1000
-        response = await within(client.send(ApiKey.FETCH, FETCH_VERSION, request), timeout)
+        response = await within(client.send(APIS[ApiKey.FETCH], FETCH_VERSION, request), timeout)
         if not self.session.handle_response(response):
             return  # a session error: the next request is a full one
         if response.error_code != ErrorCode.NONE:
@@ -364,7 +380,7 @@ class ReplicaFetcher:
         tp: TopicPartition,
         state: _FetchState,
         partition: Partition,
-        data: Any,
+        data: FetchResponse.PartitionData,
         client: NodeClient,
     ) -> None:
         code = data.error_code
@@ -376,7 +392,7 @@ class ReplicaFetcher:
                 )
                 state.fetch_offset = partition.log.log_end_offset
                 return
-            records = data.records
+            records = memory_records(data.records)
             if records is not None and len(records) > 0:
                 payload = records if isinstance(records, bytes) else bytes(records)
                 await self.manager.run_io(
@@ -423,14 +439,14 @@ class ReplicaFetcher:
     async def _leader_offset(
         self, client: NodeClient, tp: TopicPartition, state: _FetchState, timestamp: int
     ) -> int | None:
-        request = _LIST(
+        request = ListOffsetsRequest(
             replica_id=self.manager.node_id,
             isolation_level=0,
             topics=[
-                _LIST.ListOffsetsTopic(
+                ListOffsetsRequest.ListOffsetsTopic(
                     name=tp.topic,
                     partitions=[
-                        _LIST.ListOffsetsPartition(
+                        ListOffsetsRequest.ListOffsetsPartition(
                             partition_index=tp.partition,
                             current_leader_epoch=state.leader_epoch,
                             timestamp=timestamp,
@@ -439,7 +455,7 @@ class ReplicaFetcher:
                 )
             ],
         )
-        response = await client.send(ApiKey.LIST_OFFSETS, LIST_OFFSETS_VERSION, request)
+        response = await client.send(APIS[ApiKey.LIST_OFFSETS], LIST_OFFSETS_VERSION, request)
         for topic in response.topics:
             for p in topic.partitions:
                 if p.partition_index == tp.partition and p.error_code == ErrorCode.NONE:
@@ -455,7 +471,7 @@ class ReplicaFetcherManager:
         cache: MetadataCache,
         config: Callable[[], BrokerConfig],
         *,
-        run_io: Callable[..., Any] | None = None,
+        run_io: RunIo | None = None,
         listener: str | None = None,
         security: ClientSecurity | None = None,
         client_factory: NodeClientFactory | None = None,
@@ -483,11 +499,12 @@ class ReplicaFetcherManager:
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
 
-    async def run_io(self, fn: Callable[..., Any], *args: Any) -> Any:
+    async def run_io(self, fn: Callable[_P, _T], *args: _P.args, **kwargs: _P.kwargs) -> _T:
         if self._run_io is not None:
-            return await self._run_io(fn, *args)
+            return await self._run_io(fn, *args, **kwargs)
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.replica_manager.io_executor, lambda: fn(*args))
+        call = functools.partial(fn, *args, **kwargs)
+        return await loop.run_in_executor(self.replica_manager.io_executor, call)
 
     def start(self) -> None:
         self._loop = asyncio.get_running_loop()

@@ -41,10 +41,10 @@ import re
 import threading
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from kafkacore.config import BrokerConfig, LogConfig
 from kafkacore.errors import OffsetOutOfRangeError, error_code_for
@@ -68,7 +68,17 @@ from kafkacore.metadata import (
     TopicMetadata,
 )
 from kafkacore.net import NodeClient, broker_client, inter_broker_security
-from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
+from kafkacore.protocol import APIS, ApiKey, ErrorCode
+from kafkacore.protocol.messages.leader_and_isr import LeaderAndIsrRequest, LeaderAndIsrResponse
+from kafkacore.protocol.messages.stop_replica import StopReplicaRequest, StopReplicaResponse
+from kafkacore.protocol.messages.update_metadata import UpdateMetadataRequest
+from kafkacore.protocol.requests import (
+    NO_EPOCH,
+    LeaderAndIsrPartition,
+    leader_and_isr_partition_states,
+    stop_replica_partitions,
+    update_metadata_partition_states,
+)
 from kafkacore.server.delayed import DelayedFetch, FetchPurgatory, ProducePurgatory
 from kafkacore.server.metrics import BrokerMetrics
 from kafkacore.server.partition import (
@@ -84,6 +94,9 @@ from kafkacore.server.partition import (
     UnknownTopicOrPartitionError,
 )
 from kafkacore.server.replication_quota import ReplicationQuota
+
+if TYPE_CHECKING:
+    from kafkacore.server.replica_fetcher import RunIo
 
 __all__ = [
     "INTERNAL_TOPICS",
@@ -104,7 +117,6 @@ _GROUP_METADATA_TOPIC = "__consumer_offsets"
 
 # StopReplica leader epochs that always apply (Kafka's LeaderAndIsr.EpochDuringDelete/NoEpoch)
 _EPOCH_DURING_DELETE = -2
-_NO_EPOCH = -1
 # UpdateMetadata leader of a partition being deleted (LeaderAndIsr.LeaderDuringDelete)
 _LEADER_DURING_DELETE = -2
 _ZERO_UUID = uuid.UUID(int=0)
@@ -124,20 +136,7 @@ class ReplicaFetcherManagerLike(Protocol):
 
     def add_partitions(self, partitions: Mapping[TopicPartition, tuple[int, int, int]]) -> None: ...
 
-    def remove_partitions(self, tps: Any) -> None: ...
-
-
-def _leader_and_isr_partitions(request: Any) -> Iterator[tuple[str, uuid.UUID | None, Any]]:
-    """``(topic, topic id or None, partition state)`` of a LeaderAndIsr request (v0-1
-    ungrouped, v2+ per topic)."""
-    for ps in getattr(request, "ungrouped_partition_states", None) or ():
-        yield ps.topic_name, None, ps
-    for ts in getattr(request, "topic_states", None) or ():
-        topic_id = getattr(ts, "topic_id", None)
-        if topic_id == _ZERO_UUID:
-            topic_id = None
-        for ps in ts.partition_states:
-            yield ts.topic_name, topic_id, ps
+    def remove_partitions(self, tps: Iterable[TopicPartition]) -> None: ...
 
 
 def topic_name_error(name: str) -> str | None:
@@ -915,8 +914,8 @@ class ReplicaManager(MetadataListener):
                 return dict.fromkeys(partitions, int(ErrorCode.COORDINATOR_NOT_AVAILABLE))
             client = broker_client(self.config, broker, f"broker-{self.node_id}-txn-verification")
             self._txn_verification_clients[coordinator_id] = client
-        api = APIS_BY_NAME["AddPartitionsToTxn"]
-        cls: Any = api.request.cls
+        api = APIS[ApiKey.ADD_PARTITIONS_TO_TXN]
+        cls = api.request.cls
         by_topic: dict[str, list[int]] = {}
         for tp in sorted(partitions):
             by_topic.setdefault(tp.topic, []).append(tp.partition)
@@ -935,7 +934,7 @@ class ReplicaManager(MetadataListener):
             ]
         )
         try:
-            response: Any = await client.send(ApiKey(api.key), 4, request)
+            response = await client.send(api, 4, request)
         except (ConnectionError, TimeoutError, OSError) as exc:
             logger.info("Transaction verification with broker %d failed: %s", coordinator_id, exc)
             self._txn_verification_clients.pop(coordinator_id, None)
@@ -989,10 +988,10 @@ class ReplicaManager(MetadataListener):
 
     async def become_leader_or_follower(
         self,
-        request: Any,
+        request: LeaderAndIsrRequest,
         version: int,
         on_leadership_change: LeadershipChange | None = None,
-    ) -> Any:
+    ) -> LeaderAndIsrResponse:
         """LeaderAndIsr (Kafka's ``becomeLeaderOrFollower``): request-wide controller and
         broker epoch checks, then per partition: INCONSISTENT_TOPIC_ID, this broker not a
         replica -> UNKNOWN_TOPIC_OR_PARTITION, a leader epoch not above ours ->
@@ -1001,8 +1000,7 @@ class ReplicaManager(MetadataListener):
         of the new leaders and followers (Kafka's callback from ``KafkaApis``)."""
         loop = asyncio.get_running_loop()
         self._loop = loop
-        response_cls: Any = APIS_BY_NAME["LeaderAndIsr"].response.cls
-        entries = list(_leader_and_isr_partitions(request))
+        entries = list(leader_and_isr_partition_states(request))
         code = self._check_controller(request.controller_epoch, request.broker_epoch)
         errors: dict[tuple[str, int], ErrorCode] = {}
         if code == ErrorCode.NONE and self._topic_config_loader is not None:
@@ -1021,16 +1019,16 @@ class ReplicaManager(MetadataListener):
                 on_leadership_change(new_leaders, new_followers)
         else:
             errors = {(t, ps.partition_index): code for t, _i, ps in entries}
-        return self._leader_and_isr_response(response_cls, version, code, entries, errors)
+        return self._leader_and_isr_response(version, code, entries, errors)
 
     def _leader_and_isr_response(
         self,
-        cls: Any,
         version: int,
         code: ErrorCode,
-        entries: list[tuple[str, uuid.UUID | None, Any]],
+        entries: list[LeaderAndIsrPartition],
         errors: Mapping[tuple[str, int], ErrorCode],
-    ) -> Any:
+    ) -> LeaderAndIsrResponse:
+        cls = LeaderAndIsrResponse
         if version < 5:
             return cls(
                 error_code=code,
@@ -1043,7 +1041,9 @@ class ReplicaManager(MetadataListener):
                     for t, _i, ps in entries
                 ],
             )
-        by_topic: dict[str, tuple[uuid.UUID | None, list[Any]]] = {}
+        by_topic: dict[
+            str, tuple[uuid.UUID | None, list[LeaderAndIsrResponse.LeaderAndIsrPartitionError]]
+        ] = {}
         for t, topic_id, ps in entries:
             by_topic.setdefault(t, (topic_id, []))[1].append(
                 cls.LeaderAndIsrPartitionError(
@@ -1060,7 +1060,7 @@ class ReplicaManager(MetadataListener):
         )
 
     def _apply_leader_and_isr(
-        self, entries: list[tuple[str, uuid.UUID | None, Any]]
+        self, entries: list[LeaderAndIsrPartition]
     ) -> tuple[
         dict[tuple[str, int], ErrorCode],
         list[tuple[TopicPartition, int]],
@@ -1077,7 +1077,7 @@ class ReplicaManager(MetadataListener):
                 ps.leader,
                 ps.leader_epoch,
                 tuple(ps.isr),
-                getattr(ps, "partition_epoch", getattr(ps, "zk_version", 0)),
+                ps.partition_epoch,
             )
             if tp in self._offline_partitions:
                 errors[key] = ErrorCode.KAFKA_STORAGE_ERROR
@@ -1108,7 +1108,7 @@ class ReplicaManager(MetadataListener):
                 if partition is None:
                     config = self.topic_config(topic)
                     log = self.logs.get_or_create_log(
-                        topic, ps.partition_index, config, topic_id, getattr(ps, "is_new", False)
+                        topic, ps.partition_index, config, topic_id, ps.is_new
                     )
                     created = self._new_partition(tp, log)
                     self.update_throttled_replicas(topic, self.cache.topic_configs(topic) or {})
@@ -1161,7 +1161,7 @@ class ReplicaManager(MetadataListener):
             [(p.topic_partition, st.leader_epoch) for p, st in followers],
         )
 
-    def maybe_update_metadata_cache(self, request: Any) -> ErrorCode:
+    def maybe_update_metadata_cache(self, request: UpdateMetadataRequest) -> ErrorCode:
         """UpdateMetadata (Kafka's ``maybeUpdateMetadataCache``): after the controller and
         broker epoch checks, the cache takes the live brokers, the controller and the
         listed partitions' states (leader -2: the partition is dropped)."""
@@ -1173,24 +1173,17 @@ class ReplicaManager(MetadataListener):
         brokers = []
         for b in request.live_brokers:
             endpoints = tuple(
-                (getattr(e, "listener", "") or "PLAINTEXT", e.host, e.port, e.security_protocol)
-                for e in (getattr(b, "endpoints", None) or ())
+                (e.listener or "PLAINTEXT", e.host, e.port, e.security_protocol)
+                for e in b.endpoints
             )
             if endpoints:
                 host, port = endpoints[0][1], endpoints[0][2]
             else:
                 host, port = b.v0_host, b.v0_port
-            brokers.append(BrokerInfo(b.id, host, port, getattr(b, "rack", None), endpoints))
+            brokers.append(BrokerInfo(b.id, host, port, b.rack, endpoints))
         self.cache.set_alive_brokers(brokers)
         topics: dict[str, tuple[uuid.UUID | None, dict[int, PartitionState | None]]] = {}
-        groups: list[tuple[str, uuid.UUID | None, Any]] = []
-        for ps in getattr(request, "ungrouped_partition_states", None) or ():
-            groups.append((ps.topic_name, None, ps))
-        for ts in getattr(request, "topic_states", None) or ():
-            topic_id = getattr(ts, "topic_id", None)
-            for ps in ts.partition_states:
-                groups.append((ts.topic_name, None if topic_id == _ZERO_UUID else topic_id, ps))
-        for topic, topic_id, ps in groups:
+        for topic, topic_id, ps in update_metadata_partition_states(request):
             entry = topics.setdefault(topic, (topic_id, {}))
             if ps.leader == _LEADER_DURING_DELETE:
                 entry[1][ps.partition_index] = None
@@ -1202,24 +1195,14 @@ class ReplicaManager(MetadataListener):
             self.cache.update_partition_states(topic, topic_id, states)
         return ErrorCode.NONE
 
-    async def stop_replicas(self, request: Any, version: int = 4) -> Any:
+    async def stop_replicas(
+        self, request: StopReplicaRequest, version: int = 4
+    ) -> StopReplicaResponse:
         """StopReplica (Kafka's ``stopReplicas``): after the request-wide checks, per
         partition a leader epoch older than ours -> FENCED_LEADER_EPOCH; otherwise the
         fetcher stops and, with ``delete_partition``, the partition and its log go."""
-        response_cls: Any = APIS_BY_NAME["StopReplica"].response.cls
-        entries: list[tuple[str, int, int, bool]] = []
-        for ps in getattr(request, "ungrouped_partitions", None) or ():
-            entries.append(
-                (ps.topic_name, ps.partition_index, _NO_EPOCH, bool(request.delete_partitions))
-            )
-        for ts in getattr(request, "topics", None) or ():
-            for index in ts.partition_indexes:
-                entries.append((ts.name, index, _NO_EPOCH, bool(request.delete_partitions)))
-        for ts in getattr(request, "topic_states", None) or ():
-            for ps in ts.partition_states:
-                entries.append(
-                    (ts.topic_name, ps.partition_index, ps.leader_epoch, ps.delete_partition)
-                )
+        response_cls = StopReplicaResponse
+        entries: list[tuple[str, int, int, bool]] = list(stop_replica_partitions(request))
         code = self._check_controller(request.controller_epoch, request.broker_epoch)
         if code != ErrorCode.NONE:
             return response_cls(error_code=code, partition_errors=[])
@@ -1251,7 +1234,7 @@ class ReplicaManager(MetadataListener):
             partition = self.get_partition(tp)
             if (
                 partition is not None
-                and epoch not in (_EPOCH_DURING_DELETE, _NO_EPOCH)
+                and epoch not in (_EPOCH_DURING_DELETE, NO_EPOCH)
                 and epoch < partition.leader_epoch
             ):
                 errors[(topic, index)] = ErrorCode.FENCED_LEADER_EPOCH
@@ -1277,7 +1260,7 @@ class ReplicaManager(MetadataListener):
     # -- replication: start and stop -------------------------------------------------------
 
     def start_replication(
-        self, *, listener: str | None = None, run_io: Callable[..., Any] | None = None
+        self, *, listener: str | None = None, run_io: RunIo | None = None
     ) -> None:
         """Cluster mode, on the event loop: the replica fetchers, the AlterPartition
         manager (its requests carry :attr:`broker_epoch`), the ``isr-expiration`` task and

@@ -13,13 +13,26 @@ Immutable: thread-safe.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from enum import Enum
+from typing import TYPE_CHECKING, NoReturn
 
-from kafkacore.protocol import ApiKey, RequestHeader
+from kafkacore.protocol import ApiKey, KafkaStruct, RequestHeader
 from kafkacore.server.network import ConnectionInfo
 
-__all__ = ["ANONYMOUS", "KafkaPrincipal", "RequestContext", "SecurityProtocol"]
+if TYPE_CHECKING:
+    from kafkacore.server.services import BrokerServices
+
+__all__ = [
+    "ANONYMOUS",
+    "ApiHandler",
+    "Handler",
+    "HandlerResult",
+    "KafkaPrincipal",
+    "RequestContext",
+    "SecurityProtocol",
+]
 
 
 class SecurityProtocol(str, Enum):
@@ -87,3 +100,18 @@ class RequestContext:
     @property
     def client_id(self) -> str | None:
         return self.header.client_id
+
+
+HandlerResult = KafkaStruct | Awaitable[KafkaStruct]
+"""A handler's answer: the response, or an awaitable of it (work on the I/O threads, a
+delayed operation)."""
+
+Handler = Callable[["BrokerServices", RequestContext, KafkaStruct], HandlerResult]
+"""A request handler as the channel calls it: ``(services, context, request)``. Each handler
+takes its own API's request class (``ProduceRequest``, ...), which is what the codec decodes
+for that API key: :data:`~kafkacore.server.handlers.HANDLERS` states it once."""
+
+ApiHandler = Callable[["BrokerServices", RequestContext, NoReturn], HandlerResult]
+"""A handler of one API, whatever request class it takes (``NoReturn``, the bottom type, is
+a subtype of each): what the tables of handlers hold before
+:data:`~kafkacore.server.handlers.HANDLERS` pairs them with their API keys."""

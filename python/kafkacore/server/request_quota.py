@@ -47,12 +47,22 @@ import contextvars
 import inspect
 import threading
 import time
-from collections.abc import Callable, Generator
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Callable, Generator
+from typing import TYPE_CHECKING, Generic, TypeVar
 
-from kafkacore.protocol import ApiKey
-from kafkacore.server.client_quotas import FETCH
-from kafkacore.server.request_context import RequestContext
+from kafkacore.protocol import ApiKey, KafkaStruct
+from kafkacore.protocol.messages.fetch import FetchRequest, FetchResponse
+from kafkacore.protocol.messages.produce import ProduceRequest
+from kafkacore.protocol.requests import (
+    fetch_replica_id,
+    maybe_set_throttle_time_ms,
+    throttle_time_ms,
+)
+from kafkacore.server.client_quotas import FETCH, ClientQuotaManager
+from kafkacore.server.request_context import Handler, RequestContext
+
+if TYPE_CHECKING:
+    from kafkacore.server.services import BrokerServices
 
 __all__ = [
     "CLIENT_THROTTLES_FROM",
@@ -219,26 +229,27 @@ def io_timed(fn: Callable[[], _T]) -> Callable[[], _T]:
     return timed
 
 
-class _Timed:
+class _Timed(Generic[_T]):
     """Awaits ``awaitable``, adding to ``timer`` the loop's time settled as each of its
     steps ends (the step, and the dispatching that led to it)."""
 
-    def __init__(self, awaitable: Any, timer: _Timer, clock: LoopTime) -> None:
+    def __init__(self, awaitable: Awaitable[_T], timer: _Timer, clock: LoopTime) -> None:
         self._awaitable = awaitable
         self._timer = timer
         self._clock = clock
 
-    def __await__(self) -> Generator[Any, Any, Any]:
+    def __await__(self) -> Generator[object, object, _T]:
         inner = self._awaitable.__await__()
         timer, clock = self._timer, self._clock
-        send: Any = None
+        send: object = None
         error: BaseException | None = None
         while True:
             try:
                 yielded = inner.throw(error) if error is not None else inner.send(send)
             except StopIteration as stop:
                 timer.ns += clock.take()
-                return stop.value
+                result: _T = stop.value  # the awaitable's result
+                return result
             except BaseException:
                 timer.ns += clock.take()
                 raise
@@ -249,28 +260,21 @@ class _Timed:
                 send, error = None, exc
 
 
-def _exempt(context: RequestContext, request: Any) -> bool:
-    key = context.header.api_key
-    if key in EXEMPT_APIS:
+def _exempt(context: RequestContext, request: KafkaStruct) -> bool:
+    if context.header.api_key in EXEMPT_APIS:
         return True
-    if key == ApiKey.FETCH:
-        return _replica_id(request) >= 0
-    return key == ApiKey.PRODUCE and getattr(request, "acks", -1) == 0
-
-
-def _replica_id(request: Any) -> int:
-    state = getattr(request, "replica_state", None)
-    replica = getattr(state, "replica_id", -1) if state is not None else -1
-    return max(replica, getattr(request, "replica_id", -1))
+    if isinstance(request, FetchRequest):
+        return fetch_replica_id(request, context.header.api_version) >= 0
+    return isinstance(request, ProduceRequest) and request.acks == 0
 
 
 async def handle_with_request_quota(
-    services: Any,
+    services: BrokerServices,
     context: RequestContext,
-    handler: Callable[..., Any],
-    request: Any,
+    handler: Handler,
+    request: KafkaStruct,
     connection_time: ConnectionTime | None,
-) -> tuple[Any, Callable[[], object] | None]:
+) -> tuple[KafkaStruct, Callable[[], object] | None]:
     """``handler(services, context, request)`` (awaited if need be) and what the transport
     calls once the response is written (``None``: nothing to record). When some client has
     a ``request_percentage`` quota, the request is charged its connection's time not
@@ -311,12 +315,15 @@ async def handle_with_request_quota(
 
 
 def _throttle(
-    quotas: Any, context: RequestContext, response: Any, throttle_ms: int, user: str, client: str
+    quotas: ClientQuotaManager,
+    context: RequestContext,
+    response: KafkaStruct,
+    throttle_ms: int,
+    user: str,
+    client: str,
 ) -> None:
-    if not hasattr(response, "throttle_time_ms"):
-        return
-    current = int(response.throttle_time_ms or 0)
-    if context.header.api_key == ApiKey.FETCH and current == 0:
+    current = throttle_time_ms(response)
+    if isinstance(response, FetchResponse) and current == 0:
         # a Fetch over its request quota sends no records, and they are not counted
         size = sum(
             len(p.records)
@@ -327,4 +334,4 @@ def _throttle(
         if size:
             quotas.unrecord(FETCH, user, client, size)
         response.responses = []
-    response.throttle_time_ms = max(current, throttle_ms)
+    maybe_set_throttle_time_ms(response, max(current, throttle_ms))

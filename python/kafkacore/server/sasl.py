@@ -37,10 +37,15 @@ import struct
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 from kafkacore.config.defs import ConfigError
-from kafkacore.protocol import APIS, ApiKey, ErrorCode, ProtocolError, decode_request
+from kafkacore.protocol import ApiKey, ErrorCode, KafkaStruct, ProtocolError, decode_request
+from kafkacore.protocol.messages.sasl_authenticate import (
+    SaslAuthenticateRequest,
+    SaslAuthenticateResponse,
+)
+from kafkacore.protocol.messages.sasl_handshake import SaslHandshakeRequest, SaslHandshakeResponse
 from kafkacore.security.jaas import PLAIN_LOGIN_MODULE, SCRAM_LOGIN_MODULE, parse_jaas_config
 from kafkacore.security.plain import PlainAuthenticationError, PlainServer, jaas_users
 from kafkacore.security.scram import (
@@ -50,7 +55,7 @@ from kafkacore.security.scram import (
     ScramServer,
 )
 from kafkacore.server.handlers.unimplemented import error_response
-from kafkacore.server.network import CLOSE, ConnectionInfo, Outcome
+from kafkacore.server.network import CLOSE, ConnectionInfo, Outcome, Part
 
 if TYPE_CHECKING:
     from kafkacore.config import BrokerConfig
@@ -69,8 +74,6 @@ logger = logging.getLogger("kafkacore.sasl")
 SUPPORTED_MECHANISMS: Final = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
 _SIZE = struct.Struct(">i")
 _HEADER_KEY = struct.Struct(">h")
-SaslHandshakeResponse = APIS[ApiKey.SASL_HANDSHAKE].response.cls
-SaslAuthenticateResponse = APIS[ApiKey.SASL_AUTHENTICATE].response.cls
 
 
 @dataclass(frozen=True)
@@ -144,7 +147,7 @@ def sasl_listener_settings(config: BrokerConfig, listener: str) -> SaslListenerS
 
 # what the channel does with a decoded request it should serve normally (ApiVersions)
 Serve = Callable[[bytes, ConnectionInfo], Awaitable[Outcome]]
-Encode = Callable[["RequestHeader", Any], list[Any]]
+Encode = Callable[["RequestHeader", KafkaStruct], list[Part]]
 
 
 class SaslAuthenticator:
@@ -229,7 +232,7 @@ class SaslAuthenticator:
                 outcome = await serve(frame, connection)
                 self.state = self.HANDSHAKE
                 return outcome
-            if api_key != ApiKey.SASL_HANDSHAKE:
+            if not isinstance(request, SaslHandshakeRequest):
                 logger.info(
                     "%s: Unexpected Kafka request of type %s during SASL handshake.",
                     connection.connection_id,
@@ -238,7 +241,7 @@ class SaslAuthenticator:
                 return self._fail(connection, None)
             return self._handshake(header, request, connection, encode)
         if self.state == self.AUTHENTICATE:
-            if api_key != ApiKey.SASL_AUTHENTICATE:
+            if not isinstance(request, SaslAuthenticateRequest):
                 logger.info(
                     "%s: Unexpected Kafka request of type %s during SASL authentication.",
                     connection.connection_id,
@@ -252,7 +255,11 @@ class SaslAuthenticator:
     # -- steps -------------------------------------------------------------------------
 
     def _handshake(
-        self, header: RequestHeader, request: Any, connection: ConnectionInfo, encode: Encode
+        self,
+        header: RequestHeader,
+        request: SaslHandshakeRequest,
+        connection: ConnectionInfo,
+        encode: Encode,
     ) -> Outcome:
         mechanism = request.mechanism
         enabled = list(self.settings.mechanisms)
@@ -299,7 +306,11 @@ class SaslAuthenticator:
         )
 
     def _authenticate(
-        self, header: RequestHeader, request: Any, connection: ConnectionInfo, encode: Encode
+        self,
+        header: RequestHeader,
+        request: SaslAuthenticateRequest,
+        connection: ConnectionInfo,
+        encode: Encode,
     ) -> Outcome:
         try:
             token = self._evaluate(bytes(request.auth_bytes))
@@ -366,7 +377,7 @@ class SaslAuthenticator:
         connection.max_frame_bytes = None
         return lifetime_ms
 
-    def _fail(self, connection: ConnectionInfo, parts: list[Any] | None) -> Outcome:
+    def _fail(self, connection: ConnectionInfo, parts: list[Part] | None) -> Outcome:
         """Kafka's delayed close: the answer (if any) goes after
         ``connection.failed.authentication.delay.ms``, then the connection closes."""
         self.state = self.FAILED

@@ -66,7 +66,7 @@ def offsets_message_text(
         return f"Error at offset {offset}, skipping. {exc.message}", None
 
 
-def _group_metadata_json(schema: MessageSchema, value: dict[str, Any], version: int) -> str:
+def _group_metadata_json(schema: MessageSchema[Any], value: dict[str, Any], version: int) -> str:
     """``prepareGroupMetadataValue``: a consumer group's member subscriptions and
     assignments as ``ConsumerProtocol`` JSON, each left as base64 if it does not parse."""
     if value["protocolType"] != CONSUMER_PROTOCOL_TYPE:
@@ -82,7 +82,7 @@ def _group_metadata_json(schema: MessageSchema, value: dict[str, Any], version: 
     return to_json(schema, value, version, member_bytes)
 
 
-def _consumer_protocol_json(schema: MessageSchema, data: bytes) -> str | None:
+def _consumer_protocol_json(schema: MessageSchema[Any], data: bytes) -> str | None:
     reader = Reader(data)
     try:
         version = reader.int16()

@@ -7,7 +7,7 @@ PRODUCER_FENCED, v3 is flexible, v4 adds TRANSACTION_ABORTABLE; the fields never
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "AddOffsetsToTxnRequest", "AddOffsetsToTxnResponse"]
 
 REQUEST = message(
     "AddOffsetsToTxnRequest",
@@ -34,3 +34,6 @@ RESPONSE = message(
         field("ErrorCode", "int16", "0+"),
     ],
 )
+
+AddOffsetsToTxnRequest = REQUEST.cls
+AddOffsetsToTxnResponse = RESPONSE.cls

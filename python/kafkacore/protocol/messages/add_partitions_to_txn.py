@@ -9,7 +9,7 @@ broker's batched form of KIP-890 (``Transactions`` with ``VerifyOnly``, a top-le
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "AddPartitionsToTxnRequest", "AddPartitionsToTxnResponse"]
 
 _TOPIC = [
     field("Name", "string", "0+"),
@@ -78,3 +78,6 @@ RESPONSE = message(
         "AddPartitionsToTxnTopicResult": _TOPIC_RESULT,
     },
 )
+
+AddPartitionsToTxnRequest = REQUEST.cls
+AddPartitionsToTxnResponse = RESPONSE.cls

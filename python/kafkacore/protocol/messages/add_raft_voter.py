@@ -8,7 +8,7 @@ Version 1 adds ``AckWhenCommitted`` (default true).
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "AddRaftVoterRequest", "AddRaftVoterResponse"]
 
 REQUEST = message(
     "AddRaftVoterRequest",
@@ -47,3 +47,6 @@ RESPONSE = message(
         field("ErrorMessage", "string", "0+", nullable="0+"),
     ],
 )
+
+AddRaftVoterRequest = REQUEST.cls
+AddRaftVoterResponse = RESPONSE.cls

@@ -10,7 +10,7 @@ Declared from the facts of Kafka 3.9's message definitions
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "AllocateProducerIdsRequest", "AllocateProducerIdsResponse"]
 
 REQUEST = message(
     "AllocateProducerIdsRequest",
@@ -37,3 +37,6 @@ RESPONSE = message(
         field("ProducerIdLen", "int32", "0+"),
     ],
 )
+
+AllocateProducerIdsRequest = REQUEST.cls
+AllocateProducerIdsResponse = RESPONSE.cls

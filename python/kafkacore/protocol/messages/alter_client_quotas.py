@@ -7,7 +7,7 @@ name of null is the entity type's default.
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "AlterClientQuotasRequest", "AlterClientQuotasResponse"]
 
 _ENTITY = [
     field("EntityType", "string", "0+"),
@@ -63,3 +63,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+AlterClientQuotasRequest = REQUEST.cls
+AlterClientQuotasResponse = RESPONSE.cls

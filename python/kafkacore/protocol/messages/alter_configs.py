@@ -7,7 +7,7 @@ Declared from the facts of Kafka's message definitions
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "AlterConfigsRequest", "AlterConfigsResponse"]
 
 REQUEST = message(
     "AlterConfigsRequest",
@@ -59,3 +59,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+AlterConfigsRequest = REQUEST.cls
+AlterConfigsResponse = RESPONSE.cls

@@ -7,7 +7,7 @@ and ``AlterPartitionResponse.json``.
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "AlterPartitionRequest", "AlterPartitionResponse"]
 
 REQUEST = message(
     "AlterPartitionRequest",
@@ -85,3 +85,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+AlterPartitionRequest = REQUEST.cls
+AlterPartitionResponse = RESPONSE.cls

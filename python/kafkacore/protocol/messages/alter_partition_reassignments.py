@@ -8,7 +8,12 @@ kafkacore serves v0 (:mod:`kafkacore.protocol.api`).
 
 from kafkacore.protocol.schema import NULL, field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = [
+    "REQUEST",
+    "RESPONSE",
+    "AlterPartitionReassignmentsRequest",
+    "AlterPartitionReassignmentsResponse",
+]
 
 REQUEST = message(
     "AlterPartitionReassignmentsRequest",
@@ -70,3 +75,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+AlterPartitionReassignmentsRequest = REQUEST.cls
+AlterPartitionReassignmentsResponse = RESPONSE.cls

@@ -8,7 +8,7 @@ Declared from the facts of Kafka 4.3.1's message definitions
 
 from kafkacore.protocol.schema import NULL, field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "AlterShareGroupOffsetsRequest", "AlterShareGroupOffsetsResponse"]
 
 REQUEST = message(
     "AlterShareGroupOffsetsRequest",
@@ -69,3 +69,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+AlterShareGroupOffsetsRequest = REQUEST.cls
+AlterShareGroupOffsetsResponse = RESPONSE.cls

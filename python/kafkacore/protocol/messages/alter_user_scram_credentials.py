@@ -8,7 +8,12 @@ Declared from the facts of Kafka's message definitions
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = [
+    "REQUEST",
+    "RESPONSE",
+    "AlterUserScramCredentialsRequest",
+    "AlterUserScramCredentialsResponse",
+]
 
 REQUEST = message(
     "AlterUserScramCredentialsRequest",
@@ -61,3 +66,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+AlterUserScramCredentialsRequest = REQUEST.cls
+AlterUserScramCredentialsResponse = RESPONSE.cls

@@ -7,7 +7,7 @@ Declared from the facts of Kafka's message definitions
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "ApiVersionsRequest", "ApiVersionsResponse"]
 
 REQUEST = message(
     "ApiVersionsRequest",
@@ -68,3 +68,6 @@ RESPONSE = message(
         field("ZkMigrationReady", "bool", "3+", tagged="3+", tag=3, default=False),
     ],
 )
+
+ApiVersionsRequest = REQUEST.cls
+ApiVersionsResponse = RESPONSE.cls

@@ -9,7 +9,7 @@ Declared from the facts of Kafka 4.3.1's message definitions
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "AssignReplicasToDirsRequest", "AssignReplicasToDirsResponse"]
 
 REQUEST = message(
     "AssignReplicasToDirsRequest",
@@ -83,3 +83,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+AssignReplicasToDirsRequest = REQUEST.cls
+AssignReplicasToDirsResponse = RESPONSE.cls

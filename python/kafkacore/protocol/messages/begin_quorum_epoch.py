@@ -8,7 +8,7 @@ Version 1 is flexible and adds the voter key and the leader's endpoints (KIP-853
 
 from kafkacore.protocol.schema import NULL, field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "BeginQuorumEpochRequest", "BeginQuorumEpochResponse"]
 
 REQUEST = message(
     "BeginQuorumEpochRequest",
@@ -92,3 +92,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+BeginQuorumEpochRequest = REQUEST.cls
+BeginQuorumEpochResponse = RESPONSE.cls

@@ -9,7 +9,7 @@ Declared from the facts of Kafka 4.3.1's message definitions
 
 from kafkacore.protocol.schema import NULL, field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "BrokerHeartbeatRequest", "BrokerHeartbeatResponse"]
 
 REQUEST = message(
     "BrokerHeartbeatRequest",
@@ -42,3 +42,6 @@ RESPONSE = message(
         field("ShouldShutDown", "bool", "0+"),
     ],
 )
+
+BrokerHeartbeatRequest = REQUEST.cls
+BrokerHeartbeatResponse = RESPONSE.cls

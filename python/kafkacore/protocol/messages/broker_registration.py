@@ -9,7 +9,7 @@ Declared from the facts of Kafka 4.3.1's message definitions
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "BrokerRegistrationRequest", "BrokerRegistrationResponse"]
 
 REQUEST = message(
     "BrokerRegistrationRequest",
@@ -61,3 +61,6 @@ RESPONSE = message(
         field("BrokerEpoch", "int64", "0+", default=-1),
     ],
 )
+
+BrokerRegistrationRequest = REQUEST.cls
+BrokerRegistrationResponse = RESPONSE.cls

@@ -8,7 +8,7 @@ Declared from the facts of Kafka 4.3.1's message definitions
 
 from kafkacore.protocol.schema import NULL, field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "ConsumerGroupDescribeRequest", "ConsumerGroupDescribeResponse"]
 
 REQUEST = message(
     "ConsumerGroupDescribeRequest",
@@ -75,3 +75,6 @@ RESPONSE = message(
         ],
     },
 )
+
+ConsumerGroupDescribeRequest = REQUEST.cls
+ConsumerGroupDescribeResponse = RESPONSE.cls

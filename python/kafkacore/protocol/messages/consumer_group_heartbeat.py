@@ -9,7 +9,7 @@ Declared from the facts of Kafka 4.3.1's message definitions
 
 from kafkacore.protocol.schema import NULL, field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "ConsumerGroupHeartbeatRequest", "ConsumerGroupHeartbeatResponse"]
 
 REQUEST = message(
     "ConsumerGroupHeartbeatRequest",
@@ -72,3 +72,6 @@ RESPONSE = message(
         ],
     },
 )
+
+ConsumerGroupHeartbeatRequest = REQUEST.cls
+ConsumerGroupHeartbeatResponse = RESPONSE.cls

@@ -9,7 +9,7 @@ API table implements v1-3.
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "ControlledShutdownRequest", "ControlledShutdownResponse"]
 
 REQUEST = message(
     "ControlledShutdownRequest",
@@ -42,3 +42,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+ControlledShutdownRequest = REQUEST.cls
+ControlledShutdownResponse = RESPONSE.cls

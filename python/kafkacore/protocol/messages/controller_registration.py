@@ -8,7 +8,7 @@ Declared from the facts of Kafka 4.3.1's message definitions
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "ControllerRegistrationRequest", "ControllerRegistrationResponse"]
 
 REQUEST = message(
     "ControllerRegistrationRequest",
@@ -56,3 +56,6 @@ RESPONSE = message(
         field("ErrorMessage", "string", "0+", nullable="0+"),
     ],
 )
+
+ControllerRegistrationRequest = REQUEST.cls
+ControllerRegistrationResponse = RESPONSE.cls

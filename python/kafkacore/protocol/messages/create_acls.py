@@ -7,7 +7,7 @@ Declared from the facts of Kafka's message definitions
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "CreateAclsRequest", "CreateAclsResponse"]
 
 REQUEST = message(
     "CreateAclsRequest",
@@ -52,3 +52,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+CreateAclsRequest = REQUEST.cls
+CreateAclsResponse = RESPONSE.cls

@@ -7,7 +7,7 @@ Declared from the facts of Kafka's message definitions
 
 from kafkacore.protocol.schema import NULL, field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "CreatePartitionsRequest", "CreatePartitionsResponse"]
 
 REQUEST = message(
     "CreatePartitionsRequest",
@@ -59,3 +59,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+CreatePartitionsRequest = REQUEST.cls
+CreatePartitionsResponse = RESPONSE.cls

@@ -7,7 +7,7 @@ Declared from the facts of Kafka's message definitions
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "CreateTopicsRequest", "CreateTopicsResponse"]
 
 REQUEST = message(
     "CreateTopicsRequest",
@@ -86,3 +86,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+CreateTopicsRequest = REQUEST.cls
+CreateTopicsResponse = RESPONSE.cls

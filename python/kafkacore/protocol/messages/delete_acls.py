@@ -7,7 +7,7 @@ Declared from the facts of Kafka's message definitions
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "DeleteAclsRequest", "DeleteAclsResponse"]
 
 REQUEST = message(
     "DeleteAclsRequest",
@@ -68,3 +68,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+DeleteAclsRequest = REQUEST.cls
+DeleteAclsResponse = RESPONSE.cls

@@ -7,7 +7,7 @@ Declared from the facts of Kafka's message definitions
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "DeleteGroupsRequest", "DeleteGroupsResponse"]
 
 REQUEST = message(
     "DeleteGroupsRequest",
@@ -39,3 +39,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+DeleteGroupsRequest = REQUEST.cls
+DeleteGroupsResponse = RESPONSE.cls

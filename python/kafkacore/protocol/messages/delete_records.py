@@ -7,7 +7,7 @@ Declared from the facts of Kafka's message definitions
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "DeleteRecordsRequest", "DeleteRecordsResponse"]
 
 REQUEST = message(
     "DeleteRecordsRequest",
@@ -65,3 +65,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+DeleteRecordsRequest = REQUEST.cls
+DeleteRecordsResponse = RESPONSE.cls

@@ -8,7 +8,12 @@ Declared from the facts of Kafka 4.3.1's message definitions
 
 from kafkacore.protocol.schema import NULL, field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = [
+    "REQUEST",
+    "RESPONSE",
+    "DeleteShareGroupOffsetsRequest",
+    "DeleteShareGroupOffsetsResponse",
+]
 
 REQUEST = message(
     "DeleteShareGroupOffsetsRequest",
@@ -52,3 +57,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+DeleteShareGroupOffsetsRequest = REQUEST.cls
+DeleteShareGroupOffsetsResponse = RESPONSE.cls

@@ -9,7 +9,7 @@ Declared from the facts of Kafka 4.3.1's message definitions
 
 from kafkacore.protocol.schema import NULL, field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "DeleteShareGroupStateRequest", "DeleteShareGroupStateResponse"]
 
 REQUEST = message(
     "DeleteShareGroupStateRequest",
@@ -65,3 +65,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+DeleteShareGroupStateRequest = REQUEST.cls
+DeleteShareGroupStateResponse = RESPONSE.cls

@@ -7,7 +7,7 @@ Declared from the facts of Kafka's message definitions
 
 from kafkacore.protocol.schema import NULL, field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "DeleteTopicsRequest", "DeleteTopicsResponse"]
 
 REQUEST = message(
     "DeleteTopicsRequest",
@@ -51,3 +51,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+DeleteTopicsRequest = REQUEST.cls
+DeleteTopicsResponse = RESPONSE.cls

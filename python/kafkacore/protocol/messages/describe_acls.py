@@ -7,7 +7,7 @@ Declared from the facts of Kafka's message definitions
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "DescribeAclsRequest", "DescribeAclsResponse"]
 
 REQUEST = message(
     "DescribeAclsRequest",
@@ -59,3 +59,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+DescribeAclsRequest = REQUEST.cls
+DescribeAclsResponse = RESPONSE.cls

@@ -7,7 +7,7 @@ Declared from the facts of Kafka's message definitions
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "DescribeClientQuotasRequest", "DescribeClientQuotasResponse"]
 
 REQUEST = message(
     "DescribeClientQuotasRequest",
@@ -68,3 +68,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+DescribeClientQuotasRequest = REQUEST.cls
+DescribeClientQuotasResponse = RESPONSE.cls

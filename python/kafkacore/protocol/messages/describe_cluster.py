@@ -8,7 +8,7 @@ Declared from the facts of Kafka 4.3.1's message definitions
 
 from kafkacore.protocol.schema import NULL, field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "DescribeClusterRequest", "DescribeClusterResponse"]
 
 REQUEST = message(
     "DescribeClusterRequest",
@@ -51,3 +51,6 @@ RESPONSE = message(
         field("ClusterAuthorizedOperations", "int32", "0+", default=-2147483648),
     ],
 )
+
+DescribeClusterRequest = REQUEST.cls
+DescribeClusterResponse = RESPONSE.cls

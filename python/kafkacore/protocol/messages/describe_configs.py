@@ -7,7 +7,7 @@ Declared from the facts of Kafka's message definitions
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "DescribeConfigsRequest", "DescribeConfigsResponse"]
 
 REQUEST = message(
     "DescribeConfigsRequest",
@@ -76,3 +76,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+DescribeConfigsRequest = REQUEST.cls
+DescribeConfigsResponse = RESPONSE.cls

@@ -8,7 +8,7 @@ Declared from the facts of Kafka 4.3.1's message definitions
 
 from kafkacore.protocol.schema import NULL, field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "DescribeGroupsRequest", "DescribeGroupsResponse"]
 
 REQUEST = message(
     "DescribeGroupsRequest",
@@ -59,3 +59,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+DescribeGroupsRequest = REQUEST.cls
+DescribeGroupsResponse = RESPONSE.cls

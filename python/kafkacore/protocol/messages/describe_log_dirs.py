@@ -8,7 +8,7 @@ Declared from the facts of Kafka 4.3.1's message definitions
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "DescribeLogDirsRequest", "DescribeLogDirsResponse"]
 
 REQUEST = message(
     "DescribeLogDirsRequest",
@@ -72,3 +72,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+DescribeLogDirsRequest = REQUEST.cls
+DescribeLogDirsResponse = RESPONSE.cls

@@ -8,7 +8,7 @@ and ``DescribeProducersResponse.json``.
 
 from kafkacore.protocol.schema import NULL, field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "DescribeProducersRequest", "DescribeProducersResponse"]
 
 REQUEST = message(
     "DescribeProducersRequest",
@@ -70,3 +70,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+DescribeProducersRequest = REQUEST.cls
+DescribeProducersResponse = RESPONSE.cls

@@ -9,7 +9,7 @@ nodes' listeners and replica directory ids (KIP-853).
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "DescribeQuorumRequest", "DescribeQuorumResponse"]
 
 REQUEST = message(
     "DescribeQuorumRequest",
@@ -98,3 +98,6 @@ RESPONSE = message(
         ],
     },
 )
+
+DescribeQuorumRequest = REQUEST.cls
+DescribeQuorumResponse = RESPONSE.cls

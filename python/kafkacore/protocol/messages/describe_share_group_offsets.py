@@ -9,7 +9,12 @@ Declared from the facts of Kafka 4.3.1's message definitions
 
 from kafkacore.protocol.schema import NULL, field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = [
+    "REQUEST",
+    "RESPONSE",
+    "DescribeShareGroupOffsetsRequest",
+    "DescribeShareGroupOffsetsResponse",
+]
 
 REQUEST = message(
     "DescribeShareGroupOffsetsRequest",
@@ -81,3 +86,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+DescribeShareGroupOffsetsRequest = REQUEST.cls
+DescribeShareGroupOffsetsResponse = RESPONSE.cls

@@ -8,7 +8,12 @@ Declared from the facts of Kafka 4.3.1's message definitions
 
 from kafkacore.protocol.schema import NULL, field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = [
+    "REQUEST",
+    "RESPONSE",
+    "DescribeTopicPartitionsRequest",
+    "DescribeTopicPartitionsResponse",
+]
 
 REQUEST = message(
     "DescribeTopicPartitionsRequest",
@@ -95,3 +100,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+DescribeTopicPartitionsRequest = REQUEST.cls
+DescribeTopicPartitionsResponse = RESPONSE.cls

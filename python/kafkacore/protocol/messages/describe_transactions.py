@@ -7,7 +7,7 @@ Declared from the facts of Kafka's message definitions
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "DescribeTransactionsRequest", "DescribeTransactionsResponse"]
 
 REQUEST = message(
     "DescribeTransactionsRequest",
@@ -53,3 +53,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+DescribeTransactionsRequest = REQUEST.cls
+DescribeTransactionsResponse = RESPONSE.cls

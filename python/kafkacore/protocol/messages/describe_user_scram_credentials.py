@@ -8,7 +8,12 @@ Declared from the facts of Kafka's message definitions
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = [
+    "REQUEST",
+    "RESPONSE",
+    "DescribeUserScramCredentialsRequest",
+    "DescribeUserScramCredentialsResponse",
+]
 
 REQUEST = message(
     "DescribeUserScramCredentialsRequest",
@@ -58,3 +63,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+DescribeUserScramCredentialsRequest = REQUEST.cls
+DescribeUserScramCredentialsResponse = RESPONSE.cls

@@ -7,7 +7,7 @@ Declared from the facts of Kafka's message definitions
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "ElectLeadersRequest", "ElectLeadersResponse"]
 
 REQUEST = message(
     "ElectLeadersRequest",
@@ -60,3 +60,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+ElectLeadersRequest = REQUEST.cls
+ElectLeadersResponse = RESPONSE.cls

@@ -9,7 +9,7 @@ successors and adds the leader's endpoints (KIP-853).
 
 from kafkacore.protocol.schema import NULL, field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "EndQuorumEpochRequest", "EndQuorumEpochResponse"]
 
 REQUEST = message(
     "EndQuorumEpochRequest",
@@ -101,3 +101,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+EndQuorumEpochRequest = REQUEST.cls
+EndQuorumEpochResponse = RESPONSE.cls

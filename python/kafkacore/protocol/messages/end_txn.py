@@ -7,7 +7,7 @@ ProducerId/ProducerEpoch. kafkacore serves v0-4 (:mod:`kafkacore.protocol.api`).
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "EndTxnRequest", "EndTxnResponse"]
 
 REQUEST = message(
     "EndTxnRequest",
@@ -36,3 +36,6 @@ RESPONSE = message(
         field("ProducerEpoch", "int16", "5+", default=-1),
     ],
 )
+
+EndTxnRequest = REQUEST.cls
+EndTxnResponse = RESPONSE.cls

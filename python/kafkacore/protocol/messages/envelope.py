@@ -13,7 +13,14 @@ Declared from the facts of Kafka 4.3.1's message definitions ``EnvelopeRequest.j
 
 from kafkacore.protocol.schema import NULL, field, message
 
-__all__ = ["PRINCIPAL", "REQUEST", "RESPONSE"]
+__all__ = [
+    "PRINCIPAL",
+    "REQUEST",
+    "RESPONSE",
+    "DefaultPrincipalData",
+    "EnvelopeRequest",
+    "EnvelopeResponse",
+]
 
 REQUEST = message(
     "EnvelopeRequest",
@@ -52,3 +59,7 @@ PRINCIPAL = message(
         field("TokenAuthenticated", "bool", "0+"),
     ],
 )
+
+EnvelopeRequest = REQUEST.cls
+EnvelopeResponse = RESPONSE.cls
+DefaultPrincipalData = PRINCIPAL.cls

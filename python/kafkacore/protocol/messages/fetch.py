@@ -7,7 +7,7 @@ serves v4-17 (:mod:`kafkacore.protocol.api`).
 
 from kafkacore.protocol.schema import NULL, field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "FetchRequest", "FetchResponse"]
 
 REQUEST = message(
     "FetchRequest",
@@ -171,3 +171,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+FetchRequest = REQUEST.cls
+FetchResponse = RESPONSE.cls

@@ -8,7 +8,7 @@ Version 1 adds the follower's directory id and the leader's endpoints (KIP-853).
 
 from kafkacore.protocol.schema import NULL, field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "FetchSnapshotRequest", "FetchSnapshotResponse"]
 
 REQUEST = message(
     "FetchSnapshotRequest",
@@ -114,3 +114,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+FetchSnapshotRequest = REQUEST.cls
+FetchSnapshotResponse = RESPONSE.cls

@@ -8,7 +8,7 @@ TRANSACTION_ABORTABLE, v6 the SHARE key type of KIP-932). kafkacore serves v0-4
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "FindCoordinatorRequest", "FindCoordinatorResponse"]
 
 REQUEST = message(
     "FindCoordinatorRequest",
@@ -51,3 +51,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+FindCoordinatorRequest = REQUEST.cls
+FindCoordinatorResponse = RESPONSE.cls

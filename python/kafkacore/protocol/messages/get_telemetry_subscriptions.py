@@ -8,7 +8,12 @@ Declared from the facts of Kafka 4.3.1's message definitions
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = [
+    "REQUEST",
+    "RESPONSE",
+    "GetTelemetrySubscriptionsRequest",
+    "GetTelemetrySubscriptionsResponse",
+]
 
 REQUEST = message(
     "GetTelemetrySubscriptionsRequest",
@@ -39,3 +44,6 @@ RESPONSE = message(
         field("RequestedMetrics", "[]string", "0+"),
     ],
 )
+
+GetTelemetrySubscriptionsRequest = REQUEST.cls
+GetTelemetrySubscriptionsResponse = RESPONSE.cls

@@ -7,7 +7,7 @@ Declared from the facts of Kafka's message definitions
 
 from kafkacore.protocol.schema import NULL, field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "HeartbeatRequest", "HeartbeatResponse"]
 
 REQUEST = message(
     "HeartbeatRequest",
@@ -34,3 +34,6 @@ RESPONSE = message(
         field("ErrorCode", "int16", "0+"),
     ],
 )
+
+HeartbeatRequest = REQUEST.cls
+HeartbeatResponse = RESPONSE.cls

@@ -7,7 +7,12 @@ Declared from the facts of Kafka's message definitions
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = [
+    "REQUEST",
+    "RESPONSE",
+    "IncrementalAlterConfigsRequest",
+    "IncrementalAlterConfigsResponse",
+]
 
 REQUEST = message(
     "IncrementalAlterConfigsRequest",
@@ -60,3 +65,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+IncrementalAlterConfigsRequest = REQUEST.cls
+IncrementalAlterConfigsResponse = RESPONSE.cls

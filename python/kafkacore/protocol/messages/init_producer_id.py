@@ -8,7 +8,7 @@ of KIP-939, is ``latestVersionUnstable``). kafkacore serves v0-5
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "InitProducerIdRequest", "InitProducerIdResponse"]
 
 REQUEST = message(
     "InitProducerIdRequest",
@@ -41,3 +41,6 @@ RESPONSE = message(
         field("OngoingTxnProducerEpoch", "int16", "6+", default=-1),
     ],
 )
+
+InitProducerIdRequest = REQUEST.cls
+InitProducerIdResponse = RESPONSE.cls

@@ -9,7 +9,12 @@ Declared from the facts of Kafka 4.3.1's message definitions
 
 from kafkacore.protocol.schema import NULL, field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = [
+    "REQUEST",
+    "RESPONSE",
+    "InitializeShareGroupStateRequest",
+    "InitializeShareGroupStateResponse",
+]
 
 REQUEST = message(
     "InitializeShareGroupStateRequest",
@@ -67,3 +72,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+InitializeShareGroupStateRequest = REQUEST.cls
+InitializeShareGroupStateResponse = RESPONSE.cls

@@ -7,7 +7,7 @@ Declared from the facts of Kafka's message definitions
 
 from kafkacore.protocol.schema import NULL, field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "JoinGroupRequest", "JoinGroupResponse"]
 
 REQUEST = message(
     "JoinGroupRequest",
@@ -62,3 +62,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+JoinGroupRequest = REQUEST.cls
+JoinGroupResponse = RESPONSE.cls

@@ -8,7 +8,7 @@ and ``LeaderAndIsrResponse.json``. Kafka's ``isKRaftController`` is the attribut
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "LeaderAndIsrRequest", "LeaderAndIsrResponse"]
 
 _PARTITION_STATE = [
     field("TopicName", "string", "0-1"),
@@ -89,3 +89,6 @@ RESPONSE = message(
         ]
     },
 )
+
+LeaderAndIsrRequest = REQUEST.cls
+LeaderAndIsrResponse = RESPONSE.cls

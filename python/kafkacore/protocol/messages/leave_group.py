@@ -7,7 +7,7 @@ Declared from the facts of Kafka's message definitions
 
 from kafkacore.protocol.schema import NULL, field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "LeaveGroupRequest", "LeaveGroupResponse"]
 
 REQUEST = message(
     "LeaveGroupRequest",
@@ -52,3 +52,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+LeaveGroupRequest = REQUEST.cls
+LeaveGroupResponse = RESPONSE.cls

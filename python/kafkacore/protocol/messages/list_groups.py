@@ -7,7 +7,7 @@ Declared from the facts of Kafka's message definitions
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "ListGroupsRequest", "ListGroupsResponse"]
 
 REQUEST = message(
     "ListGroupsRequest",
@@ -43,3 +43,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+ListGroupsRequest = REQUEST.cls
+ListGroupsResponse = RESPONSE.cls

@@ -8,7 +8,7 @@ serves v1-7 (:mod:`kafkacore.protocol.api`).
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "ListOffsetsRequest", "ListOffsetsResponse"]
 
 REQUEST = message(
     "ListOffsetsRequest",
@@ -71,3 +71,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+ListOffsetsRequest = REQUEST.cls
+ListOffsetsResponse = RESPONSE.cls

@@ -7,7 +7,12 @@ Declared from the facts of Kafka's message definitions
 
 from kafkacore.protocol.schema import NULL, field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = [
+    "REQUEST",
+    "RESPONSE",
+    "ListPartitionReassignmentsRequest",
+    "ListPartitionReassignmentsResponse",
+]
 
 REQUEST = message(
     "ListPartitionReassignmentsRequest",
@@ -62,3 +67,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+ListPartitionReassignmentsRequest = REQUEST.cls
+ListPartitionReassignmentsResponse = RESPONSE.cls

@@ -8,7 +8,7 @@ request's DurationFilter, v2 its TransactionalIdPattern). kafkacore serves v0-1
 
 from kafkacore.protocol.schema import NULL, field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "ListTransactionsRequest", "ListTransactionsResponse"]
 
 REQUEST = message(
     "ListTransactionsRequest",
@@ -46,3 +46,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+ListTransactionsRequest = REQUEST.cls
+ListTransactionsResponse = RESPONSE.cls

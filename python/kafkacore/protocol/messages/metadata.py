@@ -7,7 +7,7 @@ and ``MetadataResponse.json`` (v13: a top-level ``ErrorCode``). kafkacore serves
 
 from kafkacore.protocol.schema import NULL, field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "MetadataRequest", "MetadataResponse"]
 
 REQUEST = message(
     "MetadataRequest",
@@ -83,3 +83,6 @@ RESPONSE = message(
         field("ErrorCode", "int16", "13+"),
     ],
 )
+
+MetadataRequest = REQUEST.cls
+MetadataResponse = RESPONSE.cls

@@ -7,7 +7,7 @@ KIP-848/KIP-1251). kafkacore serves v2-9 (:mod:`kafkacore.protocol.api`).
 
 from kafkacore.protocol.schema import NULL, field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "OffsetCommitRequest", "OffsetCommitResponse"]
 
 REQUEST = message(
     "OffsetCommitRequest",
@@ -72,3 +72,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+OffsetCommitRequest = REQUEST.cls
+OffsetCommitResponse = RESPONSE.cls

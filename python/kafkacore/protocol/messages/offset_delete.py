@@ -7,7 +7,7 @@ Declared from the facts of Kafka's message definitions
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "OffsetDeleteRequest", "OffsetDeleteResponse"]
 
 REQUEST = message(
     "OffsetDeleteRequest",
@@ -64,3 +64,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+OffsetDeleteRequest = REQUEST.cls
+OffsetDeleteResponse = RESPONSE.cls

@@ -7,7 +7,7 @@ and ``OffsetFetchResponse.json`` (v10 names topics by id). kafkacore serves v1-9
 
 from kafkacore.protocol.schema import NULL, field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "OffsetFetchRequest", "OffsetFetchResponse"]
 
 REQUEST = message(
     "OffsetFetchRequest",
@@ -113,3 +113,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+OffsetFetchRequest = REQUEST.cls
+OffsetFetchResponse = RESPONSE.cls

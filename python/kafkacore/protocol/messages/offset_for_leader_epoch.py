@@ -7,7 +7,7 @@ Declared from the facts of Kafka's message definitions
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "OffsetForLeaderEpochRequest", "OffsetForLeaderEpochResponse"]
 
 REQUEST = message(
     "OffsetForLeaderEpochRequest",
@@ -67,3 +67,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+OffsetForLeaderEpochRequest = REQUEST.cls
+OffsetForLeaderEpochResponse = RESPONSE.cls

@@ -7,7 +7,7 @@ by id). kafkacore serves v3-11 and advertises v0-11 (:mod:`kafkacore.protocol.ap
 
 from kafkacore.protocol.schema import NULL, field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "ProduceRequest", "ProduceResponse"]
 
 REQUEST = message(
     "ProduceRequest",
@@ -111,3 +111,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+ProduceRequest = REQUEST.cls
+ProduceResponse = RESPONSE.cls

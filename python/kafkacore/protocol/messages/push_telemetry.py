@@ -8,7 +8,7 @@ Declared from the facts of Kafka 4.3.1's message definitions
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "PushTelemetryRequest", "PushTelemetryResponse"]
 
 REQUEST = message(
     "PushTelemetryRequest",
@@ -36,3 +36,6 @@ RESPONSE = message(
         field("ErrorCode", "int16", "0+"),
     ],
 )
+
+PushTelemetryRequest = REQUEST.cls
+PushTelemetryResponse = RESPONSE.cls

@@ -15,8 +15,9 @@ Declared from the facts of Kafka 4.3.1's ``LeaderChangeMessage.json``,
 from __future__ import annotations
 
 from enum import IntEnum
+from typing import Any
 
-from kafkacore.protocol.schema import field, message
+from kafkacore.protocol.schema import MessageSchema, field, message
 
 __all__ = [
     "CONTROL_RECORD_KEY",
@@ -27,6 +28,12 @@ __all__ = [
     "SNAPSHOT_FOOTER",
     "SNAPSHOT_HEADER",
     "ControlRecordType",
+    "ControlRecordTypeSchema",
+    "KRaftVersionRecord",
+    "LeaderChangeMessage",
+    "SnapshotFooterRecord",
+    "SnapshotHeaderRecord",
+    "VotersRecord",
 ]
 
 
@@ -149,7 +156,7 @@ KRAFT_VOTERS = message(
     ],
 )
 
-CONTROL_VALUES = {
+CONTROL_VALUES: dict[ControlRecordType, MessageSchema[Any]] = {
     ControlRecordType.LEADER_CHANGE: LEADER_CHANGE,
     ControlRecordType.SNAPSHOT_HEADER: SNAPSHOT_HEADER,
     ControlRecordType.SNAPSHOT_FOOTER: SNAPSHOT_FOOTER,
@@ -157,3 +164,10 @@ CONTROL_VALUES = {
     ControlRecordType.KRAFT_VOTERS: KRAFT_VOTERS,
 }
 """The value schema of each KRaft control record type."""
+
+ControlRecordTypeSchema = CONTROL_RECORD_KEY.cls
+LeaderChangeMessage = LEADER_CHANGE.cls
+SnapshotHeaderRecord = SNAPSHOT_HEADER.cls
+SnapshotFooterRecord = SNAPSHOT_FOOTER.cls
+KRaftVersionRecord = KRAFT_VERSION.cls
+VotersRecord = KRAFT_VOTERS.cls

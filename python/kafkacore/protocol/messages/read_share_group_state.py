@@ -9,7 +9,7 @@ Declared from the facts of Kafka 4.3.1's message definitions
 
 from kafkacore.protocol.schema import NULL, field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "ReadShareGroupStateRequest", "ReadShareGroupStateResponse"]
 
 REQUEST = message(
     "ReadShareGroupStateRequest",
@@ -79,3 +79,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+ReadShareGroupStateRequest = REQUEST.cls
+ReadShareGroupStateResponse = RESPONSE.cls

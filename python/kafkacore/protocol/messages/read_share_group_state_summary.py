@@ -9,7 +9,12 @@ Declared from the facts of Kafka 4.3.1's message definitions
 
 from kafkacore.protocol.schema import NULL, field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = [
+    "REQUEST",
+    "RESPONSE",
+    "ReadShareGroupStateSummaryRequest",
+    "ReadShareGroupStateSummaryResponse",
+]
 
 REQUEST = message(
     "ReadShareGroupStateSummaryRequest",
@@ -70,3 +75,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+ReadShareGroupStateSummaryRequest = REQUEST.cls
+ReadShareGroupStateSummaryResponse = RESPONSE.cls

@@ -6,7 +6,7 @@ Declared from the facts of Kafka 4.3.1's message definitions ``RemoveRaftVoterRe
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "RemoveRaftVoterRequest", "RemoveRaftVoterResponse"]
 
 REQUEST = message(
     "RemoveRaftVoterRequest",
@@ -33,3 +33,6 @@ RESPONSE = message(
         field("ErrorMessage", "string", "0+", nullable="0+"),
     ],
 )
+
+RemoveRaftVoterRequest = REQUEST.cls
+RemoveRaftVoterResponse = RESPONSE.cls

@@ -7,7 +7,7 @@ Declared from the facts of Kafka's message definitions
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "SaslAuthenticateRequest", "SaslAuthenticateResponse"]
 
 REQUEST = message(
     "SaslAuthenticateRequest",
@@ -33,3 +33,6 @@ RESPONSE = message(
         field("SessionLifetimeMs", "int64", "1+", default=0),
     ],
 )
+
+SaslAuthenticateRequest = REQUEST.cls
+SaslAuthenticateResponse = RESPONSE.cls

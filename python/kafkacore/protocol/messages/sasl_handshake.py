@@ -7,7 +7,7 @@ Declared from the facts of Kafka's message definitions
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "SaslHandshakeRequest", "SaslHandshakeResponse"]
 
 REQUEST = message(
     "SaslHandshakeRequest",
@@ -31,3 +31,6 @@ RESPONSE = message(
         field("Mechanisms", "[]string", "0+"),
     ],
 )
+
+SaslHandshakeRequest = REQUEST.cls
+SaslHandshakeResponse = RESPONSE.cls

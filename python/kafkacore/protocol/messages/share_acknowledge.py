@@ -8,7 +8,7 @@ Declared from the facts of Kafka 4.3.1's message definitions
 
 from kafkacore.protocol.schema import NULL, field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "ShareAcknowledgeRequest", "ShareAcknowledgeResponse"]
 
 REQUEST = message(
     "ShareAcknowledgeRequest",
@@ -101,3 +101,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+ShareAcknowledgeRequest = REQUEST.cls
+ShareAcknowledgeResponse = RESPONSE.cls

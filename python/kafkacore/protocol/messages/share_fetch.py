@@ -9,7 +9,7 @@ Declared from the facts of Kafka 4.3.1's message definitions
 
 from kafkacore.protocol.schema import NULL, field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "ShareFetchRequest", "ShareFetchResponse"]
 
 REQUEST = message(
     "ShareFetchRequest",
@@ -137,3 +137,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+ShareFetchRequest = REQUEST.cls
+ShareFetchResponse = RESPONSE.cls

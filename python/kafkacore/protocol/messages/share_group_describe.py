@@ -8,7 +8,7 @@ Declared from the facts of Kafka 4.3.1's message definitions
 
 from kafkacore.protocol.schema import NULL, field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "ShareGroupDescribeRequest", "ShareGroupDescribeResponse"]
 
 REQUEST = message(
     "ShareGroupDescribeRequest",
@@ -71,3 +71,6 @@ RESPONSE = message(
         ],
     },
 )
+
+ShareGroupDescribeRequest = REQUEST.cls
+ShareGroupDescribeResponse = RESPONSE.cls

@@ -8,7 +8,7 @@ Declared from the facts of Kafka 4.3.1's message definitions
 
 from kafkacore.protocol.schema import NULL, field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "ShareGroupHeartbeatRequest", "ShareGroupHeartbeatResponse"]
 
 REQUEST = message(
     "ShareGroupHeartbeatRequest",
@@ -56,3 +56,6 @@ RESPONSE = message(
         ],
     },
 )
+
+ShareGroupHeartbeatRequest = REQUEST.cls
+ShareGroupHeartbeatResponse = RESPONSE.cls

@@ -8,7 +8,7 @@ and ``StopReplicaResponse.json``. Kafka's ``isKRaftController`` is the attribute
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "StopReplicaRequest", "StopReplicaResponse"]
 
 REQUEST = message(
     "StopReplicaRequest",
@@ -81,3 +81,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+StopReplicaRequest = REQUEST.cls
+StopReplicaResponse = RESPONSE.cls

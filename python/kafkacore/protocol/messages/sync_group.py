@@ -7,7 +7,7 @@ Declared from the facts of Kafka's message definitions
 
 from kafkacore.protocol.schema import NULL, field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "SyncGroupRequest", "SyncGroupResponse"]
 
 REQUEST = message(
     "SyncGroupRequest",
@@ -48,3 +48,6 @@ RESPONSE = message(
         field("Assignment", "bytes", "0+"),
     ],
 )
+
+SyncGroupRequest = REQUEST.cls
+SyncGroupResponse = RESPONSE.cls

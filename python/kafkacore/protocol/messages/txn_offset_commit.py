@@ -11,7 +11,7 @@ does not do yet: it serves v0-4 (:mod:`kafkacore.protocol.api`).
 
 from kafkacore.protocol.schema import NULL, field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "TxnOffsetCommitRequest", "TxnOffsetCommitResponse"]
 
 REQUEST = message(
     "TxnOffsetCommitRequest",
@@ -76,3 +76,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+TxnOffsetCommitRequest = REQUEST.cls
+TxnOffsetCommitResponse = RESPONSE.cls

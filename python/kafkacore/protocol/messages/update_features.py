@@ -9,7 +9,7 @@ Declared from the facts of Kafka 4.3.1's message definitions
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "UpdateFeaturesRequest", "UpdateFeaturesResponse"]
 
 REQUEST = message(
     "UpdateFeaturesRequest",
@@ -56,3 +56,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+UpdateFeaturesRequest = REQUEST.cls
+UpdateFeaturesResponse = RESPONSE.cls

@@ -8,7 +8,7 @@ and ``UpdateMetadataResponse.json``. Kafka's ``isKRaftController`` is the attrib
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "UpdateMetadataRequest", "UpdateMetadataResponse"]
 
 REQUEST = message(
     "UpdateMetadataRequest",
@@ -79,3 +79,6 @@ RESPONSE = message(
     flexible="6+",
     fields=[field("ErrorCode", "int16", "0+")],
 )
+
+UpdateMetadataRequest = REQUEST.cls
+UpdateMetadataResponse = RESPONSE.cls

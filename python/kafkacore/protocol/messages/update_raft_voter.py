@@ -6,7 +6,7 @@ Declared from the facts of Kafka 4.3.1's message definitions ``UpdateRaftVoterRe
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "UpdateRaftVoterRequest", "UpdateRaftVoterResponse"]
 
 REQUEST = message(
     "UpdateRaftVoterRequest",
@@ -65,3 +65,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+UpdateRaftVoterRequest = REQUEST.cls
+UpdateRaftVoterResponse = RESPONSE.cls

@@ -9,7 +9,7 @@ sender the replica instead of the candidate (KIP-996).
 
 from kafkacore.protocol.schema import NULL, field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "VoteRequest", "VoteResponse"]
 
 REQUEST = message(
     "VoteRequest",
@@ -88,3 +88,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+VoteRequest = REQUEST.cls
+VoteResponse = RESPONSE.cls

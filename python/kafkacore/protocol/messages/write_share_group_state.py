@@ -9,7 +9,7 @@ Declared from the facts of Kafka 4.3.1's message definitions
 
 from kafkacore.protocol.schema import NULL, field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "WriteShareGroupStateRequest", "WriteShareGroupStateResponse"]
 
 REQUEST = message(
     "WriteShareGroupStateRequest",
@@ -80,3 +80,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+WriteShareGroupStateRequest = REQUEST.cls
+WriteShareGroupStateResponse = RESPONSE.cls

@@ -11,7 +11,7 @@ dropped and 3.9 brokers still send). kafkacore serves v0-1
 
 from kafkacore.protocol.schema import field, message
 
-__all__ = ["REQUEST", "RESPONSE"]
+__all__ = ["REQUEST", "RESPONSE", "WriteTxnMarkersRequest", "WriteTxnMarkersResponse"]
 
 REQUEST = message(
     "WriteTxnMarkersRequest",
@@ -78,3 +78,6 @@ RESPONSE = message(
         ),
     ],
 )
+
+WriteTxnMarkersRequest = REQUEST.cls
+WriteTxnMarkersResponse = RESPONSE.cls

@@ -29,11 +29,17 @@ import asyncio
 import logging
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from kafkacore.coordinator import records as recs
-from kafkacore.coordinator.assignor import ASSIGNORS, PartitionAssignor, PartitionAssignorError
+from kafkacore.coordinator.assignor import (
+    ASSIGNORS,
+    PartitionAssignor,
+    PartitionAssignorError,
+    Partitions,
+    SubscriptionType,
+)
 from kafkacore.coordinator.consumer_group import (
     LEAVE_GROUP_MEMBER_EPOCH,
     LEAVE_GROUP_STATIC_MEMBER_EPOCH,
@@ -61,7 +67,9 @@ from kafkacore.coordinator.consumer_group import (
     topic_hash,
 )
 from kafkacore.coordinator.runtime import append_error_code
+from kafkacore.metadata import MetadataCache
 from kafkacore.protocol import ErrorCode
+from kafkacore.protocol.messages.consumer_group_heartbeat import ConsumerGroupHeartbeatRequest
 
 if TYPE_CHECKING:
     from kafkacore.server.group.coordinator import GroupCoordinator
@@ -70,12 +78,15 @@ if TYPE_CHECKING:
 __all__ = [
     "CacheImage",
     "ConsumerGroupCoordinator",
+    "GroupDescription",
     "GroupError",
     "HeartbeatResponse",
     "compile_regex",
     "group_version",
     "session_key",
 ]
+
+_T = TypeVar("_T")
 
 logger = logging.getLogger("kafkacore.server.group")
 
@@ -110,6 +121,23 @@ class HeartbeatResponse:
     assignment: list[tuple[uuid.UUID, list[int]]] | None = None
 
 
+@dataclass
+class GroupDescription:
+    """One group as ConsumerGroupDescribe describes it (``ConsumerGroup.asDescribedGroup``),
+    or its error (``error_code`` set; the rest left empty)."""
+
+    group_id: str
+    error_code: int = 0
+    error_message: str | None = None
+    group_state: str = ""
+    group_epoch: int = 0
+    assignment_epoch: int = 0
+    assignor_name: str = ""
+    members: list[ConsumerGroupMember] = field(default_factory=list)
+    #: each member's target assignment, by member id
+    targets: dict[str, Partitions] = field(default_factory=dict)
+
+
 def _java_trim_empty(value: str | None) -> bool:
     """Kafka's ``throwIfEmptyString`` test: non-null and blank after ``String.trim``."""
     return value is not None and not value.strip("".join(chr(c) for c in range(33)))
@@ -118,7 +146,7 @@ def _java_trim_empty(value: str | None) -> bool:
 class CacheImage:
     """The broker's metadata cache as Kafka's ``CoordinatorMetadataImage``."""
 
-    def __init__(self, cache: Any) -> None:
+    def __init__(self, cache: MetadataCache) -> None:
         self.cache = cache
 
     def topic_id(self, name: str) -> uuid.UUID | None:
@@ -221,7 +249,7 @@ class ConsumerGroupCoordinator:
 
     # -- writes ----------------------------------------------------------------------------
 
-    async def _write(self, group_id: str, operation: Callable[[], tuple[list[Record], Any]]) -> Any:
+    async def _write(self, group_id: str, operation: Callable[[], tuple[list[Record], _T]]) -> _T:
         """Kafka's ``scheduleWriteOperation`` for one group: under the partition's lock,
         ``operation`` computes (records, answer) against the current state, the records
         are appended and replayed; the answer comes once they are committed."""
@@ -249,7 +277,7 @@ class ConsumerGroupCoordinator:
 
     # -- ConsumerGroupHeartbeat ------------------------------------------------------------
 
-    def validate_heartbeat(self, version: int, request: Any) -> None:
+    def validate_heartbeat(self, version: int, request: ConsumerGroupHeartbeatRequest) -> None:
         """``GroupCoordinatorService.throwIfConsumerGroupHeartbeatRequestIsInvalid``."""
         epoch = request.member_epoch
         named = version >= 1 or epoch > 0 or epoch == LEAVE_GROUP_MEMBER_EPOCH
@@ -291,7 +319,7 @@ class ConsumerGroupCoordinator:
             )
 
     async def heartbeat(
-        self, version: int, request: Any, client_id: str, client_host: str
+        self, version: int, request: ConsumerGroupHeartbeatRequest, client_id: str, client_host: str
     ) -> HeartbeatResponse:
         """One ConsumerGroupHeartbeat; errors come back as the response's code."""
         try:
@@ -299,11 +327,10 @@ class ConsumerGroupCoordinator:
             code = self.runtime.partition_error(self._index(request.group_id))
             if code:
                 raise GroupError(code)
-            result: HeartbeatResponse = await self._write(
+            return await self._write(
                 request.group_id,
                 lambda: self._heartbeat(version, request, client_id, client_host),
             )
-            return result
         except GroupError as exc:
             return HeartbeatResponse(error_code=exc.code, error_message=exc.message)
 
@@ -341,7 +368,7 @@ class ConsumerGroupCoordinator:
         return fresh
 
     def _heartbeat(
-        self, version: int, request: Any, client_id: str, client_host: str
+        self, version: int, request: ConsumerGroupHeartbeatRequest, client_id: str, client_host: str
     ) -> tuple[list[Record], HeartbeatResponse]:
         epoch = request.member_epoch
         if epoch in (LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH):
@@ -547,7 +574,7 @@ class ConsumerGroupCoordinator:
         member: ConsumerGroupMember,
         updated: ConsumerGroupMember,
         records: list[Record],
-    ) -> tuple[int, Any]:
+    ) -> tuple[int, SubscriptionType]:
         """``updateSubscriptionMetadata``: the metadata hash of the subscribed topics and
         the subscription type with ``updated`` in; a new group epoch when the hash moved
         or ``bump``. Kafka refreshes on a metadata change; this computes on each
@@ -577,7 +604,7 @@ class ConsumerGroupCoordinator:
             records.append(partition_metadata_tombstone(group.group_id))
         return epoch, subscription_type
 
-    def _metadata_hash(self, counts: Mapping[str, Any]) -> int:
+    def _metadata_hash(self, counts: Mapping[str, object]) -> int:
         return group_hash(
             {name: topic_hash(self.image, name) for name in counts if self.image.topic_id(name)}
         )
@@ -594,16 +621,16 @@ class ConsumerGroupCoordinator:
         group_epoch: int,
         member: ConsumerGroupMember | None,
         updated: ConsumerGroupMember,
-        subscription_type: Any,
+        subscription_type: SubscriptionType,
         records: list[Record],
         now: int,
-    ) -> tuple[int, Mapping[uuid.UUID, Any]]:
+    ) -> tuple[int, Partitions]:
         """``maybeUpdateTargetAssignment``: a new target when the group epoch is ahead of
         the assignment epoch, unless ``group.consumer.assignment.interval.ms`` since the
         last one has not passed (then the last target stands and the next is computed
         when it has)."""
 
-        def last() -> tuple[int, Mapping[uuid.UUID, Any]]:
+        def last() -> tuple[int, Partitions]:
             return group.assignment_epoch, self._target_of(group, updated)
 
         if group.assignment_epoch >= group_epoch:
@@ -638,7 +665,7 @@ class ConsumerGroupCoordinator:
         return [previous] if previous is not None and previous != updated.member_id else []
 
     @staticmethod
-    def _target_of(group: ConsumerGroup, member: ConsumerGroupMember) -> Mapping[uuid.UUID, Any]:
+    def _target_of(group: ConsumerGroup, member: ConsumerGroupMember) -> Partitions:
         """``ConsumerGroup.targetAssignment(memberId, instanceId)``: the member's, else the
         static member's it replaces."""
         if member.member_id in group.target:
@@ -653,7 +680,7 @@ class ConsumerGroupCoordinator:
         group: ConsumerGroup,
         member: ConsumerGroupMember,
         target_epoch: int,
-        target: Mapping[uuid.UUID, Any],
+        target: Partitions,
         has_subscription_changed: bool,
         owned: list[tuple[uuid.UUID, list[int]]] | None,
         records: list[Record],
@@ -955,11 +982,11 @@ class ConsumerGroupCoordinator:
 
     # -- ConsumerGroupDescribe ---------------------------------------------------------------
 
-    def describe(self, group_id: str) -> dict[str, Any]:
+    def describe(self, group_id: str) -> GroupDescription:
         """One DescribedGroup (``ConsumerGroup.asDescribedGroup``), or its error."""
         code = self.groups.coordinator_error(group_id)
         if code:
-            return {"error_code": code, "error_message": None, "group_id": group_id}
+            return GroupDescription(group_id, error_code=code)
         group = self.group(group_id)
         if group is None or group.deleted:
             shard = self._shard(group_id)
@@ -968,22 +995,18 @@ class ConsumerGroupCoordinator:
                 if shard is not None and group_id in shard.groups
                 else f"Group {group_id} not found."
             )
-            return {
-                "error_code": ErrorCode.GROUP_ID_NOT_FOUND,
-                "error_message": message,
-                "group_id": group_id,
-            }
-        return {
-            "error_code": 0,
-            "error_message": None,
-            "group_id": group_id,
-            "group_state": str(group.state),
-            "group_epoch": group.group_epoch,
-            "assignment_epoch": group.assignment_epoch,
-            "assignor_name": group.preferred_assignor(None, None) or self.default_assignor,
-            "members": list(group.members.values()),
-            "targets": {m: group.target.get(m, {}) for m in group.members},
-        }
+            return GroupDescription(
+                group_id, error_code=ErrorCode.GROUP_ID_NOT_FOUND, error_message=message
+            )
+        return GroupDescription(
+            group_id,
+            group_state=str(group.state),
+            group_epoch=group.group_epoch,
+            assignment_epoch=group.assignment_epoch,
+            assignor_name=group.preferred_assignor(None, None) or self.default_assignor,
+            members=list(group.members.values()),
+            targets={m: group.target.get(m, {}) for m in group.members},
+        )
 
     # -- offsets (ConsumerGroup.validateOffsetCommit/Fetch, KIP-1251) -------------------------
 
@@ -1083,7 +1106,9 @@ _REGEX_UPDATED = 1
 _REGEX_RESOLVED = 2
 
 
-def _owned(partitions: Sequence[Any] | None) -> list[tuple[uuid.UUID, list[int]]] | None:
+def _owned(
+    partitions: Sequence[ConsumerGroupHeartbeatRequest.TopicPartitions] | None,
+) -> list[tuple[uuid.UUID, list[int]]] | None:
     if partitions is None:
         return None
     return [(tp.topic_id, list(tp.partitions)) for tp in partitions]
@@ -1104,19 +1129,26 @@ def _is_subset(
     return True
 
 
-def compile_regex(regex: str) -> Any:
+class Pattern(Protocol):
+    """A compiled RE2 expression (the ``re2`` module has no type hints)."""
+
+    def fullmatch(self, text: str) -> object | None: ...
+
+
+def compile_regex(regex: str) -> Pattern:
     """Kafka's ``throwIfRegularExpressionIsInvalid`` (RE2J ``Pattern.compile``): RE2
     syntax, as Google's RE2 (which RE2J ports) reads it. An invalid one is
     INVALID_REGULAR_EXPRESSION."""
     import re2  # type: ignore[import-untyped]
 
     try:
-        return re2.compile(regex)
+        pattern: Pattern = re2.compile(regex)
     except Exception as exc:
         raise GroupError(
             ErrorCode.INVALID_REGULAR_EXPRESSION,
             f"SubscribedTopicRegex `{regex}` is not a valid regular expression: {exc}.",
         ) from exc
+    return pattern
 
 
 def _matching(regex: str, names: frozenset[str]) -> frozenset[str]:

@@ -7,14 +7,21 @@ group, DESCRIBE on the subscribed topics, then the coordinator's answer. No sock
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping
 
-from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
+from kafkacore.protocol import ApiKey, ErrorCode
+from kafkacore.protocol.messages.consumer_group_describe import (
+    ConsumerGroupDescribeRequest,
+    ConsumerGroupDescribeResponse,
+)
+from kafkacore.protocol.messages.consumer_group_heartbeat import (
+    ConsumerGroupHeartbeatRequest,
+    ConsumerGroupHeartbeatResponse,
+)
 from kafkacore.security.acl import AclOperation, ResourceType
 from kafkacore.server import authz
 from kafkacore.server.group.consumer import ConsumerGroupCoordinator
-from kafkacore.server.request_context import RequestContext
+from kafkacore.server.request_context import ApiHandler, RequestContext
 from kafkacore.server.services import BrokerServices
 
 __all__ = ["CONSUMER_GROUP_HANDLERS"]
@@ -28,17 +35,13 @@ def _consumer(services: BrokerServices) -> ConsumerGroupCoordinator:
     return coordinator
 
 
-def _cls(name: str) -> Any:
-    return APIS_BY_NAME[name].response.cls
-
-
 async def handle_consumer_group_heartbeat(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
-    cls = _cls("ConsumerGroupHeartbeat")
+    services: BrokerServices, context: RequestContext, request: ConsumerGroupHeartbeatRequest
+) -> ConsumerGroupHeartbeatResponse:
+    cls = ConsumerGroupHeartbeatResponse
     consumer = _consumer(services)
 
-    def error(code: int, message: str | None = None) -> Any:
+    def error(code: int, message: str | None = None) -> ConsumerGroupHeartbeatResponse:
         return cls(throttle_time_ms=0, error_code=code, error_message=message)
 
     if not consumer.enabled():
@@ -84,11 +87,12 @@ async def handle_consumer_group_heartbeat(
 
 
 def _assignment(
-    cls: Any, consumer: ConsumerGroupCoordinator, partitions: Mapping[uuid.UUID, Any]
-) -> Any:
+    consumer: ConsumerGroupCoordinator, partitions: Mapping[uuid.UUID, Iterable[int]]
+) -> ConsumerGroupDescribeResponse.Assignment:
     """``ConsumerGroupDescribeResponseData.Assignment`` of a member's partitions (topics
     no longer in the metadata are left out, as Kafka does)."""
-    topics = []
+    cls = ConsumerGroupDescribeResponse
+    topics: list[ConsumerGroupDescribeResponse.TopicPartitions] = []
     for topic_id, listed in partitions.items():
         name = consumer.image.topic_name(topic_id)
         if name is None:
@@ -100,7 +104,7 @@ def _assignment(
 
 
 def _owned(
-    assigned: Mapping[uuid.UUID, Any], pending: Mapping[uuid.UUID, Any]
+    assigned: Mapping[uuid.UUID, Iterable[int]], pending: Mapping[uuid.UUID, Iterable[int]]
 ) -> dict[uuid.UUID, list[int]]:
     owned: dict[uuid.UUID, list[int]] = {t: list(ps) for t, ps in assigned.items()}
     for topic_id, partitions in pending.items():
@@ -109,9 +113,9 @@ def _owned(
 
 
 def handle_consumer_group_describe(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
-    cls = _cls("ConsumerGroupDescribe")
+    services: BrokerServices, context: RequestContext, request: ConsumerGroupDescribeRequest
+) -> ConsumerGroupDescribeResponse:
+    cls = ConsumerGroupDescribeResponse
     consumer = _consumer(services)
     if not consumer.enabled():
         return cls(
@@ -121,8 +125,8 @@ def handle_consumer_group_describe(
                 for g in request.group_ids
             ],
         )
-    groups = []
-    refused = []
+    groups: list[ConsumerGroupDescribeResponse.DescribedGroup] = []
+    refused: list[ConsumerGroupDescribeResponse.DescribedGroup] = []
     for group_id in request.group_ids:
         if not authz.authorize(
             services, context, AclOperation.DESCRIBE, ResourceType.GROUP, group_id
@@ -134,17 +138,17 @@ def handle_consumer_group_describe(
             )
             continue
         described = consumer.describe(group_id)
-        if described["error_code"]:
+        if described.error_code:
             groups.append(
                 cls.DescribedGroup(
                     group_id=group_id,
-                    error_code=described["error_code"],
-                    error_message=described["error_message"],
+                    error_code=described.error_code,
+                    error_message=described.error_message,
                 )
             )
             continue
-        members = []
-        for m in described["members"]:
+        members: list[ConsumerGroupDescribeResponse.Member] = []
+        for m in described.members:
             members.append(
                 cls.Member(
                     member_id=m.member_id,
@@ -157,8 +161,8 @@ def handle_consumer_group_describe(
                     subscribed_topic_regex=m.subscribed_topic_regex,
                     # ConsumerGroupMember.asConsumerGroupDescribeMember: what the member
                     # owns, its partitions pending revocation included
-                    assignment=_assignment(cls, consumer, _owned(m.assigned, m.pending_revocation)),
-                    target_assignment=_assignment(cls, consumer, described["targets"][m.member_id]),
+                    assignment=_assignment(consumer, _owned(m.assigned, m.pending_revocation)),
+                    target_assignment=_assignment(consumer, described.targets[m.member_id]),
                     member_type=(
                         MEMBER_TYPE_CLASSIC if m.uses_classic_protocol else MEMBER_TYPE_CONSUMER
                     ),
@@ -167,10 +171,10 @@ def handle_consumer_group_describe(
         group = cls.DescribedGroup(
             group_id=group_id,
             error_code=0,
-            group_state=described["group_state"],
-            group_epoch=described["group_epoch"],
-            assignment_epoch=described["assignment_epoch"],
-            assignor_name=described["assignor_name"],
+            group_state=described.group_state,
+            group_epoch=described.group_epoch,
+            assignment_epoch=described.assignment_epoch,
+            assignor_name=described.assignor_name,
             members=members,
         )
         if request.include_authorized_operations:
@@ -181,7 +185,7 @@ def handle_consumer_group_describe(
     return cls(throttle_time_ms=0, groups=groups + refused)
 
 
-CONSUMER_GROUP_HANDLERS: dict[ApiKey, Callable[[BrokerServices, RequestContext, Any], Any]] = {
+CONSUMER_GROUP_HANDLERS: dict[ApiKey, ApiHandler] = {
     ApiKey.CONSUMER_GROUP_HEARTBEAT: handle_consumer_group_heartbeat,
     ApiKey.CONSUMER_GROUP_DESCRIBE: handle_consumer_group_describe,
 }

@@ -36,12 +36,12 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from concurrent.futures import Executor
-from typing import Any
 
 from kafkacore._java import java_length
 from kafkacore.config import BrokerConfig
 from kafkacore.config.group import ShareGroupSettings, share_group_settings
 from kafkacore.coordinator import records as recs
+from kafkacore.coordinator.consumer_group import ConsumerGroup
 from kafkacore.coordinator.runtime import CoordinatorRuntime, append_error_code
 from kafkacore.log import TopicPartition
 from kafkacore.protocol import ErrorCode
@@ -535,18 +535,16 @@ class GroupCoordinator:
         group.static[new.instance_id] = new.member_id
         if group.leader == old.member_id:
             group.leader = new.member_id
-        for fut, result in (
-            (old.join_future, join_error(ErrorCode.FENCED_INSTANCE_ID, old.member_id)),
-            (old.sync_future, (ErrorCode.FENCED_INSTANCE_ID, b"")),
-        ):
-            if fut is not None and not fut.done():
-                fut.set_result(result)
+        if old.join_future is not None and not old.join_future.done():
+            old.join_future.set_result(join_error(ErrorCode.FENCED_INSTANCE_ID, old.member_id))
+        if old.sync_future is not None and not old.sync_future.done():
+            old.sync_future.set_result((ErrorCode.FENCED_INSTANCE_ID, b""))
 
     async def _add_and_wait(self, group: Group, member: Member, *, existing: bool) -> JoinResult:
         group.members[member.member_id] = member
         if group.protocol_type is None or not existing or len(group.members) == 1:
             group.protocol_type = member.protocol_type
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[JoinResult] = asyncio.get_running_loop().create_future()
         member.join_future = future
         member.renew_session()
         if group.state != PREPARING:
@@ -603,7 +601,7 @@ class GroupCoordinator:
         member.renew_session()
         if group.state == STABLE:
             return ErrorCode.NONE, pt, pn, member.assignment
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[tuple[int, bytes]] = asyncio.get_running_loop().create_future()
         member.sync_future = future
         if member_id == group.leader:
             logger.info(
@@ -1012,7 +1010,7 @@ class GroupCoordinator:
                 pending[tp] = stored
         return codes
 
-    async def _delete_consumer_group(self, group: Any) -> int:
+    async def _delete_consumer_group(self, group: ConsumerGroup) -> int:
         """DeleteGroups of a consumer group: NON_EMPTY_GROUP with members; else its
         offsets' tombstones, then the group's (``createGroupTombstoneRecords``)."""
         if group.members:
@@ -1190,7 +1188,7 @@ class GroupCoordinator:
         group = self._offsets_owner(group_id)
         return group is not None and group.has_pending_txn((topic, partition))
 
-    def _offsets_owner(self, group_id: str) -> Any:
+    def _offsets_owner(self, group_id: str) -> ConsumerGroup | Group | None:
         """The group holding ``group_id``'s offsets: its consumer group, else its classic
         group (``None``: neither)."""
         return self.consumer.group(group_id) or self.groups.get(group_id)
@@ -1269,7 +1267,7 @@ class GroupCoordinator:
             return await self._delete_group_locked(group_id)
 
     async def _delete_consumer_offsets(
-        self, group: Any, partitions: list[tuple[str, int]]
+        self, group: ConsumerGroup, partitions: list[tuple[str, int]]
     ) -> tuple[int, list[int]]:
         """OffsetDelete on a consumer group (``ConsumerGroup.validateOffsetDelete``): the
         topics its members subscribe to stay, GROUP_SUBSCRIBED_TO_TOPIC."""

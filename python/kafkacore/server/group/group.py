@@ -18,7 +18,7 @@ import enum
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from kafkacore.protocol import ErrorCode
 
@@ -127,8 +127,9 @@ class Member:
     protocols: list[tuple[str, bytes]]
     assignment: bytes = b""
     deadline: float = 0.0
-    join_future: asyncio.Future[Any] | None = None
-    sync_future: asyncio.Future[Any] | None = None
+    join_future: asyncio.Future[JoinResult] | None = None
+    #: the SyncGroup answer: (error code, this member's assignment)
+    sync_future: asyncio.Future[tuple[int, bytes]] | None = None
 
     def renew_session(self) -> None:
         """The member's session starts again (a heartbeat, a join, a sync, a commit, a

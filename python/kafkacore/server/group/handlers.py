@@ -8,16 +8,32 @@ not own (or is still loading) gets the coordinator's error (Kafka 3.9's
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Iterable
 
 from kafkacore.log import TopicPartition
-from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
+from kafkacore.protocol import ApiKey, ErrorCode
+from kafkacore.protocol.messages.delete_groups import DeleteGroupsRequest, DeleteGroupsResponse
+from kafkacore.protocol.messages.describe_groups import (
+    DescribeGroupsRequest,
+    DescribeGroupsResponse,
+)
+from kafkacore.protocol.messages.heartbeat import HeartbeatRequest, HeartbeatResponse
+from kafkacore.protocol.messages.join_group import JoinGroupRequest, JoinGroupResponse
+from kafkacore.protocol.messages.leave_group import LeaveGroupRequest, LeaveGroupResponse
+from kafkacore.protocol.messages.list_groups import ListGroupsRequest, ListGroupsResponse
+from kafkacore.protocol.messages.offset_commit import OffsetCommitRequest, OffsetCommitResponse
+from kafkacore.protocol.messages.offset_delete import OffsetDeleteRequest, OffsetDeleteResponse
+from kafkacore.protocol.messages.offset_fetch import OffsetFetchRequest, OffsetFetchResponse
+from kafkacore.protocol.messages.sync_group import SyncGroupRequest, SyncGroupResponse
+from kafkacore.protocol.messages.txn_offset_commit import (
+    TxnOffsetCommitRequest,
+    TxnOffsetCommitResponse,
+)
 from kafkacore.security.acl import AclOperation, ResourceType
 from kafkacore.server import authz
 from kafkacore.server.group.coordinator import GroupCoordinator, TxnVerifier
 from kafkacore.server.group.offsets import OFFSETS_TOPIC
-from kafkacore.server.request_context import RequestContext
+from kafkacore.server.request_context import ApiHandler, RequestContext
 from kafkacore.server.services import BrokerServices
 
 __all__ = ["GROUP_HANDLERS"]
@@ -27,10 +43,6 @@ def _coordinator(services: BrokerServices) -> GroupCoordinator:
     return services.group_coordinator
 
 
-def _cls(name: str) -> Any:
-    return APIS_BY_NAME[name].response.cls
-
-
 def _group_allowed(
     services: BrokerServices, context: RequestContext, operation: AclOperation, group_id: str
 ) -> bool:
@@ -38,7 +50,10 @@ def _group_allowed(
 
 
 def _topics_allowed(
-    services: BrokerServices, context: RequestContext, operation: AclOperation, names: Any
+    services: BrokerServices,
+    context: RequestContext,
+    operation: AclOperation,
+    names: Iterable[str],
 ) -> set[str] | None:
     """The topics among ``names`` allowed ``operation``; None with no authorizer."""
     if not authz.enabled(services):
@@ -46,8 +61,10 @@ def _topics_allowed(
     return authz.filter_authorized(services, context, operation, ResourceType.TOPIC, names)
 
 
-async def handle_join_group(services: BrokerServices, context: RequestContext, request: Any) -> Any:
-    cls = _cls("JoinGroup")
+async def handle_join_group(
+    services: BrokerServices, context: RequestContext, request: JoinGroupRequest
+) -> JoinGroupResponse:
+    cls = JoinGroupResponse
     if not _group_allowed(services, context, AclOperation.READ, request.group_id):
         # JoinGroupRequest.getErrorResponse
         return cls(
@@ -89,9 +106,11 @@ async def handle_join_group(services: BrokerServices, context: RequestContext, r
     )
 
 
-async def handle_sync_group(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+async def handle_sync_group(
+    services: BrokerServices, context: RequestContext, request: SyncGroupRequest
+) -> SyncGroupResponse:
     if not _group_allowed(services, context, AclOperation.READ, request.group_id):
-        return _cls("SyncGroup")(
+        return SyncGroupResponse(
             throttle_time_ms=0,
             error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED,
             protocol_type=None,
@@ -107,7 +126,7 @@ async def handle_sync_group(services: BrokerServices, context: RequestContext, r
         request.protocol_name,
         {a.member_id: bytes(a.assignment) for a in request.assignments},
     )
-    return _cls("SyncGroup")(
+    return SyncGroupResponse(
         throttle_time_ms=0,
         error_code=code,
         protocol_type=pt,
@@ -116,19 +135,23 @@ async def handle_sync_group(services: BrokerServices, context: RequestContext, r
     )
 
 
-def handle_heartbeat(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+def handle_heartbeat(
+    services: BrokerServices, context: RequestContext, request: HeartbeatRequest
+) -> HeartbeatResponse:
     if not _group_allowed(services, context, AclOperation.READ, request.group_id):
-        return _cls("Heartbeat")(
+        return HeartbeatResponse(
             throttle_time_ms=0, error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED
         )
     code = _coordinator(services).heartbeat(
         request.group_id, request.generation_id, request.member_id, request.group_instance_id
     )
-    return _cls("Heartbeat")(throttle_time_ms=0, error_code=code)
+    return HeartbeatResponse(throttle_time_ms=0, error_code=code)
 
 
-def handle_leave_group(services: BrokerServices, context: RequestContext, request: Any) -> Any:
-    cls = _cls("LeaveGroup")
+def handle_leave_group(
+    services: BrokerServices, context: RequestContext, request: LeaveGroupRequest
+) -> LeaveGroupResponse:
+    cls = LeaveGroupResponse
     if not _group_allowed(services, context, AclOperation.READ, request.group_id):
         return cls(throttle_time_ms=0, error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED, members=[])
     if context.api_version < 3:
@@ -147,7 +170,7 @@ def handle_leave_group(services: BrokerServices, context: RequestContext, reques
 
 
 def _offsets_to_commit(
-    request: Any, readable: set[str] | None
+    request: OffsetCommitRequest | TxnOffsetCommitRequest, readable: set[str] | None
 ) -> list[tuple[str, int, int, int, str | None]]:
     """(topic, partition, offset, leader epoch, metadata) of an OffsetCommit's or a
     TxnOffsetCommit's topics the principal may read (all with no authorizer)."""
@@ -166,11 +189,11 @@ def _offsets_to_commit(
 
 
 async def handle_offset_commit(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
+    services: BrokerServices, context: RequestContext, request: OffsetCommitRequest
+) -> OffsetCommitResponse:
     """READ on the group (else GROUP_AUTHORIZATION_FAILED for every partition), then
     READ on each topic (TOPIC_AUTHORIZATION_FAILED, listed first, as Kafka's builder)."""
-    cls = _cls("OffsetCommit")
+    cls = OffsetCommitResponse
     if not _group_allowed(services, context, AclOperation.READ, request.group_id):
         return cls(
             throttle_time_ms=0,
@@ -256,7 +279,7 @@ def _offset_commit_error(code: int) -> int:
 
 
 def _txn_verifier(
-    services: BrokerServices, context: RequestContext, request: Any
+    services: BrokerServices, context: RequestContext, request: TxnOffsetCommitRequest
 ) -> TxnVerifier | None:
     """KIP-890 part 1 for TxnOffsetCommit (``transaction.partition.verification.enable``,
     Kafka's ``maybeStartTransactionVerificationForPartition``): unless the producer already
@@ -273,8 +296,8 @@ def _txn_verifier(
     question (a marker appended meanwhile refuses it)."""
     if not services.config.transaction_partition_verification_enable:
         return None
-    coordinator = getattr(services, "txn_coordinator", None)
-    if coordinator is None or not request.transactional_id:
+    coordinator = services.txn_coordinator
+    if not request.transactional_id:
         return None
     transactional_id = request.transactional_id
     producer_id, epoch = request.producer_id, request.producer_epoch
@@ -310,8 +333,8 @@ def _txn_verifier(
 
 
 async def handle_txn_offset_commit(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
+    services: BrokerServices, context: RequestContext, request: TxnOffsetCommitRequest
+) -> TxnOffsetCommitResponse:
     """TxnOffsetCommit (Kafka 3.9's ``KafkaApis.handleTxnOffsetCommitRequest``): WRITE on
     the TransactionalId, else TRANSACTIONAL_ID_AUTHORIZATION_FAILED for every partition;
     READ on the group, else GROUP_AUTHORIZATION_FAILED for every partition; READ on each
@@ -320,7 +343,7 @@ async def handle_txn_offset_commit(
     (:meth:`GroupCoordinator.commit_transactional`). Versions 0-1 get
     COORDINATOR_NOT_AVAILABLE in place of COORDINATOR_LOAD_IN_PROGRESS (clients before
     KAFKA-7296 did not expect it)."""
-    cls = _cls("TxnOffsetCommit")
+    cls = TxnOffsetCommitResponse
 
     def everywhere(code: int) -> list[tuple[str, list[tuple[int, int]]]]:
         return [(t.name, [(p.partition_index, code) for p in t.partitions]) for t in request.topics]
@@ -446,8 +469,8 @@ def _row_error(offset: int) -> tuple[int, int]:
 
 
 async def handle_offset_fetch(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
+    services: BrokerServices, context: RequestContext, request: OffsetFetchRequest
+) -> OffsetFetchResponse:
     """A group not served here: its error at the group level (v8+), at the top level
     (v2-7), with no topics (Kafka 3.9: versions 0-1 have no field for it).
 
@@ -455,7 +478,7 @@ async def handle_offset_fetch(
     partition with offsets of an open transaction is answered UNSTABLE_OFFSET_COMMIT
     (offset -1) in its row, in every version (Kafka's ``fetchOffsets``/``fetchAllOffsets``;
     the client retries until the transaction is decided)."""
-    cls = _cls("OffsetFetch")
+    cls = OffsetFetchResponse
     coordinator = _coordinator(services)
     stable = context.api_version >= 7 and bool(request.require_stable)
     if context.api_version < 8:
@@ -536,10 +559,12 @@ async def handle_offset_fetch(
     return cls(throttle_time_ms=0, groups=groups)
 
 
-def handle_list_groups(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+def handle_list_groups(
+    services: BrokerServices, context: RequestContext, request: ListGroupsRequest
+) -> ListGroupsResponse:
     """The groups of the partitions owned here; COORDINATOR_LOAD_IN_PROGRESS (with the
     groups already loaded) while some partition loads, as Kafka 3.9."""
-    cls = _cls("ListGroups")
+    cls = ListGroupsResponse
     states = {s.lower().strip() for s in (request.states_filter or [])}
     # Group.GroupType.parse: case-insensitive; an unknown type matches no group
     types = {s.lower().strip() for s in (request.types_filter or [])}
@@ -586,9 +611,11 @@ def handle_list_groups(services: BrokerServices, context: RequestContext, reques
     return cls(throttle_time_ms=0, error_code=code, groups=groups)
 
 
-def _no_group(cls: Any, group_id: str, error_code: int, state: str = "") -> Any:
+def _no_group(
+    group_id: str, error_code: int, state: str = ""
+) -> DescribeGroupsResponse.DescribedGroup:
     """A DescribeGroups entry with no group behind it (refused, not here, or Dead)."""
-    return cls.DescribedGroup(
+    return DescribeGroupsResponse.DescribedGroup(
         error_code=error_code,
         group_id=group_id,
         group_state=state,
@@ -598,25 +625,27 @@ def _no_group(cls: Any, group_id: str, error_code: int, state: str = "") -> Any:
     )
 
 
-def handle_describe_groups(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+def handle_describe_groups(
+    services: BrokerServices, context: RequestContext, request: DescribeGroupsRequest
+) -> DescribeGroupsResponse:
     """DESCRIBE on each group, else GROUP_AUTHORIZATION_FAILED (listed first, as Kafka);
     v3+ ``include_authorized_operations``: the group's bit set when answered NONE."""
-    cls = _cls("DescribeGroups")
+    cls = DescribeGroupsResponse
     out = []
     refused = []
     for group_id in request.groups:
         if not _group_allowed(services, context, AclOperation.DESCRIBE, group_id):
-            refused.append(_no_group(cls, group_id, ErrorCode.GROUP_AUTHORIZATION_FAILED))
+            refused.append(_no_group(group_id, ErrorCode.GROUP_AUTHORIZATION_FAILED))
             continue
         owner_error = _coordinator(services).coordinator_error(group_id)
         if owner_error:  # Kafka's EmptyGroup summary with the error
-            out.append(_no_group(cls, group_id, owner_error))
+            out.append(_no_group(group_id, owner_error))
             continue
         g = _coordinator(services).groups.get(group_id)
         if g is None:
             # Kafka 4.x: a group that is not a classic one (a consumer group, none) is
             # Dead, with GROUP_ID_NOT_FOUND and its reason from v6 (KIP-1043)
-            dead = _no_group(cls, group_id, 0, "Dead")
+            dead = _no_group(group_id, 0, "Dead")
             if context.api_version >= 6:
                 dead.error_code = ErrorCode.GROUP_ID_NOT_FOUND
                 dead.error_message = (
@@ -658,10 +687,10 @@ def handle_describe_groups(services: BrokerServices, context: RequestContext, re
 
 
 async def handle_delete_groups(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
+    services: BrokerServices, context: RequestContext, request: DeleteGroupsRequest
+) -> DeleteGroupsResponse:
     """DELETE on each group, else GROUP_AUTHORIZATION_FAILED (after the others)."""
-    cls = _cls("DeleteGroups")
+    cls = DeleteGroupsResponse
     results = []
     refused = []
     for g in request.groups_names:
@@ -678,11 +707,11 @@ async def handle_delete_groups(
 
 
 async def handle_offset_delete(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
+    services: BrokerServices, context: RequestContext, request: OffsetDeleteRequest
+) -> OffsetDeleteResponse:
     """DELETE on the group (else a top-level GROUP_AUTHORIZATION_FAILED), then READ on
     each topic (TOPIC_AUTHORIZATION_FAILED per partition)."""
-    cls = _cls("OffsetDelete")
+    cls = OffsetDeleteResponse
     if not _group_allowed(services, context, AclOperation.DELETE, request.group_id):
         return cls(error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED, throttle_time_ms=0, topics=[])
     readable = _topics_allowed(
@@ -724,7 +753,7 @@ async def handle_offset_delete(
     )
 
 
-GROUP_HANDLERS: dict[ApiKey, Callable[[BrokerServices, RequestContext, Any], Any]] = {
+GROUP_HANDLERS: dict[ApiKey, ApiHandler] = {
     ApiKey.OFFSET_COMMIT: handle_offset_commit,
     ApiKey.OFFSET_FETCH: handle_offset_fetch,
     ApiKey.JOIN_GROUP: handle_join_group,

@@ -29,10 +29,14 @@ from __future__ import annotations
 import enum
 import logging
 from collections import defaultdict
-from typing import Any, TypeVar
+from collections.abc import Awaitable
+from typing import TypeVar
 
-from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+from kafkacore.protocol import ErrorCode
 from kafkacore.protocol.errors import message as default_message
+from kafkacore.protocol.messages.create_acls import CreateAclsRequest, CreateAclsResponse
+from kafkacore.protocol.messages.delete_acls import DeleteAclsRequest, DeleteAclsResponse
+from kafkacore.protocol.messages.describe_acls import DescribeAclsRequest, DescribeAclsResponse
 from kafkacore.security.acl import (
     CLUSTER_NAME,
     AccessControlEntry,
@@ -50,13 +54,15 @@ from kafkacore.security.acl import (
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.services import BrokerServices
 
-__all__ = ["handle_create_acls", "handle_delete_acls", "handle_describe_acls"]
+__all__ = [
+    "acl_binding_filter",
+    "handle_create_acls",
+    "handle_delete_acls",
+    "handle_describe_acls",
+]
 
 logger = logging.getLogger("kafkacore.server.acls")
 
-_CREATE: Any = APIS_BY_NAME["CreateAcls"].response.cls
-_DESCRIBE: Any = APIS_BY_NAME["DescribeAcls"].response.cls
-_DELETE: Any = APIS_BY_NAME["DeleteAcls"].response.cls
 
 NO_AUTHORIZER_DESCRIBE = "No Authorizer is configured on the broker"
 NO_AUTHORIZER = "No Authorizer is configured."
@@ -98,7 +104,7 @@ class _Unbuildable(Exception):
     """Kafka cannot build an ``AclBinding`` of this creation: the whole request fails."""
 
 
-def _binding(creation: Any) -> AclBinding:
+def _binding(creation: CreateAclsRequest.AclCreation) -> AclBinding:
     """The creation as a binding, or InvalidAclError (INVALID_REQUEST, this creation only)
     or _Unbuildable (UNKNOWN_SERVER_ERROR, the whole request)."""
     resource_type = _enum(ResourceType, creation.resource_type)
@@ -137,7 +143,9 @@ def _binding(creation: Any) -> AclBinding:
     return AclBinding(pattern, entry)
 
 
-def _create_all(services: BrokerServices, creations: list[Any]) -> list[tuple[int, str | None]]:
+def _create_all(
+    services: BrokerServices, creations: list[CreateAclsRequest.AclCreation]
+) -> list[tuple[int, str | None]]:
     # Kafka leaves a success's message at the schema default: an empty string
     results: list[tuple[int, str | None]] = [(ErrorCode.NONE, "")] * len(creations)
     by_pattern: dict[ResourcePattern, list[tuple[int, AccessControlEntry]]] = defaultdict(list)
@@ -173,18 +181,22 @@ def _create_all(services: BrokerServices, creations: list[Any]) -> list[tuple[in
     return results
 
 
-async def _create(services: BrokerServices, request: Any) -> Any:
+async def _create(services: BrokerServices, request: CreateAclsRequest) -> CreateAclsResponse:
     results = await services.run_io(_create_all, services, list(request.creations))
-    return _CREATE(
-        results=[_CREATE.AclCreationResult(error_code=c, error_message=m) for c, m in results]
+    return CreateAclsResponse(
+        results=[
+            CreateAclsResponse.AclCreationResult(error_code=c, error_message=m) for c, m in results
+        ]
     )
 
 
-def handle_create_acls(services: BrokerServices, context: RequestContext, request: Any) -> Any:
-    def every(code: int, text: str | None) -> Any:
-        item = _CREATE.AclCreationResult
+def handle_create_acls(
+    services: BrokerServices, context: RequestContext, request: CreateAclsRequest
+) -> CreateAclsResponse | Awaitable[CreateAclsResponse]:
+    def every(code: int, text: str | None) -> CreateAclsResponse:
+        item = CreateAclsResponse.AclCreationResult
         results = [item(error_code=code, error_message=text) for _ in request.creations]
-        return _CREATE(results=results)
+        return CreateAclsResponse(results=results)
 
     if not _cluster_allowed(services, context, AclOperation.ALTER):
         return every(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, _denied_message())
@@ -196,7 +208,9 @@ def handle_create_acls(services: BrokerServices, context: RequestContext, reques
 # -- DescribeAcls ---------------------------------------------------------------------------
 
 
-def _filter(item: Any, *, delete: bool) -> AclBindingFilter:
+def acl_binding_filter(
+    item: DescribeAclsRequest | DeleteAclsRequest.DeleteAclsFilter, *, delete: bool
+) -> AclBindingFilter:
     """A Describe/Delete filter. A part sent as 0 (UNKNOWN) makes Kafka refuse to parse
     the request (it closes the connection; here: INVALID_REQUEST). An unknown code reads
     as UNKNOWN: it matches nothing in DescribeAcls, and DeleteAcls refuses the filter
@@ -227,17 +241,17 @@ def _filter(item: Any, *, delete: bool) -> AclBindingFilter:
     return AclBindingFilter(pattern, entry)
 
 
-def _resources(bindings: list[AclBinding]) -> list[Any]:
+def _resources(bindings: list[AclBinding]) -> list[DescribeAclsResponse.DescribeAclsResource]:
     grouped: dict[ResourcePattern, list[AccessControlEntry]] = defaultdict(list)
     for binding in bindings:
         grouped[binding.pattern].append(binding.entry)
     return [
-        _DESCRIBE.DescribeAclsResource(
+        DescribeAclsResponse.DescribeAclsResource(
             resource_type=pattern.resource_type,
             resource_name=pattern.name,
             pattern_type=pattern.pattern_type,
             acls=[
-                _DESCRIBE.AclDescription(
+                DescribeAclsResponse.AclDescription(
                     principal=e.principal,
                     host=e.host,
                     operation=e.operation,
@@ -250,20 +264,28 @@ def _resources(bindings: list[AclBinding]) -> list[Any]:
     ]
 
 
-def handle_describe_acls(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+def handle_describe_acls(
+    services: BrokerServices, context: RequestContext, request: DescribeAclsRequest
+) -> DescribeAclsResponse:
     if not _cluster_allowed(services, context, AclOperation.DESCRIBE):
         code = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
-        return _DESCRIBE(error_code=code, error_message=_denied_message(), resources=[])
+        return DescribeAclsResponse(error_code=code, error_message=_denied_message(), resources=[])
     authorizer = services.authorizer
     if authorizer is None:
         code = ErrorCode.SECURITY_DISABLED
-        return _DESCRIBE(error_code=code, error_message=NO_AUTHORIZER_DESCRIBE, resources=[])
+        return DescribeAclsResponse(
+            error_code=code, error_message=NO_AUTHORIZER_DESCRIBE, resources=[]
+        )
     try:
-        binding_filter = _filter(request, delete=False)
+        binding_filter = acl_binding_filter(request, delete=False)
     except InvalidAclError as exc:
-        return _DESCRIBE(error_code=ErrorCode.INVALID_REQUEST, error_message=str(exc), resources=[])
+        return DescribeAclsResponse(
+            error_code=ErrorCode.INVALID_REQUEST, error_message=str(exc), resources=[]
+        )
     bindings = authorizer.store.describe(binding_filter)
-    return _DESCRIBE(error_code=ErrorCode.NONE, error_message="", resources=_resources(bindings))
+    return DescribeAclsResponse(
+        error_code=ErrorCode.NONE, error_message="", resources=_resources(bindings)
+    )
 
 
 # -- DeleteAcls -----------------------------------------------------------------------------
@@ -280,12 +302,14 @@ def _matches_at_most_one(pattern: ResourcePatternFilter) -> ResourcePattern | No
     return None
 
 
-def _delete_all(services: BrokerServices, items: list[Any]) -> list[Any]:
+def _delete_all(
+    services: BrokerServices, items: list[DeleteAclsRequest.DeleteAclsFilter]
+) -> list[DeleteAclsResponse.DeleteAclsFilterResult]:
     filters: list[tuple[int, AclBindingFilter]] = []
     errors: dict[int, str] = {}
     for index, item in enumerate(items):
         try:
-            filters.append((index, _filter(item, delete=True)))
+            filters.append((index, acl_binding_filter(item, delete=True)))
         except InvalidAclError as exc:
             errors[index] = str(exc)
     store = services.metadata_store
@@ -338,11 +362,11 @@ def _delete_all(services: BrokerServices, items: list[Any]) -> list[Any]:
         else:
             code, text, acls = ErrorCode.NONE, None, deleted.get(index, [])
         results.append(
-            _DELETE.DeleteAclsFilterResult(
+            DeleteAclsResponse.DeleteAclsFilterResult(
                 error_code=code,
                 error_message=text,
                 matching_acls=[
-                    _DELETE.DeleteAclsMatchingAcl(
+                    DeleteAclsResponse.DeleteAclsMatchingAcl(
                         error_code=ErrorCode.NONE,
                         error_message=None,
                         resource_type=b.pattern.resource_type,
@@ -360,15 +384,17 @@ def _delete_all(services: BrokerServices, items: list[Any]) -> list[Any]:
     return results
 
 
-async def _delete(services: BrokerServices, request: Any) -> Any:
+async def _delete(services: BrokerServices, request: DeleteAclsRequest) -> DeleteAclsResponse:
     results = await services.run_io(_delete_all, services, list(request.filters))
-    return _DELETE(filter_results=results)
+    return DeleteAclsResponse(filter_results=results)
 
 
-def handle_delete_acls(services: BrokerServices, context: RequestContext, request: Any) -> Any:
-    def every(code: int, text: str | None) -> Any:
-        item = _DELETE.DeleteAclsFilterResult
-        return _DELETE(
+def handle_delete_acls(
+    services: BrokerServices, context: RequestContext, request: DeleteAclsRequest
+) -> DeleteAclsResponse | Awaitable[DeleteAclsResponse]:
+    def every(code: int, text: str | None) -> DeleteAclsResponse:
+        item = DeleteAclsResponse.DeleteAclsFilterResult
+        return DeleteAclsResponse(
             filter_results=[
                 item(error_code=code, error_message=text, matching_acls=[]) for _ in request.filters
             ]

@@ -16,9 +16,16 @@ the active controller answers NOT_CONTROLLER and the client finds the controller
 
 from __future__ import annotations
 
-from typing import Any
-
-from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+from kafkacore.protocol import ErrorCode
+from kafkacore.protocol.messages.alter_partition_reassignments import (
+    AlterPartitionReassignmentsRequest,
+    AlterPartitionReassignmentsResponse,
+)
+from kafkacore.protocol.messages.elect_leaders import ElectLeadersRequest, ElectLeadersResponse
+from kafkacore.protocol.messages.list_partition_reassignments import (
+    ListPartitionReassignmentsRequest,
+    ListPartitionReassignmentsResponse,
+)
 from kafkacore.security.acl import AclOperation
 from kafkacore.server import authz
 from kafkacore.server.request_context import RequestContext
@@ -30,9 +37,6 @@ __all__ = [
     "handle_list_partition_reassignments",
 ]
 
-_ELECT: Any = APIS_BY_NAME["ElectLeaders"].response.cls
-_ALTER: Any = APIS_BY_NAME["AlterPartitionReassignments"].response.cls
-_LIST: Any = APIS_BY_NAME["ListPartitionReassignments"].response.cls
 
 _PREFERRED, _UNCLEAN = 0, 1
 
@@ -49,19 +53,19 @@ def _partition_error(
 
 
 async def handle_elect_leaders(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
+    services: BrokerServices, context: RequestContext, request: ElectLeadersRequest
+) -> ElectLeadersResponse:
     if not authz.authorize_cluster(services, context, AclOperation.ALTER):
         # ElectLeadersRequest.getErrorResponse: the error at the top and per partition
         denied = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
-        return _ELECT(
+        return ElectLeadersResponse(
             throttle_time_ms=0,
             error_code=denied,
             replica_election_results=[
-                _ELECT.ReplicaElectionResult(
+                ElectLeadersResponse.ReplicaElectionResult(
                     topic=t.topic,
                     partition_result=[
-                        _ELECT.PartitionResult(
+                        ElectLeadersResponse.PartitionResult(
                             partition_id=p, error_code=denied, error_message=None
                         )
                         for p in t.partitions
@@ -74,7 +78,7 @@ async def handle_elect_leaders(
         return await _elect_in_cluster(services, context, request)
     election_type = request.election_type if context.api_version >= 1 else _PREFERRED
     if election_type not in (_PREFERRED, _UNCLEAN):
-        return _ELECT(
+        return ElectLeadersResponse(
             throttle_time_ms=0, error_code=ErrorCode.INVALID_REQUEST, replica_election_results=[]
         )
     results = []
@@ -84,10 +88,14 @@ async def handle_elect_leaders(
             error = _partition_error(services, t.topic, index)
             code, message = error if error is not None else (ErrorCode.ELECTION_NOT_NEEDED, None)
             partitions.append(
-                _ELECT.PartitionResult(partition_id=index, error_code=code, error_message=message)
+                ElectLeadersResponse.PartitionResult(
+                    partition_id=index, error_code=code, error_message=message
+                )
             )
-        results.append(_ELECT.ReplicaElectionResult(topic=t.topic, partition_result=partitions))
-    return _ELECT(throttle_time_ms=0, error_code=0, replica_election_results=results)
+        results.append(
+            ElectLeadersResponse.ReplicaElectionResult(topic=t.topic, partition_result=partitions)
+        )
+    return ElectLeadersResponse(throttle_time_ms=0, error_code=0, replica_election_results=results)
 
 
 def _reassignment_error(
@@ -120,12 +128,16 @@ def _reassignment_error(
     return ErrorCode.NONE, None
 
 
-async def _elect_in_cluster(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+async def _elect_in_cluster(
+    services: BrokerServices, context: RequestContext, request: ElectLeadersRequest
+) -> ElectLeadersResponse:
     election_type = request.election_type if context.api_version >= 1 else _PREFERRED
     controller = services.active_controller
     if controller is None or election_type not in (_PREFERRED, _UNCLEAN):
         code = ErrorCode.NOT_CONTROLLER if controller is None else ErrorCode.INVALID_REQUEST
-        return _ELECT(throttle_time_ms=0, error_code=code, replica_election_results=[])
+        return ElectLeadersResponse(
+            throttle_time_ms=0, error_code=code, replica_election_results=[]
+        )
     if request.topic_partitions is None:  # every partition
         wanted = [
             (t.name, p) for t in services.metadata_cache.topics() for p in range(t.partition_count)
@@ -133,33 +145,36 @@ async def _elect_in_cluster(services: BrokerServices, context: RequestContext, r
     else:
         wanted = [(t.topic, p) for t in request.topic_partitions for p in t.partitions]
     outcome = await controller.elect_leaders(wanted, unclean=election_type == _UNCLEAN)
-    by_topic: dict[str, list[Any]] = {}
+    by_topic: dict[str, list[ElectLeadersResponse.PartitionResult]] = {}
     for (topic, partition), (result, message) in outcome.items():
         if request.topic_partitions is None and result == ErrorCode.ELECTION_NOT_NEEDED:
             continue  # Kafka leaves those out of an all-partitions answer
         by_topic.setdefault(topic, []).append(
-            _ELECT.PartitionResult(partition_id=partition, error_code=result, error_message=message)
+            ElectLeadersResponse.PartitionResult(
+                partition_id=partition, error_code=result, error_message=message
+            )
         )
     results = [
-        _ELECT.ReplicaElectionResult(topic=t, partition_result=ps) for t, ps in by_topic.items()
+        ElectLeadersResponse.ReplicaElectionResult(topic=t, partition_result=ps)
+        for t, ps in by_topic.items()
     ]
-    return _ELECT(throttle_time_ms=0, error_code=0, replica_election_results=results)
+    return ElectLeadersResponse(throttle_time_ms=0, error_code=0, replica_election_results=results)
 
 
 async def handle_alter_partition_reassignments(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
+    services: BrokerServices, context: RequestContext, request: AlterPartitionReassignmentsRequest
+) -> AlterPartitionReassignmentsResponse:
     if not authz.authorize_cluster(services, context, AclOperation.ALTER):
         denied = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
-        return _ALTER(
+        return AlterPartitionReassignmentsResponse(
             throttle_time_ms=0,
             error_code=denied,
             error_message=None,
             responses=[
-                _ALTER.ReassignableTopicResponse(
+                AlterPartitionReassignmentsResponse.ReassignableTopicResponse(
                     name=t.name,
                     partitions=[
-                        _ALTER.ReassignablePartitionResponse(
+                        AlterPartitionReassignmentsResponse.ReassignablePartitionResponse(
                             partition_index=p.partition_index, error_code=denied, error_message=None
                         )
                         for p in t.partitions
@@ -171,7 +186,7 @@ async def handle_alter_partition_reassignments(
     if services.controller is not None:
         controller = services.active_controller
         if controller is None:
-            return _ALTER(
+            return AlterPartitionReassignmentsResponse(
                 throttle_time_ms=0,
                 error_code=ErrorCode.NOT_CONTROLLER,
                 error_message=None,
@@ -183,19 +198,22 @@ async def handle_alter_partition_reassignments(
             for p in t.partitions
         }
         outcome = await controller.alter_partition_reassignments(wanted)
-        by_name: dict[str, list[Any]] = {}
+        by_name: dict[
+            str, list[AlterPartitionReassignmentsResponse.ReassignablePartitionResponse]
+        ] = {}
         for (topic, partition), (code, message) in outcome.items():
             by_name.setdefault(topic, []).append(
-                _ALTER.ReassignablePartitionResponse(
+                AlterPartitionReassignmentsResponse.ReassignablePartitionResponse(
                     partition_index=partition, error_code=code, error_message=message
                 )
             )
-        return _ALTER(
+        return AlterPartitionReassignmentsResponse(
             throttle_time_ms=0,
             error_code=0,
             error_message=None,
             responses=[
-                _ALTER.ReassignableTopicResponse(name=n, partitions=ps) for n, ps in by_name.items()
+                AlterPartitionReassignmentsResponse.ReassignableTopicResponse(name=n, partitions=ps)
+                for n, ps in by_name.items()
             ],
         )
     responses = []
@@ -205,26 +223,34 @@ async def handle_alter_partition_reassignments(
             replicas = list(p.replicas) if p.replicas is not None else None
             code, message = _reassignment_error(services, t.name, p.partition_index, replicas)
             partitions.append(
-                _ALTER.ReassignablePartitionResponse(
+                AlterPartitionReassignmentsResponse.ReassignablePartitionResponse(
                     partition_index=p.partition_index, error_code=code, error_message=message
                 )
             )
-        responses.append(_ALTER.ReassignableTopicResponse(name=t.name, partitions=partitions))
-    return _ALTER(throttle_time_ms=0, error_code=0, error_message=None, responses=responses)
+        responses.append(
+            AlterPartitionReassignmentsResponse.ReassignableTopicResponse(
+                name=t.name, partitions=partitions
+            )
+        )
+    return AlterPartitionReassignmentsResponse(
+        throttle_time_ms=0, error_code=0, error_message=None, responses=responses
+    )
 
 
 async def handle_list_partition_reassignments(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
+    services: BrokerServices, context: RequestContext, request: ListPartitionReassignmentsRequest
+) -> ListPartitionReassignmentsResponse:
     if not authz.authorize_cluster(services, context, AclOperation.DESCRIBE):
-        return _LIST(
+        return ListPartitionReassignmentsResponse(
             throttle_time_ms=0,
             error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
             error_message=None,
             topics=[],
         )
     if services.controller is None:
-        return _LIST(throttle_time_ms=0, error_code=0, error_message=None, topics=[])
+        return ListPartitionReassignmentsResponse(
+            throttle_time_ms=0, error_code=0, error_message=None, topics=[]
+        )
     controller = services.active_controller
     wanted = (
         None
@@ -233,22 +259,25 @@ async def handle_list_partition_reassignments(
     )
     moving = await controller.list_partition_reassignments(wanted) if controller else None
     if moving is None:
-        return _LIST(
+        return ListPartitionReassignmentsResponse(
             throttle_time_ms=0, error_code=ErrorCode.NOT_CONTROLLER, error_message=None, topics=[]
         )
-    topics: dict[str, list[Any]] = {}
+    topics: dict[str, list[ListPartitionReassignmentsResponse.OngoingPartitionReassignment]] = {}
     for (topic, partition), (replicas, adding, removing) in sorted(moving.items()):
         topics.setdefault(topic, []).append(
-            _LIST.OngoingPartitionReassignment(
+            ListPartitionReassignmentsResponse.OngoingPartitionReassignment(
                 partition_index=partition,
                 replicas=replicas,
                 adding_replicas=adding,
                 removing_replicas=removing,
             )
         )
-    return _LIST(
+    return ListPartitionReassignmentsResponse(
         throttle_time_ms=0,
         error_code=0,
         error_message=None,
-        topics=[_LIST.OngoingTopicReassignment(name=n, partitions=ps) for n, ps in topics.items()],
+        topics=[
+            ListPartitionReassignmentsResponse.OngoingTopicReassignment(name=n, partitions=ps)
+            for n, ps in topics.items()
+        ],
     )

@@ -4,13 +4,26 @@ from __future__ import annotations
 
 import logging
 import uuid
-from typing import Any
 
 from kafkacore.config import ConfigError
 from kafkacore.coordinator.txn_records import TRANSACTION_STATE_TOPIC
 from kafkacore.log import TopicPartition
-from kafkacore.protocol import APIS_BY_NAME, ErrorCode, api_versions_response
+from kafkacore.protocol import ErrorCode, api_versions_response
 from kafkacore.protocol.errors import message as error_message
+from kafkacore.protocol.messages.api_versions import ApiVersionsRequest, ApiVersionsResponse
+from kafkacore.protocol.messages.describe_cluster import (
+    DescribeClusterRequest,
+    DescribeClusterResponse,
+)
+from kafkacore.protocol.messages.find_coordinator import (
+    FindCoordinatorRequest,
+    FindCoordinatorResponse,
+)
+from kafkacore.protocol.messages.init_producer_id import (
+    InitProducerIdRequest,
+    InitProducerIdResponse,
+)
+from kafkacore.protocol.messages.metadata import MetadataRequest, MetadataResponse
 from kafkacore.security.acl import AclOperation, ResourceType
 from kafkacore.server import authz
 from kafkacore.server.group.offsets import OFFSETS_TOPIC
@@ -30,10 +43,6 @@ __all__ = [
 ]
 
 ZERO_UUID = uuid.UUID(int=0)
-_METADATA: Any = APIS_BY_NAME["Metadata"].response.cls
-_FIND: Any = APIS_BY_NAME["FindCoordinator"].response.cls
-_INIT_PID: Any = APIS_BY_NAME["InitProducerId"].response.cls
-_CLUSTER: Any = APIS_BY_NAME["DescribeCluster"].response.cls
 
 # Authorized operations with no authorizer: every operation the resource type supports
 # (Kafka's AuthHelper.authorizedOperations and AclEntry.supportedOperations), as the
@@ -46,21 +55,25 @@ TOPIC_AUTHORIZED_OPERATIONS = sum(1 << op for op in (3, 4, 5, 6, 7, 8, 10, 11))
 CLUSTER_AUTHORIZED_OPERATIONS = sum(1 << op for op in (5, 7, 8, 9, 10, 11, 12))
 
 
-def handle_api_versions(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+def handle_api_versions(
+    services: BrokerServices, context: RequestContext, request: ApiVersionsRequest
+) -> ApiVersionsResponse:
     return api_versions_response()
 
 
-def _topic_response(services: BrokerServices, name: str, version: int) -> Any:
+def _topic_response(
+    services: BrokerServices, name: str, version: int
+) -> MetadataResponse.MetadataResponseTopic:
     topic = services.metadata_cache.topic(name)
     if topic is None:
-        return _METADATA.MetadataResponseTopic(
+        return MetadataResponse.MetadataResponseTopic(
             error_code=ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
             name=name,
             topic_id=ZERO_UUID,
             partitions=[],
         )
     partitions = [
-        _METADATA.MetadataResponsePartition(
+        MetadataResponse.MetadataResponsePartition(
             error_code=0,
             partition_index=index,
             leader_id=state.leader,
@@ -71,7 +84,7 @@ def _topic_response(services: BrokerServices, name: str, version: int) -> Any:
         )
         for index, state in enumerate(topic.partitions)
     ]
-    return _METADATA.MetadataResponseTopic(
+    return MetadataResponse.MetadataResponseTopic(
         error_code=0,
         name=name,
         topic_id=topic.topic_id,
@@ -97,8 +110,10 @@ async def auto_create(services: BrokerServices, name: str) -> ErrorCode | None:
     return None
 
 
-def _unauthorized_topic(name: str | None, topic_id: Any) -> Any:
-    return _METADATA.MetadataResponseTopic(
+def _unauthorized_topic(
+    name: str | None, topic_id: uuid.UUID
+) -> MetadataResponse.MetadataResponseTopic:
+    return MetadataResponse.MetadataResponseTopic(
         error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED,
         name=name,
         topic_id=topic_id,
@@ -108,7 +123,141 @@ def _unauthorized_topic(name: str | None, topic_id: Any) -> Any:
     )
 
 
-async def handle_metadata(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+def _invalid_request(
+    requested: list[MetadataRequest.MetadataRequestTopic],
+) -> MetadataResponse:
+    """Kafka's error response to a Metadata below v12 naming a topic by id or with a null
+    name (``InvalidRequestException``: "Topic IDs are not supported in requests for
+    version 11", "Topic name can not be null ..."): every topic INVALID_REQUEST, a null
+    name as "" (v10-11 answers cannot carry null)."""
+    return MetadataResponse(
+        brokers=[],
+        topics=[
+            MetadataResponse.MetadataResponseTopic(
+                error_code=ErrorCode.INVALID_REQUEST,
+                name=t.name or "",
+                topic_id=t.topic_id or ZERO_UUID,
+                is_internal=False,
+                partitions=[],
+            )
+            for t in requested
+        ],
+    )
+
+
+def _every_topic(
+    services: BrokerServices, context: RequestContext, version: int, secured: bool
+) -> list[MetadataResponse.MetadataResponseTopic]:
+    """An all-topics request: every topic of the cache, without those the principal may
+    not DESCRIBE (left out silently)."""
+    listed = [t.name for t in services.metadata_cache.topics()]
+    if secured:
+        describable = authz.filter_authorized(
+            services, context, AclOperation.DESCRIBE, ResourceType.TOPIC, listed
+        )
+        listed = [name for name in listed if name in describable]
+    return [_topic_response(services, name, version) for name in listed]
+
+
+async def _requested_topics(
+    services: BrokerServices,
+    context: RequestContext,
+    requested: list[MetadataRequest.MetadataRequestTopic],
+    version: int,
+    secured: bool,
+    auto: bool,
+) -> tuple[
+    list[MetadataResponse.MetadataResponseTopic], list[MetadataResponse.MetadataResponseTopic]
+]:
+    """The named (or, v12+, identified) topics, and apart those refused (Kafka's
+    ``getTopicMetadata``): an unknown id is UNKNOWN_TOPIC_ID; a topic without DESCRIBE is
+    TOPIC_AUTHORIZATION_FAILED before its existence is looked at; a missing one is
+    auto-created when ``auto`` (with an authorizer, given CREATE on the cluster or the
+    topic, else TOPIC_AUTHORIZATION_FAILED)."""
+    cache = services.metadata_cache
+    topics: list[MetadataResponse.MetadataResponseTopic] = []
+    refused: list[MetadataResponse.MetadataResponseTopic] = []
+    may_create_all: bool | None = None
+    for wanted in requested:
+        name = wanted.name
+        by_id = name is None
+        if name is None:
+            found = cache.topic_by_id(wanted.topic_id) if wanted.topic_id else None
+            if found is None:
+                topics.append(
+                    MetadataResponse.MetadataResponseTopic(
+                        error_code=ErrorCode.UNKNOWN_TOPIC_ID,
+                        name=None,
+                        topic_id=wanted.topic_id,
+                        partitions=[],
+                    )
+                )
+                continue
+            name = found.name
+        if secured and not authz.authorize(
+            services, context, AclOperation.DESCRIBE, ResourceType.TOPIC, name
+        ):
+            refused.append(
+                _unauthorized_topic(None, wanted.topic_id)
+                if by_id
+                else _unauthorized_topic(name, ZERO_UUID)
+            )
+            continue
+        if not cache.contains_topic(name) and auto:
+            if secured:
+                if may_create_all is None:
+                    may_create_all = authz.authorize_cluster(services, context, AclOperation.CREATE)
+                if not may_create_all and not authz.authorize(
+                    services, context, AclOperation.CREATE, ResourceType.TOPIC, name
+                ):
+                    refused.append(_unauthorized_topic(name, ZERO_UUID))
+                    continue
+            error = await auto_create(services, name)
+            if error is not None:
+                topics.append(
+                    MetadataResponse.MetadataResponseTopic(
+                        error_code=error, name=name, topic_id=ZERO_UUID, partitions=[]
+                    )
+                )
+                continue
+        topics.append(_topic_response(services, name, version))
+    return topics, refused
+
+
+def _set_topic_authorized_operations(
+    services: BrokerServices,
+    context: RequestContext,
+    topics: list[MetadataResponse.MetadataResponseTopic],
+    secured: bool,
+) -> None:
+    """v8+ ``include_topic_authorized_operations``: each answered topic's operations the
+    principal may do (every one without an authorizer)."""
+    for topic in topics:
+        if topic.name is None:  # an unknown topic id: Kafka leaves the default
+            continue
+        topic.topic_authorized_operations = (
+            authz.authorized_operations(services, context, ResourceType.TOPIC, topic.name)
+            if secured
+            else TOPIC_AUTHORIZED_OPERATIONS
+        )
+
+
+def _brokers(
+    services: BrokerServices, context: RequestContext
+) -> list[MetadataResponse.MetadataResponseBroker]:
+    """The live brokers, each by its endpoint of the listener the request came through."""
+    return [
+        MetadataResponse.MetadataResponseBroker(
+            node_id=b.node_id, host=host, port=port, rack=b.rack
+        )
+        for b in services.metadata_cache.alive_brokers()
+        for host, port in (b.endpoint(context.listener_name),)
+    ]
+
+
+async def handle_metadata(
+    services: BrokerServices, context: RequestContext, request: MetadataRequest
+) -> MetadataResponse:
     """With an authorizer (Kafka's ``handleTopicMetadataRequest``): an all-topics request
     silently leaves out the topics the principal may not DESCRIBE; a named one answers them
     TOPIC_AUTHORIZATION_FAILED with a zero topic id (by id: a null name and the id), without
@@ -116,99 +265,27 @@ async def handle_metadata(services: BrokerServices, context: RequestContext, req
     cluster or on the topic (else TOPIC_AUTHORIZATION_FAILED). The refused topics come
     after the others, and only the others carry ``topic_authorized_operations``."""
     version = context.api_version
-    cache = services.metadata_cache
     secured = authz.enabled(services)
     allow_auto = bool(request.allow_auto_topic_creation) if version >= 4 else True
     auto = allow_auto and services.config.auto_create_topics_enable
     requested = request.topics
-    refused: list[Any] = []
-    all_topics = requested is None or (version == 0 and not requested)
+    if requested is not None and version == 0 and not requested:
+        requested = None  # v0: an empty list means every topic
     if (
-        not all_topics
+        requested is not None
         and version < 12
         and any(t.name is None or (t.topic_id and t.topic_id != ZERO_UUID) for t in requested)
     ):
-        # Kafka: InvalidRequestException ("Topic IDs are not supported in requests for
-        # version 11", "Topic name can not be null ..."), answered by its error response:
-        # every topic INVALID_REQUEST, a null name as "" (v10-11 answers cannot carry null)
-        return _METADATA(
-            brokers=[],
-            topics=[
-                _METADATA.MetadataResponseTopic(
-                    error_code=ErrorCode.INVALID_REQUEST,
-                    name=t.name or "",
-                    topic_id=t.topic_id or ZERO_UUID,
-                    is_internal=False,
-                    partitions=[],
-                )
-                for t in requested
-            ],
-        )
-    if all_topics:
-        listed = [t.name for t in cache.topics()]
-        if secured:
-            describable = authz.filter_authorized(
-                services, context, AclOperation.DESCRIBE, ResourceType.TOPIC, listed
-            )
-            listed = [name for name in listed if name in describable]
-        topics = [_topic_response(services, name, version) for name in listed]
+        return _invalid_request(requested)
+    refused: list[MetadataResponse.MetadataResponseTopic] = []
+    if requested is None:
+        topics = _every_topic(services, context, version, secured)
     else:
-        topics = []
-        may_create_all: bool | None = None
-        for wanted in requested:
-            name = wanted.name
-            by_id = name is None
-            if name is None:
-                found = cache.topic_by_id(wanted.topic_id) if wanted.topic_id else None
-                if found is None:
-                    topics.append(
-                        _METADATA.MetadataResponseTopic(
-                            error_code=ErrorCode.UNKNOWN_TOPIC_ID,
-                            name=None,
-                            topic_id=wanted.topic_id,
-                            partitions=[],
-                        )
-                    )
-                    continue
-                name = found.name
-            if secured and not authz.authorize(
-                services, context, AclOperation.DESCRIBE, ResourceType.TOPIC, name
-            ):
-                refused.append(
-                    _unauthorized_topic(None, wanted.topic_id)
-                    if by_id
-                    else _unauthorized_topic(name, ZERO_UUID)
-                )
-                continue
-            if not cache.contains_topic(name) and auto:
-                if secured:
-                    if may_create_all is None:
-                        may_create_all = authz.authorize_cluster(
-                            services, context, AclOperation.CREATE
-                        )
-                    if not may_create_all and not authz.authorize(
-                        services, context, AclOperation.CREATE, ResourceType.TOPIC, name
-                    ):
-                        refused.append(_unauthorized_topic(name, ZERO_UUID))
-                        continue
-                error = await auto_create(services, name)
-                if error is not None:
-                    topics.append(
-                        _METADATA.MetadataResponseTopic(
-                            error_code=error, name=name, topic_id=ZERO_UUID, partitions=[]
-                        )
-                    )
-                    continue
-            topics.append(_topic_response(services, name, version))
+        topics, refused = await _requested_topics(
+            services, context, requested, version, secured, auto
+        )
     if version >= 8 and request.include_topic_authorized_operations:
-        for topic in topics:
-            if topic.name is None:  # an unknown topic id: Kafka leaves the default
-                continue
-            topic.topic_authorized_operations = (
-                authz.authorized_operations(services, context, ResourceType.TOPIC, topic.name)
-                if secured
-                else TOPIC_AUTHORIZED_OPERATIONS
-            )
+        _set_topic_authorized_operations(services, context, topics, secured)
     cluster_ops = _NOT_REQUESTED
     if 8 <= version <= 10 and request.include_cluster_authorized_operations:
         cluster_ops = (
@@ -216,26 +293,19 @@ async def handle_metadata(services: BrokerServices, context: RequestContext, req
             if secured
             else CLUSTER_AUTHORIZED_OPERATIONS
         )
-    brokers = [
-        _METADATA.MetadataResponseBroker(
-            node_id=b.node_id, host=host, port=port, rack=b.rack
-        )  # the endpoint of the listener the request came through
-        for b in cache.alive_brokers()
-        for host, port in (b.endpoint(context.listener_name),)
-    ]
-    return _METADATA(
+    return MetadataResponse(
         throttle_time_ms=0,
-        brokers=brokers,
+        brokers=_brokers(services, context),
         cluster_id=services.cluster_id,
-        controller_id=cache.controller_id,
+        controller_id=services.metadata_cache.controller_id,
         topics=topics + refused,
         cluster_authorized_operations=cluster_ops,
     )
 
 
 async def handle_find_coordinator(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
+    services: BrokerServices, context: RequestContext, request: FindCoordinatorRequest
+) -> FindCoordinatorResponse:
     """Group keys (type 0) on a single node: this node, the group coordinator;
     ``__consumer_offsets`` is created on the first such request, as Kafka does, so that
     the first group member's JoinGroup/SyncGroup are not held up by it. In a cluster:
@@ -280,7 +350,7 @@ async def handle_find_coordinator(
         for key in request.coordinator_keys:
             code, message, node, host, port = await answer(request.key_type, key)
             coordinators.append(
-                _FIND.Coordinator(
+                FindCoordinatorResponse.Coordinator(
                     key=key,
                     node_id=node,
                     host=host,
@@ -289,14 +359,14 @@ async def handle_find_coordinator(
                     error_message=message,
                 )
             )
-        return _FIND(throttle_time_ms=0, coordinators=coordinators)
+        return FindCoordinatorResponse(throttle_time_ms=0, coordinators=coordinators)
     code, message, node, host, port = await answer(request.key_type, request.key)
     if (code == ErrorCode.COORDINATOR_NOT_AVAILABLE and services.controller is not None) or (
         code
         in (ErrorCode.GROUP_AUTHORIZATION_FAILED, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
     ):
         message = error_message(code)  # Kafka's v0-3 error response carries it
-    return _FIND(
+    return FindCoordinatorResponse(
         throttle_time_ms=0,
         error_code=code,
         error_message=message,
@@ -335,8 +405,8 @@ def _cluster_coordinator(
 
 
 async def handle_init_producer_id(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
+    services: BrokerServices, context: RequestContext, request: InitProducerIdRequest
+) -> InitProducerIdResponse:
     """Idempotent producers always get a fresh producer id with epoch 0: Kafka's
     coordinator ignores the ``producer_id``/``producer_epoch`` of a request without a
     transactional id (KIP-360's epoch bump applies to transactional producers only).
@@ -365,26 +435,36 @@ async def handle_init_producer_id(
         ):
             denied = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
     if denied is not None:
-        return _INIT_PID(throttle_time_ms=0, error_code=denied, producer_id=-1, producer_epoch=-1)
+        return InitProducerIdResponse(
+            throttle_time_ms=0, error_code=denied, producer_id=-1, producer_epoch=-1
+        )
     if request.transactional_id is not None:
-        result = await init_transactional_producer_id(services, context, request)
-        return _INIT_PID(
+        result = await init_transactional_producer_id(
+            services, context, request, request.transactional_id
+        )
+        return InitProducerIdResponse(
             throttle_time_ms=0,
             error_code=result.error_code,
             producer_id=result.producer_id,
             producer_epoch=result.producer_epoch,
         )
     new_pid = await services.run_io(services.metadata_store.allocate_producer_id)
-    return _INIT_PID(throttle_time_ms=0, error_code=0, producer_id=new_pid, producer_epoch=0)
+    return InitProducerIdResponse(
+        throttle_time_ms=0, error_code=0, producer_id=new_pid, producer_epoch=0
+    )
 
 
-def handle_describe_cluster(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+def handle_describe_cluster(
+    services: BrokerServices, context: RequestContext, request: DescribeClusterRequest
+) -> DescribeClusterResponse:
     brokers = [
-        _CLUSTER.DescribeClusterBroker(broker_id=b.node_id, host=host, port=port, rack=b.rack)
+        DescribeClusterResponse.DescribeClusterBroker(
+            broker_id=b.node_id, host=host, port=port, rack=b.rack
+        )
         for b in services.metadata_cache.alive_brokers()
         for host, port in (b.endpoint(context.listener_name),)
     ]
-    return _CLUSTER(
+    return DescribeClusterResponse(
         throttle_time_ms=0,
         error_code=0,
         error_message=None,

@@ -25,8 +25,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping
 
 from kafkacore.config import (
     BROKER_CONFIG_DEF,
@@ -41,8 +40,17 @@ from kafkacore.config import (
 from kafkacore.config.describe import loggable_broker_configs
 from kafkacore.config.group import describe_group_configs, validate_group_configs
 from kafkacore.metadata import MetadataStore
-from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+from kafkacore.protocol import ErrorCode
 from kafkacore.protocol.errors import message as default_message
+from kafkacore.protocol.messages.alter_configs import AlterConfigsRequest, AlterConfigsResponse
+from kafkacore.protocol.messages.describe_configs import (
+    DescribeConfigsRequest,
+    DescribeConfigsResponse,
+)
+from kafkacore.protocol.messages.incremental_alter_configs import (
+    IncrementalAlterConfigsRequest,
+    IncrementalAlterConfigsResponse,
+)
 from kafkacore.security.acl import AclOperation, ResourceType
 from kafkacore.server import authz
 from kafkacore.server.replica_manager import topic_name_error
@@ -59,9 +67,6 @@ __all__ = [
 
 logger = logging.getLogger("kafkacore.server")
 
-_DESCRIBE: Any = APIS_BY_NAME["DescribeConfigs"].response.cls
-_ALTER: Any = APIS_BY_NAME["AlterConfigs"].response.cls
-_INCREMENTAL: Any = APIS_BY_NAME["IncrementalAlterConfigs"].response.cls
 
 TOPIC = 2
 BROKER = 4
@@ -177,15 +182,17 @@ def _logger_entries() -> list[ConfigEntry]:
     ]
 
 
-def _wire_entry(entry: ConfigEntry) -> Any:
-    return _DESCRIBE.DescribeConfigsResourceResult(
+def _wire_entry(entry: ConfigEntry) -> DescribeConfigsResponse.DescribeConfigsResourceResult:
+    return DescribeConfigsResponse.DescribeConfigsResourceResult(
         name=entry.name,
         value=entry.value,
         read_only=entry.read_only,
         config_source=int(entry.source),
         is_sensitive=entry.is_sensitive,
         synonyms=[
-            _DESCRIBE.DescribeConfigsSynonym(name=s.name, value=s.value, source=int(s.source))
+            DescribeConfigsResponse.DescribeConfigsSynonym(
+                name=s.name, value=s.value, source=int(s.source)
+            )
             for s in entry.synonyms
         ],
         config_type=entry.type.value if entry.type is not None else 0,
@@ -193,7 +200,11 @@ def _wire_entry(entry: ConfigEntry) -> Any:
     )
 
 
-def _describe_resource(services: BrokerServices, resource: Any, request: Any) -> list[ConfigEntry]:
+def _describe_resource(
+    services: BrokerServices,
+    resource: DescribeConfigsRequest.DescribeConfigsResource,
+    request: DescribeConfigsRequest,
+) -> list[ConfigEntry]:
     keys = resource.configuration_keys
     names = list(keys) if keys else None
     synonyms = bool(request.include_synonyms)
@@ -227,7 +238,12 @@ def _group_overrides(services: BrokerServices, name: str) -> dict[str, str]:
     return services.metadata_store.group_configs().get(name, {})
 
 
-def _alter_group(services: BrokerServices, name: str, ops: list[Any], validate_only: bool) -> None:
+def _alter_group(
+    services: BrokerServices,
+    name: str,
+    ops: list[IncrementalAlterConfigsRequest.AlterableConfig],
+    validate_only: bool,
+) -> None:
     """IncrementalAlterConfigs of a GROUP resource (Kafka's ``GroupConfig.validate`` on
     the group's configs after the operations)."""
     if not name:
@@ -247,10 +263,19 @@ _GROUP = 32
 _CLIENT_METRICS = 16
 
 
+def _resources(
+    request: DescribeConfigsRequest | AlterConfigsRequest | IncrementalAlterConfigsRequest,
+) -> list[tuple[int, str]]:
+    return [(r.resource_type, r.resource_name) for r in request.resources]
+
+
 def _config_denials(
-    services: BrokerServices, context: RequestContext, request: Any, operation: AclOperation
+    services: BrokerServices,
+    context: RequestContext,
+    resources: Iterable[tuple[int, str]],
+    operation: AclOperation,
 ) -> dict[int, ErrorCode]:
-    """By position in ``request.resources``: the resources the principal may not
+    """By position among ``(resource type, name)`` of a request: the resources the principal may not
     DESCRIBE_/ALTER_CONFIGS (Kafka's ``ConfigHelper`` / ``authorizeAlterResource``):
     broker, broker logger and client metrics resources need it on the cluster
     (CLUSTER_AUTHORIZATION_FAILED), topics on the topic (TOPIC_...), groups on the group
@@ -258,8 +283,7 @@ def _config_denials(
     if not authz.enabled(services):
         return {}
     denied: dict[int, ErrorCode] = {}
-    for index, resource in enumerate(request.resources):
-        kind, name = resource.resource_type, resource.resource_name
+    for index, (kind, name) in enumerate(resources):
         if kind in (BROKER, BROKER_LOGGER, _CLIENT_METRICS):
             if not authz.authorize_cluster(services, context, operation):
                 denied[index] = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
@@ -273,11 +297,13 @@ def _config_denials(
     return denied
 
 
-def handle_describe_configs(services: BrokerServices, context: RequestContext, request: Any) -> Any:
-    denied = _config_denials(services, context, request, AclOperation.DESCRIBE_CONFIGS)
+def handle_describe_configs(
+    services: BrokerServices, context: RequestContext, request: DescribeConfigsRequest
+) -> DescribeConfigsResponse:
+    denied = _config_denials(services, context, _resources(request), AclOperation.DESCRIBE_CONFIGS)
     results = []
     for index, resource in enumerate(request.resources):
-        result = _DESCRIBE.DescribeConfigsResult(
+        result = DescribeConfigsResponse.DescribeConfigsResult(
             error_code=0,
             error_message=None,
             resource_type=resource.resource_type,
@@ -294,7 +320,7 @@ def handle_describe_configs(services: BrokerServices, context: RequestContext, r
         else:
             result.configs = [_wire_entry(e) for e in entries]
         results.append(result)
-    return _DESCRIBE(throttle_time_ms=0, results=results)
+    return DescribeConfigsResponse(throttle_time_ms=0, results=results)
 
 
 # -- altering ---------------------------------------------------------------------------
@@ -330,15 +356,20 @@ def _new_broker_config(
 
 
 def _alter_resource(
-    services: BrokerServices, kind: int, name: str, configs: dict[str, Any], validate_only: bool
+    services: BrokerServices,
+    kind: int,
+    name: str,
+    configs: Mapping[str, str | None],
+    validate_only: bool,
 ) -> None:
     """Replace the overrides of one TOPIC/BROKER resource with ``configs`` (validated)."""
+    values = {k: v for k, v in configs.items() if v is not None}
     if kind == TOPIC:
         _check_topic(services, name)
-        _validate_topic(services, configs)
+        _validate_topic(services, configs)  # refuses a null value
         if not validate_only:
-            services.replica_manager.set_topic_configs(name, configs)
-            logger.info("Updated configs of topic %s: %s", name, configs)
+            services.replica_manager.set_topic_configs(name, values)
+            logger.info("Updated configs of topic %s: %s", name, values)
         return
     if kind == BROKER:
         entity = _broker_entity(services, name)
@@ -347,34 +378,36 @@ def _alter_resource(
             raise _Refused(
                 ErrorCode.INVALID_REQUEST, f"Null value not supported for : {','.join(nulls)}"
             )
-        new = _new_broker_config(services, entity, configs)
+        new = _new_broker_config(services, entity, values)
         if not validate_only:
-            services.metadata_store.set_broker_configs(entity, configs)
+            services.metadata_store.set_broker_configs(entity, values)
             services.configs.update(new)  # the replica manager re-derives topic configs
             logger.info(
-                "Updated dynamic broker configs (%s): %s", entity, loggable_broker_configs(configs)
+                "Updated dynamic broker configs (%s): %s", entity, loggable_broker_configs(values)
             )
         return
     raise _unsupported(kind)
 
 
 async def handle_alter_configs(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
+    services: BrokerServices, context: RequestContext, request: AlterConfigsRequest
+) -> AlterConfigsResponse:
     """AlterConfigs: the resource's overrides become exactly the request's. Writes the
     metadata store: on the I/O executor."""
-    denied = _config_denials(services, context, request, AclOperation.ALTER_CONFIGS)
+    denied = _config_denials(services, context, _resources(request), AclOperation.ALTER_CONFIGS)
     return await services.run_io(_alter_configs, services, request, denied)
 
 
-def _alter_configs(services: BrokerServices, request: Any, denied: dict[int, ErrorCode]) -> Any:
+def _alter_configs(
+    services: BrokerServices, request: AlterConfigsRequest, denied: dict[int, ErrorCode]
+) -> AlterConfigsResponse:
     with _ALTER_LOCK:
         return _alter_configs_locked(services, request, denied)
 
 
 def _alter_configs_locked(
-    services: BrokerServices, request: Any, denied: dict[int, ErrorCode]
-) -> Any:
+    services: BrokerServices, request: AlterConfigsRequest, denied: dict[int, ErrorCode]
+) -> AlterConfigsResponse:
     responses = []
     for index, resource in enumerate(request.resources):
         kind, name = resource.resource_type, resource.resource_name
@@ -393,11 +426,11 @@ def _alter_configs_locked(
         except _Refused as exc:
             code, message = exc.code, exc.message
         responses.append(
-            _ALTER.AlterConfigsResourceResponse(
+            AlterConfigsResponse.AlterConfigsResourceResponse(
                 error_code=code, error_message=message, resource_type=kind, resource_name=name
             )
         )
-    return _ALTER(throttle_time_ms=0, responses=responses)
+    return AlterConfigsResponse(throttle_time_ms=0, responses=responses)
 
 
 def _config_type(kind: int, name: str) -> Type | None:
@@ -408,7 +441,7 @@ def _config_type(kind: int, name: str) -> Type | None:
 def _current_list(services: BrokerServices, kind: int, name: str, key: str) -> list[str]:
     """The value a list config has now (override, else the effective default)."""
     if kind == TOPIC:
-        value: Any = services.replica_manager.topic_config(name).get(key)
+        value: object = services.replica_manager.topic_config(name).get(key)
     else:
         value = getattr(services.config, key.replace(".", "_"), None)
     if value is None:
@@ -419,13 +452,18 @@ def _current_list(services: BrokerServices, kind: int, name: str, key: str) -> l
 
 
 def _apply_ops(
-    services: BrokerServices, kind: int, name: str, ops: list[Any], current: dict[str, str]
+    services: BrokerServices,
+    kind: int,
+    name: str,
+    ops: list[IncrementalAlterConfigsRequest.AlterableConfig],
+    current: dict[str, str],
 ) -> dict[str, str]:
     """Kafka's ``incrementalAlterConfigResource``: SET/DELETE/APPEND/SUBTRACT on a copy."""
     result = dict(current)
     for op in ops:
         key, value, operation = op.name, op.value, op.config_operation
         if operation == SET:
+            assert value is not None  # refused before ("Null value not supported")
             result[key] = value
         elif operation == DELETE:
             result.pop(key, None)
@@ -450,7 +488,9 @@ def _apply_ops(
     return result
 
 
-def _set_logger_levels(ops: list[Any], validate_only: bool) -> None:
+def _set_logger_levels(
+    ops: list[IncrementalAlterConfigsRequest.AlterableConfig], validate_only: bool
+) -> None:
     changes: list[tuple[str, int]] = []
     for op in ops:
         if op.config_operation == DELETE:
@@ -481,23 +521,23 @@ def _set_logger_levels(ops: list[Any], validate_only: bool) -> None:
 
 
 async def handle_incremental_alter_configs(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
+    services: BrokerServices, context: RequestContext, request: IncrementalAlterConfigsRequest
+) -> IncrementalAlterConfigsResponse:
     """Writes the metadata store: on the I/O executor."""
-    denied = _config_denials(services, context, request, AclOperation.ALTER_CONFIGS)
+    denied = _config_denials(services, context, _resources(request), AclOperation.ALTER_CONFIGS)
     return await services.run_io(_incremental_alter_configs, services, request, denied)
 
 
 def _incremental_alter_configs(
-    services: BrokerServices, request: Any, denied: dict[int, ErrorCode]
-) -> Any:
+    services: BrokerServices, request: IncrementalAlterConfigsRequest, denied: dict[int, ErrorCode]
+) -> IncrementalAlterConfigsResponse:
     with _ALTER_LOCK:
         return _incremental_alter_configs_locked(services, request, denied)
 
 
 def _incremental_alter_configs_locked(
-    services: BrokerServices, request: Any, denied: dict[int, ErrorCode]
-) -> Any:
+    services: BrokerServices, request: IncrementalAlterConfigsRequest, denied: dict[int, ErrorCode]
+) -> IncrementalAlterConfigsResponse:
     responses = []
     for index, resource in enumerate(request.resources):
         kind, name = resource.resource_type, resource.resource_name
@@ -530,8 +570,8 @@ def _incremental_alter_configs_locked(
         except _Refused as exc:
             code, message = exc.code, exc.message
         responses.append(
-            _INCREMENTAL.AlterConfigsResourceResponse(
+            IncrementalAlterConfigsResponse.AlterConfigsResourceResponse(
                 error_code=code, error_message=message, resource_type=kind, resource_name=name
             )
         )
-    return _INCREMENTAL(throttle_time_ms=0, responses=responses)
+    return IncrementalAlterConfigsResponse(throttle_time_ms=0, responses=responses)

@@ -6,11 +6,19 @@ the sender finds the controller again in its metadata and retries."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from kafkacore.protocol import ApiKey
-from kafkacore.protocol.api import APIS
 from kafkacore.protocol.errors import ErrorCode
+from kafkacore.protocol.messages.allocate_producer_ids import (
+    AllocateProducerIdsRequest,
+    AllocateProducerIdsResponse,
+)
+from kafkacore.protocol.messages.alter_partition import (
+    AlterPartitionRequest,
+    AlterPartitionResponse,
+)
+from kafkacore.protocol.messages.controlled_shutdown import (
+    ControlledShutdownRequest,
+    ControlledShutdownResponse,
+)
 from kafkacore.security.acl import AclOperation
 from kafkacore.server import authz
 from kafkacore.server.request_context import RequestContext
@@ -22,33 +30,33 @@ __all__ = [
     "handle_controlled_shutdown",
 ]
 
-_ALTER_PARTITION: Any = APIS[ApiKey.ALTER_PARTITION].response.cls
-_CONTROLLED_SHUTDOWN: Any = APIS[ApiKey.CONTROLLED_SHUTDOWN].response.cls
-_ALLOCATE_PRODUCER_IDS: Any = APIS[ApiKey.ALLOCATE_PRODUCER_IDS].response.cls
-
 
 @authz.requires_cluster(AclOperation.CLUSTER_ACTION)
 async def handle_alter_partition(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
+    services: BrokerServices, context: RequestContext, request: AlterPartitionRequest
+) -> AlterPartitionResponse:
     controller = services.active_controller
     if controller is None:
-        return _ALTER_PARTITION(throttle_time_ms=0, error_code=ErrorCode.NOT_CONTROLLER, topics=[])
+        return AlterPartitionResponse(
+            throttle_time_ms=0, error_code=ErrorCode.NOT_CONTROLLER, topics=[]
+        )
     return await controller.alter_partition(request, context.header.api_version)
 
 
 @authz.requires_cluster(AclOperation.CLUSTER_ACTION)
 async def handle_controlled_shutdown(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
+    services: BrokerServices, context: RequestContext, request: ControlledShutdownRequest
+) -> ControlledShutdownResponse:
     controller = services.active_controller
     if controller is None:
-        return _CONTROLLED_SHUTDOWN(error_code=ErrorCode.NOT_CONTROLLER, remaining_partitions=[])
+        return ControlledShutdownResponse(
+            error_code=ErrorCode.NOT_CONTROLLER, remaining_partitions=[]
+        )
     error, remaining = await controller.controlled_shutdown(request.broker_id, request.broker_epoch)
-    return _CONTROLLED_SHUTDOWN(
+    return ControlledShutdownResponse(
         error_code=error,
         remaining_partitions=[
-            _CONTROLLED_SHUTDOWN.RemainingPartition(topic_name=t, partition_index=p)
+            ControlledShutdownResponse.RemainingPartition(topic_name=t, partition_index=p)
             for t, p in remaining
         ],
     )
@@ -56,8 +64,8 @@ async def handle_controlled_shutdown(
 
 @authz.requires_cluster(AclOperation.CLUSTER_ACTION)
 async def handle_allocate_producer_ids(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
+    services: BrokerServices, context: RequestContext, request: AllocateProducerIdsRequest
+) -> AllocateProducerIdsResponse:
     controller = services.active_controller
     if controller is None:
         error, start, length = int(ErrorCode.NOT_CONTROLLER), -1, 0
@@ -65,6 +73,6 @@ async def handle_allocate_producer_ids(
         error, start, length = await controller.allocate_producer_ids(
             request.broker_id, request.broker_epoch
         )
-    return _ALLOCATE_PRODUCER_IDS(
+    return AllocateProducerIdsResponse(
         throttle_time_ms=0, error_code=error, producer_id_start=start, producer_id_len=length
     )

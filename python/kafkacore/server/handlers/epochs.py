@@ -14,11 +14,13 @@ directory failed). An epoch the cache cannot answer gives NONE with epoch and of
 
 from __future__ import annotations
 
-from typing import Any
-
 from kafkacore.errors import error_code_for
 from kafkacore.log import TopicPartition
-from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+from kafkacore.protocol import ErrorCode
+from kafkacore.protocol.messages.offset_for_leader_epoch import (
+    OffsetForLeaderEpochRequest,
+    OffsetForLeaderEpochResponse,
+)
 from kafkacore.security.acl import AclOperation
 from kafkacore.server import authz
 from kafkacore.server.request_context import RequestContext
@@ -26,11 +28,11 @@ from kafkacore.server.services import BrokerServices
 
 __all__ = ["handle_offset_for_leader_epoch"]
 
-_RESPONSE: Any = APIS_BY_NAME["OffsetForLeaderEpoch"].response.cls
 
-
-def _end_offset(services: BrokerServices, topic: str, p: Any) -> Any:
-    result = _RESPONSE.EpochEndOffset(
+def _end_offset(
+    services: BrokerServices, topic: str, p: OffsetForLeaderEpochRequest.OffsetForLeaderPartition
+) -> OffsetForLeaderEpochResponse.EpochEndOffset:
+    result = OffsetForLeaderEpochResponse.EpochEndOffset(
         error_code=0, partition=p.partition, leader_epoch=-1, end_offset=-1
     )
     try:
@@ -46,8 +48,8 @@ def _end_offset(services: BrokerServices, topic: str, p: Any) -> Any:
 
 
 def handle_offset_for_leader_epoch(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
+    services: BrokerServices, context: RequestContext, request: OffsetForLeaderEpochRequest
+) -> OffsetForLeaderEpochResponse:
     """Kafka (KIP-320): CLUSTER_ACTION on the cluster, else DESCRIBE on each topic; the
     refused topics are answered TOPIC_AUTHORIZATION_FAILED after the others."""
     allowed: set[str] | None = None
@@ -56,7 +58,7 @@ def handle_offset_for_leader_epoch(
             services, context, AclOperation.DESCRIBE, (t.topic for t in request.topics)
         )
     topics = [
-        _RESPONSE.OffsetForLeaderTopicResult(
+        OffsetForLeaderEpochResponse.OffsetForLeaderTopicResult(
             topic=t.topic, partitions=[_end_offset(services, t.topic, p) for p in t.partitions]
         )
         for t in request.topics
@@ -64,10 +66,10 @@ def handle_offset_for_leader_epoch(
     ]
     if allowed is not None:
         topics += [
-            _RESPONSE.OffsetForLeaderTopicResult(
+            OffsetForLeaderEpochResponse.OffsetForLeaderTopicResult(
                 topic=t.topic,
                 partitions=[
-                    _RESPONSE.EpochEndOffset(
+                    OffsetForLeaderEpochResponse.EpochEndOffset(
                         error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED,
                         partition=p.partition,
                         leader_epoch=-1,
@@ -79,4 +81,4 @@ def handle_offset_for_leader_epoch(
             for t in request.topics
             if t.topic not in allowed
         ]
-    return _RESPONSE(throttle_time_ms=0, topics=topics)
+    return OffsetForLeaderEpochResponse(throttle_time_ms=0, topics=topics)

@@ -42,11 +42,14 @@ keeping only the partitions an incremental response must carry.
 from __future__ import annotations
 
 import struct
-from typing import Any
+import uuid
 
 from kafkacore.errors import error_code_for
 from kafkacore.log import MAX_TIMESTAMP, TopicPartition
-from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+from kafkacore.protocol import ErrorCode
+from kafkacore.protocol.messages.fetch import FetchRequest, FetchResponse
+from kafkacore.protocol.messages.list_offsets import ListOffsetsRequest, ListOffsetsResponse
+from kafkacore.protocol.requests import fetch_replica_id
 from kafkacore.protocol.types import ZERO_UUID
 from kafkacore.record import Compression
 from kafkacore.record.layout import (
@@ -67,8 +70,8 @@ from kafkacore.server.services import BrokerServices
 
 __all__ = ["handle_fetch", "handle_list_offsets"]
 
-_FETCH: Any = APIS_BY_NAME["Fetch"].response.cls
-_LIST: Any = APIS_BY_NAME["ListOffsets"].response.cls
+_PartitionData = FetchResponse.PartitionData
+_TopicResponse = FetchResponse.FetchableTopicResponse
 _LENGTH = struct.Struct(">i")
 _ATTRIBUTES = struct.Struct(">h")
 _READ_COMMITTED = 1
@@ -88,13 +91,7 @@ def _has_zstd(data: bytes) -> bool:
     return False
 
 
-def _replica_id(version: int, request: Any) -> int:
-    """The fetching follower's broker id (-1: a client): the v4-14 ``ReplicaId``, or the
-    v15+ tagged ``ReplicaState``."""
-    return int(request.replica_id if version <= 14 else request.replica_state.replica_id)
-
-
-def _topic_names(services: BrokerServices, version: int, request: Any) -> list[str | None]:
+def _topic_names(services: BrokerServices, version: int, request: FetchRequest) -> list[str | None]:
     """Each requested topic's name: v4-12 by name, v13+ by topic id (None: an id this
     broker does not know)."""
     if version <= 12:
@@ -108,8 +105,11 @@ def _topic_names(services: BrokerServices, version: int, request: Any) -> list[s
 
 
 def _current_leader(
-    services: BrokerServices, context: RequestContext, tp: TopicPartition, endpoints: dict[int, Any]
-) -> Any:
+    services: BrokerServices,
+    context: RequestContext,
+    tp: TopicPartition,
+    endpoints: dict[int, FetchResponse.NodeEndpoint],
+) -> FetchResponse.LeaderIdAndEpoch:
     """KIP-951 (v16+, with NOT_LEADER_OR_FOLLOWER and FENCED_LEADER_EPOCH): the leader and
     epoch this broker knows (its replica, else the metadata cache, else -1/-1), and the
     leader's endpoint on the request's listener added to ``endpoints`` when it is alive."""
@@ -122,16 +122,18 @@ def _current_leader(
     broker = services.metadata_cache.broker(leader_id) if leader_id >= 0 else None
     if broker is not None:
         host, port = broker.endpoint(context.listener_name)
-        endpoints[leader_id] = _FETCH.NodeEndpoint(
+        endpoints[leader_id] = FetchResponse.NodeEndpoint(
             node_id=leader_id, host=host, port=port, rack=broker.rack
         )
-    return _FETCH.LeaderIdAndEpoch(leader_id=leader_id, leader_epoch=leader_epoch)
+    return FetchResponse.LeaderIdAndEpoch(leader_id=leader_id, leader_epoch=leader_epoch)
 
 
-def _fetch_params(services: BrokerServices, context: RequestContext, request: Any) -> FetchParams:
+def _fetch_params(
+    services: BrokerServices, context: RequestContext, request: FetchRequest
+) -> FetchParams:
     """The request's :class:`FetchParams`; a consumer's ``max_bytes`` capped by what its
     quota window admits (Kafka's ``maxQuotaWindowBytes``)."""
-    replica_id = _replica_id(context.api_version, request)
+    replica_id = fetch_replica_id(request, context.api_version)
     max_bytes = max(0, request.max_bytes)
     if replica_id >= 0:
         isolation = FetchIsolation.LOG_END
@@ -148,11 +150,15 @@ def _fetch_params(services: BrokerServices, context: RequestContext, request: An
 
 # one requested partition, in request order: (topic name, topic id, partition, the code it
 # is refused with before reading, or None: read)
-_Wanted = tuple[str | None, Any, int, int | None]
+_Wanted = tuple[str | None, uuid.UUID, int, int | None]
 
 
 def _wanted(
-    services: BrokerServices, version: int, request: Any, names: list[str | None], denied: _Denied
+    services: BrokerServices,
+    version: int,
+    request: FetchRequest,
+    names: list[str | None],
+    denied: _Denied,
 ) -> tuple[list[_Wanted], list[tuple[TopicPartition, FetchPartitionData]]]:
     """Every requested partition, and those the replica manager is to read, in request
     order: refused as Kafka's ``KafkaApis`` refuses before reading are a follower without
@@ -190,11 +196,11 @@ def _wanted(
 
 def _partition_data(
     result: LogReadResult | None, index: int, read_committed: bool, code: int = ErrorCode.NONE
-) -> Any:
+) -> FetchResponse.PartitionData:
     """A partition's answer from its read (records still a file region), or refused
     with ``code`` before reading (``result`` None)."""
     if result is None:
-        return _FETCH.PartitionData(
+        return _PartitionData(
             partition_index=index,
             error_code=code,
             high_watermark=-1,
@@ -204,7 +210,7 @@ def _partition_data(
             preferred_read_replica=-1,
             records=b"",
         )
-    data = _FETCH.PartitionData(
+    data = _PartitionData(
         partition_index=index,
         error_code=result.error_code,
         high_watermark=result.high_watermark,
@@ -216,19 +222,21 @@ def _partition_data(
     )
     if result.diverging_epoch is not None:
         epoch, end_offset = result.diverging_epoch
-        data.diverging_epoch = _FETCH.EpochEndOffset(epoch=epoch, end_offset=end_offset)
+        data.diverging_epoch = FetchResponse.EpochEndOffset(epoch=epoch, end_offset=end_offset)
     fetched = result.fetched
     if fetched is not None:
         data.records = FileRegion(fetched.file, fetched.position, fetched.length)
         if read_committed:
             data.aborted_transactions = [
-                _FETCH.AbortedTransaction(producer_id=a.producer_id, first_offset=a.first_offset)
+                FetchResponse.AbortedTransaction(
+                    producer_id=a.producer_id, first_offset=a.first_offset
+                )
                 for a in result.aborted_transactions
             ]
     return data
 
 
-def _copy_records(answers: list[Any]) -> None:
+def _copy_records(answers: list[FetchResponse.PartitionData]) -> None:
     """Fetch < 10 (no ``sendfile`` of regions there): the records as bytes, a zstd batch
     UNSUPPORTED_COMPRESSION_TYPE (Kafka's down-conversion check). Blocking: file reads."""
     for data in answers:
@@ -243,18 +251,18 @@ def _copy_records(answers: list[Any]) -> None:
 async def _response_topics(
     services: BrokerServices,
     context: RequestContext,
-    request: Any,
+    request: FetchRequest,
     wanted: list[_Wanted],
     results: list[LogReadResult],
-    endpoints: dict[int, Any],
-) -> list[Any]:
+    endpoints: dict[int, FetchResponse.NodeEndpoint],
+) -> list[FetchResponse.FetchableTopicResponse]:
     """The response's topics: the partitions read in request order, then those refused
     before reading (as Kafka); consecutive partitions of one topic share its entry."""
     version = context.api_version
     read_committed = request.isolation_level == _READ_COMMITTED
     read = iter(results)
-    answered: list[tuple[str | None, Any, Any]] = []
-    refused: list[tuple[str | None, Any, Any]] = []
+    answered: list[tuple[str | None, uuid.UUID, FetchResponse.PartitionData]] = []
+    refused: list[tuple[str | None, uuid.UUID, FetchResponse.PartitionData]] = []
     for name, topic_id, index, code in wanted:
         if code is None:
             answered.append((name, topic_id, _partition_data(next(read), index, read_committed)))
@@ -262,32 +270,35 @@ async def _response_topics(
             refused.append((name, topic_id, _partition_data(None, index, read_committed, code)))
     if version < 10 and any(isinstance(d.records, FileRegion) for _n, _i, d in answered):
         await services.run_io(_copy_records, [d for _n, _i, d in answered])
-    topics: list[Any] = []
+    topics: list[FetchResponse.FetchableTopicResponse] = []
     for name, topic_id, data in answered + refused:
         if data.error_code != ErrorCode.NONE:
             data.aborted_transactions = None
             if version >= 16 and name is not None and data.error_code in _LEADER_ERRORS:
                 tp = TopicPartition(name, data.partition_index)
                 data.current_leader = _current_leader(services, context, tp, endpoints)
+        # a v13+ topic id this broker does not know has no name: Kafka's default, ""
+        topic = name if name is not None else ""
         last = topics[-1] if topics else None
-        if last is not None and (last.topic, last.topic_id) == (name, topic_id):
+        if last is not None and (last.topic, last.topic_id) == (topic, topic_id):
             last.partitions.append(data)
         else:
-            topics.append(
-                _FETCH.FetchableTopicResponse(topic=name, topic_id=topic_id, partitions=[data])
-            )
+            topics.append(_TopicResponse(topic=topic, topic_id=topic_id, partitions=[data]))
     return topics
 
 
 def _fetch_denied(
-    services: BrokerServices, context: RequestContext, request: Any, names: list[str | None]
+    services: BrokerServices,
+    context: RequestContext,
+    request: FetchRequest,
+    names: list[str | None],
 ) -> _Denied:
     """Kafka's ``handleFetchRequest`` checks: a follower fetch (replica id >= 0) needs
     CLUSTER_ACTION on the cluster, else every partition is TOPIC_AUTHORIZATION_FAILED
     (the CVE-2018-1288 fix); a consumer needs READ on each topic."""
     if not authz.enabled(services):
         return None
-    if _replica_id(context.api_version, request) >= 0:
+    if fetch_replica_id(request, context.api_version) >= 0:
         if authz.authorize_cluster(services, context, AclOperation.CLUSTER_ACTION):
             return None
         return True
@@ -298,26 +309,30 @@ def _fetch_denied(
     return frozenset(wanted - readable) or None
 
 
-async def handle_fetch(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+async def handle_fetch(
+    services: BrokerServices, context: RequestContext, request: FetchRequest
+) -> FetchResponse:
     """Kafka's ``handleFetchRequest``: the session's context, authorization, the replica
     manager's read (waiting for ``min_bytes`` up to ``max_wait_ms``), then the answer
     shaped: v16+ leaders, Fetch < 10's copied records, quotas, the session."""
     version = context.api_version
-    from_follower = _replica_id(version, request) >= 0
+    from_follower = fetch_replica_id(request, version) >= 0
     session = services.fetch_sessions.new_context(version, request, from_follower)
     if session.error:
-        return _FETCH(throttle_time_ms=0, error_code=session.error, session_id=0, responses=[])
+        return FetchResponse(
+            throttle_time_ms=0, error_code=session.error, session_id=0, responses=[]
+        )
     request = session.request  # an incremental request's: the session's partitions
     names = _topic_names(services, version, request)
     denied = _fetch_denied(services, context, request, names)
     wanted, to_read = _wanted(services, version, request, names, denied)
     params = _fetch_params(services, context, request)
     results = await services.replica_manager.fetch_messages(params, to_read)
-    endpoints: dict[int, Any] = {}
+    endpoints: dict[int, FetchResponse.NodeEndpoint] = {}
     topics = await _response_topics(services, context, request, wanted, results, endpoints)
     if from_follower:
         _record_throttled_bytes(services, topics)
-    response = _FETCH(
+    response = FetchResponse(
         throttle_time_ms=0,
         error_code=0,
         session_id=0,
@@ -331,7 +346,9 @@ async def handle_fetch(services: BrokerServices, context: RequestContext, reques
     return response
 
 
-def _apply_fetch_quota(services: BrokerServices, context: RequestContext, response: Any) -> None:
+def _apply_fetch_quota(
+    services: BrokerServices, context: RequestContext, response: FetchResponse
+) -> None:
     """A consumer's ``consumer_byte_rate`` (followers have replication quotas instead):
     the records sent are recorded; over the quota they are taken back and not sent, and
     the response carries only the throttle time (Kafka's ``getThrottledResponse``)."""
@@ -347,13 +364,15 @@ def _apply_fetch_quota(services: BrokerServices, context: RequestContext, respon
         response.throttle_time_ms = throttle_ms
 
 
-def _record_throttled_bytes(services: BrokerServices, topics: Any) -> None:
+def _record_throttled_bytes(
+    services: BrokerServices, topics: list[FetchResponse.FetchableTopicResponse]
+) -> None:
     """KIP-73: the records a follower's fetch carries for partitions throttled here
     count against the leader's replication quota (Kafka's ``sizeOfThrottledPartitions``)."""
     quota = services.replica_manager.leader_quota
     size = 0
     for topic in topics:
-        if topic.topic is None:
+        if not topic.topic:  # a topic id this broker does not know
             continue
         for data in topic.partitions:
             if data.records and quota.is_throttled(topic.topic, data.partition_index):
@@ -361,7 +380,9 @@ def _record_throttled_bytes(services: BrokerServices, topics: Any) -> None:
     quota.record(size)
 
 
-def handle_list_offsets(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+def handle_list_offsets(
+    services: BrokerServices, context: RequestContext, request: ListOffsetsRequest
+) -> ListOffsetsResponse:
     """Each topic needs DESCRIBE (also from a follower, as in Kafka); the refused ones
     are answered TOPIC_AUTHORIZATION_FAILED after the others. The isolation level bounds
     the answers (Kafka's ``fetchOffsetForTimestamp``): LATEST is the last stable offset
@@ -369,18 +390,18 @@ def handle_list_offsets(services: BrokerServices, context: RequestContext, reque
     follower; a timestamp (or max-timestamp) hit at or past that bound is "not found"
     (offset and timestamp -1)."""
     version = context.api_version
-    topics = []
-    unauthorized = []
+    topics: list[ListOffsetsResponse.ListOffsetsTopicResponse] = []
+    unauthorized: list[ListOffsetsResponse.ListOffsetsTopicResponse] = []
     describable = authz.allowed_topics(
         services, context, AclOperation.DESCRIBE, (t.name for t in request.topics)
     )
     for topic in request.topics:
         if describable is not None and topic.name not in describable:
             unauthorized.append(
-                _LIST.ListOffsetsTopicResponse(
+                ListOffsetsResponse.ListOffsetsTopicResponse(
                     name=topic.name,
                     partitions=[
-                        _LIST.ListOffsetsPartitionResponse(
+                        ListOffsetsResponse.ListOffsetsPartitionResponse(
                             partition_index=p.partition_index,
                             error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED,
                             timestamp=-1,
@@ -395,16 +416,24 @@ def handle_list_offsets(services: BrokerServices, context: RequestContext, reque
         partitions = [
             _list_offset(services, version, request, topic.name, p) for p in topic.partitions
         ]
-        topics.append(_LIST.ListOffsetsTopicResponse(name=topic.name, partitions=partitions))
-    return _LIST(throttle_time_ms=0, topics=topics + unauthorized)
+        topics.append(
+            ListOffsetsResponse.ListOffsetsTopicResponse(name=topic.name, partitions=partitions)
+        )
+    return ListOffsetsResponse(throttle_time_ms=0, topics=topics + unauthorized)
 
 
-def _list_offset(services: BrokerServices, version: int, request: Any, topic: str, p: Any) -> Any:
+def _list_offset(
+    services: BrokerServices,
+    version: int,
+    request: ListOffsetsRequest,
+    topic: str,
+    p: ListOffsetsRequest.ListOffsetsPartition,
+) -> ListOffsetsResponse.ListOffsetsPartitionResponse:
     """One partition's ListOffsets answer from the replica manager
     (:meth:`~kafkacore.server.replica_manager.ReplicaManager.fetch_offset_for_timestamp`:
     v4+ ``current_leader_epoch`` and leadership checked, offsets bounded by what the
     isolation may see; not found: offset and timestamp -1)."""
-    answer = _LIST.ListOffsetsPartitionResponse(
+    answer = ListOffsetsResponse.ListOffsetsPartitionResponse(
         partition_index=p.partition_index, error_code=0, timestamp=-1, offset=-1, leader_epoch=-1
     )
     isolation = (

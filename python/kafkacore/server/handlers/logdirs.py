@@ -11,9 +11,12 @@ from __future__ import annotations
 import logging
 import os
 import shutil
-from typing import Any
 
-from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+from kafkacore.protocol import ErrorCode
+from kafkacore.protocol.messages.describe_log_dirs import (
+    DescribeLogDirsRequest,
+    DescribeLogDirsResponse,
+)
 from kafkacore.security.acl import AclOperation
 from kafkacore.server import authz
 from kafkacore.server.request_context import RequestContext
@@ -23,14 +26,12 @@ __all__ = ["handle_describe_log_dirs"]
 
 logger = logging.getLogger("kafkacore.server")
 
-_RESPONSE: Any = APIS_BY_NAME["DescribeLogDirs"].response.cls
-
 
 def handle_describe_log_dirs(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
+    services: BrokerServices, context: RequestContext, request: DescribeLogDirsRequest
+) -> DescribeLogDirsResponse:
     if not authz.authorize_cluster(services, context, AclOperation.DESCRIBE):
-        return _RESPONSE(
+        return DescribeLogDirsResponse(
             throttle_time_ms=0, error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED, results=[]
         )
     wanted: dict[str, set[int]] | None = None
@@ -38,7 +39,7 @@ def handle_describe_log_dirs(
         wanted = {}
         for t in request.topics:
             wanted.setdefault(t.topic, set()).update(t.partitions)
-    by_dir: dict[str, dict[str, list[Any]]] = {
+    by_dir: dict[str, dict[str, list[DescribeLogDirsResponse.DescribeLogDirsPartition]]] = {
         d: {} for d in services.replica_manager.logs.log_dirs
     }
     for log in sorted(
@@ -55,7 +56,7 @@ def handle_describe_log_dirs(
         lag = -1 if partition is None else max(partition.high_watermark - log.log_end_offset, 0)
         partitions = by_dir.setdefault(os.path.dirname(log.dir), {}).setdefault(tp.topic, [])
         partitions.append(
-            _RESPONSE.DescribeLogDirsPartition(
+            DescribeLogDirsResponse.DescribeLogDirsPartition(
                 partition_index=tp.partition,
                 partition_size=size,
                 offset_lag=lag,
@@ -68,7 +69,7 @@ def handle_describe_log_dirs(
         if log_dir in offline:
             # Kafka: an offline directory is listed with KAFKA_STORAGE_ERROR and no topics
             results.append(
-                _RESPONSE.DescribeLogDirsResult(
+                DescribeLogDirsResponse.DescribeLogDirsResult(
                     error_code=ErrorCode.KAFKA_STORAGE_ERROR,
                     log_dir=log_dir,
                     topics=[],
@@ -84,15 +85,15 @@ def handle_describe_log_dirs(
             logger.warning("Could not read the disk usage of %s: %s", log_dir, exc)
             total = usable = -1
         results.append(
-            _RESPONSE.DescribeLogDirsResult(
+            DescribeLogDirsResponse.DescribeLogDirsResult(
                 error_code=0,
                 log_dir=log_dir,
                 topics=[
-                    _RESPONSE.DescribeLogDirsTopic(name=name, partitions=parts)
+                    DescribeLogDirsResponse.DescribeLogDirsTopic(name=name, partitions=parts)
                     for name, parts in topics.items()
                 ],
                 total_bytes=total,
                 usable_bytes=usable,
             )
         )
-    return _RESPONSE(throttle_time_ms=0, error_code=0, results=results)
+    return DescribeLogDirsResponse(throttle_time_ms=0, error_code=0, results=results)

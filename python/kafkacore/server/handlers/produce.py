@@ -23,12 +23,13 @@ import logging
 import struct
 import time
 from dataclasses import dataclass, field
-from typing import Any
 
 from kafkacore.errors import RecordValidationError, error_code_for
 from kafkacore.log import TopicPartition
-from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+from kafkacore.protocol import ErrorCode
 from kafkacore.protocol.errors import message as default_message
+from kafkacore.protocol.messages.produce import ProduceRequest, ProduceResponse
+from kafkacore.protocol.types import Buffer, memory_records
 from kafkacore.record.layout import (
     ATTRIBUTES_OFFSET,
     LENGTH_OFFSET,
@@ -48,7 +49,8 @@ __all__ = ["handle_produce"]
 
 logger = logging.getLogger("kafkacore.server")
 
-_RESPONSE: Any = APIS_BY_NAME["Produce"].response.cls
+# an appended partition's answer and the offset its high watermark must reach for acks=-1
+_Required = dict[TopicPartition, tuple[ProduceResponse.PartitionProduceResponse, int]]
 _LENGTH = struct.Struct(">i")
 _ATTRIBUTES = struct.Struct(">h")
 
@@ -57,17 +59,17 @@ def _produce_partition(
     services: BrokerServices,
     topic: str,
     index: int,
-    records: Any,
+    records: Buffer | None,
     acks: int,
     appended: list[TopicPartition],
-    required: dict[TopicPartition, tuple[Any, int]],
+    required: _Required,
     guard: tuple[int, int] | None = None,
-) -> Any:
+) -> ProduceResponse.PartitionProduceResponse:
     """One partition's answer; runs on an I/O thread when the append may block (a roll,
     an fsync for ``flush.messages``), else on the event loop (see ``_appends_quickly``).
     ``guard``: the KIP-890 verification guard of a verified transactional write."""
     replicas = services.replica_manager
-    response = _RESPONSE.PartitionProduceResponse(
+    response = ProduceResponse.PartitionProduceResponse(
         index=index, error_code=0, base_offset=-1, log_append_time_ms=-1, log_start_offset=-1
     )
     partition = replicas.partition(topic, index)
@@ -86,7 +88,7 @@ def _produce_partition(
         response.error_code = ErrorCode.INVALID_RECORD
         response.error_message = str(exc)
         response.record_errors = [
-            _RESPONSE.BatchIndexAndErrorMessage(batch_index=i, batch_index_error_message=m)
+            ProduceResponse.BatchIndexAndErrorMessage(batch_index=i, batch_index_error_message=m)
             for i, m in exc.record_errors
         ]
         return response
@@ -116,7 +118,9 @@ def _produce_partition(
 INLINE_APPEND_MAX_BYTES = 1 << 20
 
 
-def _appends_quickly(services: BrokerServices, request: Any, refused: dict[str, ErrorCode]) -> bool:
+def _appends_quickly(
+    services: BrokerServices, request: ProduceRequest, refused: dict[str, ErrorCode]
+) -> bool:
     """Whether ``request``'s appends may run on the event loop (see above)."""
     replicas = services.replica_manager
     if not replicas.inline_appends.allowed():
@@ -138,11 +142,11 @@ def _appends_quickly(services: BrokerServices, request: Any, refused: dict[str, 
 
 def _produce_all(
     services: BrokerServices,
-    request: Any,
+    request: ProduceRequest,
     refused: dict[str, ErrorCode],
-    required: dict[TopicPartition, tuple[Any, int]],
+    required: _Required,
     verified: _Verified | None = None,
-) -> tuple[Any, list[TopicPartition]]:
+) -> tuple[ProduceResponse, list[TopicPartition]]:
     """The response and the partitions appended to, in request order (one job per
     request, on an I/O thread or the event loop: appends to one log stay in order);
     ``required`` gets each appended partition's response and the offset its high
@@ -150,17 +154,17 @@ def _produce_all(
     (refusals and guards)."""
     acks = request.acks
     appended: list[TopicPartition] = []
-    results = []
+    results: list[ProduceResponse.TopicProduceResponse] = []
     for topic_data in request.topic_data:
         name = topic_data.name
         code = refused.get(name)
-        partitions = []
+        partitions: list[ProduceResponse.PartitionProduceResponse] = []
         for pdata in topic_data.partition_data:
             key = (name, pdata.index)
             failed = verified.refused.get(key) if verified is not None else None
             if failed is not None:
                 partitions.append(
-                    _RESPONSE.PartitionProduceResponse(
+                    ProduceResponse.PartitionProduceResponse(
                         index=pdata.index,
                         error_code=failed[0],
                         error_message=failed[1],
@@ -171,7 +175,7 @@ def _produce_all(
                 )
             elif code is not None:
                 partitions.append(
-                    _RESPONSE.PartitionProduceResponse(
+                    ProduceResponse.PartitionProduceResponse(
                         index=pdata.index,
                         error_code=code,
                         base_offset=-1,
@@ -185,22 +189,24 @@ def _produce_all(
                         services,
                         name,
                         pdata.index,
-                        pdata.records,
+                        memory_records(pdata.records),
                         acks,
                         appended,
                         required,
                         verified.guards.get(key) if verified is not None else None,
                     )
                 )
-        results.append(_RESPONSE.TopicProduceResponse(name=name, partition_responses=partitions))
-    return _RESPONSE(responses=results, throttle_time_ms=0), appended
+        results.append(
+            ProduceResponse.TopicProduceResponse(name=name, partition_responses=partitions)
+        )
+    return ProduceResponse(responses=results, throttle_time_ms=0), appended
 
 
-def _has_transactional_batches(request: Any) -> bool:
+def _has_transactional_batches(request: ProduceRequest) -> bool:
     """Kafka's ``RequestUtils.hasTransactionalRecords``: some batch has the flag."""
     for topic_data in request.topic_data:
         for pdata in topic_data.partition_data:
-            records = pdata.records
+            records = memory_records(pdata.records)
             if not records:
                 continue
             data = memoryview(records)
@@ -214,14 +220,14 @@ def _has_transactional_batches(request: Any) -> bool:
     return False
 
 
-def _refused_everywhere(request: Any, code: ErrorCode) -> Any:
+def _refused_everywhere(request: ProduceRequest, code: ErrorCode) -> ProduceResponse:
     """Kafka's ``ProduceRequest.getErrorResponse``: ``code`` for every partition."""
-    return _RESPONSE(
+    return ProduceResponse(
         responses=[
-            _RESPONSE.TopicProduceResponse(
+            ProduceResponse.TopicProduceResponse(
                 name=t.name,
                 partition_responses=[
-                    _RESPONSE.PartitionProduceResponse(
+                    ProduceResponse.PartitionProduceResponse(
                         index=p.index,
                         error_code=code,
                         base_offset=-1,
@@ -237,7 +243,9 @@ def _refused_everywhere(request: Any, code: ErrorCode) -> Any:
     )
 
 
-async def handle_produce(services: BrokerServices, context: RequestContext, request: Any) -> Any:
+async def handle_produce(
+    services: BrokerServices, context: RequestContext, request: ProduceRequest
+) -> ProduceResponse:
     """The Produce response (the request channel drops it for ``acks=0``). Topics are
     auto-created first; the appends then run on the I/O executor, and delayed fetches of
     the partitions written are woken back on the event loop.
@@ -291,7 +299,7 @@ async def handle_produce(services: BrokerServices, context: RequestContext, requ
             code = await auto_create(services, name)
             if code is not None:
                 refused[name] = code
-    required: dict[TopicPartition, tuple[Any, int]] = {}
+    required: _Required = {}
     verified = await _verify_transactional_partitions(services, context, request, refused)
     if _appends_quickly(services, request, refused):
         started = time.perf_counter()
@@ -337,7 +345,10 @@ class _Verified:
 
 
 async def _verify_transactional_partitions(
-    services: BrokerServices, context: RequestContext, request: Any, refused: dict[str, ErrorCode]
+    services: BrokerServices,
+    context: RequestContext,
+    request: ProduceRequest,
+    refused: dict[str, ErrorCode],
 ) -> _Verified:
     """KIP-890 part 1 (``transaction.partition.verification.enable``, Kafka's
     ``ReplicaManager.appendRecords`` with its ``AddPartitionsToTxnManager``): before a
@@ -366,7 +377,7 @@ async def _verify_transactional_partitions(
         if topic_data.name in refused:
             continue
         for pdata in topic_data.partition_data:
-            records = pdata.records
+            records = memory_records(pdata.records)
             if not records or len(records) < RECORD_BATCH_OVERHEAD:
                 continue
             (attributes,) = _ATTRIBUTES.unpack_from(records, ATTRIBUTES_OFFSET)
@@ -425,7 +436,7 @@ def _may_create(services: BrokerServices, context: RequestContext, name: str) ->
 
 
 def _produce_quota_throttle_ms(
-    services: BrokerServices, context: RequestContext, request: Any
+    services: BrokerServices, context: RequestContext, request: ProduceRequest
 ) -> int:
     """The request's records recorded against the client's ``producer_byte_rate`` (Kafka
     records the request size; the records are nearly all of it); the throttle time."""
@@ -436,7 +447,7 @@ def _produce_quota_throttle_ms(
 
 
 async def _await_replication(
-    services: BrokerServices, required: dict[TopicPartition, tuple[Any, int]], timeout_ms: int
+    services: BrokerServices, required: _Required, timeout_ms: int
 ) -> None:
     """Kafka's ``DelayedProduce``: each appended partition waits until its high
     watermark reaches the batch's end (then NONE, or NOT_ENOUGH_REPLICAS_AFTER_APPEND if

@@ -21,10 +21,25 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Any
 
-from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+from kafkacore.protocol import ErrorCode
 from kafkacore.protocol.errors import message as default_message
+from kafkacore.protocol.messages.alter_client_quotas import (
+    AlterClientQuotasRequest,
+    AlterClientQuotasResponse,
+)
+from kafkacore.protocol.messages.alter_user_scram_credentials import (
+    AlterUserScramCredentialsRequest,
+    AlterUserScramCredentialsResponse,
+)
+from kafkacore.protocol.messages.describe_client_quotas import (
+    DescribeClientQuotasRequest,
+    DescribeClientQuotasResponse,
+)
+from kafkacore.protocol.messages.describe_user_scram_credentials import (
+    DescribeUserScramCredentialsRequest,
+    DescribeUserScramCredentialsResponse,
+)
 from kafkacore.security.acl import AclOperation
 from kafkacore.security.scram import ScramMechanism, credential_from_salted_password
 from kafkacore.server import authz
@@ -50,10 +65,6 @@ __all__ = [
     "handle_describe_user_scram_credentials",
 ]
 
-_DESCRIBE: Any = APIS_BY_NAME["DescribeClientQuotas"].response.cls
-_ALTER: Any = APIS_BY_NAME["AlterClientQuotas"].response.cls
-_SCRAM: Any = APIS_BY_NAME["DescribeUserScramCredentials"].response.cls
-_ALTER_SCRAM: Any = APIS_BY_NAME["AlterUserScramCredentials"].response.cls
 SCRAM_MECHANISMS = {"SCRAM-SHA-256": 1, "SCRAM-SHA-512": 2}
 
 logger = logging.getLogger("kafkacore.quotas")
@@ -67,7 +78,9 @@ _ALTER_LOCK = threading.Lock()
 # -- AlterClientQuotas ----------------------------------------------------------------------
 
 
-def _alter_entry(services: BrokerServices, entry: Any, validate_only: bool) -> None:
+def _alter_entry(
+    services: BrokerServices, entry: AlterClientQuotasRequest.EntryData, validate_only: bool
+) -> None:
     entity: dict[str, str | None] = {e.entity_type: e.entity_name for e in entry.entity}
     path, keys = entity_path(entity)
     store = services.metadata_store
@@ -82,7 +95,9 @@ def _alter_entry(services: BrokerServices, entry: Any, validate_only: bool) -> N
             store.set_quota_configs(path, configs)
 
 
-def _alter_all(services: BrokerServices, request: Any) -> Any:
+def _alter_all(
+    services: BrokerServices, request: AlterClientQuotasRequest
+) -> AlterClientQuotasResponse:
     entries = []
     for entry in request.entries:
         code, message = ErrorCode.NONE, None
@@ -92,31 +107,35 @@ def _alter_all(services: BrokerServices, request: Any) -> Any:
             code = ErrorCode.UNSUPPORTED_VERSION if exc.unsupported else ErrorCode.INVALID_REQUEST
             message = str(exc)
         entries.append(
-            _ALTER.EntryData(
+            AlterClientQuotasResponse.EntryData(
                 error_code=code,
                 error_message=message,
                 entity=[
-                    _ALTER.EntityData(entity_type=e.entity_type, entity_name=e.entity_name)
+                    AlterClientQuotasResponse.EntityData(
+                        entity_type=e.entity_type, entity_name=e.entity_name
+                    )
                     for e in entry.entity
                 ],
             )
         )
-    return _ALTER(throttle_time_ms=0, entries=entries)
+    return AlterClientQuotasResponse(throttle_time_ms=0, entries=entries)
 
 
 async def handle_alter_client_quotas(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
+    services: BrokerServices, context: RequestContext, request: AlterClientQuotasRequest
+) -> AlterClientQuotasResponse:
     if not authz.authorize_cluster(services, context, AclOperation.ALTER_CONFIGS):  # authz
         denied = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
-        return _ALTER(
+        return AlterClientQuotasResponse(
             throttle_time_ms=0,
             entries=[
-                _ALTER.EntryData(
+                AlterClientQuotasResponse.EntryData(
                     error_code=denied,
                     error_message=default_message(denied),
                     entity=[
-                        _ALTER.EntityData(entity_type=e.entity_type, entity_name=e.entity_name)
+                        AlterClientQuotasResponse.EntityData(
+                            entity_type=e.entity_type, entity_name=e.entity_name
+                        )
                         for e in entry.entity
                     ],
                 )
@@ -129,7 +148,7 @@ async def handle_alter_client_quotas(
 # -- DescribeClientQuotas -------------------------------------------------------------------
 
 
-def _filter(request: Any) -> dict[str, tuple[int, str | None]]:
+def _filter(request: DescribeClientQuotasRequest) -> dict[str, tuple[int, str | None]]:
     components: dict[str, tuple[int, str | None]] = {}
     for c in request.components:
         if c.entity_type == "":
@@ -196,11 +215,11 @@ def describe_quotas(
 
 
 def handle_describe_client_quotas(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
+    services: BrokerServices, context: RequestContext, request: DescribeClientQuotasRequest
+) -> DescribeClientQuotasResponse:
     if not authz.authorize_cluster(services, context, AclOperation.DESCRIBE_CONFIGS):  # authz
         denied = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
-        return _DESCRIBE(
+        return DescribeClientQuotasResponse(
             throttle_time_ms=0,
             error_code=denied,
             error_message=default_message(denied),
@@ -209,7 +228,7 @@ def handle_describe_client_quotas(
     try:
         components = _filter(request)
     except QuotaEntityError as exc:
-        return _DESCRIBE(
+        return DescribeClientQuotasResponse(
             throttle_time_ms=0,
             error_code=ErrorCode.UNSUPPORTED_VERSION
             if exc.unsupported
@@ -219,22 +238,29 @@ def handle_describe_client_quotas(
         )
     found = describe_quotas(services.metadata_store.quota_configs(), components, request.strict)
     entries = [
-        _DESCRIBE.EntryData(
+        DescribeClientQuotasResponse.EntryData(
             entity=[
-                _DESCRIBE.EntityData(entity_type=t, entity_name=n)
+                DescribeClientQuotasResponse.EntityData(entity_type=t, entity_name=n)
                 for t, n in sorted(entity.items(), key=lambda kv: _ENTITY_ORDER[kv[0]])
             ],
-            values=[_DESCRIBE.ValueData(key=k, value=v) for k, v in sorted(quotas.items())],
+            values=[
+                DescribeClientQuotasResponse.ValueData(key=k, value=v)
+                for k, v in sorted(quotas.items())
+            ],
         )
         for entity, quotas in found
     ]
-    return _DESCRIBE(throttle_time_ms=0, error_code=0, error_message=None, entries=entries)
+    return DescribeClientQuotasResponse(
+        throttle_time_ms=0, error_code=0, error_message=None, entries=entries
+    )
 
 
 # -- DescribeUserScramCredentials -----------------------------------------------------------
 
 
-def _credentials(configs: dict[str, str]) -> list[Any]:
+def _credentials(
+    configs: dict[str, str],
+) -> list[DescribeUserScramCredentialsResponse.CredentialInfo]:
     infos = []
     for name, mechanism in SCRAM_MECHANISMS.items():
         stored = configs.get(name)
@@ -245,12 +271,18 @@ def _credentials(configs: dict[str, str]) -> list[Any]:
             iterations = int(fields.get("iterations", ""))
         except ValueError:
             continue
-        infos.append(_SCRAM.CredentialInfo(mechanism=mechanism, iterations=iterations))
+        infos.append(
+            DescribeUserScramCredentialsResponse.CredentialInfo(
+                mechanism=mechanism, iterations=iterations
+            )
+        )
     return infos
 
 
-def _scram_users(services: BrokerServices) -> dict[str, list[Any]]:
-    users: dict[str, list[Any]] = {}
+def _scram_users(
+    services: BrokerServices,
+) -> dict[str, list[DescribeUserScramCredentialsResponse.CredentialInfo]]:
+    users: dict[str, list[DescribeUserScramCredentialsResponse.CredentialInfo]] = {}
     for path, configs in services.metadata_store.quota_configs().items():
         entity = entity_from_path(path)
         user = None if entity is None or set(entity) != {USER} else entity[USER]
@@ -260,13 +292,15 @@ def _scram_users(services: BrokerServices) -> dict[str, list[Any]]:
     return users
 
 
-def _describe_scram(services: BrokerServices, request: Any) -> Any:
+def _describe_scram(
+    services: BrokerServices, request: DescribeUserScramCredentialsRequest
+) -> DescribeUserScramCredentialsResponse:
     users = _scram_users(services)
     results = []
     if not request.users:
         for user in sorted(users):
             results.append(
-                _SCRAM.DescribeUserScramCredentialsResult(
+                DescribeUserScramCredentialsResponse.DescribeUserScramCredentialsResult(
                     user=user, error_code=0, error_message="", credential_infos=users[user]
                 )
             )
@@ -287,25 +321,27 @@ def _describe_scram(services: BrokerServices, request: Any) -> Any:
                 code = ErrorCode.RESOURCE_NOT_FOUND
                 message = f"Attempt to describe a user credential that does not exist: {name}"
             results.append(
-                _SCRAM.DescribeUserScramCredentialsResult(
+                DescribeUserScramCredentialsResponse.DescribeUserScramCredentialsResult(
                     user=name, error_code=code, error_message=message, credential_infos=infos
                 )
             )
     # Kafka 3.9 leaves the messages of successes unset: "" (the field's default), not null
-    return _SCRAM(throttle_time_ms=0, error_code=0, error_message="", results=results)
+    return DescribeUserScramCredentialsResponse(
+        throttle_time_ms=0, error_code=0, error_message="", results=results
+    )
 
 
 async def handle_describe_user_scram_credentials(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
+    services: BrokerServices, context: RequestContext, request: DescribeUserScramCredentialsRequest
+) -> DescribeUserScramCredentialsResponse:
     if not authz.authorize_cluster(services, context, AclOperation.DESCRIBE):  # authz
         denied, text = ErrorCode.CLUSTER_AUTHORIZATION_FAILED, None
-        return _SCRAM(
+        return DescribeUserScramCredentialsResponse(
             throttle_time_ms=0,
             error_code=denied,
             error_message=text,
             results=[
-                _SCRAM.DescribeUserScramCredentialsResult(
+                DescribeUserScramCredentialsResponse.DescribeUserScramCredentialsResult(
                     user="", error_code=denied, error_message=text, credential_infos=[]
                 )
                 for _ in request.users or []
@@ -331,7 +367,7 @@ _TOO_MANY = "Too many iterations"
 _MECHANISMS_BY_TYPE = {m.type_id: m for m in ScramMechanism}
 
 
-def _illegal_users(request: Any) -> dict[str, str]:
+def _illegal_users(request: AlterUserScramCredentialsRequest) -> dict[str, str]:
     """User -> the message of its first illegal deletion or upsertion (an upsertion's
     message wins, as Kafka's map concatenation does)."""
     illegal: dict[str, str] = {}
@@ -355,12 +391,14 @@ def _illegal_users(request: Any) -> dict[str, str]:
     return illegal
 
 
-def _alter_scram(services: BrokerServices, request: Any) -> Any:
-    results: list[Any] = []
+def _alter_scram(
+    services: BrokerServices, request: AlterUserScramCredentialsRequest
+) -> AlterUserScramCredentialsResponse:
+    results: list[AlterUserScramCredentialsResponse.AlterUserScramCredentialsResult] = []
 
     def result(user: str, code: int, message: str | None) -> None:
         results.append(
-            _ALTER_SCRAM.AlterUserScramCredentialsResult(
+            AlterUserScramCredentialsResponse.AlterUserScramCredentialsResult(
                 user=user, error_code=code, error_message=message
             )
         )
@@ -424,20 +462,20 @@ def _alter_scram(services: BrokerServices, request: Any) -> Any:
                 result(user, ErrorCode.UNKNOWN_SERVER_ERROR, None)
                 continue
             result(user, ErrorCode.NONE, "")  # unset in Kafka 3.9: the default, ""
-    return _ALTER_SCRAM(throttle_time_ms=0, results=results)
+    return AlterUserScramCredentialsResponse(throttle_time_ms=0, results=results)
 
 
 async def handle_alter_user_scram_credentials(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
+    services: BrokerServices, context: RequestContext, request: AlterUserScramCredentialsRequest
+) -> AlterUserScramCredentialsResponse:
     if not authz.authorize_cluster(services, context, AclOperation.ALTER):  # authz
         # Kafka's getErrorResponse: every user named, sorted, with the exception's message
         denied = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
         names = {d.name for d in request.deletions} | {u.name for u in request.upsertions}
-        return _ALTER_SCRAM(
+        return AlterUserScramCredentialsResponse(
             throttle_time_ms=0,
             results=[
-                _ALTER_SCRAM.AlterUserScramCredentialsResult(
+                AlterUserScramCredentialsResponse.AlterUserScramCredentialsResult(
                     user=name, error_code=denied, error_message=default_message(denied)
                 )
                 for name in sorted(names)

@@ -11,10 +11,10 @@ offset advances (never backwards) and is checkpointed
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from kafkacore.errors import error_code_for
-from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+from kafkacore.protocol import ErrorCode
+from kafkacore.protocol.messages.delete_records import DeleteRecordsRequest, DeleteRecordsResponse
 from kafkacore.security.acl import AclOperation
 from kafkacore.server import authz
 from kafkacore.server.request_context import RequestContext
@@ -24,7 +24,6 @@ __all__ = ["HIGH_WATERMARK", "handle_delete_records"]
 
 logger = logging.getLogger("kafkacore.server")
 
-_RESPONSE: Any = APIS_BY_NAME["DeleteRecords"].response.cls
 HIGH_WATERMARK = -1
 
 
@@ -51,8 +50,8 @@ def _delete(services: BrokerServices, topic: str, partition: int, offset: int) -
 
 
 async def handle_delete_records(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
+    services: BrokerServices, context: RequestContext, request: DeleteRecordsRequest
+) -> DeleteRecordsResponse:
     """Moves log start offsets and writes their checkpoint: on the I/O executor. Each
     topic needs DELETE (TOPIC_AUTHORIZATION_FAILED, before its existence)."""
     deletable = authz.allowed_topics(
@@ -61,7 +60,10 @@ async def handle_delete_records(
     return await services.run_io(_delete_records, services, request, deletable)
 
 
-def _delete_records(services: BrokerServices, request: Any, deletable: set[str] | None) -> Any:
+def _delete_records(
+    services: BrokerServices, request: DeleteRecordsRequest, deletable: set[str] | None
+) -> DeleteRecordsResponse:
+    response = DeleteRecordsResponse
     topics = []
     moved = False
     for topic in request.topics:
@@ -73,14 +75,16 @@ def _delete_records(services: BrokerServices, request: Any, deletable: set[str] 
                 code, low_watermark = _delete(services, topic.name, p.partition_index, p.offset)
             moved = moved or code == ErrorCode.NONE
             results.append(
-                _RESPONSE.DeleteRecordsPartitionResult(
+                response.DeleteRecordsPartitionResult(
                     partition_index=p.partition_index, low_watermark=low_watermark, error_code=code
                 )
             )
-        topics.append(_RESPONSE.DeleteRecordsTopicResult(name=topic.name, partitions=results))
+        topics.append(
+            DeleteRecordsResponse.DeleteRecordsTopicResult(name=topic.name, partitions=results)
+        )
     if moved:
         try:
             services.replica_manager.logs.checkpoint_log_start_offsets()
         except Exception as exc:  # the periodic checkpoint retries; the answer stands
             logger.warning("Could not checkpoint log start offsets: %s", exc)
-    return _RESPONSE(throttle_time_ms=0, topics=topics)
+    return response(throttle_time_ms=0, topics=topics)

@@ -5,26 +5,28 @@ answer ILLEGAL_SASL_STATE (34), as Kafka does."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from kafkacore.protocol import APIS, ApiKey, ErrorCode
+from kafkacore.protocol import ErrorCode
+from kafkacore.protocol.messages.sasl_authenticate import (
+    SaslAuthenticateRequest,
+    SaslAuthenticateResponse,
+)
+from kafkacore.protocol.messages.sasl_handshake import SaslHandshakeRequest, SaslHandshakeResponse
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.services import BrokerServices
 
 __all__ = ["handle_sasl_authenticate", "handle_sasl_handshake"]
 
-_HANDSHAKE_RESPONSE: Any = APIS[ApiKey.SASL_HANDSHAKE].response.cls
-_AUTHENTICATE_RESPONSE: Any = APIS[ApiKey.SASL_AUTHENTICATE].response.cls
 
-
-def handle_sasl_handshake(services: BrokerServices, context: RequestContext, request: Any) -> Any:
-    return _HANDSHAKE_RESPONSE(error_code=ErrorCode.ILLEGAL_SASL_STATE, mechanisms=[])
+def handle_sasl_handshake(
+    services: BrokerServices, context: RequestContext, request: SaslHandshakeRequest
+) -> SaslHandshakeResponse:
+    return SaslHandshakeResponse(error_code=ErrorCode.ILLEGAL_SASL_STATE, mechanisms=[])
 
 
 def handle_sasl_authenticate(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
-    return _AUTHENTICATE_RESPONSE(
+    services: BrokerServices, context: RequestContext, request: SaslAuthenticateRequest
+) -> SaslAuthenticateResponse:
+    return SaslAuthenticateResponse(
         error_code=ErrorCode.ILLEGAL_SASL_STATE,
         error_message="SaslAuthenticate request received after successful authentication",
         auth_bytes=b"",

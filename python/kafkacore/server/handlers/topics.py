@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from typing import Any
+from typing import NamedTuple
 
 from kafkacore.config import ConfigError, LogConfig
 from kafkacore.log import TopicPartition
@@ -20,7 +20,13 @@ from kafkacore.placement import (
     assign_replicas_for_new_partitions,
     assign_replicas_to_brokers,
 )
-from kafkacore.protocol import APIS_BY_NAME, ErrorCode
+from kafkacore.protocol import ErrorCode
+from kafkacore.protocol.messages.create_partitions import (
+    CreatePartitionsRequest,
+    CreatePartitionsResponse,
+)
+from kafkacore.protocol.messages.create_topics import CreateTopicsRequest, CreateTopicsResponse
+from kafkacore.protocol.messages.delete_topics import DeleteTopicsRequest, DeleteTopicsResponse
 from kafkacore.security.acl import AclOperation, ResourceType
 from kafkacore.server import authz
 from kafkacore.server.replica_manager import topic_name_error
@@ -29,9 +35,6 @@ from kafkacore.server.services import BrokerServices
 
 __all__ = ["handle_create_partitions", "handle_create_topics", "handle_delete_topics"]
 
-_CREATE: Any = APIS_BY_NAME["CreateTopics"].response.cls
-_DELETE: Any = APIS_BY_NAME["DeleteTopics"].response.cls
-_PARTITIONS: Any = APIS_BY_NAME["CreatePartitions"].response.cls
 ZERO_UUID = uuid.UUID(int=0)
 
 
@@ -80,13 +83,179 @@ def _replication_error(services: BrokerServices, rf: int) -> tuple[ErrorCode, st
     )
 
 
+class _TopicRefused(Exception):
+    """One topic of a CreateTopics refused: its error code and message (Kafka's
+    ``ApiException`` caught per topic by ``ZkAdminManager.createTopics``)."""
+
+    def __init__(self, code: ErrorCode, message: str | None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class _Placement(NamedTuple):
+    """Where a new topic's partitions go: their count, the replication factor, and each
+    partition's replicas (``None`` on a single node: this broker)."""
+
+    partitions: int
+    replication_factor: int
+    assignment: list[list[int]] | None
+
+
+def _check_request_level(
+    topic: CreateTopicsRequest.CreatableTopic, names: list[str], creatable: set[str] | None
+) -> None:
+    """What Kafka's ``KafkaApis.handleCreateTopicsRequest`` refuses before the admin
+    manager sees a topic: a name given twice, a topic the principal may not create."""
+    if names.count(topic.name) > 1:
+        raise _TopicRefused(ErrorCode.INVALID_REQUEST, "Duplicate topic name.")
+    if creatable is not None and topic.name not in creatable:
+        raise _TopicRefused(ErrorCode.TOPIC_AUTHORIZATION_FAILED, "Authorization failed.")
+
+
+def _explicit_placement(
+    services: BrokerServices, assignments: list[CreateTopicsRequest.CreatableReplicaAssignment]
+) -> _Placement:
+    """A requested assignment, checked (Kafka's ``validateReplicaAssignment``): partitions
+    0..n-1, and on a single node every replica this broker."""
+    indexes = sorted(a.partition_index for a in assignments)
+    if indexes != list(range(len(assignments))):
+        raise _TopicRefused(
+            ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+            "Partitions should be a consecutive 0-based integer sequence",
+        )
+    ordered = sorted(assignments, key=lambda a: a.partition_index)
+    assignment = [list(a.broker_ids) for a in ordered]
+    if _cluster_mode(services):
+        problem = _explicit_assignment_error(services, assignment)
+    elif any(replicas != [services.node_id] for replicas in assignment):
+        problem = f"Replica assignments must be partitions 0..n-1 on broker {services.node_id}."
+    else:
+        problem = None
+    if problem is not None:
+        raise _TopicRefused(ErrorCode.INVALID_REPLICA_ASSIGNMENT, problem)
+    return _Placement(len(assignment), len(assignment[0]), assignment)
+
+
+def _placement(services: BrokerServices, topic: CreateTopicsRequest.CreatableTopic) -> _Placement:
+    """Kafka's validation and placement of a new topic, in its order: the name, not an
+    existing topic, an explicit assignment or a partition count and replication factor
+    (-1: the broker's defaults), then in a cluster the replicas placed over the live
+    brokers (``AdminUtils.assignReplicasToBrokers``). Raises :class:`_TopicRefused`."""
+    name_error = topic_name_error(topic.name)
+    if name_error is not None:
+        raise _TopicRefused(ErrorCode.INVALID_TOPIC_EXCEPTION, name_error)
+    if services.metadata_cache.contains_topic(topic.name):
+        raise _TopicRefused(ErrorCode.TOPIC_ALREADY_EXISTS, f"Topic '{topic.name}' already exists.")
+    assignments = list(topic.assignments or [])
+    if assignments:
+        if topic.num_partitions != -1 or topic.replication_factor != -1:
+            raise _TopicRefused(
+                ErrorCode.INVALID_REQUEST,
+                "Both numPartitions or replicationFactor and replicasAssignments were set. "
+                "Both cannot be used at the same time.",
+            )
+        placement = _explicit_placement(services, assignments)
+    else:
+        config = services.config
+        placement = _Placement(
+            config.num_partitions if topic.num_partitions == -1 else topic.num_partitions,
+            config.default_replication_factor
+            if topic.replication_factor == -1
+            else topic.replication_factor,
+            None,
+        )
+    if placement.partitions <= 0:
+        raise _TopicRefused(
+            ErrorCode.INVALID_PARTITIONS,
+            "Number of partitions was set to an invalid non-positive value.",
+        )
+    rf_error = _replication_error(services, placement.replication_factor)
+    if rf_error is not None:
+        raise _TopicRefused(*rf_error)
+    if placement.assignment is None and _cluster_mode(services):
+        try:
+            assigned = assign_replicas_to_brokers(
+                _live_brokers(services), placement.partitions, placement.replication_factor
+            )
+        except InvalidReplicationFactorError as exc:
+            raise _TopicRefused(ErrorCode.INVALID_REPLICATION_FACTOR, str(exc)) from None
+        placement = placement._replace(
+            assignment=[assigned[p] for p in range(placement.partitions)]
+        )
+    return placement
+
+
+def _topic_config(
+    services: BrokerServices, topic: CreateTopicsRequest.CreatableTopic
+) -> tuple[LogConfig, dict[str, str]]:
+    """The topic's config over the broker's (INVALID_CONFIG when refused) and the
+    overrides to store."""
+    overrides = {c.name: c.value for c in topic.configs}
+    try:
+        config = LogConfig(overrides, services.config)
+    except ConfigError as exc:  # a null value among them, say
+        raise _TopicRefused(ErrorCode.INVALID_CONFIG, str(exc)) from None
+    return config, {name: value for name, value in overrides.items() if value is not None}
+
+
+async def _create(
+    services: BrokerServices, name: str, placement: _Placement, stored: dict[str, str]
+) -> uuid.UUID:
+    """The topic made (on the I/O executor; in a cluster, by the controller); its id."""
+    try:
+        created = await services.run_io(
+            services.replica_manager.create_topic,
+            name,
+            placement.partitions,
+            stored,
+            assignment=placement.assignment,
+        )
+    except KeyError:  # created meanwhile by another request
+        raise _TopicRefused(
+            ErrorCode.TOPIC_ALREADY_EXISTS, f"Topic '{name}' already exists."
+        ) from None
+    except Exception as exc:
+        raise _TopicRefused(ErrorCode.UNKNOWN_SERVER_ERROR, str(exc)) from None
+    return created.topic_id
+
+
+def _created_result(
+    result: CreateTopicsResponse.CreatableTopicResult,
+    placement: _Placement,
+    topic_id: uuid.UUID,
+    config: LogConfig,
+    configs_described: bool,
+    version: int,
+) -> None:
+    """A created (or validated) topic's answer: its partitions, replication factor and id,
+    and from v5 its configs - unless the principal may not describe them."""
+    result.num_partitions = placement.partitions
+    result.replication_factor = placement.replication_factor
+    result.topic_id = topic_id
+    if not configs_described:
+        result.topic_config_error_code = ErrorCode.TOPIC_AUTHORIZATION_FAILED
+    elif version >= 5:
+        result.configs = [
+            CreateTopicsResponse.CreatableTopicConfigs(
+                name=e.name,
+                value=e.value,
+                read_only=e.read_only,
+                config_source=int(e.source),
+                is_sensitive=e.is_sensitive,
+            )
+            for e in config.describe(include_synonyms=False)
+        ]
+
+
 async def handle_create_topics(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
+    services: BrokerServices, context: RequestContext, request: CreateTopicsRequest
+) -> CreateTopicsResponse:
     """With an authorizer (Kafka's ``ControllerApis.createTopics``): CREATE on the cluster,
     else on each topic (TOPIC_AUTHORIZATION_FAILED "Authorization failed."); a topic
     created without DESCRIBE_CONFIGS on it gets no configs and ``topic_config_error_code``
-    TOPIC_AUTHORIZATION_FAILED."""
+    TOPIC_AUTHORIZATION_FAILED. Each topic is then validated and placed, its config
+    checked, and it is created unless ``validate_only``; the first refusal is its answer."""
     version = context.api_version
     names = [t.name for t in request.topics]
     creatable: set[str] | None = None
@@ -101,7 +270,7 @@ async def handle_create_topics(
         )
     results = []
     for topic in request.topics:
-        result = _CREATE.CreatableTopicResult(
+        result = CreateTopicsResponse.CreatableTopicResult(
             name=topic.name,
             topic_id=ZERO_UUID,
             error_code=0,
@@ -111,124 +280,22 @@ async def handle_create_topics(
             configs=None if version >= 5 else [],
         )
         results.append(result)
-
-        def fail(code: ErrorCode, message: str | None, result: Any = result) -> None:
-            result.error_code = code
-            result.error_message = message
-
-        if names.count(topic.name) > 1:
-            fail(ErrorCode.INVALID_REQUEST, "Duplicate topic name.")
-            continue
-        if creatable is not None and topic.name not in creatable:
-            fail(ErrorCode.TOPIC_AUTHORIZATION_FAILED, "Authorization failed.")
-            continue
-        name_error = topic_name_error(topic.name)
-        if name_error is not None:
-            fail(ErrorCode.INVALID_TOPIC_EXCEPTION, name_error)
-            continue
-        if services.metadata_cache.contains_topic(topic.name):
-            fail(ErrorCode.TOPIC_ALREADY_EXISTS, f"Topic '{topic.name}' already exists.")
-            continue
-        assignments = list(topic.assignments or [])
-        if assignments:
-            if topic.num_partitions != -1 or topic.replication_factor != -1:
-                fail(
-                    ErrorCode.INVALID_REQUEST,
-                    "Both numPartitions or replicationFactor and replicasAssignments were set. "
-                    "Both cannot be used at the same time.",
-                )
-                continue
-            indexes = sorted(a.partition_index for a in assignments)
-            if indexes != list(range(len(assignments))):
-                fail(
-                    ErrorCode.INVALID_REPLICA_ASSIGNMENT,
-                    "Partitions should be a consecutive 0-based integer sequence",
-                )
-                continue
-            ordered = sorted(assignments, key=lambda a: a.partition_index)
-            assignment = [list(a.broker_ids) for a in ordered]
-            if _cluster_mode(services):
-                problem = _explicit_assignment_error(services, assignment)
-            elif any(replicas != [services.node_id] for replicas in assignment):
-                problem = (
-                    f"Replica assignments must be partitions 0..n-1 on broker {services.node_id}."
-                )
-            else:
-                problem = None
-            if problem is not None:
-                fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT, problem)
-                continue
-            partitions, rf = len(assignment), len(assignment[0])
-        else:
-            assignment = None
-            partitions = (
-                services.config.num_partitions
-                if topic.num_partitions == -1
-                else topic.num_partitions
-            )
-            rf = (
-                services.config.default_replication_factor
-                if topic.replication_factor == -1
-                else topic.replication_factor
-            )
-        if partitions <= 0:
-            fail(
-                ErrorCode.INVALID_PARTITIONS,
-                "Number of partitions was set to an invalid non-positive value.",
-            )
-            continue
-        rf_error = _replication_error(services, rf)
-        if rf_error is not None:
-            fail(*rf_error)
-            continue
-        if assignment is None and _cluster_mode(services):
-            try:
-                assigned = assign_replicas_to_brokers(_live_brokers(services), partitions, rf)
-            except InvalidReplicationFactorError as exc:
-                fail(ErrorCode.INVALID_REPLICATION_FACTOR, str(exc))
-                continue
-            assignment = [assigned[p] for p in range(partitions)]
-        overrides = {c.name: c.value for c in topic.configs}
         try:
-            config = LogConfig(overrides, services.config)
-        except ConfigError as exc:
-            fail(ErrorCode.INVALID_CONFIG, str(exc))
+            _check_request_level(topic, names, creatable)
+            placement = _placement(services, topic)
+            config, stored = _topic_config(services, topic)
+            topic_id = (
+                ZERO_UUID
+                if request.validate_only
+                else await _create(services, topic.name, placement, stored)
+            )
+        except _TopicRefused as refused:
+            result.error_code = refused.code
+            result.error_message = refused.message
             continue
-        if request.validate_only:
-            topic_id = ZERO_UUID
-        else:
-            try:
-                created = await services.run_io(
-                    services.replica_manager.create_topic,
-                    topic.name,
-                    partitions,
-                    overrides,
-                    assignment=assignment,
-                )
-                topic_id = created.topic_id
-            except KeyError:  # created meanwhile by another request
-                fail(ErrorCode.TOPIC_ALREADY_EXISTS, f"Topic '{topic.name}' already exists.")
-                continue
-            except Exception as exc:
-                fail(ErrorCode.UNKNOWN_SERVER_ERROR, str(exc))
-                continue
-        result.num_partitions = partitions
-        result.replication_factor = rf
-        result.topic_id = topic_id
-        if describable is not None and topic.name not in describable:
-            result.topic_config_error_code = ErrorCode.TOPIC_AUTHORIZATION_FAILED
-        elif version >= 5:
-            result.configs = [
-                _CREATE.CreatableTopicConfigs(
-                    name=e.name,
-                    value=e.value,
-                    read_only=e.read_only,
-                    config_source=int(e.source),
-                    is_sensitive=e.is_sensitive,
-                )
-                for e in config.describe(include_synonyms=False)
-            ]
-    return _CREATE(throttle_time_ms=0, topics=results)
+        described = describable is None or topic.name in describable
+        _created_result(result, placement, topic_id, config, described, version)
+    return CreateTopicsResponse(throttle_time_ms=0, topics=results)
 
 
 async def _wait_until_gone(services: BrokerServices, name: str, timeout_ms: int) -> bool:
@@ -241,8 +308,8 @@ async def _wait_until_gone(services: BrokerServices, name: str, timeout_ms: int)
 
 
 async def handle_delete_topics(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
+    services: BrokerServices, context: RequestContext, request: DeleteTopicsRequest
+) -> DeleteTopicsResponse:
     """With an authorizer (Kafka's ``ControllerApis.deleteTopics``): DELETE on the cluster
     allows every topic; else a topic named without DESCRIBE is TOPIC_AUTHORIZATION_FAILED
     before its existence is looked at, and one without DELETE too; a topic given by id
@@ -258,7 +325,7 @@ async def handle_delete_topics(
     )
     results = []
     for name, topic_id in wanted:
-        result = _DELETE.DeletableTopicResult(
+        result = DeleteTopicsResponse.DeletableTopicResult(
             name=name, topic_id=topic_id, error_code=0, error_message=None
         )
         results.append(result)
@@ -311,12 +378,12 @@ async def handle_delete_topics(
                 services.replica_manager.purgatory.wake(TopicPartition(deleted.name, index))
             # Kafka's GroupMetadataManager clean-up: the topic's committed offsets go too
             await services.group_coordinator.on_topics_deleted([deleted.name])
-    return _DELETE(throttle_time_ms=0, responses=results)
+    return DeleteTopicsResponse(throttle_time_ms=0, responses=results)
 
 
 async def handle_create_partitions(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
+    services: BrokerServices, context: RequestContext, request: CreatePartitionsRequest
+) -> CreatePartitionsResponse:
     """ALTER on each topic, else TOPIC_AUTHORIZATION_FAILED (before its existence)."""
     cache = services.metadata_cache
     alterable = authz.allowed_topics(
@@ -324,7 +391,7 @@ async def handle_create_partitions(
     )
     results = []
     for topic in request.topics:
-        result = _PARTITIONS.CreatePartitionsTopicResult(
+        result = CreatePartitionsResponse.CreatePartitionsTopicResult(
             name=topic.name, error_code=0, error_message=None
         )
         results.append(result)
@@ -385,4 +452,4 @@ async def handle_create_partitions(
                 topic.count,
                 new_replicas=new_replicas,
             )
-    return _PARTITIONS(throttle_time_ms=0, results=results)
+    return CreatePartitionsResponse(throttle_time_ms=0, results=results)

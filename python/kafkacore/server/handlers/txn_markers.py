@@ -34,11 +34,16 @@ Thread-safety: event loop; the appends run on the I/O executor.
 
 from __future__ import annotations
 
-from typing import Any
-
 from kafkacore.log import TopicPartition
-from kafkacore.protocol import ApiKey, ErrorCode
-from kafkacore.protocol.api import APIS
+from kafkacore.protocol import ErrorCode
+from kafkacore.protocol.messages.describe_producers import (
+    DescribeProducersRequest,
+    DescribeProducersResponse,
+)
+from kafkacore.protocol.messages.write_txn_markers import (
+    WriteTxnMarkersRequest,
+    WriteTxnMarkersResponse,
+)
 from kafkacore.security.acl import AclOperation
 from kafkacore.server import authz
 from kafkacore.server.replica_manager import TxnMarker
@@ -52,16 +57,14 @@ __all__ = [
     "write_txn_markers",
 ]
 
-_MARKERS: Any = APIS[ApiKey.WRITE_TXN_MARKERS].response.cls
-_PRODUCERS: Any = APIS[ApiKey.DESCRIBE_PRODUCERS].response.cls
 
-
-async def write_txn_markers(services: BrokerServices, request: Any) -> Any:
+async def write_txn_markers(
+    services: BrokerServices, request: WriteTxnMarkersRequest
+) -> WriteTxnMarkersResponse:
     """Write every marker of a WriteTxnMarkers request on the partitions this broker
     leads (:meth:`ReplicaManager.append_txn_markers`, which also tells the group
     coordinator of markers in ``__consumer_offsets``) and answer it; no authorization
-    check. Usable in-process with a request built from
-    ``APIS[ApiKey.WRITE_TXN_MARKERS].request.cls``."""
+    check. Usable in-process with a :class:`WriteTxnMarkersRequest` built there."""
     markers = [
         TxnMarker(
             marker.producer_id,
@@ -81,14 +84,14 @@ async def write_txn_markers(services: BrokerServices, request: Any) -> Any:
         services.config.request_timeout_ms,
         services.group_coordinator.on_transaction_completed,
     )
-    results = []
+    results: list[WriteTxnMarkersResponse.WritableTxnMarkerResult] = []
     for marker, marker_codes in zip(request.markers, codes, strict=True):
         answers = iter(marker_codes)
         topics = [
-            _MARKERS.WritableTxnMarkerTopicResult(
+            WriteTxnMarkersResponse.WritableTxnMarkerTopicResult(
                 name=topic.name,
                 partitions=[
-                    _MARKERS.WritableTxnMarkerPartitionResult(
+                    WriteTxnMarkersResponse.WritableTxnMarkerPartitionResult(
                         partition_index=index, error_code=next(answers)
                     )
                     for index in topic.partition_indexes
@@ -97,27 +100,29 @@ async def write_txn_markers(services: BrokerServices, request: Any) -> Any:
             for topic in marker.topics
         ]
         results.append(
-            _MARKERS.WritableTxnMarkerResult(producer_id=marker.producer_id, topics=topics)
+            WriteTxnMarkersResponse.WritableTxnMarkerResult(
+                producer_id=marker.producer_id, topics=topics
+            )
         )
-    return _MARKERS(markers=results)
+    return WriteTxnMarkersResponse(markers=results)
 
 
 async def handle_write_txn_markers(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
+    services: BrokerServices, context: RequestContext, request: WriteTxnMarkersRequest
+) -> WriteTxnMarkersResponse:
     """WriteTxnMarkers: CLUSTER_ACTION on the cluster (Kafka's ``authorizeClusterOperation``;
     refused, every partition answers CLUSTER_AUTHORIZATION_FAILED), then
     :func:`write_txn_markers`."""
     if not authz.authorize_cluster(services, context, AclOperation.CLUSTER_ACTION):
-        return _MARKERS(
+        return WriteTxnMarkersResponse(
             markers=[
-                _MARKERS.WritableTxnMarkerResult(
+                WriteTxnMarkersResponse.WritableTxnMarkerResult(
                     producer_id=marker.producer_id,
                     topics=[
-                        _MARKERS.WritableTxnMarkerTopicResult(
+                        WriteTxnMarkersResponse.WritableTxnMarkerTopicResult(
                             name=topic.name,
                             partitions=[
-                                _MARKERS.WritableTxnMarkerPartitionResult(
+                                WriteTxnMarkersResponse.WritableTxnMarkerPartitionResult(
                                     partition_index=index,
                                     error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
                                 )
@@ -133,11 +138,13 @@ async def handle_write_txn_markers(
     return await write_txn_markers(services, request)
 
 
-def describe_producers(services: BrokerServices, topic: str, index: int) -> Any:
+def describe_producers(
+    services: BrokerServices, topic: str, index: int
+) -> DescribeProducersResponse.PartitionResponse:
     """One partition's DescribeProducers answer, from the replica this broker hosts
     (Kafka's ``ReplicaManager.activeProducerState``: a follower answers too); no
     authorization check."""
-    answer = _PRODUCERS.PartitionResponse(
+    answer = DescribeProducersResponse.PartitionResponse(
         partition_index=index, error_code=ErrorCode.NONE, active_producers=[]
     )
     replicas = services.replica_manager
@@ -154,7 +161,7 @@ def describe_producers(services: BrokerServices, topic: str, index: int) -> Any:
     for entry in partition.log.active_producers():
         first = entry.current_txn_first_offset
         answer.active_producers.append(
-            _PRODUCERS.ProducerState(
+            DescribeProducersResponse.ProducerState(
                 producer_id=entry.producer_id,
                 producer_epoch=entry.producer_epoch,
                 last_sequence=entry.last_seq,
@@ -167,8 +174,8 @@ def describe_producers(services: BrokerServices, topic: str, index: int) -> Any:
 
 
 async def handle_describe_producers(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
+    services: BrokerServices, context: RequestContext, request: DescribeProducersRequest
+) -> DescribeProducersResponse:
     """DescribeProducers (Kafka's ``handleDescribeProducersRequest``): a topic without READ
     is TOPIC_AUTHORIZATION_FAILED, one the cluster does not have
     UNKNOWN_TOPIC_OR_PARTITION, for each of its partitions; the others get
@@ -176,7 +183,7 @@ async def handle_describe_producers(
     readable = authz.allowed_topics(
         services, context, AclOperation.READ, (t.name for t in request.topics)
     )
-    topics = []
+    topics: list[DescribeProducersResponse.TopicResponse] = []
     for topic in request.topics:
         code = None
         if readable is not None and topic.name not in readable:
@@ -186,10 +193,12 @@ async def handle_describe_producers(
         partitions = [
             describe_producers(services, topic.name, index)
             if code is None
-            else _PRODUCERS.PartitionResponse(
+            else DescribeProducersResponse.PartitionResponse(
                 partition_index=index, error_code=code, active_producers=[]
             )
             for index in topic.partition_indexes
         ]
-        topics.append(_PRODUCERS.TopicResponse(name=topic.name, partitions=partitions))
-    return _PRODUCERS(throttle_time_ms=0, topics=topics)
+        topics.append(
+            DescribeProducersResponse.TopicResponse(name=topic.name, partitions=partitions)
+        )
+    return DescribeProducersResponse(throttle_time_ms=0, topics=topics)

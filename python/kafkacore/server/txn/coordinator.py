@@ -41,7 +41,6 @@ import logging
 from collections.abc import Awaitable, Callable, Coroutine
 from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import Any
 
 from kafkacore.config import BrokerConfig
 from kafkacore.coordinator.txn_records import TransactionState
@@ -160,7 +159,7 @@ class TransactionCoordinator:
         """KafkaApis' ``onLeadershipChange`` for ``__transaction_state`` partitions."""
         self.state.runtime.on_leadership_change(leaders, followers)
 
-    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+    def _spawn(self, coro: Coroutine[object, object, None]) -> None:
         task = asyncio.get_running_loop().create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)

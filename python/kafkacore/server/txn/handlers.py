@@ -17,24 +17,36 @@ InitProducerId < 4, AddPartitionsToTxn < 2, AddOffsetsToTxn < 2 and EndTxn < 2."
 
 from __future__ import annotations
 
-from typing import Any
-
 from kafkacore.coordinator.records import partition_for_group
 from kafkacore.log import TopicPartition
-from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
+from kafkacore.protocol import ApiKey, ErrorCode
+from kafkacore.protocol.messages.add_offsets_to_txn import (
+    AddOffsetsToTxnRequest,
+    AddOffsetsToTxnResponse,
+)
+from kafkacore.protocol.messages.add_partitions_to_txn import (
+    AddPartitionsToTxnRequest,
+    AddPartitionsToTxnResponse,
+)
+from kafkacore.protocol.messages.describe_transactions import (
+    DescribeTransactionsRequest,
+    DescribeTransactionsResponse,
+)
+from kafkacore.protocol.messages.end_txn import EndTxnRequest, EndTxnResponse
+from kafkacore.protocol.messages.init_producer_id import InitProducerIdRequest
+from kafkacore.protocol.messages.list_transactions import (
+    ListTransactionsRequest,
+    ListTransactionsResponse,
+)
 from kafkacore.security.acl import AclOperation, ResourceType
 from kafkacore.server import authz
 from kafkacore.server.group.offsets import OFFSETS_TOPIC
 from kafkacore.server.replica_manager import INTERNAL_TOPICS
-from kafkacore.server.request_context import RequestContext
+from kafkacore.server.request_context import ApiHandler, RequestContext
 from kafkacore.server.services import BrokerServices
 from kafkacore.server.txn.coordinator import InitProducerIdResult
 
 __all__ = ["TXN_HANDLERS", "downgrade_fenced", "init_transactional_producer_id"]
-
-
-def _cls(name: str) -> Any:
-    return APIS_BY_NAME[name].response.cls
 
 
 def downgrade_fenced(code: int, version: int, first_fenced_version: int) -> int:
@@ -53,9 +65,12 @@ def _may_write_txn(
 
 
 async def init_transactional_producer_id(
-    services: BrokerServices, context: RequestContext, request: Any
+    services: BrokerServices,
+    context: RequestContext,
+    request: InitProducerIdRequest,
+    transactional_id: str,
 ) -> InitProducerIdResult:
-    """InitProducerId with a transactional id (authorized by the caller): Kafka's
+    """InitProducerId with ``transactional_id`` (the request's, authorized by the caller): Kafka's
     ``(producerId, producerEpoch)`` check (both -1: none; one of them -1:
     INVALID_REQUEST), the coordinator, PRODUCER_FENCED downgraded below v4."""
     version = context.api_version
@@ -71,7 +86,7 @@ async def init_transactional_producer_id(
     if not services.txn_coordinator.cluster_mode:
         await services.txn_coordinator.state.ensure_topic()
     result = await services.txn_coordinator.init_producer_id(
-        request.transactional_id, request.transaction_timeout_ms, expected
+        transactional_id, request.transaction_timeout_ms, expected
     )
     code = downgrade_fenced(result.error_code, version, 4)
     if code != result.error_code:
@@ -82,8 +97,11 @@ async def init_transactional_producer_id(
 # -- AddPartitionsToTxn ------------------------------------------------------------------
 
 
-def _partition_results(cls: Any, errors: dict[TopicPartition, int]) -> list[Any]:
-    by_topic: dict[str, list[Any]] = {}
+def _partition_results(
+    errors: dict[TopicPartition, int],
+) -> list[AddPartitionsToTxnResponse.AddPartitionsToTxnTopicResult]:
+    cls = AddPartitionsToTxnResponse
+    by_topic: dict[str, list[AddPartitionsToTxnResponse.AddPartitionsToTxnPartitionResult]] = {}
     for tp, code in errors.items():
         by_topic.setdefault(tp.topic, []).append(
             cls.AddPartitionsToTxnPartitionResult(
@@ -104,7 +122,7 @@ async def _add_partitions_one(
     producer_id: int,
     producer_epoch: int,
     verify_only: bool,
-    topics: Any,
+    topics: list[AddPartitionsToTxnRequest.AddPartitionsToTxnTopic],
 ) -> dict[TopicPartition, int]:
     """The per-partition errors of one transaction of the request."""
     partitions = [TopicPartition(t.name, p) for t in topics for p in t.partitions]
@@ -146,9 +164,9 @@ async def _add_partitions_one(
 
 
 async def handle_add_partitions_to_txn(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
-    cls = _cls("AddPartitionsToTxn")
+    services: BrokerServices, context: RequestContext, request: AddPartitionsToTxnRequest
+) -> AddPartitionsToTxnResponse:
+    cls = AddPartitionsToTxnResponse
     version = context.api_version
     if version < 4:
         errors = await _add_partitions_one(
@@ -161,9 +179,7 @@ async def handle_add_partitions_to_txn(
             False,
             request.v3_and_below_topics,
         )
-        return cls(
-            throttle_time_ms=0, results_by_topic_v3_and_below=_partition_results(cls, errors)
-        )
+        return cls(throttle_time_ms=0, results_by_topic_v3_and_below=_partition_results(errors))
     if not authz.authorize_cluster(services, context, AclOperation.CLUSTER_ACTION):
         return cls(
             throttle_time_ms=0,
@@ -185,7 +201,7 @@ async def handle_add_partitions_to_txn(
         results.append(
             cls.AddPartitionsToTxnResult(
                 transactional_id=txn.transactional_id,
-                topic_results=_partition_results(cls, errors),
+                topic_results=_partition_results(errors),
             )
         )
     return cls(throttle_time_ms=0, error_code=ErrorCode.NONE, results_by_transaction=results)
@@ -195,10 +211,10 @@ async def handle_add_partitions_to_txn(
 
 
 async def handle_add_offsets_to_txn(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
+    services: BrokerServices, context: RequestContext, request: AddOffsetsToTxnRequest
+) -> AddOffsetsToTxnResponse:
     """Adds ``__consumer_offsets-<partition of the group>`` to the transaction."""
-    cls = _cls("AddOffsetsToTxn")
+    cls = AddOffsetsToTxnResponse
     if not _may_write_txn(services, context, request.transactional_id):
         return cls(throttle_time_ms=0, error_code=ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
     if not authz.authorize(
@@ -219,8 +235,10 @@ async def handle_add_offsets_to_txn(
     return cls(throttle_time_ms=0, error_code=downgrade_fenced(code, context.api_version, 2))
 
 
-async def handle_end_txn(services: BrokerServices, context: RequestContext, request: Any) -> Any:
-    cls = _cls("EndTxn")
+async def handle_end_txn(
+    services: BrokerServices, context: RequestContext, request: EndTxnRequest
+) -> EndTxnResponse:
+    cls = EndTxnResponse
     if not _may_write_txn(services, context, request.transactional_id):
         return cls(throttle_time_ms=0, error_code=ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
     code = await services.txn_coordinator.end_transaction(
@@ -236,9 +254,9 @@ async def handle_end_txn(services: BrokerServices, context: RequestContext, requ
 
 
 def handle_describe_transactions(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
-    cls = _cls("DescribeTransactions")
+    services: BrokerServices, context: RequestContext, request: DescribeTransactionsRequest
+) -> DescribeTransactionsResponse:
+    cls = DescribeTransactionsResponse
     states = []
     for transactional_id in request.transactional_ids:
         if not authz.authorize(
@@ -280,9 +298,9 @@ def handle_describe_transactions(
 
 
 def handle_list_transactions(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
-    cls = _cls("ListTransactions")
+    services: BrokerServices, context: RequestContext, request: ListTransactionsRequest
+) -> ListTransactionsResponse:
+    cls = ListTransactionsResponse
     duration = request.duration_filter if context.api_version >= 1 else -1
     code, unknown, listed = services.txn_coordinator.list_transactions(
         list(request.state_filters), list(request.producer_id_filters), duration
@@ -307,7 +325,7 @@ def handle_list_transactions(
     )
 
 
-TXN_HANDLERS: dict[ApiKey, Any] = {
+TXN_HANDLERS: dict[ApiKey, ApiHandler] = {
     ApiKey.ADD_PARTITIONS_TO_TXN: handle_add_partitions_to_txn,
     ApiKey.ADD_OFFSETS_TO_TXN: handle_add_offsets_to_txn,
     ApiKey.END_TXN: handle_end_txn,

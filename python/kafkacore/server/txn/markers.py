@@ -38,12 +38,13 @@ import contextlib
 import dataclasses
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kafkacore.log import TopicPartition
 from kafkacore.metadata import BrokerInfo, MetadataCache
 from kafkacore.net import NodeClient
-from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
+from kafkacore.protocol import APIS, ApiKey, ErrorCode
+from kafkacore.protocol.messages.write_txn_markers import WriteTxnMarkersRequest
 from kafkacore.server.replica_manager import TxnMarker
 
 if TYPE_CHECKING:
@@ -217,8 +218,8 @@ class TransactionMarkerChannelManager:
         return by_leader, skipped
 
     @staticmethod
-    def _request(marker: TxnMarker) -> Any:
-        cls: Any = APIS_BY_NAME["WriteTxnMarkers"].request.cls
+    def _request(marker: TxnMarker) -> WriteTxnMarkersRequest:
+        cls = WriteTxnMarkersRequest
         by_topic: dict[str, list[int]] = {}
         for tp in marker.partitions:
             by_topic.setdefault(tp.topic, []).append(tp.partition)
@@ -252,9 +253,10 @@ class TransactionMarkerChannelManager:
             client = self._client(leader)
             if client is None:
                 return retry
-            api = APIS_BY_NAME["WriteTxnMarkers"]
             request = self._request(marker)
-            response = await client.send(ApiKey(api.key), WRITE_TXN_MARKERS_VERSION, request)
+            response = await client.send(
+                APIS[ApiKey.WRITE_TXN_MARKERS], WRITE_TXN_MARKERS_VERSION, request
+            )
         except (ConnectionError, TimeoutError, OSError) as exc:
             logger.info("Sending transaction markers to broker %d failed: %s", leader, exc)
             self._clients.pop(leader, None)
