@@ -55,11 +55,13 @@ from kafkacore.coordinator.share_group import (
     target_assignment_tombstone,
 )
 from kafkacore.protocol import ErrorCode
+from kafkacore.protocol.messages.share_group_heartbeat import ShareGroupHeartbeatRequest
 from kafkacore.server.group.consumer import CacheImage, GroupError, _java_trim_empty
 
 if TYPE_CHECKING:
     from kafkacore.server.group.coordinator import GroupCoordinator
     from kafkacore.server.group.shard import GroupShard
+    from kafkacore.server.share.coordinator import StateAnswer
 
 __all__ = [
     "SHARE_VERSION_DEFAULT",
@@ -96,11 +98,15 @@ class ShareStateClient(Protocol):
         partition: int,
         state_epoch: int,
         start_offset: int,
-    ) -> Any: ...
+    ) -> StateAnswer: ...
 
-    async def delete_state(self, group_id: str, topic_id: uuid.UUID, partition: int) -> Any: ...
+    async def delete_state(
+        self, group_id: str, topic_id: uuid.UUID, partition: int
+    ) -> StateAnswer: ...
 
-    async def read_summary(self, group_id: str, topic_id: uuid.UUID, partition: int) -> Any: ...
+    async def read_summary(
+        self, group_id: str, topic_id: uuid.UUID, partition: int
+    ) -> StateAnswer: ...
 
 
 @dataclass
@@ -189,7 +195,7 @@ class ShareGroupCoordinator:
     # -- ShareGroupHeartbeat ---------------------------------------------------------------
 
     @staticmethod
-    def validate_heartbeat(request: Any) -> None:
+    def validate_heartbeat(request: ShareGroupHeartbeatRequest) -> None:
         """``throwIfShareGroupHeartbeatRequestIsInvalid``."""
         if _java_trim_empty(request.member_id) or request.member_id is None:
             raise GroupError(ErrorCode.INVALID_REQUEST, "MemberId can't be empty.")
@@ -206,7 +212,7 @@ class ShareGroupCoordinator:
             raise GroupError(ErrorCode.INVALID_REQUEST, "MemberEpoch is invalid.")
 
     async def heartbeat(
-        self, request: Any, client_id: str, client_host: str
+        self, request: ShareGroupHeartbeatRequest, client_id: str, client_host: str
     ) -> ShareHeartbeatResponse:
         """One ShareGroupHeartbeat; errors come back as the response's code."""
         try:
@@ -241,7 +247,7 @@ class ShareGroupCoordinator:
         return ShareGroup(group_id)
 
     def _heartbeat(
-        self, request: Any, client_id: str, client_host: str
+        self, request: ShareGroupHeartbeatRequest, client_id: str, client_host: str
     ) -> tuple[list[Record], tuple[ShareHeartbeatResponse, dict[uuid.UUID, InitMap] | None]]:
         epoch = request.member_epoch
         group_id, member_id = request.group_id, request.member_id
@@ -690,7 +696,8 @@ class ShareGroupCoordinator:
             if not parts:
                 results[topic_id] = (ErrorCode.NONE, None)
                 continue
-            code, message = ErrorCode.NONE, None
+            code: int = ErrorCode.NONE
+            message: str | None = None
             for p in sorted(parts):
                 answer = await self.state.delete_state(group_id, topic_id, p)
                 if answer.error_code:

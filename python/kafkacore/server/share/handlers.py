@@ -14,19 +14,67 @@ share components, and shape the response. No sockets.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 from kafkacore.coordinator.share_state import SharePartitionKey, StateBatch
 from kafkacore.log import TopicPartition
-from kafkacore.protocol import APIS_BY_NAME, ApiKey, ErrorCode
+from kafkacore.protocol import ApiKey, ErrorCode
 from kafkacore.protocol.errors import message as default_message
+from kafkacore.protocol.messages.alter_share_group_offsets import (
+    AlterShareGroupOffsetsRequest,
+    AlterShareGroupOffsetsResponse,
+)
+from kafkacore.protocol.messages.delete_share_group_offsets import (
+    DeleteShareGroupOffsetsRequest,
+    DeleteShareGroupOffsetsResponse,
+)
+from kafkacore.protocol.messages.delete_share_group_state import (
+    DeleteShareGroupStateRequest,
+    DeleteShareGroupStateResponse,
+)
+from kafkacore.protocol.messages.describe_share_group_offsets import (
+    DescribeShareGroupOffsetsRequest,
+    DescribeShareGroupOffsetsResponse,
+)
+from kafkacore.protocol.messages.initialize_share_group_state import (
+    InitializeShareGroupStateRequest,
+    InitializeShareGroupStateResponse,
+)
+from kafkacore.protocol.messages.read_share_group_state import (
+    ReadShareGroupStateRequest,
+    ReadShareGroupStateResponse,
+)
+from kafkacore.protocol.messages.read_share_group_state_summary import (
+    ReadShareGroupStateSummaryRequest,
+    ReadShareGroupStateSummaryResponse,
+)
+from kafkacore.protocol.messages.share_acknowledge import (
+    ShareAcknowledgeRequest,
+    ShareAcknowledgeResponse,
+)
+from kafkacore.protocol.messages.share_fetch import (
+    ShareFetchRequest,
+    ShareFetchResponse,
+)
+from kafkacore.protocol.messages.share_group_describe import (
+    ShareGroupDescribeRequest,
+    ShareGroupDescribeResponse,
+)
+from kafkacore.protocol.messages.share_group_heartbeat import (
+    ShareGroupHeartbeatRequest,
+    ShareGroupHeartbeatResponse,
+)
+from kafkacore.protocol.messages.write_share_group_state import (
+    WriteShareGroupStateRequest,
+    WriteShareGroupStateResponse,
+)
 from kafkacore.security.acl import AclOperation, ResourceType
 from kafkacore.server import authz
 from kafkacore.server.group.consumer import GroupError
-from kafkacore.server.request_context import RequestContext
+from kafkacore.server.request_context import ApiHandler, RequestContext
 from kafkacore.server.services import BrokerServices
-from kafkacore.server.share.manager import FetchParams
+from kafkacore.server.share.coordinator import ShareCoordinator, StateAnswer
+from kafkacore.server.share.manager import FetchParams, PartitionFetch
 from kafkacore.server.share.partition import AcknowledgementBatch, ShareAcquireMode
 from kafkacore.server.share.services import ShareServices
 from kafkacore.server.share.session import FINAL_EPOCH, INITIAL_EPOCH, SessionError
@@ -34,10 +82,15 @@ from kafkacore.server.share.session import FINAL_EPOCH, INITIAL_EPOCH, SessionEr
 __all__ = ["SHARE_HANDLERS"]
 
 TopicIdPartition = tuple[uuid.UUID, int]
-
-
-def _cls(name: str) -> Any:
-    return APIS_BY_NAME[name].response.cls
+# a leader's endpoint as the responses' NodeEndpoints carry it: id, host, port, rack
+Endpoint = tuple[int, str, int, str | None]
+# the acknowledgements of ShareFetch and of ShareAcknowledge (the same fields, two classes)
+AckTopics = (
+    Sequence[ShareFetchRequest.FetchTopic] | Sequence[ShareAcknowledgeRequest.AcknowledgeTopic]
+)
+AckBatches = Sequence[
+    ShareFetchRequest.AcknowledgementBatch | ShareAcknowledgeRequest.AcknowledgementBatch
+]
 
 
 def _share(services: BrokerServices) -> ShareServices | None:
@@ -52,11 +105,11 @@ def _enabled(services: BrokerServices) -> bool:
 
 
 async def handle_share_group_heartbeat(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
-    cls = _cls("ShareGroupHeartbeat")
+    services: BrokerServices, context: RequestContext, request: ShareGroupHeartbeatRequest
+) -> ShareGroupHeartbeatResponse:
+    cls = ShareGroupHeartbeatResponse
 
-    def error(code: int, message: str | None = None) -> Any:
+    def error(code: int, message: str | None = None) -> ShareGroupHeartbeatResponse:
         return cls(throttle_time_ms=0, error_code=code, error_message=message)
 
     if not _enabled(services):
@@ -99,9 +152,9 @@ async def handle_share_group_heartbeat(
 
 
 def handle_share_group_describe(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
-    cls = _cls("ShareGroupDescribe")
+    services: BrokerServices, context: RequestContext, request: ShareGroupDescribeRequest
+) -> ShareGroupDescribeResponse:
+    cls = ShareGroupDescribeResponse
     if not _enabled(services):
         return cls(
             throttle_time_ms=0,
@@ -175,7 +228,10 @@ def handle_share_group_describe(
 
 
 def _current_leader(
-    services: BrokerServices, context: RequestContext, tp: TopicPartition, endpoints: dict[int, Any]
+    services: BrokerServices,
+    context: RequestContext,
+    tp: TopicPartition,
+    endpoints: dict[int, Endpoint],
 ) -> tuple[int, int]:
     """The leader and epoch this broker knows, its endpoint added to ``endpoints``."""
     partition = services.replica_manager.partition(tp.topic, tp.partition)
@@ -195,7 +251,7 @@ _LEADER_ERRORS = (ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.FENCED_LEADER_EPOC
 
 
 def _validate_acks(
-    batches: list[Any], max_type: int
+    batches: AckBatches, max_type: int
 ) -> tuple[int, list[AcknowledgementBatch] | None]:
     """``validateAcknowledgementBatches``: INVALID_REQUEST for a reversed, overlapping or
     empty batch, a type count that does not match the offsets, an unknown type."""
@@ -222,7 +278,7 @@ async def _acknowledge(
     context: RequestContext,
     group_id: str,
     member_id: str,
-    topics: list[Any],
+    topics: AckTopics,
     max_type: int,
 ) -> dict[TopicIdPartition, tuple[int, str | None]]:
     """``handleAcknowledgements``: each partition's answer to its acknowledgements."""
@@ -263,17 +319,18 @@ async def _acknowledge(
 
 
 async def handle_share_fetch(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
-    cls = _cls("ShareFetch")
+    services: BrokerServices, context: RequestContext, request: ShareFetchRequest
+) -> ShareFetchResponse:
+    cls = ShareFetchResponse
     share = _share(services)
 
-    def error(code: int, message: str | None = None) -> Any:
+    def error(code: int, message: str | None = None) -> ShareFetchResponse:
         return cls(throttle_time_ms=0, error_code=code, error_message=message, responses=[])
 
     if share is None or not _enabled(services):
         return error(ErrorCode.UNSUPPORTED_VERSION)
-    group_id, member_id = request.group_id, request.member_id
+    # nullable on the wire; a null one names no group or member, as an empty one
+    group_id, member_id = request.group_id or "", request.member_id or ""
     if not authz.authorize(services, context, AclOperation.READ, ResourceType.GROUP, group_id):
         return error(ErrorCode.GROUP_AUTHORIZATION_FAILED)
     settings = share.group_configs.share(group_id)
@@ -303,11 +360,11 @@ async def handle_share_fetch(
     ack_results: dict[TopicIdPartition, tuple[int, str | None]] = {}
     if has_acks:
         ack_results = await _acknowledge(
-            services, share, context, group_id, member_id, list(request.topics), max_type
+            services, share, context, group_id, member_id, request.topics, max_type
         )
 
     # the partitions to fetch: the session's (a final request fetches nothing)
-    fetch_results: dict[TopicIdPartition, Any] = {}
+    fetch_results: Mapping[TopicIdPartition, PartitionFetch] = {}
     errors: dict[TopicIdPartition, int] = {}
     to_fetch: list[TopicIdPartition] = []
     if epoch != FINAL_EPOCH and not (version >= 2 and request.is_renew_ack):
@@ -350,13 +407,13 @@ async def handle_share_fetch(
 
     # the response: the session's partitions with something to say (all of them on a
     # session's first request), then the acknowledged partitions not fetched
-    endpoints: dict[int, Any] = {}
+    endpoints: dict[int, Endpoint] = {}
     full = epoch == INITIAL_EPOCH
     order: list[TopicIdPartition] = []
     for tp in [*session_partitions, *ack_results]:
         if tp not in order:
             order.append(tp)
-    topics: dict[uuid.UUID, Any] = {}
+    topics: dict[uuid.UUID, ShareFetchResponse.ShareFetchableTopicResponse] = {}
     for tp in order:
         result = fetch_results.get(tp)
         code = errors.get(tp, result.error_code if result is not None else ErrorCode.NONE)
@@ -407,17 +464,18 @@ async def handle_share_fetch(
 
 
 async def handle_share_acknowledge(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
-    cls = _cls("ShareAcknowledge")
+    services: BrokerServices, context: RequestContext, request: ShareAcknowledgeRequest
+) -> ShareAcknowledgeResponse:
+    cls = ShareAcknowledgeResponse
     share = _share(services)
 
-    def error(code: int, message: str | None = None) -> Any:
+    def error(code: int, message: str | None = None) -> ShareAcknowledgeResponse:
         return cls(throttle_time_ms=0, error_code=code, error_message=message, responses=[])
 
     if share is None or not _enabled(services):
         return error(ErrorCode.UNSUPPORTED_VERSION)
-    group_id, member_id = request.group_id, request.member_id
+    # nullable on the wire; a null one names no group or member, as an empty one
+    group_id, member_id = request.group_id or "", request.member_id or ""
     if not authz.authorize(services, context, AclOperation.READ, ResourceType.GROUP, group_id):
         return error(ErrorCode.GROUP_AUTHORIZATION_FAILED)
     settings = share.group_configs.share(group_id)
@@ -435,12 +493,12 @@ async def handle_share_acknowledge(
         return error(exc.error_code, exc.message)
     max_type = 4 if context.api_version >= 2 and settings.renew_acknowledge_enable else 3
     results = await _acknowledge(
-        services, share, context, group_id, member_id, list(request.topics), max_type
+        services, share, context, group_id, member_id, request.topics, max_type
     )
     if epoch == FINAL_EPOCH:
         await share.manager.release_session(group_id, member_id)
-    endpoints: dict[int, Any] = {}
-    topics: dict[uuid.UUID, Any] = {}
+    endpoints: dict[int, Endpoint] = {}
+    topics: dict[uuid.UUID, ShareAcknowledgeResponse.ShareAcknowledgeTopicResponse] = {}
     for tp, (code, message) in results.items():
         data = cls.PartitionData(
             partition_index=tp[1],
@@ -482,49 +540,53 @@ def _state_denied(services: BrokerServices, context: RequestContext) -> bool:
 
 
 async def handle_initialize_share_group_state(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
-    cls = _cls("InitializeShareGroupState")
-    share = _share(services)
+    services: BrokerServices, context: RequestContext, request: InitializeShareGroupStateRequest
+) -> InitializeShareGroupStateResponse:
+    cls = InitializeShareGroupStateResponse
+    coordinator = _state_coordinator(services, context)
     results = []
     for topic in request.topics:
         partitions = []
         for p in topic.partitions:
-            code, message = await _state_call(
-                services,
-                context,
-                lambda s, t=topic.topic_id, p=p: s.coordinator.initialize_state(
-                    SharePartitionKey(request.group_id, t, p.partition),
+            answer = (
+                coordinator
+                if isinstance(coordinator, StateAnswer)
+                else await coordinator.initialize_state(
+                    SharePartitionKey(request.group_id, topic.topic_id, p.partition),
                     p.state_epoch,
                     p.start_offset,
-                ),
+                )
             )
             partitions.append(
-                cls.PartitionResult(partition=p.partition, error_code=code, error_message=message)
+                cls.PartitionResult(
+                    partition=p.partition,
+                    error_code=answer.error_code,
+                    error_message=answer.error_message,
+                )
             )
         results.append(cls.InitializeStateResult(topic_id=topic.topic_id, partitions=partitions))
-    del share
     return cls(results=results)
 
 
-async def _state_call(services: BrokerServices, context: RequestContext, call: Any) -> Any:
-    """One share partition's state request: CLUSTER_AUTHORIZATION_FAILED without
-    CLUSTER_ACTION, UNSUPPORTED_VERSION without share groups, else the coordinator's."""
+def _state_coordinator(
+    services: BrokerServices, context: RequestContext
+) -> ShareCoordinator | StateAnswer:
+    """The share coordinator to answer a share-state request, or the refusal of every
+    partition in it: CLUSTER_AUTHORIZATION_FAILED without CLUSTER_ACTION,
+    UNSUPPORTED_VERSION without share groups."""
     share = _share(services)
     if _state_denied(services, context):
-        return ErrorCode.CLUSTER_AUTHORIZATION_FAILED, default_message(
-            ErrorCode.CLUSTER_AUTHORIZATION_FAILED
-        )
+        code = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
+        return StateAnswer(code, default_message(code))
     if share is None:
-        return ErrorCode.UNSUPPORTED_VERSION, "Share coordinator is not enabled."
-    answer = await call(share)
-    return answer.error_code, answer.error_message
+        return StateAnswer(ErrorCode.UNSUPPORTED_VERSION, "Share coordinator is not enabled.")
+    return share.coordinator
 
 
 async def handle_read_share_group_state(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
-    cls = _cls("ReadShareGroupState")
+    services: BrokerServices, context: RequestContext, request: ReadShareGroupStateRequest
+) -> ReadShareGroupStateResponse:
+    cls = ReadShareGroupStateResponse
     share = _share(services)
     results = []
     for topic in request.topics:
@@ -566,9 +628,10 @@ async def handle_read_share_group_state(
 
 
 async def handle_write_share_group_state(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
-    cls = _cls("WriteShareGroupState")
+    services: BrokerServices, context: RequestContext, request: WriteShareGroupStateRequest
+) -> WriteShareGroupStateResponse:
+    cls = WriteShareGroupStateResponse
+    coordinator = _state_coordinator(services, context)
     results = []
     for topic in request.topics:
         partitions = []
@@ -577,52 +640,60 @@ async def handle_write_share_group_state(
                 StateBatch(b.first_offset, b.last_offset, b.delivery_state, b.delivery_count)
                 for b in p.state_batches
             ]
-            dcc = p.delivery_complete_count if context.api_version >= 1 else -1
-            code, message = await _state_call(
-                services,
-                context,
-                lambda s, t=topic.topic_id, p=p, b=batches, d=dcc: s.coordinator.write_state(
-                    SharePartitionKey(request.group_id, t, p.partition),
+            answer = (
+                coordinator
+                if isinstance(coordinator, StateAnswer)
+                else await coordinator.write_state(
+                    SharePartitionKey(request.group_id, topic.topic_id, p.partition),
                     p.state_epoch,
                     p.leader_epoch,
                     p.start_offset,
-                    d,
-                    b,
-                ),
+                    p.delivery_complete_count if context.api_version >= 1 else -1,
+                    batches,
+                )
             )
             partitions.append(
-                cls.PartitionResult(partition=p.partition, error_code=code, error_message=message)
+                cls.PartitionResult(
+                    partition=p.partition,
+                    error_code=answer.error_code,
+                    error_message=answer.error_message,
+                )
             )
         results.append(cls.WriteStateResult(topic_id=topic.topic_id, partitions=partitions))
     return cls(results=results)
 
 
 async def handle_delete_share_group_state(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
-    cls = _cls("DeleteShareGroupState")
+    services: BrokerServices, context: RequestContext, request: DeleteShareGroupStateRequest
+) -> DeleteShareGroupStateResponse:
+    cls = DeleteShareGroupStateResponse
+    coordinator = _state_coordinator(services, context)
     results = []
     for topic in request.topics:
         partitions = []
         for p in topic.partitions:
-            code, message = await _state_call(
-                services,
-                context,
-                lambda s, t=topic.topic_id, p=p: s.coordinator.delete_state(
-                    SharePartitionKey(request.group_id, t, p.partition)
-                ),
+            answer = (
+                coordinator
+                if isinstance(coordinator, StateAnswer)
+                else await coordinator.delete_state(
+                    SharePartitionKey(request.group_id, topic.topic_id, p.partition)
+                )
             )
             partitions.append(
-                cls.PartitionResult(partition=p.partition, error_code=code, error_message=message)
+                cls.PartitionResult(
+                    partition=p.partition,
+                    error_code=answer.error_code,
+                    error_message=answer.error_message,
+                )
             )
         results.append(cls.DeleteStateResult(topic_id=topic.topic_id, partitions=partitions))
     return cls(results=results)
 
 
 async def handle_read_share_group_state_summary(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
-    cls = _cls("ReadShareGroupStateSummary")
+    services: BrokerServices, context: RequestContext, request: ReadShareGroupStateSummaryRequest
+) -> ReadShareGroupStateSummaryResponse:
+    cls = ReadShareGroupStateSummaryResponse
     share = _share(services)
     results = []
     for topic in request.topics:
@@ -667,13 +738,13 @@ def _end_offset(services: BrokerServices, name: str, partition: int) -> int | No
 
 
 async def handle_describe_share_group_offsets(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
+    services: BrokerServices, context: RequestContext, request: DescribeShareGroupOffsetsRequest
+) -> DescribeShareGroupOffsetsResponse:
     """DescribeShareGroupOffsets: each share partition's start offset and leader epoch
     from the share coordinator (ReadShareGroupStateSummary), and (v1) its lag: the end
     offset less the start offset and the records already delivered past it; -1 when
     unknown. Without topics: every initialized share partition of the group."""
-    cls = _cls("DescribeShareGroupOffsets")
+    cls = DescribeShareGroupOffsetsResponse
     share = _share(services)
     groups = []
     for g in request.groups:
@@ -760,14 +831,14 @@ async def handle_describe_share_group_offsets(
 
 
 async def handle_alter_share_group_offsets(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
+    services: BrokerServices, context: RequestContext, request: AlterShareGroupOffsetsRequest
+) -> AlterShareGroupOffsetsResponse:
     """AlterShareGroupOffsets: the group must be empty (NON_EMPTY_GROUP); each partition's
     share state starts again at the given offset."""
-    cls = _cls("AlterShareGroupOffsets")
+    cls = AlterShareGroupOffsetsResponse
     share = _share(services)
 
-    def error(code: int, message: str | None = None) -> Any:
+    def error(code: int, message: str | None = None) -> AlterShareGroupOffsetsResponse:
         return cls(throttle_time_ms=0, error_code=code, error_message=message, responses=[])
 
     if share is None or not _enabled(services):
@@ -822,13 +893,13 @@ async def handle_alter_share_group_offsets(
 
 
 async def handle_delete_share_group_offsets(
-    services: BrokerServices, context: RequestContext, request: Any
-) -> Any:
+    services: BrokerServices, context: RequestContext, request: DeleteShareGroupOffsetsRequest
+) -> DeleteShareGroupOffsetsResponse:
     """DeleteShareGroupOffsets: the group must be empty; the topics' share state goes."""
-    cls = _cls("DeleteShareGroupOffsets")
+    cls = DeleteShareGroupOffsetsResponse
     share = _share(services)
 
-    def error(code: int, message: str | None = None) -> Any:
+    def error(code: int, message: str | None = None) -> DeleteShareGroupOffsetsResponse:
         return cls(throttle_time_ms=0, error_code=code, error_message=message, responses=[])
 
     if share is None or not _enabled(services):
@@ -874,7 +945,7 @@ async def handle_delete_share_group_offsets(
     return cls(throttle_time_ms=0, error_code=0, error_message=None, responses=responses)
 
 
-SHARE_HANDLERS: dict[ApiKey, Callable[[BrokerServices, RequestContext, Any], Any]] = {
+SHARE_HANDLERS: dict[ApiKey, ApiHandler] = {
     ApiKey.SHARE_GROUP_HEARTBEAT: handle_share_group_heartbeat,
     ApiKey.SHARE_GROUP_DESCRIBE: handle_share_group_describe,
     ApiKey.SHARE_FETCH: handle_share_fetch,
