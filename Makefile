@@ -75,7 +75,7 @@ lint: $(VENV)/.deps
 	$(BIN)/ruff check python tests benches examples
 	$(BIN)/ruff format --check python tests benches examples
 	$(BIN)/mypy
-	$(BIN)/lint-imports --no-cache
+	PYTHONPATH=python $(BIN)/lint-imports --no-cache  # before the build: kafkacore found by path
 
 rust-test:
 	cargo test --workspace --release -q
