@@ -202,6 +202,16 @@ SCENARIOS: dict[str, tuple[list[int], list[Step]]] = {
         [3],
         [JOIN_A, _first(), _ack("member-a", [(0, 2, [4])], is_renew_ack=True), _fetch()],
     ),
+    "accept after renew": (
+        [3],
+        [
+            JOIN_A,
+            _first(),
+            _ack("member-a", [(0, 2, [4])], is_renew_ack=True),
+            _ack("member-a", [(0, 2, [1])]),
+            _fetch(max_wait_ms=200),
+        ],
+    ),
     "gap and reject archive": (
         [4],
         [JOIN_A, _first(), _ack("member-a", [(0, 3, [0, 3, 1, 0])]), _fetch(max_wait_ms=200)],
