@@ -10,7 +10,8 @@ DEV_DEPS := pytest pytest-benchmark pytest-timeout pytest-xdist hypothesis ruff 
 	google-crc32c lz4 zstandard cramjam confluent-kafka 'pyspark==4.3.0' 'pyarrow>=16' \
 	ziglang auditwheel 'kazoo>=2.9' cryptography \
 	starlette jinja2 uvicorn python-multipart playwright matplotlib py-spy atheris \
-	'mkdocs>=1.6,<2' 'mkdocs-material>=9.5' 'import-linter>=2.1' 'xxhash>=3.4' 'google-re2>=1.1'
+	'mkdocs>=1.6,<2' 'mkdocs-material>=9.5' 'import-linter>=2.1' 'xxhash>=3.4' 'google-re2>=1.1' \
+	'obstore>=0.12' boto3
 
 .PHONY: run test test-fast format build wheel bench bench-broker bench-spark lint rust-test py-test \
 	kafka-jars spark-jars clean demo test-clients pipeline cluster bench-cluster chaos docs raft-sim
@@ -40,9 +41,11 @@ run: build console-assets
 
 # A local cluster: Apache ZooKeeper (from Kafka 3.9.1's jars) on 127.0.0.1:2181 and three
 # brokers on localhost:9092-9094, data in ./cluster-data; Ctrl-C stops everything.
+# `make cluster TIERED=1`: with tiered storage on S3Proxy (127.0.0.1:9000, bucket
+# kafkacore-tiered; scripts/s3proxy.sh fetches it from Maven Central once).
 cluster: build
 	KAFKA_VERSION=3.9.1 scripts/kafka-jars.sh >/dev/null
-	$(PYTHON) scripts/cluster.py
+	$(PYTHON) scripts/cluster.py $(if $(TIERED),--tiered)
 
 # The fault campaign (tests/chaos): 20 seeded runs of faults against three brokers
 # behind fault-injecting proxies, one table row per seed; histories in ./chaos-runs/seed-N/

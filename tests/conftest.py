@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, settings
 from kafkacore.client import Client
 from kafkacore.native import load_backend
 from support.brokers import Broker, BrokerFactory
+from support.object_store import object_store  # noqa: F401  (fixture)
 from support.zookeeper import zk_chroot, zookeeper  # noqa: F401  (fixtures)
 
 settings.register_profile(
@@ -45,6 +46,7 @@ DOWNLOADING_FIXTURES = frozenset(
         "spark_jars",
         "zookeeper",
         "zk_chroot",
+        "object_store",
     }
 )
 
@@ -62,6 +64,7 @@ FIXTURE_COST = {
     "cluster": 10,
     "spark": 10,
     "zookeeper": 5,
+    "object_store": 3,
     "broker_factory": 2,
     "java": 2,
     "kafka_tools": 2,

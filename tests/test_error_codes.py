@@ -16,6 +16,7 @@ from kafkacore import errors
 from kafkacore.config import ConfigError
 from kafkacore.errors import KafkaCoreError, error_code_for
 from kafkacore.log.producer_state import OutOfOrderSequenceError, UnknownProducerIdError
+from kafkacore.log.remote.errors import CorruptRemoteDataError, OffsetMovedToTieredStorageError
 from kafkacore.protocol import ErrorCode
 from kafkacore.server.partition import (
     FencedLeaderEpochError,
@@ -47,6 +48,8 @@ KAFKA_PAIRS: list[tuple[type[BaseException], ErrorCode]] = [
     (NotLeaderOrFollowerError, ErrorCode.NOT_LEADER_OR_FOLLOWER),
     (FencedLeaderEpochError, ErrorCode.FENCED_LEADER_EPOCH),
     (UnknownLeaderEpochError, ErrorCode.UNKNOWN_LEADER_EPOCH),
+    (OffsetMovedToTieredStorageError, ErrorCode.OFFSET_MOVED_TO_TIERED_STORAGE),
+    (CorruptRemoteDataError, ErrorCode.CORRUPT_MESSAGE),
 ]
 
 

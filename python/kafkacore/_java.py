@@ -63,6 +63,7 @@ __all__ = [
     "kafka_uuid_key",
     "parent",
     "parse_java_integer",
+    "read_unsigned_varint",
     "table_size_for",
     "to_positive",
     "topic_partition_hash",
@@ -142,6 +143,38 @@ def base_offset_of(name: str) -> int:
 def i32(value: int) -> int:
     """Java ``int`` overflow."""
     return (value + 2**31) % 2**32 - 2**31
+
+
+def read_unsigned_varint(data: bytes, pos: int) -> tuple[int, int]:
+    """``ByteUtils.readUnsignedVarint`` at ``pos``: the value as a Java ``int`` (five
+    bytes may overflow it) and the position after it; ``JavaException`` as Java throws
+    (``BufferUnderflowException`` past the end, ``IllegalArgumentException`` for a fifth
+    byte with its high bit set)."""
+    result = 0
+    for shift in (0, 7, 14, 21):
+        byte = _java_byte(data, pos)
+        pos += 1
+        if byte >= 0:
+            return i32(result | byte << shift), pos
+        result |= (byte & 0x7F) << shift
+    byte = _java_byte(data, pos)
+    pos += 1
+    result = i32(result | (byte << 28 & 0xFFFFFFFF))
+    if byte < 0:
+        raise JavaException(
+            "IllegalArgumentException",
+            "Varint is too long, the most significant bit in the 5th byte is set, "
+            f"converted value: {result & 0xFFFFFFFF:x}",
+        )
+    return result, pos
+
+
+def _java_byte(data: bytes, pos: int) -> int:
+    """``ByteBuffer.get()``: a signed byte, ``BufferUnderflowException`` past the end."""
+    if pos >= len(data):
+        raise JavaException("BufferUnderflowException", "null")
+    byte = data[pos]
+    return byte - 256 if byte >= 0x80 else byte
 
 
 def java_string_hash(text: str) -> int:

@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import asyncio
-import subprocess
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -26,9 +25,9 @@ import pytest
 from kafkacore import backend
 from kafkacore.protocol import APIS_BY_NAME
 from kafkacore.server import KafkaServer
-from support.brokers import Broker, free_port
+from support.brokers import Broker
 from support.fetch_session_scenario import TOPIC, Raw, prepare, run_scenario
-from support.kafka_jars import JVM_FLAGS, kraft_single_node_props, start_kraft_node, stop_process
+from support.kafka_jars import JVM_FLAGS, KraftNode
 from support.raw_client import run_broker
 
 pytestmark = [pytest.mark.interop, pytest.mark.timeout(300)]
@@ -36,31 +35,10 @@ pytestmark = [pytest.mark.interop, pytest.mark.timeout(300)]
 COMMON = ["offsets.topic.num.partitions=1", "group.initial.rebalance.delay.ms=0"]
 
 
-class _Kafka:
-    def __init__(self, libs: Path, home: Path) -> None:
-        self.libs, self.home, self.port = libs, home, free_port()
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> _Kafka:
-        props = self.home / "server.properties"
-        props.write_text(kraft_single_node_props(self.home, self.port, free_port(), *COMMON))
-        self.proc = start_kraft_node(self.libs, props, self.home / "kafka.log")
-        deadline = 120
-        for _ in range(deadline * 5):
-            try:
-                Raw(self.port).close()
-                return self
-            except OSError:
-                if self.proc.poll() is not None:
-                    raise AssertionError((self.home / "kafka.log").read_text()[-3000:]) from None
-                time.sleep(0.2)
-        raise AssertionError("Kafka did not start")
-
-
 @pytest.fixture(scope="module")
 def both(kafka_libs: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[int, int]]:
     """(kafkacore port, Kafka port), started side by side."""
-    kafka = _Kafka(kafka_libs, tmp_path_factory.mktemp("kafka"))
+    kafka = KraftNode(kafka_libs, tmp_path_factory.mktemp("kafka"), *COMMON)
     ours = Broker(tmp_path_factory.mktemp("kafkacore") / "data", COMMON)
     try:
         with ThreadPoolExecutor(2) as pool:
@@ -69,7 +47,7 @@ def both(kafka_libs: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator
                 f.result()
         yield ours.port, kafka.port
     finally:
-        stop_process(kafka.proc)
+        kafka.stop()
         ours.stop()
 
 

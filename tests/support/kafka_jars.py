@@ -8,7 +8,9 @@ from __future__ import annotations
 import functools
 import os
 import shutil
+import socket
 import subprocess
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -135,6 +137,41 @@ def start_kraft_node(libs: Path, props: Path, log: Path) -> subprocess.Popen[byt
             stdout=out,
             stderr=subprocess.STDOUT,
         )
+
+
+class KraftNode:
+    """One Kafka KRaft node from the jars (:func:`kraft_single_node_props` under ``home``,
+    ``extra`` server properties last) on a free port, for side-by-side comparisons."""
+
+    def __init__(self, libs: Path, home: Path, *extra: str) -> None:
+        from support.ports import free_port
+
+        self.libs, self.home, self.extra = libs, home, extra
+        self.port = free_port()
+        self._controller_port = free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self, timeout_s: float = 120) -> KraftNode:
+        """Starts the node and waits until its listener accepts connections."""
+        props = self.home / "server.properties"
+        props.write_text(
+            kraft_single_node_props(self.home, self.port, self._controller_port, *self.extra)
+        )
+        log = self.home / "kafka.log"
+        self.proc = start_kraft_node(self.libs, props, log)
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("localhost", self.port), timeout=5).close()
+                return self
+            except OSError:
+                if self.proc.poll() is not None:
+                    raise AssertionError(log.read_text()[-3000:]) from None
+                time.sleep(0.2)
+        raise AssertionError("Kafka did not start")
+
+    def stop(self) -> None:
+        stop_process(self.proc)
 
 
 def stop_process(proc: subprocess.Popen[bytes] | None, grace_s: float = 60) -> None:

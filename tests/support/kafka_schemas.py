@@ -23,9 +23,11 @@ from typing import Any
 
 from kafkacore.protocol.schema import Field, MessageSchema, StructSchema, Versions
 
-__all__ = ["kafka_definitions", "schema_differences"]
+__all__ = ["STORAGE_DEFINITION_DIRS", "kafka_definitions", "schema_differences"]
 
 _DEFINITION_DIRS = ("common/message/", "common/metadata/")
+STORAGE_DEFINITION_DIRS = ("message/",)
+"""Where kafka-storage keeps the remote log metadata records' definitions."""
 _INT_TYPES = frozenset({"int8", "int16", "uint16", "int32", "uint32", "int64"})
 _NATURAL_DEFAULTS: dict[str, Any] = {
     **dict.fromkeys(_INT_TYPES, 0),
@@ -49,13 +51,16 @@ def _strip_comments(text: str) -> str:
     return "\n".join(lines)
 
 
-def kafka_definitions(libs: Path) -> dict[str, dict[str, Any]]:
-    """Every message definition in the Kafka jars of ``libs``, by its ``name``."""
+def kafka_definitions(
+    libs: Path, prefixes: tuple[str, ...] = _DEFINITION_DIRS
+) -> dict[str, dict[str, Any]]:
+    """Every message definition under ``prefixes`` in the Kafka jars of ``libs``, by its
+    ``name`` (:data:`STORAGE_DEFINITION_DIRS` for the remote log metadata records)."""
     found: dict[str, dict[str, Any]] = {}
     for jar in sorted(libs.glob("kafka*.jar")):
         with zipfile.ZipFile(jar) as z:
             for entry in z.namelist():
-                if entry.endswith(".json") and entry.startswith(_DEFINITION_DIRS):
+                if entry.endswith(".json") and entry.startswith(prefixes):
                     definition = json.loads(_strip_comments(z.read(entry).decode("utf-8")))
                     found[definition["name"]] = definition
     return found

@@ -16,19 +16,17 @@ from __future__ import annotations
 
 import functools
 import os
-import signal
 import socket
 import subprocess
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from types import TracebackType
 
 import pytest
 
 from support.kafka_jars import JVM_FLAGS, REPO, require
 from support.ports import free_port
+from support.server_process import ServerProcess
 
 # Kafka 3.9 is the last line with ZooKeeper mode, and its libs carry ZooKeeper 3.8.
 ZK_KAFKA_VERSION = "3.9.1"
@@ -68,8 +66,10 @@ def four_letter_word(port: int, word: str, timeout: float = 2.0) -> str:
     return b"".join(chunks).decode("utf-8", errors="replace")
 
 
-class ZooKeeperServer:
+class ZooKeeperServer(ServerProcess):
     """One standalone ZooKeeper server (``QuorumPeerMain`` with a single-server config)."""
+
+    name = "ZooKeeper"
 
     def __init__(
         self,
@@ -80,12 +80,10 @@ class ZooKeeperServer:
         max_session_timeout_ms: int = 60000,
         libs: Path | None = None,
     ) -> None:
-        self.directory = Path(directory)
-        self.port = port if port is not None else free_port()
+        super().__init__(directory, port if port is not None else free_port())
         self.tick_time_ms = tick_time_ms
         self.max_session_timeout_ms = max_session_timeout_ms
         self._libs = libs
-        self.proc: subprocess.Popen[bytes] | None = None
 
     @property
     def connect_string(self) -> str:
@@ -94,10 +92,6 @@ class ZooKeeperServer:
     @property
     def data_dir(self) -> Path:
         return self.directory / "data"
-
-    @property
-    def log_path(self) -> Path:
-        return self.directory / "zookeeper.log"
 
     def _write_config(self) -> Path:
         self.data_dir.mkdir(parents=True, exist_ok=True)
@@ -127,14 +121,10 @@ class ZooKeeperServer:
         )
         return cfg
 
-    def start(self, timeout: float = 60.0) -> ZooKeeperServer:
-        """Start the server and wait until it serves requests (``ruok`` → ``imok`` and
-        ``srvr`` reporting a standalone mode)."""
-        if self.running:
-            return self
+    def command(self) -> list[str]:
         libs = self._libs or zookeeper_libs()
         cfg = self._write_config()
-        cmd = [
+        return [
             "java",
             "-Xms32m",
             "-Xmx128m",
@@ -146,90 +136,14 @@ class ZooKeeperServer:
             MAIN_CLASS,
             str(cfg),
         ]
-        log = self.log_path.open("ab")
-        try:
-            self.proc = subprocess.Popen(
-                cmd,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                start_new_session=True,
-            )
-        finally:
-            log.close()
-        self._wait_ready(timeout)
-        return self
 
-    def _wait_ready(self, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        delay = 0.02
-        while True:
-            assert self.proc is not None
-            if self.proc.poll() is not None:
-                raise AssertionError(
-                    f"ZooKeeper exited with status {self.proc.returncode} on start:\n"
-                    f"{self.log_tail()}"
-                )
-            try:
-                # `ruok` answers imok as soon as the server runs; `srvr` says
-                # "This ZooKeeper instance is not currently serving requests" until it has
-                # loaded its database and can take sessions.
-                if four_letter_word(self.port, "ruok") == "imok" and (
-                    "Mode: standalone" in four_letter_word(self.port, "srvr")
-                ):
-                    return
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                self.kill()
-                raise AssertionError(
-                    f"ZooKeeper on port {self.port} not ready after {timeout}s:\n{self.log_tail()}"
-                )
-            time.sleep(delay)
-            delay = min(delay * 2, 0.25)
-
-    def log_tail(self, chars: int = 4000) -> str:
-        try:
-            return self.log_path.read_text(encoding="utf-8", errors="replace")[-chars:]
-        except OSError:
-            return "(no log)"
-
-    @property
-    def running(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
-
-    def stop(self, timeout: float = 20.0) -> None:
-        """SIGTERM and wait (SIGKILL if it lingers)."""
-        if self.proc is None:
-            return
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout)
-        self.proc = None
-
-    def kill(self) -> None:
-        """SIGKILL (a crash); ``start()`` brings it back on the same port and data."""
-        if self.proc is None:
-            return
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(20)
-        self.proc = None
-
-    def __enter__(self) -> ZooKeeperServer:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
+    def answers(self) -> bool:
+        # `ruok` answers imok as soon as the server runs; `srvr` says "This ZooKeeper
+        # instance is not currently serving requests" until it has loaded its database
+        # and can take sessions.
+        return four_letter_word(self.port, "ruok") == "imok" and (
+            "Mode: standalone" in four_letter_word(self.port, "srvr")
+        )
 
 
 def unique_chroot(connect_string: str, prefix: str = "test") -> str:

@@ -46,6 +46,18 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--describe", action="store_true")
     parser.add_argument("--broker-list", metavar="IDS")
     parser.add_argument("--topic-list", metavar="TOPICS", default="")
+    parser.add_argument(
+        "--remote-storage",
+        action="store_true",
+        help="kafkacore: after Kafka's output, each partition's local and remote tiers "
+        "(tiered storage, KIP-405) for the topics of --topic-list",
+    )
+    parser.add_argument(
+        "--metadata-partitions",
+        type=int,
+        default=50,
+        help="the cluster's remote.log.metadata.topic.num.partitions (default 50)",
+    )
     parser.set_defaults(run=run, prog=PROG)
 
 
@@ -80,6 +92,37 @@ def run(args: argparse.Namespace) -> int:
         return 1
     print(f"Received log directory information from brokers {_ids(brokers)}")
     print(json.dumps(_document(results, topics), separators=(",", ":")))
+    if args.remote_storage:
+        return _print_tiers(args, sorted(topics))
+    return 0
+
+
+def _print_tiers(args: argparse.Namespace, topics: list[str]) -> int:
+    """One line per partition of each topic: offsets of both tiers, the tiered segments
+    and bytes, the copy lag (:func:`kafkacore.client.tiered.tiering_summary`)."""
+    from kafkacore.client.tiered import tiering_summary
+
+    if not topics:
+        sys.stderr.write("--remote-storage needs the topics of --topic-list\n")
+        return 1
+    print(
+        "TOPIC\tPARTITION\tLOG-START\tLOCAL-START\tTIERED-UP-TO\tLOG-END\t"
+        "REMOTE-SEGMENTS\tREMOTE-BYTES\tCOPY-LAG"
+    )
+    for topic in topics:
+        try:
+            rows = tiering_summary(
+                args.bootstrap_server, topic, metadata_partitions=args.metadata_partitions
+            )
+        except Exception as exc:
+            sys.stderr.write(f"{topic}: {exc}\n")
+            return 1
+        for r in rows:
+            print(
+                f"{topic}\t{r.partition}\t{r.log_start_offset}\t{r.local_log_start_offset}\t"
+                f"{r.highest_tiered_offset}\t{r.log_end_offset}\t{r.remote_segments}\t"
+                f"{r.remote_bytes}\t{r.copy_lag_offsets}"
+            )
     return 0
 
 

@@ -16,6 +16,7 @@ import contextlib
 import socket
 import struct
 import time
+import uuid
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
@@ -37,6 +38,8 @@ _SIZE = struct.Struct(">i")
 METADATA_VERSION = 12
 CREATE_TOPICS_VERSION = 7
 LIST_OFFSETS_VERSION = 7
+# the ListOffsets version each special spec needs (KIP-405, KIP-1005, KIP-1023)
+_LIST_OFFSETS_SPEC_VERSIONS = {-4: 8, -5: 9, -6: 11}
 FETCH_VERSION = 12
 PRODUCE_VERSION = 9
 INIT_PRODUCER_ID_VERSION = 4
@@ -237,6 +240,15 @@ class Client:
         self._metadata([topic], auto_create=auto_create)
         return sorted(self._known_topic(topic))
 
+    def topic_id(self, topic: str) -> uuid.UUID:
+        """``topic``'s id (Metadata v10+); KafkaError UNKNOWN_TOPIC_OR_PARTITION if none."""
+        response = self._metadata([topic])
+        for t in response.topics:
+            if t.name == topic and t.error_code == ErrorCode.NONE:
+                return uuid.UUID(bytes=t.topic_id.bytes)
+        self._known_topic(topic)
+        raise KafkaError(ErrorCode.UNKNOWN_TOPIC_ID, f"topic {topic!r}")
+
     def create_topic(
         self,
         name: str,
@@ -435,8 +447,10 @@ class Client:
         self, specs: dict[tuple[str, int], int], *, isolation_level: int = 0
     ) -> dict[tuple[str, int], tuple[int, int]]:
         """``(offset, timestamp)`` per partition for each spec: -2 earliest, -1 latest,
-        -3 the record with the largest timestamp, >= 0 the first record with a timestamp
-        at or after it (offset -1 when there is none).
+        -3 the record with the largest timestamp, -4 the local log start, -5 the last
+        tiered offset and -6 the first offset not tiered yet of a tiered topic (asked at
+        ListOffsets v8, v9 and v11, as Kafka's admin client asks them), >= 0 the first
+        record with a timestamp at or after it (offset -1 when there is none).
         One request per leader; partitions whose leader moved are asked again once."""
         result: dict[tuple[str, int], tuple[int, int]] = {}
         remaining = dict(specs)
@@ -463,8 +477,16 @@ class Client:
                         for topic, partitions in topics.items()
                     ],
                 )
+                version = max(
+                    [LIST_OFFSETS_VERSION]
+                    + [
+                        _LIST_OFFSETS_SPEC_VERSIONS.get(spec, 0)
+                        for ps in topics.values()
+                        for spec in ps.values()
+                    ]
+                )
                 try:
-                    response = self._call(leader, "ListOffsets", LIST_OFFSETS_VERSION, request)
+                    response = self._call(leader, "ListOffsets", version, request)
                 except KafkaError as exc:
                     if exc.code != ErrorCode.NETWORK_EXCEPTION or attempt == 1:
                         raise

@@ -379,8 +379,36 @@ class BrokerConfig:
     controller_quota_window_size_seconds: int
     client_quota_callback_class: str | None
     remote_log_storage_system_enable: bool
+    remote_log_storage_manager_impl_prefix: str
+    remote_log_metadata_manager_impl_prefix: str
+    remote_log_storage_manager_class_name: str | None
+    remote_log_storage_manager_class_path: str | None
+    remote_log_metadata_manager_class_name: str
+    remote_log_metadata_manager_class_path: str | None
+    remote_log_metadata_manager_listener_name: str | None
+    remote_log_metadata_custom_metadata_max_bytes: int
+    remote_log_index_file_cache_total_size_bytes: int
+    remote_log_index_file_cache_ttl_ms: int
+    remote_log_manager_thread_pool_size: int
+    remote_log_manager_copier_thread_pool_size: int
+    remote_log_manager_expiration_thread_pool_size: int
+    remote_log_manager_follower_thread_pool_size: int
+    remote_log_manager_task_interval_ms: int
+    remote_log_manager_task_retry_backoff_ms: int
+    remote_log_manager_task_retry_backoff_max_ms: int
+    remote_log_manager_task_retry_jitter: float
+    remote_log_reader_threads: int
+    remote_log_reader_max_pending_tasks: int
     log_local_retention_ms: int
     log_local_retention_bytes: int
+    remote_log_manager_copy_max_bytes_per_second: int
+    remote_log_manager_copy_quota_window_num: int
+    remote_log_manager_copy_quota_window_size_seconds: int
+    remote_log_manager_fetch_max_bytes_per_second: int
+    remote_log_manager_fetch_quota_window_num: int
+    remote_log_manager_fetch_quota_window_size_seconds: int
+    remote_fetch_max_wait_ms: int
+    remote_list_offsets_request_timeout_ms: int
     metric_reporters: list[str]
     metrics_num_samples: int
     metrics_sample_window_ms: int

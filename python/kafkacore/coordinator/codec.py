@@ -51,7 +51,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from kafkacore._java import JavaException, decode_utf8, i32, json_string
+from kafkacore._java import JavaException, decode_utf8, i32, json_string, read_unsigned_varint
 from kafkacore.protocol.schema import NULL, Field, MessageSchema, StructSchema, Versions
 from kafkacore.protocol.schema import field as _schema_field
 from kafkacore.protocol.schema import message as _schema_message
@@ -205,21 +205,8 @@ class Reader:
 
     def uvarint(self) -> int:
         """``ByteUtils.readUnsignedVarint``: a Java ``int`` (five bytes may overflow it)."""
-        result = 0
-        for shift in (0, 7, 14, 21):
-            byte = self.int8()
-            if byte >= 0:
-                return i32(result | byte << shift)
-            result |= (byte & 0x7F) << shift
-        byte = self.int8()
-        result = i32(result | (byte << 28 & 0xFFFFFFFF))
-        if byte < 0:
-            raise JavaException(
-                "IllegalArgumentException",
-                "Varint is too long, the most significant bit in the 5th byte is set, "
-                f"converted value: {result & 0xFFFFFFFF:x}",
-            )
-        return result
+        value, self.pos = read_unsigned_varint(self.data, self.pos)
+        return value
 
     def array(self, size: int) -> bytes:
         """``readArray``."""

@@ -71,6 +71,7 @@ from kafkacore.log.files import TopicPartition, parse_topic_partition_name
 from kafkacore.log.loader import LoadedLog, LogLoader, ProgressCallback, recovery_progress
 from kafkacore.log.log import (
     EARLIEST_LOCAL_TIMESTAMP,
+    EARLIEST_PENDING_UPLOAD_TIMESTAMP,
     EARLIEST_TIMESTAMP,
     LATEST_TIERED_TIMESTAMP,
     LATEST_TIMESTAMP,
@@ -101,6 +102,7 @@ from kafkacore.log.segments import LogSegment, LogSegments, read_region
 
 __all__ = [
     "EARLIEST_LOCAL_TIMESTAMP",
+    "EARLIEST_PENDING_UPLOAD_TIMESTAMP",
     "EARLIEST_TIMESTAMP",
     "LATEST_TIERED_TIMESTAMP",
     "LATEST_TIMESTAMP",

@@ -340,6 +340,28 @@ class LeaderEpochCheckpointFile:
     def read(self) -> list[EpochEntry]:
         return self._file.read()
 
+    @classmethod
+    def encode(cls, entries: Iterable[EpochEntry]) -> bytes:
+        """The bytes of a checkpoint holding ``entries`` (the tiered copy of a segment's
+        leader epochs is this file, Kafka's ``LeaderEpochCheckpointFile`` format)."""
+        return CheckpointFile(
+            "-", cls.CURRENT_VERSION, _EpochEntryFormatter(), create=False
+        ).encode(entries)
+
+    @classmethod
+    def decode(cls, data: bytes) -> list[EpochEntry]:
+        """The entries of checkpoint bytes (``CorruptCheckpointError`` as :meth:`read`)."""
+        lines = _lines(data.decode("utf-8", errors="replace"))
+        if not lines:
+            return []
+        formatter = _EpochEntryFormatter()
+        if lines[0].strip() != str(cls.CURRENT_VERSION) or len(lines) < 2:
+            raise CorruptCheckpointError(f"Unrecognised leader epoch checkpoint: {lines[0]!r}")
+        entries = [formatter.from_line(line) for line in lines[2:]]
+        if any(e is None for e in entries) or str(len(entries)) != lines[1].strip():
+            raise CorruptCheckpointError("Malformed leader epoch checkpoint")
+        return [e for e in entries if e is not None]
+
 
 # -- Kafka's Uuid ---------------------------------------------------------------------------
 

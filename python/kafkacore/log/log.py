@@ -67,6 +67,7 @@ from kafkacore.errors import (
     UnexpectedAppendOffsetError,
 )
 from kafkacore.log.checkpoints import (
+    EpochEntry,
     LeaderEpochCheckpointFile,
     PartitionMetadataFile,
     fsync_dir,
@@ -90,12 +91,14 @@ from kafkacore.log.producer_state import (
     iter_segment_batches,
     rebuild_producer_state,
 )
+from kafkacore.log.remote.errors import OffsetMovedToTieredStorageError
 from kafkacore.log.retention import (
     SegmentPredicate,
     deletable_segments,
     log_start_offset_breached,
     retention_ms_breached,
     retention_size_breached,
+    tiered_only,
 )
 from kafkacore.log.scheduler import Scheduler, default_scheduler
 from kafkacore.log.segments import (
@@ -125,6 +128,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EARLIEST_LOCAL_TIMESTAMP",
+    "EARLIEST_PENDING_UPLOAD_TIMESTAMP",
     "EARLIEST_TIMESTAMP",
     "LATEST_TIERED_TIMESTAMP",
     "LATEST_TIMESTAMP",
@@ -145,6 +149,7 @@ EARLIEST_TIMESTAMP = -2
 MAX_TIMESTAMP = -3
 EARLIEST_LOCAL_TIMESTAMP = -4
 LATEST_TIERED_TIMESTAMP = -5
+EARLIEST_PENDING_UPLOAD_TIMESTAMP = -6
 
 _NO_TIMESTAMP = -1
 _MAX_OFFSET = 2**63 - 1
@@ -163,6 +168,7 @@ class LogOptions(TypedDict, total=False):
     scheduler: Scheduler | None  # [default_scheduler()]
     rng: random.Random | None
     producer_state: ProducerStateManager | None
+    remote_storage_system_enable: bool  # [False: the broker's remote.log.storage.system.enable]
 
 
 class AppendOrigin(enum.Enum):
@@ -337,6 +343,12 @@ class Log:
         ).load()
         self._segments: LogSegments = loaded.segments
         self._log_start_offset = loaded.log_start_offset
+        # tiered storage (KIP-405): the log start offset may lie below the first local
+        # segment, the rest being in the remote tier (Kafka keeps the checkpointed value)
+        self._remote_storage_system_enable = options.get("remote_storage_system_enable", False)
+        self._highest_offset_in_remote_storage = -1
+        if self.remote_log_enabled:
+            self._log_start_offset = min(log_start_offset, loaded.log_start_offset)
         self._log_end_offset = loaded.next_offset
         self._recovery_point = loaded.recovery_point
         self._last_flush_ms = self._time.milliseconds()
@@ -397,6 +409,69 @@ class Log:
     @property
     def log_end_offset(self) -> int:
         return self._log_end_offset
+
+    # -- tiered storage (the remote log manager keeps the remote tier; see log/remote) -----
+
+    @property
+    def remote_log_enabled(self) -> bool:
+        """Tiered storage applies (Kafka's ``remoteLogEnabled``): the broker's
+        ``remote.log.storage.system.enable`` and the topic's ``remote.storage.enable``,
+        never for an internal topic."""
+        return (
+            self._remote_storage_system_enable
+            and self._config.remote_storage_enable
+            and not self._tp.topic.startswith("__")
+        )
+
+    @property
+    def local_log_start_offset(self) -> int:
+        """The first offset held locally (Kafka's ``localLogStartOffset``): the log start
+        offset, or the first local segment's base when the offsets below are tiered."""
+        first = self._segments.first_segment()
+        base = first.base_offset if first is not None else self._log_end_offset
+        return max(self._log_start_offset, base)
+
+    @property
+    def highest_offset_in_remote_storage(self) -> int:
+        """The largest offset copied to the remote tier (-1: none); local segments at or
+        below it may go by local retention."""
+        return self._highest_offset_in_remote_storage
+
+    def update_highest_offset_in_remote_storage(self, offset: int) -> None:
+        """The remote log manager committed a copy up to ``offset`` (never moves back)."""
+        with self._lock:
+            if offset > self._highest_offset_in_remote_storage:
+                self._highest_offset_in_remote_storage = offset
+
+    def update_log_start_offset_from_remote_tier(self, offset: int) -> None:
+        """Remote retention deleted every offset below ``offset`` (Kafka's
+        ``updateLogStartOffsetFromRemoteTier``)."""
+        with self._lock:
+            self._check_open()
+            if offset > self._log_start_offset:
+                self._update_log_start_offset(min(offset, self._log_end_offset))
+
+    @_storage_guard
+    def rebuild_from_remote_state(
+        self,
+        next_offset: int,
+        log_start_offset: int,
+        epochs: list[EpochEntry],
+        producer_snapshot: bytes,
+    ) -> None:
+        """A follower's catch-up from the remote tier (Kafka's ``buildRemoteLogAuxState``):
+        start empty at ``next_offset`` with the global ``log_start_offset``, the leader
+        epochs of the tiered segment before it and its producer snapshot."""
+        with self._lock:
+            self._check_open()
+            self.truncate_fully_and_start_at(next_offset, log_start_offset)
+            self._epoch_cache.assign_all([e for e in epochs if e.start_offset < next_offset])
+            if self._producer_state is not None and producer_snapshot:
+                from kafkacore.log.files import producer_snapshot_file
+
+                with open(producer_snapshot_file(self._dir, next_offset), "wb") as f:
+                    f.write(producer_snapshot)
+                self._rebuild_producer_state()
 
     @property
     def recovery_point(self) -> int:
@@ -1137,6 +1212,11 @@ class Log:
                     f"Received request for offset {start_offset} for partition {self._tp}, but we "
                     f"only have log segments starting from offset: {self._log_start_offset}."
                 )
+            if start_offset < self.local_log_start_offset and self.remote_log_enabled:
+                raise OffsetMovedToTieredStorageError(
+                    f"Received request for offset {start_offset} for partition {self._tp}, "
+                    f"which is below the local log start offset {self.local_log_start_offset}"
+                )
             segment = self._segments.floor_segment(start_offset)
             if start_offset > end_offset or segment is None:
                 raise OffsetOutOfRangeError(
@@ -1183,7 +1263,12 @@ class Log:
         * ``-2`` earliest (and ``-4`` earliest local): ``(-1, log start offset, epoch of the
           first cached epoch if it starts at or before it)``;
         * ``-1`` latest: ``(-1, log end offset, latest epoch)``;
-        * ``-5`` latest tiered: ``(-1, -1, -1)`` (nothing is tiered);
+        * ``-5`` latest tiered: the highest tiered offset (``(-1, -1, -1)``: nothing is
+          tiered);
+        * ``-6`` earliest pending upload (KIP-1023): the first offset not tiered yet, the
+          log start while nothing was ever tiered, ``(-1, -1, -1)`` without tiered storage
+          or when this replica does not know what was tiered (its local log starts above
+          the log start);
         * ``-3`` max timestamp: the first record with the largest timestamp of the log,
           with its batch's epoch;
         * otherwise the first record at or after the log start offset with timestamp >=
@@ -1191,14 +1276,19 @@ class Log:
           file time) is >= ``timestamp``; ``None`` if there is none."""
         with self._lock:
             self._check_open()
-            if timestamp in (EARLIEST_TIMESTAMP, EARLIEST_LOCAL_TIMESTAMP):
-                earliest = self._epoch_cache.earliest_entry()
-                epoch = (
-                    earliest.epoch
-                    if earliest is not None and earliest.start_offset <= self._log_start_offset
-                    else None
+            if timestamp == EARLIEST_LOCAL_TIMESTAMP and self.remote_log_enabled:
+                local_start = self.local_log_start_offset
+                return TimestampAndOffset(
+                    _NO_TIMESTAMP, local_start, self._epoch_cache.epoch_for_offset(local_start)
                 )
-                return TimestampAndOffset(_NO_TIMESTAMP, self._log_start_offset, epoch)
+            if timestamp == EARLIEST_PENDING_UPLOAD_TIMESTAMP:
+                return self._earliest_pending_upload()
+            if timestamp == LATEST_TIERED_TIMESTAMP and self.remote_log_enabled:
+                highest = self._highest_offset_in_remote_storage
+                epoch = self._epoch_cache.epoch_for_offset(highest) if highest >= 0 else None
+                return TimestampAndOffset(_NO_TIMESTAMP, highest, epoch)
+            if timestamp in (EARLIEST_TIMESTAMP, EARLIEST_LOCAL_TIMESTAMP):
+                return self._earliest()
             if timestamp == LATEST_TIMESTAMP:
                 return TimestampAndOffset(
                     _NO_TIMESTAMP, self._log_end_offset, self._epoch_cache.latest_epoch()
@@ -1212,12 +1302,36 @@ class Log:
                     if segment.max_timestamp > best.max_timestamp:
                         best = segment
                 return self._found(best.files.find_offset_by_timestamp(best.max_timestamp))
+            start = self.local_log_start_offset  # the tiered part is the remote manager's
             for segment in segments:
                 if segment.largest_timestamp() >= timestamp:
-                    return self._found(
-                        segment.files.find_offset_by_timestamp(timestamp, self._log_start_offset)
-                    )
+                    return self._found(segment.files.find_offset_by_timestamp(timestamp, start))
             return None
+
+    def _earliest(self) -> TimestampAndOffset:
+        """The log start offset with the first cached epoch if it starts at or before it
+        (not so after a message format upgrade), under the lock."""
+        earliest = self._epoch_cache.earliest_entry()
+        epoch = (
+            earliest.epoch
+            if earliest is not None and earliest.start_offset <= self._log_start_offset
+            else None
+        )
+        return TimestampAndOffset(_NO_TIMESTAMP, self._log_start_offset, epoch)
+
+    def _earliest_pending_upload(self) -> TimestampAndOffset:
+        """Kafka's ``fetchEarliestPendingUploadOffset``, under the lock."""
+        highest = self._highest_offset_in_remote_storage
+        if not self.remote_log_enabled or (
+            highest < 0 and self.local_log_start_offset != self._log_start_offset
+        ):
+            return TimestampAndOffset(_NO_TIMESTAMP, -1, -1)
+        if highest < 0:  # nothing uploaded yet: the earliest offset
+            return self._earliest()
+        pending = max(highest + 1, self._log_start_offset)
+        return TimestampAndOffset(
+            _NO_TIMESTAMP, pending, self._epoch_cache.epoch_for_offset(pending)
+        )
 
     @staticmethod
     def _found(found: tuple[int, int, int] | None) -> TimestampAndOffset | None:
@@ -1383,7 +1497,12 @@ class Log:
         start offset always; with the ``delete`` cleanup policy also by ``retention.bytes``
         then ``retention.ms``. Only segments wholly below ``high_watermark`` (default: the
         log end offset) go. Returns the number of segments deleted. See
-        :mod:`kafkacore.log.retention`."""
+        :mod:`kafkacore.log.retention`.
+
+        With tiered storage (:attr:`remote_log_enabled`) the local tier keeps
+        ``local.retention.bytes``/``local.retention.ms`` and gives up only segments already
+        copied; the log start offset then stays (retention of the whole log is the remote
+        log manager's)."""
         with self._lock:
             self._check_open()
             hw = self._log_end_offset if high_watermark is None else high_watermark
@@ -1391,19 +1510,30 @@ class Log:
                 log_start_offset_breached(self._log_start_offset), hw
             )
             if self._config.delete:
-                by_size = retention_size_breached(
-                    self._config.retention_bytes, self._segments.size_in_bytes()
+                tiered = self.remote_log_enabled
+                retention_bytes = (
+                    self._config.effective_local_retention_bytes()
+                    if tiered
+                    else self._config.retention_bytes
                 )
-                if by_size is not None:
-                    deleted += self._delete_old_segments(by_size, hw)
-                by_time = retention_ms_breached(
-                    self._config.retention_ms, self._time.milliseconds()
+                retention_ms = (
+                    self._config.effective_local_retention_ms()
+                    if tiered
+                    else self._config.retention_ms
                 )
-                if by_time is not None:
-                    deleted += self._delete_old_segments(by_time, hw)
+                by_size = retention_size_breached(retention_bytes, self._segments.size_in_bytes())
+                by_time = retention_ms_breached(retention_ms, self._time.milliseconds())
+                for predicate in (by_size, by_time):
+                    if predicate is None:
+                        continue
+                    if tiered:
+                        predicate = tiered_only(predicate, self._highest_offset_in_remote_storage)
+                    deleted += self._delete_old_segments(predicate, hw, advance_start=not tiered)
             return deleted
 
-    def _delete_old_segments(self, predicate: SegmentPredicate, high_watermark: int) -> int:
+    def _delete_old_segments(
+        self, predicate: SegmentPredicate, high_watermark: int, *, advance_start: bool = True
+    ) -> int:
         deletable = deletable_segments(
             self._segments,
             predicate,
@@ -1421,7 +1551,7 @@ class Log:
         if to_delete:
             following = self._segments.higher_segment(to_delete[-1].base_offset)
             assert following is not None
-            if following.base_offset > self._log_start_offset:
+            if advance_start and following.base_offset > self._log_start_offset:
                 self._update_log_start_offset(following.base_offset)
             self._remove_and_delete_segments(to_delete, async_delete=True)
         return len(deletable)

@@ -321,6 +321,7 @@ class LogManager:
         self._with_producer_state = producer_state
         self.failure_channel = failure_channel or LogDirFailureChannel()
         self._broker: BrokerConfig = broker_config if broker_config is not None else BrokerConfig()
+        self._remote_storage_system_enable = self._broker.remote_log_storage_system_enable
         dirs = [os.fspath(d) for d in log_dirs] if log_dirs is not None else self._broker.log_dirs
         if not dirs:
             raise LogDirError("At least one log directory must be defined via log.dirs or log.dir.")
@@ -607,6 +608,7 @@ class LogManager:
                 time=self._time,
                 scheduler=self._scheduler,
                 producer_state=self._producer_state_for(path, tp),
+                remote_storage_system_enable=self._remote_storage_system_enable,
             )
             self._logs[tp] = self._attach(log)
             logger.info(
@@ -782,7 +784,11 @@ class LogManager:
         offsets: dict[TopicPartition, int] = {}
         for tp, log in logs.items():
             segments = log.segments
-            if segments and log.log_start_offset > segments[0].base_offset:
+            # a tiered log's start may lie below its first local segment (Kafka writes
+            # every remote-enabled log's)
+            if segments and (
+                log.remote_log_enabled or log.log_start_offset > segments[0].base_offset
+            ):
                 offsets[tp] = log.log_start_offset
         with self._checkpoint_lock:
             try:
@@ -1244,6 +1250,7 @@ class LogManager:
                 time=self._time,
                 scheduler=self._scheduler,
                 producer_state=self._producer_state_for(path, tp),
+                remote_storage_system_enable=self._remote_storage_system_enable,
             )
         with self._lock:
             previous = self._logs.get(tp)

@@ -36,6 +36,7 @@ __all__ = [
     "log_start_offset_breached",
     "retention_ms_breached",
     "retention_size_breached",
+    "tiered_only",
 ]
 
 SegmentPredicate = Callable[[LogSegment, "LogSegment | None"], bool]
@@ -74,6 +75,21 @@ def log_start_offset_breached(log_start_offset: int) -> SegmentPredicate:
 
     def should_delete(_segment: LogSegment, next_segment: LogSegment | None) -> bool:
         return next_segment is not None and next_segment.base_offset <= log_start_offset
+
+    return should_delete
+
+
+def tiered_only(predicate: SegmentPredicate, highest_tiered_offset: int) -> SegmentPredicate:
+    """``predicate``, for a log with tiered storage, restricted to segments already copied
+    to remote storage (their next segment starts at most one past the highest tiered
+    offset: Kafka's ``isSegmentTieredToRemoteStorage``)."""
+
+    def should_delete(segment: LogSegment, next_segment: LogSegment | None) -> bool:
+        return (
+            next_segment is not None
+            and next_segment.base_offset - 1 <= highest_tiered_offset
+            and predicate(segment, next_segment)
+        )
 
     return should_delete
 

@@ -190,7 +190,7 @@ def _api(
 _TABLE = [
     _api("Produce", m.produce, (0, 11), (3, 11)),
     _api("Fetch", m.fetch, (4, 17), (4, 17)),
-    _api("ListOffsets", m.list_offsets, (1, 7), (1, 7)),
+    _api("ListOffsets", m.list_offsets, (1, 11), (1, 11)),
     _api("Metadata", m.metadata, (0, 12), (0, 12)),
     _api("OffsetCommit", m.offset_commit, (2, 9), (2, 9)),
     _api("OffsetFetch", m.offset_fetch, (1, 9), (1, 9)),

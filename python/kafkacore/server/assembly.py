@@ -91,6 +91,7 @@ from kafkacore.server.share.coordinator import ShareCoordinator
 from kafkacore.server.share.manager import SharePartitionManager
 from kafkacore.server.share.persister import BrokerClients, SharePersister
 from kafkacore.server.share.services import ShareServices
+from kafkacore.server.tiering import TieredStorage
 from kafkacore.server.txn import TransactionCoordinator
 from kafkacore.server.txn.markers import TransactionMarkerChannelManager
 from kafkacore.zk.client import KafkaZkClient
@@ -367,7 +368,8 @@ def _replica_manager(
     topic_config_loader: Callable[[str], Awaitable[None]] | None = None,
 ) -> tuple[ReplicaManager, ThreadPoolExecutor, BrokerMetrics]:
     """The replica manager over the logs, with the I/O threads (``num.io.threads``) its
-    writes and the coordinators' run on and the metrics its fetchers count in; it
+    writes and the coordinators' run on, the metrics its fetchers count in and the
+    tiered storage when the broker has it; it
     follows the store before the cache does (a handler that finds a topic in the cache
     finds its partitions), and so do this broker's dynamic configs."""
     config = configs.current
@@ -375,6 +377,11 @@ def _replica_manager(
         max_workers=max(1, config.num_io_threads), thread_name_prefix="kafkacore-io"
     )
     metrics = BrokerMetrics()
+    # tiered storage (KIP-405): None without remote.log.storage.system.enable; started by
+    # the server once its listeners are bound (its metadata client connects to them)
+    tiering = TieredStorage.build(
+        config, logs, lambda tp: replicas.high_watermark_of(tp) or 0, node_id=node_id
+    )
     replicas = ReplicaManager(
         lambda: configs.current,
         logs,
@@ -384,6 +391,7 @@ def _replica_manager(
         io_executor,
         topic_config_loader=topic_config_loader,
         metrics=metrics,
+        tiering=tiering,
     )
     configs.add_listener(replicas.reconfigure)
     store.add_listener(replicas)

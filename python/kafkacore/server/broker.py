@@ -279,7 +279,20 @@ class KafkaServer:
 
         self.failure_channel.add_listener(on_failure)
         await broker.membership.join(services, server.bound_ports)
+        tiering = services.replica_manager.tiering
+        if tiering is not None:  # its metadata client connects to this broker's listener
+            tiering.start(self._tiering_bootstrap(tiering.metadata_listener()))
         logger.info("%s started (cluster id %s)", self._prefix, store.cluster_id)
+
+    def _tiering_bootstrap(self, listener: str) -> str:
+        """``host:port`` of this broker's own ``listener``."""
+        assert self.socket_server is not None
+        endpoint = next(
+            (e for e in self.config.listener_endpoints() if e.listener_name == listener), None
+        )
+        port = self.socket_server.bound_ports.get(listener, self.bound_port)
+        host = endpoint.host if endpoint is not None and endpoint.host else "127.0.0.1"
+        return f"{host}:{port}"
 
     def _on_log_dir_failure(self, log_dir: str) -> None:
         task = asyncio.get_running_loop().create_task(
@@ -320,6 +333,8 @@ class KafkaServer:
             await self.membership.leave(services)
         if self.socket_server is not None:
             await self.socket_server.stop_accepting()
+        if services is not None and services.replica_manager.tiering is not None:
+            await asyncio.to_thread(services.replica_manager.tiering.close)
         if services is not None:
             await services.replica_manager.shutdown_replication()
             await services.group_coordinator.stop()

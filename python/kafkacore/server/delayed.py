@@ -1,5 +1,6 @@
-"""Delayed fetches (Kafka's ``DelayedFetch`` and its purgatory) and delayed ``acks=-1``
-produces (``DelayedProduce``), on asyncio.
+"""Delayed fetches (Kafka's ``DelayedFetch`` and its purgatory, and ``DelayedRemoteFetch``
+for a partition read from the remote tier) and delayed ``acks=-1`` produces
+(``DelayedProduce``), on asyncio.
 
 A fetch that has fewer than ``min_bytes`` waits for up to ``max_wait_ms``
 (:class:`DelayedFetch`); an append to any of its partitions, a high watermark move or a
@@ -7,13 +8,19 @@ leadership change wakes it (:meth:`FetchPurgatory.wake`), and it re-reads - with
 updating a follower's fetch state again, as Kafka's purgatory reads. Waiters are asyncio
 futures keyed by partition.
 
-Thread-safety: :class:`FetchPurgatory` and :class:`DelayedFetch`: event loop thread
-only; :meth:`ProducePurgatory.wake` from any thread.
+A fetch with a partition below a tiered log's local start waits for its remote read
+(:class:`DelayedRemoteFetch`) up to ``remote.fetch.max.wait.ms``, or until a partition of
+the fetch is no longer hosted here.
+
+Thread-safety: :class:`FetchPurgatory`, :class:`DelayedFetch` and
+:class:`DelayedRemoteFetch`: event loop thread only (the remote read runs on the remote
+log manager's reader pool and completes a future); :meth:`ProducePurgatory.wake` from any thread.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -22,7 +29,7 @@ from typing import Generic, TypeVar
 from kafkacore.log import TopicPartition
 from kafkacore.net.timeouts import within
 
-__all__ = ["DelayedFetch", "FetchPurgatory", "ProducePurgatory"]
+__all__ = ["DelayedFetch", "DelayedRemoteFetch", "FetchPurgatory", "ProducePurgatory"]
 
 _R = TypeVar("_R")
 
@@ -97,6 +104,50 @@ class DelayedFetch(Generic[_R]):
             if not woken:
                 break  # timed out: the last read is the answer
         return result
+
+
+class DelayedRemoteFetch(Generic[_R]):
+    """A Fetch waiting for one partition's read from the remote tier (Kafka's
+    ``DelayedRemoteFetch``): complete when the read is done, when a partition of the fetch
+    is no longer hosted here (``still_hosted()`` false after a wake on its partitions:
+    Kafka's cases A-C), or once ``max_wait_ms`` (``remote.fetch.max.wait.ms``) passed, the
+    read then cancelled. :meth:`complete` gives the read's result, ``None`` when it did
+    not finish in time."""
+
+    def __init__(
+        self,
+        purgatory: FetchPurgatory,
+        partitions: Sequence[TopicPartition],
+        max_wait_ms: int,
+        remote_read: concurrent.futures.Future[_R],
+        still_hosted: Callable[[], bool],
+    ) -> None:
+        self._purgatory = purgatory
+        self._partitions = partitions
+        self._deadline = time.monotonic() + max_wait_ms / 1000
+        self._remote_read = remote_read
+        self._still_hosted = still_hosted
+
+    async def complete(self) -> _R | None:
+        read = asyncio.wrap_future(self._remote_read)
+        try:
+            while not read.done():
+                remaining = self._deadline - time.monotonic()
+                if remaining <= 0:
+                    break
+                woken = asyncio.ensure_future(self._purgatory.wait(self._partitions, remaining))
+                try:
+                    await asyncio.wait((read, woken), return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    woken.cancel()
+                if not read.done() and not self._still_hosted():
+                    break
+            if read.done() and not read.cancelled():
+                return read.result()
+            return None
+        finally:
+            if not read.done():
+                read.cancel()  # cancels the reader pool's task if it has not started
 
 
 class ProducePurgatory:

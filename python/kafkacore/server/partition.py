@@ -43,6 +43,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import ClassVar, NamedTuple, Protocol
 
@@ -65,6 +66,7 @@ from kafkacore.protocol import ErrorCode
 
 __all__ = [
     "AlterPartitionSubmitter",
+    "AsyncOffsetReader",
     "FencedLeaderEpochError",
     "FetchIsolation",
     "FetchParams",
@@ -74,6 +76,7 @@ __all__ = [
     "NotEnoughReplicasError",
     "NotLeaderOrFollowerError",
     "Partition",
+    "RemoteOffsetSearch",
     "ReplicaState",
     "UnknownLeaderEpochError",
     "UnknownTopicOrPartitionError",
@@ -205,6 +208,29 @@ class LogReadInfo(NamedTuple):
     log_end_offset: int
     last_stable_offset: int
     read_error: Exception | None = None
+
+
+class AsyncOffsetReader(Protocol):
+    """Where a tiered log's offsets by time are searched (Kafka's ``AsyncOffsetReader``,
+    the remote log manager): the tiered segments from ``start_offset``, then
+    ``local_search``, off the caller's thread."""
+
+    def async_offset_read(
+        self,
+        tp: TopicPartition,
+        timestamp: int,
+        start_offset: int,
+        local_search: Callable[[], TimestampAndOffset | None],
+    ) -> Future[TimestampAndOffset | None]: ...
+
+
+class RemoteOffsetSearch(NamedTuple):
+    """A ListOffsets by time on a tiered log, under way (Kafka's ``OffsetResultHolder``
+    with its future): the search, and the bound a hit must be below to be found (the
+    isolation's, as :meth:`Partition.fetch_offset_for_timestamp` applies it)."""
+
+    search: Future[TimestampAndOffset | None]
+    last_fetchable_offset: int
 
 
 # An ISR change outcome: (error code, the committed state or None)
@@ -447,13 +473,20 @@ class Partition:
         return LogReadInfo(fetched, None, hw, log_start, log_end, lso)
 
     def fetch_offset_for_timestamp(
-        self, timestamp: int, isolation: FetchIsolation, current_leader_epoch: int
-    ) -> TimestampAndOffset | None:
+        self,
+        timestamp: int,
+        isolation: FetchIsolation,
+        current_leader_epoch: int,
+        remote: AsyncOffsetReader | None = None,
+    ) -> TimestampAndOffset | RemoteOffsetSearch | None:
         """ListOffsets on the leader (Kafka's ``fetchOffsetForTimestamp``), under the lock:
         the epoch and leadership checked, then the bound the isolation may see (the log
         end for a follower, the last stable offset for read_committed, else the HW).
         LATEST is that bound with the log's latest epoch; a timestamp (or MAX_TIMESTAMP)
-        whose hit is at or past it is not found (``None``), as is a lookup with nothing."""
+        whose hit is at or past it is not found (``None``), as is a lookup with nothing.
+        A timestamp on a non-empty tiered log is searched by ``remote`` (the tiered
+        segments, then the local ones; Kafka's ``asyncOffsetRead``): the search under way
+        and its bound are returned (:class:`RemoteOffsetSearch`)."""
         with self._leader_isr_lock:
             log = self._local_log_or_raise(current_leader_epoch, True)
             if isolation is FetchIsolation.LOG_END:
@@ -464,6 +497,19 @@ class Partition:
                 fetchable = self._high_watermark
             if timestamp == LATEST_TIMESTAMP:
                 return TimestampAndOffset(-1, fetchable, log.latest_epoch)
+            if (
+                timestamp >= 0
+                and remote is not None
+                and log.remote_log_enabled
+                and log.log_start_offset != log.log_end_offset
+            ):
+                search = remote.async_offset_read(
+                    self.topic_partition,
+                    timestamp,
+                    log.log_start_offset,
+                    lambda: log.offset_for_timestamp(timestamp),
+                )
+                return RemoteOffsetSearch(search, fetchable)
             found = log.offset_for_timestamp(timestamp)
         if found is None or (timestamp != EARLIEST_TIMESTAMP and found.offset < 0):
             return None

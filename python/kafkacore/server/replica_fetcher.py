@@ -92,8 +92,10 @@ logger = logging.getLogger("kafkacore.server")
 FETCH_VERSION = 12
 EPOCHS_VERSION = 4
 LIST_OFFSETS_VERSION = 4
+LIST_OFFSETS_EARLIEST_LOCAL_VERSION = 8  # KIP-405's -4 needs v8
 _LATEST = -1
 _EARLIEST = -2
+_EARLIEST_LOCAL = -4  # KIP-405: the leader's local log start
 
 
 def truncation_offset(
@@ -409,6 +411,9 @@ class ReplicaFetcher:
         if code == ErrorCode.OFFSET_OUT_OF_RANGE:
             await self._handle_out_of_range(tp, state, partition, client)
             return
+        if code == ErrorCode.OFFSET_MOVED_TO_TIERED_STORAGE:
+            await self._build_remote_log_aux_state(tp, state, partition, client)
+            return
         logger.info("%s: fetch of %s answered error %d", self.name, tp, code)
         self._delay(tp, state)
 
@@ -436,9 +441,86 @@ class ReplicaFetcher:
             await self.manager.run_io(partition.truncate_fully_and_start_at, leader_start)
         state.fetch_offset = partition.log.log_end_offset
 
+    async def _build_remote_log_aux_state(
+        self, tp: TopicPartition, state: _FetchState, partition: Partition, client: NodeClient
+    ) -> None:
+        """KIP-405 (Kafka's ``TierStateMachine.buildRemoteLogAuxState``): the leader's local
+        log starts above our fetch offset, the rest being tiered: restart at the end of the
+        tiered segment holding the offset just below the leader's local start (found under
+        that offset's leader epoch), with its leader epochs and producer snapshot."""
+        tiering = self.manager.replica_manager.tiering
+        local = await self._leader_offset_and_epoch(client, tp, state, _EARLIEST_LOCAL)
+        log_start = await self._leader_offset(client, tp, state, _EARLIEST)
+        if tiering is None or local is None or log_start is None:
+            self._delay(tp, state)
+            return
+        local_start, local_epoch = local
+        previous_epoch = await self._epoch_before(client, tp, state, local_start, local_epoch)
+        try:
+            next_offset = await self.manager.run_io(
+                tiering.build_remote_log_aux_state, tp, local_start, log_start, previous_epoch
+            )
+        except Exception as exc:  # the metadata not loaded yet, the store down: retried
+            logger.info("%s: building the remote state of %s failed: %s", self.name, tp, exc)
+            self._delay(tp, state)
+            return
+        logger.info("%s: %s restarts at %d from the remote tier", self.name, tp, next_offset)
+        state.fetch_offset = next_offset
+
+    async def _epoch_before(
+        self,
+        client: NodeClient,
+        tp: TopicPartition,
+        state: _FetchState,
+        local_start: int,
+        local_epoch: int,
+    ) -> int | None:
+        """The leader epoch of the offset just below the leader's local log start (Kafka's
+        ``TierStateMachine``): the local start's own epoch when it is 0, else the epoch
+        before it, asked of the leader (OffsetForLeaderEpoch), when that epoch ends past
+        the offset (an epoch that wrote nothing is skipped so). ``None``: unknown (the
+        tiered segment holding the offset is then found by offset alone)."""
+        if local_epoch < 0:
+            return None
+        if local_epoch == 0:
+            return 0
+        request = OffsetForLeaderEpochRequest(
+            replica_id=self.manager.node_id,
+            topics=[
+                OffsetForLeaderEpochRequest.OffsetForLeaderTopic(
+                    topic=tp.topic,
+                    partitions=[
+                        OffsetForLeaderEpochRequest.OffsetForLeaderPartition(
+                            partition=tp.partition,
+                            current_leader_epoch=state.leader_epoch,
+                            leader_epoch=local_epoch - 1,
+                        )
+                    ],
+                )
+            ],
+        )
+        response = await client.send(APIS[ApiKey.OFFSET_FOR_LEADER_EPOCH], EPOCHS_VERSION, request)
+        for topic in response.topics:
+            for answer in topic.partitions:
+                if answer.partition != tp.partition or answer.error_code != ErrorCode.NONE:
+                    continue
+                if answer.end_offset > local_start - 1:
+                    return int(answer.leader_epoch) if answer.leader_epoch >= 0 else None
+                return local_epoch
+        return None
+
     async def _leader_offset(
         self, client: NodeClient, tp: TopicPartition, state: _FetchState, timestamp: int
     ) -> int | None:
+        found = await self._leader_offset_and_epoch(client, tp, state, timestamp)
+        return None if found is None else found[0]
+
+    async def _leader_offset_and_epoch(
+        self, client: NodeClient, tp: TopicPartition, state: _FetchState, timestamp: int
+    ) -> tuple[int, int] | None:
+        """The leader's answer to ListOffsets ``timestamp`` (offset, leader epoch; -1:
+        none), ``None`` on an error. EARLIEST_LOCAL needs ListOffsets v8 (Kafka's
+        ``timestampMinSupportedVersion``)."""
         request = ListOffsetsRequest(
             replica_id=self.manager.node_id,
             isolation_level=0,
@@ -455,11 +537,16 @@ class ReplicaFetcher:
                 )
             ],
         )
-        response = await client.send(APIS[ApiKey.LIST_OFFSETS], LIST_OFFSETS_VERSION, request)
+        version = (
+            LIST_OFFSETS_EARLIEST_LOCAL_VERSION
+            if timestamp == _EARLIEST_LOCAL
+            else LIST_OFFSETS_VERSION
+        )
+        response = await client.send(APIS[ApiKey.LIST_OFFSETS], version, request)
         for topic in response.topics:
             for p in topic.partitions:
                 if p.partition_index == tp.partition and p.error_code == ErrorCode.NONE:
-                    return int(p.offset)
+                    return int(p.offset), int(p.leader_epoch)
         return None
 
 

@@ -57,6 +57,8 @@ from kafkacore.log import (
     TopicPartition,
 )
 from kafkacore.log.log import AppendOrigin
+from kafkacore.log.remote.errors import OffsetMovedToTieredStorageError
+from kafkacore.log.remote.manager import RemoteStorageFetchInfo
 from kafkacore.log.txn_index import AbortedTxn
 from kafkacore.log.validator import validate_produce_records
 from kafkacore.metadata import (
@@ -79,7 +81,12 @@ from kafkacore.protocol.requests import (
     stop_replica_partitions,
     update_metadata_partition_states,
 )
-from kafkacore.server.delayed import DelayedFetch, FetchPurgatory, ProducePurgatory
+from kafkacore.server.delayed import (
+    DelayedFetch,
+    DelayedRemoteFetch,
+    FetchPurgatory,
+    ProducePurgatory,
+)
 from kafkacore.server.metrics import BrokerMetrics
 from kafkacore.server.partition import (
     AlterPartitionSubmitter,
@@ -88,12 +95,15 @@ from kafkacore.server.partition import (
     FetchParams,
     FetchPartitionData,
     KafkaStorageError,
+    LogReadInfo,
     NotLeaderOrFollowerError,
     Partition,
+    RemoteOffsetSearch,
     UnknownLeaderEpochError,
     UnknownTopicOrPartitionError,
 )
 from kafkacore.server.replication_quota import ReplicationQuota
+from kafkacore.server.tiering import TieredStorage
 
 if TYPE_CHECKING:
     from kafkacore.server.replica_fetcher import RunIo
@@ -101,7 +111,9 @@ if TYPE_CHECKING:
 __all__ = [
     "INTERNAL_TOPICS",
     "MAX_TOPIC_NAME_LENGTH",
+    "ListOffsetsResult",
     "LogReadResult",
+    "OffsetLookup",
     "ReplicaManager",
     "TxnMarker",
     "topic_name_error",
@@ -190,8 +202,10 @@ class LogReadResult(NamedTuple):
     """One partition's answer to a Fetch (Kafka's ``LogReadResult``): its error code, the
     records' file region (``None``: no records), the truncation point of a diverged
     follower, the offsets the answer carries (-1: unknown) and, for a read_committed
-    consumer, the aborted transactions overlapping what it read. (A tuple: one is made
-    per partition read.)"""
+    consumer, the aborted transactions overlapping what it read. A consumer's read below
+    a tiered log's local start carries the remote read to make (``remote_fetch``, Kafka's
+    ``delayedRemoteStorageFetch``), then the records it read (``remote_records``). (A
+    tuple: one is made per partition read.)"""
 
     topic_partition: TopicPartition
     error_code: int = ErrorCode.NONE
@@ -201,6 +215,32 @@ class LogReadResult(NamedTuple):
     last_stable_offset: int = -1
     log_start_offset: int = -1
     aborted_transactions: Sequence[AbortedTxn] = ()
+    remote_fetch: RemoteStorageFetchInfo | None = None
+    remote_records: bytes | None = None
+
+
+class OffsetLookup(NamedTuple):
+    """One partition of a ListOffsets (Kafka's ``ListOffsetsPartition``): the timestamp
+    to look up (or a special one: -1 latest, -2 earliest, -3 max timestamp, -4 earliest
+    local, -5 latest tiered, -6 earliest pending upload) and the requester's leader epoch
+    (-1: not checked)."""
+
+    topic_partition: TopicPartition
+    timestamp: int
+    current_leader_epoch: int = -1
+
+
+class ListOffsetsResult(NamedTuple):
+    """One partition's ListOffsets answer: its error code and what was found (``None``:
+    not found, offset and timestamp -1)."""
+
+    error_code: int
+    found: TimestampAndOffset | None = None
+
+
+# the first ListOffsets version that knows each special timestamp (Kafka's
+# ReplicaManager.timestampMinSupportedVersion); any other negative one is unsupported
+_TIMESTAMP_MIN_VERSION = {-2: 1, -1: 1, -3: 7, -4: 8, -5: 9, -6: 11}
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,7 +259,8 @@ class ReplicaManager(MetadataListener):
     """See the module documentation. ``config()`` is the broker config in force;
     ``topic_config_loader(topic)`` (cluster mode) reads a topic's config overrides from
     ZooKeeper into the cache before its first log is made; ``metrics`` counts the
-    followers' appends."""
+    followers' appends; ``tiering`` (KIP-405) is told of leadership, deletions and config
+    changes."""
 
     def __init__(
         self,
@@ -233,8 +274,11 @@ class ReplicaManager(MetadataListener):
         *,
         topic_config_loader: Callable[[str], Awaitable[None]] | None = None,
         metrics: BrokerMetrics | None = None,
+        tiering: TieredStorage | None = None,
     ) -> None:
         self._config = config
+        #: tiered storage (KIP-405), told of leadership, deletions and config changes
+        self.tiering = tiering
         self.logs = logs
         self.store = store
         self.cache = cache
@@ -314,6 +358,7 @@ class ReplicaManager(MetadataListener):
         """Kafka's ``becomeLeaderOrFollower`` for ``topic``'s partitions led here: the log
         (created if missing) and the partition made leader with the stored state."""
         config = self.topic_config(topic.name, topic.configs)
+        led: list[Partition] = []
         for index, state in enumerate(topic.partitions):
             if state.leader != self.node_id:
                 continue  # followers arrive with replication
@@ -328,6 +373,9 @@ class ReplicaManager(MetadataListener):
                 with self._lock:
                     partition = self._partitions.setdefault(tp, partition)
             partition.make_leader(state)
+            led.append(partition)
+        if self.tiering is not None:
+            self.tiering.on_leadership(led, [])
 
     def _new_partition(self, tp: TopicPartition, log: Log) -> Partition:
         partition = Partition(
@@ -374,13 +422,23 @@ class ReplicaManager(MetadataListener):
         self.logs.update_topic_config(topic.name, self.topic_config(topic.name, topic.configs))
         self.update_throttled_replicas(topic.name, topic.configs)
         self._apply_topic(topic)
+        self._tiering_config_changed(topic.name)
+
+    def _tiering_config_changed(self, topic: str) -> None:
+        if self.tiering is not None:
+            self.tiering.on_config_changed(
+                p for p in self.partitions() if p.topic_partition.topic == topic
+            )
 
     def on_topic_deleted(self, name: str) -> None:
         with self._lock:
             gone = [tp for tp in self._partitions if tp.topic == name]
+            topic_ids = {tp: self._partitions[tp].log.topic_id for tp in gone}
             for tp in gone:
                 del self._partitions[tp]
             self._offline_partitions -= {tp for tp in self._offline_partitions if tp.topic == name}
+        if self.tiering is not None:
+            self.tiering.on_deleted(topic_ids)
         for tp in gone:
             self.logs.delete_log(tp)
         self.leader_quota.remove_throttle(name)
@@ -391,6 +449,7 @@ class ReplicaManager(MetadataListener):
         logs and to the replication throttles here."""
         self.logs.update_topic_config(name, self.topic_config(name, configs))
         self.update_throttled_replicas(name, configs)
+        self._tiering_config_changed(name)
 
     # -- replication throttles (KIP-73) ----------------------------------------------------
 
@@ -565,11 +624,16 @@ class ReplicaManager(MetadataListener):
         partitions: Sequence[tuple[TopicPartition, FetchPartitionData]],
     ) -> list[LogReadResult]:
         """A Fetch's partitions, in order (Kafka's ``fetchMessages``): read at once
-        (:meth:`read_from_log`, follower fetch state updated); with fewer than
+        (:meth:`read_from_log`, follower fetch state updated). When a consumer's partition
+        lies below a tiered log's local start, the first such one is read from the remote
+        tier and awaited (:meth:`_fetch_remote`); otherwise, with fewer than
         ``params.min_bytes`` and no error, a :class:`DelayedFetch` waits up to
         ``params.max_wait_ms`` for appends to them and re-reads without updating the
-        follower state. On the event loop."""
+        follower state. On the event loop; the remote read never runs on it."""
         results = self.read_from_log(params, partitions, update_fetch_state=True)
+        remote = next((r for r in results if r.remote_fetch is not None), None)
+        if remote is not None:
+            return await self._fetch_remote(remote, results)
         if _fetch_complete(params, results) or not partitions:
             return results
         delayed = DelayedFetch(
@@ -580,6 +644,46 @@ class ReplicaManager(MetadataListener):
             lambda found: _fetch_complete(params, found),
         )
         return await delayed.complete(results)
+
+    async def _fetch_remote(
+        self, remote: LogReadResult, results: list[LogReadResult]
+    ) -> list[LogReadResult]:
+        """Kafka's ``processRemoteFetch`` and ``DelayedRemoteFetch``: ``remote``'s read
+        from the bucket, on the remote log manager's reader pool, awaited at most
+        ``remote.fetch.max.wait.ms`` (or until a partition of the fetch is no longer
+        hosted here); the other partitions keep what they read. Not read in time: the
+        partition answers no records and no error; a read that failed: its error code."""
+        info = remote.remote_fetch
+        assert info is not None and self.tiering is not None
+        index = results.index(remote)
+        try:
+            read = self.tiering.async_read(info)
+        except Exception as exc:  # too many pending reads (Kafka's RejectedExecution)
+            logger.warning("Unable to fetch %s from remote storage: %s", info.topic_partition, exc)
+            results[index] = LogReadResult(remote.topic_partition, error_code_for(exc))
+            return results
+        tps = [r.topic_partition for r in results]
+        delayed = DelayedRemoteFetch(
+            self.purgatory,
+            tps,
+            self.config.remote_fetch_max_wait_ms,
+            read,
+            lambda: all(self.get_partition(tp) is not None for tp in tps),
+        )
+        done = await delayed.complete()
+        if done is None:
+            results[index] = remote._replace(remote_fetch=None)
+        elif done.error is not None:
+            results[index] = LogReadResult(remote.topic_partition, error_code_for(done.error))
+        else:
+            fetched = done.fetched
+            assert fetched is not None
+            results[index] = remote._replace(
+                remote_fetch=None,
+                remote_records=fetched.records,
+                aborted_transactions=fetched.aborted_transactions,
+            )
+        return results
 
     def read_from_log(
         self,
@@ -636,6 +740,8 @@ class ReplicaManager(MetadataListener):
         except (NotLeaderOrFollowerError, FencedLeaderEpochError, UnknownLeaderEpochError) as exc:
             return LogReadResult(tp, exc.error_code)
         read_error = info.read_error
+        if isinstance(read_error, OffsetMovedToTieredStorageError):
+            return self._tiered_offset(params, tp, fetch, max_bytes, min_one_message, info)
         if read_error is not None:
             # the offsets stay only with OFFSET_OUT_OF_RANGE (the consumer resets from them)
             out_of_range = isinstance(read_error, OffsetOutOfRangeError)
@@ -665,19 +771,124 @@ class ReplicaManager(MetadataListener):
             aborted,
         )
 
+    def _tiered_offset(
+        self,
+        params: FetchParams,
+        tp: TopicPartition,
+        fetch: FetchPartitionData,
+        max_bytes: int,
+        min_one_message: bool,
+        info: LogReadInfo,
+    ) -> LogReadResult:
+        """Kafka's ``handleOffsetOutOfRangeError`` for an offset below a tiered log's local
+        start: a follower is answered OFFSET_MOVED_TO_TIERED_STORAGE with the offsets (it
+        builds its state from the remote tier); a consumer's read is to be made from the
+        remote tier (none while the remote fetch quota is exceeded); without a remote log
+        manager, OFFSET_OUT_OF_RANGE."""
+        if self.tiering is None:
+            return LogReadResult(
+                tp,
+                ErrorCode.OFFSET_OUT_OF_RANGE,
+                high_watermark=info.high_watermark,
+                last_stable_offset=info.last_stable_offset,
+                log_start_offset=info.log_start_offset,
+            )
+        if params.is_from_follower:
+            return LogReadResult(
+                tp,
+                ErrorCode.OFFSET_MOVED_TO_TIERED_STORAGE,
+                high_watermark=info.high_watermark,
+                log_start_offset=info.log_start_offset,
+            )
+        remote = None
+        if not self.tiering.fetch_throttled():
+            remote = RemoteStorageFetchInfo(
+                tp,
+                fetch.fetch_offset,
+                max_bytes,
+                min_one_message,
+                params.isolation is FetchIsolation.TXN_COMMITTED,
+            )
+        return LogReadResult(
+            tp,
+            ErrorCode.NONE,
+            high_watermark=info.high_watermark,
+            last_stable_offset=info.last_stable_offset,
+            log_start_offset=info.log_start_offset,
+            remote_fetch=remote,
+        )
+
+    async def fetch_offsets(
+        self,
+        lookups: Sequence[OffsetLookup],
+        isolation: FetchIsolation,
+        version: int,
+        timeout_ms: int = 0,
+    ) -> list[ListOffsetsResult]:
+        """ListOffsets' partitions, in order (Kafka's ``fetchOffset``): a special
+        timestamp the request's version does not know is UNSUPPORTED_VERSION; each other
+        one asks :meth:`fetch_offset_for_timestamp`, its error code from what it raised.
+        Searches under way in tiered logs are awaited together (Kafka's
+        ``DelayedRemoteListOffsets``), off the event loop, for ``timeout_ms`` (ListOffsets
+        v10's, KIP-1075) or else ``remote.list.offsets.request.timeout.ms``; one not done
+        by then is REQUEST_TIMED_OUT."""
+        results: list[ListOffsetsResult] = []
+        pending: dict[int, RemoteOffsetSearch] = {}
+        for lookup in lookups:
+            timestamp = lookup.timestamp
+            minimum = _TIMESTAMP_MIN_VERSION.get(timestamp, 0 if timestamp >= 0 else None)
+            if minimum is None or version < minimum:
+                results.append(ListOffsetsResult(ErrorCode.UNSUPPORTED_VERSION))
+                continue
+            try:
+                found = self.fetch_offset_for_timestamp(
+                    lookup.topic_partition,
+                    lookup.timestamp,
+                    isolation,
+                    lookup.current_leader_epoch,
+                )
+            except Exception as exc:
+                results.append(ListOffsetsResult(error_code_for(exc)))
+                continue
+            if isinstance(found, RemoteOffsetSearch):
+                pending[len(results)] = found
+                results.append(ListOffsetsResult(ErrorCode.REQUEST_TIMED_OUT))
+            else:
+                results.append(ListOffsetsResult(ErrorCode.NONE, found))
+        if pending:
+            delay_ms = timeout_ms
+            if delay_ms <= 0:
+                delay_ms = self.config.remote_list_offsets_request_timeout_ms
+            searches = {index: asyncio.wrap_future(p.search) for index, p in pending.items()}
+            await asyncio.wait(searches.values(), timeout=delay_ms / 1000)
+            for index, search in searches.items():
+                if not search.done():
+                    search.cancel()  # REQUEST_TIMED_OUT stays
+                    continue
+                failure = search.exception()
+                if failure is not None:
+                    results[index] = ListOffsetsResult(error_code_for(failure))
+                    continue
+                hit = search.result()
+                if hit is not None and hit.offset >= pending[index].last_fetchable_offset:
+                    hit = None  # not fetchable yet under the isolation level
+                results[index] = ListOffsetsResult(ErrorCode.NONE, hit)
+        return results
+
     def fetch_offset_for_timestamp(
         self,
         tp: TopicPartition,
         timestamp: int,
         isolation: FetchIsolation,
         current_leader_epoch: int = -1,
-    ) -> TimestampAndOffset | None:
+    ) -> TimestampAndOffset | RemoteOffsetSearch | None:
         """ListOffsets for one partition (Kafka's ``fetchOffsetForTimestamp``): see
-        :meth:`Partition.fetch_offset_for_timestamp`. A partition not hosted here raises
-        ``UnknownTopicOrPartitionError`` (``KafkaStorageError`` when its log directory
-        failed)."""
+        :meth:`Partition.fetch_offset_for_timestamp` (a timestamp on a tiered log is
+        searched by the tiered storage, under way when returned). A partition not hosted
+        here raises ``UnknownTopicOrPartitionError`` (``KafkaStorageError`` when its log
+        directory failed)."""
         return self._hosted_partition(tp).fetch_offset_for_timestamp(
-            timestamp, isolation, current_leader_epoch
+            timestamp, isolation, current_leader_epoch, self.tiering
         )
 
     def last_offset_for_leader_epoch(
@@ -1008,6 +1219,10 @@ class ReplicaManager(MetadataListener):
             for topic in {t for t, _i, _ps in entries}:
                 if not self.cache.knows_topic_configs(topic):
                     await self._topic_config_loader(topic)
+                # the logs loaded at start-up had no topic config yet (Kafka's LogManager
+                # reads the overrides from ZooKeeper when it loads them)
+                if self.logs.logs_by_topic(topic):
+                    self.logs.update_topic_config(topic, self.topic_config(topic))
         if code == ErrorCode.NONE:
             self.controller_epoch = request.controller_epoch
             self.cache.set_controller(request.controller_id)
@@ -1155,6 +1370,8 @@ class ReplicaManager(MetadataListener):
                 )
         if fetchers is not None and to_fetch:
             fetchers.add_partitions(to_fetch)
+        if self.tiering is not None:
+            self.tiering.on_leadership([p for p, _s in leaders], [p for p, _s in followers])
         return (
             errors,
             [(p.topic_partition, st.leader_epoch) for p, st in leaders],
@@ -1243,6 +1460,8 @@ class ReplicaManager(MetadataListener):
             stopped.append((tp, delete))
         if self.fetcher_manager is not None and stopped:
             self.fetcher_manager.remove_partitions({tp for tp, _d in stopped})
+        if self.tiering is not None:
+            self.tiering.on_deleted({tp: self.topic_id_of(tp) for tp, delete in stopped if delete})
         for tp, delete in stopped:
             if not delete:
                 continue

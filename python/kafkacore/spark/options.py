@@ -35,6 +35,9 @@ __all__ = [
 # Option keys, lower-cased as Spark compares them.
 BOOTSTRAP_SERVERS = "kafka.bootstrap.servers"
 LOG_PATH = "kafkacore.path"
+TIERED_PREFIX = "kafkacore.tiered."
+TIERED_S3 = TIERED_PREFIX + "s3."
+TIERED_METADATA_PARTITIONS = TIERED_PREFIX + "metadata.partitions"
 SINK_ID = "kafkacore.sinkid"
 ASSIGN = "assign"
 SUBSCRIBE = "subscribe"
@@ -335,6 +338,12 @@ class ReadOptions:
     read_committed: bool = False
     """``kafka.isolation.level=read_committed``: the latest offset is the last stable
     offset, and records of aborted transactions are skipped (Kafka's consumer)."""
+    tiered_store: tuple[tuple[str, str], ...] | None = None
+    """``kafkacore.tiered.s3.*`` as ``s3.*`` settings: read the tiered segments from this
+    bucket (:mod:`kafkacore.spark.tiered`)."""
+    tiered_metadata_partitions: int = 50
+    """``kafkacore.tiered.metadata.partitions``: the cluster's
+    ``remote.log.metadata.topic.num.partitions``."""
 
 
 def _lower(options: Mapping[str, str]) -> dict[str, str]:
@@ -457,7 +466,31 @@ def parse_read_options(options: Mapping[str, str], *, streaming: bool) -> ReadOp
         max_records_per_partition=max_records,
         fetch_max_bytes=fetch_max_bytes or _DEFAULT_FETCH_MAX_BYTES,
         read_committed=_read_committed(params),
+        tiered_store=_tiered_store(params, bootstrap),
+        tiered_metadata_partitions=_parse_int(
+            params, TIERED_METADATA_PARTITIONS, "kafkacore.tiered.metadata.partitions"
+        )
+        or 50,
     )
+
+
+def _tiered_store(
+    params: Mapping[str, str], bootstrap: str | None
+) -> tuple[tuple[str, str], ...] | None:
+    store = tuple(
+        sorted((k[len(TIERED_PREFIX) :], v) for k, v in params.items() if k.startswith(TIERED_S3))
+    )
+    if not store:
+        return None
+    if bootstrap is None:
+        raise ValueError(
+            "Options 'kafkacore.tiered.s3.*' read a topic's tiered segments from its bucket; "
+            "its other records and its metadata come from the brokers: set "
+            "'kafka.bootstrap.servers'."
+        )
+    if not dict(store).get("s3.bucket"):
+        raise ValueError("Option 'kafkacore.tiered.s3.bucket' must name the bucket")
+    return store
 
 
 # -- write options ------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pyspark.sql.datasource import InputPartition
 
@@ -35,6 +35,12 @@ class OffsetRange(InputPartition):
     partition: int
     start: int
     until: int
+    segment: Any = None
+    """The tiered segment (``RemoteLogSegmentMetadata``) read from the bucket, or ``None``:
+    read through the brokers or a log directory (:mod:`kafkacore.spark.tiered`)."""
+    aborted: tuple[tuple[int, int], ...] = ()
+    """read_committed from the bucket: ``(producer id, first offset)`` of the aborted
+    transactions the range overlaps."""
 
     @property
     def size(self) -> int:

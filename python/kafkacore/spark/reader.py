@@ -67,6 +67,11 @@ def offsets_from_json(offsets: Mapping[str, Any]) -> PartitionOffsets:
 def _read(options: ReadOptions, partition: InputPartition) -> Iterator[pa.RecordBatch]:
     if not isinstance(partition, OffsetRange):
         return  # Spark plans one empty partition when there is nothing to read
+    if partition.segment is not None:  # a tiered segment, straight from its bucket
+        from kafkacore.spark.tiered import read_tiered_range
+
+        yield from read_tiered_range(options, partition)
+        return
     access = open_access(options)
     try:
         yield from read_range(
@@ -108,7 +113,13 @@ class KafkaCoreBatchReader(DataSourceReader):
                     "fromOffset, or the Kafka topic has been damaged"
                 )
             ranges.append(OffsetRange(tp.topic, tp.partition, start[tp], end[tp]))
-        return list(split_ranges(ranges, options.min_partitions, options.max_records_per_partition))
+        tiered: list[OffsetRange] = []
+        if options.tiered_store is not None:  # one partition per tiered segment
+            from kafkacore.spark.tiered import split_by_tiered_segments
+
+            tiered, ranges = split_by_tiered_segments(ranges, options)
+        split = split_ranges(ranges, options.min_partitions, options.max_records_per_partition)
+        return [*tiered, *split]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         return _read(self.options, partition)

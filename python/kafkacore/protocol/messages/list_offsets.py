@@ -3,7 +3,7 @@
 Declared from the facts of Kafka 4.3.1's message definitions ``ListOffsetsRequest.json``
 and ``ListOffsetsResponse.json`` (v8 local log start, KIP-405; v9 last tiered offset,
 KIP-1005; v10 ``TimeoutMs``, KIP-1075; v11 earliest pending upload, KIP-1023). kafkacore
-serves v1-7 (:mod:`kafkacore.protocol.api`).
+serves v1-11 (:mod:`kafkacore.protocol.api`; v8-11 with tiered storage).
 """
 
 from kafkacore.protocol.schema import field, message

@@ -1,4 +1,4 @@
-"""Fetch v4-17 and ListOffsets v1-7.
+"""Fetch v4-17 and ListOffsets v1-11.
 
 Fetch: whole batches from each partition, at most ``partition_max_bytes`` each and
 ``max_bytes`` in all, except that the first batch of the first partition with data is
@@ -33,6 +33,14 @@ up to the log end offset. KIP-73: a throttled partition whose follower is not in
 gets no records while the leader's replication quota is exceeded, and the records sent
 for throttled partitions count against that quota.
 
+Tiered storage (KIP-405): a consumer's partition below a tiered log's local start is
+read from the remote tier by the replica manager (the first such partition of a request,
+awaited up to ``remote.fetch.max.wait.ms``: Kafka's ``DelayedRemoteFetch``; its records
+are bytes, not a file region); a follower's is answered OFFSET_MOVED_TO_TIERED_STORAGE and
+it builds its state from the remote tier. ListOffsets v8 adds -4 (the local log start),
+v9 -5 (the last tiered offset), v10 a ``TimeoutMs`` for the remote search of a timestamp,
+v11 -6 (the first offset not tiered yet, KIP-1023).
+
 Fetch sessions (KIP-227, :mod:`kafkacore.server.fetch_session`): the session cache gives
 each request its context first (a session error is answered at once; an incremental
 request reads the session's partitions) and sets the response's session id last,
@@ -44,8 +52,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from kafkacore.errors import error_code_for
-from kafkacore.log import MAX_TIMESTAMP, TopicPartition
+from kafkacore.log import TopicPartition
 from kafkacore.protocol import ErrorCode
 from kafkacore.protocol.messages.fetch import FetchRequest, FetchResponse
 from kafkacore.protocol.messages.list_offsets import ListOffsetsRequest, ListOffsetsResponse
@@ -64,7 +71,7 @@ from kafkacore.server import authz
 from kafkacore.server.client_quotas import FETCH as FETCH_QUOTA
 from kafkacore.server.network import FileRegion
 from kafkacore.server.partition import FetchIsolation, FetchParams, FetchPartitionData
-from kafkacore.server.replica_manager import LogReadResult
+from kafkacore.server.replica_manager import ListOffsetsResult, LogReadResult, OffsetLookup
 from kafkacore.server.request_context import RequestContext
 from kafkacore.server.services import BrokerServices
 
@@ -224,8 +231,11 @@ def _partition_data(
         epoch, end_offset = result.diverging_epoch
         data.diverging_epoch = FetchResponse.EpochEndOffset(epoch=epoch, end_offset=end_offset)
     fetched = result.fetched
-    if fetched is not None:
-        data.records = FileRegion(fetched.file, fetched.position, fetched.length)
+    records: bytes | FileRegion | None = result.remote_records or None  # the remote tier's
+    if records is None and fetched is not None:
+        records = FileRegion(fetched.file, fetched.position, fetched.length)
+    if records is not None:
+        data.records = records
         if read_committed:
             data.aborted_transactions = [
                 FetchResponse.AbortedTransaction(
@@ -238,14 +248,17 @@ def _partition_data(
 
 def _copy_records(answers: list[FetchResponse.PartitionData]) -> None:
     """Fetch < 10 (no ``sendfile`` of regions there): the records as bytes, a zstd batch
-    UNSUPPORTED_COMPRESSION_TYPE (Kafka's down-conversion check). Blocking: file reads."""
+    UNSUPPORTED_COMPRESSION_TYPE (Kafka's down-conversion check; records read from the
+    remote tier too). Blocking: file reads."""
     for data in answers:
-        if isinstance(data.records, FileRegion):
-            raw = data.records.read_bytes()
-            if _has_zstd(raw):
-                data.error_code = ErrorCode.UNSUPPORTED_COMPRESSION_TYPE
-                raw = b""
-            data.records = raw
+        records = data.records
+        raw = records.read_bytes() if isinstance(records, FileRegion) else records
+        if not isinstance(raw, bytes):
+            continue  # no records
+        if _has_zstd(raw):
+            data.error_code = ErrorCode.UNSUPPORTED_COMPRESSION_TYPE
+            raw = b""
+        data.records = raw
 
 
 async def _response_topics(
@@ -268,7 +281,7 @@ async def _response_topics(
             answered.append((name, topic_id, _partition_data(next(read), index, read_committed)))
         else:
             refused.append((name, topic_id, _partition_data(None, index, read_committed, code)))
-    if version < 10 and any(isinstance(d.records, FileRegion) for _n, _i, d in answered):
+    if version < 10 and any(d.records for _n, _i, d in answered):
         await services.run_io(_copy_records, [d for _n, _i, d in answered])
     topics: list[FetchResponse.FetchableTopicResponse] = []
     for name, topic_id, data in answered + refused:
@@ -380,62 +393,32 @@ def _record_throttled_bytes(
     quota.record(size)
 
 
-def handle_list_offsets(
+async def handle_list_offsets(
     services: BrokerServices, context: RequestContext, request: ListOffsetsRequest
 ) -> ListOffsetsResponse:
     """Each topic needs DESCRIBE (also from a follower, as in Kafka); the refused ones
-    are answered TOPIC_AUTHORIZATION_FAILED after the others. The isolation level bounds
-    the answers (Kafka's ``fetchOffsetForTimestamp``): LATEST is the last stable offset
-    under read_committed, the high watermark under read_uncommitted, the log end for a
-    follower; a timestamp (or max-timestamp) hit at or past that bound is "not found"
-    (offset and timestamp -1)."""
+    are answered TOPIC_AUTHORIZATION_FAILED after the others. The replica manager answers
+    the rest (:meth:`~kafkacore.server.replica_manager.ReplicaManager.fetch_offsets`: a
+    special timestamp needs the version that introduced it, v4+ ``current_leader_epoch``
+    and leadership checked, offsets bounded by what the isolation may see - the last
+    stable offset under read_committed, the high watermark under read_uncommitted, the log
+    end for a follower - not found: offset and timestamp -1; a timestamp on a tiered topic
+    searched in both tiers within v10's ``TimeoutMs``, else
+    ``remote.list.offsets.request.timeout.ms``)."""
     version = context.api_version
-    topics: list[ListOffsetsResponse.ListOffsetsTopicResponse] = []
-    unauthorized: list[ListOffsetsResponse.ListOffsetsTopicResponse] = []
     describable = authz.allowed_topics(
         services, context, AclOperation.DESCRIBE, (t.name for t in request.topics)
     )
-    for topic in request.topics:
-        if describable is not None and topic.name not in describable:
-            unauthorized.append(
-                ListOffsetsResponse.ListOffsetsTopicResponse(
-                    name=topic.name,
-                    partitions=[
-                        ListOffsetsResponse.ListOffsetsPartitionResponse(
-                            partition_index=p.partition_index,
-                            error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED,
-                            timestamp=-1,
-                            offset=-1,
-                            leader_epoch=-1,
-                        )
-                        for p in topic.partitions
-                    ],
-                )
-            )
-            continue
-        partitions = [
-            _list_offset(services, version, request, topic.name, p) for p in topic.partitions
-        ]
-        topics.append(
-            ListOffsetsResponse.ListOffsetsTopicResponse(name=topic.name, partitions=partitions)
+    allowed = [t for t in request.topics if describable is None or t.name in describable]
+    lookups = [
+        OffsetLookup(
+            TopicPartition(topic.name, p.partition_index),
+            p.timestamp,
+            p.current_leader_epoch if version >= 4 else -1,
         )
-    return ListOffsetsResponse(throttle_time_ms=0, topics=topics + unauthorized)
-
-
-def _list_offset(
-    services: BrokerServices,
-    version: int,
-    request: ListOffsetsRequest,
-    topic: str,
-    p: ListOffsetsRequest.ListOffsetsPartition,
-) -> ListOffsetsResponse.ListOffsetsPartitionResponse:
-    """One partition's ListOffsets answer from the replica manager
-    (:meth:`~kafkacore.server.replica_manager.ReplicaManager.fetch_offset_for_timestamp`:
-    v4+ ``current_leader_epoch`` and leadership checked, offsets bounded by what the
-    isolation may see; not found: offset and timestamp -1)."""
-    answer = ListOffsetsResponse.ListOffsetsPartitionResponse(
-        partition_index=p.partition_index, error_code=0, timestamp=-1, offset=-1, leader_epoch=-1
-    )
+        for topic in allowed
+        for p in topic.partitions
+    ]
     isolation = (
         FetchIsolation.LOG_END
         if request.replica_id >= 0
@@ -443,20 +426,44 @@ def _list_offset(
         if request.isolation_level == _READ_COMMITTED
         else FetchIsolation.HIGH_WATERMARK
     )
-    try:
-        found = services.replica_manager.fetch_offset_for_timestamp(
-            TopicPartition(topic, p.partition_index),
-            p.timestamp,
-            isolation,
-            p.current_leader_epoch if version >= 4 else -1,
+    results = iter(
+        await services.replica_manager.fetch_offsets(
+            lookups, isolation, version, request.timeout_ms if version >= 10 else 0
         )
-    except Exception as exc:
-        answer.error_code = error_code_for(exc)
-        return answer
-    if p.timestamp == MAX_TIMESTAMP and version < 7:
-        answer.error_code = ErrorCode.UNSUPPORTED_VERSION
-    elif found is not None:
-        answer.timestamp = found.timestamp
-        answer.offset = found.offset
-        answer.leader_epoch = -1 if found.leader_epoch is None else found.leader_epoch
-    return answer
+    )
+    topics = [
+        ListOffsetsResponse.ListOffsetsTopicResponse(
+            name=topic.name,
+            partitions=[_offset_answer(p.partition_index, next(results)) for p in topic.partitions],
+        )
+        for topic in allowed
+    ]
+    unauthorized = [
+        ListOffsetsResponse.ListOffsetsTopicResponse(
+            name=topic.name,
+            partitions=[
+                _offset_answer(
+                    p.partition_index, ListOffsetsResult(ErrorCode.TOPIC_AUTHORIZATION_FAILED)
+                )
+                for p in topic.partitions
+            ],
+        )
+        for topic in request.topics
+        if describable is not None and topic.name not in describable
+    ]
+    return ListOffsetsResponse(throttle_time_ms=0, topics=topics + unauthorized)
+
+
+def _offset_answer(
+    index: int, result: ListOffsetsResult
+) -> ListOffsetsResponse.ListOffsetsPartitionResponse:
+    """One partition's ListOffsets answer (not found or refused: offset, timestamp and
+    leader epoch -1)."""
+    found = result.found
+    return ListOffsetsResponse.ListOffsetsPartitionResponse(
+        partition_index=index,
+        error_code=result.error_code,
+        timestamp=-1 if found is None else found.timestamp,
+        offset=-1 if found is None else found.offset,
+        leader_epoch=-1 if found is None or found.leader_epoch is None else found.leader_epoch,
+    )
