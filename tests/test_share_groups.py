@@ -2,12 +2,13 @@
 broker: work split across consumers of one partition with every record accepted exactly
 once, released records redelivered with rising delivery counts, rejected records
 archived, records of a SIGKILLed consumer redelivered, the group's configs
-(``share.auto.offset.reset``, its validation), and share groups in ListGroups and
-DeleteGroups."""
+(``share.auto.offset.reset``, its validation), share groups in ListGroups and
+DeleteGroups, and kafkacore's ``share.key.ordering`` (per-key order across consumers)."""
 
 from __future__ import annotations
 
 import collections
+import itertools
 import multiprocessing
 import os
 import signal
@@ -288,3 +289,63 @@ def test_share_groups_are_listed_and_deleted(broker: Broker) -> None:
             time.sleep(1)
     listed = raw.call("ListGroups", 5, states_filter=[], types_filter=[])
     assert group not in {g.group_id for g in listed.groups}
+
+
+def test_key_ordering_hands_a_keys_records_out_one_at_a_time_in_order(broker: Broker) -> None:
+    """kafkacore's ``share.key.ordering``: three consumers on one partition, each taking
+    a little while per record. A key's next record reaches a consumer only after the
+    previous one's acknowledgement was sent (the broker cannot hand it out before it
+    has that acknowledgement), and every key's records arrive in offset order."""
+    topic = _topic(broker)
+    group = _group(broker, share_key_ordering="true")
+    total, keys = 300, 10
+    _produce(broker, topic, total, keys=keys)
+    received: dict[int, float] = {}  # offset -> when a consumer got it
+    ack_sent: dict[int, float] = {}  # offset -> when its acknowledgement went out
+    key_of: dict[int, bytes] = {}
+    lock = threading.Lock()
+    done = threading.Event()
+
+    def run(index: int) -> None:
+        consumer = _consumer(broker, group, **{"share.acknowledgement.mode": "explicit"})
+        consumer.subscribe([topic])
+        try:
+            deadline = time.monotonic() + 120
+            while not done.is_set() and time.monotonic() < deadline:
+                batch = consumer.poll(0.5) or []
+                now = time.monotonic()
+                for message in batch:
+                    assert message.error() is None, message.error()
+                    with lock:
+                        offset = message.offset()
+                        assert offset is not None and offset not in received, offset
+                        received[offset], key_of[offset] = now, bytes(message.key() or b"")
+                    time.sleep(0.002 * (index + 1))  # the work
+                    consumer.acknowledge(message, AcknowledgeType.ACCEPT)
+                sent = time.monotonic()
+                with lock:
+                    for message in batch:
+                        ack_sent[message.offset()] = sent
+                    if len(ack_sent) >= total:
+                        done.set()
+                consumer.commit_sync()
+        finally:
+            consumer.close()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(180)
+    assert sorted(received) == list(range(total))
+    by_key: dict[bytes, list[int]] = collections.defaultdict(list)
+    for offset in range(total):
+        by_key[key_of[offset]].append(offset)
+    assert len(by_key) == keys
+    violations = [
+        (previous, offset)
+        for offsets in by_key.values()
+        for previous, offset in itertools.pairwise(offsets)
+        if received[offset] < ack_sent[previous]
+    ]
+    assert violations == [], violations[:10]
