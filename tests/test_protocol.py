@@ -50,7 +50,7 @@ SURFACE = {
     0: ((0, 12), (3, 12), 9),
     1: ((4, 18), (4, 18), 12),
     2: ((1, 11), (1, 11), 6),
-    10: ((0, 4), (0, 4), 3),
+    10: ((0, 6), (0, 6), 3),
     11: ((0, 9), (0, 9), 6),
     14: ((0, 5), (0, 5), 4),
     12: ((0, 4), (0, 4), 4),
@@ -98,6 +98,19 @@ SURFACE = {
     # KIP-848 consumer groups
     68: ((0, 1), (0, 1), 0),
     69: ((0, 1), (0, 1), 0),
+    # KIP-932 share groups
+    76: ((1, 1), (1, 1), 0),
+    77: ((1, 1), (1, 1), 0),
+    78: ((1, 2), (1, 2), 0),
+    79: ((1, 2), (1, 2), 0),
+    83: ((0, 0), (0, 0), 0),
+    84: ((0, 0), (0, 0), 0),
+    85: ((0, 1), (0, 1), 0),
+    86: ((0, 0), (0, 0), 0),
+    87: ((0, 1), (0, 1), 0),
+    90: ((0, 1), (0, 1), 0),
+    91: ((0, 0), (0, 0), 0),
+    92: ((0, 0), (0, 0), 0),
     # transactions (the coordinator's)
     24: ((0, 5), (0, 5), 3),
     25: ((0, 4), (0, 4), 3),
@@ -143,8 +156,6 @@ def test_served_apis_are_declared_with_the_same_schemas() -> None:
 def test_declared_apis_carry_their_key_and_flexible_versions() -> None:
     # the APIs kafkacore declares but does not serve yet
     assert {api.name for key, api in DECLARED.items() if key not in APIS} >= {
-        "ShareGroupHeartbeat",
-        "ShareFetch",
         "BrokerRegistration",
         "Envelope",
     }

@@ -265,6 +265,43 @@ class BrokerConfig:
     group_consumer_min_assignment_interval_ms: int
     group_consumer_max_assignment_interval_ms: int
     group_consumer_regex_refresh_interval_ms: int
+    group_share_session_timeout_ms: int
+    group_share_min_session_timeout_ms: int
+    group_share_max_session_timeout_ms: int
+    group_share_heartbeat_interval_ms: int
+    group_share_min_heartbeat_interval_ms: int
+    group_share_max_heartbeat_interval_ms: int
+    group_share_max_size: int
+    group_share_assignors: list[str]
+    group_share_assignment_interval_ms: int
+    group_share_min_assignment_interval_ms: int
+    group_share_max_assignment_interval_ms: int
+    group_share_initialize_retry_interval_ms: int
+    group_share_delivery_count_limit: int
+    group_share_max_delivery_count_limit: int
+    group_share_min_delivery_count_limit: int
+    group_share_record_lock_duration_ms: int
+    group_share_min_record_lock_duration_ms: int
+    group_share_max_record_lock_duration_ms: int
+    group_share_partition_max_record_locks: int
+    group_share_max_partition_max_record_locks: int
+    group_share_min_partition_max_record_locks: int
+    group_share_max_share_sessions: int
+    group_share_persister_class_name: str
+    share_fetch_purgatory_purge_interval_requests: int
+    share_coordinator_threads: int
+    share_coordinator_load_buffer_size: int
+    share_coordinator_state_topic_compression_codec: int
+    share_coordinator_append_linger_ms: int
+    share_coordinator_cached_buffer_max_bytes: int
+    share_coordinator_state_topic_num_partitions: int
+    share_coordinator_state_topic_replication_factor: int
+    share_coordinator_state_topic_min_isr: int
+    share_coordinator_state_topic_segment_bytes: int
+    share_coordinator_snapshot_update_records_per_snapshot: int
+    share_coordinator_write_timeout_ms: int
+    share_coordinator_state_topic_prune_interval_ms: int
+    share_coordinator_cold_partition_snapshot_interval_ms: int
     offset_metadata_max_bytes: int
     offsets_load_buffer_size: int
     offsets_topic_replication_factor: int

@@ -112,6 +112,18 @@ class ApiKey(IntEnum):
     ALLOCATE_PRODUCER_IDS = 67
     CONSUMER_GROUP_HEARTBEAT = 68
     CONSUMER_GROUP_DESCRIBE = 69
+    SHARE_GROUP_HEARTBEAT = 76
+    SHARE_GROUP_DESCRIBE = 77
+    SHARE_FETCH = 78
+    SHARE_ACKNOWLEDGE = 79
+    INITIALIZE_SHARE_GROUP_STATE = 83
+    READ_SHARE_GROUP_STATE = 84
+    WRITE_SHARE_GROUP_STATE = 85
+    DELETE_SHARE_GROUP_STATE = 86
+    READ_SHARE_GROUP_STATE_SUMMARY = 87
+    DESCRIBE_SHARE_GROUP_OFFSETS = 90
+    ALTER_SHARE_GROUP_OFFSETS = 91
+    DELETE_SHARE_GROUP_OFFSETS = 92
     # KRaft: the controller listener's own APIs (CONTROLLER_APIS)
     VOTE = 52
     BEGIN_QUORUM_EPOCH = 53
@@ -185,7 +197,7 @@ _TABLE = [
     _api("Metadata", m.metadata, (0, 12), (0, 12)),
     _api("OffsetCommit", m.offset_commit, (2, 10), (2, 10)),
     _api("OffsetFetch", m.offset_fetch, (1, 10), (1, 10)),
-    _api("FindCoordinator", m.find_coordinator, (0, 4), (0, 4)),
+    _api("FindCoordinator", m.find_coordinator, (0, 6), (0, 6)),
     _api("JoinGroup", m.join_group, (0, 9), (0, 9)),
     _api("Heartbeat", m.heartbeat, (0, 4), (0, 4)),
     _api("LeaveGroup", m.leave_group, (0, 5), (0, 5)),
@@ -231,6 +243,20 @@ _TABLE = [
     # KRaft brokers forward these to the controller (advertised only by a KRaft broker)
     _api("DescribeQuorum", m.describe_quorum, (0, 2), (0, 2)),
     _api("UpdateFeatures", m.update_features, (0, 2), (0, 2)),
+    # KIP-932 share groups (Kafka 4.3.1's versions; served whatever share.version is, and
+    # answered UNSUPPORTED_VERSION while it is below 1, as Kafka does)
+    _api("ShareGroupHeartbeat", m.share_group_heartbeat, (1, 1), (1, 1)),
+    _api("ShareGroupDescribe", m.share_group_describe, (1, 1), (1, 1)),
+    _api("ShareFetch", m.share_fetch, (1, 2), (1, 2)),
+    _api("ShareAcknowledge", m.share_acknowledge, (1, 2), (1, 2)),
+    _api("InitializeShareGroupState", m.initialize_share_group_state, (0, 0), (0, 0)),
+    _api("ReadShareGroupState", m.read_share_group_state, (0, 0), (0, 0)),
+    _api("WriteShareGroupState", m.write_share_group_state, (0, 1), (0, 1)),
+    _api("DeleteShareGroupState", m.delete_share_group_state, (0, 0), (0, 0)),
+    _api("ReadShareGroupStateSummary", m.read_share_group_state_summary, (0, 1), (0, 1)),
+    _api("DescribeShareGroupOffsets", m.describe_share_group_offsets, (0, 1), (0, 1)),
+    _api("AlterShareGroupOffsets", m.alter_share_group_offsets, (0, 0), (0, 0)),
+    _api("DeleteShareGroupOffsets", m.delete_share_group_offsets, (0, 0), (0, 0)),
     # Inter-broker APIs of a ZooKeeper-mode cluster (Kafka 3.9 at IBP 3.9). ControlledShutdown
     # v0 has a request header without client id, which kafkacore does not read.
     _api("LeaderAndIsr", m.leader_and_isr, (0, 7), (0, 7)),

@@ -32,6 +32,10 @@ from kafkacore.protocol.messages.alter_partition_reassignments import (
     AlterPartitionReassignmentsRequest,
     AlterPartitionReassignmentsResponse,
 )
+from kafkacore.protocol.messages.alter_share_group_offsets import (
+    AlterShareGroupOffsetsRequest,
+    AlterShareGroupOffsetsResponse,
+)
 from kafkacore.protocol.messages.alter_user_scram_credentials import (
     AlterUserScramCredentialsRequest,
     AlterUserScramCredentialsResponse,
@@ -58,6 +62,14 @@ from kafkacore.protocol.messages.create_topics import CreateTopicsRequest, Creat
 from kafkacore.protocol.messages.delete_acls import DeleteAclsRequest, DeleteAclsResponse
 from kafkacore.protocol.messages.delete_groups import DeleteGroupsRequest, DeleteGroupsResponse
 from kafkacore.protocol.messages.delete_records import DeleteRecordsRequest, DeleteRecordsResponse
+from kafkacore.protocol.messages.delete_share_group_offsets import (
+    DeleteShareGroupOffsetsRequest,
+    DeleteShareGroupOffsetsResponse,
+)
+from kafkacore.protocol.messages.delete_share_group_state import (
+    DeleteShareGroupStateRequest,
+    DeleteShareGroupStateResponse,
+)
 from kafkacore.protocol.messages.delete_topics import DeleteTopicsRequest, DeleteTopicsResponse
 from kafkacore.protocol.messages.describe_acls import DescribeAclsRequest, DescribeAclsResponse
 from kafkacore.protocol.messages.describe_client_quotas import (
@@ -88,6 +100,10 @@ from kafkacore.protocol.messages.describe_quorum import (
     DescribeQuorumRequest,
     DescribeQuorumResponse,
 )
+from kafkacore.protocol.messages.describe_share_group_offsets import (
+    DescribeShareGroupOffsetsRequest,
+    DescribeShareGroupOffsetsResponse,
+)
 from kafkacore.protocol.messages.describe_transactions import (
     DescribeTransactionsRequest,
     DescribeTransactionsResponse,
@@ -112,6 +128,10 @@ from kafkacore.protocol.messages.init_producer_id import (
     InitProducerIdRequest,
     InitProducerIdResponse,
 )
+from kafkacore.protocol.messages.initialize_share_group_state import (
+    InitializeShareGroupStateRequest,
+    InitializeShareGroupStateResponse,
+)
 from kafkacore.protocol.messages.join_group import JoinGroupRequest, JoinGroupResponse
 from kafkacore.protocol.messages.leader_and_isr import LeaderAndIsrRequest, LeaderAndIsrResponse
 from kafkacore.protocol.messages.leave_group import LeaveGroupRequest, LeaveGroupResponse
@@ -134,11 +154,32 @@ from kafkacore.protocol.messages.offset_for_leader_epoch import (
     OffsetForLeaderEpochResponse,
 )
 from kafkacore.protocol.messages.produce import ProduceRequest, ProduceResponse
+from kafkacore.protocol.messages.read_share_group_state import (
+    ReadShareGroupStateRequest,
+    ReadShareGroupStateResponse,
+)
+from kafkacore.protocol.messages.read_share_group_state_summary import (
+    ReadShareGroupStateSummaryRequest,
+    ReadShareGroupStateSummaryResponse,
+)
 from kafkacore.protocol.messages.sasl_authenticate import (
     SaslAuthenticateRequest,
     SaslAuthenticateResponse,
 )
 from kafkacore.protocol.messages.sasl_handshake import SaslHandshakeRequest, SaslHandshakeResponse
+from kafkacore.protocol.messages.share_acknowledge import (
+    ShareAcknowledgeRequest,
+    ShareAcknowledgeResponse,
+)
+from kafkacore.protocol.messages.share_fetch import ShareFetchRequest, ShareFetchResponse
+from kafkacore.protocol.messages.share_group_describe import (
+    ShareGroupDescribeRequest,
+    ShareGroupDescribeResponse,
+)
+from kafkacore.protocol.messages.share_group_heartbeat import (
+    ShareGroupHeartbeatRequest,
+    ShareGroupHeartbeatResponse,
+)
 from kafkacore.protocol.messages.stop_replica import StopReplicaRequest, StopReplicaResponse
 from kafkacore.protocol.messages.sync_group import SyncGroupRequest, SyncGroupResponse
 from kafkacore.protocol.messages.txn_offset_commit import (
@@ -152,6 +193,10 @@ from kafkacore.protocol.messages.update_features import (
 from kafkacore.protocol.messages.update_metadata import (
     UpdateMetadataRequest,
     UpdateMetadataResponse,
+)
+from kafkacore.protocol.messages.write_share_group_state import (
+    WriteShareGroupStateRequest,
+    WriteShareGroupStateResponse,
 )
 from kafkacore.protocol.messages.write_txn_markers import (
     WriteTxnMarkersRequest,
@@ -505,5 +550,77 @@ class ApiTable(dict[int, Api[Any, Any]]):
         key: Literal[ApiKey.CONSUMER_GROUP_DESCRIBE],
         /,
     ) -> Api[ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse]: ...
+    @overload
+    def __getitem__(
+        self,
+        key: Literal[ApiKey.SHARE_GROUP_HEARTBEAT],
+        /,
+    ) -> Api[ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse]: ...
+    @overload
+    def __getitem__(
+        self,
+        key: Literal[ApiKey.SHARE_GROUP_DESCRIBE],
+        /,
+    ) -> Api[ShareGroupDescribeRequest, ShareGroupDescribeResponse]: ...
+    @overload
+    def __getitem__(
+        self,
+        key: Literal[ApiKey.SHARE_FETCH],
+        /,
+    ) -> Api[ShareFetchRequest, ShareFetchResponse]: ...
+    @overload
+    def __getitem__(
+        self,
+        key: Literal[ApiKey.SHARE_ACKNOWLEDGE],
+        /,
+    ) -> Api[ShareAcknowledgeRequest, ShareAcknowledgeResponse]: ...
+    @overload
+    def __getitem__(
+        self,
+        key: Literal[ApiKey.INITIALIZE_SHARE_GROUP_STATE],
+        /,
+    ) -> Api[InitializeShareGroupStateRequest, InitializeShareGroupStateResponse]: ...
+    @overload
+    def __getitem__(
+        self,
+        key: Literal[ApiKey.READ_SHARE_GROUP_STATE],
+        /,
+    ) -> Api[ReadShareGroupStateRequest, ReadShareGroupStateResponse]: ...
+    @overload
+    def __getitem__(
+        self,
+        key: Literal[ApiKey.WRITE_SHARE_GROUP_STATE],
+        /,
+    ) -> Api[WriteShareGroupStateRequest, WriteShareGroupStateResponse]: ...
+    @overload
+    def __getitem__(
+        self,
+        key: Literal[ApiKey.DELETE_SHARE_GROUP_STATE],
+        /,
+    ) -> Api[DeleteShareGroupStateRequest, DeleteShareGroupStateResponse]: ...
+    @overload
+    def __getitem__(
+        self,
+        key: Literal[ApiKey.READ_SHARE_GROUP_STATE_SUMMARY],
+        /,
+    ) -> Api[ReadShareGroupStateSummaryRequest, ReadShareGroupStateSummaryResponse]: ...
+    @overload
+    def __getitem__(
+        self,
+        key: Literal[ApiKey.DESCRIBE_SHARE_GROUP_OFFSETS],
+        /,
+    ) -> Api[DescribeShareGroupOffsetsRequest, DescribeShareGroupOffsetsResponse]: ...
+    @overload
+    def __getitem__(
+        self,
+        key: Literal[ApiKey.ALTER_SHARE_GROUP_OFFSETS],
+        /,
+    ) -> Api[AlterShareGroupOffsetsRequest, AlterShareGroupOffsetsResponse]: ...
+    @overload
+    def __getitem__(
+        self,
+        key: Literal[ApiKey.DELETE_SHARE_GROUP_OFFSETS],
+        /,
+    ) -> Api[DeleteShareGroupOffsetsRequest, DeleteShareGroupOffsetsResponse]: ...
     @overload
     def __getitem__(self, key: int, /) -> Api[Any, Any]: ...

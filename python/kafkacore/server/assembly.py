@@ -88,6 +88,7 @@ from kafkacore.raft.types import Endpoint as RaftEndpoint
 from kafkacore.server.acl_sync import build_authorizer
 from kafkacore.server.client_quotas import ClientQuotaManager
 from kafkacore.server.controller_apis import ControllerApis
+from kafkacore.server.coordinator_writer import CoordinatorPartitionWriter
 from kafkacore.server.credential_sync import follow_scram_credentials
 from kafkacore.server.fetch_session import FetchSessionCache
 from kafkacore.server.group import GroupCoordinator
@@ -105,6 +106,10 @@ from kafkacore.server.membership import Membership, SingleNode, ZooKeeperMembers
 from kafkacore.server.metrics import BrokerMetrics
 from kafkacore.server.replica_manager import ReplicaManager, TxnMarker
 from kafkacore.server.services import BrokerConfigHolder, BrokerServices, FeatureSource, Forwarder
+from kafkacore.server.share.coordinator import ShareCoordinator
+from kafkacore.server.share.manager import SharePartitionManager
+from kafkacore.server.share.persister import BrokerClients, SharePersister
+from kafkacore.server.share.services import ShareServices
 from kafkacore.server.tiering import TieredStorage
 from kafkacore.server.txn import TransactionCoordinator
 from kafkacore.server.txn.markers import TransactionMarkerChannelManager
@@ -189,6 +194,8 @@ def single_node(
     )
     services.group_coordinator.load()
     services.txn_coordinator.load()
+    if services.share is not None:
+        services.share.coordinator.load()
     _start_coordinators(services)
     return AssembledBroker(config, logs, cleaner, services, SingleNode(config, node_id, cache))
 
@@ -558,13 +565,16 @@ def _services(
     handlers' :class:`BrokerServices`."""
     config = configs.current
     node_id, cache = replicas.node_id, replicas.cache
-    group_configs = GroupConfigs(store, lambda: configs.current)
+    in_cluster = controller is not None if cluster_mode is None else cluster_mode
+    share = _share_services(configs, store, replicas, io_executor, in_cluster)
     groups = GroupCoordinator(
         config,
         replicas,
         io_executor=io_executor,
         cluster_mode=cluster_mode,
-        consumer_settings=group_configs.consumer,
+        consumer_settings=share.group_configs.consumer,
+        share_settings=share.group_configs.share,
+        share_state=share.persister,
     )
 
     async def write_markers_here(marker: TxnMarker) -> list[int]:
@@ -611,14 +621,62 @@ def _services(
         supported_features=supported,
         forwarding=forwarding,
         features=features,
+        share=share,
     )
     follow_scram_credentials(store, services.scram_credentials)
     return services
 
 
+def _share_services(
+    configs: BrokerConfigHolder,
+    store: MetadataStore,
+    replicas: ReplicaManager,
+    io_executor: ThreadPoolExecutor,
+    cluster_mode: bool,
+) -> ShareServices:
+    """KIP-932: the share coordinator over ``__share_group_state``, the persister that
+    reaches the coordinator of each share partition (here or over the inter-broker
+    listener), the share partitions this broker leads, and the group configs."""
+    config = configs.current
+    node_id, cache = replicas.node_id, replicas.cache
+
+    def topic_exists(topic_id: uuid.UUID, partition: int) -> bool:
+        topic = cache.topic_by_id(topic_id)
+        return topic is not None and 0 <= partition < topic.partition_count
+
+    coordinator = ShareCoordinator(
+        config,
+        CoordinatorPartitionWriter(replicas),
+        topic_exists,
+        io_executor=io_executor,
+        cluster_mode=cluster_mode,
+    )
+    remote = (
+        BrokerClients(
+            lambda broker: broker_client(configs.current, broker, f"broker-{node_id}-persister")
+        )
+        if cluster_mode
+        else None
+    )
+    persister = SharePersister(coordinator, cache, node_id, remote)
+    group_configs = GroupConfigs(store, lambda: configs.current)
+    manager = SharePartitionManager(
+        replicas,
+        cache,
+        persister,
+        group_configs.share,
+        io_executor=io_executor,
+        max_sessions=config.group_share_max_share_sessions,
+        fetch_max_bytes=config.fetch_max_bytes,
+    )
+    return ShareServices(coordinator, persister, manager, group_configs)
+
+
 def _start_coordinators(services: BrokerServices) -> None:
     services.group_coordinator.start()
     services.txn_coordinator.start()
+    if services.share is not None:
+        services.share.coordinator.start()
 
 
 async def _run_on(executor: ThreadPoolExecutor, fn: Callable[[], int]) -> int:

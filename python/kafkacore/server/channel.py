@@ -132,6 +132,13 @@ class RequestChannel:
             connection.state = SaslAuthenticator(settings, self.services)
             connection.max_frame_bytes = settings.max_receive_size
 
+    def on_disconnect(self, connection: ConnectionInfo) -> None:
+        """A connection closed: its share session ends (Kafka's share session cache is a
+        ``ConnectionDisconnectListener``)."""
+        share = self.services.share
+        if share is not None:
+            share.manager.on_disconnect(connection.connection_id)
+
     async def process(self, frame: memoryview, connection: ConnectionInfo) -> Outcome:
         auth = connection.state
         if isinstance(auth, SaslAuthenticator):

@@ -176,7 +176,8 @@ class ConnectionInfo:
 class RequestProcessor(Protocol):
     """The broker side of the transport: one frame (no size prefix) in, an outcome out.
     A processor may also define ``on_connection(info)``, called once per accepted
-    connection before its first frame is read."""
+    connection before its first frame is read, and ``on_disconnect(info)``, called once
+    it closed (Kafka's ``ConnectionDisconnectListener``)."""
 
     async def process(self, frame: memoryview, connection: ConnectionInfo) -> Outcome: ...
 
@@ -615,6 +616,9 @@ class SocketServer:
         self._on_connection: Callable[[ConnectionInfo], None] | None = getattr(
             processor, "on_connection", None
         )
+        self._on_disconnect: Callable[[ConnectionInfo], None] | None = getattr(
+            processor, "on_disconnect", None
+        )
         self._listeners = list(listeners)
         self._security_protocols = dict(security_protocols or {})
         self.limits = limits or Limits()
@@ -782,6 +786,11 @@ class SocketServer:
         self._connections.discard(connection)
         info = connection.info
         assert info is not None
+        if self._on_disconnect is not None:
+            try:
+                self._on_disconnect(info)
+            except Exception:
+                logger.exception("Disconnect listener failed on %s", info.connection_id)
         ip = info.peer_host
         self._per_ip[ip] -= 1
         if not self._per_ip[ip]:

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from kafkacore.controller.controller import KafkaController
     from kafkacore.features import FinalizedFeatures
     from kafkacore.protocol import KafkaStruct, RequestHeader
+    from kafkacore.server.share.services import ShareServices
 
 __all__ = ["BrokerConfigHolder", "BrokerServices", "FeatureSource", "Forwarder"]
 
@@ -129,6 +130,9 @@ class BrokerServices:
     forwarding: Forwarder | None = None
     # KRaft: the supported and finalized features ApiVersions shows; None otherwise
     features: FeatureSource | None = None
+    # KIP-932 share groups: the share coordinator, its persister, the share partitions
+    # led here and the group configs (None: a broker assembled without them)
+    share: ShareServices | None = None
 
     @property
     def config(self) -> BrokerConfig:
@@ -143,6 +147,9 @@ class BrokerServices:
         loaded by their coordinator, those that became followers dropped."""
         self.group_coordinator.on_leadership_change(leaders, followers)
         self.txn_coordinator.on_leadership_change(leaders, followers)
+        if self.share is not None:
+            self.share.coordinator.on_leadership_change(leaders, followers)
+            self.share.manager.on_leadership_change(leaders, followers)
 
     @property
     def cluster_mode(self) -> bool:

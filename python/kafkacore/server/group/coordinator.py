@@ -39,7 +39,12 @@ from concurrent.futures import Executor
 
 from kafkacore._java import java_length
 from kafkacore.config import BrokerConfig
-from kafkacore.config.group import ConsumerGroupSettings, consumer_group_settings
+from kafkacore.config.group import (
+    ConsumerGroupSettings,
+    ShareGroupSettings,
+    consumer_group_settings,
+    share_group_settings,
+)
 from kafkacore.coordinator import records as recs
 from kafkacore.coordinator.consumer_group import ConsumerGroup
 from kafkacore.coordinator.runtime import CoordinatorRuntime, append_error_code
@@ -61,6 +66,7 @@ from kafkacore.server.group.group import (
 )
 from kafkacore.server.group.offsets import OFFSETS_TOPIC, offsets_topic
 from kafkacore.server.group.shard import GroupsByPartition, GroupShard
+from kafkacore.server.group.share import ShareGroupCoordinator, ShareStateClient
 from kafkacore.server.replica_manager import ReplicaManager
 
 __all__ = ["DEFAULT_RETENTION_TIME", "GroupCoordinator", "JoinResult", "TxnVerifier"]
@@ -93,12 +99,16 @@ class GroupCoordinator:
         *,
         cluster_mode: bool | None = None,
         consumer_settings: Callable[[str], ConsumerGroupSettings] | None = None,
+        share_settings: Callable[[str], ShareGroupSettings] | None = None,
+        share_state: ShareStateClient | None = None,
     ) -> None:
         """``cluster_mode`` (default: ``zookeeper.connect`` set): groups are served only
         for the partitions this broker was elected for (:meth:`on_elected`).
         ``consumer_settings``: a KIP-848 group's consumer configs in force (its dynamic
         GROUP configs over the broker's, :class:`~kafkacore.server.group_configs.GroupConfigs`);
-        by default the broker's."""
+        by default the broker's. ``share_settings``: a share group's configs in force
+        (default: the broker's); ``share_state``: the share coordinator's persister (None:
+        no share groups)."""
         self.config = config
         self.replicas = replicas
         if cluster_mode is None:
@@ -121,9 +131,16 @@ class GroupCoordinator:
         )
         self.consumer = ConsumerGroupCoordinator(self)
         """The KIP-848 consumer groups of the same shards."""
+        self.share = ShareGroupCoordinator(
+            self,
+            share_settings or (lambda _group: share_group_settings({}, self.config)),
+            share_state,
+        )
+        """The KIP-932 share groups of the same shards."""
 
     def _shard_loaded(self, shard: GroupShard) -> None:
         self.consumer.on_shard_loaded(shard)
+        self.share.on_shard_loaded(shard)
 
     @property
     def cluster_mode(self) -> bool:
@@ -191,6 +208,7 @@ class GroupCoordinator:
         )
 
     async def stop(self) -> None:
+        await self.share.stop()
         await self.runtime.stop()
         for task in [g.rebalance for g in self.groups.values() if g.rebalance is not None]:
             task.cancel()
@@ -1324,7 +1342,10 @@ class GroupCoordinator:
     async def delete_group(self, group_id: str) -> int:
         """DeleteGroups for one group: its offsets' and its metadata's tombstones are
         appended on the I/O executor, then the group is forgotten; a failed append is
-        the group's error (:func:`append_error_code`)."""
+        the group's error (:func:`append_error_code`). A share group's state goes first
+        (:meth:`ShareGroupCoordinator.delete`)."""
+        if not self.coordinator_error(group_id) and self.share.group(group_id) is not None:
+            return await self.share.delete(group_id)
         async with self._write_lock(group_id):
             return await self._delete_group_locked(group_id)
 

@@ -741,6 +741,16 @@ def handle_list_groups(
         for g in _coordinator(services).consumer.all_groups()
         if (not states or str(g.state).lower() in states) and (not types or "consumer" in types)
     ]
+    groups += [
+        cls.ListedGroup(
+            group_id=g.group_id,
+            protocol_type="share",
+            group_state=str(g.state),
+            group_type="share",
+        )
+        for g in _coordinator(services).share.all_groups()
+        if (not states or str(g.state).lower() in states) and (not types or "share" in types)
+    ]
     # DESCRIBE on the cluster lists every group, else those the principal may DESCRIBE
     if authz.enabled(services) and not authz.authorize_cluster(
         services, context, AclOperation.DESCRIBE
@@ -794,6 +804,7 @@ def handle_describe_groups(
                 dead.error_message = (
                     f"Group {group_id} is not a classic group."
                     if _coordinator(services).consumer.group(group_id) is not None
+                    or _coordinator(services).share.group(group_id) is not None
                     else f"Group {group_id} not found."
                 )
             out.append(dead)

@@ -4,7 +4,8 @@
 the partition's records by ``replay`` and served once the coordinator runtime installs it
 (:mod:`kafkacore.coordinator.runtime`). KIP-848 consumer groups live here too
 (:attr:`GroupShard.consumer_groups`, record types 3-8 and 16 dispatched by
-:meth:`GroupShard.replay`), as KIP-932 share groups will (10-15).
+:meth:`GroupShard.replay`), as do KIP-932 share groups (:attr:`GroupShard.share_groups`,
+10-15).
 
 :class:`GroupsByPartition` is the coordinator's view of the groups of every installed
 shard, by group id.
@@ -20,6 +21,7 @@ from collections.abc import Callable, Iterator, MutableMapping, ValuesView
 from kafkacore.coordinator import records as recs
 from kafkacore.coordinator.consumer_group import CONSUMER_GROUP_RECORD_TYPES, ConsumerGroup
 from kafkacore.coordinator.runtime import CoordinatorRecord, CoordinatorRuntime
+from kafkacore.coordinator.share_group import SHARE_GROUP_RECORD_TYPES, ShareGroup
 from kafkacore.server.group.group import EMPTY, STABLE, Group, Member, Offset
 
 __all__ = ["GroupShard", "GroupsByPartition"]
@@ -44,7 +46,9 @@ class GroupShard:
         self.partition = partition
         self.groups: dict[str, Group] = {}
         self.consumer_groups: dict[str, ConsumerGroup] = {}
-        """The KIP-848 consumer groups (a group id is in one of the two maps)."""
+        """The KIP-848 consumer groups (a group id is in one of the maps)."""
+        self.share_groups: dict[str, ShareGroup] = {}
+        """The KIP-932 share groups."""
         self._on_loaded = on_loaded
         self._with_metadata: set[str] = set()
         self._pending_groups: dict[int, set[str]] = {}  # producer id -> groups it wrote
@@ -61,6 +65,8 @@ class GroupShard:
             self._replay_group(key, record.value)
         elif key.type in CONSUMER_GROUP_RECORD_TYPES:
             self._replay_consumer(key, record.key, record.value)
+        elif key.type in SHARE_GROUP_RECORD_TYPES:
+            self._replay_share(record.key, record.value)
 
     def replay_consumer_record(self, key: bytes, value: bytes | None) -> None:
         """Apply a consumer group record just appended (the coordinator's write path)."""
@@ -71,6 +77,22 @@ class GroupShard:
             self._replay_group(decoded, value)
         elif decoded.type in CONSUMER_GROUP_RECORD_TYPES:
             self._replay_consumer(decoded, key, value)
+        elif decoded.type in SHARE_GROUP_RECORD_TYPES:
+            self._replay_share(key, value)
+
+    def _replay_share(self, key_bytes: bytes, value: bytes | None) -> None:
+        """Kafka's ``getOrMaybeCreatePersistedShareGroup`` then the record's replay: a
+        value makes the group, the group epoch's tombstone deletes it."""
+        decoded = recs.decode_record(key_bytes, value)
+        group_id = decoded.key["groupId"]
+        group = self.share_groups.get(group_id)
+        if group is None:
+            if value is None:
+                return
+            group = self.share_groups[group_id] = ShareGroup(group_id)
+        group.replay(decoded.type, decoded.key, decoded.value)
+        if group.deleted:
+            del self.share_groups[group_id]
 
     def _replay_consumer(
         self, key: recs.CoordinatorRecord, key_bytes: bytes, value: bytes | None
@@ -197,10 +219,10 @@ class GroupShard:
         for group in self.groups.values():
             for member in group.members.values():
                 member.renew_session()
-        if self.groups or self.consumer_groups:
+        if self.groups or self.consumer_groups or self.share_groups:
             logger.info(
                 "Loaded %d groups of partition %d",
-                len(self.groups) + len(self.consumer_groups),
+                len(self.groups) + len(self.consumer_groups) + len(self.share_groups),
                 self.partition,
             )
         if self._on_loaded is not None:
@@ -215,6 +237,7 @@ class GroupShard:
             logger.info("Unloaded %d groups of partition %d", len(self.groups), self.partition)
         self.groups.clear()
         self.consumer_groups.clear()
+        self.share_groups.clear()
 
 
 class GroupsByPartition(MutableMapping[str, Group]):

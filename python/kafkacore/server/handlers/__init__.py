@@ -81,6 +81,7 @@ from kafkacore.server.handlers.unimplemented import (
 from kafkacore.server.kraft.forwarding import FORWARDED_APIS, ForwardingFailed
 from kafkacore.server.request_context import ApiHandler, Handler, HandlerResult, RequestContext
 from kafkacore.server.services import BrokerServices, Forwarder
+from kafkacore.server.share.handlers import SHARE_HANDLERS
 from kafkacore.server.txn.handlers import TXN_HANDLERS
 
 __all__ = [
@@ -187,6 +188,7 @@ HANDLERS: dict[ApiKey, Handler] = _by_api_key(
         **GROUP_HANDLERS,
         **CONSUMER_GROUP_HANDLERS,
         **TXN_HANDLERS,
+        **SHARE_HANDLERS,
     }
 )
 

@@ -8,8 +8,10 @@ from collections.abc import Hashable
 
 from kafkacore._java import JavaHashMap
 from kafkacore.config import ConfigError
+from kafkacore.coordinator.share_records import SHARE_GROUP_STATE_TOPIC
 from kafkacore.coordinator.txn_records import TRANSACTION_STATE_TOPIC
 from kafkacore.log import TopicPartition
+from kafkacore.log.checkpoints import uuid_from_base64
 from kafkacore.protocol import ApiKey, ErrorCode, api_versions_response
 from kafkacore.protocol.errors import message as error_message
 from kafkacore.protocol.messages.api_versions import ApiVersionsRequest, ApiVersionsResponse
@@ -378,7 +380,10 @@ async def handle_find_coordinator(
     COORDINATOR_NOT_AVAILABLE while the topic does not exist (its creation starts in
     the background, as Kafka 3.9's auto-creation) or the partition has no live leader.
     Transaction keys (type 1) alike, with ``__transaction_state`` (the leader of the
-    transactional id's partition is its coordinator); other key types INVALID_REQUEST."""
+    transactional id's partition is its coordinator). Share keys (type 2, v6, what
+    partition leaders ask; ``group:topic id:partition``) need CLUSTER_ACTION and name a
+    ``__share_group_state`` partition; INVALID_REQUEST without share groups or for a
+    malformed key. Other key types INVALID_REQUEST."""
 
     async def answer(key_type: int, key: str) -> tuple[int, str | None, int, str, int]:
         # Kafka's getCoordinator: DESCRIBE on the group / the transactional id first
@@ -390,6 +395,8 @@ async def handle_find_coordinator(
             services, context, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, key
         ):
             return ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, None, -1, "", -1
+        if key_type == 2:
+            return _share_coordinator(services, context, key)
         if key_type not in (0, 1):
             return ErrorCode.INVALID_REQUEST, None, -1, "", -1
         if services.cluster_mode:
@@ -439,6 +446,47 @@ async def handle_find_coordinator(
         host=host,
         port=port,
     )
+
+
+def _share_coordinator(
+    services: BrokerServices, context: RequestContext, key: str
+) -> tuple[int, str | None, int, str, int]:
+    """Kafka's ``getCoordinator`` for a share key: CLUSTER_ACTION on the cluster, then the
+    leader of the key's ``__share_group_state`` partition (this node on a single node,
+    where the share coordinator serves before the topic is created); the topic's
+    creation starts on the first request."""
+    if authz.enabled(services) and not authz.authorize_cluster(
+        services, context, AclOperation.CLUSTER_ACTION
+    ):
+        return ErrorCode.CLUSTER_AUTHORIZATION_FAILED, None, -1, "", -1
+    share = services.share
+    parts = key.rsplit(":", 2)  # SharePartitionKey.getInstance: group:topic id:partition
+    if share is None or len(parts) != 3 or not parts[0]:
+        return ErrorCode.INVALID_REQUEST, None, -1, "", -1
+    try:
+        uuid_from_base64(parts[1])
+        int(parts[2])
+    except ValueError:
+        return ErrorCode.INVALID_REQUEST, None, -1, "", -1
+    coordinator = share.coordinator
+    if not coordinator.topic.exists():
+        coordinator.create_topic()
+    if services.controller is None:
+        me = services.local_broker
+        return ErrorCode.NONE, None, me.node_id, *me.endpoint(context.listener_name)
+    partition = coordinator.partition_for_coordinator_key(key)
+    return _leader_of(services, TopicPartition(SHARE_GROUP_STATE_TOPIC, partition), context)
+
+
+def _leader_of(
+    services: BrokerServices, tp: TopicPartition, context: RequestContext
+) -> tuple[int, str | None, int, str, int]:
+    cache = services.metadata_cache
+    state = cache.partition_state(tp)
+    leader = cache.broker(state.leader) if state is not None and state.leader >= 0 else None
+    if leader is None:
+        return ErrorCode.COORDINATOR_NOT_AVAILABLE, None, -1, "", -1
+    return ErrorCode.NONE, None, leader.node_id, *leader.endpoint(context.listener_name)
 
 
 def _cluster_coordinator(

@@ -234,6 +234,9 @@ def _describe_resource(
 
 
 def _group_overrides(services: BrokerServices, name: str) -> dict[str, str]:
+    share = services.share
+    if share is not None:
+        return share.group_configs.overrides(name)
     return services.metadata_store.group_configs().get(name, {})
 
 
