@@ -36,7 +36,7 @@ from kafkacore.server.partition import (
     NotLeaderOrFollowerError,
     Partition,
 )
-from kafkacore.server.replica_manager import InlineAppends
+from kafkacore.server.replica_manager import InlineAppends, ReplicaManager
 from kafkacore.server.request_context import ANONYMOUS, RequestContext, SecurityProtocol
 from support.raw_client import OneShotClient, RawClient, make_request, run_broker
 
@@ -331,6 +331,22 @@ def _produce_threads(
         return real_append(self, records, **kwargs)
 
     monkeypatch.setattr(Partition, "append_records_to_leader", recording_append)
+    real_leased = ReplicaManager.append_leased_records
+
+    def recording_leased(entries: Any, required_acks: int) -> Any:
+        # the native produce path (under the partitions' leases) appends too: same rules
+        infos = real_leased(entries, required_acks)
+        for info in infos or ():
+            if info is None:
+                continue
+            thread = threading.current_thread()
+            on_loop.append(thread is loop_thread[0])
+            assert thread is loop_thread[0] or thread.name.startswith("kafkacore-io")
+            if len(on_loop) - 1 == slow_at:
+                time.sleep(0.3)
+        return infos
+
+    monkeypatch.setattr(ReplicaManager, "append_leased_records", staticmethod(recording_leased))
     loop_thread: list[threading.Thread] = []
     hw: list[int] = []
 
@@ -389,8 +405,9 @@ def test_appends_that_may_block_run_on_an_io_thread(tmp_path: Path, monkeypatch:
         **{"log.flush.interval.messages": 2},
     )
     assert hw == 3
-    # the first append leaves one unflushed offset: the second would fsync
-    assert on_loop[1:] == [False, False]
+    # the first append leaves one unflushed offset: the second would fsync; the third
+    # (no fsync due) is the native path's under the partition's lease, on the loop
+    assert on_loop[1:] == [False, True]
 
 
 def test_a_slow_append_on_the_loop_sends_the_next_ones_to_io_threads(
