@@ -23,7 +23,15 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 PYTHONS = ("3.10", "3.11", "3.12", "3.13")
-RUNTIME_DEPS = ("lz4>=4.3", "zstandard>=0.22", "cramjam>=2.8", "kazoo>=2.9")
+RUNTIME_DEPS = (
+    "lz4>=4.3",
+    "zstandard>=0.22",
+    "cramjam>=2.8",
+    "kazoo>=2.9",
+    "xxhash>=3.4",
+    "google-re2>=1.1",
+    "prometheus-client>=0.20",
+)
 
 CHECK = """
 import kafkacore, subprocess, sys
