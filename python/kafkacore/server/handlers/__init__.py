@@ -182,9 +182,9 @@ HANDLERS: dict[ApiKey, Handler] = _by_api_key(
         ApiKey.DELETE_ACLS: handle_delete_acls,
         ApiKey.WRITE_TXN_MARKERS: handle_write_txn_markers,
         ApiKey.DESCRIBE_PRODUCERS: handle_describe_producers,
-        # only a KRaft broker advertises these, and forwards them (maybe_forwarded below)
+        # only a KRaft broker advertises this, and forwards it (maybe_forwarded below);
+        # UpdateFeatures is every mode's (a KRaft broker forwards it too)
         ApiKey.DESCRIBE_QUORUM: _kraft_only,
-        ApiKey.UPDATE_FEATURES: _kraft_only,
         **GROUP_HANDLERS,
         **CONSUMER_GROUP_HANDLERS,
         **TXN_HANDLERS,

@@ -61,7 +61,7 @@ CLUSTER_AUTHORIZED_OPERATIONS = sum(1 << op for op in (5, 7, 8, 9, 10, 11, 12))
 
 
 #: served only by a KRaft broker, which forwards them to the controller
-_KRAFT_APIS = frozenset({ApiKey.DESCRIBE_QUORUM, ApiKey.UPDATE_FEATURES})
+_KRAFT_APIS = frozenset({ApiKey.DESCRIBE_QUORUM})
 
 
 def handle_api_versions(
