@@ -459,7 +459,11 @@ def _cluster_services(cache: MetadataCache, partitions: int = 3) -> Any:
     groups = _Creations()
     groups.topic = topic  # type: ignore[attr-defined]
     return SimpleNamespace(
-        metadata_cache=cache, group_coordinator=groups, controller=object(), local_broker=None
+        metadata_cache=cache,
+        group_coordinator=groups,
+        controller=object(),
+        cluster_mode=True,
+        local_broker=None,
     )
 
 

@@ -89,7 +89,7 @@ def test_api_versions_unknown_version_gets_v0_error_and_full_list(tmp_path: Path
         assert {k.api_key for k in response.api_keys} >= {0, 1, 2, 3, 18, 19}
         ok = await client.call("ApiVersions", 3, _req("ApiVersions", client_software_name="t"))
         produce = next(k for k in ok.api_keys if k.api_key == 0)
-        assert (produce.min_version, produce.max_version) == (0, 11)
+        assert (produce.min_version, produce.max_version) == (0, 12)
 
     run(tmp_path, scenario)
 

@@ -17,11 +17,10 @@ from typing import Any
 
 import pytest
 
-from interop.test_offset_commit_vs_kafka import Kafka
 from kafkacore.protocol import APIS_BY_NAME
 from support.brokers import Broker
 from support.cluster import wait_until
-from support.kafka_jars import JVM_FLAGS, require
+from support.kafka_jars import JVM_FLAGS, KraftNode, require
 from support.zookeeper import unique_chroot
 
 pytestmark = [pytest.mark.downloads, pytest.mark.slow]
@@ -124,7 +123,12 @@ def _first_error_lines(stderr: str) -> str:
 
 @pytest.fixture(scope="module")
 def kafka(kafka_libs: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    broker = Kafka(kafka_libs, tmp_path_factory.mktemp("kafka")).start()
+    broker = KraftNode(
+        kafka_libs,
+        tmp_path_factory.mktemp("kafka"),
+        "offsets.topic.num.partitions=1",
+        "group.initial.rebalance.delay.ms=0",
+    ).start()
     try:
         yield f"localhost:{broker.port}"
     finally:

@@ -112,7 +112,16 @@ def _summary(deliveries: list[Delivery], records: int) -> dict[str, object]:
         ("implicit", "batch_optimized", 500),
         ("release", "batch_optimized", 500),
         ("reject", "record_limit", 50),
-        ("renew", "batch_optimized", 500),
+        pytest.param(
+            "renew",
+            "batch_optimized",
+            500,
+            # a known disagreement, open in issue 29: after RENEW, commitSync and ACCEPT from
+            # Kafka's KafkaShareConsumer, Kafka redelivers the records (delivery count 2),
+            # kafkacore accepts each once; raw RENEW-then-ACCEPT agrees
+            # (test_share_fetch_vs_kafka), so it is in how the Java client sends them
+            marks=pytest.mark.xfail(strict=True, reason="RENEW with the Java client: issue 29"),
+        ),
     ],
 )
 def test_kafka_share_consumers_agree(
