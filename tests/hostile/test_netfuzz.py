@@ -47,7 +47,10 @@ def test_mutated_frames_get_an_answer_or_a_close_and_others_are_served(
 ) -> None:
     broker, proxy = proxied
     assert broker.proc is not None
-    captured = capture_confluent(proxy, seconds=3)
+    # 10 s: since the KIP-848 coordinator, a fresh broker's first group can be answered
+    # COORDINATOR_NOT_AVAILABLE while __consumer_offsets' partitions are still being made,
+    # and librdkafka's retries take it past 3 s (open in issue 28)
+    captured = capture_confluent(proxy, seconds=10)
     assert {int.from_bytes(f[4:6], "big") for f in captured} >= {0, 1, 3}  # Produce, Fetch, ...
     fuzzer = Fuzzer(
         "localhost",
